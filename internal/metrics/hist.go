@@ -1,0 +1,232 @@
+package metrics
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram geometry shared by every Hist: values are microseconds.
+const (
+	minMicros = 1
+	maxMicros = int64(time.Hour / time.Microsecond)
+	sigDigits = 3
+)
+
+// v2EncodingCookie is the cookie of the uncompressed V2 header inside the
+// compressed envelope (hdrhistogram-go exports only the cookie bases).
+const v2EncodingCookie = hdrhistogram.V2EncodingCookieBase
+
+// Hist is an HDR latency histogram in microseconds (1 µs .. 1 h, 3 significant
+// digits). Its methods are not safe for concurrent use. The zero Hist is an
+// empty histogram ready to use, but NewHist is preferred.
+type Hist struct {
+	h *hdrhistogram.Histogram
+}
+
+// Summary is what tables show; all latencies in milliseconds (float64), Count
+// is the number of samples. Percentiles, Mean and Max are within the
+// histogram's precision (0.1%) of the exact values.
+type Summary struct {
+	Count int64   `json:"count"`
+	Mean  float64 `json:"mean_ms"`
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P95   float64 `json:"p95_ms"`
+	P99   float64 `json:"p99_ms"`
+	Max   float64 `json:"max_ms"`
+}
+
+func newHDR() *hdrhistogram.Histogram {
+	return hdrhistogram.New(minMicros, maxMicros, sigDigits)
+}
+
+// NewHist returns an empty histogram.
+func NewHist() *Hist {
+	return &Hist{h: newHDR()}
+}
+
+// hist returns the underlying histogram, allocating it for a zero Hist.
+func (h *Hist) hist() *hdrhistogram.Histogram {
+	if h.h == nil {
+		h.h = newHDR()
+	}
+	return h.h
+}
+
+// toMicros converts d to whole microseconds within the histogram's range.
+// Durations below 1 µs become 1 µs; durations above 1 h become 1 h and
+// clamped is true.
+func toMicros(d time.Duration) (us int64, clamped bool) {
+	us = int64(d / time.Microsecond)
+	switch {
+	case us < minMicros:
+		return minMicros, false
+	case us > maxMicros:
+		return maxMicros, true
+	}
+	return us, false
+}
+
+// Record adds one sample. Durations below 1 µs record as 1 µs and durations
+// above 1 h record as 1 h. Record is not safe for concurrent use.
+func (h *Hist) Record(d time.Duration) {
+	us, _ := toMicros(d)
+	// Cannot fail: us is within range and the count cannot overflow in practice.
+	_ = h.hist().RecordValue(us)
+}
+
+// Merge adds every sample of o to h. The merge is exact: both histograms
+// have the same geometry, so counts are added bucket by bucket.
+func (h *Hist) Merge(o *Hist) {
+	if o == nil || o.h == nil || o.h.TotalCount() == 0 {
+		return
+	}
+	// Dropped counts are impossible: both sides have the same geometry.
+	// hdrhistogram's Merge reads each bucket before adding to it, so
+	// h.Merge(h) doubles h correctly.
+	h.hist().Merge(o.h)
+}
+
+// Count returns the number of samples.
+func (h *Hist) Count() int64 {
+	if h.h == nil {
+		return 0
+	}
+	return h.h.TotalCount()
+}
+
+// Reset removes all samples.
+func (h *Hist) Reset() {
+	if h.h != nil {
+		h.h.Reset()
+	}
+}
+
+// ValueAt returns the latency at percentile q in [0, 100] (values outside are
+// clamped), or 0 for an empty histogram. The result is the highest value
+// equivalent to the percentile's bucket, so it may exceed the exact value by
+// up to 0.1%.
+func (h *Hist) ValueAt(q float64) time.Duration {
+	if h.Count() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.ValueAtPercentile(q)) * time.Microsecond
+}
+
+// Summary returns the count, mean, percentiles and maximum in milliseconds.
+// An empty histogram gives all zeros.
+func (h *Hist) Summary() Summary {
+	if h.Count() == 0 {
+		return Summary{}
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	v := h.h.ValueAtPercentilesSlice([]float64{50, 90, 95, 99})
+	return Summary{
+		Count: h.h.TotalCount(),
+		Mean:  h.h.Mean() / 1000,
+		P50:   ms(v[0]),
+		P90:   ms(v[1]),
+		P95:   ms(v[2]),
+		P99:   ms(v[3]),
+		Max:   ms(h.h.Max()),
+	}
+}
+
+// Encode returns the histogram in HdrHistogram's V2 compressed encoding
+// (zlib, then base64), readable by DecodeHist and by other HdrHistogram
+// implementations.
+func (h *Hist) Encode() (string, error) {
+	b, err := h.hist().Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", fmt.Errorf("metrics: encode histogram: %w", err)
+	}
+	return string(b), nil
+}
+
+// DecodeHist decodes a histogram written by Encode. It returns an error for
+// anything that is not a V2 compressed histogram with Hist's geometry
+// (1 µs .. 1 h, 3 significant digits), since merging histograms of another
+// geometry would not be exact.
+func DecodeHist(s string) (*Hist, error) {
+	if err := checkGeometry(s); err != nil {
+		return nil, fmt.Errorf("metrics: decode histogram: %w", err)
+	}
+	d, err := hdrhistogram.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("metrics: decode histogram: %w", err)
+	}
+	if d.LowestTrackableValue() != minMicros || d.HighestTrackableValue() != maxMicros || d.SignificantFigures() != sigDigits {
+		return nil, fmt.Errorf("metrics: decode histogram: geometry %d..%d/%d, want %d..%d/%d",
+			d.LowestTrackableValue(), d.HighestTrackableValue(), d.SignificantFigures(), minMicros, maxMicros, sigDigits)
+	}
+	return &Hist{h: d}, nil
+}
+
+// checkGeometry reads only the header of an encoded histogram and rejects a
+// geometry other than Hist's before hdrhistogram.Decode allocates the counts
+// array the header asks for (tens of megabytes for a hostile header).
+func checkGeometry(s string) error {
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("not base64: %w", err)
+	}
+	if len(raw) < 8 {
+		return errors.New("too short to be an encoded histogram")
+	}
+	z, err := zlib.NewReader(bytes.NewReader(raw[8:]))
+	if err != nil {
+		return fmt.Errorf("not a compressed histogram: %w", err)
+	}
+	defer z.Close()
+	var hdr [32]byte
+	if _, err := io.ReadFull(z, hdr[:]); err != nil {
+		return fmt.Errorf("truncated histogram header: %w", err)
+	}
+	cookie := int32(binary.BigEndian.Uint32(hdr[0:4])) &^ 0xf0
+	if cookie != v2EncodingCookie {
+		return errors.New("not a V2 histogram encoding")
+	}
+	sig := int32(binary.BigEndian.Uint32(hdr[12:16]))
+	lo := int64(binary.BigEndian.Uint64(hdr[16:24]))
+	hi := int64(binary.BigEndian.Uint64(hdr[24:32]))
+	if lo != minMicros || hi != maxMicros || sig != sigDigits {
+		return fmt.Errorf("geometry %d..%d/%d, want %d..%d/%d", lo, hi, sig, minMicros, maxMicros, sigDigits)
+	}
+	return nil
+}
+
+// MarshalJSON encodes the histogram as a JSON string holding Encode's output.
+func (h *Hist) MarshalJSON() ([]byte, error) {
+	s, err := h.Encode()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(s)
+}
+
+// UnmarshalJSON decodes a JSON string written by MarshalJSON. JSON null
+// leaves the histogram unchanged.
+func (h *Hist) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("metrics: decode histogram: want a JSON string: %w", err)
+	}
+	d, err := DecodeHist(s)
+	if err != nil {
+		return err
+	}
+	h.h = d.h
+	return nil
+}

@@ -1,0 +1,508 @@
+package metrics
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+const us = time.Microsecond
+
+// within reports whether got is within HDR precision (0.1%) of want.
+func within(got, want float64) bool {
+	return math.Abs(got-want) <= 0.001*math.Abs(want)
+}
+
+func histOf(ds ...time.Duration) *Hist {
+	h := NewHist()
+	for _, d := range ds {
+		h.Record(d)
+	}
+	return h
+}
+
+func uniform(from, to int) *Hist {
+	h := NewHist()
+	for i := from; i <= to; i++ {
+		h.Record(time.Duration(i) * us)
+	}
+	return h
+}
+
+func TestSummary(t *testing.T) {
+	tests := []struct {
+		name string
+		h    *Hist
+		want Summary // exact values, in ms
+	}{
+		{"uniform 1..10000us", uniform(1, 10000),
+			Summary{Count: 10000, Mean: 5.0005, P50: 5, P90: 9, P95: 9.5, P99: 9.9, Max: 10}},
+		{"constant 1.5ms", histOf(1500*us, 1500*us, 1500*us),
+			Summary{Count: 3, Mean: 1.5, P50: 1.5, P90: 1.5, P95: 1.5, P99: 1.5, Max: 1.5}},
+		{"below 1us records as 1us", histOf(0, 500*time.Nanosecond, -time.Second),
+			Summary{Count: 3, Mean: 0.001, P50: 0.001, P90: 0.001, P95: 0.001, P99: 0.001, Max: 0.001}},
+		{"one slow outlier", histOf(append(make([]time.Duration, 99), 2*time.Second)...),
+			Summary{Count: 100, Mean: (99*0.001 + 2000) / 100, P50: 0.001, P90: 0.001, P95: 0.001, P99: 0.001, Max: 2000}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.h.Summary()
+			if got.Count != tt.want.Count {
+				t.Errorf("Count = %d, want %d", got.Count, tt.want.Count)
+			}
+			for _, f := range []struct {
+				name      string
+				got, want float64
+			}{
+				{"Mean", got.Mean, tt.want.Mean},
+				{"P50", got.P50, tt.want.P50},
+				{"P90", got.P90, tt.want.P90},
+				{"P95", got.P95, tt.want.P95},
+				{"P99", got.P99, tt.want.P99},
+				{"Max", got.Max, tt.want.Max},
+			} {
+				if !within(f.got, f.want) {
+					t.Errorf("%s = %v ms, want %v ms within 0.1%%", f.name, f.got, f.want)
+				}
+			}
+		})
+	}
+}
+
+func TestSummaryEmpty(t *testing.T) {
+	for _, h := range []*Hist{NewHist(), {}, uniform(1, 100)} {
+		h.Reset()
+		s := h.Summary()
+		if s != (Summary{}) {
+			t.Errorf("Summary of empty = %+v, want zeros", s)
+		}
+		for _, v := range []float64{s.Mean, s.P50, s.P90, s.P95, s.P99, s.Max} {
+			if math.IsNaN(v) {
+				t.Errorf("Summary of empty has NaN: %+v", s)
+			}
+		}
+		if h.Count() != 0 || h.ValueAt(99) != 0 {
+			t.Errorf("empty: Count = %d, ValueAt(99) = %v, want 0, 0", h.Count(), h.ValueAt(99))
+		}
+	}
+}
+
+func TestValueAt(t *testing.T) {
+	h := uniform(1, 10000)
+	tests := []struct {
+		q    float64
+		want time.Duration
+	}{
+		{0, 1 * us}, {-5, 1 * us}, {1, 100 * us}, {50, 5000 * us}, {99.9, 9990 * us}, {100, 10000 * us}, {150, 10000 * us},
+	}
+	for _, tt := range tests {
+		got := h.ValueAt(tt.q)
+		if got < tt.want || !within(float64(got), float64(tt.want)) {
+			t.Errorf("ValueAt(%v) = %v, want %v (or up to 0.1%% above)", tt.q, got, tt.want)
+		}
+	}
+}
+
+// assertSame fails unless a and b hold the same samples as far as counts,
+// percentiles and summary can tell.
+func assertSame(t *testing.T, a, b *Hist) {
+	t.Helper()
+	if a.Count() != b.Count() {
+		t.Fatalf("Count = %d, want %d", a.Count(), b.Count())
+	}
+	for _, q := range []float64{0, 1, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99, 100} {
+		if av, bv := a.ValueAt(q), b.ValueAt(q); av != bv {
+			t.Errorf("ValueAt(%v) = %v, want %v", q, av, bv)
+		}
+	}
+	if as, bs := a.Summary(), b.Summary(); as != bs {
+		t.Errorf("Summary = %+v, want %+v", as, bs)
+	}
+}
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		h    *Hist
+	}{
+		{"empty", NewHist()},
+		{"zero value", &Hist{}},
+		{"uniform", uniform(1, 10000)},
+		{"wide", histOf(1*us, 1*time.Millisecond, 1*time.Second, time.Minute, 2*time.Hour)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := tt.h.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := DecodeHist(s)
+			if err != nil {
+				t.Fatalf("DecodeHist(Encode()) = %v", err)
+			}
+			assertSame(t, d, tt.h)
+			s2, err := d.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s2 != s {
+				t.Errorf("re-encoding differs:\n%s\n%s", s2, s)
+			}
+		})
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	type result struct {
+		Op      string `json:"op"`
+		Latency *Hist  `json:"latency"`
+		Missing *Hist  `json:"missing"`
+	}
+	in := result{Op: "add", Latency: uniform(100, 5000)}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"latency":"HIST`) || !strings.Contains(string(b), `"missing":null`) {
+		t.Errorf("unexpected JSON: %s", b)
+	}
+	var out result
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Op != "add" || out.Missing != nil || out.Latency == nil {
+		t.Fatalf("decoded %+v", out)
+	}
+	assertSame(t, out.Latency, in.Latency)
+
+	for _, bad := range []string{`{"latency":42}`, `{"latency":"garbage"}`} {
+		if err := json.Unmarshal([]byte(bad), &out); err == nil {
+			t.Errorf("Unmarshal(%s) succeeded, want error", bad)
+		}
+	}
+}
+
+// encodeHDR encodes h in the V2 compressed format.
+func encodeHDR(t testing.TB, h *hdrhistogram.Histogram) string {
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestDecodeHistErrors(t *testing.T) {
+	valid, err := uniform(1, 1000).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(valid)
+	tests := []struct {
+		name, in, wantErr string
+	}{
+		{"garbage", "garbage", "not base64"},
+		{"empty", "", "too short"},
+		{"base64 junk", base64.StdEncoding.EncodeToString([]byte("0123456789abcdef")), "not a compressed histogram"},
+		{"truncated", base64.StdEncoding.EncodeToString(raw[:20]), "histogram"},
+		{"corrupted payload", base64.StdEncoding.EncodeToString(append(raw[:len(raw)-4:len(raw)-4], 1, 2, 3, 4)), "decode histogram"},
+		{"other geometry", encodeHDR(t, hdrhistogram.New(1, 1000, 2)), "geometry 1..1000/2"},
+		{"huge geometry", encodeHDR(t, hdrhistogram.New(1, math.MaxInt64, 5)), "geometry"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := DecodeHist(tt.in)
+			if err == nil {
+				t.Fatalf("DecodeHist = %v, nil; want error", h)
+			}
+			if !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), "metrics: decode histogram: ") {
+				t.Errorf("error %q, want it to contain %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestMerge(t *testing.T) {
+	var a, b, all []time.Duration
+	for i := 1; i <= 5000; i++ {
+		a = append(a, time.Duration(i*i%7919)*us)
+		b = append(b, time.Duration(i)*time.Millisecond/7)
+	}
+	b = append(b, 3*time.Hour) // clamped on both sides
+	all = append(append(all, a...), b...)
+
+	ha, hb, hall := histOf(a...), histOf(b...), histOf(all...)
+	ha.Merge(hb)
+	assertSame(t, ha, hall)
+	if ha.Count() != int64(len(all)) {
+		t.Errorf("Count = %d, want %d", ha.Count(), len(all))
+	}
+
+	// Merging decoded histograms is exact too.
+	sa, _ := histOf(a...).Encode()
+	sb, _ := histOf(b...).Encode()
+	da, err := DecodeHist(sa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := DecodeHist(sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	da.Merge(db)
+	assertSame(t, da, hall)
+
+	// Into a zero Hist, from nil or empty, and into itself.
+	var z Hist
+	z.Merge(hall)
+	z.Merge(nil)
+	z.Merge(NewHist())
+	assertSame(t, &z, hall)
+	z.Merge(&z)
+	double := histOf(append(append([]time.Duration(nil), all...), all...)...)
+	assertSame(t, &z, double)
+}
+
+func counts(hs []*Hist) []int64 {
+	c := make([]int64, len(hs))
+	for i, h := range hs {
+		c[i] = h.Count()
+	}
+	return c
+}
+
+func TestRecorder(t *testing.T) {
+	ops := []string{"add", "process", "archive"}
+	// Per goroutine: op i records perOp[i] samples of value[i].
+	perOp := []int64{400, 200, 100}
+	value := []time.Duration{100 * us, time.Millisecond, 10 * time.Millisecond}
+	const clients = 64
+
+	r := NewRecorder(ops)
+	if got := r.Ops(); strings.Join(got, ",") != "add,process,archive" {
+		t.Fatalf("Ops = %v", got)
+	}
+	r.Ops()[0] = "changed"
+	if r.Ops()[0] != "add" {
+		t.Fatal("Ops returned the Recorder's own slice")
+	}
+
+	record := func() {
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for op := range ops {
+					for range perOp[op] {
+						r.Record(op, c, value[op])
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+
+	// Phase 1: tick concurrently with the recording; the intervals add up.
+	sum := make([]*Hist, len(ops))
+	for i := range sum {
+		sum[i] = NewHist()
+	}
+	stop := make(chan struct{})
+	ticked := make(chan struct{})
+	go func() {
+		defer close(ticked)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			for i, h := range r.Tick() {
+				sum[i].Merge(h)
+			}
+			_ = r.Total()
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	record()
+	close(stop)
+	<-ticked
+	for i, h := range r.Tick() {
+		sum[i].Merge(h)
+	}
+	for op := range ops {
+		if want := clients * perOp[op]; sum[op].Count() != want {
+			t.Errorf("phase 1 %s: intervals count %d, want %d", ops[op], sum[op].Count(), want)
+		}
+		if got := sum[op].ValueAt(50); !within(float64(got), float64(value[op])) {
+			t.Errorf("phase 1 %s: p50 %v, want %v", ops[op], got, value[op])
+		}
+	}
+
+	// A Tick without records returns empty histograms.
+	if got := counts(r.Tick()); got[0] != 0 || got[1] != 0 || got[2] != 0 {
+		t.Errorf("idle Tick counts = %v, want zeros", got)
+	}
+
+	// Phase 2: a Tick returns exactly what was recorded since the last one.
+	record()
+	iv := r.Tick()
+	for op := range ops {
+		if want := clients * perOp[op]; iv[op].Count() != want {
+			t.Errorf("phase 2 %s: Tick count %d, want %d", ops[op], iv[op].Count(), want)
+		}
+		sum[op].Merge(iv[op])
+	}
+
+	total := r.Total()
+	for op := range ops {
+		if want := 2 * clients * perOp[op]; total[op].Count() != want {
+			t.Errorf("%s: Total count %d, want %d", ops[op], total[op].Count(), want)
+		}
+		assertSame(t, total[op], sum[op])
+	}
+
+	// Total returns copies.
+	total[0].Reset()
+	if r.Total()[0].Count() == 0 {
+		t.Error("Total returned the Recorder's own histogram")
+	}
+	if r.Clamped() != 0 {
+		t.Errorf("Clamped = %d, want 0", r.Clamped())
+	}
+}
+
+func TestRecorderClamping(t *testing.T) {
+	tests := []struct {
+		name        string
+		d           time.Duration
+		want        time.Duration
+		wantClamped int64
+	}{
+		{"2 hours clamps to 1 hour", 2 * time.Hour, time.Hour, 1},
+		{"just over 1 hour clamps", time.Hour + time.Millisecond, time.Hour, 1},
+		{"1 hour is in range", time.Hour, time.Hour, 0},
+		{"0 records as 1us", 0, us, 0},
+		{"999ns records as 1us", 999 * time.Nanosecond, us, 0},
+		{"negative records as 1us", -time.Second, us, 0},
+		{"1ms", time.Millisecond, time.Millisecond, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewRecorder([]string{"op"})
+			r.Record(0, 5, tt.d)
+			if r.Clamped() != tt.wantClamped {
+				t.Errorf("Clamped = %d, want %d", r.Clamped(), tt.wantClamped)
+			}
+			h := r.Tick()[0]
+			if h.Count() != 1 {
+				t.Fatalf("Count = %d, want 1 (a clamped sample is kept)", h.Count())
+			}
+			if got := h.ValueAt(100); got < tt.want || !within(float64(got), float64(tt.want)) {
+				t.Errorf("recorded %v, want %v (or up to 0.1%% above)", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRecorderShardArgument(t *testing.T) {
+	r := NewRecorder([]string{"a", "b"})
+	for _, s := range []int{0, 1, 7, 8, 9999, math.MaxInt, -1} {
+		r.Record(1, s, time.Millisecond)
+	}
+	if got := counts(r.Tick()); got[0] != 0 || got[1] != 7 {
+		t.Errorf("counts = %v, want [0 7]", got)
+	}
+	if sz := unsafe.Sizeof(shard{}); sz != 128 {
+		t.Errorf("shard is %d bytes, want 128 (one per cache line pair)", sz)
+	}
+}
+
+func TestRecordDoesNotAllocate(t *testing.T) {
+	r := NewRecorder([]string{"add", "process"})
+	for _, d := range []time.Duration{0, 1500 * us, 2 * time.Hour} {
+		if n := testing.AllocsPerRun(1000, func() { r.Record(1, 3, d) }); n != 0 {
+			t.Errorf("Record(%v) allocates %v times, want 0", d, n)
+		}
+	}
+	h := NewHist()
+	if n := testing.AllocsPerRun(1000, func() { h.Record(1500 * us) }); n != 0 {
+		t.Errorf("Hist.Record allocates %v times, want 0", n)
+	}
+}
+
+func FuzzDecodeHist(f *testing.F) {
+	valid, err := uniform(1, 10000).Encode()
+	if err != nil {
+		f.Fatal(err)
+	}
+	empty, _ := NewHist().Encode()
+	f.Add(valid)
+	f.Add(empty)
+	f.Add(valid[:len(valid)/2])
+	f.Add(encodeHDR(f, hdrhistogram.New(1, 1000, 2)))
+	f.Add("")
+	f.Add("garbage")
+	f.Add("HISTFAAAACh4nJNpmSzMwMDAzAABMBrEZAQTAA==")
+	f.Add(base64.StdEncoding.EncodeToString([]byte{0x1c, 0x84, 0x93, 0x14, 0, 0, 0, 4, 1, 2, 3, 4}))
+	f.Fuzz(func(t *testing.T, s string) {
+		h, err := DecodeHist(s)
+		if err != nil {
+			return
+		}
+		_ = h.Summary()
+		s2, err := h.Encode()
+		if err != nil {
+			t.Fatalf("re-encoding a decoded histogram: %v", err)
+		}
+		h2, err := DecodeHist(s2)
+		if err != nil {
+			t.Fatalf("decoding a re-encoded histogram: %v", err)
+		}
+		if h2.Count() != h.Count() || h2.ValueAt(99) != h.ValueAt(99) {
+			t.Fatalf("round trip changed the histogram: %d/%v, want %d/%v", h2.Count(), h2.ValueAt(99), h.Count(), h.ValueAt(99))
+		}
+	})
+}
+
+func BenchmarkRecorderRecord(b *testing.B) {
+	r := NewRecorder([]string{"add", "process", "archive", "cycle"})
+	var ids atomic.Int64
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		id := int(ids.Add(1))
+		d := time.Duration(id) * 137 * us
+		i := 0
+		for pb.Next() {
+			r.Record(i&3, id, d+time.Duration(i&1023)*us)
+			i++
+		}
+	})
+}
+
+func BenchmarkRecorderTick(b *testing.B) {
+	r := NewRecorder([]string{"add", "process", "archive", "cycle"})
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range 1000 {
+			r.Record(i&3, i, time.Duration(i)*us)
+		}
+		_ = r.Tick()
+	}
+}
+
+// BenchmarkNewRecorder reports, as B/op, the memory a Recorder for 4 ops holds.
+func BenchmarkNewRecorder(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = NewRecorder([]string{"add", "process", "archive", "cycle"})
+	}
+}

@@ -1,0 +1,119 @@
+package metrics
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// numShards is the number of histograms each op's samples are spread over.
+// A power of two, so choosing a shard is a mask.
+const numShards = 8
+
+// shard is one mutex-guarded interval histogram, padded so that neighbouring
+// shards do not share a cache line.
+type shard struct {
+	mu sync.Mutex
+	h  *hdrhistogram.Histogram
+	_  [128 - 16]byte
+}
+
+// Recorder records latencies for a fixed list of named ops from many
+// goroutines. Record is cheap and safe for concurrent use; Tick and Total
+// may be called from another goroutine meanwhile.
+type Recorder struct {
+	ops     []string
+	shards  []shard // op*numShards + shard
+	clamped atomic.Int64
+
+	tickMu sync.Mutex                // guards total and spare
+	total  []*hdrhistogram.Histogram // cumulative, one per op
+	spare  *hdrhistogram.Histogram   // empty; swapped into a shard on Tick
+}
+
+// NewRecorder returns a Recorder for the named ops. Record's op argument is
+// an index into ops.
+func NewRecorder(ops []string) *Recorder {
+	r := &Recorder{
+		ops:    append([]string(nil), ops...),
+		shards: make([]shard, len(ops)*numShards),
+		total:  make([]*hdrhistogram.Histogram, len(ops)),
+		spare:  newHDR(),
+	}
+	for i := range r.shards {
+		r.shards[i].h = newHDR()
+	}
+	for i := range r.total {
+		r.total[i] = newHDR()
+	}
+	return r
+}
+
+// Ops returns a copy of the op names, in index order.
+func (r *Recorder) Ops() []string {
+	return append([]string(nil), r.ops...)
+}
+
+// Record adds one sample of duration d to op (an index into Ops; out of range
+// panics). shard is any non-negative int, such as the client id; clients with
+// different shards rarely contend. Durations below 1 µs record as 1 µs;
+// durations above 1 h record as 1 h and are counted by Clamped. Record does
+// not allocate and is safe for concurrent use.
+func (r *Recorder) Record(op int, shard int, d time.Duration) {
+	us, clamped := toMicros(d)
+	if clamped {
+		r.clamped.Add(1)
+	}
+	s := &r.shards[op*numShards+int(uint(shard)%numShards)]
+	s.mu.Lock()
+	_ = s.h.RecordValue(us) // cannot fail: us is within range
+	s.mu.Unlock()
+}
+
+// Tick returns, for each op, a new histogram of the samples recorded since
+// the previous Tick (owned by the caller), adds them to the cumulative
+// histograms and starts a new interval. Recording is blocked only for a
+// pointer swap per shard.
+func (r *Recorder) Tick() []*Hist {
+	r.tickMu.Lock()
+	defer r.tickMu.Unlock()
+	out := make([]*Hist, len(r.ops))
+	for op := range r.ops {
+		iv := newHDR()
+		for i := range numShards {
+			s := &r.shards[op*numShards+i]
+			s.mu.Lock()
+			old := s.h
+			s.h = r.spare
+			s.mu.Unlock()
+			if old.TotalCount() != 0 {
+				iv.Merge(old)
+				old.Reset()
+			}
+			r.spare = old
+		}
+		r.total[op].Merge(iv)
+		out[op] = &Hist{h: iv}
+	}
+	return out
+}
+
+// Total returns, for each op, a copy of the cumulative histogram of every
+// sample up to the last Tick. Call Tick once at the end of a run before Total
+// so that it includes the last interval.
+func (r *Recorder) Total() []*Hist {
+	r.tickMu.Lock()
+	defer r.tickMu.Unlock()
+	out := make([]*Hist, len(r.total))
+	for i, h := range r.total {
+		out[i] = &Hist{h: h.Clone()}
+	}
+	return out
+}
+
+// Clamped returns the number of samples above 1 h that were recorded as 1 h.
+func (r *Recorder) Clamped() int64 {
+	return r.clamped.Load()
+}
