@@ -1,0 +1,723 @@
+package localdb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	// Ports are picked from portMin..portMax: below 32768, where the kernel
+	// starts handing out ports for outgoing connections.
+	portMin = 20000
+	portMax = 32000
+	// maxPortTries is how many ports Start tries when another process grabs
+	// the picked port first; Restart retries its fixed port as often.
+	maxPortTries = 5
+
+	readyTimeout = 60 * time.Second
+	stopTimeout  = 10 * time.Second
+	killTimeout  = 5 * time.Second
+	pollInterval = 20 * time.Millisecond
+
+	// logTailLines is how many server log lines a startup error carries.
+	logTailLines = 20
+	// logFileName is the server log inside the data directory when
+	// Options.Log is nil.
+	logFileName = "server.log"
+	// maxSocketPath is the longest Unix socket path Linux accepts
+	// (sun_path is 108 bytes including the terminating NUL).
+	maxSocketPath = 107
+)
+
+// Options configures a throwaway cluster.
+type Options struct {
+	// BinDir is the directory holding initdb and postgres; "" discovers it
+	// with FindBinDir.
+	BinDir string
+	// Conf holds extra server settings, each "key=value", passed as
+	// `-c key=value` after the defaults so they override them.
+	Conf []string
+	// Port is the TCP port on 127.0.0.1; 0 picks a free one in 20000-32000.
+	Port int
+	// Log receives the server's stdout and stderr. When nil the output is
+	// kept in a file inside the data directory and the last lines are
+	// included in startup errors.
+	Log io.Writer
+}
+
+// Cluster is a running throwaway cluster. Its methods are safe for
+// concurrent use.
+type Cluster struct {
+	mu      sync.Mutex
+	bin     string
+	dir     string
+	dataDir string
+	version string
+	args    []string // postgres arguments after -D and -p
+	user    *runAs   // nil: run as ourselves
+	log     *serverLog
+	port    int
+	srv     *server // the running postmaster; nil when it is stopped
+	stopped bool    // Stop was called
+}
+
+// server is one postmaster process and its reaper.
+type server struct {
+	cmd     *exec.Cmd
+	pid     int
+	done    chan struct{} // closed when cmd.Wait returned
+	err     error         // cmd.Wait's result; read only after done
+	logMark int64         // server log position when it was launched
+}
+
+// Start creates a temporary directory, runs initdb in it and starts a
+// PostgreSQL server on 127.0.0.1, returning once the server accepts
+// connections. On any error it leaves nothing behind. Start first removes
+// clusters left behind by dead txnbench processes (CleanStale).
+//
+// The server is started with Pdeathsig=SIGQUIT so it shuts down if txnbench
+// is killed. Linux sends that signal when the OS thread that started the
+// child exits, not only the process; the Go runtime keeps its threads alive
+// unless a goroutine exits while locked with runtime.LockOSThread, so callers
+// must not call Start from such a goroutine. A server that outlives a killed
+// txnbench anyway is removed by the next CleanStale.
+func Start(ctx context.Context, o Options) (*Cluster, error) {
+	CleanStale()
+	if err := validateConf(o.Conf); err != nil {
+		return nil, err
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return nil, fmt.Errorf("port %d is out of range: use 1-65535, or 0 to pick a free one", o.Port)
+	}
+	bin, err := FindBinDir(o.BinDir)
+	if err != nil {
+		return nil, err
+	}
+	u, err := unprivilegedUser()
+	if err != nil {
+		return nil, err
+	}
+	if err := u.checkReachable(filepath.Join(bin, "postgres")); err != nil {
+		return nil, fmt.Errorf("PostgreSQL binaries in %s are not usable by user %s: %w: install them where that user can reach them, or run txnbench as a normal user", bin, u.name, err)
+	}
+	version, err := serverVersion(bin)
+	if err != nil {
+		return nil, err
+	}
+
+	dir, err := os.MkdirTemp(os.TempDir(), dirPrefix+"*")
+	if err != nil {
+		return nil, fmt.Errorf("creating a temporary directory: %w: set TMPDIR to a writable directory", err)
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	c := &Cluster{
+		bin:     bin,
+		dir:     dir,
+		dataDir: filepath.Join(dir, "data"),
+		version: version,
+		user:    u,
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = c.Stop()
+		}
+	}()
+	if err := writeMarker(dir); err != nil {
+		return nil, err
+	}
+	if err := u.chown(dir); err != nil {
+		return nil, err
+	}
+	if err := u.chown(filepath.Join(dir, markerName)); err != nil {
+		return nil, err
+	}
+	if err := u.checkReachable(dir); err != nil {
+		return nil, fmt.Errorf("temporary directory %s is not reachable by user %s, who runs postgres: %w: set TMPDIR to a directory that user can enter, e.g. /tmp", dir, u.name, err)
+	}
+	if err := c.initdb(ctx); err != nil {
+		return nil, err
+	}
+
+	c.log = &serverLog{path: filepath.Join(c.dataDir, logFileName), user: u}
+	if o.Log != nil {
+		c.log = &serverLog{tail: &tailWriter{w: o.Log}}
+	}
+	c.args = []string{"-c", "listen_addresses=127.0.0.1"}
+	if len(dir)+len("/.s.PGSQL.65535") <= maxSocketPath {
+		c.args = append(c.args, "-c", "unix_socket_directories="+quoteDirList(dir))
+	} else {
+		// Too long for a Unix socket: TCP only.
+		c.args = append(c.args, "-c", "unix_socket_directories=")
+	}
+	if hasPgStatStatements(bin) {
+		c.args = append(c.args, "-c", "shared_preload_libraries=pg_stat_statements")
+	}
+	for _, kv := range o.Conf {
+		c.args = append(c.args, "-c", kv)
+	}
+
+	for attempt := 1; ; attempt++ {
+		port := o.Port
+		if port == 0 {
+			if port, err = pickPortFn(); err != nil {
+				return nil, err
+			}
+		}
+		s, actual, err := c.startServer(ctx, port)
+		if err == nil {
+			c.srv, c.port = s, actual
+			break
+		}
+		if o.Port == 0 && attempt < maxPortTries && isPortInUse(err) && ctx.Err() == nil {
+			continue
+		}
+		return nil, err
+	}
+	ok = true
+	return c, nil
+}
+
+// URL returns the connection URL of the cluster's postgres superuser.
+func (c *Cluster) URL() string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.Port())
+}
+
+// Port returns the TCP port the server listens on at 127.0.0.1.
+func (c *Cluster) Port() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.port
+}
+
+// Dir returns the cluster's temporary directory; the data directory is
+// Dir()/data.
+func (c *Cluster) Dir() string { return c.dir }
+
+// PID returns the pid of the running postmaster (it changes after Restart),
+// or 0 when the server is stopped.
+func (c *Cluster) PID() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.srv == nil {
+		return 0
+	}
+	return c.srv.pid
+}
+
+// Version returns the server version, e.g. "15.18".
+func (c *Cluster) Version() string { return c.version }
+
+// Restart stops the server with a fast shutdown and starts it again on the
+// same port and directory, returning once it accepts connections. Stop
+// called meanwhile waits for Restart to finish, so cancel ctx to hurry it.
+func (c *Cluster) Restart(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return errors.New("restarting a stopped cluster: start a new one")
+	}
+	if c.srv != nil {
+		if err := stopServer(c.srv); err != nil {
+			return fmt.Errorf("restarting PostgreSQL: %w", err)
+		}
+		c.srv = nil
+	}
+	var err error
+	for attempt := 1; attempt <= maxPortTries; attempt++ {
+		var s *server
+		var port int
+		if s, port, err = c.startServer(ctx, c.port); err == nil {
+			c.srv, c.port = s, port
+			return nil
+		}
+		if !isPortInUse(err) || ctx.Err() != nil {
+			break
+		}
+		// Something took the port while the server was down: it may let go.
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("restarting PostgreSQL on port %d: %w", c.port, err)
+}
+
+// Stop shuts the server down (fast shutdown, then SIGKILL after 10 s) and
+// removes the cluster's directory. It is idempotent and safe to call
+// concurrently; it returns an error only if a process or the directory is
+// left behind.
+func (c *Cluster) Stop() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	var errs []error
+	if c.srv != nil {
+		if err := stopServer(c.srv); err != nil {
+			errs = append(errs, err)
+		} else {
+			c.srv = nil
+		}
+	}
+	if err := os.RemoveAll(c.dir); err != nil {
+		errs = append(errs, fmt.Errorf("removing %s: %w: remove it by hand (rm -rf %s)", c.dir, err, c.dir))
+	}
+	return errors.Join(errs...)
+}
+
+// initdb creates the data directory.
+func (c *Cluster) initdb(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "initdb"),
+		"-D", c.dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	cmd.Dir = c.dir
+	cmd.Env = childEnv()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid:    true,
+		Pdeathsig:  syscall.SIGKILL,
+		Credential: c.user.credential(),
+	}
+	// initdb runs postgres in single-user mode as its own child: kill both.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("initdb interrupted: %w", ctx.Err())
+		}
+		return fmt.Errorf("initdb failed: %s: %w", summarize(lastLines(out.Bytes(), 3)), err)
+	}
+	return nil
+}
+
+// startServer launches postgres on port and waits until it is ready. It
+// returns the server and the port it actually listens on (a --pg-conf
+// port=N overrides -p). On failure nothing is left running.
+func (c *Cluster) startServer(ctx context.Context, port int) (*server, int, error) {
+	s, err := c.launch(port)
+	if err != nil {
+		return nil, 0, err
+	}
+	actual, err := c.waitReady(ctx, s, port)
+	if err != nil {
+		killServer(s)
+		return nil, 0, err
+	}
+	return s, actual, nil
+}
+
+// launch starts the postmaster as a child in its own process group and
+// reaps it on a goroutine.
+func (c *Cluster) launch(port int) (*server, error) {
+	out, closeOut, err := c.log.open()
+	if err != nil {
+		return nil, err
+	}
+	mark := c.log.mark()
+	args := append([]string{"-D", c.dataDir, "-p", strconv.Itoa(port)}, c.args...)
+	cmd := exec.Command(filepath.Join(c.bin, "postgres"), args...)
+	cmd.Dir = c.dir
+	cmd.Env = childEnv()
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		// Its own process group: a terminal Ctrl-C reaches txnbench only,
+		// and txnbench decides when the server goes down.
+		Setpgid:    true,
+		Pdeathsig:  syscall.SIGQUIT,
+		Credential: c.user.credential(),
+	}
+	// With Options.Log, output goes through a pipe; do not wait for it
+	// forever once the postmaster has exited.
+	cmd.WaitDelay = 2 * time.Second
+	err = cmd.Start()
+	closeOut()
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w: check --pg-bin", cmd.Path, err)
+	}
+	s := &server{cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{}), logMark: mark}
+	go func() {
+		s.err = cmd.Wait()
+		close(s.done)
+	}()
+	return s, nil
+}
+
+// waitReady polls postmaster.pid until the server s reports ready (what
+// pg_ctl -w does) and returns the port recorded there.
+func (c *Cluster) waitReady(ctx context.Context, s *server, port int) (int, error) {
+	timeout := time.NewTimer(readyTimeout)
+	defer timeout.Stop()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		if pm, err := readPostmasterPid(c.dataDir); err == nil && pm.pid == s.pid && pm.status == "ready" {
+			if pm.port > 0 {
+				port = pm.port
+			}
+			return port, nil
+		}
+		select {
+		case <-s.done:
+			return 0, c.exitError(s, port)
+		case <-ctx.Done():
+			return 0, &startError{msg: "PostgreSQL startup interrupted: " + ctx.Err().Error(), err: ctx.Err()}
+		case <-timeout.C:
+			return 0, &startError{
+				msg:  fmt.Sprintf("PostgreSQL was not ready after %s: see the server log below; on an overloaded machine, try again", readyTimeout),
+				tail: c.log.since(s.logMark),
+			}
+		case <-tick.C:
+		}
+	}
+}
+
+// exitError describes a server that exited during startup.
+func (c *Cluster) exitError(s *server, port int) error {
+	tail := c.log.since(s.logMark)
+	e := &startError{err: s.err, tail: tail}
+	for _, l := range tail {
+		if strings.Contains(l, "could not bind") || strings.Contains(l, "Address already in use") {
+			e.portInUse = true
+			break
+		}
+	}
+	if e.portInUse {
+		e.msg = fmt.Sprintf("port %d on 127.0.0.1 is already in use: choose another port, or 0 to pick a free one", port)
+	} else {
+		e.msg = fmt.Sprintf("PostgreSQL exited during startup (%v): %s: check the --pg-conf settings and the server log below", s.err, summarize(tail))
+	}
+	return e
+}
+
+// startError is a failed server start. Its first line says what went wrong
+// and names the fix; the last lines of the server log follow, indented.
+type startError struct {
+	msg       string // one line, naming the fix
+	err       error  // the cause, for errors.Is/As
+	tail      []string
+	portInUse bool
+}
+
+func (e *startError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.msg)
+	if len(e.tail) > 0 {
+		b.WriteString("\nserver log (last lines):")
+		for _, l := range e.tail {
+			b.WriteString("\n  ")
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+func (e *startError) Unwrap() error { return e.err }
+
+func isPortInUse(err error) bool {
+	var se *startError
+	return errors.As(err, &se) && se.portInUse
+}
+
+// stopServer asks the postmaster for a fast shutdown and waits for it,
+// killing it after stopTimeout.
+func stopServer(s *server) error {
+	select {
+	case <-s.done:
+		return nil
+	default:
+	}
+	_ = syscall.Kill(s.pid, syscall.SIGINT)
+	select {
+	case <-s.done:
+		return nil
+	case <-time.After(stopTimeout):
+	}
+	return killServer(s)
+}
+
+// killServer SIGKILLs the postmaster, its process group and its children
+// (backends are their own process-group leaders, so the group alone is not
+// enough) and waits for the postmaster to be reaped.
+func killServer(s *server) error {
+	select {
+	case <-s.done:
+		return nil
+	default:
+	}
+	kids := childrenOf(s.pid)
+	_ = syscall.Kill(-s.pid, syscall.SIGKILL)
+	_ = syscall.Kill(s.pid, syscall.SIGKILL)
+	for _, k := range kids {
+		if alive(k.pid, k.start) {
+			_ = syscall.Kill(k.pid, syscall.SIGKILL)
+		}
+	}
+	select {
+	case <-s.done:
+		return nil
+	case <-time.After(killTimeout):
+		return fmt.Errorf("postgres (pid %d) did not exit after SIGKILL: kill it by hand", s.pid)
+	}
+}
+
+type procRef struct {
+	pid   int
+	start uint64
+}
+
+// childrenOf lists the processes whose parent is pid, from /proc.
+func childrenOf(pid int) []procRef {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var kids []procRef
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := procStat(p); ok && st.ppid == pid {
+			kids = append(kids, procRef{p, st.start})
+		}
+	}
+	return kids
+}
+
+// pmFile is what postmaster.pid says.
+type pmFile struct {
+	pid    int
+	port   int
+	status string // PM_STATUS: starting, stopping, ready, standby
+}
+
+// readPostmasterPid reads dataDir/postmaster.pid: line 1 is the pid, 4 the
+// port, 8 the status.
+func readPostmasterPid(dataDir string) (pmFile, error) {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		return pmFile{}, err
+	}
+	lines := strings.Split(string(b), "\n")
+	var pm pmFile
+	if pm.pid, err = strconv.Atoi(strings.TrimSpace(lines[0])); err != nil {
+		return pmFile{}, fmt.Errorf("bad postmaster.pid in %s", dataDir)
+	}
+	if len(lines) > 3 {
+		pm.port, _ = strconv.Atoi(strings.TrimSpace(lines[3]))
+	}
+	if len(lines) > 7 {
+		pm.status = strings.TrimSpace(lines[7])
+	}
+	return pm, nil
+}
+
+// validateConf checks that every --pg-conf entry is key=value.
+func validateConf(conf []string) error {
+	for _, kv := range conf {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return fmt.Errorf("--pg-conf %q: want key=value", kv)
+		}
+	}
+	return nil
+}
+
+// pickPortFn is pickPort; tests replace it.
+var pickPortFn = pickPort
+
+// pickPort returns a port in portMin..portMax that is free on 127.0.0.1,
+// starting at a random one.
+func pickPort() (int, error) {
+	span := portMax - portMin + 1
+	start := rand.IntN(span)
+	for i := 0; i < 500 && i < span; i++ {
+		p := portMin + (start+i)%span
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			continue
+		}
+		_ = l.Close()
+		return p, nil
+	}
+	return 0, fmt.Errorf("no free TCP port found in %d-%d on 127.0.0.1: free some, or pass a port", portMin, portMax)
+}
+
+// childEnv is our environment without PG* variables (PGDATA, PGPORT, ...),
+// which could redirect initdb or the server, and with C messages.
+func childEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "PG") || strings.HasPrefix(kv, "LC_ALL=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "LC_ALL=C")
+}
+
+// quoteDirList quotes dir for a PostgreSQL directory-list setting when it
+// holds a separator or a quote.
+func quoteDirList(dir string) string {
+	if !strings.ContainsAny(dir, ", \t\"") {
+		return dir
+	}
+	return `"` + strings.ReplaceAll(dir, `"`, `""`) + `"`
+}
+
+// summarize returns the most telling log line: the first FATAL or PANIC
+// message, else the last line.
+func summarize(lines []string) string {
+	for _, l := range lines {
+		for _, lvl := range []string{"FATAL:", "PANIC:", "ERROR:"} {
+			if i := strings.Index(l, lvl); i >= 0 {
+				return strings.Join(strings.Fields(l[i:]), " ")
+			}
+		}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if s := strings.TrimSpace(lines[i]); s != "" {
+			return s
+		}
+	}
+	return "no output"
+}
+
+// lastLines returns the last n non-empty lines of b.
+func lastLines(b []byte, n int) []string {
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimRight(l, "\r"); strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+
+// serverLog is where the server's output goes: a file in the data
+// directory, or the caller's writer through a tailWriter.
+type serverLog struct {
+	path string
+	user *runAs
+	tail *tailWriter // non-nil: log to the caller's writer
+}
+
+// open returns the writer for a new server's stdout and stderr and a
+// function to call once the server has started.
+func (l *serverLog) open() (io.Writer, func(), error) {
+	if l.tail != nil {
+		return l.tail, func() {}, nil
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening the server log: %w", err)
+	}
+	if err := l.user.chown(l.path); err != nil {
+		_ = f.Close()
+		return nil, nil, err
+	}
+	return f, func() { _ = f.Close() }, nil
+}
+
+// mark returns the current end of the log.
+func (l *serverLog) mark() int64 {
+	if l.tail != nil {
+		return l.tail.mark()
+	}
+	fi, err := os.Stat(l.path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// since returns the last logTailLines lines written after mark.
+func (l *serverLog) since(mark int64) []string {
+	if l.tail != nil {
+		return lastLines(l.tail.since(mark), logTailLines)
+	}
+	f, err := os.Open(l.path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size()-mark > tailKeep {
+		mark = fi.Size() - tailKeep
+	}
+	if _, err := f.Seek(mark, io.SeekStart); err != nil {
+		return nil
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, tailKeep))
+	return lastLines(b, logTailLines)
+}
+
+// tailKeep is how many bytes of server output are kept for error messages.
+const tailKeep = 64 << 10
+
+// tailWriter passes output to w and keeps its last tailKeep bytes. It never
+// fails, so a failing w cannot block the server on a full pipe.
+type tailWriter struct {
+	wmu    sync.Mutex
+	w      io.Writer
+	failed bool
+
+	mu    sync.Mutex
+	buf   []byte
+	total int64
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*tailKeep {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-tailKeep:]...)
+	}
+	t.total += int64(len(p))
+	t.mu.Unlock()
+
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	if !t.failed {
+		if _, err := t.w.Write(p); err != nil {
+			t.failed = true
+		}
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) mark() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.total
+}
+
+func (t *tailWriter) since(mark int64) []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := mark - (t.total - int64(len(t.buf)))
+	if i < 0 {
+		i = 0
+	}
+	if i > int64(len(t.buf)) {
+		return nil
+	}
+	return append([]byte(nil), t.buf[i:]...)
+}

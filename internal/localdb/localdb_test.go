@@ -1,0 +1,547 @@
+package localdb
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// needBin returns the PostgreSQL bin directory, skipping the test when the
+// binaries are missing, unless CI is set, where that is a failure.
+func needBin(t *testing.T) string {
+	t.Helper()
+	bin, err := FindBinDir("")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set and %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+	return bin
+}
+
+func start(t *testing.T, o Options) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	c, err := Start(ctx, o)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Logf("Start took %v (port %d, pid %d, dir %s)", time.Since(t0).Round(time.Millisecond), c.Port(), c.PID(), c.Dir())
+	t.Cleanup(func() { _ = c.Stop() })
+	return c
+}
+
+// ourDirs lists cluster directories in os.TempDir() owned by this process.
+func ourDirs(t *testing.T) map[string]bool {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]bool{}
+	for _, m := range matches {
+		if pid, _, err := readMarker(m); err == nil && pid == os.Getpid() {
+			dirs[m] = true
+		}
+	}
+	return dirs
+}
+
+func assertReady(t *testing.T, c *Cluster) {
+	t.Helper()
+	pm, err := readPostmasterPid(filepath.Join(c.Dir(), "data"))
+	if err != nil {
+		t.Fatalf("reading postmaster.pid: %v", err)
+	}
+	if pm.status != "ready" || pm.pid != c.PID() || pm.port != c.Port() {
+		t.Fatalf("postmaster.pid = %+v, want ready, pid %d, port %d", pm, c.PID(), c.Port())
+	}
+	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", c.Port()), 2*time.Second)
+	if err != nil {
+		t.Fatalf("dialing the server: %v", err)
+	}
+	_ = conn.Close()
+}
+
+func assertDead(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("kill(%d, 0) = %v, want ESRCH: the postmaster is still there", pid, err)
+	}
+}
+
+func TestStartStop(t *testing.T) {
+	bin := needBin(t)
+	c := start(t, Options{})
+	assertReady(t, c)
+
+	if p := c.Port(); p < portMin || p > portMax {
+		t.Errorf("Port() = %d, want %d-%d", p, portMin, portMax)
+	}
+	if want := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.Port()); c.URL() != want {
+		t.Errorf("URL() = %q, want %q", c.URL(), want)
+	}
+	if !regexp.MustCompile(`^\d+\.\d+`).MatchString(c.Version()) {
+		t.Errorf("Version() = %q, want like 15.18", c.Version())
+	}
+	// Debian layout: /usr/lib/postgresql/15/bin must give 15.x.
+	if major := filepath.Base(filepath.Dir(bin)); regexp.MustCompile(`^\d+$`).MatchString(major) &&
+		!strings.HasPrefix(c.Version(), major+".") {
+		t.Errorf("Version() = %q, want %s.x (from %s)", c.Version(), major, bin)
+	}
+	// The Unix socket lives in the cluster directory, unless that path is
+	// too long for a socket (then the server is TCP-only).
+	if sock := filepath.Join(c.Dir(), ".s.PGSQL."+strconv.Itoa(c.Port())); len(sock) <= maxSocketPath {
+		if _, err := os.Stat(sock); err != nil {
+			t.Errorf("no Unix socket in the cluster directory: %v", err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		fi, err := os.Stat(filepath.Join(c.Dir(), "data"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid == 0 {
+			t.Errorf("running as root, but the data directory belongs to root")
+		}
+	}
+
+	pid, dir := c.PID(), c.Dir()
+	if err := c.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("directory %s still there after Stop (stat: %v)", dir, err)
+	}
+	assertDead(t, pid)
+	if c.PID() != 0 {
+		t.Errorf("PID() = %d after Stop, want 0", c.PID())
+	}
+	if err := c.Stop(); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+	if err := c.Restart(context.Background()); err == nil {
+		t.Errorf("Restart after Stop succeeded, want an error")
+	}
+}
+
+func TestRestart(t *testing.T) {
+	needBin(t)
+	c := start(t, Options{})
+	port, dir, pid := c.Port(), c.Dir(), c.PID()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	if err := c.Restart(ctx); err != nil {
+		t.Fatalf("Restart: %v", err)
+	}
+	t.Logf("Restart took %v", time.Since(t0).Round(time.Millisecond))
+	if c.Port() != port || c.Dir() != dir {
+		t.Errorf("after Restart port %d dir %s, want port %d dir %s", c.Port(), c.Dir(), port, dir)
+	}
+	if c.PID() == pid {
+		t.Errorf("PID() unchanged (%d) after Restart", pid)
+	}
+	assertDead(t, pid)
+	assertReady(t, c)
+}
+
+func TestConcurrentStop(t *testing.T) {
+	needBin(t)
+	c := start(t, Options{})
+	pid, dir := c.PID(), c.Dir()
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.Stop()
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Stop #%d: %v", i, err)
+		}
+	}
+	assertDead(t, pid)
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("directory %s still there after Stop", dir)
+	}
+}
+
+func TestConf(t *testing.T) {
+	bin := needBin(t)
+	c := start(t, Options{Conf: []string{"max_connections=37"}})
+	opts, err := os.ReadFile(filepath.Join(c.Dir(), "data", "postmaster.opts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(opts), "max_connections=37") {
+		t.Errorf("postmaster.opts = %q, want max_connections=37", opts)
+	}
+	if want := hasPgStatStatements(bin); strings.Contains(string(opts), "shared_preload_libraries=pg_stat_statements") != want {
+		t.Errorf("postmaster.opts = %q, want pg_stat_statements preloaded: %v", opts, want)
+	}
+	// The user's settings come after the defaults, so they win.
+	if i, j := strings.Index(string(opts), "listen_addresses"), strings.Index(string(opts), "max_connections=37"); i < 0 || j < i {
+		t.Errorf("postmaster.opts = %q, want the --pg-conf settings after the defaults", opts)
+	}
+}
+
+func TestBadConf(t *testing.T) {
+	needBin(t)
+	before := ourDirs(t)
+	for _, conf := range []string{"nonsense", "=1", " =x"} {
+		_, err := Start(context.Background(), Options{Conf: []string{"shared_buffers=16MB", conf}})
+		if err == nil || !strings.Contains(err.Error(), "key=value") || !strings.Contains(err.Error(), "--pg-conf") {
+			t.Errorf("Start with --pg-conf %q: err = %v, want one naming --pg-conf and key=value", conf, err)
+		}
+	}
+	// A setting the server rejects: it exits during startup.
+	t0 := time.Now()
+	_, err := Start(context.Background(), Options{Conf: []string{"no_such_setting=1"}})
+	t.Logf("failed Start took %v", time.Since(t0).Round(time.Millisecond))
+	if err == nil {
+		t.Fatal("Start with an unknown setting succeeded")
+	}
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	if !strings.Contains(first, `unrecognized configuration parameter "no_such_setting"`) || !strings.Contains(first, "--pg-conf") {
+		t.Errorf("error's first line = %q, want the FATAL message and a hint at --pg-conf", first)
+	}
+	if !strings.Contains(err.Error(), "server log") {
+		t.Errorf("error = %q, want the server log tail", err)
+	}
+	if after := ourDirs(t); len(after) != len(before) {
+		t.Errorf("directories left behind by failed Starts: before %v, after %v", before, after)
+	}
+}
+
+func TestFindBinDir(t *testing.T) {
+	_, err := FindBinDir("/nonexistent/txnbench/bin")
+	if err == nil || !strings.Contains(err.Error(), "--pg-bin") {
+		t.Errorf("FindBinDir(bogus) = %v, want an error naming --pg-bin", err)
+	}
+	// A directory with a non-executable initdb is not enough.
+	dir := t.TempDir()
+	for _, name := range []string{"initdb", "postgres"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := FindBinDir(dir); err == nil || !strings.Contains(err.Error(), "--pg-bin") {
+		t.Errorf("FindBinDir(non-executable) = %v, want an error naming --pg-bin", err)
+	}
+
+	bin := needBin(t)
+	if got, err := FindBinDir(bin); err != nil || got != bin {
+		t.Errorf("FindBinDir(%q) = %q, %v; want it back", bin, got, err)
+	}
+}
+
+func TestParseVersionParts(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []int
+		ok   bool
+	}{
+		{"15", []int{15}, true},
+		{"9.6", []int{9, 6}, true},
+		{"16beta", nil, false},
+		{"", nil, false},
+	} {
+		got, ok := parseVersionParts(tc.in)
+		if ok != tc.ok || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("parseVersionParts(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+	if !versionLess([]int{9, 6}, []int{10}) || versionLess([]int{15}, []int{9, 6}) {
+		t.Error("versionLess orders 9.6 and 10 wrongly")
+	}
+}
+
+func TestCleanStale(t *testing.T) {
+	mk := func(marker string) string {
+		t.Helper()
+		dir, err := os.MkdirTemp(os.TempDir(), dirPrefix+"*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.RemoveAll(dir) })
+		if err := os.WriteFile(filepath.Join(dir, markerName), []byte(marker), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	dead := mk("999999999 0\n")
+	// Our pid, but another start time: the pid was reused, the owner is gone.
+	reused := mk(fmt.Sprintf("%d %d\n", os.Getpid(), procStartTime(os.Getpid())+12345))
+	live := mk(fmt.Sprintf("%d %d\n", os.Getpid(), procStartTime(os.Getpid())))
+	liveNoStart := mk(fmt.Sprintf("%d\n", os.Getpid()))
+
+	if n := CleanStale(); n < 2 {
+		t.Errorf("CleanStale() = %d, want at least 2", n)
+	}
+	for _, d := range []string{dead, reused} {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("stale %s not removed", d)
+		}
+	}
+	for _, d := range []string{live, liveNoStart} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("live %s removed: %v", d, err)
+		}
+	}
+}
+
+// TestOptionsLog checks that Options.Log receives the server's output and
+// that Start+Stop leave no directory behind.
+func TestOptionsLog(t *testing.T) {
+	needBin(t)
+	before := ourDirs(t)
+	var log syncBuffer
+	c := start(t, Options{Log: &log})
+	if err := c.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if !strings.Contains(log.String(), "ready to accept connections") {
+		t.Errorf("Options.Log got %q, want the server's startup messages", log.String())
+	}
+	if after := ourDirs(t); len(after) != len(before) {
+		t.Errorf("directories left behind: before %v, after %v", before, after)
+	}
+	if _, err := os.Stat(c.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still there after Stop", c.Dir())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+const helperEnv = "TXNBENCH_LOCALDB_HELPER"
+
+// TestHelperCluster is not a test: TestKilledOwner runs the test binary
+// with it to play a txnbench that starts a cluster and is then SIGKILLed.
+func TestHelperCluster(t *testing.T) {
+	if os.Getenv(helperEnv) == "" {
+		t.Skip("helper process for TestKilledOwner")
+	}
+	c, err := Start(context.Background(), Options{})
+	if err != nil {
+		fmt.Println("ERROR", err)
+		os.Exit(1)
+	}
+	fmt.Println(c.Dir(), c.PID())
+	select {}
+}
+
+// TestKilledOwner SIGKILLs a process that started a cluster and checks that
+// the server goes away on its own (Pdeathsig) and CleanStale removes the
+// directory.
+func TestKilledOwner(t *testing.T) {
+	needBin(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCluster$", "-test.v=false")
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading from the helper: %v", err)
+	}
+	var dir string
+	var pid int
+	if _, err := fmt.Sscan(line, &dir, &pid); err != nil {
+		t.Fatalf("helper said %q", line)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid, 0) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid, 0) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("postmaster %d still alive 10 s after its owner was killed", pid)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("expected the killed owner's directory to be left behind: %v", err)
+	}
+	if n := CleanStale(); n < 1 {
+		t.Errorf("CleanStale() = %d, want at least 1", n)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("CleanStale left %s", dir)
+	}
+}
+
+// TestCleanStaleKillsServer plays a txnbench that died while its server
+// survived: CleanStale must kill the server before removing its directory.
+func TestCleanStaleKillsServer(t *testing.T) {
+	needBin(t)
+	c := start(t, Options{})
+	pid, dir := c.PID(), c.Dir()
+	if err := os.WriteFile(filepath.Join(dir, markerName), []byte("999999999 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := CleanStale(); n < 1 {
+		t.Errorf("CleanStale() = %d, want at least 1", n)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("CleanStale left %s", dir)
+	}
+	if err := c.Stop(); err != nil {
+		t.Errorf("Stop after CleanStale: %v", err)
+	}
+	assertDead(t, pid)
+}
+
+func TestPortInUse(t *testing.T) {
+	needBin(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	busy := l.Addr().(*net.TCPAddr).Port
+	before := ourDirs(t)
+
+	// A fixed port that is taken: a clear error, nothing left behind.
+	_, err = Start(context.Background(), Options{Port: busy})
+	if err == nil {
+		t.Fatal("Start on a busy port succeeded")
+	}
+	if first, _, _ := strings.Cut(err.Error(), "\n"); !strings.Contains(first, "already in use") {
+		t.Errorf("error's first line = %q, want one saying the port is in use", first)
+	}
+	if after := ourDirs(t); len(after) != len(before) {
+		t.Errorf("directories left behind: before %v, after %v", before, after)
+	}
+
+	// A picked port that someone takes first: Start picks another.
+	calls := 0
+	pickPortFn = func() (int, error) {
+		calls++
+		if calls == 1 {
+			return busy, nil
+		}
+		return pickPort()
+	}
+	defer func() { pickPortFn = pickPort }()
+	c := start(t, Options{})
+	if c.Port() == busy || calls != 2 {
+		t.Errorf("port %d after %d picks, want a second pick other than the busy %d", c.Port(), calls, busy)
+	}
+	assertReady(t, c)
+}
+
+// orphans lists live processes whose command line names a cluster directory
+// that no longer exists.
+func orphans() []string {
+	ents, _ := os.ReadDir("/proc")
+	var found []string
+	re := regexp.MustCompile(regexp.QuoteMeta(filepath.Join(os.TempDir(), dirPrefix)) + `[0-9]+`)
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !alive(pid, 0) {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		if dir := re.Find(cmdline); dir != nil {
+			if _, err := os.Stat(string(dir)); errors.Is(err, os.ErrNotExist) {
+				found = append(found, fmt.Sprintf("%d: %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+			}
+		}
+	}
+	return found
+}
+
+// TestCancelledStart cancels Start at various points (during initdb, during
+// server startup) and checks nothing is left: no directory, no process.
+func TestCancelledStart(t *testing.T) {
+	needBin(t)
+	before := ourDirs(t)
+	for _, d := range []time.Duration{0, 50 * time.Millisecond, 200 * time.Millisecond} {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		c, err := Start(ctx, Options{})
+		cancel()
+		if err == nil {
+			t.Logf("timeout %v: Start finished first", d)
+			if err := c.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Logf("timeout %v: %v", d, err)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("timeout %v: error %v does not wrap context.DeadlineExceeded", d, err)
+		}
+	}
+	// Cancel while the server starts up: on its first line of output.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := Start(ctx, Options{Log: writerFunc(func(p []byte) (int, error) { cancel(); return len(p), nil })})
+	t.Logf("cancelled on server output: %v", err)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "startup interrupted") {
+		t.Errorf("Start cancelled during server startup: err = %v, want startup interrupted, wrapping context.Canceled", err)
+	}
+
+	if after := ourDirs(t); len(after) != len(before) {
+		t.Errorf("directories left behind: before %v, after %v", before, after)
+	}
+	var left []string
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if left = orphans(); len(left) == 0 {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("processes left behind: %q", left)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
