@@ -1,0 +1,128 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+)
+
+// Class is a stable name for a kind of error, used to count errors and to
+// decide whether an op is retried.
+type Class string
+
+// The error classes. Retryable ones are Serialization, Deadlock and Busy.
+const (
+	ClassNone               Class = ""
+	ClassConnectRefused     Class = "connect_refused"
+	ClassTooManyConnections Class = "too_many_connections"
+	ClassAuth               Class = "auth"
+	ClassTimeout            Class = "timeout"
+	ClassSerialization      Class = "serialization"
+	ClassDeadlock           Class = "deadlock"
+	ClassBusy               Class = "busy" // SQLite: the write lock stayed taken
+	ClassAdminShutdown      Class = "admin_shutdown"
+	ClassConnectionLost     Class = "connection_lost"
+	ClassCanceled           Class = "canceled" // the run was stopping; not an error
+	ClassOther              Class = "other"
+)
+
+// Classes lists every error class in a stable order for reports.
+var Classes = []Class{
+	ClassConnectRefused, ClassTooManyConnections, ClassAuth, ClassTimeout,
+	ClassSerialization, ClassDeadlock, ClassBusy, ClassAdminShutdown,
+	ClassConnectionLost, ClassOther,
+}
+
+// Retryable reports whether an op that failed with this class should be
+// tried again on the same connection.
+func (c Class) Retryable() bool {
+	return c == ClassSerialization || c == ClassDeadlock || c == ClassBusy
+}
+
+// Classify maps an error from any driver to its class.
+func Classify(err error) Class {
+	if err == nil {
+		return ClassNone
+	}
+	if errors.Is(err, context.Canceled) {
+		return ClassCanceled
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return classifySQLState(pgErr.Code)
+	}
+	var sqErr *sqlite.Error
+	if errors.As(err, &sqErr) {
+		switch sqErr.Code() & 0xff {
+		case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
+			return ClassBusy
+		}
+		return ClassOther
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return ClassConnectRefused
+	}
+	if errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) {
+		return ClassTimeout
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return ClassTimeout
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, net.ErrClosed) || isConnClosed(err) {
+		return ClassConnectionLost
+	}
+	return ClassOther
+}
+
+func isConnClosed(err error) bool {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return false
+	}
+	// pgx reports use of a connection that died earlier as "conn closed".
+	return err.Error() == "conn closed" || errors.Unwrap(err) != nil && isConnClosed(errors.Unwrap(err))
+}
+
+func classifySQLState(code string) Class {
+	switch code {
+	case "40001":
+		return ClassSerialization
+	case "40P01":
+		return ClassDeadlock
+	case "53300", "53400":
+		return ClassTooManyConnections
+	case "28P01", "28000":
+		return ClassAuth
+	case "57P01", "57P02", "57P03":
+		return ClassAdminShutdown
+	case "57014", "25P03":
+		return ClassTimeout
+	}
+	return ClassOther
+}
+
+// CommitOutcomeUnknown reports whether a failed COMMIT may still have
+// committed: the request may have reached the server but no answer came
+// back. A server error, or a request that was never sent, means it did not.
+func CommitOutcomeUnknown(err error) bool {
+	if err == nil || errors.Is(err, errRolledBack) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "40003" // CockroachDB: statement completion unknown
+	}
+	var sqErr *sqlite.Error
+	if errors.As(err, &sqErr) {
+		return false
+	}
+	return !pgconn.SafeToRetry(err)
+}

@@ -1,0 +1,138 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+type pgTarget struct {
+	cfg     *pgx.ConnConfig
+	dialect Dialect
+}
+
+func openPG(ctx context.Context, url string) (Target, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("malformed database URL %s: %s: check its syntax (postgres://user:password@host:port/dbname)", MaskURL(url), MaskURL(parseErrorText(err)))
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
+		cfg.RuntimeParams["application_name"] = "txnbench"
+	}
+	t := &pgTarget{cfg: cfg}
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return nil, ConnectError(url, err)
+	}
+	defer c.Close(ctx)
+	rows, err := c.Query(ctx, "SELECT version()")
+	if err != nil {
+		return nil, fmt.Errorf("reading the server version: %w", err)
+	}
+	var banner string
+	for rows.Next() {
+		if err := rows.Scan(&banner); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("reading the server version: %w", err)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the server version: %w", err)
+	}
+	t.dialect = ParseBanner(banner)
+	return t, nil
+}
+
+// parseErrorText strips pgx's habit of quoting the whole connection string.
+func parseErrorText(err error) string {
+	var pe *pgconn.ParseConfigError
+	if errors.As(err, &pe) && pe.Unwrap() != nil {
+		return pe.Unwrap().Error()
+	}
+	return err.Error()
+}
+
+// ConnectError turns a failure to connect into one line naming the fix.
+func ConnectError(url string, err error) error {
+	where := MaskURL(url)
+	switch Classify(err) {
+	case ClassAuth:
+		return fmt.Errorf("cannot log in to %s: check the user name and password in the URL: %w", where, err)
+	case ClassConnectRefused:
+		return fmt.Errorf("cannot reach %s: connection refused; is the server running and listening there?: %w", where, err)
+	case ClassTimeout:
+		return fmt.Errorf("cannot reach %s: timed out; check the host, port and firewall: %w", where, err)
+	case ClassTooManyConnections:
+		return fmt.Errorf("%s refuses new connections (too many clients): lower --clients or raise max_connections: %w", where, err)
+	}
+	return fmt.Errorf("cannot connect to %s: %w", where, err)
+}
+
+func (t *pgTarget) Dialect() Dialect { return t.dialect }
+func (t *pgTarget) Close() error     { return nil }
+
+func (t *pgTarget) Connect(ctx context.Context) (Conn, error) {
+	c, err := pgx.ConnectConfig(ctx, t.cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &pgConn{c: c}, nil
+}
+
+type pgConn struct {
+	c    *pgx.Conn
+	inTx bool
+}
+
+func (p *pgConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	tag, err := p.c.Exec(ctx, sql, args...)
+	return tag.RowsAffected(), err
+}
+
+func (p *pgConn) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+	return p.c.Query(ctx, sql, args...)
+}
+
+func (p *pgConn) Begin(ctx context.Context) error {
+	if _, err := p.c.Exec(ctx, "BEGIN"); err != nil {
+		return err
+	}
+	p.inTx = true
+	return nil
+}
+
+func (p *pgConn) Commit(ctx context.Context) error {
+	p.inTx = false
+	tag, err := p.c.Exec(ctx, "COMMIT")
+	if err == nil && tag.String() == "ROLLBACK" {
+		// The server rolls back a failed transaction when asked to commit it.
+		return errRolledBack
+	}
+	return err
+}
+
+var errRolledBack = errors.New("commit failed: the transaction had already failed and was rolled back")
+
+func (p *pgConn) Rollback(ctx context.Context) error {
+	if !p.inTx {
+		return nil
+	}
+	p.inTx = false
+	if p.c.IsClosed() {
+		return nil
+	}
+	_, err := p.c.Exec(ctx, "ROLLBACK")
+	return err
+}
+
+func (p *pgConn) Broken() bool { return p.c.IsClosed() }
+
+func (p *pgConn) Close(ctx context.Context) error { return p.c.Close(ctx) }

@@ -1,0 +1,137 @@
+package target
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+type sqliteTarget struct {
+	db      *sql.DB
+	dialect Dialect
+	tempDir string // removed on Close when the file was temporary
+}
+
+// sqliteBusyTimeoutMS is how long a writer waits for the write lock before
+// SQLITE_BUSY, which the runner then retries.
+const sqliteBusyTimeoutMS = 5000
+
+func openSQLite(ctx context.Context, path string) (Target, error) {
+	t := &sqliteTarget{}
+	if path == "" {
+		dir, err := os.MkdirTemp("", "txnbench-sqlite-*")
+		if err != nil {
+			return nil, fmt.Errorf("creating a temporary SQLite file: %w", err)
+		}
+		t.tempDir = dir
+		path = filepath.Join(dir, "txnbench.db")
+	} else if dir := filepath.Dir(path); dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("cannot create SQLite file %s: directory %s does not exist", path, dir)
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeoutMS))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		t.Close()
+		return nil, fmt.Errorf("opening SQLite file %s: %w", path, err)
+	}
+	t.db = db
+	var version string
+	if err := db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("opening SQLite file %s: %w", path, err)
+	}
+	t.dialect = sqliteDialect(version)
+	return t, nil
+}
+
+func (t *sqliteTarget) Dialect() Dialect { return t.dialect }
+
+func (t *sqliteTarget) Close() error {
+	var err error
+	if t.db != nil {
+		err = t.db.Close()
+	}
+	if t.tempDir != "" {
+		if rerr := os.RemoveAll(t.tempDir); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+func (t *sqliteTarget) Connect(ctx context.Context) (Conn, error) {
+	c, err := t.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &sqliteConn{c: c}, nil
+}
+
+// sqliteConn pins one connection of the database/sql pool to one client.
+type sqliteConn struct {
+	c    *sql.Conn
+	inTx bool
+}
+
+func (s *sqliteConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := s.c.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (s *sqliteConn) Query(ctx context.Context, query string, args ...any) (Rows, error) {
+	r, err := s.c.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqliteRows{r}, nil
+}
+
+type sqliteRows struct{ *sql.Rows }
+
+func (r sqliteRows) Close() { r.Rows.Close() }
+
+func (s *sqliteConn) Begin(ctx context.Context) error {
+	if _, err := s.c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	s.inTx = true
+	return nil
+}
+
+func (s *sqliteConn) Commit(ctx context.Context) error {
+	_, err := s.c.ExecContext(ctx, "COMMIT")
+	if err == nil {
+		s.inTx = false
+	}
+	// A COMMIT that fails with SQLITE_BUSY leaves the transaction open;
+	// Rollback (which the caller does on error) ends it.
+	return err
+}
+
+func (s *sqliteConn) Rollback(ctx context.Context) error {
+	if !s.inTx {
+		return nil
+	}
+	s.inTx = false
+	// Roll back even when ctx is cancelled: the lock must not outlive us.
+	_, err := s.c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+	return err
+}
+
+func (s *sqliteConn) Broken() bool { return false }
+
+func (s *sqliteConn) Close(context.Context) error { return s.c.Close() }

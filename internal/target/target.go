@@ -1,0 +1,55 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Conn is one database session. Transactions are explicit: Begin, then
+// Exec/Query, then Commit or Rollback. A Conn is used by one goroutine.
+type Conn interface {
+	// Exec runs a statement and returns the number of rows it affected.
+	Exec(ctx context.Context, sql string, args ...any) (int64, error)
+	// Query runs a statement that returns rows; the caller closes them.
+	Query(ctx context.Context, sql string, args ...any) (Rows, error)
+	// Begin starts a transaction. On SQLite it takes the write lock at once
+	// (BEGIN IMMEDIATE), the single-writer equivalent of row locks.
+	Begin(ctx context.Context) error
+	Commit(ctx context.Context) error
+	// Rollback ends an open transaction; without one it does nothing.
+	Rollback(ctx context.Context) error
+	// Broken reports whether the session is unusable and must be replaced.
+	Broken() bool
+	Close(ctx context.Context) error
+}
+
+// Rows is the result of Query.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+// Target is one database that clients connect to.
+type Target interface {
+	Dialect() Dialect
+	// Connect opens a new session.
+	Connect(ctx context.Context) (Conn, error)
+	// Close releases what Open made (for a temporary SQLite file: the file).
+	Close() error
+}
+
+// Open opens the database named by spec: "sqlite:PATH", "sqlite:" (a
+// temporary file removed on Close), or a postgres:// or postgresql:// URL.
+// It connects once to read the dialect and version.
+func Open(ctx context.Context, spec string) (Target, error) {
+	switch {
+	case strings.HasPrefix(spec, "sqlite:"):
+		return openSQLite(ctx, strings.TrimPrefix(spec, "sqlite:"))
+	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
+		return openPG(ctx, spec)
+	}
+	return nil, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres or a postgres:// URL", MaskURL(spec))
+}
