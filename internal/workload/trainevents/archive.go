@@ -1,0 +1,44 @@
+package trainevents
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// archive takes up to n of the oldest COMPLETE events, copies them into
+// the archive, thinks, and deletes them (their status rows cascade).
+func (c *client) archive(ctx context.Context, conn target.Conn) error {
+	if err := conn.Begin(ctx); err != nil {
+		return err
+	}
+	defer conn.Rollback(ctx)
+	rows, err := conn.Query(ctx, c.w.sql.selectArchive, c.n)
+	if err != nil {
+		return err
+	}
+	if err := c.scanIDs(rows, false); err != nil {
+		return err
+	}
+	if len(c.ids) == 0 {
+		return c.commit(ctx, conn, 0)
+	}
+	n, err := conn.Exec(ctx, c.w.sql.copyArchive, c.idArgs()...)
+	if err != nil {
+		return err
+	}
+	if int(n) != len(c.ids) {
+		return fmt.Errorf("archive: copied %d of %d events", n, len(c.ids))
+	}
+	if err := c.think(ctx); err != nil {
+		return err
+	}
+	if n, err = conn.Exec(ctx, c.w.sql.deleteEvents, c.idArgs()...); err != nil {
+		return err
+	}
+	if int(n) != len(c.ids) {
+		return fmt.Errorf("archive: deleted %d of %d events", n, len(c.ids))
+	}
+	return c.commit(ctx, conn, 0)
+}

@@ -1,0 +1,113 @@
+package trainevents
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// client is one simulated application instance. Its buffers are reused
+// from cycle to cycle so the hot path allocates little.
+type client struct {
+	w   *Workload
+	rng *rand.Rand
+	gen generator
+	ops []workload.Op
+
+	n      int     // batch size of this cycle
+	events []event // this cycle's new events
+	ids    [][16]byte
+	// process: the new status, state and fleeted flag per selected event,
+	// and for TEXT payloads the documents read and rewritten.
+	newStatus []string
+	newState  []string
+	fleeted   []bool
+	payloads  [][]byte
+	eventCols struct { // c.events as column arrays
+		ids      [][16]byte
+		payloads [][]byte
+		types    []string
+		auths    [][16]byte
+		trains   [][]byte
+	}
+	args []any  // statement arguments
+	enc  []byte // JSON-encoded batch, where there are no array parameters
+
+	rowID      [16]byte // scan targets, pointed to by dest
+	rowPayload []byte
+	dest       []any
+}
+
+func (c *client) Ops() []workload.Op { return c.ops }
+
+// NextCycle draws the batch size, generates the events to add and returns
+// the pause that starts the cycle.
+func (c *client) NextCycle() time.Duration {
+	w := c.w
+	c.n = w.minBatch + c.rng.IntN(w.maxBatch-w.minBatch+1)
+	c.events = c.gen.batch(c.events, c.n)
+	return time.Duration(float64(w.delay) * (0.75 + 0.5*c.rng.Float64()))
+}
+
+func (c *client) think(ctx context.Context) error {
+	return workload.Sleep(ctx, workload.Uniform(c.rng, c.w.thinkMin, c.w.thinkMax))
+}
+
+// commit commits and keeps count of commits whose outcome is unknown;
+// events is how many events a commit would add to the total.
+func (c *client) commit(ctx context.Context, conn target.Conn, events int) error {
+	err := conn.Commit(ctx)
+	if err != nil && target.CommitOutcomeUnknown(err) {
+		c.w.unknownCommits.Add(1)
+		c.w.unknownEvents.Add(int64(events))
+	}
+	return err
+}
+
+// scanIDs reads a one-column result of event ids into c.ids, and when
+// withPayload is set a second column of payloads into c.payloads.
+func (c *client) scanIDs(rows target.Rows, withPayload bool) error {
+	defer rows.Close()
+	c.ids = c.ids[:0]
+	c.payloads = c.payloads[:0]
+	dest := c.dest[:1]
+	if withPayload {
+		dest = c.dest[:2]
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		c.ids = append(c.ids, c.rowID)
+		if withPayload {
+			c.payloads = append(c.payloads, c.rowPayload) // the driver made a copy
+			c.rowPayload = nil
+		}
+	}
+	return rows.Err()
+}
+
+// textUUID scans a UUID stored as text (SQLite).
+type textUUID [16]byte
+
+func (u *textUUID) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	default:
+		return fmt.Errorf("event id: cannot read %T as a UUID", src)
+	}
+	id, ok := parseUUID(b)
+	if !ok {
+		return fmt.Errorf("event id %q is not a UUID", b)
+	}
+	*u = id
+	return nil
+}

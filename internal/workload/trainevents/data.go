@@ -1,0 +1,255 @@
+package trainevents
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"time"
+)
+
+// event is one generated event: its id, its flat fields and its payload,
+// which points into the generator's buffer.
+type event struct {
+	id          [16]byte
+	eventType   string
+	authorityID [16]byte
+	trainID     []byte // points into the generator's buffer
+	payload     []byte // a JSON document of about 1 KB
+}
+
+// generator makes events from one random stream into a reused buffer, so
+// generating a batch allocates nothing once the buffer has grown.
+type generator struct {
+	rng     *rand.Rand
+	buf     []byte
+	offsets [][4]int // payload and train id of each event in buf
+	now     func() time.Time
+}
+
+const payloadWindow = 21 * 24 * time.Hour // createdAt lies within this
+
+var (
+	directions    = []string{"NORTH", "SOUTH", "EAST", "WEST"}
+	positions     = []string{"NORMAL", "REVERSE"}
+	sourceSystems = []string{"CAD", "INTERLOCKING", "PTC", "YARD", "DISPATCH"}
+	railroads     = []string{"RR", "UP", "BN", "CS", "NS"}
+	newStates     = []string{"NEW", "QUEUED", "IN_PROGRESS", "APPLIED", "CANCELLED"}
+)
+
+// batch generates n events, reusing the buffer and the events slice. The
+// payloads and train ids point into the buffer, valid until the next batch.
+func (g *generator) batch(events []event, n int) []event {
+	events = events[:0]
+	g.buf = g.buf[:0]
+	g.offsets = g.offsets[:0]
+	now := g.now()
+	for i := 0; i < n; i++ {
+		var e event
+		start := len(g.buf)
+		var trainStart, trainEnd int
+		g.buf, trainStart, trainEnd = g.appendPayload(g.buf, &e, now)
+		g.offsets = append(g.offsets, [4]int{start, len(g.buf), trainStart, trainEnd})
+		events = append(events, e)
+	}
+	for i, o := range g.offsets { // the buffer may have moved while growing
+		events[i].payload = g.buf[o[0]:o[1]:o[1]]
+		events[i].trainID = g.buf[o[2]:o[3]:o[3]]
+	}
+	return events
+}
+
+// appendPayload appends one event's JSON to b, fills e's flat fields and
+// returns the offsets of the train id inside b.
+func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, int, int) {
+	r := g.rng
+	e.id = newUUID(r)
+	e.authorityID = newUUID(r)
+	e.eventType = eventTypes[r.IntN(len(eventTypes))]
+	created := now.Add(-time.Duration(r.Int64N(int64(payloadWindow))))
+
+	b = append(b, `{"eventType":"`...)
+	b = append(b, e.eventType...)
+	b = append(b, `","authorityId":"`...)
+	b = appendUUID(b, e.authorityID)
+	b = append(b, `","deviceKey":"`...)
+	b = appendUUID(b, newUUID(r))
+	b = append(b, `","state":"NEW","createdAt":"`...)
+	b = created.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+	b = append(b, `","route":{"segments":[`...)
+	for i := 0; i < 3; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":"SEG-`...)
+		b = strconv.AppendInt(b, int64(r.IntN(100000)), 10)
+		b = append(b, `","direction":"`...)
+		b = append(b, directions[r.IntN(len(directions))]...)
+		b = append(b, `","trackSections":[`...)
+		for j := 0; j < 3; j++ {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(r.IntN(1000000)), 10)
+		}
+		b = append(b, `],"speedLimitKph":`...)
+		b = strconv.AppendInt(b, int64(20+r.IntN(14)*10), 10)
+		b = append(b, '}')
+	}
+	b = append(b, `],"switches":[`...)
+	for i := 0; i < 2; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":"SW-`...)
+		b = strconv.AppendInt(b, int64(r.IntN(10000)), 10)
+		b = append(b, `","position":"`...)
+		b = append(b, positions[r.IntN(2)]...)
+		b = append(b, `"}`...)
+	}
+	b = append(b, `],"attributes":{"ALLOW_PASS":`...)
+	b = strconv.AppendBool(b, r.IntN(2) == 0)
+	b = append(b, `,"REQUIRES_ACK":`...)
+	b = strconv.AppendBool(b, r.IntN(2) == 0)
+	b = append(b, `,"SLOW_ORDER":`...)
+	b = strconv.AppendBool(b, r.IntN(2) == 0)
+	b = append(b, `},"signalId":"SIG-`...)
+	b = strconv.AppendInt(b, int64(r.IntN(100000)), 10)
+	b = append(b, `"},"metrics":{"flags":{"onTrack":`...)
+	b = strconv.AppendBool(b, r.IntN(2) == 0)
+	b = append(b, `,"fleeted":`...)
+	b = strconv.AppendBool(b, r.IntN(2) == 0)
+	b = append(b, `},"circuitIds":[`...)
+	for i := 0; i < 4; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(r.IntN(100000)), 10)
+	}
+	b = append(b, `],"confidence":`...)
+	b = strconv.AppendFloat(b, 0.5+r.Float64()*0.5, 'f', 4, 64)
+	b = append(b, `},"train":{"trainId":"`...)
+	trainStart := len(b)
+	b = append(b, railroads[r.IntN(len(railroads))]...)
+	b = append(b, '-')
+	b = appendPadded(b, r.IntN(100), 2)
+	b = append(b, '-')
+	b = appendPadded(b, r.IntN(100000), 5)
+	b = append(b, '-')
+	b = created.UTC().AppendFormat(b, "20060102")
+	trainEnd := len(b)
+	b = append(b, `","withinLimits":`...)
+	b = strconv.AppendBool(b, r.IntN(10) != 0)
+	b = append(b, `,"direction":"`...)
+	b = append(b, directions[r.IntN(len(directions))]...)
+	b = append(b, `"},"meta":{"userId":"user-`...)
+	b = strconv.AppendInt(b, int64(r.IntN(10000)), 10)
+	b = append(b, `","logicalPos":`...)
+	b = strconv.AppendInt(b, int64(r.IntN(10000000)), 10)
+	b = append(b, `,"sourceSystem":"`...)
+	b = append(b, sourceSystems[r.IntN(len(sourceSystems))]...)
+	b = append(b, `","note":"`...)
+	b = appendNote(b, r)
+	b = append(b, `"}}`...)
+	return b, trainStart, trainEnd
+}
+
+// appendNote appends free text of 160-240 characters, the dispatcher's note
+// that brings the document to about 1 KB.
+func appendNote(b []byte, r *rand.Rand) []byte {
+	const words = "clear proceed caution restricted approach stop signal track section crossing power work zone protection dispatch authority route switch normal reverse speed limit train position update "
+	n := 160 + r.IntN(81)
+	for n > 0 {
+		start := r.IntN(len(words) - 40)
+		for start > 0 && words[start-1] != ' ' {
+			start--
+		}
+		end := start + 1
+		for end < len(words) && words[end] != ' ' {
+			end++
+		}
+		w := words[start:end]
+		if len(w) > n {
+			w = w[:n]
+		}
+		b = append(b, w...)
+		n -= len(w)
+		if n > 0 {
+			b = append(b, ' ')
+			n--
+		}
+	}
+	return b
+}
+
+func appendPadded(b []byte, v, width int) []byte {
+	var tmp [20]byte
+	s := strconv.AppendInt(tmp[:0], int64(v), 10)
+	for i := len(s); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+// newUUID returns a random (version 4) UUID from r.
+func newUUID(r *rand.Rand) [16]byte {
+	var u [16]byte
+	a, b := r.Uint64(), r.Uint64()
+	for i := 0; i < 8; i++ {
+		u[i] = byte(a >> (56 - 8*i))
+		u[8+i] = byte(b >> (56 - 8*i))
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return u
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendUUID appends u in its canonical 36-character text form.
+func appendUUID(b []byte, u [16]byte) []byte {
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return b
+}
+
+// parseUUID reads the canonical text form.
+func parseUUID(s []byte) ([16]byte, bool) {
+	var u [16]byte
+	if len(s) != 36 {
+		return u, false
+	}
+	j := 0
+	for i := 0; i < 36; {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if s[i] != '-' {
+				return u, false
+			}
+			i++
+			continue
+		}
+		hi, ok1 := unhex(s[i])
+		lo, ok2 := unhex(s[i+1])
+		if !ok1 || !ok2 {
+			return u, false
+		}
+		u[j] = hi<<4 | lo
+		j++
+		i += 2
+	}
+	return u, true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}

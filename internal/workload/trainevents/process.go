@@ -1,0 +1,90 @@
+package trainevents
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tidwall/sjson"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// process takes up to n of the oldest PENDING or PROCESSING events, moves
+// each on (60% PROCESSING, 36% COMPLETE, 4% FAILED), thinks, and updates
+// their payloads: in place for JSONB, read-modify-write for TEXT.
+func (c *client) process(ctx context.Context, conn target.Conn) error {
+	if err := conn.Begin(ctx); err != nil {
+		return err
+	}
+	defer conn.Rollback(ctx)
+	text := c.w.eff.TextPayload
+	rows, err := conn.Query(ctx, c.w.sql.selectProcess, c.n)
+	if err != nil {
+		return err
+	}
+	if err := c.scanIDs(rows, text); err != nil {
+		return err
+	}
+	if len(c.ids) == 0 {
+		return c.commit(ctx, conn, 0)
+	}
+	c.drawTransitions()
+	n, err := conn.Exec(ctx, c.w.sql.updateStatus, c.statusArgs()...)
+	if err != nil {
+		return err
+	}
+	if int(n) != len(c.ids) {
+		return fmt.Errorf("process: %d status rows updated for %d events", n, len(c.ids))
+	}
+	if err := c.think(ctx); err != nil {
+		return err
+	}
+	if text {
+		if err := c.rewritePayloads(); err != nil {
+			return err
+		}
+	}
+	if n, err = conn.Exec(ctx, c.w.sql.updatePayload, c.payloadArgs()...); err != nil {
+		return err
+	}
+	if int(n) != len(c.ids) {
+		return fmt.Errorf("process: %d payloads updated for %d events", n, len(c.ids))
+	}
+	return c.commit(ctx, conn, 0)
+}
+
+// drawTransitions picks each selected event's new status, state and flag.
+func (c *client) drawTransitions() {
+	c.newStatus, c.newState, c.fleeted = c.newStatus[:0], c.newState[:0], c.fleeted[:0]
+	for range c.ids {
+		var s string
+		switch p := c.rng.IntN(100); {
+		case p < 60:
+			s = statusProcessing
+		case p < 96:
+			s = statusComplete
+		default:
+			s = statusFailed
+		}
+		c.newStatus = append(c.newStatus, s)
+		c.newState = append(c.newState, newStates[c.rng.IntN(len(newStates))])
+		c.fleeted = append(c.fleeted, c.rng.IntN(2) == 0)
+	}
+}
+
+var inPlace = &sjson.Options{Optimistic: true, ReplaceInPlace: true}
+
+// rewritePayloads sets state and metrics.flags.fleeted in each TEXT
+// payload read by the select, as an application holding a string would.
+func (c *client) rewritePayloads() error {
+	for i, p := range c.payloads {
+		p, err := sjson.SetBytesOptions(p, "state", c.newState[i], inPlace)
+		if err == nil {
+			p, err = sjson.SetBytesOptions(p, "metrics.flags.fleeted", c.fleeted[i], inPlace)
+		}
+		if err != nil {
+			return fmt.Errorf("process: payload of event %s: %w", appendUUID(nil, c.ids[i]), err)
+		}
+		c.payloads[i] = p
+	}
+	return nil
+}

@@ -1,0 +1,224 @@
+package trainevents
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// eventTypes are the kinds of railway event.
+var eventTypes = []string{
+	"ROUTE_AUTHORIZATION", "SIGNAL_CLEAR", "SPEED_RESTRICTION", "TRACK_OUT_OF_SERVICE",
+	"TRAIN_POSITION_UPDATE", "SWITCH_POSITION_CHANGE", "WORK_ZONE_PROTECTION",
+	"CROSSING_FAILURE", "POWER_OUTAGE", "DISPATCH_NOTE",
+}
+
+// The statuses an event moves through; FAILED and COMPLETE end processing.
+const (
+	statusPending    = "PENDING"
+	statusProcessing = "PROCESSING"
+	statusComplete   = "COMPLETE"
+	statusFailed     = "FAILED"
+)
+
+var statuses = []string{statusPending, statusProcessing, statusComplete, statusFailed}
+
+// adapt fits a variant to what the dialect supports. What cannot be had is
+// dropped with a note, so a comparison on that engine stays possible and the
+// report says what differed.
+func adapt(v variant, caps target.Capabilities, dialect string) (variant, []string) {
+	var notes []string
+	if v.InvertedIndex && caps.InvertedIndex == "" {
+		v.InvertedIndex = false
+		notes = append(notes, dialect+" has no inverted index: the payload is not indexed")
+	}
+	if !v.ManualColumns && !caps.GeneratedColumns {
+		v.ManualColumns = true
+		notes = append(notes, dialect+" has no generated columns: the application writes the flat columns")
+	}
+	return v, notes
+}
+
+// schema is the SQL of one variant on one dialect: its DDL and the
+// statements of the three ops.
+type schema struct {
+	events, status, archive string // table names
+	eventTypeType           string // type of events.event_type; "" = text with CHECK
+	textPayload             bool
+	ddl, drop               []string
+	probe                   []string // statements that fail unless the schema exists
+
+	insertEvents, insertStatus  string
+	selectProcess, updateStatus string
+	updatePayload               string
+	selectArchive, copyArchive  string
+	deleteEvents                string
+	countTotal                  string
+}
+
+func inList(vals []string) string {
+	return "'" + strings.Join(vals, "', '") + "'"
+}
+
+func newSchema(v variant, c target.Capabilities) schema {
+	n := v.name()
+	s := schema{events: "events_" + n, status: "events_" + n + "_status", archive: "events_" + n + "_archive", textPayload: v.TextPayload}
+	payloadType := c.JSONType
+	if v.TextPayload {
+		payloadType = "TEXT"
+	}
+	typeCheck := "CHECK (event_type IN (" + inList(eventTypes) + "))"
+	eventTypeCol := "event_type TEXT NOT NULL " + typeCheck
+	if v.ManualColumns && c.Enums {
+		s.eventTypeType = s.events + "_event_type"
+		s.ddl = append(s.ddl, fmt.Sprintf("CREATE TYPE %s AS ENUM (%s)", s.eventTypeType, inList(eventTypes)))
+		eventTypeCol = "event_type " + s.eventTypeType + " NOT NULL"
+	}
+	archiveTypeCol := eventTypeCol
+
+	var flat []string
+	if v.ManualColumns {
+		flat = []string{eventTypeCol, "authority_id " + c.UUIDType + " NOT NULL", "train_id TEXT NOT NULL"}
+	} else {
+		gen := generatedExprs(v, c)
+		flat = []string{
+			fmt.Sprintf("event_type TEXT GENERATED ALWAYS AS (%s) STORED %s", gen[0], typeCheck),
+			fmt.Sprintf("authority_id %s GENERATED ALWAYS AS (%s) STORED", c.UUIDType, gen[1]),
+			fmt.Sprintf("train_id TEXT GENERATED ALWAYS AS (%s) STORED", gen[2]),
+		}
+		archiveTypeCol = "event_type TEXT NOT NULL " + typeCheck
+	}
+	s.ddl = append(s.ddl,
+		fmt.Sprintf("CREATE TABLE %s (\n  id %s PRIMARY KEY,\n  created_at %s NOT NULL DEFAULT %s,\n  payload %s NOT NULL,\n  %s\n)",
+			s.events, c.UUIDType, c.TimestampType, c.Now, payloadType, strings.Join(flat, ",\n  ")),
+		fmt.Sprintf("CREATE INDEX %s_type_created ON %s (event_type, created_at DESC)", s.events, s.events),
+		fmt.Sprintf("CREATE INDEX %s_authority ON %s (authority_id)", s.events, s.events),
+	)
+	if v.InvertedIndex {
+		s.ddl = append(s.ddl, c.InvertedIndexDDL(s.events+"_payload_inv", s.events, "payload"))
+	}
+	s.ddl = append(s.ddl,
+		fmt.Sprintf("CREATE TABLE %s (\n  event_id %s PRIMARY KEY REFERENCES %s (id) ON DELETE CASCADE,\n  status TEXT NOT NULL CHECK (status IN (%s)),\n  updated_at %s NOT NULL DEFAULT %s\n)",
+			s.status, c.UUIDType, s.events, inList(statuses), c.TimestampType, c.Now),
+		fmt.Sprintf("CREATE INDEX %s_status_updated ON %s (status, updated_at)", s.status, s.status),
+		fmt.Sprintf("CREATE TABLE %s (\n  id %s PRIMARY KEY,\n  archived_at %s NOT NULL DEFAULT %s,\n  payload %s NOT NULL,\n  %s,\n  authority_id %s NOT NULL,\n  created_at %s NOT NULL,\n  train_id TEXT NOT NULL\n)",
+			s.archive, c.UUIDType, c.TimestampType, c.Now, payloadType, archiveTypeCol, c.UUIDType, c.TimestampType),
+	)
+	for _, t := range []string{s.archive, s.status, s.events} {
+		s.drop = append(s.drop, "DROP TABLE IF EXISTS "+t)
+		s.probe = append(s.probe, "SELECT 1 FROM "+t+" WHERE 1 = 0")
+	}
+	if c.Enums {
+		s.drop = append(s.drop, "DROP TYPE IF EXISTS "+s.events+"_event_type")
+	}
+	s.countTotal = fmt.Sprintf("SELECT (SELECT count(*) FROM %s) + (SELECT count(*) FROM %s)", s.events, s.archive)
+	if c.ArrayParams {
+		s.arrayStatements(v, c)
+	} else {
+		s.jsonStatements(v, c)
+	}
+	return s
+}
+
+// generatedExprs returns the expressions of the generated event_type,
+// authority_id and train_id columns.
+func generatedExprs(v variant, c target.Capabilities) [3]string {
+	if !c.ArrayParams { // SQLite: json_extract reads TEXT and JSONB alike
+		return [3]string{
+			"json_extract(payload, '$.eventType')",
+			"json_extract(payload, '$.authorityId')",
+			"json_extract(payload, '$.train.trainId')",
+		}
+	}
+	doc := "payload"
+	if v.TextPayload {
+		doc = "(payload::jsonb)" // text to jsonb is immutable, so it may be generated
+	}
+	return [3]string{
+		doc + "->>'eventType'",
+		"(" + doc + "->>'authorityId')::uuid",
+		doc + "->'train'->>'trainId'",
+	}
+}
+
+// arrayStatements: batches travel as typed arrays that unnest() expands.
+func (s *schema) arrayStatements(v variant, c target.Capabilities) {
+	ptype := "jsonb"
+	if v.TextPayload {
+		ptype = "text"
+	}
+	if v.ManualColumns {
+		etype := "text"
+		if s.eventTypeType != "" {
+			etype = s.eventTypeType
+		}
+		s.insertEvents = fmt.Sprintf("INSERT INTO %s (id, payload, event_type, authority_id, train_id) SELECT * FROM unnest($1::uuid[], $2::%s[], $3::%s[], $4::uuid[], $5::text[]) RETURNING id",
+			s.events, ptype, etype)
+	} else {
+		s.insertEvents = fmt.Sprintf("INSERT INTO %s (id, payload) SELECT * FROM unnest($1::uuid[], $2::%s[]) RETURNING id", s.events, ptype)
+	}
+	s.insertStatus = fmt.Sprintf("INSERT INTO %s (event_id, status) SELECT unnest($1::uuid[]), '%s'", s.status, statusPending)
+	lock := " FOR UPDATE SKIP LOCKED"
+	if !c.SkipLocked {
+		lock = " FOR UPDATE"
+	}
+	s.selectProcess = s.processSelect() + lock
+	s.updateStatus = fmt.Sprintf("UPDATE %s AS s SET status = u.status, updated_at = %s FROM unnest($1::uuid[], $2::text[]) AS u(id, status) WHERE s.event_id = u.id", s.status, c.Now)
+	if v.TextPayload {
+		s.updatePayload = fmt.Sprintf("UPDATE %s AS e SET payload = u.payload FROM unnest($1::uuid[], $2::text[]) AS u(id, payload) WHERE e.id = u.id", s.events)
+	} else {
+		s.updatePayload = fmt.Sprintf("UPDATE %s AS e SET payload = jsonb_set(jsonb_set(e.payload, '{state}', to_jsonb(u.state)), '{metrics,flags,fleeted}', to_jsonb(u.fleeted)) FROM unnest($1::uuid[], $2::text[], $3::bool[]) AS u(id, state, fleeted) WHERE e.id = u.id", s.events)
+	}
+	s.selectArchive = s.archiveSelect() + lock
+	s.copyArchive = s.archiveCopy("id = ANY($1::uuid[])")
+	s.deleteEvents = fmt.Sprintf("DELETE FROM %s WHERE id = ANY($1::uuid[])", s.events)
+}
+
+// jsonStatements: batches travel as one JSON array that json_each()
+// expands. Used where there are no array parameters (SQLite), where Begin
+// takes the single write lock, so no row locks are needed.
+func (s *schema) jsonStatements(v variant, c target.Capabilities) {
+	payload := "jsonb(j.value->1)"
+	if v.TextPayload {
+		payload = "j.value->1"
+	}
+	if v.ManualColumns {
+		s.insertEvents = fmt.Sprintf("INSERT INTO %s (id, payload, event_type, authority_id, train_id) SELECT j.value->>0, %s, j.value->>2, j.value->>3, j.value->>4 FROM json_each($1) AS j RETURNING id", s.events, payload)
+	} else {
+		s.insertEvents = fmt.Sprintf("INSERT INTO %s (id, payload) SELECT j.value->>0, %s FROM json_each($1) AS j RETURNING id", s.events, payload)
+	}
+	s.insertStatus = fmt.Sprintf("INSERT INTO %s (event_id, status) SELECT value, '%s' FROM json_each($1)", s.status, statusPending)
+	s.selectProcess = s.processSelect()
+	s.updateStatus = fmt.Sprintf("UPDATE %s SET status = j.value->>1, updated_at = %s FROM json_each($1) AS j WHERE event_id = j.value->>0", s.status, c.Now)
+	if v.TextPayload {
+		s.updatePayload = fmt.Sprintf("UPDATE %s SET payload = j.value->1 FROM json_each($1) AS j WHERE id = j.value->>0", s.events)
+	} else {
+		s.updatePayload = fmt.Sprintf("UPDATE %s SET payload = jsonb_set(payload, '$.state', j.value->>1, '$.metrics.flags.fleeted', j.value->2) FROM json_each($1) AS j WHERE id = j.value->>0", s.events)
+	}
+	s.selectArchive = s.archiveSelect()
+	in := "id IN (SELECT value FROM json_each($1))"
+	s.copyArchive = s.archiveCopy(in)
+	s.deleteEvents = fmt.Sprintf("DELETE FROM %s WHERE %s", s.events, in)
+}
+
+// processSelect picks the oldest events still to process; for a TEXT
+// payload it also reads the payload, which the client rewrites.
+func (s *schema) processSelect() string {
+	cols, from := "s.event_id", s.status+" AS s"
+	if s.textPayload {
+		cols += ", e.payload"
+		from += " JOIN " + s.events + " AS e ON e.id = s.event_id"
+	}
+	return fmt.Sprintf("SELECT %s FROM %s WHERE s.status IN ('%s', '%s') ORDER BY s.updated_at LIMIT $1",
+		cols, from, statusPending, statusProcessing)
+}
+
+func (s *schema) archiveSelect() string {
+	return fmt.Sprintf("SELECT event_id FROM %s WHERE status = '%s' ORDER BY updated_at LIMIT $1", s.status, statusComplete)
+}
+
+func (s *schema) archiveCopy(where string) string {
+	return fmt.Sprintf("INSERT INTO %s (id, payload, event_type, authority_id, created_at, train_id) SELECT id, payload, event_type, authority_id, created_at, train_id FROM %s WHERE %s",
+		s.archive, s.events, where)
+}

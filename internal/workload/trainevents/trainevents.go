@@ -1,0 +1,238 @@
+package trainevents
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+func init() {
+	workload.Register(workload.Def{
+		Name:    "train-events",
+		Summary: "railway events added, processed and archived in multi-row transactions (JSONB vs TEXT payloads)",
+		New:     func() workload.Workload { return &Workload{} },
+	})
+}
+
+// Op names, in report order.
+const (
+	opAdd     = "add"
+	opProcess = "process"
+	opArchive = "archive"
+)
+
+// Workload is the train-events workload.
+type Workload struct {
+	// flags
+	preset             string
+	payload, flat      string
+	inverted           bool
+	rows               int
+	minBatch, maxBatch int
+	delay              time.Duration
+	thinkMin, thinkMax time.Duration
+	fs                 *pflag.FlagSet
+	v                  variant // the axes asked for
+	eff                variant // the axes the dialect could give
+	notes              []string
+	caps               target.Capabilities
+	sql                schema
+	baseline           int64        // events + archive when the run started
+	committedEvents    atomic.Int64 // events inserted by committed adds
+	unknownCommits     atomic.Int64 // commits of any op with unknown outcome
+	unknownEvents      atomic.Int64 // events of adds whose commit outcome is unknown
+}
+
+// Flags registers the workload's options.
+func (w *Workload) Flags(fs *pflag.FlagSet) {
+	w.fs = fs
+	fs.StringVar(&w.preset, "variant", "jsonb", "schema preset: jsonb (generated columns, inverted index), manual (JSONB, application-written columns), text (TEXT payload, generated columns)")
+	fs.StringVar(&w.payload, "payload", "", "payload type, overriding the preset: jsonb or text")
+	fs.StringVar(&w.flat, "flat-columns", "", "flat columns, overriding the preset: generated or manual")
+	fs.BoolVar(&w.inverted, "inverted-index", false, "inverted (GIN) index on the payload, overriding the preset (--inverted-index=false to drop it)")
+	fs.IntVar(&w.rows, "rows", 20000, "initial events (each with a PENDING status)")
+	fs.IntVar(&w.minBatch, "min-batch", 10, "fewest events per transaction")
+	fs.IntVar(&w.maxBatch, "max-batch", 100, "most events per transaction")
+	fs.DurationVar(&w.delay, "delay", 100*time.Millisecond, "pause before each cycle, times U(0.75, 1.25); part of the cycle time")
+	fs.DurationVar(&w.thinkMin, "think-min", 10*time.Millisecond, "shortest think time inside each transaction")
+	fs.DurationVar(&w.thinkMax, "think-max", 50*time.Millisecond, "longest think time inside each transaction")
+}
+
+// Validate checks the options and resolves the variant's axes.
+func (w *Workload) Validate() error {
+	v, ok := presets[w.preset]
+	if !ok {
+		return fmt.Errorf("unknown --variant %q: choose one of %s", w.preset, presetNames())
+	}
+	switch w.payload {
+	case "":
+	case "jsonb", "text":
+		v.TextPayload = w.payload == "text"
+	default:
+		return fmt.Errorf("unknown --payload %q: choose jsonb or text", w.payload)
+	}
+	switch w.flat {
+	case "":
+	case "generated", "manual":
+		v.ManualColumns = w.flat == "manual"
+	default:
+		return fmt.Errorf("unknown --flat-columns %q: choose generated or manual", w.flat)
+	}
+	if w.fs != nil && w.fs.Changed("inverted-index") {
+		v.InvertedIndex = w.inverted
+	}
+	switch {
+	case w.rows < 0:
+		return fmt.Errorf("--rows %d is negative: give 0 or more", w.rows)
+	case w.minBatch < 1:
+		return fmt.Errorf("--min-batch %d: give at least 1", w.minBatch)
+	case w.maxBatch < w.minBatch:
+		return fmt.Errorf("--min-batch %d is larger than --max-batch %d: make min <= max", w.minBatch, w.maxBatch)
+	case w.delay < 0:
+		return fmt.Errorf("--delay %s is negative: give 0 or more", w.delay)
+	case w.thinkMin < 0:
+		return fmt.Errorf("--think-min %s is negative: give 0 or more", w.thinkMin)
+	case w.thinkMax < w.thinkMin:
+		return fmt.Errorf("--think-min %s is longer than --think-max %s: make min <= max", w.thinkMin, w.thinkMax)
+	}
+	if err := v.validate(); err != nil {
+		return err
+	}
+	w.v, w.eff = v, v
+	return nil
+}
+
+// Settings are the options as recorded in a Result.
+func (w *Workload) Settings() map[string]any {
+	s := map[string]any{
+		"variant":        w.eff.name(),
+		"payload":        w.eff.payloadType(),
+		"flat_columns":   w.eff.flatColumns(),
+		"inverted_index": w.eff.InvertedIndex,
+		"rows":           w.rows,
+		"min_batch":      w.minBatch,
+		"max_batch":      w.maxBatch,
+		"delay":          w.delay.String(),
+		"think_min":      w.thinkMin.String(),
+		"think_max":      w.thinkMax.String(),
+	}
+	if w.eff != w.v {
+		s["requested_variant"] = w.v.name()
+	}
+	if len(w.notes) > 0 {
+		s["notes"] = w.notes
+	}
+	return s
+}
+
+// OpNames lists the ops in report order.
+func (w *Workload) OpNames() []string { return []string{opAdd, opProcess, opArchive} }
+
+// bind fits the workload to the dialect and builds its SQL.
+func (w *Workload) bind(d target.Dialect) {
+	w.eff, w.notes = adapt(w.v, d.Caps, d.Name)
+	w.caps = d.Caps
+	w.sql = newSchema(w.eff, d.Caps)
+}
+
+// loadBatch is how many initial events go into one transaction.
+const loadBatch = 1000
+
+// Init creates the schema and loads the initial events.
+func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
+	w.bind(d)
+	for _, n := range w.notes {
+		o.Progress(n)
+	}
+	if !o.Fresh && w.exists(ctx, c) {
+		return false, nil
+	}
+	for _, q := range w.sql.drop {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return false, fmt.Errorf("dropping the old schema: %w", err)
+		}
+	}
+	for _, q := range w.sql.ddl {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return false, fmt.Errorf("creating the schema: %w", err)
+		}
+	}
+	loader := w.newClient(rand.New(rand.NewPCG(o.Seed, 1<<63)))
+	start := time.Now()
+	for done := 0; done < w.rows; {
+		n := min(loadBatch, w.rows-done)
+		loader.events = loader.gen.batch(loader.events, n)
+		err := func() error {
+			if err := c.Begin(ctx); err != nil {
+				return err
+			}
+			defer c.Rollback(ctx)
+			if err := loader.insertEvents(ctx, c); err != nil {
+				return err
+			}
+			if err := loader.insertStatus(ctx, c); err != nil {
+				return err
+			}
+			return c.Commit(ctx)
+		}()
+		if err != nil {
+			return false, fmt.Errorf("loading initial events: %w", err)
+		}
+		done += n
+		if time.Since(start) > 5*time.Second || done == w.rows {
+			o.Progress(fmt.Sprintf("loaded %d of %d initial events", done, w.rows))
+			start = time.Now()
+		}
+	}
+	return true, nil
+}
+
+// exists reports whether all three tables of the variant are there.
+func (w *Workload) exists(ctx context.Context, c target.Conn) bool {
+	for _, q := range w.sql.probe {
+		rows, err := c.Query(ctx, q)
+		if err != nil {
+			return false
+		}
+		rows.Close()
+		if rows.Err() != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Start counts the events the invariant check starts from.
+func (w *Workload) Start(ctx context.Context, c target.Conn) error {
+	n, err := w.countAll(ctx, c)
+	if err != nil {
+		return fmt.Errorf("counting events before the run: %w", err)
+	}
+	w.baseline = n
+	w.committedEvents.Store(0)
+	w.unknownCommits.Store(0)
+	w.unknownEvents.Store(0)
+	return nil
+}
+
+// NewClient makes one client with its own random stream.
+func (w *Workload) NewClient(id int, rng *rand.Rand) workload.Client {
+	return w.newClient(rng)
+}
+
+func (w *Workload) newClient(rng *rand.Rand) *client {
+	c := &client{w: w, rng: rng, gen: generator{rng: rng, now: time.Now}}
+	var id any = &c.rowID
+	if !w.caps.ArrayParams {
+		id = (*textUUID)(&c.rowID) // stored as text
+	}
+	c.dest = []any{id, &c.rowPayload}
+	c.ops = []workload.Op{{Name: opAdd, Run: c.add}, {Name: opProcess, Run: c.process}, {Name: opArchive, Run: c.archive}}
+	return c
+}

@@ -1,0 +1,73 @@
+package trainevents
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// variant is one point on the three axes of the workload's schema.
+type variant struct {
+	TextPayload   bool // payload stored as TEXT instead of JSONB
+	ManualColumns bool // flat columns written by the application, not generated
+	InvertedIndex bool // inverted (GIN) index on the payload
+}
+
+// presets are the named variants of seed 000.
+var presets = map[string]variant{
+	"jsonb":  {InvertedIndex: true},
+	"manual": {ManualColumns: true},
+	"text":   {TextPayload: true},
+}
+
+func presetNames() string {
+	names := make([]string, 0, len(presets))
+	for n := range presets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// name is the preset's name, or the axes spelled out, and names the tables.
+func (v variant) name() string {
+	for n, p := range presets {
+		if p == v {
+			return n
+		}
+	}
+	s := "jsonb"
+	if v.TextPayload {
+		s = "text"
+	}
+	if v.ManualColumns {
+		s += "_manual"
+	} else {
+		s += "_generated"
+	}
+	if v.InvertedIndex {
+		s += "_inverted"
+	}
+	return s
+}
+
+func (v variant) validate() error {
+	if v.TextPayload && v.InvertedIndex {
+		return fmt.Errorf("--inverted-index needs a JSONB payload: drop it or use --payload jsonb")
+	}
+	return nil
+}
+
+func (v variant) payloadType() string {
+	if v.TextPayload {
+		return "text"
+	}
+	return "jsonb"
+}
+
+func (v variant) flatColumns() string {
+	if v.ManualColumns {
+		return "manual"
+	}
+	return "generated"
+}

@@ -1,0 +1,144 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// Op is one named transaction. Run makes exactly one attempt on c and
+// returns its error; the runner times, retries and counts it.
+type Op struct {
+	Name string
+	Run  func(ctx context.Context, c target.Conn) error
+}
+
+// Client is one simulated client's view of a workload: it owns its random
+// stream and any per-client buffers, so its ops need no locks.
+type Client interface {
+	// NextCycle prepares the next cycle and returns the pause that starts it
+	// (part of the cycle's time, like dbworkload's delay).
+	NextCycle() time.Duration
+	// Ops are the ops of every cycle, in order.
+	Ops() []Op
+}
+
+// Workload is a runnable workload. Its methods other than NewClient are
+// called from one goroutine.
+type Workload interface {
+	// Flags registers the workload's options; Validate checks them after
+	// parsing and returns a usage error naming the fix.
+	Flags(fs *pflag.FlagSet)
+	Validate() error
+	// Settings are the workload's options as recorded in a Result.
+	Settings() map[string]any
+	// OpNames lists the ops in report order.
+	OpNames() []string
+	// Init creates the schema and loads the initial data, replacing what is
+	// there when o.Fresh is set. Without it existing data is kept; created
+	// reports whether Init had to make it. Init also fits the workload to
+	// the dialect, so it runs before Start and NewClient.
+	Init(ctx context.Context, c target.Conn, d target.Dialect, o InitOptions) (created bool, err error)
+	// Start records what the invariant check compares against. It is called
+	// after Init and before any client runs.
+	Start(ctx context.Context, c target.Conn) error
+	// NewClient makes client id, with its own random stream.
+	NewClient(id int, rng *rand.Rand) Client
+	// Check verifies the invariants after the run.
+	Check(ctx context.Context, c target.Conn) (Check, error)
+}
+
+// InitOptions are the settings of Init that come from the run, not the
+// workload's own flags.
+type InitOptions struct {
+	Fresh    bool              // drop and recreate what exists
+	Seed     uint64            // the run's --seed; the initial data derives from it
+	Progress func(msg string) // reports long steps; never nil
+}
+
+// Check is the outcome of an invariant check.
+type Check struct {
+	OK    bool        `json:"ok"`
+	Items []CheckItem `json:"items"`
+	// UnknownCommits counts commits whose outcome the client could not learn
+	// (connection lost during COMMIT); they widen what the check accepts.
+	UnknownCommits int64 `json:"unknown_commits"`
+}
+
+// CheckItem is one verified invariant.
+type CheckItem struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// Add appends an item and keeps OK up to date.
+func (c *Check) Add(name string, ok bool, detail string, args ...any) {
+	c.Items = append(c.Items, CheckItem{Name: name, OK: ok, Detail: fmt.Sprintf(detail, args...)})
+	c.OK = ok && (c.OK || len(c.Items) == 1)
+}
+
+// Def describes a registered workload.
+type Def struct {
+	Name    string
+	Summary string
+	New     func() Workload
+}
+
+var registry = map[string]Def{}
+
+// Register adds a workload; it is called from the workload package's init.
+func Register(d Def) {
+	if _, dup := registry[d.Name]; dup {
+		panic("workload registered twice: " + d.Name)
+	}
+	registry[d.Name] = d
+}
+
+// Lookup finds a workload by name.
+func Lookup(name string) (Def, error) {
+	d, ok := registry[name]
+	if !ok {
+		return Def{}, fmt.Errorf("unknown workload %q: choose one of %s", name, strings.Join(Names(), ", "))
+	}
+	return d, nil
+}
+
+// Names lists the registered workloads, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Sleep waits for d or until ctx ends, for think time inside a transaction.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Uniform returns a duration uniformly distributed in [lo, hi].
+func Uniform(rng *rand.Rand, lo, hi time.Duration) time.Duration {
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(rng.Int64N(int64(hi-lo)+1))
+}
