@@ -1,0 +1,232 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// Summary writes everything a finished run shows: what ran where, the
+// per-op table, errors by class, client CPU and the invariant check.
+func Summary(w io.Writer, r *result.Result) {
+	Header(w, r)
+	fmt.Fprintln(w)
+	Table(w, r)
+	Errors(w, r)
+	Client(w, r)
+	Invariants(w, r)
+}
+
+// Header says what ran, against what, how.
+func Header(w io.Writer, r *result.Result) {
+	fmt.Fprintf(w, "workload   %s (%s)\n", r.Workload, settingsLine(r.Settings))
+	fmt.Fprintf(w, "database   %s %s  %s\n", r.Server.Dialect, r.Server.Version, r.Config.DB)
+	run := fmt.Sprintf("%d clients", r.Config.Clients)
+	if r.Config.Duration != "" {
+		run += ", duration " + r.Config.Duration
+	}
+	if r.Config.Iterations > 0 {
+		run += fmt.Sprintf(", %d iterations", r.Config.Iterations)
+	}
+	if r.Config.Warmup != "" {
+		run += ", warm-up " + r.Config.Warmup
+	}
+	run += fmt.Sprintf(", seed %d", r.Config.Seed)
+	if r.Sources > 1 {
+		run += fmt.Sprintf(", merged from %d results", r.Sources)
+	}
+	if r.Interrupted {
+		run += ", INTERRUPTED"
+	}
+	fmt.Fprintf(w, "run        %s\n", run)
+	if notes, ok := r.Settings["notes"].([]any); ok {
+		for _, n := range notes {
+			fmt.Fprintf(w, "note       %v\n", n)
+		}
+	}
+}
+
+func settingsLine(s map[string]any) string {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		if k != "notes" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, s[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// Table writes the per-op table: the cycle first, then the ops.
+func Table(w io.Writer, r *result.Result) {
+	rows := [][]string{{"elapsed", "op", "clients", "ops", "ops/s", "mean(ms)", "p50(ms)", "p90(ms)", "p95(ms)", "p99(ms)", "max(ms)", "retries", "errors"}}
+	elapsed := strconv.FormatFloat(r.MeasuredS, 'f', 0, 64)
+	for _, o := range orderedOps(r) {
+		rate := 0.0
+		if r.MeasuredS > 0 {
+			rate = float64(o.Count) / r.MeasuredS
+		}
+		rows = append(rows, []string{
+			elapsed, o.Name, strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1),
+			ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max),
+			thousands(o.Retries), thousands(o.ErrorCount()),
+		})
+	}
+	writeTable(w, rows)
+}
+
+// orderedOps puts the cycle first, like dbworkload's table.
+func orderedOps(r *result.Result) []result.Op {
+	var ops []result.Op
+	if c := r.Op(result.CycleOp); c != nil {
+		ops = append(ops, *c)
+	}
+	for _, o := range r.Ops {
+		if o.Name != result.CycleOp {
+			ops = append(ops, o)
+		}
+	}
+	return ops
+}
+
+// Errors lists errors by class per op, when there were any.
+func Errors(w io.Writer, r *result.Result) {
+	rows := [][]string{{"op", "class", "errors"}}
+	for _, o := range orderedOps(r) {
+		classes := make([]string, 0, len(o.Errors))
+		for c := range o.Errors {
+			classes = append(classes, c)
+		}
+		sort.Strings(classes)
+		for _, c := range classes {
+			rows = append(rows, []string{o.Name, c, thousands(o.Errors[c])})
+		}
+	}
+	if len(rows) == 1 {
+		return
+	}
+	fmt.Fprintln(w, "\nerrors by class")
+	writeTable(w, rows)
+}
+
+// Client reports txnbench's own cost.
+func Client(w io.Writer, r *result.Result) {
+	c := r.Client
+	line := fmt.Sprintf("\nclient     cpu %.2f s user + %.2f s sys", c.CPUUserS, c.CPUSysS)
+	if r.MeasuredS > 0 {
+		line += fmt.Sprintf(" (%.0f%% of one core)", 100*(c.CPUUserS+c.CPUSysS)/r.MeasuredS)
+	}
+	if c.CPUPerCycleMS > 0 {
+		line += fmt.Sprintf(", %.3f ms per cycle", c.CPUPerCycleMS)
+	}
+	line += fmt.Sprintf(", peak memory %.0f MB", c.MaxRSSMB)
+	fmt.Fprintln(w, line)
+}
+
+// Invariants prints the check, ending with "invariants: OK" or
+// "invariants: VIOLATED".
+func Invariants(w io.Writer, r *result.Result) {
+	ch := r.Invariants
+	if ch == nil {
+		fmt.Fprintln(w, "invariants: not checked")
+		return
+	}
+	for _, it := range ch.Items {
+		mark := "ok  "
+		if !it.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "  %s %-32s %s\n", mark, it.Name, it.Detail)
+	}
+	if ch.UnknownCommits > 0 {
+		fmt.Fprintf(w, "  commits with unknown outcome: %d\n", ch.UnknownCommits)
+	}
+	if ch.OK {
+		fmt.Fprintln(w, "invariants: OK")
+	} else {
+		fmt.Fprintln(w, "invariants: VIOLATED")
+	}
+}
+
+// ProgressLine is one line per interval: throughput and latency per op.
+func ProgressLine(iv result.Interval, intervalS float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%6.0fs", iv.ElapsedS)
+	var errs, retries int64
+	ops := iv.Ops
+	// the cycle first
+	for i := len(ops) - 1; i >= 0; i-- {
+		if ops[i].Name == result.CycleOp {
+			ops = append([]result.IntervalOp{ops[i]}, append(append([]result.IntervalOp{}, ops[:i]...), ops[i+1:]...)...)
+			break
+		}
+	}
+	for _, o := range ops {
+		errs += o.Errors
+		retries += o.Retries
+		fmt.Fprintf(&b, " | %s %s/s p50 %s p99 %s", o.Name, fixed(float64(o.Count)/intervalS, 1), ms(o.P50), ms(o.P99))
+	}
+	fmt.Fprintf(&b, " | retries %d errors %d", retries, errs)
+	return b.String()
+}
+
+func writeTable(w io.Writer, rows [][]string) {
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	for _, row := range rows {
+		var b strings.Builder
+		for i, c := range row {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i == 1 { // names align left
+				b.WriteString(c + strings.Repeat(" ", widths[i]-len(c)))
+			} else {
+				b.WriteString(strings.Repeat(" ", widths[i]-len(c)) + c)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+func ms(v float64) string { return thousandsFloat(v, 2) }
+
+func fixed(v float64, prec int) string { return thousandsFloat(v, prec) }
+
+func thousands(n int64) string { return thousandsFloat(float64(n), 0) }
+
+// thousandsFloat formats v with prec decimals and comma thousands
+// separators, as dbworkload's tables do.
+func thousandsFloat(v float64, prec int) string {
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	neg := strings.HasPrefix(intPart, "-")
+	intPart = strings.TrimPrefix(intPart, "-")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	out := b.String() + frac
+	if neg {
+		out = "-" + out
+	}
+	return out
+}

@@ -1,0 +1,296 @@
+package result
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// Format identifies the document so a future reader can tell versions apart.
+const Format = "txnbench-result/1"
+
+// CycleOp is the name of the pseudo-op timing a whole cycle.
+const CycleOp = "cycle"
+
+// Result is everything one run (or several merged runs) measured.
+type Result struct {
+	Format      string          `json:"format"`
+	Tool        Tool            `json:"txnbench"`
+	Workload    string          `json:"workload"`
+	Settings    map[string]any  `json:"settings"`
+	Config      Config          `json:"config"`
+	Server      Server          `json:"server"`
+	Machine     Machine         `json:"machine"`
+	Started     time.Time       `json:"started"`
+	Ended       time.Time       `json:"ended"`
+	MeasuredS   float64         `json:"measured_s"` // the window rates are computed over
+	Interrupted bool            `json:"interrupted,omitempty"`
+	Ops         []Op            `json:"ops"`
+	Intervals   []Interval      `json:"intervals"`
+	Invariants  *workload.Check `json:"invariants,omitempty"`
+	Client      Client          `json:"client"`
+	Sources     int             `json:"sources,omitempty"` // results merged into this one; 0 = a single run
+}
+
+// Tool is the txnbench build that produced the result.
+type Tool struct {
+	Version string `json:"version"`
+	Go      string `json:"go"`
+}
+
+// Config is the run's configuration as given, with passwords masked.
+type Config struct {
+	DB         string   `json:"db"`
+	Clients    int      `json:"clients"`
+	Duration   string   `json:"duration,omitempty"`
+	Iterations int64    `json:"iterations,omitempty"`
+	Ramp       string   `json:"ramp,omitempty"`
+	Warmup     string   `json:"warmup,omitempty"`
+	Seed       uint64   `json:"seed"`
+	MaxTries   int      `json:"max_tries"`
+	PGConf     []string `json:"pg_conf,omitempty"`
+	Args       []string `json:"args"`
+}
+
+// Server is the database that was measured.
+type Server struct {
+	Dialect string `json:"dialect"`
+	Version string `json:"version"`
+	Banner  string `json:"banner"`
+}
+
+// Machine is where txnbench ran.
+type Machine struct {
+	Hostname string `json:"hostname"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	CPUs     int    `json:"cpus"`
+}
+
+// Op is the statistics of one op over the measured window.
+type Op struct {
+	Name    string           `json:"name"`
+	Clients int              `json:"clients"`
+	Retries int64            `json:"retries"`
+	Errors  map[string]int64 `json:"errors,omitempty"` // by error class
+	metrics.Summary
+	Hist *metrics.Hist `json:"histogram"`
+}
+
+// ErrorCount is the op's errors of all classes.
+func (o Op) ErrorCount() int64 {
+	var n int64
+	for _, v := range o.Errors {
+		n += v
+	}
+	return n
+}
+
+// Interval is one progress interval.
+type Interval struct {
+	ElapsedS float64      `json:"elapsed_s"` // since the measured window began
+	Ops      []IntervalOp `json:"ops"`
+}
+
+// IntervalOp is one op's statistics within an interval.
+type IntervalOp struct {
+	Name    string `json:"name"`
+	Retries int64  `json:"retries,omitempty"`
+	Errors  int64  `json:"errors,omitempty"`
+	metrics.Summary
+	// Hist is the encoded histogram (metrics.DecodeHist): kept compact
+	// because a long run has many intervals.
+	Hist string `json:"histogram"`
+}
+
+// Client is what txnbench itself used, so a reader can see it was not the
+// bottleneck.
+type Client struct {
+	CPUUserS float64 `json:"cpu_user_s"`
+	CPUSysS  float64 `json:"cpu_sys_s"`
+	MaxRSSMB float64 `json:"max_rss_mb"`
+	// CPUPerCycleMS is client CPU per completed cycle in the window.
+	CPUPerCycleMS float64 `json:"cpu_per_cycle_ms,omitempty"`
+}
+
+// Op returns the named op's statistics, or nil.
+func (r *Result) Op(name string) *Op {
+	for i := range r.Ops {
+		if r.Ops[i].Name == name {
+			return &r.Ops[i]
+		}
+	}
+	return nil
+}
+
+// Save writes r as indented JSON to path, atomically: a reader never sees
+// a half-written file.
+func (r *Result) Save(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the result: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".txnbench-*.json")
+	if err != nil {
+		return fmt.Errorf("saving the result to %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("saving the result to %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("saving the result to %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("saving the result to %s: %w", path, err)
+	}
+	return nil
+}
+
+// Load reads a result saved by Save.
+func Load(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s is not a txnbench result: %w", path, err)
+	}
+	if r.Format != Format {
+		return nil, fmt.Errorf("%s is not a txnbench result (format %q, want %q)", path, r.Format, Format)
+	}
+	for _, o := range r.Ops {
+		if o.Hist == nil {
+			return nil, fmt.Errorf("%s: op %s has no histogram", path, o.Name)
+		}
+	}
+	return &r, nil
+}
+
+// Merge combines results of the same workload (for example from several
+// machines driving one database at once) into one: histograms merge
+// exactly, counts add up, the measured window is the longest.
+func Merge(rs []*Result) (*Result, error) {
+	if len(rs) == 0 {
+		return nil, errors.New("nothing to merge")
+	}
+	if len(rs) == 1 {
+		return rs[0], nil
+	}
+	m := *rs[0]
+	m.Ops = nil
+	m.Intervals = nil
+	m.Invariants = nil
+	m.Sources = 0
+	m.Client = Client{}
+	m.Config.Clients = 0
+	var cpu float64
+	for _, r := range rs {
+		if r.Workload != m.Workload {
+			return nil, fmt.Errorf("cannot merge a %s result with a %s result", r.Workload, m.Workload)
+		}
+		m.Sources += max(r.Sources, 1)
+		m.Config.Clients += r.Config.Clients
+		m.MeasuredS = max(m.MeasuredS, r.MeasuredS)
+		if r.Started.Before(m.Started) {
+			m.Started = r.Started
+		}
+		if r.Ended.After(m.Ended) {
+			m.Ended = r.Ended
+		}
+		m.Interrupted = m.Interrupted || r.Interrupted
+		m.Client.CPUUserS += r.Client.CPUUserS
+		m.Client.CPUSysS += r.Client.CPUSysS
+		m.Client.MaxRSSMB = max(m.Client.MaxRSSMB, r.Client.MaxRSSMB)
+		cpu += r.Client.CPUUserS + r.Client.CPUSysS
+		for _, o := range r.Ops {
+			mergeOp(&m.Ops, o)
+		}
+		for i, iv := range r.Intervals {
+			if i == len(m.Intervals) {
+				m.Intervals = append(m.Intervals, Interval{ElapsedS: iv.ElapsedS})
+			}
+			for _, o := range iv.Ops {
+				if err := mergeIntervalOp(&m.Intervals[i].Ops, o); err != nil {
+					return nil, fmt.Errorf("merging interval %d of %s: %w", i+1, o.Name, err)
+				}
+			}
+		}
+		if r.Invariants != nil {
+			if m.Invariants == nil {
+				m.Invariants = &workload.Check{OK: true}
+			}
+			m.Invariants.OK = m.Invariants.OK && r.Invariants.OK
+			m.Invariants.Items = append(m.Invariants.Items, r.Invariants.Items...)
+			m.Invariants.UnknownCommits += r.Invariants.UnknownCommits
+		}
+	}
+	if c := m.Op(CycleOp); c != nil && c.Count > 0 {
+		m.Client.CPUPerCycleMS = cpu * 1000 / float64(c.Count)
+	}
+	return &m, nil
+}
+
+func mergeOp(ops *[]Op, o Op) {
+	for i := range *ops {
+		t := &(*ops)[i]
+		if t.Name != o.Name {
+			continue
+		}
+		t.Clients += o.Clients
+		t.Retries += o.Retries
+		for k, v := range o.Errors {
+			if t.Errors == nil {
+				t.Errors = map[string]int64{}
+			}
+			t.Errors[k] += v
+		}
+		t.Hist.Merge(o.Hist)
+		t.Summary = t.Hist.Summary()
+		return
+	}
+	h := metrics.NewHist()
+	h.Merge(o.Hist)
+	o.Hist = h
+	errs := make(map[string]int64, len(o.Errors))
+	for k, v := range o.Errors {
+		errs[k] = v
+	}
+	o.Errors = errs
+	*ops = append(*ops, o)
+}
+
+func mergeIntervalOp(ops *[]IntervalOp, o IntervalOp) error {
+	for i := range *ops {
+		t := &(*ops)[i]
+		if t.Name != o.Name {
+			continue
+		}
+		a, err := metrics.DecodeHist(t.Hist)
+		if err != nil {
+			return err
+		}
+		b, err := metrics.DecodeHist(o.Hist)
+		if err != nil {
+			return err
+		}
+		a.Merge(b)
+		if t.Hist, err = a.Encode(); err != nil {
+			return err
+		}
+		t.Retries += o.Retries
+		t.Errors += o.Errors
+		t.Summary = a.Summary()
+		return nil
+	}
+	*ops = append(*ops, o)
+	return nil
+}

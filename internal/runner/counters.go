@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"sync/atomic"
+
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// counters counts retries and errors by class per op, lock-free, with
+// running totals and per-interval deltas.
+type counters struct {
+	classIdx map[target.Class]int
+	retries  []atomic.Int64
+	errors   [][]atomic.Int64 // [op][class]
+	// what the previous interval had seen
+	lastRetries []int64
+	lastErrors  []int64
+}
+
+func newCounters(ops []string) *counters {
+	c := &counters{
+		classIdx:    map[target.Class]int{},
+		retries:     make([]atomic.Int64, len(ops)),
+		errors:      make([][]atomic.Int64, len(ops)),
+		lastRetries: make([]int64, len(ops)),
+		lastErrors:  make([]int64, len(ops)),
+	}
+	for i, cl := range target.Classes {
+		c.classIdx[cl] = i
+	}
+	for i := range c.errors {
+		c.errors[i] = make([]atomic.Int64, len(target.Classes))
+	}
+	return c
+}
+
+func (c *counters) retry(op int) { c.retries[op].Add(1) }
+
+func (c *counters) fail(op int, class target.Class) {
+	i, ok := c.classIdx[class]
+	if !ok {
+		i = c.classIdx[target.ClassOther]
+	}
+	c.errors[op][i].Add(1)
+}
+
+// total returns an op's retries and its errors by class name (nil if none).
+func (c *counters) total(op int) (int64, map[string]int64) {
+	var errs map[string]int64
+	for i, cl := range target.Classes {
+		if n := c.errors[op][i].Load(); n > 0 {
+			if errs == nil {
+				errs = map[string]int64{}
+			}
+			errs[string(cl)] = n
+		}
+	}
+	return c.retries[op].Load(), errs
+}
+
+// interval returns an op's retries and errors since the previous call.
+// It is called from one goroutine.
+func (c *counters) interval(op int) (retries, errs int64) {
+	r := c.retries[op].Load()
+	var e int64
+	for i := range c.errors[op] {
+		e += c.errors[op][i].Load()
+	}
+	retries, errs = r-c.lastRetries[op], e-c.lastErrors[op]
+	c.lastRetries[op], c.lastErrors[op] = r, e
+	return retries, errs
+}

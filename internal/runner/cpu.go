@@ -1,0 +1,32 @@
+package runner
+
+import (
+	"syscall"
+	"time"
+)
+
+// CPUUsage is CPU time used by this process, and its peak memory.
+type CPUUsage struct {
+	User, Sys time.Duration
+	MaxRSSKB  int64 // peak resident set size, whole process lifetime
+}
+
+// Total is user plus system time.
+func (u CPUUsage) Total() time.Duration { return u.User + u.Sys }
+
+func readCPU() CPUUsage {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return CPUUsage{}
+	}
+	return CPUUsage{
+		User:     time.Duration(ru.Utime.Nano()),
+		Sys:      time.Duration(ru.Stime.Nano()),
+		MaxRSSKB: ru.Maxrss,
+	}
+}
+
+// Sub is the CPU used since u0; the peak memory is u's.
+func (u CPUUsage) Sub(u0 CPUUsage) CPUUsage {
+	return CPUUsage{User: u.User - u0.User, Sys: u.Sys - u0.Sys, MaxRSSKB: u.MaxRSSKB}
+}
