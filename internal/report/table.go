@@ -99,7 +99,7 @@ func orderedOps(r *result.Result) []result.Op {
 
 // Errors lists errors by class per op, when there were any.
 func Errors(w io.Writer, r *result.Result) {
-	rows := [][]string{{"op", "class", "errors"}}
+	rows := [][]string{{"op", "class", "errors", "first error"}}
 	for _, o := range orderedOps(r) {
 		classes := make([]string, 0, len(o.Errors))
 		for c := range o.Errors {
@@ -107,7 +107,7 @@ func Errors(w io.Writer, r *result.Result) {
 		}
 		sort.Strings(classes)
 		for _, c := range classes {
-			rows = append(rows, []string{o.Name, c, thousands(o.Errors[c])})
+			rows = append(rows, []string{o.Name, c, thousands(o.Errors[c]), firstLine(o.ErrorSamples[c], 100)})
 		}
 	}
 	if len(rows) == 1 {
@@ -156,8 +156,17 @@ func Invariants(w io.Writer, r *result.Result) {
 	}
 }
 
+func firstLine(s string, width int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > width {
+		s = s[:width-3] + "..."
+	}
+	return s
+}
+
 // ProgressLine is one line per interval: throughput and latency per op.
-func ProgressLine(iv result.Interval, intervalS float64) string {
+func ProgressLine(iv result.Interval) string {
+	intervalS := max(iv.LengthS, 1e-9)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%6.0fs", iv.ElapsedS)
 	var errs, retries int64
@@ -191,7 +200,7 @@ func writeTable(w io.Writer, rows [][]string) {
 			if i > 0 {
 				b.WriteString("  ")
 			}
-			if i == 1 { // names align left
+			if i == 1 || i == 3 && len(row) == 4 { // names and messages align left
 				b.WriteString(c + strings.Repeat(" ", widths[i]-len(c)))
 			} else {
 				b.WriteString(strings.Repeat(" ", widths[i]-len(c)) + c)

@@ -79,6 +79,8 @@ type Op struct {
 	Clients int              `json:"clients"`
 	Retries int64            `json:"retries"`
 	Errors  map[string]int64 `json:"errors,omitempty"` // by error class
+	// ErrorSamples holds the first message of each error class.
+	ErrorSamples map[string]string `json:"error_samples,omitempty"`
 	metrics.Summary
 	Hist *metrics.Hist `json:"histogram"`
 }
@@ -94,7 +96,8 @@ func (o Op) ErrorCount() int64 {
 
 // Interval is one progress interval.
 type Interval struct {
-	ElapsedS float64      `json:"elapsed_s"` // since the measured window began
+	ElapsedS float64      `json:"elapsed_s"` // since the measured window began, at the interval's end
+	LengthS  float64      `json:"length_s"`
 	Ops      []IntervalOp `json:"ops"`
 }
 
@@ -216,7 +219,7 @@ func Merge(rs []*Result) (*Result, error) {
 		}
 		for i, iv := range r.Intervals {
 			if i == len(m.Intervals) {
-				m.Intervals = append(m.Intervals, Interval{ElapsedS: iv.ElapsedS})
+				m.Intervals = append(m.Intervals, Interval{ElapsedS: iv.ElapsedS, LengthS: iv.LengthS})
 			}
 			for _, o := range iv.Ops {
 				if err := mergeIntervalOp(&m.Intervals[i].Ops, o); err != nil {
@@ -253,6 +256,14 @@ func mergeOp(ops *[]Op, o Op) {
 			}
 			t.Errors[k] += v
 		}
+		for k, v := range o.ErrorSamples {
+			if t.ErrorSamples == nil {
+				t.ErrorSamples = map[string]string{}
+			}
+			if _, ok := t.ErrorSamples[k]; !ok {
+				t.ErrorSamples[k] = v
+			}
+		}
 		t.Hist.Merge(o.Hist)
 		t.Summary = t.Hist.Summary()
 		return
@@ -265,6 +276,11 @@ func mergeOp(ops *[]Op, o Op) {
 		errs[k] = v
 	}
 	o.Errors = errs
+	samples := make(map[string]string, len(o.ErrorSamples))
+	for k, v := range o.ErrorSamples {
+		samples[k] = v
+	}
+	o.ErrorSamples = samples
 	*ops = append(*ops, o)
 }
 

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/txnbench/txnbench/internal/target"
@@ -15,6 +16,10 @@ type counters struct {
 	// what the previous interval had seen
 	lastRetries []int64
 	lastErrors  []int64
+	// the first message of each op and class, so a report can say what
+	// went wrong and not only how often
+	mu      sync.Mutex
+	samples []map[string]string
 }
 
 func newCounters(ops []string) *counters {
@@ -24,6 +29,7 @@ func newCounters(ops []string) *counters {
 		errors:      make([][]atomic.Int64, len(ops)),
 		lastRetries: make([]int64, len(ops)),
 		lastErrors:  make([]int64, len(ops)),
+		samples:     make([]map[string]string, len(ops)),
 	}
 	for i, cl := range target.Classes {
 		c.classIdx[cl] = i
@@ -36,12 +42,26 @@ func newCounters(ops []string) *counters {
 
 func (c *counters) retry(op int) { c.retries[op].Add(1) }
 
-func (c *counters) fail(op int, class target.Class) {
+func (c *counters) fail(op int, class target.Class, err error) {
 	i, ok := c.classIdx[class]
 	if !ok {
 		i = c.classIdx[target.ClassOther]
 	}
-	c.errors[op][i].Add(1)
+	if c.errors[op][i].Add(1) == 1 {
+		c.mu.Lock()
+		if c.samples[op] == nil {
+			c.samples[op] = map[string]string{}
+		}
+		c.samples[op][string(target.Classes[i])] = target.MaskURL(err.Error())
+		c.mu.Unlock()
+	}
+}
+
+// samplesOf returns the first error message of each class of an op.
+func (c *counters) samplesOf(op int) map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.samples[op]
 }
 
 // total returns an op's retries and its errors by class name (nil if none).

@@ -196,11 +196,12 @@ func Run(ctx context.Context, cfg Config, tgt target.Target, w workload.Workload
 		retries, errs := r.counts.total(i)
 		out.Ops = append(out.Ops, result.Op{
 			Name: name, Clients: cfg.Clients, Retries: retries, Errors: errs,
-			Summary: h.Summary(), Hist: h,
+			ErrorSamples: r.counts.samplesOf(i), Summary: h.Summary(), Hist: h,
 		})
 	}
 	if _, errs := r.counts.total(len(r.names)); len(errs) > 0 {
-		out.Ops = append(out.Ops, result.Op{Name: connectOp, Clients: cfg.Clients, Errors: errs, Hist: metrics.NewHist()})
+		out.Ops = append(out.Ops, result.Op{Name: connectOp, Clients: cfg.Clients, Errors: errs,
+			ErrorSamples: r.counts.samplesOf(len(r.names)), Hist: metrics.NewHist()})
 	}
 	return out, nil
 }
@@ -209,6 +210,10 @@ func Run(ctx context.Context, cfg Config, tgt target.Target, w workload.Workload
 func (r *run) tick(out *Outcome) {
 	hs := r.rec.Tick()
 	iv := result.Interval{ElapsedS: time.Since(time.Unix(0, r.measureAt.Load())).Seconds()}
+	iv.LengthS = iv.ElapsedS
+	if n := len(out.Intervals); n > 0 {
+		iv.LengthS -= out.Intervals[n-1].ElapsedS
+	}
 	for i, name := range r.names {
 		retries, errs := r.counts.interval(i)
 		enc, err := hs[i].Encode()
@@ -294,7 +299,7 @@ func (r *run) attempt(id, opIdx int, op workload.Op, conn *target.Conn, rng *ran
 			continue
 		}
 		if r.counted(start) {
-			r.counts.fail(opIdx, class)
+			r.counts.fail(opIdx, class, err)
 		}
 		if (*conn).Broken() || breaksSession(class) {
 			(*conn).Close(context.Background())
@@ -323,7 +328,7 @@ func (r *run) connect(id int, rng *rand.Rand) target.Conn {
 			return nil
 		}
 		if r.measuring.Load() {
-			r.counts.fail(connIdx, target.Classify(err))
+			r.counts.fail(connIdx, target.Classify(err), err)
 		}
 		if !sleep(r.stop, min(backoff(try, rng)*5, 2*time.Second)) {
 			return nil

@@ -57,8 +57,8 @@ type Workload interface {
 // InitOptions are the settings of Init that come from the run, not the
 // workload's own flags.
 type InitOptions struct {
-	Fresh    bool              // drop and recreate what exists
-	Seed     uint64            // the run's --seed; the initial data derives from it
+	Fresh    bool             // drop and recreate what exists
+	Seed     uint64           // the run's --seed; the initial data derives from it
 	Progress func(msg string) // reports long steps; never nil
 }
 

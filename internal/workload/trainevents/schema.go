@@ -61,8 +61,10 @@ func inList(vals []string) string {
 	return "'" + strings.Join(vals, "', '") + "'"
 }
 
-func newSchema(v variant, c target.Capabilities) schema {
-	n := v.name()
+// newSchema builds the SQL of variant v (as adapted to the dialect) with
+// tables named after name, the variant that was asked for.
+func newSchema(name string, v variant, c target.Capabilities) schema {
+	n := name
 	s := schema{events: "events_" + n, status: "events_" + n + "_status", archive: "events_" + n + "_archive", textPayload: v.TextPayload}
 	payloadType := c.JSONType
 	if v.TextPayload {
@@ -163,7 +165,7 @@ func (s *schema) arrayStatements(v variant, c target.Capabilities) {
 	if !c.SkipLocked {
 		lock = " FOR UPDATE"
 	}
-	s.selectProcess = s.processSelect() + lock
+	s.selectProcess = s.processSelect(lock)
 	s.updateStatus = fmt.Sprintf("UPDATE %s AS s SET status = u.status, updated_at = %s FROM unnest($1::uuid[], $2::text[]) AS u(id, status) WHERE s.event_id = u.id", s.status, c.Now)
 	if v.TextPayload {
 		s.updatePayload = fmt.Sprintf("UPDATE %s AS e SET payload = u.payload FROM unnest($1::uuid[], $2::text[]) AS u(id, payload) WHERE e.id = u.id", s.events)
@@ -189,12 +191,13 @@ func (s *schema) jsonStatements(v variant, c target.Capabilities) {
 		s.insertEvents = fmt.Sprintf("INSERT INTO %s (id, payload) SELECT j.value->>0, %s FROM json_each($1) AS j RETURNING id", s.events, payload)
 	}
 	s.insertStatus = fmt.Sprintf("INSERT INTO %s (event_id, status) SELECT value, '%s' FROM json_each($1)", s.status, statusPending)
-	s.selectProcess = s.processSelect()
-	s.updateStatus = fmt.Sprintf("UPDATE %s SET status = j.value->>1, updated_at = %s FROM json_each($1) AS j WHERE event_id = j.value->>0", s.status, c.Now)
+	s.selectProcess = s.processSelect("")
+	// json_each has columns of its own (id among them): qualify everything.
+	s.updateStatus = fmt.Sprintf("UPDATE %s AS s SET status = j.value->>1, updated_at = %s FROM json_each($1) AS j WHERE s.event_id = j.value->>0", s.status, c.Now)
 	if v.TextPayload {
-		s.updatePayload = fmt.Sprintf("UPDATE %s SET payload = j.value->1 FROM json_each($1) AS j WHERE id = j.value->>0", s.events)
+		s.updatePayload = fmt.Sprintf("UPDATE %s AS e SET payload = j.value->1 FROM json_each($1) AS j WHERE e.id = j.value->>0", s.events)
 	} else {
-		s.updatePayload = fmt.Sprintf("UPDATE %s SET payload = jsonb_set(payload, '$.state', j.value->>1, '$.metrics.flags.fleeted', j.value->2) FROM json_each($1) AS j WHERE id = j.value->>0", s.events)
+		s.updatePayload = fmt.Sprintf("UPDATE %s AS e SET payload = jsonb_set(e.payload, '$.state', j.value->>1, '$.metrics.flags.fleeted', j.value->2) FROM json_each($1) AS j WHERE e.id = j.value->>0", s.events)
 	}
 	s.selectArchive = s.archiveSelect()
 	in := "id IN (SELECT value FROM json_each($1))"
@@ -202,16 +205,16 @@ func (s *schema) jsonStatements(v variant, c target.Capabilities) {
 	s.deleteEvents = fmt.Sprintf("DELETE FROM %s WHERE %s", s.events, in)
 }
 
-// processSelect picks the oldest events still to process; for a TEXT
-// payload it also reads the payload, which the client rewrites.
-func (s *schema) processSelect() string {
-	cols, from := "s.event_id", s.status+" AS s"
-	if s.textPayload {
-		cols += ", e.payload"
-		from += " JOIN " + s.events + " AS e ON e.id = s.event_id"
+// processSelect picks (and, with lock, locks) the oldest events still to
+// process. For a TEXT payload it reads the payloads of exactly those
+// events, which the client rewrites: the locked status rows guard them.
+func (s *schema) processSelect(lock string) string {
+	pick := fmt.Sprintf("SELECT event_id FROM %s WHERE status IN ('%s', '%s') ORDER BY updated_at LIMIT $1%s",
+		s.status, statusPending, statusProcessing, lock)
+	if !s.textPayload {
+		return pick
 	}
-	return fmt.Sprintf("SELECT %s FROM %s WHERE s.status IN ('%s', '%s') ORDER BY s.updated_at LIMIT $1",
-		cols, from, statusPending, statusProcessing)
+	return fmt.Sprintf("SELECT id, payload FROM %s WHERE id IN (%s)", s.events, pick)
 }
 
 func (s *schema) archiveSelect() string {

@@ -111,7 +111,7 @@ func (w *Workload) Validate() error {
 // Settings are the options as recorded in a Result.
 func (w *Workload) Settings() map[string]any {
 	s := map[string]any{
-		"variant":        w.eff.name(),
+		"variant":        w.v.name(),
 		"payload":        w.eff.payloadType(),
 		"flat_columns":   w.eff.flatColumns(),
 		"inverted_index": w.eff.InvertedIndex,
@@ -121,9 +121,6 @@ func (w *Workload) Settings() map[string]any {
 		"delay":          w.delay.String(),
 		"think_min":      w.thinkMin.String(),
 		"think_max":      w.thinkMax.String(),
-	}
-	if w.eff != w.v {
-		s["requested_variant"] = w.v.name()
 	}
 	if len(w.notes) > 0 {
 		s["notes"] = w.notes
@@ -138,7 +135,7 @@ func (w *Workload) OpNames() []string { return []string{opAdd, opProcess, opArch
 func (w *Workload) bind(d target.Dialect) {
 	w.eff, w.notes = adapt(w.v, d.Caps, d.Name)
 	w.caps = d.Caps
-	w.sql = newSchema(w.eff, d.Caps)
+	w.sql = newSchema(w.v.name(), w.eff, d.Caps)
 }
 
 // loadBatch is how many initial events go into one transaction.
