@@ -1,0 +1,13 @@
+// Command txnbench runs realistic transactional workloads against SQLite
+// and PostgreSQL and reports numbers you can trust. See README.md.
+package main
+
+import (
+	"os"
+
+	"github.com/txnbench/txnbench/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+}

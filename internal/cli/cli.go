@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/txnbench/txnbench/internal/target"
+	_ "github.com/txnbench/txnbench/internal/workload/trainevents" // registers train-events
+)
+
+// Exit codes, documented in README.md.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1   // a runtime failure: server unreachable, SQL error, ...
+	ExitUsage       = 2   // bad flags or arguments
+	ExitInvariants  = 3   // the run finished but its invariant check failed
+	ExitInterrupted = 130 // stopped by Ctrl-C or SIGTERM; results were still printed and saved
+)
+
+// Version is set at build time with -ldflags "-X .../cli.Version=v1.2.3".
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// usageError marks an error as the user's input: exit status 2.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+func usage(err error) error { return usageError{err} }
+
+// exitError carries a specific exit status with an optional message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+// app holds what every command shares.
+type app struct {
+	stdout, stderr io.Writer
+	secrets        []string // passwords to keep out of anything printed
+}
+
+// Main runs txnbench with args (without the program name) and returns the
+// exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr}
+	a.collectSecrets(args)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		n := 0
+		for range sigs {
+			n++
+			if n == 1 {
+				a.status("interrupted: stopping clients, then printing and saving what was measured")
+				cancel()
+			} else {
+				a.status("still cleaning up (stopping the servers txnbench started); please wait")
+			}
+		}
+	}()
+
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			a.printErr(ee.msg)
+		}
+		return ee.code
+	}
+	a.printErr(err.Error())
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// isCobraUsage recognises cobra's own errors about the command line.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "invalid argument", "flag needs an argument", "accepts ", "requires at least", "bad flag syntax"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "txnbench",
+		Short: "Realistic transactional workloads against SQLite and PostgreSQL, with numbers you can trust",
+		Long: `txnbench runs realistic multi-statement transactional workloads against a
+database (embedded SQLite by default, a throwaway local PostgreSQL with
+--db temp-postgres, or any PostgreSQL-wire server by URL), measures per-op
+latency with HDR histograms, checks that no data was lost, and writes
+tables and JSON.
+
+Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
+130 interrupted (results still printed and saved).`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
+	root.AddCommand(a.runCommand(false), a.runCommand(true), a.reportCommand(), &cobra.Command{
+		Use:   "version",
+		Short: "Print txnbench's version",
+		Args:  cobra.NoArgs,
+		Run:   func(*cobra.Command, []string) { fmt.Fprintln(a.stdout, "txnbench", version()) },
+	})
+	return root
+}
+
+// collectSecrets remembers every password given on the command line so
+// that no message can print one.
+func (a *app) collectSecrets(args []string) {
+	for _, arg := range args {
+		_, v, ok := strings.Cut(arg, "=")
+		if !ok || !strings.Contains(v, "://") {
+			v = arg
+		}
+		if u, err := url.Parse(v); err == nil && u.User != nil {
+			if p, ok := u.User.Password(); ok && p != "" {
+				a.secrets = append(a.secrets, p, url.QueryEscape(p), url.PathEscape(p))
+			}
+		}
+	}
+}
+
+func (a *app) redact(s string) string {
+	s = target.MaskURL(s)
+	for _, p := range a.secrets {
+		s = strings.ReplaceAll(s, p, "xxxxx")
+	}
+	return s
+}
+
+// printErr prints an error as one line (a server log tail may follow on
+// the next lines, indented).
+func (a *app) printErr(msg string) {
+	fmt.Fprintln(a.stderr, "txnbench: "+a.redact(msg))
+}
+
+// status prints a progress or status message.
+func (a *app) status(msg string) {
+	fmt.Fprintln(a.stderr, a.redact(msg))
+}

@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/report"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// runFlags are the flags every workload's run and init share.
+type runFlags struct {
+	db, pgBin string
+	pgConf    []string
+	cfg       runner.Config
+	seed      uint64
+	json      string
+	reinit    bool
+	profile   string
+}
+
+func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
+	fs.StringVar(&f.db, "db", "", "database: sqlite:PATH, temp-postgres (a throwaway local cluster) or postgres://user:password@host:port/db; default: SQLite in a temporary file")
+	fs.StringVar(&f.pgBin, "pg-bin", "", "directory with initdb and postgres for temp-postgres (default: pg_config --bindir, PATH, /usr/lib/postgresql/*/bin)")
+	fs.StringArrayVar(&f.pgConf, "pg-conf", nil, "server setting key=value for temp-postgres (repeatable)")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed for data and op choices; 0 picks one, which is printed and saved")
+	if !run {
+		return
+	}
+	fs.IntVar(&f.cfg.Clients, "clients", 8, "concurrent clients, each with its own session")
+	fs.DurationVar(&f.cfg.Duration, "duration", 30*time.Second, "how long to measure (after the warm-up)")
+	fs.Int64Var(&f.cfg.Iterations, "iterations", 0, "run exactly this many cycles in total across all clients, instead of --duration")
+	fs.DurationVar(&f.cfg.Ramp, "ramp", 0, "start clients evenly spread over this time")
+	fs.DurationVar(&f.cfg.Warmup, "warmup", 0, "run this long before measuring; excluded from the statistics")
+	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
+	fs.DurationVar(&f.cfg.Progress, "progress", 10*time.Second, "interval between progress lines")
+	fs.StringVar(&f.json, "json", "", "write the full result as JSON to this file")
+	fs.BoolVar(&f.reinit, "reinit", false, "drop and recreate the workload's schema and data before running")
+	fs.StringVar(&f.profile, "cpu-profile", "", "write a Go CPU profile of txnbench itself during the run to this file (go tool pprof)")
+}
+
+// validate checks the shared flags; usage errors name the fix.
+func (f *runFlags) validate(cmd *cobra.Command, run bool) error {
+	if f.db != "" && f.db != job.TempPostgres && !strings.HasPrefix(f.db, "sqlite:") &&
+		!strings.HasPrefix(f.db, "postgres://") && !strings.HasPrefix(f.db, "postgresql://") {
+		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres or a postgres:// URL", f.db))
+	}
+	for _, kv := range f.pgConf {
+		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
+			return usage(fmt.Errorf("--pg-conf %q: want key=value, e.g. --pg-conf shared_buffers=256MB", kv))
+		}
+	}
+	if len(f.pgConf) > 0 && f.db != job.TempPostgres {
+		return usage(errors.New("--pg-conf only applies to --db temp-postgres: set server settings on your own server directly"))
+	}
+	if f.seed == 0 {
+		f.seed = rand.Uint64()>>1 | 1
+	}
+	f.cfg.Seed = f.seed
+	if !run {
+		if f.db == job.TempPostgres {
+			return usage(errors.New("init on temp-postgres would be thrown away at exit: give --db sqlite:PATH or a postgres:// URL, or just use run"))
+		}
+		return nil
+	}
+	if cmd.Flags().Changed("iterations") && !cmd.Flags().Changed("duration") {
+		f.cfg.Duration = 0
+	}
+	if err := f.cfg.Validate(); err != nil {
+		return usage(err)
+	}
+	for _, out := range []struct{ flag, path string }{{"--json", f.json}, {"--cpu-profile", f.profile}} {
+		if out.path == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(out.path)); err != nil || !st.IsDir() {
+			return usage(fmt.Errorf("%s %s: directory %s does not exist", out.flag, out.path, filepath.Dir(out.path)))
+		}
+	}
+	return nil
+}
+
+// runCommand builds "run" (or "init") with one subcommand per workload.
+func (a *app) runCommand(initOnly bool) *cobra.Command {
+	name, short := "run", "Run a workload and report per-op latency, errors and the invariant check"
+	if initOnly {
+		name, short = "init", "Create a workload's schema and initial data, to run against later"
+	}
+	parent := &cobra.Command{
+		Use:                name + " WORKLOAD [flags]",
+		Short:              short,
+		DisableFlagParsing: true, // so an unknown workload is named before its flags are
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, arg := range args {
+				if arg == "-h" || arg == "--help" {
+					return cmd.Help()
+				}
+				if !strings.HasPrefix(arg, "-") {
+					_, err := workload.Lookup(arg)
+					return usage(err)
+				}
+			}
+			return usage(fmt.Errorf("no workload given: txnbench %s WORKLOAD, with WORKLOAD one of %s", name, strings.Join(workload.Names(), ", ")))
+		},
+	}
+	for _, wname := range workload.Names() {
+		def, _ := workload.Lookup(wname)
+		w := def.New()
+		f := &runFlags{}
+		sub := &cobra.Command{
+			Use:   def.Name,
+			Short: def.Summary,
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				if err := f.validate(cmd, !initOnly); err != nil {
+					return err
+				}
+				if err := w.Validate(); err != nil {
+					return usage(err)
+				}
+				spec := job.Spec{
+					DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: def.Name, Workload: w,
+					Runner: f.cfg, Fresh: f.reinit || initOnly, Args: os.Args, Version: version(), Log: a.status,
+				}
+				if initOnly {
+					return a.initWorkload(cmd.Context(), spec)
+				}
+				return a.runWorkload(cmd.Context(), spec, f)
+			},
+		}
+		f.register(sub.Flags(), !initOnly)
+		w.Flags(sub.Flags())
+		sub.Flags().SortFlags = false
+		parent.AddCommand(sub)
+	}
+	return parent
+}
+
+func (a *app) initWorkload(ctx context.Context, s job.Spec) error {
+	db, err := job.Open(ctx, s, 1)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := job.Init(ctx, s, db); err != nil {
+		return err
+	}
+	a.status(fmt.Sprintf("%s initialised in %s", s.Name, db.URL))
+	return nil
+}
+
+func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) error {
+	jsonPath := f.json
+	s.Runner.OnTick = func(iv result.Interval) {
+		a.status(report.ProgressLine(iv))
+	}
+	s.Runner.OnPhase = a.status
+	db, err := job.Open(ctx, s, s.Runner.Clients)
+	if err != nil {
+		if ctx.Err() != nil {
+			return exitError{code: ExitInterrupted, msg: "interrupted before the run started"}
+		}
+		return err
+	}
+	defer db.Close()
+	what := fmt.Sprintf("%d clients", s.Runner.Clients)
+	if s.Runner.Iterations > 0 {
+		what += fmt.Sprintf(", %d iterations", s.Runner.Iterations)
+	} else {
+		what += ", " + s.Runner.Duration.String()
+	}
+	a.status(fmt.Sprintf("running %s on %s %s (%s, seed %d)", s.Name, db.Dialect().Name, db.Dialect().Version, what, s.Runner.Seed))
+	if f.profile != "" {
+		stop, err := startProfile(f.profile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	r, err := job.Run(ctx, s, db)
+	if r == nil {
+		if ctx.Err() != nil {
+			return exitError{code: ExitInterrupted, msg: "interrupted before the run started"}
+		}
+		return err
+	}
+	fmt.Fprintln(a.stdout)
+	report.Summary(a.stdout, r)
+	if jsonPath != "" {
+		if serr := r.Save(jsonPath); serr != nil {
+			return serr
+		}
+		a.status("result saved to " + jsonPath)
+	}
+	switch {
+	case err != nil:
+		return err
+	case r.Interrupted:
+		return exitError{code: ExitInterrupted}
+	case r.Invariants != nil && !r.Invariants.OK:
+		return exitError{code: ExitInvariants, msg: "invariants violated: data was lost or corrupted (see the check above)"}
+	}
+	return nil
+}
+
+// startProfile starts a CPU profile of txnbench; stop finishes the file.
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpu-profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpu-profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}

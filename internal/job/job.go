@@ -1,0 +1,202 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// TempPostgres is the --db value that starts a throwaway cluster.
+const TempPostgres = "temp-postgres"
+
+// Spec is one run, as the command line gave it.
+type Spec struct {
+	DB       string   // "" (temporary SQLite), sqlite:PATH, temp-postgres or a URL
+	PGBin    string   // where initdb and postgres are, for temp-postgres
+	PGConf   []string // key=value server settings for temp-postgres
+	Name     string   // workload name
+	Workload workload.Workload
+	Runner   runner.Config
+	Fresh    bool     // drop and recreate the workload's schema
+	Args     []string // the command line, recorded with passwords masked
+	Version  string   // txnbench's version
+	// Log receives status messages (starting a server, loading data).
+	Log func(string)
+}
+
+// Database is an opened target and whatever was started for it.
+type Database struct {
+	target.Target
+	URL     string // masked
+	cluster *localdb.Cluster
+}
+
+// Close closes the target and stops a throwaway cluster.
+func (d *Database) Close() error {
+	err := d.Target.Close()
+	if d.cluster != nil {
+		if serr := d.cluster.Stop(); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	return err
+}
+
+// Cluster is the throwaway cluster behind the database, or nil.
+func (d *Database) Cluster() *localdb.Cluster { return d.cluster }
+
+// Open opens the spec's database, starting a throwaway cluster for
+// temp-postgres; clients is used to size its max_connections.
+func Open(ctx context.Context, s Spec, clients int) (*Database, error) {
+	spec := s.DB
+	if spec == "" {
+		spec = "sqlite:"
+	}
+	if spec != TempPostgres {
+		t, err := target.Open(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		return &Database{Target: t, URL: target.MaskURL(spec)}, nil
+	}
+	conf := s.PGConf
+	if !hasSetting(conf, "max_connections") {
+		conf = append([]string{"max_connections=" + strconv.Itoa(max(100, clients+20))}, conf...)
+	}
+	s.log("starting a throwaway PostgreSQL")
+	started := time.Now()
+	cl, err := localdb.Start(ctx, localdb.Options{BinDir: s.PGBin, Conf: conf})
+	if err != nil {
+		return nil, err
+	}
+	t, err := target.Open(ctx, cl.URL())
+	if err != nil {
+		cl.Stop()
+		return nil, err
+	}
+	s.log(fmt.Sprintf("PostgreSQL %s ready on 127.0.0.1:%d in %.1f s", cl.Version(), cl.Port(), time.Since(started).Seconds()))
+	return &Database{Target: t, URL: TempPostgres + " (" + cl.URL() + ")", cluster: cl}, nil
+}
+
+func hasSetting(conf []string, key string) bool {
+	for _, kv := range conf {
+		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (s Spec) log(msg string) {
+	if s.Log != nil {
+		s.Log(msg)
+	}
+}
+
+// Init creates the workload's schema and initial data in db.
+func Init(ctx context.Context, s Spec, db *Database) (created bool, err error) {
+	c, err := db.Connect(ctx)
+	if err != nil {
+		return false, target.ConnectError(db.URL, err)
+	}
+	defer c.Close(context.Background())
+	return s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Progress: s.log})
+}
+
+// Run initialises the workload if needed, runs it, checks the invariants
+// and returns the Result. After an interrupt (ctx cancelled) the Result
+// holds what was measured and Interrupted is set.
+func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
+	created, err := Init(ctx, s, db)
+	if err != nil {
+		return nil, err
+	}
+	if !created {
+		s.log("using the existing " + s.Name + " schema and data (--reinit to start fresh)")
+	}
+	c, err := db.Connect(ctx)
+	if err != nil {
+		return nil, target.ConnectError(db.URL, err)
+	}
+	defer c.Close(context.Background())
+	if err := s.Workload.Start(ctx, c); err != nil {
+		return nil, err
+	}
+	out, err := runner.Run(ctx, s.Runner, db, s.Workload)
+	if err != nil {
+		return nil, err
+	}
+	r := assemble(s, db, out)
+	// The check runs even after an interrupt: it is quick and says whether
+	// anything was lost. The session may have died with a server restart.
+	checkCtx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if c.Broken() {
+		c.Close(checkCtx)
+		if c, err = db.Connect(checkCtx); err != nil {
+			return r, fmt.Errorf("checking invariants: %w", target.ConnectError(db.URL, err))
+		}
+		defer c.Close(context.Background())
+	}
+	ch, err := s.Workload.Check(checkCtx, c)
+	if err != nil {
+		return r, err
+	}
+	r.Invariants = &ch
+	return r, nil
+}
+
+func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
+	d := db.Dialect()
+	host, _ := os.Hostname()
+	args := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		args[i] = target.MaskURL(a)
+	}
+	rc := s.Runner
+	r := &result.Result{
+		Format:   result.Format,
+		Tool:     result.Tool{Version: s.Version, Go: runtime.Version()},
+		Workload: s.Name,
+		Settings: s.Workload.Settings(),
+		Config: result.Config{
+			DB: db.URL, Clients: rc.Clients, Iterations: rc.Iterations, Seed: rc.Seed,
+			MaxTries: rc.MaxTries, PGConf: s.PGConf, Args: args,
+		},
+		Server:      result.Server{Dialect: d.Name, Version: d.Version, Banner: d.Banner},
+		Machine:     result.Machine{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
+		Started:     out.Started,
+		Ended:       out.Ended,
+		MeasuredS:   out.Measured.Seconds(),
+		Interrupted: out.Interrupted,
+		Ops:         out.Ops,
+		Intervals:   out.Intervals,
+		Client: result.Client{
+			CPUUserS: out.CPU.User.Seconds(), CPUSysS: out.CPU.Sys.Seconds(),
+			MaxRSSMB: float64(out.CPU.MaxRSSKB) / 1024,
+		},
+	}
+	if rc.Duration > 0 {
+		r.Config.Duration = rc.Duration.String()
+	}
+	if rc.Ramp > 0 {
+		r.Config.Ramp = rc.Ramp.String()
+	}
+	if rc.Warmup > 0 {
+		r.Config.Warmup = rc.Warmup.String()
+	}
+	if c := r.Op(result.CycleOp); c != nil && c.Count > 0 {
+		r.Client.CPUPerCycleMS = out.CPU.Total().Seconds() * 1000 / float64(c.Count)
+	}
+	return r
+}
