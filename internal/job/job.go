@@ -105,12 +105,11 @@ func (s Spec) log(msg string) {
 
 // Init creates the workload's schema and initial data in db.
 func Init(ctx context.Context, s Spec, db *Database) (created bool, err error) {
-	c, err := db.Connect(ctx)
-	if err != nil {
-		return false, target.ConnectError(db.URL, err)
-	}
-	defer c.Close(context.Background())
-	return s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Progress: s.log})
+	err = withConn(ctx, db, func(c target.Conn) (err error) {
+		created, err = s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Progress: s.log})
+		return err
+	})
+	return created, err
 }
 
 // Run initialises the workload if needed, runs it, checks the invariants
@@ -124,12 +123,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	if !created {
 		s.log("using the existing " + s.Name + " schema and data (--reinit to start fresh)")
 	}
-	c, err := db.Connect(ctx)
-	if err != nil {
-		return nil, target.ConnectError(db.URL, err)
-	}
-	defer c.Close(context.Background())
-	if err := s.Workload.Start(ctx, c); err != nil {
+	if err := withConn(ctx, db, func(c target.Conn) error { return s.Workload.Start(ctx, c) }); err != nil {
 		return nil, err
 	}
 	out, err := runner.Run(ctx, s.Runner, db, s.Workload)
@@ -138,17 +132,15 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	}
 	r := assemble(s, db, out)
 	// The check runs even after an interrupt: it is quick and says whether
-	// anything was lost. The session may have died with a server restart.
+	// anything was lost. It gets a session of its own: the server may have
+	// restarted during the run.
 	checkCtx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if c.Broken() {
-		c.Close(checkCtx)
-		if c, err = db.Connect(checkCtx); err != nil {
-			return r, fmt.Errorf("checking invariants: %w", target.ConnectError(db.URL, err))
-		}
-		defer c.Close(context.Background())
-	}
-	ch, err := s.Workload.Check(checkCtx, c)
+	var ch workload.Check
+	err = withConn(checkCtx, db, func(c target.Conn) (err error) {
+		ch, err = s.Workload.Check(checkCtx, c)
+		return err
+	})
 	if err != nil {
 		return r, err
 	}
@@ -156,6 +148,15 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	return r, nil
 }
 
+// withConn runs f on a new session that is closed afterwards.
+func withConn(ctx context.Context, db *Database, f func(target.Conn) error) error {
+	c, err := db.Connect(ctx)
+	if err != nil {
+		return target.ConnectError(db.URL, err)
+	}
+	defer c.Close(context.Background())
+	return f(c)
+}
 func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	d := db.Dialect()
 	host, _ := os.Hostname()

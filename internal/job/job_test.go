@@ -1,0 +1,245 @@
+package job
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/report"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/workload"
+	_ "github.com/txnbench/txnbench/internal/workload/trainevents"
+)
+
+// trainEvents makes a validated train-events workload from flags.
+func trainEvents(t *testing.T, args ...string) workload.Workload {
+	t.Helper()
+	def, err := workload.Lookup("train-events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := def.New()
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	w.Flags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// quick is a small, fast train-events configuration.
+var quick = []string{"--rows", "500", "--delay", "2ms", "--think-min", "0s", "--think-max", "2ms", "--min-batch", "5", "--max-batch", "20"}
+
+func spec(t *testing.T, db string, cfg runner.Config, args ...string) Spec {
+	if cfg.MaxTries == 0 {
+		cfg.MaxTries = 10
+	}
+	if cfg.Progress == 0 {
+		cfg.Progress = 200 * time.Millisecond
+	}
+	cfg.Seed = 42
+	return Spec{DB: db, Name: "train-events", Workload: trainEvents(t, append(quick, args...)...),
+		Runner: cfg, Fresh: true, Version: "test", Args: []string{"txnbench", "run"}}
+}
+
+func run(t *testing.T, s Spec) *result.Result {
+	t.Helper()
+	ctx := context.Background()
+	db, err := Open(ctx, s, s.Runner.Clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	r, err := Run(ctx, s, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// checkShape asserts what every healthy train-events result has.
+func checkShape(t *testing.T, r *result.Result, wantCycles int64) {
+	t.Helper()
+	if r.Invariants == nil || !r.Invariants.OK {
+		t.Fatalf("invariants: %+v", r.Invariants)
+	}
+	if len(r.Invariants.Items) != 5 {
+		t.Errorf("%d invariant items, want 5", len(r.Invariants.Items))
+	}
+	var names []string
+	for _, o := range r.Ops {
+		names = append(names, o.Name)
+		if o.Count == 0 || o.Hist.Count() != o.Count {
+			t.Errorf("op %s: count %d, histogram %d", o.Name, o.Count, o.Hist.Count())
+		}
+		if !(o.P50 > 0 && o.P50 <= o.P90 && o.P90 <= o.P95 && o.P95 <= o.P99 && o.P99 <= o.Max) {
+			t.Errorf("op %s: percentiles out of order: %+v", o.Name, o.Summary)
+		}
+		if o.ErrorCount() != 0 {
+			t.Errorf("op %s: errors %v (%v)", o.Name, o.Errors, o.ErrorSamples)
+		}
+	}
+	if strings.Join(names, ",") != "add,process,archive,cycle" {
+		t.Errorf("ops %v", names)
+	}
+	if wantCycles > 0 {
+		if c := r.Op(result.CycleOp); c.Count != wantCycles {
+			t.Errorf("%d cycles, want %d", c.Count, wantCycles)
+		}
+	}
+	if len(r.Intervals) == 0 || r.MeasuredS <= 0 || r.Client.CPUUserS <= 0 {
+		t.Errorf("intervals %d, measured %.2f s, client cpu %.3f s", len(r.Intervals), r.MeasuredS, r.Client.CPUUserS)
+	}
+}
+
+func TestTrainEventsSQLite(t *testing.T) {
+	for _, v := range []string{"jsonb", "manual", "text"} {
+		t.Run(v, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "te.db")
+			r := run(t, spec(t, "sqlite:"+path, runner.Config{Clients: 3, Iterations: 30}, "--variant", v))
+			checkShape(t, r, 30)
+			if r.Server.Dialect != "SQLite" || r.Settings["variant"] != v {
+				t.Errorf("server %+v, settings %v", r.Server, r.Settings)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("sqlite:PATH should keep the file: %v", err)
+			}
+			// A saved result re-renders and says the invariants held.
+			out := filepath.Join(t.TempDir(), "r.json")
+			if err := r.Save(out); err != nil {
+				t.Fatal(err)
+			}
+			back, err := result.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			report.Summary(&buf, back)
+			if !strings.Contains(buf.String(), "invariants: OK") || !strings.Contains(buf.String(), "archive") {
+				t.Errorf("re-rendered report:\n%s", buf.String())
+			}
+		})
+	}
+}
+
+func TestTrainEventsPostgres(t *testing.T) {
+	cl := testutil.Postgres(t)
+	for _, v := range []string{"jsonb", "manual", "text"} {
+		t.Run(v, func(t *testing.T) {
+			r := run(t, spec(t, cl.URL(), runner.Config{Clients: 8, Iterations: 80}, "--variant", v))
+			checkShape(t, r, 80)
+			if r.Server.Dialect != "PostgreSQL" || !strings.HasPrefix(r.Server.Version, "1") {
+				t.Errorf("server %+v", r.Server)
+			}
+			if notes := r.Settings["notes"]; notes != nil {
+				t.Errorf("PostgreSQL supports every axis, got notes %v", notes)
+			}
+		})
+	}
+}
+
+// TestRunKeepsExistingData: a second run without Fresh continues on the
+// data the first left, and the invariant check accounts for it.
+func TestRunKeepsExistingData(t *testing.T) {
+	path := "sqlite:" + filepath.Join(t.TempDir(), "te.db")
+	run(t, spec(t, path, runner.Config{Clients: 2, Iterations: 10}))
+	s := spec(t, path, runner.Config{Clients: 2, Iterations: 10})
+	s.Fresh = false
+	r := run(t, s)
+	checkShape(t, r, 10)
+	if d := r.Invariants.Items[0].Detail; strings.Contains(d, "(500 before") {
+		t.Errorf("second run started from the initial rows again: %s", d)
+	}
+}
+
+// TestServerRestartMidRun restarts PostgreSQL while clients run: the run
+// goes on, classifies the errors, reconnects and loses nothing.
+func TestServerRestartMidRun(t *testing.T) {
+	cl := testutil.Postgres(t)
+	s := spec(t, cl.URL(), runner.Config{Clients: 8, Duration: 5 * time.Second, Progress: 500 * time.Millisecond})
+	time.AfterFunc(1500*time.Millisecond, func() {
+		if err := cl.Restart(context.Background()); err != nil {
+			t.Errorf("restart: %v", err)
+		}
+	})
+	r := run(t, s)
+	if r.Invariants == nil || !r.Invariants.OK {
+		t.Fatalf("invariants after a restart: %+v", r.Invariants)
+	}
+	var errs int64
+	for _, o := range r.Ops {
+		errs += o.ErrorCount()
+		for class := range o.Errors {
+			switch class {
+			case "admin_shutdown", "connection_lost", "connect_refused", "timeout":
+			default:
+				t.Errorf("op %s: unexpected error class %s: %s", o.Name, class, o.ErrorSamples[class])
+			}
+		}
+	}
+	if errs == 0 {
+		t.Error("a server restart mid-run caused no errors: was it restarted?")
+	}
+	last := r.Intervals[len(r.Intervals)-1]
+	var after int64
+	for _, iv := range r.Intervals {
+		if iv.ElapsedS > 3.5 {
+			for _, o := range iv.Ops {
+				if o.Name == result.CycleOp {
+					after += o.Count
+				}
+			}
+		}
+	}
+	if after == 0 {
+		t.Errorf("no cycle completed after the restart (last interval %+v)", last)
+	}
+	t.Logf("errors %d, unknown commits %d, cycles after the restart %d", errs, r.Invariants.UnknownCommits, after)
+}
+
+// TestTempPostgresLeavesNothing runs on --db temp-postgres and checks
+// that the cluster's directory and processes are gone after Close.
+func TestTempPostgresLeavesNothing(t *testing.T) {
+	testutil.NeedPostgres(t)
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "txnbench-pg-*"))
+	s := spec(t, TempPostgres, runner.Config{Clients: 4, Iterations: 20})
+	ctx := context.Background()
+	db, err := Open(ctx, s, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := db.Cluster()
+	dir, pid := cl.Dir(), cl.PID()
+	r, err := Run(ctx, s, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkShape(t, r, 20)
+	if !strings.HasPrefix(r.Config.DB, TempPostgres) {
+		t.Errorf("config db %q", r.Config.DB)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("cluster directory %s still there: %v", dir, err)
+	}
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		t.Errorf("postmaster %d still alive: %v", pid, err)
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "txnbench-pg-*"))
+	if len(after) > len(before) {
+		t.Errorf("left behind: %v (before: %v)", after, before)
+	}
+}

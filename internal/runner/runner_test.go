@@ -1,0 +1,313 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// counterWorkload increments a row per op on real SQLite. Its op can be
+// told to fail: failFirst attempts of every op return failErr.
+type counterWorkload struct {
+	pause     time.Duration
+	opTime    time.Duration
+	failErr   error
+	failEvery int // the op fails on attempts where n % failEvery != 0 (0: never)
+	attempts  atomic.Int64
+	commits   atomic.Int64
+}
+
+func (w *counterWorkload) Flags(*pflag.FlagSet)                     {}
+func (w *counterWorkload) Validate() error                          { return nil }
+func (w *counterWorkload) Settings() map[string]any                 { return nil }
+func (w *counterWorkload) OpNames() []string                        { return []string{"bump"} }
+func (w *counterWorkload) Start(context.Context, target.Conn) error { return nil }
+func (w *counterWorkload) Init(ctx context.Context, c target.Conn, _ target.Dialect, _ workload.InitOptions) (bool, error) {
+	_, err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS n (v INTEGER)")
+	return true, err
+}
+func (w *counterWorkload) Check(context.Context, target.Conn) (workload.Check, error) {
+	return workload.Check{OK: true}, nil
+}
+
+type counterClient struct {
+	w   *counterWorkload
+	ops []workload.Op
+}
+
+func (w *counterWorkload) NewClient(int, *rand.Rand) workload.Client {
+	c := &counterClient{w: w}
+	c.ops = []workload.Op{{Name: "bump", Run: c.bump}}
+	return c
+}
+func (c *counterClient) NextCycle() time.Duration { return c.w.pause }
+func (c *counterClient) Ops() []workload.Op       { return c.ops }
+func (c *counterClient) bump(ctx context.Context, conn target.Conn) error {
+	n := c.w.attempts.Add(1)
+	if c.w.failEvery > 0 && n%int64(c.w.failEvery) != 0 {
+		return c.w.failErr
+	}
+	if err := workload.Sleep(ctx, c.w.opTime); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, "INSERT INTO n VALUES (1)"); err != nil {
+		return err
+	}
+	c.w.commits.Add(1)
+	return nil
+}
+
+func openSQLite(t *testing.T) target.Target {
+	t.Helper()
+	ctx := context.Background()
+	tg, err := target.Open(ctx, "sqlite:"+t.TempDir()+"/r.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := (&counterWorkload{}).Init(ctx, c, tg.Dialect(), workload.InitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+func baseConfig() Config {
+	return Config{Clients: 4, MaxTries: 3, Progress: time.Hour, Seed: 1}
+}
+
+func op(t *testing.T, out *Outcome, name string) result.Op {
+	t.Helper()
+	for _, o := range out.Ops {
+		if o.Name == name {
+			return o
+		}
+	}
+	t.Fatalf("no op %q in %+v", name, out.Ops)
+	return result.Op{}
+}
+
+func TestIterationsAreExact(t *testing.T) {
+	for _, n := range []int64{1, 7, 100} {
+		w := &counterWorkload{}
+		cfg := baseConfig()
+		cfg.Iterations = n
+		out, err := Run(context.Background(), cfg, openSQLite(t), w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := op(t, out, "bump").Count; got != n {
+			t.Errorf("iterations %d: bump count %d", n, got)
+		}
+		if got := op(t, out, result.CycleOp).Count; got != n {
+			t.Errorf("iterations %d: cycle count %d", n, got)
+		}
+		if w.commits.Load() != n {
+			t.Errorf("iterations %d: %d commits", n, w.commits.Load())
+		}
+	}
+}
+
+func TestDurationTicksAndCycleIncludesPause(t *testing.T) {
+	w := &counterWorkload{pause: 20 * time.Millisecond, opTime: 5 * time.Millisecond}
+	cfg := baseConfig()
+	cfg.Duration = 600 * time.Millisecond
+	cfg.Progress = 200 * time.Millisecond
+	var ticks atomic.Int64
+	cfg.OnTick = func(result.Interval) { ticks.Add(1) }
+	start := time.Now()
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 600*time.Millisecond || d > 5*time.Second {
+		t.Errorf("run took %s for a 600ms duration", d)
+	}
+	if out.Measured < 600*time.Millisecond {
+		t.Errorf("measured window %s shorter than the duration", out.Measured)
+	}
+	if ticks.Load() < 3 || len(out.Intervals) != int(ticks.Load()) {
+		t.Errorf("%d ticks, %d intervals", ticks.Load(), len(out.Intervals))
+	}
+	var sum int64
+	for _, iv := range out.Intervals {
+		for _, o := range iv.Ops {
+			if o.Name == "bump" {
+				sum += o.Count
+			}
+		}
+	}
+	bump, cycle := op(t, out, "bump"), op(t, out, result.CycleOp)
+	if sum != bump.Count || bump.Count == 0 {
+		t.Errorf("intervals hold %d bumps, total %d", sum, bump.Count)
+	}
+	// A cycle is the pause (15-25 ms here, the workload gives 20) plus the op.
+	if cycle.P50 < 20 || cycle.P50 < bump.P50 {
+		t.Errorf("cycle p50 %.1f ms, bump p50 %.1f ms: the pause is not in the cycle", cycle.P50, bump.P50)
+	}
+}
+
+func TestWarmupExcluded(t *testing.T) {
+	w := &counterWorkload{pause: 5 * time.Millisecond}
+	cfg := baseConfig()
+	cfg.Clients = 1
+	cfg.Warmup = 300 * time.Millisecond
+	cfg.Duration = 300 * time.Millisecond
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := op(t, out, "bump").Count
+	// About half of the commits happened during the warm-up.
+	if got == 0 || got >= w.commits.Load()*3/4 {
+		t.Errorf("recorded %d of %d ops with a warm-up as long as the run", got, w.commits.Load())
+	}
+	if out.Measured > 2*time.Second || out.Measured < 300*time.Millisecond {
+		t.Errorf("measured %s, want about 300ms", out.Measured)
+	}
+}
+
+func TestRetriesThenSuccess(t *testing.T) {
+	// Every second attempt fails with a serialization failure: each op
+	// succeeds on its second try and counts one retry.
+	w := &counterWorkload{failErr: &pgconn.PgError{Code: "40001", Message: "could not serialize"}, failEvery: 2}
+	cfg := baseConfig()
+	cfg.Clients = 1
+	cfg.Iterations = 20
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := op(t, out, "bump")
+	if b.Count != 20 || b.Retries != 20 || b.ErrorCount() != 0 {
+		t.Errorf("count %d retries %d errors %v; want 20, 20, none", b.Count, b.Retries, b.Errors)
+	}
+}
+
+func TestRetriesExhaustedCountAsErrors(t *testing.T) {
+	w := &counterWorkload{failErr: &pgconn.PgError{Code: "40P01", Message: "deadlock detected"}, failEvery: 1 << 30}
+	cfg := baseConfig()
+	cfg.Clients = 1
+	cfg.Iterations = 5
+	cfg.MaxTries = 3
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := op(t, out, "bump")
+	if b.Count != 0 || b.Retries != 10 || b.Errors["deadlock"] != 5 {
+		t.Errorf("count %d retries %d errors %v; want 0, 10, deadlock=5", b.Count, b.Retries, b.Errors)
+	}
+	if b.ErrorSamples["deadlock"] == "" {
+		t.Error("no error sample kept for deadlock")
+	}
+	if c := op(t, out, result.CycleOp); c.Count != 0 {
+		t.Errorf("%d cycles recorded although every op failed", c.Count)
+	}
+}
+
+func TestOtherErrorsAreNotRetried(t *testing.T) {
+	w := &counterWorkload{failErr: errors.New("boom"), failEvery: 1 << 30}
+	cfg := baseConfig()
+	cfg.Clients = 2
+	cfg.Iterations = 6
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := op(t, out, "bump")
+	if b.Retries != 0 || b.Errors["other"] != 6 || w.attempts.Load() != 6 {
+		t.Errorf("retries %d errors %v attempts %d; want 0, other=6, 6", b.Retries, b.Errors, w.attempts.Load())
+	}
+}
+
+func TestInterruptReturnsWhatWasMeasured(t *testing.T) {
+	w := &counterWorkload{pause: 5 * time.Millisecond, opTime: 2 * time.Second}
+	cfg := baseConfig()
+	cfg.Duration = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	out, err := Run(ctx, cfg, openSQLite(t), &counterWorkload{pause: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Interrupted || time.Since(start) > 5*time.Second {
+		t.Errorf("interrupted=%v after %s", out.Interrupted, time.Since(start))
+	}
+	if op(t, out, "bump").Count == 0 {
+		t.Error("nothing measured before the interrupt")
+	}
+	// An op in flight (2 s long) is cancelled at once and not counted as an error.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel2)
+	start = time.Now()
+	out, err = Run(ctx2, cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("interrupt took %s with ops in flight", d)
+	}
+	if b := op(t, out, "bump"); b.ErrorCount() != 0 {
+		t.Errorf("cancelled ops counted as errors: %v", b.Errors)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	ok := Config{Clients: 1, Duration: time.Second, MaxTries: 1, Progress: time.Second}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]func(*Config){
+		"--clients":    func(c *Config) { c.Clients = 0 },
+		"both given":   func(c *Config) { c.Iterations = 5 },
+		"neither":      func(c *Config) { c.Duration = 0 },
+		"--duration":   func(c *Config) { c.Duration = -time.Second },
+		"--iterations": func(c *Config) { c.Duration, c.Iterations = 0, -1 },
+		"--ramp":       func(c *Config) { c.Ramp = -1 },
+		"--warmup":     func(c *Config) { c.Warmup = -1 },
+		"--max-tries":  func(c *Config) { c.MaxTries = 0 },
+		"--progress":   func(c *Config) { c.Progress = 0 },
+	}
+	for want, mutate := range cases {
+		c := ok
+		mutate(&c)
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v", want, err)
+		}
+	}
+}
+
+func TestBackoffIsCappedAndJittered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for try := 1; try <= 30; try++ {
+		limit := min(10*time.Millisecond<<min(try-1, 10), time.Second)
+		seen := map[time.Duration]bool{}
+		for i := 0; i < 50; i++ {
+			d := backoff(try, rng)
+			if d < 0 || d > limit {
+				t.Fatalf("try %d: backoff %s outside [0, %s]", try, d, limit)
+			}
+			seen[d] = true
+		}
+		if len(seen) < 40 {
+			t.Errorf("try %d: only %d distinct waits in 50: not jittered", try, len(seen))
+		}
+	}
+}
