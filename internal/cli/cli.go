@@ -101,7 +101,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	a.printErr(err.Error())
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
+	if errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, target.ErrMalformedURL) {
 		return ExitUsage
 	}
 	return ExitFailure

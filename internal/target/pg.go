@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,7 +19,7 @@ type pgTarget struct {
 func openPG(ctx context.Context, url string) (Target, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("malformed database URL %s: %s: check its syntax (postgres://user:password@host:port/dbname)", MaskURL(url), MaskURL(parseErrorText(err)))
+		return nil, fmt.Errorf("%w %s: %s: check its syntax (postgres://user:password@host:port/dbname)", ErrMalformedURL, MaskURL(url), MaskURL(parseErrorText(err)))
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
@@ -63,17 +64,44 @@ func parseErrorText(err error) string {
 // ConnectError turns a failure to connect into one line naming the fix.
 func ConnectError(url string, err error) error {
 	where := MaskURL(url)
+	var msg string
 	switch Classify(err) {
 	case ClassAuth:
-		return fmt.Errorf("cannot log in to %s: check the user name and password in the URL: %w", where, err)
+		msg = "cannot log in to " + where + ": check the user name and password in the URL"
 	case ClassConnectRefused:
-		return fmt.Errorf("cannot reach %s: connection refused; is the server running and listening there?: %w", where, err)
+		msg = "cannot reach " + where + ": connection refused; is the server running and listening there?"
 	case ClassTimeout:
-		return fmt.Errorf("cannot reach %s: timed out; check the host, port and firewall: %w", where, err)
+		msg = "cannot reach " + where + ": timed out; check the host, port and firewall"
 	case ClassTooManyConnections:
-		return fmt.Errorf("%s refuses new connections (too many clients): lower --clients or raise max_connections: %w", where, err)
+		msg = where + " refuses new connections (too many clients): lower --clients or raise max_connections"
+	default:
+		msg = "cannot connect to " + where
 	}
-	return fmt.Errorf("cannot connect to %s: %w", where, err)
+	return &lineError{msg: msg + ": " + oneLine(err.Error()), err: err}
+}
+
+// lineError shows a one-line message and still unwraps to the cause.
+type lineError struct {
+	msg string
+	err error
+}
+
+func (e *lineError) Error() string { return e.msg }
+func (e *lineError) Unwrap() error { return e.err }
+
+// oneLine joins a multi-line message (pgx reports one line per address it
+// tried) into one, dropping repeated lines.
+func oneLine(s string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !seen[l] {
+			seen[l] = true
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func (t *pgTarget) Dialect() Dialect { return t.dialect }
@@ -118,6 +146,9 @@ func (p *pgConn) Commit(ctx context.Context) error {
 	}
 	return err
 }
+
+// ErrMalformedURL marks a database URL that cannot be parsed.
+var ErrMalformedURL = errors.New("malformed database URL")
 
 var errRolledBack = errors.New("commit failed: the transaction had already failed and was rolled back")
 

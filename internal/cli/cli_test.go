@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestMain lets tests run the real command in a child process.
+func TestMain(m *testing.M) {
+	if os.Getenv("TXNBENCH_CLI_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func runMain(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// quick train-events flags for short runs.
+var quick = []string{"--rows", "200", "--delay", "1ms", "--think-min", "0s", "--think-max", "1ms", "--max-batch", "20"}
+
+func TestBadInputIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.json")
+	os.WriteFile(garbage, []byte("not json"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "nosuch"}, "unknown workload \"nosuch\": choose one of train-events"},
+		{[]string{"run"}, "no workload given"},
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"run", "train-events", "--nosuch"}, "unknown flag: --nosuch"},
+		{[]string{"run", "train-events", "--variant", "bogus"}, "unknown --variant \"bogus\": choose one of jsonb, manual, text"},
+		{[]string{"run", "train-events", "--payload", "xml"}, "--payload"},
+		{[]string{"run", "train-events", "--iterations", "5", "--duration", "5s"}, "--duration and --iterations both given: choose one"},
+		{[]string{"run", "train-events", "--min-batch", "50", "--max-batch", "10"}, "make min <= max"},
+		{[]string{"run", "train-events", "--clients", "-1"}, "--clients -1: give at least 1"},
+		{[]string{"run", "train-events", "--rows", "-5"}, "--rows -5 is negative"},
+		{[]string{"run", "train-events", "--delay", "-1s"}, "--delay -1s is negative"},
+		{[]string{"run", "train-events", "--duration", "-1s"}, "--duration -1s is negative"},
+		{[]string{"run", "train-events", "--clients", "many"}, "invalid argument"},
+		{[]string{"run", "train-events", "--db", "mysql://x"}, "unknown --db \"mysql://x\""},
+		{[]string{"run", "train-events", "--db", "postgres://u:hunter22@[::1/db"}, "malformed database URL"},
+		{[]string{"run", "train-events", "--db", "temp-postgres", "--pg-conf", "nonsense"}, "want key=value"},
+		{[]string{"run", "train-events", "--pg-conf", "work_mem=1MB"}, "only applies to --db temp-postgres"},
+		{[]string{"run", "train-events", "--json", "/nonexistent/dir/r.json"}, "directory /nonexistent/dir does not exist"},
+		{[]string{"init", "train-events", "--db", "temp-postgres"}, "would be thrown away"},
+		{[]string{"report"}, "no result files given"},
+		{[]string{"report", garbage}, "is not a txnbench result"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := runMain(c.args...)
+		if code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, ExitUsage, stderr)
+		}
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: stderr %q does not say %q", c.args, stderr, c.want)
+		}
+		if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; lines != 1 {
+			t.Errorf("%v: %d lines of error, want one: %q", c.args, lines, stderr)
+		}
+		if strings.Contains(stderr+stdout, "hunter22") {
+			t.Errorf("%v: password printed: %q", c.args, stderr)
+		}
+		if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
+			t.Errorf("%v: stack trace: %q", c.args, stderr)
+		}
+	}
+}
+
+func TestRuntimeFailures(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		// Nothing listens on port 1.
+		{[]string{"run", "train-events", "--db", "postgres://bob:s3cretpw@127.0.0.1:1/db", "--json", out}, "connection refused; is the server running"},
+		{[]string{"run", "train-events", "--db", "temp-postgres", "--pg-bin", "/nonexistent", "--json", out}, "--pg-bin"},
+		{[]string{"run", "train-events", "--db", "sqlite:/nonexistent/dir/x.db", "--json", out}, "does not exist"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := runMain(c.args...)
+		if code != ExitFailure || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d stderr %q; want exit %d saying %q", c.args, code, stderr, ExitFailure, c.want)
+		}
+		if strings.Contains(stdout+stderr, "s3cretpw") {
+			t.Errorf("%v: password printed", c.args)
+		}
+		if lines := strings.Split(strings.TrimSpace(stderr), "\n"); !strings.HasPrefix(lines[len(lines)-1], "txnbench: ") {
+			t.Errorf("%v: the error is not one line: %q", c.args, stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: a failed run left %s", c.args, out)
+		}
+	}
+}
+
+func TestWrongPassword(t *testing.T) {
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	tg, err := target.Open(ctx, cl.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "ALTER USER postgres PASSWORD 'right-pw'"); err != nil {
+		t.Fatal(err)
+	}
+	hba := "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n"
+	if err := os.WriteFile(filepath.Join(cl.Dir(), "data", "pg_hba.conf"), []byte(hba), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(ctx)
+	time.Sleep(300 * time.Millisecond)
+	url := fmt.Sprintf("postgres://postgres:wrong-pw@127.0.0.1:%d/postgres?sslmode=disable", cl.Port())
+	code, stdout, stderr := runMain("run", "train-events", "--db", url, "--iterations", "1")
+	if code != ExitFailure || !strings.Contains(stderr, "check the user name and password") {
+		t.Errorf("exit %d stderr %q", code, stderr)
+	}
+	if strings.Contains(stdout+stderr, "wrong-pw") {
+		t.Errorf("password printed: %q", stderr)
+	}
+}
+
+// TestRunSaveAndReport: a run on a server given by URL (with a password,
+// which trust auth ignores) prints the table, saves JSON with the password
+// masked, and report re-renders and merges it.
+func TestRunSaveAndReport(t *testing.T) {
+	cl := testutil.Postgres(t)
+	url := fmt.Sprintf("postgres://postgres:topsecret9@127.0.0.1:%d/postgres?sslmode=disable", cl.Port())
+	out := filepath.Join(t.TempDir(), "r.json")
+	args := append([]string{"run", "train-events", "--db", url, "--iterations", "30", "--clients", "4", "--seed", "7", "--json", out}, quick...)
+	code, stdout, stderr := runMain(args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"invariants: OK", "cycle", "add", "process", "archive", "p99(ms)", "PostgreSQL 15", "seed 7"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	saved, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(saved, []byte("topsecret9")) || strings.Contains(stdout+stderr, "topsecret9") {
+		t.Error("password in the output or the saved result")
+	}
+	if !bytes.Contains(saved, []byte("postgres:xxxxx@")) {
+		t.Error("saved result does not record the masked URL")
+	}
+	code, rendered, stderr := runMain("report", out)
+	if code != ExitOK || !strings.Contains(rendered, "invariants: OK") {
+		t.Fatalf("report: exit %d %s\n%s", code, stderr, rendered)
+	}
+	merged := filepath.Join(t.TempDir(), "m.json")
+	if code, _, stderr := runMain("report", out, out, "--json", merged); code != ExitOK {
+		t.Fatalf("report merge: exit %d %s", code, stderr)
+	}
+	r, err := result.Load(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Op("cycle"); c == nil || c.Count != 60 || r.Sources != 2 {
+		t.Errorf("merged: %+v sources %d", c, r.Sources)
+	}
+}
+
+// TestSIGTERMStopsCleanly runs the real command in a child process on
+// temp-postgres, sends SIGTERM mid-run, and expects exit 130, the table,
+// a saved result, and no cluster left behind.
+func TestSIGTERMStopsCleanly(t *testing.T) {
+	testutil.NeedPostgres(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(os.Args[0], append([]string{"run", "train-events", "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out}, quick...)...)
+	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "1s |") && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, ExitInterrupted, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "invariants: OK") || !strings.Contains(stdout.String(), "INTERRUPTED") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || r.Op("cycle").Count == 0 {
+		t.Errorf("saved result: interrupted %v, cycles %d", r.Interrupted, r.Op("cycle").Count)
+	}
+	// This run's cluster, found by its port (other tests run clusters too).
+	m := regexp.MustCompile(`ready on 127\.0\.0\.1:(\d+)`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no port in stderr:\n%s", stderr.String())
+	}
+	if c, err := net.Dial("tcp", "127.0.0.1:"+m[1]); err == nil {
+		c.Close()
+		t.Errorf("something still listens on the cluster's port %s", m[1])
+	}
+	if ps, _ := exec.Command("pgrep", "-f", "postgres .*-p "+m[1]+"( |$)").Output(); len(bytes.TrimSpace(ps)) > 0 {
+		t.Errorf("PostgreSQL processes left behind: %s", ps)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "txnbench-pg-*", "data", "postmaster.opts"))
+	for _, d := range dirs {
+		if b, _ := os.ReadFile(d); bytes.Contains(b, []byte("-p\" \""+m[1])) || bytes.Contains(b, []byte("-p "+m[1])) {
+			t.Errorf("cluster directory left behind: %s", filepath.Dir(filepath.Dir(d)))
+		}
+	}
+}
