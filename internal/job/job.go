@@ -67,7 +67,11 @@ func Open(ctx context.Context, s Spec, clients int) (*Database, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Database{Target: t, URL: target.MaskURL(spec)}, nil
+		shown := target.MaskURL(spec)
+		if spec == "sqlite:" {
+			shown = "sqlite (a temporary file, removed at exit)"
+		}
+		return &Database{Target: t, URL: shown}, nil
 	}
 	conf := s.PGConf
 	if !hasSetting(conf, "max_connections") {
@@ -174,7 +178,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 			DB: db.URL, Clients: rc.Clients, Iterations: rc.Iterations, Seed: rc.Seed,
 			MaxTries: rc.MaxTries, PGConf: s.PGConf, Args: args,
 		},
-		Server:      result.Server{Dialect: d.Name, Version: d.Version, Banner: d.Banner},
+		Server:      result.Server{Dialect: d.Name, Version: d.Version, Banner: d.Banner, Embedded: d.Embedded},
 		Machine:     result.Machine{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
 		Started:     out.Started,
 		Ended:       out.Ended,

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/txnbench/txnbench/internal/result"
 )
@@ -43,11 +44,25 @@ func Header(w io.Writer, r *result.Result) {
 		run += ", INTERRUPTED"
 	}
 	fmt.Fprintf(w, "run        %s\n", run)
-	if notes, ok := r.Settings["notes"].([]any); ok {
-		for _, n := range notes {
-			fmt.Fprintf(w, "note       %v\n", n)
-		}
+	for _, n := range notes(r.Settings["notes"]) {
+		fmt.Fprintf(w, "note       %s\n", n)
 	}
+}
+
+// notes reads the notes setting as a run makes it ([]string) and as JSON
+// loads it ([]any).
+func notes(v any) []string {
+	switch ns := v.(type) {
+	case []string:
+		return ns
+	case []any:
+		out := make([]string, len(ns))
+		for i, n := range ns {
+			out[i] = fmt.Sprint(n)
+		}
+		return out
+	}
+	return nil
 }
 
 func settingsLine(s map[string]any) string {
@@ -80,7 +95,7 @@ func Table(w io.Writer, r *result.Result) {
 			thousands(o.Retries), thousands(o.ErrorCount()),
 		})
 	}
-	writeTable(w, rows)
+	writeTable(w, rows, 1)
 }
 
 // orderedOps puts the cycle first, like dbworkload's table.
@@ -114,7 +129,7 @@ func Errors(w io.Writer, r *result.Result) {
 		return
 	}
 	fmt.Fprintln(w, "\nerrors by class")
-	writeTable(w, rows)
+	writeTable(w, rows, 0, 1, 3)
 }
 
 // Client reports txnbench's own cost.
@@ -128,6 +143,9 @@ func Client(w io.Writer, r *result.Result) {
 		line += fmt.Sprintf(", %.3f ms per cycle", c.CPUPerCycleMS)
 	}
 	line += fmt.Sprintf(", peak memory %.0f MB", c.MaxRSSMB)
+	if r.Server.Embedded {
+		line += "\n           (the database is embedded: this includes the engine's own work)"
+	}
 	fmt.Fprintln(w, line)
 }
 
@@ -144,7 +162,7 @@ func Invariants(w io.Writer, r *result.Result) {
 		if !it.OK {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(w, "  %s %-32s %s\n", mark, it.Name, it.Detail)
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %s %-32s %s", mark, it.Name, it.Detail), " "))
 	}
 	if ch.UnknownCommits > 0 {
 		fmt.Fprintf(w, "  commits with unknown outcome: %d\n", ch.UnknownCommits)
@@ -156,10 +174,11 @@ func Invariants(w io.Writer, r *result.Result) {
 	}
 }
 
+// firstLine is the first line of s, cut to width characters.
 func firstLine(s string, width int) string {
 	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > width {
-		s = s[:width-3] + "..."
+	if r := []rune(s); len(r) > width {
+		s = string(r[:width-3]) + "..."
 	}
 	return s
 }
@@ -187,11 +206,17 @@ func ProgressLine(iv result.Interval) string {
 	return b.String()
 }
 
-func writeTable(w io.Writer, rows [][]string) {
+// writeTable writes rows in columns: numbers right-aligned, the columns
+// in left (by index) left-aligned.
+func writeTable(w io.Writer, rows [][]string, left ...int) {
+	isLeft := map[int]bool{}
+	for _, i := range left {
+		isLeft[i] = true
+	}
 	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for i, c := range row {
-			widths[i] = max(widths[i], len(c))
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
 	for _, row := range rows {
@@ -200,10 +225,11 @@ func writeTable(w io.Writer, rows [][]string) {
 			if i > 0 {
 				b.WriteString("  ")
 			}
-			if i == 1 || i == 3 && len(row) == 4 { // names and messages align left
-				b.WriteString(c + strings.Repeat(" ", widths[i]-len(c)))
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if isLeft[i] {
+				b.WriteString(c + pad)
 			} else {
-				b.WriteString(strings.Repeat(" ", widths[i]-len(c)) + c)
+				b.WriteString(pad + c)
 			}
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))

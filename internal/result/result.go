@@ -63,6 +63,8 @@ type Server struct {
 	Dialect string `json:"dialect"`
 	Version string `json:"version"`
 	Banner  string `json:"banner"`
+	// Embedded: the engine ran inside txnbench, so client CPU includes it.
+	Embedded bool `json:"embedded,omitempty"`
 }
 
 // Machine is where txnbench ran.
@@ -149,6 +151,9 @@ func (r *Result) Save(path string) error {
 		return fmt.Errorf("saving the result to %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("saving the result to %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes it 0600
 		return fmt.Errorf("saving the result to %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {

@@ -13,7 +13,10 @@ type Dialect struct {
 	Version string // the engine's own version, e.g. 15.18 or v23.2.1
 	// Banner is the full version string the server reported.
 	Banner string
-	Caps   Capabilities
+	// Embedded: the engine runs inside txnbench's process, so txnbench's
+	// CPU use includes the engine's work.
+	Embedded bool
+	Caps     Capabilities
 }
 
 // Capabilities is what a dialect supports, as workloads need to know it.
@@ -91,7 +94,7 @@ func ParseBanner(banner string) Dialect {
 // sqliteDialect is SQLite of the given version as the pure-Go driver ships it.
 func sqliteDialect(version string) Dialect {
 	return Dialect{
-		Name: "SQLite", Version: version, Banner: "SQLite " + version,
+		Name: "SQLite", Version: version, Banner: "SQLite " + version, Embedded: true,
 		Caps: Capabilities{
 			JSONB: versionAtLeast(version, 3, 45), GeneratedColumns: true,
 			UUIDType: "TEXT", JSONType: "BLOB", TimestampType: "TEXT",

@@ -1,29 +1,22 @@
 package target
 
-import (
-	"net/url"
-	"regexp"
-)
+import "regexp"
 
 const maskedPassword = "xxxxx"
 
-var passwordParam = regexp.MustCompile(`(?i)(password=)[^&\s]*`)
+var (
+	// userInfoPassword matches the password of every URL in a text: what
+	// lies between "scheme://user:" and the last "@" of that word. A password
+	// may hold "@" or "/" unescaped (invalid, but it must not leak), so this
+	// may mask more than the password, never less.
+	userInfoPassword = regexp.MustCompile(`(://[^:/@\s]*:)\S*@`)
+	passwordParam    = regexp.MustCompile(`(?i)(password=)[^&\s]*`)
+)
 
-// MaskURL returns s with any password replaced by xxxxx, both the user-info
-// password of a URL and a password= parameter. Strings that are not URLs
-// have password= parameters and anything between "://user:" and "@" masked.
+// MaskURL returns s with every password replaced by xxxxx: the user-info
+// password of each URL in s and every password= parameter. s may be a URL
+// or any text containing URLs, such as an error message.
 func MaskURL(s string) string {
-	u, err := url.Parse(s)
-	if err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), maskedPassword)
-			s = u.String()
-			// url.String escapes nothing in xxxxx; keep the rest as it was.
-		}
-	} else if err != nil {
-		s = userInfoPassword.ReplaceAllString(s, "${1}"+maskedPassword+"@")
-	}
+	s = userInfoPassword.ReplaceAllString(s, "${1}"+maskedPassword+"@")
 	return passwordParam.ReplaceAllString(s, "${1}"+maskedPassword)
 }
-
-var userInfoPassword = regexp.MustCompile(`(://[^:/@\s]*:)[^@\s]*@`)

@@ -40,7 +40,10 @@ func openSQLite(ctx context.Context, path string) (Target, error) {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	// Escape the path: "?", "#" and "%" in a file name must not be read as
+	// the start of the options.
+	file := url.URL{Scheme: "file", OmitHost: true, Path: path}
+	db, err := sql.Open("sqlite", file.String()+"?"+q.Encode())
 	if err != nil {
 		t.Close()
 		return nil, fmt.Errorf("opening SQLite file %s: %w", path, err)

@@ -1,0 +1,340 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func pgErr(code string) error {
+	return &pgconn.PgError{Severity: "ERROR", Code: code, Message: "message for " + code}
+}
+
+// closedPort returns a 127.0.0.1 address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// realRefused dials an address nothing listens on.
+func realRefused(t *testing.T) error {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", closedPort(t), 2*time.Second)
+	if err == nil {
+		c.Close()
+		t.Fatal("dialing a just-closed port succeeded")
+	}
+	return err
+}
+
+// realNetTimeout reads from a TCP connection whose deadline has passed.
+func realNetTimeout(t *testing.T) error {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Read(make([]byte, 1))
+	if err == nil {
+		t.Fatal("read past the deadline succeeded")
+	}
+	return err
+}
+
+// realClosed reads from a TCP connection this side already closed.
+func realClosed(t *testing.T) error {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	_, err = c.Read(make([]byte, 1))
+	if err == nil {
+		t.Fatal("read on a closed connection succeeded")
+	}
+	return err
+}
+
+func TestClassify(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
+	tests := []struct {
+		name string
+		err  error
+		want Class
+	}{
+		{"nil", nil, ClassNone},
+		{"serialization 40001", pgErr("40001"), ClassSerialization},
+		{"deadlock 40P01", pgErr("40P01"), ClassDeadlock},
+		{"too many connections 53300", pgErr("53300"), ClassTooManyConnections},
+		{"out of memory for connections 53400", pgErr("53400"), ClassTooManyConnections},
+		{"auth 28P01", pgErr("28P01"), ClassAuth},
+		{"auth 28000", pgErr("28000"), ClassAuth},
+		{"admin shutdown 57P01", pgErr("57P01"), ClassAdminShutdown},
+		{"crash shutdown 57P02", pgErr("57P02"), ClassAdminShutdown},
+		{"cannot connect now 57P03", pgErr("57P03"), ClassAdminShutdown},
+		{"statement timeout 57014", pgErr("57014"), ClassTimeout},
+		{"idle in transaction timeout 25P03", pgErr("25P03"), ClassTimeout},
+		{"unique violation 23505", pgErr("23505"), ClassOther},
+		{"syntax error 42601", pgErr("42601"), ClassOther},
+		{"wrapped serialization", fmt.Errorf("process: %w", pgErr("40001")), ClassSerialization},
+		{"doubly wrapped deadlock", fmt.Errorf("archive: %w", fmt.Errorf("delete: %w", pgErr("40P01"))), ClassDeadlock},
+		{"joined with other errors", errors.Join(errors.New("rollback failed"), pgErr("40001")), ClassSerialization},
+		{"context canceled", context.Canceled, ClassCanceled},
+		{"wrapped context canceled", fmt.Errorf("add: %w", context.Canceled), ClassCanceled},
+		{"canceled beats a server error", errors.Join(pgErr("57014"), context.Canceled), ClassCanceled},
+		{"deadline exceeded", context.DeadlineExceeded, ClassTimeout},
+		{"wrapped deadline exceeded", fmt.Errorf("commit: %w", context.DeadlineExceeded), ClassTimeout},
+		{"connection refused in net.OpError", refused, ClassConnectRefused},
+		{"wrapped connection refused", fmt.Errorf("connect: %w", refused), ClassConnectRefused},
+		{"real connection refused", realRefused(t), ClassConnectRefused},
+		{"real network read timeout", realNetTimeout(t), ClassTimeout},
+		{"io.EOF", io.EOF, ClassConnectionLost},
+		{"io.ErrUnexpectedEOF", io.ErrUnexpectedEOF, ClassConnectionLost},
+		{"wrapped unexpected EOF", fmt.Errorf("receive message failed: %w", io.ErrUnexpectedEOF), ClassConnectionLost},
+		{"ECONNRESET", syscall.ECONNRESET, ClassConnectionLost},
+		{"ECONNRESET in net.OpError", &net.OpError{Op: "read", Net: "tcp", Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}}, ClassConnectionLost},
+		{"EPIPE", &net.OpError{Op: "write", Net: "tcp", Err: &os.SyscallError{Syscall: "write", Err: syscall.EPIPE}}, ClassConnectionLost},
+		{"net.ErrClosed", net.ErrClosed, ClassConnectionLost},
+		{"real read on closed connection", realClosed(t), ClassConnectionLost},
+		{"pgx conn closed", errors.New("conn closed"), ClassConnectionLost},
+		{"wrapped pgx conn closed", fmt.Errorf("add: %w", errors.New("conn closed")), ClassConnectionLost},
+		{"plain error", errors.New("boom"), ClassOther},
+		{"message mentioning conn closed", errors.New("conn closed by peer: boom"), ClassOther},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Classify(tc.err); got != tc.want {
+				t.Errorf("Classify(%v) = %q, want %q", tc.err, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	retryable := map[Class]bool{ClassSerialization: true, ClassDeadlock: true, ClassBusy: true}
+	all := append([]Class{ClassNone, ClassCanceled}, Classes...)
+	for _, c := range all {
+		if got := c.Retryable(); got != retryable[c] {
+			t.Errorf("%q.Retryable() = %v, want %v", c, got, retryable[c])
+		}
+	}
+	// Every retryable class is reported.
+	for c := range retryable {
+		found := false
+		for _, k := range Classes {
+			found = found || k == c
+		}
+		if !found {
+			t.Errorf("Classes lacks the retryable class %q", c)
+		}
+	}
+}
+
+func TestClassesList(t *testing.T) {
+	want := []Class{
+		ClassConnectRefused, ClassTooManyConnections, ClassAuth, ClassTimeout,
+		ClassSerialization, ClassDeadlock, ClassBusy, ClassAdminShutdown,
+		ClassConnectionLost, ClassOther,
+	}
+	seen := map[Class]bool{}
+	for _, c := range Classes {
+		if c == ClassNone || c == ClassCanceled {
+			t.Errorf("Classes lists %q, which is not an error", c)
+		}
+		if seen[c] {
+			t.Errorf("Classes lists %q twice", c)
+		}
+		seen[c] = true
+	}
+	for _, c := range want {
+		if !seen[c] {
+			t.Errorf("Classes lacks %q", c)
+		}
+	}
+	if len(Classes) != len(want) {
+		t.Errorf("Classes has %d entries, want %d", len(Classes), len(want))
+	}
+}
+
+// openSQLiteForTest opens a real SQLite database in a temporary directory.
+func openSQLiteForTest(t *testing.T) Target {
+	t.Helper()
+	tg, err := Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+func connect(t *testing.T, tg Target) Conn {
+	t.Helper()
+	c, err := tg.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+// sqliteBusy returns a real SQLITE_BUSY: a second writer that does not wait
+// for the write lock the first one holds.
+func sqliteBusy(t *testing.T) error {
+	t.Helper()
+	ctx := context.Background()
+	tg := openSQLiteForTest(t)
+	c1, c2 := connect(t, tg), connect(t, tg)
+	if err := c1.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c1.Rollback(ctx) })
+	if _, err := c2.Exec(ctx, "PRAGMA busy_timeout = 0"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err := c2.Begin(ctx)
+	if err == nil {
+		t.Fatal("a second BEGIN IMMEDIATE succeeded while the first held the write lock")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("BEGIN with busy_timeout 0 waited %v", d)
+	}
+	return err
+}
+
+func TestClassifySQLite(t *testing.T) {
+	ctx := context.Background()
+	busy := sqliteBusy(t)
+	if got := Classify(busy); got != ClassBusy || !got.Retryable() {
+		t.Errorf("Classify(%v) = %q (retryable %v), want busy, retryable", busy, got, got.Retryable())
+	}
+	if got := Classify(fmt.Errorf("add: %w", busy)); got != ClassBusy {
+		t.Errorf("Classify(wrapped %v) = %q, want busy", busy, got)
+	}
+
+	c := connect(t, openSQLiteForTest(t))
+	_, syntax := c.Exec(ctx, "SELEC 1")
+	if syntax == nil {
+		t.Fatal("a syntax error was accepted")
+	}
+	if got := Classify(syntax); got != ClassOther {
+		t.Errorf("Classify(%v) = %q, want other", syntax, got)
+	}
+	if _, err := c.Exec(ctx, "CREATE TABLE u (id INTEGER PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "INSERT INTO u VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	_, unique := c.Exec(ctx, "INSERT INTO u VALUES (1)")
+	if unique == nil {
+		t.Fatal("a duplicate primary key was accepted")
+	}
+	if got := Classify(unique); got != ClassOther {
+		t.Errorf("Classify(%v) = %q, want other", unique, got)
+	}
+}
+
+func TestCommitOutcomeUnknown(t *testing.T) {
+	busy := sqliteBusy(t)
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"serialization failure", pgErr("40001"), false},
+		{"admin shutdown reported by the server", pgErr("57P01"), false},
+		{"unique violation", pgErr("23505"), false},
+		{"CockroachDB statement completion unknown", pgErr("40003"), true},
+		{"wrapped 40003", fmt.Errorf("commit: %w", pgErr("40003")), true},
+		{"unexpected EOF", io.ErrUnexpectedEOF, true},
+		{"wrapped unexpected EOF", fmt.Errorf("commit: %w", io.ErrUnexpectedEOF), true},
+		{"connection reset", &net.OpError{Op: "read", Net: "tcp", Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}}, true},
+		{"already rolled back", errRolledBack, false},
+		{"wrapped already rolled back", fmt.Errorf("commit: %w", errRolledBack), false},
+		{"real SQLite busy", busy, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := CommitOutcomeUnknown(tc.err); got != tc.want {
+				t.Errorf("CommitOutcomeUnknown(%v) = %v, want %v", tc.err, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestConnectErrorRefused opens a postgres:// URL on a port nothing listens
+// on: the error says what to do, keeps the class and hides the password.
+func TestConnectErrorRefused(t *testing.T) {
+	spec := "postgres://bench:s3cretpw@" + closedPort(t) + "/app?sslmode=disable&connect_timeout=5"
+	_, err := Open(context.Background(), spec)
+	if err == nil {
+		t.Fatal("Open on a closed port succeeded")
+	}
+	if got := Classify(err); got != ClassConnectRefused {
+		t.Errorf("Classify(%v) = %q, want connect_refused", err, got)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "s3cretpw") {
+		t.Errorf("error leaks the password: %s", msg)
+	}
+	if !strings.Contains(msg, "connection refused") || !strings.Contains(msg, "bench:xxxxx@") {
+		t.Errorf("error = %q, want it to name the masked URL and say connection refused", msg)
+	}
+}
+
+func TestConnectErrorMessages(t *testing.T) {
+	url := "postgres://u:s3cretpw@h/db"
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{pgErr("28P01"), "check the user name and password"},
+		{fmt.Errorf("dial: %w", &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}), "is the server running"},
+		{context.DeadlineExceeded, "timed out"},
+		{pgErr("53300"), "lower --clients or raise max_connections"},
+		{errors.New("boom"), "cannot connect to"},
+	}
+	for _, tc := range tests {
+		err := ConnectError(url, tc.err)
+		msg := err.Error()
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, "s3cretpw") || !strings.Contains(msg, "u:xxxxx@h/db") {
+			t.Errorf("ConnectError(%v) = %q, want it to contain %q and the masked URL only", tc.err, msg, tc.want)
+		}
+		if !errors.Is(err, tc.err) {
+			t.Errorf("ConnectError(%v) does not wrap the cause", tc.err)
+		}
+	}
+}

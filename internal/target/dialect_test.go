@@ -1,0 +1,167 @@
+package target_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+const (
+	ginDDL   = "CREATE INDEX events_jsonb_payload_idx ON events_jsonb USING gin (payload)"
+	crdbDDL  = "CREATE INVERTED INDEX events_jsonb_payload_idx ON events_jsonb (payload)"
+	ybginDDL = "CREATE INDEX events_jsonb_payload_idx ON events_jsonb USING ybgin (payload)"
+)
+
+func TestParseBanner(t *testing.T) {
+	tests := []struct {
+		name     string
+		banner   string
+		dialect  string
+		version  string
+		genCols  bool
+		retries  bool
+		indexDDL string
+	}{
+		{
+			name:    "PostgreSQL 15 on Debian",
+			banner:  "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14+deb12u1) 12.2.0, 64-bit",
+			dialect: "PostgreSQL", version: "15.18", genCols: true, indexDDL: ginDDL,
+		},
+		{
+			name:    "PostgreSQL 11 has no generated columns",
+			banner:  "PostgreSQL 11.22 (Debian 11.22-1.pgdg120+1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit",
+			dialect: "PostgreSQL", version: "11.22", genCols: false, indexDDL: ginDDL,
+		},
+		{
+			name:    "PostgreSQL 12 is the first with generated columns",
+			banner:  "PostgreSQL 12.0 on x86_64-pc-linux-gnu, compiled by gcc 8.3.0, 64-bit",
+			dialect: "PostgreSQL", version: "12.0", genCols: true, indexDDL: ginDDL,
+		},
+		{
+			name:    "PostgreSQL 17",
+			banner:  "PostgreSQL 17.2 on aarch64-unknown-linux-gnu, compiled by gcc (GCC) 12.4.0, 64-bit",
+			dialect: "PostgreSQL", version: "17.2", genCols: true, indexDDL: ginDDL,
+		},
+		{
+			name:    "PostgreSQL without a minor version",
+			banner:  "PostgreSQL 16 on x86_64-pc-linux-gnu",
+			dialect: "PostgreSQL", version: "16", genCols: true, indexDDL: ginDDL,
+		},
+		{
+			name:    "CockroachDB",
+			banner:  "CockroachDB CCL v23.2.1 (x86_64-pc-linux-gnu, built 2024/01/16 14:48:46, go1.21.5 X:nocoverageredesign)",
+			dialect: "CockroachDB", version: "v23.2.1", genCols: true, retries: true, indexDDL: crdbDDL,
+		},
+		{
+			name:    "CockroachDB OSS pre-release",
+			banner:  "CockroachDB OSS v24.1.0-alpha.3 (x86_64-unknown-linux-gnu, built 2024/03/01 00:00:00, go1.22.0)",
+			dialect: "CockroachDB", version: "v24.1.0-alpha.3", genCols: true, retries: true, indexDDL: crdbDDL,
+		},
+		{
+			name:    "YugabyteDB on PostgreSQL 11",
+			banner:  "PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu, compiled by clang version 16.0.6 (https://github.com/yugabyte/llvm-project.git 1e6329f40e5c531c09ade7015278078682293ebd), 64-bit",
+			dialect: "YugabyteDB", version: "2.20.1.0", genCols: false, retries: true, indexDDL: ybginDDL,
+		},
+		{
+			name:    "YugabyteDB on PostgreSQL 15",
+			banner:  "PostgreSQL 15.2-YB-2.25.0.0-b0 on x86_64-pc-linux-gnu, compiled by clang version 17.0.6, 64-bit",
+			dialect: "YugabyteDB", version: "2.25.0.0", genCols: true, retries: true, indexDDL: ybginDDL,
+		},
+		{
+			// Reached only through a postgres:// URL, so an unknown banner
+			// is taken for a PostgreSQL-compatible server of no known version.
+			name:    "unknown banner",
+			banner:  "SomeWireCompatibleDB 3.1 (build 42)",
+			dialect: "PostgreSQL", version: "", genCols: true, indexDDL: ginDDL,
+		},
+		{
+			name:    "empty banner",
+			banner:  "",
+			dialect: "PostgreSQL", version: "", genCols: true, indexDDL: ginDDL,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := target.ParseBanner(tc.banner)
+			if d.Name != tc.dialect || d.Version != tc.version || d.Banner != tc.banner {
+				t.Errorf("ParseBanner: got Name %q Version %q Banner %q, want %q %q %q",
+					d.Name, d.Version, d.Banner, tc.dialect, tc.version, tc.banner)
+			}
+			c := d.Caps
+			// Every PostgreSQL-wire dialect has these.
+			if !c.SkipLocked || !c.JSONB || !c.Enums || !c.ArrayParams {
+				t.Errorf("SkipLocked %v JSONB %v Enums %v ArrayParams %v, want all true",
+					c.SkipLocked, c.JSONB, c.Enums, c.ArrayParams)
+			}
+			if c.GeneratedColumns != tc.genCols {
+				t.Errorf("GeneratedColumns = %v, want %v", c.GeneratedColumns, tc.genCols)
+			}
+			if c.RetriesSerialization != tc.retries {
+				t.Errorf("RetriesSerialization = %v, want %v", c.RetriesSerialization, tc.retries)
+			}
+			if got := c.InvertedIndexDDL("events_jsonb_payload_idx", "events_jsonb", "payload"); got != tc.indexDDL {
+				t.Errorf("InvertedIndexDDL = %q, want %q", got, tc.indexDDL)
+			}
+			if c.UUIDType != "uuid" || c.JSONType != "jsonb" || c.TimestampType != "timestamptz" || c.Now != "now()" {
+				t.Errorf("types = %q %q %q %q, want uuid jsonb timestamptz now()", c.UUIDType, c.JSONType, c.TimestampType, c.Now)
+			}
+		})
+	}
+}
+
+func TestInvertedIndexDDLUnsupported(t *testing.T) {
+	for _, c := range []target.Capabilities{
+		{},
+		{JSONB: true, SkipLocked: true, GeneratedColumns: true},
+	} {
+		if got := c.InvertedIndexDDL("i", "t", "c"); got != "" {
+			t.Errorf("InvertedIndexDDL without a template = %q, want \"\"", got)
+		}
+	}
+}
+
+func TestInvertedIndexDDLReplacesEveryPlaceholder(t *testing.T) {
+	c := target.Capabilities{InvertedIndex: "{name}/{table}/{column}/{name}"}
+	if got, want := c.InvertedIndexDDL("n", "t", "c"), "n/t/c/n"; got != want {
+		t.Errorf("InvertedIndexDDL = %q, want %q", got, want)
+	}
+	// Values are inserted literally, never expanded again.
+	if got, want := c.InvertedIndexDDL("{table}", "x", "y"), "{table}/x/y/{table}"; got != want {
+		t.Errorf("InvertedIndexDDL = %q, want %q", got, want)
+	}
+}
+
+// FuzzParseBanner checks that any banner gives a known dialect whose
+// version is taken from the banner, and that ParseBanner never panics.
+func FuzzParseBanner(f *testing.F) {
+	for _, s := range []string{
+		"PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu",
+		"CockroachDB CCL v23.2.1 (x86_64-pc-linux-gnu, built 2024/01/16)",
+		"PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu",
+		"PostgreSQL 99999999999999999999.1",
+		"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, banner string) {
+		d := target.ParseBanner(banner)
+		if d.Banner != banner {
+			t.Fatalf("Banner = %q, want %q", d.Banner, banner)
+		}
+		switch d.Name {
+		case "PostgreSQL", "CockroachDB", "YugabyteDB":
+		default:
+			t.Fatalf("Name = %q", d.Name)
+		}
+		if marker := map[string]string{"CockroachDB": "CockroachDB ", "YugabyteDB": "-YB-"}[d.Name]; !strings.Contains(banner, marker) {
+			t.Fatalf("Name %q but the banner lacks %q: %q", d.Name, marker, banner)
+		}
+		if !strings.Contains(banner, d.Version) {
+			t.Fatalf("Version %q does not occur in %q", d.Version, banner)
+		}
+		if d.Caps.InvertedIndexDDL("n", "t", "c") == "" {
+			t.Fatalf("a PostgreSQL-wire dialect lost its inverted index")
+		}
+	})
+}
