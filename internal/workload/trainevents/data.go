@@ -64,7 +64,7 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 	e.id = newUUID(r)
 	e.authorityID = newUUID(r)
 	e.eventType = eventTypes[r.IntN(len(eventTypes))]
-	created := now.Add(-time.Duration(r.Int64N(int64(payloadWindow))))
+	created := now.Add(-time.Duration(r.Int64N(int64(payloadWindow)))).UTC()
 
 	b = append(b, `{"eventType":"`...)
 	b = append(b, e.eventType...)
@@ -73,7 +73,7 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 	b = append(b, `","deviceKey":"`...)
 	b = appendUUID(b, newUUID(r))
 	b = append(b, `","state":"NEW","createdAt":"`...)
-	b = created.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+	b = appendTimestamp(b, created)
 	b = append(b, `","route":{"segments":[`...)
 	for i := 0; i < 3; i++ {
 		if i > 0 {
@@ -134,7 +134,7 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 	b = append(b, '-')
 	b = appendPadded(b, r.IntN(100000), 5)
 	b = append(b, '-')
-	b = created.UTC().AppendFormat(b, "20060102")
+	b = appendDate(b, created, false)
 	trainEnd := len(b)
 	b = append(b, `","withinLimits":`...)
 	b = strconv.AppendBool(b, r.IntN(10) != 0)
@@ -152,21 +152,34 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 	return b, trainStart, trainEnd
 }
 
-// appendNote appends free text of 160-240 characters, the dispatcher's note
-// that brings the document to about 1 KB.
-func appendNote(b []byte, r *rand.Rand) []byte {
-	const words = "clear proceed caution restricted approach stop signal track section crossing power work zone protection dispatch authority route switch normal reverse speed limit train position update "
-	n := 160 + r.IntN(81)
-	for n > 0 {
-		start := r.IntN(len(words) - 40)
-		for start > 0 && words[start-1] != ' ' {
+// noteWords is the vocabulary of the dispatcher's note.
+const noteWords = "clear proceed caution restricted approach stop signal track section crossing power work zone protection dispatch authority route switch normal reverse speed limit train position update "
+
+// noteSpans maps each position a note word is drawn at to the word around
+// it (the word ending at it when it is a space): a table instead of a scan
+// for word boundaries per word.
+var noteSpans = func() (s [len(noteWords) - 40]struct{ start, end uint16 }) {
+	for p := range s {
+		start := p
+		for start > 0 && noteWords[start-1] != ' ' {
 			start--
 		}
 		end := start + 1
-		for end < len(words) && words[end] != ' ' {
+		for end < len(noteWords) && noteWords[end] != ' ' {
 			end++
 		}
-		w := words[start:end]
+		s[p].start, s[p].end = uint16(start), uint16(end)
+	}
+	return s
+}()
+
+// appendNote appends free text of 160-240 characters, the dispatcher's note
+// that brings the document to about 1 KB.
+func appendNote(b []byte, r *rand.Rand) []byte {
+	n := 160 + r.IntN(81)
+	for n > 0 {
+		sp := noteSpans[r.IntN(len(noteSpans))]
+		w := noteWords[sp.start:sp.end]
 		if len(w) > n {
 			w = w[:n]
 		}
@@ -178,6 +191,30 @@ func appendNote(b []byte, r *rand.Rand) []byte {
 		}
 	}
 	return b
+}
+
+// appendDate appends t's date as 20060102, or with sep between the parts
+// as 2006-01-02, without the cost of a layout.
+func appendDate(b []byte, t time.Time, sep bool) []byte {
+	y, m, d := t.Date()
+	b = appendPadded(b, y, 4)
+	if sep {
+		b = append(b, '-')
+	}
+	b = append(b, byte('0'+m/10), byte('0'+m%10))
+	if sep {
+		b = append(b, '-')
+	}
+	return append(b, byte('0'+d/10), byte('0'+d%10))
+}
+
+// appendTimestamp appends t, already in UTC, as 2006-01-02T15:04:05.000Z.
+func appendTimestamp(b []byte, t time.Time) []byte {
+	b = appendDate(b, t, true)
+	h, mi, s := t.Clock()
+	ms := t.Nanosecond() / int(time.Millisecond)
+	return append(b, 'T', byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10),
+		':', byte('0'+s/10), byte('0'+s%10), '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
 func appendPadded(b []byte, v, width int) []byte {

@@ -53,7 +53,7 @@ func (v variant) name() string {
 
 func (v variant) validate() error {
 	if v.TextPayload && v.InvertedIndex {
-		return fmt.Errorf("--inverted-index needs a JSONB payload: drop it or use --payload jsonb")
+		return fmt.Errorf("a TEXT payload cannot have an inverted index (the jsonb preset has one): add --inverted-index=false, use --variant text, or --payload jsonb")
 	}
 	return nil
 }
