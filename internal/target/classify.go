@@ -111,14 +111,18 @@ func classifySQLState(code string) Class {
 
 // CommitOutcomeUnknown reports whether a failed COMMIT may still have
 // committed: the request may have reached the server but no answer came
-// back. A server error, or a request that was never sent, means it did not.
+// back. An error the server reported about the transaction, or a request
+// that was never sent, means it did not. A server that ends the session
+// (FATAL, e.g. on shutdown) while the commit is in flight leaves it open:
+// counting it as unknown only widens what the invariant check accepts.
 func CommitOutcomeUnknown(err error) bool {
 	if err == nil || errors.Is(err, errRolledBack) {
 		return false
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		return pgErr.Code == "40003" // CockroachDB: statement completion unknown
+		return pgErr.Code == "40003" || // CockroachDB: statement completion unknown
+			pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC"
 	}
 	var sqErr *sqlite.Error
 	if errors.As(err, &sqErr) {

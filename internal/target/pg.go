@@ -24,6 +24,11 @@ func openPG(ctx context.Context, url string) (Target, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
+	if !strings.Contains(url, "statement_cache_capacity") {
+		// Workloads use a few dozen statements; pgx's default of 512
+		// cached statements costs 40 KB per connection for nothing.
+		cfg.StatementCacheCapacity = 64
+	}
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "txnbench"
 	}
@@ -116,32 +121,126 @@ func (t *pgTarget) Connect(ctx context.Context) (Conn, error) {
 }
 
 type pgConn struct {
-	c    *pgx.Conn
-	inTx bool
+	c            *pgx.Conn
+	inTx         bool
+	beginPending bool // BEGIN goes out with the next statement
+	batch        pgx.Batch
+}
+
+// send queues BEGIN when it is pending, then sql, and sends them together.
+func (p *pgConn) send(ctx context.Context, sql string, args []any, commit bool) pgx.BatchResults {
+	p.batch.QueuedQueries = p.batch.QueuedQueries[:0]
+	if p.beginPending {
+		p.batch.Queue("BEGIN")
+	}
+	p.batch.Queue(sql, args...)
+	if commit {
+		p.batch.Queue("COMMIT")
+	}
+	return p.c.SendBatch(ctx, &p.batch)
+}
+
+// begun reads the result of a BEGIN sent by send.
+func (p *pgConn) begun(br pgx.BatchResults) error {
+	if !p.beginPending {
+		return nil
+	}
+	p.beginPending = false
+	_, err := br.Exec()
+	return err
 }
 
 func (p *pgConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	tag, err := p.c.Exec(ctx, sql, args...)
+	if !p.beginPending {
+		tag, err := p.c.Exec(ctx, sql, args...)
+		return tag.RowsAffected(), err
+	}
+	br := p.send(ctx, sql, args, false)
+	err := p.begun(br)
+	var tag pgconn.CommandTag
+	if err == nil {
+		tag, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	return tag.RowsAffected(), err
 }
 
 func (p *pgConn) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
-	return p.c.Query(ctx, sql, args...)
+	if !p.beginPending {
+		return p.c.Query(ctx, sql, args...)
+	}
+	br := p.send(ctx, sql, args, false)
+	if err := p.begun(br); err != nil {
+		br.Close()
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	return batchRows{Rows: rows, br: br}, nil
 }
 
-func (p *pgConn) Begin(ctx context.Context) error {
-	if _, err := p.c.Exec(ctx, "BEGIN"); err != nil {
-		return err
-	}
-	p.inTx = true
+// batchRows closes the batch with the rows.
+type batchRows struct {
+	pgx.Rows
+	br pgx.BatchResults
+}
+
+func (r batchRows) Close() {
+	r.Rows.Close()
+	r.br.Close()
+}
+
+func (p *pgConn) Begin(context.Context) error {
+	p.inTx, p.beginPending = true, true
 	return nil
 }
 
 func (p *pgConn) Commit(ctx context.Context) error {
+	if p.beginPending { // nothing was sent: nothing to commit
+		p.inTx, p.beginPending = false, false
+		return nil
+	}
 	p.inTx = false
 	tag, err := p.c.Exec(ctx, "COMMIT")
+	return commitResult(tag, err)
+}
+
+func (p *pgConn) ExecCommit(ctx context.Context, sql string, args ...any) (int64, error) {
+	br := p.send(ctx, sql, args, true)
+	p.inTx = false
+	var tag pgconn.CommandTag
+	err := p.begun(br)
+	if err == nil {
+		tag, err = br.Exec()
+	}
+	if err == nil {
+		err = commitResult(br.Exec())
+		if err == nil {
+			// Committed: whatever closing the batch says (the server may be
+			// going away) cannot undo that.
+			br.Close()
+			return tag.RowsAffected(), nil
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if !p.c.IsClosed() {
+		// A failed statement leaves the transaction aborted; end it.
+		p.c.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	}
+	return tag.RowsAffected(), err
+}
+
+// commitResult: the server answers COMMIT of a failed transaction with
+// ROLLBACK, which is a failure to commit.
+func commitResult(tag pgconn.CommandTag, err error) error {
 	if err == nil && tag.String() == "ROLLBACK" {
-		// The server rolls back a failed transaction when asked to commit it.
 		return errRolledBack
 	}
 	return err
@@ -156,8 +255,9 @@ func (p *pgConn) Rollback(ctx context.Context) error {
 	if !p.inTx {
 		return nil
 	}
-	p.inTx = false
-	if p.c.IsClosed() {
+	sent := !p.beginPending
+	p.inTx, p.beginPending = false, false
+	if !sent || p.c.IsClosed() {
 		return nil
 	}
 	_, err := p.c.Exec(ctx, "ROLLBACK")

@@ -13,10 +13,16 @@ type Conn interface {
 	Exec(ctx context.Context, sql string, args ...any) (int64, error)
 	// Query runs a statement that returns rows; the caller closes them.
 	Query(ctx context.Context, sql string, args ...any) (Rows, error)
-	// Begin starts a transaction. On SQLite it takes the write lock at once
-	// (BEGIN IMMEDIATE), the single-writer equivalent of row locks.
+	// Begin starts a transaction. On a server it is sent together with the
+	// transaction's first statement, saving a round trip (as pgjdbc does).
+	// On SQLite it takes the write lock at once (BEGIN IMMEDIATE), the
+	// single-writer equivalent of row locks.
 	Begin(ctx context.Context) error
 	Commit(ctx context.Context) error
+	// ExecCommit runs a transaction's last statement and commits, in one
+	// round trip on a server. It returns the statement's rows affected; if
+	// the statement fails, nothing is committed.
+	ExecCommit(ctx context.Context, sql string, args ...any) (int64, error)
 	// Rollback ends an open transaction; without one it does nothing.
 	Rollback(ctx context.Context) error
 	// Broken reports whether the session is unusable and must be replaced.

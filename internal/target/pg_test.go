@@ -1,0 +1,134 @@
+package target_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+func pgConn(t *testing.T) (target.Target, target.Conn) {
+	t.Helper()
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	tg, err := target.Open(ctx, cl.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	if _, err := c.Exec(ctx, "CREATE TABLE t (v int PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	return tg, c
+}
+
+func count(t *testing.T, c target.Conn) int64 {
+	t.Helper()
+	rows, err := c.Query(context.Background(), "SELECT count(*) FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		rows.Scan(&n)
+	}
+	return n
+}
+
+// TestPipelinedTransactions: BEGIN travels with the first statement and
+// ExecCommit sends the last statement with COMMIT; the semantics are those
+// of plain transactions.
+func TestPipelinedTransactions(t *testing.T) {
+	tg, c := pgConn(t)
+	ctx := context.Background()
+	if d := tg.Dialect(); d.Name != "PostgreSQL" || !d.Caps.SkipLocked || d.Embedded {
+		t.Errorf("dialect %+v", d)
+	}
+
+	// Begin, statement, rollback: nothing stays.
+	must(t, c.Begin(ctx))
+	if n, err := c.Exec(ctx, "INSERT INTO t VALUES (1), (2)"); err != nil || n != 2 {
+		t.Fatalf("exec: %d %v", n, err)
+	}
+	must(t, c.Rollback(ctx))
+	if n := count(t, c); n != 0 {
+		t.Fatalf("%d rows after rollback", n)
+	}
+
+	// Begin with a query first, then ExecCommit: both statements commit.
+	must(t, c.Begin(ctx))
+	rows, err := c.Query(ctx, "SELECT txid_current()")
+	must(t, err)
+	rows.Close()
+	if n, err := c.ExecCommit(ctx, "INSERT INTO t VALUES ($1)", 1); err != nil || n != 1 {
+		t.Fatalf("exec commit: %d %v", n, err)
+	}
+	must(t, c.Rollback(ctx)) // after a commit: nothing to do
+	if n := count(t, c); n != 1 {
+		t.Fatalf("%d rows after ExecCommit, want 1", n)
+	}
+
+	// A transaction whose last statement fails commits nothing, and the
+	// session stays usable.
+	must(t, c.Begin(ctx))
+	_, err = c.Exec(ctx, "INSERT INTO t VALUES (2)")
+	must(t, err)
+	_, err = c.ExecCommit(ctx, "INSERT INTO t VALUES (1)") // duplicate key
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" || target.CommitOutcomeUnknown(err) {
+		t.Fatalf("ExecCommit of a failing statement: %v", err)
+	}
+	if n := count(t, c); n != 1 || c.Broken() {
+		t.Fatalf("%d rows (want 1), broken %v", n, c.Broken())
+	}
+
+	// Begin and commit with nothing in between send nothing.
+	must(t, c.Begin(ctx))
+	must(t, c.Commit(ctx))
+	must(t, c.Begin(ctx))
+	must(t, c.Rollback(ctx))
+
+	// ExecCommit right after Begin is one round trip with BEGIN.
+	must(t, c.Begin(ctx))
+	if _, err := c.ExecCommit(ctx, "INSERT INTO t VALUES (3)"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, c); n != 2 {
+		t.Fatalf("%d rows, want 2", n)
+	}
+
+	// A failed statement makes the plain Commit report the rollback.
+	must(t, c.Begin(ctx))
+	if _, err := c.Exec(ctx, "INSERT INTO t VALUES (3)"); err == nil {
+		t.Fatal("duplicate insert succeeded")
+	}
+	if err := c.Commit(ctx); err == nil || target.CommitOutcomeUnknown(err) {
+		t.Fatalf("commit of a failed transaction: %v", err)
+	}
+}
+
+func TestFatalDuringCommitIsUnknown(t *testing.T) {
+	for _, sev := range []string{"FATAL", "PANIC"} {
+		if !target.CommitOutcomeUnknown(&pgconn.PgError{Severity: sev, Code: "57P01"}) {
+			t.Errorf("%s 57P01 during commit should leave the outcome unknown", sev)
+		}
+	}
+	if target.CommitOutcomeUnknown(&pgconn.PgError{Severity: "ERROR", Code: "40001"}) {
+		t.Error("a serialization failure means the commit did not happen")
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
