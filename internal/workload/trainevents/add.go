@@ -7,40 +7,44 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 )
 
-// add inserts this cycle's events, returning their ids, thinks, then gives
-// each a PENDING status row, in one transaction.
+// add inserts n new events, returning their ids, thinks, then gives each a
+// PENDING status row, in one transaction.
 func (c *client) add(ctx context.Context, conn target.Conn) error {
 	if err := conn.Begin(ctx); err != nil {
 		return err
 	}
 	defer conn.Rollback(ctx)
-	if err := c.insertEvents(ctx, conn); err != nil {
+	if err := c.insertNew(ctx, conn, c.n); err != nil {
 		return err
 	}
 	if err := c.think(ctx); err != nil {
 		return err
 	}
-	if err := c.insertStatus(ctx, conn); err != nil {
+	n := len(c.ids)
+	if err := c.execCommit(ctx, conn, n, "add: status rows inserted", c.w.sql.insertStatus, c.idArgs()); err != nil {
 		return err
 	}
-	if err := c.commit(ctx, conn, len(c.events)); err != nil {
-		return err
-	}
-	c.w.committedEvents.Add(int64(len(c.events)))
+	c.w.committedEvents.Add(int64(n))
 	return nil
 }
 
-// insertEvents inserts c.events and reads the returned ids into c.ids.
-func (c *client) insertEvents(ctx context.Context, conn target.Conn) error {
-	rows, err := conn.Query(ctx, c.w.sql.insertEvents, c.eventArgs()...)
+// insertNew generates n events into a borrowed batch, inserts them and
+// reads the returned ids into c.ids. The batch goes back to the pool as
+// soon as it has been sent.
+func (c *client) insertNew(ctx context.Context, conn target.Conn, n int) error {
+	b := batchPool.Get().(*batch)
+	defer batchPool.Put(b)
+	c.gen.fill(b, n)
+	rows, err := conn.Query(ctx, c.w.sql.insertEvents, c.eventArgs(b)...)
+	clear(c.args) // drop references into b
 	if err != nil {
 		return err
 	}
 	if err := c.scanIDs(rows, false); err != nil {
 		return err
 	}
-	if len(c.ids) != len(c.events) {
-		return fmt.Errorf("add: inserted %d events but %d ids came back", len(c.events), len(c.ids))
+	if len(c.ids) != n {
+		return fmt.Errorf("add: inserted %d events but %d ids came back", n, len(c.ids))
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func (c *client) archive(ctx context.Context, conn target.Conn) error {
 		return err
 	}
 	if len(c.ids) == 0 {
-		return c.commit(ctx, conn, 0)
+		return conn.Commit(ctx)
 	}
 	n, err := conn.Exec(ctx, c.w.sql.copyArchive, c.idArgs()...)
 	if err != nil {
@@ -34,11 +34,5 @@ func (c *client) archive(ctx context.Context, conn target.Conn) error {
 	if err := c.think(ctx); err != nil {
 		return err
 	}
-	if n, err = conn.Exec(ctx, c.w.sql.deleteEvents, c.idArgs()...); err != nil {
-		return err
-	}
-	if int(n) != len(c.ids) {
-		return fmt.Errorf("archive: deleted %d of %d events", n, len(c.ids))
-	}
-	return c.commit(ctx, conn, 0)
+	return c.execCommit(ctx, conn, 0, "archive: events deleted", c.w.sql.deleteEvents, c.idArgs())
 }

@@ -10,40 +10,40 @@ func (c *client) setArgs(args ...any) []any {
 	return c.args
 }
 
-// eventArgs: id and payload of each new event, and the flat columns when
+// eventArgs: id and payload of each event in b, and the flat columns when
 // the application writes them.
-func (c *client) eventArgs() []any {
+func (c *client) eventArgs(b *batch) []any {
 	manual := c.w.eff.ManualColumns
 	if !c.w.caps.ArrayParams {
-		b := append(c.enc[:0], '[')
-		for i := range c.events {
-			e := &c.events[i]
+		j := append(b.enc[:0], '[')
+		for i := range b.events {
+			e := &b.events[i]
 			if i > 0 {
-				b = append(b, ',')
+				j = append(j, ',')
 			}
-			b = append(b, `["`...)
-			b = appendUUID(b, e.id)
-			b = append(b, `",`...)
-			b = append(b, e.payload...)
+			j = append(j, `["`...)
+			j = appendUUID(j, e.id)
+			j = append(j, `",`...)
+			j = append(j, e.payload...)
 			if manual {
-				b = append(b, `,"`...)
-				b = append(b, e.eventType...)
-				b = append(b, `","`...)
-				b = appendUUID(b, e.authorityID)
-				b = append(b, `","`...)
-				b = append(b, e.trainID...) // [A-Z0-9-] only: no escaping needed
-				b = append(b, '"')
+				j = append(j, `,"`...)
+				j = append(j, e.eventType...)
+				j = append(j, `","`...)
+				j = appendUUID(j, e.authorityID)
+				j = append(j, `","`...)
+				j = append(j, e.trainID...) // [A-Z0-9-] only: no escaping needed
+				j = append(j, '"')
 			}
-			b = append(b, ']')
+			j = append(j, ']')
 		}
-		c.enc = append(b, ']')
-		return c.setArgs(string(c.enc))
+		b.enc = append(j, ']')
+		return c.setArgs(string(b.enc))
 	}
-	a := &c.eventCols
+	a := &b.cols
 	a.ids, a.payloads = a.ids[:0], a.payloads[:0]
 	a.types, a.auths, a.trains = a.types[:0], a.auths[:0], a.trains[:0]
-	for i := range c.events {
-		e := &c.events[i]
+	for i := range b.events {
+		e := &b.events[i]
 		a.ids = append(a.ids, e.id)
 		a.payloads = append(a.payloads, e.payload)
 		if manual {

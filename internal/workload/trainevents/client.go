@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/target"
@@ -18,9 +19,8 @@ type client struct {
 	gen generator
 	ops []workload.Op
 
-	n      int     // batch size of this cycle
-	events []event // this cycle's new events
-	ids    [][16]byte
+	n   int // batch size of this cycle
+	ids [][16]byte
 	// process: the new status, state and fleeted flag per selected event,
 	// and for TEXT payloads the documents read and rewritten.
 	newStatus []string
@@ -44,12 +44,30 @@ type client struct {
 
 func (c *client) Ops() []workload.Op { return c.ops }
 
-// NextCycle draws the batch size, generates the events to add and returns
-// the pause that starts the cycle.
+// batch is one generated batch of events and its encodings. A client
+// borrows one from batchPool only while it inserts the batch, so memory
+// grows with the inserts in flight, not with the number of clients.
+type batch struct {
+	buf     []byte
+	offsets [][4]int // payload and train id of each event in buf
+	events  []event
+	cols    struct { // events as column arrays
+		ids      [][16]byte
+		payloads [][]byte
+		types    []string
+		auths    [][16]byte
+		trains   [][]byte
+	}
+	enc []byte // events as one JSON array, where there are no array parameters
+}
+
+var batchPool = sync.Pool{New: func() any { return new(batch) }}
+
+// NextCycle draws the batch size and returns the pause that starts the
+// cycle.
 func (c *client) NextCycle() time.Duration {
 	w := c.w
 	c.n = w.minBatch + c.rng.IntN(w.maxBatch-w.minBatch+1)
-	c.events = c.gen.batch(c.events, c.n)
 	return time.Duration(float64(w.delay) * (0.75 + 0.5*c.rng.Float64()))
 }
 
@@ -57,15 +75,24 @@ func (c *client) think(ctx context.Context) error {
 	return workload.Sleep(ctx, workload.Uniform(c.rng, c.w.thinkMin, c.w.thinkMax))
 }
 
-// commit commits and keeps count of commits whose outcome is unknown;
-// events is how many events a commit would add to the total.
-func (c *client) commit(ctx context.Context, conn target.Conn, events int) error {
-	err := conn.Commit(ctx)
-	if err != nil && target.CommitOutcomeUnknown(err) {
-		c.w.unknownCommits.Add(1)
-		c.w.unknownEvents.Add(int64(events))
+// execCommit runs the transaction's last statement and commits, in one
+// round trip, checks that it touched one row per id in c.ids, and keeps
+// count of commits whose outcome is unknown; events is how many events the
+// commit adds to the total.
+func (c *client) execCommit(ctx context.Context, conn target.Conn, events int, what, sql string, args []any) error {
+	n, err := conn.ExecCommit(ctx, sql, args...)
+	if err != nil {
+		if target.CommitOutcomeUnknown(err) {
+			c.w.unknownCommits.Add(1)
+			c.w.unknownEvents.Add(int64(events))
+		}
+		return err
 	}
-	return err
+	if int(n) != len(c.ids) {
+		// Committed, but wrong: the invariant check will see the damage.
+		return fmt.Errorf("%s: %d rows for %d events", what, n, len(c.ids))
+	}
+	return nil
 }
 
 // scanIDs reads a one-column result of event ids into c.ids, and when

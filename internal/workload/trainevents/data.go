@@ -19,10 +19,8 @@ type event struct {
 // generator makes events from one random stream into a reused buffer, so
 // generating a batch allocates nothing once the buffer has grown.
 type generator struct {
-	rng     *rand.Rand
-	buf     []byte
-	offsets [][4]int // payload and train id of each event in buf
-	now     func() time.Time
+	rng *rand.Rand
+	now func() time.Time
 }
 
 const payloadWindow = 21 * 24 * time.Hour // createdAt lies within this
@@ -35,26 +33,23 @@ var (
 	newStates     = []string{"NEW", "QUEUED", "IN_PROGRESS", "APPLIED", "CANCELLED"}
 )
 
-// batch generates n events, reusing the buffer and the events slice. The
-// payloads and train ids point into the buffer, valid until the next batch.
-func (g *generator) batch(events []event, n int) []event {
-	events = events[:0]
-	g.buf = g.buf[:0]
-	g.offsets = g.offsets[:0]
+// fill generates n events into b, reusing its memory. The payloads and
+// train ids point into b.buf, valid until b is filled again.
+func (g *generator) fill(b *batch, n int) {
+	b.events, b.buf, b.offsets = b.events[:0], b.buf[:0], b.offsets[:0]
 	now := g.now()
 	for i := 0; i < n; i++ {
 		var e event
-		start := len(g.buf)
+		start := len(b.buf)
 		var trainStart, trainEnd int
-		g.buf, trainStart, trainEnd = g.appendPayload(g.buf, &e, now)
-		g.offsets = append(g.offsets, [4]int{start, len(g.buf), trainStart, trainEnd})
-		events = append(events, e)
+		b.buf, trainStart, trainEnd = g.appendPayload(b.buf, &e, now)
+		b.offsets = append(b.offsets, [4]int{start, len(b.buf), trainStart, trainEnd})
+		b.events = append(b.events, e)
 	}
-	for i, o := range g.offsets { // the buffer may have moved while growing
-		events[i].payload = g.buf[o[0]:o[1]:o[1]]
-		events[i].trainID = g.buf[o[2]:o[3]:o[3]]
+	for i, o := range b.offsets { // the buffer may have moved while growing
+		b.events[i].payload = b.buf[o[0]:o[1]:o[1]]
+		b.events[i].trainID = b.buf[o[2]:o[3]:o[3]]
 	}
-	return events
 }
 
 // appendPayload appends one event's JSON to b, fills e's flat fields and

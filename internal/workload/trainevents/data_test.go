@@ -177,7 +177,7 @@ func TestPayloadShape(t *testing.T) {
 	now := time.Now()
 	g := newTestGenerator(7, now)
 	const n = 1000
-	events := g.batch(nil, n)
+	events := g.generate(n)
 	if len(events) != n {
 		t.Fatalf("batch made %d events, want %d", len(events), n)
 	}
@@ -215,7 +215,7 @@ func TestPayloadCovers(t *testing.T) {
 	types := map[string]bool{}
 	positions := map[string]bool{}
 	fleeted := map[string]bool{}
-	for _, e := range g.batch(nil, 500) {
+	for _, e := range g.generate(500) {
 		types[e.eventType] = true
 		var d payloadDoc
 		if err := json.Unmarshal(e.payload, &d); err != nil {
@@ -235,9 +235,9 @@ func TestPayloadCovers(t *testing.T) {
 }
 
 func TestBatchDeterministic(t *testing.T) {
-	a := newTestGenerator(1, fixedNow).batch(nil, 50)
-	b := newTestGenerator(1, fixedNow).batch(nil, 50)
-	c := newTestGenerator(2, fixedNow).batch(nil, 50)
+	a := newTestGenerator(1, fixedNow).generate(50)
+	b := newTestGenerator(1, fixedNow).generate(50)
+	c := newTestGenerator(2, fixedNow).generate(50)
 	for i := range a {
 		if a[i].id != b[i].id || a[i].authorityID != b[i].authorityID || a[i].eventType != b[i].eventType ||
 			!bytes.Equal(a[i].payload, b[i].payload) || !bytes.Equal(a[i].trainID, b[i].trainID) {
@@ -255,16 +255,22 @@ func TestBatchDeterministic(t *testing.T) {
 	}
 }
 
+// generate fills a fresh batch with n events and returns them.
+func (g *generator) generate(n int) []event {
+	b := new(batch)
+	g.fill(b, n)
+	return b.events
+}
+
 // TestBatchReuse checks that the slices of every event stay valid after
-// the buffer grew while generating, and that a second batch reuses the
-// buffer without corrupting what it returns.
+// the buffer grew while generating, and that refilling a batch reuses its
+// memory without corrupting what it returns.
 func TestBatchReuse(t *testing.T) {
 	g := newTestGenerator(5, fixedNow)
-	if g.buf != nil {
-		t.Fatal("the generator starts with a buffer")
-	}
+	b := new(batch)
 	for round, n := range []int{100, 10, 150, 1} {
-		events := g.batch(nil, n)
+		g.fill(b, n)
+		events := b.events
 		if len(events) != n {
 			t.Fatalf("round %d: %d events, want %d", round, len(events), n)
 		}
@@ -277,11 +283,12 @@ func TestBatchReuse(t *testing.T) {
 			}
 		}
 	}
-	// The events slice is reused too.
-	first := g.batch(nil, 20)
-	again := g.batch(first, 5)
-	if len(again) != 5 || &again[0] != &first[0] {
-		t.Errorf("batch did not reuse the events slice")
+	// The events slice and the buffer are reused too.
+	g.fill(b, 20)
+	first, buf := &b.events[0], &b.buf[0]
+	g.fill(b, 5)
+	if len(b.events) != 5 || &b.events[0] != first || &b.buf[0] != buf {
+		t.Errorf("fill did not reuse the batch's memory")
 	}
 }
 

@@ -25,7 +25,7 @@ func (c *client) process(ctx context.Context, conn target.Conn) error {
 		return err
 	}
 	if len(c.ids) == 0 {
-		return c.commit(ctx, conn, 0)
+		return conn.Commit(ctx)
 	}
 	c.drawTransitions()
 	n, err := conn.Exec(ctx, c.w.sql.updateStatus, c.statusArgs()...)
@@ -43,13 +43,7 @@ func (c *client) process(ctx context.Context, conn target.Conn) error {
 			return err
 		}
 	}
-	if n, err = conn.Exec(ctx, c.w.sql.updatePayload, c.payloadArgs()...); err != nil {
-		return err
-	}
-	if int(n) != len(c.ids) {
-		return fmt.Errorf("process: %d payloads updated for %d events", n, len(c.ids))
-	}
-	return c.commit(ctx, conn, 0)
+	return c.execCommit(ctx, conn, 0, "process: payloads updated", c.w.sql.updatePayload, c.payloadArgs())
 }
 
 // drawTransitions picks each selected event's new status, state and flag.

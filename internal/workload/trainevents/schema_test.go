@@ -330,7 +330,9 @@ func TestManualEventArgs(t *testing.T) {
 		c := w.newClient(rand.New(rand.NewPCG(1, 2)), 0)
 		c.gen.now = func() time.Time { return fixedNow }
 		c.NextCycle()
-		args := c.eventArgs()
+		b := new(batch)
+		c.gen.fill(b, c.n)
+		args := c.eventArgs(b)
 		if len(args) != 5 {
 			t.Fatalf("%s: %d arguments, want 5", dn, len(args))
 		}
@@ -339,11 +341,11 @@ func TestManualEventArgs(t *testing.T) {
 		types, _ := args[2].([]string)
 		auths, _ := args[3].([][16]byte)
 		trains, _ := args[4].([][]byte)
-		n := len(c.events)
+		n := len(b.events)
 		if len(ids) != n || len(payloads) != n || len(types) != n || len(auths) != n || len(trains) != n {
 			t.Fatalf("%s: argument lengths %d %d %d %d %d, want %d", dn, len(ids), len(payloads), len(types), len(auths), len(trains), n)
 		}
-		for i, e := range c.events {
+		for i, e := range b.events {
 			if ids[i] != e.id || string(payloads[i]) != string(e.payload) || types[i] != e.eventType || auths[i] != e.authorityID || string(trains[i]) != string(e.trainID) {
 				t.Fatalf("%s: argument row %d does not match event %d", dn, i, i)
 			}
@@ -356,7 +358,9 @@ func TestManualEventArgs(t *testing.T) {
 	w := boundWorkload(t, "jsonb", target.ParseBanner(banners["postgresql-15"]))
 	c := w.newClient(rand.New(rand.NewPCG(1, 2)), 0)
 	c.NextCycle()
-	if args := c.eventArgs(); len(args) != 2 {
+	b := new(batch)
+	c.gen.fill(b, c.n)
+	if args := c.eventArgs(b); len(args) != 2 {
 		t.Errorf("jsonb preset passes %d arguments to its insert, want 2", len(args))
 	}
 }

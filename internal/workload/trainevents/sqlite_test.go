@@ -89,7 +89,7 @@ func runCycles(ctx context.Context, cl workload.Client, conn target.Conn, n int)
 	added := 0
 	for i := 0; i < n; i++ {
 		cl.NextCycle() // the pause is the runner's business
-		batch := len(cl.(*client).events)
+		batch := cl.(*client).n
 		for _, op := range cl.Ops() {
 			var err error
 			for try := 0; try < 20; try++ {

@@ -164,13 +164,12 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	start := time.Now()
 	for done := 0; done < w.rows; {
 		n := min(loadBatch, w.rows-done)
-		loader.events = loader.gen.batch(loader.events, n)
 		err := func() error {
 			if err := c.Begin(ctx); err != nil {
 				return err
 			}
 			defer c.Rollback(ctx)
-			if err := loader.insertEvents(ctx, c); err != nil {
+			if err := loader.insertNew(ctx, c, n); err != nil {
 				return err
 			}
 			if err := loader.insertStatus(ctx, c); err != nil {
