@@ -297,9 +297,7 @@ func TestCleanStale(t *testing.T) {
 	live := mk(fmt.Sprintf("%d %d\n", os.Getpid(), procStartTime(os.Getpid())))
 	liveNoStart := mk(fmt.Sprintf("%d\n", os.Getpid()))
 
-	if n := CleanStale(); n < 2 {
-		t.Errorf("CleanStale() = %d, want at least 2", n)
-	}
+	CleanStale() // concurrent txnbench processes may clean too: assert outcomes
 	for _, d := range []string{dead, reused} {
 		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("stale %s not removed", d)
@@ -403,12 +401,10 @@ func TestKilledOwner(t *testing.T) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("postmaster %d still alive 10 s after its owner was killed", pid)
 	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("expected the killed owner's directory to be left behind: %v", err)
-	}
-	if n := CleanStale(); n < 1 {
-		t.Errorf("CleanStale() = %d, want at least 1", n)
-	}
+	// The directory is left behind until a CleanStale removes it: ours, or
+	// one of a txnbench running concurrently (other test packages do), so
+	// the count is not asserted, only the outcome.
+	CleanStale()
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("CleanStale left %s", dir)
 	}
@@ -423,9 +419,7 @@ func TestCleanStaleKillsServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, markerName), []byte("999999999 0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if n := CleanStale(); n < 1 {
-		t.Errorf("CleanStale() = %d, want at least 1", n)
-	}
+	CleanStale() // a concurrent txnbench may get there first: assert the outcome
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("CleanStale left %s", dir)
 	}
