@@ -41,7 +41,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	}
 	fs.IntVar(&f.cfg.Clients, "clients", 8, "concurrent clients, each with its own session")
 	fs.DurationVar(&f.cfg.Duration, "duration", 30*time.Second, "how long to measure (after the warm-up)")
-	fs.Int64Var(&f.cfg.Iterations, "iterations", 0, "run exactly this many cycles in total across all clients, instead of --duration")
+	fs.Int64Var(&f.cfg.Iterations, "iterations", 0, "run exactly this many cycles in total across all clients (warm-up included), instead of --duration")
 	fs.DurationVar(&f.cfg.Ramp, "ramp", 0, "start clients evenly spread over this time")
 	fs.DurationVar(&f.cfg.Warmup, "warmup", 0, "run this long before measuring; excluded from the statistics")
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")

@@ -169,6 +169,9 @@ func Run(ctx context.Context, cfg Config, tgt target.Target, w workload.Workload
 				durationEnd = time.After(cfg.Duration)
 			}
 		case <-durationEnd:
+			if cfg.OnPhase != nil {
+				cfg.OnPhase(fmt.Sprintf("duration reached: letting clients finish their current cycle (at most %s)", cfg.Grace))
+			}
 			stopping()
 		case <-stopC: // interrupted, or all iterations claimed
 			stopping()

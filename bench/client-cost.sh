@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# client-cost.sh: what txnbench itself costs while it drives train-events on a
+# throwaway PostgreSQL: client CPU per cycle and per transaction, and peak
+# memory, at 16 and 128 clients; plus the payload generator's cost per event.
+#
+#   bench/client-cost.sh [-r REPEATS] [-d DURATION] [-c "16 128"] [-v "jsonb text"] [BIN_A [BIN_B]]
+#
+# With no binary it builds the working tree. With two binaries (e.g. before
+# and after a change) runs are interleaved A B A B ... and the ratio of the
+# medians B/A is printed, so both see the same machine noise.
+# Targets (issue 2): <= 0.3 ms client CPU per cycle, < 100 MB peak at 128
+# clients, <= 3 us per generated event.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+repeats=3 duration=30s clients="16 128" variants="jsonb"
+while getopts "r:d:c:v:" o; do
+  case $o in
+    r) repeats=$OPTARG ;; d) duration=$OPTARG ;; c) clients=$OPTARG ;; v) variants=$OPTARG ;;
+    *) echo "usage: $0 [-r repeats] [-d duration] [-c clients] [-v variants] [BIN_A [BIN_B]]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+
+out=bench/out/client-cost-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+bins=("$@")
+if [ ${#bins[@]} -eq 0 ]; then
+  go build -o "$out/txnbench" ./cmd/txnbench
+  bins=("$out/txnbench")
+fi
+
+echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(${bins[0]} version); duration $duration, $repeats repeats, interleaved"
+for rep in $(seq 1 "$repeats"); do
+  for v in $variants; do
+    for c in $clients; do
+      for i in "${!bins[@]}"; do
+        f="$out/b$i-$v-c$c-r$rep.json"
+        "${bins[$i]}" run train-events --db temp-postgres --variant "$v" --clients "$c" \
+          --duration "$duration" --warmup 5s --progress 1h --seed "$rep" --json "$f" >/dev/null 2>"$f.log" ||
+          { echo "run failed: see $f.log" >&2; exit 1; }
+      done
+    done
+  done
+done
+
+python3 - "$out" "${#bins[@]}" <<'PY'
+import json, glob, os, statistics, sys
+out, nbins = sys.argv[1], int(sys.argv[2])
+rows = {}
+for f in sorted(glob.glob(os.path.join(out, "*.json"))):
+    b, v, c, _ = os.path.basename(f)[:-5].split("-")
+    r = json.load(open(f))
+    cycles = next(o["count"] for o in r["ops"] if o["name"] == "cycle")
+    txns = sum(o["count"] for o in r["ops"] if o["name"] in ("add", "process", "archive"))
+    cpu = r["client"]["cpu_user_s"] + r["client"]["cpu_sys_s"]
+    lost = not r["invariants"]["ok"]
+    rows.setdefault((v, int(c[1:]), b), []).append(
+        (cpu * 1e3 / cycles, cpu * 1e3 / txns, r["client"]["max_rss_mb"], cycles / r["measured_s"], lost))
+print(f"{'variant':8} {'clients':>7} {'bin':>3} {'cpu/cycle ms':>12} {'cpu/txn ms':>10} {'peak MB':>8} {'cycles/s':>9}  (medians)")
+med = {}
+for (v, c, b), xs in sorted(rows.items()):
+    m = [statistics.median(x[i] for x in xs) for i in range(4)]
+    med[(v, c, b)] = m
+    flag = "  INVARIANTS VIOLATED" if any(x[4] for x in xs) else ""
+    print(f"{v:8} {c:7} {b[1:]:>3} {m[0]:12.3f} {m[1]:10.3f} {m[2]:8.0f} {m[3]:9.1f}{flag}")
+if nbins == 2:
+    print("\nratio B/A of medians (below 1: B costs less)")
+    for (v, c, b), m in sorted(med.items()):
+        if b == "b1":
+            a = med[(v, c, "b0")]
+            print(f"{v:8} {c:7}  cpu/cycle {m[0]/a[0]:.2f}  peak MB {m[2]/a[2]:.2f}  cycles/s {m[3]/a[3]:.2f}")
+PY
+
+echo
+echo "# payload generation (Go benchmark)"
+go test -run XXX -bench Payload -benchtime 2s -count 3 ./internal/workload/trainevents/ | grep -E "Benchmark|ns/event"
+echo "# raw results in $out"
