@@ -235,7 +235,7 @@ func (r *run) tick(out *Outcome) {
 func (r *run) client(id int) {
 	cycle := len(r.names) - 1
 	if r.cfg.Ramp > 0 && r.cfg.Clients > 1 {
-		if !sleep(r.stop, r.cfg.Ramp*time.Duration(id)/time.Duration(r.cfg.Clients)) {
+		if workload.Sleep(r.stop, r.cfg.Ramp*time.Duration(id)/time.Duration(r.cfg.Clients)) != nil {
 			return
 		}
 	}
@@ -254,7 +254,7 @@ func (r *run) client(id int) {
 		}
 		pause := cl.NextCycle()
 		start := time.Now()
-		if !sleep(r.stop, pause) {
+		if workload.Sleep(r.stop, pause) != nil {
 			return
 		}
 		ok := true
@@ -296,7 +296,7 @@ func (r *run) attempt(id, opIdx int, op workload.Op, conn *target.Conn, rng *ran
 			if r.counted(start) {
 				r.counts.retry(opIdx)
 			}
-			if !sleep(r.ops, backoff(try, rng)) {
+			if workload.Sleep(r.ops, backoff(try, rng)) != nil {
 				return false
 			}
 			continue
@@ -333,7 +333,7 @@ func (r *run) connect(id int, rng *rand.Rand) target.Conn {
 		if r.measuring.Load() {
 			r.counts.fail(connIdx, target.Classify(err), err)
 		}
-		if !sleep(r.stop, min(backoff(try, rng)*5, 2*time.Second)) {
+		if workload.Sleep(r.stop, min(backoff(try, rng)*5, 2*time.Second)) != nil {
 			return nil
 		}
 	}
@@ -354,19 +354,4 @@ func backoff(try int, rng *rand.Rand) time.Duration {
 	limit := 10 * time.Millisecond << min(try-1, 10)
 	limit = min(limit, time.Second)
 	return time.Duration(rng.Int64N(int64(limit) + 1))
-}
-
-// sleep waits for d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -120,10 +120,11 @@ func Names() []string {
 	return names
 }
 
-// Sleep waits for d or until ctx ends, for think time inside a transaction.
+// Sleep waits for d or until ctx ends (then it returns ctx's error), for
+// think time inside a transaction and for the runner's pacing.
 func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
-		return nil
+		return ctx.Err()
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
