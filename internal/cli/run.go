@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
@@ -25,6 +26,7 @@ type runFlags struct {
 	db, pgBin string
 	pgConf    []string
 	cfg       runner.Config
+	conn      connect.Options
 	seed      uint64
 	json      string
 	reinit    bool
@@ -44,6 +46,11 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.Int64Var(&f.cfg.Iterations, "iterations", 0, "run exactly this many cycles in total across all clients (warm-up included), instead of --duration")
 	fs.DurationVar(&f.cfg.Ramp, "ramp", 0, "start clients evenly spread over this time")
 	fs.DurationVar(&f.cfg.Warmup, "warmup", 0, "run this long before measuring; excluded from the statistics")
+	fs.StringVar(&f.conn.Strategy, "conn", connect.Session, "how clients get connections: session (each keeps its own), per-txn (a new one per transaction, like pgbench -C) or pool (clients share --pool-max connections)")
+	fs.IntVar(&f.conn.Pool.Max, "pool-max", 10, "connections in the shared pool, with --conn pool")
+	fs.IntVar(&f.conn.Pool.Min, "pool-min", 0, "connections the pool opens up front and keeps, with --conn pool")
+	fs.DurationVar(&f.conn.Pool.Lifetime, "pool-lifetime", 0, "replace a pooled connection after this long (0: the driver's default, 1h)")
+	fs.DurationVar(&f.conn.Pool.HealthCheck, "pool-health-check", 0, "check idle pooled connections this often (0: the driver's default, 1m)")
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
 	fs.DurationVar(&f.cfg.Progress, "progress", 10*time.Second, "interval between progress lines")
 	fs.StringVar(&f.json, "json", "", "write the full result as JSON to this file")
@@ -79,6 +86,9 @@ func (f *runFlags) validate(cmd *cobra.Command, run bool) error {
 		f.cfg.Duration = 0
 	}
 	if err := f.cfg.Validate(); err != nil {
+		return usage(err)
+	}
+	if err := f.conn.Validate(); err != nil {
 		return usage(err)
 	}
 	for _, out := range []struct{ flag, path string }{{"--json", f.json}, {"--cpu-profile", f.profile}} {
@@ -132,7 +142,7 @@ func (a *app) runCommand(initOnly bool) *cobra.Command {
 				}
 				spec := job.Spec{
 					DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: def.Name, Workload: w,
-					Runner: f.cfg, Fresh: f.reinit || initOnly, Args: os.Args, Version: version(), Log: a.status,
+					Runner: f.cfg, Conn: f.conn, Fresh: f.reinit || initOnly, Args: os.Args, Version: version(), Log: a.status,
 				}
 				if initOnly {
 					return a.initWorkload(cmd.Context(), spec)

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
@@ -27,9 +29,10 @@ type Spec struct {
 	Name     string   // workload name
 	Workload workload.Workload
 	Runner   runner.Config
-	Fresh    bool     // drop and recreate the workload's schema
-	Args     []string // the command line, recorded with passwords masked
-	Version  string   // txnbench's version
+	Conn     connect.Options // how clients get connections
+	Fresh    bool            // drop and recreate the workload's schema
+	Args     []string        // the command line, recorded with passwords masked
+	Version  string          // txnbench's version
 	// Log receives status messages (starting a server, loading data).
 	Log func(string)
 }
@@ -130,11 +133,18 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	if err := withConn(ctx, db, func(c target.Conn) error { return s.Workload.Start(ctx, c) }); err != nil {
 		return nil, err
 	}
-	out, err := runner.Run(ctx, s.Runner, db, s.Workload)
+	conns, err := connect.New(ctx, db, s.Conn)
+	if err != nil {
+		return nil, err
+	}
+	out, err := runner.Run(ctx, s.Runner, conns, s.Workload)
+	pool := conns.PoolStats()
+	conns.Close()
 	if err != nil {
 		return nil, err
 	}
 	r := assemble(s, db, out)
+	r.Pool = pool
 	// The check runs even after an interrupt: it is quick and says whether
 	// anything was lost. It gets a session of its own: the server may have
 	// restarted during the run.
@@ -176,7 +186,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		Settings: s.Workload.Settings(),
 		Config: result.Config{
 			DB: db.URL, Clients: rc.Clients, Iterations: rc.Iterations, Seed: rc.Seed,
-			MaxTries: rc.MaxTries, PGConf: s.PGConf, Args: args,
+			MaxTries: rc.MaxTries, PGConf: s.PGConf, Args: args, Conn: cmp.Or(s.Conn.Strategy, connect.Session),
 		},
 		Server:      result.Server{Dialect: d.Name, Version: d.Version, Banner: d.Banner, Embedded: d.Embedded},
 		Machine:     result.Machine{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
@@ -190,6 +200,9 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 			CPUUserS: out.CPU.User.Seconds(), CPUSysS: out.CPU.Sys.Seconds(),
 			MaxRSSMB: float64(out.CPU.MaxRSSKB) / 1024,
 		},
+	}
+	if s.Conn.Strategy == connect.Pool {
+		r.Config.Pool = &s.Conn.Pool
 	}
 	if rc.Duration > 0 {
 		r.Config.Duration = rc.Duration.String()

@@ -91,8 +91,13 @@ func checkShape(t *testing.T, r *result.Result, wantCycles int64) {
 			t.Errorf("op %s: errors %v (%v)", o.Name, o.Errors, o.ErrorSamples)
 		}
 	}
-	if strings.Join(names, ",") != "add,process,archive,cycle" {
+	if strings.Join(names, ",") != "add,process,archive,cycle,connect" {
 		t.Errorf("ops %v", names)
+	}
+	// Each client keeps one session: it connected once (unless the server
+	// went away and it had to reconnect).
+	if c := r.Op("connect"); c.Count < int64(r.Config.Clients) || c.Kind != result.KindWait {
+		t.Errorf("connect: %d connects by %d clients, kind %q", c.Count, r.Config.Clients, c.Kind)
 	}
 	if wantCycles > 0 {
 		if c := r.Op(result.CycleOp); c.Count != wantCycles {

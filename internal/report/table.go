@@ -18,6 +18,7 @@ func Summary(w io.Writer, r *result.Result) {
 	fmt.Fprintln(w)
 	Table(w, r)
 	Errors(w, r)
+	Outcomes(w, r)
 	Client(w, r)
 	Invariants(w, r)
 }
@@ -35,6 +36,12 @@ func Header(w io.Writer, r *result.Result) {
 	}
 	if r.Config.Warmup != "" {
 		run += ", warm-up " + r.Config.Warmup
+	}
+	if r.Config.Conn != "" {
+		run += ", conn " + r.Config.Conn
+		if p := r.Config.Pool; p != nil {
+			run += fmt.Sprintf(" (max %d, min %d)", p.Max, p.Min)
+		}
 	}
 	run += fmt.Sprintf(", seed %d", r.Config.Seed)
 	if r.Sources > 1 {
@@ -130,6 +137,26 @@ func Errors(w io.Writer, r *result.Result) {
 	}
 	fmt.Fprintln(w, "\nerrors by class")
 	writeTable(w, rows, 0, 1, 3)
+}
+
+// Outcomes says how many transactions succeeded when some failed, and
+// what the shared pool saw.
+func Outcomes(w io.Writer, r *result.Result) {
+	var ok, failed int64
+	for _, o := range r.Ops {
+		if o.Kind == "" {
+			ok += o.Count
+			failed += o.ErrorCount()
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(w, "\ntransactions %s succeeded, %s failed: %.2f%% success\n",
+			thousands(ok), thousands(failed), 100*float64(ok)/float64(ok+failed))
+	}
+	if p := r.Pool; p != nil {
+		fmt.Fprintf(w, "\npool       %d connections, %s acquires, %s waited or connected, %.2f s waiting in all, %s connections opened\n",
+			p.MaxConns, thousands(p.Acquires), thousands(p.EmptyAcquires), p.WaitS, thousands(p.NewConns))
+	}
 }
 
 // Client reports txnbench's own cost.

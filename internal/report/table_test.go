@@ -68,6 +68,7 @@ func fixedResult() *result.Result {
 	process := opOf("process", 8, histOf(4790, 8, 70))
 	archive := opOf("archive", 8, histOf(4785, 10, 130))
 	cycle := opOf(result.CycleOp, 8, histOf(4785, 140, 410))
+	cycle.Kind = result.KindCycle
 
 	inv := &workload.Check{}
 	inv.Add("events accounted for", true, "%d events, %d archived", 20000+4800*10, 30123)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -17,6 +18,13 @@ const Format = "txnbench-result/1"
 
 // CycleOp is the name of the pseudo-op timing a whole cycle.
 const CycleOp = "cycle"
+
+// The kinds of rows besides transactions: the whole cycle, and the time
+// clients spent getting a connection (connecting, or waiting for a pool).
+const (
+	KindCycle = "cycle"
+	KindWait  = "wait"
+)
 
 // Result is everything one run (or several merged runs) measured.
 type Result struct {
@@ -34,8 +42,10 @@ type Result struct {
 	Ops         []Op            `json:"ops"`
 	Intervals   []Interval      `json:"intervals"`
 	Invariants  *workload.Check `json:"invariants,omitempty"`
-	Client      Client          `json:"client"`
-	Sources     int             `json:"sources,omitempty"` // results merged into this one; 0 = a single run
+	// Pool is what the shared pool saw (acquires, waits), with --conn pool.
+	Pool    *target.PoolStats `json:"pool,omitempty"`
+	Client  Client            `json:"client"`
+	Sources int               `json:"sources,omitempty"` // results merged into this one; 0 = a single run
 }
 
 // Tool is the txnbench build that produced the result.
@@ -46,16 +56,19 @@ type Tool struct {
 
 // Config is the run's configuration as given, with passwords masked.
 type Config struct {
-	DB         string   `json:"db"`
-	Clients    int      `json:"clients"`
-	Duration   string   `json:"duration,omitempty"`
-	Iterations int64    `json:"iterations,omitempty"`
-	Ramp       string   `json:"ramp,omitempty"`
-	Warmup     string   `json:"warmup,omitempty"`
-	Seed       uint64   `json:"seed"`
-	MaxTries   int      `json:"max_tries"`
-	PGConf     []string `json:"pg_conf,omitempty"`
-	Args       []string `json:"args"`
+	DB         string `json:"db"`
+	Clients    int    `json:"clients"`
+	Duration   string `json:"duration,omitempty"`
+	Iterations int64  `json:"iterations,omitempty"`
+	Ramp       string `json:"ramp,omitempty"`
+	Warmup     string `json:"warmup,omitempty"`
+	Seed       uint64 `json:"seed"`
+	MaxTries   int    `json:"max_tries"`
+	Conn       string `json:"conn"` // session, per-txn or pool
+	// Pool is the shared pool's configuration when Conn is pool.
+	Pool   *target.PoolConfig `json:"pool,omitempty"`
+	PGConf []string           `json:"pg_conf,omitempty"`
+	Args   []string           `json:"args"`
 }
 
 // Server is the database that was measured.
@@ -78,6 +91,7 @@ type Machine struct {
 // Op is the statistics of one op over the measured window.
 type Op struct {
 	Name    string           `json:"name"`
+	Kind    string           `json:"kind,omitempty"` // "" for a transaction, KindCycle or KindWait
 	Clients int              `json:"clients"`
 	Retries int64            `json:"retries"`
 	Errors  map[string]int64 `json:"errors,omitempty"` // by error class
@@ -199,6 +213,7 @@ func Merge(rs []*Result) (*Result, error) {
 	m.Invariants = nil
 	m.Sources = 0
 	m.Client = Client{}
+	m.Pool = nil
 	m.Config.Clients = 0
 	var cpu float64
 	for _, r := range rs {
@@ -218,6 +233,18 @@ func Merge(rs []*Result) (*Result, error) {
 		m.Client.CPUUserS += r.Client.CPUUserS
 		m.Client.CPUSysS += r.Client.CPUSysS
 		m.Client.MaxRSSMB = max(m.Client.MaxRSSMB, r.Client.MaxRSSMB)
+		if r.Pool != nil {
+			if m.Pool == nil {
+				m.Pool = &target.PoolStats{}
+			}
+			p := m.Pool
+			p.MaxConns += r.Pool.MaxConns
+			p.Acquires += r.Pool.Acquires
+			p.EmptyAcquires += r.Pool.EmptyAcquires
+			p.WaitS += r.Pool.WaitS
+			p.NewConns += r.Pool.NewConns
+			p.Destroyed += r.Pool.Destroyed
+		}
 		cpu += r.Client.CPUUserS + r.Client.CPUSysS
 		for _, o := range r.Ops {
 			mergeOp(&m.Ops, o)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
@@ -65,19 +66,18 @@ type Outcome struct {
 	Started, Ended time.Time
 	Measured       time.Duration
 	Interrupted    bool
-	Ops            []result.Op // workload ops, then the cycle
+	Ops            []result.Op // workload ops, the cycle, then getting connections
 	Intervals      []result.Interval
 	CPU            CPUUsage // client CPU over the measured window
 }
 
-// connectOp is the name errors of (re)connecting are counted under.
-const connectOp = "connect"
-
 type run struct {
 	cfg    Config
-	tgt    target.Target
+	conns  connect.Connector
 	w      workload.Workload
-	names  []string // recorded ops: the workload's, then the cycle
+	names  []string // recorded ops: the workload's, the cycle, the connection wait
+	cycle  int      // index of the cycle in names
+	wait   int      // index of the connection wait in names
 	rec    *metrics.Recorder
 	counts *counters
 
@@ -90,20 +90,21 @@ type run struct {
 	cancelOps context.CancelFunc
 }
 
-// Run drives w against tgt until the duration or iterations are done, or
-// ctx is cancelled (Ctrl-C): then in-flight ops are cancelled and what was
-// measured so far is returned with Interrupted set.
-func Run(ctx context.Context, cfg Config, tgt target.Target, w workload.Workload) (*Outcome, error) {
+// Run drives w with connections from conns until the duration or
+// iterations are done, or ctx is cancelled (Ctrl-C): then in-flight ops are
+// cancelled and what was measured so far is returned with Interrupted set.
+func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Workload) (*Outcome, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if cfg.Grace == 0 {
 		cfg.Grace = 30 * time.Second
 	}
-	r := &run{cfg: cfg, tgt: tgt, w: w}
-	r.names = append(append([]string{}, w.OpNames()...), result.CycleOp)
+	r := &run{cfg: cfg, conns: conns, w: w}
+	r.names = append(append([]string{}, w.OpNames()...), result.CycleOp, conns.WaitName())
+	r.cycle, r.wait = len(r.names)-2, len(r.names)-1
 	r.rec = metrics.NewRecorder(r.names)
-	r.counts = newCounters(append(append([]string{}, r.names...), connectOp))
+	r.counts = newCounters(r.names)
 	r.stop, r.stopRun = context.WithCancel(context.Background())
 	r.ops, r.cancelOps = context.WithCancel(context.Background())
 	defer r.stopRun()
@@ -197,14 +198,17 @@ func Run(ctx context.Context, cfg Config, tgt target.Target, w workload.Workload
 	for i, name := range r.names {
 		h := totals[i]
 		retries, errs := r.counts.total(i)
+		kind := ""
+		switch i {
+		case r.cycle:
+			kind = result.KindCycle
+		case r.wait:
+			kind = result.KindWait
+		}
 		out.Ops = append(out.Ops, result.Op{
-			Name: name, Clients: cfg.Clients, Retries: retries, Errors: errs,
+			Name: name, Kind: kind, Clients: cfg.Clients, Retries: retries, Errors: errs,
 			ErrorSamples: r.counts.samplesOf(i), Summary: h.Summary(), Hist: h,
 		})
-	}
-	if _, errs := r.counts.total(len(r.names)); len(errs) > 0 {
-		out.Ops = append(out.Ops, result.Op{Name: connectOp, Clients: cfg.Clients, Errors: errs,
-			ErrorSamples: r.counts.samplesOf(len(r.names)), Hist: metrics.NewHist()})
 	}
 	return out, nil
 }
@@ -233,21 +237,15 @@ func (r *run) tick(out *Outcome) {
 
 // client runs one client's cycles until the run stops.
 func (r *run) client(id int) {
-	cycle := len(r.names) - 1
 	if r.cfg.Ramp > 0 && r.cfg.Clients > 1 {
 		if workload.Sleep(r.stop, r.cfg.Ramp*time.Duration(id)/time.Duration(r.cfg.Clients)) != nil {
 			return
 		}
 	}
-	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(id)))
-	cl := r.w.NewClient(id, rng)
+	c := &client{run: r, id: id, rng: rand.New(rand.NewPCG(r.cfg.Seed, uint64(id))), conns: r.conns.Client()}
+	defer c.conns.Close()
+	cl := r.w.NewClient(id, c.rng)
 	ops := cl.Ops()
-	var conn target.Conn
-	defer func() {
-		if conn != nil {
-			conn.Close(context.Background())
-		}
-	}()
 	for r.stop.Err() == nil {
 		if r.cfg.Iterations > 0 && r.claimed.Add(1) > r.cfg.Iterations {
 			return
@@ -259,55 +257,78 @@ func (r *run) client(id int) {
 		}
 		ok := true
 		for i, op := range ops {
-			if conn == nil {
-				if conn = r.connect(id, rng); conn == nil {
-					return
-				}
-			}
-			if !r.attempt(id, i, op, &conn, rng) {
+			if !c.attempt(i, op) {
 				ok = false
 				break
 			}
 		}
-		if ok && r.measuring.Load() && !start.Before(time.Unix(0, r.measureAt.Load())) {
-			r.rec.Record(cycle, id, time.Since(start))
+		if ok && r.counted(start) {
+			r.rec.Record(r.cycle, id, time.Since(start))
 		}
 	}
 }
 
-// attempt runs op until it succeeds, fails with an error that is not
-// retried, or runs out of tries; it reports success. A broken session is
-// closed and *conn set to nil so the next op reconnects.
-func (r *run) attempt(id, opIdx int, op workload.Op, conn *target.Conn, rng *rand.Rand) bool {
+// client is one client's state.
+type client struct {
+	*run
+	id    int
+	rng   *rand.Rand
+	conns connect.Handle
+	fails int // consecutive failures to get a connection
+}
+
+// attempt gets a connection and runs op on it until it succeeds, fails
+// with an error that is not retried, or runs out of tries; it reports
+// success. The op's latency includes the wait for the connection, as the
+// client sees it; the wait is also recorded on its own.
+func (c *client) attempt(opIdx int, op workload.Op) bool {
 	start := time.Now()
+	conn, waited, err := c.conns.Get(c.ops)
+	if err != nil {
+		if c.ops.Err() != nil { // the run is ending: not an error
+			return false
+		}
+		if c.counted(start) {
+			c.counts.fail(opIdx, target.Classify(err), err)
+		}
+		// The server refuses or is away (restarting, overloaded): back off
+		// before this client's next try so it does not spin.
+		c.fails++
+		workload.Sleep(c.stop, min(backoff(c.fails, c.rng)*5, 2*time.Second))
+		return false
+	}
+	c.fails = 0
+	if waited > 0 && c.counted(start) {
+		c.rec.Record(c.wait, c.id, waited)
+	}
 	for try := 1; ; try++ {
-		err := op.Run(r.ops, *conn)
+		err := op.Run(c.ops, conn)
 		if err == nil {
-			if r.counted(start) {
-				r.rec.Record(opIdx, id, time.Since(start))
+			c.conns.Put(conn, false)
+			if c.counted(start) {
+				c.rec.Record(opIdx, c.id, time.Since(start))
 			}
 			return true
 		}
-		if r.ops.Err() != nil { // the run is ending: not an error
+		if c.ops.Err() != nil {
+			c.conns.Put(conn, true)
 			return false
 		}
 		class := target.Classify(err)
-		if class.Retryable() && try < r.cfg.MaxTries && !(*conn).Broken() {
-			if r.counted(start) {
-				r.counts.retry(opIdx)
+		if class.Retryable() && try < c.cfg.MaxTries && !conn.Broken() {
+			if c.counted(start) {
+				c.counts.retry(opIdx)
 			}
-			if workload.Sleep(r.ops, backoff(try, rng)) != nil {
+			if workload.Sleep(c.ops, backoff(try, c.rng)) != nil {
+				c.conns.Put(conn, true)
 				return false
 			}
 			continue
 		}
-		if r.counted(start) {
-			r.counts.fail(opIdx, class, err)
+		if c.counted(start) {
+			c.counts.fail(opIdx, class, err)
 		}
-		if (*conn).Broken() || breaksSession(class) {
-			(*conn).Close(context.Background())
-			*conn = nil
-		}
+		c.conns.Put(conn, breaksSession(class))
 		return false
 	}
 }
@@ -316,27 +337,6 @@ func (r *run) attempt(id, opIdx int, op workload.Op, conn *target.Conn, rng *ran
 // window.
 func (r *run) counted(start time.Time) bool {
 	return r.measuring.Load() && !start.Before(time.Unix(0, r.measureAt.Load()))
-}
-
-// connect opens a session, retrying with backoff while the server is
-// unreachable (it may be restarting); nil when the run stops first.
-func (r *run) connect(id int, rng *rand.Rand) target.Conn {
-	connIdx := len(r.names)
-	for try := 1; ; try++ {
-		c, err := r.tgt.Connect(r.ops)
-		if err == nil {
-			return c
-		}
-		if r.ops.Err() != nil || r.stop.Err() != nil {
-			return nil
-		}
-		if r.measuring.Load() {
-			r.counts.fail(connIdx, target.Classify(err), err)
-		}
-		if workload.Sleep(r.stop, min(backoff(try, rng)*5, 2*time.Second)) != nil {
-			return nil
-		}
-	}
 }
 
 // breaksSession: after these the session is replaced.

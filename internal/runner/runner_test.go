@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
@@ -67,7 +68,12 @@ func (c *counterClient) bump(ctx context.Context, conn target.Conn) error {
 	return nil
 }
 
-func openSQLite(t *testing.T) target.Target {
+// openSQLite opens a real SQLite file behind a session connector.
+func openSQLite(t *testing.T) connect.Connector {
+	return openWith(t, connect.Options{Strategy: connect.Session})
+}
+
+func openWith(t *testing.T, o connect.Options) connect.Connector {
 	t.Helper()
 	ctx := context.Background()
 	tg, err := target.Open(ctx, "sqlite:"+t.TempDir()+"/r.db")
@@ -83,7 +89,12 @@ func openSQLite(t *testing.T) target.Target {
 	if _, err := (&counterWorkload{}).Init(ctx, c, tg.Dialect(), workload.InitOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	return tg
+	conns, err := connect.New(ctx, tg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conns.Close)
+	return conns
 }
 
 func baseConfig() Config {
@@ -309,5 +320,43 @@ func TestBackoffIsCappedAndJittered(t *testing.T) {
 		if len(seen) < 40 {
 			t.Errorf("try %d: only %d distinct waits in 50: not jittered", try, len(seen))
 		}
+	}
+}
+
+// TestConnectorsRecordTheirWait: a session connects once per client,
+// per-txn once per transaction, and a pool is waited on per transaction;
+// each wait is recorded under the connector's name.
+func TestConnectorsRecordTheirWait(t *testing.T) {
+	cases := []struct {
+		o        connect.Options
+		name     string
+		wantWait int64
+	}{
+		{connect.Options{Strategy: connect.Session}, "connect", 4},
+		{connect.Options{Strategy: connect.PerTxn}, "connect", 40},
+		{connect.Options{Strategy: connect.Pool, Pool: target.PoolConfig{Max: 2}}, "pool_wait", 40},
+	}
+	for _, c := range cases {
+		t.Run(c.o.Strategy, func(t *testing.T) {
+			cfg := baseConfig()
+			cfg.Iterations = 40
+			conns := openWith(t, c.o)
+			out, err := Run(context.Background(), cfg, conns, &counterWorkload{opTime: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := op(t, out, "bump"); b.Count != 40 || b.ErrorCount() != 0 {
+				t.Fatalf("bump: %d ops, errors %v", b.Count, b.Errors)
+			}
+			w := op(t, out, c.name)
+			if w.Count != c.wantWait {
+				t.Errorf("%s recorded %d times, want %d", c.name, w.Count, c.wantWait)
+			}
+			if ps := conns.PoolStats(); (ps != nil) != (c.o.Strategy == connect.Pool) {
+				t.Errorf("pool stats %+v", ps)
+			} else if ps != nil && (ps.MaxConns != 2 || ps.Acquires != 40) {
+				t.Errorf("pool stats %+v, want 2 connections and 40 acquires", ps)
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 type sqliteTarget struct {
 	db      *sql.DB
+	dsn     string
 	dialect Dialect
 	tempDir string // removed on Close when the file was temporary
 }
@@ -43,11 +44,15 @@ func openSQLite(ctx context.Context, path string) (Target, error) {
 	// Escape the path: "?", "#" and "%" in a file name must not be read as
 	// the start of the options.
 	file := url.URL{Scheme: "file", OmitHost: true, Path: path}
-	db, err := sql.Open("sqlite", file.String()+"?"+q.Encode())
+	t.dsn = file.String() + "?" + q.Encode()
+	db, err := sql.Open("sqlite", t.dsn)
 	if err != nil {
 		t.Close()
 		return nil, fmt.Errorf("opening SQLite file %s: %w", path, err)
 	}
+	// Connect opens the file afresh each time and Close really closes it,
+	// so connecting per transaction costs what it costs; pools are separate.
+	db.SetMaxIdleConns(0)
 	t.db = db
 	var version string
 	if err := db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version); err != nil {

@@ -41,8 +41,10 @@ type Rows interface {
 // Target is one database that clients connect to.
 type Target interface {
 	Dialect() Dialect
-	// Connect opens a new session.
+	// Connect opens a new session; closing it really disconnects.
 	Connect(ctx context.Context) (Conn, error)
+	// OpenPool opens a pool of sessions for clients to share.
+	OpenPool(ctx context.Context, c PoolConfig) (Pool, error)
 	// Close releases what Open made (for a temporary SQLite file: the file).
 	Close() error
 }
