@@ -52,7 +52,7 @@ func (c *counters) fail(op int, class target.Class, err error) {
 		if c.samples[op] == nil {
 			c.samples[op] = map[string]string{}
 		}
-		c.samples[op][string(target.Classes[i])] = target.MaskURL(err.Error())
+		c.samples[op][string(target.Classes[i])] = target.Message(err)
 		c.mu.Unlock()
 	}
 }

@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"syscall"
@@ -129,4 +130,15 @@ func CommitOutcomeUnknown(err error) bool {
 		return false
 	}
 	return !pgconn.SafeToRetry(err)
+}
+
+// Message is err in few words for a report: the server's own message and
+// SQLSTATE when the server reported it (without the driver's prefixes
+// naming the connection), otherwise err's text; passwords masked.
+func Message(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return fmt.Sprintf("%s: %s (SQLSTATE %s)", pgErr.Severity, pgErr.Message, pgErr.Code)
+	}
+	return MaskURL(err.Error())
 }

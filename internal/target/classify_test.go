@@ -338,3 +338,14 @@ func TestConnectErrorMessages(t *testing.T) {
 		}
 	}
 }
+
+func TestMessage(t *testing.T) {
+	server := fmt.Errorf("failed to connect to `user=u database=d`: 127.0.0.1:5432 (127.0.0.1): server error: %w",
+		&pgconn.PgError{Severity: "FATAL", Code: "53300", Message: "sorry, too many clients already"})
+	if got, want := Message(server), "FATAL: sorry, too many clients already (SQLSTATE 53300)"; got != want {
+		t.Errorf("Message = %q, want %q", got, want)
+	}
+	if got := Message(errors.New("dial postgres://u:s3cret@h/db: refused")); strings.Contains(got, "s3cret") || !strings.Contains(got, "refused") {
+		t.Errorf("Message of a plain error = %q", got)
+	}
+}
