@@ -134,7 +134,7 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
-	root.AddCommand(a.runCommand(false), a.runCommand(true), a.reportCommand(), &cobra.Command{
+	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.reportCommand(), &cobra.Command{
 		Use:   "version",
 		Short: "Print txnbench's version",
 		Args:  cobra.NoArgs,

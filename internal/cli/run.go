@@ -59,7 +59,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 }
 
 // validate checks the shared flags; usage errors name the fix.
-func (f *runFlags) validate(cmd *cobra.Command, run bool) error {
+func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.db != "" && f.db != job.TempPostgres && !strings.HasPrefix(f.db, "sqlite:") &&
 		!strings.HasPrefix(f.db, "postgres://") && !strings.HasPrefix(f.db, "postgresql://") {
 		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres or a postgres:// URL", f.db))
@@ -82,7 +82,7 @@ func (f *runFlags) validate(cmd *cobra.Command, run bool) error {
 		}
 		return nil
 	}
-	if cmd.Flags().Changed("iterations") && !cmd.Flags().Changed("duration") {
+	if fs.Changed("iterations") && !fs.Changed("duration") {
 		f.cfg.Duration = 0
 	}
 	if err := f.cfg.Validate(); err != nil {
@@ -127,35 +127,57 @@ func (a *app) runCommand(initOnly bool) *cobra.Command {
 	}
 	for _, wname := range workload.Names() {
 		def, _ := workload.Lookup(wname)
-		w := def.New()
-		f := &runFlags{}
 		sub := &cobra.Command{
 			Use:   def.Name,
 			Short: def.Summary,
 			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				if err := f.validate(cmd, !initOnly); err != nil {
-					return err
-				}
-				if err := w.Validate(); err != nil {
-					return usage(err)
-				}
-				spec := job.Spec{
-					DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: def.Name, Workload: w,
-					Runner: f.cfg, Conn: f.conn, Fresh: f.reinit || initOnly, Args: os.Args, Version: version(), Log: a.status,
-				}
-				if initOnly {
-					return a.initWorkload(cmd.Context(), spec)
-				}
-				return a.runWorkload(cmd.Context(), spec, f)
-			},
 		}
-		f.register(sub.Flags(), !initOnly)
-		w.Flags(sub.Flags())
+		rs := newRunSpec(def, sub.Flags(), !initOnly)
+		sub.RunE = func(cmd *cobra.Command, _ []string) error {
+			spec, err := rs.spec(a, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			if initOnly {
+				return a.initWorkload(cmd.Context(), spec)
+			}
+			return a.runWorkload(cmd.Context(), spec, &rs.f)
+		}
 		sub.Flags().SortFlags = false
 		parent.AddCommand(sub)
 	}
 	return parent
+}
+
+// runSpec is one workload's run (or init) settings, bound to flags.
+type runSpec struct {
+	def workload.Def
+	w   workload.Workload
+	f   runFlags
+	run bool // run rather than init: the runner's flags too
+}
+
+// newRunSpec registers a fresh workload's flags and the run flags on fs.
+func newRunSpec(def workload.Def, fs *pflag.FlagSet, run bool) *runSpec {
+	rs := &runSpec{def: def, w: def.New(), run: run}
+	rs.f.register(fs, run)
+	rs.w.Flags(fs)
+	return rs
+}
+
+// spec validates the parsed flags and makes the job's specification.
+func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
+	if err := rs.f.validate(fs, rs.run); err != nil {
+		return job.Spec{}, err
+	}
+	if err := rs.w.Validate(); err != nil {
+		return job.Spec{}, usage(err)
+	}
+	f := &rs.f
+	return job.Spec{
+		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
+		Runner: f.cfg, Conn: f.conn, Fresh: f.reinit || !rs.run, Args: os.Args, Version: version(), Log: a.status,
+	}, nil
 }
 
 func (a *app) initWorkload(ctx context.Context, s job.Spec) error {

@@ -218,3 +218,19 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	}
 	return r
 }
+
+// Isolate prepares db for the next run of a study: the server's statistics
+// are reset where the dialect can, then it waits settle so the previous
+// run's background work (checkpoints, vacuum) calms down.
+func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
+	if q := db.Dialect().Caps.StatsReset; q != "" {
+		err := withConn(ctx, db, func(c target.Conn) error {
+			_, err := c.Exec(ctx, q)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("resetting the server's statistics: %w", err)
+		}
+	}
+	return workload.Sleep(ctx, settle)
+}

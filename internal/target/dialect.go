@@ -41,6 +41,9 @@ type Capabilities struct {
 	// RetriesSerialization: the engine reports serialization failures that a
 	// client is expected to retry (CockroachDB does so routinely).
 	RetriesSerialization bool
+	// StatsReset resets the server's statistics counters, so runs compared
+	// in a study start alike; "" when there is no such statement.
+	StatsReset string
 }
 
 // InvertedIndexDDL returns the statement creating an inverted index, or ""
@@ -64,11 +67,13 @@ func ParseBanner(banner string) Dialect {
 		SkipLocked: true, JSONB: true, GeneratedColumns: true, Enums: true, ArrayParams: true,
 		InvertedIndex: "CREATE INDEX {name} ON {table} USING gin ({column})",
 		UUIDType:      "uuid", JSONType: "jsonb", TimestampType: "timestamptz", Now: "now()",
+		StatsReset: "SELECT pg_stat_reset()",
 	}
 	if m := crdbVersion.FindStringSubmatch(banner); m != nil {
 		c := pgFamily
 		c.InvertedIndex = "CREATE INVERTED INDEX {name} ON {table} ({column})"
 		c.RetriesSerialization = true
+		c.StatsReset = ""
 		return Dialect{Name: "CockroachDB", Version: m[1], Banner: banner, Caps: c}
 	}
 	if m := ybVersion.FindStringSubmatch(banner); m != nil {

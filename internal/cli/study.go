@@ -1,0 +1,281 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/study"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// studyFlags are the study's own flags, beside every flag of run.
+type studyFlags struct {
+	vary   []string
+	repeat int
+	out    string
+	settle time.Duration
+}
+
+func (s *studyFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&s.vary, "vary", nil, "a run setting and its values, e.g. --vary variant=jsonb,manual,text (repeatable: every combination runs)")
+	fs.IntVar(&s.repeat, "repeat", 1, "run every cell this many times, interleaved (A B A B), and report medians")
+	fs.StringVar(&s.out, "out", "", "directory for the results: one JSON per run, study.json and study.md (default study-DATE-TIME)")
+	fs.DurationVar(&s.settle, "settle", 3*time.Second, "pause before each run, after the server's statistics are reset")
+}
+
+// notVaried are run flags a study does not vary: they name outputs.
+var notVaried = map[string]bool{"json": true, "cpu-profile": true, "vary": true, "repeat": true, "out": true, "settle": true}
+
+func (a *app) studyCommand() *cobra.Command {
+	parent := &cobra.Command{
+		Use:   "study WORKLOAD [run flags] --vary NAME=V1,V2 [--vary ...] [--repeat N]",
+		Short: "Run every combination of the varied settings with the same isolation and compare them side by side",
+		Long: `study runs one specification (every flag of "txnbench run WORKLOAD") once per
+combination of the --vary values, each on a fresh schema after the server's
+statistics are reset and a settle pause, repeats them interleaved, and prints
+per op the medians of every cell and their change against the first cell, plus
+a throughput ladder when clients vary. It writes one JSON per run, study.json
+and study.md into --out.
+
+  txnbench study train-events --db temp-postgres --vary variant=jsonb,manual,text --duration 60s
+  txnbench study train-events --db temp-postgres --vary clients=4,8,16,32 --repeat 2`,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runStudy(cmd.Context(), args)
+		},
+	}
+	return parent
+}
+
+// studyCell is one cell, ready to run.
+type studyCell struct {
+	cell study.Cell
+	spec job.Spec
+}
+
+func (a *app) runStudy(ctx context.Context, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintln(a.stdout, a.rootCommand().Commands()[0].Root().UsageString())
+		}
+		return usage(fmt.Errorf("no workload given: txnbench study WORKLOAD --vary NAME=V1,V2, with WORKLOAD one of %s", strings.Join(workload.Names(), ", ")))
+	}
+	def, err := workload.Lookup(args[0])
+	if err != nil {
+		return usage(err)
+	}
+	args = args[1:]
+	// Parse everything once to check the flags and read the study's own.
+	fs, _, sf, err := studyFlagSet(def, args)
+	if err != nil {
+		return err
+	}
+	if sf.help {
+		fs.SetOutput(a.stdout)
+		fmt.Fprintf(a.stdout, "txnbench study %s [run flags] --vary NAME=V1,V2 [--vary ...] [--repeat N]\n\n", def.Name)
+		fs.PrintDefaults()
+		return nil
+	}
+	var varies []study.Vary
+	for _, v := range sf.vary {
+		vy, err := study.ParseVary(v)
+		if err != nil {
+			return usage(err)
+		}
+		if fs.Lookup(vy.Key) == nil || notVaried[vy.Key] {
+			return usage(fmt.Errorf("unknown --vary name %q: vary a flag of txnbench run %s (e.g. clients, variant, conn, db, pool-max)", vy.Key, def.Name))
+		}
+		varies = append(varies, vy)
+	}
+	cells, err := study.Expand(varies)
+	if err != nil {
+		return usage(err)
+	}
+	if sf.repeat < 1 {
+		return usage(fmt.Errorf("--repeat %d: give at least 1", sf.repeat))
+	}
+	if sf.settle < 0 {
+		return usage(fmt.Errorf("--settle %s is negative: give 0 or more", sf.settle))
+	}
+	// Every cell is checked before anything starts.
+	var runs []studyCell
+	for _, c := range cells {
+		cfs, rs, _, err := studyFlagSet(def, args)
+		if err != nil {
+			return err
+		}
+		for _, s := range c.Settings {
+			if err := cfs.Set(s.Key, s.Value); err != nil {
+				return usage(fmt.Errorf("--vary %s=%s: %v", s.Key, s.Value, err))
+			}
+		}
+		spec, err := rs.spec(a, cfs)
+		if err != nil {
+			return fmt.Errorf("cell %s: %w", c.Label(), err)
+		}
+		spec.Fresh = true
+		spec.Runner.OnPhase = a.status
+		runs = append(runs, studyCell{cell: c, spec: spec})
+	}
+	out := sf.out
+	if out == "" {
+		out = "study-" + time.Now().Format("20060102-150405")
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	return a.executeStudy(ctx, def.Name, runs, varies, sf, out)
+}
+
+// parsedStudyFlags is what studyFlagSet read besides the run flags.
+type parsedStudyFlags struct {
+	studyFlags
+	help bool
+}
+
+// studyFlagSet parses args with the study's flags and a fresh workload's
+// run flags.
+func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *parsedStudyFlags, error) {
+	fs := pflag.NewFlagSet("study "+def.Name, pflag.ContinueOnError)
+	fs.SetOutput(new(strings.Builder)) // errors are returned, not printed
+	rs := newRunSpec(def, fs, true)
+	sf := &parsedStudyFlags{}
+	sf.register(fs)
+	fs.BoolVarP(&sf.help, "help", "h", false, "help")
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, nil, usage(err)
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, nil, usage(fmt.Errorf("unexpected argument %q: flags only after the workload", fs.Arg(0)))
+	}
+	return fs, rs, sf, nil
+}
+
+// dbKey identifies a database that cells can share.
+func dbKey(s job.Spec) string {
+	return s.DB + "\x00" + s.PGBin + "\x00" + strings.Join(s.PGConf, "\x00")
+}
+
+func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, varies []study.Vary, sf *parsedStudyFlags, out string) error {
+	// Cells on the same database share it (one throwaway cluster, sized for
+	// the most clients); every run gets a fresh schema.
+	maxClients := map[string]int{}
+	for _, r := range runs {
+		k := dbKey(r.spec)
+		maxClients[k] = max(maxClients[k], r.spec.Runner.Clients, r.spec.Conn.Pool.Max)
+	}
+	dbs := map[string]*job.Database{}
+	defer func() {
+		for _, db := range dbs {
+			db.Close()
+		}
+	}()
+	steps := study.Schedule(len(runs), sf.repeat)
+	results := make([][]*result.Result, len(runs))
+	files := make([][]string, len(runs))
+	started := time.Now()
+	var runErr error
+	for i, st := range steps {
+		r := runs[st.Cell]
+		if ctx.Err() != nil {
+			break
+		}
+		k := dbKey(r.spec)
+		db, ok := dbs[k]
+		if !ok {
+			var err error
+			if db, err = job.Open(ctx, r.spec, maxClients[k]); err != nil {
+				runErr = err
+				break
+			}
+			dbs[k] = db
+		}
+		a.status(fmt.Sprintf("[%d/%d] %s (repetition %d of %d), %s elapsed", i+1, len(steps), r.cell.Label(), st.Rep+1, sf.repeat, time.Since(started).Round(time.Second)))
+		if err := job.Isolate(ctx, db, sf.settle); err != nil && ctx.Err() == nil {
+			runErr = err
+			break
+		}
+		res, err := job.Run(ctx, r.spec, db)
+		if res != nil && !res.Interrupted {
+			file := filepath.Join(out, fmt.Sprintf("cell%02d-rep%d.json", st.Cell+1, st.Rep+1))
+			if serr := res.Save(file); serr != nil {
+				runErr = serr
+				break
+			}
+			results[st.Cell] = append(results[st.Cell], res)
+			files[st.Cell] = append(files[st.Cell], file)
+			a.status(fmt.Sprintf("       %.1f transactions/s, invariants %s", txnRate(res), okWord(res)))
+		}
+		if err != nil {
+			runErr = fmt.Errorf("cell %s: %w", r.cell.Label(), err)
+			break
+		}
+	}
+	sum := &study.Summary{Format: study.Format, Workload: name, Vary: varies, Repeat: sf.repeat}
+	for _, arg := range os.Args {
+		sum.Args = append(sum.Args, target.MaskURL(arg))
+	}
+	for i, r := range runs {
+		if len(results[i]) > 0 {
+			sum.Cells = append(sum.Cells, study.Summarise(r.cell, results[i], files[i]))
+		}
+	}
+	if len(sum.Cells) > 0 {
+		var md strings.Builder
+		study.Write(&md, sum)
+		fmt.Fprint(a.stdout, "\n"+md.String())
+		b, _ := json.MarshalIndent(sum, "", "  ")
+		if err := os.WriteFile(filepath.Join(out, "study.json"), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, "study.md"), []byte(md.String()), 0o644); err != nil {
+			return err
+		}
+		a.status("study written to " + out + " (study.md, study.json, one JSON per run)")
+	}
+	switch {
+	case runErr != nil:
+		return runErr
+	case ctx.Err() != nil:
+		return exitError{code: ExitInterrupted}
+	}
+	for _, c := range sum.Cells {
+		if !c.InvariantsOK {
+			return exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
+		}
+	}
+	return nil
+}
+
+func txnRate(r *result.Result) float64 {
+	var n int64
+	for _, o := range r.Ops {
+		if o.Kind == "" {
+			n += o.Count
+		}
+	}
+	if r.MeasuredS == 0 {
+		return 0
+	}
+	return float64(n) / r.MeasuredS
+}
+
+func okWord(r *result.Result) string {
+	if r.Invariants != nil && r.Invariants.OK {
+		return "OK"
+	}
+	return "VIOLATED"
+}
+
+var _ = errors.New
