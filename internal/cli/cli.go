@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -155,9 +156,15 @@ func (a *app) collectSecrets(args []string) {
 			if p, ok := u.User.Password(); ok && p != "" {
 				a.secrets = append(a.secrets, p, url.QueryEscape(p), url.PathEscape(p))
 			}
+		} else if m := rawPassword.FindStringSubmatch(v); m != nil && m[1] != "" {
+			a.secrets = append(a.secrets, m[1]) // not a valid URL: spaces and all
 		}
 	}
 }
+
+// rawPassword finds the password of a URL that does not parse: everything
+// between "://user:" and the last "@".
+var rawPassword = regexp.MustCompile(`://[^:/@\s]*:(.*)@`)
 
 func (a *app) redact(s string) string {
 	s = target.MaskURL(s)

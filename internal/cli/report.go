@@ -38,7 +38,13 @@ func (a *app) reportCommand() *cobra.Command {
 				a.status("merged result saved to " + out)
 			}
 			if m.Invariants != nil && !m.Invariants.OK {
-				return exitError{code: ExitInvariants, msg: fmt.Sprintf("invariants violated in %d of the results", len(rs))}
+				bad := 0
+				for _, r := range rs {
+					if r.Invariants != nil && !r.Invariants.OK {
+						bad++
+					}
+				}
+				return exitError{code: ExitInvariants, msg: fmt.Sprintf("invariants violated in %d of the %d results", bad, len(rs))}
 			}
 			return nil
 		},

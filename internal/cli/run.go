@@ -38,6 +38,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.pgBin, "pg-bin", "", "directory with initdb and postgres for temp-postgres (default: pg_config --bindir, PATH, /usr/lib/postgresql/*/bin)")
 	fs.StringArrayVar(&f.pgConf, "pg-conf", nil, "server setting key=value for temp-postgres (repeatable)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for data and op choices; 0 picks one, which is printed and saved")
+	fs.BoolVar(&f.reinit, "reinit", false, "drop and recreate the workload's schema and data first")
 	if !run {
 		return
 	}
@@ -54,7 +55,6 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
 	fs.DurationVar(&f.cfg.Progress, "progress", 10*time.Second, "interval between progress lines")
 	fs.StringVar(&f.json, "json", "", "write the full result as JSON to this file")
-	fs.BoolVar(&f.reinit, "reinit", false, "drop and recreate the workload's schema and data before running")
 	fs.StringVar(&f.profile, "cpu-profile", "", "write a Go CPU profile of txnbench itself during the run to this file (go tool pprof)")
 }
 
@@ -176,7 +176,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	return job.Spec{
 		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Fresh: f.reinit || !rs.run, Args: os.Args, Version: version(), Log: a.status,
+		Runner: f.cfg, Conn: f.conn, Fresh: f.reinit, Args: os.Args, Version: version(), Log: a.status,
 	}, nil
 }
 
@@ -186,8 +186,12 @@ func (a *app) initWorkload(ctx context.Context, s job.Spec) error {
 		return err
 	}
 	defer db.Close()
-	if _, err := job.Init(ctx, s, db); err != nil {
+	created, err := job.Init(ctx, s, db)
+	if err != nil {
 		return err
+	}
+	if !created {
+		return fmt.Errorf("%s is already initialised in %s: add --reinit to drop and recreate it", s.Name, db.URL)
 	}
 	a.status(fmt.Sprintf("%s initialised in %s", s.Name, db.URL))
 	return nil
@@ -239,10 +243,10 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) error {
 	switch {
 	case err != nil:
 		return err
+	case r.Invariants != nil && !r.Invariants.OK: // even when interrupted: a loss outranks it
+		return exitError{code: ExitInvariants, msg: "invariants violated: data was lost or corrupted (see the check above)"}
 	case r.Interrupted:
 		return exitError{code: ExitInterrupted}
-	case r.Invariants != nil && !r.Invariants.OK:
-		return exitError{code: ExitInvariants, msg: "invariants violated: data was lost or corrupted (see the check above)"}
 	}
 	return nil
 }

@@ -103,6 +103,9 @@ type sessionHandle struct {
 }
 
 func (h *sessionHandle) Get(ctx context.Context) (target.Conn, time.Duration, error) {
+	if h.c != nil && h.c.Broken() { // it died after its last transaction
+		h.Close()
+	}
 	if h.c != nil {
 		return h.c, 0, nil
 	}

@@ -174,10 +174,6 @@ func withConn(ctx context.Context, db *Database, f func(target.Conn) error) erro
 func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	d := db.Dialect()
 	host, _ := os.Hostname()
-	args := make([]string, len(s.Args))
-	for i, a := range s.Args {
-		args[i] = target.MaskURL(a)
-	}
 	rc := s.Runner
 	r := &result.Result{
 		Format:   result.Format,
@@ -186,7 +182,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		Settings: s.Workload.Settings(),
 		Config: result.Config{
 			DB: db.URL, Clients: rc.Clients, Iterations: rc.Iterations, Seed: rc.Seed,
-			MaxTries: rc.MaxTries, PGConf: s.PGConf, Args: args, Conn: cmp.Or(s.Conn.Strategy, connect.Session),
+			MaxTries: rc.MaxTries, PGConf: maskAll(s.PGConf), Args: maskAll(s.Args), Conn: cmp.Or(s.Conn.Strategy, connect.Session),
 		},
 		Server:      result.Server{Dialect: d.Name, Version: d.Version, Banner: d.Banner, Embedded: d.Embedded},
 		Machine:     result.Machine{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
@@ -233,4 +229,16 @@ func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
 		}
 	}
 	return workload.Sleep(ctx, settle)
+}
+
+// maskAll masks passwords in each string (for what a Result records).
+func maskAll(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = target.MaskURL(s)
+	}
+	return out
 }

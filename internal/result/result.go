@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -197,15 +198,29 @@ func Load(path string) (*Result, error) {
 	return &r, nil
 }
 
-// Merge combines results of the same workload (for example from several
-// machines driving one database at once) into one: histograms merge
-// exactly, counts add up, the measured window is the longest.
+// Merge combines results of the same workload that ran at the same time
+// (several machines driving one database) into one: histograms merge
+// exactly, counts add up, the measured window is the longest. Results that
+// did not overlap in time are refused: adding their throughputs would
+// describe a load that never happened.
 func Merge(rs []*Result) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
 	if len(rs) == 1 {
 		return rs[0], nil
+	}
+	for _, r := range rs[1:] {
+		if r.Started.After(rs[0].Ended) || rs[0].Started.After(r.Ended) {
+			return nil, fmt.Errorf("the results did not run at the same time (%s and %s): merging is for concurrent runs; compare separate runs with txnbench study",
+				rs[0].Started.Format(time.RFC3339), r.Started.Format(time.RFC3339))
+		}
+	}
+	sameIntervals := true
+	for _, r := range rs {
+		if len(r.Intervals) > 0 && len(rs[0].Intervals) > 0 && math.Abs(r.Intervals[0].LengthS-rs[0].Intervals[0].LengthS) > 0.5 {
+			sameIntervals = false
+		}
 	}
 	m := *rs[0]
 	m.Ops = nil
@@ -250,6 +265,9 @@ func Merge(rs []*Result) (*Result, error) {
 			mergeOp(&m.Ops, o)
 		}
 		for i, iv := range r.Intervals {
+			if !sameIntervals {
+				break // different progress intervals cannot be lined up
+			}
 			if i == len(m.Intervals) {
 				m.Intervals = append(m.Intervals, Interval{ElapsedS: iv.ElapsedS, LengthS: iv.LengthS})
 			}

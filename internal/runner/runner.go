@@ -52,6 +52,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--ramp %s is negative: give 0 or more", c.Ramp)
 	case c.Warmup < 0:
 		return fmt.Errorf("--warmup %s is negative: give 0 or more", c.Warmup)
+	case c.Warmup > 0 && c.Iterations > 0:
+		return errors.New("--warmup with --iterations: the warm-up would use up iterations; use --duration with --warmup")
 	case c.MaxTries < 1:
 		return fmt.Errorf("--max-tries %d: give at least 1", c.MaxTries)
 	case c.Progress <= 0:
@@ -151,8 +153,10 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		durationEnd = time.After(cfg.Duration)
 	}
 	var graceEnd <-chan time.Time
+	var windowEnd time.Time // when the duration ended or the run was interrupted
 	stopC := r.stop.Done()
 	stopping := func() {
+		windowEnd = time.Now()
 		r.stopRun()
 		stopC, durationEnd, warmupEnd = nil, nil, nil
 		graceEnd = time.After(cfg.Grace)
@@ -186,14 +190,20 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 			done = true
 		}
 	}
-	out.Ended = time.Now()
 	out.Interrupted = ctx.Err() != nil
 	if !r.measuring.Load() { // stopped during the warm-up
 		startMeasuring()
 	}
+	out.Ended = time.Now()
 	out.CPU = readCPU().Sub(cpu0)
 	r.tick(out)
-	out.Measured = out.Ended.Sub(time.Unix(0, r.measureAt.Load()))
+	// Rates are over the window in which ops started: it closes when the
+	// duration ends (or the run is interrupted), not when the last op in
+	// flight finishes; those ops count, as they started inside it.
+	if windowEnd.IsZero() {
+		windowEnd = out.Ended
+	}
+	out.Measured = windowEnd.Sub(time.Unix(0, r.measureAt.Load()))
 	totals := r.rec.Total()
 	for i, name := range r.names {
 		h := totals[i]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -141,4 +142,15 @@ func Message(err error) string {
 		return fmt.Sprintf("%s: %s (SQLSTATE %s)", pgErr.Severity, pgErr.Message, pgErr.Code)
 	}
 	return MaskURL(err.Error())
+}
+
+// IsUndefinedTable reports whether err says a table does not exist
+// (SQLSTATE 42P01; SQLite's "no such table").
+func IsUndefinedTable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "42P01"
+	}
+	var sqErr *sqlite.Error
+	return errors.As(err, &sqErr) && strings.Contains(sqErr.Error(), "no such table")
 }

@@ -19,7 +19,7 @@ type pgTarget struct {
 func openPG(ctx context.Context, url string) (Target, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %s: check its syntax (postgres://user:password@host:port/dbname)", ErrMalformedURL, MaskURL(url), MaskURL(parseErrorText(err)))
+		return nil, fmt.Errorf("%w %s: %s: check its syntax (postgres://USER@HOST:PORT/DB, with the password after USER: and special characters percent-encoded)", ErrMalformedURL, MaskURL(url), MaskURL(parseErrorText(err)))
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second

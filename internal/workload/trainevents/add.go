@@ -20,12 +20,7 @@ func (c *client) add(ctx context.Context, conn target.Conn) error {
 	if err := c.think(ctx); err != nil {
 		return err
 	}
-	n := len(c.ids)
-	if err := c.execCommit(ctx, conn, n, "add: status rows inserted", c.w.sql.insertStatus, c.idArgs()); err != nil {
-		return err
-	}
-	c.w.committedEvents.Add(int64(n))
-	return nil
+	return c.execCommit(ctx, conn, len(c.ids), "add: status rows inserted", c.w.sql.insertStatus, c.idArgs())
 }
 
 // insertNew generates n events into a borrowed batch, inserts them and

@@ -76,9 +76,10 @@ func (c *client) think(ctx context.Context) error {
 }
 
 // execCommit runs the transaction's last statement and commits, in one
-// round trip, checks that it touched one row per id in c.ids, and keeps
-// count of commits whose outcome is unknown; events is how many events the
-// commit adds to the total.
+// round trip, and checks that it touched one row per id in c.ids. It keeps
+// the books of the invariant check: events is how many events the commit
+// adds to the total, counted when it committed, or as unknown when its
+// outcome is.
 func (c *client) execCommit(ctx context.Context, conn target.Conn, events int, what, sql string, args []any) error {
 	n, err := conn.ExecCommit(ctx, sql, args...)
 	if err != nil {
@@ -88,8 +89,9 @@ func (c *client) execCommit(ctx context.Context, conn target.Conn, events int, w
 		}
 		return err
 	}
+	c.w.committedEvents.Add(int64(events))
 	if int(n) != len(c.ids) {
-		// Committed, but wrong: the invariant check will see the damage.
+		// Committed, but wrong: the invariant check will see any damage.
 		return fmt.Errorf("%s: %d rows for %d events", what, n, len(c.ids))
 	}
 	return nil

@@ -147,8 +147,11 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	for _, n := range w.notes {
 		o.Progress(n)
 	}
-	if !o.Fresh && w.exists(ctx, c) {
-		return false, nil
+	if !o.Fresh {
+		exists, err := w.exists(ctx, c)
+		if err != nil || exists {
+			return false, err
+		}
 	}
 	for _, q := range w.sql.drop {
 		if _, err := c.Exec(ctx, q); err != nil {
@@ -189,19 +192,24 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	return true, nil
 }
 
-// exists reports whether all three tables of the variant are there.
-func (w *Workload) exists(ctx context.Context, c target.Conn) bool {
+// exists reports whether all three tables of the variant are there. Only
+// "no such table" means no: any other error (a timeout, a permission) is
+// returned, never taken as leave to recreate the schema.
+func (w *Workload) exists(ctx context.Context, c target.Conn) (bool, error) {
 	for _, q := range w.sql.probe {
 		rows, err := c.Query(ctx, q)
-		if err != nil {
-			return false
+		if err == nil {
+			rows.Close()
+			err = rows.Err()
 		}
-		rows.Close()
-		if rows.Err() != nil {
-			return false
+		if target.IsUndefinedTable(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("looking for the %s tables: %w", w.v.name(), err)
 		}
 	}
-	return true
+	return true, nil
 }
 
 // Start counts the events the invariant check starts from.
