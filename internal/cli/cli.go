@@ -15,7 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/txnbench/txnbench/internal/target"
-	_ "github.com/txnbench/txnbench/internal/workload/trainevents" // registers train-events
+	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead" // registers connect-overhead
+	_ "github.com/txnbench/txnbench/internal/workload/trainevents"     // registers train-events
 )
 
 // Exit codes, documented in README.md.

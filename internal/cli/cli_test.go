@@ -243,3 +243,57 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 		}
 	}
 }
+
+// TestStudy runs a small study on SQLite: every cell twice, interleaved,
+// one JSON per run, study.json and study.md, and the comparison printed.
+func TestStudy(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "st")
+	args := append([]string{"study", "train-events", "--db", "sqlite:" + filepath.Join(t.TempDir(), "s.db"),
+		"--vary", "variant=manual,text", "--iterations", "6", "--clients", "2", "--settle", "0s", "--repeat", "2", "--out", out}, quick...)
+	code, stdout, stderr := runMain(args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"## add", "variant=manual", "variant=text", "mean vs first", "invariants: OK in every run", "[4/4]"} {
+		if !strings.Contains(stdout+stderr, want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, stdout, stderr)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "cell*-rep*.json"))
+	if len(files) != 4 {
+		t.Errorf("%d result files, want 4: %v", len(files), files)
+	}
+	for _, f := range []string{"study.json", "study.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	r, err := result.Load(filepath.Join(out, "cell02-rep2.json"))
+	if err != nil || r.Settings["variant"] != "text" || r.Op("cycle").Count != 6 {
+		t.Errorf("cell 2: %v %+v", err, r)
+	}
+}
+
+func TestStudyBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"study"}, "no workload given"},
+		{[]string{"study", "train-events"}, "nothing to vary"},
+		{[]string{"study", "train-events", "--vary", "nosuch=1,2"}, "unknown --vary name \"nosuch\""},
+		{[]string{"study", "train-events", "--vary", "json=a,b"}, "unknown --vary name \"json\""},
+		{[]string{"study", "train-events", "--vary", "clients="}, "empty value"},
+		{[]string{"study", "train-events", "--vary", "clients"}, "want name=value1,value2"},
+		{[]string{"study", "train-events", "--vary", "clients=2,many"}, "--vary clients=many"},
+		{[]string{"study", "train-events", "--vary", "variant=jsonb,bogus"}, "unknown --variant \"bogus\""},
+		{[]string{"study", "train-events", "--vary", "clients=1,2", "--repeat", "0"}, "--repeat 0"},
+		{[]string{"study", "train-events", "--vary", "clients=1,2", "--nosuch"}, "unknown flag: --nosuch"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runMain(c.args...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d saying %q", c.args, code, stderr, ExitUsage, c.want)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package connectoverhead
+
+import (
+	"fmt"
+
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// Table names: prefixed so they live beside other workloads' tables.
+const (
+	tableUsers  = "co_users"
+	tableOrders = "co_orders"
+	tableItems  = "co_order_items"
+)
+
+// complexLimit is how many users the complex query returns at most.
+const complexLimit = 10
+
+// Order statuses; cancelled orders bring no revenue.
+const statusCancelled = "cancelled"
+
+// schema is the workload's SQL on one dialect. Only the initial load
+// differs between dialects; the queries are the same everywhere.
+type schema struct {
+	arrays                    bool // the load sends typed arrays (else JSON)
+	ddl, drop, probe          []string
+	analyze                   []string
+	insertUsers, insertOrders string
+	insertItems               string
+
+	select1, point, complex string
+
+	totals, userRange, badTotals string
+}
+
+// newSchema builds the SQL for a dialect with capabilities c. Ids are
+// INTEGER PRIMARY KEY, which on SQLite is the rowid itself.
+func newSchema(c target.Capabilities) schema {
+	s := schema{arrays: c.ArrayParams}
+	ts := c.TimestampType
+	s.ddl = []string{
+		fmt.Sprintf("CREATE TABLE %s (\n  id INTEGER PRIMARY KEY,\n  email TEXT NOT NULL,\n  name TEXT NOT NULL,\n  region TEXT NOT NULL,\n  status TEXT NOT NULL,\n  created_at %s NOT NULL\n)", tableUsers, ts),
+		fmt.Sprintf("CREATE UNIQUE INDEX %s_email ON %s (email)", tableUsers, tableUsers),
+		fmt.Sprintf("CREATE INDEX %s_region ON %s (region)", tableUsers, tableUsers),
+		fmt.Sprintf("CREATE TABLE %s (\n  id INTEGER PRIMARY KEY,\n  user_id INTEGER NOT NULL REFERENCES %s (id),\n  status TEXT NOT NULL,\n  ordered_at %s NOT NULL,\n  total_cents INTEGER NOT NULL\n)", tableOrders, tableUsers, ts),
+		fmt.Sprintf("CREATE INDEX %s_user ON %s (user_id)", tableOrders, tableOrders),
+		fmt.Sprintf("CREATE TABLE %s (\n  id INTEGER PRIMARY KEY,\n  order_id INTEGER NOT NULL REFERENCES %s (id),\n  product_id INTEGER NOT NULL,\n  quantity INTEGER NOT NULL,\n  price_cents INTEGER NOT NULL\n)", tableItems, tableOrders),
+		fmt.Sprintf("CREATE INDEX %s_order ON %s (order_id)", tableItems, tableItems),
+	}
+	for _, t := range []string{tableItems, tableOrders, tableUsers} {
+		s.drop = append(s.drop, "DROP TABLE IF EXISTS "+t)
+		s.probe = append(s.probe, "SELECT 1 FROM "+t+" WHERE 1 = 0")
+	}
+	// Fresh statistics so the planner sees the loaded data at once.
+	for _, t := range []string{tableUsers, tableOrders, tableItems} {
+		s.analyze = append(s.analyze, "ANALYZE "+t)
+	}
+
+	if c.ArrayParams {
+		// Typed arrays that unnest() turns into rows.
+		s.insertUsers = fmt.Sprintf("INSERT INTO %s (id, email, name, region, status, created_at) SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::%s[])", tableUsers, ts)
+		s.insertOrders = fmt.Sprintf("INSERT INTO %s (id, user_id, status, ordered_at, total_cents) SELECT * FROM unnest($1::integer[], $2::integer[], $3::text[], $4::%s[], $5::integer[])", tableOrders, ts)
+		s.insertItems = fmt.Sprintf("INSERT INTO %s (id, order_id, product_id, quantity, price_cents) SELECT * FROM unnest($1::integer[], $2::integer[], $3::integer[], $4::integer[], $5::integer[])", tableItems)
+	} else {
+		// One JSON array of rows that json_each() expands.
+		s.insertUsers = fmt.Sprintf("INSERT INTO %s (id, email, name, region, status, created_at) SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, j.value->>5 FROM json_each($1) AS j", tableUsers)
+		s.insertOrders = fmt.Sprintf("INSERT INTO %s (id, user_id, status, ordered_at, total_cents) SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4 FROM json_each($1) AS j", tableOrders)
+		s.insertItems = fmt.Sprintf("INSERT INTO %s (id, order_id, product_id, quantity, price_cents) SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4 FROM json_each($1) AS j", tableItems)
+	}
+
+	s.select1 = "SELECT 1"
+	s.point = fmt.Sprintf("SELECT id, email, name, region, status, created_at FROM %s WHERE id = $1", tableUsers)
+	s.complex = fmt.Sprintf("SELECT u.id, u.name, count(DISTINCT o.id) AS orders, sum(i.quantity) AS items, sum(i.quantity * i.price_cents) AS revenue_cents"+
+		" FROM %s AS u JOIN %s AS o ON o.user_id = u.id JOIN %s AS i ON i.order_id = o.id"+
+		" WHERE u.region = $1 AND o.status <> '%s'"+
+		" GROUP BY u.id, u.name ORDER BY revenue_cents DESC, u.id LIMIT %d",
+		tableUsers, tableOrders, tableItems, statusCancelled, complexLimit)
+
+	s.totals = fmt.Sprintf("SELECT (SELECT count(*) FROM %s), (SELECT count(*) FROM %s), (SELECT coalesce(sum(total_cents), 0) FROM %s), (SELECT count(*) FROM %s), (SELECT coalesce(sum(quantity * price_cents), 0) FROM %s)",
+		tableUsers, tableOrders, tableOrders, tableItems, tableItems)
+	s.userRange = fmt.Sprintf("SELECT coalesce(min(id), 0), coalesce(max(id), 0) FROM %s", tableUsers)
+	s.badTotals = fmt.Sprintf("SELECT count(*) FROM %s AS o LEFT JOIN (SELECT order_id, sum(quantity * price_cents) AS cents FROM %s GROUP BY order_id) AS i ON i.order_id = o.id WHERE i.cents IS NULL OR i.cents <> o.total_cents",
+		tableOrders, tableItems)
+	return s
+}
+
+// query is the SQL of a query kind.
+func (s *schema) query(kind string) string {
+	switch kind {
+	case kindSelect1:
+		return s.select1
+	case kindComplex:
+		return s.complex
+	}
+	return s.point
+}
