@@ -169,6 +169,9 @@ func Client(w io.Writer, r *result.Result) {
 	if c.CPUPerCycleMS > 0 {
 		line += fmt.Sprintf(", %.3f ms per cycle", c.CPUPerCycleMS)
 	}
+	if c.AllocPerTxnKB > 0 {
+		line += fmt.Sprintf(", %.1f KB allocated per transaction", c.AllocPerTxnKB)
+	}
 	line += fmt.Sprintf(", peak memory %.0f MB", c.MaxRSSMB)
 	if r.Server.Embedded {
 		line += "\n           (the database is embedded: this includes the engine's own work)"

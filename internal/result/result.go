@@ -137,6 +137,8 @@ type Client struct {
 	MaxRSSMB float64 `json:"max_rss_mb"`
 	// CPUPerCycleMS is client CPU per completed cycle in the window.
 	CPUPerCycleMS float64 `json:"cpu_per_cycle_ms,omitempty"`
+	// AllocPerTxnKB is heap allocated by the client per transaction.
+	AllocPerTxnKB float64 `json:"alloc_per_txn_kb,omitempty"`
 }
 
 // Op returns the named op's statistics, or nil.
