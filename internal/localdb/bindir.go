@@ -63,12 +63,17 @@ func FindBinDir(hint string) (string, error) {
 // checkBinDir reports whether dir holds executable initdb and postgres.
 func checkBinDir(dir string) error {
 	for _, name := range []string{"initdb", "postgres"} {
-		fi, err := os.Stat(filepath.Join(dir, name))
-		if err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		if !isExecutable(filepath.Join(dir, name)) {
 			return fmt.Errorf("no executable %s in %s", name, dir)
 		}
 	}
 	return nil
+}
+
+// isExecutable reports whether path is a file with an execute bit set.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir() && fi.Mode().Perm()&0o111 != 0
 }
 
 // highestDebianBinDir returns the usable /usr/lib/postgresql/V/bin with the

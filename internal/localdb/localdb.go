@@ -74,8 +74,9 @@ type Cluster struct {
 	stopped bool    // Stop was called
 }
 
-// server is one postmaster process and its reaper.
+// server is one postmaster (or pgbouncer) process and its reaper.
 type server struct {
+	name    string // "postgres" or "pgbouncer", for errors
 	cmd     *exec.Cmd
 	pid     int
 	done    chan struct{} // closed when cmd.Wait returned
@@ -106,7 +107,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := unprivilegedUser()
+	u, err := unprivilegedUser("initdb and postgres")
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +350,7 @@ func (c *Cluster) launch(port int) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w: check --pg-bin", cmd.Path, err)
 	}
-	s := &server{cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{}), logMark: mark}
+	s := &server{name: "postgres", cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{}), logMark: mark}
 	go func() {
 		s.err = cmd.Wait()
 		close(s.done)
@@ -411,13 +412,18 @@ type startError struct {
 	err       error  // the cause, for errors.Is/As
 	tail      []string
 	portInUse bool
+	logName   string // what the tail is from; "" = "server log"
 }
 
 func (e *startError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.msg)
 	if len(e.tail) > 0 {
-		b.WriteString("\nserver log (last lines):")
+		name := e.logName
+		if name == "" {
+			name = "server log"
+		}
+		b.WriteString("\n" + name + " (last lines):")
 		for _, l := range e.tail {
 			b.WriteString("\n  ")
 			b.WriteString(l)
@@ -450,9 +456,9 @@ func stopServer(s *server) error {
 	return killServer(s)
 }
 
-// killServer SIGKILLs the postmaster, its process group and its children
-// (backends are their own process-group leaders, so the group alone is not
-// enough) and waits for the postmaster to be reaped.
+// killServer SIGKILLs the process, its process group and its children
+// (postgres backends are their own process-group leaders, so the group alone
+// is not enough) and waits for the process to be reaped.
 func killServer(s *server) error {
 	select {
 	case <-s.done:
@@ -471,7 +477,7 @@ func killServer(s *server) error {
 	case <-s.done:
 		return nil
 	case <-time.After(killTimeout):
-		return fmt.Errorf("postgres (pid %d) did not exit after SIGKILL: kill it by hand", s.pid)
+		return fmt.Errorf("%s (pid %d) did not exit after SIGKILL: kill it by hand", s.name, s.pid)
 	}
 }
 

@@ -1,7 +1,6 @@
 package localdb
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/user"
@@ -10,8 +9,8 @@ import (
 	"syscall"
 )
 
-// runAs is the unprivileged user initdb and postgres run as when txnbench
-// runs as root.
+// runAs is the unprivileged user initdb, postgres and pgbouncer run as when
+// txnbench runs as root.
 type runAs struct {
 	name     string
 	uid, gid uint32
@@ -38,8 +37,9 @@ func (u *runAs) chown(path string) error {
 }
 
 // unprivilegedUser returns nil when txnbench is not root, otherwise the
-// postgres user or, failing that, nobody.
-func unprivilegedUser() (*runAs, error) {
+// postgres user or, failing that, nobody. what names the programs that
+// refuse to run as root, for the error ("initdb and postgres").
+func unprivilegedUser(what string) (*runAs, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
@@ -55,7 +55,7 @@ func unprivilegedUser() (*runAs, error) {
 		}
 		return &runAs{name: name, uid: uint32(uid), gid: uint32(gid)}, nil
 	}
-	return nil, errors.New("running as root, and initdb and postgres refuse to: no postgres or nobody user to run them as: create one (useradd postgres) or run txnbench as a normal user")
+	return nil, fmt.Errorf("running as root, and %s refuse to: no postgres or nobody user to run them as: create one (useradd postgres) or run txnbench as a normal user", what)
 }
 
 // checkReachable reports whether u can reach path: every directory above it

@@ -15,21 +15,28 @@ import (
 const (
 	// dirPrefix names every cluster directory under os.TempDir().
 	dirPrefix = "txnbench-pg-"
-	// markerName is the file in a cluster directory recording the owning
-	// txnbench process: "PID STARTTIME\n" (STARTTIME from /proc, may be 0).
+	// bouncerDirPrefix names every PgBouncer directory under os.TempDir().
+	bouncerDirPrefix = "txnbench-pgbouncer-"
+	// markerName is the file in a cluster or PgBouncer directory recording
+	// the owning txnbench process: "PID STARTTIME\n" (STARTTIME from /proc,
+	// may be 0).
 	markerName = "txnbench.owner"
 	// unmarkedGrace is how old a directory without a marker must be before
 	// CleanStale treats it as abandoned (it may be being created right now).
 	unmarkedGrace = 10 * time.Minute
 )
 
-// CleanStale removes cluster directories left in os.TempDir() by a txnbench
-// that died without cleaning up (for instance after SIGKILL): directories
-// whose recorded owner process is no longer alive. A server still running in
-// such a directory is killed first. It returns how many directories it
-// removed. Start calls it first.
+// CleanStale removes cluster and PgBouncer directories left in os.TempDir()
+// by a txnbench that died without cleaning up (for instance after SIGKILL):
+// directories whose recorded owner process is no longer alive. A postgres or
+// pgbouncer still running in such a directory is killed first. It returns
+// how many directories it removed. Start and StartPgBouncer call it first.
 func CleanStale() int {
-	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	var matches []string
+	for _, prefix := range []string{dirPrefix, bouncerDirPrefix} {
+		m, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
+		matches = append(matches, m...)
+	}
 	n := 0
 	for _, dir := range matches {
 		fi, err := os.Lstat(dir)
@@ -138,15 +145,25 @@ func procStartTime(pid int) uint64 {
 }
 
 // killLeftoverServer kills a postmaster still running in dir's data
-// directory, checking its command line so a reused pid is never touched.
+// directory, or a pgbouncer still running from dir's configuration.
 func killLeftoverServer(dir string) {
-	pm, err := readPostmasterPid(filepath.Join(dir, "data"))
-	if err != nil || !alive(pm.pid, 0) {
+	if pm, err := readPostmasterPid(filepath.Join(dir, "data")); err == nil {
+		killLeftover(pm.pid, filepath.Join(dir, "data"))
+	}
+	if pid, err := readPidFile(filepath.Join(dir, bouncerPidName)); err == nil {
+		killLeftover(pid, filepath.Join(dir, bouncerConfName))
+	}
+}
+
+// killLeftover SIGKILLs process pid, its process group and its children,
+// checking first that its command line names path so a reused pid is never
+// touched.
+func killLeftover(pid int, path string) {
+	if !alive(pid, 0) {
 		return
 	}
-	pid := pm.pid
 	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil || !bytes.Contains(cmdline, []byte(filepath.Join(dir, "data"))) {
+	if err != nil || !bytes.Contains(cmdline, []byte(path)) {
 		return
 	}
 	kids := childrenOf(pid)
@@ -162,4 +179,18 @@ func killLeftoverServer(dir string) {
 	for deadline := time.Now().Add(2 * time.Second); alive(pid, 0) && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// readPidFile reads a file whose first line is a pid.
+func readPidFile(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("bad pid file %s", path)
+	}
+	return pid, nil
 }

@@ -1,0 +1,758 @@
+package localdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	// bouncerConfName, bouncerAuthName, bouncerPidName and bouncerLogName
+	// are the files in a PgBouncer directory.
+	bouncerConfName = "pgbouncer.ini"
+	bouncerAuthName = "users.txt"
+	bouncerPidName  = "pgbouncer.pid"
+	bouncerLogName  = "pgbouncer.log"
+
+	bouncerReadyTimeout = 30 * time.Second
+	// bouncerSafeStopTimeout is how long Stop waits after SIGINT (safe
+	// shutdown: PgBouncer waits for running transactions, and in session
+	// mode for clients to leave) before shutting it down at once.
+	bouncerSafeStopTimeout = 5 * time.Second
+
+	// defaultPoolSize and defaultMaxClientConn apply when BouncerOptions
+	// leaves PoolSize and MaxClientConn at 0.
+	defaultPoolSize      = 20
+	defaultMaxClientConn = 1000
+	// bouncerFdReserve is how many file descriptors PgBouncer gets beyond
+	// one per client and per server connection: listening sockets, the log,
+	// DNS, the admin console.
+	bouncerFdReserve = 50
+	// maxBouncerBacklog caps listen_backlog; the kernel caps it further at
+	// net.core.somaxconn.
+	maxBouncerBacklog = 4096
+
+	// debianPgBouncer is where Debian and Ubuntu install pgbouncer; /usr/sbin
+	// is often not on a normal user's PATH.
+	debianPgBouncer = "/usr/sbin/pgbouncer"
+)
+
+// errBouncerNotFound is the one-line error FindPgBouncer returns when
+// discovery fails.
+var errBouncerNotFound = errors.New("PgBouncer not found: install it (Debian: apt-get install pgbouncer) or pass --pgbouncer-bin PATH")
+
+// poolModes are the valid BouncerOptions.PoolMode values; the first is the
+// default.
+var poolModes = []string{"transaction", "session", "statement"}
+
+// BouncerOptions configures a throwaway PgBouncer in front of a server.
+type BouncerOptions struct {
+	// Bin is the pgbouncer binary; "" discovers it with FindPgBouncer.
+	Bin string
+	// BackendHost is the server's host (or Unix socket directory); ""
+	// means 127.0.0.1.
+	BackendHost string
+	// BackendPort is the server's port.
+	BackendPort int
+	// BackendUser is the user PgBouncer logs in to the server as. Clients
+	// connect to PgBouncer under the same name; it is also PgBouncer's
+	// admin and stats user.
+	BackendUser string
+	// BackendPassword is BackendUser's password on the server; "" when the
+	// server trusts it.
+	BackendPassword string
+	// PoolMode is transaction (the default when ""), session or statement.
+	PoolMode string
+	// PoolSize is default_pool_size, the server connections per database
+	// and user; 0 means 20.
+	PoolSize int
+	// MaxClientConn is max_client_conn; 0 means 1000. Size it for the
+	// clients that will connect.
+	MaxClientConn int
+	// Port is the TCP port on 127.0.0.1; 0 picks a free one in 20000-32000.
+	Port int
+	// Log receives PgBouncer's log. When nil the log is kept in a file
+	// inside its directory and the last lines are included in startup
+	// errors.
+	Log io.Writer
+}
+
+// Bouncer is a running throwaway PgBouncer. Its methods are safe for
+// concurrent use.
+type Bouncer struct {
+	mu      sync.Mutex
+	bin     string
+	dir     string
+	version string
+	o       BouncerOptions // with defaults filled in
+	user    *runAs         // nil: run as ourselves
+	log     *serverLog
+	port    int
+	srv     *server // the running pgbouncer; nil when it is stopped
+	stopped bool    // Stop was called
+}
+
+// FindPgBouncer returns the path of the pgbouncer binary. A non-empty hint
+// (from --pgbouncer-bin) must be the binary or a directory holding it.
+// Otherwise it tries PATH, then /usr/sbin/pgbouncer.
+func FindPgBouncer(hint string) (string, error) {
+	if hint != "" {
+		path, err := filepath.Abs(hint)
+		if err != nil {
+			return "", fmt.Errorf("--pgbouncer-bin %s: %w: pass the path of the pgbouncer binary", hint, err)
+		}
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			path = filepath.Join(path, "pgbouncer")
+		}
+		if !isExecutable(path) {
+			return "", fmt.Errorf("--pgbouncer-bin %s: no executable pgbouncer at %s: pass the path of the pgbouncer binary, or install it (Debian: apt-get install pgbouncer)", hint, path)
+		}
+		return path, nil
+	}
+	if path, err := exec.LookPath("pgbouncer"); err == nil {
+		if abs, err := filepath.Abs(path); err == nil {
+			return abs, nil
+		}
+	}
+	if isExecutable(debianPgBouncer) {
+		return debianPgBouncer, nil
+	}
+	return "", errBouncerNotFound
+}
+
+var bouncerVersionRE = regexp.MustCompile(`(?i)pgbouncer(?:\s+version)?\s+(\d+(?:\.\d+)+)`)
+
+// parseBouncerVersion finds the version in `pgbouncer --version` output:
+// "PgBouncer 1.18.0" (or "pgbouncer version 1.7.2" before 1.8).
+func parseBouncerVersion(out string) (string, bool) {
+	if m := bouncerVersionRE.FindStringSubmatch(out); m != nil {
+		return m[1], true
+	}
+	return "", false
+}
+
+// bouncerVersion runs `pgbouncer --version` and returns e.g. "1.18.0".
+func bouncerVersion(bin string) (string, error) {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("running %s --version: %w: check that --pgbouncer-bin points at a working pgbouncer", bin, err)
+	}
+	v, ok := parseBouncerVersion(string(out))
+	if !ok {
+		return "", fmt.Errorf("%s --version printed %q, not a PgBouncer version: check that --pgbouncer-bin points at pgbouncer", bin, summarize(lastLines(out, 1)))
+	}
+	return v, nil
+}
+
+// withDefaults checks o and fills in its defaults. It fails on anything
+// PgBouncer would reject or that cannot be written into its configuration.
+func (o BouncerOptions) withDefaults() (BouncerOptions, error) {
+	mode := o.PoolMode
+	o.PoolMode = strings.ToLower(strings.TrimSpace(o.PoolMode))
+	if o.PoolMode == "" {
+		o.PoolMode = poolModes[0]
+	}
+	valid := false
+	for _, m := range poolModes {
+		valid = valid || o.PoolMode == m
+	}
+	if !valid {
+		return o, fmt.Errorf("--pool-mode %q: want transaction, session or statement", mode)
+	}
+	switch {
+	case o.PoolSize < 0:
+		return o, fmt.Errorf("--pgbouncer-pool-size %d: want a positive number, or 0 for %d", o.PoolSize, defaultPoolSize)
+	case o.PoolSize == 0:
+		o.PoolSize = defaultPoolSize
+	}
+	switch {
+	case o.MaxClientConn < 0 || o.MaxClientConn > 1<<30:
+		return o, fmt.Errorf("PgBouncer max_client_conn %d: want 1-%d, or 0 for %d", o.MaxClientConn, 1<<30, defaultMaxClientConn)
+	case o.MaxClientConn == 0:
+		o.MaxClientConn = defaultMaxClientConn
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return o, fmt.Errorf("PgBouncer port %d is out of range: use 1-65535, or 0 to pick a free one", o.Port)
+	}
+	if o.BackendPort < 1 || o.BackendPort > 65535 {
+		return o, fmt.Errorf("PgBouncer backend port %d is out of range: give the server's port, 1-65535", o.BackendPort)
+	}
+	if o.BackendHost == "" {
+		o.BackendHost = "127.0.0.1"
+	}
+	if strings.ContainsFunc(o.BackendHost, isCtlOrSpace) {
+		return o, fmt.Errorf("PgBouncer backend host %q holds a space or control character: give a host name or address", o.BackendHost)
+	}
+	if o.BackendUser == "" {
+		return o, errors.New("PgBouncer needs the user to log in to the server as: give one in the target URL")
+	}
+	// The name goes into admin_users (a comma-separated list), the auth
+	// file (double-quoted) and a connection string (single-quoted).
+	if strings.ContainsFunc(o.BackendUser, isCtlOrSpace) || strings.ContainsAny(o.BackendUser, `,"`) {
+		return o, fmt.Errorf("PgBouncer cannot use user name %q: it holds a space, comma, double quote or control character: use another user", o.BackendUser)
+	}
+	if strings.ContainsFunc(o.BackendPassword, isCtl) {
+		return o, errors.New("PgBouncer cannot use the backend password: it holds a control character (a newline?)")
+	}
+	return o, nil
+}
+
+func isCtl(r rune) bool        { return r < 0x20 || r == 0x7f }
+func isCtlOrSpace(r rune) bool { return isCtl(r) || r == ' ' }
+
+// StartPgBouncer writes a configuration into a new temporary directory and
+// starts pgbouncer on 127.0.0.1 in front of the server o names, returning
+// once it accepts TCP connections. On any error it leaves nothing behind.
+// It first removes directories left behind by dead txnbench processes
+// (CleanStale). It does not connect to the server: PgBouncer does that when
+// the first client arrives.
+//
+// PgBouncer needs a file descriptor per client and per server connection.
+// StartPgBouncer makes sure processes txnbench starts may open
+// MaxClientConn+PoolSize+50 files: it raises the soft RLIMIT_NOFILE of
+// txnbench itself (which children inherit; the hard limit too when running
+// as root) and fails when the hard limit is lower and cannot be raised.
+//
+// pgbouncer refuses to run as root: when txnbench runs as root it runs as
+// the same unprivileged user as the clusters. It is started with
+// Pdeathsig=SIGKILL so it goes away if txnbench is killed, with the same
+// caveat as Start: do not call StartPgBouncer from a goroutine that exits
+// while locked to its OS thread.
+func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
+	CleanStale()
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	bin, err := FindPgBouncer(o.Bin)
+	if err != nil {
+		return nil, err
+	}
+	u, err := unprivilegedUser("pgbouncer")
+	if err != nil {
+		return nil, err
+	}
+	if err := u.checkReachable(bin); err != nil {
+		return nil, fmt.Errorf("pgbouncer at %s is not usable by user %s: %w: install it where that user can reach it, or run txnbench as a normal user", bin, u.name, err)
+	}
+	version, err := bouncerVersion(bin)
+	if err != nil {
+		return nil, err
+	}
+	if err := raiseNofile(uint64(o.MaxClientConn)+uint64(o.PoolSize)+bouncerFdReserve, o.MaxClientConn); err != nil {
+		return nil, err
+	}
+
+	dir, err := os.MkdirTemp(os.TempDir(), bouncerDirPrefix+"*")
+	if err != nil {
+		return nil, fmt.Errorf("creating a temporary directory: %w: set TMPDIR to a writable directory", err)
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	b := &Bouncer{bin: bin, dir: dir, version: version, o: o, user: u}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = b.Stop()
+		}
+	}()
+	if strings.ContainsFunc(dir, isCtl) {
+		return nil, fmt.Errorf("temporary directory %q holds a control character, which a PgBouncer configuration cannot: set TMPDIR to a plain path", dir)
+	}
+	if err := writeMarker(dir); err != nil {
+		return nil, err
+	}
+	if err := u.chown(dir); err != nil {
+		return nil, err
+	}
+	if err := u.chown(filepath.Join(dir, markerName)); err != nil {
+		return nil, err
+	}
+	if err := u.checkReachable(dir); err != nil {
+		return nil, fmt.Errorf("temporary directory %s is not reachable by user %s, who runs pgbouncer: %w: set TMPDIR to a directory that user can enter, e.g. /tmp", dir, u.name, err)
+	}
+	// With auth_type=trust PgBouncer still accepts only users in its auth
+	// file. The password there is for clients and unused; the server
+	// password goes into the [databases] connection string.
+	auth := fmt.Sprintf("%s \"\"\n", authQuote(o.BackendUser))
+	if err := b.writeFile(bouncerAuthName, auth); err != nil {
+		return nil, err
+	}
+
+	b.log = &serverLog{path: filepath.Join(dir, bouncerLogName), user: u}
+	if o.Log != nil {
+		b.log = &serverLog{tail: &tailWriter{w: o.Log}}
+	}
+
+	for attempt := 1; ; attempt++ {
+		port := o.Port
+		if port == 0 {
+			if port, err = pickPortFn(); err != nil {
+				return nil, err
+			}
+		}
+		s, err := b.startProcess(ctx, port)
+		if err == nil {
+			b.srv, b.port = s, port
+			break
+		}
+		if o.Port == 0 && attempt < maxPortTries && isPortInUse(err) && ctx.Err() == nil {
+			continue
+		}
+		return nil, err
+	}
+	ok = true
+	return b, nil
+}
+
+// URL returns the URL clients use to reach database dbname through
+// PgBouncer, as BouncerOptions.BackendUser.
+func (b *Bouncer) URL(dbname string) string {
+	u := url.URL{
+		Scheme:   "postgres",
+		User:     url.User(b.o.BackendUser),
+		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port())),
+		Path:     "/" + dbname,
+		RawQuery: "sslmode=disable",
+	}
+	return u.String()
+}
+
+// AdminURL returns the URL of PgBouncer's admin console (database
+// pgbouncer), as a user that is both admin and stats user, so SHOW STATS,
+// SHOW POOLS and the admin commands work there. The console speaks only the
+// simple query protocol.
+func (b *Bouncer) AdminURL() string { return b.URL("pgbouncer") }
+
+// Version returns the PgBouncer version, e.g. "1.18.0".
+func (b *Bouncer) Version() string { return b.version }
+
+// Port returns the TCP port PgBouncer listens on at 127.0.0.1.
+func (b *Bouncer) Port() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.port
+}
+
+// Dir returns PgBouncer's temporary directory, which holds its
+// configuration (pgbouncer.ini), pid file, Unix socket and log.
+func (b *Bouncer) Dir() string { return b.dir }
+
+// PID returns the pid of the running pgbouncer (it changes after Restart),
+// or 0 when it is stopped.
+func (b *Bouncer) PID() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.srv == nil {
+		return 0
+	}
+	return b.srv.pid
+}
+
+// Restart stops PgBouncer (as Stop does, keeping its directory) and starts
+// it again on the same port, returning once it accepts connections. Its
+// pools and SHOW STATS counters start from zero. Stop called meanwhile
+// waits for Restart to finish, so cancel ctx to hurry it.
+func (b *Bouncer) Restart(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped {
+		return errors.New("restarting a stopped PgBouncer: start a new one")
+	}
+	if b.srv != nil {
+		if err := b.stopProcess(b.srv); err != nil {
+			return fmt.Errorf("restarting PgBouncer: %w", err)
+		}
+		b.srv = nil
+	}
+	var err error
+	for attempt := 1; attempt <= maxPortTries; attempt++ {
+		var s *server
+		if s, err = b.startProcess(ctx, b.port); err == nil {
+			b.srv = s
+			return nil
+		}
+		if !isPortInUse(err) || ctx.Err() != nil {
+			break
+		}
+		// Something took the port while PgBouncer was down: it may let go.
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("restarting PgBouncer on port %d: %w", b.port, err)
+}
+
+// Stop shuts PgBouncer down and removes its directory. It first asks for a
+// safe shutdown (SIGINT: running transactions finish), then after 5 s for an
+// immediate one, then kills it. It is idempotent and safe to call
+// concurrently; it returns an error only if a process or the directory is
+// left behind.
+func (b *Bouncer) Stop() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stopped = true
+	var errs []error
+	if b.srv != nil {
+		if err := b.stopProcess(b.srv); err != nil {
+			errs = append(errs, err)
+		} else {
+			b.srv = nil
+		}
+	}
+	if err := os.RemoveAll(b.dir); err != nil {
+		errs = append(errs, fmt.Errorf("removing %s: %w: remove it by hand (rm -rf %s)", b.dir, err, b.dir))
+	}
+	return errors.Join(errs...)
+}
+
+// config returns pgbouncer.ini for listening on port. Values run to the end
+// of their line, unquoted; connection-string values are single-quoted.
+func (b *Bouncer) config(port int) string {
+	o := b.o
+	connstr := fmt.Sprintf("host=%s port=%d user=%s", cstrQuote(o.BackendHost), o.BackendPort, cstrQuote(o.BackendUser))
+	if o.BackendPassword != "" {
+		connstr += " password=" + cstrQuote(o.BackendPassword)
+	}
+	sockDir := ""
+	if len(b.dir)+len("/.s.PGSQL.65535") <= maxSocketPath {
+		sockDir = b.dir
+	}
+	resetQuery := ""
+	if o.PoolMode == "session" {
+		resetQuery = "DISCARD ALL"
+	}
+	backlog := min(max(o.MaxClientConn, 128), maxBouncerBacklog)
+	var c strings.Builder
+	c.WriteString("; Written by txnbench for a throwaway PgBouncer; removed with its directory.\n\n")
+	c.WriteString("[databases]\n")
+	c.WriteString("; Any database name goes to the same server, as the same user.\n")
+	fmt.Fprintf(&c, "* = %s\n\n", connstr)
+	c.WriteString("[pgbouncer]\n")
+	for _, kv := range [][2]string{
+		{"listen_addr", "127.0.0.1"},
+		{"listen_port", strconv.Itoa(port)},
+		{"listen_backlog", strconv.Itoa(backlog)},
+		{"unix_socket_dir", sockDir}, // "" when the path is too long: TCP only
+		{"pidfile", filepath.Join(b.dir, bouncerPidName)},
+		// The log goes to stderr, which Bouncer keeps.
+		{"logfile", ""},
+		{"syslog", "0"},
+		// Per-connection log lines would cost PgBouncer's single thread
+		// a write per connect in connect-per-transaction runs.
+		{"log_connections", "0"},
+		{"log_disconnections", "0"},
+		{"log_pooler_errors", "1"},
+		// Throwaway and loopback only.
+		{"auth_type", "trust"},
+		{"auth_file", filepath.Join(b.dir, bouncerAuthName)},
+		{"admin_users", o.BackendUser},
+		{"stats_users", o.BackendUser},
+		{"pool_mode", o.PoolMode},
+		{"default_pool_size", strconv.Itoa(o.PoolSize)},
+		{"max_client_conn", strconv.Itoa(o.MaxClientConn)},
+		{"max_db_connections", "0"},
+		{"server_reset_query", resetQuery},
+		// Drivers send these; PgBouncer refuses unknown startup
+		// parameters otherwise.
+		{"ignore_startup_parameters", "extra_float_digits,application_name,statement_timeout"},
+	} {
+		fmt.Fprintf(&c, "%s = %s\n", kv[0], kv[1])
+	}
+	return c.String()
+}
+
+// cstrQuote quotes a PgBouncer connection-string value.
+func cstrQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// authQuote quotes a PgBouncer auth-file field.
+func authQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// writeFile writes a file into PgBouncer's directory, readable only by the
+// user pgbouncer runs as (it may hold the server password).
+func (b *Bouncer) writeFile(name, content string) error {
+	path := filepath.Join(b.dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return b.user.chown(path)
+}
+
+// startProcess writes the configuration for port, launches pgbouncer and
+// waits until it accepts connections. On failure nothing is left running.
+func (b *Bouncer) startProcess(ctx context.Context, port int) (*server, error) {
+	if err := b.writeFile(bouncerConfName, b.config(port)); err != nil {
+		return nil, err
+	}
+	// A pid file left by a killed pgbouncer names a pid that may have been
+	// reused: pgbouncer would refuse to start.
+	_ = os.Remove(filepath.Join(b.dir, bouncerPidName))
+	s, err := b.launch()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.waitReady(ctx, s, port); err != nil {
+		_ = killServer(s)
+		return nil, err
+	}
+	return s, nil
+}
+
+// launch starts pgbouncer in the foreground as a child in its own process
+// group and reaps it on a goroutine.
+func (b *Bouncer) launch() (*server, error) {
+	out, closeOut, err := b.log.open()
+	if err != nil {
+		return nil, err
+	}
+	mark := b.log.mark()
+	cmd := exec.Command(b.bin, filepath.Join(b.dir, bouncerConfName))
+	cmd.Dir = b.dir
+	cmd.Env = childEnv()
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		// Its own process group: a terminal Ctrl-C reaches txnbench only.
+		Setpgid: true,
+		// SIGKILL, not a shutdown signal: their meaning changed in 1.23,
+		// and pgbouncer has no children or state to save.
+		Pdeathsig:  syscall.SIGKILL,
+		Credential: b.user.credential(),
+	}
+	cmd.WaitDelay = 2 * time.Second
+	err = cmd.Start()
+	closeOut()
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w: check --pgbouncer-bin", cmd.Path, err)
+	}
+	s := &server{name: "pgbouncer", cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{}), logMark: mark}
+	go func() {
+		s.err = cmd.Wait()
+		close(s.done)
+	}()
+	return s, nil
+}
+
+// waitReady waits until pgbouncer s accepts TCP connections on port.
+func (b *Bouncer) waitReady(ctx context.Context, s *server, port int) error {
+	timeout := time.NewTimer(bouncerReadyTimeout)
+	defer timeout.Stop()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		// PgBouncer that cannot bind the TCP port keeps running when it
+		// has its Unix socket: watch its log for that.
+		if err := b.listenFailure(s, port); err != nil {
+			return err
+		}
+		if accepting(s.pid, port) {
+			return nil
+		}
+		select {
+		case <-s.done:
+			return b.exitError(s, port)
+		case <-ctx.Done():
+			return &startError{msg: "PgBouncer startup interrupted: " + ctx.Err().Error(), err: ctx.Err(), logName: "PgBouncer log"}
+		case <-timeout.C:
+			return &startError{
+				msg:     fmt.Sprintf("PgBouncer was not accepting connections after %s: see its log below; on an overloaded machine, try again", bouncerReadyTimeout),
+				tail:    b.log.since(s.logMark),
+				logName: "PgBouncer log",
+			}
+		case <-tick.C:
+		}
+	}
+}
+
+// accepting reports whether a TCP connection to 127.0.0.1:port succeeds
+// and the listening socket is pid's, not another program's on a port
+// pgbouncer failed to bind. Where /proc cannot tell whose the socket is, pid
+// must at least still be running after the connect.
+func accepting(pid, port int) bool {
+	if owns, known := listensOn(pid, port); known && !owns {
+		return false
+	}
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+	if err != nil {
+		return false
+	}
+	_ = conn.Close()
+	return alive(pid, 0)
+}
+
+// listensOn reports whether process pid holds a TCP socket listening on
+// port, from /proc/net/tcp and /proc/PID/fd; known is false when /proc
+// cannot tell.
+func listensOn(pid, port int) (owns, known bool) {
+	tcp, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return false, false
+	}
+	suffix := fmt.Sprintf(":%04X", port)
+	inodes := map[string]bool{}
+	for _, line := range strings.Split(string(tcp), "\n") {
+		// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+		f := strings.Fields(line)
+		if len(f) >= 10 && strings.HasSuffix(f[1], suffix) && f[3] == "0A" {
+			inodes["socket:["+f[9]+"]"] = true
+		}
+	}
+	if len(inodes) == 0 {
+		return false, true
+	}
+	fdDir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	ents, err := os.ReadDir(fdDir)
+	if err != nil {
+		// An exited process (a zombie until reaped) has no fd list.
+		return false, !alive(pid, 0)
+	}
+	for _, e := range ents {
+		if link, err := os.Readlink(filepath.Join(fdDir, e.Name())); err == nil && inodes[link] {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// listenFailure returns an error when pgbouncer s has logged that it
+// cannot listen on 127.0.0.1:port.
+func (b *Bouncer) listenFailure(s *server, port int) error {
+	needle := fmt.Sprintf("cannot listen on 127.0.0.1:%d", port)
+	tail := b.log.since(s.logMark)
+	for _, l := range tail {
+		i := strings.Index(l, needle)
+		if i < 0 {
+			continue
+		}
+		e := &startError{tail: tail, logName: "PgBouncer log"}
+		if strings.Contains(l, "Address already in use") {
+			e.portInUse = true
+			e.msg = fmt.Sprintf("port %d on 127.0.0.1 is already in use: choose another port, or 0 to pick a free one", port)
+		} else {
+			e.msg = fmt.Sprintf("PgBouncer %s: choose another port, or 0 to pick a free one", strings.TrimSpace(l[i:]))
+		}
+		return e
+	}
+	return nil
+}
+
+// exitError describes a pgbouncer that exited during startup.
+func (b *Bouncer) exitError(s *server, port int) error {
+	tail := b.log.since(s.logMark)
+	e := &startError{err: s.err, tail: tail, logName: "PgBouncer log"}
+	for _, l := range tail {
+		if strings.Contains(l, "Address already in use") {
+			e.portInUse = true
+			break
+		}
+	}
+	if e.portInUse {
+		e.msg = fmt.Sprintf("port %d on 127.0.0.1 is already in use: choose another port, or 0 to pick a free one", port)
+	} else {
+		e.msg = fmt.Sprintf("PgBouncer exited during startup (%v): %s: see its log below", s.err, summarizeBouncer(tail))
+	}
+	return e
+}
+
+// summarizeBouncer returns the most telling PgBouncer log line: the first
+// ERROR or FATAL message ("... [pid] FATAL text"), else what summarize says.
+func summarizeBouncer(lines []string) string {
+	for _, l := range lines {
+		for _, lvl := range []string{" ERROR ", " FATAL "} {
+			if i := strings.Index(l, lvl); i >= 0 {
+				return strings.TrimSpace(l[i:])
+			}
+		}
+	}
+	return summarize(lines)
+}
+
+// stopProcess shuts pgbouncer s down: SIGINT (safe shutdown), then the
+// immediate-shutdown signal, then SIGKILL.
+func (b *Bouncer) stopProcess(s *server) error {
+	if waitDone(s, 0) {
+		return nil
+	}
+	_ = syscall.Kill(s.pid, syscall.SIGINT)
+	if waitDone(s, bouncerSafeStopTimeout) {
+		return nil
+	}
+	_ = syscall.Kill(s.pid, b.immediateSignal())
+	if waitDone(s, killTimeout) {
+		return nil
+	}
+	return killServer(s)
+}
+
+// immediateSignal is the signal for an immediate shutdown: SIGTERM until
+// PgBouncer 1.23 made that a "super safe" shutdown and SIGQUIT immediate.
+func (b *Bouncer) immediateSignal() syscall.Signal {
+	if v, ok := parseVersionParts(b.version); ok && !versionLess(v, []int{1, 23}) {
+		return syscall.SIGQUIT
+	}
+	return syscall.SIGTERM
+}
+
+// waitDone reports whether s exits within d.
+func waitDone(s *server, d time.Duration) bool {
+	if d <= 0 {
+		select {
+		case <-s.done:
+			return true
+		default:
+			return false
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// nofileMu serializes raiseNofile's read-modify-write of the limit.
+var nofileMu sync.Mutex
+
+// raiseNofile makes sure child processes started from now on may open need
+// files. Go raises its own soft RLIMIT_NOFILE at startup but gives children
+// the original one, unless the program calls Setrlimit itself: so it always
+// sets the limit, raising the soft limit to need if lower and, when need is
+// above the hard limit, the hard limit too (only root may). The raised
+// limit applies to every later child (servers too), which does no harm.
+func raiseNofile(need uint64, maxClientConn int) error {
+	nofileMu.Lock()
+	defer nofileMu.Unlock()
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return fmt.Errorf("reading the open-files limit: %w", err)
+	}
+	if need > lim.Max {
+		want := syscall.Rlimit{Cur: need, Max: need}
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &want); err != nil {
+			return fmt.Errorf("PgBouncer with max_client_conn %d needs %d open files, but the limit is %d and cannot be raised (%v): raise the hard limit (ulimit -Hn, or LimitNOFILE= for a service) or use fewer clients",
+				maxClientConn, need, lim.Max, err)
+		}
+		return nil
+	}
+	lim.Cur = max(lim.Cur, need)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return fmt.Errorf("raising the open-files limit to %d for PgBouncer: %w", lim.Cur, err)
+	}
+	return nil
+}

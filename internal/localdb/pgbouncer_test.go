@@ -1,0 +1,694 @@
+package localdb
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// needPgBouncer returns the pgbouncer binary, skipping the test when it is
+// missing, unless CI is set, where that is a failure.
+func needPgBouncer(t *testing.T) string {
+	t.Helper()
+	bin, err := FindPgBouncer("")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set and %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+	return bin
+}
+
+// needPsql returns the psql binary, or "" when it is missing and CI is
+// unset (the caller skips its psql checks); with CI set that is a failure.
+func needPsql(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("psql")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set and psql is missing: install postgresql-client")
+		}
+		t.Log("psql not found: skipping the checks through psql")
+		return ""
+	}
+	return path
+}
+
+// psql runs one statement with psql against url and returns its unaligned,
+// tuples-only output.
+func psql(t *testing.T, bin, url, sql string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-X", url, "-Atc", sql)
+	cmd.Env = append(childEnv(), "PGCONNECT_TIMEOUT=10")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("psql %q -c %q: %w: %s", url, sql, err, strings.TrimSpace(string(out)))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// psqlTable runs sql with psql and returns its rows as maps from column
+// name to value.
+func psqlTable(t *testing.T, bin, url, sql string) []map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-X", url, "-A", "-F", "\t", "-P", "footer=off", "-c", sql)
+	cmd.Env = append(childEnv(), "PGCONNECT_TIMEOUT=10")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("psql %q -c %q: %v: %s", url, sql, err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	header := strings.Split(lines[0], "\t")
+	var rows []map[string]string
+	for _, l := range lines[1:] {
+		row := map[string]string{}
+		for i, v := range strings.Split(l, "\t") {
+			if i < len(header) {
+				row[header[i]] = v
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func startBouncer(t *testing.T, o BouncerOptions) *Bouncer {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	b, err := StartPgBouncer(ctx, o)
+	if err != nil {
+		t.Fatalf("StartPgBouncer: %v", err)
+	}
+	t.Logf("StartPgBouncer took %v (PgBouncer %s, port %d, pid %d, dir %s)", time.Since(t0).Round(time.Millisecond), b.Version(), b.Port(), b.PID(), b.Dir())
+	t.Cleanup(func() { _ = b.Stop() })
+	return b
+}
+
+// ourBouncerDirs lists PgBouncer directories in os.TempDir() owned by this
+// process.
+func ourBouncerDirs(t *testing.T) map[string]bool {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(os.TempDir(), bouncerDirPrefix+"*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]bool{}
+	for _, m := range matches {
+		if pid, _, err := readMarker(m); err == nil && pid == os.Getpid() {
+			dirs[m] = true
+		}
+	}
+	return dirs
+}
+
+func assertDialable(t *testing.T, port int) {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 2*time.Second)
+	if err != nil {
+		t.Fatalf("dialing PgBouncer: %v", err)
+	}
+	_ = conn.Close()
+}
+
+// assertServes checks through psql that b routes a query to the server.
+func assertServes(t *testing.T, psqlBin string, b *Bouncer) {
+	t.Helper()
+	assertDialable(t, b.Port())
+	if psqlBin == "" {
+		return
+	}
+	if out, err := psql(t, psqlBin, b.URL("postgres"), "SELECT 1"); err != nil || out != "1" {
+		t.Fatalf("SELECT 1 through PgBouncer = %q, %v; want 1", out, err)
+	}
+}
+
+// procOpenFiles returns the soft "Max open files" of process pid.
+func procOpenFiles(t *testing.T, pid int) uint64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/limits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(strings.TrimPrefix(l, "Max open files")); strings.HasPrefix(l, "Max open files") && len(f) > 0 {
+			n, err := strconv.ParseUint(f[0], 10, 64)
+			if err != nil {
+				t.Fatalf("bad limits line %q", l)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no Max open files in /proc/%d/limits", pid)
+	return 0
+}
+
+// hbaFile writes a pg_hba.conf that trusts postgres and wants a SCRAM
+// password from the user bench over TCP, in a directory the server's user
+// can read.
+func hbaFile(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "txnbench-hba-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "pg_hba.conf")
+	hba := "local all all trust\nhost all bench 127.0.0.1/32 scram-sha-256\nhost all all 127.0.0.1/32 trust\n"
+	if err := os.WriteFile(path, []byte(hba), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestPgBouncer runs a real PgBouncer in front of one real cluster.
+func TestPgBouncer(t *testing.T) {
+	needPgBouncer(t)
+	needBin(t)
+	psqlBin := needPsql(t)
+	c := start(t, Options{Conf: []string{"hba_file=" + hbaFile(t)}})
+	backend := func(o BouncerOptions) BouncerOptions {
+		o.BackendHost, o.BackendPort, o.BackendUser = "127.0.0.1", c.Port(), "postgres"
+		return o
+	}
+
+	t.Run("StartStop", func(t *testing.T) {
+		before := ourBouncerDirs(t)
+		b := startBouncer(t, backend(BouncerOptions{MaxClientConn: 3000}))
+		if p := b.Port(); p < portMin || p > portMax {
+			t.Errorf("Port() = %d, want %d-%d", p, portMin, portMax)
+		}
+		if want := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/bench?sslmode=disable", b.Port()); b.URL("bench") != want {
+			t.Errorf("URL(bench) = %q, want %q", b.URL("bench"), want)
+		}
+		if want := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/pgbouncer?sslmode=disable", b.Port()); b.AdminURL() != want {
+			t.Errorf("AdminURL() = %q, want %q", b.AdminURL(), want)
+		}
+		if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(b.Version()) {
+			t.Errorf("Version() = %q, want like 1.18.0", b.Version())
+		}
+		if !strings.HasPrefix(b.Dir(), filepath.Join(os.TempDir(), bouncerDirPrefix)) {
+			t.Errorf("Dir() = %q, want it under %s", b.Dir(), filepath.Join(os.TempDir(), bouncerDirPrefix))
+		}
+		if sock := filepath.Join(b.Dir(), ".s.PGSQL."+strconv.Itoa(b.Port())); len(sock) <= maxSocketPath {
+			if _, err := os.Stat(sock); err != nil {
+				t.Errorf("no Unix socket in PgBouncer's directory: %v", err)
+			}
+		}
+		if pid, err := readPidFile(filepath.Join(b.Dir(), bouncerPidName)); err != nil || pid != b.PID() {
+			t.Errorf("pid file says %d, %v; want %d", pid, err, b.PID())
+		}
+		if os.Geteuid() == 0 {
+			// /proc/PID belongs to the process's effective user.
+			fi, err := os.Stat("/proc/" + strconv.Itoa(b.PID()))
+			if err != nil || fi.Sys().(*syscall.Stat_t).Uid == 0 {
+				t.Errorf("running as root, but pgbouncer runs as root too (stat: %v)", err)
+			}
+		}
+		if got, need := procOpenFiles(t, b.PID()), uint64(3000+defaultPoolSize+bouncerFdReserve); got < need {
+			t.Errorf("pgbouncer may open %d files, want at least %d for max_client_conn 3000", got, need)
+		}
+		assertServes(t, psqlBin, b)
+		if psqlBin != "" {
+			out, err := psql(t, psqlBin, b.AdminURL(), "SHOW VERSION")
+			if err != nil || !strings.Contains(out, "PgBouncer "+b.Version()) {
+				t.Errorf("SHOW VERSION = %q, %v; want PgBouncer %s", out, err, b.Version())
+			}
+			// What the pooler sampler reads: these columns exist in 1.18
+			// and later (later versions add more).
+			var row map[string]string
+			for _, r := range psqlTable(t, psqlBin, b.AdminURL(), "SHOW STATS") {
+				if r["database"] == "postgres" {
+					row = r
+				}
+			}
+			for _, col := range []string{"total_xact_count", "total_query_count", "total_received", "total_sent",
+				"total_xact_time", "total_query_time", "total_wait_time", "avg_xact_count", "avg_wait_time"} {
+				if _, ok := row[col]; !ok {
+					t.Errorf("SHOW STATS row for postgres = %v: no column %s", row, col)
+				}
+			}
+			if n, _ := strconv.Atoi(row["total_xact_count"]); n < 1 {
+				t.Errorf("SHOW STATS total_xact_count = %q after a SELECT 1, want >= 1", row["total_xact_count"])
+			}
+			row = nil
+			for _, r := range psqlTable(t, psqlBin, b.AdminURL(), "SHOW POOLS") {
+				if r["database"] == "postgres" && r["user"] == "postgres" {
+					row = r
+				}
+			}
+			for _, col := range []string{"cl_active", "cl_waiting", "sv_active", "sv_idle", "sv_used", "maxwait", "maxwait_us"} {
+				if _, ok := row[col]; !ok {
+					t.Errorf("SHOW POOLS row for postgres/postgres = %v: no column %s", row, col)
+				}
+			}
+			if row["pool_mode"] != "transaction" {
+				t.Errorf("SHOW POOLS pool_mode = %q, want transaction", row["pool_mode"])
+			}
+		}
+
+		pid, dir := b.PID(), b.Dir()
+		t0 := time.Now()
+		if err := b.Stop(); err != nil {
+			t.Fatalf("Stop: %v", err)
+		}
+		t.Logf("Stop took %v", time.Since(t0).Round(time.Millisecond))
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("directory %s still there after Stop (stat: %v)", dir, err)
+		}
+		assertDead(t, pid)
+		if b.PID() != 0 {
+			t.Errorf("PID() = %d after Stop, want 0", b.PID())
+		}
+		if err := b.Stop(); err != nil {
+			t.Errorf("second Stop: %v", err)
+		}
+		if err := b.Restart(context.Background()); err == nil {
+			t.Errorf("Restart after Stop succeeded, want an error")
+		}
+		if after := ourBouncerDirs(t); len(after) != len(before) {
+			t.Errorf("directories left behind: before %v, after %v", before, after)
+		}
+	})
+
+	t.Run("Restart", func(t *testing.T) {
+		b := startBouncer(t, backend(BouncerOptions{}))
+		assertServes(t, psqlBin, b)
+		port, dir, pid := b.Port(), b.Dir(), b.PID()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		t0 := time.Now()
+		if err := b.Restart(ctx); err != nil {
+			t.Fatalf("Restart: %v", err)
+		}
+		t.Logf("Restart took %v", time.Since(t0).Round(time.Millisecond))
+		if b.Port() != port || b.Dir() != dir {
+			t.Errorf("after Restart port %d dir %s, want port %d dir %s", b.Port(), b.Dir(), port, dir)
+		}
+		if b.PID() == pid || b.PID() == 0 {
+			t.Errorf("PID() = %d after Restart, was %d", b.PID(), pid)
+		}
+		assertDead(t, pid)
+		assertServes(t, psqlBin, b)
+	})
+
+	t.Run("Config", func(t *testing.T) {
+		var log syncBuffer
+		b := startBouncer(t, backend(BouncerOptions{PoolMode: "Session", PoolSize: 7, MaxClientConn: 300, Log: &log}))
+		conf, err := os.ReadFile(filepath.Join(b.Dir(), bouncerConfName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range []string{
+			"pool_mode = session", "default_pool_size = 7", "max_client_conn = 300", "max_db_connections = 0",
+			"server_reset_query = DISCARD ALL", "auth_type = trust", "admin_users = postgres", "stats_users = postgres",
+			"listen_addr = 127.0.0.1", fmt.Sprintf("listen_port = %d", b.Port()),
+			fmt.Sprintf("* = host='127.0.0.1' port=%d user='postgres'", c.Port()),
+		} {
+			if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(line) + `$`).Match(conf) {
+				t.Errorf("%s has no line %q:\n%s", bouncerConfName, line, conf)
+			}
+		}
+		assertServes(t, psqlBin, b)
+		if want := fmt.Sprintf("listening on 127.0.0.1:%d", b.Port()); !strings.Contains(log.String(), want) {
+			t.Errorf("BouncerOptions.Log got %q, want %q", log.String(), want)
+		}
+		if psqlBin == "" {
+			return
+		}
+		got := map[string]string{}
+		for _, r := range psqlTable(t, psqlBin, b.AdminURL(), "SHOW CONFIG") {
+			got[r["key"]] = r["value"]
+		}
+		for k, v := range map[string]string{
+			"pool_mode": "session", "default_pool_size": "7", "max_client_conn": "300",
+			"server_reset_query": "DISCARD ALL", "auth_type": "trust", "listen_port": strconv.Itoa(b.Port()),
+			"ignore_startup_parameters": "extra_float_digits,application_name,statement_timeout",
+		} {
+			if got[k] != v {
+				t.Errorf("SHOW CONFIG %s = %q, want %q", k, got[k], v)
+			}
+		}
+	})
+
+	t.Run("Password", func(t *testing.T) {
+		if psqlBin == "" {
+			t.Skip("psql not found")
+		}
+		const pw = `it's a "pass" word`
+		if _, err := psql(t, psqlBin, c.URL(), `CREATE ROLE bench LOGIN PASSWORD 'it''s a "pass" word'`); err != nil {
+			t.Fatal(err)
+		}
+		b := startBouncer(t, BouncerOptions{BackendPort: c.Port(), BackendUser: "bench", BackendPassword: pw})
+		if out, err := psql(t, psqlBin, b.URL("postgres"), "SELECT current_user"); err != nil || out != "bench" {
+			t.Errorf("current_user through PgBouncer = %q, %v; want bench", out, err)
+		}
+		if out, err := psql(t, psqlBin, b.AdminURL(), "SHOW POOLS"); err != nil {
+			t.Errorf("SHOW POOLS as bench: %q, %v", out, err)
+		}
+		// A wrong password: PgBouncer starts (it connects lazily), the
+		// query fails with the server's answer.
+		bad := startBouncer(t, BouncerOptions{BackendPort: c.Port(), BackendUser: "bench", BackendPassword: "wrong"})
+		if _, err := psql(t, psqlBin, bad.URL("postgres"), "SELECT 1"); err == nil || !strings.Contains(err.Error(), "password authentication failed") {
+			t.Errorf("SELECT 1 with a wrong backend password: %v, want password authentication failed", err)
+		}
+	})
+
+	t.Run("PortInUse", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		busy := l.Addr().(*net.TCPAddr).Port
+		before := ourBouncerDirs(t)
+
+		// A fixed port that is taken: PgBouncer listens on its Unix
+		// socket only and keeps running; StartPgBouncer must notice.
+		t0 := time.Now()
+		b, err := StartPgBouncer(context.Background(), backend(BouncerOptions{Port: busy}))
+		t.Logf("failed StartPgBouncer took %v: %v", time.Since(t0).Round(time.Millisecond), err)
+		if err == nil {
+			_ = b.Stop()
+			t.Fatal("StartPgBouncer on a busy port succeeded")
+		}
+		if first, _, _ := strings.Cut(err.Error(), "\n"); !strings.Contains(first, "already in use") {
+			t.Errorf("error's first line = %q, want one saying the port is in use", first)
+		}
+		if !strings.Contains(err.Error(), "PgBouncer log") {
+			t.Errorf("error = %q, want PgBouncer's log tail", err)
+		}
+		if after := ourBouncerDirs(t); len(after) != len(before) {
+			t.Errorf("directories left behind: before %v, after %v", before, after)
+		}
+
+		// A picked port that someone takes first: another pick.
+		calls := 0
+		pickPortFn = func() (int, error) {
+			calls++
+			if calls == 1 {
+				return busy, nil
+			}
+			return pickPort()
+		}
+		defer func() { pickPortFn = pickPort }()
+		b = startBouncer(t, backend(BouncerOptions{}))
+		if b.Port() == busy || calls != 2 {
+			t.Errorf("port %d after %d picks, want a second pick other than the busy %d", b.Port(), calls, busy)
+		}
+		assertServes(t, psqlBin, b)
+	})
+
+	t.Run("TCPOnly", func(t *testing.T) {
+		// A TMPDIR too long for a Unix socket path: PgBouncer listens on
+		// TCP only, and exits when it cannot.
+		base, err := os.MkdirTemp("", "txnbench-longtmp-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.RemoveAll(base) })
+		long := filepath.Join(base, strings.Repeat("d", 100))
+		if err := os.MkdirAll(long, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(base, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("TMPDIR", long)
+
+		b := startBouncer(t, backend(BouncerOptions{}))
+		conf, err := os.ReadFile(filepath.Join(b.Dir(), bouncerConfName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !regexp.MustCompile(`(?m)^unix_socket_dir = $`).Match(conf) {
+			t.Errorf("%s does not disable the Unix socket:\n%s", bouncerConfName, conf)
+		}
+		assertServes(t, psqlBin, b)
+
+		b2, err := StartPgBouncer(context.Background(), backend(BouncerOptions{Port: b.Port()}))
+		if err == nil {
+			_ = b2.Stop()
+			t.Fatal("a second PgBouncer on the same port started")
+		}
+		t.Logf("second PgBouncer on port %d: %v", b.Port(), err)
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		if !strings.Contains(first, "already in use") || !strings.Contains(err.Error(), "nowhere to listen on") {
+			t.Errorf("error = %q, want port in use and the log tail with PgBouncer's FATAL", err)
+		}
+	})
+
+	t.Run("CleanStale", func(t *testing.T) {
+		b := startBouncer(t, backend(BouncerOptions{}))
+		pid, dir := b.PID(), b.Dir()
+		if err := os.WriteFile(filepath.Join(dir, markerName), []byte("999999999 0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		CleanStale() // a concurrent txnbench may get there first: assert the outcome
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("CleanStale left %s", dir)
+		}
+		if err := b.Stop(); err != nil {
+			t.Errorf("Stop after CleanStale: %v", err)
+		}
+		assertDead(t, pid)
+	})
+}
+
+func TestBouncerBadOptions(t *testing.T) {
+	before := ourBouncerDirs(t)
+	ok := BouncerOptions{BackendPort: 5432, BackendUser: "postgres"}
+	for _, tc := range []struct {
+		name  string
+		edit  func(*BouncerOptions)
+		wants []string
+	}{
+		{"pool mode", func(o *BouncerOptions) { o.PoolMode = "bogus" }, []string{"--pool-mode", `"bogus"`, "transaction", "session", "statement"}},
+		{"pool size", func(o *BouncerOptions) { o.PoolSize = -1 }, []string{"--pgbouncer-pool-size", "-1"}},
+		{"max client conn", func(o *BouncerOptions) { o.MaxClientConn = -5 }, []string{"max_client_conn", "-5"}},
+		{"port", func(o *BouncerOptions) { o.Port = 70000 }, []string{"port 70000"}},
+		{"backend port", func(o *BouncerOptions) { o.BackendPort = 0 }, []string{"backend port 0"}},
+		{"no user", func(o *BouncerOptions) { o.BackendUser = "" }, []string{"user"}},
+		{"user with comma", func(o *BouncerOptions) { o.BackendUser = "a,b" }, []string{`"a,b"`, "comma"}},
+		{"password with newline", func(o *BouncerOptions) { o.BackendPassword = "a\nb" }, []string{"password", "control character"}},
+		{"host with space", func(o *BouncerOptions) { o.BackendHost = "a b" }, []string{"host", `"a b"`}},
+		{"binary", func(o *BouncerOptions) { o.Bin = "/nonexistent/txnbench/pgbouncer" }, []string{"--pgbouncer-bin"}},
+	} {
+		o := ok
+		tc.edit(&o)
+		_, err := StartPgBouncer(context.Background(), o)
+		if err == nil {
+			t.Errorf("%s: StartPgBouncer succeeded", tc.name)
+			continue
+		}
+		for _, w := range tc.wants {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: err = %q, want it to mention %s", tc.name, err, w)
+			}
+		}
+	}
+	if after := ourBouncerDirs(t); len(after) != len(before) {
+		t.Errorf("directories left behind: before %v, after %v", before, after)
+	}
+}
+
+// TestBouncerOpenFiles asks for more clients than the open-files limit can
+// ever allow: a clear error before anything starts.
+func TestBouncerOpenFiles(t *testing.T) {
+	needPgBouncer(t)
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	ceiling := lim.Max // what a normal user may reach; root: fs.nr_open
+	if b, err := os.ReadFile("/proc/sys/fs/nr_open"); err == nil && os.Geteuid() == 0 {
+		ceiling, _ = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	}
+	if ceiling >= 1<<30 {
+		t.Skipf("open-files ceiling %d: cannot ask for more", ceiling)
+	}
+	before := ourBouncerDirs(t)
+	_, err := StartPgBouncer(context.Background(), BouncerOptions{BackendPort: 5432, BackendUser: "postgres", MaxClientConn: int(ceiling) + 1})
+	t.Logf("max_client_conn %d: %v", ceiling+1, err)
+	if err == nil || !strings.Contains(err.Error(), "open files") || !strings.Contains(err.Error(), "fewer clients") {
+		t.Errorf("StartPgBouncer with max_client_conn %d: %v, want an error about open files", ceiling+1, err)
+	}
+	if after := ourBouncerDirs(t); len(after) != len(before) {
+		t.Errorf("directories left behind: before %v, after %v", before, after)
+	}
+}
+
+func TestFindPgBouncer(t *testing.T) {
+	_, err := FindPgBouncer("/nonexistent/txnbench/pgbouncer")
+	if err == nil || !strings.Contains(err.Error(), "--pgbouncer-bin") {
+		t.Errorf("FindPgBouncer(bogus) = %v, want an error naming --pgbouncer-bin", err)
+	}
+	dir := t.TempDir()
+	nonExec := filepath.Join(dir, "pgbouncer")
+	if err := os.WriteFile(nonExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, hint := range []string{nonExec, dir} {
+		if _, err := FindPgBouncer(hint); err == nil || !strings.Contains(err.Error(), "--pgbouncer-bin") {
+			t.Errorf("FindPgBouncer(%s, not executable) = %v, want an error naming --pgbouncer-bin", hint, err)
+		}
+	}
+	// Nothing on PATH and no /usr/sbin/pgbouncer: the install hint.
+	if !isExecutable(debianPgBouncer) {
+		path := os.Getenv("PATH")
+		t.Setenv("PATH", dir)
+		if _, err := FindPgBouncer(""); !errors.Is(err, errBouncerNotFound) {
+			t.Errorf("FindPgBouncer with nothing installed = %v, want %v", err, errBouncerNotFound)
+		}
+		t.Setenv("PATH", path)
+	}
+	if !strings.Contains(errBouncerNotFound.Error(), "apt-get install pgbouncer") || !strings.Contains(errBouncerNotFound.Error(), "--pgbouncer-bin") {
+		t.Errorf("errBouncerNotFound = %q, want the install hint and --pgbouncer-bin", errBouncerNotFound)
+	}
+
+	bin := needPgBouncer(t)
+	if got, err := FindPgBouncer(bin); err != nil || got != bin {
+		t.Errorf("FindPgBouncer(%q) = %q, %v; want it back", bin, got, err)
+	}
+	if got, err := FindPgBouncer(filepath.Dir(bin)); err != nil || got != bin {
+		t.Errorf("FindPgBouncer(%q) = %q, %v; want %s", filepath.Dir(bin), got, err, bin)
+	}
+	v, err := bouncerVersion(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s is PgBouncer %s", bin, v)
+	// Debian 12 ships 1.18, what the lead's protocol choice is about.
+	if out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", "pgbouncer").Output(); err == nil &&
+		strings.HasPrefix(string(out), "1.18") && !strings.HasPrefix(v, "1.18.") {
+		t.Errorf("bouncerVersion = %q, but the Debian package is %s", v, out)
+	}
+}
+
+func TestParseBouncerVersion(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"PgBouncer 1.18.0\nlibevent 2.1.12-stable\nadns: c-ares 1.18.1\ntls: OpenSSL 3.0.19 27 Jan 2026\nsystemd: yes\n", "1.18.0", true},
+		{"PgBouncer 1.23.1\n", "1.23.1", true},
+		{"pgbouncer version 1.7.2 (compiled by <x@y>)\n", "1.7.2", true},
+		{"libevent 2.1.12-stable\n", "", false},
+		{"", "", false},
+	} {
+		got, ok := parseBouncerVersion(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parseBouncerVersion(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+	for v, want := range map[string]syscall.Signal{"1.18.0": syscall.SIGTERM, "1.22.1": syscall.SIGTERM, "1.23.0": syscall.SIGQUIT, "1.24.1": syscall.SIGQUIT} {
+		if got := (&Bouncer{version: v}).immediateSignal(); got != want {
+			t.Errorf("immediateSignal for %s = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestBouncerConfigText checks the configuration text for the settings that
+// do not need a running PgBouncer: quoting and per-mode defaults.
+func TestBouncerConfigText(t *testing.T) {
+	o, err := BouncerOptions{BackendPort: 5433, BackendUser: "o'neil", BackendPassword: `p'w "x"`, PoolMode: "statement"}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Bouncer{dir: "/tmp/" + bouncerDirPrefix + "1", o: o}
+	conf := b.config(20001)
+	for _, line := range []string{
+		`* = host='127.0.0.1' port=5433 user='o''neil' password='p''w "x"'`,
+		"pool_mode = statement", "server_reset_query = ", "default_pool_size = 20", "max_client_conn = 1000",
+		"listen_backlog = 1000", "unix_socket_dir = /tmp/" + bouncerDirPrefix + "1",
+		"pidfile = /tmp/" + bouncerDirPrefix + "1/" + bouncerPidName,
+	} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(line) + `$`).MatchString(conf) {
+			t.Errorf("config has no line %q:\n%s", line, conf)
+		}
+	}
+	if got := authQuote(`a"b`); got != `"a""b"` {
+		t.Errorf(`authQuote(a"b) = %s`, got)
+	}
+}
+
+const bouncerHelperEnv = "TXNBENCH_LOCALDB_BOUNCER_HELPER"
+
+// TestHelperBouncer is not a test: TestKilledBouncerOwner runs the test
+// binary with it to play a txnbench that starts a PgBouncer and is then
+// SIGKILLed.
+func TestHelperBouncer(t *testing.T) {
+	if os.Getenv(bouncerHelperEnv) == "" {
+		t.Skip("helper process for TestKilledBouncerOwner")
+	}
+	// No server is needed: PgBouncer connects when a client arrives.
+	b, err := StartPgBouncer(context.Background(), BouncerOptions{BackendPort: 1, BackendUser: "postgres"})
+	if err != nil {
+		fmt.Println("ERROR", err)
+		os.Exit(1)
+	}
+	fmt.Println(b.Dir(), b.PID())
+	select {}
+}
+
+// TestKilledBouncerOwner SIGKILLs a process that started a PgBouncer and
+// checks that pgbouncer goes away on its own (Pdeathsig) and CleanStale
+// removes the directory.
+func TestKilledBouncerOwner(t *testing.T) {
+	needPgBouncer(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperBouncer$", "-test.v=false")
+	cmd.Env = append(os.Environ(), bouncerHelperEnv+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading from the helper: %v", err)
+	}
+	var dir string
+	var pid int
+	if _, err := fmt.Sscan(line, &dir, &pid); err != nil {
+		t.Fatalf("helper said %q", line)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid, 0) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid, 0) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("pgbouncer %d still alive 10 s after its owner was killed", pid)
+	}
+	CleanStale()
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("CleanStale left %s", dir)
+	}
+}
