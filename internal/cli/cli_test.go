@@ -64,6 +64,12 @@ func TestBadInputIsAUsageError(t *testing.T) {
 		{[]string{"run", "train-events", "--json", "/nonexistent/dir/r.json"}, "directory /nonexistent/dir does not exist"},
 		{[]string{"init", "train-events", "--db", "temp-postgres"}, "would be thrown away"},
 		{[]string{"report"}, "no result files given"},
+		{[]string{"run", "train-events", "--via", "bogus"}, "unknown --via \"bogus\""},
+		{[]string{"run", "train-events", "--via", "pgbouncer", "--pool-mode", "bogus"}, "unknown --pool-mode \"bogus\""},
+		{[]string{"run", "train-events", "--via", "pgbouncer", "--pgbouncer-pool-size", "0"}, "--pgbouncer-pool-size 0"},
+		{[]string{"run", "train-events", "--db", "temp-postgres", "--via", "postgres://u@h/db"}, "cannot front a throwaway server"},
+		{[]string{"run", "train-events", "--conn", "bogus"}, "unknown --conn \"bogus\""},
+		{[]string{"run", "train-events", "--conn", "pool", "--pool-max", "0"}, "--pool-max 0"},
 		{[]string{"report", garbage}, "is not a txnbench result"},
 	}
 	for _, c := range cases {
@@ -97,6 +103,8 @@ func TestRuntimeFailures(t *testing.T) {
 		{[]string{"run", "train-events", "--db", "postgres://bob:s3cretpw@127.0.0.1:1/db", "--json", out}, "connection refused; is the server running"},
 		{[]string{"run", "train-events", "--db", "temp-postgres", "--pg-bin", "/nonexistent", "--json", out}, "--pg-bin"},
 		{[]string{"run", "train-events", "--db", "sqlite:/nonexistent/dir/x.db", "--json", out}, "does not exist"},
+		{[]string{"run", "train-events", "--via", "pgbouncer", "--json", out}, "--via pgbouncer needs a PostgreSQL server"},
+		{[]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-bin", "/nonexistent/pgbouncer", "--json", out}, "--pgbouncer-bin"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runMain(c.args...)

@@ -27,6 +27,7 @@ type runFlags struct {
 	pgConf    []string
 	cfg       runner.Config
 	conn      connect.Options
+	pooler    job.Pooler
 	seed      uint64
 	json      string
 	reinit    bool
@@ -52,6 +53,10 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.IntVar(&f.conn.Pool.Min, "pool-min", 0, "connections the pool opens up front and keeps, with --conn pool")
 	fs.DurationVar(&f.conn.Pool.Lifetime, "pool-lifetime", 0, "replace a pooled connection after this long (0: the driver's default, 1h)")
 	fs.DurationVar(&f.conn.Pool.HealthCheck, "pool-health-check", 0, "check idle pooled connections this often (0: the driver's default, 1m)")
+	fs.StringVar(&f.pooler.Via, "via", job.Direct, "what clients connect through: direct, pgbouncer (a throwaway PgBouncer in front of --db) or the postgres:// URL of an existing pooler")
+	fs.StringVar(&f.pooler.Mode, "pool-mode", "transaction", "pool_mode of the throwaway PgBouncer: transaction, session or statement")
+	fs.IntVar(&f.pooler.Size, "pgbouncer-pool-size", 20, "server connections of the throwaway PgBouncer (default_pool_size)")
+	fs.StringVar(&f.pooler.Bin, "pgbouncer-bin", "", "the pgbouncer binary (default: PATH, /usr/sbin/pgbouncer)")
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
 	fs.DurationVar(&f.cfg.Progress, "progress", 10*time.Second, "interval between progress lines")
 	fs.StringVar(&f.json, "json", "", "write the full result as JSON to this file")
@@ -90,6 +95,23 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if err := f.conn.Validate(); err != nil {
 		return usage(err)
+	}
+	switch v := f.pooler.Via; {
+	case v == job.Direct, v == job.ViaPgBouncer:
+	case strings.HasPrefix(v, "postgres://"), strings.HasPrefix(v, "postgresql://"):
+		if f.db == job.TempPostgres {
+			return usage(errors.New("--via URL with --db temp-postgres: an existing pooler cannot front a throwaway server; use --via pgbouncer"))
+		}
+	default:
+		return usage(fmt.Errorf("unknown --via %q: use direct, pgbouncer or a postgres:// URL of a pooler", v))
+	}
+	switch f.pooler.Mode {
+	case "transaction", "session", "statement":
+	default:
+		return usage(fmt.Errorf("unknown --pool-mode %q: choose transaction, session or statement", f.pooler.Mode))
+	}
+	if f.pooler.Size < 1 {
+		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give at least 1", f.pooler.Size))
 	}
 	for _, out := range []struct{ flag, path string }{{"--json", f.json}, {"--cpu-profile", f.profile}} {
 		if out.path == "" {
@@ -176,7 +198,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	return job.Spec{
 		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Fresh: f.reinit, Args: os.Args, Version: version(), Log: a.status,
+		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Fresh: f.reinit, Args: os.Args, Version: version(), Log: a.status,
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -164,7 +165,8 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 
 // dbKey identifies a database that cells can share.
 func dbKey(s job.Spec) string {
-	return s.DB + "\x00" + s.PGBin + "\x00" + strings.Join(s.PGConf, "\x00")
+	p := s.Pooler
+	return strings.Join(append([]string{s.DB, s.PGBin, p.Via, p.Mode, strconv.Itoa(p.Size), p.Bin}, s.PGConf...), "\x00")
 }
 
 func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, varies []study.Vary, sf *parsedStudyFlags, out string) error {

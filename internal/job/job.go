@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -30,6 +31,7 @@ type Spec struct {
 	Workload workload.Workload
 	Runner   runner.Config
 	Conn     connect.Options // how clients get connections
+	Pooler   Pooler          // a connection pooler between clients and the server
 	Fresh    bool            // drop and recreate the workload's schema
 	Args     []string        // the command line, recorded with passwords masked
 	Version  string          // txnbench's version
@@ -37,16 +39,40 @@ type Spec struct {
 	Log func(string)
 }
 
+// Pooler is what sits between the clients and the server.
+type Pooler struct {
+	Via  string // Direct, ViaPgBouncer (a throwaway one) or the URL of an existing pooler
+	Mode string // the throwaway PgBouncer's pool_mode
+	Size int    // its default_pool_size
+	Bin  string // its binary; "" = find it
+}
+
+// The --via values besides a URL.
+const (
+	Direct       = "direct"
+	ViaPgBouncer = "pgbouncer"
+)
+
 // Database is an opened target and whatever was started for it.
 type Database struct {
 	target.Target
 	URL     string // masked
 	cluster *localdb.Cluster
+	bouncer *localdb.Bouncer
+	// adminURL is the pooler's admin console, "" without a pooler.
+	adminURL     string
+	poolerName   string // e.g. "PgBouncer 1.18.0"
+	poolerDetail string // e.g. "transaction pooling, 20 server connections"
 }
 
-// Close closes the target and stops a throwaway cluster.
+// Close closes the target and stops what was started for it.
 func (d *Database) Close() error {
 	err := d.Target.Close()
+	if d.bouncer != nil {
+		if serr := d.bouncer.Stop(); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	if d.cluster != nil {
 		if serr := d.cluster.Stop(); serr != nil && err == nil {
 			err = serr
@@ -59,8 +85,95 @@ func (d *Database) Close() error {
 func (d *Database) Cluster() *localdb.Cluster { return d.cluster }
 
 // Open opens the spec's database, starting a throwaway cluster for
-// temp-postgres; clients is used to size its max_connections.
+// temp-postgres (clients sizes its max_connections) and a throwaway
+// PgBouncer in front of it with --via pgbouncer; clients then go through
+// the pooler.
 func Open(ctx context.Context, s Spec, clients int) (*Database, error) {
+	via := s.Pooler.Via
+	if strings.HasPrefix(via, "postgres://") || strings.HasPrefix(via, "postgresql://") {
+		// An existing pooler: clients connect to it, nothing is started.
+		t, err := target.Open(ctx, withExecMode(via))
+		if err != nil {
+			return nil, err
+		}
+		return &Database{Target: t, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}, nil
+	}
+	db, err := openServer(ctx, s, clients)
+	if err != nil || via != ViaPgBouncer {
+		return db, err
+	}
+	if db.Dialect().Embedded {
+		db.Close()
+		return nil, fmt.Errorf("--via pgbouncer needs a PostgreSQL server: use --db temp-postgres or a postgres:// URL")
+	}
+	backend := s.DB
+	if db.cluster != nil {
+		backend = db.cluster.URL()
+	}
+	u, err := url.Parse(backend)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(backend))
+	}
+	port, _ := strconv.Atoi(cmp.Or(u.Port(), "5432"))
+	password, _ := u.User.Password()
+	dbname := cmp.Or(strings.TrimPrefix(u.Path, "/"), u.User.Username())
+	b, err := localdb.StartPgBouncer(ctx, localdb.BouncerOptions{
+		Bin: s.Pooler.Bin, BackendHost: u.Hostname(), BackendPort: port,
+		BackendUser: u.User.Username(), BackendPassword: password,
+		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: clients + 50,
+	})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	clientURL := b.URL(dbname)
+	if cmp.Or(s.Pooler.Mode, "transaction") != "session" {
+		clientURL = withExecMode(clientURL)
+	}
+	t, err := target.Open(ctx, clientURL)
+	if err != nil {
+		b.Stop()
+		db.Close()
+		return nil, err
+	}
+	db.Target.Close()
+	db.Target, db.bouncer, db.adminURL = t, b, b.AdminURL()
+	db.poolerName = "PgBouncer " + b.Version()
+	db.poolerDetail = fmt.Sprintf("%s pooling, %d server connections", cmp.Or(s.Pooler.Mode, "transaction"), cmp.Or(s.Pooler.Size, 20))
+	db.URL += " via " + db.poolerName + " (" + db.poolerDetail + ")"
+	s.log(fmt.Sprintf("%s ready on 127.0.0.1:%d in front of it", db.poolerName, b.Port()))
+	return db, nil
+}
+
+// withExecMode makes pgx describe statements and send each one whole
+// (Parse, Bind, Execute in one round trip, unnamed), which any pooler in
+// transaction mode carries: PgBouncer before 1.21 cannot keep named
+// prepared statements. A mode given in the URL wins.
+func withExecMode(u string) string {
+	if strings.Contains(u, "default_query_exec_mode=") {
+		return u
+	}
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	return u + sep + "default_query_exec_mode=cache_describe"
+}
+
+// adminURL is PgBouncer's admin console on the same address.
+func adminURL(pooler string) string {
+	u, err := url.Parse(pooler)
+	if err != nil {
+		return ""
+	}
+	u.Path = "/pgbouncer"
+	u.RawQuery = ""
+	return u.String()
+}
+
+// openServer opens the database itself.
+func openServer(ctx context.Context, s Spec, clients int) (*Database, error) {
 	spec := s.DB
 	if spec == "" {
 		spec = "sqlite:"
@@ -137,6 +250,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	before := db.poolerStats(ctx)
 	out, err := runner.Run(ctx, s.Runner, conns, s.Workload)
 	pool := conns.PoolStats()
 	conns.Close()
@@ -145,6 +259,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	}
 	r := assemble(s, db, out)
 	r.Pool = pool
+	r.Pooler = db.poolerResult(before)
 	// The check runs even after an interrupt: it is quick and says whether
 	// anything was lost. It gets a session of its own: the server may have
 	// restarted during the run.
@@ -200,6 +315,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	if s.Conn.Strategy == connect.Pool {
 		r.Config.Pool = &s.Conn.Pool
 	}
+	r.Config.Via = target.MaskURL(cmp.Or(s.Pooler.Via, Direct))
 	if rc.Duration > 0 {
 		r.Config.Duration = rc.Duration.String()
 	}
@@ -224,10 +340,16 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	return r
 }
 
-// Isolate prepares db for the next run of a study: the server's statistics
-// are reset where the dialect can, then it waits settle so the previous
-// run's background work (checkpoints, vacuum) calms down.
+// Isolate prepares db for the next run of a study: a throwaway pooler is
+// restarted, the server's statistics are reset where the dialect can, then
+// it waits settle so the previous run's background work (checkpoints,
+// vacuum) calms down.
 func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
+	if db.bouncer != nil {
+		if err := db.bouncer.Restart(ctx); err != nil {
+			return fmt.Errorf("restarting PgBouncer: %w", err)
+		}
+	}
 	if q := db.Dialect().Caps.StatsReset; q != "" {
 		err := withConn(ctx, db, func(c target.Conn) error {
 			_, err := c.Exec(ctx, q)

@@ -19,6 +19,7 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
+	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead"
 	_ "github.com/txnbench/txnbench/internal/workload/trainevents"
 )
 
@@ -299,5 +300,73 @@ func TestOverloadIsReportedNotFatal(t *testing.T) {
 	}
 	if pooled.Pool.EmptyAcquires == 0 {
 		t.Error("24 clients on 4 connections never waited for one")
+	}
+}
+
+// connectOverhead makes a validated connect-overhead workload.
+func connectOverhead(t *testing.T, args ...string) workload.Workload {
+	t.Helper()
+	def, err := workload.Lookup("connect-overhead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := def.New()
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	w.Flags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestViaPgBouncer runs train-events through a throwaway PgBouncer 1.18 in
+// transaction mode (no named prepared statements) and reads its counters.
+func TestViaPgBouncer(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	s := spec(t, TempPostgres, runner.Config{Clients: 8, Iterations: 40})
+	s.Pooler = Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 4}
+	r := run(t, s)
+	checkShape(t, r, 40)
+	p := r.Pooler
+	if p == nil || !strings.HasPrefix(p.Name, "PgBouncer 1.") || p.Stats["total_xact_count"] < 3*40 || len(p.Pools) == 0 {
+		t.Fatalf("pooler %+v", p)
+	}
+	if !strings.Contains(r.Config.DB, "via PgBouncer") || r.Config.Via != ViaPgBouncer {
+		t.Errorf("config %+v", r.Config)
+	}
+}
+
+// TestRefusedDirectlyServedThroughPgBouncer is the done-when scenario of
+// issue 3 at small scale: clients connecting per transaction outnumber
+// max_connections; directly many are refused, through PgBouncer all succeed.
+func TestRefusedDirectlyServedThroughPgBouncer(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	cl := testutil.Postgres(t, "max_connections=8")
+	mk := func(via string) Spec {
+		s := spec(t, cl.URL(), runner.Config{Clients: 30, Duration: 3 * time.Second, Progress: time.Second})
+		s.Name, s.Workload = "connect-overhead", connectOverhead(t, "--query", "select1", "--rows", "0")
+		s.Conn = connect.Options{Strategy: connect.PerTxn}
+		s.Pooler = Pooler{Via: via, Mode: "transaction", Size: 4}
+		return s
+	}
+	outcome := func(r *result.Result) (ok, failed int64) {
+		for _, o := range r.Ops {
+			if o.Kind == "" {
+				ok += o.Count
+				failed += o.ErrorCount()
+			}
+		}
+		return ok, failed
+	}
+	direct := run(t, mk(Direct))
+	if ok, failed := outcome(direct); ok == 0 || direct.Op("query").Errors["too_many_connections"] == 0 {
+		t.Errorf("direct: %d ok, %d failed, errors %v: want refusals", ok, failed, direct.Op("query").Errors)
+	}
+	pooled := run(t, mk(ViaPgBouncer))
+	if ok, failed := outcome(pooled); ok == 0 || failed != 0 {
+		t.Errorf("via PgBouncer: %d ok, %d failed (%v): want every transaction served", ok, failed, pooled.Op("query").ErrorSamples)
 	}
 }

@@ -37,6 +37,9 @@ func Header(w io.Writer, r *result.Result) {
 	if r.Config.Warmup != "" {
 		run += ", warm-up " + r.Config.Warmup
 	}
+	if v := r.Config.Via; v != "" && v != "direct" {
+		run += ", via " + v
+	}
 	if r.Config.Conn != "" {
 		run += ", conn " + r.Config.Conn
 		if p := r.Config.Pool; p != nil {
@@ -152,6 +155,20 @@ func Outcomes(w io.Writer, r *result.Result) {
 	if failed > 0 {
 		fmt.Fprintf(w, "\ntransactions %s succeeded, %s failed: %.2f%% success\n",
 			thousands(ok), thousands(failed), 100*float64(ok)/float64(ok+failed))
+	}
+	if p := r.Pooler; p != nil {
+		line := "pooler     " + p.Name
+		if p.Detail != "" {
+			line += " (" + p.Detail + ")"
+		}
+		if p.Stats != nil {
+			line += fmt.Sprintf(": %s transactions, %s queries, clients waited %.2f s in all",
+				thousands(p.Stats["total_xact_count"]), thousands(p.Stats["total_query_count"]), float64(p.Stats["total_wait_time"])/1e6)
+		}
+		if p.Note != "" {
+			line += "; " + p.Note
+		}
+		fmt.Fprintln(w, "\n"+line)
 	}
 	if p := r.Pool; p != nil {
 		fmt.Fprintf(w, "\npool       %d connections, %s acquires, %s waited or connected, %.2f s waiting in all, %s connections opened\n",

@@ -44,9 +44,11 @@ type Result struct {
 	Intervals   []Interval      `json:"intervals"`
 	Invariants  *workload.Check `json:"invariants,omitempty"`
 	// Pool is what the shared pool saw (acquires, waits), with --conn pool.
-	Pool    *target.PoolStats `json:"pool,omitempty"`
-	Client  Client            `json:"client"`
-	Sources int               `json:"sources,omitempty"` // results merged into this one; 0 = a single run
+	Pool *target.PoolStats `json:"pool,omitempty"`
+	// Pooler is what a pooler between clients and server did, with --via.
+	Pooler  *Pooler `json:"pooler,omitempty"`
+	Client  Client  `json:"client"`
+	Sources int     `json:"sources,omitempty"` // results merged into this one; 0 = a single run
 }
 
 // Tool is the txnbench build that produced the result.
@@ -65,7 +67,8 @@ type Config struct {
 	Warmup     string `json:"warmup,omitempty"`
 	Seed       uint64 `json:"seed"`
 	MaxTries   int    `json:"max_tries"`
-	Conn       string `json:"conn"` // session, per-txn or pool
+	Conn       string `json:"conn"`          // session, per-txn or pool
+	Via        string `json:"via,omitempty"` // direct, pgbouncer or a pooler\'s URL (masked)
 	// Pool is the shared pool's configuration when Conn is pool.
 	Pool   *target.PoolConfig `json:"pool,omitempty"`
 	PGConf []string           `json:"pg_conf,omitempty"`
@@ -139,6 +142,17 @@ type Client struct {
 	CPUPerCycleMS float64 `json:"cpu_per_cycle_ms,omitempty"`
 	// AllocPerTxnKB is heap allocated by the client per transaction.
 	AllocPerTxnKB float64 `json:"alloc_per_txn_kb,omitempty"`
+}
+
+// Pooler is a connection pooler's view of the run: the change of its
+// counters (PgBouncer's SHOW STATS total_*: transactions, queries, bytes,
+// times in microseconds) and its pools at the end (SHOW POOLS).
+type Pooler struct {
+	Name   string              `json:"name"`
+	Detail string              `json:"detail,omitempty"`
+	Stats  map[string]int64    `json:"stats,omitempty"`
+	Pools  []map[string]string `json:"pools,omitempty"`
+	Note   string              `json:"note,omitempty"`
 }
 
 // Op returns the named op's statistics, or nil.
@@ -231,6 +245,7 @@ func Merge(rs []*Result) (*Result, error) {
 	m.Sources = 0
 	m.Client = Client{}
 	m.Pool = nil
+	m.Pooler = nil // each run's pooler counted only its own clients
 	m.Config.Clients = 0
 	var cpu float64
 	for _, r := range rs {

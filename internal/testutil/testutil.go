@@ -37,3 +37,15 @@ func Postgres(t testing.TB, conf ...string) *localdb.Cluster {
 	})
 	return c
 }
+
+// NeedPgBouncer skips the test when PgBouncer is missing, unless CI is set.
+func NeedPgBouncer(t testing.TB) {
+	t.Helper()
+	NeedPostgres(t)
+	if _, err := localdb.FindPgBouncer(""); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI needs PgBouncer: %v", err)
+		}
+		t.Skipf("PgBouncer missing: %v", err)
+	}
+}

@@ -1,0 +1,63 @@
+package job
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// poolerStats reads the pooler's SHOW STATS totals, summed over its
+// databases (the admin console's own row left out); nil without a pooler
+// or when the console cannot be reached.
+func (d *Database) poolerStats(ctx context.Context) map[string]int64 {
+	if d.adminURL == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	rows, err := target.AdminRows(ctx, d.adminURL, "SHOW STATS")
+	if err != nil {
+		return nil
+	}
+	totals := map[string]int64{}
+	for _, row := range rows {
+		if row["database"] == "pgbouncer" {
+			continue
+		}
+		for k, v := range row {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && len(k) > 6 && k[:6] == "total_" {
+				totals[k] += n
+			}
+		}
+	}
+	return totals
+}
+
+// poolerResult is what the pooler did during the run: its counters' change
+// since before, and its pools at the end.
+func (d *Database) poolerResult(before map[string]int64) *result.Pooler {
+	if d.adminURL == "" {
+		return nil
+	}
+	p := &result.Pooler{Name: d.poolerName, Detail: d.poolerDetail}
+	after := d.poolerStats(context.Background())
+	if after == nil {
+		p.Note = "its admin console (SHOW STATS) could not be read"
+		return p
+	}
+	p.Stats = map[string]int64{}
+	for k, v := range after {
+		p.Stats[k] = v - before[k]
+	}
+	if rows, err := target.AdminRows(context.Background(), d.adminURL, "SHOW POOLS"); err == nil {
+		for _, row := range rows {
+			if row["database"] != "pgbouncer" {
+				p.Pools = append(p.Pools, row)
+			}
+		}
+	}
+	return p
+}
