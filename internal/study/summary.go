@@ -36,6 +36,11 @@ type CellSummary struct {
 	TxnPerS      float64 `json:"txn_per_s"`
 	InvariantsOK bool    `json:"invariants_ok"`
 	Server       string  `json:"server"`
+	// The client's own cost: CPU and heap allocated per transaction, peak
+	// memory (medians).
+	ClientCPUPerTxnMS float64 `json:"client_cpu_per_txn_ms"`
+	AllocPerTxnKB     float64 `json:"alloc_per_txn_kb"`
+	PeakMB            float64 `json:"peak_mb"`
 }
 
 // OpStats is one op's medians across repetitions; Spread is the range of
@@ -59,18 +64,26 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 		return cs
 	}
 	cs.Server = rs[0].Server.Dialect + " " + rs[0].Server.Version
-	var txn []float64
+	var txn, cpu, alloc, peak []float64
 	for _, r := range rs {
 		cs.InvariantsOK = cs.InvariantsOK && r.Invariants != nil && r.Invariants.OK
-		var t float64
+		var n int64
 		for _, o := range r.Ops {
-			if o.Kind == "" && r.MeasuredS > 0 {
-				t += float64(o.Count) / r.MeasuredS
+			if o.Kind == "" {
+				n += o.Count
 			}
 		}
-		txn = append(txn, t)
+		if r.MeasuredS > 0 {
+			txn = append(txn, float64(n)/r.MeasuredS)
+		}
+		if n > 0 {
+			cpu = append(cpu, (r.Client.CPUUserS+r.Client.CPUSysS)*1000/float64(n))
+		}
+		alloc = append(alloc, r.Client.AllocPerTxnKB)
+		peak = append(peak, r.Client.MaxRSSMB)
 	}
 	cs.TxnPerS = median(txn)
+	cs.ClientCPUPerTxnMS, cs.AllocPerTxnKB, cs.PeakMB = median(cpu), median(alloc), median(peak)
 	for _, o := range rs[0].Ops {
 		var rate, mean, p50, p95, p99, errs []float64
 		for _, r := range rs {
@@ -168,6 +181,16 @@ func Write(w io.Writer, s *Summary) {
 		}
 		markdownTable(w, rows)
 	}
+	fmt.Fprintf(w, "## client (txnbench's own cost)\n\n")
+	rows := [][]string{{"cell", "txn/s", "CPU per txn (ms)", "allocated per txn (KB)", "peak memory (MB)", "txn/s vs first"}}
+	for i, c := range s.Cells {
+		vs := "-"
+		if i > 0 {
+			vs = Change(s.Cells[0].TxnPerS, c.TxnPerS)
+		}
+		rows = append(rows, []string{c.Label, f1(c.TxnPerS), fmt.Sprintf("%.3f", c.ClientCPUPerTxnMS), f1(c.AllocPerTxnKB), fmt.Sprintf("%.0f", c.PeakMB), vs})
+	}
+	markdownTable(w, rows)
 	for _, l := range Ladders(s) {
 		l.write(w)
 	}
@@ -291,19 +314,11 @@ func markdownTable(w io.Writer, rows [][]string) {
 			sep[i] = sep[i][:len(sep[i])-1] + ":"
 		}
 	}
-	fmt.Fprintln(w, "|"+strings.Join(mapStrings(sep, func(s string) string { return " " + s + " " }), "|")+"|")
+	fmt.Fprintln(w, "| "+strings.Join(sep, " | ")+" |")
 	for _, r := range rows[1:] {
 		line(r)
 	}
 	fmt.Fprintln(w)
-}
-
-func mapStrings(xs []string, f func(string) string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = f(x)
-	}
-	return out
 }
 
 func f1(v float64) string { return strconv.FormatFloat(round(v, 1), 'f', 1, 64) }
