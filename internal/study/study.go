@@ -8,8 +8,8 @@ import (
 
 // Vary is one --vary: a setting and the values it takes.
 type Vary struct {
-	Key    string
-	Values []string
+	Key    string   `json:"key"`
+	Values []string `json:"values"`
 }
 
 // ParseVary reads "key=v1,v2,...". Values may not be empty.
@@ -31,7 +31,8 @@ func ParseVary(s string) (Vary, error) {
 
 // Setting is one key=value of a cell.
 type Setting struct {
-	Key, Value string
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // Cell is one combination of the varied settings.
