@@ -26,7 +26,13 @@ import (
 // trainEvents makes a validated train-events workload from flags.
 func trainEvents(t *testing.T, args ...string) workload.Workload {
 	t.Helper()
-	def, err := workload.Lookup("train-events")
+	return newWorkload(t, "train-events", args...)
+}
+
+// newWorkload makes the named workload, validated, from flags.
+func newWorkload(t *testing.T, name string, args ...string) workload.Workload {
+	t.Helper()
+	def, err := workload.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,25 +309,6 @@ func TestOverloadIsReportedNotFatal(t *testing.T) {
 	}
 }
 
-// connectOverhead makes a validated connect-overhead workload.
-func connectOverhead(t *testing.T, args ...string) workload.Workload {
-	t.Helper()
-	def, err := workload.Lookup("connect-overhead")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := def.New()
-	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	w.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return w
-}
-
 // TestViaPgBouncer runs train-events through a throwaway PgBouncer 1.18 in
 // transaction mode (no named prepared statements) and reads its counters.
 func TestViaPgBouncer(t *testing.T) {
@@ -347,7 +334,7 @@ func TestRefusedDirectlyServedThroughPgBouncer(t *testing.T) {
 	cl := testutil.Postgres(t, "max_connections=8")
 	mk := func(via string) Spec {
 		s := spec(t, cl.URL(), runner.Config{Clients: 30, Duration: 3 * time.Second, Progress: time.Second})
-		s.Name, s.Workload = "connect-overhead", connectOverhead(t, "--query", "select1", "--rows", "0")
+		s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "select1", "--rows", "0")
 		s.Conn = connect.Options{Strategy: connect.PerTxn}
 		s.Pooler = Pooler{Via: via, Mode: "transaction", Size: 4}
 		return s
