@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,6 +52,9 @@ and study.md into --out.
   txnbench study train-events --db temp-postgres --vary clients=4,8,16,32 --repeat 2`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+				return cmd.Help()
+			}
 			return a.runStudy(cmd.Context(), args)
 		},
 	}
@@ -67,9 +69,6 @@ type studyCell struct {
 
 func (a *app) runStudy(ctx context.Context, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintln(a.stdout, a.rootCommand().Commands()[0].Root().UsageString())
-		}
 		return usage(fmt.Errorf("no workload given: txnbench study WORKLOAD --vary NAME=V1,V2, with WORKLOAD one of %s", strings.Join(workload.Names(), ", ")))
 	}
 	def, err := workload.Lookup(args[0])
@@ -279,5 +278,3 @@ func okWord(r *result.Result) string {
 	}
 	return "VIOLATED"
 }
-
-var _ = errors.New
