@@ -43,7 +43,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	if !run {
 		return
 	}
-	fs.IntVar(&f.cfg.Clients, "clients", 8, "concurrent clients, each with its own session")
+	fs.IntVar(&f.cfg.Clients, "clients", 8, "concurrent clients (simulated application instances; see --conn for their connections)")
 	fs.DurationVar(&f.cfg.Duration, "duration", 30*time.Second, "how long to measure (after the warm-up)")
 	fs.Int64Var(&f.cfg.Iterations, "iterations", 0, "run exactly this many cycles in total across all clients (warm-up included), instead of --duration")
 	fs.DurationVar(&f.cfg.Ramp, "ramp", 0, "start clients evenly spread over this time")
