@@ -46,7 +46,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.IntVar(&f.cfg.Clients, "clients", 8, "concurrent clients (simulated application instances; see --conn for their connections)")
 	fs.DurationVar(&f.cfg.Duration, "duration", 30*time.Second, "how long to measure (after the warm-up)")
 	fs.Int64Var(&f.cfg.Iterations, "iterations", 0, "run exactly this many cycles in total across all clients (warm-up included), instead of --duration")
-	fs.DurationVar(&f.cfg.Ramp, "ramp", 0, "start clients evenly spread over this time")
+	fs.DurationVar(&f.cfg.Ramp, "ramp", 0, "start clients evenly spread over this time (measured unless --warmup covers it)")
 	fs.DurationVar(&f.cfg.Warmup, "warmup", 0, "run this long before measuring; excluded from the statistics")
 	fs.StringVar(&f.conn.Strategy, "conn", connect.Session, "how clients get connections: session (each keeps its own), per-txn (a new one per transaction, like pgbench -C) or pool (clients share --pool-max connections)")
 	fs.IntVar(&f.conn.Pool.Max, "pool-max", 10, "connections in the shared pool, with --conn pool")
@@ -225,7 +225,7 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) error {
 		a.status(report.ProgressLine(iv))
 	}
 	s.Runner.OnPhase = a.status
-	db, err := job.Open(ctx, s, s.Runner.Clients)
+	db, err := job.Open(ctx, s, s.ServerConnections())
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitError{code: ExitInterrupted, msg: "interrupted before the run started"}

@@ -171,10 +171,13 @@ func dbKey(s job.Spec) string {
 func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, varies []study.Vary, sf *parsedStudyFlags, out string) error {
 	// Cells on the same database share it (one throwaway cluster, sized for
 	// the most clients); every run gets a fresh schema.
-	maxClients := map[string]int{}
+	// Each shared database is opened for the most demanding of its cells:
+	// the server for the most connections, a pooler for the most clients.
+	maxConns, maxClients := map[string]int{}, map[string]int{}
 	for _, r := range runs {
 		k := dbKey(r.spec)
-		maxClients[k] = max(maxClients[k], r.spec.Runner.Clients, r.spec.Conn.Pool.Max)
+		maxConns[k] = max(maxConns[k], r.spec.ServerConnections())
+		maxClients[k] = max(maxClients[k], r.spec.Runner.Clients)
 	}
 	dbs := map[string]*job.Database{}
 	defer func() {
@@ -196,7 +199,9 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 		db, ok := dbs[k]
 		if !ok {
 			var err error
-			if db, err = job.Open(ctx, r.spec, maxClients[k]); err != nil {
+			sized := r.spec
+			sized.Runner.Clients = maxClients[k]
+			if db, err = job.Open(ctx, sized, maxConns[k]); err != nil {
 				runErr = err
 				break
 			}

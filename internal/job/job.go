@@ -39,6 +39,18 @@ type Spec struct {
 	Log func(string)
 }
 
+// ServerConnections is how many connections the server must accept for
+// this run: a shared pool or a PgBouncer caps them below the client count.
+func (s Spec) ServerConnections() int {
+	switch {
+	case s.Pooler.Via == ViaPgBouncer:
+		return cmp.Or(s.Pooler.Size, 20)
+	case s.Conn.Strategy == connect.Pool:
+		return s.Conn.Pool.Max
+	}
+	return s.Runner.Clients
+}
+
 // Pooler is what sits between the clients and the server.
 type Pooler struct {
 	Via  string // Direct, ViaPgBouncer (a throwaway one) or the URL of an existing pooler
@@ -85,10 +97,11 @@ func (d *Database) Close() error {
 func (d *Database) Cluster() *localdb.Cluster { return d.cluster }
 
 // Open opens the spec's database, starting a throwaway cluster for
-// temp-postgres (clients sizes its max_connections) and a throwaway
-// PgBouncer in front of it with --via pgbouncer; clients then go through
-// the pooler.
-func Open(ctx context.Context, s Spec, clients int) (*Database, error) {
+// temp-postgres (max_connections sized for conns server connections) and a
+// throwaway PgBouncer in front of it with --via pgbouncer, sized for the
+// spec's clients; clients then go through the pooler.
+func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
+	clients := s.Runner.Clients
 	via := s.Pooler.Via
 	if strings.HasPrefix(via, "postgres://") || strings.HasPrefix(via, "postgresql://") {
 		// An existing pooler: clients connect to it, nothing is started.
@@ -98,7 +111,7 @@ func Open(ctx context.Context, s Spec, clients int) (*Database, error) {
 		}
 		return &Database{Target: t, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}, nil
 	}
-	db, err := openServer(ctx, s, clients)
+	db, err := openServer(ctx, s, conns)
 	if err != nil || via != ViaPgBouncer {
 		return db, err
 	}
@@ -172,8 +185,8 @@ func adminURL(pooler string) string {
 	return u.String()
 }
 
-// openServer opens the database itself.
-func openServer(ctx context.Context, s Spec, clients int) (*Database, error) {
+// openServer opens the database itself, sized for conns connections.
+func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	spec := s.DB
 	if spec == "" {
 		spec = "sqlite:"
@@ -191,7 +204,7 @@ func openServer(ctx context.Context, s Spec, clients int) (*Database, error) {
 	}
 	conf := s.PGConf
 	if !hasSetting(conf, "max_connections") {
-		conf = append([]string{"max_connections=" + strconv.Itoa(max(100, clients+20))}, conf...)
+		conf = append([]string{"max_connections=" + strconv.Itoa(max(100, conns+20))}, conf...)
 	}
 	s.log("starting a throwaway PostgreSQL")
 	started := time.Now()
