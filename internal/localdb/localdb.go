@@ -59,19 +59,18 @@ type Options struct {
 }
 
 // Cluster is a running throwaway cluster. Its methods are safe for
-// concurrent use.
+// concurrent use. Restart does a fast shutdown and starts the server again
+// on the same port and directory, returning once it accepts connections (a
+// Stop meanwhile waits for it: cancel ctx to hurry it); Stop does a fast
+// shutdown, then SIGKILL after 10 s, and removes the directory.
 type Cluster struct {
-	mu      sync.Mutex
-	bin     string
-	dir     string
-	dataDir string
-	version string
-	args    []string // postgres arguments after -D and -p
-	user    *runAs   // nil: run as ourselves
-	log     *serverLog
-	port    int
-	srv     *server // the running postmaster; nil when it is stopped
-	stopped bool    // Stop was called
+	supervised // its lock, directory, port, postmaster; Restart and Stop
+	bin        string
+	dataDir    string
+	version    string
+	args       []string // postgres arguments after -D and -p
+	user       *runAs   // nil: run as ourselves
+	log        *serverLog
 }
 
 // server is one postmaster (or pgbouncer) process and its reaper.
@@ -127,12 +126,13 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		dir = abs
 	}
 	c := &Cluster{
-		bin:     bin,
-		dir:     dir,
-		dataDir: filepath.Join(dir, "data"),
-		version: version,
-		user:    u,
+		supervised: supervised{name: "PostgreSQL", dir: dir, stop: stopServer},
+		bin:        bin,
+		dataDir:    filepath.Join(dir, "data"),
+		version:    version,
+		user:       u,
 	}
+	c.start = c.startServer
 	ok := false
 	defer func() {
 		if !ok {
@@ -223,63 +223,6 @@ func (c *Cluster) PID() int {
 
 // Version returns the server version, e.g. "15.18".
 func (c *Cluster) Version() string { return c.version }
-
-// Restart stops the server with a fast shutdown and starts it again on the
-// same port and directory, returning once it accepts connections. Stop
-// called meanwhile waits for Restart to finish, so cancel ctx to hurry it.
-func (c *Cluster) Restart(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.stopped {
-		return errors.New("restarting a stopped cluster: start a new one")
-	}
-	if c.srv != nil {
-		if err := stopServer(c.srv); err != nil {
-			return fmt.Errorf("restarting PostgreSQL: %w", err)
-		}
-		c.srv = nil
-	}
-	var err error
-	for attempt := 1; attempt <= maxPortTries; attempt++ {
-		var s *server
-		var port int
-		if s, port, err = c.startServer(ctx, c.port); err == nil {
-			c.srv, c.port = s, port
-			return nil
-		}
-		if !isPortInUse(err) || ctx.Err() != nil {
-			break
-		}
-		// Something took the port while the server was down: it may let go.
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("restarting PostgreSQL on port %d: %w", c.port, err)
-}
-
-// Stop shuts the server down (fast shutdown, then SIGKILL after 10 s) and
-// removes the cluster's directory. It is idempotent and safe to call
-// concurrently; it returns an error only if a process or the directory is
-// left behind.
-func (c *Cluster) Stop() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.stopped = true
-	var errs []error
-	if c.srv != nil {
-		if err := stopServer(c.srv); err != nil {
-			errs = append(errs, err)
-		} else {
-			c.srv = nil
-		}
-	}
-	if err := os.RemoveAll(c.dir); err != nil {
-		errs = append(errs, fmt.Errorf("removing %s: %w: remove it by hand (rm -rf %s)", c.dir, err, c.dir))
-	}
-	return errors.Join(errs...)
-}
 
 // initdb creates the data directory.
 func (c *Cluster) initdb(ctx context.Context) error {

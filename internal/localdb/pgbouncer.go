@@ -90,18 +90,17 @@ type BouncerOptions struct {
 }
 
 // Bouncer is a running throwaway PgBouncer. Its methods are safe for
-// concurrent use.
+// concurrent use. Restart starts it again on the same port (its counters
+// start from zero); Stop asks for a safe shutdown (SIGINT: running
+// transactions finish), after 5 s for an immediate one, then kills it, and
+// removes the directory.
 type Bouncer struct {
-	mu      sync.Mutex
-	bin     string
-	dir     string
-	version string
-	o       BouncerOptions // with defaults filled in
-	user    *runAs         // nil: run as ourselves
-	log     *serverLog
-	port    int
-	srv     *server // the running pgbouncer; nil when it is stopped
-	stopped bool    // Stop was called
+	supervised // its lock, directory, port, process; Restart and Stop
+	bin        string
+	version    string
+	o          BouncerOptions // with defaults filled in
+	user       *runAs         // nil: run as ourselves
+	log        *serverLog
 }
 
 // FindPgBouncer returns the path of the pgbouncer binary. A non-empty hint
@@ -262,7 +261,12 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	b := &Bouncer{bin: bin, dir: dir, version: version, o: o, user: u}
+	b := &Bouncer{supervised: supervised{name: "PgBouncer", dir: dir}, bin: bin, version: version, o: o, user: u}
+	b.start = func(ctx context.Context, port int) (*server, int, error) {
+		s, err := b.startProcess(ctx, port)
+		return s, port, err
+	}
+	b.stop = b.stopProcess
 	ok := false
 	defer func() {
 		if !ok {
@@ -360,64 +364,6 @@ func (b *Bouncer) PID() int {
 		return 0
 	}
 	return b.srv.pid
-}
-
-// Restart stops PgBouncer (as Stop does, keeping its directory) and starts
-// it again on the same port, returning once it accepts connections. Its
-// pools and SHOW STATS counters start from zero. Stop called meanwhile
-// waits for Restart to finish, so cancel ctx to hurry it.
-func (b *Bouncer) Restart(ctx context.Context) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.stopped {
-		return errors.New("restarting a stopped PgBouncer: start a new one")
-	}
-	if b.srv != nil {
-		if err := b.stopProcess(b.srv); err != nil {
-			return fmt.Errorf("restarting PgBouncer: %w", err)
-		}
-		b.srv = nil
-	}
-	var err error
-	for attempt := 1; attempt <= maxPortTries; attempt++ {
-		var s *server
-		if s, err = b.startProcess(ctx, b.port); err == nil {
-			b.srv = s
-			return nil
-		}
-		if !isPortInUse(err) || ctx.Err() != nil {
-			break
-		}
-		// Something took the port while PgBouncer was down: it may let go.
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("restarting PgBouncer on port %d: %w", b.port, err)
-}
-
-// Stop shuts PgBouncer down and removes its directory. It first asks for a
-// safe shutdown (SIGINT: running transactions finish), then after 5 s for an
-// immediate one, then kills it. It is idempotent and safe to call
-// concurrently; it returns an error only if a process or the directory is
-// left behind.
-func (b *Bouncer) Stop() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.stopped = true
-	var errs []error
-	if b.srv != nil {
-		if err := b.stopProcess(b.srv); err != nil {
-			errs = append(errs, err)
-		} else {
-			b.srv = nil
-		}
-	}
-	if err := os.RemoveAll(b.dir); err != nil {
-		errs = append(errs, fmt.Errorf("removing %s: %w: remove it by hand (rm -rf %s)", b.dir, err, b.dir))
-	}
-	return errors.Join(errs...)
 }
 
 // config returns pgbouncer.ini for listening on port. Values run to the end

@@ -615,7 +615,7 @@ func TestBouncerConfigText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &Bouncer{dir: "/tmp/" + bouncerDirPrefix + "1", o: o}
+	b := &Bouncer{supervised: supervised{dir: "/tmp/" + bouncerDirPrefix + "1"}, o: o}
 	conf := b.config(20001)
 	for _, line := range []string{
 		`* = host='127.0.0.1' port=5433 user='o''neil' password='p''w "x"'`,
