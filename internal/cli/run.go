@@ -48,6 +48,8 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.Int64Var(&f.cfg.Iterations, "iterations", 0, "run exactly this many cycles in total across all clients (warm-up included), instead of --duration")
 	fs.DurationVar(&f.cfg.Ramp, "ramp", 0, "start clients evenly spread over this time (measured unless --warmup covers it)")
 	fs.DurationVar(&f.cfg.Warmup, "warmup", 0, "run this long before measuring; excluded from the statistics")
+	fs.Float64Var(&f.cfg.Rate, "rate", 0, "target cycles per second across all clients, started on a Poisson schedule; latency counts from the scheduled start (0: as fast as possible)")
+	fs.DurationVar(&f.cfg.LatencyLimit, "latency-limit", 0, "count cycles slower than this as late; with --rate, skip those already this late when due")
 	fs.StringVar(&f.conn.Strategy, "conn", connect.Session, "how clients get connections: session (each keeps its own), per-txn (a new one per transaction, like pgbench -C) or pool (clients share --pool-max connections)")
 	fs.IntVar(&f.conn.Pool.Max, "pool-max", 10, "connections in the shared pool, with --conn pool")
 	fs.IntVar(&f.conn.Pool.Min, "pool-min", 0, "connections the pool opens up front and keeps, with --conn pool")

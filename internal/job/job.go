@@ -335,6 +335,11 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	if rc.Ramp > 0 {
 		r.Config.Ramp = rc.Ramp.String()
 	}
+	r.Config.Rate = rc.Rate
+	if rc.LatencyLimit > 0 {
+		r.Config.LatencyLimit = rc.LatencyLimit.String()
+	}
+	r.AbortedClients = out.Aborted
 	if rc.Warmup > 0 {
 		r.Config.Warmup = rc.Warmup.String()
 	}

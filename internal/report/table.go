@@ -156,6 +156,22 @@ func Outcomes(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "\ntransactions %s succeeded, %s failed: %.2f%% success\n",
 			thousands(ok), thousands(failed), 100*float64(ok)/float64(ok+failed))
 	}
+	if c := r.Op(result.CycleOp); c != nil && (r.Config.Rate > 0 || r.Config.LatencyLimit != "") {
+		line := "\nschedule  "
+		if r.Config.Rate > 0 {
+			line += fmt.Sprintf(" rate %s/s", fixed(r.Config.Rate, 1))
+			if lag := r.Op(result.LagOp); lag != nil {
+				line += fmt.Sprintf(", lag behind it mean %s ms, p99 %s ms, max %s ms", ms(lag.Mean), ms(lag.P99), ms(lag.Max))
+			}
+		}
+		if r.Config.LatencyLimit != "" {
+			line += fmt.Sprintf("; %s cycles late (over %s), %s skipped", thousands(c.Late), r.Config.LatencyLimit, thousands(c.Skipped))
+		}
+		fmt.Fprintln(w, line)
+	}
+	if r.AbortedClients > 0 {
+		fmt.Fprintf(w, "\n%d clients aborted on an error that ends a client (see errors by class)\n", r.AbortedClients)
+	}
 	if p := r.Pooler; p != nil {
 		line := "pooler     " + p.Name
 		if p.Detail != "" {

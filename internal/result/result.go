@@ -20,29 +20,38 @@ const Format = "txnbench-result/1"
 // CycleOp is the name of the pseudo-op timing a whole cycle.
 const CycleOp = "cycle"
 
-// The kinds of rows besides transactions: the whole cycle, and the time
-// clients spent getting a connection (connecting, or waiting for a pool).
+// LagOp is the name of the pseudo-op timing how late cycles started
+// against their schedule, with a rate.
+const LagOp = "lag"
+
+// The kinds of rows besides transactions: the whole cycle, the time
+// clients spent getting a connection (connecting, or waiting for a pool),
+// and with a rate the lag behind the schedule.
 const (
 	KindCycle = "cycle"
 	KindWait  = "wait"
+	KindLag   = "lag"
 )
 
 // Result is everything one run (or several merged runs) measured.
 type Result struct {
-	Format      string          `json:"format"`
-	Tool        Tool            `json:"txnbench"`
-	Workload    string          `json:"workload"`
-	Settings    map[string]any  `json:"settings"`
-	Config      Config          `json:"config"`
-	Server      Server          `json:"server"`
-	Machine     Machine         `json:"machine"`
-	Started     time.Time       `json:"started"`
-	Ended       time.Time       `json:"ended"`
-	MeasuredS   float64         `json:"measured_s"` // the window rates are computed over
-	Interrupted bool            `json:"interrupted,omitempty"`
-	Ops         []Op            `json:"ops"`
-	Intervals   []Interval      `json:"intervals"`
-	Invariants  *workload.Check `json:"invariants,omitempty"`
+	Format      string         `json:"format"`
+	Tool        Tool           `json:"txnbench"`
+	Workload    string         `json:"workload"`
+	Settings    map[string]any `json:"settings"`
+	Config      Config         `json:"config"`
+	Server      Server         `json:"server"`
+	Machine     Machine        `json:"machine"`
+	Started     time.Time      `json:"started"`
+	Ended       time.Time      `json:"ended"`
+	MeasuredS   float64        `json:"measured_s"` // the window rates are computed over
+	Interrupted bool           `json:"interrupted,omitempty"`
+	// AbortedClients stopped early on an error that ends a client (a
+	// script's runtime error; any error with pgbench's semantics).
+	AbortedClients int             `json:"aborted_clients,omitempty"`
+	Ops            []Op            `json:"ops"`
+	Intervals      []Interval      `json:"intervals"`
+	Invariants     *workload.Check `json:"invariants,omitempty"`
 	// Pool is what the shared pool saw (acquires, waits), with --conn pool.
 	Pool *target.PoolStats `json:"pool,omitempty"`
 	// Pooler is what a pooler between clients and server did, with --via.
@@ -67,8 +76,12 @@ type Config struct {
 	Warmup     string `json:"warmup,omitempty"`
 	Seed       uint64 `json:"seed"`
 	MaxTries   int    `json:"max_tries"`
-	Conn       string `json:"conn"`          // session, per-txn or pool
-	Via        string `json:"via,omitempty"` // direct, pgbouncer or a pooler\'s URL (masked)
+	// Rate is the target cycles per second (0: as fast as possible);
+	// latency counts from each cycle's scheduled start.
+	Rate         float64 `json:"rate,omitempty"`
+	LatencyLimit string  `json:"latency_limit,omitempty"`
+	Conn         string  `json:"conn"`          // session, per-txn or pool
+	Via          string  `json:"via,omitempty"` // direct, pgbouncer or a pooler\'s URL (masked)
 	// Pool is the shared pool's configuration when Conn is pool.
 	Pool   *target.PoolConfig `json:"pool,omitempty"`
 	PGConf []string           `json:"pg_conf,omitempty"`
@@ -99,6 +112,10 @@ type Op struct {
 	Clients int              `json:"clients"`
 	Retries int64            `json:"retries"`
 	Errors  map[string]int64 `json:"errors,omitempty"` // by error class
+	// Late finished after the latency limit; Skipped never started, being
+	// already that late at their scheduled start (with a rate).
+	Late    int64 `json:"late,omitempty"`
+	Skipped int64 `json:"skipped,omitempty"`
 	// ErrorSamples holds the first message of each error class.
 	ErrorSamples map[string]string `json:"error_samples,omitempty"`
 	metrics.Summary
@@ -126,6 +143,7 @@ type IntervalOp struct {
 	Name    string `json:"name"`
 	Retries int64  `json:"retries,omitempty"`
 	Errors  int64  `json:"errors,omitempty"`
+	Skipped int64  `json:"skipped,omitempty"`
 	metrics.Summary
 	// Hist is the encoded histogram (metrics.DecodeHist): kept compact
 	// because a long run has many intervals.
@@ -247,6 +265,7 @@ func Merge(rs []*Result) (*Result, error) {
 	m.Pool = nil
 	m.Pooler = nil // each run's pooler counted only its own clients
 	m.Config.Clients = 0
+	m.AbortedClients = 0
 	var cpu float64
 	for _, r := range rs {
 		if r.Workload != m.Workload {
@@ -262,6 +281,7 @@ func Merge(rs []*Result) (*Result, error) {
 			m.Ended = r.Ended
 		}
 		m.Interrupted = m.Interrupted || r.Interrupted
+		m.AbortedClients += r.AbortedClients
 		m.Client.CPUUserS += r.Client.CPUUserS
 		m.Client.CPUSysS += r.Client.CPUSysS
 		m.Client.MaxRSSMB = max(m.Client.MaxRSSMB, r.Client.MaxRSSMB)
@@ -317,6 +337,8 @@ func mergeOp(ops *[]Op, o Op) {
 		}
 		t.Clients += o.Clients
 		t.Retries += o.Retries
+		t.Late += o.Late
+		t.Skipped += o.Skipped
 		for k, v := range o.Errors {
 			if t.Errors == nil {
 				t.Errors = map[string]int64{}
@@ -371,6 +393,7 @@ func mergeIntervalOp(ops *[]IntervalOp, o IntervalOp) error {
 		}
 		t.Retries += o.Retries
 		t.Errors += o.Errors
+		t.Skipped += o.Skipped
 		t.Summary = a.Summary()
 		return nil
 	}

@@ -7,15 +7,16 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 )
 
-// counters counts retries and errors by class per op, lock-free, with
-// running totals and per-interval deltas.
+// counters counts retries, errors by class, late and skipped cycles per
+// op, lock-free, with running totals and per-interval deltas.
 type counters struct {
 	classIdx map[target.Class]int
 	retries  []atomic.Int64
+	late     []atomic.Int64   // finished later than the latency limit
+	skipped  []atomic.Int64   // not started: already later than the limit
 	errors   [][]atomic.Int64 // [op][class]
 	// what the previous interval had seen
-	lastRetries []int64
-	lastErrors  []int64
+	lastRetries, lastErrors, lastSkipped []int64
 	// the first message of each op and class, so a report can say what
 	// went wrong and not only how often
 	mu      sync.Mutex
@@ -26,9 +27,12 @@ func newCounters(ops []string) *counters {
 	c := &counters{
 		classIdx:    map[target.Class]int{},
 		retries:     make([]atomic.Int64, len(ops)),
+		late:        make([]atomic.Int64, len(ops)),
+		skipped:     make([]atomic.Int64, len(ops)),
 		errors:      make([][]atomic.Int64, len(ops)),
 		lastRetries: make([]int64, len(ops)),
 		lastErrors:  make([]int64, len(ops)),
+		lastSkipped: make([]int64, len(ops)),
 		samples:     make([]map[string]string, len(ops)),
 	}
 	for i, cl := range target.Classes {
@@ -78,15 +82,15 @@ func (c *counters) total(op int) (int64, map[string]int64) {
 	return c.retries[op].Load(), errs
 }
 
-// interval returns an op's retries and errors since the previous call.
-// It is called from one goroutine.
-func (c *counters) interval(op int) (retries, errs int64) {
-	r := c.retries[op].Load()
+// interval returns an op's retries, errors and skipped cycles since the
+// previous call. It is called from one goroutine.
+func (c *counters) interval(op int) (retries, errs, skipped int64) {
+	r, s := c.retries[op].Load(), c.skipped[op].Load()
 	var e int64
 	for i := range c.errors[op] {
 		e += c.errors[op][i].Load()
 	}
-	retries, errs = r-c.lastRetries[op], e-c.lastErrors[op]
-	c.lastRetries[op], c.lastErrors[op] = r, e
-	return retries, errs
+	retries, errs, skipped = r-c.lastRetries[op], e-c.lastErrors[op], s-c.lastSkipped[op]
+	c.lastRetries[op], c.lastErrors[op], c.lastSkipped[op] = r, e, s
+	return retries, errs, skipped
 }

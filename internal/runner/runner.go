@@ -21,11 +21,27 @@ type Config struct {
 	Clients    int
 	Duration   time.Duration // the measured window; 0 when Iterations is set
 	Iterations int64         // total cycles across all clients, exact
-	Ramp       time.Duration // clients start evenly spread over this
-	Warmup     time.Duration // excluded from the statistics
-	Seed       uint64
-	MaxTries   int           // attempts per op for retryable errors
-	Progress   time.Duration // interval between ticks
+	PerClient  bool          // Iterations counts each client's cycles (pgbench -t)
+	// Rate is the target cycles per second across all clients (0: as fast
+	// as they go). Cycles start on one Poisson schedule the clients share,
+	// as pgbench -R does; latency counts from the scheduled start and the
+	// lag behind it is recorded.
+	Rate float64
+	// LatencyLimit counts cycles slower than it as late; with Rate, a
+	// cycle already this late at its scheduled start is skipped.
+	LatencyLimit time.Duration
+	// AbortOnError stops a client at its first failed op that is not a
+	// retryable error out of tries (pgbench's semantics); errors wrapping
+	// workload.ErrAbortClient stop a client in any case.
+	AbortOnError bool
+	// OnCycle, when set, sees every measured cycle as it ends, from the
+	// client's goroutine (for per-transaction logs).
+	OnCycle  func(CycleEvent)
+	Ramp     time.Duration // clients start evenly spread over this
+	Warmup   time.Duration // excluded from the statistics
+	Seed     uint64
+	MaxTries int           // attempts per op for retryable errors
+	Progress time.Duration // interval between ticks
 	// Grace is how long in-flight ops may take to finish once the run
 	// ends before they are cancelled.
 	Grace time.Duration
@@ -44,6 +60,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--duration %s is negative: give a positive duration such as 30s", c.Duration)
 	case c.Iterations < 0:
 		return fmt.Errorf("--iterations %d is negative: give a positive count", c.Iterations)
+	case c.Rate < 0:
+		return fmt.Errorf("--rate %g is negative: give transactions per second, or 0 for as fast as possible", c.Rate)
+	case c.LatencyLimit < 0:
+		return fmt.Errorf("--latency-limit %s is negative: give a positive duration", c.LatencyLimit)
 	case c.Duration > 0 && c.Iterations > 0:
 		return errors.New("--duration and --iterations both given: choose one")
 	case c.Duration == 0 && c.Iterations == 0:
@@ -62,26 +82,42 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// CycleEvent is one cycle as OnCycle sees it.
+type CycleEvent struct {
+	Client  int
+	Op      int       // the chosen op's index with a Chooser, else -1
+	Start   time.Time // the scheduled start with a rate, else the actual one
+	Latency time.Duration
+	Lag     time.Duration // how late it started against the schedule
+	Retries int
+	Skipped bool  // never ran: too late at its scheduled start
+	Err     error // why it failed; nil when it succeeded or was skipped
+}
+
 // Outcome is what the runner measured; the caller adds configuration,
 // versions and the invariant check to make a Result.
 type Outcome struct {
 	Started, Ended time.Time
 	Measured       time.Duration
 	Interrupted    bool
-	Ops            []result.Op // workload ops, the cycle, then getting connections
+	Aborted        int         // clients stopped by an error that ends a client
+	Ops            []result.Op // workload ops, the cycle, getting connections, the lag with a rate
 	Intervals      []result.Interval
 	CPU            CPUUsage // client CPU over the measured window
 }
 
 type run struct {
-	cfg    Config
-	conns  connect.Connector
-	w      workload.Workload
-	names  []string // recorded ops: the workload's, the cycle, the connection wait
-	cycle  int      // index of the cycle in names
-	wait   int      // index of the connection wait in names
-	rec    *metrics.Recorder
-	counts *counters
+	cfg     Config
+	conns   connect.Connector
+	w       workload.Workload
+	names   []string // recorded ops: the workload's, the cycle, the connection wait, the lag
+	cycle   int      // index of the cycle in names
+	wait    int      // index of the connection wait in names
+	lag     int      // index of the lag in names, -1 without a rate
+	rec     *metrics.Recorder
+	counts  *counters
+	sched   *schedule // nil without a rate
+	aborted atomic.Int64
 
 	measuring atomic.Bool  // past the warm-up
 	measureAt atomic.Int64 // unix nanos when measuring began
@@ -104,7 +140,12 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 	r := &run{cfg: cfg, conns: conns, w: w}
 	r.names = append(append([]string{}, w.OpNames()...), result.CycleOp, conns.WaitName())
-	r.cycle, r.wait = len(r.names)-2, len(r.names)-1
+	r.cycle, r.wait, r.lag = len(r.names)-2, len(r.names)-1, -1
+	if cfg.Rate > 0 {
+		r.names = append(r.names, result.LagOp)
+		r.lag = len(r.names) - 1
+		r.sched = newSchedule(cfg.Rate, cfg.Seed)
+	}
 	r.rec = metrics.NewRecorder(r.names)
 	r.counts = newCounters(r.names)
 	r.stop, r.stopRun = context.WithCancel(context.Background())
@@ -191,6 +232,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		}
 	}
 	out.Interrupted = ctx.Err() != nil
+	out.Aborted = int(r.aborted.Load())
 	if !r.measuring.Load() { // stopped during the warm-up
 		startMeasuring()
 	}
@@ -214,9 +256,12 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 			kind = result.KindCycle
 		case r.wait:
 			kind = result.KindWait
+		case r.lag:
+			kind = result.KindLag
 		}
 		out.Ops = append(out.Ops, result.Op{
 			Name: name, Kind: kind, Clients: cfg.Clients, Retries: retries, Errors: errs,
+			Late: r.counts.late[i].Load(), Skipped: r.counts.skipped[i].Load(),
 			ErrorSamples: r.counts.samplesOf(i), Summary: h.Summary(), Hist: h,
 		})
 	}
@@ -232,12 +277,12 @@ func (r *run) tick(out *Outcome) {
 		iv.LengthS -= out.Intervals[n-1].ElapsedS
 	}
 	for i, name := range r.names {
-		retries, errs := r.counts.interval(i)
+		retries, errs, skipped := r.counts.interval(i)
 		enc, err := hs[i].Encode()
 		if err != nil {
 			continue // cannot happen for histograms the recorder made
 		}
-		iv.Ops = append(iv.Ops, result.IntervalOp{Name: name, Retries: retries, Errors: errs, Summary: hs[i].Summary(), Hist: enc})
+		iv.Ops = append(iv.Ops, result.IntervalOp{Name: name, Retries: retries, Errors: errs, Skipped: skipped, Summary: hs[i].Summary(), Hist: enc})
 	}
 	out.Intervals = append(out.Intervals, iv)
 	if r.cfg.OnTick != nil {
@@ -256,26 +301,117 @@ func (r *run) client(id int) {
 	defer c.conns.Close()
 	cl := r.w.NewClient(id, c.rng)
 	ops := cl.Ops()
-	for r.stop.Err() == nil {
-		if r.cfg.Iterations > 0 && r.claimed.Add(1) > r.cfg.Iterations {
-			return
+	chooser, _ := cl.(workload.Chooser)
+	for c.more() {
+		chosen := -1
+		if chooser != nil {
+			chosen = chooser.Choose()
 		}
 		pause := cl.NextCycle()
 		start := time.Now()
+		var lag time.Duration
+		if r.sched != nil {
+			var ok bool
+			if start, ok = c.scheduled(chosen); !ok {
+				return
+			}
+			if workload.Sleep(r.stop, time.Until(start)) != nil {
+				return
+			}
+			lag = time.Since(start)
+			if r.counted(start) {
+				r.rec.Record(r.lag, id, lag)
+			}
+		}
 		if workload.Sleep(r.stop, pause) != nil {
 			return
 		}
-		ok := true
-		for i, op := range ops {
-			if !c.attempt(i, op) {
-				ok = false
-				break
+		var tries int
+		var err error
+		if chosen >= 0 {
+			tries, err = c.attempt(chosen, ops[chosen], start)
+		} else {
+			for i, op := range ops {
+				var t int
+				t, err = c.attempt(i, op, start)
+				tries += t
+				if err != nil {
+					break
+				}
 			}
 		}
-		if ok && r.counted(start) {
-			r.rec.Record(r.cycle, id, time.Since(start))
+		if err == errRunEnding {
+			return
+		}
+		latency := time.Since(start)
+		if r.counted(start) {
+			if err == nil {
+				r.rec.Record(r.cycle, id, latency)
+				if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
+					r.counts.late[r.cycle].Add(1)
+					if chosen >= 0 {
+						r.counts.late[chosen].Add(1)
+					}
+				}
+			}
+			if r.cfg.OnCycle != nil {
+				r.cfg.OnCycle(CycleEvent{Client: id, Op: chosen, Start: start, Latency: latency, Lag: lag, Retries: tries, Err: err})
+			}
+		}
+		if err != nil && r.abortsClient(err) {
+			r.aborted.Add(1)
+			return
 		}
 	}
+}
+
+// more claims the client's next cycle: false when the run is over.
+func (c *client) more() bool {
+	if c.stop.Err() != nil {
+		return false
+	}
+	switch {
+	case c.cfg.Iterations == 0:
+		return true
+	case c.cfg.PerClient:
+		c.done++
+		return c.done <= c.cfg.Iterations
+	}
+	return c.claimed.Add(1) <= c.cfg.Iterations
+}
+
+// scheduled takes the client's next start from the shared schedule. With a
+// latency limit, starts already later than the limit are skipped (and
+// count as cycles, as pgbench counts them). ok is false when the client's
+// cycles ran out.
+func (c *client) scheduled(chosen int) (start time.Time, ok bool) {
+	for {
+		start = c.sched.next()
+		lim := c.cfg.LatencyLimit
+		if lim == 0 || time.Since(start) <= lim {
+			return start, true
+		}
+		if c.counted(start) {
+			c.counts.skipped[c.cycle].Add(1)
+			if chosen >= 0 {
+				c.counts.skipped[chosen].Add(1)
+			}
+			if c.cfg.OnCycle != nil {
+				c.cfg.OnCycle(CycleEvent{Client: c.id, Op: chosen, Start: start, Skipped: true})
+			}
+		}
+		if !c.more() {
+			return start, false
+		}
+	}
+}
+
+// abortsClient reports whether a cycle's final error ends the client.
+func (r *run) abortsClient(err error) bool {
+	if errors.Is(err, workload.ErrAbortClient) {
+		return true
+	}
+	return r.cfg.AbortOnError && !target.Classify(err).Retryable()
 }
 
 // client is one client's state.
@@ -284,19 +420,25 @@ type client struct {
 	id    int
 	rng   *rand.Rand
 	conns connect.Handle
-	fails int // consecutive failures to get a connection
+	fails int   // consecutive failures to get a connection
+	done  int64 // cycles claimed, with PerClient
 }
 
+// errRunEnding reports an op cut short because the run is ending: not an
+// error, and not counted.
+var errRunEnding = errors.New("the run is ending")
+
 // attempt gets a connection and runs op on it until it succeeds, fails
-// with an error that is not retried, or runs out of tries; it reports
-// success. The op's latency includes the wait for the connection, as the
+// with an error that is not retried, or runs out of tries; it returns the
+// retries it made and the final error (nil on success). The op's latency
+// counts from start and includes the wait for the connection, as the
 // client sees it; the wait is also recorded on its own.
-func (c *client) attempt(opIdx int, op workload.Op) bool {
-	start := time.Now()
+func (c *client) attempt(opIdx int, op workload.Op, start time.Time) (retries int, err error) {
+	getStart := time.Now()
 	conn, waited, err := c.conns.Get(c.ops)
 	if err != nil {
-		if c.ops.Err() != nil { // the run is ending: not an error
-			return false
+		if c.ops.Err() != nil {
+			return 0, errRunEnding
 		}
 		if c.counted(start) {
 			c.counts.fail(opIdx, target.Classify(err), err)
@@ -305,10 +447,10 @@ func (c *client) attempt(opIdx int, op workload.Op) bool {
 		// before this client's next try so it does not spin.
 		c.fails++
 		workload.Sleep(c.stop, min(backoff(c.fails, c.rng)*5, 2*time.Second))
-		return false
+		return 0, err
 	}
 	c.fails = 0
-	if waited > 0 && c.counted(start) {
+	if waited > 0 && c.counted(getStart) {
 		c.rec.Record(c.wait, c.id, waited)
 	}
 	for try := 1; ; try++ {
@@ -318,11 +460,11 @@ func (c *client) attempt(opIdx int, op workload.Op) bool {
 			if c.counted(start) {
 				c.rec.Record(opIdx, c.id, time.Since(start))
 			}
-			return true
+			return try - 1, nil
 		}
 		if c.ops.Err() != nil {
 			c.conns.Put(conn, true)
-			return false
+			return try - 1, errRunEnding
 		}
 		class := target.Classify(err)
 		if class.Retryable() && try < c.cfg.MaxTries && !conn.Broken() {
@@ -331,7 +473,7 @@ func (c *client) attempt(opIdx int, op workload.Op) bool {
 			}
 			if workload.Sleep(c.ops, backoff(try, c.rng)) != nil {
 				c.conns.Put(conn, true)
-				return false
+				return try, errRunEnding
 			}
 			continue
 		}
@@ -339,7 +481,7 @@ func (c *client) attempt(opIdx int, op workload.Op) bool {
 			c.counts.fail(opIdx, class, err)
 		}
 		c.conns.Put(conn, breaksSession(class))
-		return false
+		return try - 1, err
 	}
 }
 

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -17,6 +18,19 @@ import (
 type Op struct {
 	Name string
 	Run  func(ctx context.Context, c target.Conn) error
+}
+
+// ErrAbortClient marks an error after which a client cannot go on (a
+// script's runtime error such as a division by zero): the runner stops
+// that client and counts it as aborted; the others go on.
+var ErrAbortClient = errors.New("client aborted")
+
+// Chooser is implemented by a Client whose cycle runs one of its ops,
+// chosen anew each cycle (pgbench's weighted scripts), rather than all of
+// them in order. Choose is called before NextCycle and returns an index
+// into Ops.
+type Chooser interface {
+	Choose() int
 }
 
 // Client is one simulated client's view of a workload: it owns its random
