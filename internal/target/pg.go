@@ -266,4 +266,7 @@ func (p *pgConn) Rollback(ctx context.Context) error {
 
 func (p *pgConn) Broken() bool { return p.c.IsClosed() }
 
-func (p *pgConn) Close(ctx context.Context) error { return p.c.Close(ctx) }
+func (p *pgConn) Close(ctx context.Context) error {
+	p.closeScript()
+	return p.c.Close(ctx)
+}

@@ -90,6 +90,7 @@ func (t *sqliteTarget) Connect(ctx context.Context) (Conn, error) {
 type sqliteConn struct {
 	c    *sql.Conn
 	inTx bool
+	scr  *sqliteScript // the script engine's state (script.go), or nil
 }
 
 func (s *sqliteConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
@@ -155,4 +156,7 @@ func (s *sqliteConn) Rollback(ctx context.Context) error {
 
 func (s *sqliteConn) Broken() bool { return false }
 
-func (s *sqliteConn) Close(context.Context) error { return s.c.Close() }
+func (s *sqliteConn) Close(context.Context) error {
+	s.closeScript()
+	return s.c.Close()
+}
