@@ -5,6 +5,9 @@ package testutil
 import (
 	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/localdb"
@@ -48,4 +51,45 @@ func NeedPgBouncer(t testing.TB) {
 		}
 		t.Skipf("PgBouncer missing: %v", err)
 	}
+}
+
+// NeedPgbench returns the path of PostgreSQL's pgbench, found on PATH or in
+// /usr/lib/postgresql/*/bin (the highest version), for differential tests.
+// It skips the test when pgbench is missing, unless CI is set: there a
+// missing pgbench is a failure.
+func NeedPgbench(t testing.TB) string {
+	t.Helper()
+	if p, err := exec.LookPath("pgbench"); err == nil {
+		return p
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pgbench")
+	sort.Slice(dirs, func(i, j int) bool {
+		vi, vj := pgVersionOf(dirs[i]), pgVersionOf(dirs[j])
+		if vi != vj {
+			return vi > vj
+		}
+		return dirs[i] > dirs[j]
+	})
+	for _, p := range dirs {
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("CI needs pgbench: not on PATH nor in /usr/lib/postgresql/*/bin")
+	}
+	t.Skipf("pgbench missing: not on PATH nor in /usr/lib/postgresql/*/bin")
+	return ""
+}
+
+// pgVersionOf is the major version in /usr/lib/postgresql/<major>/bin/x.
+func pgVersionOf(path string) int {
+	v := 0
+	for _, c := range filepath.Base(filepath.Dir(filepath.Dir(path))) {
+		if c < '0' || c > '9' {
+			return v
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v
 }
