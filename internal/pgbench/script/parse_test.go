@@ -37,7 +37,7 @@ func TestSplit(t *testing.T) {
 		{"two on a line", "select 1; select 2;", []string{"select 1;", "select 2;"}},
 		{"last without semicolon", "select 1;\nselect 2\n", []string{"select 1;", "select 2\n"}},
 		{"leading space and comments dropped", "  -- c\n\n  select 1 -- trailing\n, 2;",
-			[]string{"select 1 \n, 2;"}},
+			[]string{"select 1 -- trailing\n, 2;"}},
 		{"multi-line", "select 1,\n  2\n;", []string{"select 1,\n  2\n;"}},
 		{"quoted semicolon", "select ';' ; select 2", []string{"select ';' ;", "select 2"}},
 		{"doubled quote", "select 'a'';' ; x", []string{"select 'a'';' ;", "x"}},
@@ -51,7 +51,7 @@ func TestSplit(t *testing.T) {
 		{"parentheses", "select (1;2); select 3", []string{"select (1;2);", "select 3"}},
 		{"nested block comment", "select /* ; /* ; */ ; */ 1; x", []string{"select /* ; /* ; */ ; */ 1;", "x"}},
 		{"block comment kept", "/* c */", []string{"/* c */"}},
-		{"dash comment in operator", "select 1+--c;\n2;", []string{"select 1+\n2;"}},
+		{"dash comment in operator", "select 1+--c;\n2;", []string{"select 1+--c;\n2;"}},
 		{"lone semicolon", "select 1;;", []string{"select 1;", ";"}},
 		{"compound", `select 1 \; select 2;`, []string{"select 1 ; select 2;"}},
 		{"escaped colon", `select 1\:a;`, []string{"select 1:a;"}},
@@ -387,4 +387,42 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDocExamples parses the example scripts of pgbench's documentation.
+func TestDocExamples(t *testing.T) {
+	examples := map[string]struct {
+		src  string
+		want []string
+	}{
+		"set": {"\\set ntellers 10 * :scale\n" +
+			"\\set aid (1021 * random(1, 100000 * :scale)) % \\\n           (100000 * :scale) + 1\n" +
+			"\\set divx CASE WHEN :x <> 0 THEN :y/:x ELSE NULL END\n",
+			[]string{`\set`, `\set`, `\set`}},
+		"gset": {"-- get the last value of the sequence\n" +
+			"UPDATE pgbench_accounts\n  SET abalance = abalance + :delta\n  WHERE aid = :aid\n  RETURNING abalance \\gset\n" +
+			"-- compound of two queries\nSELECT 1 \\;\nSELECT 2 AS two, 3 AS three \\gset p_\n",
+			[]string{"UPDATE pgbench_accounts\n  SET abalance = abalance + :delta\n  WHERE aid = :aid\n  RETURNING abalance +gset:",
+				"SELECT 1 ;\nSELECT 2 AS two, 3 AS three +gset:p_"}},
+		"aset": {"SELECT 1 \\; SELECT 2 AS two \\aset\n", []string{"SELECT 1 ; SELECT 2 AS two +aset:"}},
+		"if": {"\\set aid random(1, 100000 * :scale)\n\\if :aid < 50000\nSELECT 1;\n\\elif :aid < 75000\nSELECT 2;\n\\else\nSELECT 3;\n\\endif\n",
+			[]string{`\set`, `\if`, "SELECT 1;", `\elif`, "SELECT 2;", `\else`, "SELECT 3;", `\endif`}},
+		"sleep and shell": {"\\sleep 10 ms\n" +
+			"\\setshell variable_to_be_assigned command literal_argument :variable ::literal_starting_with_colon\n" +
+			"\\shell command literal_argument :variable ::literal_starting_with_colon\n",
+			[]string{`\sleep`, `\setshell`, `\shell`}},
+		"pipeline": {"\\startpipeline\nSELECT 1;\nSELECT 2;\n\\endpipeline\n",
+			[]string{`\startpipeline`, "SELECT 1;", "SELECT 2;", `\endpipeline`}},
+		"tpcb-like as a file": {builtins[0].text, nil},
+	}
+	for name, ex := range examples {
+		s, err := Parse(name, ex.src)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if ex.want != nil && !reflect.DeepEqual(sqls(s), ex.want) {
+			t.Errorf("%s: got %q\nwant %q", name, sqls(s), ex.want)
+		}
+	}
 }

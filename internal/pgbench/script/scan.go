@@ -6,8 +6,8 @@ import "strings"
 // (PostgreSQL 15, standard_conforming_strings on, SQL_ASCII): SQL text is
 // collected until a semicolon outside quotes, comments, parentheses and
 // CREATE FUNCTION ... BEGIN ATOMIC bodies, or until a backslash that starts
-// a meta command. "--" comments are dropped, leading whitespace of a command
-// is dropped, "\;" and "\:" put a literal ';' or ':' into the command.
+// a meta command. Whitespace and "--" comments before a command are
+// dropped; "\;" and "\:" put a literal ';' or ':' into the command.
 
 type scanResult uint8
 
@@ -294,7 +294,13 @@ func (s *sqlScanner) scanInitial(buf *strings.Builder) (r scanResult, done bool)
 		}
 		s.pos = i
 	case c == '-' && s.at(p+1) == '-':
-		s.pos = skipToNewline(src, p) // comments are dropped
+		// a comment is whitespace: dropped before a command, kept inside
+		// (pgbench 15; older versions dropped them all)
+		i := skipToNewline(src, p)
+		if buf.Len() > 0 {
+			buf.WriteString(src[p:i])
+		}
+		s.pos = i
 	case c == '/' && s.at(p+1) == '*':
 		s.xcDepth = 0
 		s.state = stXC
