@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // runPgbench runs the real pgbench in a fresh directory holding s.sql with
@@ -148,7 +150,7 @@ var acceptedScripts = []string{
 }
 
 func TestDifferentialErrors(t *testing.T) {
-	bin := needPgbench(t)
+	bin := testutil.NeedPgbench(t)
 	for _, src := range brokenScripts {
 		stderr, code, accepted := runPgbench(t, bin, src, "-f", "s.sql")
 		if accepted {
@@ -168,7 +170,7 @@ func TestDifferentialErrors(t *testing.T) {
 }
 
 func TestDifferentialCommandCount(t *testing.T) {
-	bin := needPgbench(t)
+	bin := testutil.NeedPgbench(t)
 	for _, src := range acceptedScripts {
 		src += "\n\\endif\n"
 		stderr, _, accepted := runPgbench(t, bin, src, "-f", "s.sql")
@@ -187,7 +189,7 @@ func TestDifferentialCommandCount(t *testing.T) {
 // TestDifferentialSyncPipeline pins our one deliberate difference: pgbench 15
 // does not know \syncpipeline (added in 17); we accept it as 17 does.
 func TestDifferentialSyncPipeline(t *testing.T) {
-	bin := needPgbench(t)
+	bin := testutil.NeedPgbench(t)
 	src := "\\startpipeline\nselect 1;\n\\syncpipeline\n\\endpipeline\n"
 	stderr, _, accepted := runPgbench(t, bin, src, "-f", "s.sql")
 	if !accepted && !strings.Contains(stderr, `invalid command in command "syncpipeline"`) {
@@ -200,7 +202,7 @@ func TestDifferentialSyncPipeline(t *testing.T) {
 }
 
 func TestDifferentialShowScript(t *testing.T) {
-	bin := needPgbench(t)
+	bin := testutil.NeedPgbench(t)
 	for _, name := range []string{"tpcb-like", "simple-update", "select-only", "t", "si", "sel", "s", "x", ""} {
 		stderr, code, _ := runPgbench(t, bin, "", "--show-script="+name)
 		want, err := ShowBuiltin(name)
@@ -225,7 +227,7 @@ func TestDifferentialShowScript(t *testing.T) {
 }
 
 func TestDifferentialOptions(t *testing.T) {
-	bin := needPgbench(t)
+	bin := testutil.NeedPgbench(t)
 	for _, arg := range []string{"tpcb-like@2", "t@+2", "t@-1", "t@2x", "t@", "t@99999999999", "t@99999999999999999999",
 		"si@0x1", "foo", "s", "sel@3", "a@b@1"} {
 		stderr, code, accepted := runPgbench(t, bin, "", "-b", arg)

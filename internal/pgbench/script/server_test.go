@@ -24,7 +24,7 @@ select 5 as ":1a";
 `
 
 func TestDifferentialSQLText(t *testing.T) {
-	bin := needPgbench(t)
+	bin := testutil.NeedPgbench(t)
 	pg := testutil.Postgres(t)
 	s, err := Parse("s.sql", sqlTextScript)
 	if err != nil {
