@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // validationCases pair pgbench -i arguments with the Options (or the
@@ -80,7 +81,7 @@ func TestValidation(t *testing.T) {
 // TestValidationDifferential checks the wanted messages are pgbench's own:
 // pgbench validates before it connects, so no server is needed.
 func TestValidationDifferential(t *testing.T) {
-	bin := needPgbench(t)
+	bin := testutil.NeedPgbench(t)
 	for _, tc := range validationCases {
 		cmd := exec.Command(bin, append(append([]string{"-i"}, tc.args...), "-h", "/nonexistent", "nodb")...)
 		var stderr bytes.Buffer

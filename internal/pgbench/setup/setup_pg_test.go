@@ -36,7 +36,7 @@ type server struct {
 
 func newServer(t *testing.T) *server {
 	t.Helper()
-	bin := needPgbench(t)
+	bin := testutil.NeedPgbench(t)
 	cl := testutil.Postgres(t)
 	s := &server{cl: cl, pgbench: bin}
 	s.admin = connect(t, cl.URL())
