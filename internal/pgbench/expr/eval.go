@@ -172,11 +172,11 @@ func (n *unNode) eval(env Env) (Value, error) {
 	}
 	switch n.op {
 	case fSqrt:
-		d = libm(math.Sqrt(d), d, d)
+		d = math.Sqrt(d)
 	case fLn:
-		d = libm(math.Log(d), d, d)
+		d = prng.Log(d)
 	case fExp:
-		d = libm(math.Exp(d), d, d)
+		d = prng.Exp(d)
 	}
 	return DoubleValue(d), nil
 }
@@ -186,25 +186,6 @@ func boolBits(b bool) uint64 {
 		return 1
 	}
 	return 0
-}
-
-// defaultNaN is the NaN x86 produces for an invalid operation, which
-// glibc's math functions return and printf shows as "-nan".
-var defaultNaN = math.Float64frombits(0xFFF8000000000000)
-
-// libm gives a math function result r the NaN glibc would: a NaN argument
-// propagates, an invalid operation yields the default (negative) NaN.
-func libm(r, x, y float64) float64 {
-	if r == r {
-		return r
-	}
-	if x != x {
-		return x
-	}
-	if y != y {
-		return y
-	}
-	return defaultNaN
 }
 
 // maxFargs is pgbench's MAX_FARGS.
@@ -511,7 +492,7 @@ func binary(op fn, a, b Value) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		return DoubleValue(libm(math.Pow(ld, rd), ld, rd)), nil
+		return DoubleValue(prng.Pow(ld, rd)), nil
 	}
 	li, err := toInt(a)
 	if err != nil {

@@ -84,35 +84,29 @@ func (v Value) DebugString() string {
 	return "null"
 }
 
-// appendDouble is C's printf("%.15g"), including glibc's inf, -inf, nan and
-// -nan (a NaN with its sign bit set, which x86 produces for 0/0 or sqrt(-1)).
+// appendDouble is pgbench's printf("%.15g") (PostgreSQL's own snprintf):
+// like C for finite values, "NaN", "Infinity" and "-Infinity" otherwise.
 func appendDouble(dst []byte, d float64) []byte {
 	switch {
 	case math.IsNaN(d):
-		if math.Signbit(d) {
-			return append(dst, "-nan"...)
-		}
-		return append(dst, "nan"...)
+		return append(dst, "NaN"...)
 	case math.IsInf(d, 1):
-		return append(dst, "inf"...)
+		return append(dst, "Infinity"...)
 	case math.IsInf(d, -1):
-		return append(dst, "-inf"...)
+		return append(dst, "-Infinity"...)
 	}
 	return strconv.AppendFloat(dst, d, 'g', 15, 64)
 }
 
-// formatF is C's printf("%f"), used by pgbench's error messages.
+// formatF is pgbench's printf("%f"), used in its error messages.
 func formatF(d float64) string {
 	switch {
 	case math.IsNaN(d):
-		if math.Signbit(d) {
-			return "-nan"
-		}
-		return "nan"
+		return "NaN"
 	case math.IsInf(d, 1):
-		return "inf"
+		return "Infinity"
 	case math.IsInf(d, -1):
-		return "-inf"
+		return "-Infinity"
 	}
 	return strconv.FormatFloat(d, 'f', 6, 64)
 }

@@ -77,9 +77,9 @@ func (s *State) Rand(min, max int64) int64 {
 
 // Exponential is pgbench's getExponentialRand; param must be > 0.
 func (s *State) Exponential(min, max int64, param float64) int64 {
-	cut := math.Exp(-param)
+	cut := Exp(-param)
 	uniform := 1.0 - s.Double()
-	r := -math.Log(cut+(1.0-cut)*uniform) / param
+	r := -Log(cut+(1.0-cut)*uniform) / param
 	return min + int64(float64(max-min+1)*r)
 }
 
@@ -90,7 +90,7 @@ func (s *State) Gaussian(min, max int64, param float64) int64 {
 	for {
 		u1 := 1.0 - s.Double()
 		u2 := 1.0 - s.Double()
-		stdev = math.Sqrt(-2.0*math.Log(u1)) * math.Sin(2.0*math.Pi*u2)
+		stdev = math.Sqrt(-2.0*Log(u1)) * math.Sin(2.0*math.Pi*u2)
 		if !(stdev < -param || stdev >= param) {
 			break
 		}
@@ -109,13 +109,13 @@ func (s *State) iterativeZipfian(n int64, p float64) int64 {
 	if n <= 1 {
 		return 1
 	}
-	b := math.Pow(2.0, p-1.0)
+	b := Pow(2.0, p-1.0)
 	var x float64
 	for {
 		u := s.Double()
 		v := s.Double()
-		x = math.Floor(math.Pow(u, -1.0/(p-1.0)))
-		t := math.Pow(1.0+1.0/x, p-1.0)
+		x = math.Floor(Pow(u, -1.0/(p-1.0)))
+		t := Pow(1.0+1.0/x, p-1.0)
 		if v*x*(t-1.0)/(b-1.0) <= t/b && x <= float64(n) {
 			break
 		}
@@ -127,7 +127,7 @@ func (s *State) iterativeZipfian(n int64, p float64) int64 {
 // whose series averages center.
 func (s *State) Poisson(center float64) int64 {
 	uniform := 1.0 - s.Double()
-	return int64(-math.Log(uniform)*center + 0.5)
+	return int64(-Log(uniform)*center + 0.5)
 }
 
 const (
