@@ -70,11 +70,13 @@ type ScriptConn interface {
 	// Statement runs sql. In extended and prepared mode params are the
 	// values of $1..$n as text (a nil element is SQL NULL). In prepared
 	// mode sql is prepared under name the first time this session sees
-	// the name, and executed by name afterwards. rows may be nil.
+	// the name (or sees it with another text), and executed by name
+	// afterwards. sql is not kept after the call in simple and extended
+	// mode. rows may be nil.
 	// Inside a pipeline the statement is only queued: its results, and
 	// its error, come with EndPipeline.
 	Statement(ctx context.Context, mode QueryMode, name, sql string, params [][]byte, rows RowSink) error
-	// Prepare prepares sql under name unless this session has already.
+	// Prepare prepares sql under name unless this session already has.
 	// pgbench prepares the statements of a pipeline before starting it.
 	Prepare(ctx context.Context, name, sql string) error
 	// InTransaction reports whether the session is inside a transaction
@@ -385,8 +387,16 @@ func (p *pgConn) prepare(s *pgScript, pc *pgconn.PgConn, name, sql string) (*pgc
 	if name == "" {
 		return nil, errUnnamedPrepared
 	}
-	if sd, ok := s.prepared[name]; ok {
+	sd, ok := s.prepared[name]
+	if ok && sd.SQL == sql {
 		return sd, nil
+	}
+	if ok {
+		// The name was used for another statement: replace it.
+		if err := pc.Deallocate(context.Background(), name); err != nil {
+			return nil, err
+		}
+		delete(s.prepared, name)
 	}
 	sd, err := pc.Prepare(context.Background(), name, sql, nil)
 	if err != nil {
@@ -531,7 +541,7 @@ func (p *pgConn) EndPipeline(ctx context.Context) error {
 
 // sqliteScript is a SQLite connection's state for scripts.
 type sqliteScript struct {
-	stmts    map[string]*sql.Stmt
+	stmts    map[string]sqliteStmt
 	inTx     bool // a script's BEGIN was seen, and no COMMIT/END/ROLLBACK yet
 	pipe     bool
 	pipeErr  error // the first error in the pipeline since its last sync
@@ -544,7 +554,7 @@ type sqliteScript struct {
 
 func (s *sqliteConn) script() *sqliteScript {
 	if s.scr == nil {
-		s.scr = &sqliteScript{stmts: map[string]*sql.Stmt{}}
+		s.scr = &sqliteScript{stmts: map[string]sqliteStmt{}}
 	}
 	return s.scr
 }
@@ -552,7 +562,7 @@ func (s *sqliteConn) script() *sqliteScript {
 func (s *sqliteConn) closeScript() {
 	if s.scr != nil {
 		for _, st := range s.scr.stmts {
-			st.Close()
+			st.st.Close()
 		}
 		s.scr = nil
 	}
@@ -652,7 +662,7 @@ func (s *sqliteConn) statement(ctx context.Context, scr *sqliteScript, mode Quer
 		if err := s.Prepare(ctx, name, query); err != nil {
 			return err
 		}
-		return s.run(ctx, scr, scr.stmts[name], query, scr.args, 0, rows)
+		return s.run(ctx, scr, scr.stmts[name].st, query, scr.args, 0, rows)
 	}
 	return fmt.Errorf("unknown query mode %d", mode)
 }
@@ -736,15 +746,25 @@ func (s *sqliteConn) Prepare(ctx context.Context, name, query string) error {
 		return errUnnamedPrepared
 	}
 	scr := s.script()
-	if _, ok := scr.stmts[name]; ok {
+	old, ok := scr.stmts[name]
+	if ok && old.sql == query {
 		return nil
 	}
 	st, err := s.c.PrepareContext(ctx, query)
 	if err != nil {
 		return err
 	}
-	scr.stmts[name] = st
+	if ok {
+		old.st.Close()
+	}
+	scr.stmts[name] = sqliteStmt{st, query}
 	return nil
+}
+
+// sqliteStmt is a prepared statement and its text.
+type sqliteStmt struct {
+	st  *sql.Stmt
+	sql string
 }
 
 func (s *sqliteConn) StartPipeline(context.Context) error {

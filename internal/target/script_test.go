@@ -149,22 +149,35 @@ func TestScriptStatementModes(t *testing.T) {
 	})
 }
 
-// TestScriptPreparedOncePerSession: a name is prepared once per session
-// (a second Statement with another text still runs the first one), and a
-// new session prepares again.
+// TestScriptPreparedOncePerSession: a name is prepared once per session,
+// prepared again when it comes with another text, and a new session
+// prepares it again.
 func TestScriptPreparedOncePerSession(t *testing.T) {
 	scriptBackends(t, func(t *testing.T, tg target.Target, c target.ScriptConn, pg bool) {
 		ctx := context.Background()
-		s := stmt(t, c, target.QueryPrepared, "P_0", "SELECT 'first'")
-		s2 := stmt(t, c, target.QueryPrepared, "P_0", "SELECT 'second'")
-		if !reflect.DeepEqual(s.rows, []string{"0:first"}) || !reflect.DeepEqual(s2.rows, s.rows) {
-			t.Errorf("rows %v then %v: P_0 was not reused", s.rows, s2.rows)
-		}
-		must(t, c.Prepare(ctx, "P_0", "SELECT 'third'"))
+		stmt(t, c, target.QueryPrepared, "P_0", "SELECT 'first'")
+		var before []string
 		if pg {
-			s = stmt(t, c, target.QuerySimple, "", "SELECT count(*) FROM pg_prepared_statements")
-			if !reflect.DeepEqual(s.rows, []string{"0:1"}) {
-				t.Errorf("prepared statements on the session: %v, want 1", s.rows)
+			before = stmt(t, c, target.QuerySimple, "", "SELECT prepare_time FROM pg_prepared_statements").rows
+		}
+		s := stmt(t, c, target.QueryPrepared, "P_0", "SELECT 'first'")
+		if !reflect.DeepEqual(s.rows, []string{"0:first"}) {
+			t.Errorf("rows %v", s.rows)
+		}
+		if pg {
+			if after := stmt(t, c, target.QuerySimple, "", "SELECT prepare_time FROM pg_prepared_statements").rows; !reflect.DeepEqual(after, before) || len(after) != 1 {
+				t.Errorf("prepared at %v, then %v: prepared again", before, after)
+			}
+		}
+		s = stmt(t, c, target.QueryPrepared, "P_0", "SELECT 'second'")
+		if !reflect.DeepEqual(s.rows, []string{"0:second"}) {
+			t.Errorf("another text under the same name: %v", s.rows)
+		}
+		must(t, c.Prepare(ctx, "P_0", "SELECT 'second'"))
+		if pg {
+			s = stmt(t, c, target.QuerySimple, "", "SELECT count(*), min(statement) FROM pg_prepared_statements")
+			if !reflect.DeepEqual(s.rows, []string{"0:1,SELECT 'second'"}) {
+				t.Errorf("prepared statements on the session: %v", s.rows)
 			}
 		}
 		other := scriptConn(t, connectTo(t, tg))
@@ -185,13 +198,17 @@ func TestScriptPooledPreparedSurvivesRelease(t *testing.T) {
 	pool, err := tg.OpenPool(ctx, target.PoolConfig{Max: 1})
 	must(t, err)
 	defer pool.Close()
+	var first []string
 	for i := 0; i < 3; i++ {
 		c, err := pool.Acquire(ctx)
 		must(t, err)
 		sc := scriptConn(t, c)
-		s := stmt(t, sc, target.QueryPrepared, "P_0", fmt.Sprintf("SELECT %d", i))
-		if !reflect.DeepEqual(s.rows, []string{"0:0"}) {
-			t.Errorf("acquire %d: %v (the statement was prepared again)", i, s.rows)
+		stmt(t, sc, target.QueryPrepared, "P_0", "SELECT 1")
+		s := stmt(t, sc, target.QuerySimple, "", "SELECT prepare_time FROM pg_prepared_statements")
+		if i == 0 {
+			first = s.rows
+		} else if !reflect.DeepEqual(s.rows, first) || len(first) != 1 {
+			t.Errorf("acquire %d: prepared at %v, first at %v: prepared again", i, s.rows, first)
 		}
 		c.Close(ctx)
 	}
