@@ -85,10 +85,12 @@ func benchmarkScript(b *testing.B, builtin string, mode target.QueryMode) {
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/txn")
 }
 
-func BenchmarkSelectOnlyPrepared(b *testing.B) { benchmarkScript(b, "select-only", target.QueryPrepared) }
-func BenchmarkSelect1Prepared(b *testing.B)    { benchmarkScript(b, "", target.QueryPrepared) }
-func BenchmarkTPCBPrepared(b *testing.B)       { benchmarkScript(b, "tpcb-like", target.QueryPrepared) }
-func BenchmarkTPCBSimple(b *testing.B)         { benchmarkScript(b, "tpcb-like", target.QuerySimple) }
+func BenchmarkSelectOnlyPrepared(b *testing.B) {
+	benchmarkScript(b, "select-only", target.QueryPrepared)
+}
+func BenchmarkSelect1Prepared(b *testing.B) { benchmarkScript(b, "", target.QueryPrepared) }
+func BenchmarkTPCBPrepared(b *testing.B)    { benchmarkScript(b, "tpcb-like", target.QueryPrepared) }
+func BenchmarkTPCBSimple(b *testing.B)      { benchmarkScript(b, "tpcb-like", target.QuerySimple) }
 
 // TestClientCPUAgainstPgbench measures the client CPU per transaction of
 // pgbench and of the interpreter for the same work on the same server
