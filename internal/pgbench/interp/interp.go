@@ -599,6 +599,7 @@ func (c *Client) sleep(ctx context.Context, cmd *script.Command, cc *compiled) e
 		return nil
 	case <-ctx.Done():
 		c.timer.Stop()
+		c.timer = nil // whatever it holds, the next sleep starts afresh
 		return ctx.Err()
 	}
 }

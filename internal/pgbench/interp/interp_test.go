@@ -601,3 +601,23 @@ SELECT count(*) AS n FROM s \aset
 		t.Errorf("open transaction on SQLite: %v", err)
 	}
 }
+
+// TestSleep: \sleep's units and variable, and a cancelled context cuts it
+// short.
+func TestSleep(t *testing.T) {
+	tg := database(t)
+	t0 := time.Now()
+	if _, _, _, err := run(t, tg, target.QuerySimple, "\\set d 30\n\\sleep :d ms\n\\sleep 20000 us\n\\sleep -1\n"); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); d < 50*time.Millisecond || d > 5*time.Second {
+		t.Errorf("slept %v, want 50ms", d)
+	}
+	cl := interp.NewClient(config(target.QuerySimple, 1, parse(t, "\\sleep 10\n")), 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	t0 = time.Now()
+	if err := cl.Run(ctx, connect(t, tg), 0); !errors.Is(err, context.DeadlineExceeded) || time.Since(t0) > 5*time.Second {
+		t.Errorf("cancelled sleep: %v after %v", err, time.Since(t0))
+	}
+}
