@@ -144,6 +144,11 @@ var diffExprs = []string{
 	"greatest(0.0 / 0.0, 1.0)",
 	"least(1.0, 0.0 / 0.0)",
 	"2.0 ^ 3",
+	"abs(true)",
+	"abs(false)",
+	"1 IS TRUE",
+	"2.5 IS NOT NULL",
+	"ln(:v43) * 0 + exp(:v46 - :v46) + pow(:v49, 0)",
 }
 
 func init() {

@@ -22,7 +22,8 @@ var badSyntax = []string{
 	":", ": x", ".", "!", "case 1 when 1 then 2 end", "x", "NOT", "(", ")",
 	"1 IS 2", "1 is not", "pi", "abs(1", "random(1,2", "é", "case when 1 end",
 	"case when 1 then 2 else end", "1 + (2 * 3))", "greatest(1,2", "mod(1)",
-	"1 ~ 2", "\\", "1 ISNULL 2", "case when true then 1 else 2", "random(1,2)(",
+	"1 + * 2 $ 99999999999999999999", "1 2 $ 3 @", "foo(1) 1e999 )", "1 $ 2 + 3",
+	"abs(1,2) & 9223372036854775809", "(1 + 2 $", "1 ~ 2", "\\", "1 ISNULL 2", "case when true then 1 else 2", "random(1,2)(",
 	"int(1.5", "1 ! 2", "1 <> <> 2", "-", "--", "~", "1 +", "not not",
 }
 

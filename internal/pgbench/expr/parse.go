@@ -60,7 +60,7 @@ func ParsePrefix(src string) (*Expr, int, error) {
 	p := &parser{lx: lexer{src: src}}
 	root, err := p.parse()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, p.finishLine(err)
 	}
 	n := p.lx.pos
 	text := src[:n]
@@ -74,6 +74,19 @@ func ParsePrefix(src string) (*Expr, int, error) {
 		}
 	})
 	return e, n, nil
+}
+
+// finishLine lexes the rest of the line after an error, as pgbench does to
+// print the whole line; a lexical error found there (an unexpected
+// character, a constant overflow) is reported instead, so the last one on
+// the line wins.
+func (p *parser) finishLine(err error) error {
+	for !p.lx.done {
+		if _, lerr := p.lx.next(); lerr != nil {
+			err = lerr
+		}
+	}
+	return err
 }
 
 // Precedence levels, lowest to highest, as exprparse.y declares them.
