@@ -34,7 +34,6 @@ type Expr struct {
 	src  string
 	root node
 	vars []string
-	n    int // bytes of the source consumed, through the newline
 }
 
 // String returns the source text the expression was parsed from.
@@ -65,7 +64,7 @@ func ParsePrefix(src string) (*Expr, int, error) {
 	n := p.lx.pos
 	text := src[:n]
 	text = strings.TrimRight(text, "\n")
-	e := &Expr{src: text, root: root, n: n}
+	e := &Expr{src: text, root: root}
 	seen := map[string]bool{}
 	collectVars(root, func(name string) {
 		if !seen[name] {
