@@ -239,7 +239,7 @@ func (s Spec) log(msg string) {
 // Init creates the workload's schema and initial data in db.
 func Init(ctx context.Context, s Spec, db *Database) (created bool, err error) {
 	err = withConn(ctx, db, func(c target.Conn) (err error) {
-		created, err = s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Progress: s.log})
+		created, err = s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Clients: s.Runner.Clients, Progress: s.log})
 		return err
 	})
 	return created, err

@@ -122,6 +122,14 @@ func (h *Hist) ValueAt(q float64) time.Duration {
 	return time.Duration(h.h.ValueAtPercentile(q)) * time.Microsecond
 }
 
+// StdDev returns the standard deviation of the samples in milliseconds.
+func (h *Hist) StdDev() float64 {
+	if h.Count() == 0 {
+		return 0
+	}
+	return h.h.StdDev() / 1000
+}
+
 // Summary returns the count, mean, percentiles and maximum in milliseconds.
 // An empty histogram gives all zeros.
 func (h *Hist) Summary() Summary {

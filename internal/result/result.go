@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
@@ -31,7 +32,16 @@ const (
 	KindCycle = "cycle"
 	KindWait  = "wait"
 	KindLag   = "lag"
+	// KindStatement is one command of a script (pgbench -r): a part of a
+	// transaction, not one.
+	KindStatement = "statement"
 )
+
+// StatementName names the row of command cmd (from 0) of a script op,
+// whose first line is first.
+func StatementName(op string, cmd int, first string) string {
+	return fmt.Sprintf("%s/%d %s", op, cmd+1, strings.TrimSpace(first))
+}
 
 // Result is everything one run (or several merged runs) measured.
 type Result struct {

@@ -73,6 +73,7 @@ type Workload interface {
 type InitOptions struct {
 	Fresh    bool             // drop and recreate what exists
 	Seed     uint64           // the run's --seed; the initial data derives from it
+	Clients  int              // the run's clients; 0 when initialising alone
 	Progress func(msg string) // reports long steps; never nil
 }
 

@@ -33,7 +33,7 @@ type Config struct {
 	Stderr io.Writer
 	// OnCommand, when set, sees the time each executed command took
 	// (pgbench -r), from the client's goroutine.
-	OnCommand func(script, cmd int, d time.Duration)
+	OnCommand func(client, script, cmd int, d time.Duration)
 
 	once sync.Once
 	prog *program
@@ -383,7 +383,7 @@ func (c *Client) run(ctx context.Context, conn target.ScriptConn, si int) error 
 			}
 		}
 		if timed {
-			c.cfg.OnCommand(si, i, time.Since(t0))
+			c.cfg.OnCommand(c.id, si, i, time.Since(t0))
 		}
 		i = next
 	}
@@ -414,7 +414,7 @@ func (c *Client) branch(cmds []*script.Command, i int, t0 time.Time) (int, error
 			return 0, c.commandFailed(cmd.Meta.String(), "evaluation of meta-command failed", err)
 		}
 		if c.cfg.OnCommand != nil {
-			c.cfg.OnCommand(c.script, i, time.Since(t0))
+			c.cfg.OnCommand(c.id, c.script, i, time.Since(t0))
 		}
 		if truth(v) {
 			return i + 1, nil

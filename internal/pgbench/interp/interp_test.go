@@ -163,7 +163,7 @@ func TestBuiltinScripts(t *testing.T) {
 			}
 			cfg := config(mode, 7, s)
 			var timings int
-			cfg.OnCommand = func(si, cmd int, d time.Duration) {
+			cfg.OnCommand = func(_, si, cmd int, d time.Duration) {
 				if si != 0 || cmd < 0 || cmd >= len(s.Commands) || d < 0 {
 					t.Errorf("OnCommand(%d, %d, %v)", si, cmd, d)
 				}
@@ -382,7 +382,7 @@ func TestConditionals(t *testing.T) {
 		cfg := config(target.QueryExtended, 1, s)
 		cfg.Defines = map[string]string{"x": fmt.Sprint(tc.x)}
 		var timed []int
-		cfg.OnCommand = func(_, cmd int, _ time.Duration) { timed = append(timed, cmd) }
+		cfg.OnCommand = func(_, _, cmd int, _ time.Duration) { timed = append(timed, cmd) }
 		cl := interp.NewClient(cfg, 0)
 		cl.Begin()
 		if err := cl.Run(context.Background(), connect(t, tg), 0); err != nil {

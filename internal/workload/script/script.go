@@ -1,0 +1,508 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/pgbench/interp"
+	"github.com/txnbench/txnbench/internal/pgbench/prng"
+	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
+	"github.com/txnbench/txnbench/internal/pgbench/setup"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+func init() {
+	workload.Register(workload.Def{
+		Name:    "script",
+		Summary: "pgbench scripts (-f FILE@W, -b tpcb-like|simple-update|select-only@W) with pgbench's language and random streams",
+		New:     func() workload.Workload { return New() },
+	})
+}
+
+// Source is one script as given: a file or a builtin, with its weight.
+type Source struct {
+	Builtin bool
+	Arg     string // FILE[@W] or NAME[@W]
+}
+
+// Workload runs pgbench scripts. The fields after the flags are set by
+// `txnbench pgbench` to get pgbench's exact behaviour.
+type Workload struct {
+	Sources []Source
+	Defines []string // NAME=VALUE
+	Mode    string   // simple, extended or prepared
+	Setup   setup.Options
+	// ScaleGiven is set when -s was given (pgbench prefers the tables'
+	// scale when running builtins, and says so).
+	ScaleGiven bool
+
+	// RandomSeed is pgbench's --random-seed; nil uses the run's --seed.
+	RandomSeed *uint64
+	// Threads is pgbench's -j: clients share their thread's script-choice
+	// stream as pgbench's do. 0 means 1.
+	Threads int
+	// Vacuum runs pgbench's pre-run vacuum (branches, tellers, truncating
+	// history; accounts too with VacuumAll) before the run.
+	Vacuum, VacuumAll bool
+	// NoAutoInit refuses to create missing pgbench tables (pgbench's
+	// behaviour); txnbench creates them like every workload's schema.
+	NoAutoInit bool
+	// Out receives what scripts print: debug() and \shell output.
+	Out io.Writer
+	// MaxTries is the runner's, to tell a command's errors that led to a
+	// retry from failures in the per-command report.
+	MaxTries int
+
+	scripts []*pgscript.Script
+	mode    target.QueryMode
+	defines map[string]string
+	cfg     *interp.Config
+	choose  []*chooser // one per thread
+	stmts   *statements
+	before  *balances
+	clients int
+}
+
+// New returns the workload with pgbench's defaults.
+func New() *Workload {
+	return &Workload{Mode: "simple", Setup: setup.Defaults()}
+}
+
+// Flags registers the workload's options.
+func (w *Workload) Flags(fs *pflag.FlagSet) {
+	fs.VarP(&sourceFlag{w: w}, "file", "f", "a pgbench script file, optionally @weight (repeatable)")
+	fs.VarP(&sourceFlag{w: w, builtin: true}, "builtin", "b", "a builtin script: tpcb-like, simple-update or select-only, optionally @weight (repeatable)")
+	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "set a script variable: NAME=VALUE (repeatable)")
+	fs.StringVarP(&w.Mode, "protocol", "M", w.Mode, "how statements are sent: simple, extended or prepared")
+	fs.IntVarP(&w.Setup.Scale, "scale", "s", w.Setup.Scale, "scale of the pgbench tables the builtin scripts use (100,000 accounts each), when txnbench creates them")
+	fs.IntVar(&w.Setup.Partitions, "partitions", 0, "partition pgbench_accounts into this many parts, when txnbench creates it")
+	fs.StringVar(&w.Setup.PartitionMethod, "partition-method", "range", "range or hash, with --partitions")
+	fs.BoolVar(&w.Setup.ForeignKeys, "foreign-keys", false, "create foreign keys between the pgbench tables, when txnbench creates them")
+}
+
+// sourceFlag keeps -f and -b in the order given: pgbench numbers scripts
+// that way.
+type sourceFlag struct {
+	w       *Workload
+	builtin bool
+}
+
+func (f *sourceFlag) String() string { return "" }
+func (f *sourceFlag) Type() string {
+	if f.builtin {
+		return "NAME[@W]"
+	}
+	return "FILE[@W]"
+}
+func (f *sourceFlag) Set(v string) error {
+	f.w.Sources = append(f.w.Sources, Source{Builtin: f.builtin, Arg: v})
+	return nil
+}
+
+// Validate parses the scripts, the defines and the mode.
+func (w *Workload) Validate() error {
+	if len(w.Sources) == 0 {
+		return errors.New("no script given: add -f FILE or -b tpcb-like (or simple-update, select-only)")
+	}
+	switch w.Mode {
+	case "simple":
+		w.mode = target.QuerySimple
+	case "extended":
+		w.mode = target.QueryExtended
+	case "prepared":
+		w.mode = target.QueryPrepared
+	default:
+		return fmt.Errorf("invalid query mode (-M) %q: choose simple, extended or prepared", w.Mode)
+	}
+	w.defines = map[string]string{}
+	for _, d := range w.Defines {
+		name, value, err := pgscript.ParseDefine(d)
+		if err != nil {
+			return err
+		}
+		w.defines[name] = value
+	}
+	w.scripts = nil
+	for _, src := range w.Sources {
+		s, err := Load(src)
+		if err != nil {
+			return err
+		}
+		if w.mode != target.QuerySimple {
+			if err := s.CheckParams(); err != nil {
+				return err
+			}
+		}
+		w.scripts = append(w.scripts, s)
+	}
+	if w.Setup.Partitions == 0 {
+		w.Setup.PartitionMethod = ""
+	}
+	return w.Setup.Validate()
+}
+
+// Load reads and parses one script source.
+func Load(src Source) (*pgscript.Script, error) {
+	name, weight, err := pgscript.ParseWeighted(src.Arg)
+	if err != nil {
+		return nil, err
+	}
+	var s *pgscript.Script
+	if src.Builtin {
+		s, err = pgscript.Builtin(name)
+	} else {
+		var text []byte
+		if name == "-" {
+			text, err = io.ReadAll(os.Stdin)
+		} else {
+			text, err = os.ReadFile(name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("could not read file %q: %w", name, errors.Unwrap(err))
+		}
+		s, err = pgscript.Parse(name, string(text))
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.Weight = weight
+	return s, nil
+}
+
+// Seeds are the random streams Init derived, after Init.
+func (w *Workload) Seeds() prng.Seeds { return w.cfg.Seeds }
+
+// Scale is the scale the scripts see as :scale, known after Init.
+func (w *Workload) Scale() int {
+	if w.cfg == nil {
+		return w.Setup.Scale
+	}
+	return w.cfg.Scale
+}
+
+// ChecksInvariants reports whether the run's invariants are known: every
+// script is a builtin.
+func (w *Workload) ChecksInvariants() bool {
+	_, all := w.usesBuiltin()
+	return all
+}
+
+// Scripts are the parsed scripts, after Validate.
+func (w *Workload) Scripts() []*pgscript.Script { return w.scripts }
+
+// Settings records the scripts and mode.
+func (w *Workload) Settings() map[string]any {
+	scripts := make([]string, len(w.scripts))
+	for i, s := range w.scripts {
+		scripts[i] = fmt.Sprintf("%s@%d", s.Name, s.Weight)
+	}
+	m := map[string]any{"scripts": scripts, "protocol": w.Mode, "scale": w.Setup.Scale}
+	if len(w.Defines) > 0 {
+		m["defines"] = w.Defines
+	}
+	return m
+}
+
+// OpNames are the scripts, one op each.
+func (w *Workload) OpNames() []string {
+	names := make([]string, len(w.scripts))
+	seen := map[string]int{}
+	for i, s := range w.scripts {
+		name := OpName(s)
+		if seen[name]++; seen[name] > 1 {
+			name = fmt.Sprintf("%s#%d", name, seen[name])
+		}
+		names[i] = name
+	}
+	return names
+}
+
+// OpName is a script's short name: the builtin's name or the file's.
+func OpName(s *pgscript.Script) string {
+	name := s.Name
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+// usesBuiltin reports whether any script is a builtin (they need the
+// pgbench tables), and allBuiltin whether every one is (their effects
+// are known, so the invariants can be checked).
+func (w *Workload) usesBuiltin() (any, all bool) {
+	all = true
+	for _, src := range w.Sources {
+		any = any || src.Builtin
+		all = all && src.Builtin
+	}
+	return any, all
+}
+
+// Init makes sure the pgbench tables exist when a builtin script needs
+// them, reads the scale as pgbench does, vacuums when asked, and prepares
+// the clients' random streams.
+func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (created bool, err error) {
+	scale := w.Setup.Scale
+	if builtin, _ := w.usesBuiltin(); builtin {
+		if scale, created, err = w.tables(ctx, c, d, o); err != nil {
+			return false, err
+		}
+	}
+	if w.Vacuum {
+		vacuum(ctx, c, w.VacuumAll, o.Progress)
+	}
+	seed := o.Seed
+	if w.RandomSeed != nil {
+		seed = *w.RandomSeed
+	}
+	threads := max(w.Threads, 1)
+	w.clients = max(o.Clients, 1)
+	_, defaultSeed := w.defines["default_seed"]
+	seeds := prng.DeriveDefined(seed, w.clients, threads, defaultSeed)
+	w.stmts = newStatements(w.scripts, w.OpNames())
+	w.cfg = &interp.Config{
+		Scripts: w.scripts, Mode: w.mode, Defines: w.defines, Scale: scale, Seeds: seeds,
+		Stderr: w.out(), OnCommand: w.stmts.record,
+	}
+	w.choose = make([]*chooser, threads)
+	for i := range w.choose {
+		w.choose[i] = newChooser(w.scripts, seeds.Choose[i])
+	}
+	return created, nil
+}
+
+func (w *Workload) out() io.Writer {
+	if w.Out != nil {
+		return w.Out
+	}
+	return io.Discard
+}
+
+// tables finds the scale of the pgbench tables, creating them first when
+// they are missing (or --reinit asked) unless NoAutoInit is set.
+func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (scale int, created bool, err error) {
+	scale, err = setup.Scale(ctx, c)
+	if o.Fresh || (err != nil && !w.NoAutoInit && target.IsUndefinedTable(err)) {
+		o.Progress(fmt.Sprintf("creating the pgbench tables at scale %d", w.Setup.Scale))
+		if err := setup.Run(ctx, c, d, w.Setup, progressWriter{o.Progress}); err != nil {
+			return 0, false, err
+		}
+		return w.Setup.Scale, true, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if w.ScaleGiven && scale != w.Setup.Scale {
+		o.Progress(fmt.Sprintf("scale option ignored, using count from pgbench_branches table (%d)", scale))
+	}
+	return scale, false, nil
+}
+
+// progressWriter passes setup's lines on to a progress function.
+type progressWriter struct{ f func(string) }
+
+func (p progressWriter) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\r\n"), "\n") {
+		if line = strings.TrimRight(line, "\r"); line != "" {
+			p.f(line)
+		}
+	}
+	return len(b), nil
+}
+
+// vacuum does what pgbench does before a run: errors are reported and
+// ignored (custom scripts may not use the pgbench tables at all).
+func vacuum(ctx context.Context, c target.Conn, accounts bool, progress func(string)) {
+	stmts := []string{"vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history"}
+	if accounts {
+		stmts = append(stmts, "vacuum analyze pgbench_accounts", "vacuum analyze pgbench_history")
+	}
+	for _, s := range stmts {
+		if _, err := c.Exec(ctx, s); err != nil {
+			progress(fmt.Sprintf("pgbench: error: %s (ignoring this error and continuing anyway)", target.Message(err)))
+		}
+	}
+	progress("starting vacuum...end.")
+}
+
+// Start records the balances the invariant check compares against.
+func (w *Workload) Start(ctx context.Context, c target.Conn) error {
+	if _, all := w.usesBuiltin(); !all {
+		return nil
+	}
+	b, err := readBalances(ctx, c)
+	if err != nil {
+		return err
+	}
+	w.before = &b
+	return nil
+}
+
+// NewClient makes client id with pgbench's random streams.
+func (w *Workload) NewClient(id int, _ *rand.Rand) workload.Client {
+	cl := &client{ic: interp.NewClient(w.cfg, id), choose: w.choose[ThreadOf(id, w.clients, len(w.choose))]}
+	cl.ops = make([]workload.Op, len(w.scripts))
+	for i, name := range w.OpNames() {
+		cl.ops[i] = workload.Op{Name: name, Run: func(ctx context.Context, c target.Conn) error {
+			sc, ok := c.(target.ScriptConn)
+			if !ok {
+				return fmt.Errorf("this connection cannot run pgbench scripts: %w", workload.ErrAbortClient)
+			}
+			cl.tries++
+			err := cl.ic.Run(ctx, sc, i)
+			var se *interp.SQLError
+			if err != nil && errors.As(err, &se) && ctx.Err() == nil {
+				class := target.Classify(err)
+				w.stmts.failed(se.Script, se.Command, class, class.Retryable() && cl.tries < w.MaxTries && !c.Broken())
+			}
+			return err
+		}}
+	}
+	return cl
+}
+
+// ThreadOf is the pgbench thread client id belongs to: pgbench deals
+// clients to threads in contiguous blocks, as evenly as it can.
+func ThreadOf(id, clients, threads int) int {
+	dealt := 0
+	for t := 0; t < threads; t++ {
+		n := (clients - dealt + threads - t - 1) / (threads - t)
+		if id < dealt+n {
+			return t
+		}
+		dealt += n
+	}
+	return threads - 1
+}
+
+type client struct {
+	ic     *interp.Client
+	choose *chooser
+	ops    []workload.Op
+	tries  int // attempts at the current transaction
+}
+
+func (c *client) Choose() int { return c.choose.next() }
+
+// NextCycle starts a new transaction: a retry of it reuses its random
+// values, as pgbench's do.
+func (c *client) NextCycle() time.Duration {
+	c.ic.Begin()
+	c.tries = 0
+	return 0
+}
+
+func (c *client) Ops() []workload.Op { return c.ops }
+
+// chooser picks scripts by weight from one thread's stream, as pgbench's
+// chooseScript does.
+type chooser struct {
+	mu      sync.Mutex
+	rs      prng.State
+	weights []int64
+	total   int64
+}
+
+func newChooser(scripts []*pgscript.Script, seed uint64) *chooser {
+	ch := &chooser{}
+	ch.rs.Seed(seed)
+	for _, s := range scripts {
+		ch.weights = append(ch.weights, int64(s.Weight))
+		ch.total += int64(s.Weight)
+	}
+	return ch
+}
+
+func (ch *chooser) next() int {
+	if len(ch.weights) == 1 {
+		return 0
+	}
+	ch.mu.Lock()
+	w := ch.rs.Rand(0, ch.total-1)
+	ch.mu.Unlock()
+	i := 0
+	for {
+		w -= ch.weights[i]
+		i++
+		if w < 0 {
+			return i - 1
+		}
+	}
+}
+
+// statements times every command of every script (pgbench -r).
+type statements struct {
+	first   []int // index of each script's first command in names
+	names   []string
+	rec     *metrics.Recorder
+	retries []atomic.Int64
+	mu      sync.Mutex
+	errors  []map[string]int64 // by class
+}
+
+func newStatements(scripts []*pgscript.Script, ops []string) *statements {
+	st := &statements{}
+	for k, s := range scripts {
+		st.first = append(st.first, len(st.names))
+		for i, c := range s.Commands {
+			st.names = append(st.names, result.StatementName(ops[k], i, c.First))
+		}
+	}
+	st.rec = metrics.NewRecorder(st.names)
+	st.retries = make([]atomic.Int64, len(st.names))
+	st.errors = make([]map[string]int64, len(st.names))
+	return st
+}
+
+func (st *statements) record(client, script, cmd int, d time.Duration) {
+	st.rec.Record(st.first[script]+cmd, client, d)
+}
+
+// failed counts an error of one command: a retry when the runner will try
+// the transaction again (a retryable error with tries left), else a
+// failure, as pgbench -r reports them.
+func (st *statements) failed(script, cmd int, class target.Class, retried bool) {
+	i := st.first[script] + cmd
+	if retried {
+		st.retries[i].Add(1)
+		return
+	}
+	st.mu.Lock()
+	if st.errors[i] == nil {
+		st.errors[i] = map[string]int64{}
+	}
+	st.errors[i][string(class)]++
+	st.mu.Unlock()
+}
+
+// StatementOps are the per-command latencies (pgbench -r), as result rows
+// of kind "statement"; they include any warm-up.
+func (w *Workload) StatementOps() []result.Op {
+	if w.stmts == nil {
+		return nil
+	}
+	var ops []result.Op
+	w.stmts.rec.Tick() // moves what was recorded into the totals
+	for i, h := range w.stmts.rec.Total() {
+		w.stmts.mu.Lock()
+		errs := w.stmts.errors[i]
+		w.stmts.mu.Unlock()
+		ops = append(ops, result.Op{
+			Name: w.stmts.names[i], Kind: result.KindStatement, Clients: w.clients,
+			Retries: w.stmts.retries[i].Load(), Errors: errs, Summary: h.Summary(), Hist: h,
+		})
+	}
+	return ops
+}
