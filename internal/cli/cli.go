@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead" // registers connect-overhead
+	_ "github.com/txnbench/txnbench/internal/workload/script"          // registers script
 	_ "github.com/txnbench/txnbench/internal/workload/trainevents"     // registers train-events
 )
 
@@ -136,7 +137,7 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
-	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.reportCommand(), &cobra.Command{
+	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.pgbenchCommand(), a.reportCommand(), &cobra.Command{
 		Use:   "version",
 		Short: "Print txnbench's version",
 		Args:  cobra.NoArgs,

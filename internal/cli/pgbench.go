@@ -1,0 +1,585 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/pgbench/prng"
+	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
+	"github.com/txnbench/txnbench/internal/pgbench/setup"
+	"github.com/txnbench/txnbench/internal/report"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload/script"
+)
+
+// pgbench exit statuses, as pgbench's own.
+const (
+	pgbenchBad     = 1 // bad options, cannot connect, initialisation failed
+	pgbenchAborted = 2 // clients aborted: the results are incomplete
+)
+
+// pgbenchOpts are pgbench's options plus txnbench's few of its own.
+type pgbenchOpts struct {
+	fs *pflag.FlagSet
+
+	init, help, version, debug, listOnly bool
+	host, port, user, dbname             string
+	clients, threads, duration, progress int
+	perClient                            int64
+	rate, latencyLimit                   float64
+	connect, perCommand, log             bool
+	noVacuum, vacuumAll                  bool
+	selectOnly, skipUpdates              bool
+	failuresDetailed, verboseErrors      bool
+	exitOnAbort, progressTimestamp       bool
+	maxTries                             int
+	aggInterval                          int
+	samplingRate                         float64
+	logPrefix, randomSeed, showScript    string
+	w                                    *script.Workload
+
+	// txnbench's own
+	db, via, json, pgBin string
+	pgConf               []string
+}
+
+func (a *app) pgbenchCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "pgbench [OPTION]... [DBNAME]",
+		Short: "pgbench, option for option: the same scripts, random streams and report, plus percentiles, JSON and SQLite",
+		Long: `txnbench pgbench takes pgbench's options and scripts and prints pgbench's
+report, with latency percentiles added. DBNAME may also be a postgres:// URL,
+sqlite:PATH or temp-postgres (a throwaway local PostgreSQL, initialised with
+-s before the run). Run "txnbench pgbench --help" for the options.`,
+		DisableFlagParsing: true, // -h is the host, as in pgbench
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.pgbench(cmd.Context(), args)
+		},
+	}
+}
+
+func newPgbenchOpts() *pgbenchOpts {
+	o := &pgbenchOpts{w: script.New()}
+	fs := pflag.NewFlagSet("pgbench", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	o.fs = fs
+	w := o.w
+	fs.BoolVarP(&o.init, "initialize", "i", false, "invokes initialization mode")
+	fs.StringVarP(&w.Setup.Steps, "init-steps", "I", setup.DefaultSteps, "run selected initialization steps ([dtgGvpf]+)")
+	fs.IntVarP(&w.Setup.FillFactor, "fillfactor", "F", 100, "set fill factor")
+	fs.BoolVarP(&o.noVacuum, "no-vacuum", "n", false, "do not run VACUUM before tests (or during initialization)")
+	fs.BoolVarP(&w.Setup.Quiet, "quiet", "q", false, "quiet logging (one message each 5 seconds)")
+	fs.IntVarP(&w.Setup.Scale, "scale", "s", 1, "scaling factor")
+	fs.BoolVar(&w.Setup.ForeignKeys, "foreign-keys", false, "create foreign key constraints between tables")
+	fs.StringVar(&w.Setup.IndexTablespace, "index-tablespace", "", "create indexes in the specified tablespace")
+	fs.StringVar(&w.Setup.PartitionMethod, "partition-method", "", "partition pgbench_accounts with this method (range|hash; default: range)")
+	fs.IntVar(&w.Setup.Partitions, "partitions", 0, "partition pgbench_accounts into NUM parts")
+	fs.StringVar(&w.Setup.Tablespace, "tablespace", "", "create tables in the specified tablespace")
+	fs.BoolVar(&w.Setup.Unlogged, "unlogged-tables", false, "create tables as unlogged tables")
+	w.Flags(pflag.NewFlagSet("unused", pflag.ContinueOnError)) // defaults only
+	fs.VarP(sourceValue(w, true), "builtin", "b", `add builtin script NAME weighted at W ("-b list" lists them)`)
+	fs.VarP(sourceValue(w, false), "file", "f", "add script FILENAME weighted at W")
+	fs.BoolVarP(&o.skipUpdates, "skip-some-updates", "N", false, `skip updates of pgbench_tellers and pgbench_branches (same as "-b simple-update")`)
+	fs.BoolVarP(&o.selectOnly, "select-only", "S", false, `perform SELECT-only transactions (same as "-b select-only")`)
+	fs.IntVarP(&o.clients, "client", "c", 1, "number of concurrent database clients")
+	fs.BoolVarP(&o.connect, "connect", "C", false, "establish new connection for each transaction")
+	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "define variable for use by custom script (VARNAME=VALUE)")
+	fs.IntVarP(&o.threads, "jobs", "j", 1, "number of threads")
+	fs.BoolVarP(&o.log, "log", "l", false, "write transaction times to log file")
+	fs.Float64VarP(&o.latencyLimit, "latency-limit", "L", 0, "count transactions lasting more than NUM ms as late")
+	fs.StringVarP(&w.Mode, "protocol", "M", "simple", "protocol for submitting queries (simple|extended|prepared)")
+	fs.IntVarP(&o.progress, "progress", "P", 0, "show thread progress report every NUM seconds")
+	fs.BoolVarP(&o.perCommand, "report-per-command", "r", false, "report latencies, failures, and retries per command")
+	fs.Float64VarP(&o.rate, "rate", "R", 0, "target rate in transactions per second")
+	fs.Int64VarP(&o.perClient, "transactions", "t", 0, "number of transactions each client runs (default: 10)")
+	fs.IntVarP(&o.duration, "time", "T", 0, "duration of benchmark test in seconds")
+	fs.BoolVarP(&o.vacuumAll, "vacuum-all", "v", false, "vacuum all four standard tables before tests")
+	fs.IntVar(&o.aggInterval, "aggregate-interval", 0, "aggregate data over NUM seconds")
+	fs.BoolVar(&o.failuresDetailed, "failures-detailed", false, "report the failures grouped by basic types")
+	fs.StringVar(&o.logPrefix, "log-prefix", "pgbench_log", "prefix for transaction time log file")
+	fs.IntVar(&o.maxTries, "max-tries", 1, "max number of tries to run transaction")
+	fs.BoolVar(&o.progressTimestamp, "progress-timestamp", false, "use Unix epoch timestamps for progress")
+	fs.StringVar(&o.randomSeed, "random-seed", "", `set random seed ("time", "rand", integer)`)
+	fs.Float64Var(&o.samplingRate, "sampling-rate", 0, "fraction of transactions to log (e.g., 0.01 for 1%)")
+	fs.StringVar(&o.showScript, "show-script", "", "show builtin script code, then exit")
+	fs.BoolVar(&o.verboseErrors, "verbose-errors", false, "print messages of all errors")
+	fs.BoolVar(&o.exitOnAbort, "exit-on-abort", false, "exit when any client is aborted")
+	fs.BoolVarP(&o.debug, "debug", "d", false, "print debugging output")
+	fs.StringVarP(&o.host, "host", "h", "", "database server host or socket directory")
+	fs.StringVarP(&o.port, "port", "p", "", "database server port number")
+	fs.StringVarP(&o.user, "username", "U", "", "connect as specified database user")
+	fs.BoolVarP(&o.version, "version", "V", false, "output version information, then exit")
+	fs.BoolVarP(&o.help, "help", "?", false, "show this help, then exit")
+	fs.StringVar(&o.db, "db", "", "txnbench: the database as txnbench names it: a postgres:// URL, sqlite:PATH or temp-postgres")
+	fs.StringVar(&o.via, "via", job.Direct, "txnbench: direct, pgbouncer (a throwaway PgBouncer) or a pooler's postgres:// URL")
+	fs.StringVar(&o.json, "json", "", "txnbench: write the full result as JSON to this file")
+	fs.StringVar(&o.pgBin, "pg-bin", "", "txnbench: directory with initdb and postgres for temp-postgres")
+	fs.StringArrayVar(&o.pgConf, "pg-conf", nil, "txnbench: server setting key=value for temp-postgres (repeatable)")
+	return o
+}
+
+// sourceValue keeps -f and -b in command-line order, as pgbench numbers
+// its scripts.
+func sourceValue(w *script.Workload, builtin bool) pflag.Value {
+	return &sourceFlagValue{w: w, builtin: builtin}
+}
+
+type sourceFlagValue struct {
+	w       *script.Workload
+	builtin bool
+}
+
+func (f *sourceFlagValue) String() string { return "" }
+func (f *sourceFlagValue) Type() string   { return "NAME[@W]" }
+func (f *sourceFlagValue) Set(v string) error {
+	f.w.Sources = append(f.w.Sources, script.Source{Builtin: f.builtin, Arg: v})
+	return nil
+}
+
+// pgbenchError is printed as pgbench prints its errors.
+type pgbenchError struct {
+	msg  string
+	code int
+	hint bool   // add pgbench's "Try ... --help" line
+	more string // lines pgbench prints after the message
+}
+
+func (e *pgbenchError) Error() string { return e.msg }
+
+func badOption(format string, args ...any) error {
+	return &pgbenchError{msg: fmt.Sprintf(format, args...), code: pgbenchBad, hint: true}
+}
+
+// parse reads the command line and checks it as pgbench does.
+func (o *pgbenchOpts) parse(args []string) error {
+	if err := o.fs.Parse(args); err != nil {
+		return badOption("%s", err)
+	}
+	fs, w := o.fs, o.w
+	if fs.NArg() > 1 {
+		return badOption("too many command-line arguments (first is %q)", fs.Arg(1))
+	}
+	o.dbname = fs.Arg(0)
+	if o.help || o.version || o.showScript != "" {
+		return nil
+	}
+	if len(w.Sources) == 1 && w.Sources[0].Builtin && w.Sources[0].Arg == "list" {
+		o.listOnly = true
+		return nil
+	}
+	if o.selectOnly {
+		w.Sources = append(w.Sources, script.Source{Builtin: true, Arg: "select-only"})
+	}
+	if o.skipUpdates {
+		w.Sources = append(w.Sources, script.Source{Builtin: true, Arg: "simple-update"})
+	}
+	switch {
+	case o.clients < 1:
+		return badOption("invalid number of clients: \"%d\"", o.clients)
+	case o.threads < 1:
+		return badOption("invalid number of threads: \"%d\"", o.threads)
+	case o.duration < 0 || (fs.Changed("time") && o.duration == 0):
+		return badOption("invalid duration: \"%d\"", o.duration)
+	case fs.Changed("transactions") && o.perClient < 1:
+		return badOption("invalid number of transactions: \"%d\"", o.perClient)
+	case fs.Changed("time") && fs.Changed("transactions"):
+		return badOption("specify either a number of transactions (-t) or a duration (-T), not both")
+	case o.rate < 0 || (fs.Changed("rate") && o.rate == 0):
+		return badOption("invalid rate limit: \"%g\"", o.rate)
+	case o.latencyLimit < 0 || (fs.Changed("latency-limit") && o.latencyLimit == 0):
+		return badOption("invalid latency limit: \"%g\"", o.latencyLimit)
+	case o.progress < 0 || (fs.Changed("progress") && o.progress == 0):
+		return badOption("invalid thread progress delay: \"%d\"", o.progress)
+	case o.maxTries < 0:
+		return badOption("invalid number of maximum tries: \"%d\"", o.maxTries)
+	case o.maxTries == 0 && o.latencyLimit == 0 && o.duration == 0:
+		return badOption("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)")
+	case o.aggInterval < 0 || (fs.Changed("aggregate-interval") && o.aggInterval == 0):
+		return badOption("invalid number of seconds for aggregation: \"%d\"", o.aggInterval)
+	case o.aggInterval > 0 && !o.log:
+		return badOption("log aggregation is allowed only when actually logging transactions")
+	case o.samplingRate < 0 || o.samplingRate > 1 || (fs.Changed("sampling-rate") && o.samplingRate == 0):
+		return badOption("invalid sampling rate: \"%g\"", o.samplingRate)
+	case o.samplingRate > 0 && !o.log:
+		return badOption("log sampling (--sampling-rate) is allowed only when logging transactions (-l)")
+	case o.samplingRate > 0 && o.aggInterval > 0:
+		return badOption("log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time")
+	case o.aggInterval > 0 && o.duration > 0 && o.duration%o.aggInterval != 0:
+		return badOption("length of the test (%d s) must be a multiple of aggregation interval (%d s)", o.duration, o.aggInterval)
+	case o.progressTimestamp && o.progress == 0:
+		return badOption("--progress-timestamp is allowed only under --progress")
+	}
+	if o.init {
+		if len(w.Sources) > 0 || fs.Changed("client") || fs.Changed("time") || fs.Changed("transactions") {
+			return badOption("some of the specified options cannot be used in initialization (-i) mode")
+		}
+		w.Setup.NoVacuum = o.noVacuum
+		if err := w.Setup.Validate(); err != nil {
+			return &pgbenchError{msg: err.Error(), code: pgbenchBad}
+		}
+		return nil
+	}
+	if len(w.Sources) == 0 {
+		w.Sources = []script.Source{{Builtin: true, Arg: "tpcb-like"}}
+	}
+	if o.duration == 0 && o.perClient == 0 {
+		o.perClient = 10
+	}
+	if o.threads > o.clients {
+		o.threads = o.clients // pgbench: no more threads than clients
+	}
+	if o.maxTries == 0 {
+		o.maxTries = math.MaxInt32
+	}
+	if o.randomSeed != "" {
+		seed, err := prng.ParseSeed(o.randomSeed)
+		if err != nil {
+			return &pgbenchError{msg: err.Error(), code: pgbenchBad}
+		}
+		w.RandomSeed = &seed
+	} else {
+		arg, set := os.LookupEnv("PGBENCH_RANDOM_SEED")
+		if !set {
+			arg = "time"
+		}
+		seed, err := prng.ParseSeed(arg)
+		if err != nil {
+			return &pgbenchError{msg: err.Error(), code: pgbenchBad}
+		}
+		w.RandomSeed = &seed
+	}
+	w.ScaleGiven = fs.Changed("scale")
+	w.Threads = o.threads
+	w.MaxTries = o.maxTries
+	w.Vacuum, w.VacuumAll = !o.noVacuum, o.vacuumAll
+	w.NoAutoInit = true
+	if err := w.Validate(); err != nil {
+		pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
+		var parseErr *pgscript.ParseError
+		var builtinErr *pgscript.BuiltinError
+		switch {
+		case errors.As(err, &parseErr):
+			pe.more = parseErr.Detail()
+		case errors.As(err, &builtinErr):
+			pe.more = pgscript.ListBuiltins()
+		}
+		return pe
+	}
+	return nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// target is the database to open, in txnbench's terms: pgbench's host,
+// port, user and dbname (or a URL given as dbname) make a postgres:// URL;
+// libpq's environment variables fill in the rest, as for pgbench.
+func (o *pgbenchOpts) target() string {
+	for _, d := range []string{o.db, o.dbname} {
+		if d == job.TempPostgres || strings.HasPrefix(d, "sqlite:") || strings.HasPrefix(d, "postgres://") || strings.HasPrefix(d, "postgresql://") {
+			return d
+		}
+	}
+	q := url.Values{}
+	if o.host != "" {
+		q.Set("host", o.host)
+	}
+	if o.port != "" {
+		q.Set("port", o.port)
+	}
+	if o.user != "" {
+		q.Set("user", o.user)
+	}
+	db := o.dbname
+	if strings.Contains(db, "=") { // a conninfo string: keyword=value pairs
+		for _, kv := range strings.Fields(db) {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				q.Set(k, strings.Trim(v, "'"))
+			}
+		}
+		db = q.Get("dbname")
+		q.Del("dbname")
+	}
+	if db == "" {
+		db = cmpOr(os.Getenv("PGDATABASE"), cmpOr(o.user, os.Getenv("PGUSER")))
+	}
+	u := "postgres:///" + url.PathEscape(db)
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
+}
+
+func (a *app) pgbench(ctx context.Context, args []string) error {
+	o := newPgbenchOpts()
+	if err := o.parse(args); err != nil {
+		return a.pgbenchFail(err)
+	}
+	switch {
+	case o.help:
+		fmt.Fprintln(a.stdout, "txnbench pgbench runs pgbench's benchmarks, with pgbench's options.\n\nUsage:\n  txnbench pgbench [OPTION]... [DBNAME]\n\nOptions:")
+		fmt.Fprint(a.stdout, o.fs.FlagUsages())
+		return nil
+	case o.version:
+		fmt.Fprintf(a.stdout, "pgbench (txnbench %s)\n", version())
+		return nil
+	case o.listOnly:
+		fmt.Fprint(a.stderr, pgscript.ListBuiltins())
+		return nil
+	case o.showScript != "":
+		text, err := pgscript.ShowBuiltin(o.showScript)
+		if err != nil {
+			return a.pgbenchFail(&pgbenchError{msg: err.Error(), code: pgbenchBad})
+		}
+		fmt.Fprint(a.stderr, text)
+		return nil
+	}
+	spec := job.Spec{
+		DB: o.target(), PGBin: o.pgBin, PGConf: o.pgConf, Name: "script", Workload: o.w,
+		Pooler: job.Pooler{Via: o.via, Mode: "transaction", Size: 20}, Args: os.Args, Version: version(),
+		Log: func(msg string) {
+			if !strings.HasPrefix(msg, "using the existing") {
+				a.status(msg)
+			}
+		},
+	}
+	if o.init {
+		return a.pgbenchInit(ctx, spec, o)
+	}
+	return a.pgbenchRun(ctx, spec, o)
+}
+
+// pgbenchFail prints err as pgbench would and returns its exit status.
+func (a *app) pgbenchFail(err error) error {
+	var pe *pgbenchError
+	if !errors.As(err, &pe) {
+		pe = &pgbenchError{msg: err.Error(), code: pgbenchBad}
+		var se *setup.Error
+		if errors.As(err, &se) {
+			if se.Detail != "" {
+				pe.more += "pgbench: detail: " + se.Detail + "\n"
+			}
+			if se.Hint != "" {
+				pe.more += "pgbench: hint: " + se.Hint + "\n"
+			}
+		}
+	}
+	fmt.Fprintln(a.stderr, "pgbench: error: "+a.redact(pe.msg))
+	fmt.Fprint(a.stderr, pe.more)
+	if pe.hint {
+		fmt.Fprintln(a.stderr, `pgbench: hint: Try "txnbench pgbench --help" for more information.`)
+	}
+	return exitError{code: pe.code}
+}
+
+func (a *app) pgbenchInit(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
+	if spec.DB == job.TempPostgres {
+		return a.pgbenchFail(badOption("initialising temp-postgres would be thrown away at exit: run with -s instead, which initialises it first"))
+	}
+	db, err := job.Open(ctx, spec, 1)
+	if err != nil {
+		return a.pgbenchFail(err)
+	}
+	defer db.Close()
+	c, err := db.Connect(ctx)
+	if err != nil {
+		return a.pgbenchFail(target.ConnectError(db.URL, err))
+	}
+	defer c.Close(context.Background())
+	if err := setup.Run(ctx, c, db.Dialect(), o.w.Setup, a.stderr); err != nil {
+		return a.pgbenchFail(err)
+	}
+	return nil
+}
+
+func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
+	if spec.DB == job.TempPostgres || spec.DB == "sqlite:" {
+		o.w.NoAutoInit = false // a throwaway database: make the tables first
+	}
+	tally := newRetryTally(len(o.w.Sources))
+	cfg := runner.Config{
+		Clients: o.clients, Duration: time.Duration(o.duration) * time.Second, Iterations: o.perClient,
+		PerClient: o.perClient > 0, Rate: o.rate, LatencyLimit: time.Duration(o.latencyLimit * float64(time.Millisecond)),
+		MaxTries: o.maxTries, AbortOnError: true, Progress: time.Hour, Seed: *o.w.RandomSeed | 1,
+	}
+	if o.duration > 0 {
+		cfg.Iterations = 0
+	}
+	if o.progress > 0 {
+		cfg.Progress = time.Duration(o.progress) * time.Second
+		start := time.Now()
+		cfg.OnTick = func(iv result.Interval) {
+			if iv.LengthS < cfg.Progress.Seconds()/2 {
+				return // the run's last, partial interval: pgbench does not print it
+			}
+			a.status(pgbenchProgress(iv, o, start, tally.interval()))
+		}
+	}
+	spec.Runner = cfg
+	if o.connect {
+		spec.Conn = connect.Options{Strategy: connect.PerTxn}
+	}
+	db, err := job.Open(ctx, spec, spec.ServerConnections())
+	if err != nil {
+		return a.pgbenchFail(err)
+	}
+	defer db.Close()
+	d := db.Dialect()
+	fmt.Fprintf(a.stdout, "pgbench (txnbench %s, server %s %s)\n", version(), d.Name, d.Version)
+
+	logs, err := newTxnLog(o, os.Getpid())
+	if err != nil {
+		return a.pgbenchFail(err)
+	}
+	spec.Runner.OnCycle = func(e runner.CycleEvent) {
+		tally.add(e)
+		logs.add(e)
+		if e.Err != nil && (!target.Classify(e.Err).Retryable() || o.verboseErrors) {
+			// the interpreter's errors carry pgbench's lines
+			for _, line := range strings.Split(e.Err.Error(), "\n") {
+				fmt.Fprintln(a.stderr, "pgbench: error: "+a.redact(line))
+			}
+		}
+	}
+	r, err := job.Run(ctx, spec, db)
+	if cerr := logs.close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if r == nil {
+		if ctx.Err() != nil {
+			return exitError{code: ExitInterrupted}
+		}
+		return a.pgbenchFail(err)
+	}
+	if sr, ok := spec.Workload.(interface{ StatementOps() []result.Op }); ok {
+		r.Ops = append(r.Ops, sr.StatementOps()...)
+	}
+	run := report.PgbenchRun{
+		Scale: o.w.Scale(), Mode: o.w.Mode, Threads: o.threads, MaxTries: o.maxTries,
+		DurationS: o.duration, PerClient: o.perClient, Connect: o.connect, FailuresDetailed: o.failuresDetailed,
+		PerCommand: o.perCommand, Rate: o.rate, LatencyLimitMS: o.latencyLimit, Progress: o.progress > 0,
+		Retried: tally.total, ScriptRetried: tally.perScript,
+	}
+	names := o.w.OpNames()
+	for i, s := range o.w.Scripts() {
+		ps := report.PgbenchScript{Name: s.Desc, Op: names[i], Weight: s.Weight}
+		for _, c := range s.Commands {
+			ps.Commands = append(ps.Commands, c.First)
+		}
+		run.Scripts = append(run.Scripts, ps)
+	}
+	report.Pgbench(a.stdout, r, run)
+	if r.Invariants != nil && len(r.Invariants.Items) > 0 && o.w.ChecksInvariants() {
+		report.Invariants(a.stdout, r)
+	}
+	if o.json != "" {
+		if serr := r.Save(o.json); serr != nil {
+			return a.pgbenchFail(serr)
+		}
+	}
+	switch {
+	case err != nil:
+		return a.pgbenchFail(err)
+	case r.Interrupted:
+		return exitError{code: ExitInterrupted}
+	case r.AbortedClients > 0:
+		return a.pgbenchFail(&pgbenchError{msg: "Run was aborted; the above results are incomplete.", code: pgbenchAborted})
+	case r.Invariants != nil && !r.Invariants.OK:
+		return exitError{code: ExitInvariants, msg: "invariants violated: the balances did not move together (see the check above)"}
+	}
+	return nil
+}
+
+// retryTally counts transactions retried at least once, overall and per
+// script: pgbench reports those, besides the retries.
+type retryTally struct {
+	mu        sync.Mutex
+	total     int64
+	perScript []int64
+	last      int64 // total at the last progress line
+}
+
+// interval returns the transactions retried since the last call.
+func (t *retryTally) interval() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.total - t.last
+	t.last = t.total
+	return n
+}
+
+func newRetryTally(scripts int) *retryTally { return &retryTally{perScript: make([]int64, scripts)} }
+
+func (t *retryTally) add(e runner.CycleEvent) {
+	if e.Retries == 0 {
+		return
+	}
+	t.mu.Lock()
+	t.total++
+	if e.Op >= 0 && e.Op < len(t.perScript) {
+		t.perScript[e.Op]++
+	}
+	t.mu.Unlock()
+}
+
+// pgbenchProgress is one -P line as pgbench prints it.
+func pgbenchProgress(iv result.Interval, o *pgbenchOpts, start time.Time, retried int64) string {
+	var cycle, lag *result.IntervalOp
+	var failed, retries int64
+	for i := range iv.Ops {
+		op := &iv.Ops[i]
+		switch op.Name {
+		case result.CycleOp:
+			cycle = op
+		case result.LagOp:
+			lag = op
+		default:
+			failed += op.Errors
+			retries += op.Retries
+		}
+	}
+	if cycle == nil {
+		return ""
+	}
+	var b strings.Builder
+	if o.progressTimestamp {
+		fmt.Fprintf(&b, "progress: %.3f s", float64(start.Add(time.Duration(iv.ElapsedS*float64(time.Second))).UnixMilli())/1000)
+	} else {
+		fmt.Fprintf(&b, "progress: %.1f s", iv.ElapsedS)
+	}
+	stddev := 0.0
+	if h, err := metrics.DecodeHist(cycle.Hist); err == nil {
+		stddev = h.StdDev()
+	}
+	fmt.Fprintf(&b, ", %.1f tps, lat %.3f ms stddev %.3f, %d failed", float64(cycle.Count)/max(iv.LengthS, 1e-9), cycle.Mean, stddev, failed)
+	if o.rate > 0 && lag != nil {
+		fmt.Fprintf(&b, ", lag %.3f ms", lag.Mean)
+		if o.latencyLimit > 0 {
+			fmt.Fprintf(&b, ", %d skipped", cycle.Skipped)
+		}
+	}
+	if o.maxTries != 1 {
+		fmt.Fprintf(&b, ", %d retried, %d retries", retried, retries)
+	}
+	return b.String()
+}
