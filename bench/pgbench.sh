@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# pgbench.sh: txnbench pgbench against the real pgbench on the same server,
+# interleaved: TPS and client CPU per transaction (user + system time of the
+# client process divided by the transactions it ran) for select-only, a
+# "SELECT 1" script with -M prepared, and tpcb-like, at 8 and 64 clients.
+#
+#   bench/pgbench.sh [-r REPEATS] [-T SECONDS] [-s SCALE] [-c "8 64"] [BIN]
+#
+# A throwaway cluster (initdb as the postgres user when run as root) on port
+# 5497 with synchronous_commit=off, initialised once with pgbench -i. Each
+# (case, clients) runs pgbench and txnbench alternately REPEATS times (3),
+# both with -j 2 on these 2-core machines; medians are printed with the
+# ratio txnbench / pgbench. Goal (issue 4): CPU ratio <= 1, TPS ratio >= 1.
+# With no binary it builds the working tree.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+repeats=3 secs=10 scale=10 clientsets="8 64"
+while getopts "r:T:s:c:" o; do
+  case $o in
+    r) repeats=$OPTARG ;; T) secs=$OPTARG ;; s) scale=$OPTARG ;; c) clientsets=$OPTARG ;;
+    *) echo "usage: $0 [-r repeats] [-T seconds] [-s scale] [-c \"8 64\"] [BIN]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+
+out=bench/out/pgbench-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+chmod 777 "$out"
+bin=${1:-}
+if [ -z "$bin" ]; then
+  go build -o "$out/txnbench" ./cmd/txnbench
+  bin=$out/txnbench
+  echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo ' plus uncommitted changes')"
+fi
+bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+pgbench=${PGBENCH:-$(command -v pgbench || echo "$bindir/pgbench")}
+as=()
+[ "$(id -u)" = 0 ] && as=(runuser -u postgres --)
+
+port=5497 data=$out/data
+"${as[@]}" "$bindir/initdb" -D "$data" -A trust -U postgres >/dev/null
+"${as[@]}" "$bindir/pg_ctl" -D "$data" -l "$out/server.log" -w \
+  -o "-p $port -k $out -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB -c synchronous_commit=off" start >/dev/null
+trap '"${as[@]}" "$bindir/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1 || true' EXIT
+url="postgres://postgres@127.0.0.1:$port/postgres"
+"$pgbench" -i -q -s "$scale" "$url" >/dev/null 2>&1
+printf 'SELECT 1;\n' >"$out/select1.sql"
+
+echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $("$pgbench" --version), scale $scale, ${secs}s per run, $repeats interleaved repetitions, -j 2"
+
+# one TOOL CASE CLIENTS: prints "tps cpu_us_per_txn"
+one() {
+  local tool=$1 case=$2 clients=$3 args log=$out/$1-$2-$3-$rep.log
+  case $case in
+    select-only) args=(-S) ;;
+    select1-prepared) args=(-f "$out/select1.sql" -M prepared) ;;
+    tpcb-like) args=(-b tpcb-like) ;;
+  esac
+  local cmd=("$pgbench")
+  [ "$tool" = txnbench ] && cmd=("$bin" pgbench)
+  local TIMEFORMAT='%U %S'
+  { time "${cmd[@]}" -n -c "$clients" -j 2 -T "$secs" "${args[@]}" "$url" >"$log" 2>&1; } 2>"$log.time"
+  local tps txns
+  tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$log")
+  txns=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$log")
+  [ -n "$tps" ] && [ -n "$txns" ] || { echo "run failed: see $log" >&2; exit 1; }
+  awk -v t="$tps" -v n="$txns" '{ printf "%s %.2f\n", t, ($1 + $2) * 1e6 / n }' "$log.time"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+printf '%-17s %7s | %10s %10s %6s | %12s %12s %6s\n' case clients "pgbench" "txnbench" ratio "pgbench" "txnbench" ratio
+printf '%-17s %7s | %10s %10s %6s | %12s %12s %6s\n' "" "" "tps" "tps" "" "cpu us/txn" "cpu us/txn" ""
+for case in select-only select1-prepared tpcb-like; do
+  for clients in $clientsets; do
+    : >"$out/$case-$clients.pg" ; : >"$out/$case-$clients.tb"
+    for rep in $(seq "$repeats"); do
+      one pgbench "$case" "$clients" >>"$out/$case-$clients.pg"
+      one txnbench "$case" "$clients" >>"$out/$case-$clients.tb"
+    done
+    ptps=$(cut -d' ' -f1 "$out/$case-$clients.pg" | median); pcpu=$(cut -d' ' -f2 "$out/$case-$clients.pg" | median)
+    ttps=$(cut -d' ' -f1 "$out/$case-$clients.tb" | median); tcpu=$(cut -d' ' -f2 "$out/$case-$clients.tb" | median)
+    awk -v c="$case" -v n="$clients" -v pt="$ptps" -v tt="$ttps" -v pc="$pcpu" -v tc="$tcpu" \
+      'BEGIN { printf "%-17s %7d | %10.0f %10.0f %6.2f | %12.1f %12.1f %6.2f\n", c, n, pt, tt, tt / pt, pc, tc, tc / pc }'
+  done
+done
+echo "# raw runs in $out"
