@@ -471,9 +471,6 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		}
 		return a.pgbenchFail(err)
 	}
-	if sr, ok := spec.Workload.(interface{ StatementOps() []result.Op }); ok {
-		r.Ops = append(r.Ops, sr.StatementOps()...)
-	}
 	run := report.PgbenchRun{
 		Scale: o.w.Scale(), Mode: o.w.Mode, Threads: o.threads, MaxTries: o.maxTries,
 		DurationS: o.duration, PerClient: o.perClient, Connect: o.connect, FailuresDetailed: o.failuresDetailed,

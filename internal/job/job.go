@@ -271,6 +271,9 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		return nil, err
 	}
 	r := assemble(s, db, out)
+	if st, ok := s.Workload.(interface{ StatementOps() []result.Op }); ok {
+		r.Ops = append(r.Ops, st.StatementOps()...) // per-command rows (script)
+	}
 	r.Pool = pool
 	r.Pooler = db.poolerResult(before)
 	// The check runs even after an interrupt: it is quick and says whether

@@ -100,7 +100,7 @@ func Table(w io.Writer, r *result.Result) {
 			rate = float64(o.Count) / r.MeasuredS
 		}
 		rows = append(rows, []string{
-			elapsed, o.Name, strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1),
+			elapsed, firstLine(o.Name, 48), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1),
 			ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max),
 			thousands(o.Retries), thousands(o.ErrorCount()),
 		})
