@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -451,7 +452,15 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	if err != nil {
 		return a.pgbenchFail(err)
 	}
+	// --exit-on-abort: the first aborted client stops the run.
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	var exitedOnAbort atomic.Int64 // 1 + the thread whose client aborted
 	spec.Runner.OnCycle = func(e runner.CycleEvent) {
+		if o.exitOnAbort && e.Err != nil && !target.Classify(e.Err).Retryable() {
+			exitedOnAbort.CompareAndSwap(0, int64(script.ThreadOf(e.Client, o.clients, o.threads)+1))
+			stopRun()
+		}
 		tally.add(e)
 		logs.add(e)
 		if e.Err != nil && (!target.Classify(e.Err).Retryable() || o.verboseErrors) {
@@ -461,7 +470,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 			}
 		}
 	}
-	r, err := job.Run(ctx, spec, db)
+	r, err := job.Run(runCtx, spec, db)
 	if cerr := logs.close(); cerr != nil && err == nil {
 		err = cerr
 	}
@@ -497,6 +506,8 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	switch {
 	case err != nil:
 		return a.pgbenchFail(err)
+	case exitedOnAbort.Load() > 0:
+		return a.pgbenchFail(&pgbenchError{msg: fmt.Sprintf("Run was aborted due to an error in thread %d", exitedOnAbort.Load()-1), code: pgbenchAborted})
 	case r.Interrupted:
 		return exitError{code: ExitInterrupted}
 	case r.AbortedClients > 0:
