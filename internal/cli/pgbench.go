@@ -8,10 +8,13 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -48,11 +51,20 @@ type pgbenchOpts struct {
 	selectOnly, skipUpdates              bool
 	failuresDetailed, verboseErrors      bool
 	exitOnAbort, progressTimestamp       bool
+	perClientInt                         *int
+	seedInfo                             string // pgbench's "setting random seed" line
 	maxTries                             int
 	aggInterval                          int
 	samplingRate                         float64
 	logPrefix, randomSeed, showScript    string
 	w                                    *script.Workload
+
+	// optErr is the first option whose value pgbench rejects while
+	// parsing (pflag rewords the errors its Values return).
+	optErr error
+	// the raw arguments of the options pgbench reads with atof/atoi,
+	// for its messages
+	rateArg, latencyArg, samplingArg, triesArg string
 
 	// txnbench's own
 	db, via, json, pgBin string
@@ -83,41 +95,44 @@ func newPgbenchOpts() *pgbenchOpts {
 	w := o.w
 	fs.BoolVarP(&o.init, "initialize", "i", false, "invokes initialization mode")
 	fs.StringVarP(&w.Setup.Steps, "init-steps", "I", setup.DefaultSteps, "run selected initialization steps ([dtgGvpf]+)")
-	fs.IntVarP(&w.Setup.FillFactor, "fillfactor", "F", 100, "set fill factor")
+	fs.VarP(o.intValue(&w.Setup.FillFactor, "-F/--fillfactor", 10, 100, 100), "fillfactor", "F", "set fill factor")
 	fs.BoolVarP(&o.noVacuum, "no-vacuum", "n", false, "do not run VACUUM before tests (or during initialization)")
 	fs.BoolVarP(&w.Setup.Quiet, "quiet", "q", false, "quiet logging (one message each 5 seconds)")
-	fs.IntVarP(&w.Setup.Scale, "scale", "s", 1, "scaling factor")
+	fs.VarP(o.intValue(&w.Setup.Scale, "-s/--scale", 1, math.MaxInt32, 1), "scale", "s", "scaling factor")
 	fs.BoolVar(&w.Setup.ForeignKeys, "foreign-keys", false, "create foreign key constraints between tables")
 	fs.StringVar(&w.Setup.IndexTablespace, "index-tablespace", "", "create indexes in the specified tablespace")
 	fs.StringVar(&w.Setup.PartitionMethod, "partition-method", "", "partition pgbench_accounts with this method (range|hash; default: range)")
-	fs.IntVar(&w.Setup.Partitions, "partitions", 0, "partition pgbench_accounts into NUM parts")
+	fs.Var(o.intValue(&w.Setup.Partitions, "--partitions", 0, math.MaxInt32, 0), "partitions", "partition pgbench_accounts into NUM parts")
 	fs.StringVar(&w.Setup.Tablespace, "tablespace", "", "create tables in the specified tablespace")
 	fs.BoolVar(&w.Setup.Unlogged, "unlogged-tables", false, "create tables as unlogged tables")
 	w.Flags(pflag.NewFlagSet("unused", pflag.ContinueOnError)) // defaults only
+	w.Setup.PartitionMethod = ""                               // pgbench's default: an explicit one needs --partitions
 	fs.VarP(sourceValue(w, true), "builtin", "b", `add builtin script NAME weighted at W ("-b list" lists them)`)
 	fs.VarP(sourceValue(w, false), "file", "f", "add script FILENAME weighted at W")
 	fs.BoolVarP(&o.skipUpdates, "skip-some-updates", "N", false, `skip updates of pgbench_tellers and pgbench_branches (same as "-b simple-update")`)
 	fs.BoolVarP(&o.selectOnly, "select-only", "S", false, `perform SELECT-only transactions (same as "-b select-only")`)
-	fs.IntVarP(&o.clients, "client", "c", 1, "number of concurrent database clients")
+	fs.VarP(o.intValue(&o.clients, "-c/--clients", 1, math.MaxInt32, 1), "client", "c", "number of concurrent database clients")
 	fs.BoolVarP(&o.connect, "connect", "C", false, "establish new connection for each transaction")
 	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "define variable for use by custom script (VARNAME=VALUE)")
-	fs.IntVarP(&o.threads, "jobs", "j", 1, "number of threads")
+	fs.VarP(o.intValue(&o.threads, "-j/--jobs", 1, math.MaxInt32, 1), "jobs", "j", "number of threads")
 	fs.BoolVarP(&o.log, "log", "l", false, "write transaction times to log file")
-	fs.Float64VarP(&o.latencyLimit, "latency-limit", "L", 0, "count transactions lasting more than NUM ms as late")
+	fs.VarP(atofValue(&o.latencyLimit, &o.latencyArg), "latency-limit", "L", "count transactions lasting more than NUM ms as late")
 	fs.StringVarP(&w.Mode, "protocol", "M", "simple", "protocol for submitting queries (simple|extended|prepared)")
-	fs.IntVarP(&o.progress, "progress", "P", 0, "show thread progress report every NUM seconds")
+	fs.VarP(o.intValue(&o.progress, "-P/--progress", 1, math.MaxInt32, 0), "progress", "P", "show thread progress report every NUM seconds")
 	fs.BoolVarP(&o.perCommand, "report-per-command", "r", false, "report latencies, failures, and retries per command")
-	fs.Float64VarP(&o.rate, "rate", "R", 0, "target rate in transactions per second")
-	fs.Int64VarP(&o.perClient, "transactions", "t", 0, "number of transactions each client runs (default: 10)")
-	fs.IntVarP(&o.duration, "time", "T", 0, "duration of benchmark test in seconds")
+	fs.VarP(atofValue(&o.rate, &o.rateArg), "rate", "R", "target rate in transactions per second")
+	var perClient int
+	fs.VarP(o.intValue(&perClient, "-t/--transactions", 1, math.MaxInt32, 0), "transactions", "t", "number of transactions each client runs (default: 10)")
+	fs.VarP(o.intValue(&o.duration, "-T/--time", 1, math.MaxInt32, 0), "time", "T", "duration of benchmark test in seconds")
 	fs.BoolVarP(&o.vacuumAll, "vacuum-all", "v", false, "vacuum all four standard tables before tests")
-	fs.IntVar(&o.aggInterval, "aggregate-interval", 0, "aggregate data over NUM seconds")
+	fs.Var(o.intValue(&o.aggInterval, "--aggregate-interval", 1, math.MaxInt32, 0), "aggregate-interval", "aggregate data over NUM seconds")
 	fs.BoolVar(&o.failuresDetailed, "failures-detailed", false, "report the failures grouped by basic types")
 	fs.StringVar(&o.logPrefix, "log-prefix", "pgbench_log", "prefix for transaction time log file")
-	fs.IntVar(&o.maxTries, "max-tries", 1, "max number of tries to run transaction")
+	o.maxTries = 1
+	fs.Var(atoiValue(&o.maxTries, &o.triesArg), "max-tries", "max number of tries to run transaction")
 	fs.BoolVar(&o.progressTimestamp, "progress-timestamp", false, "use Unix epoch timestamps for progress")
 	fs.StringVar(&o.randomSeed, "random-seed", "", `set random seed ("time", "rand", integer)`)
-	fs.Float64Var(&o.samplingRate, "sampling-rate", 0, "fraction of transactions to log (e.g., 0.01 for 1%)")
+	fs.Var(atofValue(&o.samplingRate, &o.samplingArg), "sampling-rate", "fraction of transactions to log (e.g., 0.01 for 1%)")
 	fs.StringVar(&o.showScript, "show-script", "", "show builtin script code, then exit")
 	fs.BoolVar(&o.verboseErrors, "verbose-errors", false, "print messages of all errors")
 	fs.BoolVar(&o.exitOnAbort, "exit-on-abort", false, "exit when any client is aborted")
@@ -132,7 +147,90 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.StringVar(&o.json, "json", "", "txnbench: write the full result as JSON to this file")
 	fs.StringVar(&o.pgBin, "pg-bin", "", "txnbench: directory with initdb and postgres for temp-postgres")
 	fs.StringArrayVar(&o.pgConf, "pg-conf", nil, "txnbench: server setting key=value for temp-postgres (repeatable)")
+	o.perClientInt = &perClient
 	return o
+}
+
+// intValue is an int option read as pgbench's option_parse_int reads it,
+// with its messages.
+func (o *pgbenchOpts) intValue(p *int, name string, lo, hi, def int) pflag.Value {
+	*p = def
+	return &pgIntValue{o: o, p: p, name: name, lo: lo, hi: hi}
+}
+
+type pgIntValue struct {
+	o      *pgbenchOpts
+	p      *int
+	name   string
+	lo, hi int
+}
+
+func (v *pgIntValue) String() string { return strconv.Itoa(*v.p) }
+func (v *pgIntValue) Type() string   { return "NUM" }
+func (v *pgIntValue) Set(arg string) error {
+	n, err := strconv.ParseInt(strings.TrimRightFunc(strings.TrimLeftFunc(arg, unicode.IsSpace), unicode.IsSpace), 10, 64)
+	var e error
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		e = &pgbenchError{msg: fmt.Sprintf("invalid value \"%s\" for option %s", arg, v.name), code: pgbenchBad}
+	case err != nil || n < int64(v.lo) || n > int64(v.hi):
+		e = &pgbenchError{msg: fmt.Sprintf("%s must be in range %d..%d", v.name, v.lo, v.hi), code: pgbenchBad}
+	}
+	if e != nil {
+		if v.o.optErr == nil {
+			v.o.optErr = e
+		}
+		return e
+	}
+	*v.p = int(n)
+	return nil
+}
+
+// atofValue reads a number as C's atof: the longest prefix that is one,
+// else 0. raw keeps the argument for pgbench's messages.
+func atofValue(p *float64, raw *string) pflag.Value { return &cNumValue{f: p, raw: raw} }
+
+// atoiValue reads an integer as C's atoi.
+func atoiValue(p *int, raw *string) pflag.Value { return &cNumValue{i: p, raw: raw} }
+
+type cNumValue struct {
+	f   *float64
+	i   *int
+	raw *string
+}
+
+var atofPrefix = regexp.MustCompile(`^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?`)
+var atoiPrefix = regexp.MustCompile(`^\s*[+-]?[0-9]+`)
+
+func (v *cNumValue) String() string { return *v.raw }
+func (v *cNumValue) Type() string   { return "NUM" }
+func (v *cNumValue) Set(arg string) error {
+	*v.raw = arg
+	if v.f != nil {
+		*v.f, _ = strconv.ParseFloat(strings.TrimSpace(atofPrefix.FindString(arg)), 64)
+		return nil
+	}
+	n, _ := strconv.ParseInt(strings.TrimSpace(atoiPrefix.FindString(arg)), 10, 32)
+	*v.i = int(n)
+	return nil
+}
+
+// getoptError rewords pflag's complaints about the command line as glibc's
+// getopt words them for pgbench.
+func getoptError(err error) error {
+	msg := err.Error()
+	if m := regexp.MustCompile(`^unknown flag: (--\S+)`).FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("unrecognized option '%s'", m[1])
+	} else if m := regexp.MustCompile(`^unknown shorthand flag: '(.)'`).FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("invalid option -- '%s'", m[1])
+	} else if m := regexp.MustCompile(`^flag needs an argument: '(.)'`).FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("option requires an argument -- '%s'", m[1])
+	} else if m := regexp.MustCompile(`^flag needs an argument: (--\S+)`).FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("option '%s' requires an argument", m[1])
+	} else {
+		return &pgbenchError{msg: msg, code: pgbenchBad, hint: true}
+	}
+	return &pgbenchError{msg: msg, code: pgbenchBad, hint: true, bare: true}
 }
 
 // sourceValue keeps -f and -b in command-line order, as pgbench numbers
@@ -158,23 +256,31 @@ type pgbenchError struct {
 	msg  string
 	code int
 	hint bool   // add pgbench's "Try ... --help" line
+	bare bool   // getopt's message: "pgbench: " without "error: "
 	more string // lines pgbench prints after the message
 }
 
 func (e *pgbenchError) Error() string { return e.msg }
 
+// badOption is an option pgbench 15 rejects after parsing: one error
+// line, without the --help hint (pgbench adds that only to getopt's
+// complaints and to surplus arguments).
 func badOption(format string, args ...any) error {
-	return &pgbenchError{msg: fmt.Sprintf(format, args...), code: pgbenchBad, hint: true}
+	return &pgbenchError{msg: fmt.Sprintf(format, args...), code: pgbenchBad}
 }
 
 // parse reads the command line and checks it as pgbench does.
 func (o *pgbenchOpts) parse(args []string) error {
 	if err := o.fs.Parse(args); err != nil {
-		return badOption("%s", err)
+		if o.optErr != nil {
+			return o.optErr
+		}
+		return getoptError(err)
 	}
 	fs, w := o.fs, o.w
+	o.perClient = int64(*o.perClientInt)
 	if fs.NArg() > 1 {
-		return badOption("too many command-line arguments (first is %q)", fs.Arg(1))
+		return &pgbenchError{msg: fmt.Sprintf("too many command-line arguments (first is \"%s\")", fs.Arg(1)), code: pgbenchBad, hint: true}
 	}
 	o.dbname = fs.Arg(0)
 	if o.help || o.version || o.showScript != "" {
@@ -191,38 +297,28 @@ func (o *pgbenchOpts) parse(args []string) error {
 		w.Sources = append(w.Sources, script.Source{Builtin: true, Arg: "simple-update"})
 	}
 	switch {
-	case o.clients < 1:
-		return badOption("invalid number of clients: \"%d\"", o.clients)
-	case o.threads < 1:
-		return badOption("invalid number of threads: \"%d\"", o.threads)
-	case o.duration < 0 || (fs.Changed("time") && o.duration == 0):
-		return badOption("invalid duration: \"%d\"", o.duration)
-	case fs.Changed("transactions") && o.perClient < 1:
-		return badOption("invalid number of transactions: \"%d\"", o.perClient)
+	case fs.Changed("protocol") && w.Mode != "simple" && w.Mode != "extended" && w.Mode != "prepared":
+		return badOption("invalid query mode (-M): \"%s\"", w.Mode)
 	case fs.Changed("time") && fs.Changed("transactions"):
 		return badOption("specify either a number of transactions (-t) or a duration (-T), not both")
-	case o.rate < 0 || (fs.Changed("rate") && o.rate == 0):
-		return badOption("invalid rate limit: \"%g\"", o.rate)
-	case o.latencyLimit < 0 || (fs.Changed("latency-limit") && o.latencyLimit == 0):
-		return badOption("invalid latency limit: \"%g\"", o.latencyLimit)
-	case o.progress < 0 || (fs.Changed("progress") && o.progress == 0):
-		return badOption("invalid thread progress delay: \"%d\"", o.progress)
+	case fs.Changed("rate") && o.rate <= 0:
+		return badOption("invalid rate limit: \"%s\"", o.rateArg)
+	case fs.Changed("latency-limit") && o.latencyLimit <= 0:
+		return badOption("invalid latency limit: \"%s\"", o.latencyArg)
 	case o.maxTries < 0:
-		return badOption("invalid number of maximum tries: \"%d\"", o.maxTries)
+		return badOption("invalid number of maximum tries: \"%s\"", o.triesArg)
 	case o.maxTries == 0 && o.latencyLimit == 0 && o.duration == 0:
 		return badOption("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)")
-	case o.aggInterval < 0 || (fs.Changed("aggregate-interval") && o.aggInterval == 0):
-		return badOption("invalid number of seconds for aggregation: \"%d\"", o.aggInterval)
 	case o.aggInterval > 0 && !o.log:
 		return badOption("log aggregation is allowed only when actually logging transactions")
-	case o.samplingRate < 0 || o.samplingRate > 1 || (fs.Changed("sampling-rate") && o.samplingRate == 0):
-		return badOption("invalid sampling rate: \"%g\"", o.samplingRate)
+	case fs.Changed("sampling-rate") && (o.samplingRate <= 0 || o.samplingRate > 1):
+		return badOption("invalid sampling rate: \"%s\"", o.samplingArg)
 	case o.samplingRate > 0 && !o.log:
 		return badOption("log sampling (--sampling-rate) is allowed only when logging transactions (-l)")
 	case o.samplingRate > 0 && o.aggInterval > 0:
 		return badOption("log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time")
 	case o.aggInterval > 0 && o.duration > 0 && o.duration%o.aggInterval != 0:
-		return badOption("length of the test (%d s) must be a multiple of aggregation interval (%d s)", o.duration, o.aggInterval)
+		return badOption("duration (%d) must be a multiple of aggregation interval (%d)", o.duration, o.aggInterval)
 	case o.progressTimestamp && o.progress == 0:
 		return badOption("--progress-timestamp is allowed only under --progress")
 	}
@@ -232,7 +328,7 @@ func (o *pgbenchOpts) parse(args []string) error {
 		}
 		w.Setup.NoVacuum = o.noVacuum
 		if err := w.Setup.Validate(); err != nil {
-			return &pgbenchError{msg: err.Error(), code: pgbenchBad}
+			return err // a *setup.Error: pgbenchFail prints its detail and hint
 		}
 		return nil
 	}
@@ -248,22 +344,27 @@ func (o *pgbenchOpts) parse(args []string) error {
 	if o.maxTries == 0 {
 		o.maxTries = math.MaxInt32
 	}
-	if o.randomSeed != "" {
-		seed, err := prng.ParseSeed(o.randomSeed)
-		if err != nil {
-			return &pgbenchError{msg: err.Error(), code: pgbenchBad}
+	arg, from := o.randomSeed, "--random-seed option"
+	given := fs.Changed("random-seed")
+	if !given {
+		arg, given = os.LookupEnv("PGBENCH_RANDOM_SEED")
+		from = "PGBENCH_RANDOM_SEED environment variable"
+	}
+	if !given {
+		arg = "time"
+	}
+	seed, err := prng.ParseSeed(arg)
+	if err != nil {
+		pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
+		var se *prng.SeedError
+		if errors.As(err, &se) {
+			pe.more = "pgbench: detail: " + se.Detail() + "\npgbench: error: error while setting random seed from " + from + "\n"
 		}
-		w.RandomSeed = &seed
-	} else {
-		arg, set := os.LookupEnv("PGBENCH_RANDOM_SEED")
-		if !set {
-			arg = "time"
-		}
-		seed, err := prng.ParseSeed(arg)
-		if err != nil {
-			return &pgbenchError{msg: err.Error(), code: pgbenchBad}
-		}
-		w.RandomSeed = &seed
+		return pe
+	}
+	w.RandomSeed = &seed
+	if given {
+		o.seedInfo = fmt.Sprintf("pgbench: setting random seed to %d", seed)
 	}
 	w.ScaleGiven = fs.Changed("scale")
 	w.Threads = o.threads
@@ -364,6 +465,9 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 			}
 		},
 	}
+	if o.seedInfo != "" {
+		fmt.Fprintln(a.stderr, o.seedInfo)
+	}
 	if o.init {
 		return a.pgbenchInit(ctx, spec, o)
 	}
@@ -385,7 +489,11 @@ func (a *app) pgbenchFail(err error) error {
 			}
 		}
 	}
-	fmt.Fprintln(a.stderr, "pgbench: error: "+a.redact(pe.msg))
+	if pe.bare {
+		fmt.Fprintln(a.stderr, "pgbench: "+a.redact(pe.msg))
+	} else {
+		fmt.Fprintln(a.stderr, "pgbench: error: "+a.redact(pe.msg))
+	}
 	fmt.Fprint(a.stderr, pe.more)
 	if pe.hint {
 		fmt.Fprintln(a.stderr, `pgbench: hint: Try "txnbench pgbench --help" for more information.`)
@@ -418,6 +526,9 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		o.w.NoAutoInit = false // a throwaway database: make the tables first
 	}
 	tally := newRetryTally(len(o.w.Sources))
+	// Clients write to stderr at once: debug(), \shell, their errors.
+	stderr := &lockedWriter{w: a.stderr}
+	o.w.Out = stderr
 	cfg := runner.Config{
 		Clients: o.clients, Duration: time.Duration(o.duration) * time.Second, Iterations: o.perClient,
 		PerClient: o.perClient > 0, Rate: o.rate, LatencyLimit: time.Duration(o.latencyLimit * float64(time.Millisecond)),
@@ -466,7 +577,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		if e.Err != nil && (!target.Classify(e.Err).Retryable() || o.verboseErrors) {
 			// the interpreter's errors carry pgbench's lines
 			for _, line := range strings.Split(e.Err.Error(), "\n") {
-				fmt.Fprintln(a.stderr, "pgbench: error: "+a.redact(line))
+				fmt.Fprintln(stderr, "pgbench: error: "+a.redact(line))
 			}
 		}
 	}
@@ -481,7 +592,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		return a.pgbenchFail(err)
 	}
 	run := report.PgbenchRun{
-		Scale: o.w.Scale(), Mode: o.w.Mode, Threads: o.threads, MaxTries: o.maxTries,
+		Scale: o.w.Scale(), Mode: o.w.Mode, Threads: o.threads, MaxTries: o.maxTries, Unlimited: o.maxTries == math.MaxInt32,
 		DurationS: o.duration, PerClient: o.perClient, Connect: o.connect, FailuresDetailed: o.failuresDetailed,
 		PerCommand: o.perCommand, Rate: o.rate, LatencyLimitMS: o.latencyLimit, Progress: o.progress > 0,
 		Retried: tally.total, ScriptRetried: tally.perScript,
@@ -590,4 +701,16 @@ func pgbenchProgress(iv result.Interval, o *pgbenchOpts, start time.Time, retrie
 		fmt.Fprintf(&b, ", %d retried, %d retries", retried, retries)
 	}
 	return b.String()
+}
+
+// lockedWriter serialises the writes of concurrent clients.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }

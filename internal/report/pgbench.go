@@ -17,6 +17,7 @@ type PgbenchRun struct {
 	Mode             string // simple, extended or prepared
 	Threads          int
 	MaxTries         int
+	Unlimited        bool  // --max-tries 0: pgbench prints no maximum
 	DurationS        int   // -T; 0 with -t
 	PerClient        int64 // -t
 	Connect          bool  // -C: a new connection per transaction
@@ -66,7 +67,9 @@ func Pgbench(w io.Writer, r *result.Result, p PgbenchRun) {
 	fmt.Fprintf(w, "query mode: %s\n", p.Mode)
 	fmt.Fprintf(w, "number of clients: %d\n", r.Config.Clients)
 	fmt.Fprintf(w, "number of threads: %d\n", p.Threads)
-	fmt.Fprintf(w, "maximum number of tries: %d\n", p.MaxTries)
+	if !p.Unlimited {
+		fmt.Fprintf(w, "maximum number of tries: %d\n", p.MaxTries)
+	}
 	if p.DurationS > 0 {
 		fmt.Fprintf(w, "duration: %d s\n", p.DurationS)
 		fmt.Fprintf(w, "number of transactions actually processed: %d\n", processed)
@@ -82,13 +85,18 @@ func Pgbench(w io.Writer, r *result.Result, p PgbenchRun) {
 		fmt.Fprintf(w, "number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)\n",
 			p.LatencyLimitMS, cycle.Late, processed, pct(cycle.Late, processed))
 	}
-	avg := fmt.Sprintf("latency average = %.3f ms", cycle.Mean)
-	if failed > 0 {
-		avg += " (including failures)"
-	}
-	fmt.Fprintln(w, avg)
 	if p.Rate > 0 || p.LatencyLimitMS > 0 || p.Progress {
+		fmt.Fprintf(w, "latency average = %.3f ms\n", cycle.Mean)
 		fmt.Fprintf(w, "latency stddev = %.3f ms\n", cycle.Hist.StdDev())
+	} else {
+		// pgbench measures no latencies then: it prints the run time per
+		// transaction and client (with -C including the connections); the
+		// percentiles below are the measured ones.
+		avg := fmt.Sprintf("latency average = %.3f ms", 1000*r.MeasuredS*float64(r.Config.Clients)/float64(max(total, 1)))
+		if failed > 0 {
+			avg += " (including failures)"
+		}
+		fmt.Fprintln(w, avg)
 	}
 	if lag := r.Op(result.LagOp); lag != nil && p.Rate > 0 {
 		fmt.Fprintf(w, "rate limit schedule lag: avg %.3f (max %.3f) ms\n", lag.Mean, lag.Max)

@@ -170,7 +170,16 @@ func Load(src Source) (*pgscript.Script, error) {
 			text, err = os.ReadFile(name)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("could not read file %q: %w", name, errors.Unwrap(err))
+			// pgbench's words, with strerror's capital
+			cause := errors.Unwrap(err)
+			if cause == nil {
+				cause = err
+			}
+			msg := cause.Error()
+			if msg != "" {
+				msg = strings.ToUpper(msg[:1]) + msg[1:]
+			}
+			return nil, &openError{msg: fmt.Sprintf("could not open file \"%s\": %s", name, msg), err: err}
 		}
 		s, err = pgscript.Parse(name, string(text))
 	}
@@ -180,6 +189,15 @@ func Load(src Source) (*pgscript.Script, error) {
 	s.Weight = weight
 	return s, nil
 }
+
+// openError is a script file that cannot be read, in pgbench's words.
+type openError struct {
+	msg string
+	err error
+}
+
+func (e *openError) Error() string { return e.msg }
+func (e *openError) Unwrap() error { return e.err }
 
 // Seeds are the random streams Init derived, after Init.
 func (w *Workload) Seeds() prng.Seeds { return w.cfg.Seeds }
