@@ -144,7 +144,6 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	if cfg.Rate > 0 {
 		r.names = append(r.names, result.LagOp)
 		r.lag = len(r.names) - 1
-		r.sched = newSchedule(cfg.Rate, cfg.Seed)
 	}
 	r.rec = metrics.NewRecorder(r.names)
 	r.counts = newCounters(r.names)
@@ -172,6 +171,10 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 	if cfg.Warmup == 0 {
 		startMeasuring()
+	}
+	if cfg.Rate > 0 {
+		// after measuring starts, so no scheduled start falls before it
+		r.sched = newSchedule(cfg.Rate, cfg.Seed)
 	}
 
 	var wg sync.WaitGroup

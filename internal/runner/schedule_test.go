@@ -145,3 +145,17 @@ func TestChooserRunsOneOpAndAbortsClients(t *testing.T) {
 		})
 	}
 }
+
+func TestRateWithIterationsCountsEveryCycle(t *testing.T) {
+	w := &counterWorkload{}
+	cfg := baseConfig()
+	cfg.Rate = 5000
+	cfg.Iterations, cfg.PerClient = 5, true
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := op(t, out, result.CycleOp).Count; got != 20 {
+		t.Errorf("%d cycles counted, want 4 clients x 5: a scheduled start fell before the measured window", got)
+	}
+}
