@@ -526,9 +526,9 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		o.w.NoAutoInit = false // a throwaway database: make the tables first
 	}
 	tally := newRetryTally(len(o.w.Sources))
-	// Clients write to stderr at once: debug(), \shell, their errors.
+	// Clients write at once: \shell output, debug(), their errors.
 	stderr := &lockedWriter{w: a.stderr}
-	o.w.Out = stderr
+	o.w.Stdout, o.w.Stderr = &lockedWriter{w: a.stdout}, stderr
 	cfg := runner.Config{
 		Clients: o.clients, Duration: time.Duration(o.duration) * time.Second, Iterations: o.perClient,
 		PerClient: o.perClient > 0, Rate: o.rate, LatencyLimit: time.Duration(o.latencyLimit * float64(time.Millisecond)),

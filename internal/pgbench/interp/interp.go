@@ -31,6 +31,9 @@ type Config struct {
 	// Stderr receives debug() lines and the output of \shell and
 	// \setshell's standard error; nil discards them.
 	Stderr io.Writer
+	// Stdout receives what \shell commands print, as pgbench's system()
+	// lets them write to its standard output; nil discards it.
+	Stdout io.Writer
 	// OnCommand, when set, sees the time each executed command took
 	// (pgbench -r), from the client's goroutine.
 	OnCommand func(client, script, cmd int, d time.Duration)

@@ -56,7 +56,10 @@ func (c *Client) shell(ctx context.Context, cmd *script.Command, cc *compiled) e
 	sh.Stderr = stderr
 	if cmd.Meta == script.Shell {
 		// pgbench's system(): the output goes where pgbench's goes.
-		sh.Stdout = stderr
+		sh.Stdout = io.Discard
+		if c.cfg.Stdout != nil {
+			sh.Stdout = c.cfg.Stdout
+		}
 		if err := sh.Run(); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

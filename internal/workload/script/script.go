@@ -59,8 +59,9 @@ type Workload struct {
 	// NoAutoInit refuses to create missing pgbench tables (pgbench's
 	// behaviour); txnbench creates them like every workload's schema.
 	NoAutoInit bool
-	// Out receives what scripts print: debug() and \shell output.
-	Out io.Writer
+	// Stdout receives what \shell commands print, Stderr debug() lines
+	// and shell errors; nil discards them.
+	Stdout, Stderr io.Writer
 	// MaxTries is the runner's, to tell a command's errors that led to a
 	// retry from failures in the per-command report.
 	MaxTries int
@@ -292,20 +293,13 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	w.stmts = newStatements(w.scripts, w.OpNames())
 	w.cfg = &interp.Config{
 		Scripts: w.scripts, Mode: w.mode, Defines: w.defines, Scale: scale, Seeds: seeds,
-		Stderr: w.out(), OnCommand: w.stmts.record,
+		Stdout: w.Stdout, Stderr: w.Stderr, OnCommand: w.stmts.record,
 	}
 	w.choose = make([]*chooser, threads)
 	for i := range w.choose {
 		w.choose[i] = newChooser(w.scripts, seeds.Choose[i])
 	}
 	return created, nil
-}
-
-func (w *Workload) out() io.Writer {
-	if w.Out != nil {
-		return w.Out
-	}
-	return io.Discard
 }
 
 // tables finds the scale of the pgbench tables, creating them first when
