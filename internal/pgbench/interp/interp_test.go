@@ -220,7 +220,7 @@ func run(t *testing.T, tg target.Target, mode target.QueryMode, text string) (*i
 	s := parse(t, text)
 	cfg := config(mode, 1, s)
 	var out bytes.Buffer
-	cfg.Stderr = &out
+	cfg.Stderr, cfg.Stdout = &out, &out
 	cl := interp.NewClient(cfg, 0)
 	c := connect(t, tg)
 	cl.Begin()
