@@ -24,7 +24,7 @@ while getopts "r:T:s:c:" o; do
 done
 shift $((OPTIND - 1))
 
-out=bench/out/pgbench-$(date +%Y%m%d-%H%M%S)
+out=$PWD/bench/out/pgbench-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 chmod 777 "$out"
 bin=${1:-}

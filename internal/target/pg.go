@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -31,6 +32,17 @@ func openPG(ctx context.Context, url string) (Target, error) {
 	}
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "txnbench"
+	}
+	if dial := cfg.DialFunc; dial != nil {
+		// Reads and writes without the scheduler's system call
+		// bookkeeping: see rawConn.
+		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return wrapRaw(c), nil
+		}
 	}
 	t := &pgTarget{cfg: cfg}
 	c, err := t.Connect(ctx)

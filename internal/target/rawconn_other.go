@@ -1,0 +1,8 @@
+//go:build !linux
+
+package target
+
+import "net"
+
+// wrapRaw: the raw system call path is Linux only.
+func wrapRaw(c net.Conn) net.Conn { return c }

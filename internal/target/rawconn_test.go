@@ -1,0 +1,98 @@
+package target
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestRawConn: data both ways (larger than a socket buffer, so writes
+// wait for the poller), EOF, and a Read blocked on an idle socket
+// interrupted by a deadline and by Close.
+func TestRawConn(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	srv := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			srv <- nil
+			return
+		}
+		srv <- c
+	}()
+	d, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := wrapRaw(d)
+	if _, ok := c.(*rawConn); !ok {
+		t.Fatalf("a TCP conn is not wrapped: %T", c)
+	}
+	s := <-srv
+	if s == nil {
+		t.Fatal("accept failed")
+	}
+
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	echoed := make(chan []byte, 1)
+	go func() {
+		b := make([]byte, len(big))
+		io.ReadFull(s, b)
+		s.Write(b)
+		echoed <- b
+	}()
+	if n, err := c.Write(big); n != len(big) || err != nil {
+		t.Fatalf("Write: %d, %v", n, err)
+	}
+	got := make([]byte, len(big))
+	if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("echo: %v, equal %v", err, bytes.Equal(got, big))
+	}
+	<-echoed
+
+	// A deadline interrupts a waiting Read with a timeout error.
+	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	_, err = c.Read(got)
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Read past the deadline: %v, want a timeout", err)
+	}
+	c.SetReadDeadline(time.Time{})
+
+	// Close interrupts a waiting Read.
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(got)
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	c.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("Read after Close: %v, want net.ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not interrupt Read")
+	}
+
+	// The peer closing gives EOF.
+	d2, _ := net.Dial("tcp", ln.Addr().String())
+	go func() {
+		c, _ := ln.Accept()
+		c.Close()
+	}()
+	c2 := wrapRaw(d2)
+	defer c2.Close()
+	if _, err := c2.Read(got); err != io.EOF {
+		t.Fatalf("Read after the peer closed: %v, want io.EOF", err)
+	}
+}
