@@ -137,6 +137,7 @@ type pgConn struct {
 	inTx         bool
 	beginPending bool // BEGIN goes out with the next statement
 	batch        pgx.Batch
+	scr          *pgScript // the session's script state, once looked up
 }
 
 // send queues BEGIN when it is pending, then sql, and sends them together.

@@ -140,13 +140,17 @@ type pgScript struct {
 }
 
 func (p *pgConn) script() *pgScript {
-	pc := p.c.PgConn()
-	if s, ok := pc.CustomData()[pgScriptKey].(*pgScript); ok {
-		return s
+	if p.scr != nil {
+		return p.scr
 	}
-	s := &pgScript{prepared: map[string]*pgconn.StatementDescription{}}
-	s.describe.ObjectType = 'P'
-	pc.CustomData()[pgScriptKey] = s
+	pc := p.c.PgConn()
+	s, ok := pc.CustomData()[pgScriptKey].(*pgScript)
+	if !ok {
+		s = &pgScript{prepared: map[string]*pgconn.StatementDescription{}}
+		s.describe.ObjectType = 'P'
+		pc.CustomData()[pgScriptKey] = s
+	}
+	p.scr = s
 	return s
 }
 
