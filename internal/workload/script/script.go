@@ -374,10 +374,14 @@ func (w *Workload) NewClient(id int, _ *rand.Rand) workload.Client {
 			}
 			cl.tries++
 			err := cl.ic.Run(ctx, sc, i)
-			var se *interp.SQLError
-			if err != nil && errors.As(err, &se) && ctx.Err() == nil {
-				class := target.Classify(err)
-				w.stmts.failed(se.Script, se.Command, class, class.Retryable() && cl.tries < w.MaxTries && !c.Broken())
+			if err != nil && ctx.Err() == nil {
+				// declared here: taking its address for errors.As would
+				// otherwise put it on the heap for every transaction
+				var se *interp.SQLError
+				if errors.As(err, &se) {
+					class := target.Classify(err)
+					w.stmts.failed(se.Script, se.Command, class, class.Retryable() && cl.tries < w.MaxTries && !c.Broken())
+				}
 			}
 			return err
 		}}
