@@ -83,38 +83,33 @@ func (e *pgbenchEnv) write(t *testing.T, name, text string) string {
 	return p
 }
 
-func (e *pgbenchEnv) exec(t *testing.T, sql string) {
+// conn opens a session on the test server, closed at the test's end.
+func (e *pgbenchEnv) conn(t *testing.T) target.Conn {
 	t.Helper()
 	ctx := context.Background()
 	tg, err := target.Open(ctx, e.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tg.Close()
+	t.Cleanup(func() { tg.Close() })
 	c, err := tg.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, sql); err != nil {
+	t.Cleanup(func() { c.Close(ctx) })
+	return c
+}
+
+func (e *pgbenchEnv) exec(t *testing.T, sql string) {
+	t.Helper()
+	if _, err := e.conn(t).Exec(context.Background(), sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
 }
 
 func (e *pgbenchEnv) rows(t *testing.T, sql string) []string {
 	t.Helper()
-	ctx := context.Background()
-	tg, err := target.Open(ctx, e.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	rs, err := c.Query(ctx, sql)
+	rs, err := e.conn(t).Query(context.Background(), sql)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
