@@ -65,8 +65,11 @@ type Result struct {
 	// Pool is what the shared pool saw (acquires, waits), with --conn pool.
 	Pool *target.PoolStats `json:"pool,omitempty"`
 	// Pooler is what a pooler between clients and server did, with --via.
-	Pooler  *Pooler `json:"pooler,omitempty"`
-	Client  Client  `json:"client"`
+	Pooler *Pooler `json:"pooler,omitempty"`
+	// Telemetry is the database's, pooler's and machine's side of the run;
+	// nil with --telemetry off.
+	Telemetry *Telemetry `json:"telemetry,omitempty"`
+	Client    Client     `json:"client"`
 	Sources int     `json:"sources,omitempty"` // results merged into this one; 0 = a single run
 }
 
@@ -128,6 +131,10 @@ type Op struct {
 	Skipped int64 `json:"skipped,omitempty"`
 	// ErrorSamples holds the first message of each error class.
 	ErrorSamples map[string]string `json:"error_samples,omitempty"`
+	// ServerMS is the server's execution time per execution of the op: its
+	// statements' time in pg_stat_statements over the op's count; 0 when
+	// unknown. Latency minus it is the network, the client and think time.
+	ServerMS float64 `json:"server_ms,omitempty"`
 	metrics.Summary
 	Hist *metrics.Hist `json:"histogram"`
 }
@@ -153,7 +160,9 @@ type IntervalOp struct {
 	Name    string `json:"name"`
 	Retries int64  `json:"retries,omitempty"`
 	Errors  int64  `json:"errors,omitempty"`
-	Skipped int64  `json:"skipped,omitempty"`
+	// ErrorClasses splits Errors by class.
+	ErrorClasses map[string]int64 `json:"error_classes,omitempty"`
+	Skipped      int64            `json:"skipped,omitempty"`
 	metrics.Summary
 	// Hist is the encoded histogram (metrics.DecodeHist): kept compact
 	// because a long run has many intervals.

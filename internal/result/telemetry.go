@@ -1,0 +1,85 @@
+package result
+
+// Telemetry is what txnbench saw beside the clients during the measured
+// window: the database's own counters, what its sessions waited on, the
+// server time of each statement, a pooler's counters, and the cost of the
+// client and the machine. Anything that could not be collected is left out
+// and explained in Notes.
+type Telemetry struct {
+	// Database is the change of the run database's counters over the
+	// window, named as PostgreSQL names them: xact_commit, xact_rollback,
+	// blks_hit, blks_read, tup_inserted, tup_updated, tup_deleted,
+	// tup_fetched, tup_returned, deadlocks, temp_files, temp_bytes,
+	// conflicts (pg_stat_database) and wal_bytes (the WAL position).
+	Database map[string]int64 `json:"database,omitempty"`
+	// Waits summarises pg_stat_activity sampled during the window.
+	Waits *Waits `json:"waits,omitempty"`
+	// Statements is the server execution time of each statement the
+	// clients ran (pg_stat_statements, change over the window), slowest in
+	// total first.
+	Statements []Statement `json:"statements,omitempty"`
+	// Pooler is the change of a pooler's SHOW STATS totals over the window.
+	Pooler map[string]int64 `json:"pooler,omitempty"`
+	// Series has one sample per progress interval, aligned with
+	// Result.Intervals (same ElapsedS).
+	Series []Sample `json:"series,omitempty"`
+	// Notes says what was not collected and why, e.g. "pg_stat_statements
+	// is not installed in database x: ...".
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Waits is an active-session sample of the run's sessions: every
+// SampleEveryMS, each client backend of the run's database that was active
+// counts once, under its wait_event_type ("CPU" when active and not
+// waiting), as Oracle's ASH and pg_wait_sampling count.
+type Waits struct {
+	SampleEveryMS float64 `json:"sample_every_ms"`
+	Samples       int64   `json:"samples"`        // snapshots of pg_stat_activity taken
+	ActiveSamples int64   `json:"active_samples"` // active backends summed over the snapshots
+	// Classes are the wait classes (wait_event_type, or CPU) by their share
+	// of ActiveSamples, largest first; Events the same per
+	// "type:event" (e.g. "Lock:transactionid"), the top ones only.
+	Classes []WaitShare `json:"classes"`
+	Events  []WaitShare `json:"events"`
+	// LockWaitSamples is how many backend samples waited on a heavyweight
+	// lock (wait_event_type Lock); MaxLockWaiters the most seen at once.
+	LockWaitSamples int64 `json:"lock_wait_samples"`
+	MaxLockWaiters  int   `json:"max_lock_waiters"`
+}
+
+// WaitShare is one wait class or event and its share of active samples.
+type WaitShare struct {
+	Name    string  `json:"name"`
+	Samples int64   `json:"samples"`
+	Share   float64 `json:"share"` // of ActiveSamples, 0..1
+}
+
+// Statement is one statement's server-side execution over the window.
+type Statement struct {
+	// Op is the op whose SQL carries this statement (see workload.OpTag),
+	// "" when no op could be told.
+	Op      string  `json:"op,omitempty"`
+	Query   string  `json:"query"`
+	Calls   int64   `json:"calls"`
+	Rows    int64   `json:"rows"`
+	TotalMS float64 `json:"total_ms"` // total_exec_time
+	MeanMS  float64 `json:"mean_ms"`
+}
+
+// Sample is the telemetry of one progress interval: counter changes within
+// it and the client's and machine's use of CPU.
+type Sample struct {
+	ElapsedS float64 `json:"elapsed_s"`
+	// Database and Pooler are counter changes within the interval (the
+	// same names as Telemetry.Database and Telemetry.Pooler).
+	Database map[string]int64 `json:"database,omitempty"`
+	Pooler   map[string]int64 `json:"pooler,omitempty"`
+	// Waits counts active backend samples per wait class in the interval.
+	Waits map[string]int64 `json:"waits,omitempty"`
+	// ClientCPU is txnbench's CPU use in cores (1 = one core busy);
+	// ClientRSSMB its resident memory at the interval's end; MachineCPU
+	// the whole machine's busy share of all its CPUs, 0..1 (/proc/stat).
+	ClientCPU   float64 `json:"client_cpu"`
+	ClientRSSMB float64 `json:"client_rss_mb"`
+	MachineCPU  float64 `json:"machine_cpu"`
+}
