@@ -70,7 +70,7 @@ type Result struct {
 	// nil with --telemetry off.
 	Telemetry *Telemetry `json:"telemetry,omitempty"`
 	Client    Client     `json:"client"`
-	Sources int     `json:"sources,omitempty"` // results merged into this one; 0 = a single run
+	Sources   int        `json:"sources,omitempty"` // results merged into this one; 0 = a single run
 }
 
 // Tool is the txnbench build that produced the result.
