@@ -158,3 +158,12 @@ func Uniform(rng *rand.Rand, lo, hi time.Duration) time.Duration {
 	}
 	return lo + time.Duration(rng.Int64N(int64(hi-lo)+1))
 }
+
+// OpTag is the comment a workload puts at the start of each statement of
+// op, "/* txnbench op=NAME */ ", so the server's statement statistics
+// (pg_stat_statements keeps the text it first saw of each statement) can be
+// mapped back to the op. Op names are plain words; "*/" in a name would
+// end the comment early and is replaced.
+func OpTag(op string) string {
+	return "/* txnbench op=" + strings.ReplaceAll(op, "*/", "*_/") + " */ "
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // Table names: prefixed so they live beside other workloads' tables.
@@ -68,9 +69,11 @@ func newSchema(c target.Capabilities) schema {
 		s.insertItems = fmt.Sprintf("INSERT INTO %s (id, order_id, product_id, quantity, price_cents) SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4 FROM json_each($1) AS j", tableItems)
 	}
 
-	s.select1 = "SELECT 1"
-	s.point = fmt.Sprintf("SELECT id, email, name, region, status, created_at FROM %s WHERE id = $1", tableUsers)
-	s.complex = fmt.Sprintf("SELECT u.id, u.name, count(DISTINCT o.id) AS orders, sum(i.quantity) AS items, sum(i.quantity * i.price_cents) AS revenue_cents"+
+	// The op's queries carry its tag, for the server's statement statistics.
+	tag := workload.OpTag(opQuery)
+	s.select1 = tag + "SELECT 1"
+	s.point = tag + fmt.Sprintf("SELECT id, email, name, region, status, created_at FROM %s WHERE id = $1", tableUsers)
+	s.complex = tag + fmt.Sprintf("SELECT u.id, u.name, count(DISTINCT o.id) AS orders, sum(i.quantity) AS items, sum(i.quantity * i.price_cents) AS revenue_cents"+
 		" FROM %s AS u JOIN %s AS o ON o.user_id = u.id JOIN %s AS i ON i.order_id = o.id"+
 		" WHERE u.region = $1 AND o.status <> '%s'"+
 		" GROUP BY u.id, u.name ORDER BY revenue_cents DESC, u.id LIMIT %d",

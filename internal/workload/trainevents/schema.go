@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // eventTypes are the kinds of railway event.
@@ -120,7 +121,22 @@ func newSchema(name string, v variant, c target.Capabilities) schema {
 	} else {
 		s.jsonStatements(v, c)
 	}
+	s.tag()
 	return s
+}
+
+// tag prefixes each op's statements with its workload.OpTag, so the
+// server's statement statistics can be told apart by op.
+func (s *schema) tag() {
+	for op, qs := range map[string][]*string{
+		opAdd:     {&s.insertEvents, &s.insertStatus},
+		opProcess: {&s.selectProcess, &s.updateStatus, &s.updatePayload},
+		opArchive: {&s.selectArchive, &s.copyArchive, &s.deleteEvents},
+	} {
+		for _, q := range qs {
+			*q = workload.OpTag(op) + *q
+		}
+	}
 }
 
 // generatedExprs returns the expressions of the generated event_type,
