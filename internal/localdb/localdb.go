@@ -166,10 +166,11 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		// Too long for a Unix socket: TCP only.
 		c.args = append(c.args, "-c", "unix_socket_directories=")
 	}
+	conf := o.Conf
 	if hasPgStatStatements(bin) {
-		c.args = append(c.args, "-c", "shared_preload_libraries=pg_stat_statements")
+		conf = withPreload(conf, "pg_stat_statements")
 	}
-	for _, kv := range o.Conf {
+	for _, kv := range conf {
 		c.args = append(c.args, "-c", kv)
 	}
 
@@ -474,6 +475,34 @@ func readPostmasterPid(dataDir string) (pmFile, error) {
 		pm.status = strings.TrimSpace(lines[7])
 	}
 	return pm, nil
+}
+
+// withPreload returns conf with lib in shared_preload_libraries: added to
+// the user's own list when conf sets one (the last setting wins, as the
+// server reads them), else set on its own before the user's settings.
+func withPreload(conf []string, lib string) []string {
+	last := -1
+	for i, kv := range conf {
+		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "shared_preload_libraries" {
+			last = i
+		}
+	}
+	if last < 0 {
+		return append([]string{"shared_preload_libraries=" + lib}, conf...)
+	}
+	_, v, _ := strings.Cut(conf[last], "=")
+	var libs []string
+	for _, l := range strings.Split(strings.Trim(strings.TrimSpace(v), "'\""), ",") {
+		if l = strings.TrimSpace(l); l != "" {
+			if l == lib {
+				return conf
+			}
+			libs = append(libs, l)
+		}
+	}
+	out := append([]string{}, conf...)
+	out[last] = "shared_preload_libraries=" + strings.Join(append([]string{lib}, libs...), ",")
+	return out
 }
 
 // validateConf checks that every --pg-conf entry is key=value.

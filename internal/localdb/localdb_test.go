@@ -539,3 +539,40 @@ func TestCancelledStart(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func TestWithPreload(t *testing.T) {
+	for _, tc := range []struct {
+		conf []string
+		want []string
+	}{
+		{nil, []string{"shared_preload_libraries=pg_stat_statements"}},
+		{[]string{"work_mem=8MB"}, []string{"shared_preload_libraries=pg_stat_statements", "work_mem=8MB"}},
+		{[]string{"shared_preload_libraries=auto_explain"}, []string{"shared_preload_libraries=pg_stat_statements,auto_explain"}},
+		{[]string{"shared_preload_libraries='auto_explain, pg_prewarm'"}, []string{"shared_preload_libraries=pg_stat_statements,auto_explain,pg_prewarm"}},
+		{[]string{"shared_preload_libraries=auto_explain,pg_stat_statements"}, []string{"shared_preload_libraries=auto_explain,pg_stat_statements"}},
+		{[]string{"shared_preload_libraries=", "x=1"}, []string{"shared_preload_libraries=pg_stat_statements", "x=1"}},
+		{[]string{"shared_preload_libraries=a", "shared_preload_libraries=b"}, []string{"shared_preload_libraries=a", "shared_preload_libraries=pg_stat_statements,b"}},
+	} {
+		got := withPreload(tc.conf, "pg_stat_statements")
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("withPreload(%q) = %q, want %q", tc.conf, got, tc.want)
+		}
+	}
+}
+
+// TestPreloadMerged: a user's shared_preload_libraries keeps
+// pg_stat_statements, which telemetry needs.
+func TestPreloadMerged(t *testing.T) {
+	bin := needBin(t)
+	if !hasPgStatStatements(bin) {
+		t.Skip("pg_stat_statements is not installed with this server")
+	}
+	c := start(t, Options{Conf: []string{"shared_preload_libraries=auto_explain"}})
+	opts, err := os.ReadFile(filepath.Join(c.Dir(), "data", "postmaster.opts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(opts), "shared_preload_libraries=pg_stat_statements,auto_explain") {
+		t.Errorf("postmaster.opts = %q, want both libraries preloaded", opts)
+	}
+}
