@@ -32,6 +32,8 @@ type runFlags struct {
 	json      string
 	reinit    bool
 	profile   string
+	telemetry string // on or off
+	tel       job.Telemetry
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -62,6 +64,8 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
 	fs.DurationVar(&f.cfg.Progress, "progress", 10*time.Second, "interval between progress lines")
 	fs.StringVar(&f.json, "json", "", "write the full result as JSON to this file")
+	fs.StringVar(&f.telemetry, "telemetry", "on", "on: watch the database (pg_stat_database, wait events, pg_stat_statements), the pooler and the client's and machine's CPU during the run; off: nothing")
+	fs.DurationVar(&f.tel.Sample, "telemetry-sample", 100*time.Millisecond, "how often wait events are sampled from pg_stat_activity")
 	fs.StringVar(&f.profile, "cpu-profile", "", "write a Go CPU profile of txnbench itself during the run to this file (go tool pprof)")
 }
 
@@ -114,6 +118,15 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if f.pooler.Size < 1 {
 		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give at least 1", f.pooler.Size))
+	}
+	switch f.telemetry {
+	case "on", "off":
+		f.tel.Off = f.telemetry == "off"
+	default:
+		return usage(fmt.Errorf("unknown --telemetry %q: choose on or off", f.telemetry))
+	}
+	if f.tel.Sample < time.Millisecond {
+		return usage(fmt.Errorf("--telemetry-sample %s: give at least 1ms, e.g. 100ms", f.tel.Sample))
 	}
 	for _, out := range []struct{ flag, path string }{{"--json", f.json}, {"--cpu-profile", f.profile}} {
 		if out.path == "" {
@@ -200,7 +213,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	return job.Spec{
 		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Fresh: f.reinit, Args: os.Args, Version: version(), Log: a.status,
+		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, Fresh: f.reinit, Args: os.Args, Version: version(), Log: a.status,
 	}, nil
 }
 

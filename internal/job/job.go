@@ -32,6 +32,8 @@ type Spec struct {
 	Runner   runner.Config
 	Conn     connect.Options // how clients get connections
 	Pooler   Pooler          // a connection pooler between clients and the server
+	// Telemetry is what is watched beside the run (on unless Off).
+	Telemetry Telemetry
 	Fresh    bool            // drop and recreate the workload's schema
 	Args     []string        // the command line, recorded with passwords masked
 	Version  string          // txnbench's version
@@ -264,9 +266,34 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		return nil, err
 	}
 	before := db.poolerStats(ctx)
-	out, err := runner.Run(ctx, s.Runner, conns, s.Workload)
+	rc := s.Runner
+	tel := startTelemetry(ctx, s, db)
+	if tel != nil {
+		// The sampler takes its baseline as the window opens and one
+		// sample per progress interval; Tick never blocks the runner.
+		onTick, onMeasure := rc.OnTick, rc.OnMeasure
+		rc.OnMeasure = func() {
+			tel.Measure()
+			if onMeasure != nil {
+				onMeasure()
+			}
+		}
+		rc.OnTick = func(iv result.Interval) {
+			tel.Tick(iv.ElapsedS)
+			if onTick != nil {
+				onTick(iv)
+			}
+		}
+	}
+	out, err := runner.Run(ctx, rc, conns, s.Workload)
 	pool := conns.PoolStats()
-	conns.Close()
+	conns.Close() // the sessions end: the server publishes their statistics
+	var tr *result.Telemetry
+	if tel != nil {
+		fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		tr = tel.Finish(fctx)
+		cancel()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -274,6 +301,8 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	if st, ok := s.Workload.(interface{ StatementOps() []result.Op }); ok {
 		r.Ops = append(r.Ops, st.StatementOps()...) // per-command rows (script)
 	}
+	r.Telemetry = tr
+	serverTimes(r)
 	r.Pool = pool
 	r.Pooler = db.poolerResult(before)
 	// The check runs even after an interrupt: it is quick and says whether

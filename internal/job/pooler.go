@@ -2,11 +2,11 @@ package job
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/telemetry"
 )
 
 // poolerStats reads the pooler's SHOW STATS totals, summed over its
@@ -18,20 +18,9 @@ func (d *Database) poolerStats(ctx context.Context) map[string]int64 {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	rows, err := target.AdminRows(ctx, d.adminURL, "SHOW STATS")
+	totals, err := telemetry.PoolerStats(ctx, d.adminURL)
 	if err != nil {
 		return nil
-	}
-	totals := map[string]int64{}
-	for _, row := range rows {
-		if row["database"] == "pgbouncer" {
-			continue
-		}
-		for k, v := range row {
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil && len(k) > 6 && k[:6] == "total_" {
-				totals[k] += n
-			}
-		}
 	}
 	return totals
 }

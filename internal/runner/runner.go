@@ -49,6 +49,11 @@ type Config struct {
 	OnTick func(result.Interval)
 	// OnPhase reports phase changes such as the end of the warm-up.
 	OnPhase func(msg string)
+	// OnMeasure, when set, is called once as the measured window starts
+	// (before the first client starts without a warm-up, at its end with
+	// one), before any op counts, so telemetry can take its baseline. The
+	// window waits for it; the clients do not.
+	OnMeasure func()
 }
 
 // Validate returns a usage error naming the fix.
@@ -165,6 +170,9 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	out := &Outcome{Started: time.Now()}
 	var cpu0 CPUUsage
 	startMeasuring := func() {
+		if cfg.OnMeasure != nil {
+			cfg.OnMeasure()
+		}
 		cpu0 = readCPU()
 		r.measureAt.Store(time.Now().UnixNano())
 		r.measuring.Store(true)

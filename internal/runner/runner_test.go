@@ -178,9 +178,16 @@ func TestWarmupExcluded(t *testing.T) {
 	cfg.Clients = 1
 	cfg.Warmup = 300 * time.Millisecond
 	cfg.Duration = 300 * time.Millisecond
+	var measures int
+	var atMeasure int64
+	cfg.OnMeasure = func() { measures++; atMeasure = w.commits.Load() }
 	out, err := Run(context.Background(), cfg, openSQLite(t), w)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// OnMeasure ran once, at the end of the warm-up: ops had run by then.
+	if measures != 1 || atMeasure == 0 {
+		t.Errorf("OnMeasure called %d times, after %d commits; want once, after the warm-up's", measures, atMeasure)
 	}
 	got := op(t, out, "bump").Count
 	// About half of the commits happened during the warm-up.

@@ -1,0 +1,113 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/telemetry"
+)
+
+// Telemetry is what is watched beside a run.
+type Telemetry struct {
+	Off    bool          // --telemetry off: nothing, and no session of its own
+	Sample time.Duration // how often wait events are sampled; 0 = 100ms
+}
+
+// serverURL is the run database on the server itself, bypassing any
+// pooler, or "" when there is no server to ask (an embedded engine, or a
+// pooler URL without --db).
+func (d *Database) serverURL(s Spec) string {
+	if d.cluster != nil {
+		return d.cluster.URL()
+	}
+	if strings.HasPrefix(s.DB, "postgres://") || strings.HasPrefix(s.DB, "postgresql://") {
+		return s.DB
+	}
+	return ""
+}
+
+// startTelemetry starts the collector for a run, or returns nil with
+// --telemetry off. On temp-postgres it installs pg_stat_statements in the
+// run database first (the server preloads it).
+func startTelemetry(ctx context.Context, s Spec, db *Database) *telemetry.Collector {
+	if s.Telemetry.Off {
+		return nil
+	}
+	o := telemetry.Options{Sample: s.Telemetry.Sample, PoolerAdmin: db.adminURL}
+	var notes []string
+	d := db.Dialect()
+	switch u := db.serverURL(s); {
+	case d.Embedded:
+	case d.Name != "PostgreSQL":
+		notes = append(notes, fmt.Sprintf("no database telemetry: it reads PostgreSQL's statistics views, which %s does not keep alike", d.Name))
+	case u == "":
+		notes = append(notes, "no database telemetry: the pooler URL given to --via is not the server; give the server's URL with --db too")
+	default:
+		o.ServerURL = u
+		if db.cluster != nil {
+			if err := createStatements(ctx, u); err != nil {
+				o.StatementsFix = "no statement times: CREATE EXTENSION pg_stat_statements failed: " + firstLine(err.Error())
+			} else {
+				o.StatementsFix = "no statement times: pg_stat_statements is not preloaded by this server build (is the postgresql-contrib package installed?)"
+			}
+		}
+	}
+	c := telemetry.Start(ctx, o)
+	c.AddNotes(notes...)
+	return c
+}
+
+// createStatements installs pg_stat_statements in the throwaway cluster's
+// run database.
+func createStatements(ctx context.Context, url string) error {
+	t, err := target.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	_, err = c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	return err
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// serverTimes sets each op's ServerMS from the statements tagged with its
+// name: their total execution time over the op's executions, which are
+// its attempts (successes, retries and failures), since every attempt runs
+// the op's statements.
+func serverTimes(r *result.Result) {
+	if r.Telemetry == nil {
+		return
+	}
+	total := map[string]float64{}
+	for _, st := range r.Telemetry.Statements {
+		if st.Op != "" {
+			total[st.Op] += st.TotalMS
+		}
+	}
+	for i := range r.Ops {
+		o := &r.Ops[i]
+		if o.Kind != "" {
+			continue
+		}
+		ms, ok := total[o.Name]
+		if !ok {
+			continue
+		}
+		if n := o.Count + o.Retries + o.ErrorCount(); n > 0 {
+			o.ServerMS = ms / float64(n)
+		}
+	}
+}

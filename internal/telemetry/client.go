@@ -1,0 +1,121 @@
+package telemetry
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// hostReading is txnbench's CPU time and memory and the machine's CPU
+// counters at one moment.
+type hostReading struct {
+	at          time.Time
+	cpu         time.Duration // txnbench's user + system time
+	rssMB       float64
+	busy, total uint64 // /proc/stat jiffies of all CPUs; 0 when unknown
+}
+
+// hostReader reads /proc with buffers it keeps, so sampling allocates
+// nothing.
+type hostReader struct {
+	buf  []byte
+	page float64
+}
+
+func newHostReader() *hostReader {
+	return &hostReader{buf: make([]byte, 4096), page: float64(os.Getpagesize())}
+}
+
+func (h *hostReader) read() hostReading {
+	r := hostReading{at: time.Now()}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	if b := h.file("/proc/self/statm"); b != nil {
+		// size resident shared ...: pages
+		if f := fields(b, 2); len(f) == 2 {
+			if n, err := strconv.ParseUint(string(f[1]), 10, 64); err == nil {
+				r.rssMB = float64(n) * h.page / (1 << 20)
+			}
+		}
+	}
+	if b := h.file("/proc/stat"); b != nil {
+		r.busy, r.total = parseProcStat(b)
+	}
+	return r
+}
+
+// file reads a small /proc file into the reader's buffer; nil on error.
+func (h *hostReader) file(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	n, err := f.Read(h.buf)
+	if err != nil && n == 0 {
+		return nil
+	}
+	return h.buf[:n]
+}
+
+// parseProcStat reads the "cpu" line of /proc/stat: user nice system idle
+// iowait irq softirq steal ...; busy is everything but idle and iowait.
+func parseProcStat(b []byte) (busy, total uint64) {
+	line := b
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		line = b[:i]
+	}
+	if !bytes.HasPrefix(line, []byte("cpu ")) {
+		return 0, 0
+	}
+	var idle uint64
+	for i, f := range fields(line, 11)[1:] {
+		if i >= 8 { // guest and guest_nice are already in user and nice
+			break
+		}
+		n, err := strconv.ParseUint(string(f), 10, 64)
+		if err != nil {
+			return 0, 0
+		}
+		total += n
+		if i == 3 || i == 4 {
+			idle += n
+		}
+	}
+	return total - idle, total
+}
+
+// fields splits b on spaces into at most n fields, without allocating
+// more than the slice header array.
+func fields(b []byte, n int) [][]byte {
+	var out [][]byte
+	for len(b) > 0 && len(out) < n {
+		b = bytes.TrimLeft(b, " ")
+		if len(b) == 0 {
+			break
+		}
+		end := bytes.IndexByte(b, ' ')
+		if end < 0 {
+			end = len(b)
+		}
+		out = append(out, b[:end])
+		b = b[end:]
+	}
+	return out
+}
+
+// usage is the CPU txnbench used between two readings, in cores, and the
+// machine's busy share of all CPUs.
+func usage(a, b hostReading) (clientCores, machine float64) {
+	if wall := b.at.Sub(a.at); wall > 0 {
+		clientCores = float64(b.cpu-a.cpu) / float64(wall)
+	}
+	if dt := b.total - a.total; b.total > a.total {
+		machine = float64(b.busy-a.busy) / float64(dt)
+	}
+	return clientCores, machine
+}

@@ -1,0 +1,197 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// dbCounters are the names of Telemetry.Database, in the order dbQuery
+// returns them.
+var dbCounters = []string{
+	"xact_commit", "xact_rollback", "blks_hit", "blks_read",
+	"tup_inserted", "tup_updated", "tup_deleted", "tup_fetched", "tup_returned",
+	"deadlocks", "temp_files", "temp_bytes", "conflicts", "wal_bytes",
+}
+
+// walCounter is the one counter that is not pg_stat_database's.
+const walCounter = "wal_bytes"
+
+// dbQuery reads the run database's counters and the WAL position (-1 on a
+// standby, which has no current WAL position of its own).
+const dbQuery = ownTag + `SELECT xact_commit, xact_rollback, blks_hit, blks_read,
+  tup_inserted, tup_updated, tup_deleted, tup_fetched, tup_returned,
+  deadlocks, temp_files, temp_bytes, conflicts,
+  CASE WHEN pg_is_in_recovery() THEN -1 ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END
+FROM pg_stat_database WHERE datname = $1`
+
+// dbReading is one reading of dbCounters.
+type dbReading [14]int64
+
+func readDB(ctx context.Context, c target.Conn, db string, out *dbReading) error {
+	rows, err := c.Query(ctx, dbQuery, db)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("pg_stat_database has no row for database %s", db)
+	}
+	o := out
+	if err := rows.Scan(&o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13]); err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
+}
+
+// delta is b - a by counter name; the WAL is left out when either reading
+// had none.
+func (b *dbReading) delta(a *dbReading) map[string]int64 {
+	m := make(map[string]int64, len(dbCounters))
+	for i, name := range dbCounters {
+		if name == walCounter && (a[i] < 0 || b[i] < 0) {
+			continue
+		}
+		m[name] = b[i] - a[i]
+	}
+	return m
+}
+
+// otherBackendsQuery counts the run database's client sessions other than
+// the telemetry session.
+const otherBackendsQuery = ownTag + `SELECT count(*) FROM pg_stat_activity
+WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`
+
+func otherBackends(ctx context.Context, c target.Conn, db string) (int64, error) {
+	var n int64
+	err := scanOne(ctx, c, otherBackendsQuery, []any{db}, &n)
+	return n, err
+}
+
+// scanOne runs a query returning one row and scans it into dest.
+func scanOne(ctx context.Context, c target.Conn, q string, args []any, dest ...any) error {
+	rows, err := c.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("no row")
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
+}
+
+// hasStatementsQuery: is pg_stat_statements installed in this database
+// (its view exists only where CREATE EXTENSION ran)?
+const hasStatementsQuery = ownTag + `SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_statements'`
+
+// statementsQuery is the run database's statements, but the telemetry
+// session's own. Time is total_exec_time (PostgreSQL 13 and later).
+const statementsQuery = ownTag + `SELECT s.queryid::text, s.query, s.calls, s.rows, s.total_exec_time
+FROM pg_stat_statements AS s JOIN pg_database AS d ON d.oid = s.dbid
+WHERE d.datname = $1 AND s.query NOT LIKE '/* txnbench telemetry */%'`
+
+// stmt is one statement in a pg_stat_statements snapshot.
+type stmt struct {
+	query       string
+	calls, rows int64
+	totalMS     float64
+}
+
+// snapshotStatements reads statementsQuery by queryid (entries of one
+// query under several users add up).
+func snapshotStatements(ctx context.Context, c target.Conn, db string) (map[string]stmt, error) {
+	rows, err := c.Query(ctx, statementsQuery, db)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]stmt{}
+	for rows.Next() {
+		var id string
+		var s stmt
+		if err := rows.Scan(&id, &s.query, &s.calls, &s.rows, &s.totalMS); err != nil {
+			return nil, err
+		}
+		if t, ok := out[id]; ok {
+			s.calls += t.calls
+			s.rows += t.rows
+			s.totalMS += t.totalMS
+			s.query = t.query
+		}
+		out[id] = s
+	}
+	return out, rows.Err()
+}
+
+// statementDeltas is what ran between two snapshots, slowest in total
+// first, each with the op its tag names.
+func statementDeltas(before, after map[string]stmt) []result.Statement {
+	var out []result.Statement
+	for id, a := range after {
+		b := before[id]
+		calls := a.calls - b.calls
+		if calls <= 0 {
+			continue
+		}
+		op, _ := ParseOpTag(a.query)
+		s := result.Statement{Op: op, Query: a.query, Calls: calls, Rows: a.rows - b.rows, TotalMS: a.totalMS - b.totalMS}
+		s.MeanMS = s.TotalMS / float64(calls)
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].TotalMS != out[j].TotalMS {
+			return out[i].TotalMS > out[j].TotalMS
+		}
+		return out[i].Query < out[j].Query
+	})
+	return out
+}
+
+// PoolerStats reads a pooler's SHOW STATS totals (total_* columns),
+// summed over its databases, the admin console's own row left out.
+func PoolerStats(ctx context.Context, adminURL string) (map[string]int64, error) {
+	rows, err := target.AdminRows(ctx, adminURL, "SHOW STATS")
+	if err != nil {
+		return nil, err
+	}
+	totals := map[string]int64{}
+	for _, row := range rows {
+		if row["database"] == "pgbouncer" {
+			continue
+		}
+		for k, v := range row {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && len(k) > 6 && k[:6] == "total_" {
+				totals[k] += n
+			}
+		}
+	}
+	return totals, nil
+}
+
+// subtract is b - a by key.
+func subtract(b, a map[string]int64) map[string]int64 {
+	if b == nil {
+		return nil
+	}
+	out := make(map[string]int64, len(b))
+	for k, v := range b {
+		out[k] = v - a[k]
+	}
+	return out
+}

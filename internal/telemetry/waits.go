@@ -1,0 +1,132 @@
+package telemetry
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// waitsQuery samples the run database's active client sessions, other
+// than the telemetry session, as one row: "EVENT=N,..." where EVENT is
+// "type:event", or "CPU" for a session that is active and not waiting.
+// One text value per sample keeps the sampler from allocating per session.
+const waitsQuery = ownTag + `SELECT coalesce(string_agg(e || '=' || n, ','), '') FROM (
+  SELECT CASE WHEN wait_event_type IS NULL THEN 'CPU' ELSE wait_event_type || ':' || coalesce(wait_event, '') END AS e, count(*) AS n
+  FROM pg_stat_activity
+  WHERE datname = $1 AND backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid()
+  GROUP BY 1) AS s`
+
+// cpuClass is the class of an active session that is not waiting.
+const cpuClass = "CPU"
+
+// waitCounter accumulates wait samples. Event names are few and repeat,
+// so after the first samples adding one allocates nothing.
+type waitCounter struct {
+	samples, active int64
+	lockSamples     int64
+	maxLock         int
+	events          map[string]int64 // "type:event" or CPU, over the window
+	interval        map[string]int64 // class, since the last interval
+	classOf         map[string]string
+}
+
+func newWaitCounter() *waitCounter {
+	return &waitCounter{events: map[string]int64{}, interval: map[string]int64{}, classOf: map[string]string{}}
+}
+
+// add counts one sample, as waitsQuery returns it. Malformed parts are
+// skipped.
+func (w *waitCounter) add(agg string) {
+	w.samples++
+	locks := 0
+	for agg != "" {
+		part := agg
+		if i := strings.IndexByte(agg, ','); i >= 0 {
+			part, agg = agg[:i], agg[i+1:]
+		} else {
+			agg = ""
+		}
+		eq := strings.LastIndexByte(part, '=')
+		if eq <= 0 {
+			continue
+		}
+		n, err := strconv.ParseInt(part[eq+1:], 10, 64)
+		if err != nil || n < 0 {
+			continue
+		}
+		ev := part[:eq]
+		class, ok := w.classOf[ev]
+		if !ok {
+			ev = strings.Clone(ev) // keep the key, not the whole sample
+			class = ev
+			if i := strings.IndexByte(ev, ':'); i >= 0 {
+				class = ev[:i]
+			}
+			w.classOf[ev] = class
+		}
+		w.events[ev] += n
+		w.interval[class] += n
+		w.active += n
+		if class == "Lock" {
+			locks += int(n)
+		}
+	}
+	w.lockSamples += int64(locks)
+	w.maxLock = max(w.maxLock, locks)
+}
+
+// takeInterval returns the class counts since the last call (nil when
+// none) and starts anew.
+func (w *waitCounter) takeInterval() map[string]int64 {
+	if len(w.interval) == 0 {
+		return nil
+	}
+	out := w.interval
+	w.interval = make(map[string]int64, len(out))
+	return out
+}
+
+// topEvents is how many events the summary keeps.
+const topEvents = 10
+
+// summary is the window's Waits.
+func (w *waitCounter) summary(every float64) *result.Waits {
+	s := &result.Waits{SampleEveryMS: every, Samples: w.samples, ActiveSamples: w.active,
+		LockWaitSamples: w.lockSamples, MaxLockWaiters: w.maxLock,
+		Classes: []result.WaitShare{}, Events: []result.WaitShare{}}
+	classes := map[string]int64{}
+	for ev, n := range w.events {
+		classes[w.classOf[ev]] += n
+	}
+	s.Classes = shares(classes, w.active, 0)
+	s.Events = shares(w.events, w.active, topEvents)
+	return s
+}
+
+// shares orders counts largest first (then by name) as shares of total,
+// keeping the first limit (0: all).
+func shares(counts map[string]int64, total int64, limit int) []result.WaitShare {
+	out := make([]result.WaitShare, 0, len(counts))
+	for k, n := range counts {
+		if n == 0 {
+			continue
+		}
+		ws := result.WaitShare{Name: k, Samples: n}
+		if total > 0 {
+			ws.Share = float64(n) / float64(total)
+		}
+		out = append(out, ws)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Samples != out[j].Samples {
+			return out[i].Samples > out[j].Samples
+		}
+		return out[i].Name < out[j].Name
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
