@@ -34,9 +34,9 @@ type Spec struct {
 	Pooler   Pooler          // a connection pooler between clients and the server
 	// Telemetry is what is watched beside the run (on unless Off).
 	Telemetry Telemetry
-	Fresh    bool            // drop and recreate the workload's schema
-	Args     []string        // the command line, recorded with passwords masked
-	Version  string          // txnbench's version
+	Fresh     bool     // drop and recreate the workload's schema
+	Args      []string // the command line, recorded with passwords masked
+	Version   string   // txnbench's version
 	// Log receives status messages (starting a server, loading data).
 	Log func(string)
 }
