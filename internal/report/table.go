@@ -20,6 +20,7 @@ func Summary(w io.Writer, r *result.Result) {
 	Errors(w, r)
 	Outcomes(w, r)
 	Client(w, r)
+	Telemetry(w, r)
 	Invariants(w, r)
 }
 
@@ -93,17 +94,31 @@ func settingsLine(s map[string]any) string {
 // Table writes the per-op table: the cycle first, then the ops.
 func Table(w io.Writer, r *result.Result) {
 	rows := [][]string{{"elapsed", "op", "clients", "ops", "ops/s", "mean(ms)", "p50(ms)", "p90(ms)", "p95(ms)", "p99(ms)", "max(ms)", "retries", "errors"}}
+	server := hasServerTimes(r)
+	if server {
+		// The server's execution time per op execution, beside the
+		// client's latency (pg_stat_statements).
+		rows[0] = append(rows[0][:6], append([]string{"server(ms)"}, rows[0][6:]...)...)
+	}
 	elapsed := strconv.FormatFloat(r.MeasuredS, 'f', 0, 64)
 	for _, o := range orderedOps(r) {
 		rate := 0.0
 		if r.MeasuredS > 0 {
 			rate = float64(o.Count) / r.MeasuredS
 		}
-		rows = append(rows, []string{
+		row := []string{
 			elapsed, firstLine(o.Name, 48), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1),
 			ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max),
 			thousands(o.Retries), thousands(o.ErrorCount()),
-		})
+		}
+		if server {
+			st := "-"
+			if o.ServerMS > 0 {
+				st = ms(o.ServerMS)
+			}
+			row = append(row[:6], append([]string{st}, row[6:]...)...)
+		}
+		rows = append(rows, row)
 	}
 	writeTable(w, rows, 1)
 }

@@ -1,0 +1,76 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// telemetryResult is fixedResult with telemetry of a PostgreSQL run
+// through a pooler.
+func telemetryResult() *result.Result {
+	r := fixedResult()
+	r.Ops[0].ServerMS = 3.5   // add
+	r.Ops[1].ServerMS = 12.25 // process
+	r.Telemetry = &result.Telemetry{
+		Database: map[string]int64{
+			"xact_commit": 14375, "xact_rollback": 38, "blks_hit": 998000, "blks_read": 2000,
+			"tup_inserted": 96000, "tup_updated": 47900, "tup_deleted": 30123, "tup_fetched": 812345, "tup_returned": 1234567,
+			"deadlocks": 1, "temp_files": 2, "temp_bytes": 3 << 20, "conflicts": 0, "wal_bytes": 1536 << 20,
+		},
+		Waits: &result.Waits{
+			SampleEveryMS: 100, Samples: 600, ActiveSamples: 1200,
+			Classes: []result.WaitShare{{Name: "CPU", Samples: 600, Share: 0.5}, {Name: "Lock", Samples: 360, Share: 0.3}, {Name: "IO", Samples: 240, Share: 0.2}},
+			Events: []result.WaitShare{{Name: "CPU", Samples: 600, Share: 0.5}, {Name: "Lock:transactionid", Samples: 360, Share: 0.3}, {Name: "IO:WALSync", Samples: 240, Share: 0.2}},
+			LockWaitSamples: 360, MaxLockWaiters: 4,
+		},
+		Pooler: map[string]int64{"total_xact_count": 14375, "total_query_count": 43125, "total_wait_time": 120000},
+		Series: []result.Sample{
+			{ElapsedS: 30, ClientCPU: 0.05, ClientRSSMB: 36, MachineCPU: 0.6},
+			{ElapsedS: 60, ClientCPU: 0.07, ClientRSSMB: 38, MachineCPU: 0.8},
+		},
+		Notes: []string{"no statement times for archive: example note"},
+	}
+	return r
+}
+
+func TestSummaryTelemetryGolden(t *testing.T) {
+	var b bytes.Buffer
+	Summary(&b, telemetryResult())
+	golden(t, "summary_telemetry.golden", b.String())
+}
+
+// TestTelemetryParts: what the summary must say, whatever the golden
+// holds; and nothing without telemetry.
+func TestTelemetryParts(t *testing.T) {
+	var b bytes.Buffer
+	Summary(&b, telemetryResult())
+	out := b.String()
+	for _, want := range []string{
+		"server(ms)", "add 3.50 of", "commits 14,375, rollbacks 38", "inserted 96,000",
+		"buffer hit ratio 99.80%", "WAL 1.5 GB", "CPU 50.0%, Lock 30.0%, IO 20.0%",
+		"Lock:transactionid 30.0%", "at most 4 waiting at once", "xact_count 14,375",
+		"0.06 cores on average", "70% busy on average", "note       no statement times",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	Summary(&b, fixedResult())
+	for _, no := range []string{"server(ms)", "waits", "database   commits"} {
+		if strings.Contains(b.String(), no) {
+			t.Errorf("summary without telemetry shows %q", no)
+		}
+	}
+}
+
+func TestBytesText(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KB", 3 << 20: "3.0 MB", 5 << 40: "5120.0 GB"} {
+		if got := bytesText(n); got != want {
+			t.Errorf("bytesText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
