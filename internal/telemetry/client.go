@@ -3,7 +3,6 @@ package telemetry
 import (
 	"bytes"
 	"os"
-	"strconv"
 	"syscall"
 	"time"
 )
@@ -36,8 +35,9 @@ func (h *hostReader) read() hostReading {
 	}
 	if b := h.file("/proc/self/statm"); b != nil {
 		// size resident shared ...: pages
-		if f := fields(b, 2); len(f) == 2 {
-			if n, err := strconv.ParseUint(string(f[1]), 10, 64); err == nil {
+		var f [2][]byte
+		if fields(b, f[:]) == 2 {
+			if n, ok := parseUint(f[1]); ok {
 				r.rssMB = float64(n) * h.page / (1 << 20)
 			}
 		}
@@ -73,27 +73,26 @@ func parseProcStat(b []byte) (busy, total uint64) {
 		return 0, 0
 	}
 	var idle uint64
-	for i, f := range fields(line, 11)[1:] {
-		if i >= 8 { // guest and guest_nice are already in user and nice
-			break
-		}
-		n, err := strconv.ParseUint(string(f), 10, 64)
-		if err != nil {
+	var fs [9][]byte
+	nf := fields(line, fs[:])
+	// guest and guest_nice, after these, are already in user and nice
+	for i, f := range fs[1:nf] {
+		v, ok := parseUint(f)
+		if !ok {
 			return 0, 0
 		}
-		total += n
-		if i == 3 || i == 4 {
-			idle += n
+		total += v
+		if i == 3 || i == 4 { // idle, iowait
+			idle += v
 		}
 	}
 	return total - idle, total
 }
 
-// fields splits b on spaces into at most n fields, without allocating
-// more than the slice header array.
-func fields(b []byte, n int) [][]byte {
-	var out [][]byte
-	for len(b) > 0 && len(out) < n {
+// fields splits b on spaces into out, returning how many it filled.
+func fields(b []byte, out [][]byte) int {
+	n := 0
+	for len(b) > 0 && n < len(out) {
 		b = bytes.TrimLeft(b, " ")
 		if len(b) == 0 {
 			break
@@ -102,10 +101,27 @@ func fields(b []byte, n int) [][]byte {
 		if end < 0 {
 			end = len(b)
 		}
-		out = append(out, b[:end])
+		out[n] = b[:end]
+		n++
 		b = b[end:]
 	}
-	return out
+	return n
+}
+
+// parseUint parses decimal digits without allocating; false on anything
+// else or on overflow.
+func parseUint(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
 }
 
 // usage is the CPU txnbench used between two readings, in cores, and the

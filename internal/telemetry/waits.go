@@ -18,8 +18,9 @@ const waitsQuery = ownTag + `SELECT coalesce(string_agg(e || '=' || n, ','), '')
   WHERE datname = $1 AND backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid()
   GROUP BY 1) AS s`
 
-// cpuClass is the class of an active session that is not waiting.
-const cpuClass = "CPU"
+// maxBackends bounds a count of sessions in one sample (PostgreSQL's
+// max_connections is at most 262143); larger numbers are not counts.
+const maxBackends = 1 << 18
 
 // waitCounter accumulates wait samples. Event names are few and repeat,
 // so after the first samples adding one allocates nothing.
@@ -53,7 +54,7 @@ func (w *waitCounter) add(agg string) {
 			continue
 		}
 		n, err := strconv.ParseInt(part[eq+1:], 10, 64)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > maxBackends {
 			continue
 		}
 		ev := part[:eq]
