@@ -302,7 +302,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		r.Ops = append(r.Ops, st.StatementOps()...) // per-command rows (script)
 	}
 	r.Telemetry = tr
-	serverTimes(r)
+	r.SetServerTimes()
 	r.Pool = pool
 	r.Pooler = db.poolerResult(before)
 	// The check runs even after an interrupt: it is quick and says whether

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/telemetry"
 )
@@ -81,33 +80,4 @@ func createStatements(ctx context.Context, url string) error {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
-}
-
-// serverTimes sets each op's ServerMS from the statements tagged with its
-// name: their total execution time over the op's executions, which are
-// its attempts (successes, retries and failures), since every attempt runs
-// the op's statements.
-func serverTimes(r *result.Result) {
-	if r.Telemetry == nil {
-		return
-	}
-	total := map[string]float64{}
-	for _, st := range r.Telemetry.Statements {
-		if st.Op != "" {
-			total[st.Op] += st.TotalMS
-		}
-	}
-	for i := range r.Ops {
-		o := &r.Ops[i]
-		if o.Kind != "" {
-			continue
-		}
-		ms, ok := total[o.Name]
-		if !ok {
-			continue
-		}
-		if n := o.Count + o.Retries + o.ErrorCount(); n > 0 {
-			o.ServerMS = ms / float64(n)
-		}
-	}
 }

@@ -22,8 +22,8 @@ func telemetryResult() *result.Result {
 		},
 		Waits: &result.Waits{
 			SampleEveryMS: 100, Samples: 600, ActiveSamples: 1200,
-			Classes: []result.WaitShare{{Name: "CPU", Samples: 600, Share: 0.5}, {Name: "Lock", Samples: 360, Share: 0.3}, {Name: "IO", Samples: 240, Share: 0.2}},
-			Events: []result.WaitShare{{Name: "CPU", Samples: 600, Share: 0.5}, {Name: "Lock:transactionid", Samples: 360, Share: 0.3}, {Name: "IO:WALSync", Samples: 240, Share: 0.2}},
+			Classes:         []result.WaitShare{{Name: "CPU", Samples: 600, Share: 0.5}, {Name: "Lock", Samples: 360, Share: 0.3}, {Name: "IO", Samples: 240, Share: 0.2}},
+			Events:          []result.WaitShare{{Name: "CPU", Samples: 600, Share: 0.5}, {Name: "Lock:transactionid", Samples: 360, Share: 0.3}, {Name: "IO:WALSync", Samples: 240, Share: 0.2}},
 			LockWaitSamples: 360, MaxLockWaiters: 4,
 		},
 		Pooler: map[string]int64{"total_xact_count": 14375, "total_query_count": 43125, "total_wait_time": 120000},

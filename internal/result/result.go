@@ -253,7 +253,9 @@ func Load(path string) (*Result, error) {
 
 // Merge combines results of the same workload that ran at the same time
 // (several machines driving one database) into one: histograms merge
-// exactly, counts add up, the measured window is the longest. Results that
+// exactly, counts add up, the measured window is the longest, telemetry is
+// the first run's (see mergeTelemetry) and server times per op are taken
+// over the merged executions. Results that
 // did not overlap in time are refused: adding their throughputs would
 // describe a load that never happened.
 func Merge(rs []*Result) (*Result, error) {
@@ -345,6 +347,8 @@ func Merge(rs []*Result) (*Result, error) {
 	if c := m.Op(CycleOp); c != nil && c.Count > 0 {
 		m.Client.CPUPerCycleMS = cpu * 1000 / float64(c.Count)
 	}
+	m.Telemetry = mergeTelemetry(rs)
+	m.SetServerTimes()
 	return &m, nil
 }
 

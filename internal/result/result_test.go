@@ -520,3 +520,41 @@ func TestOpLookup(t *testing.T) {
 		t.Error("Op returned a copy, not the result's op")
 	}
 }
+
+// TestMergeTelemetry: the first run's telemetry is kept, not added up, and
+// server times are over the merged executions.
+func TestMergeTelemetry(t *testing.T) {
+	a, b := sample(t, 1, 2, true), sample(t, 1, 2, true)
+	b.Telemetry = &result.Telemetry{
+		Database:   map[string]int64{"xact_commit": 100},
+		Statements: []result.Statement{{Op: "add", Query: "/* txnbench op=add */ INSERT", Calls: 80, TotalMS: 160}, {Query: "COMMIT", Calls: 80, TotalMS: 8}},
+	}
+	b.SetServerTimes()
+	execs := func(r *result.Result) int64 { o := r.Op("add"); return o.Count + o.Retries + o.ErrorCount() }
+	if got, want := b.Op("add").ServerMS, 160/float64(execs(b)); got != want {
+		t.Errorf("one run: add server %.4f ms, want %.4f", got, want)
+	}
+	if b.Op("process").ServerMS != 0 {
+		t.Error("process has server time without tagged statements")
+	}
+	m, err := result.Merge([]*result.Result{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Telemetry == nil || m.Telemetry.Database["xact_commit"] != 100 || len(m.Telemetry.Notes) != 1 || !strings.Contains(m.Telemetry.Notes[0], "merged from 2") {
+		t.Fatalf("merged telemetry %+v", m.Telemetry)
+	}
+	if got, want := m.Op("add").ServerMS, 160/float64(execs(m)); got != want || execs(m) != 2*execs(b) {
+		t.Errorf("merged: add server %.4f ms, want %.4f", got, want)
+	}
+	if len(b.Telemetry.Notes) != 0 {
+		t.Error("merging changed a source's notes")
+	}
+	m, err = result.Merge([]*result.Result{a, sample(t, 1, 2, true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Telemetry != nil {
+		t.Errorf("telemetry %+v from results without any", m.Telemetry)
+	}
+}

@@ -1,5 +1,7 @@
 package result
 
+import "fmt"
+
 // Telemetry is what txnbench saw beside the clients during the measured
 // window: the database's own counters, what its sessions waited on, the
 // server time of each statement, a pooler's counters, and the cost of the
@@ -82,4 +84,51 @@ type Sample struct {
 	ClientCPU   float64 `json:"client_cpu"`
 	ClientRSSMB float64 `json:"client_rss_mb"`
 	MachineCPU  float64 `json:"machine_cpu"`
+}
+
+// SetServerTimes sets each transaction op's ServerMS from the statements
+// tagged with its name: their total execution time over the op's
+// executions. An execution is an attempt: a success, a retry or a final
+// failure each ran the op's statements (as far as they got). Ops without
+// tagged statements keep 0.
+func (r *Result) SetServerTimes() {
+	if r.Telemetry == nil {
+		return
+	}
+	total := map[string]float64{}
+	for _, st := range r.Telemetry.Statements {
+		if st.Op != "" {
+			total[st.Op] += st.TotalMS
+		}
+	}
+	for i := range r.Ops {
+		o := &r.Ops[i]
+		o.ServerMS = 0
+		ms, ok := total[o.Name]
+		if o.Kind != "" || !ok {
+			continue
+		}
+		if n := o.Count + o.Retries + o.ErrorCount(); n > 0 {
+			o.ServerMS = ms / float64(n)
+		}
+	}
+}
+
+// mergeTelemetry is the telemetry of results merged by Merge: the
+// database's counters, waits and statements cover the whole database, so
+// every run's sampler saw the same thing and adding them would count it
+// several times; the first run's telemetry is kept, with a note. Its
+// client and machine series are that run's machine only, and its pooler
+// counters that run's pooler only.
+func mergeTelemetry(rs []*Result) *Telemetry {
+	for _, r := range rs {
+		if r.Telemetry == nil {
+			continue
+		}
+		t := *r.Telemetry
+		t.Notes = append(append([]string{}, t.Notes...), fmt.Sprintf(
+			"merged from %d results: database counters, waits and statements are one run's view of the whole database (not added up); the series' client and machine CPU and the pooler's counters are that run's only", len(rs)))
+		return &t
+	}
+	return nil
 }
