@@ -69,6 +69,8 @@ func TestBadInputIsAUsageError(t *testing.T) {
 		{[]string{"run", "train-events", "--via", "pgbouncer", "--pgbouncer-pool-size", "0"}, "--pgbouncer-pool-size 0"},
 		{[]string{"run", "train-events", "--db", "temp-postgres", "--via", "postgres://u@h/db"}, "cannot front a throwaway server"},
 		{[]string{"run", "train-events", "--conn", "bogus"}, "unknown --conn \"bogus\""},
+		{[]string{"run", "train-events", "--telemetry", "maybe"}, "unknown --telemetry \"maybe\": choose on or off"},
+		{[]string{"run", "train-events", "--telemetry-sample", "0s"}, "--telemetry-sample 0s"},
 		{[]string{"run", "train-events", "--conn", "pool", "--pool-max", "0"}, "--pool-max 0"},
 		{[]string{"report", garbage}, "is not a txnbench result"},
 	}
