@@ -303,3 +303,22 @@ func TestTelemetryPgBouncer(t *testing.T) {
 	}
 	seriesAligned(t, r)
 }
+
+// TestTelemetryURLWithoutStatements: on a server given by URL txnbench
+// never installs pg_stat_statements: without it the database counters and
+// waits are there, and a note names the fix.
+func TestTelemetryURLWithoutStatements(t *testing.T) {
+	cl := testutil.Postgres(t)
+	s := spec(t, cl.URL(), runner.Config{Clients: 2, Duration: time.Second, Progress: 500 * time.Millisecond})
+	r := run(t, s)
+	tel := r.Telemetry
+	if tel == nil || tel.Database["xact_commit"] <= 0 || tel.Waits == nil || tel.Statements != nil {
+		t.Fatalf("telemetry %+v", tel)
+	}
+	if len(tel.Notes) != 1 || !strings.Contains(tel.Notes[0], "CREATE EXTENSION pg_stat_statements") || !strings.Contains(tel.Notes[0], "shared_preload_libraries") {
+		t.Errorf("notes %q: want one naming the fix", tel.Notes)
+	}
+	if r.Op("add").ServerMS != 0 {
+		t.Error("server time without pg_stat_statements")
+	}
+}
