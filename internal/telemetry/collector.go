@@ -96,12 +96,13 @@ func Start(ctx context.Context, o Options) *Collector {
 
 // open connects to the server and finds out what it offers.
 func (c *Collector) open(ctx context.Context) {
-	url := o2url(c.o.ServerURL)
+	url := withAppName(c.o.ServerURL)
 	t, err := target.Open(ctx, url)
 	if err != nil {
 		c.note("no database telemetry: %v", err)
 		return
 	}
+	defer t.Close() // its sessions live on
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		c.note("no database telemetry: %v", target.ConnectError(url, err))
@@ -137,8 +138,8 @@ func (c *Collector) statementsFix() string {
 	return fmt.Sprintf("no statement times: pg_stat_statements is not installed in database %s: add pg_stat_statements to shared_preload_libraries (restart), then CREATE EXTENSION pg_stat_statements in it", c.db)
 }
 
-// o2url names the telemetry session in pg_stat_activity.
-func o2url(u string) string {
+// withAppName names the telemetry session in pg_stat_activity.
+func withAppName(u string) string {
 	if strings.Contains(u, "application_name=") {
 		return u
 	}
