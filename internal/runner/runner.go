@@ -49,6 +49,9 @@ type Config struct {
 	OnTick func(result.Interval)
 	// OnPhase reports phase changes such as the end of the warm-up.
 	OnPhase func(msg string)
+	// OnMeasure, when set, is called once when the measured window
+	// begins: at the start without a warm-up, else when it ends.
+	OnMeasure func()
 }
 
 // Validate returns a usage error naming the fix.
@@ -171,6 +174,9 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 	if cfg.Warmup == 0 {
 		startMeasuring()
+		if cfg.OnMeasure != nil {
+			cfg.OnMeasure()
+		}
 	}
 	if cfg.Rate > 0 {
 		// after measuring starts, so no scheduled start falls before it
@@ -211,6 +217,9 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 			warmupEnd = nil
 			r.rec.Tick() // drop anything that raced the switch
 			startMeasuring()
+			if cfg.OnMeasure != nil {
+				cfg.OnMeasure()
+			}
 			if cfg.OnPhase != nil {
 				cfg.OnPhase(fmt.Sprintf("warm-up of %s done; measuring", cfg.Warmup))
 			}
@@ -280,12 +289,13 @@ func (r *run) tick(out *Outcome) {
 		iv.LengthS -= out.Intervals[n-1].ElapsedS
 	}
 	for i, name := range r.names {
-		retries, errs, skipped := r.counts.interval(i)
+		retries, errs, classes, skipped := r.counts.interval(i)
 		enc, err := hs[i].Encode()
 		if err != nil {
 			continue // cannot happen for histograms the recorder made
 		}
-		iv.Ops = append(iv.Ops, result.IntervalOp{Name: name, Retries: retries, Errors: errs, Skipped: skipped, Summary: hs[i].Summary(), Hist: enc})
+		iv.Ops = append(iv.Ops, result.IntervalOp{Name: name, Retries: retries, Errors: errs, ErrorClasses: classes,
+			Skipped: skipped, Summary: hs[i].Summary(), Hist: enc})
 	}
 	out.Intervals = append(out.Intervals, iv)
 	if r.cfg.OnTick != nil {
