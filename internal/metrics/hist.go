@@ -238,3 +238,32 @@ func (h *Hist) UnmarshalJSON(b []byte) error {
 	h.h = d.h
 	return nil
 }
+
+// CountsAtOrBelow returns, for each of bounds (ascending), how many samples
+// are at or below it: the cumulative buckets of a Prometheus histogram. A
+// sample counts under a bound when the lowest value of its histogram bucket
+// is at or below the bound, so the counts are exact to the histogram's
+// precision (0.1%, and whole microseconds).
+func (h *Hist) CountsAtOrBelow(bounds []time.Duration) []int64 {
+	counts := make([]int64, len(bounds))
+	if h.Count() == 0 {
+		return counts
+	}
+	j := 0
+	for _, bar := range h.h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		for j < len(bounds) && int64(bounds[j]/time.Microsecond) < bar.From {
+			j++
+		}
+		if j == len(bounds) {
+			break
+		}
+		counts[j] += bar.Count
+	}
+	for i := 1; i < len(counts); i++ {
+		counts[i] += counts[i-1]
+	}
+	return counts
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -504,5 +505,32 @@ func BenchmarkNewRecorder(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = NewRecorder([]string{"add", "process", "archive", "cycle"})
+	}
+}
+
+func TestCountsAtOrBelow(t *testing.T) {
+	bounds := []time.Duration{500 * us, time.Millisecond, 2500 * us, 30 * time.Second}
+	cases := []struct {
+		name   string
+		values []time.Duration
+		want   []int64
+	}{
+		{"empty", nil, []int64{0, 0, 0, 0}},
+		{"on the bounds count under them", []time.Duration{500 * us, time.Millisecond, 2500 * us}, []int64{1, 2, 3, 3}},
+		{"just above a bound does not", []time.Duration{501 * us, 1001 * us, 2504 * us}, []int64{0, 1, 2, 3}},
+		{"beyond the last bound", []time.Duration{time.Minute, 10 * us}, []int64{1, 1, 1, 1}},
+		{"many", []time.Duration{100 * us, 100 * us, 700 * us, 2 * time.Millisecond, 3 * time.Second, 40 * time.Second}, []int64{2, 3, 4, 5}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := NewHist()
+			for _, v := range c.values {
+				h.Record(v)
+			}
+			got := h.CountsAtOrBelow(bounds)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("CountsAtOrBelow = %v, want %v", got, c.want)
+			}
+		})
 	}
 }
