@@ -458,3 +458,33 @@ func FuzzLabelEscaping(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkObserve is the cost of one progress interval (5 ops) to the
+// ticker goroutine: decoding, merging and bucketing the histograms.
+func BenchmarkObserve(b *testing.B) {
+	t := &testing.T{}
+	ivs := crafted(t)
+	m := New()
+	m.Begin(info(""))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Observe(ivs[i%2])
+	}
+}
+
+// BenchmarkScrape is the cost of one scrape of a run with 5 ops.
+func BenchmarkScrape(b *testing.B) {
+	t := &testing.T{}
+	m := New()
+	m.Begin(info(""))
+	for _, iv := range crafted(t) {
+		m.Observe(iv)
+	}
+	var buf bytes.Buffer
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		buf.Reset()
+		m.WriteTo(&buf)
+	}
+	b.ReportMetric(float64(buf.Len()), "bytes/scrape")
+}

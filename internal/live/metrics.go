@@ -71,7 +71,8 @@ type opTotals struct {
 	errors                  map[string]int64 // by class
 	sumS                    float64          // latency sum, seconds
 	hist                    *metrics.Hist
-	buckets                 []int64 // cumulative, at Buckets
+	buckets                 []int64 // cumulative, at Buckets, as of the last scrape
+	stale                   bool    // hist changed since buckets were counted
 }
 
 // New returns empty metrics.
@@ -166,7 +167,7 @@ func (m *Metrics) Observe(iv result.Interval) error {
 		t.count += o.Count
 		t.sumS += o.Mean * float64(o.Count) / 1000
 		t.hist.Merge(hists[i])
-		t.buckets = t.hist.CountsAtOrBelow(Buckets)
+		t.stale = true // counted at the next scrape: intervals come more often
 	}
 	return firstErr
 }
@@ -325,6 +326,9 @@ func (m *Metrics) write(b *bytes.Buffer) {
 	}
 	family(b, "txnbench_op_latency_seconds", "histogram", "Latency of successful ops in the measured window (from the scheduled start with --rate), from txnbench's HDR histograms (0.1% precision).")
 	for _, s := range all {
+		if s.t.stale {
+			s.t.buckets, s.t.stale = s.t.hist.CountsAtOrBelow(Buckets), false
+		}
 		for i, bound := range Buckets {
 			sample(b, "txnbench_op_latency_seconds_bucket", opLabels(s, true, "le", formatBound(bound)), fmt.Sprint(s.t.buckets[i]))
 		}

@@ -534,3 +534,36 @@ func TestCountsAtOrBelow(t *testing.T) {
 		})
 	}
 }
+
+// TestCountsAtOrBelowMatchesDistribution checks the index arithmetic of
+// CountsAtOrBelow against hdrhistogram's own bucket boundaries, over the
+// whole range.
+func TestCountsAtOrBelowMatchesDistribution(t *testing.T) {
+	h := NewHist()
+	v := time.Microsecond
+	for v < time.Hour {
+		h.Record(v)
+		h.Record(v + v/3)
+		v = v*21/16 + time.Microsecond
+	}
+	h.Record(time.Hour)
+	var bounds []time.Duration
+	for b := time.Microsecond; b <= time.Hour; b = b*3/2 + time.Microsecond {
+		bounds = append(bounds, b, b+1*time.Microsecond)
+	}
+	got := h.CountsAtOrBelow(bounds)
+	for i, b := range bounds {
+		var want int64
+		for _, bar := range h.h.Distribution() {
+			if bar.From <= int64(b/time.Microsecond) {
+				want += bar.Count
+			}
+		}
+		if got[i] != want {
+			t.Fatalf("at %s: %d, want %d", b, got[i], want)
+		}
+	}
+	if n := h.CountsAtOrBelow([]time.Duration{time.Hour}); n[0] != h.Count() {
+		t.Errorf("%d at or below 1h, want all %d", n[0], h.Count())
+	}
+}
