@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/live"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
@@ -34,6 +35,8 @@ type runFlags struct {
 	profile   string
 	telemetry string // on or off
 	tel       job.Telemetry
+	// metricsAddr serves live Prometheus metrics (--metrics-addr).
+	metricsAddr string
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -67,6 +70,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.telemetry, "telemetry", "on", "on: watch the database (pg_stat_database, wait events, pg_stat_statements), the pooler and the client's and machine's CPU during the run; off: nothing")
 	fs.DurationVar(&f.tel.Sample, "telemetry-sample", 100*time.Millisecond, "how often wait events are sampled from pg_stat_activity")
 	fs.StringVar(&f.profile, "cpu-profile", "", "write a Go CPU profile of txnbench itself during the run to this file (go tool pprof)")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://HOST:PORT/metrics during the run (port 0: a free one); they update every --progress interval, so scrape with e.g. --progress 1s")
 }
 
 // validate checks the shared flags; usage errors name the fix.
@@ -127,6 +131,11 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if f.tel.Sample < time.Millisecond {
 		return usage(fmt.Errorf("--telemetry-sample %s: give at least 1ms, e.g. 100ms", f.tel.Sample))
+	}
+	if f.metricsAddr != "" {
+		if _, _, err := live.ParseAddr(f.metricsAddr); err != nil {
+			return usage(fmt.Errorf("--metrics-addr %q: %w", f.metricsAddr, err))
+		}
 	}
 	for _, out := range []struct{ flag, path string }{{"--json", f.json}, {"--cpu-profile", f.profile}} {
 		if out.path == "" {
@@ -236,6 +245,11 @@ func (a *app) initWorkload(ctx context.Context, s job.Spec) error {
 
 func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) error {
 	jsonPath := f.json
+	lm, err := a.serveMetrics(f.metricsAddr) // before anything starts: a busy port fails now
+	if err != nil {
+		return err
+	}
+	defer lm.close()
 	s.Runner.OnTick = func(iv result.Interval) {
 		a.status(report.ProgressLine(iv))
 	}
@@ -248,6 +262,7 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) error {
 		return err
 	}
 	defer db.Close()
+	lm.track(&s, db, "")
 	what := fmt.Sprintf("%d clients", s.Runner.Clients)
 	if s.Runner.Iterations > 0 {
 		what += fmt.Sprintf(", %d iterations", s.Runner.Iterations)
@@ -263,6 +278,7 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) error {
 		defer stop()
 	}
 	r, err := job.Run(ctx, s, db)
+	lm.end()
 	if r == nil {
 		if ctx.Err() != nil {
 			return exitError{code: ExitInterrupted, msg: "interrupted before the run started"}

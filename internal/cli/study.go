@@ -35,7 +35,7 @@ func (s *studyFlags) register(fs *pflag.FlagSet) {
 }
 
 // notVaried are run flags a study does not vary: they name outputs.
-var notVaried = map[string]bool{"json": true, "cpu-profile": true, "vary": true, "repeat": true, "out": true, "settle": true}
+var notVaried = map[string]bool{"json": true, "cpu-profile": true, "metrics-addr": true, "vary": true, "repeat": true, "out": true, "settle": true}
 
 func (a *app) studyCommand() *cobra.Command {
 	parent := &cobra.Command{
@@ -77,7 +77,7 @@ func (a *app) runStudy(ctx context.Context, args []string) error {
 	}
 	args = args[1:]
 	// Parse everything once to check the flags and read the study's own.
-	fs, _, sf, err := studyFlagSet(def, args)
+	fs, first, sf, err := studyFlagSet(def, args)
 	if err != nil {
 		return err
 	}
@@ -128,6 +128,7 @@ func (a *app) runStudy(ctx context.Context, args []string) error {
 		spec.Runner.OnPhase = a.status
 		runs = append(runs, studyCell{cell: c, spec: spec})
 	}
+	sf.metricsAddr = first.f.metricsAddr // checked with every cell's flags
 	out := sf.out
 	if out == "" {
 		out = "study-" + time.Now().Format("20060102-150405")
@@ -141,7 +142,8 @@ func (a *app) runStudy(ctx context.Context, args []string) error {
 // parsedStudyFlags is what studyFlagSet read besides the run flags.
 type parsedStudyFlags struct {
 	studyFlags
-	help bool
+	help        bool
+	metricsAddr string // a run flag, served for the whole study
 }
 
 // studyFlagSet parses args with the study's flags and a fresh workload's
@@ -169,6 +171,11 @@ func dbKey(s job.Spec) string {
 }
 
 func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, varies []study.Vary, sf *parsedStudyFlags, out string) error {
+	lm, err := a.serveMetrics(sf.metricsAddr) // before any server starts
+	if err != nil {
+		return err
+	}
+	defer lm.close()
 	// Cells on the same database share it (one throwaway cluster, sized for
 	// the most clients); every run gets a fresh schema.
 	// Each shared database is opened for the most demanding of its cells:
@@ -212,7 +219,9 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 			runErr = err
 			break
 		}
+		lm.track(&r.spec, db, r.cell.Label()) // r is this step's copy
 		res, err := job.Run(ctx, r.spec, db)
+		lm.end()
 		if res != nil && !res.Interrupted {
 			file := filepath.Join(out, fmt.Sprintf("cell%02d-rep%d.json", st.Cell+1, st.Rep+1))
 			if serr := res.Save(file); serr != nil {

@@ -238,3 +238,48 @@ func (h *Hist) UnmarshalJSON(b []byte) error {
 	h.h = d.h
 	return nil
 }
+
+// CountsAtOrBelow returns, for each of bounds (ascending), how many samples
+// are at or below it: the cumulative buckets of a Prometheus histogram. A
+// sample counts under a bound when the lowest value of its histogram bucket
+// is at or below the bound, so the counts are exact to the histogram's
+// precision (0.1%, and whole microseconds). It reads the counts in one
+// pass, allocating one copy of them.
+func (h *Hist) CountsAtOrBelow(bounds []time.Duration) []int64 {
+	counts := make([]int64, len(bounds))
+	if h.Count() == 0 {
+		return counts
+	}
+	j := 0
+	for idx, n := range h.h.Export().Counts {
+		if n == 0 {
+			continue
+		}
+		from := lowestAt(idx)
+		for j < len(bounds) && int64(bounds[j]/time.Microsecond) < from {
+			j++
+		}
+		if j == len(bounds) {
+			break
+		}
+		counts[j] += n
+	}
+	for i := 1; i < len(counts); i++ {
+		counts[i] += counts[i-1]
+	}
+	return counts
+}
+
+// subBucketHalfMagnitude is log2 of half the sub-buckets of Hist's
+// geometry: 2 * 10^sigDigits values need 2^11 sub-buckets.
+const subBucketHalfMagnitude = 10
+
+// lowestAt is the lowest value (µs) counted at index idx of the counts
+// array of Hist's geometry (unit magnitude 0: the lowest value is 1): the
+// first 2^11 indexes are 0..2047 exactly, then each bucket of 2^10 indexes
+// doubles the values' spacing.
+func lowestAt(idx int) int64 {
+	bucket := max(0, idx>>subBucketHalfMagnitude-1)
+	sub := int64(idx - bucket<<subBucketHalfMagnitude)
+	return sub << bucket
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -504,5 +505,65 @@ func BenchmarkNewRecorder(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = NewRecorder([]string{"add", "process", "archive", "cycle"})
+	}
+}
+
+func TestCountsAtOrBelow(t *testing.T) {
+	bounds := []time.Duration{500 * us, time.Millisecond, 2500 * us, 30 * time.Second}
+	cases := []struct {
+		name   string
+		values []time.Duration
+		want   []int64
+	}{
+		{"empty", nil, []int64{0, 0, 0, 0}},
+		{"on the bounds count under them", []time.Duration{500 * us, time.Millisecond, 2500 * us}, []int64{1, 2, 3, 3}},
+		{"just above a bound does not", []time.Duration{501 * us, 1001 * us, 2504 * us}, []int64{0, 1, 2, 3}},
+		{"beyond the last bound", []time.Duration{time.Minute, 10 * us}, []int64{1, 1, 1, 1}},
+		{"many", []time.Duration{100 * us, 100 * us, 700 * us, 2 * time.Millisecond, 3 * time.Second, 40 * time.Second}, []int64{2, 3, 4, 5}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := NewHist()
+			for _, v := range c.values {
+				h.Record(v)
+			}
+			got := h.CountsAtOrBelow(bounds)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("CountsAtOrBelow = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestCountsAtOrBelowMatchesDistribution checks the index arithmetic of
+// CountsAtOrBelow against hdrhistogram's own bucket boundaries, over the
+// whole range.
+func TestCountsAtOrBelowMatchesDistribution(t *testing.T) {
+	h := NewHist()
+	v := time.Microsecond
+	for v < time.Hour {
+		h.Record(v)
+		h.Record(v + v/3)
+		v = v*21/16 + time.Microsecond
+	}
+	h.Record(time.Hour)
+	var bounds []time.Duration
+	for b := time.Microsecond; b <= time.Hour; b = b*3/2 + time.Microsecond {
+		bounds = append(bounds, b, b+1*time.Microsecond)
+	}
+	got := h.CountsAtOrBelow(bounds)
+	for i, b := range bounds {
+		var want int64
+		for _, bar := range h.h.Distribution() {
+			if bar.From <= int64(b/time.Microsecond) {
+				want += bar.Count
+			}
+		}
+		if got[i] != want {
+			t.Fatalf("at %s: %d, want %d", b, got[i], want)
+		}
+	}
+	if n := h.CountsAtOrBelow([]time.Duration{time.Hour}); n[0] != h.Count() {
+		t.Errorf("%d at or below 1h, want all %d", n[0], h.Count())
 	}
 }

@@ -417,8 +417,21 @@ func mergeIntervalOp(ops *[]IntervalOp, o IntervalOp) error {
 		t.Retries += o.Retries
 		t.Errors += o.Errors
 		t.Skipped += o.Skipped
+		for k, v := range o.ErrorClasses {
+			if t.ErrorClasses == nil {
+				t.ErrorClasses = map[string]int64{}
+			}
+			t.ErrorClasses[k] += v
+		}
 		t.Summary = a.Summary()
 		return nil
+	}
+	if o.ErrorClasses != nil { // a copy: merging adds to it
+		classes := make(map[string]int64, len(o.ErrorClasses))
+		for k, v := range o.ErrorClasses {
+			classes[k] = v
+		}
+		o.ErrorClasses = classes
 	}
 	*ops = append(*ops, o)
 	return nil

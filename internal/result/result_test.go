@@ -306,6 +306,8 @@ func TestMerge(t *testing.T) {
 		intervalOp(t, "add", 0, 0, 1, 2, 3),
 	}})
 	b.Client = result.Client{CPUUserS: 2, CPUSysS: 1, MaxRSSMB: 55}
+	a.Intervals[0].Ops[0].ErrorClasses = map[string]int64{"deadlock": 2, "timeout": 1}
+	b.Intervals[0].Ops[0].ErrorClasses = map[string]int64{"deadlock": 3}
 	aAddCount := a.Ops[0].Hist.Count()
 	aAddErrors := map[string]int64{"serialization": 2, "timeout": 1}
 
@@ -416,6 +418,12 @@ func TestMerge(t *testing.T) {
 				t.Errorf("interval %d op %s retries/errors = %d/%d, want %d/%d", i, o.Name, o.Retries, o.Errors, wr, we)
 			}
 		}
+	}
+	if got, want := m.Intervals[0].Ops[0].ErrorClasses, map[string]int64{"deadlock": 5, "timeout": 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("interval 1 error classes = %v, want %v", got, want)
+	}
+	if got := a.Intervals[0].Ops[0].ErrorClasses; got["deadlock"] != 2 {
+		t.Errorf("merging changed the input's error classes: %v", got)
 	}
 	if last := m.Intervals[2]; last.ElapsedS != 62 || len(last.Ops) != 1 || last.Ops[0].Count != 3 {
 		t.Errorf("interval only in the second result = %+v, want it as it was", last)

@@ -16,7 +16,8 @@ type counters struct {
 	skipped  []atomic.Int64   // not started: already later than the limit
 	errors   [][]atomic.Int64 // [op][class]
 	// what the previous interval had seen
-	lastRetries, lastErrors, lastSkipped []int64
+	lastRetries, lastSkipped []int64
+	lastErrors               [][]int64 // [op][class]
 	// the first message of each op and class, so a report can say what
 	// went wrong and not only how often
 	mu      sync.Mutex
@@ -31,7 +32,7 @@ func newCounters(ops []string) *counters {
 		skipped:     make([]atomic.Int64, len(ops)),
 		errors:      make([][]atomic.Int64, len(ops)),
 		lastRetries: make([]int64, len(ops)),
-		lastErrors:  make([]int64, len(ops)),
+		lastErrors:  make([][]int64, len(ops)),
 		lastSkipped: make([]int64, len(ops)),
 		samples:     make([]map[string]string, len(ops)),
 	}
@@ -40,6 +41,7 @@ func newCounters(ops []string) *counters {
 	}
 	for i := range c.errors {
 		c.errors[i] = make([]atomic.Int64, len(target.Classes))
+		c.lastErrors[i] = make([]int64, len(target.Classes))
 	}
 	return c
 }
@@ -82,15 +84,24 @@ func (c *counters) total(op int) (int64, map[string]int64) {
 	return c.retries[op].Load(), errs
 }
 
-// interval returns an op's retries, errors and skipped cycles since the
-// previous call. It is called from one goroutine.
-func (c *counters) interval(op int) (retries, errs, skipped int64) {
+// interval returns an op's retries, errors (in all and by class name, nil
+// when none) and skipped cycles since the previous call. It is called from
+// one goroutine, the ticker's: the clients only add to the atomics, so
+// splitting errors by class costs them nothing.
+func (c *counters) interval(op int) (retries, errs int64, classes map[string]int64, skipped int64) {
 	r, s := c.retries[op].Load(), c.skipped[op].Load()
-	var e int64
 	for i := range c.errors[op] {
-		e += c.errors[op][i].Load()
+		n := c.errors[op][i].Load()
+		if d := n - c.lastErrors[op][i]; d > 0 {
+			if classes == nil {
+				classes = map[string]int64{}
+			}
+			classes[string(target.Classes[i])] = d
+			errs += d
+		}
+		c.lastErrors[op][i] = n
 	}
-	retries, errs, skipped = r-c.lastRetries[op], e-c.lastErrors[op], s-c.lastSkipped[op]
-	c.lastRetries[op], c.lastErrors[op], c.lastSkipped[op] = r, e, s
-	return retries, errs, skipped
+	retries, skipped = r-c.lastRetries[op], s-c.lastSkipped[op]
+	c.lastRetries[op], c.lastSkipped[op] = r, s
+	return retries, errs, classes, skipped
 }

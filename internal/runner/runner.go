@@ -288,12 +288,13 @@ func (r *run) tick(out *Outcome) {
 		iv.LengthS -= out.Intervals[n-1].ElapsedS
 	}
 	for i, name := range r.names {
-		retries, errs, skipped := r.counts.interval(i)
+		retries, errs, classes, skipped := r.counts.interval(i)
 		enc, err := hs[i].Encode()
 		if err != nil {
 			continue // cannot happen for histograms the recorder made
 		}
-		iv.Ops = append(iv.Ops, result.IntervalOp{Name: name, Retries: retries, Errors: errs, Skipped: skipped, Summary: hs[i].Summary(), Hist: enc})
+		iv.Ops = append(iv.Ops, result.IntervalOp{Name: name, Retries: retries, Errors: errs, ErrorClasses: classes,
+			Skipped: skipped, Summary: hs[i].Summary(), Hist: enc})
 	}
 	out.Intervals = append(out.Intervals, iv)
 	if r.cfg.OnTick != nil {

@@ -367,3 +367,71 @@ func TestConnectorsRecordTheirWait(t *testing.T) {
 		})
 	}
 }
+
+// TestIntervalErrorClasses: the errors of each interval are split by class,
+// and the intervals add up to the run's totals.
+func TestIntervalErrorClasses(t *testing.T) {
+	w := &counterWorkload{pause: 2 * time.Millisecond, failErr: &pgconn.PgError{Code: "40P01", Message: "deadlock detected"}, failEvery: 3}
+	cfg := baseConfig()
+	cfg.Clients = 2
+	cfg.MaxTries = 1
+	cfg.Duration = 400 * time.Millisecond
+	cfg.Progress = 50 * time.Millisecond
+	var measured atomic.Int64
+	cfg.OnMeasure = func() { measured.Add(1) }
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if measured.Load() != 1 {
+		t.Errorf("OnMeasure called %d times, want 1", measured.Load())
+	}
+	if len(out.Intervals) < 3 {
+		t.Fatalf("%d intervals, want several", len(out.Intervals))
+	}
+	var sum int64
+	for _, iv := range out.Intervals {
+		for _, o := range iv.Ops {
+			var classes int64
+			for _, n := range o.ErrorClasses {
+				classes += n
+			}
+			if classes != o.Errors {
+				t.Errorf("interval %.2fs op %s: %d errors but classes %v", iv.ElapsedS, o.Name, o.Errors, o.ErrorClasses)
+			}
+			if o.Errors == 0 && o.ErrorClasses != nil {
+				t.Errorf("interval %.2fs op %s: empty classes should be nil, got %v", iv.ElapsedS, o.Name, o.ErrorClasses)
+			}
+			if o.Name == "bump" {
+				sum += o.ErrorClasses["deadlock"]
+			}
+		}
+	}
+	b := op(t, out, "bump")
+	if b.Errors["deadlock"] == 0 || sum != b.Errors["deadlock"] {
+		t.Errorf("intervals add up to %d deadlocks, the run counted %d", sum, b.Errors["deadlock"])
+	}
+}
+
+func TestCountersIntervalByClass(t *testing.T) {
+	c := newCounters([]string{"a", "b"})
+	c.fail(0, target.ClassDeadlock, errors.New("x"))
+	c.fail(0, target.ClassDeadlock, errors.New("x"))
+	c.fail(0, target.Class("no such class"), errors.New("y")) // counts as other
+	c.retry(1)
+	_, errs, classes, _ := c.interval(0)
+	if errs != 3 || classes["deadlock"] != 2 || classes["other"] != 1 || len(classes) != 2 {
+		t.Errorf("first interval: %d errors %v", errs, classes)
+	}
+	c.fail(0, target.ClassDeadlock, errors.New("x"))
+	retries, errs, classes, _ := c.interval(0)
+	if retries != 0 || errs != 1 || classes["deadlock"] != 1 || len(classes) != 1 {
+		t.Errorf("second interval: %d retries %d errors %v", retries, errs, classes)
+	}
+	if _, errs, classes, _ := c.interval(0); errs != 0 || classes != nil {
+		t.Errorf("quiet interval: %d errors %v", errs, classes)
+	}
+	if retries, errs, classes, _ := c.interval(1); retries != 1 || errs != 0 || classes != nil {
+		t.Errorf("op b: %d retries %d errors %v", retries, errs, classes)
+	}
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/live"
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// liveMetrics is the --metrics-addr endpoint of a run or a study. A nil
+// *liveMetrics (no --metrics-addr) does nothing.
+type liveMetrics struct {
+	m   *live.Metrics
+	srv *live.Server
+}
+
+// serveMetrics listens on addr and serves the metrics until close; it
+// returns nil when addr is "". Call it before anything starts, so a busy
+// port fails the command before a server is started for it.
+func (a *app) serveMetrics(addr string) (*liveMetrics, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	m := live.New()
+	srv, err := live.Listen(addr, m)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	a.status("metrics on " + srv.URL() + " (updated every --progress interval)")
+	return &liveMetrics{m: m, srv: srv}, nil
+}
+
+// track makes the run of s on db feed the metrics: its intervals count
+// towards cell ("" outside a study) once it measures.
+func (l *liveMetrics) track(s *job.Spec, db *job.Database, cell string) {
+	if l == nil {
+		return
+	}
+	d := db.Dialect()
+	l.m.Begin(live.Info{Cell: cell, Workload: s.Name, Database: db.URL, ServerVersion: d.Name + " " + d.Version,
+		Version: version(), Clients: s.Runner.Clients})
+	onTick, onMeasure := s.Runner.OnTick, s.Runner.OnMeasure
+	s.Runner.OnTick = func(iv result.Interval) {
+		l.m.Observe(iv) // cannot fail: the runner made the histograms, and this is its run
+		if onTick != nil {
+			onTick(iv)
+		}
+	}
+	s.Runner.OnMeasure = func() {
+		l.m.Measuring()
+		if onMeasure != nil {
+			onMeasure()
+		}
+	}
+}
+
+// end marks the tracked run as over (txnbench_measuring 0).
+func (l *liveMetrics) end() {
+	if l != nil {
+		l.m.End()
+	}
+}
+
+// close stops serving.
+func (l *liveMetrics) close() {
+	if l != nil {
+		l.srv.Close()
+	}
+}

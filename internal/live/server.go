@@ -1,0 +1,104 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ParseAddr checks a HOST:PORT listen address without listening: HOST may
+// be empty (every interface), a name or an IP (IPv6 in brackets); PORT is
+// a number from 0 to 65535, 0 picking a free port.
+func ParseAddr(addr string) (host string, port int, err error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("want HOST:PORT, e.g. 127.0.0.1:9464 or :9464 (port 0 picks a free one)")
+	}
+	port, err = strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 || strings.HasPrefix(p, "+") {
+		return "", 0, fmt.Errorf("port %q is not a number from 0 to 65535: want HOST:PORT, e.g. 127.0.0.1:9464", p)
+	}
+	if strings.ContainsAny(host, " /\\@?#%\t\r\n") {
+		return "", 0, fmt.Errorf("host %q is not a host name or IP address: want HOST:PORT, e.g. 127.0.0.1:9464", host)
+	}
+	return host, port, nil
+}
+
+// Server serves Metrics over HTTP at /metrics.
+type Server struct {
+	ln   net.Listener
+	http *http.Server
+	done chan struct{}
+}
+
+// Listen listens on addr and serves m at /metrics until Close. A busy or
+// forbidden address is an error that says what to do.
+func Listen(addr string, m *Metrics) (*Server, error) {
+	if _, _, err := ParseAddr(addr); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, listenError(addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", m)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "txnbench: Prometheus metrics are at /metrics")
+	})
+	s := &Server{ln: ln, done: make(chan struct{}),
+		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	go func() {
+		defer close(s.done)
+		s.http.Serve(ln) // returns http.ErrServerClosed after Close
+	}()
+	return s, nil
+}
+
+func listenError(addr string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("%s is already in use (another txnbench or exporter?): choose another port, or port 0 for a free one", addr)
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("not allowed to listen on %s: choose a port above 1023", addr)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return fmt.Errorf("%s is not an address of this machine: use one of its addresses, e.g. 127.0.0.1:9464, or :9464 for all", addr)
+	}
+	return fmt.Errorf("listening on %s: %w", addr, err)
+}
+
+// Addr is the address listened on, with the real port.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// URL is where the metrics are; an unspecified host (all interfaces)
+// shows as localhost.
+func (s *Server) URL() string {
+	host, port, _ := net.SplitHostPort(s.ln.Addr().String())
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/metrics"
+}
+
+// Close stops serving: scrapes in progress get a few seconds to finish.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err := s.http.Shutdown(ctx)
+	if err != nil {
+		s.http.Close()
+	}
+	<-s.done
+	return err
+}
