@@ -255,7 +255,7 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 			violated++
 		case errors.As(err, &ee) && ee.code == ExitInterrupted || ctx.Err() != nil:
 			interrupted = true
-			sc.Error = "interrupted"
+			sc.Error = suite.Interrupted
 		default:
 			failed++
 			sc.Error = a.redact(err.Error())

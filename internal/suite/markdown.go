@@ -9,6 +9,9 @@ import (
 	"time"
 )
 
+// Interrupted is a Scenario's Error when Ctrl-C stopped it.
+const Interrupted = "interrupted"
+
 // WriteMarkdown renders r as suite.md: what ran where, the scenario
 // summary table, the settings every scenario shared, and each scenario's
 // own settings with links to its files.
@@ -41,8 +44,12 @@ func WriteMarkdown(w io.Writer, r *Report) {
 			name += " (study)"
 			studies = true
 		}
+		failed := "FAILED: " + cell(s.Error)
+		if s.Error == Interrupted {
+			failed = "INTERRUPTED"
+		}
 		if s.Error != "" && s.Summary.Ops == 0 {
-			fmt.Fprintf(w, "| %s | %s | | | | | | | | | | FAILED: %s |\n", name, s.Workload, cell(s.Error))
+			fmt.Fprintf(w, "| %s | %s | | | | | | | | | | %s |\n", name, s.Workload, failed)
 			continue
 		}
 		m := s.Summary
@@ -51,7 +58,7 @@ func WriteMarkdown(w io.Writer, r *Report) {
 			inv = "VIOLATED"
 		}
 		if s.Error != "" {
-			inv += "; FAILED: " + cell(s.Error)
+			inv += "; " + failed
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %s |\n",
 			name, s.Workload, m.Ops, m.Clients, m.DurationS, m.TxnPerS, m.MeanMS, m.P95MS, m.P99MS, m.MaxMS, m.Failures, inv)
@@ -159,16 +166,18 @@ func serverLines(r *Report) []string {
 }
 
 func outcome(r *Report) string {
-	failed, violated := 0, 0
+	failed, violated, stopped := 0, 0, 0
 	for _, s := range r.Scenarios {
-		if s.Error != "" {
+		if s.Error == Interrupted {
+			stopped++
+		} else if s.Error != "" {
 			failed++
 		} else if !s.Summary.InvariantsOK {
 			violated++
 		}
 	}
 	out := fmt.Sprintf("%d scenarios", len(r.Scenarios))
-	if ok := len(r.Scenarios) - failed - violated; ok == len(r.Scenarios) {
+	if ok := len(r.Scenarios) - failed - violated - stopped; ok == len(r.Scenarios) {
 		return out + ", all OK"
 	} else {
 		out += fmt.Sprintf(", %d OK", ok)
@@ -178,6 +187,9 @@ func outcome(r *Report) string {
 	}
 	if violated > 0 {
 		out += fmt.Sprintf(", %d with invariants violated", violated)
+	}
+	if stopped > 0 {
+		out += ", interrupted"
 	}
 	return out
 }

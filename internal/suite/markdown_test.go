@@ -58,6 +58,13 @@ func sampleReport() *Report {
 				Settings: map[string]string{"db": "sqlite:", "clients": "2", "duration": "4s", "seed": "42", "builtin": "tpcb-like"},
 				Error:    "script: the | pipe\nbroke",
 			},
+			{
+				Name: "soak", Kind: KindRun, Workload: "script", Tiers: []string{"smoke"},
+				Result: "soak.json", Server: "SQLite 3.54.1",
+				Settings: map[string]string{"db": "sqlite:", "clients": "2", "duration": "30m", "seed": "42", "builtin": "tpcb-like"},
+				Summary:  Summary{Ops: 12, Clients: 2, DurationS: 1.5, TxnPerS: 8, MeanMS: 1, P95MS: 2, P99MS: 3, MaxMS: 4, InvariantsOK: true},
+				Error:    Interrupted,
+			},
 		},
 	}
 }
