@@ -124,7 +124,7 @@ func TestRunSummaryMergesTransactions(t *testing.T) {
 func TestStudySummaryReduction(t *testing.T) {
 	cells := [][]*result.Result{
 		{run(100, 10, 10, 1, 0, true), run(300, 10, 10, 1, 1, true), run(200, 10, 10, 1, 0, true)}, // median 200 per op
-		{run(50, 40, 5, 8, 2, true), run(70, 30, 5, 8, 0, true)},                                     // slowest, median 60
+		{run(50, 40, 5, 8, 2, true), run(70, 30, 5, 8, 0, true)},                                   // slowest, median 60
 		{},
 	}
 	s := StudySummary(cells)
