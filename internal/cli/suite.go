@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -107,7 +106,7 @@ func (a *app) planScenario(e suite.Entry, out string) (*scenarioPlan, error) {
 		if err := fs.Parse(e.Args); err != nil {
 			return nil, fmt.Errorf("%w (a flag of txnbench run %s)", err, def.Name)
 		}
-		p.settings = a.settings(fs, nil)
+		p.settings = a.settings(fs, e.Args, nil)
 		spec, err := rs.spec(a, fs)
 		if err != nil {
 			return nil, err
@@ -124,7 +123,7 @@ func (a *app) planScenario(e suite.Entry, out string) (*scenarioPlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (a flag of txnbench study %s)", err, def.Name)
 	}
-	p.settings = a.settings(fs, e.Vary)
+	p.settings = a.settings(fs, e.Args, e.Vary)
 	if out != "" {
 		args = append(args, "--out="+out)
 	}
@@ -149,25 +148,36 @@ var notSettings = map[string]bool{"json": true, "cpu-profile": true, "html": tru
 // from its result).
 var coreSettings = []string{"db", "clients", "duration", "conn", "via"}
 
-// settings are the flags the scenario gives and the core run flags,
-// outputs left out, a varied flag's value its values joined by commas.
-func (a *app) settings(fs *pflag.FlagSet, vary []suite.VaryKey) map[string]string {
+// settings are the flags the scenario gives (as given: a list's values
+// joined by commas) and the core run flags, outputs left out, a varied
+// flag's value its values joined by commas.
+func (a *app) settings(fs *pflag.FlagSet, given []string, vary []suite.VaryKey) map[string]string {
 	m := map[string]string{}
-	fs.VisitAll(func(f *pflag.Flag) {
-		if notSettings[f.Name] || !f.Changed && !slices.Contains(coreSettings, f.Name) {
-			return
+	for _, arg := range given {
+		k, v, _ := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
+		if notSettings[k] {
+			continue
 		}
-		if f.Name == "duration" && !f.Changed && fs.Changed("iterations") {
-			return
+		if prev, ok := m[k]; ok {
+			v = prev + "," + v
 		}
-		v := f.Value.String()
-		if f.Name == "db" && v == "" {
-			v = "sqlite (temporary)"
+		m[k] = v
+	}
+	for _, k := range coreSettings {
+		f := fs.Lookup(k)
+		if _, ok := m[k]; ok || f == nil || k == "duration" && fs.Changed("iterations") {
+			continue
 		}
-		m[f.Name] = a.redact(v)
-	})
+		m[k] = f.Value.String()
+	}
+	if m["db"] == "" {
+		m["db"] = "sqlite (temporary)"
+	}
 	for _, v := range vary {
-		m[v.Key] = a.redact(strings.Join(v.Values, ","))
+		m[v.Key] = strings.Join(v.Values, ",")
+	}
+	for k, v := range m {
+		m[k] = a.redact(v)
 	}
 	return m
 }

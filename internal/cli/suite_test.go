@@ -41,8 +41,13 @@ func TestExampleSuiteValidates(t *testing.T) {
 			}
 			// Every scenario of the tier plans as suite run would plan it.
 			for _, e := range es {
-				if _, err := a.planScenario(e, filepath.Join(t.TempDir(), e.Name)); err != nil {
+				p, err := a.planScenario(e, filepath.Join(t.TempDir(), e.Name))
+				if err != nil {
 					t.Errorf("%s: %s: %v", path, e.Name, err)
+					continue
+				}
+				if e.Name == "pgbench-tpcb-like-smoke" && (p.settings["builtin"] != "tpcb-like" || p.settings["conn"] != "session" || p.settings["seed"] != "42") {
+					t.Errorf("%s: %s: settings %v", path, e.Name, p.settings)
 				}
 			}
 		}
