@@ -82,7 +82,6 @@ func (a *app) loadSuite(path string) (*suite.File, error) {
 
 // scenarioPlan is one scenario checked and ready to run.
 type scenarioPlan struct {
-	entry    suite.Entry
 	settings map[string]string
 	args     []string // the equivalent command line, passwords masked
 	// A run: its spec and flags. A study: its plan.
@@ -98,7 +97,7 @@ func (a *app) planScenario(e suite.Entry, out string) (*scenarioPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &scenarioPlan{entry: e}
+	p := &scenarioPlan{}
 	if e.Kind() == suite.KindRun {
 		fs := pflag.NewFlagSet("run "+def.Name, pflag.ContinueOnError)
 		fs.SetOutput(new(strings.Builder))
@@ -216,16 +215,12 @@ func (a *app) maskArgs(args []string) []string {
 }
 
 func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
-	if tier == "" {
-		f, err := a.loadSuite(path)
-		if err != nil {
-			return err
-		}
-		return usage(fmt.Errorf("no --tier given: choose one of %s (suite list %s shows the scenarios)", strings.Join(f.Tiers(), ", "), path))
-	}
 	f, err := a.loadSuite(path)
 	if err != nil {
 		return err
+	}
+	if tier == "" {
+		return usage(fmt.Errorf("no --tier given: choose one of %s (suite list %s shows the scenarios)", strings.Join(f.Tiers(), ", "), path))
 	}
 	entries, err := f.Tier(tier)
 	if err != nil {
