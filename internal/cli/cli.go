@@ -143,6 +143,7 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 		Args:  cobra.NoArgs,
 		Run:   func(*cobra.Command, []string) { fmt.Fprintln(a.stdout, "txnbench", version()) },
 	})
+	root.AddCommand(a.suiteCommand())
 	return root
 }
 

@@ -187,7 +187,8 @@ func (a *app) runCommand(initOnly bool) *cobra.Command {
 			if initOnly {
 				return a.initWorkload(cmd.Context(), spec)
 			}
-			return a.runWorkload(cmd.Context(), spec, &rs.f)
+			_, err = a.runWorkload(cmd.Context(), spec, &rs.f)
+			return err
 		}
 		sub.Flags().SortFlags = false
 		parent.AddCommand(sub)
@@ -243,11 +244,14 @@ func (a *app) initWorkload(ctx context.Context, s job.Spec) error {
 	return nil
 }
 
-func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) error {
+// runWorkload runs s, prints its summary and saves its JSON with --json;
+// it returns the result (nil when the run did not start) beside the error
+// that sets the exit status.
+func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result.Result, error) {
 	jsonPath := f.json
 	lm, err := a.serveMetrics(f.metricsAddr) // before anything starts: a busy port fails now
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer lm.close()
 	s.Runner.OnTick = func(iv result.Interval) {
@@ -257,9 +261,9 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) error {
 	db, err := job.Open(ctx, s, s.ServerConnections())
 	if err != nil {
 		if ctx.Err() != nil {
-			return exitError{code: ExitInterrupted, msg: "interrupted before the run started"}
+			return nil, exitError{code: ExitInterrupted, msg: "interrupted before the run started"}
 		}
-		return err
+		return nil, err
 	}
 	defer db.Close()
 	lm.track(&s, db, "")
@@ -273,7 +277,7 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) error {
 	if f.profile != "" {
 		stop, err := startProfile(f.profile)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer stop()
 	}
@@ -281,27 +285,27 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) error {
 	lm.end()
 	if r == nil {
 		if ctx.Err() != nil {
-			return exitError{code: ExitInterrupted, msg: "interrupted before the run started"}
+			return nil, exitError{code: ExitInterrupted, msg: "interrupted before the run started"}
 		}
-		return err
+		return nil, err
 	}
 	fmt.Fprintln(a.stdout)
 	report.Summary(a.stdout, r)
 	if jsonPath != "" {
 		if serr := r.Save(jsonPath); serr != nil {
-			return serr
+			return r, serr
 		}
 		a.status("result saved to " + jsonPath)
 	}
 	switch {
 	case err != nil:
-		return err
+		return r, err
 	case r.Invariants != nil && !r.Invariants.OK: // even when interrupted: a loss outranks it
-		return exitError{code: ExitInvariants, msg: "invariants violated: data was lost or corrupted (see the check above)"}
+		return r, exitError{code: ExitInvariants, msg: "invariants violated: data was lost or corrupted (see the check above)"}
 	case r.Interrupted:
-		return exitError{code: ExitInterrupted}
+		return r, exitError{code: ExitInterrupted}
 	}
-	return nil
+	return r, nil
 }
 
 // startProfile starts a CPU profile of txnbench; stop finishes the file.

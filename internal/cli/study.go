@@ -68,6 +68,30 @@ type studyCell struct {
 }
 
 func (a *app) runStudy(ctx context.Context, args []string) error {
+	var p studyPlan
+	if err := a.planStudy(args, &p); err != nil || p.runs == nil {
+		return err
+	}
+	if err := os.MkdirAll(p.out, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", p.out, err)
+	}
+	_, err := a.executeStudy(ctx, p.name, p.runs, p.varies, &p.sf, p.out)
+	return err
+}
+
+// studyPlan is a study whose every cell was checked, ready to run; runs
+// is nil when there is nothing to run (--help).
+type studyPlan struct {
+	name   string
+	runs   []studyCell
+	varies []study.Vary
+	sf     parsedStudyFlags
+	out    string
+}
+
+// planStudy checks a study's arguments (WORKLOAD and flags) and every
+// cell's specification into p, starting nothing.
+func (a *app) planStudy(args []string, p *studyPlan) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return usage(fmt.Errorf("no workload given: txnbench study WORKLOAD --vary NAME=V1,V2, with WORKLOAD one of %s", strings.Join(workload.Names(), ", ")))
 	}
@@ -133,10 +157,8 @@ func (a *app) runStudy(ctx context.Context, args []string) error {
 	if out == "" {
 		out = "study-" + time.Now().Format("20060102-150405")
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
-	}
-	return a.executeStudy(ctx, def.Name, runs, varies, sf, out)
+	*p = studyPlan{name: def.Name, runs: runs, varies: varies, sf: *sf, out: out}
+	return nil
 }
 
 // parsedStudyFlags is what studyFlagSet read besides the run flags.
@@ -170,10 +192,13 @@ func dbKey(s job.Spec) string {
 	return strings.Join(append([]string{s.DB, s.PGBin, p.Via, p.Mode, strconv.Itoa(p.Size), p.Bin}, s.PGConf...), "\x00")
 }
 
-func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, varies []study.Vary, sf *parsedStudyFlags, out string) error {
+// executeStudy runs a planned study into the existing directory out and
+// returns its summary (nil when no run finished) beside the error that
+// sets the exit status.
+func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, varies []study.Vary, sf *parsedStudyFlags, out string) (*study.Summary, error) {
 	lm, err := a.serveMetrics(sf.metricsAddr) // before any server starts
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer lm.close()
 	// Cells on the same database share it (one throwaway cluster, sized for
@@ -252,25 +277,31 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 		fmt.Fprint(a.stdout, "\n"+md.String())
 		b, _ := json.MarshalIndent(sum, "", "  ")
 		if err := os.WriteFile(filepath.Join(out, "study.json"), append(b, '\n'), 0o644); err != nil {
-			return err
+			return sum, err
 		}
 		if err := os.WriteFile(filepath.Join(out, "study.md"), []byte(md.String()), 0o644); err != nil {
-			return err
+			return sum, err
 		}
 		a.status("study written to " + out + " (study.md, study.json, one JSON per run)")
 	}
+	if len(sum.Cells) == 0 {
+		sum = nil
+	}
 	switch {
 	case runErr != nil:
-		return runErr
+		return sum, runErr
 	case ctx.Err() != nil:
-		return exitError{code: ExitInterrupted}
+		return sum, exitError{code: ExitInterrupted}
+	}
+	if sum == nil {
+		return nil, nil
 	}
 	for _, c := range sum.Cells {
 		if !c.InvariantsOK {
-			return exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
+			return sum, exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
 		}
 	}
-	return nil
+	return sum, nil
 }
 
 func txnRate(r *result.Result) float64 {

@@ -1,6 +1,9 @@
 package suite
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
@@ -23,6 +26,9 @@ type Report struct {
 	Started   time.Time   `json:"started"`
 	Ended     time.Time   `json:"ended"`
 	Scenarios []Scenario  `json:"scenarios"`
+
+	// Machine is where txnbench ran.
+	Machine result.Machine `json:"machine"`
 }
 
 // Scenario is one scenario's outcome.
@@ -32,6 +38,14 @@ type Scenario struct {
 	Workload string   `json:"workload"`
 	Tiers    []string `json:"tiers"`
 	Args     []string `json:"args"` // the run or study flags it ran with, passwords masked
+
+	// Settings are every run or study setting in effect (defaults
+	// included, outputs left out), key to value, passwords masked; a
+	// varied setting's value is its values joined by commas.
+	Settings map[string]string `json:"settings,omitempty"`
+	// Server is the database measured, e.g. "PostgreSQL 15.14".
+	Server string `json:"server,omitempty"`
+
 	// Result is the run's result file, Study its study.json, relative to
 	// the directory of suite.json.
 	Result  string  `json:"result,omitempty"`
@@ -47,8 +61,14 @@ const (
 	KindStudy = "study"
 )
 
-// Summary is a scenario's row of the summary table: for a study, the
-// totals of all its runs' transactions over its cells' medians.
+// Summary is a scenario's row of the summary table. For a run (see
+// RunSummary): its transactions (ops of kind "") over the measured
+// window, latencies from their merged histogram. For a study (see
+// StudySummary): Ops and DurationS are the sums over cells of each cell's
+// median across repetitions, TxnPerS is Ops over DurationS, latencies are
+// the medians of the slowest cell (highest median p95), Clients the most
+// of any cell, Failures the sum over every run, InvariantsOK true only if
+// every run's check passed.
 type Summary struct {
 	Ops          int64   `json:"ops"` // transactions that succeeded
 	Clients      int     `json:"clients"`
@@ -60,4 +80,16 @@ type Summary struct {
 	MaxMS        float64 `json:"max_ms"`
 	Failures     int64   `json:"failures"` // failed transactions
 	InvariantsOK bool    `json:"invariants_ok"`
+}
+
+// Save writes r as indented JSON to path.
+func (r *Report) Save(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the suite report: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("saving the suite report: %w", err)
+	}
+	return nil
 }

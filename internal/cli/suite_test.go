@@ -1,0 +1,324 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/study"
+	"github.com/txnbench/txnbench/internal/suite"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// The example suite checks with the same flag sets run and study use, has
+// the tiers the docs promise and covers every workload.
+func TestExampleSuiteValidates(t *testing.T) {
+	for _, path := range []string{"../../examples/suite.toml"} {
+		a := &app{stdout: io.Discard, stderr: io.Discard}
+		f, err := a.loadSuite(path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		tiers := f.Tiers()
+		for _, want := range []string{"smoke", "nightly", "soak", "capacity", "serial-latency", "parallel-throughput"} {
+			if !slices.Contains(tiers, want) {
+				t.Errorf("%s: no tier %s (has %v)", path, want, tiers)
+			}
+		}
+		for _, tier := range tiers {
+			es, err := f.Tier(tier)
+			if err != nil || len(es) == 0 {
+				t.Errorf("%s: tier %s: %v", path, tier, err)
+			}
+			// Every scenario of the tier plans as suite run would plan it.
+			for _, e := range es {
+				p, err := a.planScenario(e, filepath.Join(t.TempDir(), e.Name))
+				if err != nil {
+					t.Errorf("%s: %s: %v", path, e.Name, err)
+					continue
+				}
+				if e.Name == "pgbench-tpcb-like-smoke" && (p.settings["builtin"] != "tpcb-like" || p.settings["conn"] != "session" || p.settings["seed"] != "42") {
+					t.Errorf("%s: %s: settings %v", path, e.Name, p.settings)
+				}
+			}
+		}
+		workloads := map[string]bool{}
+		all := ""
+		for _, e := range f.Entries {
+			workloads[e.Workload] = true
+			all += " " + strings.Join(e.Args, " ")
+		}
+		for _, w := range workload.Names() {
+			if !workloads[w] {
+				t.Errorf("%s: no scenario of workload %s", path, w)
+			}
+		}
+		for _, want := range []string{"--variant=jsonb", "--variant=manual", "--variant=text", "--builtin=tpcb-like", "--builtin=select-only", "--conn=per-txn", "--conn=pool"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("%s: no scenario with %s", path, want)
+			}
+		}
+		smoke, _ := f.Tier("smoke")
+		for _, e := range smoke {
+			if !slices.ContainsFunc(e.Args, func(a string) bool { return strings.HasPrefix(a, "--duration=") && len(a) <= len("--duration=5s") }) {
+				t.Errorf("%s: smoke scenario %s is not a few seconds: %v", path, e.Name, e.Args)
+			}
+		}
+	}
+}
+
+func TestSuiteBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	one := func(workload, flags string) string {
+		return "name = \"s\"\n[[scenario]]\nname = \"a\"\nworkload = \"" + workload + "\"\ntiers = [\"smoke\"]\n[scenario.flags]\n" + flags
+	}
+	cases := []struct {
+		file, tier, want string
+	}{
+		{write("wl.toml", one("nosuch", "")), "smoke", `wl.toml: scenario "a": unknown workload "nosuch"`},
+		{write("flag.toml", one("train-events", "bogus = 1\n")), "smoke", `flag.toml: scenario "a": unknown flag: --bogus (a flag of txnbench run train-events)`},
+		{write("value.toml", one("train-events", "clients = \"many\"\n")), "smoke", `invalid argument "many" for "--clients" flag`},
+		{write("variant.toml", one("train-events", "variant = \"xml\"\n")), "smoke", `unknown --variant "xml"`},
+		{write("conf.toml", one("train-events", "pg-conf = [\"a=b\"]\n")), "smoke", "--pg-conf only applies to --db temp-postgres"},
+		{write("settle.toml", one("train-events", "settle = \"1s\"\n")), "smoke", "unknown flag: --settle (a flag of txnbench run train-events)"},
+		{write("vary.toml", one("train-events", "[scenario.vary]\nnosuch = [1, 2]\n")), "smoke", `unknown --vary name "nosuch"`},
+		{write("out.toml", one("train-events", "json = \"x.json\"\n")), "smoke", "json cannot be set in a suite file"},
+		{write("tier.toml", one("train-events", "")), "nightly", `no scenario is in tier "nightly": choose one of smoke`},
+		{write("tier2.toml", one("train-events", "")), "", "no --tier given: choose one of smoke"},
+		{write("syntax.yaml", "name: [s\n"), "smoke", "syntax.yaml:"},
+		{filepath.Join(dir, "missing.toml"), "smoke", "missing.toml: no such file"},
+	}
+	for _, c := range cases {
+		args := []string{"suite", "run", c.file, "--out", filepath.Join(dir, "out")}
+		if c.tier != "" {
+			args = append(args, "--tier", c.tier)
+		}
+		code, _, stderr := runMain(args...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d saying %q", filepath.Base(c.file), code, stderr, ExitUsage, c.want)
+		}
+		if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 {
+			t.Errorf("%s: error not one line: %q", filepath.Base(c.file), stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
+		t.Error("a suite that did not validate created its output directory")
+	}
+}
+
+// A tiny suite end to end on SQLite: a run, a scenario that fails at
+// runtime (the suite goes on), and a small study; suite.md, suite.json
+// and the scenarios' files exist and agree.
+func TestSuiteRunEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiny.yaml")
+	// quick train-events flags, as in the other cli tests.
+	quick := "rows: 200, delay: 1ms, think-min: 0s, think-max: 1ms, max-batch: 20"
+	text := `name: tiny
+defaults:
+  db: "sqlite:"
+  seed: 7
+scenario:
+  - name: one-run
+    workload: train-events
+    tiers: [smoke]
+    flags: {clients: 2, duration: 1s, variant: text, ` + quick + `}
+  - name: not-in-tier
+    workload: train-events
+    tiers: [nightly]
+  - name: refused
+    workload: connect-overhead
+    tiers: [smoke]
+    flags: {db: "postgres://bob:s3cretpw@127.0.0.1:1/db", rows: 10, duration: 1s}
+  - name: ladder
+    workload: train-events
+    tiers: [smoke, nightly]
+    repeat: 1
+    flags: {duration: 1s, settle: 0s, ` + quick + `}
+    vary:
+      clients: [1, 2]
+`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runMain("suite", "run", file, "--tier", "smoke", "--out", out)
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d (one scenario failed):\n%s", code, ExitFailure, stderr)
+	}
+	for _, want := range []string{"[1/3] scenario one-run (train-events run, tier smoke)", "[3/3] scenario ladder (train-events study, tier smoke)", "scenario refused failed", "1 of 3 scenarios failed"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stdout+stderr, "s3cretpw") {
+		t.Error("password printed")
+	}
+	if strings.Contains(stderr, "not-in-tier") {
+		t.Error("ran a scenario of another tier")
+	}
+	b, err := os.ReadFile(filepath.Join(out, "suite.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "s3cretpw") {
+		t.Error("password in suite.json")
+	}
+	var rep suite.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Format != suite.Format || rep.Name != "tiny" || rep.Tier != "smoke" || len(rep.Scenarios) != 3 || rep.Machine.CPUs == 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	run, refused, ladder := rep.Scenarios[0], rep.Scenarios[1], rep.Scenarios[2]
+
+	// The run: its result file agrees with its row.
+	if run.Kind != suite.KindRun || run.Result != "one-run.json" || run.Error != "" {
+		t.Errorf("run scenario %+v", run)
+	}
+	r, err := result.Load(filepath.Join(out, run.Result))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := suite.RunSummary(r); got != run.Summary || got.Ops == 0 || !got.InvariantsOK || got.Clients != 2 {
+		t.Errorf("row %+v, result says %+v", run.Summary, got)
+	}
+	if r.Settings["variant"] != "text" || r.Config.Seed != 7 {
+		t.Errorf("the run did not get its flags: %v seed %d", r.Settings, r.Config.Seed)
+	}
+	if run.Settings["variant"] != "text" || run.Settings["seed"] != "7" || run.Settings["payload"] != "text" {
+		t.Errorf("settings %v", run.Settings)
+	}
+
+	// The failed scenario is recorded and did not stop the suite.
+	if refused.Error == "" || !strings.Contains(refused.Error, "connection refused") || refused.Result != "" {
+		t.Errorf("failed scenario %+v", refused)
+	}
+
+	// The study: study.json, study.md and one result per run.
+	if ladder.Kind != suite.KindStudy || ladder.Study != "ladder/study.json" || ladder.Error != "" {
+		t.Errorf("study scenario %+v", ladder)
+	}
+	var sum study.Summary
+	sb, err := os.ReadFile(filepath.Join(out, ladder.Study))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(sb, &sum); err != nil || len(sum.Cells) != 2 {
+		t.Fatalf("study.json: %v %+v", err, sum)
+	}
+	if _, err := os.Stat(filepath.Join(out, "ladder", "study.md")); err != nil {
+		t.Error(err)
+	}
+	var cells [][]*result.Result
+	for _, c := range sum.Cells {
+		var reps []*result.Result
+		for _, f := range c.Results {
+			r, err := result.Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reps = append(reps, r)
+		}
+		cells = append(cells, reps)
+	}
+	if got := suite.StudySummary(cells); got != ladder.Summary || got.Clients != 2 || got.Ops == 0 {
+		t.Errorf("study row %+v, its results say %+v", ladder.Summary, got)
+	}
+	if ladder.Settings["clients"] != "1,2" {
+		t.Errorf("study settings %v", ladder.Settings)
+	}
+
+	md, err := os.ReadFile(filepath.Join(out, "suite.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Suite tiny, tier smoke", "[`one-run`](one-run.json)", "[`ladder`](ladder/study.md) (study)", "FAILED: ", "`seed` = `7`", "outcome: 3 scenarios, 2 OK, 1 failed"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("suite.md lacks %q:\n%s", want, md)
+		}
+	}
+
+	// A second run into the same directory is refused.
+	if code, _, stderr := runMain("suite", "run", file, "--tier", "smoke", "--out", out); code != ExitUsage || !strings.Contains(stderr, "already holds") {
+		t.Errorf("rerun into %s: exit %d %s", out, code, stderr)
+	}
+	// suite list shows every scenario and tier.
+	code, stdout, _ = runMain("suite", "list", file)
+	if code != ExitOK || !strings.Contains(stdout, "tiers smoke, nightly") || !strings.Contains(stdout, "ladder  (study of train-events; tiers smoke, nightly)") || strings.Contains(stdout, "s3cretpw") {
+		t.Errorf("suite list: exit %d\n%s", code, stdout)
+	}
+}
+
+// Ctrl-C (here SIGTERM) mid-suite: what finished and the interrupted
+// scenario are written, the rest does not start, exit 130.
+func TestSuiteInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "stop.toml")
+	quick := "rows = 200\ndelay = \"1ms\"\nthink-min = \"0s\"\nthink-max = \"1ms\"\nmax-batch = 20\n"
+	text := "name = \"stop\"\n[defaults]\ndb = \"sqlite:\"\nclients = 2\nprogress = \"300ms\"\n" + quick
+	for _, sc := range []struct{ name, duration string }{{"first", "1s"}, {"long", "60s"}, {"never", "1s"}} {
+		text += "[[scenario]]\nname = \"" + sc.name + "\"\nworkload = \"train-events\"\ntiers = [\"t\"]\n[scenario.flags]\nduration = \"" + sc.duration + "\"\n"
+	}
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(os.Args[0], "suite", "run", file, "--tier", "t", "--out", out)
+	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		_, after, ok := strings.Cut(stderr.String(), "[2/3]")
+		if ok && strings.Contains(after, "s |") { // a progress line of the long run
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "suite.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep suite.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Scenarios) != 2 || rep.Scenarios[0].Error != "" || rep.Scenarios[1].Error != suite.Interrupted {
+		t.Fatalf("scenarios %+v", rep.Scenarios)
+	}
+	if r, err := result.Load(filepath.Join(out, "long.json")); err != nil || !r.Interrupted {
+		t.Errorf("the interrupted run's result: %v", err)
+	}
+	if strings.Contains(stderr.String(), "[3/3]") {
+		t.Error("the scenario after the interrupt started")
+	}
+	if md, _ := os.ReadFile(filepath.Join(out, "suite.md")); !bytes.Contains(md, []byte("INTERRUPTED")) {
+		t.Errorf("suite.md:\n%s", md)
+	}
+}

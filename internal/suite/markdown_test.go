@@ -1,0 +1,147 @@
+package suite
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the output:\n%s", path, got)
+	}
+}
+
+func sampleReport() *Report {
+	start := time.Date(2026, 3, 17, 10, 0, 0, 0, time.UTC)
+	return &Report{
+		Format: Format, Name: "baseline", File: "examples/suite.toml", Tier: "smoke",
+		Tool:    result.Tool{Version: "v1.2.3", Go: "go1.26.8"},
+		Args:    []string{"txnbench", "suite", "run", "examples/suite.toml", "--tier", "smoke"},
+		Started: start, Ended: start.Add(83 * time.Second),
+		Machine: result.Machine{Hostname: "ci-1", OS: "linux", Arch: "amd64", CPUs: 2},
+		Scenarios: []Scenario{
+			{
+				Name: "jsonb-smoke", Kind: KindRun, Workload: "train-events", Tiers: []string{"smoke", "nightly"},
+				Result: "jsonb-smoke.json", Server: "PostgreSQL 15.18",
+				Settings: map[string]string{"db": "temp-postgres", "clients": "4", "duration": "4s", "seed": "42", "variant": "jsonb"},
+				Summary:  Summary{Ops: 318, Clients: 4, DurationS: 4, TxnPerS: 79.5, MeanMS: 110.45, P95MS: 259.07, P99MS: 422.65, MaxMS: 511.49, InvariantsOK: true},
+			},
+			{
+				Name: "ladder-smoke", Kind: KindStudy, Workload: "train-events", Tiers: []string{"smoke"},
+				Study: "ladder-smoke/study.json", Server: "PostgreSQL 15.18",
+				Settings: map[string]string{"db": "temp-postgres", "clients": "1,4", "duration": "2s", "seed": "42", "variant": "jsonb", "repeat": "2"},
+				Summary:  Summary{Ops: 63, Clients: 4, DurationS: 4.06, TxnPerS: 15.52, MeanMS: 738.07, P95MS: 2322.43, P99MS: 2369.53, MaxMS: 2369.53, Failures: 2, InvariantsOK: false},
+			},
+			{
+				Name: "tpcb-sqlite-smoke", Kind: KindRun, Workload: "script", Tiers: []string{"smoke"},
+				Settings: map[string]string{"db": "sqlite:", "clients": "2", "duration": "4s", "seed": "42", "builtin": "tpcb-like"},
+				Error:    "script: the | pipe\nbroke",
+			},
+			{
+				Name: "soak", Kind: KindRun, Workload: "script", Tiers: []string{"smoke"},
+				Result: "soak.json", Server: "SQLite 3.54.1",
+				Settings: map[string]string{"db": "sqlite:", "clients": "2", "duration": "30m", "seed": "42", "builtin": "tpcb-like"},
+				Summary:  Summary{Ops: 12, Clients: 2, DurationS: 1.5, TxnPerS: 8, MeanMS: 1, P95MS: 2, P99MS: 3, MaxMS: 4, InvariantsOK: true},
+				Error:    Interrupted,
+			},
+		},
+	}
+}
+
+func TestWriteMarkdownGolden(t *testing.T) {
+	var b strings.Builder
+	WriteMarkdown(&b, sampleReport())
+	golden(t, "suite.md.golden", b.String())
+}
+
+func TestHeldConstant(t *testing.T) {
+	held := heldConstant(sampleReport().Scenarios)
+	if len(held) != 1 || held["seed"] != "42" {
+		t.Errorf("held constant %v, want only seed=42", held)
+	}
+	if heldConstant(nil) != nil {
+		t.Error("nothing held constant without scenarios")
+	}
+}
+
+// run makes a result with transactions add (n of ms each) and archive,
+// plus a cycle row that must not count.
+func run(n int64, ms, measured float64, clients int, errs int64, ok bool) *result.Result {
+	h := func(n int64, ms float64) *metrics.Hist {
+		x := metrics.NewHist()
+		for i := int64(0); i < n; i++ {
+			x.Record(time.Duration(ms * float64(time.Millisecond)))
+		}
+		return x
+	}
+	add, arch, cyc := h(n, ms), h(n, 2*ms), h(n, 10*ms)
+	return &result.Result{
+		MeasuredS: measured, Config: result.Config{Clients: clients}, Invariants: &workload.Check{OK: ok},
+		Ops: []result.Op{
+			{Name: "add", Summary: add.Summary(), Hist: add, Errors: map[string]int64{"serialization": errs}},
+			{Name: "archive", Summary: arch.Summary(), Hist: arch},
+			{Name: result.CycleOp, Kind: result.KindCycle, Summary: cyc.Summary(), Hist: cyc, Errors: map[string]int64{"other": 100}},
+		},
+	}
+}
+
+func near(a, b float64) bool { return a > b*0.99 && a < b*1.01 }
+
+func TestRunSummaryMergesTransactions(t *testing.T) {
+	s := RunSummary(run(100, 10, 10, 4, 3, true))
+	if s.Ops != 200 || s.Clients != 4 || s.DurationS != 10 || s.TxnPerS != 20 || s.Failures != 3 || !s.InvariantsOK {
+		t.Errorf("summary %+v", s)
+	}
+	if !near(s.MeanMS, 15) || !near(s.P95MS, 20) || !near(s.MaxMS, 20) {
+		t.Errorf("latencies %+v: want mean 15, p95 and max 20 (add and archive merged, cycle left out)", s)
+	}
+	if RunSummary(&result.Result{}).InvariantsOK {
+		t.Error("a result without a check counts as OK")
+	}
+}
+
+func TestStudySummaryReduction(t *testing.T) {
+	cells := [][]*result.Result{
+		{run(100, 10, 10, 1, 0, true), run(300, 10, 10, 1, 1, true), run(200, 10, 10, 1, 0, true)}, // median 200 per op
+		{run(50, 40, 5, 8, 2, true), run(70, 30, 5, 8, 0, true)},                                   // slowest, median 60
+		{},
+	}
+	s := StudySummary(cells)
+	if s.Ops != 400+120 || s.DurationS != 15 || !near(s.TxnPerS, 520.0/15) {
+		t.Errorf("ops %d over %.1f s (%.2f/s), want 520 over 15 s", s.Ops, s.DurationS, s.TxnPerS)
+	}
+	if s.Clients != 8 || s.Failures != 3 || !s.InvariantsOK {
+		t.Errorf("summary %+v", s)
+	}
+	if !near(s.P95MS, 70) || !near(s.MeanMS, 52.5) {
+		t.Errorf("latencies %+v: want the slow cell's medians (p95 70, mean 52.5)", s)
+	}
+	cells[0][1].Invariants.OK = false
+	if StudySummary(cells).InvariantsOK {
+		t.Error("a violated run left the study OK")
+	}
+	if (StudySummary(nil) != Summary{}) {
+		t.Error("an empty study has a summary")
+	}
+}
