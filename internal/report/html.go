@@ -33,8 +33,8 @@ type page struct {
 	Title   string
 	Header  []field
 	Notes   []string
-	Tables  []table // before the charts
-	After   []table // after the charts: the details
+	Tables  []table     // before the charts
+	After   []table     // after the charts: the details
 	Data    template.JS // the charts (chartData) as JSON
 	ChartJS template.JS
 	Version string // of Chart.js

@@ -50,9 +50,9 @@ func htmlResult() *result.Result {
 	}
 	for i := 0; i < 6; i++ {
 		t.Series = append(t.Series, result.Sample{
-			ElapsedS: float64(10 * (i + 1)),
-			Database: map[string]int64{"xact_commit": int64(2400 + 10*i), "xact_rollback": int64(i), "tup_inserted": 16000, "blks_hit": 300000, "blks_read": int64(200 - 10*i), "wal_bytes": 30 << 20},
-			Waits:    map[string]int64{"CPU": 200, "IO": int64(150 - i), "Lock": int64(10 * i)},
+			ElapsedS:  float64(10 * (i + 1)),
+			Database:  map[string]int64{"xact_commit": int64(2400 + 10*i), "xact_rollback": int64(i), "tup_inserted": 16000, "blks_hit": 300000, "blks_read": int64(200 - 10*i), "wal_bytes": 30 << 20},
+			Waits:     map[string]int64{"CPU": 200, "IO": int64(150 - i), "Lock": int64(10 * i)},
 			ClientCPU: 0.25 + 0.01*float64(i), ClientRSSMB: 30 + float64(i), MachineCPU: 0.6,
 		})
 	}
