@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -30,6 +31,7 @@ type runFlags struct {
 	pooler    job.Pooler
 	seed      uint64
 	json      string
+	html      string
 	reinit    bool
 	profile   string
 }
@@ -62,6 +64,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
 	fs.DurationVar(&f.cfg.Progress, "progress", 10*time.Second, "interval between progress lines")
 	fs.StringVar(&f.json, "json", "", "write the full result as JSON to this file")
+	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report with charts to this file")
 	fs.StringVar(&f.profile, "cpu-profile", "", "write a Go CPU profile of txnbench itself during the run to this file (go tool pprof)")
 }
 
@@ -115,7 +118,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.pooler.Size < 1 {
 		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give at least 1", f.pooler.Size))
 	}
-	for _, out := range []struct{ flag, path string }{{"--json", f.json}, {"--cpu-profile", f.profile}} {
+	for _, out := range []struct{ flag, path string }{{"--json", f.json}, {"--html", f.html}, {"--cpu-profile", f.profile}} {
 		if out.path == "" {
 			continue
 		}
@@ -263,6 +266,12 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) error {
 			return serr
 		}
 		a.status("result saved to " + jsonPath)
+	}
+	if f.html != "" {
+		if herr := writeAtomic(f.html, func(w io.Writer) error { return report.HTML(w, r) }); herr != nil {
+			return herr
+		}
+		a.status("HTML report written to " + f.html)
 	}
 	switch {
 	case err != nil:

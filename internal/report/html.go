@@ -415,8 +415,8 @@ func runCharts(r *result.Result) chartData {
 			p95.Points = append(p95.Points, [2]float64{x, round3(iop.P95)})
 			p99.Points = append(p99.Points, [2]float64{x, round3(iop.P99)})
 		}
-		if len(p50.Points) == 0 {
-			continue
+		if len(p50.Points) < 2 {
+			continue // a point is no line: the table and the distribution have it
 		}
 		c.Series = []series{p50, p95, p99}
 		opsSec.Charts = append(opsSec.Charts, c)
@@ -490,9 +490,11 @@ func errorChart(r *result.Result, ops []result.Op) *chart {
 		return nil
 	}
 	c := chart{ID: "errors", Title: "errors over time", Kind: "bar", Stacked: true, X: axis{Title: "elapsed (s)"}, Y: axis{Title: "errors in the interval"}}
-	for _, iv := range r.Intervals {
-		c.Labels = append(c.Labels, strconv.FormatFloat(round3(iv.ElapsedS), 'f', -1, 64))
+	xs := make([]float64, len(r.Intervals))
+	for i, iv := range r.Intervals {
+		xs[i] = iv.ElapsedS
 	}
+	c.Labels = elapsedLabels(xs)
 	var total int64
 	for _, o := range ops {
 		// the classes seen in any interval, else the op as one series
@@ -685,9 +687,11 @@ func waitsChart(t *result.Telemetry, ss []result.Sample, ls []float64) *chart {
 	if every <= 0 {
 		c.Y.Title = "active session samples"
 	}
-	for _, s := range ss {
-		c.Labels = append(c.Labels, strconv.FormatFloat(round3(s.ElapsedS), 'f', -1, 64))
+	xs := make([]float64, len(ss))
+	for i, s := range ss {
+		xs[i] = s.ElapsedS
 	}
+	c.Labels = elapsedLabels(xs)
 	// the largest classes first, as in the summary
 	names := sortedKeys(classes)
 	if t.Waits != nil {
@@ -881,6 +885,30 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 		d.Sections = append(d.Sections, over)
 	}
 	return d
+}
+
+// elapsedLabels are the labels of bars per interval: seconds with as
+// many decimals as the spacing of the intervals needs (10, 20, ... or
+// 0.5, 1.0, ...).
+func elapsedLabels(xs []float64) []string {
+	step := math.Inf(1)
+	for i := 1; i < len(xs); i++ {
+		if d := xs[i] - xs[i-1]; d > 0 {
+			step = math.Min(step, d)
+		}
+	}
+	prec := 0
+	switch {
+	case step < 0.095:
+		prec = 2
+	case step < 0.95:
+		prec = 1
+	}
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.FormatFloat(x, 'f', prec, 64)
+	}
+	return out
 }
 
 // round3 rounds to 3 decimals and makes NaN and infinities 0, which JSON

@@ -328,3 +328,21 @@ func TestStudyHTMLWithoutClients(t *testing.T) {
 		}
 	}
 }
+
+func TestElapsedLabels(t *testing.T) {
+	cases := []struct {
+		xs   []float64
+		want string
+	}{
+		{[]float64{10.004, 20.001, 30, 34.7}, "[10 20 30 35]"},
+		{[]float64{0.505, 1.004, 1.502, 1.7}, "[0.5 1.0 1.5 1.7]"},
+		{[]float64{0.05, 0.1, 0.15}, "[0.05 0.10 0.15]"},
+		{[]float64{7.25}, "[7]"},
+		{nil, "[]"},
+	}
+	for _, c := range cases {
+		if got := fmt.Sprint(elapsedLabels(c.xs)); got != c.want {
+			t.Errorf("elapsedLabels(%v) = %s, want %s", c.xs, got, c.want)
+		}
+	}
+}
