@@ -569,15 +569,15 @@ func telemetryCharts(r *result.Result, t *result.Telemetry) section {
 	ss := t.Series
 	ls := lengths(r, ss)
 	// rate is a counter's change per second, one series per counter
-	// present in any sample.
-	rate := func(id, title, unit string, scale float64, pick func(result.Sample) map[string]int64, names ...string) {
+	// present in any sample (with nonzero, that was not always 0).
+	rate := func(id, title, unit string, scale float64, nonzero bool, pick func(result.Sample) map[string]int64, names ...string) {
 		c := chart{ID: id, Title: title, Kind: "line", X: axis{Title: "elapsed (s)"}, Y: axis{Title: unit}}
 		for _, name := range names {
 			present := false
 			s := series{Label: name}
 			for i, smp := range ss {
 				v, ok := pick(smp)[name]
-				present = present || ok
+				present = present || (ok && (!nonzero || v != 0))
 				y := 0.0
 				if ls[i] > 0 {
 					y = float64(v) / ls[i] / scale
@@ -594,11 +594,11 @@ func telemetryCharts(r *result.Result, t *result.Telemetry) section {
 	}
 	db := func(s result.Sample) map[string]int64 { return s.Database }
 	if len(ss) > 0 {
-		rate("db-xact", "transactions (server)", "per second", 1, db, "xact_commit", "xact_rollback")
-		rate("db-tuples", "rows (server)", "rows/s", 1, db, "tup_inserted", "tup_updated", "tup_deleted", "tup_fetched", "tup_returned")
-		rate("db-blocks", "buffer blocks (server)", "blocks/s", 1, db, "blks_hit", "blks_read")
-		rate("db-wal", "WAL written", "MB/s", 1<<20, db, "wal_bytes")
-		rate("db-trouble", "deadlocks, conflicts, temp files", "per second", 1, db, "deadlocks", "conflicts", "temp_files")
+		rate("db-xact", "transactions (server)", "per second", 1, false, db, "xact_commit", "xact_rollback")
+		rate("db-tuples", "rows (server)", "rows/s", 1, false, db, "tup_inserted", "tup_updated", "tup_deleted", "tup_fetched", "tup_returned")
+		rate("db-blocks", "buffer blocks (server)", "blocks/s", 1, false, db, "blks_hit", "blks_read")
+		rate("db-wal", "WAL written", "MB/s", 1<<20, false, db, "wal_bytes")
+		rate("db-trouble", "deadlocks, conflicts, temp files", "per second", 1, true, db, "deadlocks", "conflicts", "temp_files")
 		var pooler []string
 		seen := map[string]bool{}
 		for _, smp := range ss {
@@ -610,7 +610,7 @@ func telemetryCharts(r *result.Result, t *result.Telemetry) section {
 			}
 		}
 		sort.Strings(pooler)
-		rate("pooler", "pooler", "per second", 1, func(s result.Sample) map[string]int64 { return s.Pooler }, pooler...)
+		rate("pooler", "pooler", "per second", 1, false, func(s result.Sample) map[string]int64 { return s.Pooler }, pooler...)
 		if w := waitsChart(t, ss, ls); w != nil {
 			sec.Charts = append(sec.Charts, *w)
 		}

@@ -51,7 +51,7 @@ func htmlResult() *result.Result {
 	for i := 0; i < 6; i++ {
 		t.Series = append(t.Series, result.Sample{
 			ElapsedS:  float64(10 * (i + 1)),
-			Database:  map[string]int64{"xact_commit": int64(2400 + 10*i), "xact_rollback": int64(i), "tup_inserted": 16000, "blks_hit": 300000, "blks_read": int64(200 - 10*i), "wal_bytes": 30 << 20},
+			Database:  map[string]int64{"deadlocks": 0, "conflicts": int64(i / 5), "xact_commit": int64(2400 + 10*i), "xact_rollback": int64(i), "tup_inserted": 16000, "blks_hit": 300000, "blks_read": int64(200 - 10*i), "wal_bytes": 30 << 20},
 			Waits:     map[string]int64{"CPU": 200, "IO": int64(150 - i), "Lock": int64(10 * i)},
 			ClientCPU: 0.25 + 0.01*float64(i), ClientRSSMB: 30 + float64(i), MachineCPU: 0.6,
 		})
@@ -165,6 +165,10 @@ func TestHTMLCharts(t *testing.T) {
 	w := ids["waits"]
 	if w.Series[0].Label != "CPU" || w.Series[0].Values[0] != 2 || w.Series[1].Label != "IO" {
 		t.Errorf("waits chart %+v", w.Series)
+	}
+	// counters of trouble: only those that were ever nonzero
+	if tr := ids["db-trouble"]; len(tr.Series) != 1 || tr.Series[0].Label != "conflicts" || tr.Series[0].Points[5][1] != 0.1 {
+		t.Errorf("trouble chart %+v, want conflicts alone, 1 in the last 10 s", tr.Series)
 	}
 	// WAL in MB/s: 30 MB per 10 s
 	if p := ids["db-wal"].Series[0].Points[0]; p[1] != 3 {
