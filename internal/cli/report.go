@@ -24,8 +24,8 @@ func (a *app) reportCommand() *cobra.Command {
 		Long: `report prints saved results again; several results of one workload that ran
 at the same time are merged exactly (histograms, counts). A study (its
 study.json, or the directory that holds it) prints its comparison.
---html writes one self-contained HTML page with charts instead of needing
-a network to view it.
+--html also writes one self-contained HTML page with charts, which opens
+without a network.
 
   txnbench report run.json --html run.html
   txnbench report study-20250101-120000 --html study.html`,
@@ -135,6 +135,11 @@ func (a *app) reportStudy(path, html string) error {
 			return err
 		}
 		a.status("HTML report written to " + html)
+	}
+	for _, c := range s.Cells {
+		if !c.InvariantsOK {
+			return exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
+		}
 	}
 	return nil
 }

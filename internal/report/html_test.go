@@ -24,6 +24,8 @@ func htmlResult() *result.Result {
 	r.Ops[0].Name = hostile // add
 	r.Ops[0].ServerMS = 3.5
 	r.Ops[1].ServerMS = 2.25
+	r.Ops[0].ErrorSamples = map[string]string{"serialization": `ERROR: relation "x</td></tr></table><script>alert(2)</script>" does not exist`}
+	r.Config.DB = `postgres://u:xxxxx@h/db?application_name="><script>alert(3)</script>`
 	r.Machine = result.Machine{Hostname: "bench-1", OS: "linux", Arch: "amd64", CPUs: 4}
 	names := []string{hostile, "process", "archive", result.CycleOp}
 	for i := 0; i < 6; i++ {
@@ -110,8 +112,11 @@ func TestHTMLEscapesWhatResultsHold(t *testing.T) {
 	if n := strings.Count(strings.ToLower(page), "</script"); n != 3 {
 		t.Errorf("%d </script in the page, want 3 (the data, Chart.js, the drawing script)", n)
 	}
-	if strings.Contains(page, "<img") || strings.Contains(page, "<b>") || strings.Contains(page, "<used>") {
+	if strings.Contains(page, "<img") || strings.Contains(page, "<b>") || strings.Contains(page, "<used>") || strings.Contains(page, "alert(2)</script>") || strings.Contains(page, `"><script>`) {
 		t.Error("markup from the result reached the page unescaped")
+	}
+	if !strings.Contains(page, "&lt;script&gt;alert(2)&lt;/script&gt;") || !strings.Contains(page, "&lt;script&gt;alert(3)&lt;/script&gt;") {
+		t.Error("the error sample or the URL is not on the page, escaped")
 	}
 	if !strings.Contains(page, "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;") {
 		t.Error("the hostile op name is not in the per-op table, escaped")
