@@ -198,6 +198,24 @@ func runPage(r *result.Result) page {
 		}
 		add("command", strings.Join(args, " "))
 	}
+	if p := r.Pooler; p != nil {
+		line := p.Name
+		if p.Detail != "" {
+			line += " (" + p.Detail + ")"
+		}
+		if p.Stats != nil {
+			line += fmt.Sprintf(": %s transactions, %s queries, clients waited %.2f s in all",
+				thousands(p.Stats["total_xact_count"]), thousands(p.Stats["total_query_count"]), float64(p.Stats["total_wait_time"])/1e6)
+		}
+		if p.Note != "" {
+			line += "; " + p.Note
+		}
+		add("pooler", line)
+	}
+	if p := r.Pool; p != nil {
+		add("pool", fmt.Sprintf("%d connections, %s acquires, %s waited or connected, %.2f s waiting in all, %s connections opened",
+			p.MaxConns, thousands(p.Acquires), thousands(p.EmptyAcquires), p.WaitS, thousands(p.NewConns)))
+	}
 	if ch := r.Invariants; ch != nil {
 		if ch.OK {
 			add("invariants", "OK")
@@ -208,6 +226,9 @@ func runPage(r *result.Result) page {
 	p.Notes = append(p.Notes, notes(r.Settings["notes"])...)
 	if r.Interrupted {
 		p.Notes = append(p.Notes, "the run was interrupted: it measured less than it was asked to")
+	}
+	if r.AbortedClients > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%d clients aborted on an error that ends a client (see errors by class)", r.AbortedClients))
 	}
 	if t := r.Telemetry; t != nil {
 		p.Notes = append(p.Notes, t.Notes...)
