@@ -912,8 +912,13 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 // many decimals as the spacing of the intervals needs (10, 20, ... or
 // 0.5, 1.0, ...).
 func elapsedLabels(xs []float64) []string {
-	step := math.Inf(1)
-	for i := 1; i < len(xs); i++ {
+	// the last interval is usually a short remainder: it does not set
+	// the precision
+	step, n := math.Inf(1), len(xs)
+	if n > 2 {
+		n--
+	}
+	for i := 1; i < n; i++ {
 		if d := xs[i] - xs[i-1]; d > 0 {
 			step = math.Min(step, d)
 		}
@@ -928,6 +933,9 @@ func elapsedLabels(xs []float64) []string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
 		out[i] = strconv.FormatFloat(x, 'f', prec, 64)
+		if i > 0 && out[i] == out[i-1] { // a short remainder: tell it apart
+			out[i] = strconv.FormatFloat(x, 'f', prec+2, 64)
+		}
 	}
 	return out
 }
