@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
@@ -202,7 +203,7 @@ func TestHTMLCharts(t *testing.T) {
 	}
 }
 
-func render1(t *testing.T, r *result.Result) string {
+func render1(t testing.TB, r *result.Result) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := HTML(&b, r); err != nil {
@@ -356,4 +357,46 @@ func TestElapsedLabels(t *testing.T) {
 			t.Errorf("elapsedLabels(%v) = %s, want %s", c.xs, got, c.want)
 		}
 	}
+}
+
+// FuzzHTMLEscaping: whatever an op name, error class, error sample or URL
+// holds, the page keeps its own three scripts, no tag from the result
+// appears, and the data carries the name exactly.
+func FuzzHTMLEscaping(f *testing.F) {
+	f.Add(hostile, "timeout", "ERROR: <b>bold</b>", "postgres://u@h/db")
+	f.Add("<!--", "<script>", "</SCRIPT >", `"><svg onload=alert(1)>`)
+	f.Add("\u2028\u2029", "a&b", "]]>", "javascript:alert(1)")
+	baseline := render1(f, htmlResult()) // what the page holds of its own
+	f.Fuzz(func(t *testing.T, name, class, sample, url string) {
+		if !utf8.ValidString(name) || name == "" {
+			return // JSON carries only valid UTF-8; op names are Go strings from code or scripts
+		}
+		r := htmlResult()
+		r.Ops[1].Name = name
+		r.Ops[1].Errors = map[string]int64{class: 1}
+		r.Ops[1].ErrorSamples = map[string]string{class: sample}
+		r.Config.DB = url
+		for i := range r.Intervals {
+			r.Intervals[i].Ops[1].Name = name
+		}
+		page := render1(t, r)
+		if n := strings.Count(strings.ToLower(page), "</script"); n != 3 {
+			t.Fatalf("%d </script in the page, want 3", n)
+		}
+		for _, s := range []string{name, class, sample, url} {
+			if strings.ContainsAny(s, "<>") && strings.Contains(page, s) && !strings.Contains(baseline, s) {
+				t.Fatalf("%q reached the page unescaped", s)
+			}
+		}
+		_, d := dataOf(t, page)
+		found := false
+		for _, c := range d.Sections[0].Charts {
+			for _, s := range c.Series {
+				found = found || s.Label == name
+			}
+		}
+		if !found {
+			t.Fatalf("op %q is not in the charts' data", name)
+		}
+	})
 }
