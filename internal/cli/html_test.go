@@ -67,7 +67,7 @@ func drawn(t *testing.T, chromium, page string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+t.TempDir(),
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(),
 		"--virtual-time-budget=10000", "--dump-dom", "file://"+page)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -102,12 +102,11 @@ func drawn(t *testing.T, chromium, page string) (int, string) {
 
 // screenshot keeps a picture of page in the artifacts and checks that it
 // is a real page: a PNG of the window's size, much of it not background.
-func screenshot(t *testing.T, chromium, page, name string) {
+func screenshot(t *testing.T, chromium, page, png string) {
 	t.Helper()
-	png := filepath.Join(testutil.Artifacts(t), name)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir="+t.TempDir(),
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--user-data-dir="+t.TempDir(),
 		"--virtual-time-budget=10000", "--window-size=1280,4000", "--screenshot="+png, "file://"+page)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
@@ -165,6 +164,7 @@ func inkOf(img image.Image) (float64, int) {
 // draw, none blank, and the hostile op name must stay text.
 func TestHTMLReportInChromium(t *testing.T) {
 	chromium := testutil.NeedChromium(t)
+	artifacts := testutil.Artifacts(t)
 	dir := t.TempDir()
 	runJSON, runHTML := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.html")
 	args := append([]string{"run", "train-events", "--clients", "2", "--duration", "3s", "--progress", "500ms", "--seed", "5",
@@ -201,7 +201,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if !strings.Contains(dom, "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;") {
 		t.Error("the hostile op name is not shown as text")
 	}
-	screenshot(t, chromium, repHTML, "report.png")
+	screenshot(t, chromium, repHTML, filepath.Join(artifacts, "report.png"))
 
 	out := filepath.Join(dir, "study")
 	args = append([]string{"study", "train-events", "--duration", "1s", "--progress", "250ms", "--settle", "0", "--seed", "5",
@@ -237,7 +237,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if n, _ := drawn(t, chromium, again); n != want {
 		t.Errorf("report of the study: %d charts drawn, want %d", n, want)
 	}
-	screenshot(t, chromium, again, "study.png")
+	screenshot(t, chromium, again, filepath.Join(artifacts, "study.png"))
 }
 
 func TestReportHTMLArguments(t *testing.T) {
