@@ -505,7 +505,8 @@ func spectrum(ops []result.Op) chart {
 func msAtLeast(v float64) float64 { return round3(math.Max(v, 0.001)) }
 
 // errorChart is errors per interval, by op and class (by op when the
-// result has no classes per interval); nil without intervals.
+// result has no classes per interval: a run before classes were counted
+// per interval); nil without intervals.
 func errorChart(r *result.Result, ops []result.Op) *chart {
 	if len(r.Intervals) == 0 {
 		return nil
@@ -528,22 +529,6 @@ func errorChart(r *result.Result, ops []result.Op) *chart {
 				}
 			}
 		}
-		if len(classes) == 0 {
-			s := series{Label: o.Name}
-			some := false
-			for _, iv := range r.Intervals {
-				v := 0.0
-				if iop := intervalOp(iv, o.Name); iop != nil {
-					v = float64(iop.Errors)
-					some = some || iop.Errors > 0
-				}
-				s.Values = append(s.Values, v)
-			}
-			if some {
-				c.Series = append(c.Series, s)
-			}
-			continue
-		}
 		for _, k := range sortedKeys(classes) {
 			s := series{Label: o.Name + ": " + k}
 			for _, iv := range r.Intervals {
@@ -554,6 +539,28 @@ func errorChart(r *result.Result, ops []result.Op) *chart {
 				s.Values = append(s.Values, v)
 			}
 			c.Series = append(c.Series, s)
+		}
+		// errors without a class: all of them when the result has no
+		// classes per interval, else what the classes do not cover
+		rest := series{Label: o.Name}
+		if len(classes) > 0 {
+			rest.Label += ": unclassified"
+		}
+		some := false
+		for _, iv := range r.Intervals {
+			v := 0.0
+			if iop := intervalOp(iv, o.Name); iop != nil {
+				n := iop.Errors
+				for _, k := range iop.ErrorClasses {
+					n -= k
+				}
+				v = float64(max(n, 0))
+				some = some || n > 0
+			}
+			rest.Values = append(rest.Values, v)
+		}
+		if some {
+			c.Series = append(c.Series, rest)
 		}
 	}
 	if total == 0 {

@@ -167,6 +167,20 @@ func TestHTMLCharts(t *testing.T) {
 	if len(e.Series) != 2 || e.Series[1].Label != hostile+": timeout<b>" || e.Series[0].Values[2] != 2 || e.Series[0].Values[1] != 0 {
 		t.Errorf("errors chart %+v", e.Series)
 	}
+	// errors the classes do not cover (a merge of results without
+	// classes per interval) are shown as unclassified; without any
+	// classes, as the op's
+	r.Intervals[4].Ops[1].Errors = 5 // process
+	r.Intervals[2].Ops[0].Errors = 4 // one more than its classes
+	_, d = dataOf(t, render1(t, r))
+	for _, c := range d.Sections[0].Charts {
+		if c.ID != "errors" {
+			continue
+		}
+		if got := fmt.Sprint(len(c.Series), c.Series[2].Label, c.Series[2].Values, c.Series[3].Label, c.Series[3].Values); got != fmt.Sprint(4, hostile+": unclassified", []float64{0, 0, 1, 0, 0, 0}, "process", []float64{0, 0, 0, 0, 5, 0}) {
+			t.Errorf("errors chart: %s", got)
+		}
+	}
 	// waits: average active sessions = samples x 0.1 s / 10 s, largest class first
 	w := ids["waits"]
 	if w.Series[0].Label != "CPU" || w.Series[0].Values[0] != 2 || w.Series[1].Label != "IO" {
