@@ -47,7 +47,7 @@ func (a *app) studyCommand() *cobra.Command {
 combination of the --vary values, each on a fresh schema after the server's
 statistics are reset and a settle pause, repeats them interleaved, and prints
 per op the medians of every cell and their change against the first cell, plus
-a throughput ladder when clients vary. It writes one JSON per run, study.json
+a throughput ladder when clients vary. It writes one JSON per run, study.json,
 study.md and study.html (charts) into --out.
 
   txnbench study train-events --db temp-postgres --vary variant=jsonb,manual,text --duration 60s
