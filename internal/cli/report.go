@@ -1,22 +1,51 @@
 package cli
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/study"
 )
 
 func (a *app) reportCommand() *cobra.Command {
-	var out string
+	var out, html string
 	cmd := &cobra.Command{
-		Use:   "report RESULT.json...",
-		Short: "Re-render saved results; several are merged exactly (histograms, counts)",
+		Use:   "report RESULT.json... | STUDY",
+		Short: "Re-render saved results (several are merged exactly) or a study, as tables or as an HTML page with charts",
+		Long: `report prints saved results again; several results of one workload that ran
+at the same time are merged exactly (histograms, counts). A study (its
+study.json, or the directory that holds it) prints its comparison.
+--html also writes one self-contained HTML page with charts, which opens
+without a network.
+
+  txnbench report run.json --html run.html
+  txnbench report study-20250101-120000 --html study.html`,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if len(files) == 0 {
 				return usage(errors.New("no result files given: txnbench report RESULT.json..."))
+			}
+			if html != "" {
+				if err := checkOutDir("--html", html); err != nil {
+					return err
+				}
+			}
+			if path, ok := studyPath(files); ok {
+				if len(files) > 1 {
+					return usage(fmt.Errorf("%s is a study: report one study at a time, without results beside it", files[0]))
+				}
+				if out != "" {
+					return usage(errors.New("--json merges results; a study is already saved as study.json"))
+				}
+				return a.reportStudy(path, html)
 			}
 			var rs []*result.Result
 			for _, f := range files {
@@ -37,6 +66,12 @@ func (a *app) reportCommand() *cobra.Command {
 				}
 				a.status("merged result saved to " + out)
 			}
+			if html != "" {
+				if err := writeAtomic(html, func(w io.Writer) error { return report.HTML(w, m) }); err != nil {
+					return err
+				}
+				a.status("HTML report written to " + html)
+			}
 			if m.Invariants != nil && !m.Invariants.OK {
 				bad := 0
 				for _, r := range rs {
@@ -50,5 +85,136 @@ func (a *app) reportCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&out, "json", "", "also write the (merged) result to this file")
+	cmd.Flags().StringVar(&html, "html", "", "also write a self-contained HTML report with charts to this file")
 	return cmd
+}
+
+// studyPath says whether the arguments name a study: a directory (its
+// study.json) or a file whose format is a study's.
+func studyPath(files []string) (string, bool) {
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.IsDir() {
+			return filepath.Join(f, "study.json"), true
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var head struct {
+			Format string `json:"format"`
+		}
+		if json.Unmarshal(b, &head) == nil && head.Format == study.Format {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// reportStudy prints a saved study and, with html, writes its page.
+func (a *app) reportStudy(path, html string) error {
+	s, err := loadStudy(path)
+	if err != nil {
+		return usage(err)
+	}
+	runs := make([]*result.Result, len(s.Cells))
+	for i, c := range s.Cells {
+		if len(c.Results) == 0 {
+			continue
+		}
+		f := studyResultPath(filepath.Dir(path), c.Results[0])
+		r, err := result.Load(f)
+		if err != nil {
+			a.status(fmt.Sprintf("cell %s: %v (its charts over time are left out)", c.Label, err))
+			continue
+		}
+		runs[i] = r
+	}
+	study.Write(a.stdout, s)
+	if html != "" {
+		if err := writeAtomic(html, func(w io.Writer) error { return report.StudyHTML(w, s, runs) }); err != nil {
+			return err
+		}
+		a.status("HTML report written to " + html)
+	}
+	for _, c := range s.Cells {
+		if !c.InvariantsOK {
+			return exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
+		}
+	}
+	return nil
+}
+
+// loadStudy reads a study.json.
+func loadStudy(path string) (*study.Summary, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && filepath.Base(path) == "study.json" {
+			return nil, fmt.Errorf("%s does not exist: give a study's directory (written by txnbench study --out) or its study.json", path)
+		}
+		return nil, err
+	}
+	var s study.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s is not a txnbench study: %w", path, err)
+	}
+	if s.Format != study.Format {
+		return nil, fmt.Errorf("%s is not a txnbench study (format %q, want %q)", path, s.Format, study.Format)
+	}
+	return &s, nil
+}
+
+// studyResultPath finds a cell's result file: relative to the study's
+// directory, or as recorded (relative to where the study ran), or by its
+// name beside study.json (the directory was moved).
+func studyResultPath(dir, file string) string {
+	if filepath.IsAbs(file) {
+		if _, err := os.Stat(file); err == nil {
+			return file
+		}
+		return filepath.Join(dir, filepath.Base(file))
+	}
+	for _, p := range []string{filepath.Join(dir, file), file, filepath.Join(dir, filepath.Base(file))} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return filepath.Join(dir, file)
+}
+
+// checkOutDir refuses an output file whose directory does not exist, up
+// front, before anything runs.
+func checkOutDir(flag, path string) error {
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return usage(fmt.Errorf("%s %s: directory %s does not exist", flag, path, filepath.Dir(path)))
+	}
+	return nil
+}
+
+// writeAtomic writes a file through write, atomically: a reader sees the
+// old file or the whole new one, never a part.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimPrefix(filepath.Base(path), ".")+"-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriter(tmp)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes it 0600
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -31,6 +32,7 @@ type runFlags struct {
 	pooler    job.Pooler
 	seed      uint64
 	json      string
+	html      string
 	reinit    bool
 	profile   string
 	telemetry string // on or off
@@ -67,6 +69,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
 	fs.DurationVar(&f.cfg.Progress, "progress", 10*time.Second, "interval between progress lines")
 	fs.StringVar(&f.json, "json", "", "write the full result as JSON to this file")
+	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report with charts to this file")
 	fs.StringVar(&f.telemetry, "telemetry", "on", "on: watch the database (pg_stat_database, wait events, pg_stat_statements), the pooler and the client's and machine's CPU during the run; off: nothing")
 	fs.DurationVar(&f.tel.Sample, "telemetry-sample", 100*time.Millisecond, "how often wait events are sampled from pg_stat_activity")
 	fs.StringVar(&f.profile, "cpu-profile", "", "write a Go CPU profile of txnbench itself during the run to this file (go tool pprof)")
@@ -137,7 +140,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 			return usage(fmt.Errorf("--metrics-addr %q: %w", f.metricsAddr, err))
 		}
 	}
-	for _, out := range []struct{ flag, path string }{{"--json", f.json}, {"--cpu-profile", f.profile}} {
+	for _, out := range []struct{ flag, path string }{{"--json", f.json}, {"--html", f.html}, {"--cpu-profile", f.profile}} {
 		if out.path == "" {
 			continue
 		}
@@ -296,6 +299,12 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 			return r, serr
 		}
 		a.status("result saved to " + jsonPath)
+	}
+	if f.html != "" {
+		if herr := writeAtomic(f.html, func(w io.Writer) error { return report.HTML(w, r) }); herr != nil {
+			return r, herr
+		}
+		a.status("HTML report written to " + f.html)
 	}
 	switch {
 	case err != nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/target"
@@ -30,12 +32,12 @@ type studyFlags struct {
 func (s *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&s.vary, "vary", nil, "a run setting and its values, e.g. --vary variant=jsonb,manual,text (repeatable: every combination runs)")
 	fs.IntVar(&s.repeat, "repeat", 1, "run every cell this many times, interleaved (A B A B), and report medians")
-	fs.StringVar(&s.out, "out", "", "directory for the results: one JSON per run, study.json and study.md (default study-DATE-TIME)")
+	fs.StringVar(&s.out, "out", "", "directory for the results: one JSON per run, study.json, study.md and study.html (default study-DATE-TIME)")
 	fs.DurationVar(&s.settle, "settle", 3*time.Second, "pause before each run, after the server's statistics are reset")
 }
 
 // notVaried are run flags a study does not vary: they name outputs.
-var notVaried = map[string]bool{"json": true, "cpu-profile": true, "metrics-addr": true, "vary": true, "repeat": true, "out": true, "settle": true}
+var notVaried = map[string]bool{"json": true, "html": true, "cpu-profile": true, "metrics-addr": true, "vary": true, "repeat": true, "out": true, "settle": true}
 
 func (a *app) studyCommand() *cobra.Command {
 	parent := &cobra.Command{
@@ -45,8 +47,8 @@ func (a *app) studyCommand() *cobra.Command {
 combination of the --vary values, each on a fresh schema after the server's
 statistics are reset and a settle pause, repeats them interleaved, and prints
 per op the medians of every cell and their change against the first cell, plus
-a throughput ladder when clients vary. It writes one JSON per run, study.json
-and study.md into --out.
+a throughput ladder when clients vary. It writes one JSON per run, study.json,
+study.md and study.html (charts) into --out.
 
   txnbench study train-events --db temp-postgres --vary variant=jsonb,manual,text --duration 60s
   txnbench study train-events --db temp-postgres --vary clients=4,8,16,32 --repeat 2`,
@@ -266,9 +268,11 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 	for _, arg := range os.Args {
 		sum.Args = append(sum.Args, target.MaskURL(arg))
 	}
+	var firsts []*result.Result // each cell's first run, for study.html
 	for i, r := range runs {
 		if len(results[i]) > 0 {
 			sum.Cells = append(sum.Cells, study.Summarise(r.cell, results[i], files[i]))
+			firsts = append(firsts, results[i][0])
 		}
 	}
 	if len(sum.Cells) > 0 {
@@ -282,7 +286,10 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 		if err := os.WriteFile(filepath.Join(out, "study.md"), []byte(md.String()), 0o644); err != nil {
 			return sum, err
 		}
-		a.status("study written to " + out + " (study.md, study.json, one JSON per run)")
+		if err := writeAtomic(filepath.Join(out, "study.html"), func(w io.Writer) error { return report.StudyHTML(w, sum, firsts) }); err != nil {
+			return sum, err
+		}
+		a.status("study written to " + out + " (study.md, study.html, study.json, one JSON per run)")
 	}
 	if len(sum.Cells) == 0 {
 		sum = nil

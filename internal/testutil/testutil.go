@@ -93,3 +93,40 @@ func pgVersionOf(path string) int {
 	}
 	return v
 }
+
+// NeedChromium returns the path of a Chromium browser (chromium or
+// chromium-browser on PATH), for tests that render pages headless. It
+// skips the test when there is none, unless CI is set: there a missing
+// browser is a failure.
+func NeedChromium(t testing.TB) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("CI needs Chromium (Debian's chromium package): not on PATH")
+	}
+	t.Skipf("Chromium missing: not on PATH (install Debian's chromium package)")
+	return ""
+}
+
+// Artifacts returns the directory where tests keep what a person may want
+// to look at afterwards (screenshots): $TXNBENCH_ARTIFACTS, created if
+// needed, or else a temporary directory that is logged and kept.
+func Artifacts(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("TXNBENCH_ARTIFACTS")
+	if dir == "" {
+		d, err := os.MkdirTemp("", "txnbench-artifacts-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("artifacts in %s", dir)
+	return dir
+}
