@@ -305,6 +305,7 @@ func (a *app) runScenario(ctx context.Context, e suite.Entry, dir string) (suite
 	sc.Args, sc.Settings = p.args, p.settings
 	if p.study == nil {
 		p.rs.f.json = filepath.Join(dir, e.Name+".json")
+		p.rs.f.html = filepath.Join(dir, e.Name+".html")
 		r, err := a.runWorkload(ctx, p.spec, &p.rs.f)
 		if r != nil {
 			sc.Result = e.Name + ".json"

@@ -90,10 +90,11 @@ func WriteMarkdown(w io.Writer, r *Report) {
 		fmt.Fprintln(w)
 		switch {
 		case s.Result != "":
-			fmt.Fprintf(w, "- result: [%s](%s)\n", s.Result, s.Result)
+			page := strings.TrimSuffix(s.Result, ".json") + ".html"
+			fmt.Fprintf(w, "- result: [%s](%s), charts in [%s](%s)\n", s.Result, s.Result, page, page)
 		case s.Study != "":
 			dir := strings.TrimSuffix(s.Study, "study.json")
-			fmt.Fprintf(w, "- study: [%s](%s), [%sstudy.md](%sstudy.md), one result per run in [%s](%s)\n", s.Study, s.Study, dir, dir, dir, dir)
+			fmt.Fprintf(w, "- study: [%s](%s), [%sstudy.md](%sstudy.md), charts in [%sstudy.html](%sstudy.html), one result per run in [%s](%s)\n", s.Study, s.Study, dir, dir, dir, dir, dir, dir)
 		}
 		if s.Error != "" {
 			fmt.Fprintf(w, "- error: %s\n", oneLine(s.Error))
