@@ -85,10 +85,12 @@ func FuzzParseProcStat(f *testing.F) {
 func TestHostReader(t *testing.T) {
 	h := newHostReader()
 	a := h.read()
-	end := a.at.Add(20e6)
-	for x := 0; h.read().at.Before(end); x++ {
-	}
+	// Spin for at least 20 ms and until the machine's counters (clock
+	// ticks) have moved: on a loaded machine a short spin may see none.
 	b := h.read()
+	for end, limit := a.at.Add(20e6), a.at.Add(5e9); b.at.Before(limit) && (b.at.Before(end) || b.total == a.total || b.cpu == a.cpu); {
+		b = h.read()
+	}
 	client, machine := usage(a, b)
 	if b.rssMB <= 0 || client <= 0 || client > 64 || machine <= 0 || machine > 1 {
 		t.Errorf("rss %.1f MB, client %.3f cores, machine %.3f", b.rssMB, client, machine)
