@@ -199,18 +199,7 @@ func runPage(r *result.Result) page {
 		add("command", strings.Join(args, " "))
 	}
 	if p := r.Pooler; p != nil {
-		line := p.Name
-		if p.Detail != "" {
-			line += " (" + p.Detail + ")"
-		}
-		if p.Stats != nil {
-			line += fmt.Sprintf(": %s transactions, %s queries, clients waited %.2f s in all",
-				thousands(p.Stats["total_xact_count"]), thousands(p.Stats["total_query_count"]), float64(p.Stats["total_wait_time"])/1e6)
-		}
-		if p.Note != "" {
-			line += "; " + p.Note
-		}
-		add("pooler", line)
+		add("pooler", poolerLine(p))
 	}
 	if p := r.Pool; p != nil {
 		add("pool", fmt.Sprintf("%d connections, %s acquires, %s waited or connected, %.2f s waiting in all, %s connections opened",

@@ -188,23 +188,28 @@ func Outcomes(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "\n%d clients aborted on an error that ends a client (see errors by class)\n", r.AbortedClients)
 	}
 	if p := r.Pooler; p != nil {
-		line := "pooler     " + p.Name
-		if p.Detail != "" {
-			line += " (" + p.Detail + ")"
-		}
-		if p.Stats != nil {
-			line += fmt.Sprintf(": %s transactions, %s queries, clients waited %.2f s in all",
-				thousands(p.Stats["total_xact_count"]), thousands(p.Stats["total_query_count"]), float64(p.Stats["total_wait_time"])/1e6)
-		}
-		if p.Note != "" {
-			line += "; " + p.Note
-		}
-		fmt.Fprintln(w, "\n"+line)
+		fmt.Fprintln(w, "\npooler     "+poolerLine(p))
 	}
 	if p := r.Pool; p != nil {
 		fmt.Fprintf(w, "\npool       %d connections, %s acquires, %s waited or connected, %.2f s waiting in all, %s connections opened\n",
 			p.MaxConns, thousands(p.Acquires), thousands(p.EmptyAcquires), p.WaitS, thousands(p.NewConns))
 	}
+}
+
+// poolerLine describes what a pooler did in one line.
+func poolerLine(p *result.Pooler) string {
+	line := p.Name
+	if p.Detail != "" {
+		line += " (" + p.Detail + ")"
+	}
+	if p.Stats != nil {
+		line += fmt.Sprintf(": %s transactions, %s queries, clients waited %.2f s in all",
+			thousands(p.Stats["total_xact_count"]), thousands(p.Stats["total_query_count"]), float64(p.Stats["total_wait_time"])/1e6)
+	}
+	if p.Note != "" {
+		line += "; " + p.Note
+	}
+	return line
 }
 
 // Client reports txnbench's own cost.
