@@ -373,6 +373,26 @@ func telemetryTables(t *result.Telemetry, measuredS float64) []table {
 	return out
 }
 
+// withoutDrain leaves out of the charts the short interval after the
+// measured window closed, in which clients only finished their cycles and
+// the server published the statistics it still held: its rates over a
+// fraction of a second would show as a drop (ops) or a spike (telemetry).
+// The tables keep counting it.
+func withoutDrain(r *result.Result) *result.Result {
+	n := len(r.Intervals)
+	if n < 2 || r.Intervals[n-1].ElapsedS <= r.MeasuredS+0.001 {
+		return r
+	}
+	c := *r
+	c.Intervals = r.Intervals[:n-1]
+	if t := r.Telemetry; t != nil && len(t.Series) == n {
+		tc := *t
+		tc.Series = t.Series[:n-1]
+		c.Telemetry = &tc
+	}
+	return &c
+}
+
 // chartedOps are the ops that get charts: everything but the commands of
 // a script (there can be many; the table has them), cycle first.
 func chartedOps(r *result.Result) []result.Op {
@@ -387,6 +407,7 @@ func chartedOps(r *result.Result) []result.Op {
 
 // runCharts are a run's charts.
 func runCharts(r *result.Result) chartData {
+	r = withoutDrain(r)
 	var d chartData
 	ops := chartedOps(r)
 	opsSec := section{Title: "throughput and latency"}

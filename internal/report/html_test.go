@@ -414,3 +414,32 @@ func FuzzHTMLEscaping(f *testing.F) {
 		}
 	})
 }
+
+// TestHTMLLeavesOutTheDrain: the short interval after the window closed is
+// not charted (its rates would be a drop or a spike), the tables still
+// count it.
+func TestHTMLLeavesOutTheDrain(t *testing.T) {
+	r := htmlResult()
+	r.MeasuredS = 60
+	last := r.Intervals[len(r.Intervals)-1]
+	last.ElapsedS, last.LengthS = 60.2, 0.2
+	r.Intervals = append(r.Intervals, last)
+	s := r.Telemetry.Series[len(r.Telemetry.Series)-1]
+	s.ElapsedS = 60.2
+	r.Telemetry.Series = append(r.Telemetry.Series, s)
+	_, d := dataOf(t, render1(t, r))
+	for _, sec := range d.Sections {
+		for _, c := range sec.Charts {
+			for _, se := range c.Series {
+				for _, p := range se.Points {
+					if c.Kind == "line" && c.X.Title == "elapsed (s)" && p[0] > 60 {
+						t.Errorf("chart %s series %s charts the drain at %.1f s", c.ID, se.Label, p[0])
+					}
+				}
+			}
+		}
+	}
+	if n := len(r.Intervals); n != 7 {
+		t.Errorf("the result lost its drain interval: %d intervals", n)
+	}
+}
