@@ -214,7 +214,7 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 			few = append(few, v.label())
 			continue
 		}
-		sc.Decisions = append(sc.Decisions, decide(v, w, threshold(v, b, n, opt)))
+		sc.Decisions = append(sc.Decisions, decide(v, w, threshold(v, w, b, n, opt)))
 	}
 	for _, v := range nv {
 		if !bm[v.key()] && bops[v.op] {
@@ -278,23 +278,26 @@ func newErrorClasses(b, n map[string]map[string]int64) []string {
 }
 
 // threshold is the metric's threshold in %: its family's, widened for a
-// study's cells to their measured spread (unless given with --threshold).
-func threshold(v value, b, n *Unit, opt Options) float64 {
-	t := opt.Thresholds.For(v.family)
+// study's cells to their measured spread on either side (unless given with
+// --threshold): the range of the op's mean latency across repetitions
+// (study.md's spread) and the range of the metric itself.
+func threshold(bv, nv value, b, n *Unit, opt Options) float64 {
+	t := opt.Thresholds.For(nv.family)
 	if opt.Fixed {
 		return t
 	}
-	switch v.family {
+	switch nv.family {
 	case FamThroughput, FamMean, FamP95, FamP99:
 	default:
 		return t
 	}
+	t = max(t, bv.spread, nv.spread)
 	for _, u := range []*Unit{b, n} {
-		if v.op == "" { // the whole run: the widest spread of its ops
+		if nv.op == "" { // the whole run: the widest spread of its ops
 			for _, s := range u.Spread {
 				t = max(t, s)
 			}
-		} else if s, ok := u.Spread[v.op]; ok {
+		} else if s, ok := u.Spread[nv.op]; ok {
 			t = max(t, s)
 		}
 	}

@@ -317,12 +317,14 @@ func TestStudies(t *testing.T) {
 		"variant=a": {base(t), base(t)},
 		"variant=b": {changed(t, latency("mean", 0.7)), changed(t, latency("mean", 1.3))},
 		"variant=c": {base(t), base(t)},
-	}, []string{"variant=a", "variant=b", "variant=c"})
+		"variant=e": {base(t), changed(t, latency("p99", 2.5))},
+	}, []string{"variant=a", "variant=b", "variant=c", "variant=e"})
 	writeStudy(t, ndir, map[string][]*result.Result{
 		"variant=b": {changed(t, latency("mean", 1.4)), changed(t, latency("mean", 1.4))},
 		"variant=a": {changed(t, latency("p99", 2)), changed(t, latency("p99", 2))},
 		"variant=d": {base(t), base(t)},
-	}, []string{"variant=b", "variant=a", "variant=d"})
+		"variant=e": {changed(t, latency("p99", 3)), changed(t, latency("p99", 3))},
+	}, []string{"variant=b", "variant=a", "variant=d", "variant=e"})
 	b, err := Load(bdir)
 	if err != nil {
 		t.Fatal(err)
@@ -345,20 +347,25 @@ func TestStudies(t *testing.T) {
 	if v["variant=b/add mean ms"] != Ok {
 		t.Errorf("cell b: a 40%% rise within its 60%% spread is %q", v["variant=b/add mean ms"])
 	}
+	// Cell e: base p99 repetitions 1x and 2.5x (median 1.75x, spread 86%),
+	// new 3x: +71%, above the p99 default but within the cell's own spread.
+	if v["variant=e/add p99 ms"] != Ok {
+		t.Errorf("cell e: a 71%% rise of p99 within its 86%% spread is %q", v["variant=e/add p99 ms"])
+	}
 	only := map[string]string{}
 	for _, s := range rep.Scenarios {
 		only[s.Name] = s.Only
 	}
-	if only["variant=c"] != "base" || only["variant=d"] != "new" || rep.Compared != 2 || rep.Regressed != 1 {
+	if only["variant=c"] != "base" || only["variant=d"] != "new" || rep.Compared != 3 || rep.Regressed != 1 {
 		t.Errorf("only %v, compared %d, regressed %d", only, rep.Compared, rep.Regressed)
 	}
-	if got := Summary(rep); !strings.HasPrefix(got, "4 regressions in 1 of 2 cells") {
+	if got := Summary(rep); !strings.HasPrefix(got, "4 regressions in 1 of 3 cells") {
 		t.Errorf("summary %q", got)
 	}
 	// A fixed --threshold is not widened by the spread.
 	rep, _ = Compare(b, n, Options{Thresholds: DefaultThresholds, Fixed: true})
-	if verdicts(rep)["variant=b/add mean ms"] != Worse {
-		t.Errorf("cell b with a given threshold: %q", verdicts(rep)["variant=b/add mean ms"])
+	if v := verdicts(rep); v["variant=b/add mean ms"] != Worse || v["variant=e/add p99 ms"] != Worse {
+		t.Errorf("with a given threshold: cell b mean %q, cell e p99 %q", v["variant=b/add mean ms"], v["variant=e/add p99 ms"])
 	}
 }
 

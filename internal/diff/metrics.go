@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"math"
 	"slices"
 	"sort"
 
@@ -18,6 +19,9 @@ type value struct {
 	v      float64
 	n      int64 // samples behind it (ops measured), for MinSamples
 	min    int64 // fewest samples for it to be compared
+	// spread is the range of the value across a study cell's repetitions
+	// relative to their median, in %; 0 for a single run.
+	spread float64
 }
 
 func (v value) key() string { return v.op + "\x00" + v.metric }
@@ -132,7 +136,7 @@ func values(r *result.Result) []value {
 
 // unitValues are a unit's metrics: with several repetitions, each is the
 // median of the repetitions (the invariants the worst of them), counted
-// over the fewest samples.
+// over the fewest samples, with its spread across them.
 func unitValues(rs []*result.Result) []value {
 	if len(rs) == 1 {
 		return values(rs[0])
@@ -161,6 +165,9 @@ func unitValues(rs []*result.Result) []value {
 			m.v = slices.Min(xs)
 		} else {
 			m.v = median(xs)
+			if m.v != 0 && len(xs) > 1 {
+				m.spread = 100 * (slices.Max(xs) - slices.Min(xs)) / math.Abs(m.v)
+			}
 		}
 		out = append(out, m)
 	}
