@@ -93,7 +93,9 @@ Exit status: 0 no regression, 4 a regression, 2 bad input.
 		},
 	}
 	fs := cmd.Flags()
-	fs.Float64Var(&threshold, "threshold", 0, "relative change in % beyond which any metric counts as moved, instead of the per-family defaults (throughput 15, mean/p50 20, p95 30, p99 50) and a study's spread")
+	d := diff.DefaultThresholds
+	fs.Float64Var(&threshold, "threshold", 0, fmt.Sprintf("relative change in %% beyond which any metric counts as moved, instead of the per-family defaults (throughput %g, mean/p50 %g, p95 %g, p99 %g, errors %g, database %g) and a study's spread",
+		d.Throughput, d.Mean, d.P95, d.P99, d.Errors, d.Database))
 	fs.BoolVar(&allow, "allow-different", false, "compare even when fixed settings (workload, its settings, clients, duration, connector, database kind, versions) differ; the differences are printed as a warning")
 	fs.StringVar(&jsonOut, "json", "", "also write the decisions as JSON to this file")
 	return cmd

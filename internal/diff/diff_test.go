@@ -111,7 +111,7 @@ func TestDecisions(t *testing.T) {
 		{name: "30% throughput drop", new: throughput(0.7), worse: []string{"txn/s", "add ops/s", "process ops/s", "archive ops/s"}, ok: []string{"add mean ms"}, regs: 4},
 		{name: "doubled p99", new: latency("p99", 2), worse: []string{"add p99 ms", "process p99 ms", "archive p99 ms", "cycle p99 ms"}, ok: []string{"add p95 ms", "txn/s"}, regs: 4},
 		{name: "within spread", new: both(throughput(0.93), latency("mean", 1.12), latency("p50", 1.1), latency("p95", 1.2), latency("p99", 1.35)), regs: 0},
-		{name: "better", new: both(throughput(1.4), latency("all", 0.5)), bett: []string{"txn/s", "add ops/s", "add mean ms", "add p99 ms"}, regs: 0},
+		{name: "better", new: both(throughput(1.4), latency("all", 0.3)), bett: []string{"txn/s", "add ops/s", "add mean ms", "add p99 ms"}, regs: 0},
 		{name: "invariants violated", new: func(r *result.Result) { r.Invariants.OK = false }, worse: []string{"invariants"}, regs: 1},
 		{name: "many errors", new: func(r *result.Result) { r.Op("add").Errors = map[string]int64{"deadlock": 30} }, worse: []string{"add errors"}, regs: 1},
 		{name: "one error in 30000", new: func(r *result.Result) {

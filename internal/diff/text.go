@@ -45,10 +45,11 @@ func Write(w io.Writer, r *Report) {
 // Summary is the report's last line: "2 regressions in 1 of 3 scenarios"
 // or "no regressions".
 func Summary(r *Report) string {
-	what := "scenarios"
+	what := "scenario"
 	if r.Kind == KindStudy {
-		what = "cells"
+		what = "cell"
 	}
+	what += plural(r.Compared)
 	var s string
 	switch {
 	case r.Regressions == 0 && r.Kind == KindResult:

@@ -28,13 +28,16 @@ type Thresholds struct {
 }
 
 // DefaultThresholds sit above the run-to-run spread bench/spread.sh
-// measured on identical short runs (docs/BENCHMARKS.md, "Run-to-run
-// spread"): latency percentiles move more than throughput between runs.
+// measured between identical short runs on a quiet machine (above the
+// largest change of each family on PostgreSQL, above the 90th percentile
+// on SQLite; docs/BENCHMARKS.md, "Run-to-run spread"): percentiles rest on
+// few samples and move more than throughput and the mean. Errors and
+// database counters were not measured there (no errors; no telemetry yet).
 var DefaultThresholds = Thresholds{
 	Throughput: 15,
-	Mean:       20,
-	P95:        30,
-	P99:        50,
+	Mean:       25,
+	P95:        50,
+	P99:        60,
 	Errors:     50,
 	Database:   25,
 }
