@@ -496,3 +496,20 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+func TestResolvePrefersBesideDocument(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"base", "out"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+		os.WriteFile(filepath.Join(dir, d, "cell01-rep1.json"), []byte(d), 0o644)
+	}
+	// study --out out, renamed to base, then another study --out out.
+	for _, p := range []string{filepath.Join(dir, "out", "cell01-rep1.json"), "out/cell01-rep1.json"} {
+		if got, want := resolve(filepath.Join(dir, "base"), p), filepath.Join(dir, "base", "cell01-rep1.json"); got != want {
+			t.Errorf("resolve(base, %s) = %s, want %s", p, got, want)
+		}
+	}
+	if got, want := resolve(filepath.Join(dir, "base"), "gone/x.json"), filepath.Join(dir, "base", "gone/x.json"); got != want {
+		t.Errorf("missing file: %s, want %s", got, want)
+	}
+}

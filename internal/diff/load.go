@@ -168,18 +168,21 @@ func suiteUnits(file string, b []byte) ([]Unit, error) {
 }
 
 // resolve finds a file a study or suite refers to: relative to the
-// document's directory, or (as older studies wrote them) relative to where
-// the study ran, or by its base name beside the document.
+// document's directory, or by its base name beside the document (txnbench
+// study records its files relative to where it ran; looking beside
+// study.json first keeps a moved or renamed baseline directory from
+// reading another run's files), or as written.
 func resolve(dir, p string) string {
-	if filepath.IsAbs(p) {
-		return p
+	cands := []string{filepath.Join(dir, filepath.Base(p)), p}
+	if !filepath.IsAbs(p) {
+		cands = append([]string{filepath.Join(dir, p)}, cands...)
 	}
-	for _, c := range []string{filepath.Join(dir, p), filepath.Join(dir, filepath.Base(p)), p} {
+	for _, c := range cands {
 		if _, err := os.Stat(c); err == nil {
 			return c
 		}
 	}
-	return filepath.Join(dir, p)
+	return cands[0]
 }
 
 func cmpOr(a, b string) string {
