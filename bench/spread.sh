@@ -149,7 +149,7 @@ for s in scenarios:
             if code not in (0, 4):
                 sys.exit(f"diff of halves exited {code}")
             total, alarms = total + 1, alarms + (code == 4)
-    halves[s] = (alarms, total, n // 2)
+    halves[s] = (alarms, total, f"{n // 2}" if n % 2 == 0 else f"{n // 2} and {n - n // 2}")
 print("\nfalse alarms of the default thresholds (txnbench diff exit 4 on identical setups):")
 for line in open(alarmfile):
     s, a, p = line.split()

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/txnbench/txnbench/internal/result"
 )
 
 // Verdicts of a decision.
@@ -237,6 +239,24 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 		sc.Notes = append(sc.Notes, "too few samples to compare: "+strings.Join(few, ", "))
 	}
 	sc.Notes = append(sc.Notes, newErrorClasses(errorClasses(b.Results), errorClasses(n.Results))...)
+	for _, side := range []struct {
+		name string
+		rs   []*result.Result
+	}{{"BASE", b.Results}, {"NEW", n.Results}} {
+		for _, r := range side.rs {
+			if r.Interrupted {
+				sc.Notes = append(sc.Notes, "a run of "+side.name+" was interrupted: its window was cut short")
+				break
+			}
+		}
+		aborted := 0
+		for _, r := range side.rs {
+			aborted += r.AbortedClients
+		}
+		if aborted > 0 {
+			sc.Notes = append(sc.Notes, fmt.Sprintf("%d client(s) aborted in %s", aborted, side.name))
+		}
+	}
 	sc.Regressions = countWorse(sc.Decisions)
 	return sc
 }

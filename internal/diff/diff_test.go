@@ -152,6 +152,16 @@ func TestNewErrorClassIsNamed(t *testing.T) {
 	}
 }
 
+func TestInterruptedAndAbortedAreSaid(t *testing.T) {
+	n := changed(t, func(r *result.Result) { r.Interrupted, r.AbortedClients = true, 2 })
+	notes := strings.Join(compare(t, base(t), n, Options{}).Scenarios[0].Notes, "\n")
+	for _, want := range []string{"a run of NEW was interrupted", "2 client(s) aborted in NEW"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+}
+
 func TestLatencyFloor(t *testing.T) {
 	// A sub-millisecond op doubling by 0.02 ms is not a regression; by
 	// 0.2 ms it is.
