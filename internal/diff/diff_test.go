@@ -19,14 +19,38 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // sample is a real result: train-events on SQLite, 4 clients, 8 s.
 const sample = "testdata/train-events-sqlite.json"
 
-// base loads a fresh copy of the sample result.
+// base loads a fresh copy of the sample result with ten times its counts
+// (as an 80 s run would have), so that p99 rests on enough samples to be
+// compared.
 func base(t testing.TB) *result.Result {
 	t.Helper()
 	r, err := result.Load(sample)
 	if err != nil {
 		t.Fatal(err)
 	}
+	for i := range r.Ops {
+		r.Ops[i].Count *= 10
+	}
 	return r
+}
+
+func TestTailsNeedSamples(t *testing.T) {
+	// The sample as measured: 336 cycles, too few for p99 (500), enough
+	// for p95 (100).
+	b, err := result.Load(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := result.Load(sample)
+	latency("all", 3)(n)
+	rep := compare(t, b, n, Options{})
+	v := verdicts(rep)
+	if _, ok := v["train-events/add p99 ms"]; ok || v["train-events/add p95 ms"] != Worse {
+		t.Errorf("336 samples: p99 %q (want not compared), p95 %q", v["train-events/add p99 ms"], v["train-events/add p95 ms"])
+	}
+	if !strings.Contains(strings.Join(rep.Scenarios[0].Notes, "\n"), "too few samples to compare: add p99 ms") {
+		t.Errorf("notes %q do not say p99 had too few samples", rep.Scenarios[0].Notes)
+	}
 }
 
 // changed is a copy of the sample with f applied.
