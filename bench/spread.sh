@@ -10,9 +10,9 @@
 #   bench/spread.sh -a DIR [BIN]      analyse the runs of an earlier DIR again
 #
 # Scenarios (default all three), each run REPEATS times (8), interleaved
-# (A B C A B C ...), DURATION (8s) after a 2 s warm-up, new seed each time:
+# (A B C A B C ...), DURATION (12s) after a 2 s warm-up, new seed each time:
 #   te-sqlite   train-events on SQLite, 4 clients, short delays and think
-#               times (about 40 cycles/s, so p99 has a few hundred samples)
+#               times (about 45 cycles/s: 12 s give p99 its 500 samples)
 #   te-pg       the same on temp-postgres (a fresh cluster per run)
 #   select1-pg  connect-overhead --query select1 on temp-postgres, 8 clients
 # -n NICE runs the benchmark (txnbench and the servers it starts) at that
@@ -35,7 +35,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-repeats=8 duration=8s scenarios="te-sqlite te-pg select1-pg" niceness=0 again=""
+repeats=8 duration=12s scenarios="te-sqlite te-pg select1-pg" niceness=0 again=""
 while getopts "r:d:s:n:a:" o; do
   case $o in
     r) repeats=$OPTARG ;; d) duration=$OPTARG ;; s) scenarios=$OPTARG ;; n) niceness=$OPTARG ;; a) again=$OPTARG ;;

@@ -297,10 +297,11 @@ func newErrorClasses(b, n map[string]map[string]int64) []string {
 	return out
 }
 
-// threshold is the metric's threshold in %: its family's, widened for a
-// study's cells to their measured spread on either side (unless given with
-// --threshold): the range of the op's mean latency across repetitions
-// (study.md's spread) and the range of the metric itself.
+// threshold is the metric's threshold in %: its family's, widened (unless
+// given with --threshold) for latencies of fewer than RefSamples samples,
+// and for a study's cells to their measured spread on either side: the
+// range of the op's mean latency across repetitions (study.md's spread)
+// and the range of the metric itself.
 func threshold(bv, nv value, b, n *Unit, opt Options) float64 {
 	t := opt.Thresholds.For(nv.family)
 	if opt.Fixed {
@@ -310,6 +311,9 @@ func threshold(bv, nv value, b, n *Unit, opt Options) float64 {
 	case FamThroughput, FamMean, FamP95, FamP99:
 	default:
 		return t
+	}
+	if n := min(bv.n, nv.n); nv.unit == unitMS && n > 0 && n < RefSamples {
+		t *= math.Sqrt(float64(RefSamples) / float64(n))
 	}
 	t = max(t, bv.spread, nv.spread)
 	for _, u := range []*Unit{b, n} {

@@ -34,6 +34,34 @@ func base(t testing.TB) *result.Result {
 	return r
 }
 
+func TestFewSamplesWidenLatencyThresholds(t *testing.T) {
+	// 40 cycles (a 4 s smoke run): the mean's 25% becomes 25*sqrt(300/40)
+	// = 68.5%; throughput keeps 15%.
+	few := func(r *result.Result) {
+		for i := range r.Ops {
+			r.Ops[i].Count = 40
+		}
+	}
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{{1.5, Ok}, {2, Worse}} {
+		rep := compare(t, changed(t, few), changed(t, both(few, latency("mean", c.x))), Options{})
+		for _, d := range rep.Scenarios[0].Decisions {
+			if d.Metric == "add mean ms" && (d.Verdict != c.want || d.ThresholdPct != 68.5) {
+				t.Errorf("mean x%g over 40 samples: %s at %g%%, want %s at 68.5%%", c.x, d.Verdict, d.ThresholdPct, c.want)
+			}
+			if d.Metric == "txn/s" && d.ThresholdPct != 15 {
+				t.Errorf("txn/s threshold %g%%, want 15%%", d.ThresholdPct)
+			}
+		}
+	}
+	rep := compare(t, changed(t, few), changed(t, both(few, latency("mean", 1.5))), Options{Thresholds: Uniform(25), Fixed: true})
+	if verdicts(rep)["train-events/add mean ms"] != Worse {
+		t.Errorf("a given --threshold is not widened: %v", verdicts(rep)["train-events/add mean ms"])
+	}
+}
+
 func TestTailsNeedSamples(t *testing.T) {
 	// The sample as measured: 336 cycles, too few for p99 (500), enough
 	// for p95 (100).

@@ -93,7 +93,12 @@ const (
 // transaction's work (per-txn connections, a pool), not a connection per
 // client at the start.
 const (
-	MinSamples     = 10
+	MinSamples = 10
+	// RefSamples is how many samples per op the default latency thresholds
+	// were measured with (short train-events runs, 340-540 per op): a
+	// latency of fewer samples is noisier, about as 1/sqrt(n), so its
+	// threshold is widened by sqrt(RefSamples/n).
+	RefSamples     = 300
 	MinSamplesP95  = 100
 	MinSamplesP99  = 500
 	MinSamplesWait = 100
