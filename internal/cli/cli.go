@@ -26,6 +26,7 @@ const (
 	ExitFailure     = 1   // a runtime failure: server unreachable, SQL error, ...
 	ExitUsage       = 2   // bad flags or arguments
 	ExitInvariants  = 3   // the run finished but its invariant check failed
+	ExitRegression  = 4   // txnbench diff found a regression
 	ExitInterrupted = 130 // stopped by Ctrl-C or SIGTERM; results were still printed and saved
 )
 
@@ -132,12 +133,12 @@ latency with HDR histograms, checks that no data was lost, and writes
 tables and JSON.
 
 Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
-130 interrupted (results still printed and saved).`,
+4 regression found by diff, 130 interrupted (results still printed and saved).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
-	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.pgbenchCommand(), a.reportCommand(), &cobra.Command{
+	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.pgbenchCommand(), a.reportCommand(), a.diffCommand(), &cobra.Command{
 		Use:   "version",
 		Short: "Print txnbench's version",
 		Args:  cobra.NoArgs,

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/txnbench/txnbench/internal/diff"
+)
+
+func (a *app) diffCommand() *cobra.Command {
+	var (
+		threshold float64
+		allow     bool
+		jsonOut   string
+	)
+	cmd := &cobra.Command{
+		Use:   "diff BASE NEW [--threshold PCT] [--allow-different] [--json FILE]",
+		Short: "Compare two results, studies or suites metric by metric and exit 4 on a regression",
+		Long: `diff compares NEW against BASE: two result JSONs, two studies (study.json or
+its directory) or two suites (suite.json or its directory), scenario by
+scenario (study cells by label) and metric by metric: throughput, latency
+mean/p50/p95/p99 and error rate per op, the invariant check, database
+counters per transaction and server time per op when both have telemetry.
+A metric regresses when it moved the wrong way by more than its threshold
+(defaults per metric family, set above the run-to-run spread measured by
+bench/spread.sh; a study's own spread widens them) and by more than a small
+absolute floor. Runs whose fixed settings (workload and its settings,
+clients, duration, rate, connector, database kind, server and txnbench
+versions) differ are refused unless --allow-different is given.
+
+Exit status: 0 no regression, 4 a regression, 2 bad input.
+
+  txnbench suite run examples/suite.toml --tier smoke --out base
+  txnbench suite run examples/suite.toml --tier smoke --out new
+  txnbench diff base new || exit`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usage(fmt.Errorf("diff takes two arguments, BASE and NEW (result JSONs, studies or suites), got %d", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt := diff.Options{Thresholds: diff.DefaultThresholds, AllowDifferent: allow}
+			if cmd.Flags().Changed("threshold") {
+				if threshold <= 0 {
+					return usage(fmt.Errorf("--threshold %g: give a percentage above 0, e.g. --threshold 10", threshold))
+				}
+				opt.Thresholds, opt.Fixed = diff.Uniform(threshold), true
+			}
+			if jsonOut != "" {
+				if st, err := os.Stat(filepath.Dir(jsonOut)); err != nil || !st.IsDir() {
+					return usage(fmt.Errorf("--json %s: directory %s does not exist", jsonOut, filepath.Dir(jsonOut)))
+				}
+			}
+			base, err := diff.Load(args[0])
+			if err != nil {
+				return usage(fmt.Errorf("BASE: %w", err))
+			}
+			nw, err := diff.Load(args[1])
+			if err != nil {
+				return usage(fmt.Errorf("NEW: %w", err))
+			}
+			rep, err := diff.Compare(base, nw, opt)
+			var de *diff.DifferentError
+			if errors.As(err, &de) {
+				return usage(err)
+			}
+			if err != nil {
+				return usage(err)
+			}
+			if len(rep.Different) > 0 {
+				a.status("warning: fixed settings differ, compared anyway: " + strings.Join(rep.Different, "; "))
+			}
+			diff.Write(a.stdout, rep)
+			if jsonOut != "" {
+				b, err := json.MarshalIndent(rep, "", "  ")
+				if err != nil {
+					return fmt.Errorf("encoding the decisions: %w", err)
+				}
+				if err := os.WriteFile(jsonOut, append(b, '\n'), 0o644); err != nil {
+					return fmt.Errorf("--json %s: %w", jsonOut, err)
+				}
+			}
+			if rep.Regressions > 0 {
+				return exitError{code: ExitRegression}
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	d := diff.DefaultThresholds
+	fs.Float64Var(&threshold, "threshold", 0, fmt.Sprintf("relative change in %% beyond which any metric counts as moved, instead of the per-family defaults (throughput %g, mean/p50 %g, p95 %g, p99 %g, errors %g, database %g) and a study's spread",
+		d.Throughput, d.Mean, d.P95, d.P99, d.Errors, d.Database))
+	fs.BoolVar(&allow, "allow-different", false, "compare even when fixed settings (workload, its settings, clients, duration, connector, database kind, versions) differ; the differences are printed as a warning")
+	fs.StringVar(&jsonOut, "json", "", "also write the decisions as JSON to this file")
+	return cmd
+}

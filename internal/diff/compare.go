@@ -1,0 +1,383 @@
+package diff
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// Verdicts of a decision.
+const (
+	Ok     = "ok"
+	Better = "better"
+	Worse  = "worse"
+)
+
+// Options steer a comparison.
+type Options struct {
+	// Thresholds are the per-family relative thresholds in %.
+	Thresholds Thresholds
+	// Fixed means the thresholds were given (--threshold): a study's
+	// measured spread does not widen them.
+	Fixed bool
+	// AllowDifferent compares runs whose fixed settings differ; the
+	// differences are reported instead of refused.
+	AllowDifferent bool
+}
+
+// Report is the outcome of a comparison: one entry per scenario (or
+// cell), each with a decision per metric.
+type Report struct {
+	Kind       Kind       `json:"kind"`
+	Base       string     `json:"base"`
+	New        string     `json:"new"`
+	Thresholds Thresholds `json:"thresholds"`
+	Fixed      bool       `json:"thresholds_given,omitempty"`
+	// Different lists the fixed settings that differ (compared anyway
+	// with AllowDifferent).
+	Different []string   `json:"different_settings,omitempty"`
+	Notes     []string   `json:"notes,omitempty"`
+	Scenarios []Scenario `json:"scenarios"`
+	// Regressions counts worse decisions; Regressed the scenarios with
+	// at least one; Compared the scenarios on both sides.
+	Regressions int `json:"regressions"`
+	Improved    int `json:"better"`
+	Regressed   int `json:"regressed_scenarios"`
+	Compared    int `json:"compared_scenarios"`
+}
+
+// Scenario is one scenario's (or cell's) comparison.
+type Scenario struct {
+	Name string `json:"name"`
+	// Only is "base" or "new" when the scenario is on one side only.
+	Only        string     `json:"only_in,omitempty"`
+	Decisions   []Decision `json:"decisions,omitempty"`
+	Notes       []string   `json:"notes,omitempty"`
+	Regressions int        `json:"regressions"`
+}
+
+// Decision is the verdict on one metric.
+type Decision struct {
+	Metric string  `json:"metric"` // e.g. "add p99 ms"
+	Op     string  `json:"op,omitempty"`
+	Family Family  `json:"family"`
+	Unit   string  `json:"unit"`
+	Base   float64 `json:"base"`
+	New    float64 `json:"new"`
+	// ChangePct is (new-base)/base in %; absent when base is 0.
+	ChangePct    *float64 `json:"change_pct,omitempty"`
+	ThresholdPct float64  `json:"threshold_pct"`
+	Floor        float64  `json:"floor,omitempty"`
+	// BelowFloor: the change passed the relative threshold but not the
+	// absolute floor.
+	BelowFloor   bool   `json:"below_floor,omitempty"`
+	HigherBetter bool   `json:"higher_is_better"`
+	Verdict      string `json:"verdict"`
+}
+
+// DifferentError refuses a comparison of runs whose fixed settings differ.
+type DifferentError struct{ Differences []string }
+
+func (e *DifferentError) Error() string {
+	d := e.Differences
+	more := ""
+	if len(d) > 6 {
+		d, more = d[:6], fmt.Sprintf(" and %d more", len(e.Differences)-6)
+	}
+	return fmt.Sprintf("BASE and NEW differ in fixed settings (%s%s): compare runs of the same setup, or pass --allow-different to compare anyway",
+		strings.Join(d, "; "), more)
+}
+
+// Compare compares new against base. It returns a *DifferentError when
+// fixed settings differ and opt.AllowDifferent is not set, and an error
+// when the inputs are of different kinds.
+func Compare(base, new *Input, opt Options) (*Report, error) {
+	if base.Kind != new.Kind {
+		return nil, fmt.Errorf("BASE %s is a %s and NEW %s a %s: diff compares two results, two studies or two suites", base.Path, base.Kind, new.Path, new.Kind)
+	}
+	rep := &Report{Kind: base.Kind, Base: base.Path, New: new.Path, Thresholds: opt.Thresholds, Fixed: opt.Fixed}
+	type pair struct{ b, n *Unit }
+	var pairs []pair
+	if base.Kind == KindResult {
+		pairs = append(pairs, pair{&base.Units[0], &new.Units[0]})
+	} else {
+		byName := map[string]*Unit{}
+		for i := range new.Units {
+			byName[new.Units[i].Name] = &new.Units[i]
+		}
+		matched := map[string]bool{}
+		for i := range base.Units {
+			b := &base.Units[i]
+			n := byName[b.Name]
+			if n != nil {
+				matched[b.Name] = true
+			}
+			pairs = append(pairs, pair{b, n})
+		}
+		for i := range new.Units {
+			if !matched[new.Units[i].Name] {
+				pairs = append(pairs, pair{nil, &new.Units[i]})
+			}
+		}
+	}
+	seenNote := map[string]bool{}
+	for _, p := range pairs {
+		switch {
+		case p.n == nil:
+			rep.Scenarios = append(rep.Scenarios, Scenario{Name: p.b.Name, Only: "base", Notes: []string{"only in BASE: not compared"}})
+			continue
+		case p.b == nil:
+			rep.Scenarios = append(rep.Scenarios, Scenario{Name: p.n.Name, Only: "new", Notes: []string{"only in NEW: not compared"}})
+			continue
+		}
+		if len(p.b.Results) > 0 && len(p.n.Results) > 0 {
+			prefix := ""
+			if base.Kind != KindResult {
+				prefix = p.b.Name + ": "
+			}
+			for _, d := range settingDifferences(p.b.Results[0], p.n.Results[0]) {
+				rep.Different = append(rep.Different, prefix+d)
+			}
+			if note := machineNote(p.b.Results[0], p.n.Results[0]); note != "" && !seenNote[note] {
+				seenNote[note] = true
+				rep.Notes = append(rep.Notes, note)
+			}
+		}
+		rep.Scenarios = append(rep.Scenarios, compareUnits(p.b, p.n, opt))
+	}
+	if len(rep.Different) > 0 && !opt.AllowDifferent {
+		return rep, &DifferentError{Differences: rep.Different}
+	}
+	for _, s := range rep.Scenarios {
+		if s.Only != "" {
+			continue
+		}
+		rep.Compared++
+		rep.Regressions += s.Regressions
+		if s.Regressions > 0 {
+			rep.Regressed++
+		}
+		for _, d := range s.Decisions {
+			if d.Verdict == Better {
+				rep.Improved++
+			}
+		}
+	}
+	return rep, nil
+}
+
+// compareUnits decides every metric the two units share.
+func compareUnits(b, n *Unit, opt Options) Scenario {
+	sc := Scenario{Name: b.Name}
+	switch {
+	case n.Failed != "":
+		sc.Decisions = append(sc.Decisions, Decision{Metric: "finished", Family: FamInvariants, Unit: unitOK,
+			Base: boolf(b.Failed == ""), New: 0, HigherBetter: true, Verdict: Worse}) // like a violation: broken in NEW fails the gate
+		sc.Notes = append(sc.Notes, "failed in NEW: "+n.Failed)
+		if b.Failed != "" {
+			sc.Notes = append(sc.Notes, "failed in BASE too: "+b.Failed)
+		}
+	case b.Failed != "":
+		sc.Decisions = append(sc.Decisions, Decision{Metric: "finished", Family: FamInvariants, Unit: unitOK,
+			Base: 0, New: 1, HigherBetter: true, Verdict: Better})
+		sc.Notes = append(sc.Notes, "failed in BASE: "+b.Failed)
+	}
+	if len(b.Results) == 0 || len(n.Results) == 0 {
+		sc.Regressions = countWorse(sc.Decisions)
+		return sc
+	}
+	bv, nv := unitValues(b.Results), unitValues(n.Results)
+	nm := map[string]value{}
+	for _, v := range nv {
+		nm[v.key()] = v
+	}
+	bm := map[string]bool{}
+	bops, nops := map[string]bool{}, map[string]bool{}
+	for _, v := range bv {
+		bm[v.key()] = true
+		bops[v.op] = true
+	}
+	for _, v := range nv {
+		nops[v.op] = true
+	}
+	var few, onlyBase, onlyNew []string
+	for _, v := range bv {
+		w, ok := nm[v.key()]
+		if !ok {
+			if nops[v.op] {
+				onlyBase = append(onlyBase, v.label())
+			}
+			continue
+		}
+		if v.n < v.min || w.n < v.min {
+			few = append(few, v.label())
+			continue
+		}
+		sc.Decisions = append(sc.Decisions, decide(v, w, threshold(v, w, b, n, opt)))
+	}
+	for _, v := range nv {
+		if !bm[v.key()] && bops[v.op] {
+			onlyNew = append(onlyNew, v.label())
+		}
+	}
+	for _, o := range opsOnly(bv, nops) {
+		sc.Notes = append(sc.Notes, "op "+o+" only in BASE")
+	}
+	for _, o := range opsOnly(nv, bops) {
+		sc.Notes = append(sc.Notes, "op "+o+" only in NEW")
+	}
+	if len(onlyBase) > 0 {
+		sc.Notes = append(sc.Notes, "only in BASE (not compared): "+strings.Join(onlyBase, ", "))
+	}
+	if len(onlyNew) > 0 {
+		sc.Notes = append(sc.Notes, "only in NEW (not compared): "+strings.Join(onlyNew, ", "))
+	}
+	if len(few) > 0 {
+		sc.Notes = append(sc.Notes, "too few samples to compare: "+strings.Join(few, ", "))
+	}
+	sc.Notes = append(sc.Notes, newErrorClasses(errorClasses(b.Results), errorClasses(n.Results))...)
+	for _, side := range []struct {
+		name string
+		rs   []*result.Result
+	}{{"BASE", b.Results}, {"NEW", n.Results}} {
+		for _, r := range side.rs {
+			if r.Interrupted {
+				sc.Notes = append(sc.Notes, "a run of "+side.name+" was interrupted: its window was cut short")
+				break
+			}
+		}
+		aborted := 0
+		for _, r := range side.rs {
+			aborted += r.AbortedClients
+		}
+		if aborted > 0 {
+			sc.Notes = append(sc.Notes, fmt.Sprintf("%d client(s) aborted in %s", aborted, side.name))
+		}
+	}
+	sc.Regressions = countWorse(sc.Decisions)
+	return sc
+}
+
+// opsOnly lists the ops of vs (other than the whole run) missing from other.
+func opsOnly(vs []value, other map[string]bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range vs {
+		if v.op != "" && !other[v.op] && !seen[v.op] {
+			seen[v.op] = true
+			out = append(out, v.op)
+		}
+	}
+	return out
+}
+
+// newErrorClasses names each error class an op has in NEW but not in BASE.
+func newErrorClasses(b, n map[string]map[string]int64) []string {
+	var out []string
+	ops := make([]string, 0, len(n))
+	for op := range n {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	for _, op := range ops {
+		classes := make([]string, 0, len(n[op]))
+		for c := range n[op] {
+			if b[op][c] == 0 {
+				classes = append(classes, c)
+			}
+		}
+		sort.Strings(classes)
+		for _, c := range classes {
+			out = append(out, fmt.Sprintf("new error class in NEW: %s %s (%d)", op, c, n[op][c]))
+		}
+	}
+	return out
+}
+
+// threshold is the metric's threshold in %: its family's, widened (unless
+// given with --threshold) for latencies of fewer than RefSamples samples,
+// and for a study's cells to their measured spread on either side: the
+// range of the op's mean latency across repetitions (study.md's spread)
+// and the range of the metric itself.
+func threshold(bv, nv value, b, n *Unit, opt Options) float64 {
+	t := opt.Thresholds.For(nv.family)
+	if opt.Fixed {
+		return t
+	}
+	switch nv.family {
+	case FamThroughput, FamMean, FamP95, FamP99:
+	default:
+		return t
+	}
+	if n := min(bv.n, nv.n); nv.unit == unitMS && n > 0 && n < RefSamples {
+		t *= math.Sqrt(float64(RefSamples) / float64(n))
+	}
+	t = max(t, bv.spread, nv.spread)
+	for _, u := range []*Unit{b, n} {
+		if nv.op == "" { // the whole run: the widest spread of its ops
+			for _, s := range u.Spread {
+				t = max(t, s)
+			}
+		} else if s, ok := u.Spread[nv.op]; ok {
+			t = max(t, s)
+		}
+	}
+	return math.Round(t*10) / 10
+}
+
+// decide compares one metric.
+func decide(b, n value, thr float64) Decision {
+	d := Decision{Metric: n.label(), Op: n.op, Family: n.family, Unit: n.unit, Base: b.v, New: n.v,
+		ThresholdPct: thr, Floor: n.floor, HigherBetter: n.higher, Verdict: Ok}
+	if n.family == FamInvariants {
+		switch {
+		case n.v < 1:
+			d.Verdict = Worse // a violation in NEW always is
+		case b.v < 1:
+			d.Verdict = Better
+		}
+		return d
+	}
+	delta := n.v - b.v
+	relMoved := true
+	if b.v != 0 {
+		c := 100 * delta / math.Abs(b.v)
+		d.ChangePct = &c
+		relMoved = math.Abs(c) > thr
+	} else if delta == 0 {
+		relMoved = false
+	}
+	if !relMoved {
+		return d
+	}
+	if math.Abs(delta) <= n.floor {
+		d.BelowFloor = true
+		return d
+	}
+	if (delta > 0) == n.higher {
+		d.Verdict = Better
+	} else {
+		d.Verdict = Worse
+	}
+	return d
+}
+
+func countWorse(ds []Decision) int {
+	n := 0
+	for _, d := range ds {
+		if d.Verdict == Worse {
+			n++
+		}
+	}
+	return n
+}
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

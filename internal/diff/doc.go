@@ -1,0 +1,9 @@
+// Package diff compares two txnbench results, studies or suites scenario by
+// scenario and metric by metric (throughput, latency percentiles, errors,
+// invariants, database-side counters per transaction and server time per
+// op), decides for each metric whether it moved beyond its noise threshold
+// and in which direction, and refuses to compare runs whose fixed settings
+// (workload, its settings, clients, duration, connector, database kind,
+// server and txnbench versions) differ unless told to. It is what
+// "txnbench diff BASE NEW" gates CI with.
+package diff

@@ -1,0 +1,207 @@
+package diff
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// value is one metric of one unit, before it is compared.
+type value struct {
+	op     string // "" for the whole run
+	metric string // e.g. "ops/s", "p99 ms", "rollbacks/txn"
+	family Family
+	unit   string // how to print it: rate, ms, ratio, count, bytes, ok
+	higher bool   // higher is better
+	floor  float64
+	v      float64
+	n      int64 // samples behind it (ops measured), for MinSamples
+	min    int64 // fewest samples for it to be compared
+	// spread is the range of the value across a study cell's repetitions
+	// relative to their median, in %; 0 for a single run.
+	spread float64
+}
+
+func (v value) key() string { return v.op + "\x00" + v.metric }
+
+// label is the metric's name in tables: "add p99 ms", "txn/s".
+func (v value) label() string {
+	if v.op == "" {
+		return v.metric
+	}
+	return v.op + " " + v.metric
+}
+
+// The units values are printed in.
+const (
+	unitRate  = "rate"  // per second
+	unitMS    = "ms"    // milliseconds
+	unitRatio = "ratio" // 0..1, printed as %
+	unitCount = "count" // per transaction
+	unitBytes = "bytes" // per transaction
+	unitOK    = "ok"    // 1 OK, 0 violated
+)
+
+// databaseCounters are the Telemetry.Database counters compared per
+// transaction, with their labels; all are costs (higher is worse).
+var databaseCounters = []struct{ key, label, unit string }{
+	{"xact_rollback", "rollbacks/txn", unitCount},
+	{"deadlocks", "deadlocks/txn", unitCount},
+	{"blks_read", "blks_read/txn", unitCount},
+	{"tup_inserted", "tup_inserted/txn", unitCount},
+	{"tup_updated", "tup_updated/txn", unitCount},
+	{"tup_deleted", "tup_deleted/txn", unitCount},
+	{"tup_fetched", "tup_fetched/txn", unitCount},
+	{"tup_returned", "tup_returned/txn", unitCount},
+	{"wal_bytes", "wal_bytes/txn", unitBytes},
+	{"temp_bytes", "temp_bytes/txn", unitBytes},
+}
+
+// compared tells whether an op's rows are compared: transactions, the
+// cycle and waits; not a script's per-command rows nor the schedule lag.
+func compared(o result.Op) bool {
+	switch o.Kind {
+	case "", result.KindCycle, result.KindWait:
+		return true
+	}
+	return false
+}
+
+// values are the metrics of one result, in report order.
+func values(r *result.Result) []value {
+	var txns int64
+	for _, o := range r.Ops {
+		if o.Kind == "" {
+			txns += o.Count
+		}
+	}
+	var vs []value
+	if r.MeasuredS > 0 {
+		vs = append(vs, value{metric: "txn/s", family: FamThroughput, unit: unitRate, higher: true,
+			v: float64(txns) / r.MeasuredS, n: txns, min: MinSamples})
+	}
+	for _, o := range r.Ops {
+		if !compared(o) {
+			continue
+		}
+		lat, p95, p99 := int64(MinSamples), int64(MinSamplesP95), int64(MinSamplesP99)
+		if o.Kind == result.KindWait {
+			lat, p95, p99 = MinSamplesWait, max(p95, MinSamplesWait), max(p99, MinSamplesWait)
+		}
+		if o.Kind == "" && r.MeasuredS > 0 {
+			vs = append(vs, value{op: o.Name, metric: "ops/s", family: FamThroughput, unit: unitRate, higher: true,
+				v: float64(o.Count) / r.MeasuredS, n: o.Count, min: MinSamples})
+		}
+		lv := func(metric string, fam Family, v float64, min int64) value {
+			return value{op: o.Name, metric: metric, family: fam, unit: unitMS, floor: LatencyFloorMS, v: v, n: o.Count, min: min}
+		}
+		vs = append(vs, lv("mean ms", FamMean, o.Mean, lat), lv("p50 ms", FamMean, o.P50, lat),
+			lv("p95 ms", FamP95, o.P95, p95), lv("p99 ms", FamP99, o.P99, p99))
+		if o.ServerMS > 0 {
+			vs = append(vs, lv("server ms", FamMean, o.ServerMS, lat))
+		}
+		if o.Kind != result.KindCycle {
+			errs := o.ErrorCount()
+			if attempts := o.Count + errs; attempts > 0 {
+				vs = append(vs, value{op: o.Name, metric: "errors", family: FamErrors, unit: unitRatio, floor: ErrorRateFloor,
+					v: float64(errs) / float64(attempts), n: attempts, min: MinSamples})
+			}
+		}
+	}
+	if t := r.Telemetry; t != nil && len(t.Database) > 0 && txns > 0 {
+		for _, c := range databaseCounters {
+			n, ok := t.Database[c.key]
+			if !ok {
+				continue
+			}
+			floor := float64(CountPerTxnFloor)
+			if c.unit == unitBytes {
+				floor = BytesPerTxnFloor
+			}
+			vs = append(vs, value{op: "db", metric: c.label, family: FamDatabase, unit: c.unit, floor: floor,
+				v: float64(n) / float64(txns), n: txns, min: MinSamples})
+		}
+	}
+	if r.Invariants != nil {
+		ok := 0.0
+		if r.Invariants.OK {
+			ok = 1
+		}
+		vs = append(vs, value{metric: "invariants", family: FamInvariants, unit: unitOK, higher: true, v: ok, n: 1})
+	}
+	return vs
+}
+
+// unitValues are a unit's metrics: with several repetitions, each is the
+// median of the repetitions (the invariants the worst of them), counted
+// over the fewest samples, with its spread across them.
+func unitValues(rs []*result.Result) []value {
+	if len(rs) == 1 {
+		return values(rs[0])
+	}
+	var order []string
+	byKey := map[string][]value{}
+	for _, r := range rs {
+		for _, v := range values(r) {
+			k := v.key()
+			if _, ok := byKey[k]; !ok {
+				order = append(order, k)
+			}
+			byKey[k] = append(byKey[k], v)
+		}
+	}
+	out := make([]value, 0, len(order))
+	for _, k := range order {
+		vs := byKey[k]
+		m := vs[0]
+		xs := make([]float64, len(vs))
+		for i, v := range vs {
+			xs[i] = v.v
+			m.n = min(m.n, v.n)
+		}
+		if m.family == FamInvariants {
+			m.v = slices.Min(xs)
+		} else {
+			m.v = median(xs)
+			if m.v != 0 && len(xs) > 1 {
+				m.spread = 100 * (slices.Max(xs) - slices.Min(xs)) / math.Abs(m.v)
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// errorClasses counts each op's errors by class over the repetitions.
+func errorClasses(rs []*result.Result) map[string]map[string]int64 {
+	out := map[string]map[string]int64{}
+	for _, r := range rs {
+		for _, o := range r.Ops {
+			for class, n := range o.Errors {
+				if n == 0 {
+					continue
+				}
+				if out[o.Name] == nil {
+					out[o.Name] = map[string]int64{}
+				}
+				out[o.Name][class] += n
+			}
+		}
+	}
+	return out
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	n := len(s)
+	return (s[n/2-1] + s[n/2]) / 2
+}
