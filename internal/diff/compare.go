@@ -308,7 +308,7 @@ func threshold(bv, nv value, b, n *Unit, opt Options) float64 {
 		return t
 	}
 	switch nv.family {
-	case FamThroughput, FamMean, FamP95, FamP99:
+	case FamThroughput, FamMean, FamServer, FamP95, FamP99:
 	default:
 		return t
 	}

@@ -266,6 +266,16 @@ func TestTelemetry(t *testing.T) {
 			t.Errorf("%s: %q, want %s", m, v["train-events/"+m], want)
 		}
 	}
+	// Server time has its own, wider family: +40% is within it.
+	if v := verdicts(compare(t, changed(t, tele(10, 5)), changed(t, tele(10, 7)), Options{})); v["train-events/add server ms"] != Ok {
+		t.Errorf("server time +40%%: %q, want ok", v["train-events/add server ms"])
+	}
+	// and, carried by rare slow executions, it needs as many ops as p99.
+	few := func(r *result.Result) { tele(10, 5)(r); r.Op("add").Count = MinSamplesP99 - 1 }
+	fewer := func(r *result.Result) { tele(10, 50)(r); r.Op("add").Count = MinSamplesP99 - 1 }
+	if v := verdicts(compare(t, changed(t, few), changed(t, fewer), Options{})); v["train-events/add server ms"] != "" {
+		t.Errorf("server time of %d ops: %q, want not compared", MinSamplesP99-1, v["train-events/add server ms"])
+	}
 }
 
 func TestFixedSettings(t *testing.T) {
