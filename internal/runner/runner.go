@@ -341,11 +341,12 @@ func (r *run) client(id int) {
 		var tries int
 		var err error
 		if chosen >= 0 {
-			tries, err = c.attempt(chosen, ops[chosen], start)
+			// the cycle's one transaction: from the (scheduled) start
+			tries, err = c.attempt(chosen, ops[chosen], start, start)
 		} else {
 			for i, op := range ops {
 				var t int
-				t, err = c.attempt(i, op, start)
+				t, err = c.attempt(i, op, start, time.Now()) // after the pause and the ops before it
 				tries += t
 				if err != nil {
 					break
@@ -443,9 +444,10 @@ var errRunEnding = errors.New("the run is ending")
 // attempt gets a connection and runs op on it until it succeeds, fails
 // with an error that is not retried, or runs out of tries; it returns the
 // retries it made and the final error (nil on success). The op's latency
-// counts from start and includes the wait for the connection, as the
-// client sees it; the wait is also recorded on its own.
-func (c *client) attempt(opIdx int, op workload.Op, start time.Time) (retries int, err error) {
+// counts from from and includes the wait for the connection, as the
+// client sees it; the wait is also recorded on its own. Whether it counts
+// at all is decided by the cycle's start, so a cycle's ops count together.
+func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retries int, err error) {
 	getStart := time.Now()
 	conn, waited, err := c.conns.Get(c.ops)
 	if err != nil {
@@ -470,7 +472,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start time.Time) (retries in
 		if err == nil {
 			c.conns.Put(conn, false)
 			if c.counted(start) {
-				c.rec.Record(opIdx, c.id, time.Since(start))
+				c.rec.Record(opIdx, c.id, time.Since(from))
 			}
 			return try - 1, nil
 		}
