@@ -3,7 +3,7 @@ package diff
 import (
 	"encoding/json"
 	"errors"
-	"flag"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +13,6 @@ import (
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/suite"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // sample is a real result: train-events on SQLite, 4 clients, 8 s.
 const sample = "testdata/train-events-sqlite.json"
@@ -530,24 +528,7 @@ func TestGolden(t *testing.T) {
 	}
 	var sb strings.Builder
 	Write(&sb, rep)
-	golden(t, "diff.golden", sb.String())
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/diff/ -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run with -update if the change is intended)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	testutil.Golden(t, "diff.golden", sb.String())
 }
 
 // FuzzLoad: no input file makes Load panic.

@@ -2,14 +2,12 @@ package live
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"io"
 	"math"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,8 +17,6 @@ import (
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // iop makes an interval op whose histogram holds values (milliseconds).
 func iop(t *testing.T, name string, retries int64, classes map[string]int64, skipped int64, ms ...float64) result.IntervalOp {
@@ -63,23 +59,6 @@ func crafted(t *testing.T) []result.Interval {
 
 func info(cell string) Info {
 	return Info{Cell: cell, Workload: "train-events", Database: "postgres://bench:xxxxx@db:5432/app", ServerVersion: "PostgreSQL 15.8", Version: "v1.2.3", Clients: 8}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it); got:\n%s", path, got)
-	}
 }
 
 func scrape(t *testing.T, m *Metrics) ([]promtext.Family, string) {
@@ -133,7 +112,7 @@ func TestExpositionGolden(t *testing.T) {
 		}
 	}
 	fams, text := scrape(t, m)
-	golden(t, "run.prom", []byte(text))
+	testutil.Golden(t, "run.prom", text)
 
 	// The numbers, independently of the golden file.
 	checks := []struct {
@@ -202,7 +181,7 @@ func TestStudyCells(t *testing.T) {
 	m.Begin(info("variant=jsonb clients=4")) // the second repetition
 	m.Observe(ivs[1])
 	fams, text := scrape(t, m)
-	golden(t, "study.prom", []byte(text))
+	testutil.Golden(t, "study.prom", text)
 	if v := value(t, fams, "txnbench_ops_total", "cell", "variant=jsonb clients=4", "op", "add"); v != 7 {
 		t.Errorf("repeated cell: add %g, want 7", v)
 	}

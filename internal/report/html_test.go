@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"regexp"
 	"strings"
 	"testing"
@@ -100,7 +101,7 @@ func TestHTMLDataGolden(t *testing.T) {
 			g.WriteByte('\n')
 		}
 	}
-	golden(t, "html_data.golden", g.String())
+	testutil.Golden(t, "html_data.golden", g.String())
 }
 
 func TestHTMLEscapesWhatResultsHold(t *testing.T) {

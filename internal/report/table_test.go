@@ -2,9 +2,7 @@ package report
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"strings"
 	"testing"
 	"time"
@@ -13,30 +11,6 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/workload"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/report/ -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run with -update if the change is intended)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // histOf records n samples spread evenly from lo to hi milliseconds.
 func histOf(n int, lo, hi float64) *metrics.Hist {
@@ -103,7 +77,7 @@ func fixedResult() *result.Result {
 func TestSummaryGolden(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, fixedResult())
-	golden(t, "summary.golden", b.String())
+	testutil.Golden(t, "summary.golden", b.String())
 }
 
 func TestSummaryMergedInterruptedGolden(t *testing.T) {
@@ -121,7 +95,7 @@ func TestSummaryMergedInterruptedGolden(t *testing.T) {
 	r.Client.CPUPerCycleMS = 0
 	var b bytes.Buffer
 	Summary(&b, r)
-	golden(t, "summary_merged.golden", b.String())
+	testutil.Golden(t, "summary_merged.golden", b.String())
 }
 
 func TestSummaryParts(t *testing.T) {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func telemetryResult() *result.Result {
 func TestSummaryTelemetryGolden(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, telemetryResult())
-	golden(t, "summary_telemetry.golden", b.String())
+	testutil.Golden(t, "summary_telemetry.golden", b.String())
 }
 
 // TestTelemetryParts: what the summary must say, whatever the golden

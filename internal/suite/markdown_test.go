@@ -1,9 +1,7 @@
 package suite
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"strings"
 	"testing"
 	"time"
@@ -12,25 +10,6 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/workload"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the output:\n%s", path, got)
-	}
-}
 
 func sampleReport() *Report {
 	start := time.Date(2026, 3, 17, 10, 0, 0, 0, time.UTC)
@@ -72,7 +51,7 @@ func sampleReport() *Report {
 func TestWriteMarkdownGolden(t *testing.T) {
 	var b strings.Builder
 	WriteMarkdown(&b, sampleReport())
-	golden(t, "suite.md.golden", b.String())
+	testutil.Golden(t, "suite.md.golden", b.String())
 }
 
 func TestHeldConstant(t *testing.T) {

@@ -2,9 +2,8 @@ package connectoverhead
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,8 +13,6 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // pg15Banner is what SELECT version() says on Debian 12's PostgreSQL 15.
 const pg15Banner = "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit"
@@ -89,40 +86,9 @@ func TestSchemaGolden(t *testing.T) {
 	for _, dn := range dialectNames {
 		t.Run(dn, func(t *testing.T) {
 			got := render(newSchema(ds[dn].Caps), dn, ds[dn])
-			path := filepath.Join("testdata", "schema_"+dn+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestSchemaGolden -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("SQL differs from %s (run with -update if the change is intended):\n%s", path, firstDiff(got, string(want)))
-			}
+			testutil.Golden(t, "schema_"+dn+".golden", got)
 		})
 	}
-}
-
-// firstDiff shows the first line where got and want differ.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < max(len(g), len(w)); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d:\n got: %s\nwant: %s", i+1, gl, wl)
-		}
-	}
-	return "(no line differs)"
 }
 
 // TestSchemaProperties asserts what must hold whatever the goldens say.

@@ -2,10 +2,9 @@ package trainevents
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,8 +14,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/target"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // Realistic banners of SELECT version() for the PostgreSQL family.
 var banners = map[string]string{
@@ -148,41 +145,10 @@ func TestSchemaGolden(t *testing.T) {
 			t.Run(dn+"/"+p, func(t *testing.T) {
 				w := boundWorkload(t, p, ds[dn])
 				got := render(w, dn, ds[dn])
-				path := filepath.Join("testdata", "schema_"+dn+"_"+p+".golden")
-				if *update {
-					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -run TestSchemaGolden -update to create it)", err)
-				}
-				if got != string(want) {
-					t.Errorf("SQL differs from %s (run with -update if the change is intended):\n%s", path, firstDiff(got, string(want)))
-				}
+				testutil.Golden(t, "schema_"+dn+"_"+p+".golden", got)
 			})
 		}
 	}
-}
-
-// firstDiff shows the first line where got and want differ.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < max(len(g), len(w)); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d:\n got: %s\nwant: %s", i+1, gl, wl)
-		}
-	}
-	return "(no line differs)"
 }
 
 // TestSchemaProperties asserts what must hold whatever the goldens say.
