@@ -37,7 +37,7 @@ func (s *studyFlags) register(fs *pflag.FlagSet) {
 }
 
 // notVaried are run flags a study does not vary: they name outputs.
-var notVaried = map[string]bool{"json": true, "html": true, "cpu-profile": true, "metrics-addr": true, "vary": true, "repeat": true, "out": true, "settle": true}
+var notVaried = map[string]bool{"json": true, "html": true, "cpu-profile": true, "metrics-addr": true, "min-success": true, "vary": true, "repeat": true, "out": true, "settle": true}
 
 func (a *app) studyCommand() *cobra.Command {
 	parent := &cobra.Command{
@@ -155,6 +155,7 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 		runs = append(runs, studyCell{cell: c, spec: spec})
 	}
 	sf.metricsAddr = first.f.metricsAddr // checked with every cell's flags
+	sf.minSuccess = first.f.minSuccess
 	out := sf.out
 	if out == "" {
 		out = "study-" + time.Now().Format("20060102-150405")
@@ -167,7 +168,8 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 type parsedStudyFlags struct {
 	studyFlags
 	help        bool
-	metricsAddr string // a run flag, served for the whole study
+	metricsAddr string  // a run flag, served for the whole study
+	minSuccess  float64 // a run flag, applied to every run of every cell
 }
 
 // studyFlagSet parses args with the study's flags and a fresh workload's
@@ -257,7 +259,7 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 			}
 			results[st.Cell] = append(results[st.Cell], res)
 			files[st.Cell] = append(files[st.Cell], file)
-			a.status(fmt.Sprintf("       %.1f transactions/s, invariants %s", txnRate(res), okWord(res)))
+			a.status(fmt.Sprintf("       %.1f transactions/s, invariants %s", txnRate(res), res.Invariants.Status()))
 		}
 		if err != nil {
 			runErr = fmt.Errorf("cell %s: %w", r.cell.Label(), err)
@@ -304,8 +306,15 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 		return nil, nil
 	}
 	for _, c := range sum.Cells {
-		if !c.InvariantsOK {
+		if c.Invariants().Violated() {
 			return sum, exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
+		}
+	}
+	for i, rs := range results {
+		for _, res := range rs {
+			if err := failedVerdict(res, sf.minSuccess); err != nil {
+				return sum, exitError{code: ExitFailure, msg: "cell " + runs[i].cell.Label() + ": " + err.Error()}
+			}
 		}
 	}
 	return sum, nil
@@ -322,11 +331,4 @@ func txnRate(r *result.Result) float64 {
 		return 0
 	}
 	return float64(n) / r.MeasuredS
-}
-
-func okWord(r *result.Result) string {
-	if r.Invariants != nil && r.Invariants.OK {
-		return "OK"
-	}
-	return "VIOLATED"
 }

@@ -339,9 +339,7 @@ func Merge(rs []*Result) (*Result, error) {
 			if m.Invariants == nil {
 				m.Invariants = &workload.Check{OK: true}
 			}
-			m.Invariants.OK = m.Invariants.OK && r.Invariants.OK
-			m.Invariants.Items = append(m.Invariants.Items, r.Invariants.Items...)
-			m.Invariants.UnknownCommits += r.Invariants.UnknownCommits
+			m.Invariants.Merge(*r.Invariants)
 		}
 	}
 	if c := m.Op(CycleOp); c != nil && c.Count > 0 {
