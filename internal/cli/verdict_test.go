@@ -3,9 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
@@ -65,5 +69,92 @@ func TestReadOnlyDatabase(t *testing.T) {
 	t.Logf("%d errors", add.ErrorCount())
 	if n := add.ErrorCount(); n > 200 {
 		t.Errorf("%d errors in 2 s from 2 clients: the clients did not back off", n)
+	}
+}
+
+// failingScripts writes custom scripts on SQLite: miss.sql fails every
+// time (no such table), half.sql about every other time (malformed JSON
+// when x is 1).
+func failingScripts(t *testing.T) (dir, miss, half string) {
+	dir = t.TempDir()
+	miss, half = filepath.Join(dir, "miss.sql"), filepath.Join(dir, "half.sql")
+	os.WriteFile(miss, []byte("SELECT * FROM nosuch;\n"), 0o644)
+	os.WriteFile(half, []byte("\\set x random(0, 1)\nSELECT CASE WHEN :x + 0 = 1 THEN json('bad') ELSE 1 END;\n"), 0o644)
+	return dir, miss, half
+}
+
+// TestExitStatusReflectsFailure: a run in which an op never succeeded
+// exits 1 naming it, --min-success fails a run (or a study's cell) whose
+// success rate is below it, and custom scripts' check says "not checked",
+// never OK, in the terminal, the saved JSON and a study's summary.
+func TestExitStatusReflectsFailure(t *testing.T) {
+	dir, miss, half := failingScripts(t)
+	db := func(name string) string { return "sqlite:" + filepath.Join(dir, name) }
+	cases := []struct {
+		args []string
+		code int
+		want string // in the last line of stderr
+	}{
+		{[]string{"run", "script", "-f", miss, "--db", db("m.db"), "--iterations", "10", "--clients", "1", "--json", filepath.Join(dir, "m.json")},
+			ExitFailure, "txnbench: no miss.sql succeeded: 10 failed (undefined_object: "},
+		{[]string{"run", "script", "-f", half, "--db", db("h.db"), "--iterations", "40", "--clients", "1", "--seed", "3", "--min-success", "90"},
+			ExitFailure, "% of transactions succeeded ("},
+		{[]string{"run", "script", "-f", half, "--db", db("h.db"), "--iterations", "40", "--clients", "1", "--seed", "3", "--min-success", "10"},
+			ExitOK, ""},
+		{[]string{"study", "script", "-f", half, "--db", db("s.db"), "--vary", "clients=1,2", "--iterations", "40", "--seed", "3", "--settle", "0s",
+			"--min-success", "90", "--out", filepath.Join(dir, "st")},
+			ExitFailure, "txnbench: cell clients=1: "},
+		{[]string{"run", "script", "-f", half, "--min-success", "101"}, ExitUsage, "--min-success 101: give a percentage from 0 (off) to 100"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := runMain(c.args...)
+		if code != c.code || !strings.Contains(lastLine(stderr), c.want) {
+			t.Errorf("%v: exit %d, last line %q; want exit %d saying %q", c.args, code, lastLine(stderr), c.code, c.want)
+		}
+		if c.code == ExitUsage {
+			continue
+		}
+		if strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "invariants: not checked (custom scripts)") {
+			t.Errorf("%v: custom scripts' check is not \"not checked\":\n%s", c.args, stdout)
+		}
+	}
+	r, err := result.Load(filepath.Join(dir, "m.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Invariants == nil || r.Invariants.OK || r.Invariants.NotChecked != "custom scripts" {
+		t.Errorf("saved invariants: %+v", r.Invariants)
+	}
+	if md, _ := os.ReadFile(filepath.Join(dir, "st", "study.md")); !strings.Contains(string(md), "invariants: not checked (custom scripts)") || strings.Contains(string(md), "OK in every run") {
+		t.Errorf("study.md:\n%s", md)
+	}
+	code, stdout, stderr := runMain("report", filepath.Join(dir, "m.json"))
+	if code != ExitOK || !strings.Contains(stdout, "invariants: not checked (custom scripts)") {
+		t.Errorf("report: exit %d %s\n%s", code, stderr, stdout)
+	}
+}
+
+// TestInterruptedBeforeAnySuccess: an interrupted run exits 130 even when
+// nothing succeeded before the interrupt.
+func TestInterruptedBeforeAnySuccess(t *testing.T) {
+	dir, miss, _ := failingScripts(t)
+	cmd := exec.Command(os.Args[0], "run", "script", "-f", miss, "--db", "sqlite:"+filepath.Join(dir, "m.db"), "--duration", "60s", "--progress", "200ms", "--clients", "1")
+	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+	var stdout, stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "errors") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, ExitInterrupted, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "invariants: not checked (custom scripts)") {
+		t.Errorf("stdout:\n%s", stdout.String())
 	}
 }
