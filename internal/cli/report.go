@@ -56,6 +56,9 @@ without a network.
 				rs = append(rs, r)
 			}
 			m, err := result.Merge(rs)
+			if inc := (*result.Incomparable)(nil); errors.As(err, &inc) {
+				inc.Names = files
+			}
 			if err != nil {
 				return usage(err)
 			}

@@ -158,3 +158,21 @@ func TestInterruptedBeforeAnySuccess(t *testing.T) {
 		t.Errorf("stdout:\n%s", stdout.String())
 	}
 }
+
+// TestReportRefusesToMergeDifferentRuns: report merges parts of one run
+// only; results of different workload settings are refused with exit 2
+// naming the setting and the files.
+func TestReportRefusesToMergeDifferentRuns(t *testing.T) {
+	_, save := diffInputs(t)
+	a := save("a.json", func(r *result.Result) { r.Settings["variant"] = "manual" })
+	b := save("b.json", func(r *result.Result) { r.Settings["variant"] = "text" })
+	part := save("part.json", func(r *result.Result) { r.Settings["variant"] = "manual"; r.Config.Clients = 2 })
+	code, _, stderr := runMain("report", a, b)
+	want := fmt.Sprintf("txnbench: cannot merge: variant differs (manual in %s, text in %s); merge parts of one run only", a, b)
+	if code != ExitUsage || lastLine(stderr) != want {
+		t.Errorf("exit %d, last line %q; want %d, %q", code, lastLine(stderr), ExitUsage, want)
+	}
+	if code, stdout, stderr := runMain("report", a, part); code != ExitOK || !strings.Contains(stdout, "merged from 2 results") {
+		t.Errorf("parts with different clients: exit %d %s\n%s", code, stderr, stdout)
+	}
+}
