@@ -178,6 +178,9 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 	fs := pflag.NewFlagSet("study "+def.Name, pflag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder)) // errors are returned, not printed
 	rs := newRunSpec(def, fs, true)
+	for _, name := range runOnly {
+		fs.MarkHidden(name)
+	}
 	sf := &parsedStudyFlags{}
 	sf.register(fs)
 	fs.BoolVarP(&sf.help, "help", "h", false, "help")
@@ -187,8 +190,17 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 	if fs.NArg() > 0 {
 		return nil, nil, nil, usage(fmt.Errorf("unexpected argument %q: flags only after the workload", fs.Arg(0)))
 	}
+	for _, name := range runOnly {
+		if fs.Changed(name) {
+			return nil, nil, nil, usage(fmt.Errorf("--%s does not apply to a study: its --out directory has study.json, study.md, study.html and one JSON per run", name))
+		}
+	}
 	return fs, rs, sf, nil
 }
+
+// runOnly are run flags a study refuses (and hides from its help): they
+// name one run's outputs, which a study writes into --out instead.
+var runOnly = []string{"json", "html", "cpu-profile"}
 
 // dbKey identifies a database that cells can share.
 func dbKey(s job.Spec) string {
