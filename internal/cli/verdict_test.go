@@ -66,7 +66,7 @@ func TestReadOnlyDatabase(t *testing.T) {
 	// Without backoff each client fails an INSERT about every millisecond
 	// (--delay 1ms): thousands in 2 s. Backing off up to 1 s leaves a few
 	// dozen.
-	t.Logf("%d errors", add.ErrorCount())
+	t.Logf("%d errors; %s", add.ErrorCount(), lastLine(stderr))
 	if n := add.ErrorCount(); n > 200 {
 		t.Errorf("%d errors in 2 s from 2 clients: the clients did not back off", n)
 	}
