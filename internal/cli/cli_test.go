@@ -299,6 +299,9 @@ func TestStudyBadInput(t *testing.T) {
 		{[]string{"study", "train-events", "--vary", "variant=jsonb,bogus"}, "unknown --variant \"bogus\""},
 		{[]string{"study", "train-events", "--vary", "clients=1,2", "--repeat", "0"}, "--repeat 0"},
 		{[]string{"study", "train-events", "--vary", "clients=1,2", "--nosuch"}, "unknown flag: --nosuch"},
+		{[]string{"study", "train-events", "--vary", "clients=1,2", "--json", "s.json"}, "--json does not apply to a study: its --out directory has study.json"},
+		{[]string{"study", "train-events", "--vary", "clients=1,2", "--html", "s.html"}, "--html does not apply to a study"},
+		{[]string{"study", "train-events", "--vary", "clients=1,2", "--cpu-profile", "cpu.out"}, "--cpu-profile does not apply to a study"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runMain(c.args...)

@@ -623,7 +623,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		return exitError{code: ExitInterrupted}
 	case r.AbortedClients > 0:
 		return a.pgbenchFail(&pgbenchError{msg: "Run was aborted; the above results are incomplete.", code: pgbenchAborted})
-	case r.Invariants != nil && !r.Invariants.OK:
+	case r.Invariants.Violated():
 		return exitError{code: ExitInvariants, msg: "invariants violated: the balances did not move together (see the check above)"}
 	}
 	return nil

@@ -56,6 +56,9 @@ without a network.
 				rs = append(rs, r)
 			}
 			m, err := result.Merge(rs)
+			if inc := (*result.Incomparable)(nil); errors.As(err, &inc) {
+				inc.Names = files
+			}
 			if err != nil {
 				return usage(err)
 			}
@@ -72,10 +75,10 @@ without a network.
 				}
 				a.status("HTML report written to " + html)
 			}
-			if m.Invariants != nil && !m.Invariants.OK {
+			if m.Invariants.Violated() {
 				bad := 0
 				for _, r := range rs {
-					if r.Invariants != nil && !r.Invariants.OK {
+					if r.Invariants.Violated() {
 						bad++
 					}
 				}
@@ -137,7 +140,7 @@ func (a *app) reportStudy(path, html string) error {
 		a.status("HTML report written to " + html)
 	}
 	for _, c := range s.Cells {
-		if !c.InvariantsOK {
+		if c.Invariants().Violated() {
 			return exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
 		}
 	}

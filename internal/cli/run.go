@@ -39,6 +39,9 @@ type runFlags struct {
 	tel       job.Telemetry
 	// metricsAddr serves live Prometheus metrics (--metrics-addr).
 	metricsAddr string
+	// minSuccess fails a run whose transactions succeeded less often, in
+	// % (--min-success; 0: off).
+	minSuccess float64
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -73,6 +76,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.telemetry, "telemetry", "on", "on: watch the database (pg_stat_database, wait events, pg_stat_statements), the pooler and the client's and machine's CPU during the run; off: nothing")
 	fs.DurationVar(&f.tel.Sample, "telemetry-sample", 100*time.Millisecond, "how often wait events are sampled from pg_stat_activity")
 	fs.StringVar(&f.profile, "cpu-profile", "", "write a Go CPU profile of txnbench itself during the run to this file (go tool pprof)")
+	fs.Float64Var(&f.minSuccess, "min-success", 0, "fail (exit 1) when less than this % of transactions succeeded, e.g. 99.9 for a CI gate (0: off; a run in which an op never succeeded fails anyway)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://HOST:PORT/metrics during the run (port 0: a free one); they update every --progress interval, so scrape with e.g. --progress 1s")
 }
 
@@ -134,6 +138,9 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if f.tel.Sample < time.Millisecond {
 		return usage(fmt.Errorf("--telemetry-sample %s: give at least 1ms, e.g. 100ms", f.tel.Sample))
+	}
+	if f.minSuccess < 0 || f.minSuccess > 100 {
+		return usage(fmt.Errorf("--min-success %g: give a percentage from 0 (off) to 100", f.minSuccess))
 	}
 	if f.metricsAddr != "" {
 		if _, _, err := live.ParseAddr(f.metricsAddr); err != nil {
@@ -309,12 +316,12 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 	switch {
 	case err != nil:
 		return r, err
-	case r.Invariants != nil && !r.Invariants.OK: // even when interrupted: a loss outranks it
+	case r.Invariants.Violated(): // even when interrupted: a loss outranks it
 		return r, exitError{code: ExitInvariants, msg: "invariants violated: data was lost or corrupted (see the check above)"}
 	case r.Interrupted:
 		return r, exitError{code: ExitInterrupted}
 	}
-	return r, nil
+	return r, failedVerdict(r, f.minSuccess)
 }
 
 // startProfile starts a CPU profile of txnbench; stop finishes the file.

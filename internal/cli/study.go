@@ -37,7 +37,7 @@ func (s *studyFlags) register(fs *pflag.FlagSet) {
 }
 
 // notVaried are run flags a study does not vary: they name outputs.
-var notVaried = map[string]bool{"json": true, "html": true, "cpu-profile": true, "metrics-addr": true, "vary": true, "repeat": true, "out": true, "settle": true}
+var notVaried = map[string]bool{"json": true, "html": true, "cpu-profile": true, "metrics-addr": true, "min-success": true, "vary": true, "repeat": true, "out": true, "settle": true}
 
 func (a *app) studyCommand() *cobra.Command {
 	parent := &cobra.Command{
@@ -155,6 +155,7 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 		runs = append(runs, studyCell{cell: c, spec: spec})
 	}
 	sf.metricsAddr = first.f.metricsAddr // checked with every cell's flags
+	sf.minSuccess = first.f.minSuccess
 	out := sf.out
 	if out == "" {
 		out = "study-" + time.Now().Format("20060102-150405")
@@ -167,7 +168,8 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 type parsedStudyFlags struct {
 	studyFlags
 	help        bool
-	metricsAddr string // a run flag, served for the whole study
+	metricsAddr string  // a run flag, served for the whole study
+	minSuccess  float64 // a run flag, applied to every run of every cell
 }
 
 // studyFlagSet parses args with the study's flags and a fresh workload's
@@ -176,6 +178,9 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 	fs := pflag.NewFlagSet("study "+def.Name, pflag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder)) // errors are returned, not printed
 	rs := newRunSpec(def, fs, true)
+	for _, name := range runOnly {
+		fs.MarkHidden(name)
+	}
 	sf := &parsedStudyFlags{}
 	sf.register(fs)
 	fs.BoolVarP(&sf.help, "help", "h", false, "help")
@@ -185,8 +190,17 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 	if fs.NArg() > 0 {
 		return nil, nil, nil, usage(fmt.Errorf("unexpected argument %q: flags only after the workload", fs.Arg(0)))
 	}
+	for _, name := range runOnly {
+		if fs.Changed(name) {
+			return nil, nil, nil, usage(fmt.Errorf("--%s does not apply to a study: its --out directory has study.json, study.md, study.html and one JSON per run", name))
+		}
+	}
 	return fs, rs, sf, nil
 }
+
+// runOnly are run flags a study refuses (and hides from its help): they
+// name one run's outputs, which a study writes into --out instead.
+var runOnly = []string{"json", "html", "cpu-profile"}
 
 // dbKey identifies a database that cells can share.
 func dbKey(s job.Spec) string {
@@ -257,7 +271,7 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 			}
 			results[st.Cell] = append(results[st.Cell], res)
 			files[st.Cell] = append(files[st.Cell], file)
-			a.status(fmt.Sprintf("       %.1f transactions/s, invariants %s", txnRate(res), okWord(res)))
+			a.status(fmt.Sprintf("       %.1f transactions/s, invariants %s", txnRate(res), res.Invariants.Status()))
 		}
 		if err != nil {
 			runErr = fmt.Errorf("cell %s: %w", r.cell.Label(), err)
@@ -304,8 +318,15 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 		return nil, nil
 	}
 	for _, c := range sum.Cells {
-		if !c.InvariantsOK {
+		if c.Invariants().Violated() {
 			return sum, exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
+		}
+	}
+	for i, rs := range results {
+		for _, res := range rs {
+			if err := failedVerdict(res, sf.minSuccess); err != nil {
+				return sum, exitError{code: ExitFailure, msg: "cell " + runs[i].cell.Label() + ": " + err.Error()}
+			}
 		}
 	}
 	return sum, nil
@@ -322,11 +343,4 @@ func txnRate(r *result.Result) float64 {
 		return 0
 	}
 	return float64(n) / r.MeasuredS
-}
-
-func okWord(r *result.Result) string {
-	if r.Invariants != nil && r.Invariants.OK {
-		return "OK"
-	}
-	return "VIOLATED"
 }

@@ -185,6 +185,14 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 			Base: 0, New: 1, HigherBetter: true, Verdict: Better})
 		sc.Notes = append(sc.Notes, "failed in BASE: "+b.Failed)
 	}
+	for _, u := range []struct {
+		side string
+		u    *Unit
+	}{{"BASE", b}, {"NEW", n}} {
+		if nc := notChecked(u.u.Results); nc != "" {
+			sc.Notes = append(sc.Notes, "invariants not checked in "+u.side+" ("+nc+")")
+		}
+	}
 	if len(b.Results) == 0 || len(n.Results) == 0 {
 		sc.Regressions = countWorse(sc.Decisions)
 		return sc
@@ -326,6 +334,17 @@ func threshold(bv, nv value, b, n *Unit, opt Options) float64 {
 		}
 	}
 	return math.Round(t*10) / 10
+}
+
+// notChecked is why a unit's runs verified no invariants ("" when every
+// run's check verified something).
+func notChecked(rs []*result.Result) string {
+	for _, r := range rs {
+		if ch := r.Check(); ch.NotChecked != "" {
+			return ch.NotChecked
+		}
+	}
+	return ""
 }
 
 // decide compares one metric.

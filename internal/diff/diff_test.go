@@ -12,6 +12,7 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/suite"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // sample is a real result: train-events on SQLite, 4 clients, 8 s.
@@ -208,6 +209,19 @@ func TestInterruptedAndAbortedAreSaid(t *testing.T) {
 	for _, want := range []string{"a run of NEW was interrupted", "2 client(s) aborted in NEW"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+}
+
+func TestInvariantsNotCheckedAreSaid(t *testing.T) {
+	n := changed(t, func(r *result.Result) { r.Invariants = &workload.Check{NotChecked: "custom scripts"} })
+	sc := compare(t, base(t), n, Options{}).Scenarios[0]
+	if !strings.Contains(strings.Join(sc.Notes, "\n"), "invariants not checked in NEW (custom scripts)") {
+		t.Errorf("notes %q do not say NEW verified nothing", sc.Notes)
+	}
+	for _, d := range sc.Decisions {
+		if d.Family == FamInvariants {
+			t.Errorf("a run that verified nothing was compared as invariants: %+v", d)
 		}
 	}
 }

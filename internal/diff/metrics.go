@@ -126,9 +126,9 @@ func values(r *result.Result) []value {
 				v: float64(n) / float64(txns), n: txns, min: MinSamples})
 		}
 	}
-	if r.Invariants != nil {
+	if ch := r.Check(); ch.NotChecked == "" { // a run that verified nothing has no invariants to compare
 		ok := 0.0
-		if r.Invariants.OK {
+		if ch.OK {
 			ok = 1
 		}
 		vs = append(vs, value{metric: "invariants", family: FamInvariants, unit: unitOK, higher: true, v: ok, n: 1})

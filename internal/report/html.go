@@ -206,11 +206,7 @@ func runPage(r *result.Result) page {
 			p.MaxConns, thousands(p.Acquires), thousands(p.EmptyAcquires), p.WaitS, thousands(p.NewConns)))
 	}
 	if ch := r.Invariants; ch != nil {
-		if ch.OK {
-			add("invariants", "OK")
-		} else {
-			add("invariants", "VIOLATED")
-		}
+		add("invariants", ch.Status())
 	}
 	p.Notes = append(p.Notes, notes(r.Settings["notes"])...)
 	if r.Interrupted {
@@ -785,12 +781,11 @@ func studyPage(s *study.Summary, runs []*result.Result) page {
 	}
 	cells := table{Title: "cells", Columns: []string{"cell", "server", "txn/s", "txn/s vs first", "invariants", "client CPU per txn (ms)", "allocated per txn (KB)", "peak memory (MB)"}, Left: map[int]bool{1: true, 4: true}}
 	for i, c := range s.Cells {
-		vs, inv := "-", "OK"
+		vs, inv := "-", c.Invariants().Status()
 		if i > 0 {
 			vs = study.Change(s.Cells[0].TxnPerS, c.TxnPerS)
 		}
-		if !c.InvariantsOK {
-			inv = "VIOLATED"
+		if c.Invariants().Violated() {
 			p.Notes = append(p.Notes, "invariants VIOLATED in cell "+c.Label)
 		}
 		cells.Rows = append(cells.Rows, []string{c.Label, c.Server, fixed(c.TxnPerS, 1), vs, inv, fixed(c.ClientCPUPerTxnMS, 3), fixed(c.AllocPerTxnKB, 1), fixed(c.PeakMB, 0)})

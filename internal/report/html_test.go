@@ -13,6 +13,7 @@ import (
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // hostile is an op name that would run script if a report pasted it into
@@ -225,6 +226,23 @@ func render1(t testing.TB, r *result.Result) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+func TestHTMLInvariantsNotChecked(t *testing.T) {
+	r := htmlResult()
+	r.Invariants = &workload.Check{NotChecked: "custom scripts"}
+	if page := render1(t, r); !strings.Contains(page, "not checked (custom scripts)") || strings.Contains(page, "VIOLATED") {
+		t.Error("the page does not say the invariants were not checked")
+	}
+	s, runs := studyFixture()
+	s.Cells[1].InvariantsOK, s.Cells[1].InvariantsNotChecked = false, "custom scripts"
+	var b bytes.Buffer
+	if err := StudyHTML(&b, s, runs); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); !strings.Contains(page, "not checked (custom scripts)") || strings.Contains(page, "VIOLATED") {
+		t.Error("the study page does not say a cell's invariants were not checked")
+	}
 }
 
 func TestHTMLWithoutTelemetryOrIntervals(t *testing.T) {

@@ -160,14 +160,7 @@ func Errors(w io.Writer, r *result.Result) {
 // Outcomes says how many transactions succeeded when some failed, and
 // what the shared pool saw.
 func Outcomes(w io.Writer, r *result.Result) {
-	var ok, failed int64
-	for _, o := range r.Ops {
-		if o.Kind == "" {
-			ok += o.Count
-			failed += o.ErrorCount()
-		}
-	}
-	if failed > 0 {
+	if ok, failed := r.Transactions(); failed > 0 {
 		fmt.Fprintf(w, "\ntransactions %s succeeded, %s failed: %.2f%% success\n",
 			thousands(ok), thousands(failed), 100*float64(ok)/float64(ok+failed))
 	}
@@ -232,8 +225,8 @@ func Client(w io.Writer, r *result.Result) {
 	fmt.Fprintln(w, line)
 }
 
-// Invariants prints the check, ending with "invariants: OK" or
-// "invariants: VIOLATED".
+// Invariants prints the check, ending with "invariants: OK",
+// "invariants: VIOLATED" or "invariants: not checked (REASON)".
 func Invariants(w io.Writer, r *result.Result) {
 	ch := r.Invariants
 	if ch == nil {
@@ -250,11 +243,7 @@ func Invariants(w io.Writer, r *result.Result) {
 	if ch.UnknownCommits > 0 {
 		fmt.Fprintf(w, "  commits with unknown outcome: %d\n", ch.UnknownCommits)
 	}
-	if ch.OK {
-		fmt.Fprintln(w, "invariants: OK")
-	} else {
-		fmt.Fprintln(w, "invariants: VIOLATED")
-	}
+	fmt.Fprintln(w, "invariants: "+ch.Status())
 }
 
 // firstLine is the first line of s, cut to width characters.

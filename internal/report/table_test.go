@@ -216,6 +216,11 @@ func TestInvariants(t *testing.T) {
 			check: nil,
 			last:  "invariants: not checked",
 		},
+		{
+			name:  "verified nothing",
+			check: &workload.Check{NotChecked: "custom scripts"},
+			last:  "invariants: not checked (custom scripts)",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -257,13 +257,17 @@ func Load(path string) (*Result, error) {
 // the first run's (see mergeTelemetry) and server times per op are taken
 // over the merged executions. Results that
 // did not overlap in time are refused: adding their throughputs would
-// describe a load that never happened.
+// describe a load that never happened. So are results that are not parts
+// of one run (see Comparable).
 func Merge(rs []*Result) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
 	if len(rs) == 1 {
 		return rs[0], nil
+	}
+	if err := Comparable(rs); err != nil {
+		return nil, err
 	}
 	for _, r := range rs[1:] {
 		if r.Started.After(rs[0].Ended) || rs[0].Started.After(r.Ended) {
@@ -289,9 +293,6 @@ func Merge(rs []*Result) (*Result, error) {
 	m.AbortedClients = 0
 	var cpu float64
 	for _, r := range rs {
-		if r.Workload != m.Workload {
-			return nil, fmt.Errorf("cannot merge a %s result with a %s result", r.Workload, m.Workload)
-		}
 		m.Sources += max(r.Sources, 1)
 		m.Config.Clients += r.Config.Clients
 		m.MeasuredS = max(m.MeasuredS, r.MeasuredS)
@@ -339,9 +340,7 @@ func Merge(rs []*Result) (*Result, error) {
 			if m.Invariants == nil {
 				m.Invariants = &workload.Check{OK: true}
 			}
-			m.Invariants.OK = m.Invariants.OK && r.Invariants.OK
-			m.Invariants.Items = append(m.Invariants.Items, r.Invariants.Items...)
-			m.Invariants.UnknownCommits += r.Invariants.UnknownCommits
+			m.Invariants.Merge(*r.Invariants)
 		}
 	}
 	if c := m.Op(CycleOp); c != nil && c.Count > 0 {

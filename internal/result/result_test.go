@@ -506,6 +506,32 @@ func TestMergeEdgeCases(t *testing.T) {
 		t.Errorf("merging different workloads: %v, want an error naming both", err)
 	}
 
+	// Only parts of one run merge: the same workload settings and dialect;
+	// clients and seeds may differ.
+	part := sample(t, 1, 3, true)
+	part.Config.Clients, part.Config.Seed = 7, 99
+	if _, err := result.Merge([]*result.Result{one, part}); err != nil {
+		t.Errorf("merging parts with other clients and seeds: %v", err)
+	}
+	for _, tc := range []struct {
+		change func(r *result.Result)
+		want   string
+	}{
+		{func(r *result.Result) { r.Settings = map[string]any{"variant": "text"} }, "cannot merge: variant differs (manual in result 1, text in result 2); merge parts of one run only"},
+		{func(r *result.Result) { r.Settings = map[string]any{"variant": "manual", "rows": 5} }, "cannot merge: rows differs ((unset) in result 1, 5 in result 2)"},
+		{func(r *result.Result) { r.Server.Dialect = "SQLite" }, "cannot merge: database differs"},
+	} {
+		a, b := sample(t, 1, 3, true), sample(t, 1, 3, true)
+		a.Settings = map[string]any{"variant": "manual"}
+		b.Settings = map[string]any{"variant": "manual"}
+		tc.change(b)
+		_, err := result.Merge([]*result.Result{a, b})
+		var inc *result.Incomparable
+		if !errors.As(err, &inc) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("merging incomparable results: %v, want %q", err, tc.want)
+		}
+	}
+
 	bad := sample(t, 1, 3, true)
 	bad.Intervals[0].Ops[0].Hist = "not a histogram"
 	_, err = result.Merge([]*result.Result{sample(t, 1, 3, true), bad})

@@ -433,8 +433,12 @@ type client struct {
 	id    int
 	rng   *rand.Rand
 	conns connect.Handle
-	fails int   // consecutive failures to get a connection
-	done  int64 // cycles claimed, with PerClient
+	// fails counts consecutive failures of class failClass: to get a
+	// connection, or of ops with an error retrying does not cure. The client
+	// backs off on them; a success resets them.
+	fails     int
+	failClass target.Class
+	done      int64 // cycles claimed, with PerClient
 }
 
 // errRunEnding reports an op cut short because the run is ending: not an
@@ -459,11 +463,10 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		}
 		// The server refuses or is away (restarting, overloaded): back off
 		// before this client's next try so it does not spin.
-		c.fails++
+		c.failed(target.Classify(err))
 		workload.Sleep(c.stop, min(backoff(c.fails, c.rng)*5, 2*time.Second))
 		return 0, err
 	}
-	c.fails = 0
 	if waited > 0 && c.counted(getStart) {
 		c.rec.Record(c.wait, c.id, waited)
 	}
@@ -471,6 +474,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		err := op.Run(c.ops, conn)
 		if err == nil {
 			c.conns.Put(conn, false)
+			c.fails = 0
 			if c.counted(start) {
 				c.rec.Record(opIdx, c.id, time.Since(from))
 			}
@@ -495,8 +499,28 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			c.counts.fail(opIdx, class, err)
 		}
 		c.conns.Put(conn, breaksSession(class))
+		if !class.Retryable() {
+			// The same error again and again (a read-only or full disk, a
+			// missing table): back off so a broken server is not hammered.
+			if c.failed(class); c.fails >= repeatedFailures {
+				workload.Sleep(c.stop, backoff(c.fails-repeatedFailures+1, c.rng))
+			}
+		}
 		return try - 1, err
 	}
+}
+
+// repeatedFailures is how many failures of the same class in a row make a
+// client back off before its next op.
+const repeatedFailures = 3
+
+// failed counts a failure of class in a row with the client's earlier
+// failures of the same class.
+func (c *client) failed(class target.Class) {
+	if class != c.failClass {
+		c.fails, c.failClass = 0, class
+	}
+	c.fails++
 }
 
 // counted reports whether an op started at start falls in the measured

@@ -104,6 +104,20 @@ func TestSummariseMediansAndSpread(t *testing.T) {
 	if bad.InvariantsOK {
 		t.Error("a violated repetition left the cell OK")
 	}
+	unchecked := res(10, 1, 1, false)
+	unchecked.Invariants.NotChecked = "custom scripts"
+	nc := Summarise(c, []*result.Result{res(10, 1, 1, true), unchecked}, nil)
+	if nc.InvariantsOK || nc.InvariantsNotChecked != "custom scripts" || nc.Invariants().Violated() {
+		t.Errorf("a repetition that verified nothing: %+v", nc)
+	}
+	if both := Summarise(c, []*result.Result{unchecked, res(10, 1, 1, false)}, nil); !both.Invariants().Violated() {
+		t.Error("a violation beside a run that verified nothing was not kept")
+	}
+	var md strings.Builder
+	Write(&md, &Summary{Cells: []CellSummary{nc}})
+	if !strings.Contains(md.String(), "invariants: not checked (custom scripts) in cell clients=4") || strings.Contains(md.String(), "OK in every run") {
+		t.Errorf("study.md:\n%s", md.String())
+	}
 	if got := Change(100, 11); got != "-89% (0.11x)" {
 		t.Errorf("Change = %q", got)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // Format identifies a study document.
@@ -35,12 +36,21 @@ type CellSummary struct {
 	// TxnPerS is transactions per second (all ops that are transactions).
 	TxnPerS      float64 `json:"txn_per_s"`
 	InvariantsOK bool    `json:"invariants_ok"`
-	Server       string  `json:"server"`
+	// InvariantsNotChecked says why a run of the cell verified nothing
+	// (then InvariantsOK is false, but nothing was found broken either).
+	InvariantsNotChecked string `json:"invariants_not_checked,omitempty"`
+	Server               string `json:"server"`
 	// The client's own cost: CPU and heap allocated per transaction, peak
 	// memory (medians).
 	ClientCPUPerTxnMS float64 `json:"client_cpu_per_txn_ms"`
 	AllocPerTxnKB     float64 `json:"alloc_per_txn_kb"`
 	PeakMB            float64 `json:"peak_mb"`
+}
+
+// Invariants is the cell's check over its repetitions, without the
+// items: its Status and Violated are what reports and exit statuses use.
+func (c CellSummary) Invariants() *workload.Check {
+	return &workload.Check{OK: c.InvariantsOK, NotChecked: c.InvariantsNotChecked}
 }
 
 // OpStats is one op's medians across repetitions; Spread is the range of
@@ -63,10 +73,14 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	if len(rs) == 0 {
 		return cs
 	}
+	inv := workload.Check{OK: true}
+	for _, r := range rs {
+		inv.Merge(r.Check())
+	}
+	cs.InvariantsOK, cs.InvariantsNotChecked = inv.OK, inv.NotChecked
 	cs.Server = rs[0].Server.Dialect + " " + rs[0].Server.Version
 	var txn, cpu, alloc, peak []float64
 	for _, r := range rs {
-		cs.InvariantsOK = cs.InvariantsOK && r.Invariants != nil && r.Invariants.OK
 		var n int64
 		for _, o := range r.Ops {
 			if o.Kind == "" {
@@ -152,9 +166,13 @@ func Write(w io.Writer, s *Summary) {
 		len(s.Cells), strings.Join(varied, "; "), s.Repeat)
 	bad := 0
 	for _, c := range s.Cells {
-		if !c.InvariantsOK {
+		switch inv := c.Invariants(); {
+		case inv.Violated():
 			bad++
 			fmt.Fprintf(w, "**invariants VIOLATED in cell %s**\n\n", c.Label)
+		case inv.NotChecked != "":
+			bad++
+			fmt.Fprintf(w, "invariants: %s in cell %s\n\n", inv.Status(), c.Label)
 		}
 	}
 	if bad == 0 {

@@ -53,10 +53,7 @@ func WriteMarkdown(w io.Writer, r *Report) {
 			continue
 		}
 		m := s.Summary
-		inv := "OK"
-		if !m.InvariantsOK {
-			inv = "VIOLATED"
-		}
+		inv := m.Invariants().Status()
 		if s.Error != "" {
 			inv += "; " + failed
 		}
@@ -167,18 +164,20 @@ func serverLines(r *Report) []string {
 }
 
 func outcome(r *Report) string {
-	failed, violated, stopped := 0, 0, 0
+	failed, violated, unchecked, stopped := 0, 0, 0, 0
 	for _, s := range r.Scenarios {
 		if s.Error == Interrupted {
 			stopped++
 		} else if s.Error != "" {
 			failed++
-		} else if !s.Summary.InvariantsOK {
+		} else if s.Summary.Invariants().Violated() {
 			violated++
+		} else if s.Summary.InvariantsNotChecked != "" {
+			unchecked++
 		}
 	}
 	out := fmt.Sprintf("%d scenarios", len(r.Scenarios))
-	if ok := len(r.Scenarios) - failed - violated - stopped; ok == len(r.Scenarios) {
+	if ok := len(r.Scenarios) - failed - violated - unchecked - stopped; ok == len(r.Scenarios) {
 		return out + ", all OK"
 	} else {
 		out += fmt.Sprintf(", %d OK", ok)
@@ -188,6 +187,9 @@ func outcome(r *Report) string {
 	}
 	if violated > 0 {
 		out += fmt.Sprintf(", %d with invariants violated", violated)
+	}
+	if unchecked > 0 {
+		out += fmt.Sprintf(", %d with invariants not checked", unchecked)
 	}
 	if stopped > 0 {
 		out += ", interrupted"

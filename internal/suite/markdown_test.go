@@ -124,3 +124,26 @@ func TestStudySummaryReduction(t *testing.T) {
 		t.Error("an empty study has a summary")
 	}
 }
+
+// TestMarkdownInvariantsNotChecked: a scenario whose check verified
+// nothing (custom scripts) is neither OK nor violated in suite.md.
+func TestMarkdownInvariantsNotChecked(t *testing.T) {
+	r := sampleReport()
+	r.Scenarios = r.Scenarios[:1]
+	r.Scenarios[0].Summary.InvariantsOK, r.Scenarios[0].Summary.InvariantsNotChecked = false, "custom scripts"
+	var b strings.Builder
+	WriteMarkdown(&b, r)
+	md := b.String()
+	for _, want := range []string{"| not checked (custom scripts) |", "1 with invariants not checked"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("suite.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "VIOLATED") || strings.Contains(md, "all OK") {
+		t.Errorf("suite.md calls verified-nothing OK or violated:\n%s", md)
+	}
+	run := &result.Result{Invariants: &workload.Check{NotChecked: "custom scripts"}}
+	if s := RunSummary(run); s.InvariantsOK || s.InvariantsNotChecked != "custom scripts" {
+		t.Errorf("RunSummary: %+v", s)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // Format identifies a suite report (suite.json).
@@ -80,6 +81,15 @@ type Summary struct {
 	MaxMS        float64 `json:"max_ms"`
 	Failures     int64   `json:"failures"` // failed transactions
 	InvariantsOK bool    `json:"invariants_ok"`
+	// InvariantsNotChecked says why a run verified nothing (InvariantsOK
+	// is false then, but nothing was found broken either).
+	InvariantsNotChecked string `json:"invariants_not_checked,omitempty"`
+}
+
+// Invariants is the check the summary stands for, without its items: its
+// Status and Violated are what reports and exit statuses use.
+func (s Summary) Invariants() *workload.Check {
+	return &workload.Check{OK: s.InvariantsOK, NotChecked: s.InvariantsNotChecked}
 }
 
 // Save writes r as indented JSON to path.

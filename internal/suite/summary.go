@@ -6,6 +6,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // RunSummary reduces one run's result to its summary row: its
@@ -27,8 +28,9 @@ func RunSummary(r *result.Result) Summary {
 	s := Summary{
 		Ops: hs.Count, Clients: r.Config.Clients, DurationS: r.MeasuredS,
 		MeanMS: hs.Mean, P95MS: hs.P95, P99MS: hs.P99, MaxMS: hs.Max,
-		Failures:     failures,
-		InvariantsOK: r.Invariants != nil && r.Invariants.OK,
+		Failures:             failures,
+		InvariantsOK:         r.Check().OK,
+		InvariantsNotChecked: r.Check().NotChecked,
 	}
 	if r.MeasuredS > 0 {
 		s.TxnPerS = float64(s.Ops) / r.MeasuredS
@@ -46,7 +48,7 @@ func StudySummary(cells [][]*result.Result) Summary {
 	var s Summary
 	slowest := -1.0
 	any := false
-	s.InvariantsOK = true
+	inv := workload.Check{OK: true}
 	for _, reps := range cells {
 		if len(reps) == 0 {
 			continue
@@ -56,7 +58,7 @@ func StudySummary(cells [][]*result.Result) Summary {
 			rs := RunSummary(r)
 			any = true
 			s.Failures += rs.Failures
-			s.InvariantsOK = s.InvariantsOK && rs.InvariantsOK
+			inv.Merge(*rs.Invariants())
 			s.Clients = max(s.Clients, rs.Clients)
 			ops, dur = append(ops, float64(rs.Ops)), append(dur, rs.DurationS)
 			mean, p95 = append(mean, rs.MeanMS), append(p95, rs.P95MS)
@@ -72,6 +74,7 @@ func StudySummary(cells [][]*result.Result) Summary {
 	if !any {
 		return Summary{}
 	}
+	s.InvariantsOK, s.InvariantsNotChecked = inv.OK, inv.NotChecked
 	if s.DurationS > 0 {
 		s.TxnPerS = float64(s.Ops) / s.DurationS
 	}

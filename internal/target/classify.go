@@ -30,14 +30,23 @@ const (
 	ClassAdminShutdown      Class = "admin_shutdown"
 	ClassConnectionLost     Class = "connection_lost"
 	ClassCanceled           Class = "canceled" // the run was stopping; not an error
-	ClassOther              Class = "other"
+	// Errors that persist until someone fixes the server or the schema:
+	// they do not go away by retrying, so a client that meets one again
+	// and again backs off.
+	ClassDiskFull              Class = "disk_full"              // SQLSTATE 53100
+	ClassReadOnly              Class = "read_only"              // 25006: a read-only transaction or server
+	ClassInsufficientResources Class = "insufficient_resources" // the rest of SQLSTATE class 53: out of memory, ...
+	ClassUndefinedObject       Class = "undefined_object"       // a missing table, column, function or object
+	ClassPermission            Class = "permission"             // 42501: insufficient privilege
+	ClassOther                 Class = "other"
 )
 
 // Classes lists every error class in a stable order for reports.
 var Classes = []Class{
 	ClassConnectRefused, ClassTooManyConnections, ClassAuth, ClassTimeout,
 	ClassSerialization, ClassDeadlock, ClassBusy, ClassAdminShutdown,
-	ClassConnectionLost, ClassOther,
+	ClassConnectionLost, ClassDiskFull, ClassReadOnly, ClassInsufficientResources,
+	ClassUndefinedObject, ClassPermission, ClassOther,
 }
 
 // Retryable reports whether an op that failed with this class should be
@@ -63,6 +72,13 @@ func Classify(err error) Class {
 		switch sqErr.Code() & 0xff {
 		case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
 			return ClassBusy
+		case 8: // SQLITE_READONLY
+			return ClassReadOnly
+		case 13: // SQLITE_FULL
+			return ClassDiskFull
+		}
+		if msg := sqErr.Error(); strings.Contains(msg, "no such table") || strings.Contains(msg, "no such column") || strings.Contains(msg, "no such function") {
+			return ClassUndefinedObject
 		}
 		return ClassOther
 	}
@@ -107,6 +123,17 @@ func classifySQLState(code string) Class {
 		return ClassAdminShutdown
 	case "57014", "25P03":
 		return ClassTimeout
+	case "53100":
+		return ClassDiskFull
+	case "25006":
+		return ClassReadOnly
+	case "42P01", "42703", "42883", "42704":
+		return ClassUndefinedObject
+	case "42501":
+		return ClassPermission
+	}
+	if strings.HasPrefix(code, "53") {
+		return ClassInsufficientResources
 	}
 	return ClassOther
 }

@@ -107,6 +107,16 @@ func TestClassify(t *testing.T) {
 		{"idle in transaction timeout 25P03", pgErr("25P03"), ClassTimeout},
 		{"unique violation 23505", pgErr("23505"), ClassOther},
 		{"syntax error 42601", pgErr("42601"), ClassOther},
+		{"disk full 53100", pgErr("53100"), ClassDiskFull},
+		{"out of memory 53200", pgErr("53200"), ClassInsufficientResources},
+		{"insufficient resources 53000", pgErr("53000"), ClassInsufficientResources},
+		{"read-only transaction 25006", pgErr("25006"), ClassReadOnly},
+		{"undefined table 42P01", pgErr("42P01"), ClassUndefinedObject},
+		{"undefined column 42703", pgErr("42703"), ClassUndefinedObject},
+		{"undefined function 42883", pgErr("42883"), ClassUndefinedObject},
+		{"undefined object 42704", pgErr("42704"), ClassUndefinedObject},
+		{"insufficient privilege 42501", pgErr("42501"), ClassPermission},
+		{"wrapped disk full", fmt.Errorf("add: %w", pgErr("53100")), ClassDiskFull},
 		{"wrapped serialization", fmt.Errorf("process: %w", pgErr("40001")), ClassSerialization},
 		{"doubly wrapped deadlock", fmt.Errorf("archive: %w", fmt.Errorf("delete: %w", pgErr("40P01"))), ClassDeadlock},
 		{"joined with other errors", errors.Join(errors.New("rollback failed"), pgErr("40001")), ClassSerialization},
@@ -165,7 +175,8 @@ func TestClassesList(t *testing.T) {
 	want := []Class{
 		ClassConnectRefused, ClassTooManyConnections, ClassAuth, ClassTimeout,
 		ClassSerialization, ClassDeadlock, ClassBusy, ClassAdminShutdown,
-		ClassConnectionLost, ClassOther,
+		ClassConnectionLost, ClassDiskFull, ClassReadOnly, ClassInsufficientResources,
+		ClassUndefinedObject, ClassPermission, ClassOther,
 	}
 	seen := map[Class]bool{}
 	for _, c := range Classes {
@@ -250,6 +261,10 @@ func TestClassifySQLite(t *testing.T) {
 	}
 	if got := Classify(syntax); got != ClassOther {
 		t.Errorf("Classify(%v) = %q, want other", syntax, got)
+	}
+	_, missing := c.Exec(ctx, "SELECT * FROM nosuch")
+	if got := Classify(missing); missing == nil || got != ClassUndefinedObject {
+		t.Errorf("Classify(%v) = %q, want undefined_object", missing, got)
 	}
 	if _, err := c.Exec(ctx, "CREATE TABLE u (id INTEGER PRIMARY KEY)"); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,39 @@ func TestCheckAdd(t *testing.T) {
 	}
 }
 
+func TestCheckStatusAndMerge(t *testing.T) {
+	ok := Check{OK: true, Items: []CheckItem{{Name: "a", OK: true}}}
+	bad := Check{Items: []CheckItem{{Name: "b"}}}
+	none := Check{NotChecked: "custom scripts"}
+	tests := []struct {
+		name       string
+		parts      []Check
+		status     string
+		violated   bool
+		notChecked string
+	}{
+		{"ok", []Check{ok}, "OK", false, ""},
+		{"violated", []Check{bad}, "VIOLATED", true, ""},
+		{"verified nothing", []Check{none}, "not checked (custom scripts)", false, "custom scripts"},
+		{"ok and nothing", []Check{ok, none}, "not checked (custom scripts)", false, "custom scripts"},
+		{"nothing, then a violation", []Check{none, bad}, "VIOLATED", true, ""},
+		{"a violation, then nothing", []Check{bad, none}, "VIOLATED", true, ""},
+	}
+	for _, tc := range tests {
+		m := &Check{OK: true}
+		for _, p := range tc.parts {
+			m.Merge(p)
+		}
+		if m.Status() != tc.status || m.Violated() != tc.violated || m.NotChecked != tc.notChecked || (m.OK && tc.status != "OK") {
+			t.Errorf("%s: %+v: status %q violated %v, want %q %v", tc.name, m, m.Status(), m.Violated(), tc.status, tc.violated)
+		}
+	}
+	var nilCheck *Check
+	if nilCheck.Status() != "not checked" || nilCheck.Violated() {
+		t.Error("a nil check is not \"not checked\"")
+	}
+}
+
 func TestUniform(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	tests := []struct{ lo, hi time.Duration }{

@@ -1,0 +1,78 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Incomparable is Merge's refusal of results that are not parts of one
+// run: Setting has ValueA in result A and ValueB in result B (indexes into
+// Merge's argument). Names, when set, name the results (their files).
+type Incomparable struct {
+	Setting        string
+	A, B           int
+	ValueA, ValueB string
+	Names          []string
+}
+
+func (e *Incomparable) Error() string {
+	a, b := fmt.Sprintf("result %d", e.A+1), fmt.Sprintf("result %d", e.B+1)
+	if e.A < len(e.Names) && e.B < len(e.Names) {
+		a, b = e.Names[e.A], e.Names[e.B]
+	}
+	return fmt.Sprintf("cannot merge: %s differs (%s in %s, %s in %s); merge parts of one run only", e.Setting, e.ValueA, a, e.ValueB, b)
+}
+
+// Comparable returns an *Incomparable unless every result ran the same
+// workload with the same workload settings against the same kind of
+// database (dialect): then they can be parts of one run. Clients, seeds,
+// durations and connection strategies may differ between the parts.
+func Comparable(rs []*Result) error {
+	for i, r := range rs[1:] {
+		diff := func(setting, a, b string) error {
+			if a == b {
+				return nil
+			}
+			return &Incomparable{Setting: setting, A: 0, B: i + 1, ValueA: a, ValueB: b}
+		}
+		if err := diff("workload", rs[0].Workload, r.Workload); err != nil {
+			return err
+		}
+		if err := diff("database", rs[0].Server.Dialect, r.Server.Dialect); err != nil {
+			return err
+		}
+		keys := map[string]bool{}
+		for k := range rs[0].Settings {
+			keys[k] = true
+		}
+		for k := range r.Settings {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			if err := diff(k, settingText(rs[0].Settings, k), settingText(r.Settings, k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// settingText is setting k of s as text: a string as it is, anything else
+// as JSON, "(unset)" when s lacks it.
+func settingText(s map[string]any, k string) string {
+	v, ok := s[k]
+	if !ok {
+		return "(unset)"
+	}
+	if str, ok := v.(string); ok {
+		return str
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,50 @@
+package result
+
+import (
+	"sort"
+
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// Check is the run's invariant check; a run without one (nil Invariants)
+// verified nothing.
+func (r *Result) Check() workload.Check {
+	if r.Invariants == nil {
+		return workload.Check{NotChecked: "no check ran"}
+	}
+	return *r.Invariants
+}
+
+// Transactions counts the transactions (ops of kind "") that succeeded
+// and that failed in the measured window.
+func (r *Result) Transactions() (ok, failed int64) {
+	for _, o := range r.Ops {
+		if o.Kind == "" {
+			ok += o.Count
+			failed += o.ErrorCount()
+		}
+	}
+	return ok, failed
+}
+
+// NeverSucceeded is the first transaction op that failed every time it
+// ran (nil when there is none), with the class it failed with most and
+// that class's first message.
+func (r *Result) NeverSucceeded() (o *Op, class, sample string) {
+	for i := range r.Ops {
+		o := &r.Ops[i]
+		if o.Kind != "" || o.Count > 0 || o.ErrorCount() == 0 {
+			continue
+		}
+		classes := make([]string, 0, len(o.Errors))
+		for c := range o.Errors {
+			classes = append(classes, c)
+		}
+		sort.Slice(classes, func(i, j int) bool {
+			a, b := o.Errors[classes[i]], o.Errors[classes[j]]
+			return a > b || a == b && classes[i] < classes[j]
+		})
+		return o, classes[0], o.ErrorSamples[classes[0]]
+	}
+	return nil, "", ""
+}
