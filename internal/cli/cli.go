@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead" // registers connect-overhead
 	_ "github.com/txnbench/txnbench/internal/workload/script"          // registers script
 	_ "github.com/txnbench/txnbench/internal/workload/trainevents"     // registers train-events
@@ -105,7 +106,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	a.printErr(err.Error())
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, target.ErrMalformedURL) {
+	if errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, target.ErrMalformedURL) || errors.Is(err, workload.ErrIncompleteData) {
 		return ExitUsage
 	}
 	return ExitFailure

@@ -238,9 +238,15 @@ func (s Spec) log(msg string) {
 	}
 }
 
-// Init creates the workload's schema and initial data in db.
+// Init creates the workload's schema and initial data in db, one txnbench
+// at a time (see lockSchema).
 func Init(ctx context.Context, s Spec, db *Database) (created bool, err error) {
 	err = withConn(ctx, db, func(c target.Conn) (err error) {
+		unlock, err := lockSchema(ctx, s, db, c)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 		created, err = s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Clients: s.Runner.Clients, Progress: s.log})
 		return err
 	})
@@ -298,6 +304,9 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		return nil, err
 	}
 	r := assemble(s, db, out)
+	if d, ok := s.Workload.(workload.DataReporter); ok {
+		r.Data = d.Data() // what Start found
+	}
 	if st, ok := s.Workload.(interface{ StatementOps() []result.Op }); ok {
 		r.Ops = append(r.Ops, st.StatementOps()...) // per-command rows (script)
 	}
@@ -320,6 +329,19 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	}
 	r.Invariants = &ch
 	return r, nil
+}
+
+// lockSchema serialises Init among txnbench processes on the same
+// database (target.LockSchema), saying so while another holds the lock.
+// Through a pooler there is no lock: a transaction pooler does not keep the
+// session an advisory lock belongs to.
+func lockSchema(ctx context.Context, s Spec, db *Database, c target.Conn) (unlock func(), err error) {
+	if db.poolerName != "" {
+		return func() {}, nil
+	}
+	return target.LockSchema(ctx, db.Target, c, s.Name, func(lock string) {
+		s.log(fmt.Sprintf("waiting for another txnbench creating the %s schema (%s)", s.Name, lock))
+	})
 }
 
 // withConn runs f on a new session that is closed afterwards.

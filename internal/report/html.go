@@ -178,6 +178,7 @@ func runPage(r *result.Result) page {
 	}
 	add("workload", r.Workload)
 	add("settings", settingsLine(r.Settings))
+	add("data", dataLine(r.Data))
 	add("database", strings.TrimSpace(r.Server.Dialect+" "+r.Server.Version))
 	add("server", r.Server.Banner)
 	add("url", target.MaskURL(r.Config.DB))

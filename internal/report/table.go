@@ -27,6 +27,9 @@ func Summary(w io.Writer, r *result.Result) {
 // Header says what ran, against what, how.
 func Header(w io.Writer, r *result.Result) {
 	fmt.Fprintf(w, "workload   %s (%s)\n", r.Workload, settingsLine(r.Settings))
+	if len(r.Data) > 0 {
+		fmt.Fprintf(w, "data       %s\n", dataLine(r.Data))
+	}
 	fmt.Fprintf(w, "database   %s %s  %s\n", r.Server.Dialect, r.Server.Version, r.Config.DB)
 	run := fmt.Sprintf("%d clients", r.Config.Clients)
 	if r.Config.Duration != "" {
@@ -87,6 +90,20 @@ func settingsLine(s map[string]any) string {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%v", k, s[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// dataLine is what a run found in the database, as key=count sorted by key.
+func dataLine(d map[string]int64) string {
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, d[k])
 	}
 	return strings.Join(parts, " ")
 }

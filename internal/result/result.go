@@ -45,17 +45,20 @@ func StatementName(op string, cmd int, first string) string {
 
 // Result is everything one run (or several merged runs) measured.
 type Result struct {
-	Format      string         `json:"format"`
-	Tool        Tool           `json:"txnbench"`
-	Workload    string         `json:"workload"`
-	Settings    map[string]any `json:"settings"`
-	Config      Config         `json:"config"`
-	Server      Server         `json:"server"`
-	Machine     Machine        `json:"machine"`
-	Started     time.Time      `json:"started"`
-	Ended       time.Time      `json:"ended"`
-	MeasuredS   float64        `json:"measured_s"` // the window rates are computed over
-	Interrupted bool           `json:"interrupted,omitempty"`
+	Format   string         `json:"format"`
+	Tool     Tool           `json:"txnbench"`
+	Workload string         `json:"workload"`
+	Settings map[string]any `json:"settings"`
+	// Data is what the workload found in the database as the run started
+	// (rows by table, or pgbench's scale); Settings say what it was made with.
+	Data        map[string]int64 `json:"data,omitempty"`
+	Config      Config           `json:"config"`
+	Server      Server           `json:"server"`
+	Machine     Machine          `json:"machine"`
+	Started     time.Time        `json:"started"`
+	Ended       time.Time        `json:"ended"`
+	MeasuredS   float64          `json:"measured_s"` // the window rates are computed over
+	Interrupted bool             `json:"interrupted,omitempty"`
 	// AbortedClients stopped early on an error that ends a client (a
 	// script's runtime error; any error with pgbench's semantics).
 	AbortedClients int             `json:"aborted_clients,omitempty"`

@@ -41,6 +41,10 @@ type Capabilities struct {
 	// RetriesSerialization: the engine reports serialization failures that a
 	// client is expected to retry (CockroachDB does so routinely).
 	RetriesSerialization bool
+	// AdvisoryLocks: pg_try_advisory_lock and pg_advisory_unlock, locks held
+	// by a session across transactions (CockroachDB has none; YugabyteDB
+	// only from 2.25 on, so it is not assumed).
+	AdvisoryLocks bool
 	// StatsReset resets the server's statistics counters, so runs compared
 	// in a study start alike; "" when there is no such statement.
 	StatsReset string
@@ -67,13 +71,14 @@ func ParseBanner(banner string) Dialect {
 		SkipLocked: true, JSONB: true, GeneratedColumns: true, Enums: true, ArrayParams: true,
 		InvertedIndex: "CREATE INDEX {name} ON {table} USING gin ({column})",
 		UUIDType:      "uuid", JSONType: "jsonb", TimestampType: "timestamptz", Now: "now()",
-		StatsReset: "SELECT pg_stat_reset()",
+		StatsReset: "SELECT pg_stat_reset()", AdvisoryLocks: true,
 	}
 	if m := crdbVersion.FindStringSubmatch(banner); m != nil {
 		c := pgFamily
 		c.InvertedIndex = "CREATE INVERTED INDEX {name} ON {table} ({column})"
 		c.RetriesSerialization = true
 		c.StatsReset = ""
+		c.AdvisoryLocks = false
 		return Dialect{Name: "CockroachDB", Version: m[1], Banner: banner, Caps: c}
 	}
 	if m := ybVersion.FindStringSubmatch(banner); m != nil {
@@ -82,6 +87,7 @@ func ParseBanner(banner string) Dialect {
 		major, _ := strconv.Atoi(m[1])
 		c.GeneratedColumns = major >= 12
 		c.RetriesSerialization = true
+		c.AdvisoryLocks = false
 		return Dialect{Name: "YugabyteDB", Version: m[2], Banner: banner, Caps: c}
 	}
 	d := Dialect{Name: "PostgreSQL", Banner: banner, Caps: pgFamily}

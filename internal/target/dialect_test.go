@@ -100,6 +100,9 @@ func TestParseBanner(t *testing.T) {
 			if c.RetriesSerialization != tc.retries {
 				t.Errorf("RetriesSerialization = %v, want %v", c.RetriesSerialization, tc.retries)
 			}
+			if want := tc.dialect == "PostgreSQL"; c.AdvisoryLocks != want {
+				t.Errorf("AdvisoryLocks = %v, want %v", c.AdvisoryLocks, want)
+			}
 			if got := c.InvertedIndexDDL("events_jsonb_payload_idx", "events_jsonb", "payload"); got != tc.indexDDL {
 				t.Errorf("InvertedIndexDDL = %q, want %q", got, tc.indexDDL)
 			}

@@ -14,6 +14,7 @@ import (
 type sqliteTarget struct {
 	db      *sql.DB
 	dsn     string
+	path    string // the database file
 	dialect Dialect
 	tempDir string // removed on Close when the file was temporary
 }
@@ -36,6 +37,7 @@ func openSQLite(ctx context.Context, path string) (Target, error) {
 			return nil, fmt.Errorf("cannot create SQLite file %s: directory %s does not exist", path, dir)
 		}
 	}
+	t.path = path
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeoutMS))
 	q.Add("_pragma", "journal_mode(WAL)")

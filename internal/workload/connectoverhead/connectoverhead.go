@@ -43,12 +43,14 @@ type Workload struct {
 	rows  int
 	delay time.Duration
 
-	sql schema
+	sql    schema
+	loaded *workload.Loaded // what the existing data was made with
 	// What Start found, read by the clients and the check.
 	base       totals
 	minID      int64 // users' ids run from minID to maxID
 	maxID      int64
-	regionArgs []any // each region's name, boxed once for the clients
+	regionArgs []any            // each region's name, boxed once for the clients
+	data       map[string]int64 // the rows of each table, for Data
 }
 
 // Flags registers the workload's options.
@@ -86,11 +88,15 @@ func validKind(k string) bool {
 
 // Settings are the options as recorded in a Result.
 func (w *Workload) Settings() map[string]any {
-	return map[string]any{
+	s := map[string]any{
 		"query": w.kind,
 		"rows":  w.rows,
 		"delay": w.delay.String(),
 	}
+	if w.loaded != nil {
+		s["rows"] = w.loaded.Rows // --rows applies only to a load
+	}
+	return s
 }
 
 // OpNames lists the ops in report order.
@@ -105,11 +111,20 @@ func (w *Workload) bind(d target.Dialect) {
 // transaction of the initial load.
 const loadBatch = 1000
 
-// Init creates the schema and loads the dataset.
+// dataName names the dataset in txnbench_meta.
+const dataName = "connect-overhead"
+
+// Init creates the schema and loads the dataset. The load ends by marking
+// the data complete (workload.MarkLoaded); existing data without that mark
+// is refused.
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.bind(d)
+	w.loaded = nil
 	if !o.Fresh && w.exists(ctx, c) {
-		return false, nil
+		return false, w.reuse(ctx, c, o)
+	}
+	if err := workload.ClearLoaded(ctx, c, dataName); err != nil {
+		return false, err
 	}
 	for _, q := range w.sql.drop {
 		if _, err := c.Exec(ctx, q); err != nil {
@@ -144,7 +159,28 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 			return false, fmt.Errorf("analyzing the dataset: %w", err)
 		}
 	}
-	return true, nil
+	return true, workload.MarkLoaded(ctx, c, dataName, workload.Loaded{Rows: w.rows, Seed: o.Seed})
+}
+
+// reuse accepts the existing dataset when its load finished, and says so
+// when it was made with another --rows than asked.
+func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOptions) error {
+	l, ok, err := workload.ReadLoaded(ctx, c, dataName)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return workload.IncompleteData(dataName)
+	}
+	w.loaded = &l
+	if l.Rows != w.rows {
+		var n int64
+		if err := queryRow(ctx, c, "SELECT count(*) FROM "+tableUsers, &n); err != nil {
+			return fmt.Errorf("counting the existing users: %w", err)
+		}
+		o.Progress(fmt.Sprintf("using the existing connect-overhead data: %d users, loaded with --rows %d (--rows %d applies only with --reinit)", n, l.Rows, w.rows))
+	}
+	return nil
 }
 
 // load inserts one batch of users, orders and items in one transaction.
@@ -207,6 +243,7 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 		return fmt.Errorf("the %s query needs users but %s is empty: run init with --fresh and --rows 1 or more", w.kind, tableUsers)
 	}
 	w.minID, w.maxID = lo, hi
+	w.data = map[string]int64{"users": t.users, "orders": t.orders, "order_items": t.items}
 	n := regionCount(t.users)
 	w.regionArgs = make([]any, n)
 	for i := range w.regionArgs {
@@ -214,6 +251,9 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	}
 	return nil
 }
+
+// Data is what Start found: the rows of each table.
+func (w *Workload) Data() map[string]int64 { return w.data }
 
 // NewClient makes one client with its own random stream.
 func (w *Workload) NewClient(id int, rng *rand.Rand) workload.Client {

@@ -203,6 +203,15 @@ func (e *openError) Unwrap() error { return e.err }
 // Seeds are the random streams Init derived, after Init.
 func (w *Workload) Seeds() prng.Seeds { return w.cfg.Seeds }
 
+// Data is the scale of the pgbench tables as Init read it from
+// pgbench_branches (as pgbench does), when a builtin script uses them.
+func (w *Workload) Data() map[string]int64 {
+	if builtin, _ := w.usesBuiltin(); !builtin || w.cfg == nil {
+		return nil
+	}
+	return map[string]int64{"scale": int64(w.cfg.Scale)}
+}
+
 // Scale is the scale the scripts see as :scale, known after Init.
 func (w *Workload) Scale() int {
 	if w.cfg == nil {
@@ -227,7 +236,7 @@ func (w *Workload) Settings() map[string]any {
 	for i, s := range w.scripts {
 		scripts[i] = fmt.Sprintf("%s@%d", s.Name, s.Weight)
 	}
-	m := map[string]any{"scripts": scripts, "protocol": w.Mode, "scale": w.Setup.Scale}
+	m := map[string]any{"scripts": scripts, "protocol": w.Mode, "scale": w.Scale()}
 	if len(w.Defines) > 0 {
 		m["defines"] = w.Defines
 	}

@@ -8,11 +8,6 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
-// countAll counts events in the live and archive tables together.
-func (w *Workload) countAll(ctx context.Context, c target.Conn) (int64, error) {
-	return w.count(ctx, c, w.sql.countTotal)
-}
-
 func (w *Workload) count(ctx context.Context, c target.Conn, q string) (int64, error) {
 	rows, err := c.Query(ctx, q)
 	if err != nil {

@@ -43,10 +43,12 @@ type Workload struct {
 	notes              []string
 	caps               target.Capabilities
 	sql                schema
-	baseline           int64        // events + archive when the run started
-	committedEvents    atomic.Int64 // events inserted by committed adds
-	unknownCommits     atomic.Int64 // commits of any op with unknown outcome
-	unknownEvents      atomic.Int64 // events of adds whose commit outcome is unknown
+	loaded             *workload.Loaded // what the existing data was made with
+	data               map[string]int64 // the rows Start found, by table
+	baseline           int64            // events + archive when the run started
+	committedEvents    atomic.Int64     // events inserted by committed adds
+	unknownCommits     atomic.Int64     // commits of any op with unknown outcome
+	unknownEvents      atomic.Int64     // events of adds whose commit outcome is unknown
 }
 
 // Flags registers the workload's options.
@@ -122,6 +124,9 @@ func (w *Workload) Settings() map[string]any {
 		"think_min":      w.thinkMin.String(),
 		"think_max":      w.thinkMax.String(),
 	}
+	if w.loaded != nil {
+		s["rows"] = w.loaded.Rows // --rows applies only to a load
+	}
 	if len(w.notes) > 0 {
 		s["notes"] = w.notes
 	}
@@ -141,17 +146,26 @@ func (w *Workload) bind(d target.Dialect) {
 // loadBatch is how many initial events go into one transaction.
 const loadBatch = 1000
 
-// Init creates the schema and loads the initial events.
+// Init creates the schema and loads the initial events. The load ends by
+// marking the data complete (workload.MarkLoaded); existing data without
+// that mark is refused.
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.bind(d)
+	w.loaded = nil
 	for _, n := range w.notes {
 		o.Progress(n)
 	}
 	if !o.Fresh {
 		exists, err := w.exists(ctx, c)
-		if err != nil || exists {
+		if err != nil {
 			return false, err
 		}
+		if exists {
+			return false, w.reuse(ctx, c, o)
+		}
+	}
+	if err := workload.ClearLoaded(ctx, c, w.dataName()); err != nil {
+		return false, err
 	}
 	for _, q := range w.sql.drop {
 		if _, err := c.Exec(ctx, q); err != nil {
@@ -189,7 +203,31 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 			start = time.Now()
 		}
 	}
-	return true, nil
+	return true, workload.MarkLoaded(ctx, c, w.dataName(), workload.Loaded{Rows: w.rows, Seed: o.Seed, Variant: w.v.name()})
+}
+
+// dataName names the variant's data in txnbench_meta.
+func (w *Workload) dataName() string { return "train-events " + w.v.name() }
+
+// reuse accepts the existing data when its load finished, and says so when
+// it was made with another --rows than asked.
+func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOptions) error {
+	l, ok, err := workload.ReadLoaded(ctx, c, w.dataName())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return workload.IncompleteData(w.dataName())
+	}
+	w.loaded = &l
+	if l.Rows != w.rows {
+		n, err := w.count(ctx, c, "SELECT count(*) FROM "+w.sql.events)
+		if err != nil {
+			return fmt.Errorf("counting the existing events: %w", err)
+		}
+		o.Progress(fmt.Sprintf("using the existing train-events data: %d events, loaded with --rows %d (--rows %d applies only with --reinit)", n, l.Rows, w.rows))
+	}
+	return nil
 }
 
 // exists reports whether all three tables of the variant are there. Only
@@ -212,18 +250,27 @@ func (w *Workload) exists(ctx context.Context, c target.Conn) (bool, error) {
 	return true, nil
 }
 
-// Start counts the events the invariant check starts from.
+// Start counts the events the invariant check starts from, and the rows of
+// each table that Data reports.
 func (w *Workload) Start(ctx context.Context, c target.Conn) error {
-	n, err := w.countAll(ctx, c)
-	if err != nil {
-		return fmt.Errorf("counting events before the run: %w", err)
+	w.data = map[string]int64{}
+	for _, t := range []struct{ key, table string }{{"events", w.sql.events}, {"status", w.sql.status}, {"archived", w.sql.archive}} {
+		n, err := w.count(ctx, c, "SELECT count(*) FROM "+t.table)
+		if err != nil {
+			return fmt.Errorf("counting events before the run: %w", err)
+		}
+		w.data[t.key] = n
 	}
-	w.baseline = n
+	w.baseline = w.data["events"] + w.data["archived"]
 	w.committedEvents.Store(0)
 	w.unknownCommits.Store(0)
 	w.unknownEvents.Store(0)
 	return nil
 }
+
+// Data is what Start found: live events, their status rows and archived
+// events.
+func (w *Workload) Data() map[string]int64 { return w.data }
 
 // NewClient makes one client with its own random stream.
 func (w *Workload) NewClient(id int, rng *rand.Rand) workload.Client {
