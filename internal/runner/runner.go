@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -65,6 +66,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--duration %s is negative: give a positive duration such as 30s", c.Duration)
 	case c.Iterations < 0:
 		return fmt.Errorf("--iterations %d is negative: give a positive count", c.Iterations)
+	case math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
+		return fmt.Errorf("--rate %g: give a finite number of transactions per second, or 0 for as fast as possible", c.Rate)
 	case c.Rate < 0:
 		return fmt.Errorf("--rate %g is negative: give transactions per second, or 0 for as fast as possible", c.Rate)
 	case c.LatencyLimit < 0:
@@ -186,7 +189,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 
 	var wg sync.WaitGroup
-	for i := 0; i < cfg.Clients; i++ {
+	for i := 0; i < cfg.Clients && ctx.Err() == nil; i++ { // Ctrl-C stops the start-up too
 		wg.Add(1)
 		go func(id int) {
 			defer wg.Done()

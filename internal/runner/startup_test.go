@@ -1,0 +1,49 @@
+package runner
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// countingWorkload counts the clients the runner makes.
+type countingWorkload struct {
+	counterWorkload
+	made atomic.Int64
+}
+
+func (w *countingWorkload) NewClient(id int, rng *rand.Rand) workload.Client {
+	w.made.Add(1)
+	return w.counterWorkload.NewClient(id, rng)
+}
+
+// TestInterruptStopsClientStartup: after Ctrl-C the runner starts no more
+// clients, however many were asked for.
+func TestInterruptStopsClientStartup(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Clients, cfg.Duration = 50000, 1
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w := &countingWorkload{}
+	out, err := Run(ctx, cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Interrupted || w.made.Load() != 0 {
+		t.Errorf("interrupted before the start: %d of %d clients made (interrupted %v)", w.made.Load(), cfg.Clients, out.Interrupted)
+	}
+}
+
+func TestRateMustBeFinite(t *testing.T) {
+	for _, rate := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		c := Config{Clients: 1, Duration: 1, MaxTries: 1, Progress: 1, Rate: rate}
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "give a finite number") {
+			t.Errorf("--rate %g: got %v", rate, err)
+		}
+	}
+}
