@@ -383,6 +383,23 @@ func (o *pgbenchOpts) parse(args []string) error {
 		}
 		return pe
 	}
+	return o.checkBounds()
+}
+
+// checkBounds refuses, before anything starts, more clients than the
+// machine's memory holds and output files that could not be written.
+func (o *pgbenchOpts) checkBounds() error {
+	if err := runner.CheckMemory(runner.Config{Clients: o.clients}, o.w); err != nil {
+		return badOption("%s", strings.Replace(err.Error(), "--clients", "-c/--client", 1))
+	}
+	if o.log {
+		if err := checkOutFile("--log-prefix", fmt.Sprintf("%s.%d", o.logPrefix, os.Getpid())); err != nil {
+			return err
+		}
+	}
+	if o.json != "" {
+		return checkOutFile("--json", o.json)
+	}
 	return nil
 }
 

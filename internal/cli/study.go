@@ -74,6 +74,9 @@ func (a *app) runStudy(ctx context.Context, args []string) error {
 	if err := a.planStudy(args, &p); err != nil || p.runs == nil {
 		return err
 	}
+	if err := checkOutTree("--out", p.out); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(p.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", p.out, err)
 	}
