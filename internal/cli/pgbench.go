@@ -297,6 +297,8 @@ func (o *pgbenchOpts) parse(args []string) error {
 		w.Sources = append(w.Sources, script.Source{Builtin: true, Arg: "simple-update"})
 	}
 	switch {
+	case fs.Changed("db") && o.db == "": // an unset variable
+		return badOption("--db is empty: give a postgres:// URL, sqlite:PATH or temp-postgres, or leave --db out")
 	case fs.Changed("protocol") && w.Mode != "simple" && w.Mode != "extended" && w.Mode != "prepared":
 		return badOption("invalid query mode (-M): \"%s\"", w.Mode)
 	case fs.Changed("time") && fs.Changed("transactions"):
