@@ -566,6 +566,9 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 			a.status(pgbenchProgress(iv, o, start, tally.interval()))
 		}
 	}
+	if err := cfg.Validate(); err != nil { // before any server starts
+		return a.pgbenchFail(badOption("%v", err))
+	}
 	spec.Runner = cfg
 	if o.connect {
 		spec.Conn = connect.Options{Strategy: connect.PerTxn}

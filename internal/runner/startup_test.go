@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/workload"
 )
@@ -39,9 +40,29 @@ func TestInterruptStopsClientStartup(t *testing.T) {
 	}
 }
 
+// TestAbsurdNumbersAreRefused: NaN and infinite rates passed validation
+// and lost the result when it was saved; a rate finer than the schedule's
+// nanosecond and progress lines every nanosecond only burn the client.
+func TestAbsurdNumbersAreRefused(t *testing.T) {
+	ok := Config{Clients: 1, Duration: 1, MaxTries: 1, Progress: time.Second}
+	for _, c := range []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Rate = 1e12 }, "--rate 1e+12 is more than one start per nanosecond"},
+		{func(c *Config) { c.Progress = time.Nanosecond }, "--progress 1ns: give at least 10ms"},
+	} {
+		cfg := ok
+		c.edit(&cfg)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+}
+
 func TestRateMustBeFinite(t *testing.T) {
 	for _, rate := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		c := Config{Clients: 1, Duration: 1, MaxTries: 1, Progress: 1, Rate: rate}
+		c := Config{Clients: 1, Duration: 1, MaxTries: 1, Progress: time.Second, Rate: rate}
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "give a finite number") {
 			t.Errorf("--rate %g: got %v", rate, err)
 		}
