@@ -152,6 +152,8 @@ func badInputs(t *testing.T) []badInput {
 		{args: te("--json", "{dir}"), want: "is a directory"},
 		{args: te("--json", "{dir}/file/r.json"), want: "does not exist", files: file},
 		{args: te("--json", "/proc/r.json"), want: "cannot write in /proc"},
+		{args: te("--json", "/dev/null"), want: "--json /dev/null is not a regular file"},
+		{args: []string{"report", "{dir}/a.json", "--json", "/dev/null"}, want: "is not a regular file", files: map[string]string{"a.json": "{}"}},
 		{args: te("--html", "{dir}"), want: "--html {dir} is a directory"},
 		{args: te("--html", "/nonexistent/r.html"), want: "directory /nonexistent does not exist"},
 		{args: te("--cpu-profile", "{dir}"), want: "--cpu-profile {dir} is a directory"},

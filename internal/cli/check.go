@@ -10,19 +10,17 @@ import (
 
 // checkOutFile refuses, as a usage error before anything runs, an output
 // file that could not be written after the run: a path that is a
-// directory, whose directory is missing, or where nothing may be written.
+// directory or a device (saving replaces the file: it would replace the
+// device), whose directory is missing, or where nothing may be written.
 // It leaves nothing behind.
 func checkOutFile(flag, path string) error {
 	if st, err := os.Stat(path); err == nil {
 		if st.IsDir() {
 			return usage(fmt.Errorf("%s %s is a directory: give a file name, e.g. %s", flag, path, filepath.Join(path, "result.json")))
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY, 0) // opening does not change it
-		if err != nil {
-			return usage(fmt.Errorf("%s %s cannot be written (%v): choose another file", flag, path, unwrapPath(err)))
+		if !st.Mode().IsRegular() {
+			return usage(fmt.Errorf("%s %s is not a regular file (a device or a pipe): give a file name", flag, path))
 		}
-		f.Close()
-		return nil
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
