@@ -225,3 +225,27 @@ func TestStudy(t *testing.T) {
 		t.Errorf("cell 2: %v %+v", err, r)
 	}
 }
+
+func TestStudyBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"study"}, "no workload given"},
+		{[]string{"study", "train-events"}, "nothing to vary"},
+		{[]string{"study", "train-events", "--vary", "nosuch=1,2"}, "unknown --vary name \"nosuch\""},
+		{[]string{"study", "train-events", "--vary", "json=a,b"}, "unknown --vary name \"json\""},
+		{[]string{"study", "train-events", "--vary", "clients="}, "empty value"},
+		{[]string{"study", "train-events", "--vary", "clients"}, "want name=value1,value2"},
+		{[]string{"study", "train-events", "--vary", "clients=2,many"}, "--vary clients=many"},
+		{[]string{"study", "train-events", "--vary", "variant=jsonb,bogus"}, "unknown --variant \"bogus\""},
+		{[]string{"study", "train-events", "--vary", "clients=1,2", "--repeat", "0"}, "--repeat 0"},
+		{[]string{"study", "train-events", "--vary", "clients=1,2", "--nosuch"}, "unknown flag: --nosuch"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runMain(c.args...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d saying %q", c.args, code, stderr, ExitUsage, c.want)
+		}
+	}
+}
