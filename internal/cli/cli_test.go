@@ -36,64 +36,6 @@ func runMain(args ...string) (code int, stdout, stderr string) {
 // quick train-events flags for short runs.
 var quick = []string{"--rows", "200", "--delay", "1ms", "--think-min", "0s", "--think-max", "1ms", "--max-batch", "20"}
 
-func TestBadInputIsAUsageError(t *testing.T) {
-	dir := t.TempDir()
-	garbage := filepath.Join(dir, "garbage.json")
-	os.WriteFile(garbage, []byte("not json"), 0o644)
-	cases := []struct {
-		args []string
-		want string
-	}{
-		{[]string{"run", "nosuch"}, "unknown workload \"nosuch\": choose one of "},
-		{[]string{"run"}, "no workload given"},
-		{[]string{"frobnicate"}, "unknown command"},
-		{[]string{"run", "train-events", "--nosuch"}, "unknown flag: --nosuch"},
-		{[]string{"run", "train-events", "--variant", "bogus"}, "unknown --variant \"bogus\": choose one of jsonb, manual, text"},
-		{[]string{"run", "train-events", "--payload", "xml"}, "--payload"},
-		{[]string{"run", "train-events", "--iterations", "5", "--duration", "5s"}, "--duration and --iterations both given: choose one"},
-		{[]string{"run", "train-events", "--min-batch", "50", "--max-batch", "10"}, "make min <= max"},
-		{[]string{"run", "train-events", "--clients", "-1"}, "--clients -1: give at least 1"},
-		{[]string{"run", "train-events", "--rows", "-5"}, "--rows -5 is negative"},
-		{[]string{"run", "train-events", "--delay", "-1s"}, "--delay -1s is negative"},
-		{[]string{"run", "train-events", "--duration", "-1s"}, "--duration -1s is negative"},
-		{[]string{"run", "train-events", "--clients", "many"}, "invalid argument"},
-		{[]string{"run", "train-events", "--db", "mysql://x"}, "unknown --db \"mysql://x\""},
-		{[]string{"run", "train-events", "--db", "postgres://u:hunter22@[::1/db"}, "malformed database URL"},
-		{[]string{"run", "train-events", "--db", "temp-postgres", "--pg-conf", "nonsense"}, "want key=value"},
-		{[]string{"run", "train-events", "--pg-conf", "work_mem=1MB"}, "only applies to --db temp-postgres"},
-		{[]string{"run", "train-events", "--json", "/nonexistent/dir/r.json"}, "directory /nonexistent/dir does not exist"},
-		{[]string{"init", "train-events", "--db", "temp-postgres"}, "would be thrown away"},
-		{[]string{"report"}, "no result files given"},
-		{[]string{"run", "train-events", "--via", "bogus"}, "unknown --via \"bogus\""},
-		{[]string{"run", "train-events", "--via", "pgbouncer", "--pool-mode", "bogus"}, "unknown --pool-mode \"bogus\""},
-		{[]string{"run", "train-events", "--via", "pgbouncer", "--pgbouncer-pool-size", "0"}, "--pgbouncer-pool-size 0"},
-		{[]string{"run", "train-events", "--db", "temp-postgres", "--via", "postgres://u@h/db"}, "cannot front a throwaway server"},
-		{[]string{"run", "train-events", "--conn", "bogus"}, "unknown --conn \"bogus\""},
-		{[]string{"run", "train-events", "--telemetry", "maybe"}, "unknown --telemetry \"maybe\": choose on or off"},
-		{[]string{"run", "train-events", "--telemetry-sample", "0s"}, "--telemetry-sample 0s"},
-		{[]string{"run", "train-events", "--conn", "pool", "--pool-max", "0"}, "--pool-max 0"},
-		{[]string{"report", garbage}, "is not a txnbench result"},
-	}
-	for _, c := range cases {
-		code, stdout, stderr := runMain(c.args...)
-		if code != ExitUsage {
-			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, ExitUsage, stderr)
-		}
-		if !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: stderr %q does not say %q", c.args, stderr, c.want)
-		}
-		if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; lines != 1 {
-			t.Errorf("%v: %d lines of error, want one: %q", c.args, lines, stderr)
-		}
-		if strings.Contains(stderr+stdout, "hunter22") {
-			t.Errorf("%v: password printed: %q", c.args, stderr)
-		}
-		if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
-			t.Errorf("%v: stack trace: %q", c.args, stderr)
-		}
-	}
-}
-
 func TestRuntimeFailures(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")

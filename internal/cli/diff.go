@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,14 +46,17 @@ Exit status: 0 no regression, 4 a regression, 2 bad input.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt := diff.Options{Thresholds: diff.DefaultThresholds, AllowDifferent: allow}
 			if cmd.Flags().Changed("threshold") {
+				if err := checkFinite("--threshold", threshold); err != nil {
+					return err
+				}
 				if threshold <= 0 {
 					return usage(fmt.Errorf("--threshold %g: give a percentage above 0, e.g. --threshold 10", threshold))
 				}
 				opt.Thresholds, opt.Fixed = diff.Uniform(threshold), true
 			}
 			if jsonOut != "" {
-				if st, err := os.Stat(filepath.Dir(jsonOut)); err != nil || !st.IsDir() {
-					return usage(fmt.Errorf("--json %s: directory %s does not exist", jsonOut, filepath.Dir(jsonOut)))
+				if err := checkOutFile("--json", jsonOut); err != nil {
+					return err
 				}
 			}
 			base, err := diff.Load(args[0])

@@ -297,6 +297,8 @@ func (o *pgbenchOpts) parse(args []string) error {
 		w.Sources = append(w.Sources, script.Source{Builtin: true, Arg: "simple-update"})
 	}
 	switch {
+	case fs.Changed("db") && o.db == "": // an unset variable
+		return badOption("--db is empty: give a postgres:// URL, sqlite:PATH or temp-postgres, or leave --db out")
 	case fs.Changed("protocol") && w.Mode != "simple" && w.Mode != "extended" && w.Mode != "prepared":
 		return badOption("invalid query mode (-M): \"%s\"", w.Mode)
 	case fs.Changed("time") && fs.Changed("transactions"):
@@ -382,6 +384,23 @@ func (o *pgbenchOpts) parse(args []string) error {
 			pe.more = pgscript.ListBuiltins()
 		}
 		return pe
+	}
+	return o.checkBounds()
+}
+
+// checkBounds refuses, before anything starts, more clients than the
+// machine's memory holds and output files that could not be written.
+func (o *pgbenchOpts) checkBounds() error {
+	if err := runner.CheckMemory(runner.Config{Clients: o.clients}, o.w); err != nil {
+		return badOption("%s", strings.Replace(err.Error(), "--clients", "-c/--client", 1))
+	}
+	if o.log {
+		if err := checkOutFile("--log-prefix", fmt.Sprintf("%s.%d", o.logPrefix, os.Getpid())); err != nil {
+			return err
+		}
+	}
+	if o.json != "" {
+		return checkOutFile("--json", o.json)
 	}
 	return nil
 }
@@ -546,6 +565,9 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 			}
 			a.status(pgbenchProgress(iv, o, start, tally.interval()))
 		}
+	}
+	if err := cfg.Validate(); err != nil { // before any server starts
+		return a.pgbenchFail(badOption("%v", err))
 	}
 	spec.Runner = cfg
 	if o.connect {

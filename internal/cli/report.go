@@ -33,8 +33,11 @@ without a network.
 			if len(files) == 0 {
 				return usage(errors.New("no result files given: txnbench report RESULT.json..."))
 			}
-			if html != "" {
-				if err := checkOutDir("--html", html); err != nil {
+			for _, o := range []struct{ flag, path string }{{"--html", html}, {"--json", out}} {
+				if o.path == "" {
+					continue
+				}
+				if err := checkOutFile(o.flag, o.path); err != nil {
 					return err
 				}
 			}
@@ -182,15 +185,6 @@ func studyResultPath(dir, file string) string {
 		}
 	}
 	return filepath.Join(dir, file)
-}
-
-// checkOutDir refuses an output file whose directory does not exist, up
-// front, before anything runs.
-func checkOutDir(flag, path string) error {
-	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return usage(fmt.Errorf("%s %s: directory %s does not exist", flag, path, filepath.Dir(path)))
-	}
-	return nil
 }
 
 // writeAtomic writes a file through write, atomically: a reader sees the

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -82,6 +81,9 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 
 // validate checks the shared flags; usage errors name the fix.
 func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
+	if f.db == "" && fs.Changed("db") { // an unset variable: not the temporary SQLite
+		return usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres or a postgres:// URL, or leave --db out for a temporary SQLite"))
+	}
 	if f.db != "" && f.db != job.TempPostgres && !strings.HasPrefix(f.db, "sqlite:") &&
 		!strings.HasPrefix(f.db, "postgres://") && !strings.HasPrefix(f.db, "postgresql://") {
 		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres or a postgres:// URL", f.db))
@@ -151,8 +153,8 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 		if out.path == "" {
 			continue
 		}
-		if st, err := os.Stat(filepath.Dir(out.path)); err != nil || !st.IsDir() {
-			return usage(fmt.Errorf("%s %s: directory %s does not exist", out.flag, out.path, filepath.Dir(out.path)))
+		if err := checkOutFile(out.flag, out.path); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -229,6 +231,11 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	}
 	if err := rs.w.Validate(); err != nil {
 		return job.Spec{}, usage(err)
+	}
+	if rs.run {
+		if err := runner.CheckMemory(rs.f.cfg, rs.w); err != nil {
+			return job.Spec{}, usage(err)
+		}
 	}
 	f := &rs.f
 	return job.Spec{

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -72,6 +73,9 @@ type studyCell struct {
 func (a *app) runStudy(ctx context.Context, args []string) error {
 	var p studyPlan
 	if err := a.planStudy(args, &p); err != nil || p.runs == nil {
+		return err
+	}
+	if err := checkOutTree("--out", p.out); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(p.out, 0o755); err != nil {
@@ -238,6 +242,7 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 	files := make([][]string, len(runs))
 	started := time.Now()
 	var runErr error
+	statsNoted := false
 	for i, st := range steps {
 		r := runs[st.Cell]
 		if ctx.Err() != nil {
@@ -256,7 +261,12 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 			dbs[k] = db
 		}
 		a.status(fmt.Sprintf("[%d/%d] %s (repetition %d of %d), %s elapsed", i+1, len(steps), r.cell.Label(), st.Rep+1, sf.repeat, time.Since(started).Round(time.Second)))
-		if err := job.Isolate(ctx, db, sf.settle); err != nil && ctx.Err() == nil {
+		if err := job.Isolate(ctx, db, sf.settle); errors.Is(err, job.ErrStatsNotReset) {
+			if !statsNoted {
+				a.status("note: this role cannot reset the server's statistics (pg_stat_reset needs a superuser, or GRANT EXECUTE ON FUNCTION pg_stat_reset() TO it): each run's telemetry compares its own before and after snapshots instead")
+			}
+			statsNoted = true
+		} else if err != nil && ctx.Err() == nil {
 			runErr = err
 			break
 		}

@@ -246,10 +246,8 @@ func Load(path string) (*Result, error) {
 	if r.Format != Format {
 		return nil, fmt.Errorf("%s is not a txnbench result (format %q, want %q)", path, r.Format, Format)
 	}
-	for _, o := range r.Ops {
-		if o.Hist == nil {
-			return nil, fmt.Errorf("%s: op %s has no histogram", path, o.Name)
-		}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &r, nil
 }

@@ -261,6 +261,13 @@ func TestLoadErrors(t *testing.T) {
 		{"op without histogram", variant(func(d map[string]any) { delete(firstOp(d), "histogram") }), "op add has no histogram"},
 		{"op with null histogram", variant(func(d map[string]any) { firstOp(d)["histogram"] = nil }), "op add has no histogram"},
 		{"op with a corrupt histogram", variant(func(d map[string]any) { firstOp(d)["histogram"] = "bm90IGEgaGlzdG9ncmFt" }), "histogram"},
+		{"no ops", variant(func(d map[string]any) { d["ops"] = []any{} }), "holds no ops"},
+		{"null ops", variant(func(d map[string]any) { delete(d, "ops") }), "holds no ops"},
+		{"negative count", variant(func(d map[string]any) { firstOp(d)["count"] = -5 }), "op add has a negative count (-5)"},
+		{"negative retries", variant(func(d map[string]any) { firstOp(d)["retries"] = -1 }), "op add has a negative retries"},
+		{"negative errors", variant(func(d map[string]any) { firstOp(d)["errors"] = map[string]any{"other": -2} }), "negative count of other errors"},
+		{"op without a name", variant(func(d map[string]any) { firstOp(d)["name"] = "" }), "an op has no name"},
+		{"negative measured_s", variant(func(d map[string]any) { d["measured_s"] = -1 }), "measured_s -1 is negative"},
 	}
 	dir := t.TempDir()
 	for i, tc := range tests {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -65,6 +66,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--duration %s is negative: give a positive duration such as 30s", c.Duration)
 	case c.Iterations < 0:
 		return fmt.Errorf("--iterations %d is negative: give a positive count", c.Iterations)
+	case math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
+		return fmt.Errorf("--rate %g: give a finite number of transactions per second, or 0 for as fast as possible", c.Rate)
+	case c.Rate > 1e9:
+		return fmt.Errorf("--rate %g is more than one start per nanosecond: give at most 1e9, or 0 for as fast as possible", c.Rate)
 	case c.Rate < 0:
 		return fmt.Errorf("--rate %g is negative: give transactions per second, or 0 for as fast as possible", c.Rate)
 	case c.LatencyLimit < 0:
@@ -81,8 +86,8 @@ func (c Config) Validate() error {
 		return errors.New("--warmup with --iterations: the warm-up would use up iterations; use --duration with --warmup")
 	case c.MaxTries < 1:
 		return fmt.Errorf("--max-tries %d: give at least 1", c.MaxTries)
-	case c.Progress <= 0:
-		return fmt.Errorf("--progress %s: give a positive interval such as 10s", c.Progress)
+	case c.Progress < 10*time.Millisecond:
+		return fmt.Errorf("--progress %s: give at least 10ms, e.g. 10s", c.Progress)
 	}
 	return nil
 }
@@ -186,7 +191,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 
 	var wg sync.WaitGroup
-	for i := 0; i < cfg.Clients; i++ {
+	for i := 0; i < cfg.Clients && ctx.Err() == nil; i++ { // Ctrl-C stops the start-up too
 		wg.Add(1)
 		go func(id int) {
 			defer wg.Done()

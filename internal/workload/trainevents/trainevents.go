@@ -293,3 +293,14 @@ func (w *Workload) newClient(rng *rand.Rand, nonce int64) *client {
 	c.ops = []workload.Op{{Name: opAdd, Run: c.add}, {Name: opProcess, Run: c.process}, {Name: opArchive, Run: c.archive}}
 	return c
 }
+
+// eventMemory is about the most memory a client holds per event of its
+// batch: the ~1 KB payload generated into a buffer that grows by doubling,
+// its encoding as statement arguments, the driver's copy of them on the
+// wire, and the ids and payloads read back.
+const eventMemory = 8 << 10
+
+// ClientMemory is the memory of one client's largest batch.
+func (w *Workload) ClientMemory() (float64, string) {
+	return float64(w.maxBatch) * eventMemory, fmt.Sprintf("--max-batch %d", w.maxBatch)
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// checkOutFile refuses, as a usage error before anything runs, an output
+// file that could not be written after the run: a path that is a
+// directory or a device (saving replaces the file: it would replace the
+// device), whose directory is missing, or where nothing may be written.
+// It leaves nothing behind.
+func checkOutFile(flag, path string) error {
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return usage(fmt.Errorf("%s %s is a directory: give a file name, e.g. %s", flag, path, filepath.Join(path, "result.json")))
+		}
+		if !st.Mode().IsRegular() {
+			return usage(fmt.Errorf("%s %s is not a regular file (a device or a pipe): give a file name", flag, path))
+		}
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usage(fmt.Errorf("%s %s: directory %s does not exist", flag, path, dir))
+	}
+	return checkWritableDir(flag, path, dir)
+}
+
+// checkOutTree refuses an output directory that could not be made or
+// written: one that is a file, or under a file, or in a directory where
+// nothing may be written. Missing parents are fine (they are made).
+func checkOutTree(flag, dir string) error {
+	p := dir
+	for {
+		st, err := os.Stat(p)
+		if err == nil {
+			if !st.IsDir() {
+				if p == dir {
+					return usage(fmt.Errorf("%s %s is a file: give a directory", flag, dir))
+				}
+				return usage(fmt.Errorf("%s %s: %s is a file, not a directory", flag, dir, p))
+			}
+			return checkWritableDir(flag, dir, p)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil
+		}
+		p = parent
+	}
+}
+
+// checkWritableDir tries to create a file in dir, and removes it.
+func checkWritableDir(flag, path, dir string) error {
+	f, err := os.CreateTemp(dir, ".txnbench-check-*")
+	if err != nil {
+		return usage(fmt.Errorf("%s %s: cannot write in %s (%v): choose another place", flag, path, dir, unwrapPath(err)))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// unwrapPath drops the operation and path a *os.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// checkFinite refuses NaN and infinite values of a numeric flag.
+func checkFinite(flag string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return usage(fmt.Errorf("%s %g: give a finite number", flag, v))
+	}
+	return nil
+}
