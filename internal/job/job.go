@@ -427,7 +427,7 @@ func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
 			_, err := c.Exec(ctx, q)
 			return err
 		})
-		if target.PermissionDenied(err) {
+		if err != nil && target.Classify(err) == target.ClassPermission {
 			return statsNotReset(ctx, settle)
 		}
 		if err != nil {
