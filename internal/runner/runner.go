@@ -264,10 +264,11 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 			stopping()
 		case <-graceEnd:
 			graceEnd = nil
-			if n := r.running(); n > 0 && cfg.OnPhase != nil {
-				cfg.OnPhase(fmt.Sprintf("grace of %s over: cancelling %d ops still running (counted unfinished)", cfg.Grace, n))
-			}
+			n := r.running()
 			r.cancelOps()
+			if n > 0 && cfg.OnPhase != nil {
+				cfg.OnPhase(fmt.Sprintf("grace period of %s over: cancelled %d ops still running (counted unfinished)", cfg.Grace, n))
+			}
 		case <-tickC:
 			if r.measuring.Load() {
 				r.tick(out, time.Now())
