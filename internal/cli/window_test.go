@@ -62,3 +62,13 @@ func thousandsOf(n int64) string {
 	}
 	return s
 }
+
+// TestGraceUsage: --grace must be positive.
+func TestGraceUsage(t *testing.T) {
+	for arg, want := range map[string]string{"0s": "--grace 0s: give a positive duration", "-1s": "--grace -1s is negative"} {
+		code, _, stderr := runMain("run", "train-events", "--grace", arg)
+		if code != ExitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("--grace %s: exit %d, stderr %q; want %d saying %q", arg, code, stderr, ExitUsage, want)
+		}
+	}
+}
