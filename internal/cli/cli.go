@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead" // registers connect-overhead
@@ -77,16 +78,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	go func() {
-		n := 0
-		for range sigs {
-			n++
-			if n == 1 {
-				a.status("interrupted: stopping clients, then printing and saving what was measured")
-				cancel()
-			} else {
-				a.status("still cleaning up (stopping the servers txnbench started); please wait")
-			}
-		}
+		<-sigs
+		a.status("interrupted: stopping clients, then printing and saving what was measured (interrupt again to exit at once)")
+		cancel()
+		<-sigs
+		a.exitNow()
 	}()
 
 	root := a.rootCommand()
@@ -110,6 +106,20 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	return ExitFailure
+}
+
+// exitNow ends txnbench on a second interrupt: the servers and poolers it
+// started are killed, not shut down, and nothing more is printed or saved.
+func (a *app) exitNow() {
+	if started := localdb.Running(); len(started) > 0 {
+		a.status("interrupted again: stopping the servers txnbench started (" + strings.Join(started, ", ") + ") and exiting")
+		if err := localdb.KillAll(); err != nil {
+			a.printErr(err.Error())
+		}
+	} else {
+		a.status("interrupted again: exiting")
+	}
+	os.Exit(ExitInterrupted)
 }
 
 // isCobraUsage recognises cobra's own errors about the command line.

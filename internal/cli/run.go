@@ -70,6 +70,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.pooler.Bin, "pgbouncer-bin", "", "the pgbouncer binary (default: PATH, /usr/sbin/pgbouncer)")
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
 	fs.DurationVar(&f.cfg.Progress, "progress", 10*time.Second, "interval between progress lines")
+	fs.DurationVar(&f.cfg.Grace, "grace", 30*time.Second, "after --duration, how long ops still running may take to finish (their latency counts, their count not) before they are cancelled and counted unfinished")
 	fs.StringVar(&f.json, "json", "", "write the full result as JSON to this file")
 	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report with charts to this file")
 	fs.StringVar(&f.telemetry, "telemetry", "on", "on: watch the database (pg_stat_database, wait events, pg_stat_statements), the pooler and the client's and machine's CPU during the run; off: nothing")
@@ -111,6 +112,9 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if err := f.cfg.Validate(); err != nil {
 		return usage(err)
+	}
+	if f.cfg.Grace == 0 {
+		return usage(errors.New("--grace 0s: give a positive duration such as 1s (ops still running are then cancelled)"))
 	}
 	if err := f.conn.Validate(); err != nil {
 		return usage(err)

@@ -265,8 +265,33 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 			sc.Notes = append(sc.Notes, fmt.Sprintf("%d client(s) aborted in %s", aborted, side.name))
 		}
 	}
+	sc.Decisions, sc.Notes = unfinished(sc.Decisions, sc.Notes, b.Results, n.Results)
 	sc.Regressions = countWorse(sc.Decisions)
 	return sc
+}
+
+// unfinished compares the transactions still running when the runs ended
+// (per run): more in NEW is worse, as a hang is; any are said.
+func unfinished(ds []Decision, notes []string, b, n []*result.Result) ([]Decision, []string) {
+	perRun := func(rs []*result.Result) float64 {
+		var u int64
+		for _, r := range rs {
+			for _, o := range r.Ops {
+				if o.Kind == "" {
+					u += o.Unfinished
+				}
+			}
+		}
+		return float64(u) / float64(len(rs))
+	}
+	bu, nu := perRun(b), perRun(n)
+	if bu == 0 && nu == 0 {
+		return ds, notes
+	}
+	if nu > bu {
+		ds = append(ds, Decision{Metric: "unfinished ops", Family: FamErrors, Unit: unitCount, Base: bu, New: nu, Verdict: Worse})
+	}
+	return ds, append(notes, fmt.Sprintf("transactions unfinished when the run ended, per run: BASE %g, NEW %g", bu, nu))
 }
 
 // opsOnly lists the ops of vs (other than the whole run) missing from other.

@@ -294,9 +294,11 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	out, err := runner.Run(ctx, rc, conns, s.Workload)
 	pool := conns.PoolStats()
 	conns.Close() // the sessions end: the server publishes their statistics
+	wctx, endWindDown := windDown(ctx)
+	defer endWindDown()
 	var tr *result.Telemetry
 	if tel != nil {
-		fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		fctx, cancel := context.WithTimeout(wctx, 30*time.Second)
 		tr = tel.Finish(fctx)
 		cancel()
 	}
@@ -313,17 +315,21 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	r.Telemetry = tr
 	r.SetServerTimes()
 	r.Pool = pool
-	r.Pooler = db.poolerResult(before)
+	r.Pooler = db.poolerResult(wctx, before)
 	// The check runs even after an interrupt: it is quick and says whether
 	// anything was lost. It gets a session of its own: the server may have
 	// restarted during the run.
-	checkCtx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	checkCtx, cancel := context.WithTimeout(wctx, 5*time.Minute)
 	defer cancel()
 	var ch workload.Check
 	err = withConn(checkCtx, db, func(c target.Conn) (err error) {
 		ch, err = s.Workload.Check(checkCtx, c)
 		return err
 	})
+	if err != nil && wctx.Err() != nil {
+		r.Invariants = &workload.Check{NotChecked: context.Cause(wctx).Error()}
+		return r, nil
+	}
 	if err != nil {
 		return r, err
 	}
@@ -372,6 +378,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		Ended:       out.Ended,
 		MeasuredS:   out.Measured.Seconds(),
 		Interrupted: out.Interrupted,
+		Stalled:     out.Stalled,
 		Ops:         out.Ops,
 		Intervals:   out.Intervals,
 		Client: result.Client{

@@ -27,12 +27,12 @@ func (d *Database) poolerStats(ctx context.Context) map[string]int64 {
 
 // poolerResult is what the pooler did during the run: its counters' change
 // since before, and its pools at the end.
-func (d *Database) poolerResult(before map[string]int64) *result.Pooler {
+func (d *Database) poolerResult(ctx context.Context, before map[string]int64) *result.Pooler {
 	if d.adminURL == "" {
 		return nil
 	}
 	p := &result.Pooler{Name: d.poolerName, Detail: d.poolerDetail}
-	after := d.poolerStats(context.Background())
+	after := d.poolerStats(ctx)
 	if after == nil {
 		p.Note = "its admin console (SHOW STATS) could not be read"
 		return p
@@ -41,7 +41,7 @@ func (d *Database) poolerResult(before map[string]int64) *result.Pooler {
 	for k, v := range after {
 		p.Stats[k] = v - before[k]
 	}
-	if rows, err := target.AdminRows(context.Background(), d.adminURL, "SHOW POOLS"); err == nil {
+	if rows, err := target.AdminRows(ctx, d.adminURL, "SHOW POOLS"); err == nil {
 		for _, row := range rows {
 			if row["database"] != "pgbouncer" {
 				p.Pools = append(p.Pools, row)

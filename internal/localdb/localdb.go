@@ -294,12 +294,7 @@ func (c *Cluster) launch(port int) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w: check --pg-bin", cmd.Path, err)
 	}
-	s := &server{name: "postgres", cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{}), logMark: mark}
-	go func() {
-		s.err = cmd.Wait()
-		close(s.done)
-	}()
-	return s, nil
+	return reap("postgres", cmd, mark, c.dir), nil
 }
 
 // waitReady polls postmaster.pid until the server s reports ready (what

@@ -484,12 +484,7 @@ func (b *Bouncer) launch() (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w: check --pgbouncer-bin", cmd.Path, err)
 	}
-	s := &server{name: "pgbouncer", cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{}), logMark: mark}
-	go func() {
-		s.err = cmd.Wait()
-		close(s.done)
-	}()
-	return s, nil
+	return reap("pgbouncer", cmd, mark, b.dir), nil
 }
 
 // waitReady waits until pgbouncer s accepts TCP connections on port.

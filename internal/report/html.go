@@ -216,6 +216,7 @@ func runPage(r *result.Result) page {
 	if r.AbortedClients > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("%d clients aborted on an error that ends a client (see errors by class)", r.AbortedClients))
 	}
+	p.Notes = append(p.Notes, windowNotes(r)...)
 	if t := r.Telemetry; t != nil {
 		p.Notes = append(p.Notes, t.Notes...)
 	}

@@ -59,6 +59,8 @@ type Result struct {
 	Ended       time.Time        `json:"ended"`
 	MeasuredS   float64          `json:"measured_s"` // the window rates are computed over
 	Interrupted bool             `json:"interrupted,omitempty"`
+	// Stalled says no op completed in the window's last StallAfter or more.
+	Stalled *Stall `json:"stalled,omitempty"`
 	// AbortedClients stopped early on an error that ends a client (a
 	// script's runtime error; any error with pgbench's semantics).
 	AbortedClients int             `json:"aborted_clients,omitempty"`
@@ -138,8 +140,30 @@ type Op struct {
 	// statements' time in pg_stat_statements over the op's count; 0 when
 	// unknown. Latency minus it is the network, the client and think time.
 	ServerMS float64 `json:"server_ms,omitempty"`
+	// AfterWindow ops started in the window and completed in the grace
+	// period after it: their latencies are in the statistics and the
+	// histogram, but not in Count, which (like every rate) counts only ops
+	// completed inside the window.
+	AfterWindow int64 `json:"after_window,omitempty"`
+	// Unfinished ops started in the window and were still running when the
+	// run ended (cancelled after the grace period, or interrupted); they
+	// are in no statistic. UnfinishedMaxMS is the longest any of them had
+	// run: a lower bound of the worst latency.
+	Unfinished      int64   `json:"unfinished,omitempty"`
+	UnfinishedMaxMS float64 `json:"unfinished_max_ms,omitempty"`
 	metrics.Summary
 	Hist *metrics.Hist `json:"histogram"`
+}
+
+// StallAfter is how long no op may complete before the end of the window
+// for the run to count as stalled.
+const StallAfter = 5 * time.Second
+
+// Stall is a run whose last completed op was StallAfter or more before the
+// window ended.
+type Stall struct {
+	Clients int     `json:"clients"` // clients in an op when the window ended
+	SinceS  float64 `json:"since_s"` // when the last op completed, in the window
 }
 
 // ErrorCount is the op's errors of all classes.
@@ -362,6 +386,9 @@ func mergeOp(ops *[]Op, o Op) {
 		t.Retries += o.Retries
 		t.Late += o.Late
 		t.Skipped += o.Skipped
+		t.AfterWindow += o.AfterWindow
+		t.Unfinished += o.Unfinished
+		t.UnfinishedMaxMS = max(t.UnfinishedMaxMS, o.UnfinishedMaxMS)
 		for k, v := range o.Errors {
 			if t.Errors == nil {
 				t.Errors = map[string]int64{}
@@ -378,6 +405,7 @@ func mergeOp(ops *[]Op, o Op) {
 		}
 		t.Hist.Merge(o.Hist)
 		t.Summary = t.Hist.Summary()
+		t.Count -= t.AfterWindow // the histogram holds them, the count does not
 		return
 	}
 	h := metrics.NewHist()

@@ -3,6 +3,7 @@ package runner
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/target"
 )
@@ -15,6 +16,9 @@ type counters struct {
 	late     []atomic.Int64   // finished later than the latency limit
 	skipped  []atomic.Int64   // not started: already later than the limit
 	errors   [][]atomic.Int64 // [op][class]
+	// started in the window, still running when the run ended, and the
+	// longest any of them had run (nanoseconds)
+	unfinished, unfinishedMax []atomic.Int64
 	// what the previous interval had seen
 	lastRetries, lastSkipped []int64
 	lastErrors               [][]int64 // [op][class]
@@ -26,15 +30,17 @@ type counters struct {
 
 func newCounters(ops []string) *counters {
 	c := &counters{
-		classIdx:    map[target.Class]int{},
-		retries:     make([]atomic.Int64, len(ops)),
-		late:        make([]atomic.Int64, len(ops)),
-		skipped:     make([]atomic.Int64, len(ops)),
-		errors:      make([][]atomic.Int64, len(ops)),
-		lastRetries: make([]int64, len(ops)),
-		lastErrors:  make([][]int64, len(ops)),
-		lastSkipped: make([]int64, len(ops)),
-		samples:     make([]map[string]string, len(ops)),
+		classIdx:      map[target.Class]int{},
+		retries:       make([]atomic.Int64, len(ops)),
+		late:          make([]atomic.Int64, len(ops)),
+		skipped:       make([]atomic.Int64, len(ops)),
+		unfinished:    make([]atomic.Int64, len(ops)),
+		unfinishedMax: make([]atomic.Int64, len(ops)),
+		errors:        make([][]atomic.Int64, len(ops)),
+		lastRetries:   make([]int64, len(ops)),
+		lastErrors:    make([][]int64, len(ops)),
+		lastSkipped:   make([]int64, len(ops)),
+		samples:       make([]map[string]string, len(ops)),
 	}
 	for i, cl := range target.Classes {
 		c.classIdx[cl] = i
@@ -47,6 +53,16 @@ func newCounters(ops []string) *counters {
 }
 
 func (c *counters) retry(op int) { c.retries[op].Add(1) }
+
+// unfinish counts an op cut short by the end of the run after running for d.
+func (c *counters) unfinish(op int, d time.Duration) {
+	c.unfinished[op].Add(1)
+	for m := c.unfinishedMax[op].Load(); int64(d) > m; m = c.unfinishedMax[op].Load() {
+		if c.unfinishedMax[op].CompareAndSwap(m, int64(d)) {
+			return
+		}
+	}
+}
 
 func (c *counters) fail(op int, class target.Class, err error) {
 	i, ok := c.classIdx[class]

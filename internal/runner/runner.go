@@ -43,8 +43,8 @@ type Config struct {
 	Seed     uint64
 	MaxTries int           // attempts per op for retryable errors
 	Progress time.Duration // interval between ticks
-	// Grace is how long in-flight ops may take to finish once the run
-	// ends before they are cancelled.
+	// Grace is how long in-flight ops may take to finish once the window
+	// ends before they are cancelled and counted unfinished (0: 30 s).
 	Grace time.Duration
 	// OnTick receives each interval as it closes (from one goroutine).
 	OnTick func(result.Interval)
@@ -88,6 +88,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--max-tries %d: give at least 1", c.MaxTries)
 	case c.Progress < 10*time.Millisecond:
 		return fmt.Errorf("--progress %s: give at least 10ms, e.g. 10s", c.Progress)
+	case c.Grace < 0:
+		return fmt.Errorf("--grace %s is negative: give 0 for the default or a positive duration", c.Grace)
 	}
 	return nil
 }
@@ -106,9 +108,17 @@ type CycleEvent struct {
 
 // Outcome is what the runner measured; the caller adds configuration,
 // versions and the invariant check to make a Result.
+//
+// The measured window runs from the start of measuring to the end of the
+// duration (or the interrupt, or the last cycle with Iterations). An op
+// started in it is completed inside it (in Count, the rates and the
+// intervals, the last of which ends with the window), completed in the
+// grace period after it (Op.AfterWindow: its latency is in the statistics,
+// not in Count), failed (Op.Errors) or unfinished (Op.Unfinished).
 type Outcome struct {
 	Started, Ended time.Time
-	Measured       time.Duration
+	Measured       time.Duration // the window's length
+	Stalled        *result.Stall // no op completed in the window's last result.StallAfter
 	Interrupted    bool
 	Aborted        int         // clients stopped by an error that ends a client
 	Ops            []result.Op // workload ops, the cycle, getting connections, the lag with a rate
@@ -136,6 +146,8 @@ type run struct {
 	stopRun   context.CancelFunc
 	ops       context.Context // cancelled when in-flight ops must end
 	cancelOps context.CancelFunc
+
+	busy []clientState // per client: in an op since, last op done
 }
 
 // Run drives w with connections from conns until the duration or
@@ -157,6 +169,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 	r.rec = metrics.NewRecorder(r.names)
 	r.counts = newCounters(r.names)
+	r.busy = make([]clientState, cfg.Clients)
 	r.stop, r.stopRun = context.WithCancel(context.Background())
 	r.ops, r.cancelOps = context.WithCancel(context.Background())
 	defer r.stopRun()
@@ -203,6 +216,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 
 	ticker := time.NewTicker(cfg.Progress)
 	defer ticker.Stop()
+	tickC := ticker.C
 	var warmupEnd, durationEnd <-chan time.Time
 	if cfg.Warmup > 0 {
 		warmupEnd = time.After(cfg.Warmup)
@@ -210,10 +224,21 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		durationEnd = time.After(cfg.Duration)
 	}
 	var graceEnd <-chan time.Time
-	var windowEnd time.Time // when the duration ended or the run was interrupted
+	var windowEnd time.Time // when the duration ended, the run was interrupted or the last cycle ended
+	// closeWindow ends the measured window: its last interval ends with it,
+	// and what completes later is not in any interval.
+	closeWindow := func() {
+		windowEnd = time.Now()
+		if !r.measuring.Load() { // stopped during the warm-up: an empty window
+			startMeasuring()
+		}
+		r.tick(out, windowEnd)
+		out.Stalled = r.stall(windowEnd)
+		tickC = nil
+	}
 	stopC := r.stop.Done()
 	stopping := func() {
-		windowEnd = time.Now()
+		closeWindow()
 		r.stopRun()
 		stopC, durationEnd, warmupEnd = nil, nil, nil
 		graceEnd = time.After(cfg.Grace)
@@ -238,34 +263,36 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		case <-stopC: // interrupted, or all iterations claimed
 			stopping()
 		case <-graceEnd:
+			graceEnd = nil
+			n := r.running()
 			r.cancelOps()
-		case <-ticker.C:
+			if n > 0 && cfg.OnPhase != nil {
+				cfg.OnPhase(fmt.Sprintf("grace period of %s over: cancelled %d ops still running (counted unfinished)", cfg.Grace, n))
+			}
+		case <-tickC:
 			if r.measuring.Load() {
-				r.tick(out)
+				r.tick(out, time.Now())
 			}
 		case <-clientsDone:
 			done = true
 		}
 	}
+	if windowEnd.IsZero() { // the iterations are done
+		closeWindow()
+	}
 	out.Interrupted = ctx.Err() != nil
 	out.Aborted = int(r.aborted.Load())
-	if !r.measuring.Load() { // stopped during the warm-up
-		startMeasuring()
-	}
 	out.Ended = time.Now()
 	out.CPU = readCPU().Sub(cpu0)
-	r.tick(out)
-	// Rates are over the window in which ops started: it closes when the
-	// duration ends (or the run is interrupted), not when the last op in
-	// flight finishes; those ops count, as they started inside it.
-	if windowEnd.IsZero() {
-		windowEnd = out.Ended
-	}
 	out.Measured = windowEnd.Sub(time.Unix(0, r.measureAt.Load()))
+	after := r.rec.Tick() // completed in the grace period: in the totals, in no interval
 	totals := r.rec.Total()
 	for i, name := range r.names {
 		h := totals[i]
 		retries, errs := r.counts.total(i)
+		sum := h.Summary()
+		afterWindow := after[i].Count()
+		sum.Count -= afterWindow
 		kind := ""
 		switch i {
 		case r.cycle:
@@ -278,16 +305,18 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		out.Ops = append(out.Ops, result.Op{
 			Name: name, Kind: kind, Clients: cfg.Clients, Retries: retries, Errors: errs,
 			Late: r.counts.late[i].Load(), Skipped: r.counts.skipped[i].Load(),
-			ErrorSamples: r.counts.samplesOf(i), Summary: h.Summary(), Hist: h,
+			ErrorSamples: r.counts.samplesOf(i), Summary: sum, Hist: h, AfterWindow: afterWindow,
+			Unfinished:      r.counts.unfinished[i].Load(),
+			UnfinishedMaxMS: float64(r.counts.unfinishedMax[i].Load()) / 1e6,
 		})
 	}
 	return out, nil
 }
 
-// tick closes an interval.
-func (r *run) tick(out *Outcome) {
+// tick closes an interval at now.
+func (r *run) tick(out *Outcome, now time.Time) {
 	hs := r.rec.Tick()
-	iv := result.Interval{ElapsedS: time.Since(time.Unix(0, r.measureAt.Load())).Seconds()}
+	iv := result.Interval{ElapsedS: now.Sub(time.Unix(0, r.measureAt.Load())).Seconds()}
 	iv.LengthS = iv.ElapsedS
 	if n := len(out.Intervals); n > 0 {
 		iv.LengthS -= out.Intervals[n-1].ElapsedS
@@ -359,6 +388,9 @@ func (r *run) client(id int) {
 			}
 		}
 		if err == errRunEnding {
+			if r.counted(start) {
+				r.counts.unfinish(r.cycle, time.Since(start))
+			}
 			return
 		}
 		latency := time.Since(start)
@@ -447,7 +479,7 @@ type client struct {
 }
 
 // errRunEnding reports an op cut short because the run is ending: not an
-// error, and not counted.
+// error; counted unfinished.
 var errRunEnding = errors.New("the run is ending")
 
 // attempt gets a connection and runs op on it until it succeeds, fails
@@ -458,6 +490,17 @@ var errRunEnding = errors.New("the run is ending")
 // at all is decided by the cycle's start, so a cycle's ops count together.
 func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retries int, err error) {
 	getStart := time.Now()
+	st := &c.busy[c.id]
+	st.since.Store(getStart.UnixNano())
+	defer func() {
+		st.since.Store(0)
+		switch {
+		case err == nil:
+			st.done.Store(time.Now().UnixNano())
+		case err == errRunEnding && c.counted(start):
+			c.counts.unfinish(opIdx, time.Since(from))
+		}
+	}()
 	conn, waited, err := c.conns.Get(c.ops)
 	if err != nil {
 		if c.ops.Err() != nil {
@@ -526,6 +569,39 @@ func (c *client) failed(class target.Class) {
 		c.fails, c.failClass = 0, class
 	}
 	c.fails++
+}
+
+// clientState is what the window's end reads of a client: since when it
+// has been in an op (0: it is not) and when its last op completed, in unix
+// nanoseconds. Padded so that clients do not share a cache line.
+type clientState struct {
+	since, done atomic.Int64
+	_           [112]byte
+}
+
+// running is how many clients are in an op.
+func (r *run) running() int {
+	n := 0
+	for i := range r.busy {
+		if r.busy[i].since.Load() != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// stall reports a window ending at end in which no op completed for
+// result.StallAfter or more while clients were in one, or nil.
+func (r *run) stall(end time.Time) *result.Stall {
+	last := r.measureAt.Load()
+	for i := range r.busy {
+		last = max(last, r.busy[i].done.Load())
+	}
+	n := r.running()
+	if n == 0 || end.Sub(time.Unix(0, last)) < result.StallAfter {
+		return nil
+	}
+	return &result.Stall{Clients: n, SinceS: time.Duration(last - r.measureAt.Load()).Seconds()}
 }
 
 // counted reports whether an op started at start falls in the measured

@@ -411,9 +411,11 @@ func TestIntervalErrorClasses(t *testing.T) {
 			}
 		}
 	}
+	// The intervals cover the window; the run also counts the ops in
+	// flight at its end (one per client at most) that failed after it.
 	b := op(t, out, "bump")
-	if b.Errors["deadlock"] == 0 || sum != b.Errors["deadlock"] {
-		t.Errorf("intervals add up to %d deadlocks, the run counted %d", sum, b.Errors["deadlock"])
+	if n := b.Errors["deadlock"]; n == 0 || sum > n || n-sum > int64(cfg.Clients) {
+		t.Errorf("intervals add up to %d deadlocks, the run counted %d", sum, n)
 	}
 }
 

@@ -14,11 +14,12 @@ import (
 // statements) with latencies from their merged histogram.
 func RunSummary(r *result.Result) Summary {
 	h := metrics.NewHist()
-	var failures int64
+	var failures, ops int64
 	for _, o := range r.Ops {
 		if o.Kind != "" {
 			continue
 		}
+		ops += o.Count // completed in the window; the histogram also holds those after it
 		if o.Hist != nil {
 			h.Merge(o.Hist)
 		}
@@ -26,7 +27,7 @@ func RunSummary(r *result.Result) Summary {
 	}
 	hs := h.Summary()
 	s := Summary{
-		Ops: hs.Count, Clients: r.Config.Clients, DurationS: r.MeasuredS,
+		Ops: ops, Clients: r.Config.Clients, DurationS: r.MeasuredS,
 		MeanMS: hs.Mean, P95MS: hs.P95, P99MS: hs.P99, MaxMS: hs.Max,
 		Failures:             failures,
 		InvariantsOK:         r.Check().OK,

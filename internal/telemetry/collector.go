@@ -194,7 +194,7 @@ func (c *Collector) Finish(ctx context.Context) *result.Telemetry {
 	select {
 	case <-r.reply:
 	case <-ctx.Done():
-		return &result.Telemetry{Notes: []string{"telemetry was cut short: " + ctx.Err().Error()}}
+		return &result.Telemetry{Notes: []string{"telemetry was cut short: " + context.Cause(ctx).Error()}}
 	}
 	<-c.done
 	t := c.tel

@@ -1,0 +1,51 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// TestWindowNotes: ops completed after the window, unfinished ops and a
+// stall are said under the table and in the HTML report; a run without
+// them adds nothing.
+func TestWindowNotes(t *testing.T) {
+	r := fixedResult()
+	var plain bytes.Buffer
+	Summary(&plain, r)
+	if strings.Contains(plain.String(), "unfinished") || strings.Contains(plain.String(), "after the window") {
+		t.Errorf("notes in a run without them:\n%s", plain.String())
+	}
+	for i := range r.Ops {
+		switch r.Ops[i].Name {
+		case "add":
+			r.Ops[i].AfterWindow = 3
+			r.Ops[i].Unfinished, r.Ops[i].UnfinishedMaxMS = 16, 10012.5
+		case result.CycleOp:
+			r.Ops[i].Unfinished, r.Ops[i].UnfinishedMaxMS = 16, 10250
+		}
+	}
+	r.Stalled = &result.Stall{Clients: 16, SinceS: 12.34}
+	var b bytes.Buffer
+	Summary(&b, r)
+	for _, want := range []string{
+		"completed after the window (in the latencies, not in ops or ops/s): add 3\n",
+		"unfinished when the run ended (in no column): cycle 16 (running 10,250.00 ms or more), add 16 (running 10,012.50 ms or more)\n",
+		"stalled: 16 clients waiting since 12.3 s\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	var h bytes.Buffer
+	if err := HTML(&h, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"stalled: 16 clients waiting since 12.3 s", "unfinished when the run ended"} {
+		if !strings.Contains(h.String(), want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package runner
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// intervalCount sums an op's counts over the intervals.
+func intervalCount(out *Outcome, name string) int64 {
+	var n int64
+	for _, iv := range out.Intervals {
+		for _, o := range iv.Ops {
+			if o.Name == name {
+				n += o.Count
+			}
+		}
+	}
+	return n
+}
+
+// TestOneWindow: ops completing in the grace period keep their latency
+// but are neither in the count nor in an interval; the last interval ends
+// with the window.
+func TestOneWindow(t *testing.T) {
+	w := &counterWorkload{pause: time.Millisecond, opTime: 150 * time.Millisecond}
+	cfg := baseConfig()
+	cfg.Duration = 400 * time.Millisecond
+	cfg.Progress = 300 * time.Millisecond
+	cfg.Grace = 5 * time.Second
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := out.Intervals[len(out.Intervals)-1]
+	if math.Abs(last.ElapsedS-out.Measured.Seconds()) > 0.001 {
+		t.Errorf("last interval ends at %.4f s, the window at %.4f s", last.ElapsedS, out.Measured.Seconds())
+	}
+	for _, name := range []string{"bump", result.CycleOp} {
+		o := op(t, out, name)
+		if n := intervalCount(out, name); n != o.Count {
+			t.Errorf("%s: intervals hold %d, count %d", name, n, o.Count)
+		}
+		// Clients were in an op when the window closed (ops take 150 ms,
+		// the window 400): those finished in the grace period.
+		if o.AfterWindow == 0 || o.AfterWindow > int64(cfg.Clients) || o.Hist.Count() != o.Count+o.AfterWindow {
+			t.Errorf("%s: %d after the window, histogram %d, count %d; want 1-%d after", name, o.AfterWindow, o.Hist.Count(), o.Count, cfg.Clients)
+		}
+		if o.Unfinished != 0 {
+			t.Errorf("%s: %d unfinished with a long grace period", name, o.Unfinished)
+		}
+	}
+}
+
+// TestUnfinishedOps: ops still running when the grace period ends are
+// counted unfinished with how long they had run, not dropped; a window
+// without a completion in its last 5 s says it stalled.
+func TestUnfinishedOps(t *testing.T) {
+	w := &counterWorkload{opTime: time.Hour}
+	cfg := baseConfig()
+	cfg.Duration = result.StallAfter + 200*time.Millisecond
+	cfg.Grace = 100 * time.Millisecond
+	start := time.Now()
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > cfg.Duration+5*time.Second {
+		t.Errorf("the run took %s", d)
+	}
+	for _, name := range []string{"bump", result.CycleOp} {
+		o := op(t, out, name)
+		if o.Unfinished != int64(cfg.Clients) || o.Count != 0 || o.ErrorCount() != 0 {
+			t.Errorf("%s: %d unfinished, %d completed, %d errors; want %d unfinished", name, o.Unfinished, o.Count, o.ErrorCount(), cfg.Clients)
+		}
+		if lower := (cfg.Duration + cfg.Grace).Seconds() * 1000; o.UnfinishedMaxMS < lower {
+			t.Errorf("%s: unfinished max %.1f ms, want at least %.0f", name, o.UnfinishedMaxMS, lower)
+		}
+	}
+	if s := out.Stalled; s == nil || s.Clients != cfg.Clients || s.SinceS != 0 {
+		t.Errorf("stalled %+v, want %d clients since 0 s", s, cfg.Clients)
+	}
+}
