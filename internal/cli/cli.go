@@ -63,7 +63,7 @@ func (e exitError) Error() string { return e.msg }
 // app holds what every command shares.
 type app struct {
 	stdout, stderr io.Writer
-	secrets        []string // passwords to keep out of anything printed
+	secrets        []string // passwords given on the command line, masked where they stand in URLs
 }
 
 // Main runs txnbench with args (without the program name) and returns the
@@ -159,8 +159,9 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 	return root
 }
 
-// collectSecrets remembers every password given on the command line so
-// that no message can print one.
+// collectSecrets remembers every URL password given on the command line
+// so that a message quoting that URL hides it even where the URL does not
+// parse (redact).
 func (a *app) collectSecrets(args []string) {
 	for _, arg := range args {
 		_, v, ok := strings.Cut(arg, "=")
@@ -181,12 +182,15 @@ func (a *app) collectSecrets(args []string) {
 // between "://user:" and the last "@".
 var rawPassword = regexp.MustCompile(`://[^:/@\s]*:(.*)@`)
 
+// redact masks the passwords in s: those of URLs and password= fields,
+// and the command line's where they stand in a URL. It masks the password
+// field only, never other text that happens to equal it (postgres:postgres
+// keeps its user name readable).
 func (a *app) redact(s string) string {
-	s = target.MaskURL(s)
 	for _, p := range a.secrets {
-		s = strings.ReplaceAll(s, p, "xxxxx")
+		s = target.MaskPassword(s, p)
 	}
-	return s
+	return target.MaskURL(s)
 }
 
 // printErr prints an error as one line (a server log tail may follow on

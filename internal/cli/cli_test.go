@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -69,27 +67,6 @@ func TestRuntimeFailures(t *testing.T) {
 
 func TestWrongPassword(t *testing.T) {
 	cl := testutil.Postgres(t)
-	ctx := context.Background()
-	tg, err := target.Open(ctx, cl.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Exec(ctx, "ALTER USER postgres PASSWORD 'right-pw'"); err != nil {
-		t.Fatal(err)
-	}
-	hba := "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n"
-	if err := os.WriteFile(filepath.Join(cl.Dir(), "data", "pg_hba.conf"), []byte(hba), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
-		t.Fatal(err)
-	}
-	c.Close(ctx)
-	time.Sleep(300 * time.Millisecond)
 	url := fmt.Sprintf("postgres://postgres:wrong-pw@127.0.0.1:%d/postgres?sslmode=disable", cl.Port())
 	code, stdout, stderr := runMain("run", "train-events", "--db", url, "--iterations", "1")
 	if code != ExitFailure || !strings.Contains(stderr, "check the user name and password") {
@@ -100,12 +77,12 @@ func TestWrongPassword(t *testing.T) {
 	}
 }
 
-// TestRunSaveAndReport: a run on a server given by URL (with a password,
-// which trust auth ignores) prints the table, saves JSON with the password
-// masked, and report re-renders and merges it.
+// TestRunSaveAndReport: a run on a server given by URL with a password
+// prints the table, saves JSON with the password masked, and report
+// re-renders and merges it.
 func TestRunSaveAndReport(t *testing.T) {
 	cl := testutil.Postgres(t)
-	url := fmt.Sprintf("postgres://postgres:topsecret9@127.0.0.1:%d/postgres?sslmode=disable", cl.Port())
+	url := cl.URL()
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--db", url, "--iterations", "30", "--clients", "4", "--seed", "7", "--json", out}, quick...)
 	code, stdout, stderr := runMain(args...)
@@ -121,7 +98,7 @@ func TestRunSaveAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(saved, []byte("topsecret9")) || strings.Contains(stdout+stderr, "topsecret9") {
+	if bytes.Contains(saved, []byte(cl.Password())) || strings.Contains(stdout+stderr, cl.Password()) {
 		t.Error("password in the output or the saved result")
 	}
 	if !bytes.Contains(saved, []byte("postgres:xxxxx@")) {

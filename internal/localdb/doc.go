@@ -8,8 +8,14 @@
 // A PgBouncer likewise lives in txnbench-pgbouncer-* with its own
 // configuration, and never uses a system service or /etc/pgbouncer.
 // Stop shuts the process down and removes the directory; CleanStale removes
-// directories of both kinds left behind by a txnbench that was killed before
-// it could.
+// directories of both kinds, and the txnbench-sqlite-* directories of
+// temporary SQLite files (TempSQLiteDir), left behind by a txnbench that was
+// killed before it could.
+//
+// Neither trusts local users: a cluster's superuser has a new random
+// password (scram-sha-256 on TCP and the Unix socket), and PgBouncer wants a
+// password of its own from every client, its admin console included. The
+// URLs carry them; files holding them are 0600 and go with the directory.
 //
 // initdb, postgres and pgbouncer refuse to run as root: when txnbench runs as
 // root they run as the postgres user (or nobody) instead.

@@ -71,6 +71,7 @@ type Cluster struct {
 	args       []string // postgres arguments after -D and -p
 	user       *runAs   // nil: run as ourselves
 	log        *serverLog
+	password   string // the postgres superuser's, new for each cluster
 }
 
 // server is one postmaster (or pgbouncer) process and its reaper.
@@ -131,6 +132,9 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		dataDir:    filepath.Join(dir, "data"),
 		version:    version,
 		user:       u,
+	}
+	if c.password, err = newPassword(); err != nil {
+		return nil, err
 	}
 	c.start = c.startServer
 	ok := false
@@ -195,10 +199,16 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	return c, nil
 }
 
-// URL returns the connection URL of the cluster's postgres superuser.
+// URL returns the connection URL of the cluster's postgres superuser,
+// with its password: mask it (target.MaskURL) wherever it is shown.
 func (c *Cluster) URL() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.Port())
+	return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable", c.password, c.Port())
 }
+
+// Password returns the postgres superuser's password, for clients that take
+// it apart from a URL (PGPASSWORD, a PgBouncer's backend). The server
+// accepts nobody without it (scram-sha-256, also on its Unix socket).
+func (c *Cluster) Password() string { return c.password }
 
 // Port returns the TCP port the server listens on at 127.0.0.1.
 func (c *Cluster) Port() int {
@@ -225,10 +235,18 @@ func (c *Cluster) PID() int {
 // Version returns the server version, e.g. "15.18".
 func (c *Cluster) Version() string { return c.version }
 
-// initdb creates the data directory.
+// initdb creates the data directory, with the superuser's password given
+// in a file only the server's user can read, removed right after, and
+// password authentication for every connection.
 func (c *Cluster) initdb(ctx context.Context) error {
+	pwfile := filepath.Join(c.dir, "initdb.pw")
+	if err := writeSecret(pwfile, c.password+"\n", c.user); err != nil {
+		return err
+	}
+	defer os.Remove(pwfile)
 	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "initdb"),
-		"-D", c.dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
+		"-D", c.dataDir, "-U", "postgres", "--pwfile="+pwfile, "--auth=scram-sha-256",
+		"-E", "UTF8", "--locale=C", "--no-sync")
 	cmd.Dir = c.dir
 	cmd.Env = childEnv()
 	var out bytes.Buffer

@@ -67,8 +67,9 @@ type BouncerOptions struct {
 	// BackendPort is the server's port.
 	BackendPort int
 	// BackendUser is the user PgBouncer logs in to the server as. Clients
-	// connect to PgBouncer under the same name; it is also PgBouncer's
-	// admin and stats user.
+	// connect to PgBouncer under the same name, with a password of its own
+	// made for each PgBouncer (URL and AdminURL carry it); it is also
+	// PgBouncer's admin and stats user.
 	BackendUser string
 	// BackendPassword is BackendUser's password on the server; "" when the
 	// server trusts it.
@@ -101,6 +102,7 @@ type Bouncer struct {
 	o          BouncerOptions // with defaults filled in
 	user       *runAs         // nil: run as ourselves
 	log        *serverLog
+	password   string // what clients log in to PgBouncer with
 }
 
 // FindPgBouncer returns the path of the pgbouncer binary. A non-empty hint
@@ -288,10 +290,13 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 	if err := u.checkReachable(dir); err != nil {
 		return nil, fmt.Errorf("temporary directory %s is not reachable by user %s, who runs pgbouncer: %w: set TMPDIR to a directory that user can enter, e.g. /tmp", dir, u.name, err)
 	}
-	// With auth_type=trust PgBouncer still accepts only users in its auth
-	// file. The password there is for clients and unused; the server
-	// password goes into the [databases] connection string.
-	auth := fmt.Sprintf("%s \"\"\n", authQuote(o.BackendUser))
+	// Clients log in with a password of this PgBouncer's own (SCRAM, from
+	// the auth file); the server password goes into the [databases]
+	// connection string, so clients never learn it.
+	if b.password, err = newPassword(); err != nil {
+		return nil, err
+	}
+	auth := fmt.Sprintf("%s %s\n", authQuote(o.BackendUser), authQuote(b.password))
 	if err := b.writeFile(bouncerAuthName, auth); err != nil {
 		return nil, err
 	}
@@ -323,11 +328,12 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 }
 
 // URL returns the URL clients use to reach database dbname through
-// PgBouncer, as BouncerOptions.BackendUser.
+// PgBouncer, as BouncerOptions.BackendUser with this PgBouncer's password:
+// mask it (target.MaskURL) wherever it is shown.
 func (b *Bouncer) URL(dbname string) string {
 	u := url.URL{
 		Scheme:   "postgres",
-		User:     url.User(b.o.BackendUser),
+		User:     url.UserPassword(b.o.BackendUser, b.password),
 		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port())),
 		Path:     "/" + dbname,
 		RawQuery: "sslmode=disable",
@@ -403,8 +409,9 @@ func (b *Bouncer) config(port int) string {
 		{"log_connections", "0"},
 		{"log_disconnections", "0"},
 		{"log_pooler_errors", "1"},
-		// Throwaway and loopback only.
-		{"auth_type", "trust"},
+		// Every client, the admin console's too, logs in with the
+		// password in the auth file: no other local user gets in.
+		{"auth_type", "scram-sha-256"},
 		{"auth_file", filepath.Join(b.dir, bouncerAuthName)},
 		{"admin_users", o.BackendUser},
 		{"stats_users", o.BackendUser},
@@ -429,13 +436,9 @@ func cstrQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 func authQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // writeFile writes a file into PgBouncer's directory, readable only by the
-// user pgbouncer runs as (it may hold the server password).
+// user pgbouncer runs as (it may hold a password).
 func (b *Bouncer) writeFile(name, content string) error {
-	path := filepath.Join(b.dir, name)
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return b.user.chown(path)
+	return writeSecret(filepath.Join(b.dir, name), content, b.user)
 }
 
 // startProcess writes the configuration for port, launches pgbouncer and

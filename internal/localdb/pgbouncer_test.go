@@ -160,35 +160,14 @@ func procOpenFiles(t *testing.T, pid int) uint64 {
 	return 0
 }
 
-// hbaFile writes a pg_hba.conf that trusts postgres and wants a SCRAM
-// password from the user bench over TCP, in a directory the server's user
-// can read.
-func hbaFile(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "txnbench-hba-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "pg_hba.conf")
-	hba := "local all all trust\nhost all bench 127.0.0.1/32 scram-sha-256\nhost all all 127.0.0.1/32 trust\n"
-	if err := os.WriteFile(path, []byte(hba), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestPgBouncer runs a real PgBouncer in front of one real cluster.
 func TestPgBouncer(t *testing.T) {
 	needPgBouncer(t)
 	needBin(t)
 	psqlBin := needPsql(t)
-	c := start(t, Options{Conf: []string{"hba_file=" + hbaFile(t)}})
+	c := start(t, Options{})
 	backend := func(o BouncerOptions) BouncerOptions {
-		o.BackendHost, o.BackendPort, o.BackendUser = "127.0.0.1", c.Port(), "postgres"
+		o.BackendHost, o.BackendPort, o.BackendUser, o.BackendPassword = "127.0.0.1", c.Port(), "postgres", c.Password()
 		return o
 	}
 
@@ -198,10 +177,10 @@ func TestPgBouncer(t *testing.T) {
 		if p := b.Port(); p < portMin || p > portMax {
 			t.Errorf("Port() = %d, want %d-%d", p, portMin, portMax)
 		}
-		if want := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/bench?sslmode=disable", b.Port()); b.URL("bench") != want {
+		if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/bench?sslmode=disable", b.password, b.Port()); b.URL("bench") != want {
 			t.Errorf("URL(bench) = %q, want %q", b.URL("bench"), want)
 		}
-		if want := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/pgbouncer?sslmode=disable", b.Port()); b.AdminURL() != want {
+		if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/pgbouncer?sslmode=disable", b.password, b.Port()); b.AdminURL() != want {
 			t.Errorf("AdminURL() = %q, want %q", b.AdminURL(), want)
 		}
 		if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(b.Version()) {
@@ -321,9 +300,9 @@ func TestPgBouncer(t *testing.T) {
 		}
 		for _, line := range []string{
 			"pool_mode = session", "default_pool_size = 7", "max_client_conn = 300", "max_db_connections = 0",
-			"server_reset_query = DISCARD ALL", "auth_type = trust", "admin_users = postgres", "stats_users = postgres",
+			"server_reset_query = DISCARD ALL", "auth_type = scram-sha-256", "admin_users = postgres", "stats_users = postgres",
 			"listen_addr = 127.0.0.1", fmt.Sprintf("listen_port = %d", b.Port()),
-			fmt.Sprintf("* = host='127.0.0.1' port=%d user='postgres'", c.Port()),
+			fmt.Sprintf("* = host='127.0.0.1' port=%d user='postgres' password='%s'", c.Port(), c.Password()),
 		} {
 			if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(line) + `$`).Match(conf) {
 				t.Errorf("%s has no line %q:\n%s", bouncerConfName, line, conf)
@@ -342,7 +321,7 @@ func TestPgBouncer(t *testing.T) {
 		}
 		for k, v := range map[string]string{
 			"pool_mode": "session", "default_pool_size": "7", "max_client_conn": "300",
-			"server_reset_query": "DISCARD ALL", "auth_type": "trust", "listen_port": strconv.Itoa(b.Port()),
+			"server_reset_query": "DISCARD ALL", "auth_type": "scram-sha-256", "listen_port": strconv.Itoa(b.Port()),
 			"ignore_startup_parameters": "extra_float_digits,application_name,statement_timeout",
 		} {
 			if got[k] != v {

@@ -17,6 +17,9 @@ const (
 	dirPrefix = "txnbench-pg-"
 	// bouncerDirPrefix names every PgBouncer directory under os.TempDir().
 	bouncerDirPrefix = "txnbench-pgbouncer-"
+	// sqliteDirPrefix names every directory of a temporary SQLite file
+	// under os.TempDir() (TempSQLiteDir).
+	sqliteDirPrefix = "txnbench-sqlite-"
 	// markerName is the file in a cluster or PgBouncer directory recording
 	// the owning txnbench process: "PID STARTTIME\n" (STARTTIME from /proc,
 	// may be 0).
@@ -26,14 +29,15 @@ const (
 	unmarkedGrace = 10 * time.Minute
 )
 
-// CleanStale removes cluster and PgBouncer directories left in os.TempDir()
-// by a txnbench that died without cleaning up (for instance after SIGKILL):
-// directories whose recorded owner process is no longer alive. A postgres or
-// pgbouncer still running in such a directory is killed first. It returns
-// how many directories it removed. Start and StartPgBouncer call it first.
+// CleanStale removes cluster, PgBouncer and temporary SQLite directories
+// left in os.TempDir() by a txnbench that died without cleaning up (for
+// instance after SIGKILL or out of memory): directories whose recorded
+// owner process is no longer alive. A postgres or pgbouncer still running in
+// such a directory is killed first. It returns how many directories it
+// removed. Start, StartPgBouncer and TempSQLiteDir call it first.
 func CleanStale() int {
 	var matches []string
-	for _, prefix := range []string{dirPrefix, bouncerDirPrefix} {
+	for _, prefix := range []string{dirPrefix, bouncerDirPrefix, sqliteDirPrefix} {
 		m, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
 		matches = append(matches, m...)
 	}
@@ -57,6 +61,23 @@ func CleanStale() int {
 		}
 	}
 	return n
+}
+
+// TempSQLiteDir creates a directory for a temporary SQLite file under
+// os.TempDir() (txnbench-sqlite-*, 0700), recording this process as its
+// owner so that CleanStale removes it should txnbench die before removing
+// it. It first removes stale directories (CleanStale).
+func TempSQLiteDir() (string, error) {
+	CleanStale()
+	dir, err := os.MkdirTemp(os.TempDir(), sqliteDirPrefix+"*")
+	if err != nil {
+		return "", fmt.Errorf("creating a temporary directory: %w: set TMPDIR to a writable directory", err)
+	}
+	if err := writeMarker(dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
 }
 
 // writeMarker records this process as the owner of dir.

@@ -352,7 +352,7 @@ func TestScriptPreparedThroughPgBouncer(t *testing.T) {
 	cl := testutil.Postgres(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	b, err := localdb.StartPgBouncer(ctx, localdb.BouncerOptions{BackendPort: cl.Port(), BackendUser: "postgres", PoolSize: 1})
+	b, err := localdb.StartPgBouncer(ctx, localdb.BouncerOptions{BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password(), PoolSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/txnbench/txnbench/internal/localdb"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -26,7 +27,7 @@ const sqliteBusyTimeoutMS = 5000
 func openSQLite(ctx context.Context, path string) (Target, error) {
 	t := &sqliteTarget{}
 	if path == "" {
-		dir, err := os.MkdirTemp("", "txnbench-sqlite-*")
+		dir, err := localdb.TempSQLiteDir()
 		if err != nil {
 			return nil, fmt.Errorf("creating a temporary SQLite file: %w", err)
 		}

@@ -77,7 +77,7 @@ func (s *server) runPgbench(t *testing.T, db string, args []string) (string, err
 	t.Helper()
 	all := append([]string{"-i", "-h", "127.0.0.1", "-p", strconv.Itoa(s.cl.Port()), "-U", "postgres"}, args...)
 	cmd := exec.Command(s.pgbench, append(all, db)...)
-	cmd.Env = append(os.Environ(), "PGOPTIONS=", "PGAPPNAME=pgbench")
+	cmd.Env = append(os.Environ(), "PGOPTIONS=", "PGAPPNAME=pgbench", "PGPASSWORD="+s.cl.Password())
 	var stderr, stdout bytes.Buffer
 	cmd.Stderr, cmd.Stdout = &stderr, &stdout
 	err := cmd.Run()
@@ -319,6 +319,7 @@ func TestTableInfo(t *testing.T) {
 	// No tables: compare with what pgbench's run mode says.
 	db, u := s.newDB(t, "empty")
 	cmd := exec.Command(s.pgbench, "-t", "1", "-h", "127.0.0.1", "-p", strconv.Itoa(s.cl.Port()), "-U", "postgres", db)
+	cmd.Env = append(os.Environ(), "PGPASSWORD="+s.cl.Password())
 	theirs, _ := cmd.CombinedOutput()
 	_, err := setup.Scale(ctx, connect(t, u))
 	if err == nil {
