@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -90,7 +89,7 @@ func stopServer(t *testing.T, port int) (resume func()) {
 // not run and counts the ops left hanging as unfinished, and exits 130.
 func TestInterruptDuringHang(t *testing.T) {
 	cl := testutil.Postgres(t)
-	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", cl.Port())
+	url := cl.URL()
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", url, "--clients", "4",
 		"--duration", "60s", "--progress", "300ms", "--json", out}, quick...)...)
@@ -160,7 +159,7 @@ func TestSecondInterruptKillsServers(t *testing.T) {
 // they had run, in the table and the JSON.
 func TestHangAtWindowEnd(t *testing.T) {
 	cl := testutil.Postgres(t)
-	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", cl.Port())
+	url := cl.URL()
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", url, "--clients", "3",
 		"--duration", "2s", "--grace", "300ms", "--progress", "300ms", "--json", out}, quick...)...)

@@ -28,7 +28,7 @@ func lastLine(s string) string {
 // server (far fewer errors than the cycles they could have run).
 func TestReadOnlyDatabase(t *testing.T) {
 	cl := testutil.Postgres(t)
-	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", cl.Port())
+	url := cl.URL()
 	if code, _, stderr := runMain(append([]string{"init", "train-events", "--db", url}, quick...)...); code != ExitOK {
 		t.Fatalf("init: exit %d: %s", code, stderr)
 	}
