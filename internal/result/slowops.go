@@ -1,0 +1,37 @@
+package result
+
+import "time"
+
+// SlowOp is one of the run's slowest ops (the few slowest of each op, and
+// those over its p99.9 among the kept ones): when it ran, on which server
+// session, and what that session was doing meanwhile.
+type SlowOp struct {
+	Op        string    `json:"op"`
+	Client    int       `json:"client"`
+	Start     time.Time `json:"start"`
+	LatencyMS float64   `json:"latency_ms"`
+	// BackendPID is the server session that ran it (pg_backend_pid()); 0
+	// when unknown: an embedded engine, a pooler between client and
+	// server, or a cycle whose transactions ran on different sessions.
+	BackendPID uint32 `json:"backend_pid,omitempty"`
+	// Backend says why BackendPID is unknown, when it is.
+	Backend string `json:"backend,omitempty"`
+	// Waits is what the session was doing at the wait samples taken while
+	// the op ran, longest first: a wait event ("Lock:transactionid"), CPU
+	// (active, not waiting), or the session's idle state ("idle in
+	// transaction": the client's own think time; "idle": between
+	// transactions). Each sample stands for one sampling interval.
+	Waits []SlowWait `json:"waits,omitempty"`
+	// Samples is how many wait samples fell inside the op; Waits covers
+	// those in which its session was seen.
+	Samples int `json:"samples,omitempty"`
+	// Note says why there are no waits, when there are none.
+	Note string `json:"note,omitempty"`
+}
+
+// SlowWait is the time a slow op's session spent in one state.
+type SlowWait struct {
+	Event   string  `json:"event"`
+	Samples int     `json:"samples"`
+	MS      float64 `json:"ms"`
+}
