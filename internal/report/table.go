@@ -17,6 +17,7 @@ func Summary(w io.Writer, r *result.Result) {
 	Header(w, r)
 	fmt.Fprintln(w)
 	Table(w, r)
+	SlowOps(w, r)
 	Errors(w, r)
 	Outcomes(w, r)
 	Client(w, r)

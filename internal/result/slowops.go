@@ -18,9 +18,10 @@ type SlowOp struct {
 	Backend string `json:"backend,omitempty"`
 	// Waits is what the session was doing at the wait samples taken while
 	// the op ran, longest first: a wait event ("Lock:transactionid"), CPU
-	// (active, not waiting), or the session's idle state ("idle in
-	// transaction": the client's own think time; "idle": between
-	// transactions). Each sample stands for one sampling interval.
+	// (active, not waiting), or waiting for its client while idle
+	// ("Client:ClientRead (idle in transaction)": the client's own think
+	// time; "(idle)": between transactions). Each sample stands for one
+	// sampling interval.
 	Waits []SlowWait `json:"waits,omitempty"`
 	// Samples is how many wait samples fell inside the op; Waits covers
 	// those in which its session was seen.

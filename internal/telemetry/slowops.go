@@ -143,7 +143,7 @@ func (h *waitHistory) explain(o *result.SlowOp, every time.Duration) {
 	b := sort.Search(len(h.times), func(i int) bool { return h.times[i] > end })
 	o.Samples = b - a
 	if a == b {
-		o.Note = fmt.Sprintf("no wait sample fell inside it (one every %s)", every)
+		o.Note = fmt.Sprintf("no wait sample fell inside it: one is taken every %s", every)
 		return
 	}
 	first, last := h.base+uint32(a), h.base+uint32(b-1)

@@ -25,10 +25,10 @@ func TestExplainSlowOp(t *testing.T) {
 		h.add(at(i), "Lock:transactionid=42,CPU=43")
 	}
 	for i := 30; i < 33; i++ {
-		h.add(at(i), "CPU=42,idle=43")
+		h.add(at(i), "CPU=42,Client:ClientRead (idle)=43")
 	}
 	for i := 33; i < 35; i++ {
-		h.add(at(i), "idle in transaction=42 43")
+		h.add(at(i), "Client:ClientRead (idle in transaction)=42 43")
 	}
 	for i := 35; i < 40; i++ { // after the op
 		h.add(at(i), "Lock:transactionid=42")
@@ -37,7 +37,7 @@ func TestExplainSlowOp(t *testing.T) {
 	ops := []result.SlowOp{{Op: "add", Start: at(5).Add(-time.Millisecond), LatencyMS: 3000, BackendPID: 42}}
 	c.ExplainSlowOps(ops, false)
 	o := ops[0]
-	want := []result.SlowWait{{Event: "Lock:transactionid", Samples: 25, MS: 2500}, {Event: "CPU", Samples: 3, MS: 300}, {Event: "idle in transaction", Samples: 2, MS: 200}}
+	want := []result.SlowWait{{Event: "Lock:transactionid", Samples: 25, MS: 2500}, {Event: "CPU", Samples: 3, MS: 300}, {Event: "Client:ClientRead (idle in transaction)", Samples: 2, MS: 200}}
 	if o.Samples != 30 || len(o.Waits) != len(want) || o.Note != "" {
 		t.Fatalf("explained as %+v, want %d samples: %v", o, 30, want)
 	}
@@ -104,7 +104,7 @@ func TestWaitHistoryBounded(t *testing.T) {
 	every := time.Millisecond
 	n := historyTicks + historyTicks/2
 	for i := 0; i < n; i++ {
-		h.add(t0.Add(time.Duration(i)*every), "idle=7,CPU=8,bad,=1,x=y z")
+		h.add(t0.Add(time.Duration(i)*every), "Client:ClientRead (idle)=7,CPU=8,bad,=1,x=y z")
 	}
 	if len(h.times) > historyTicks || len(h.runs) > historyRuns || !h.trimmed {
 		t.Fatalf("%d samples and %d runs kept (trimmed %v)", len(h.times), len(h.runs), h.trimmed)
