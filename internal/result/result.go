@@ -351,6 +351,7 @@ func Merge(rs []*Result) (*Result, error) {
 		m.Client.CPUPerCycleMS = cpu * 1000 / float64(c.Count)
 	}
 	m.Telemetry = mergeTelemetry(rs)
+	m.SlowOps = mergeSlowOps(rs)
 	m.SetServerTimes()
 	return &m, nil
 }

@@ -1,6 +1,9 @@
 package result
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // SlowOp is one of the run's slowest ops (the few slowest of each op, and
 // those over its p99.9 among the kept ones): when it ran, on which server
@@ -35,4 +38,40 @@ type SlowWait struct {
 	Event   string  `json:"event"`
 	Samples int     `json:"samples"`
 	MS      float64 `json:"ms"`
+}
+
+// mergedSlowOps is how many slow ops of each op a merged result keeps.
+const mergedSlowOps = 20
+
+// mergeSlowOps gathers the results' slow ops: each op's slowest first, at
+// most mergedSlowOps of each. Client numbers are each run's own.
+func mergeSlowOps(rs []*Result) []SlowOp {
+	var all []SlowOp
+	rank := map[string]int{} // ops in the order first seen
+	for _, r := range rs {
+		for _, o := range r.SlowOps {
+			if _, ok := rank[o.Op]; !ok {
+				rank[o.Op] = len(rank)
+			}
+			all = append(all, o)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if a, b := rank[all[i].Op], rank[all[j].Op]; a != b {
+			return a < b
+		}
+		return all[i].LatencyMS > all[j].LatencyMS
+	})
+	out := all[:0]
+	kept := map[string]int{}
+	for _, o := range all {
+		if kept[o.Op] < mergedSlowOps {
+			kept[o.Op]++
+			out = append(out, o)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
