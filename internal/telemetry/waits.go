@@ -13,11 +13,12 @@ import (
 // active ones: "EVENT=N,..." where EVENT is "type:event", or "CPU" for a
 // session that is active and not waiting. The second lists every session
 // by state, for the wait history: "STATE=PID PID,..." where STATE is EVENT
-// for an active session, else its wait event and state, such as
-// "Client:ClientRead (idle in transaction)".
+// for an active session; an idle one waits for its client:
+// "Client:ClientRead (idle in transaction)" (pg_stat_activity may show it
+// without its wait event for a moment); else the state itself.
 // Text values keep the sampler from allocating per session.
 const waitsQuery = ownTag + `SELECT coalesce(string_agg(e || '=' || n, ',') FILTER (WHERE active), ''), coalesce(string_agg(e || '=' || pids, ','), '') FROM (
-  SELECT CASE WHEN state IS DISTINCT FROM 'active' THEN coalesce(wait_event_type || ':' || wait_event || ' ', '') || '(' || coalesce(state, 'unknown') || ')'
+  SELECT CASE WHEN state LIKE 'idle%' THEN 'Client:ClientRead (' || state || ')' WHEN state IS DISTINCT FROM 'active' THEN coalesce(state, 'unknown')
       WHEN wait_event_type IS NULL THEN 'CPU' ELSE wait_event_type || ':' || coalesce(wait_event, '') END AS e,
     state IS NOT DISTINCT FROM 'active' AS active, count(*) AS n, string_agg(pid::text, ' ') AS pids
   FROM pg_stat_activity
