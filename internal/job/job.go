@@ -313,6 +313,8 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		r.Ops = append(r.Ops, st.StatementOps()...) // per-command rows (script)
 	}
 	r.Telemetry = tr
+	r.SlowOps = out.SlowOps
+	tel.ExplainSlowOps(r.SlowOps, cmp.Or(s.Pooler.Via, Direct) != Direct)
 	r.SetServerTimes()
 	r.Pool = pool
 	r.Pooler = db.poolerResult(wctx, before)

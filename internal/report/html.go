@@ -235,6 +235,7 @@ func runPage(r *result.Result) page {
 			ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max), server, thousands(o.Retries), thousands(o.ErrorCount())})
 	}
 	p.Tables = append(p.Tables, ops)
+	p.Tables = append(p.Tables, slowOpsTable(r)...)
 
 	errs := table{Title: "errors by class", Columns: []string{"op", "class", "errors", "first error"}, Left: map[int]bool{1: true, 3: true}, Wrap: map[int]bool{0: true, 3: true}}
 	for _, o := range orderedOps(r) {

@@ -76,6 +76,9 @@ type Result struct {
 	Telemetry *Telemetry `json:"telemetry,omitempty"`
 	Client    Client     `json:"client"`
 	Sources   int        `json:"sources,omitempty"` // results merged into this one; 0 = a single run
+
+	// SlowOps are the run's slowest ops and what their sessions waited on.
+	SlowOps []SlowOp `json:"slow_ops,omitempty"`
 }
 
 // Tool is the txnbench build that produced the result.
@@ -372,6 +375,7 @@ func Merge(rs []*Result) (*Result, error) {
 		m.Client.CPUPerCycleMS = cpu * 1000 / float64(c.Count)
 	}
 	m.Telemetry = mergeTelemetry(rs)
+	m.SlowOps = mergeSlowOps(rs)
 	m.SetServerTimes()
 	return &m, nil
 }

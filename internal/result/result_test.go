@@ -599,3 +599,24 @@ func TestMergeTelemetry(t *testing.T) {
 		t.Errorf("telemetry %+v from results without any", m.Telemetry)
 	}
 }
+
+// TestMergeSlowOps: a merged result keeps each op's slowest runs from all
+// sources, slowest first, at most 20 of each.
+func TestMergeSlowOps(t *testing.T) {
+	a, b := sample(t, 1, 2, true), sample(t, 1, 2, true)
+	for i := 0; i < 15; i++ {
+		a.SlowOps = append(a.SlowOps, result.SlowOp{Op: "add", LatencyMS: float64(100 + 2*i)})
+		b.SlowOps = append(b.SlowOps, result.SlowOp{Op: "add", LatencyMS: float64(101 + 2*i)})
+	}
+	b.SlowOps = append(b.SlowOps, result.SlowOp{Op: "cycle", LatencyMS: 5000, BackendPID: 9})
+	m, err := result.Merge([]*result.Result{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.SlowOps) != 21 || m.SlowOps[0].LatencyMS != 129 || m.SlowOps[19].LatencyMS != 110 || m.SlowOps[20].Op != "cycle" {
+		t.Errorf("merged slow ops %+v", m.SlowOps)
+	}
+	if len(a.SlowOps) != 15 || a.SlowOps[0].LatencyMS != 100 {
+		t.Error("merging changed a source's slow ops")
+	}
+}

@@ -124,6 +124,8 @@ type Outcome struct {
 	Ops            []result.Op // workload ops, the cycle, getting connections, the lag with a rate
 	Intervals      []result.Interval
 	CPU            CPUUsage // client CPU over the measured window
+	// SlowOps are the slowest ops, without their waits.
+	SlowOps []result.SlowOp
 }
 
 type run struct {
@@ -137,6 +139,7 @@ type run struct {
 	rec     *metrics.Recorder
 	counts  *counters
 	sched   *schedule // nil without a rate
+	slow    *slowest
 	aborted atomic.Int64
 
 	measuring atomic.Bool  // past the warm-up
@@ -170,6 +173,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	r.rec = metrics.NewRecorder(r.names)
 	r.counts = newCounters(r.names)
 	r.busy = make([]clientState, cfg.Clients)
+	r.slow = newSlowest(len(r.names), cfg.Clients)
 	r.stop, r.stopRun = context.WithCancel(context.Background())
 	r.ops, r.cancelOps = context.WithCancel(context.Background())
 	defer r.stopRun()
@@ -287,6 +291,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	out.Measured = windowEnd.Sub(time.Unix(0, r.measureAt.Load()))
 	after := r.rec.Tick() // completed in the grace period: in the totals, in no interval
 	totals := r.rec.Total()
+	out.SlowOps = r.slow.result(r.names, totals)
 	for i, name := range r.names {
 		h := totals[i]
 		retries, errs := r.counts.total(i)
@@ -395,6 +400,7 @@ func (r *run) client(id int) {
 		}
 		latency := time.Since(start)
 		if r.counted(start) {
+			r.slow.endCycle(id, r.cycle, start, latency, err)
 			if err == nil {
 				r.rec.Record(r.cycle, id, latency)
 				if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
@@ -524,7 +530,9 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			c.conns.Put(conn, false)
 			c.fails = 0
 			if c.counted(start) {
-				c.rec.Record(opIdx, c.id, time.Since(from))
+				lat := time.Since(from)
+				c.rec.Record(opIdx, c.id, lat)
+				c.slow.op(c.id, opIdx, from, lat, conn)
 			}
 			return try - 1, nil
 		}

@@ -56,6 +56,7 @@ type Collector struct {
 	pool0     map[string]int64
 	lastPool  map[string]int64
 	waits     *waitCounter
+	history   *waitHistory // per session, for ExplainSlowOps
 	own       int64        // the session's own transactions since the baseline
 	ownLast   int64        // ... at the last interval
 	dropped   atomic.Int64 // ticks that found the queue full
@@ -86,7 +87,7 @@ func Start(ctx context.Context, o Options) *Collector {
 	if o.FlushWait <= 0 {
 		o.FlushWait = 3 * time.Second
 	}
-	c := &Collector{o: o, host: newHostReader(), reqs: make(chan request, 1024), done: make(chan struct{}), waits: newWaitCounter()}
+	c := &Collector{o: o, host: newHostReader(), reqs: make(chan request, 1024), done: make(chan struct{}), waits: newWaitCounter(), history: newWaitHistory()}
 	if o.ServerURL != "" {
 		c.open(ctx)
 	}
@@ -211,19 +212,21 @@ func (c *Collector) loop() {
 		poll = tk.C
 	}
 	ctx := context.Background()
-	var agg string
+	var agg, pids string
 	for {
 		select {
 		case <-poll:
 			if !c.measuring || c.conn == nil {
 				continue
 			}
-			if err := scanOne(ctx, c.conn, waitsQuery, []any{c.db}, &agg); err != nil {
+			at := time.Now()
+			if err := scanOne(ctx, c.conn, waitsQuery, []any{c.db}, &agg, &pids); err != nil {
 				c.serverFailed("sampling pg_stat_activity", err)
 				continue
 			}
 			c.own++
 			c.waits.add(agg)
+			c.history.add(at, pids)
 		case r := <-c.reqs:
 			switch r.kind {
 			case reqMeasure:

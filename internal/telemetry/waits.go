@@ -8,15 +8,22 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 )
 
-// waitsQuery samples the run database's active client sessions, other
-// than the telemetry session, as one row: "EVENT=N,..." where EVENT is
-// "type:event", or "CPU" for a session that is active and not waiting.
-// One text value per sample keeps the sampler from allocating per session.
-const waitsQuery = ownTag + `SELECT coalesce(string_agg(e || '=' || n, ','), '') FROM (
-  SELECT CASE WHEN wait_event_type IS NULL THEN 'CPU' ELSE wait_event_type || ':' || coalesce(wait_event, '') END AS e, count(*) AS n
+// waitsQuery samples the run database's client sessions, other than the
+// telemetry session, as one row of two text values. The first counts the
+// active ones: "EVENT=N,..." where EVENT is "type:event", or "CPU" for a
+// session that is active and not waiting. The second lists every session
+// by state, for the wait history: "STATE=PID PID,..." where STATE is EVENT
+// for an active session; an idle one waits for its client:
+// "Client:ClientRead (idle in transaction)" (pg_stat_activity may show it
+// without its wait event for a moment); else the state itself.
+// Text values keep the sampler from allocating per session.
+const waitsQuery = ownTag + `SELECT coalesce(string_agg(e || '=' || n, ',') FILTER (WHERE active), ''), coalesce(string_agg(e || '=' || pids, ','), '') FROM (
+  SELECT CASE WHEN state LIKE 'idle%' THEN 'Client:ClientRead (' || state || ')' WHEN state IS DISTINCT FROM 'active' THEN coalesce(state, 'unknown')
+      WHEN wait_event_type IS NULL THEN 'CPU' ELSE wait_event_type || ':' || coalesce(wait_event, '') END AS e,
+    state IS NOT DISTINCT FROM 'active' AS active, count(*) AS n, string_agg(pid::text, ' ') AS pids
   FROM pg_stat_activity
-  WHERE datname = $1 AND backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid()
-  GROUP BY 1) AS s`
+  WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+  GROUP BY 1, 2) AS s`
 
 // maxBackends bounds a count of sessions in one sample (PostgreSQL's
 // max_connections is at most 262143); larger numbers are not counts.

@@ -1,0 +1,149 @@
+package runner
+
+import (
+	"sort"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// slowKeep is how many of the slowest runs of each op are kept; the
+// slowShown slowest are reported, and the other kept ones that are over
+// the op's p99.9.
+const (
+	slowKeep  = 20
+	slowShown = 5
+)
+
+// slowEntry is one kept op run.
+type slowEntry struct {
+	start  int64         // unix nanos
+	lat    time.Duration // as recorded in the histogram
+	pid    uint32        // the server session, 0 when unknown
+	client int32
+}
+
+// slowHeap is a min-heap by latency of at most slowKeep entries: its
+// root is the fastest kept, the one a slower run replaces.
+type slowHeap []slowEntry
+
+// add keeps e if it is among the slowKeep slowest. Only the comparison
+// with the root runs for the common, fast op; the heap never grows past
+// the capacity it was made with, so nothing is allocated.
+func (h *slowHeap) add(e slowEntry) {
+	s := *h
+	if len(s) < slowKeep {
+		s = append(s, e)
+		for i := len(s) - 1; i > 0; { // sift up
+			p := (i - 1) / 2
+			if s[p].lat <= s[i].lat {
+				break
+			}
+			s[p], s[i] = s[i], s[p]
+			i = p
+		}
+		*h = s
+		return
+	}
+	if e.lat <= s[0].lat {
+		return
+	}
+	s[0] = e
+	for i := 0; ; { // sift down
+		m, l, r := i, 2*i+1, 2*i+2
+		if l < len(s) && s[l].lat < s[m].lat {
+			m = l
+		}
+		if r < len(s) && s[r].lat < s[m].lat {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		s[m], s[i] = s[i], s[m]
+		i = m
+	}
+}
+
+// slowShard is one client's slowest runs of each op, touched only by
+// that client's goroutine, so it needs no lock.
+type slowShard struct {
+	ops []slowHeap
+	// The session the current cycle's ops ran on, so a slow cycle can
+	// name it: 0 after ops on different sessions.
+	cyclePID uint32
+	cycleOps int
+	_padding [64]byte // keep clients' shards on separate cache lines
+}
+
+// slowest keeps the slowest runs of each op, per client, merged at the
+// end of the run.
+type slowest struct{ shards []slowShard }
+
+func newSlowest(ops, clients int) *slowest {
+	s := &slowest{shards: make([]slowShard, clients)}
+	for i := range s.shards {
+		s.shards[i].ops = make([]slowHeap, ops)
+		for j := range s.shards[i].ops {
+			s.shards[i].ops[j] = make(slowHeap, 0, slowKeep)
+		}
+	}
+	return s
+}
+
+// op notes a successful, counted op of client that ran on conn from from
+// for lat.
+func (s *slowest) op(client, op int, from time.Time, lat time.Duration, conn target.Conn) {
+	sh := &s.shards[client]
+	pid := target.BackendPID(conn)
+	if sh.cycleOps == 0 {
+		sh.cyclePID = pid
+	} else if sh.cyclePID != pid {
+		sh.cyclePID = 0
+	}
+	sh.cycleOps++
+	sh.ops[op].add(slowEntry{start: from.UnixNano(), lat: lat, pid: pid, client: int32(client)})
+}
+
+// endCycle notes the end of a counted cycle of client (the cycle op's
+// index is cycle), keeping it when it succeeded (err is nil).
+func (s *slowest) endCycle(client, cycle int, start time.Time, lat time.Duration, err error) {
+	sh := &s.shards[client]
+	if err == nil {
+		sh.ops[cycle].add(slowEntry{start: start.UnixNano(), lat: lat, pid: sh.cyclePID, client: int32(client)})
+	}
+	sh.cyclePID, sh.cycleOps = 0, 0
+}
+
+// result merges the clients' runs: for each op (named by names, its
+// histogram in hists), the slowShown slowest and the other kept ones over
+// its p99.9, slowest first.
+func (s *slowest) result(names []string, hists []*metrics.Hist) []result.SlowOp {
+	var out []result.SlowOp
+	for i, name := range names {
+		var all []slowEntry
+		for _, sh := range s.shards {
+			all = append(all, sh.ops[i]...)
+		}
+		sort.Slice(all, func(a, b int) bool {
+			if all[a].lat != all[b].lat {
+				return all[a].lat > all[b].lat
+			}
+			return all[a].start < all[b].start
+		})
+		var p999 time.Duration
+		if i < len(hists) && hists[i] != nil {
+			p999 = hists[i].ValueAt(99.9)
+		}
+		for j, e := range all[:min(len(all), slowKeep)] {
+			if j >= slowShown && e.lat <= p999 {
+				break
+			}
+			out = append(out, result.SlowOp{Op: name, Client: int(e.client), Start: time.Unix(0, e.start).UTC(),
+				LatencyMS: float64(e.lat) / float64(time.Millisecond), BackendPID: e.pid})
+		}
+	}
+	return out
+}
