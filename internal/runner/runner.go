@@ -222,10 +222,14 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	defer ticker.Stop()
 	tickC := ticker.C
 	var warmupEnd, durationEnd <-chan time.Time
+	// windowDue is when the duration will end; a tick due just before it
+	// is left to the window's close, so the last interval is not a sliver
+	// that repeats the previous label.
+	var windowDue time.Time
 	if cfg.Warmup > 0 {
 		warmupEnd = time.After(cfg.Warmup)
 	} else if cfg.Duration > 0 {
-		durationEnd = time.After(cfg.Duration)
+		durationEnd, windowDue = time.After(cfg.Duration), time.Now().Add(cfg.Duration)
 	}
 	var graceEnd <-chan time.Time
 	var windowEnd time.Time // when the duration ended, the run was interrupted or the last cycle ended
@@ -257,7 +261,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 				cfg.OnPhase(fmt.Sprintf("warm-up of %s done; measuring", cfg.Warmup))
 			}
 			if cfg.Duration > 0 {
-				durationEnd = time.After(cfg.Duration)
+				durationEnd, windowDue = time.After(cfg.Duration), time.Now().Add(cfg.Duration)
 			}
 		case <-durationEnd:
 			if cfg.OnPhase != nil {
@@ -274,6 +278,9 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 				cfg.OnPhase(fmt.Sprintf("grace period of %s over: cancelled %d ops still running (counted unfinished)", cfg.Grace, n))
 			}
 		case <-tickC:
+			if !windowDue.IsZero() && time.Until(windowDue) < cfg.Progress/10 {
+				continue // the window's close ends this interval
+			}
 			if r.measuring.Load() {
 				r.tick(out, time.Now())
 			}

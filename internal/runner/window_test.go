@@ -84,3 +84,27 @@ func TestUnfinishedOps(t *testing.T) {
 		t.Errorf("stalled %+v, want %d clients since 0 s", s, cfg.Clients)
 	}
 }
+
+// TestNoSliverAtTheWindowEnd: with the duration a multiple of the progress
+// interval, the tick due at the window's end and the window's close would
+// both end an interval; the window's close takes it, so the last interval is
+// a whole one and no progress label repeats.
+func TestNoSliverAtTheWindowEnd(t *testing.T) {
+	w := &counterWorkload{pause: time.Millisecond, opTime: time.Millisecond}
+	cfg := baseConfig()
+	cfg.Progress = 100 * time.Millisecond
+	cfg.Duration = 3 * cfg.Progress
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(out.Intervals); n != 3 {
+		for _, iv := range out.Intervals {
+			t.Logf("interval ending at %.4f s, %.4f s long", iv.ElapsedS, iv.LengthS)
+		}
+		t.Fatalf("%d intervals, want 3", n)
+	}
+	if last := out.Intervals[2]; last.LengthS < cfg.Progress.Seconds()/2 {
+		t.Errorf("last interval %.4f s long, want about %.1f s", last.LengthS, cfg.Progress.Seconds())
+	}
+}
