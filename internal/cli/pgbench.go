@@ -279,9 +279,6 @@ func (o *pgbenchOpts) parse(args []string) error {
 	}
 	fs, w := o.fs, o.w
 	o.perClient = int64(*o.perClientInt)
-	if fs.NArg() > 1 {
-		return &pgbenchError{msg: fmt.Sprintf("too many command-line arguments (first is \"%s\")", fs.Arg(1)), code: pgbenchBad, hint: true}
-	}
 	o.dbname = fs.Arg(0)
 	if o.help || o.version || o.showScript != "" {
 		return nil
@@ -296,34 +293,33 @@ func (o *pgbenchOpts) parse(args []string) error {
 	if o.skipUpdates {
 		w.Sources = append(w.Sources, script.Source{Builtin: true, Arg: "simple-update"})
 	}
+	// what pgbench checks while reading the options
 	switch {
 	case fs.Changed("protocol") && w.Mode != "simple" && w.Mode != "extended" && w.Mode != "prepared":
 		return badOption("invalid query mode (-M): \"%s\"", w.Mode)
-	case fs.Changed("time") && fs.Changed("transactions"):
-		return badOption("specify either a number of transactions (-t) or a duration (-T), not both")
 	case fs.Changed("rate") && o.rate <= 0:
 		return badOption("invalid rate limit: \"%s\"", o.rateArg)
 	case fs.Changed("latency-limit") && o.latencyLimit <= 0:
 		return badOption("invalid latency limit: \"%s\"", o.latencyArg)
 	case o.maxTries < 0:
 		return badOption("invalid number of maximum tries: \"%s\"", o.triesArg)
-	case o.maxTries == 0 && o.latencyLimit == 0 && o.duration == 0:
-		return badOption("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)")
-	case o.aggInterval > 0 && !o.log:
-		return badOption("log aggregation is allowed only when actually logging transactions")
 	case fs.Changed("sampling-rate") && (o.samplingRate <= 0 || o.samplingRate > 1):
 		return badOption("invalid sampling rate: \"%s\"", o.samplingArg)
-	case o.samplingRate > 0 && !o.log:
-		return badOption("log sampling (--sampling-rate) is allowed only when logging transactions (-l)")
-	case o.samplingRate > 0 && o.aggInterval > 0:
-		return badOption("log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time")
-	case o.aggInterval > 0 && o.duration > 0 && o.duration%o.aggInterval != 0:
-		return badOption("duration (%d) must be a multiple of aggregation interval (%d)", o.duration, o.aggInterval)
-	case o.progressTimestamp && o.progress == 0:
-		return badOption("--progress-timestamp is allowed only under --progress")
+	}
+	// then the scripts (pgbench reads them as it meets them)
+	if len(w.Sources) == 0 && !o.init {
+		w.Sources = []script.Source{{Builtin: true, Arg: "tpcb-like"}}
+	}
+	if len(w.Sources) > 0 {
+		if err := o.loadScripts(); err != nil {
+			return err
+		}
+	}
+	if fs.NArg() > 1 {
+		return &pgbenchError{msg: fmt.Sprintf("too many command-line arguments (first is \"%s\")", fs.Arg(1)), code: pgbenchBad, hint: true}
 	}
 	if o.init {
-		if len(w.Sources) > 0 || fs.Changed("client") || fs.Changed("time") || fs.Changed("transactions") {
+		if o.anyChanged(benchmarkingOptions) {
 			return badOption("some of the specified options cannot be used in initialization (-i) mode")
 		}
 		w.Setup.NoVacuum = o.noVacuum
@@ -332,8 +328,27 @@ func (o *pgbenchOpts) parse(args []string) error {
 		}
 		return nil
 	}
-	if len(w.Sources) == 0 {
-		w.Sources = []script.Source{{Builtin: true, Arg: "tpcb-like"}}
+	switch {
+	case o.anyChanged(initializationOptions):
+		return badOption("some of the specified options cannot be used in benchmarking mode")
+	case fs.Changed("time") && fs.Changed("transactions"):
+		return badOption("specify either a number of transactions (-t) or a duration (-T), not both")
+	case o.samplingRate > 0 && !o.log:
+		return badOption("log sampling (--sampling-rate) is allowed only when logging transactions (-l)")
+	case o.samplingRate > 0 && o.aggInterval > 0:
+		return badOption("log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time")
+	case o.aggInterval > 0 && !o.log:
+		return badOption("log aggregation is allowed only when actually logging transactions")
+	case fs.Changed("log-prefix") && !o.log:
+		return badOption("log file prefix (--log-prefix) is allowed only when logging transactions (-l)")
+	case o.duration > 0 && o.aggInterval > o.duration:
+		return badOption("number of seconds for aggregation (%d) must not be higher than test duration (%d)", o.aggInterval, o.duration)
+	case o.aggInterval > 0 && o.duration > 0 && o.duration%o.aggInterval != 0:
+		return badOption("duration (%d) must be a multiple of aggregation interval (%d)", o.duration, o.aggInterval)
+	case o.progressTimestamp && o.progress == 0:
+		return badOption("--progress-timestamp is allowed only under --progress")
+	case o.maxTries == 0 && o.latencyLimit == 0 && o.duration == 0:
+		return badOption("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)")
 	}
 	if o.duration == 0 && o.perClient == 0 {
 		o.perClient = 10
@@ -371,19 +386,46 @@ func (o *pgbenchOpts) parse(args []string) error {
 	w.MaxTries = o.maxTries
 	w.Vacuum, w.VacuumAll = !o.noVacuum, o.vacuumAll
 	w.NoAutoInit = true
-	if err := w.Validate(); err != nil {
-		pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
-		var parseErr *pgscript.ParseError
-		var builtinErr *pgscript.BuiltinError
-		switch {
-		case errors.As(err, &parseErr):
-			pe.more = parseErr.Detail()
-		case errors.As(err, &builtinErr):
-			pe.more = pgscript.ListBuiltins()
-		}
-		return pe
-	}
 	return nil
+}
+
+// benchmarkingOptions and initializationOptions are the options pgbench
+// accepts only when benchmarking, or only with -i.
+var (
+	benchmarkingOptions = []string{"builtin", "client", "connect", "define", "file", "jobs", "log", "latency-limit",
+		"protocol", "skip-some-updates", "progress", "report-per-command", "rate", "select-only", "transactions", "time",
+		"vacuum-all", "sampling-rate", "aggregate-interval", "progress-timestamp", "log-prefix", "random-seed",
+		"failures-detailed", "max-tries", "verbose-errors"}
+	initializationOptions = []string{"fillfactor", "init-steps", "quiet", "unlogged-tables", "tablespace",
+		"index-tablespace", "foreign-keys", "partitions", "partition-method"}
+)
+
+func (o *pgbenchOpts) anyChanged(names []string) bool {
+	for _, n := range names {
+		if o.fs.Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadScripts reads and checks the scripts, the defines and the mode,
+// with pgbench's messages.
+func (o *pgbenchOpts) loadScripts() error {
+	err := o.w.Validate()
+	if err == nil {
+		return nil
+	}
+	pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
+	var parseErr *pgscript.ParseError
+	var builtinErr *pgscript.BuiltinError
+	switch {
+	case errors.As(err, &parseErr):
+		pe.more = parseErr.Detail()
+	case errors.As(err, &builtinErr):
+		pe.more = pgscript.ListBuiltins()
+	}
+	return pe
 }
 
 func cmpOr(a, b string) string {
@@ -501,18 +543,27 @@ func (a *app) pgbenchFail(err error) error {
 	return exitError{code: pe.code}
 }
 
+// pgbenchConnectFail prints a failure to connect as pgbench does: libpq's
+// message, then what pgbench could not do without the connection.
+func (a *app) pgbenchConnectFail(err error, what string) error {
+	if msg, ok := target.LibpqConnectMessage(err); ok {
+		return a.pgbenchFail(&pgbenchError{msg: msg, code: pgbenchBad, more: "pgbench: error: " + what + "\n"})
+	}
+	return a.pgbenchFail(err)
+}
+
 func (a *app) pgbenchInit(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
 	if spec.DB == job.TempPostgres {
 		return a.pgbenchFail(badOption("initialising temp-postgres would be thrown away at exit: run with -s instead, which initialises it first"))
 	}
 	db, err := job.Open(ctx, spec, 1)
 	if err != nil {
-		return a.pgbenchFail(err)
+		return a.pgbenchConnectFail(err, "could not create connection for initialization")
 	}
 	defer db.Close()
 	c, err := db.Connect(ctx)
 	if err != nil {
-		return a.pgbenchFail(target.ConnectError(db.URL, err))
+		return a.pgbenchConnectFail(err, "could not create connection for initialization")
 	}
 	defer c.Close(context.Background())
 	if err := setup.Run(ctx, c, db.Dialect(), o.w.Setup, a.stderr); err != nil {
@@ -553,7 +604,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	}
 	db, err := job.Open(ctx, spec, spec.ServerConnections())
 	if err != nil {
-		return a.pgbenchFail(err)
+		return a.pgbenchConnectFail(err, "could not create connection for setup")
 	}
 	defer db.Close()
 	d := db.Dialect()

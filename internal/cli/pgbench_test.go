@@ -332,10 +332,18 @@ INSERT INTO vals VALUES (':who', :client_id, :n, :a, :g, :z, :x, :h, :p, :m, :f,
 			{"-f", syn}, {"-n", "-f", div, "-t", "2"}, {"-n", "-f", sqldiv, "-t", "2", "-c", "2"},
 			{"-b", "list"}, {"--show-script=tpcb"},
 			{"-t", "1", strings.Replace(e.url, "/postgres?", "/template1?", 1)},
+			// issue 12: refused before connecting, as pgbench refuses them
+			{"-n", "-b", "se@0", "-b", "si@0", "-b", "tpcb@0", "-T", "2"}, {"-b", "se@0", "x"},
+			{"-S", "-F", "90"}, {"-I", "dtg"}, {"-N", "--foreign-keys"}, {"-i", "-S"}, {"-i", "--log-prefix=x"},
+			{"--log-prefix=x"}, {"-l", "-T", "1", "--aggregate-interval=3"}, manyScripts(129),
+			// a database that does not exist, a socket nobody listens on
+			{"-t", "1", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
+			{"-i", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
+			{"-t", "1", "-h", e.dir, "-p", "1", "nosuchdb"},
 		}
 		for _, c := range cases {
 			args := append([]string{}, c...)
-			if !strings.Contains(strings.Join(c, " "), "template1") && c[len(c)-1] != "-t" {
+			if !namesDatabase(c) && c[len(c)-1] != "-t" {
 				args = append(args, e.url)
 			}
 			pc, pout, perr := e.pgbench(t, args...)
@@ -352,6 +360,25 @@ INSERT INTO vals VALUES (':who', :client_id, :n, :a, :g, :z, :x, :h, :p, :m, :f,
 			}
 		}
 	})
+}
+
+// manyScripts is -b select-only n times.
+func manyScripts(n int) []string {
+	var args []string
+	for range n {
+		args = append(args, "-b", "select-only")
+	}
+	return args
+}
+
+// namesDatabase reports whether a command line names its own server.
+func namesDatabase(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || strings.HasPrefix(a, "postgres") {
+			return true
+		}
+	}
+	return false
 }
 
 func abs(x float64) float64 {

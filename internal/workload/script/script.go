@@ -31,6 +31,9 @@ func init() {
 	})
 }
 
+// MaxScripts is pgbench's limit on the number of scripts of a run.
+const MaxScripts = 128
+
 // Source is one script as given: a file or a builtin, with its weight.
 type Source struct {
 	Builtin bool
@@ -136,17 +139,26 @@ func (w *Workload) Validate() error {
 		w.defines[name] = value
 	}
 	w.scripts = nil
-	for _, src := range w.Sources {
+	var total int64
+	for i, src := range w.Sources {
 		s, err := Load(src)
 		if err != nil {
 			return err
 		}
+		if i == MaxScripts {
+			return fmt.Errorf("at most %d SQL scripts are allowed", MaxScripts)
+		}
+		total += int64(s.Weight)
 		if w.mode != target.QuerySimple {
 			if err := s.CheckParams(); err != nil {
 				return err
 			}
 		}
 		w.scripts = append(w.scripts, s)
+	}
+	if total == 0 {
+		// the chooser draws from [0, total)
+		return errors.New("total script weight must not be zero")
 	}
 	if w.Setup.Partitions == 0 {
 		w.Setup.PartitionMethod = ""
@@ -430,6 +442,11 @@ type chooser struct {
 	weights []int64
 	total   int64
 }
+
+// Chooser returns what picks each transaction's script, by weight, for
+// the clients of one thread whose stream is seeded with seed; after
+// Validate.
+func (w *Workload) Chooser(seed uint64) func() int { return newChooser(w.scripts, seed).next }
 
 func newChooser(scripts []*pgscript.Script, seed uint64) *chooser {
 	ch := &chooser{}
