@@ -69,7 +69,15 @@ type pgbenchOpts struct {
 	// txnbench's own
 	db, via, json, pgBin string
 	pgConf               []string
+	output               string // --pgbench-output: txnbench or strict
 }
+
+// pgbenchCompat is the pgbench release whose behaviour txnbench pgbench
+// implements.
+const pgbenchCompat = "15.18"
+
+// pgbenchVersion is the client version pgbench prints, naming txnbench.
+func pgbenchVersion() string { return pgbenchCompat + " (txnbench " + version() + ")" }
 
 func (a *app) pgbenchCommand() *cobra.Command {
 	return &cobra.Command{
@@ -147,6 +155,7 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.StringVar(&o.json, "json", "", "txnbench: write the full result as JSON to this file")
 	fs.StringVar(&o.pgBin, "pg-bin", "", "txnbench: directory with initdb and postgres for temp-postgres")
 	fs.StringArrayVar(&o.pgConf, "pg-conf", nil, "txnbench: server setting key=value for temp-postgres (repeatable)")
+	fs.StringVar(&o.output, "pgbench-output", "txnbench", "txnbench: txnbench (pgbench's report plus percentiles and the balance check) or strict (pgbench's lines only)")
 	o.perClientInt = &perClient
 	return o
 }
@@ -280,6 +289,9 @@ func (o *pgbenchOpts) parse(args []string) error {
 	fs, w := o.fs, o.w
 	o.perClient = int64(*o.perClientInt)
 	o.dbname = fs.Arg(0)
+	if o.output != "txnbench" && o.output != "strict" {
+		return badOption("invalid --pgbench-output \"%s\": choose txnbench or strict", o.output)
+	}
 	if o.help || o.version || o.showScript != "" {
 		return nil
 	}
@@ -485,7 +497,7 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 		fmt.Fprint(a.stdout, o.fs.FlagUsages())
 		return nil
 	case o.version:
-		fmt.Fprintf(a.stdout, "pgbench (txnbench %s)\n", version())
+		fmt.Fprintf(a.stdout, "pgbench (PostgreSQL) %s\n", pgbenchVersion())
 		return nil
 	case o.listOnly:
 		fmt.Fprint(a.stderr, pgscript.ListBuiltins())
@@ -608,7 +620,11 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	}
 	defer db.Close()
 	d := db.Dialect()
-	fmt.Fprintf(a.stdout, "pgbench (txnbench %s, server %s %s)\n", version(), d.Name, d.Version)
+	if d.Name == "PostgreSQL" && d.Version == pgbenchCompat {
+		fmt.Fprintf(a.stdout, "pgbench (%s)\n", pgbenchVersion())
+	} else {
+		fmt.Fprintf(a.stdout, "pgbench (%s, server %s %s)\n", pgbenchVersion(), d.Name, d.Version)
+	}
 
 	logs, err := newTxnLog(o, os.Getpid())
 	if err != nil {
@@ -626,9 +642,9 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		tally.add(e)
 		logs.add(e)
 		if e.Err != nil && (!target.Classify(e.Err).Retryable() || o.verboseErrors) {
-			// the interpreter's errors carry pgbench's lines
-			for _, line := range strings.Split(e.Err.Error(), "\n") {
-				fmt.Fprintln(stderr, "pgbench: error: "+a.redact(line))
+			// the interpreter's errors carry pgbench's messages
+			for _, msg := range pgbenchMessages(e.Err) {
+				fmt.Fprintln(stderr, "pgbench: error: "+a.redact(msg))
 			}
 		}
 	}
@@ -646,7 +662,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		Scale: o.w.Scale(), Mode: o.w.Mode, Threads: o.threads, MaxTries: o.maxTries, Unlimited: o.maxTries == math.MaxInt32,
 		DurationS: o.duration, PerClient: o.perClient, Connect: o.connect, FailuresDetailed: o.failuresDetailed,
 		PerCommand: o.perCommand, Rate: o.rate, LatencyLimitMS: o.latencyLimit, Progress: o.progress > 0,
-		Retried: tally.total, ScriptRetried: tally.perScript,
+		Retried: tally.total, ScriptRetried: tally.perScript, Strict: o.output == "strict",
 	}
 	names := o.w.OpNames()
 	for i, s := range o.w.Scripts() {
@@ -657,7 +673,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		run.Scripts = append(run.Scripts, ps)
 	}
 	report.Pgbench(a.stdout, r, run)
-	if r.Invariants != nil && len(r.Invariants.Items) > 0 && o.w.ChecksInvariants() {
+	if r.Invariants != nil && len(r.Invariants.Items) > 0 && o.w.ChecksInvariants() && !run.Strict {
 		report.Invariants(a.stdout, r)
 	}
 	if o.json != "" {
@@ -678,6 +694,17 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		return exitError{code: ExitInvariants, msg: "invariants violated: the balances did not move together (see the check above)"}
 	}
 	return nil
+}
+
+// pgbenchMessages are the messages pgbench logs for a client's error,
+// each after "pgbench: error: " (further lines of a message, such as the
+// server's DETAIL, without it).
+func pgbenchMessages(err error) []string {
+	var l interface{ Lines() []string }
+	if errors.As(err, &l) {
+		return l.Lines()
+	}
+	return []string{err.Error()}
 }
 
 // retryTally counts transactions retried at least once, overall and per

@@ -317,6 +317,67 @@ INSERT INTO vals VALUES (':who', :client_id, :n, :a, :g, :z, :x, :h, :p, :m, :f,
 		}
 	})
 
+	t.Run("numbers", func(t *testing.T) {
+		// issue 12: a transaction block left open counts the transaction,
+		// then aborts the client; retried transactions and retries agree;
+		// a percentage of nothing is pgbench's NaN only when strict.
+		e.exec(t, `CREATE SEQUENCE retry_seq; CREATE FUNCTION fail_odd() RETURNS int LANGUAGE plpgsql AS $$
+BEGIN
+  IF nextval('retry_seq') % 2 = 1 THEN RAISE EXCEPTION 'retry me' USING ERRCODE = 'serialization_failure'; END IF;
+  RETURN 1;
+END $$`)
+		open := e.write(t, "open.sql", "BEGIN;\nSELECT 1;\n")
+		retry := e.write(t, "retry.sql", "SELECT fail_odd();\n")
+		div := e.write(t, "div0.sql", "SELECT 1/0;\n")
+		cases := [][]string{
+			{"-n", "-f", open, "-t", "10"},
+			{"-n", "-f", retry, "-t", "3", "--max-tries", "2", "--failures-detailed"},
+			{"-n", "-f", retry, "-f", open, "-t", "1", "--max-tries", "3", "--random-seed", "5"},
+			{"-n", "-f", div, "-t", "2", "--max-tries", "2", "--failures-detailed", "-R", "100", "-L", "50"},
+		}
+		for _, c := range cases {
+			name := strings.Join(c, " ")
+			args := append(append([]string{}, c...), e.url)
+			e.exec(t, "SELECT setval('retry_seq', 2, false)")
+			pc, pout, perr := e.pgbench(t, args...)
+			e.exec(t, "SELECT setval('retry_seq', 2, false)")
+			tc, tout, terr := e.txnbench(t, append([]string{"--pgbench-output=strict"}, args...)...)
+			if pc != tc {
+				t.Errorf("%s: exit %d, pgbench %d\n%s\n%s", name, tc, pc, terr, perr)
+			}
+			if p, g := errLines(perr), errLines(terr); p != g {
+				t.Errorf("%s: stderr differs:\npgbench:\n%s\ntxnbench:\n%s", name, p, g)
+			}
+			compareReports(t, pout, tout, "number of transactions actually processed", "number of transactions skipped")
+			if strings.Contains(tout, "percentiles") {
+				t.Errorf("%s: strict output has txnbench's percentiles:\n%s", name, tout)
+			}
+			_, tout, _ = e.txnbench(t, args...)
+			if strings.Contains(tout, "NaN") {
+				t.Errorf("%s: NaN in the report:\n%s", name, tout)
+			}
+		}
+	})
+
+	t.Run("version", func(t *testing.T) {
+		// pgbench's first word, program and release, then its build
+		_, pout, _ := e.pgbench(t, "--version")
+		release := regexp.MustCompile(`^pgbench \(PostgreSQL\) [0-9]+\.[0-9]+ `)
+		for _, args := range [][]string{{"pgbench", "--version"}, {"pgbench", "-V"}} {
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+			out, err := cmd.Output()
+			if err != nil || release.FindString(string(out)) != release.FindString(pout) || !strings.Contains(string(out), "(txnbench ") {
+				t.Errorf("%v: %q (%v), pgbench %q", args, out, err, pout)
+			}
+		}
+		cmd := exec.Command(os.Args[0], "--version")
+		cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+		if out, err := cmd.Output(); err != nil || !strings.HasPrefix(string(out), "txnbench ") {
+			t.Errorf("txnbench --version: %q (%v)", out, err)
+		}
+	})
+
 	t.Run("errors", func(t *testing.T) {
 		syn := e.write(t, "syn.sql", "\\set x 1 +\nSELECT 1;\n")
 		div := e.write(t, "div.sql", "\\set x 1 / 0\n")
@@ -347,7 +408,7 @@ INSERT INTO vals VALUES (':who', :client_id, :n, :a, :g, :z, :x, :h, :p, :m, :f,
 				args = append(args, e.url)
 			}
 			pc, pout, perr := e.pgbench(t, args...)
-			tc, tout, terr := e.txnbench(t, args...)
+			tc, tout, terr := e.txnbench(t, append([]string{"--pgbench-output=strict"}, args...)...)
 			name := strings.Join(c, " ")
 			if pc != tc {
 				t.Errorf("%s: exit %d, pgbench %d", name, tc, pc)

@@ -358,7 +358,7 @@ func (r *run) client(id int) {
 		}
 		latency := time.Since(start)
 		if r.counted(start) {
-			if err == nil {
+			if err == nil || errors.Is(err, workload.ErrAbortAfter) {
 				r.rec.Record(r.cycle, id, latency)
 				if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
 					r.counts.late[r.cycle].Add(1)
@@ -469,12 +469,12 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 	}
 	for try := 1; ; try++ {
 		err := op.Run(c.ops, conn)
-		if err == nil {
-			c.conns.Put(conn, false)
+		if err == nil || errors.Is(err, workload.ErrAbortAfter) {
+			c.conns.Put(conn, err != nil)
 			if c.counted(start) {
 				c.rec.Record(opIdx, c.id, time.Since(from))
 			}
-			return try - 1, nil
+			return try - 1, err
 		}
 		if c.ops.Err() != nil {
 			c.conns.Put(conn, true)

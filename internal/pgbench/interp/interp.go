@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -395,7 +396,8 @@ func (c *Client) run(ctx context.Context, conn target.ScriptConn, si int) error 
 		return c.abortf(nil, "client %d aborted: end of script reached with pipeline open", c.id)
 	}
 	if conn.InTransaction() {
-		return c.abortf(nil, "client %d aborted: end of script reached without completing the last transaction", c.id)
+		// pgbench counts the transaction, then aborts the client
+		return &Error{Msg: fmt.Sprintf("client %d aborted: end of script reached without completing the last transaction", c.id), Completed: true}
 	}
 	return nil
 }
@@ -488,7 +490,7 @@ func (c *Client) sql(ctx context.Context, conn target.ScriptConn, cmd *script.Co
 		if conn.InPipeline() {
 			return c.abortf(err, "client %d aborted in command %d (SQL) of script %d; SQL command send failed", c.id, c.cmd, c.script)
 		}
-		return c.sqlError(err, c.results.n)
+		return c.sqlError(err, c.results.n, strings.Clone(sql))
 	}
 	if cmd.Gset != nil && !cmd.Gset.All {
 		return c.results.storeLast()
@@ -497,11 +499,11 @@ func (c *Client) sql(ctx context.Context, conn target.ScriptConn, cmd *script.Co
 }
 
 // sqlError words a failed statement as pgbench does.
-func (c *Client) sqlError(err error, query int) error {
+func (c *Client) sqlError(err error, query int, sql string) error {
 	if ctx := target.Classify(err); ctx == target.ClassCanceled {
 		return err
 	}
-	return &SQLError{Client: c.id, Script: c.script, Command: c.cmd, Query: query, Err: err}
+	return &SQLError{Client: c.id, Script: c.script, Command: c.cmd, Query: query, Err: err, SQL: sql}
 }
 
 // meta runs the meta commands other than the conditionals.
@@ -559,7 +561,7 @@ func (c *Client) meta(ctx context.Context, conn target.ScriptConn, cmd *script.C
 			return c.commandFailed("endpipeline", "not in pipeline mode", nil)
 		}
 		if err := conn.EndPipeline(ctx); err != nil {
-			return c.sqlError(err, 0)
+			return c.sqlError(err, 0, "")
 		}
 	default:
 		return c.commandFailed(cmd.Meta.String(), "unknown meta-command", nil)
