@@ -396,6 +396,7 @@ func (o *pgbenchOpts) parse(args []string) error {
 	w.ScaleGiven = fs.Changed("scale")
 	w.Threads = o.threads
 	w.MaxTries = o.maxTries
+	w.VerboseErrors = o.verboseErrors
 	w.Vacuum, w.VacuumAll = !o.noVacuum, o.vacuumAll
 	w.NoAutoInit = true
 	return nil
@@ -514,7 +515,10 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 		DB: o.target(), PGBin: o.pgBin, PGConf: o.pgConf, Name: "script", Workload: o.w,
 		Pooler: job.Pooler{Via: o.via, Mode: "transaction", Size: 20}, Args: os.Args, Version: version(),
 		Log: func(msg string) {
-			if !strings.HasPrefix(msg, "using the existing") {
+			switch {
+			case strings.HasPrefix(msg, "scale option ignored"):
+				a.status("pgbench: warning: " + msg)
+			case !strings.HasPrefix(msg, "using the existing"):
 				a.status(msg)
 			}
 		},
@@ -641,7 +645,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		}
 		tally.add(e)
 		logs.add(e)
-		if e.Err != nil && (!target.Classify(e.Err).Retryable() || o.verboseErrors) {
+		if e.Err != nil && !target.Classify(e.Err).Retryable() {
 			// the interpreter's errors carry pgbench's messages
 			for _, msg := range pgbenchMessages(e.Err) {
 				fmt.Fprintln(stderr, "pgbench: error: "+a.redact(msg))

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,7 +50,7 @@ type Workload struct {
 	Mode    string   // simple, extended or prepared
 	Setup   setup.Options
 	// ScaleGiven is set when -s was given (pgbench prefers the tables'
-	// scale when running builtins, and says so).
+	// scale when running builtins, and warns that -s was ignored).
 	ScaleGiven bool
 
 	// RandomSeed is pgbench's --random-seed; nil uses the run's --seed.
@@ -68,6 +70,9 @@ type Workload struct {
 	// MaxTries is the runner's, to tell a command's errors that led to a
 	// retry from failures in the per-command report.
 	MaxTries int
+	// VerboseErrors writes pgbench's --verbose-errors lines to Stderr for
+	// every serialization or deadlock error, retried or not.
+	VerboseErrors bool
 
 	scripts []*pgscript.Script
 	mode    target.QueryMode
@@ -328,7 +333,7 @@ func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, 
 	if err != nil {
 		return 0, false, err
 	}
-	if w.ScaleGiven && scale != w.Setup.Scale {
+	if w.ScaleGiven { // pgbench warns even when the two agree
 		o.Progress(fmt.Sprintf("scale option ignored, using count from pgbench_branches table (%d)", scale))
 	}
 	return scale, false, nil
@@ -392,13 +397,34 @@ func (w *Workload) NewClient(id int, _ *rand.Rand) workload.Client {
 				var se *interp.SQLError
 				if errors.As(err, &se) {
 					class := target.Classify(err)
-					w.stmts.failed(se.Script, se.Command, class, class.Retryable() && cl.tries < w.MaxTries && !c.Broken())
+					retried := class.Retryable() && cl.tries < w.MaxTries && !c.Broken()
+					w.stmts.failed(se.Script, se.Command, class, retried)
+					if w.VerboseErrors && class.Retryable() {
+						w.verbose(se, retried, cl.tries)
+					}
 				}
 			}
 			return err
 		}}
 	}
 	return cl
+}
+
+// verbose writes pgbench's --verbose-errors lines for a retryable error
+// at the given try.
+func (w *Workload) verbose(se *interp.SQLError, retried bool, try int) {
+	if w.Stderr == nil {
+		return
+	}
+	what := "ends the failed transaction"
+	if retried {
+		what = "repeats the transaction after the error"
+	}
+	tries := fmt.Sprintf("%d/%d", try, w.MaxTries)
+	if w.MaxTries == math.MaxInt32 { // --max-tries 0: unlimited
+		tries = strconv.Itoa(try)
+	}
+	fmt.Fprintf(w.Stderr, "pgbench: %s\npgbench: client %d %s (try %s)\n", se.Error(), se.Client, what, tries)
 }
 
 // ThreadOf is the pgbench thread client id belongs to: pgbench deals
