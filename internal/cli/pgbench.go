@@ -155,6 +155,7 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.StringVar(&o.json, "json", "", "txnbench: write the full result as JSON to this file")
 	fs.StringVar(&o.pgBin, "pg-bin", "", "txnbench: directory with initdb and postgres for temp-postgres")
 	fs.StringArrayVar(&o.pgConf, "pg-conf", nil, "txnbench: server setting key=value for temp-postgres (repeatable)")
+	fs.BoolVar(&o.w.NoInit, "no-init", false, "txnbench: on temp-postgres, do not create pgbench's tables for custom scripts")
 	fs.StringVar(&o.output, "pgbench-output", "txnbench", "txnbench: txnbench (pgbench's report plus percentiles and the balance check) or strict (pgbench's lines only)")
 	o.perClientInt = &perClient
 	return o

@@ -663,3 +663,24 @@ func TestRunScript(t *testing.T) {
 		}
 	}
 }
+
+// TestPgbenchCustomScriptOnTempPostgres: a throwaway server gets pgbench's
+// tables at -s for custom scripts too, unless --no-init (issue 12).
+func TestPgbenchCustomScriptOnTempPostgres(t *testing.T) {
+	testutil.NeedPostgres(t)
+	mix := filepath.Join(t.TempDir(), "mix.sql")
+	os.WriteFile(mix, []byte("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644)
+
+	code, out, stderr := runMain("pgbench", "--db", "temp-postgres", "-s", "1", "-f", mix, "-t", "5")
+	if code != 0 || !strings.Contains(out, "number of transactions actually processed: 5/5") {
+		t.Errorf("pgbench -f on temp-postgres: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr = runMain("pgbench", "--db", "temp-postgres", "--no-init", "-f", mix, "-t", "1")
+	if code != 2 || !strings.Contains(stderr, `relation "pgbench_accounts" does not exist`) {
+		t.Errorf("--no-init: exit %d, want 2 and the missing table\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr = runMain("run", "script", "-f", mix, "--db", "temp-postgres", "--iterations", "5")
+	if code != 0 || strings.Contains(stderr, "using the existing") || !strings.Contains(stderr, "creating the pgbench tables at scale 1") {
+		t.Errorf("run script on temp-postgres: exit %d\n%s\n%s", code, out, stderr)
+	}
+}

@@ -64,6 +64,9 @@ type Workload struct {
 	// NoAutoInit refuses to create missing pgbench tables (pgbench's
 	// behaviour); txnbench creates them like every workload's schema.
 	NoAutoInit bool
+	// NoInit (--no-init) leaves a database without pgbench's tables as it
+	// is when only custom scripts run.
+	NoInit bool
 	// Stdout receives what \shell commands print, Stderr debug() lines
 	// and shell errors; nil discards them.
 	Stdout, Stderr io.Writer
@@ -99,6 +102,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.IntVar(&w.Setup.Partitions, "partitions", 0, "partition pgbench_accounts into this many parts, when txnbench creates it")
 	fs.StringVar(&w.Setup.PartitionMethod, "partition-method", "range", "range or hash, with --partitions")
 	fs.BoolVar(&w.Setup.ForeignKeys, "foreign-keys", false, "create foreign keys between the pgbench tables, when txnbench creates them")
+	fs.BoolVar(&w.NoInit, "no-init", false, "with custom scripts only: do not create pgbench's tables where they are missing")
 }
 
 // sourceFlag keeps -f and -b in the order given: pgbench numbers scripts
@@ -291,8 +295,17 @@ func (w *Workload) usesBuiltin() (any, all bool) {
 // the clients' random streams.
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (created bool, err error) {
 	scale := w.Setup.Scale
-	if builtin, _ := w.usesBuiltin(); builtin {
-		if scale, created, err = w.tables(ctx, c, d, o); err != nil {
+	builtin, _ := w.usesBuiltin()
+	switch {
+	case builtin:
+		if scale, created, err = w.tables(ctx, c, d, o, true); err != nil {
+			return false, err
+		}
+	case !w.NoAutoInit && !w.NoInit:
+		// custom scripts: a database without pgbench's tables (a
+		// throwaway one) gets them at -s, as scripts expect; :scale
+		// stays -s, as in pgbench
+		if _, created, err = w.tables(ctx, c, d, o, false); err != nil {
 			return false, err
 		}
 	}
@@ -321,7 +334,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 
 // tables finds the scale of the pgbench tables, creating them first when
 // they are missing (or --reinit asked) unless NoAutoInit is set.
-func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (scale int, created bool, err error) {
+func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions, builtin bool) (scale int, created bool, err error) {
 	scale, err = setup.Scale(ctx, c)
 	if o.Fresh || (err != nil && !w.NoAutoInit && target.IsUndefinedTable(err)) {
 		o.Progress(fmt.Sprintf("creating the pgbench tables at scale %d", w.Setup.Scale))
@@ -330,10 +343,13 @@ func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, 
 		}
 		return w.Setup.Scale, true, nil
 	}
+	if err != nil && !builtin {
+		return w.Setup.Scale, false, nil // the custom scripts may not need them
+	}
 	if err != nil {
 		return 0, false, err
 	}
-	if w.ScaleGiven { // pgbench warns even when the two agree
+	if w.ScaleGiven && builtin { // pgbench warns even when the two agree
 		o.Progress(fmt.Sprintf("scale option ignored, using count from pgbench_branches table (%d)", scale))
 	}
 	return scale, false, nil
