@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -50,7 +49,7 @@ type pgbenchOpts struct {
 	noVacuum, vacuumAll                  bool
 	selectOnly, skipUpdates              bool
 	failuresDetailed, verboseErrors      bool
-	exitOnAbort, progressTimestamp       bool
+	progressTimestamp                    bool
 	perClientInt                         *int
 	seedInfo                             string // pgbench's "setting random seed" line
 	maxTries                             int
@@ -143,7 +142,6 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.Var(atofValue(&o.samplingRate, &o.samplingArg), "sampling-rate", "fraction of transactions to log (e.g., 0.01 for 1%)")
 	fs.StringVar(&o.showScript, "show-script", "", "show builtin script code, then exit")
 	fs.BoolVar(&o.verboseErrors, "verbose-errors", false, "print messages of all errors")
-	fs.BoolVar(&o.exitOnAbort, "exit-on-abort", false, "exit when any client is aborted")
 	fs.BoolVarP(&o.debug, "debug", "d", false, "print debugging output")
 	fs.StringVarP(&o.host, "host", "h", "", "database server host or socket directory")
 	fs.StringVarP(&o.port, "port", "p", "", "database server port number")
@@ -495,8 +493,7 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 	}
 	switch {
 	case o.help:
-		fmt.Fprintln(a.stdout, "txnbench pgbench runs pgbench's benchmarks, with pgbench's options.\n\nUsage:\n  txnbench pgbench [OPTION]... [DBNAME]\n\nOptions:")
-		fmt.Fprint(a.stdout, o.fs.FlagUsages())
+		printPgbenchHelp(a.stdout, o.fs)
 		return nil
 	case o.version:
 		fmt.Fprintf(a.stdout, "pgbench (PostgreSQL) %s\n", pgbenchVersion())
@@ -635,15 +632,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	if err != nil {
 		return a.pgbenchFail(err)
 	}
-	// --exit-on-abort: the first aborted client stops the run.
-	runCtx, stopRun := context.WithCancel(ctx)
-	defer stopRun()
-	var exitedOnAbort atomic.Int64 // 1 + the thread whose client aborted
 	spec.Runner.OnCycle = func(e runner.CycleEvent) {
-		if o.exitOnAbort && e.Err != nil && !target.Classify(e.Err).Retryable() {
-			exitedOnAbort.CompareAndSwap(0, int64(script.ThreadOf(e.Client, o.clients, o.threads)+1))
-			stopRun()
-		}
 		tally.add(e)
 		logs.add(e)
 		if e.Err != nil && !target.Classify(e.Err).Retryable() {
@@ -653,7 +642,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 			}
 		}
 	}
-	r, err := job.Run(runCtx, spec, db)
+	r, err := job.Run(ctx, spec, db)
 	if cerr := logs.close(); cerr != nil && err == nil {
 		err = cerr
 	}
@@ -689,8 +678,6 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	switch {
 	case err != nil:
 		return a.pgbenchFail(err)
-	case exitedOnAbort.Load() > 0:
-		return a.pgbenchFail(&pgbenchError{msg: fmt.Sprintf("Run was aborted due to an error in thread %d", exitedOnAbort.Load()-1), code: pgbenchAborted})
 	case r.Interrupted:
 		return exitError{code: ExitInterrupted}
 	case r.AbortedClients > 0:

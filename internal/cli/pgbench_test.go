@@ -381,6 +381,22 @@ END $$`)
 		}
 	})
 
+	t.Run("help", func(t *testing.T) {
+		// pgbench's sections and options, line for line, up to where
+		// pgbench names where to report bugs: txnbench's own options
+		// come there, then its address.
+		_, pout, _ := e.pgbench(t, "--help")
+		cmd := exec.Command(os.Args[0], "pgbench", "--help")
+		cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+		out, err := cmd.Output()
+		tout := strings.ReplaceAll(string(out), "txnbench pgbench", "pgbench")
+		p, _, _ := strings.Cut(pout, "Report bugs to")
+		g, own, _ := strings.Cut(tout, "txnbench options:\n")
+		if err != nil || p != g || !strings.Contains(own, "--pgbench-output") || !strings.Contains(own, "Report bugs to") {
+			t.Errorf("--help (%v):\n%s\npgbench's:\n%s", err, out, pout)
+		}
+	})
+
 	t.Run("errors", func(t *testing.T) {
 		syn := e.write(t, "syn.sql", "\\set x 1 +\nSELECT 1;\n")
 		div := e.write(t, "div.sql", "\\set x 1 / 0\n")
@@ -402,6 +418,7 @@ END $$`)
 			{"-n", "-b", "se@0", "-b", "si@0", "-b", "tpcb@0", "-T", "2"}, {"-b", "se@0", "x"},
 			{"-S", "-F", "90"}, {"-I", "dtg"}, {"-N", "--foreign-keys"}, {"-i", "-S"}, {"-i", "--log-prefix=x"},
 			{"--log-prefix=x"}, {"-l", "-T", "1", "--aggregate-interval=3"}, manyScripts(129),
+			{"--exit-on-abort"}, // PostgreSQL 16's
 			// a database that does not exist, a socket nobody listens on
 			{"-t", "1", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
 			{"-i", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
