@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"os/user"
 	"regexp"
 	"strconv"
 	"strings"
@@ -396,6 +397,7 @@ func (o *pgbenchOpts) parse(args []string) error {
 	w.Threads = o.threads
 	w.MaxTries = o.maxTries
 	w.VerboseErrors = o.verboseErrors
+	w.Debug = o.debug
 	w.Vacuum, w.VacuumAll = !o.noVacuum, o.vacuumAll
 	w.NoAutoInit = true
 	return nil
@@ -477,7 +479,12 @@ func (o *pgbenchOpts) target() string {
 		q.Del("dbname")
 	}
 	if db == "" {
-		db = cmpOr(os.Getenv("PGDATABASE"), cmpOr(o.user, os.Getenv("PGUSER")))
+		// pgbench's default: not -U, but the environment's or the
+		// system's user name
+		db = cmpOr(os.Getenv("PGDATABASE"), os.Getenv("PGUSER"))
+		if u, err := user.Current(); db == "" && err == nil {
+			db = u.Username
+		}
 	}
 	u := "postgres:///" + url.PathEscape(db)
 	if len(q) > 0 {
@@ -628,6 +635,14 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		fmt.Fprintf(a.stdout, "pgbench (%s, server %s %s)\n", pgbenchVersion(), d.Name, d.Version)
 	}
 
+	if o.debug {
+		host, port, dbName := target.LibpqConnInfo(db.URL)
+		what, n := "nxacts", o.perClient
+		if o.duration > 0 {
+			what, n = "duration", int64(o.duration)
+		}
+		fmt.Fprintf(a.stderr, "pgbench: pghost: %s pgport: %s nclients: %d %s: %d dbName: %s\n", host, port, o.clients, what, n, dbName)
+	}
 	logs, err := newTxnLog(o, os.Getpid())
 	if err != nil {
 		return a.pgbenchFail(err)

@@ -381,6 +381,24 @@ END $$`)
 		}
 	})
 
+	t.Run("debug", func(t *testing.T) {
+		// --debug's lines, once each: pgbench prints "receiving" as
+		// often as its socket wakes it
+		cond := e.write(t, "cond.sql", "\\set x 1\n\\if :x = 1\nSELECT 1;\n\\else\nSELECT 2;\n\\endif\n\\sleep 1 ms\n")
+		for _, c := range [][]string{
+			{"-d", "-n", "-S", "-t", "2", "-c", "2", "--random-seed", "7"},
+			{"-d", "-n", "-M", "prepared", "-S", "-T", "1", "--random-seed", "7"},
+			{"-d", "-n", "-M", "extended", "-f", cond, "-t", "1"},
+		} {
+			args := append(append([]string{}, c...), e.url)
+			_, _, perr := e.pgbench(t, args...)
+			_, _, terr := e.txnbench(t, args...)
+			if p, g := debugLines(perr), debugLines(terr); p != g {
+				t.Errorf("%v: --debug lines differ:\npgbench:\n%s\ntxnbench:\n%s", c, p, g)
+			}
+		}
+	})
+
 	t.Run("help", func(t *testing.T) {
 		// pgbench's sections and options, line for line, up to where
 		// pgbench names where to report bugs: txnbench's own options
@@ -450,6 +468,20 @@ END $$`)
 			}
 		}
 	})
+}
+
+// debugLines are the distinct "pgbench: " lines of stderr, sorted.
+func debugLines(stderr string) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "pgbench: ") && !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
 }
 
 // manyScripts is -b select-only n times.

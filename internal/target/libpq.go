@@ -155,3 +155,13 @@ func LibpqConnectMessage(err error) (msg string, ok bool) {
 	}
 	return where + oneLine(errors.Unwrap(ce).Error()), true
 }
+
+// LibpqConnInfo is what libpq's PQhost, PQport and PQdb say of a
+// connection to url; empty when url is not a PostgreSQL one.
+func LibpqConnInfo(url string) (host, port, db string) {
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		return "", "", ""
+	}
+	return cfg.Host, strconv.Itoa(int(cfg.Port)), cfg.Database
+}

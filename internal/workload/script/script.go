@@ -73,6 +73,8 @@ type Workload struct {
 	// MaxTries is the runner's, to tell a command's errors that led to a
 	// retry from failures in the per-command report.
 	MaxTries int
+	// Debug writes pgbench's --debug lines to Stderr.
+	Debug bool
 	// VerboseErrors writes pgbench's --verbose-errors lines to Stderr for
 	// every serialization or deadlock error, retried or not.
 	VerboseErrors bool
@@ -323,7 +325,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	w.stmts = newStatements(w.scripts, w.OpNames())
 	w.cfg = &interp.Config{
 		Scripts: w.scripts, Mode: w.mode, Defines: w.defines, Scale: scale, Seeds: seeds,
-		Stdout: w.Stdout, Stderr: w.Stderr, OnCommand: w.stmts.record,
+		Stdout: w.Stdout, Stderr: w.Stderr, OnCommand: w.stmts.record, Debug: w.Debug,
 	}
 	w.choose = make([]*chooser, threads)
 	for i := range w.choose {
