@@ -421,6 +421,10 @@ END $$`)
 		sqldiv := e.write(t, "sqldiv.sql", "SELECT 1/0;\n")
 		badsql := e.write(t, "badsql.sql", "SELECT 1;\nSELECT 1,\n  FROM nowhere;\n")
 		badparam := e.write(t, "badparam.sql", "SELECT :v::smallint;\n")
+		// libpq cuts a long line around the error, and shows tabs as spaces
+		longsql := e.write(t, "long.sql", "SELECT\taaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg, hhhhhhhhhh FROM FROM x;\n")
+		longearly := e.write(t, "longearly.sql", "SELECT 1 +, aaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg;\n")
+		longmid := e.write(t, "longmid.sql", "SELECT aaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg, hhhhhhhhhh, iiiiiiiiii, jjjjjjjjjj FROM FROM x, kkkkkkkkkk, llllllllll, mmmmmmmmmm, nnnnnnnnnn;\n")
 		cases := [][]string{
 			{"-c", "0"}, {"-c", "x"}, {"-j", "0"}, {"-t", "0"}, {"-T", "0"}, {"-P", "0"}, {"-s", "0"},
 			{"-R", "0"}, {"-R", "x"}, {"-L", "x"}, {"--max-tries", "-1"}, {"--aggregate-interval", "0"},
@@ -446,6 +450,7 @@ END $$`)
 			{"-n", "-M", "prepared", "-f", badsql, "-t", "1"},
 			{"-n", "-M", "extended", "-f", badparam, "-D", "v=1a", "-t", "1"},
 			{"-n", "-M", "prepared", "-f", badparam, "-D", "v=100000", "-t", "1"},
+			{"-n", "-f", longsql, "-t", "1"}, {"-n", "-f", longearly, "-t", "1"}, {"-n", "-f", longmid, "-t", "1"},
 			// -s with the builtins: pgbench warns it reads the tables' scale
 			{"-n", "-s", "5", "-S", "-t", "2"}, {"-n", "-s", "1", "-S", "-t", "2"},
 		}

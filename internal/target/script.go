@@ -247,17 +247,16 @@ func (p *pgConn) Statement(ctx context.Context, mode QueryMode, name, sql string
 		f.SendSync(&s.sync)
 	case QueryPrepared:
 		sd, err := p.prepare(s, pc, name, sql)
-		var pgErr *pgconn.PgError
-		if err != nil && !errors.As(err, &pgErr) {
-			return ctxErr(ctx, err)
-		}
-		if err != nil {
+		switch {
+		case err == nil:
+			fields = sd.Fields
+		case refusedPrepare(err):
 			// pgbench reports a PREPARE the server refused and executes
 			// the statement all the same: the server's answer to that
 			// is the statement's error.
 			prepErr = err
-		} else {
-			fields = sd.Fields
+		default:
+			return ctxErr(ctx, err)
 		}
 		s.bind.PreparedStatement, s.bind.Parameters = name, params
 		f.SendBind(&s.bind)
@@ -275,6 +274,13 @@ func (p *pgConn) Statement(ctx context.Context, mode QueryMode, name, sql string
 		err = pooledPrepareError(err, name, true)
 	}
 	return ctxErr(ctx, err)
+}
+
+// refusedPrepare reports whether the server refused a statement (not a
+// name a pooler's other session had prepared).
+func refusedPrepare(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code != "42P05"
 }
 
 // PrepareError is a statement the server refused to prepare and that was
