@@ -318,6 +318,31 @@ func (o *pgbenchOpts) parse(args []string) error {
 	case fs.Changed("sampling-rate") && (o.samplingRate <= 0 || o.samplingRate > 1):
 		return badOption("invalid sampling rate: \"%s\"", o.samplingArg)
 	}
+	if err := setup.CheckPartitionMethod(w.Setup.PartitionMethod); err != nil {
+		return err
+	}
+	arg, from := o.randomSeed, "--random-seed option"
+	given := fs.Changed("random-seed")
+	if !given {
+		arg, given = os.LookupEnv("PGBENCH_RANDOM_SEED")
+		from = "PGBENCH_RANDOM_SEED environment variable"
+	}
+	if !given {
+		arg = "time"
+	}
+	seed, err := prng.ParseSeed(arg)
+	if err != nil {
+		pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
+		var se *prng.SeedError
+		if errors.As(err, &se) {
+			pe.more = "pgbench: detail: " + se.Detail() + "\npgbench: error: error while setting random seed from " + from + "\n"
+		}
+		return pe
+	}
+	w.RandomSeed = &seed
+	if given {
+		o.seedInfo = fmt.Sprintf("pgbench: setting random seed to %d", seed)
+	}
 	// then the scripts (pgbench reads them as it meets them)
 	if len(w.Sources) == 0 && !o.init {
 		w.Sources = []script.Source{{Builtin: true, Arg: "tpcb-like"}}
@@ -370,28 +395,6 @@ func (o *pgbenchOpts) parse(args []string) error {
 	}
 	if o.maxTries == 0 {
 		o.maxTries = math.MaxInt32
-	}
-	arg, from := o.randomSeed, "--random-seed option"
-	given := fs.Changed("random-seed")
-	if !given {
-		arg, given = os.LookupEnv("PGBENCH_RANDOM_SEED")
-		from = "PGBENCH_RANDOM_SEED environment variable"
-	}
-	if !given {
-		arg = "time"
-	}
-	seed, err := prng.ParseSeed(arg)
-	if err != nil {
-		pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
-		var se *prng.SeedError
-		if errors.As(err, &se) {
-			pe.more = "pgbench: detail: " + se.Detail() + "\npgbench: error: error while setting random seed from " + from + "\n"
-		}
-		return pe
-	}
-	w.RandomSeed = &seed
-	if given {
-		o.seedInfo = fmt.Sprintf("pgbench: setting random seed to %d", seed)
 	}
 	w.ScaleGiven = fs.Changed("scale")
 	w.Threads = o.threads
@@ -495,7 +498,11 @@ func (o *pgbenchOpts) target() string {
 
 func (a *app) pgbench(ctx context.Context, args []string) error {
 	o := newPgbenchOpts()
-	if err := o.parse(args); err != nil {
+	err := o.parse(args)
+	if o.seedInfo != "" {
+		fmt.Fprintln(a.stderr, o.seedInfo) // pgbench says so before checking more
+	}
+	if err != nil {
 		return a.pgbenchFail(err)
 	}
 	switch {
@@ -511,7 +518,7 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 	case o.showScript != "":
 		text, err := pgscript.ShowBuiltin(o.showScript)
 		if err != nil {
-			return a.pgbenchFail(&pgbenchError{msg: err.Error(), code: pgbenchBad})
+			return a.pgbenchFail(&pgbenchError{msg: err.Error(), code: pgbenchBad, more: pgscript.ListBuiltins()})
 		}
 		fmt.Fprint(a.stderr, text)
 		return nil
@@ -527,9 +534,6 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 				a.status(msg)
 			}
 		},
-	}
-	if o.seedInfo != "" {
-		fmt.Fprintln(a.stderr, o.seedInfo)
 	}
 	if o.init {
 		return a.pgbenchInit(ctx, spec, o)

@@ -441,6 +441,7 @@ END $$`)
 			{"-S", "-F", "90"}, {"-I", "dtg"}, {"-N", "--foreign-keys"}, {"-i", "-S"}, {"-i", "--log-prefix=x"},
 			{"--log-prefix=x"}, {"-l", "-T", "1", "--aggregate-interval=3"}, manyScripts(129),
 			{"--exit-on-abort"}, // PostgreSQL 16's
+			{"--partition-method=x"}, {"--show-script=nosuch"}, {"-i", "--random-seed=1"},
 			// a database that does not exist, a socket nobody listens on
 			{"-t", "1", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
 			{"-i", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
