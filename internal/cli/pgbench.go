@@ -48,7 +48,6 @@ type pgbenchOpts struct {
 	rate, latencyLimit                   float64
 	connect, perCommand, log             bool
 	noVacuum, vacuumAll                  bool
-	selectOnly, skipUpdates              bool
 	failuresDetailed, verboseErrors      bool
 	progressTimestamp                    bool
 	perClientInt                         *int
@@ -117,8 +116,8 @@ func newPgbenchOpts() *pgbenchOpts {
 	w.Setup.PartitionMethod = ""                               // pgbench's default: an explicit one needs --partitions
 	fs.VarP(sourceValue(w, true), "builtin", "b", `add builtin script NAME weighted at W ("-b list" lists them)`)
 	fs.VarP(sourceValue(w, false), "file", "f", "add script FILENAME weighted at W")
-	fs.BoolVarP(&o.skipUpdates, "skip-some-updates", "N", false, `skip updates of pgbench_tellers and pgbench_branches (same as "-b simple-update")`)
-	fs.BoolVarP(&o.selectOnly, "select-only", "S", false, `perform SELECT-only transactions (same as "-b select-only")`)
+	fs.VarPF(builtinSwitch(w, "simple-update"), "skip-some-updates", "N", `skip updates of pgbench_tellers and pgbench_branches (same as "-b simple-update")`).NoOptDefVal = "true"
+	fs.VarPF(builtinSwitch(w, "select-only"), "select-only", "S", `perform SELECT-only transactions (same as "-b select-only")`).NoOptDefVal = "true"
 	fs.VarP(o.intValue(&o.clients, "-c/--clients", 1, math.MaxInt32, 1), "client", "c", "number of concurrent database clients")
 	fs.BoolVarP(&o.connect, "connect", "C", false, "establish new connection for each transaction")
 	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "define variable for use by custom script (VARNAME=VALUE)")
@@ -260,6 +259,28 @@ func (f *sourceFlagValue) Set(v string) error {
 	return nil
 }
 
+// builtinSwitch is -S or -N: a builtin script added where the switch
+// stands among -f and -b, as pgbench numbers its scripts.
+func builtinSwitch(w *script.Workload, name string) pflag.Value {
+	return &switchValue{w: w, name: name}
+}
+
+type switchValue struct {
+	w    *script.Workload
+	name string
+}
+
+func (s *switchValue) String() string   { return "false" }
+func (s *switchValue) Type() string     { return "bool" }
+func (s *switchValue) IsBoolFlag() bool { return true }
+func (s *switchValue) Set(v string) error {
+	if on, err := strconv.ParseBool(v); err != nil || !on {
+		return err
+	}
+	s.w.Sources = append(s.w.Sources, script.Source{Builtin: true, Arg: s.name})
+	return nil
+}
+
 // pgbenchError is printed as pgbench prints its errors.
 type pgbenchError struct {
 	msg  string
@@ -298,12 +319,6 @@ func (o *pgbenchOpts) parse(args []string) error {
 	if len(w.Sources) == 1 && w.Sources[0].Builtin && w.Sources[0].Arg == "list" {
 		o.listOnly = true
 		return nil
-	}
-	if o.selectOnly {
-		w.Sources = append(w.Sources, script.Source{Builtin: true, Arg: "select-only"})
-	}
-	if o.skipUpdates {
-		w.Sources = append(w.Sources, script.Source{Builtin: true, Arg: "simple-update"})
 	}
 	// what pgbench checks while reading the options
 	switch {

@@ -442,6 +442,8 @@ END $$`)
 			{"--log-prefix=x"}, {"-l", "-T", "1", "--aggregate-interval=3"}, manyScripts(129),
 			{"--exit-on-abort"}, // PostgreSQL 16's
 			{"--partition-method=x"}, {"--show-script=nosuch"}, {"-i", "--random-seed=1"},
+			// -S and -N number their scripts where they stand
+			{"-n", "-S", "-b", "tpcb-like@2", "-N", "-t", "6", "--random-seed", "3"},
 			// a database that does not exist, a socket nobody listens on
 			{"-t", "1", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
 			{"-i", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
