@@ -146,8 +146,6 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.StringVarP(&o.host, "host", "h", "", "database server host or socket directory")
 	fs.StringVarP(&o.port, "port", "p", "", "database server port number")
 	fs.StringVarP(&o.user, "username", "U", "", "connect as specified database user")
-	fs.BoolVarP(&o.version, "version", "V", false, "output version information, then exit")
-	fs.BoolVarP(&o.help, "help", "?", false, "show this help, then exit")
 	fs.StringVar(&o.db, "db", "", "txnbench: the database as txnbench names it: a postgres:// URL, sqlite:PATH or temp-postgres")
 	fs.StringVar(&o.via, "via", job.Direct, "txnbench: direct, pgbouncer (a throwaway PgBouncer) or a pooler's postgres:// URL")
 	fs.StringVar(&o.json, "json", "", "txnbench: write the full result as JSON to this file")
@@ -227,6 +225,9 @@ func (v *cNumValue) Set(arg string) error {
 // getopt words them for pgbench.
 func getoptError(err error) error {
 	msg := err.Error()
+	if errors.Is(err, pflag.ErrHelp) { // --help, not first
+		msg = "unknown flag: --help"
+	}
 	if m := regexp.MustCompile(`^unknown flag: (--\S+)`).FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("unrecognized option '%s'", m[1])
 	} else if m := regexp.MustCompile(`^unknown shorthand flag: '(.)'`).FindStringSubmatch(msg); m != nil {
@@ -301,6 +302,17 @@ func badOption(format string, args ...any) error {
 
 // parse reads the command line and checks it as pgbench does.
 func (o *pgbenchOpts) parse(args []string) error {
+	// pgbench knows --help and --version only as its first argument
+	if len(args) > 0 {
+		switch args[0] {
+		case "--help", "-?":
+			o.help = true
+			return nil
+		case "--version", "-V":
+			o.version = true
+			return nil
+		}
+	}
 	if err := o.fs.Parse(args); err != nil {
 		if o.optErr != nil {
 			return o.optErr

@@ -444,6 +444,8 @@ END $$`)
 			{"--partition-method=x"}, {"--show-script=nosuch"}, {"-i", "--random-seed=1"},
 			// -S and -N number their scripts where they stand
 			{"-n", "-S", "-b", "tpcb-like@2", "-N", "-t", "6", "--random-seed", "3"},
+			// --help and --version only come first
+			{"-n", "--help"}, {"-n", "-?"}, {"-n", "--version"}, {"-n", "-V"},
 			// a database that does not exist, a socket nobody listens on
 			{"-t", "1", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
 			{"-i", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
