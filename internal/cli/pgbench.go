@@ -114,8 +114,8 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.BoolVar(&w.Setup.Unlogged, "unlogged-tables", false, "create tables as unlogged tables")
 	w.Flags(pflag.NewFlagSet("unused", pflag.ContinueOnError)) // defaults only
 	w.Setup.PartitionMethod = ""                               // pgbench's default: an explicit one needs --partitions
-	fs.VarP(sourceValue(w, true), "builtin", "b", `add builtin script NAME weighted at W ("-b list" lists them)`)
-	fs.VarP(sourceValue(w, false), "file", "f", "add script FILENAME weighted at W")
+	fs.VarP(o.sourceValue(true), "builtin", "b", `add builtin script NAME weighted at W ("-b list" lists them)`)
+	fs.VarP(o.sourceValue(false), "file", "f", "add script FILENAME weighted at W")
 	fs.VarPF(builtinSwitch(w, "simple-update"), "skip-some-updates", "N", `skip updates of pgbench_tellers and pgbench_branches (same as "-b simple-update")`).NoOptDefVal = "true"
 	fs.VarPF(builtinSwitch(w, "select-only"), "select-only", "S", `perform SELECT-only transactions (same as "-b select-only")`).NoOptDefVal = "true"
 	fs.VarP(o.intValue(&o.clients, "-c/--clients", 1, math.MaxInt32, 1), "client", "c", "number of concurrent database clients")
@@ -243,20 +243,40 @@ func getoptError(err error) error {
 }
 
 // sourceValue keeps -f and -b in command-line order, as pgbench numbers
-// its scripts.
-func sourceValue(w *script.Workload, builtin bool) pflag.Value {
-	return &sourceFlagValue{w: w, builtin: builtin}
+// its scripts, and reads each where it stands, as pgbench does: a script's
+// error comes before those of the options after it, and "-b list" ends
+// the reading.
+func (o *pgbenchOpts) sourceValue(builtin bool) pflag.Value {
+	return &sourceFlagValue{o: o, builtin: builtin}
 }
 
 type sourceFlagValue struct {
-	w       *script.Workload
+	o       *pgbenchOpts
 	builtin bool
 }
+
+// errListed stops reading the options at "-b list".
+var errListed = errors.New("-b list")
 
 func (f *sourceFlagValue) String() string { return "" }
 func (f *sourceFlagValue) Type() string   { return "NAME[@W]" }
 func (f *sourceFlagValue) Set(v string) error {
-	f.w.Sources = append(f.w.Sources, script.Source{Builtin: f.builtin, Arg: v})
+	if f.builtin && v == "list" {
+		f.o.listOnly = true
+		return errListed
+	}
+	src := script.Source{Builtin: f.builtin, Arg: v}
+	f.o.w.Sources = append(f.o.w.Sources, src)
+	if name, _, _ := pgscript.ParseWeighted(v); name == "-" && !f.builtin {
+		return nil // standard input is read once, with the others
+	}
+	if _, err := script.Load(src); err != nil {
+		e := scriptError(err)
+		if f.o.optErr == nil {
+			f.o.optErr = e
+		}
+		return e
+	}
 	return nil
 }
 
@@ -314,6 +334,9 @@ func (o *pgbenchOpts) parse(args []string) error {
 		}
 	}
 	if err := o.fs.Parse(args); err != nil {
+		if o.listOnly {
+			return nil
+		}
 		if o.optErr != nil {
 			return o.optErr
 		}
@@ -328,8 +351,7 @@ func (o *pgbenchOpts) parse(args []string) error {
 	if o.help || o.version || o.showScript != "" {
 		return nil
 	}
-	if len(w.Sources) == 1 && w.Sources[0].Builtin && w.Sources[0].Arg == "list" {
-		o.listOnly = true
+	if o.listOnly {
 		return nil
 	}
 	// what pgbench checks while reading the options
@@ -456,10 +478,15 @@ func (o *pgbenchOpts) anyChanged(names []string) bool {
 // loadScripts reads and checks the scripts, the defines and the mode,
 // with pgbench's messages.
 func (o *pgbenchOpts) loadScripts() error {
-	err := o.w.Validate()
-	if err == nil {
-		return nil
+	if err := o.w.Validate(); err != nil {
+		return scriptError(err)
 	}
+	return nil
+}
+
+// scriptError words a script's error as pgbench does, with the lines it
+// adds: a parse error's context, the builtins after an unknown one.
+func scriptError(err error) error {
 	pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
 	var parseErr *pgscript.ParseError
 	var builtinErr *pgscript.BuiltinError

@@ -446,6 +446,9 @@ END $$`)
 			{"-n", "-S", "-b", "tpcb-like@2", "-N", "-t", "6", "--random-seed", "3"},
 			// --help and --version only come first
 			{"-n", "--help"}, {"-n", "-?"}, {"-n", "--version"}, {"-n", "-V"},
+			// scripts are read where they stand among the options
+			{"-f", "nosuch.sql", "-c", "0"}, {"-c", "0", "-f", "nosuch.sql"}, {"-b", "list", "-c", "0"},
+			{"-b", "nosuch", "-M", "bogus"}, {"-f", syn, "-R", "0"},
 			// a database that does not exist, a socket nobody listens on
 			{"-t", "1", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
 			{"-i", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
