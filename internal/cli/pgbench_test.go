@@ -333,6 +333,7 @@ END $$`)
 			{"-n", "-f", open, "-t", "10"},
 			{"-n", "-f", retry, "-t", "3", "--max-tries", "2", "--failures-detailed"},
 			{"-n", "-f", retry, "-f", open, "-t", "1", "--max-tries", "3", "--random-seed", "5"},
+			{"-n", "-r", "-f", retry, "-f", open, "-t", "1", "--max-tries", "3", "--random-seed", "5"},
 			{"-n", "-f", div, "-t", "2", "--max-tries", "2", "--failures-detailed", "-R", "100", "-L", "50"},
 			// --verbose-errors: each serialization error, retried or not
 			{"-n", "--verbose-errors", "-f", retry, "-t", "3", "--max-tries", "2"},

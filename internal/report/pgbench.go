@@ -156,16 +156,15 @@ func Pgbench(w io.Writer, r *result.Result, p PgbenchRun) {
 			retried = p.ScriptRetried[i]
 		}
 		counts(w, " - ", p, o.Count+failures(*o)+o.Skipped, failures(*o), o.Errors["serialization"], o.Errors["deadlock"], retried, o.Retries)
-		if o.Count+o.Skipped == 0 {
-			continue // as for the whole run: nothing more to report
-		}
 		skipped(w, " - ", p, o.Skipped, o.Count+failures(*o)+o.Skipped)
 		if p.LatencyLimitMS > 0 {
 			fmt.Fprintf(w, " - number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)\n",
 				p.LatencyLimitMS, o.Late, o.Count, pct(o.Late, o.Count))
 		}
-		fmt.Fprintf(w, " - latency average = %.3f ms\n", o.Mean)
-		fmt.Fprintf(w, " - latency stddev = %.3f ms\n", o.Hist.StdDev())
+		if o.Count > 0 { // pgbench has no latencies of a script that never ran
+			fmt.Fprintf(w, " - latency average = %.3f ms\n", o.Mean)
+			fmt.Fprintf(w, " - latency stddev = %.3f ms\n", o.Hist.StdDev())
+		}
 		if p.PerCommand {
 			commands(w, " - ", r, s, p.MaxTries)
 		}
