@@ -147,7 +147,9 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 4 regression found by diff, 130 interrupted (results still printed and saved).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("txnbench {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.pgbenchCommand(), a.reportCommand(), a.diffCommand(), &cobra.Command{
 		Use:   "version",

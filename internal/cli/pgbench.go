@@ -8,11 +8,11 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"os/user"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -48,9 +48,8 @@ type pgbenchOpts struct {
 	rate, latencyLimit                   float64
 	connect, perCommand, log             bool
 	noVacuum, vacuumAll                  bool
-	selectOnly, skipUpdates              bool
 	failuresDetailed, verboseErrors      bool
-	exitOnAbort, progressTimestamp       bool
+	progressTimestamp                    bool
 	perClientInt                         *int
 	seedInfo                             string // pgbench's "setting random seed" line
 	maxTries                             int
@@ -69,7 +68,15 @@ type pgbenchOpts struct {
 	// txnbench's own
 	db, via, json, pgBin string
 	pgConf               []string
+	output               string // --pgbench-output: txnbench or strict
 }
+
+// pgbenchCompat is the pgbench release whose behaviour txnbench pgbench
+// implements.
+const pgbenchCompat = "15.18"
+
+// pgbenchVersion is the client version pgbench prints, naming txnbench.
+func pgbenchVersion() string { return pgbenchCompat + " (txnbench " + version() + ")" }
 
 func (a *app) pgbenchCommand() *cobra.Command {
 	return &cobra.Command{
@@ -107,10 +114,10 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.BoolVar(&w.Setup.Unlogged, "unlogged-tables", false, "create tables as unlogged tables")
 	w.Flags(pflag.NewFlagSet("unused", pflag.ContinueOnError)) // defaults only
 	w.Setup.PartitionMethod = ""                               // pgbench's default: an explicit one needs --partitions
-	fs.VarP(sourceValue(w, true), "builtin", "b", `add builtin script NAME weighted at W ("-b list" lists them)`)
-	fs.VarP(sourceValue(w, false), "file", "f", "add script FILENAME weighted at W")
-	fs.BoolVarP(&o.skipUpdates, "skip-some-updates", "N", false, `skip updates of pgbench_tellers and pgbench_branches (same as "-b simple-update")`)
-	fs.BoolVarP(&o.selectOnly, "select-only", "S", false, `perform SELECT-only transactions (same as "-b select-only")`)
+	fs.VarP(o.sourceValue(true), "builtin", "b", `add builtin script NAME weighted at W ("-b list" lists them)`)
+	fs.VarP(o.sourceValue(false), "file", "f", "add script FILENAME weighted at W")
+	fs.VarPF(builtinSwitch(w, "simple-update"), "skip-some-updates", "N", `skip updates of pgbench_tellers and pgbench_branches (same as "-b simple-update")`).NoOptDefVal = "true"
+	fs.VarPF(builtinSwitch(w, "select-only"), "select-only", "S", `perform SELECT-only transactions (same as "-b select-only")`).NoOptDefVal = "true"
 	fs.VarP(o.intValue(&o.clients, "-c/--clients", 1, math.MaxInt32, 1), "client", "c", "number of concurrent database clients")
 	fs.BoolVarP(&o.connect, "connect", "C", false, "establish new connection for each transaction")
 	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "define variable for use by custom script (VARNAME=VALUE)")
@@ -135,18 +142,17 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.Var(atofValue(&o.samplingRate, &o.samplingArg), "sampling-rate", "fraction of transactions to log (e.g., 0.01 for 1%)")
 	fs.StringVar(&o.showScript, "show-script", "", "show builtin script code, then exit")
 	fs.BoolVar(&o.verboseErrors, "verbose-errors", false, "print messages of all errors")
-	fs.BoolVar(&o.exitOnAbort, "exit-on-abort", false, "exit when any client is aborted")
 	fs.BoolVarP(&o.debug, "debug", "d", false, "print debugging output")
 	fs.StringVarP(&o.host, "host", "h", "", "database server host or socket directory")
 	fs.StringVarP(&o.port, "port", "p", "", "database server port number")
 	fs.StringVarP(&o.user, "username", "U", "", "connect as specified database user")
-	fs.BoolVarP(&o.version, "version", "V", false, "output version information, then exit")
-	fs.BoolVarP(&o.help, "help", "?", false, "show this help, then exit")
 	fs.StringVar(&o.db, "db", "", "txnbench: the database as txnbench names it: a postgres:// URL, sqlite:PATH or temp-postgres")
 	fs.StringVar(&o.via, "via", job.Direct, "txnbench: direct, pgbouncer (a throwaway PgBouncer) or a pooler's postgres:// URL")
 	fs.StringVar(&o.json, "json", "", "txnbench: write the full result as JSON to this file")
 	fs.StringVar(&o.pgBin, "pg-bin", "", "txnbench: directory with initdb and postgres for temp-postgres")
 	fs.StringArrayVar(&o.pgConf, "pg-conf", nil, "txnbench: server setting key=value for temp-postgres (repeatable)")
+	fs.BoolVar(&o.w.NoInit, "no-init", false, "txnbench: on temp-postgres, do not create pgbench's tables for custom scripts")
+	fs.StringVar(&o.output, "pgbench-output", "txnbench", "txnbench: txnbench (pgbench's report plus percentiles and the balance check) or strict (pgbench's lines only)")
 	o.perClientInt = &perClient
 	return o
 }
@@ -219,6 +225,9 @@ func (v *cNumValue) Set(arg string) error {
 // getopt words them for pgbench.
 func getoptError(err error) error {
 	msg := err.Error()
+	if errors.Is(err, pflag.ErrHelp) { // --help, not first
+		msg = "unknown flag: --help"
+	}
 	if m := regexp.MustCompile(`^unknown flag: (--\S+)`).FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("unrecognized option '%s'", m[1])
 	} else if m := regexp.MustCompile(`^unknown shorthand flag: '(.)'`).FindStringSubmatch(msg); m != nil {
@@ -234,20 +243,62 @@ func getoptError(err error) error {
 }
 
 // sourceValue keeps -f and -b in command-line order, as pgbench numbers
-// its scripts.
-func sourceValue(w *script.Workload, builtin bool) pflag.Value {
-	return &sourceFlagValue{w: w, builtin: builtin}
+// its scripts, and reads each where it stands, as pgbench does: a script's
+// error comes before those of the options after it, and "-b list" ends
+// the reading.
+func (o *pgbenchOpts) sourceValue(builtin bool) pflag.Value {
+	return &sourceFlagValue{o: o, builtin: builtin}
 }
 
 type sourceFlagValue struct {
-	w       *script.Workload
+	o       *pgbenchOpts
 	builtin bool
 }
+
+// errListed stops reading the options at "-b list".
+var errListed = errors.New("-b list")
 
 func (f *sourceFlagValue) String() string { return "" }
 func (f *sourceFlagValue) Type() string   { return "NAME[@W]" }
 func (f *sourceFlagValue) Set(v string) error {
-	f.w.Sources = append(f.w.Sources, script.Source{Builtin: f.builtin, Arg: v})
+	if f.builtin && v == "list" {
+		f.o.listOnly = true
+		return errListed
+	}
+	src := script.Source{Builtin: f.builtin, Arg: v}
+	f.o.w.Sources = append(f.o.w.Sources, src)
+	if name, _, _ := pgscript.ParseWeighted(v); name == "-" && !f.builtin {
+		return nil // standard input is read once, with the others
+	}
+	if _, err := script.Load(src); err != nil {
+		e := scriptError(err)
+		if f.o.optErr == nil {
+			f.o.optErr = e
+		}
+		return e
+	}
+	return nil
+}
+
+// builtinSwitch is -S or -N: a builtin script added where the switch
+// stands among -f and -b, as pgbench numbers its scripts.
+func builtinSwitch(w *script.Workload, name string) pflag.Value {
+	return &switchValue{w: w, name: name}
+}
+
+type switchValue struct {
+	w    *script.Workload
+	name string
+}
+
+func (s *switchValue) String() string   { return "false" }
+func (s *switchValue) Type() string     { return "bool" }
+func (s *switchValue) IsBoolFlag() bool { return true }
+func (s *switchValue) Set(v string) error {
+	if on, err := strconv.ParseBool(v); err != nil || !on {
+		return err
+	}
+	s.w.Sources = append(s.w.Sources, script.Source{Builtin: true, Arg: s.name})
 	return nil
 }
 
@@ -271,7 +322,21 @@ func badOption(format string, args ...any) error {
 
 // parse reads the command line and checks it as pgbench does.
 func (o *pgbenchOpts) parse(args []string) error {
+	// pgbench knows --help and --version only as its first argument
+	if len(args) > 0 {
+		switch args[0] {
+		case "--help", "-?":
+			o.help = true
+			return nil
+		case "--version", "-V":
+			o.version = true
+			return nil
+		}
+	}
 	if err := o.fs.Parse(args); err != nil {
+		if o.listOnly {
+			return nil
+		}
 		if o.optErr != nil {
 			return o.optErr
 		}
@@ -279,72 +344,33 @@ func (o *pgbenchOpts) parse(args []string) error {
 	}
 	fs, w := o.fs, o.w
 	o.perClient = int64(*o.perClientInt)
-	if fs.NArg() > 1 {
-		return &pgbenchError{msg: fmt.Sprintf("too many command-line arguments (first is \"%s\")", fs.Arg(1)), code: pgbenchBad, hint: true}
-	}
 	o.dbname = fs.Arg(0)
+	if o.output != "txnbench" && o.output != "strict" {
+		return badOption("invalid --pgbench-output \"%s\": choose txnbench or strict", o.output)
+	}
 	if o.help || o.version || o.showScript != "" {
 		return nil
 	}
-	if len(w.Sources) == 1 && w.Sources[0].Builtin && w.Sources[0].Arg == "list" {
-		o.listOnly = true
+	if o.listOnly {
 		return nil
 	}
-	if o.selectOnly {
-		w.Sources = append(w.Sources, script.Source{Builtin: true, Arg: "select-only"})
-	}
-	if o.skipUpdates {
-		w.Sources = append(w.Sources, script.Source{Builtin: true, Arg: "simple-update"})
-	}
+	// what pgbench checks while reading the options
 	switch {
 	case fs.Changed("db") && o.db == "": // an unset variable
 		return badOption("--db is empty: give a postgres:// URL, sqlite:PATH or temp-postgres, or leave --db out")
 	case fs.Changed("protocol") && w.Mode != "simple" && w.Mode != "extended" && w.Mode != "prepared":
 		return badOption("invalid query mode (-M): \"%s\"", w.Mode)
-	case fs.Changed("time") && fs.Changed("transactions"):
-		return badOption("specify either a number of transactions (-t) or a duration (-T), not both")
 	case fs.Changed("rate") && o.rate <= 0:
 		return badOption("invalid rate limit: \"%s\"", o.rateArg)
 	case fs.Changed("latency-limit") && o.latencyLimit <= 0:
 		return badOption("invalid latency limit: \"%s\"", o.latencyArg)
 	case o.maxTries < 0:
 		return badOption("invalid number of maximum tries: \"%s\"", o.triesArg)
-	case o.maxTries == 0 && o.latencyLimit == 0 && o.duration == 0:
-		return badOption("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)")
-	case o.aggInterval > 0 && !o.log:
-		return badOption("log aggregation is allowed only when actually logging transactions")
 	case fs.Changed("sampling-rate") && (o.samplingRate <= 0 || o.samplingRate > 1):
 		return badOption("invalid sampling rate: \"%s\"", o.samplingArg)
-	case o.samplingRate > 0 && !o.log:
-		return badOption("log sampling (--sampling-rate) is allowed only when logging transactions (-l)")
-	case o.samplingRate > 0 && o.aggInterval > 0:
-		return badOption("log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time")
-	case o.aggInterval > 0 && o.duration > 0 && o.duration%o.aggInterval != 0:
-		return badOption("duration (%d) must be a multiple of aggregation interval (%d)", o.duration, o.aggInterval)
-	case o.progressTimestamp && o.progress == 0:
-		return badOption("--progress-timestamp is allowed only under --progress")
 	}
-	if o.init {
-		if len(w.Sources) > 0 || fs.Changed("client") || fs.Changed("time") || fs.Changed("transactions") {
-			return badOption("some of the specified options cannot be used in initialization (-i) mode")
-		}
-		w.Setup.NoVacuum = o.noVacuum
-		if err := w.Setup.Validate(); err != nil {
-			return err // a *setup.Error: pgbenchFail prints its detail and hint
-		}
-		return nil
-	}
-	if len(w.Sources) == 0 {
-		w.Sources = []script.Source{{Builtin: true, Arg: "tpcb-like"}}
-	}
-	if o.duration == 0 && o.perClient == 0 {
-		o.perClient = 10
-	}
-	if o.threads > o.clients {
-		o.threads = o.clients // pgbench: no more threads than clients
-	}
-	if o.maxTries == 0 {
-		o.maxTries = math.MaxInt32
+	if err := setup.CheckPartitionMethod(w.Setup.PartitionMethod); err != nil {
+		return err
 	}
 	arg, from := o.randomSeed, "--random-seed option"
 	given := fs.Changed("random-seed")
@@ -368,22 +394,94 @@ func (o *pgbenchOpts) parse(args []string) error {
 	if given {
 		o.seedInfo = fmt.Sprintf("pgbench: setting random seed to %d", seed)
 	}
+	// then the scripts (pgbench reads them as it meets them)
+	if len(w.Sources) == 0 && !o.init {
+		w.Sources = []script.Source{{Builtin: true, Arg: "tpcb-like"}}
+	}
+	if len(w.Sources) > 0 {
+		if err := o.loadScripts(); err != nil {
+			return err
+		}
+	}
+	if fs.NArg() > 1 {
+		return &pgbenchError{msg: fmt.Sprintf("too many command-line arguments (first is \"%s\")", fs.Arg(1)), code: pgbenchBad, hint: true}
+	}
+	if o.init {
+		if o.anyChanged(benchmarkingOptions) {
+			return badOption("some of the specified options cannot be used in initialization (-i) mode")
+		}
+		w.Setup.NoVacuum = o.noVacuum
+		if err := w.Setup.Validate(); err != nil {
+			return err // a *setup.Error: pgbenchFail prints its detail and hint
+		}
+		return nil
+	}
+	switch {
+	case o.anyChanged(initializationOptions):
+		return badOption("some of the specified options cannot be used in benchmarking mode")
+	case fs.Changed("time") && fs.Changed("transactions"):
+		return badOption("specify either a number of transactions (-t) or a duration (-T), not both")
+	case o.samplingRate > 0 && !o.log:
+		return badOption("log sampling (--sampling-rate) is allowed only when logging transactions (-l)")
+	case o.samplingRate > 0 && o.aggInterval > 0:
+		return badOption("log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time")
+	case o.aggInterval > 0 && !o.log:
+		return badOption("log aggregation is allowed only when actually logging transactions")
+	case fs.Changed("log-prefix") && !o.log:
+		return badOption("log file prefix (--log-prefix) is allowed only when logging transactions (-l)")
+	case o.duration > 0 && o.aggInterval > o.duration:
+		return badOption("number of seconds for aggregation (%d) must not be higher than test duration (%d)", o.aggInterval, o.duration)
+	case o.aggInterval > 0 && o.duration > 0 && o.duration%o.aggInterval != 0:
+		return badOption("duration (%d) must be a multiple of aggregation interval (%d)", o.duration, o.aggInterval)
+	case o.progressTimestamp && o.progress == 0:
+		return badOption("--progress-timestamp is allowed only under --progress")
+	case o.maxTries == 0 && o.latencyLimit == 0 && o.duration == 0:
+		return badOption("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)")
+	}
+	if o.duration == 0 && o.perClient == 0 {
+		o.perClient = 10
+	}
+	if o.threads > o.clients {
+		o.threads = o.clients // pgbench: no more threads than clients
+	}
+	if o.maxTries == 0 {
+		o.maxTries = math.MaxInt32
+	}
 	w.ScaleGiven = fs.Changed("scale")
 	w.Threads = o.threads
 	w.MaxTries = o.maxTries
+	w.VerboseErrors = o.verboseErrors
+	w.Debug = o.debug
 	w.Vacuum, w.VacuumAll = !o.noVacuum, o.vacuumAll
 	w.NoAutoInit = true
-	if err := w.Validate(); err != nil {
-		pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
-		var parseErr *pgscript.ParseError
-		var builtinErr *pgscript.BuiltinError
-		switch {
-		case errors.As(err, &parseErr):
-			pe.more = parseErr.Detail()
-		case errors.As(err, &builtinErr):
-			pe.more = pgscript.ListBuiltins()
+	return nil
+}
+
+// benchmarkingOptions and initializationOptions are the options pgbench
+// accepts only when benchmarking, or only with -i.
+var (
+	benchmarkingOptions = []string{"builtin", "client", "connect", "define", "file", "jobs", "log", "latency-limit",
+		"protocol", "skip-some-updates", "progress", "report-per-command", "rate", "select-only", "transactions", "time",
+		"vacuum-all", "sampling-rate", "aggregate-interval", "progress-timestamp", "log-prefix", "random-seed",
+		"failures-detailed", "max-tries", "verbose-errors"}
+	initializationOptions = []string{"fillfactor", "init-steps", "quiet", "unlogged-tables", "tablespace",
+		"index-tablespace", "foreign-keys", "partitions", "partition-method"}
+)
+
+func (o *pgbenchOpts) anyChanged(names []string) bool {
+	for _, n := range names {
+		if o.fs.Changed(n) {
+			return true
 		}
-		return pe
+	}
+	return false
+}
+
+// loadScripts reads and checks the scripts, the defines and the mode,
+// with pgbench's messages.
+func (o *pgbenchOpts) loadScripts() error {
+	if err := o.w.Validate(); err != nil {
+		return scriptError(err)
 	}
 	return o.checkBounds()
 }
@@ -403,6 +501,21 @@ func (o *pgbenchOpts) checkBounds() error {
 		return checkOutFile("--json", o.json)
 	}
 	return nil
+}
+
+// scriptError words a script's error as pgbench does, with the lines it
+// adds: a parse error's context, the builtins after an unknown one.
+func scriptError(err error) error {
+	pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
+	var parseErr *pgscript.ParseError
+	var builtinErr *pgscript.BuiltinError
+	switch {
+	case errors.As(err, &parseErr):
+		pe.more = parseErr.Detail()
+	case errors.As(err, &builtinErr):
+		pe.more = pgscript.ListBuiltins()
+	}
+	return pe
 }
 
 func cmpOr(a, b string) string {
@@ -442,7 +555,12 @@ func (o *pgbenchOpts) target() string {
 		q.Del("dbname")
 	}
 	if db == "" {
-		db = cmpOr(os.Getenv("PGDATABASE"), cmpOr(o.user, os.Getenv("PGUSER")))
+		// pgbench's default: not -U, but the environment's or the
+		// system's user name
+		db = cmpOr(os.Getenv("PGDATABASE"), os.Getenv("PGUSER"))
+		if u, err := user.Current(); db == "" && err == nil {
+			db = u.Username
+		}
 	}
 	u := "postgres:///" + url.PathEscape(db)
 	if len(q) > 0 {
@@ -453,16 +571,19 @@ func (o *pgbenchOpts) target() string {
 
 func (a *app) pgbench(ctx context.Context, args []string) error {
 	o := newPgbenchOpts()
-	if err := o.parse(args); err != nil {
+	err := o.parse(args)
+	if o.seedInfo != "" {
+		fmt.Fprintln(a.stderr, o.seedInfo) // pgbench says so before checking more
+	}
+	if err != nil {
 		return a.pgbenchFail(err)
 	}
 	switch {
 	case o.help:
-		fmt.Fprintln(a.stdout, "txnbench pgbench runs pgbench's benchmarks, with pgbench's options.\n\nUsage:\n  txnbench pgbench [OPTION]... [DBNAME]\n\nOptions:")
-		fmt.Fprint(a.stdout, o.fs.FlagUsages())
+		printPgbenchHelp(a.stdout, o.fs)
 		return nil
 	case o.version:
-		fmt.Fprintf(a.stdout, "pgbench (txnbench %s)\n", version())
+		fmt.Fprintf(a.stdout, "pgbench (PostgreSQL) %s\n", pgbenchVersion())
 		return nil
 	case o.listOnly:
 		fmt.Fprint(a.stderr, pgscript.ListBuiltins())
@@ -470,7 +591,7 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 	case o.showScript != "":
 		text, err := pgscript.ShowBuiltin(o.showScript)
 		if err != nil {
-			return a.pgbenchFail(&pgbenchError{msg: err.Error(), code: pgbenchBad})
+			return a.pgbenchFail(&pgbenchError{msg: err.Error(), code: pgbenchBad, more: pgscript.ListBuiltins()})
 		}
 		fmt.Fprint(a.stderr, text)
 		return nil
@@ -479,13 +600,13 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 		DB: o.target(), PGBin: o.pgBin, PGConf: o.pgConf, Name: "script", Workload: o.w,
 		Pooler: job.Pooler{Via: o.via, Mode: "transaction", Size: 20}, Args: os.Args, Version: version(),
 		Log: func(msg string) {
-			if !strings.HasPrefix(msg, "using the existing") {
+			switch {
+			case strings.HasPrefix(msg, "scale option ignored"):
+				a.status("pgbench: warning: " + msg)
+			case !strings.HasPrefix(msg, "using the existing"):
 				a.status(msg)
 			}
 		},
-	}
-	if o.seedInfo != "" {
-		fmt.Fprintln(a.stderr, o.seedInfo)
 	}
 	if o.init {
 		return a.pgbenchInit(ctx, spec, o)
@@ -520,18 +641,27 @@ func (a *app) pgbenchFail(err error) error {
 	return exitError{code: pe.code}
 }
 
+// pgbenchConnectFail prints a failure to connect as pgbench does: libpq's
+// message, then what pgbench could not do without the connection.
+func (a *app) pgbenchConnectFail(err error, what string) error {
+	if msg, ok := target.LibpqConnectMessage(err); ok {
+		return a.pgbenchFail(&pgbenchError{msg: msg, code: pgbenchBad, more: "pgbench: error: " + what + "\n"})
+	}
+	return a.pgbenchFail(err)
+}
+
 func (a *app) pgbenchInit(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
 	if spec.DB == job.TempPostgres {
 		return a.pgbenchFail(badOption("initialising temp-postgres would be thrown away at exit: run with -s instead, which initialises it first"))
 	}
 	db, err := job.Open(ctx, spec, 1)
 	if err != nil {
-		return a.pgbenchFail(err)
+		return a.pgbenchConnectFail(err, "could not create connection for initialization")
 	}
 	defer db.Close()
 	c, err := db.Connect(ctx)
 	if err != nil {
-		return a.pgbenchFail(target.ConnectError(db.URL, err))
+		return a.pgbenchConnectFail(err, "could not create connection for initialization")
 	}
 	defer c.Close(context.Background())
 	if err := setup.Run(ctx, c, db.Dialect(), o.w.Setup, a.stderr); err != nil {
@@ -575,35 +705,39 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	}
 	db, err := job.Open(ctx, spec, spec.ServerConnections())
 	if err != nil {
-		return a.pgbenchFail(err)
+		return a.pgbenchConnectFail(err, "could not create connection for setup")
 	}
 	defer db.Close()
 	d := db.Dialect()
-	fmt.Fprintf(a.stdout, "pgbench (txnbench %s, server %s %s)\n", version(), d.Name, d.Version)
+	if d.Name == "PostgreSQL" && d.Version == pgbenchCompat {
+		fmt.Fprintf(a.stdout, "pgbench (%s)\n", pgbenchVersion())
+	} else {
+		fmt.Fprintf(a.stdout, "pgbench (%s, server %s %s)\n", pgbenchVersion(), d.Name, d.Version)
+	}
 
+	if o.debug {
+		host, port, dbName := target.LibpqConnInfo(db.URL)
+		what, n := "nxacts", o.perClient
+		if o.duration > 0 {
+			what, n = "duration", int64(o.duration)
+		}
+		fmt.Fprintf(a.stderr, "pgbench: pghost: %s pgport: %s nclients: %d %s: %d dbName: %s\n", host, port, o.clients, what, n, dbName)
+	}
 	logs, err := newTxnLog(o, os.Getpid())
 	if err != nil {
 		return a.pgbenchFail(err)
 	}
-	// --exit-on-abort: the first aborted client stops the run.
-	runCtx, stopRun := context.WithCancel(ctx)
-	defer stopRun()
-	var exitedOnAbort atomic.Int64 // 1 + the thread whose client aborted
 	spec.Runner.OnCycle = func(e runner.CycleEvent) {
-		if o.exitOnAbort && e.Err != nil && !target.Classify(e.Err).Retryable() {
-			exitedOnAbort.CompareAndSwap(0, int64(script.ThreadOf(e.Client, o.clients, o.threads)+1))
-			stopRun()
-		}
 		tally.add(e)
 		logs.add(e)
-		if e.Err != nil && (!target.Classify(e.Err).Retryable() || o.verboseErrors) {
-			// the interpreter's errors carry pgbench's lines
-			for _, line := range strings.Split(e.Err.Error(), "\n") {
-				fmt.Fprintln(stderr, "pgbench: error: "+a.redact(line))
+		if e.Err != nil && !target.Classify(e.Err).Retryable() {
+			// the interpreter's errors carry pgbench's messages
+			for _, msg := range pgbenchMessages(e.Err) {
+				fmt.Fprintln(stderr, "pgbench: error: "+a.redact(msg))
 			}
 		}
 	}
-	r, err := job.Run(runCtx, spec, db)
+	r, err := job.Run(ctx, spec, db)
 	if cerr := logs.close(); cerr != nil && err == nil {
 		err = cerr
 	}
@@ -617,7 +751,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		Scale: o.w.Scale(), Mode: o.w.Mode, Threads: o.threads, MaxTries: o.maxTries, Unlimited: o.maxTries == math.MaxInt32,
 		DurationS: o.duration, PerClient: o.perClient, Connect: o.connect, FailuresDetailed: o.failuresDetailed,
 		PerCommand: o.perCommand, Rate: o.rate, LatencyLimitMS: o.latencyLimit, Progress: o.progress > 0,
-		Retried: tally.total, ScriptRetried: tally.perScript,
+		Retried: tally.total, ScriptRetried: tally.perScript, Strict: o.output == "strict",
 	}
 	names := o.w.OpNames()
 	for i, s := range o.w.Scripts() {
@@ -628,7 +762,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		run.Scripts = append(run.Scripts, ps)
 	}
 	report.Pgbench(a.stdout, r, run)
-	if r.Invariants != nil && len(r.Invariants.Items) > 0 && o.w.ChecksInvariants() {
+	if r.Invariants != nil && len(r.Invariants.Items) > 0 && o.w.ChecksInvariants() && !run.Strict {
 		report.Invariants(a.stdout, r)
 	}
 	if o.json != "" {
@@ -639,8 +773,6 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	switch {
 	case err != nil:
 		return a.pgbenchFail(err)
-	case exitedOnAbort.Load() > 0:
-		return a.pgbenchFail(&pgbenchError{msg: fmt.Sprintf("Run was aborted due to an error in thread %d", exitedOnAbort.Load()-1), code: pgbenchAborted})
 	case r.Interrupted:
 		return exitError{code: ExitInterrupted}
 	case r.AbortedClients > 0:
@@ -649,6 +781,17 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 		return exitError{code: ExitInvariants, msg: "invariants violated: the balances did not move together (see the check above)"}
 	}
 	return nil
+}
+
+// pgbenchMessages are the messages pgbench logs for a client's error,
+// each after "pgbench: error: " (further lines of a message, such as the
+// server's DETAIL, without it).
+func pgbenchMessages(err error) []string {
+	var l interface{ Lines() []string }
+	if errors.As(err, &l) {
+		return l.Lines()
+	}
+	return []string{err.Error()}
 }
 
 // retryTally counts transactions retried at least once, overall and per

@@ -317,10 +317,115 @@ INSERT INTO vals VALUES (':who', :client_id, :n, :a, :g, :z, :x, :h, :p, :m, :f,
 		}
 	})
 
+	t.Run("numbers", func(t *testing.T) {
+		// issue 12: a transaction block left open counts the transaction,
+		// then aborts the client; retried transactions and retries agree;
+		// a percentage of nothing is pgbench's NaN only when strict.
+		e.exec(t, `CREATE SEQUENCE retry_seq; CREATE FUNCTION fail_odd() RETURNS int LANGUAGE plpgsql AS $$
+BEGIN
+  IF nextval('retry_seq') % 2 = 1 THEN RAISE EXCEPTION 'retry me' USING ERRCODE = 'serialization_failure'; END IF;
+  RETURN 1;
+END $$`)
+		open := e.write(t, "open.sql", "BEGIN;\nSELECT 1;\n")
+		retry := e.write(t, "retry.sql", "SELECT fail_odd();\n")
+		div := e.write(t, "div0.sql", "SELECT 1/0;\n")
+		cases := [][]string{
+			{"-n", "-f", open, "-t", "10"},
+			{"-n", "-f", retry, "-t", "3", "--max-tries", "2", "--failures-detailed"},
+			{"-n", "-f", retry, "-f", open, "-t", "1", "--max-tries", "3", "--random-seed", "5"},
+			{"-n", "-r", "-f", retry, "-f", open, "-t", "1", "--max-tries", "3", "--random-seed", "5"},
+			{"-n", "-f", div, "-t", "2", "--max-tries", "2", "--failures-detailed", "-R", "100", "-L", "50"},
+			// --verbose-errors: each serialization error, retried or not
+			{"-n", "--verbose-errors", "-f", retry, "-t", "3", "--max-tries", "2"},
+			{"-n", "--verbose-errors", "-f", retry, "-t", "2"},
+		}
+		for _, c := range cases {
+			name := strings.Join(c, " ")
+			args := append(append([]string{}, c...), e.url)
+			e.exec(t, "SELECT setval('retry_seq', 2, false)")
+			pc, pout, perr := e.pgbench(t, args...)
+			e.exec(t, "SELECT setval('retry_seq', 2, false)")
+			tc, tout, terr := e.txnbench(t, append([]string{"--pgbench-output=strict"}, args...)...)
+			if pc != tc {
+				t.Errorf("%s: exit %d, pgbench %d\n%s\n%s", name, tc, pc, terr, perr)
+			}
+			if p, g := errLines(perr), errLines(terr); p != g {
+				t.Errorf("%s: stderr differs:\npgbench:\n%s\ntxnbench:\n%s", name, p, g)
+			}
+			compareReports(t, pout, tout, "number of transactions actually processed", "number of transactions skipped")
+			if strings.Contains(tout, "percentiles") {
+				t.Errorf("%s: strict output has txnbench's percentiles:\n%s", name, tout)
+			}
+			_, tout, _ = e.txnbench(t, args...)
+			if strings.Contains(tout, "NaN") {
+				t.Errorf("%s: NaN in the report:\n%s", name, tout)
+			}
+		}
+	})
+
+	t.Run("version", func(t *testing.T) {
+		// pgbench's first word, program and release, then its build
+		_, pout, _ := e.pgbench(t, "--version")
+		release := regexp.MustCompile(`^pgbench \(PostgreSQL\) [0-9]+\.[0-9]+ `)
+		for _, args := range [][]string{{"pgbench", "--version"}, {"pgbench", "-V"}} {
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+			out, err := cmd.Output()
+			if err != nil || release.FindString(string(out)) != release.FindString(pout) || !strings.Contains(string(out), "(txnbench ") {
+				t.Errorf("%v: %q (%v), pgbench %q", args, out, err, pout)
+			}
+		}
+		cmd := exec.Command(os.Args[0], "--version")
+		cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+		if out, err := cmd.Output(); err != nil || !strings.HasPrefix(string(out), "txnbench ") {
+			t.Errorf("txnbench --version: %q (%v)", out, err)
+		}
+	})
+
+	t.Run("debug", func(t *testing.T) {
+		// --debug's lines, once each: pgbench prints "receiving" as
+		// often as its socket wakes it
+		cond := e.write(t, "cond.sql", "\\set x 1\n\\if :x = 1\nSELECT 1;\n\\else\nSELECT 2;\n\\endif\n\\sleep 1 ms\n")
+		for _, c := range [][]string{
+			{"-d", "-n", "-S", "-t", "2", "-c", "2", "--random-seed", "7"},
+			{"-d", "-n", "-M", "prepared", "-S", "-T", "1", "--random-seed", "7"},
+			{"-d", "-n", "-M", "extended", "-f", cond, "-t", "1"},
+		} {
+			args := append(append([]string{}, c...), e.url)
+			_, _, perr := e.pgbench(t, args...)
+			_, _, terr := e.txnbench(t, args...)
+			if p, g := debugLines(perr), debugLines(terr); p != g {
+				t.Errorf("%v: --debug lines differ:\npgbench:\n%s\ntxnbench:\n%s", c, p, g)
+			}
+		}
+	})
+
+	t.Run("help", func(t *testing.T) {
+		// pgbench's sections and options, line for line, up to where
+		// pgbench names where to report bugs: txnbench's own options
+		// come there, then its address.
+		_, pout, _ := e.pgbench(t, "--help")
+		cmd := exec.Command(os.Args[0], "pgbench", "--help")
+		cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+		out, err := cmd.Output()
+		tout := strings.ReplaceAll(string(out), "txnbench pgbench", "pgbench")
+		p, _, _ := strings.Cut(pout, "Report bugs to")
+		g, own, _ := strings.Cut(tout, "txnbench options:\n")
+		if err != nil || p != g || !strings.Contains(own, "--pgbench-output") || !strings.Contains(own, "Report bugs to") {
+			t.Errorf("--help (%v):\n%s\npgbench's:\n%s", err, out, pout)
+		}
+	})
+
 	t.Run("errors", func(t *testing.T) {
 		syn := e.write(t, "syn.sql", "\\set x 1 +\nSELECT 1;\n")
 		div := e.write(t, "div.sql", "\\set x 1 / 0\n")
 		sqldiv := e.write(t, "sqldiv.sql", "SELECT 1/0;\n")
+		badsql := e.write(t, "badsql.sql", "SELECT 1;\nSELECT 1,\n  FROM nowhere;\n")
+		badparam := e.write(t, "badparam.sql", "SELECT :v::smallint;\n")
+		// libpq cuts a long line around the error, and shows tabs as spaces
+		longsql := e.write(t, "long.sql", "SELECT\taaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg, hhhhhhhhhh FROM FROM x;\n")
+		longearly := e.write(t, "longearly.sql", "SELECT 1 +, aaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg;\n")
+		longmid := e.write(t, "longmid.sql", "SELECT aaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg, hhhhhhhhhh, iiiiiiiiii, jjjjjjjjjj FROM FROM x, kkkkkkkkkk, llllllllll, mmmmmmmmmm, nnnnnnnnnn;\n")
 		cases := [][]string{
 			{"-c", "0"}, {"-c", "x"}, {"-j", "0"}, {"-t", "0"}, {"-T", "0"}, {"-P", "0"}, {"-s", "0"},
 			{"-R", "0"}, {"-R", "x"}, {"-L", "x"}, {"--max-tries", "-1"}, {"--aggregate-interval", "0"},
@@ -332,14 +437,39 @@ INSERT INTO vals VALUES (':who', :client_id, :n, :a, :g, :z, :x, :h, :p, :m, :f,
 			{"-f", syn}, {"-n", "-f", div, "-t", "2"}, {"-n", "-f", sqldiv, "-t", "2", "-c", "2"},
 			{"-b", "list"}, {"--show-script=tpcb"},
 			{"-t", "1", strings.Replace(e.url, "/postgres?", "/template1?", 1)},
+			// issue 12: refused before connecting, as pgbench refuses them
+			{"-n", "-b", "se@0", "-b", "si@0", "-b", "tpcb@0", "-T", "2"}, {"-b", "se@0", "x"},
+			{"-S", "-F", "90"}, {"-I", "dtg"}, {"-N", "--foreign-keys"}, {"-i", "-S"}, {"-i", "--log-prefix=x"},
+			{"--log-prefix=x"}, {"-l", "-T", "1", "--aggregate-interval=3"}, manyScripts(129),
+			{"--exit-on-abort"}, // PostgreSQL 16's
+			{"--partition-method=x"}, {"--show-script=nosuch"}, {"-i", "--random-seed=1"},
+			// -S and -N number their scripts where they stand
+			{"-n", "-S", "-b", "tpcb-like@2", "-N", "-t", "6", "--random-seed", "3"},
+			// --help and --version only come first
+			{"-n", "--help"}, {"-n", "-?"}, {"-n", "--version"}, {"-n", "-V"},
+			// scripts are read where they stand among the options
+			{"-f", "nosuch.sql", "-c", "0"}, {"-c", "0", "-f", "nosuch.sql"}, {"-b", "list", "-c", "0"},
+			{"-b", "nosuch", "-M", "bogus"}, {"-f", syn, "-R", "0"},
+			// a database that does not exist, a socket nobody listens on
+			{"-t", "1", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
+			{"-i", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
+			{"-t", "1", "-h", e.dir, "-p", "1", "nosuchdb"},
+			// server errors in full: LINE and caret, CONTEXT; a refused PREPARE
+			{"-n", "-f", badsql, "-t", "1"}, {"-n", "-M", "extended", "-f", badsql, "-t", "1"},
+			{"-n", "-M", "prepared", "-f", badsql, "-t", "1"},
+			{"-n", "-M", "extended", "-f", badparam, "-D", "v=1a", "-t", "1"},
+			{"-n", "-M", "prepared", "-f", badparam, "-D", "v=100000", "-t", "1"},
+			{"-n", "-f", longsql, "-t", "1"}, {"-n", "-f", longearly, "-t", "1"}, {"-n", "-f", longmid, "-t", "1"},
+			// -s with the builtins: pgbench warns it reads the tables' scale
+			{"-n", "-s", "5", "-S", "-t", "2"}, {"-n", "-s", "1", "-S", "-t", "2"},
 		}
 		for _, c := range cases {
 			args := append([]string{}, c...)
-			if !strings.Contains(strings.Join(c, " "), "template1") && c[len(c)-1] != "-t" {
+			if !namesDatabase(c) && c[len(c)-1] != "-t" {
 				args = append(args, e.url)
 			}
 			pc, pout, perr := e.pgbench(t, args...)
-			tc, tout, terr := e.txnbench(t, args...)
+			tc, tout, terr := e.txnbench(t, append([]string{"--pgbench-output=strict"}, args...)...)
 			name := strings.Join(c, " ")
 			if pc != tc {
 				t.Errorf("%s: exit %d, pgbench %d", name, tc, pc)
@@ -354,6 +484,39 @@ INSERT INTO vals VALUES (':who', :client_id, :n, :a, :g, :z, :x, :h, :p, :m, :f,
 	})
 }
 
+// debugLines are the distinct "pgbench: " lines of stderr, sorted.
+func debugLines(stderr string) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "pgbench: ") && !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+// manyScripts is -b select-only n times.
+func manyScripts(n int) []string {
+	var args []string
+	for range n {
+		args = append(args, "-b", "select-only")
+	}
+	return args
+}
+
+// namesDatabase reports whether a command line names its own server.
+func namesDatabase(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || strings.HasPrefix(a, "postgres") {
+			return true
+		}
+	}
+	return false
+}
+
 func abs(x float64) float64 {
 	if x < 0 {
 		return -x
@@ -362,12 +525,12 @@ func abs(x float64) float64 {
 }
 
 // errLines is stderr without what differs by name or by nature: the
-// program's path in getopt's messages, the --help hint's command, the
-// vacuum line and the server's LINE/caret context of a message.
+// program's path in getopt's messages, the --help hint's command and the
+// vacuum line.
 func errLines(s string) string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		if strings.HasPrefix(l, "LINE ") || strings.TrimSpace(l) == "^" || strings.HasPrefix(l, "starting vacuum") ||
+		if strings.HasPrefix(l, "starting vacuum") ||
 			strings.HasPrefix(l, "pgbench: setting random seed") {
 			continue
 		}
@@ -506,7 +669,11 @@ func TestPgbenchInit(t *testing.T) {
 	e := &pgbenchEnv{bin: bin, cl: cl, url: cl.URL(), dir: t.TempDir()}
 	mask := regexp.MustCompile(`[0-9]+\.[0-9]+ s`)
 	for _, args := range [][]string{{"-i", "-s", "1"}, {"-i", "-s", "1", "-I", "dtGvpf", "--foreign-keys"}, {"-i", "-q", "--unlogged-tables", "--partitions", "3"}} {
+		// from no tables each: DROP TABLE IF EXISTS then sends its NOTICEs
+		drop := "DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"
+		e.exec(t, drop)
 		pc, pout, perr := e.pgbench(t, append(args, e.url)...)
+		e.exec(t, drop)
 		tc, tout, terr := e.txnbench(t, append(args, e.url)...)
 		if pc != tc || pout != tout {
 			t.Errorf("%v: exit %d stdout %q, pgbench %d %q", args, tc, tout, pc, pout)
@@ -515,9 +682,7 @@ func TestPgbenchInit(t *testing.T) {
 		clean := func(s string) string {
 			var out []string
 			for _, l := range strings.Split(strings.ReplaceAll(s, "\r", "\n"), "\n") {
-				// pgbench prints the server's NOTICEs (DROP TABLE IF EXISTS);
-				// txnbench's connections drop them (internal/target).
-				if strings.Contains(l, "tuples (") || l == "" || strings.HasPrefix(l, "NOTICE:  ") {
+				if strings.Contains(l, "tuples (") || l == "" {
 					continue
 				}
 				out = append(out, mask.ReplaceAllString(l, "N s"))
@@ -559,5 +724,26 @@ func TestRunScript(t *testing.T) {
 		if args[0] == "study" && !strings.Contains(out+stderr, "clients=2") {
 			t.Errorf("%v: output:\n%s\n%s", args, out, stderr)
 		}
+	}
+}
+
+// TestPgbenchCustomScriptOnTempPostgres: a throwaway server gets pgbench's
+// tables at -s for custom scripts too, unless --no-init (issue 12).
+func TestPgbenchCustomScriptOnTempPostgres(t *testing.T) {
+	testutil.NeedPostgres(t)
+	mix := filepath.Join(t.TempDir(), "mix.sql")
+	os.WriteFile(mix, []byte("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644)
+
+	code, out, stderr := runMain("pgbench", "--db", "temp-postgres", "-s", "1", "-f", mix, "-t", "5")
+	if code != 0 || !strings.Contains(out, "number of transactions actually processed: 5/5") {
+		t.Errorf("pgbench -f on temp-postgres: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr = runMain("pgbench", "--db", "temp-postgres", "--no-init", "-f", mix, "-t", "1")
+	if code != 2 || !strings.Contains(stderr, `relation "pgbench_accounts" does not exist`) {
+		t.Errorf("--no-init: exit %d, want 2 and the missing table\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr = runMain("run", "script", "-f", mix, "--db", "temp-postgres", "--iterations", "5")
+	if code != 0 || strings.Contains(stderr, "using the existing") || !strings.Contains(stderr, "creating the pgbench tables at scale 1") {
+		t.Errorf("run script on temp-postgres: exit %d\n%s\n%s", code, out, stderr)
 	}
 }

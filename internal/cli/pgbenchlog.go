@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/txnbench/txnbench/internal/pgbench/prng"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
 	"github.com/txnbench/txnbench/internal/workload/script"
 )
 
@@ -115,7 +117,7 @@ func (l *txnLog) add(e runner.CycleEvent) {
 	switch {
 	case e.Skipped:
 		what = "skipped"
-	case e.Err != nil:
+	case e.Err != nil && !errors.Is(e.Err, workload.ErrAbortAfter):
 		what = "failed"
 		if l.o.failuresDetailed {
 			switch target.Classify(e.Err) {

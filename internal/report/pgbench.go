@@ -30,6 +30,9 @@ type PgbenchRun struct {
 	// script (the Result counts retries, not retried transactions).
 	Retried       int64
 	ScriptRetried []int64
+	// Strict prints only pgbench's lines, as pgbench prints them: no
+	// percentiles, and NaN for a percentage of nothing.
+	Strict bool
 }
 
 // PgbenchScript is one script as pgbench names it.
@@ -48,14 +51,16 @@ func Pgbench(w io.Writer, r *result.Result, p PgbenchRun) {
 	if cycle == nil {
 		cycle = &result.Op{Hist: metrics.NewHist()}
 	}
-	var failed, serial, deadlock int64
+	var failed, serial, deadlock, retries int64
 	for _, o := range r.Ops {
 		if o.Kind == "" {
 			failed += failures(o)
 			serial += o.Errors["serialization"]
 			deadlock += o.Errors["deadlock"]
+			retries += o.Retries // the scripts' ops count them, not the cycle's
 		}
 	}
+	pct := percent(p.Strict)
 	processed := cycle.Count
 	total := processed + failed + cycle.Skipped
 	if len(p.Scripts) == 1 {
@@ -77,10 +82,11 @@ func Pgbench(w io.Writer, r *result.Result, p PgbenchRun) {
 		fmt.Fprintf(w, "number of transactions per client: %d\n", p.PerClient)
 		fmt.Fprintf(w, "number of transactions actually processed: %d/%d\n", processed, p.PerClient*int64(r.Config.Clients))
 	}
-	counts(w, "", p, total, failed, serial, deadlock, p.Retried, cycle)
-	if processed == 0 {
+	counts(w, "", p, total, failed, serial, deadlock, p.Retried, retries)
+	if processed+cycle.Skipped == 0 {
 		return // pgbench stops here: nothing ran to report on
 	}
+	skipped(w, "", p, cycle.Skipped, total)
 	if p.LatencyLimitMS > 0 {
 		fmt.Fprintf(w, "number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)\n",
 			p.LatencyLimitMS, cycle.Late, processed, pct(cycle.Late, processed))
@@ -118,8 +124,10 @@ func Pgbench(w io.Writer, r *result.Result, p PgbenchRun) {
 		fmt.Fprintf(w, "initial connection time = %.3f ms\n", connect)
 		fmt.Fprintf(w, "tps = %f (without initial connection time)\n", tps)
 	}
-	fmt.Fprintf(w, "latency percentiles: p50 = %.3f ms, p90 = %.3f ms, p95 = %.3f ms, p99 = %.3f ms, max = %.3f ms\n",
-		cycle.P50, cycle.P90, cycle.P95, cycle.P99, cycle.Max)
+	if !p.Strict {
+		fmt.Fprintf(w, "latency percentiles: p50 = %.3f ms, p90 = %.3f ms, p95 = %.3f ms, p99 = %.3f ms, max = %.3f ms\n",
+			cycle.P50, cycle.P90, cycle.P95, cycle.P99, cycle.Max)
+	}
 
 	if len(p.Scripts) == 1 {
 		if p.PerCommand {
@@ -147,22 +155,26 @@ func Pgbench(w io.Writer, r *result.Result, p PgbenchRun) {
 		if i < len(p.ScriptRetried) {
 			retried = p.ScriptRetried[i]
 		}
-		counts(w, " - ", p, o.Count+failures(*o)+o.Skipped, failures(*o), o.Errors["serialization"], o.Errors["deadlock"], retried, o)
+		counts(w, " - ", p, o.Count+failures(*o)+o.Skipped, failures(*o), o.Errors["serialization"], o.Errors["deadlock"], retried, o.Retries)
+		skipped(w, " - ", p, o.Skipped, o.Count+failures(*o)+o.Skipped)
 		if p.LatencyLimitMS > 0 {
 			fmt.Fprintf(w, " - number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)\n",
 				p.LatencyLimitMS, o.Late, o.Count, pct(o.Late, o.Count))
 		}
-		fmt.Fprintf(w, " - latency average = %.3f ms\n", o.Mean)
-		fmt.Fprintf(w, " - latency stddev = %.3f ms\n", o.Hist.StdDev())
+		if o.Count > 0 { // pgbench has no latencies of a script that never ran
+			fmt.Fprintf(w, " - latency average = %.3f ms\n", o.Mean)
+			fmt.Fprintf(w, " - latency stddev = %.3f ms\n", o.Hist.StdDev())
+		}
 		if p.PerCommand {
 			commands(w, " - ", r, s, p.MaxTries)
 		}
 	}
 }
 
-// counts writes the failed, retried and skipped lines of the whole run or
-// of one script.
-func counts(w io.Writer, prefix string, p PgbenchRun, total, failed, serial, deadlock, retried int64, o *result.Op) {
+// counts writes the failed and retried lines of the whole run or of one
+// script.
+func counts(w io.Writer, prefix string, p PgbenchRun, total, failed, serial, deadlock, retried, retries int64) {
+	pct := percent(p.Strict)
 	fmt.Fprintf(w, "%snumber of failed transactions: %d (%.3f%%)\n", prefix, failed, pct(failed, total))
 	if p.FailuresDetailed {
 		fmt.Fprintf(w, "%snumber of serialization failures: %d (%.3f%%)\n", prefix, serial, pct(serial, total))
@@ -170,10 +182,14 @@ func counts(w io.Writer, prefix string, p PgbenchRun, total, failed, serial, dea
 	}
 	if p.MaxTries != 1 {
 		fmt.Fprintf(w, "%snumber of transactions retried: %d (%.3f%%)\n", prefix, retried, pct(retried, total))
-		fmt.Fprintf(w, "%stotal number of retries: %d\n", prefix, o.Retries)
+		fmt.Fprintf(w, "%stotal number of retries: %d\n", prefix, retries)
 	}
+}
+
+// skipped writes the line of transactions skipped for the latency limit.
+func skipped(w io.Writer, prefix string, p PgbenchRun, skipped, total int64) {
 	if p.Rate > 0 && p.LatencyLimitMS > 0 {
-		fmt.Fprintf(w, "%snumber of transactions skipped: %d (%.3f%%)\n", prefix, o.Skipped, pct(o.Skipped, total))
+		fmt.Fprintf(w, "%snumber of transactions skipped: %d (%.3f%%)\n", prefix, skipped, percent(p.Strict)(skipped, total))
 	}
 }
 
@@ -210,7 +226,13 @@ func failures(o result.Op) int64 {
 	return n
 }
 
-// pct is n as a percentage of of; NaN when of is 0, as pgbench prints it.
-func pct(n, of int64) float64 {
-	return 100 * float64(n) / float64(of)
+// percent returns what writes n as a percentage of of: 0 when of is 0,
+// or NaN as pgbench prints it when strict.
+func percent(strict bool) func(n, of int64) float64 {
+	return func(n, of int64) float64 {
+		if of == 0 && !strict {
+			return 0
+		}
+		return 100 * float64(n) / float64(of)
+	}
 }

@@ -408,7 +408,7 @@ func (r *run) client(id int) {
 		latency := time.Since(start)
 		if r.counted(start) {
 			r.slow.endCycle(id, r.cycle, start, latency, err)
-			if err == nil {
+			if err == nil || errors.Is(err, workload.ErrAbortAfter) {
 				r.rec.Record(r.cycle, id, latency)
 				if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
 					r.counts.late[r.cycle].Add(1)
@@ -533,15 +533,15 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 	}
 	for try := 1; ; try++ {
 		err := op.Run(c.ops, conn)
-		if err == nil {
-			c.conns.Put(conn, false)
+		if err == nil || errors.Is(err, workload.ErrAbortAfter) {
+			c.conns.Put(conn, err != nil)
 			c.fails = 0
 			if c.counted(start) {
 				lat := time.Since(from)
 				c.rec.Record(opIdx, c.id, lat)
 				c.slow.op(c.id, opIdx, from, lat, conn)
 			}
-			return try - 1, nil
+			return try - 1, err
 		}
 		if c.ops.Err() != nil {
 			c.conns.Put(conn, true)

@@ -227,6 +227,7 @@ func (p *pgConn) Statement(ctx context.Context, mode QueryMode, name, sql string
 	// tag and column names of every result.
 	f := pc.Frontend()
 	var fields []pgconn.FieldDescription
+	var prepErr error
 	switch mode {
 	case QuerySimple:
 		if len(params) > 0 {
@@ -246,10 +247,17 @@ func (p *pgConn) Statement(ctx context.Context, mode QueryMode, name, sql string
 		f.SendSync(&s.sync)
 	case QueryPrepared:
 		sd, err := p.prepare(s, pc, name, sql)
-		if err != nil {
+		switch {
+		case err == nil:
+			fields = sd.Fields
+		case refusedPrepare(err):
+			// pgbench reports a PREPARE the server refused and executes
+			// the statement all the same: the server's answer to that
+			// is the statement's error.
+			prepErr = err
+		default:
 			return ctxErr(ctx, err)
 		}
-		fields = sd.Fields
 		s.bind.PreparedStatement, s.bind.Parameters = name, params
 		f.SendBind(&s.bind)
 		f.SendExecute(&s.execute)
@@ -259,11 +267,29 @@ func (p *pgConn) Statement(ctx context.Context, mode QueryMode, name, sql string
 	}
 	s.bind.Parameters = nil
 	err := s.roundTrip(pc, fields, rows)
-	if mode == QueryPrepared {
+	switch {
+	case prepErr != nil && err != nil:
+		err = &PrepareError{Prepare: prepErr, Err: err}
+	case mode == QueryPrepared:
 		err = pooledPrepareError(err, name, true)
 	}
 	return ctxErr(ctx, err)
 }
+
+// refusedPrepare reports whether the server refused a statement (not a
+// name a pooler's other session had prepared).
+func refusedPrepare(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code != "42P05"
+}
+
+// PrepareError is a statement the server refused to prepare and that was
+// executed all the same, as pgbench does: Prepare is the refusal, Err the
+// execution's error (which it wraps).
+type PrepareError struct{ Prepare, Err error }
+
+func (e *PrepareError) Error() string { return e.Err.Error() }
+func (e *PrepareError) Unwrap() error { return e.Err }
 
 var errCopy = errors.New("COPY is not supported in pgbench, aborting")
 

@@ -25,6 +25,11 @@ type Op struct {
 // that client and counts it as aborted; the others go on.
 var ErrAbortClient = errors.New("client aborted")
 
+// ErrAbortAfter marks an op that completed but left its client unable to
+// go on (a pgbench script ending inside a transaction block): the runner
+// counts the op as done, then stops the client. It wraps ErrAbortClient.
+var ErrAbortAfter = fmt.Errorf("%w after its transaction", ErrAbortClient)
+
 // Chooser is implemented by a Client whose cycle runs one of its ops,
 // chosen anew each cycle (pgbench's weighted scripts), rather than all of
 // them in order. Choose is called before NextCycle and returns an index

@@ -20,6 +20,9 @@ type Error struct {
 	// Cause is what pgbench logs on the line before, e.g. `undefined
 	// variable "x"`, or nil.
 	Cause error
+	// Completed marks an error found after the script's transaction
+	// completed: it counts as done, and then the client aborts.
+	Completed bool
 }
 
 // Lines are what pgbench logs for the error, each after "pgbench: error: "
@@ -45,10 +48,14 @@ func (e *Error) Error() string { return strings.Join(e.Lines(), "\n") }
 
 // Unwrap gives workload.ErrAbortClient and the cause.
 func (e *Error) Unwrap() []error {
-	if e.Cause == nil {
-		return []error{workload.ErrAbortClient}
+	abort := workload.ErrAbortClient
+	if e.Completed {
+		abort = workload.ErrAbortAfter
 	}
-	return []error{workload.ErrAbortClient, e.Cause}
+	if e.Cause == nil {
+		return []error{abort}
+	}
+	return []error{abort, e.Cause}
 }
 
 // SQLError is an SQL command that failed. Err is the driver's error, so
@@ -59,32 +66,36 @@ type SQLError struct {
 	Client, Script, Command int
 	Query                   int // which statement of a \; compound
 	Err                     error
+	SQL                     string // the text sent, which the server's positions point into
 }
 
-// Error is pgbench's line: for a retryable error the one --verbose-errors
-// prints, for the others the one pgbench aborts the client with.
-func (e *SQLError) Error() string {
+// Lines are pgbench's messages, each logged after "pgbench: error: ": for
+// a retryable error the one --verbose-errors prints, for the others the
+// one pgbench aborts the client with, after the error of a PREPARE that
+// failed. A message holds the server's further lines (LINE, DETAIL, ...).
+func (e *SQLError) Lines() []string {
 	if target.Classify(e.Err).Retryable() {
-		return fmt.Sprintf("client %d got an error in command %d (SQL) of script %d; %s", e.Client, e.Command, e.Script, resultMessage(e.Err))
+		return []string{fmt.Sprintf("client %d got an error in command %d (SQL) of script %d; %s", e.Client, e.Command, e.Script, resultMessage(e.Err, e.SQL))}
 	}
-	return fmt.Sprintf("client %d script %d aborted in command %d query %d: %s", e.Client, e.Script, e.Command, e.Query, resultMessage(e.Err))
+	var lines []string
+	var pe *target.PrepareError
+	if errors.As(e.Err, &pe) {
+		lines = append(lines, resultMessage(pe.Prepare, e.SQL))
+	}
+	return append(lines, fmt.Sprintf("client %d script %d aborted in command %d query %d: %s", e.Client, e.Script, e.Command, e.Query, resultMessage(e.Err, e.SQL)))
 }
+
+// Error is Lines joined by newlines.
+func (e *SQLError) Error() string { return strings.Join(e.Lines(), "\n") }
 
 func (e *SQLError) Unwrap() error { return e.Err }
 
-// resultMessage is a server error as libpq's PQresultErrorMessage puts it
-// (first lines only): "ERROR:  message", then DETAIL and HINT lines.
-func resultMessage(err error) string {
+// resultMessage is a server error as libpq's PQresultErrorMessage puts it,
+// without its last newline.
+func resultMessage(err error, sql string) string {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return err.Error()
 	}
-	s := pe.Severity + ":  " + pe.Message
-	if pe.Detail != "" {
-		s += "\nDETAIL:  " + pe.Detail
-	}
-	if pe.Hint != "" {
-		s += "\nHINT:  " + pe.Hint
-	}
-	return s
+	return strings.TrimSuffix(target.LibpqResultMessage(pe, sql), "\n")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -37,6 +38,9 @@ type Config struct {
 	// OnCommand, when set, sees the time each executed command took
 	// (pgbench -r), from the client's goroutine.
 	OnCommand func(client, script, cmd int, d time.Duration)
+	// Debug writes pgbench's --debug lines to Stderr: each script
+	// started, meta command executed and statement sent.
+	Debug bool
 
 	once sync.Once
 	prog *program
@@ -190,6 +194,8 @@ type Client struct {
 	needSnap bool
 
 	script, cmd int // the command running, for debug() and errors
+
+	debugPrepared map[string]bool // statements --debug said it prepared
 
 	params  [][]byte
 	sqlBuf  []byte
@@ -349,6 +355,9 @@ func (c *Client) run(ctx context.Context, conn target.ScriptConn, si int) error 
 	cmds := c.cfg.Scripts[si].Commands
 	comp := c.p.scripts[si]
 	c.script = si
+	if c.cfg.Debug {
+		c.debugf("client %d executing script \"%s\"", c.id, c.cfg.Scripts[si].Desc)
+	}
 	timed := c.cfg.OnCommand != nil
 	var t0 time.Time
 	for i := 0; i < len(cmds); {
@@ -377,9 +386,18 @@ func (c *Client) run(ctx context.Context, conn target.ScriptConn, si int) error 
 				i = next
 				continue // branch timed what it evaluated
 			case script.Else:
+				if c.cfg.Debug {
+					c.debugMeta(cmd)
+				}
 				next = cmd.End + 1
 			case script.Endif:
+				if c.cfg.Debug {
+					c.debugMeta(cmd)
+				}
 			default:
+				if c.cfg.Debug {
+					c.debugMeta(cmd)
+				}
 				if err := c.meta(ctx, conn, cmd, &comp[i]); err != nil {
 					return err
 				}
@@ -395,7 +413,8 @@ func (c *Client) run(ctx context.Context, conn target.ScriptConn, si int) error 
 		return c.abortf(nil, "client %d aborted: end of script reached with pipeline open", c.id)
 	}
 	if conn.InTransaction() {
-		return c.abortf(nil, "client %d aborted: end of script reached without completing the last transaction", c.id)
+		// pgbench counts the transaction, then aborts the client
+		return &Error{Msg: fmt.Sprintf("client %d aborted: end of script reached without completing the last transaction", c.id), Completed: true}
 	}
 	return nil
 }
@@ -405,6 +424,9 @@ func (c *Client) run(ctx context.Context, conn target.ScriptConn, si int) error 
 func (c *Client) branch(cmds []*script.Command, i int, t0 time.Time) (int, error) {
 	for {
 		cmd := cmds[i]
+		if c.cfg.Debug && (cmd.Meta == script.If || cmd.Meta == script.Elif) {
+			c.debugMeta(cmd)
+		}
 		if cmd.Meta == script.Else || cmd.Meta == script.Endif {
 			return i + 1, nil // \else's branch, or past \endif
 		}
@@ -471,12 +493,18 @@ func (c *Client) sql(ctx context.Context, conn target.ScriptConn, cmd *script.Co
 			}
 		}
 	}
+	if c.cfg.Debug {
+		c.debugSQL(cc, sql)
+	}
 	var sink target.RowSink
 	if cmd.Gset != nil || cmd.Compound > 1 {
 		c.results.reset(cmd.Gset)
 		sink = &c.results
 	}
 	err := conn.Statement(ctx, c.cfg.Mode, cc.name, sql, c.params, sink)
+	if c.cfg.Debug {
+		c.debugf("client %d receiving", c.id)
+	}
 	for i := range c.params {
 		c.params[i] = nil
 	}
@@ -488,7 +516,7 @@ func (c *Client) sql(ctx context.Context, conn target.ScriptConn, cmd *script.Co
 		if conn.InPipeline() {
 			return c.abortf(err, "client %d aborted in command %d (SQL) of script %d; SQL command send failed", c.id, c.cmd, c.script)
 		}
-		return c.sqlError(err, c.results.n)
+		return c.sqlError(err, c.results.n, strings.Clone(sql))
 	}
 	if cmd.Gset != nil && !cmd.Gset.All {
 		return c.results.storeLast()
@@ -497,11 +525,11 @@ func (c *Client) sql(ctx context.Context, conn target.ScriptConn, cmd *script.Co
 }
 
 // sqlError words a failed statement as pgbench does.
-func (c *Client) sqlError(err error, query int) error {
+func (c *Client) sqlError(err error, query int, sql string) error {
 	if ctx := target.Classify(err); ctx == target.ClassCanceled {
 		return err
 	}
-	return &SQLError{Client: c.id, Script: c.script, Command: c.cmd, Query: query, Err: err}
+	return &SQLError{Client: c.id, Script: c.script, Command: c.cmd, Query: query, Err: err, SQL: sql}
 }
 
 // meta runs the meta commands other than the conditionals.
@@ -559,7 +587,7 @@ func (c *Client) meta(ctx context.Context, conn target.ScriptConn, cmd *script.C
 			return c.commandFailed("endpipeline", "not in pipeline mode", nil)
 		}
 		if err := conn.EndPipeline(ctx); err != nil {
-			return c.sqlError(err, 0)
+			return c.sqlError(err, 0, "")
 		}
 	default:
 		return c.commandFailed(cmd.Meta.String(), "unknown meta-command", nil)
@@ -635,6 +663,47 @@ func atoi(b []byte) int32 {
 // current command; cause is what pgbench logged just before, if anything.
 func (c *Client) commandFailed(cmd, msg string, cause error) error {
 	return c.abortf(cause, "client %d aborted in command %d (%s) of script %d; %s", c.id, c.cmd, cmd, c.script, msg)
+}
+
+// debugf writes one of pgbench's --debug lines.
+func (c *Client) debugf(format string, args ...any) {
+	if c.cfg.Stderr != nil {
+		fmt.Fprintf(c.cfg.Stderr, "pgbench: "+format+"\n", args...)
+	}
+}
+
+// debugMeta is pgbench's line for a meta command it executes: its name
+// and words (\set's variable only, \if's expression not).
+func (c *Client) debugMeta(cmd *script.Command) {
+	line := "\\" + cmd.Meta.String()
+	switch cmd.Meta {
+	case script.Set:
+		line += " " + cmd.Var
+	case script.If, script.Elif, script.Else, script.Endif:
+	default:
+		if len(cmd.Args) > 0 {
+			line += " " + strings.Join(cmd.Args, " ")
+		}
+	}
+	c.debugf("client %d executing %s", c.id, line)
+}
+
+// debugSQL is pgbench's line for a statement sent: its text, or in
+// prepared mode its name, after preparing it the first time.
+func (c *Client) debugSQL(cc *compiled, sql string) {
+	switch c.cfg.Mode {
+	case target.QueryPrepared:
+		if c.debugPrepared == nil {
+			c.debugPrepared = map[string]bool{}
+		}
+		if !c.debugPrepared[cc.name] {
+			c.debugPrepared[cc.name] = true
+			c.debugf("client %d preparing %s", c.id, cc.name)
+		}
+		c.debugf("client %d sending %s", c.id, cc.name)
+	default:
+		c.debugf("client %d sending %s", c.id, sql)
+	}
 }
 
 func (c *Client) abortf(cause error, format string, args ...any) error {

@@ -468,7 +468,8 @@ END;
 			if !errors.As(err, &se) || !target.Classify(err).Retryable() {
 				t.Fatalf("%s: first try: %v", mode, err)
 			}
-			if wantMsg := "client 1 got an error in command 3 (SQL) of script 0; ERROR:  try again"; err.Error() != wantMsg {
+			// libpq's message in full: the CONTEXT of the RAISE too
+			if wantMsg := "client 1 got an error in command 3 (SQL) of script 0; ERROR:  try again\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE"; err.Error() != wantMsg {
 				t.Errorf("%s: %q, want %q", mode, err.Error(), wantMsg)
 			}
 			if c.InTransaction() {

@@ -18,7 +18,7 @@ func Scale(ctx context.Context, c target.Conn) (int, error) {
 	var n int64
 	err := queryOne(ctx, c, q, &n)
 	if err != nil {
-		e := &Error{Msg: "could not count number of branches: " + serverText(err), Err: err}
+		e := &Error{Msg: "could not count number of branches: " + serverText(err, q), Err: err}
 		if undefinedTable(err) {
 			e.Hint = initHint(ctx, c)
 		}

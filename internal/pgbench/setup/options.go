@@ -93,6 +93,13 @@ func (o Options) method() (string, error) {
 	return "", &Error{Msg: fmt.Sprintf("invalid partition method, expecting \"range\" or \"hash\", got: \"%s\"", o.PartitionMethod)}
 }
 
+// CheckPartitionMethod checks a --partition-method argument as pgbench
+// does while reading its options ("" is none given).
+func CheckPartitionMethod(m string) error {
+	_, err := Options{PartitionMethod: m}.method()
+	return err
+}
+
 // CheckSteps checks an -I argument as pgbench does.
 func CheckSteps(steps string) error {
 	if steps == "" {

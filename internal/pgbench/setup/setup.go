@@ -128,16 +128,13 @@ func (r *initRun) exec(sql string) error {
 }
 
 func queryError(sql string, err error) error {
-	return &Error{Msg: "query failed: " + serverText(err), Detail: "Query was: " + sql, Err: err}
+	return &Error{Msg: "query failed: " + serverText(err, sql), Detail: "Query was: " + sql, Err: err}
 }
 
-// serverText renders an error as libpq does ("ERROR:  message").
-func serverText(err error) string {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		return pe.Severity + ":  " + pe.Message
-	}
-	return err.Error()
+// serverText renders an error of sql as libpq does ("ERROR:  message",
+// then the LINE and caret, DETAIL, ... lines).
+func serverText(err error, sql string) string {
+	return strings.TrimSuffix(target.LibpqResultMessage(err, sql), "\n")
 }
 
 // quoteIdent quotes an identifier as PQescapeIdentifier does.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,6 +33,9 @@ func init() {
 	})
 }
 
+// MaxScripts is pgbench's limit on the number of scripts of a run.
+const MaxScripts = 128
+
 // Source is one script as given: a file or a builtin, with its weight.
 type Source struct {
 	Builtin bool
@@ -45,7 +50,7 @@ type Workload struct {
 	Mode    string   // simple, extended or prepared
 	Setup   setup.Options
 	// ScaleGiven is set when -s was given (pgbench prefers the tables'
-	// scale when running builtins, and says so).
+	// scale when running builtins, and warns that -s was ignored).
 	ScaleGiven bool
 
 	// RandomSeed is pgbench's --random-seed; nil uses the run's --seed.
@@ -59,12 +64,20 @@ type Workload struct {
 	// NoAutoInit refuses to create missing pgbench tables (pgbench's
 	// behaviour); txnbench creates them like every workload's schema.
 	NoAutoInit bool
+	// NoInit (--no-init) leaves a database without pgbench's tables as it
+	// is when only custom scripts run.
+	NoInit bool
 	// Stdout receives what \shell commands print, Stderr debug() lines
 	// and shell errors; nil discards them.
 	Stdout, Stderr io.Writer
 	// MaxTries is the runner's, to tell a command's errors that led to a
 	// retry from failures in the per-command report.
 	MaxTries int
+	// Debug writes pgbench's --debug lines to Stderr.
+	Debug bool
+	// VerboseErrors writes pgbench's --verbose-errors lines to Stderr for
+	// every serialization or deadlock error, retried or not.
+	VerboseErrors bool
 
 	scripts []*pgscript.Script
 	mode    target.QueryMode
@@ -91,6 +104,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.IntVar(&w.Setup.Partitions, "partitions", 0, "partition pgbench_accounts into this many parts, when txnbench creates it")
 	fs.StringVar(&w.Setup.PartitionMethod, "partition-method", "range", "range or hash, with --partitions")
 	fs.BoolVar(&w.Setup.ForeignKeys, "foreign-keys", false, "create foreign keys between the pgbench tables, when txnbench creates them")
+	fs.BoolVar(&w.NoInit, "no-init", false, "with custom scripts only: do not create pgbench's tables where they are missing")
 }
 
 // sourceFlag keeps -f and -b in the order given: pgbench numbers scripts
@@ -136,17 +150,26 @@ func (w *Workload) Validate() error {
 		w.defines[name] = value
 	}
 	w.scripts = nil
-	for _, src := range w.Sources {
+	var total int64
+	for i, src := range w.Sources {
 		s, err := Load(src)
 		if err != nil {
 			return err
 		}
+		if i == MaxScripts {
+			return fmt.Errorf("at most %d SQL scripts are allowed", MaxScripts)
+		}
+		total += int64(s.Weight)
 		if w.mode != target.QuerySimple {
 			if err := s.CheckParams(); err != nil {
 				return err
 			}
 		}
 		w.scripts = append(w.scripts, s)
+	}
+	if total == 0 {
+		// the chooser draws from [0, total)
+		return errors.New("total script weight must not be zero")
 	}
 	if w.Setup.Partitions == 0 {
 		w.Setup.PartitionMethod = ""
@@ -283,8 +306,17 @@ func (w *Workload) usesBuiltin() (any, all bool) {
 // the clients' random streams.
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (created bool, err error) {
 	scale := w.Setup.Scale
-	if builtin, _ := w.usesBuiltin(); builtin {
-		if scale, created, err = w.tables(ctx, c, d, o); err != nil {
+	builtin, _ := w.usesBuiltin()
+	switch {
+	case builtin:
+		if scale, created, err = w.tables(ctx, c, d, o, true); err != nil {
+			return false, err
+		}
+	case !w.NoAutoInit && !w.NoInit:
+		// custom scripts: a database without pgbench's tables (a
+		// throwaway one) gets them at -s, as scripts expect; :scale
+		// stays -s, as in pgbench
+		if _, created, err = w.tables(ctx, c, d, o, false); err != nil {
 			return false, err
 		}
 	}
@@ -302,7 +334,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	w.stmts = newStatements(w.scripts, w.OpNames())
 	w.cfg = &interp.Config{
 		Scripts: w.scripts, Mode: w.mode, Defines: w.defines, Scale: scale, Seeds: seeds,
-		Stdout: w.Stdout, Stderr: w.Stderr, OnCommand: w.stmts.record,
+		Stdout: w.Stdout, Stderr: w.Stderr, OnCommand: w.stmts.record, Debug: w.Debug,
 	}
 	w.choose = make([]*chooser, threads)
 	for i := range w.choose {
@@ -313,7 +345,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 
 // tables finds the scale of the pgbench tables, creating them first when
 // they are missing (or --reinit asked) unless NoAutoInit is set.
-func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (scale int, created bool, err error) {
+func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions, builtin bool) (scale int, created bool, err error) {
 	scale, err = setup.Scale(ctx, c)
 	if o.Fresh || (err != nil && !w.NoAutoInit && target.IsUndefinedTable(err)) {
 		o.Progress(fmt.Sprintf("creating the pgbench tables at scale %d", w.Setup.Scale))
@@ -322,10 +354,13 @@ func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, 
 		}
 		return w.Setup.Scale, true, nil
 	}
+	if err != nil && !builtin {
+		return w.Setup.Scale, false, nil // the custom scripts may not need them
+	}
 	if err != nil {
 		return 0, false, err
 	}
-	if w.ScaleGiven && scale != w.Setup.Scale {
+	if w.ScaleGiven && builtin { // pgbench warns even when the two agree
 		o.Progress(fmt.Sprintf("scale option ignored, using count from pgbench_branches table (%d)", scale))
 	}
 	return scale, false, nil
@@ -389,13 +424,34 @@ func (w *Workload) NewClient(id int, _ *rand.Rand) workload.Client {
 				var se *interp.SQLError
 				if errors.As(err, &se) {
 					class := target.Classify(err)
-					w.stmts.failed(se.Script, se.Command, class, class.Retryable() && cl.tries < w.MaxTries && !c.Broken())
+					retried := class.Retryable() && cl.tries < w.MaxTries && !c.Broken()
+					w.stmts.failed(se.Script, se.Command, class, retried)
+					if w.VerboseErrors && class.Retryable() {
+						w.verbose(se, retried, cl.tries)
+					}
 				}
 			}
 			return err
 		}}
 	}
 	return cl
+}
+
+// verbose writes pgbench's --verbose-errors lines for a retryable error
+// at the given try.
+func (w *Workload) verbose(se *interp.SQLError, retried bool, try int) {
+	if w.Stderr == nil {
+		return
+	}
+	what := "ends the failed transaction"
+	if retried {
+		what = "repeats the transaction after the error"
+	}
+	tries := fmt.Sprintf("%d/%d", try, w.MaxTries)
+	if w.MaxTries == math.MaxInt32 { // --max-tries 0: unlimited
+		tries = strconv.Itoa(try)
+	}
+	fmt.Fprintf(w.Stderr, "pgbench: %s\npgbench: client %d %s (try %s)\n", se.Error(), se.Client, what, tries)
 }
 
 // ThreadOf is the pgbench thread client id belongs to: pgbench deals
@@ -439,6 +495,11 @@ type chooser struct {
 	weights []int64
 	total   int64
 }
+
+// Chooser returns what picks each transaction's script, by weight, for
+// the clients of one thread whose stream is seeded with seed; after
+// Validate.
+func (w *Workload) Chooser(seed uint64) func() int { return newChooser(w.scripts, seed).next }
 
 func newChooser(scripts []*pgscript.Script, seed uint64) *chooser {
 	ch := &chooser{}
