@@ -50,3 +50,27 @@ func (d *Database) poolerResult(ctx context.Context, before map[string]int64) *r
 	}
 	return p
 }
+
+// closePoolerServers makes the throwaway PgBouncer close its server
+// connections and waits (at most a few seconds) until SHOW SERVERS lists
+// none: a pooled backend that never goes idle for long does not publish
+// its statistics until it exits. RECONNECT closes each server connection
+// once it is released; the clients are gone, so all are. Nothing to do
+// without a throwaway PgBouncer (a pooler given by URL is left alone).
+func (d *Database) closePoolerServers(ctx context.Context) {
+	if d.bouncer == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := target.AdminRows(ctx, d.adminURL, "RECONNECT"); err != nil {
+		return
+	}
+	for ctx.Err() == nil {
+		rows, err := target.AdminRows(ctx, d.adminURL, "SHOW SERVERS")
+		if err != nil || len(rows) == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
