@@ -124,6 +124,7 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	backend := s.DB
 	if db.cluster != nil {
 		backend = db.cluster.URL()
+		nameServerSessions(ctx, db.Target)
 	}
 	u, err := url.Parse(backend)
 	if err != nil {
@@ -323,6 +324,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	r.SetServerTimes()
 	r.Pool = pool
 	r.Pooler = db.poolerResult(wctx, before)
+	mendPooler(r.Pooler, tr)
 	// The check runs even after an interrupt: it is quick and says whether
 	// anything was lost. It gets a session of its own: the server may have
 	// restarted during the run.

@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
@@ -73,4 +74,44 @@ func (d *Database) closePoolerServers(ctx context.Context) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// mendPooler corrects the pooler's run counters when it restarted during
+// the run (its SHOW STATS totals start again from zero, so after - before
+// is wrong): the telemetry's, which add up its incarnations, replace them
+// when it has them; otherwise a note says they are not its totals.
+func mendPooler(p *result.Pooler, tel *result.Telemetry) {
+	if p == nil || p.Stats == nil {
+		return
+	}
+	restarted := false
+	if tel != nil {
+		for _, s := range tel.Series {
+			restarted = restarted || strings.Contains(s.Gap, telemetry.PoolerRestarted)
+		}
+	}
+	if restarted && tel.Pooler != nil {
+		p.Stats = tel.Pooler
+		p.Note = "it restarted during the run: its counters are the sum over its incarnations in the window, less what an old one counted after its last sample"
+		return
+	}
+	for _, v := range p.Stats {
+		restarted = restarted || v < 0
+	}
+	if restarted {
+		p.Note = "it restarted during the run: its counters started again from zero, so these changes are not its totals"
+	}
+}
+
+// nameServerSessions makes the throwaway cluster name its sessions as
+// txnbench's clients name theirs (application_name), so PgBouncer need not
+// send a SET on each server connection it links a client to: that would
+// be a transaction of its own in the server's xact_commit.
+func nameServerSessions(ctx context.Context, t target.Target) {
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return
+	}
+	defer c.Close(ctx)
+	c.Exec(ctx, "ALTER ROLE CURRENT_USER SET application_name = 'txnbench'")
 }

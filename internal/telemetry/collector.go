@@ -464,6 +464,9 @@ func addTo(m *map[string]int64, d map[string]int64) {
 	}
 }
 
+// PoolerRestarted is in the Gap of a sample in which the pooler restarted.
+const PoolerRestarted = "pooler restarted"
+
 // poolDelta is the pooler's change since its last reading. SHOW STATS
 // totals that went down mean the pooler restarted: the change is then its
 // new incarnation's totals, flagged, so the window's totals are the sum
@@ -476,7 +479,7 @@ func (c *Collector) poolDelta(p map[string]int64) map[string]int64 {
 	last := c.lastPool
 	if restarted {
 		c.note("the pooler restarted between %.1f s and %.1f s: its counters started again from zero; the pooler totals add up its incarnations' and leave out what the old one counted after %.1f s", c.poolAt, c.elapsed(), c.poolAt)
-		c.gap = append(c.gap, "pooler restarted")
+		c.gap = append(c.gap, PoolerRestarted)
 		last = nil
 	}
 	c.lastPool, c.poolAt = p, c.elapsed()
