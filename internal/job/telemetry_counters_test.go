@@ -208,3 +208,42 @@ func hasNote(notes []string, parts ...string) bool {
 	}
 	return false
 }
+
+// TestTelemetryServerRestart: the server restarts mid-run; the telemetry
+// session is opened again, the gap is noted, and no counter goes negative.
+func TestTelemetryServerRestart(t *testing.T) {
+	testutil.NeedPostgres(t)
+	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
+	ctx := context.Background()
+	db, err := Open(ctx, s, s.Runner.Clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var once sync.Once
+	s.Runner.OnTick = func(result.Interval) {
+		once.Do(func() {
+			if err := db.Cluster().Restart(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	r, err := Run(ctx, s, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := r.Telemetry
+	if !hasNote(tel.Notes, "lost its session", "reconnected") {
+		t.Errorf("notes %q: want the lost session's gap", tel.Notes)
+	}
+	for _, smp := range tel.Series {
+		for k, v := range smp.Database {
+			if v < 0 {
+				t.Errorf("sample at %.1f s: %s %d", smp.ElapsedS, k, v)
+			}
+		}
+	}
+	if tel.Database["xact_commit"] <= 0 {
+		t.Errorf("database %v", tel.Database)
+	}
+}

@@ -131,6 +131,7 @@ func (c *Collector) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.own++         // Open's SELECT version(), on a session of its own
 	defer t.Close() // its sessions live on
 	conn, err := t.Connect(ctx)
 	if err != nil {
@@ -565,6 +566,7 @@ func (c *Collector) finish(ctx context.Context) {
 			}
 		}()
 		// The run's sessions publish their last counters as they exit.
+		c.lastTry = time.Time{} // a lost session gets one more try
 		if c.connected(qctx) {
 			if left := c.othersGone(qctx); left > 0 {
 				c.note("%d other sessions stayed connected to database %s after the run (a pooler's, or another client's): their last second of work may be missing from the database counters (PostgreSQL publishes an idle session's statistics after 10 s)", left, c.db)
