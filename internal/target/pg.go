@@ -191,13 +191,16 @@ func (p *pgConn) beginFirst(ctx context.Context, sql string, commit bool) error 
 	return err
 }
 
+// maxSeen bounds the statements a session remembers (pgx caches 64).
+const maxSeen = 256
+
 // ran notes statements pgx has prepared or described on this session.
 func (p *pgConn) ran(sqls ...string) {
 	if !p.prepares {
 		return
 	}
-	if p.seen == nil {
-		p.seen = map[string]struct{}{}
+	if p.seen == nil || len(p.seen) > maxSeen {
+		p.seen = map[string]struct{}{} // a workload of ever new statements: start again
 	}
 	for _, s := range sqls {
 		if _, ok := p.seen[s]; !ok {

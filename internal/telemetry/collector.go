@@ -405,6 +405,7 @@ func (c *Collector) readDB(ctx context.Context) (dbReading, int64, bool) {
 func (c *Collector) dbDelta(now dbReading, own int64) map[string]int64 {
 	if !c.haveDB {
 		c.lastDB, c.ownAtDB, c.haveDB = now, own, true
+		c.dbAt = c.elapsed()
 		return nil
 	}
 	last := c.lastDB
