@@ -174,8 +174,10 @@ func (p *pgConn) begun(br pgx.BatchResults) error {
 // round trip of their own, which outside a transaction block is a
 // transaction of its own on the server, counted in
 // pg_stat_database.xact_commit. Inside the block it is not, so the server
-// counts the commits the workload made. Once a session has run its
-// statements, BEGIN goes out with the next statement again.
+// counts the commits the workload made. The first time a session runs a
+// statement again, BEGIN itself is prepared inside the block (running it
+// there only draws a warning), so that from then on BEGIN goes out with
+// the next statement again, in one round trip.
 func (p *pgConn) beginFirst(ctx context.Context, sql string, commit bool) error {
 	if !p.beginPending || !p.prepares {
 		return nil
@@ -187,8 +189,20 @@ func (p *pgConn) beginFirst(ctx context.Context, sql string, commit bool) error 
 		return nil
 	}
 	p.beginPending = false
-	_, err := p.c.PgConn().Exec(ctx, "BEGIN").ReadAll() // simple protocol: nothing to prepare
-	return err
+	if _, err := p.c.PgConn().Exec(ctx, "BEGIN").ReadAll(); err != nil { // simple protocol: nothing to prepare
+		return err
+	}
+	if !b && s {
+		rows, err := p.c.Query(ctx, "BEGIN") // Query: Exec without arguments would not prepare it
+		if err != nil {
+			return err
+		}
+		if rows.Close(); rows.Err() != nil {
+			return rows.Err()
+		}
+		p.ran("BEGIN")
+	}
+	return nil
 }
 
 // maxSeen bounds the statements a session remembers (pgx caches 64).
