@@ -15,12 +15,13 @@ import (
 )
 
 // committed is the transactions the clients committed: the successful
-// ops (each train-events op is one transaction).
+// ops (each train-events op is one transaction), those completed after
+// the window included, as the server counts them too.
 func committed(r *result.Result) int64 {
 	var n int64
 	for _, o := range r.Ops {
 		if o.Kind == "" {
-			n += o.Count
+			n += o.Count + o.AfterWindow
 		}
 	}
 	return n
