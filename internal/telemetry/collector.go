@@ -56,7 +56,7 @@ type Collector struct {
 	// owned by the sampling goroutine
 	tel        result.Telemetry
 	measuring  bool
-	windowOpen bool // wait samples are taken: Measure to EndWindow
+	windowOpen bool // wait samples are counted: Measure to EndWindow
 	start      time.Time
 	lastHost   hostReading
 	lastDB     dbReading
@@ -290,16 +290,21 @@ func (c *Collector) loop() {
 	for {
 		select {
 		case <-poll:
-			if !c.windowOpen {
+			if !c.measuring {
 				continue
 			}
+			// The wait summary stays within the window; each session's
+			// history goes on while the clients' last ops finish, as
+			// those may be the slowest.
 			ctx, cancel := context.WithTimeout(context.Background(), queryTimeout)
 			if c.connected(ctx) {
 				at := time.Now()
 				if err := c.scan(ctx, waitsQuery, []any{c.db}, &agg, &pids); err != nil {
 					c.serverLost("sampling pg_stat_activity", err)
 				} else {
-					c.waits.add(agg)
+					if c.windowOpen {
+						c.waits.add(agg)
+					}
 					c.history.add(at, pids)
 				}
 			}
