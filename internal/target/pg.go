@@ -293,7 +293,7 @@ func (p *pgConn) Commit(ctx context.Context) error {
 
 func (p *pgConn) ExecCommit(ctx context.Context, sql string, args ...any) (int64, error) {
 	if err := p.beginFirst(ctx, sql, true); err != nil {
-		p.inTx = false
+		p.Rollback(context.WithoutCancel(ctx)) // a BEGIN that went out is ended
 		return 0, err
 	}
 	p.ran(sql, "COMMIT")
