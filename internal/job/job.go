@@ -124,6 +124,7 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	backend := s.DB
 	if db.cluster != nil {
 		backend = db.cluster.URL()
+		nameServerSessions(ctx, db.Target)
 	}
 	u, err := url.Parse(backend)
 	if err != nil {
@@ -267,13 +268,16 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	if err := withConn(ctx, db, func(c target.Conn) error { return s.Workload.Start(ctx, c) }); err != nil {
 		return nil, err
 	}
+	tel := startTelemetry(ctx, s, db)
 	conns, err := connect.New(ctx, db, s.Conn)
 	if err != nil {
+		if tel != nil {
+			tel.Finish(ctx)
+		}
 		return nil, err
 	}
 	before := db.poolerStats(ctx)
 	rc := s.Runner
-	tel := startTelemetry(ctx, s, db)
 	if tel != nil {
 		// The sampler takes its baseline as the window opens and one
 		// sample per progress interval; Tick never blocks the runner.
@@ -290,6 +294,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 				onTick(iv)
 			}
 		}
+		rc.OnWindowEnd = tel.EndWindow
 	}
 	out, err := runner.Run(ctx, rc, conns, s.Workload)
 	pool := conns.PoolStats()
@@ -298,6 +303,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	defer endWindDown()
 	var tr *result.Telemetry
 	if tel != nil {
+		db.closePoolerServers(wctx) // their backends publish their statistics as they exit
 		fctx, cancel := context.WithTimeout(wctx, 30*time.Second)
 		tr = tel.Finish(fctx)
 		cancel()
@@ -318,6 +324,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	r.SetServerTimes()
 	r.Pool = pool
 	r.Pooler = db.poolerResult(wctx, before)
+	mendPooler(r.Pooler, tr)
 	// The check runs even after an interrupt: it is quick and says whether
 	// anything was lost. It gets a session of its own: the server may have
 	// restarted during the run.

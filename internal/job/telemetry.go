@@ -29,8 +29,8 @@ func (d *Database) serverURL(s Spec) string {
 	return ""
 }
 
-// startTelemetry starts the collector for a run, or returns nil with
-// --telemetry off. On temp-postgres it installs pg_stat_statements in the
+// startTelemetry starts the collector for a run, before the run opens any
+// session, or returns nil with --telemetry off. On temp-postgres it installs pg_stat_statements in the
 // run database first (the server preloads it).
 func startTelemetry(ctx context.Context, s Spec, db *Database) *telemetry.Collector {
 	if s.Telemetry.Off {
@@ -54,6 +54,9 @@ func startTelemetry(ctx context.Context, s Spec, db *Database) *telemetry.Collec
 				o.StatementsFix = "no statement times: pg_stat_statements is not preloaded by this server build (is the postgresql-contrib package installed?)"
 			}
 		}
+	}
+	if o.ServerURL != "" {
+		db.closePoolerServers(ctx) // the load's backends publish their statistics as they exit
 	}
 	c := telemetry.Start(ctx, o)
 	c.AddNotes(notes...)

@@ -84,6 +84,10 @@ type Sample struct {
 	ClientCPU   float64 `json:"client_cpu"`
 	ClientRSSMB float64 `json:"client_rss_mb"`
 	MachineCPU  float64 `json:"machine_cpu"`
+	// Gap says what this sample lacks or covers beyond its interval when
+	// the telemetry session was lost, the server's statistics were reset
+	// or the pooler restarted ("" when whole); Telemetry.Notes says more.
+	Gap string `json:"gap,omitempty"`
 }
 
 // SetServerTimes sets each transaction op's ServerMS from the statements

@@ -55,6 +55,10 @@ type Config struct {
 	// one), before any op counts, so telemetry can take its baseline. The
 	// window waits for it; the clients do not.
 	OnMeasure func()
+	// OnWindowEnd, when set, is called once as the measured window ends
+	// (the duration is up, the iterations are claimed or the run is
+	// interrupted), while the clients' last ops may still be running.
+	OnWindowEnd func()
 }
 
 // Validate returns a usage error naming the fix.
@@ -239,6 +243,9 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		windowEnd = time.Now()
 		if !r.measuring.Load() { // stopped during the warm-up: an empty window
 			startMeasuring()
+		}
+		if cfg.OnWindowEnd != nil {
+			cfg.OnWindowEnd()
 		}
 		r.tick(out, windowEnd)
 		out.Stalled = r.stall(windowEnd)

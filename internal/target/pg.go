@@ -129,7 +129,8 @@ func (t *pgTarget) Connect(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgConn{c: c}, nil
+	m := t.cfg.DefaultQueryExecMode
+	return &pgConn{c: c, prepares: m == pgx.QueryExecModeCacheStatement || m == pgx.QueryExecModeCacheDescribe}, nil
 }
 
 type pgConn struct {
@@ -138,12 +139,17 @@ type pgConn struct {
 	beginPending bool // BEGIN goes out with the next statement
 	batch        pgx.Batch
 	scr          *pgScript // the session's script state, once looked up
+	// prepares: pgx prepares or describes each new statement (the cache
+	// modes); seen holds the statements this session has sent.
+	prepares bool
+	seen     map[string]struct{}
 }
 
 // send queues BEGIN when it is pending, then sql, and sends them together.
 func (p *pgConn) send(ctx context.Context, sql string, args []any, commit bool) pgx.BatchResults {
 	p.batch.QueuedQueries = p.batch.QueuedQueries[:0]
 	if p.beginPending {
+		p.ran("BEGIN")
 		p.batch.Queue("BEGIN")
 	}
 	p.batch.Queue(sql, args...)
@@ -163,7 +169,65 @@ func (p *pgConn) begun(br pgx.BatchResults) error {
 	return err
 }
 
+// beginFirst sends a pending BEGIN on its own before a statement this
+// session has not run yet: pgx prepares (or describes) new statements in a
+// round trip of their own, which outside a transaction block is a
+// transaction of its own on the server, counted in
+// pg_stat_database.xact_commit. Inside the block it is not, so the server
+// counts the commits the workload made. The first time a session runs a
+// statement again, BEGIN itself is prepared inside the block (running it
+// there only draws a warning), so that from then on BEGIN goes out with
+// the next statement again, in one round trip.
+func (p *pgConn) beginFirst(ctx context.Context, sql string, commit bool) error {
+	if !p.beginPending || !p.prepares {
+		return nil
+	}
+	_, b := p.seen["BEGIN"]
+	_, s := p.seen[sql]
+	_, c := p.seen["COMMIT"]
+	if b && s && (c || !commit) {
+		return nil
+	}
+	p.beginPending = false
+	if _, err := p.c.PgConn().Exec(ctx, "BEGIN").ReadAll(); err != nil { // simple protocol: nothing to prepare
+		return err
+	}
+	if !b && s {
+		rows, err := p.c.Query(ctx, "BEGIN") // Query: Exec without arguments would not prepare it
+		if err != nil {
+			return err
+		}
+		if rows.Close(); rows.Err() != nil {
+			return rows.Err()
+		}
+		p.ran("BEGIN")
+	}
+	return nil
+}
+
+// maxSeen bounds the statements a session remembers (pgx caches 64).
+const maxSeen = 256
+
+// ran notes statements pgx has prepared or described on this session.
+func (p *pgConn) ran(sqls ...string) {
+	if !p.prepares {
+		return
+	}
+	if p.seen == nil || len(p.seen) > maxSeen {
+		p.seen = map[string]struct{}{} // a workload of ever new statements: start again
+	}
+	for _, s := range sqls {
+		if _, ok := p.seen[s]; !ok {
+			p.seen[s] = struct{}{}
+		}
+	}
+}
+
 func (p *pgConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	if err := p.beginFirst(ctx, sql, false); err != nil {
+		return 0, err
+	}
+	p.ran(sql)
 	if !p.beginPending {
 		tag, err := p.c.Exec(ctx, sql, args...)
 		return tag.RowsAffected(), err
@@ -181,6 +245,10 @@ func (p *pgConn) Exec(ctx context.Context, sql string, args ...any) (int64, erro
 }
 
 func (p *pgConn) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+	if err := p.beginFirst(ctx, sql, false); err != nil {
+		return nil, err
+	}
+	p.ran(sql)
 	if !p.beginPending {
 		return p.c.Query(ctx, sql, args...)
 	}
@@ -224,6 +292,11 @@ func (p *pgConn) Commit(ctx context.Context) error {
 }
 
 func (p *pgConn) ExecCommit(ctx context.Context, sql string, args ...any) (int64, error) {
+	if err := p.beginFirst(ctx, sql, true); err != nil {
+		p.Rollback(context.WithoutCancel(ctx)) // a BEGIN that went out is ended
+		return 0, err
+	}
+	p.ran(sql, "COMMIT")
 	br := p.send(ctx, sql, args, true)
 	p.inTx = false
 	var tag pgconn.CommandTag

@@ -24,20 +24,28 @@ type Options struct {
 	// StatementsFix is the Note given when pg_stat_statements is missing
 	// from the run database; "" gives the generic fix.
 	StatementsFix string
-	// FlushWait bounds how long Finish waits for the run's sessions to end
-	// (their statistics reach pg_stat_database as they exit); 0 is 3 s.
+	// FlushWait bounds how long Start waits for earlier sessions (the
+	// load's) and Finish for the run's sessions to end (their statistics
+	// reach pg_stat_database as they exit); 0 is 3 s.
 	FlushWait time.Duration
 }
 
 // The telemetry session's name in pg_stat_activity.
 const appName = "txnbench-telemetry"
 
-// Collector samples beside one run. Measure, Tick and Finish may be called
-// from any goroutine; the sampling happens on the Collector's own.
+// queryTimeout bounds each of the telemetry session's statements: a server
+// that stops answering loses its session, which is opened again later.
+const queryTimeout = 5 * time.Second
+
+// reconnectEvery is how often a lost session is opened again.
+const reconnectEvery = time.Second
+
+// Collector samples beside one run. Measure, EndWindow, Tick and Finish may
+// be called from any goroutine; the sampling happens on the Collector's own.
 type Collector struct {
 	o     Options
-	conn  target.Conn // nil: no server session
-	db    string      // the run database's name
+	conn  target.Conn // nil: no server session (yet, or lost)
+	db    string      // the run database's name; "" when never connected
 	pgNum int         // server_version_num
 	stmts bool        // pg_stat_statements is readable
 	host  *hostReader
@@ -46,26 +54,38 @@ type Collector struct {
 	done chan struct{}
 
 	// owned by the sampling goroutine
-	tel       result.Telemetry
-	measuring bool
-	lastHost  hostReading
-	base, cur dbReading
-	haveBase  bool
-	lastDB    dbReading
-	stmts0    map[string]stmt
-	pool0     map[string]int64
-	lastPool  map[string]int64
-	waits     *waitCounter
-	history   *waitHistory // per session, for ExplainSlowOps
-	own       int64        // the session's own transactions since the baseline
-	ownLast   int64        // ... at the last interval
-	dropped   atomic.Int64 // ticks that found the queue full
+	tel        result.Telemetry
+	measuring  bool
+	windowOpen bool // wait samples are counted: Measure to EndWindow
+	start      time.Time
+	lastHost   hostReading
+	lastDB     dbReading
+	haveDB     bool
+	ownAtDB    int64 // own at lastDB
+	stmts0     map[string]stmt
+	lastPool   map[string]int64
+	waits      *waitCounter
+	history    *waitHistory // per session, for ExplainSlowOps
+	// own counts the telemetry session's own transactions (each of its
+	// statements is one), subtracted from xact_commit.
+	own int64
+	// lost is when the session was lost (elapsed seconds) and why; lost
+	// is negative while connected.
+	lost     float64
+	lostWhy  string
+	lastTry  time.Time
+	gap      []string     // what the next sample lacks
+	poolLost float64      // when the pooler console last failed, -1 if not
+	dbAt     float64      // when lastDB was read
+	poolAt   float64      // when lastPool was read
+	dropped  atomic.Int64 // ticks that found the queue full
 }
 
 type reqKind int
 
 const (
 	reqMeasure reqKind = iota
+	reqEndWindow
 	reqTick
 	reqFinish
 	reqNotes
@@ -78,8 +98,10 @@ type request struct {
 	reply   chan struct{}
 }
 
-// Start opens the telemetry session (when there is a server) and starts
-// the sampler. It never fails: what it cannot do becomes a Note.
+// Start opens the telemetry session (when there is a server), waits until
+// the database's earlier sessions have ended (so what they did, such as
+// the initial load, is published before the baseline) and starts the
+// sampler. It never fails: what it cannot do becomes a Note.
 func Start(ctx context.Context, o Options) *Collector {
 	if o.Sample <= 0 {
 		o.Sample = 100 * time.Millisecond
@@ -87,49 +109,60 @@ func Start(ctx context.Context, o Options) *Collector {
 	if o.FlushWait <= 0 {
 		o.FlushWait = 3 * time.Second
 	}
-	c := &Collector{o: o, host: newHostReader(), reqs: make(chan request, 1024), done: make(chan struct{}), waits: newWaitCounter(), history: newWaitHistory()}
+	c := &Collector{o: o, host: newHostReader(), reqs: make(chan request, 1024), done: make(chan struct{}),
+		waits: newWaitCounter(), history: newWaitHistory(), lost: -1, poolLost: -1}
 	if o.ServerURL != "" {
-		c.open(ctx)
+		if err := c.open(ctx); err != nil {
+			c.note("no database telemetry: %v", err)
+		} else if n := c.othersGone(ctx); n > 0 {
+			c.note("%d other sessions were connected to database %s when the window opened: work they had not yet published (PostgreSQL publishes a busy session's statistics when it goes idle, at most once a second) may be counted in the window", n, c.db)
+		}
 	}
 	go c.loop()
 	return c
 }
 
-// open connects to the server and finds out what it offers.
-func (c *Collector) open(ctx context.Context) {
-	url := withAppName(c.o.ServerURL)
+// open connects to the server and finds out what it offers. The session
+// uses the simple protocol: each of its statements is one transaction, and
+// none is prepared in a transaction of its own.
+func (c *Collector) open(ctx context.Context) error {
+	url := withParam(withParam(c.o.ServerURL, "application_name", appName), "default_query_exec_mode", "simple_protocol")
 	t, err := target.Open(ctx, url)
 	if err != nil {
-		c.note("no database telemetry: %v", err)
-		return
+		return err
 	}
+	c.own++         // Open's SELECT version(), on a session of its own
 	defer t.Close() // its sessions live on
 	conn, err := t.Connect(ctx)
 	if err != nil {
-		c.note("no database telemetry: %v", target.ConnectError(url, err))
-		return
+		return target.ConnectError(url, err)
 	}
-	var num string
-	if err := scanOne(ctx, conn, ownTag+"SELECT current_database(), current_setting('server_version_num')", nil, &c.db, &num); err != nil {
+	var num, db string
+	if err := scanOne(ctx, conn, ownTag+"SELECT current_database(), current_setting('server_version_num')", nil, &db, &num); err != nil {
 		conn.Close(ctx)
-		c.note("no database telemetry: reading the database name: %v", err)
-		return
+		return fmt.Errorf("reading the database name: %w", err)
 	}
+	c.own++
+	reopened := c.db != ""
+	c.db, c.conn = db, conn
 	fmt.Sscan(num, &c.pgNum)
-	c.conn = conn
+	if reopened {
+		return nil
+	}
 	var n int64
-	switch err := scanOne(ctx, conn, hasStatementsQuery, nil, &n); {
+	switch err := c.scan(ctx, hasStatementsQuery, nil, &n); {
 	case err != nil:
 		c.note("no statement times: looking for pg_stat_statements: %v", err)
 	case n == 0:
 		c.note("%s", c.statementsFix())
 	default:
-		if _, err := snapshotStatements(ctx, conn, c.db); err != nil {
+		if _, err := c.snapshot(ctx); err != nil {
 			c.note("no statement times: pg_stat_statements cannot be read: %s: %s", firstLine(err.Error()), c.statementsFix())
 		} else {
 			c.stmts = true
 		}
 	}
+	return nil
 }
 
 func (c *Collector) statementsFix() string {
@@ -139,16 +172,49 @@ func (c *Collector) statementsFix() string {
 	return fmt.Sprintf("no statement times: pg_stat_statements is not installed in database %s: add pg_stat_statements to shared_preload_libraries (restart), then CREATE EXTENSION pg_stat_statements in it", c.db)
 }
 
-// withAppName names the telemetry session in pg_stat_activity.
-func withAppName(u string) string {
-	if strings.Contains(u, "application_name=") {
+// withParam adds key=value to a URL's parameters unless it has key.
+func withParam(u, key, value string) string {
+	if strings.Contains(u, key+"=") {
 		return u
 	}
 	sep := "?"
 	if strings.Contains(u, "?") {
 		sep = "&"
 	}
-	return u + sep + "application_name=" + appName
+	return u + sep + key + "=" + value
+}
+
+// scan runs one of the session's statements, counting it as its own
+// transaction when it succeeds.
+func (c *Collector) scan(ctx context.Context, q string, args []any, dest ...any) error {
+	err := scanOne(ctx, c.conn, q, args, dest...)
+	if err == nil {
+		c.own++
+	}
+	return err
+}
+
+func (c *Collector) snapshot(ctx context.Context) (map[string]stmt, error) {
+	s, err := snapshotStatements(ctx, c.conn, c.db)
+	if err == nil {
+		c.own++
+	}
+	return s, err
+}
+
+// othersGone waits, at most FlushWait, until the run database has no
+// client sessions but the telemetry session's: a session's last
+// statistics are published as it exits. It returns how many stayed.
+func (c *Collector) othersGone(ctx context.Context) int64 {
+	deadline := time.Now().Add(c.o.FlushWait)
+	for {
+		var n int64
+		err := c.scan(ctx, otherBackendsQuery, []any{c.db}, &n)
+		if err != nil || n == 0 || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // AddNotes adds the caller's notes to the telemetry, before sampling
@@ -172,6 +238,15 @@ func (c *Collector) Measure() {
 	select {
 	case <-r.reply:
 	case <-time.After(5 * time.Second):
+	}
+}
+
+// EndWindow stops the wait sampling: the measured window has ended (the
+// clients' last ops may still be finishing). It never blocks.
+func (c *Collector) EndWindow() {
+	select {
+	case c.reqs <- request{kind: reqEndWindow}:
+	default:
 	}
 }
 
@@ -206,31 +281,41 @@ func (c *Collector) Finish(ctx context.Context) *result.Telemetry {
 func (c *Collector) loop() {
 	defer close(c.done)
 	var poll <-chan time.Time
-	if c.conn != nil {
+	if c.db != "" {
 		tk := time.NewTicker(c.o.Sample)
 		defer tk.Stop()
 		poll = tk.C
 	}
-	ctx := context.Background()
 	var agg, pids string
 	for {
 		select {
 		case <-poll:
-			if !c.measuring || c.conn == nil {
+			if !c.measuring {
 				continue
 			}
-			at := time.Now()
-			if err := scanOne(ctx, c.conn, waitsQuery, []any{c.db}, &agg, &pids); err != nil {
-				c.serverFailed("sampling pg_stat_activity", err)
-				continue
+			// The wait summary stays within the window; each session's
+			// history goes on while the clients' last ops finish, as
+			// those may be the slowest.
+			ctx, cancel := context.WithTimeout(context.Background(), queryTimeout)
+			if c.connected(ctx) {
+				at := time.Now()
+				if err := c.scan(ctx, waitsQuery, []any{c.db}, &agg, &pids); err != nil {
+					c.serverLost("sampling pg_stat_activity", err)
+				} else {
+					if c.windowOpen {
+						c.waits.add(agg)
+					}
+					c.history.add(at, pids)
+				}
 			}
-			c.own++
-			c.waits.add(agg)
-			c.history.add(at, pids)
+			cancel()
 		case r := <-c.reqs:
+			ctx, cancel := context.WithTimeout(context.Background(), queryTimeout)
 			switch r.kind {
 			case reqMeasure:
 				c.measure(ctx)
+			case reqEndWindow:
+				c.windowOpen = false
 			case reqTick:
 				if c.measuring {
 					c.tick(ctx, r.elapsed)
@@ -238,10 +323,12 @@ func (c *Collector) loop() {
 			case reqNotes:
 				c.tel.Notes = append(c.tel.Notes, r.notes...)
 			case reqFinish:
-				c.finish(ctx)
+				cancel()
+				c.finish(context.Background())
 				close(r.reply)
 				return
 			}
+			cancel()
 			if r.reply != nil {
 				close(r.reply)
 			}
@@ -249,12 +336,41 @@ func (c *Collector) loop() {
 	}
 }
 
-// serverFailed drops the server session after an error: the run goes on
-// with client and machine telemetry.
-func (c *Collector) serverFailed(what string, err error) {
-	c.note("database telemetry stopped: %s: %s", what, firstLine(err.Error()))
+// elapsed is the time since the window opened, in seconds.
+func (c *Collector) elapsed() float64 {
+	if c.start.IsZero() {
+		return 0
+	}
+	return time.Since(c.start).Seconds()
+}
+
+// serverLost drops the server session after an error; it is opened again
+// later (connected), and the run goes on meanwhile with client and
+// machine telemetry.
+func (c *Collector) serverLost(what string, err error) {
+	c.lost, c.lostWhy = c.elapsed(), what+": "+firstLine(err.Error())
+	c.lastTry = time.Now()
 	c.conn.Close(context.Background())
 	c.conn = nil
+}
+
+// connected reopens a lost session, at most once every reconnectEvery,
+// and says whether there is one.
+func (c *Collector) connected(ctx context.Context) bool {
+	if c.conn != nil {
+		return true
+	}
+	if c.db == "" || time.Since(c.lastTry) < reconnectEvery {
+		return false
+	}
+	c.lastTry = time.Now()
+	if c.open(ctx) != nil {
+		return false
+	}
+	c.note("database telemetry lost its session at %.1f s (%s) and reconnected at %.1f s: no wait samples in between", c.lost, c.lostWhy, c.elapsed())
+	c.gap = append(c.gap, fmt.Sprintf("database session lost at %.1f s, back at %.1f s", c.lost, c.elapsed()))
+	c.lost = -1
+	return true
 }
 
 func firstLine(s string) string {
@@ -262,38 +378,71 @@ func firstLine(s string) string {
 	return s
 }
 
-// flushOwn makes the server publish the telemetry session's own counters
+// readDB makes the server publish the telemetry session's own counters
 // (PostgreSQL 15 and later publish a session's statistics at most once a
-// second, unless asked), so the transactions it subtracts are the ones
-// counted.
-func (c *Collector) flushOwn(ctx context.Context) {
-	if c.conn == nil || c.pgNum < 150000 {
-		return
+// second, unless asked), then reads the database's counters; own is then
+// the session's transactions the reading holds.
+func (c *Collector) readDB(ctx context.Context) (dbReading, int64, bool) {
+	var r dbReading
+	if !c.connected(ctx) {
+		return r, 0, false
 	}
-	var s string
-	if err := scanOne(ctx, c.conn, ownTag+"SELECT pg_stat_force_next_flush()::text", nil, &s); err == nil {
-		c.own++
+	if c.pgNum >= 150000 {
+		var s string
+		if err := c.scan(ctx, ownTag+"SELECT pg_stat_force_next_flush()::text", nil, &s); err != nil {
+			c.serverLost("reading pg_stat_database", err)
+			return r, 0, false
+		}
 	}
+	own := c.own
+	if err := readDB(ctx, c.conn, c.pgNum, c.db, &r); err != nil {
+		c.serverLost("reading pg_stat_database", err)
+		return r, 0, false
+	}
+	c.own++
+	return r, own, true
+}
+
+// dbDelta is the database's change since the last reading, less the
+// telemetry session's own transactions and every session's login
+// transaction; nil for the first reading. A reset of the statistics in
+// between is flagged: the change is then what was counted since.
+func (c *Collector) dbDelta(now dbReading, own int64) map[string]int64 {
+	if !c.haveDB {
+		c.lastDB, c.ownAtDB, c.haveDB = now, own, true
+		c.dbAt = c.elapsed()
+		return nil
+	}
+	last := c.lastDB
+	ownDelta := own - c.ownAtDB
+	if now.wasReset(&last) {
+		c.note("the server's statistics were reset between %.1f s and %.1f s (a server crash, an immediate restart or pg_stat_reset): the database counters leave out what was done in between before the reset", c.dbAt, c.elapsed())
+		c.gap = append(c.gap, "database statistics reset")
+		last = dbReading{}
+		last[walAt] = c.lastDB[walAt] // the WAL position carries on
+		ownDelta = 0
+	}
+	d := now.delta(&last)
+	d["xact_commit"] -= ownDelta + now[sessionsAt] - last[sessionsAt]
+	c.lastDB, c.ownAtDB = now, own
+	c.dbAt = c.elapsed()
+	return d
 }
 
 func (c *Collector) measure(ctx context.Context) {
 	c.lastHost = c.host.read()
-	if c.conn != nil {
-		c.flushOwn(ctx)
-		if err := readDB(ctx, c.conn, c.db, &c.base); err != nil {
-			c.serverFailed("reading pg_stat_database", err)
-		} else {
-			c.haveBase, c.lastDB, c.own, c.ownLast = true, c.base, 1, 0
-		}
+	c.start = time.Now()
+	if now, own, ok := c.readDB(ctx); ok {
+		c.dbDelta(now, own)
+		c.tel.Database = map[string]int64{}
 	}
 	if c.conn != nil && c.stmts {
-		s, err := snapshotStatements(ctx, c.conn, c.db)
+		s, err := c.snapshot(ctx)
 		if err != nil {
 			c.note("no statement times: %s", firstLine(err.Error()))
 			c.stmts = false
 		} else {
 			c.stmts0 = s
-			c.own++
 		}
 	}
 	if c.o.PoolerAdmin != "" {
@@ -302,10 +451,62 @@ func (c *Collector) measure(ctx context.Context) {
 			c.note("no pooler statistics: SHOW STATS: %s", firstLine(err.Error()))
 			c.o.PoolerAdmin = ""
 		} else {
-			c.pool0, c.lastPool = p, p
+			c.lastPool = p
+			c.tel.Pooler = map[string]int64{}
 		}
 	}
-	c.measuring = true
+	c.measuring, c.windowOpen = true, true
+}
+
+// addTo adds d to *m, making it when needed.
+func addTo(m *map[string]int64, d map[string]int64) {
+	if d == nil {
+		return
+	}
+	if *m == nil {
+		*m = make(map[string]int64, len(d))
+	}
+	for k, v := range d {
+		(*m)[k] += v
+	}
+}
+
+// PoolerRestarted is in the Gap of a sample in which the pooler restarted.
+const PoolerRestarted = "pooler restarted"
+
+// poolDelta is the pooler's change since its last reading. SHOW STATS
+// totals that went down mean the pooler restarted: the change is then its
+// new incarnation's totals, flagged, so the window's totals are the sum
+// of each incarnation's.
+func (c *Collector) poolDelta(p map[string]int64) map[string]int64 {
+	restarted := false
+	for k, v := range c.lastPool {
+		restarted = restarted || p[k] < v
+	}
+	last := c.lastPool
+	if restarted {
+		c.note("the pooler restarted between %.1f s and %.1f s: its counters started again from zero; the pooler totals add up its incarnations' and leave out what the old one counted after %.1f s", c.poolAt, c.elapsed(), c.poolAt)
+		c.gap = append(c.gap, PoolerRestarted)
+		last = nil
+	}
+	c.lastPool, c.poolAt = p, c.elapsed()
+	return subtract(p, last)
+}
+
+// readPool reads the pooler's counters, flagging a console that cannot be
+// reached (once per outage).
+func (c *Collector) readPool(ctx context.Context) map[string]int64 {
+	p, err := PoolerStats(ctx, c.o.PoolerAdmin)
+	if err != nil {
+		if c.poolLost < 0 {
+			c.poolLost = c.elapsed()
+			c.note("the pooler's console could not be read at %.1f s: SHOW STATS: %s", c.poolLost, firstLine(err.Error()))
+		}
+		c.gap = append(c.gap, "pooler console unreachable")
+		return nil
+	}
+	c.poolLost = -1
+	return c.poolDelta(p)
 }
 
 func (c *Collector) tick(ctx context.Context, elapsed float64) {
@@ -313,25 +514,46 @@ func (c *Collector) tick(ctx context.Context, elapsed float64) {
 	s := result.Sample{ElapsedS: elapsed, ClientRSSMB: h.rssMB}
 	s.ClientCPU, s.MachineCPU = usage(c.lastHost, h)
 	c.lastHost = h
-	if c.conn != nil && c.haveBase {
-		var now dbReading
-		if err := readDB(ctx, c.conn, c.db, &now); err != nil {
-			c.serverFailed("reading pg_stat_database", err)
+	if c.o.ServerURL != "" && c.db != "" {
+		if now, own, ok := c.readDB(ctx); ok {
+			s.Database = c.dbDelta(now, own)
+			addTo(&c.tel.Database, s.Database)
 		} else {
-			s.Database = now.delta(&c.lastDB)
-			s.Database["xact_commit"] -= c.own - c.ownLast
-			c.lastDB, c.ownLast = now, c.own
-			c.own++
+			c.gap = append(c.gap, "no database session")
 		}
 	}
 	s.Waits = c.waits.takeInterval()
 	if c.o.PoolerAdmin != "" {
-		if p, err := PoolerStats(ctx, c.o.PoolerAdmin); err == nil {
-			s.Pooler = subtract(p, c.lastPool)
-			c.lastPool = p
+		s.Pooler = c.readPool(ctx)
+		addTo(&c.tel.Pooler, s.Pooler)
+	}
+	s.Gap = c.takeGap("")
+	c.tel.Series = append(c.tel.Series, s)
+}
+
+// takeGap adds what the sample lacks to gap and starts anew.
+func (c *Collector) takeGap(gap string) string {
+	parts := c.gap
+	if gap != "" {
+		parts = append([]string{gap}, parts...)
+	}
+	c.gap = nil
+	return strings.Join(parts, "; ")
+}
+
+// intoLast adds what was counted after the last interval to it.
+func (c *Collector) intoLast(d map[string]int64, pooler bool) {
+	if n := len(c.tel.Series); n > 0 {
+		last := &c.tel.Series[n-1]
+		if pooler {
+			addTo(&last.Pooler, d)
+		} else {
+			addTo(&last.Database, d)
+		}
+		if len(c.gap) > 0 {
+			last.Gap = c.takeGap(last.Gap)
 		}
 	}
-	c.tel.Series = append(c.tel.Series, s)
 }
 
 func (c *Collector) finish(ctx context.Context) {
@@ -341,74 +563,45 @@ func (c *Collector) finish(ctx context.Context) {
 	if !c.measuring {
 		c.measure(ctx) // stopped before the window: an empty one
 	}
-	if c.conn != nil {
+	if c.db != "" {
+		qctx, cancel := context.WithTimeout(ctx, queryTimeout+c.o.FlushWait)
+		defer cancel()
 		defer func() {
 			if c.conn != nil {
 				c.conn.Close(ctx)
 			}
 		}()
 		// The run's sessions publish their last counters as they exit.
-		deadline := time.Now().Add(c.o.FlushWait)
-		var left int64
-		for {
-			n, err := otherBackends(ctx, c.conn, c.db)
-			c.own++
-			if err != nil || n == 0 || time.Now().After(deadline) {
-				left = n
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		if left > 0 {
-			c.note("%d other sessions stayed connected to database %s after the run (a pooler's, or another client's): their last second of work may be missing from the database counters (PostgreSQL publishes an idle session's statistics after 10 s)", left, c.db)
-		}
-	}
-	if c.conn != nil && c.haveBase {
-		c.flushOwn(ctx)
-		var end dbReading
-		if err := readDB(ctx, c.conn, c.db, &end); err != nil {
-			c.serverFailed("reading pg_stat_database", err)
-		} else {
-			c.tel.Database = end.delta(&c.base)
-			c.tel.Database["xact_commit"] -= c.own
-			// What was published after the last interval belongs to it.
-			if n := len(c.tel.Series); n > 0 {
-				last := &c.tel.Series[n-1]
-				if last.Database == nil {
-					last.Database = map[string]int64{}
-				}
-				for k, v := range end.delta(&c.lastDB) {
-					last.Database[k] += v
-				}
-				last.Database["xact_commit"] -= c.own - c.ownLast
+		c.lastTry = time.Time{} // a lost session gets one more try
+		if c.connected(qctx) {
+			if left := c.othersGone(qctx); left > 0 {
+				c.note("%d other sessions stayed connected to database %s after the run (a pooler's, or another client's): their last second of work may be missing from the database counters (PostgreSQL publishes an idle session's statistics after 10 s)", left, c.db)
 			}
 		}
-	}
-	if c.conn != nil && c.stmts {
-		after, err := snapshotStatements(ctx, c.conn, c.db)
-		if err != nil {
-			c.note("no statement times: %s", firstLine(err.Error()))
-		} else {
-			c.tel.Statements = statementDeltas(c.stmts0, after)
+		if now, own, ok := c.readDB(qctx); ok {
+			d := c.dbDelta(now, own)
+			addTo(&c.tel.Database, d)
+			c.intoLast(d, false)
+		}
+		if c.conn == nil && c.lost >= 0 {
+			c.note("database telemetry lost its session at %.1f s (%s) and could not open it again: the database counters stop there", c.lost, c.lostWhy)
+		}
+		if c.conn != nil && c.stmts && c.stmts0 != nil {
+			after, err := c.snapshot(qctx)
+			if err != nil {
+				c.note("no statement times: %s", firstLine(err.Error()))
+			} else {
+				c.tel.Statements = statementDeltas(c.stmts0, after)
+			}
 		}
 	}
 	if c.o.ServerURL != "" && c.waits.samples > 0 {
 		c.tel.Waits = c.waits.summary(float64(c.o.Sample) / float64(time.Millisecond))
 	}
 	if c.o.PoolerAdmin != "" {
-		if p, err := PoolerStats(ctx, c.o.PoolerAdmin); err == nil {
-			c.tel.Pooler = subtract(p, c.pool0)
-			if n := len(c.tel.Series); n > 0 {
-				last := &c.tel.Series[n-1]
-				if last.Pooler == nil {
-					last.Pooler = map[string]int64{}
-				}
-				for k, v := range subtract(p, c.lastPool) {
-					last.Pooler[k] += v
-				}
-			}
-		} else {
-			c.note("no pooler statistics at the end: SHOW STATS: %s", firstLine(err.Error()))
+		if d := c.readPool(ctx); d != nil {
+			addTo(&c.tel.Pooler, d)
+			c.intoLast(d, true)
 		}
 	}
 }

@@ -21,19 +21,41 @@ var dbCounters = []string{
 // walCounter is the one counter that is not pg_stat_database's.
 const walCounter = "wal_bytes"
 
-// dbQuery reads the run database's counters and the WAL position (-1 on a
-// standby, which has no current WAL position of its own).
-const dbQuery = ownTag + `SELECT xact_commit, xact_rollback, blks_hit, blks_read,
+// dbQuery reads the run database's counters, the WAL position (-1 on a
+// standby, which has no current WAL position of its own), the sessions
+// opened (PostgreSQL 14 and later; each one's login is a transaction in
+// xact_commit) and when the statistics were last reset (microseconds).
+func dbQuery(pgNum int) string {
+	sessions := "0"
+	if pgNum >= 140000 {
+		sessions = "sessions"
+	}
+	return ownTag + `SELECT xact_commit, xact_rollback, blks_hit, blks_read,
   tup_inserted, tup_updated, tup_deleted, tup_fetched, tup_returned,
   deadlocks, temp_files, temp_bytes, conflicts,
-  CASE WHEN pg_is_in_recovery() THEN -1 ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END
+  CASE WHEN pg_is_in_recovery() THEN -1 ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END,
+  ` + sessions + `, coalesce((extract(epoch from stats_reset) * 1e6)::bigint, 0)
 FROM pg_stat_database WHERE datname = $1`
+}
 
-// dbReading is one reading of dbCounters.
-type dbReading [14]int64
+// dbReading is one reading of dbCounters, then sessionsAt and resetAt.
+type dbReading [16]int64
 
-func readDB(ctx context.Context, c target.Conn, db string, out *dbReading) error {
-	rows, err := c.Query(ctx, dbQuery, db)
+// The readings past dbCounters.
+const (
+	walAt      = 13
+	sessionsAt = 14
+	resetAt    = 15
+)
+
+// wasReset says whether the statistics were reset between a and b: a
+// server that crashed or was stopped immediately, or pg_stat_reset.
+func (b *dbReading) wasReset(a *dbReading) bool {
+	return b[resetAt] != a[resetAt] || b[0] < a[0] || b[sessionsAt] < a[sessionsAt]
+}
+
+func readDB(ctx context.Context, c target.Conn, pgNum int, db string, out *dbReading) error {
+	rows, err := c.Query(ctx, dbQuery(pgNum), db)
 	if err != nil {
 		return err
 	}
@@ -45,7 +67,7 @@ func readDB(ctx context.Context, c target.Conn, db string, out *dbReading) error
 		return fmt.Errorf("pg_stat_database has no row for database %s", db)
 	}
 	o := out
-	if err := rows.Scan(&o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13]); err != nil {
+	if err := rows.Scan(&o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15]); err != nil {
 		return err
 	}
 	rows.Close()

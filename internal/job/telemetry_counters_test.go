@@ -1,0 +1,266 @@
+package job
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// committed is the transactions the clients committed: the successful
+// ops (each train-events op is one transaction), those completed after
+// the window included, as the server counts them too.
+func committed(r *result.Result) int64 {
+	var n int64
+	for _, o := range r.Ops {
+		if o.Kind == "" {
+			n += o.Count + o.AfterWindow
+		}
+	}
+	return n
+}
+
+// commitsMatch checks that the server counted the clients' commits
+// within 1%.
+func commitsMatch(t *testing.T, r *result.Result) {
+	t.Helper()
+	tel := r.Telemetry
+	if tel == nil || tel.Database == nil {
+		t.Fatalf("no database telemetry: %+v", tel)
+	}
+	client, server := committed(r), tel.Database["xact_commit"]
+	diff := server - client
+	if diff < 0 {
+		diff = -diff
+	}
+	t.Logf("client %d, server %d, notes %q", client, server, tel.Notes)
+	if client < 100 || diff*100 > client {
+		t.Errorf("the server counted %d commits for %d client transactions (notes %q)", server, client, tel.Notes)
+	}
+}
+
+// TestTelemetryCommitsMatch: the server's commits over the window are the
+// clients' committed transactions within 1%, on each connection path.
+func TestTelemetryCommitsMatch(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	for _, tc := range []struct {
+		name   string
+		conn   string
+		pooler Pooler
+	}{
+		{name: "session"},
+		{name: "per-txn", conn: connect.PerTxn},
+		{name: "pgbouncer", pooler: Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 1500 * time.Millisecond, Progress: 500 * time.Millisecond})
+			s.Conn.Strategy = tc.conn
+			s.Pooler = tc.pooler
+			r := run(t, s)
+			commitsMatch(t, r)
+			if ins := r.Telemetry.Database["tup_inserted"]; ins <= 0 {
+				t.Errorf("tup_inserted %d", ins)
+			}
+		})
+	}
+}
+
+// TestTelemetryLoadBeforeWindow: a read-only run through PgBouncer counts
+// no inserted rows: the load, made through the pooler just before, is
+// published before the baseline.
+func TestTelemetryLoadBeforeWindow(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: time.Second, Progress: 500 * time.Millisecond})
+	s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "point", "--rows", "2000")
+	s.Pooler = Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 3}
+	r := run(t, s)
+	commitsMatch(t, r)
+	if d := r.Telemetry.Database; d["tup_inserted"] != 0 {
+		t.Errorf("a read-only run inserted %d rows: %v", d["tup_inserted"], d)
+	}
+}
+
+// TestTelemetryWaitsInWindow: wait sampling stops when the window ends,
+// not when the clients' last ops (here in long think times) finish.
+func TestTelemetryWaitsInWindow(t *testing.T) {
+	testutil.NeedPostgres(t)
+	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: time.Second, Progress: 500 * time.Millisecond},
+		"--think-min", "600ms", "--think-max", "600ms")
+	s.Telemetry.Sample = 20 * time.Millisecond
+	r := run(t, s)
+	w := r.Telemetry.Waits
+	if w == nil {
+		t.Fatal("no wait samples")
+	}
+	window := time.Duration(r.MeasuredS * float64(time.Second))
+	if most := int64(window/s.Telemetry.Sample) + 2; w.Samples > most {
+		t.Errorf("%d wait samples every %s in a %s window: sampled after the window", w.Samples, s.Telemetry.Sample, window)
+	}
+}
+
+// terminateTelemetry ends the telemetry session on the server at url.
+func terminateTelemetry(t *testing.T, url string) {
+	ctx := context.Background()
+	tg, err := target.Open(ctx, url)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer tg.Close()
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'txnbench-telemetry'"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestTelemetrySessionTerminated: the telemetry session is terminated
+// mid-run; it is opened again, the gap is noted and flagged in the
+// series, and the counters still match the clients'.
+func TestTelemetrySessionTerminated(t *testing.T) {
+	testutil.NeedPostgres(t)
+	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
+	s.Telemetry.Sample = 20 * time.Millisecond
+	ctx := context.Background()
+	db, err := Open(ctx, s, s.Runner.Clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var once sync.Once
+	s.Runner.OnTick = func(result.Interval) { once.Do(func() { terminateTelemetry(t, db.Cluster().URL()) }) }
+	r, err := Run(ctx, s, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := r.Telemetry
+	if !hasNote(tel.Notes, "lost its session", "reconnected") {
+		t.Errorf("notes %q: want the lost session's gap", tel.Notes)
+	}
+	gaps, after := 0, 0
+	for _, smp := range tel.Series {
+		if strings.Contains(smp.Gap, "database session lost") {
+			gaps++
+		} else if gaps > 0 && smp.Database != nil {
+			after++
+		}
+	}
+	if gaps != 1 || after == 0 {
+		t.Errorf("%d samples flag the gap, %d samples with database counters follow it: %+v", gaps, after, tel.Series)
+	}
+	commitsMatch(t, r)
+}
+
+// TestTelemetryPoolerRestart: the throwaway PgBouncer restarts mid-run;
+// the pooler counters add up its incarnations, flagged, and never go
+// negative.
+func TestTelemetryPoolerRestart(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
+	s.Pooler = Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 3}
+	ctx := context.Background()
+	db, err := Open(ctx, s, s.Runner.Clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var once sync.Once
+	s.Runner.OnTick = func(result.Interval) {
+		once.Do(func() {
+			if err := db.bouncer.Restart(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	r, err := Run(ctx, s, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := r.Telemetry
+	if !hasNote(tel.Notes, "pooler restarted", "incarnations") {
+		t.Errorf("notes %q: want the restart flagged", tel.Notes)
+	}
+	var xacts int64
+	flagged := 0
+	for _, smp := range tel.Series {
+		xacts += smp.Pooler["total_xact_count"]
+		if strings.Contains(smp.Gap, "pooler restarted") {
+			flagged++
+		}
+		for k, v := range smp.Pooler {
+			if v < 0 {
+				t.Errorf("sample at %.1f s: %s %d", smp.ElapsedS, k, v)
+			}
+		}
+	}
+	if flagged != 1 || xacts != tel.Pooler["total_xact_count"] || xacts <= 0 {
+		t.Errorf("%d samples flag the restart; the series holds %d transactions, the window %d", flagged, xacts, tel.Pooler["total_xact_count"])
+	}
+	if r.Pooler == nil || r.Pooler.Stats["total_xact_count"] != xacts || !strings.Contains(r.Pooler.Note, "restarted") {
+		t.Errorf("pooler %+v: want the telemetry's totals and a note", r.Pooler)
+	}
+}
+
+// hasNote says whether one note holds all the parts.
+func hasNote(notes []string, parts ...string) bool {
+	for _, n := range notes {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(n, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTelemetryServerRestart: the server restarts mid-run; the telemetry
+// session is opened again, the gap is noted, and no counter goes negative.
+func TestTelemetryServerRestart(t *testing.T) {
+	testutil.NeedPostgres(t)
+	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
+	ctx := context.Background()
+	db, err := Open(ctx, s, s.Runner.Clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var once sync.Once
+	s.Runner.OnTick = func(result.Interval) {
+		once.Do(func() {
+			if err := db.Cluster().Restart(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	r, err := Run(ctx, s, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := r.Telemetry
+	if !hasNote(tel.Notes, "lost its session", "reconnected") {
+		t.Errorf("notes %q: want the lost session's gap", tel.Notes)
+	}
+	for _, smp := range tel.Series {
+		for k, v := range smp.Database {
+			if v < 0 {
+				t.Errorf("sample at %.1f s: %s %d", smp.ElapsedS, k, v)
+			}
+		}
+	}
+	if tel.Database["xact_commit"] <= 0 {
+		t.Errorf("database %v", tel.Database)
+	}
+}
