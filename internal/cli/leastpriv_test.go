@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -16,25 +14,10 @@ import (
 // so once, and compares runs by their before/after snapshots.
 func TestStudyAsNonSuperuser(t *testing.T) {
 	cl := testutil.Postgres(t)
-	ctx := context.Background()
-	tg, err := target.Open(ctx, cl.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	testutil.Exec(t, cl.URL(),
 		"CREATE ROLE bench LOGIN PASSWORD 'bench-pw-1'",
 		"CREATE DATABASE benchdb OWNER bench", // PostgreSQL 15: only the owner creates in public
-	} {
-		if _, err := c.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c.Close(ctx)
+	)
 	url := fmt.Sprintf("postgres://bench:bench-pw-1@127.0.0.1:%d/benchdb?sslmode=disable", cl.Port())
 	out := filepath.Join(t.TempDir(), "st")
 	args := append([]string{"study", "train-events", "--db", url, "--vary", "variant=manual,text",

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -32,20 +30,7 @@ func TestReadOnlyDatabase(t *testing.T) {
 	if code, _, stderr := runMain(append([]string{"init", "train-events", "--db", url}, quick...)...); code != ExitOK {
 		t.Fatalf("init: exit %d: %s", code, stderr)
 	}
-	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Exec(ctx, "ALTER DATABASE postgres SET default_transaction_read_only = on"); err != nil {
-		t.Fatal(err)
-	}
-	c.Close(ctx)
+	testutil.Exec(t, url, "ALTER DATABASE postgres SET default_transaction_read_only = on")
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--db", url, "--duration", "2s", "--clients", "2", "--telemetry", "off", "--json", out}, quick...)
 	code, stdout, stderr := runMain(args...)

@@ -81,31 +81,23 @@ func notes(v any) []string {
 	return nil
 }
 
-func settingsLine(s map[string]any) string {
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		if k != "notes" {
+func settingsLine(s map[string]any) string { return keyValues(s, "notes") }
+
+// dataLine is what a run found in the database.
+func dataLine(d map[string]int64) string { return keyValues(d, "") }
+
+// keyValues is m as key=value pairs sorted by key, without the key skip.
+func keyValues[V any](m map[string]V, skip string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if k != skip {
 			keys = append(keys, k)
 		}
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%v", k, s[k])
-	}
-	return strings.Join(parts, " ")
-}
-
-// dataLine is what a run found in the database, as key=count sorted by key.
-func dataLine(d map[string]int64) string {
-	keys := make([]string, 0, len(d))
-	for k := range d {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%d", k, d[k])
+		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
 	}
 	return strings.Join(parts, " ")
 }

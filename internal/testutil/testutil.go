@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/target"
 )
 
 // NeedPostgres skips the test when PostgreSQL's binaries are missing,
@@ -129,4 +130,27 @@ func Artifacts(t testing.TB) string {
 	}
 	t.Logf("artifacts in %s", dir)
 	return dir
+}
+
+// Exec runs each statement on a new session to the database at url (a
+// cluster's URL, or a role's), failing the test on the first error: for
+// tests that set a database up (roles, settings) before they run txnbench.
+func Exec(t testing.TB, url string, stmts ...string) {
+	t.Helper()
+	ctx := context.Background()
+	tg, err := target.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for _, q := range stmts {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
 }
