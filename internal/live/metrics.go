@@ -11,7 +11,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/target"
 )
 
 // ContentType is the media type of the text exposition format.
@@ -159,7 +158,7 @@ func (m *Metrics) Observe(iv result.Interval) error {
 			classed += n
 		}
 		if rest := o.Errors - classed; rest > 0 { // errors without a class (older producers)
-			t.errors[string(target.ClassOther)] += rest
+			t.errors[string(result.ClassOther)] += rest
 		}
 		if hists[i] == nil {
 			continue
@@ -296,7 +295,7 @@ func (m *Metrics) write(b *bytes.Buffer) {
 		classes := map[string]bool{}
 		var names []string
 		if s.t.kind == KindTransaction { // every class, so rate() sees the first error
-			for _, cl := range target.Classes {
+			for _, cl := range result.Classes {
 				classes[string(cl)] = true
 				names = append(names, string(cl))
 			}

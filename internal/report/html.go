@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/redact"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
-	"github.com/txnbench/txnbench/internal/target"
 )
 
 // chartJSVersion is the vendored Chart.js (assets/README.md).
@@ -181,7 +181,7 @@ func runPage(r *result.Result) page {
 	add("data", dataLine(r.Data))
 	add("database", strings.TrimSpace(r.Server.Dialect+" "+r.Server.Version))
 	add("server", r.Server.Banner)
-	add("url", target.MaskURL(r.Config.DB))
+	add("url", redact.URL(r.Config.DB))
 	add("run", runConfig(r))
 	if len(r.Config.PGConf) > 0 {
 		add("server settings", strings.Join(r.Config.PGConf, " "))
@@ -195,7 +195,7 @@ func runPage(r *result.Result) page {
 	if len(r.Config.Args) > 0 {
 		args := make([]string, len(r.Config.Args))
 		for i, a := range r.Config.Args {
-			args[i] = target.MaskURL(a)
+			args[i] = redact.URL(a)
 		}
 		add("command", strings.Join(args, " "))
 	}
@@ -307,7 +307,7 @@ func runConfig(r *result.Result) string {
 		parts = append(parts, conn)
 	}
 	if c.Via != "" && c.Via != "direct" {
-		parts = append(parts, "via "+target.MaskURL(c.Via))
+		parts = append(parts, "via "+redact.URL(c.Via))
 	}
 	parts = append(parts, fmt.Sprintf("max tries %d", c.MaxTries), fmt.Sprintf("seed %d", c.Seed))
 	if r.Sources > 1 {
@@ -770,7 +770,7 @@ func studyPage(s *study.Summary, runs []*result.Result) page {
 		field{"repetitions", fmt.Sprintf("%d per cell, interleaved; medians across repetitions", s.Repeat)})
 	args := make([]string, len(s.Args))
 	for i, a := range s.Args {
-		args[i] = target.MaskURL(a)
+		args[i] = redact.URL(a)
 	}
 	if len(args) > 0 {
 		p.Header = append(p.Header, field{"command", strings.Join(args, " ")})

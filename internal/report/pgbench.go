@@ -6,7 +6,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/target"
 )
 
 // PgbenchRun is what pgbench's report shows that a Result does not hold:
@@ -219,7 +218,7 @@ func commands(w io.Writer, prefix string, r *result.Result, s PgbenchScript, max
 func failures(o result.Op) int64 {
 	var n int64
 	for class, v := range o.Errors {
-		if target.Class(class).Retryable() {
+		if result.Class(class).Retryable() {
 			n += v
 		}
 	}

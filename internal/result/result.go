@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
-	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // Format identifies the document so a future reader can tell versions apart.
@@ -63,12 +61,12 @@ type Result struct {
 	Stalled *Stall `json:"stalled,omitempty"`
 	// AbortedClients stopped early on an error that ends a client (a
 	// script's runtime error; any error with pgbench's semantics).
-	AbortedClients int             `json:"aborted_clients,omitempty"`
-	Ops            []Op            `json:"ops"`
-	Intervals      []Interval      `json:"intervals"`
-	Invariants     *workload.Check `json:"invariants,omitempty"`
+	AbortedClients int        `json:"aborted_clients,omitempty"`
+	Ops            []Op       `json:"ops"`
+	Intervals      []Interval `json:"intervals"`
+	Invariants     *Check     `json:"invariants,omitempty"`
 	// Pool is what the shared pool saw (acquires, waits), with --conn pool.
-	Pool *target.PoolStats `json:"pool,omitempty"`
+	Pool *PoolStats `json:"pool,omitempty"`
 	// Pooler is what a pooler between clients and server did, with --via.
 	Pooler *Pooler `json:"pooler,omitempty"`
 	// Telemetry is the database's, pooler's and machine's side of the run;
@@ -104,9 +102,9 @@ type Config struct {
 	Conn         string  `json:"conn"`          // session, per-txn or pool
 	Via          string  `json:"via,omitempty"` // direct, pgbouncer or a pooler\'s URL (masked)
 	// Pool is the shared pool's configuration when Conn is pool.
-	Pool   *target.PoolConfig `json:"pool,omitempty"`
-	PGConf []string           `json:"pg_conf,omitempty"`
-	Args   []string           `json:"args"`
+	Pool   *PoolConfig `json:"pool,omitempty"`
+	PGConf []string    `json:"pg_conf,omitempty"`
+	Args   []string    `json:"args"`
 }
 
 // Server is the database that was measured.
@@ -337,7 +335,7 @@ func Merge(rs []*Result) (*Result, error) {
 		m.Client.MaxRSSMB = max(m.Client.MaxRSSMB, r.Client.MaxRSSMB)
 		if r.Pool != nil {
 			if m.Pool == nil {
-				m.Pool = &target.PoolStats{}
+				m.Pool = &PoolStats{}
 			}
 			p := m.Pool
 			p.MaxConns += r.Pool.MaxConns
@@ -366,7 +364,7 @@ func Merge(rs []*Result) (*Result, error) {
 		}
 		if r.Invariants != nil {
 			if m.Invariants == nil {
-				m.Invariants = &workload.Check{OK: true}
+				m.Invariants = &Check{OK: true}
 			}
 			m.Invariants.Merge(*r.Invariants)
 		}

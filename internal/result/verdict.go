@@ -1,16 +1,12 @@
 package result
 
-import (
-	"sort"
-
-	"github.com/txnbench/txnbench/internal/workload"
-)
+import "sort"
 
 // Check is the run's invariant check; a run without one (nil Invariants)
 // verified nothing.
-func (r *Result) Check() workload.Check {
+func (r *Result) Check() Check {
 	if r.Invariants == nil {
-		return workload.Check{NotChecked: "no check ran"}
+		return Check{NotChecked: "no check ran"}
 	}
 	return *r.Invariants
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // Format identifies a study document.
@@ -49,8 +48,8 @@ type CellSummary struct {
 
 // Invariants is the cell's check over its repetitions, without the
 // items: its Status and Violated are what reports and exit statuses use.
-func (c CellSummary) Invariants() *workload.Check {
-	return &workload.Check{OK: c.InvariantsOK, NotChecked: c.InvariantsNotChecked}
+func (c CellSummary) Invariants() *result.Check {
+	return &result.Check{OK: c.InvariantsOK, NotChecked: c.InvariantsNotChecked}
 }
 
 // OpStats is one op's medians across repetitions; Spread is the range of
@@ -73,7 +72,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	if len(rs) == 0 {
 		return cs
 	}
-	inv := workload.Check{OK: true}
+	inv := result.Check{OK: true}
 	for _, r := range rs {
 		inv.Merge(r.Check())
 	}

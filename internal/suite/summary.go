@@ -6,7 +6,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // RunSummary reduces one run's result to its summary row: its
@@ -49,7 +48,7 @@ func StudySummary(cells [][]*result.Result) Summary {
 	var s Summary
 	slowest := -1.0
 	any := false
-	inv := workload.Check{OK: true}
+	inv := result.Check{OK: true}
 	for _, reps := range cells {
 		if len(reps) == 0 {
 			continue
