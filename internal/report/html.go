@@ -231,7 +231,7 @@ func runPage(r *result.Result) page {
 		if o.ServerMS > 0 {
 			server = ms(o.ServerMS)
 		}
-		ops.Rows = append(ops.Rows, []string{o.Name, kindName(o.Kind), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1),
+		ops.Rows = append(ops.Rows, []string{o.Name, o.Kind.Label(), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1),
 			ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max), server, thousands(o.Retries), thousands(o.ErrorCount())})
 	}
 	p.Tables = append(p.Tables, ops)
@@ -314,13 +314,6 @@ func runConfig(r *result.Result) string {
 		parts = append(parts, fmt.Sprintf("merged from %d results", r.Sources))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func kindName(k string) string {
-	if k == "" {
-		return "transaction"
-	}
-	return k
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -834,7 +827,7 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 	seen := map[string]bool{}
 	for _, c := range s.Cells {
 		for _, o := range c.Ops {
-			if (o.Kind == "" || o.Kind == result.KindCycle) && !seen[o.Name] {
+			if (o.Kind.IsTxn() || o.Kind == result.KindCycle) && !seen[o.Name] {
 				seen[o.Name] = true
 				names = append(names, o.Name)
 			}
@@ -892,15 +885,9 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 		}
 		ts, ps := series{Label: s.Cells[i].Label}, series{Label: s.Cells[i].Label}
 		for _, iv := range r.Intervals {
-			var n int64
-			for _, iop := range iv.Ops {
-				if o := r.Op(iop.Name); o != nil && o.Kind == "" {
-					n += iop.Count
-				}
-			}
 			x := round3(iv.ElapsedS)
 			if iv.LengthS > 0 {
-				ts.Points = append(ts.Points, [2]float64{x, round3(float64(n) / iv.LengthS)})
+				ts.Points = append(ts.Points, [2]float64{x, round3(iv.TxnPerS())})
 			}
 			if cy := intervalOp(iv, result.CycleOp); cy != nil && cy.Count > 0 {
 				ps.Points = append(ps.Points, [2]float64{x, round3(cy.P99)})

@@ -52,7 +52,7 @@ func Pgbench(w io.Writer, r *result.Result, p PgbenchRun) {
 	}
 	var failed, serial, deadlock, retries int64
 	for _, o := range r.Ops {
-		if o.Kind == "" {
+		if o.Kind.IsTxn() {
 			failed += failures(o)
 			serial += o.Errors["serialization"]
 			deadlock += o.Errors["deadlock"]

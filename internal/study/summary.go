@@ -55,15 +55,15 @@ func (c CellSummary) Invariants() *result.Check {
 // OpStats is one op's medians across repetitions; Spread is the range of
 // its mean latency across repetitions relative to their median, in %.
 type OpStats struct {
-	Name    string  `json:"name"`
-	Kind    string  `json:"kind,omitempty"`
-	OpsPerS float64 `json:"ops_per_s"`
-	Mean    float64 `json:"mean_ms"`
-	P50     float64 `json:"p50_ms"`
-	P95     float64 `json:"p95_ms"`
-	P99     float64 `json:"p99_ms"`
-	Errors  float64 `json:"errors"` // median count
-	Spread  float64 `json:"spread_pct"`
+	Name    string      `json:"name"`
+	Kind    result.Kind `json:"kind,omitzero"`
+	OpsPerS float64     `json:"ops_per_s"`
+	Mean    float64     `json:"mean_ms"`
+	P50     float64     `json:"p50_ms"`
+	P95     float64     `json:"p95_ms"`
+	P99     float64     `json:"p99_ms"`
+	Errors  float64     `json:"errors"` // median count
+	Spread  float64     `json:"spread_pct"`
 }
 
 // Summarise reduces a cell's repetitions to medians.
@@ -80,14 +80,9 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	cs.Server = rs[0].Server.Dialect + " " + rs[0].Server.Version
 	var txn, cpu, alloc, peak []float64
 	for _, r := range rs {
-		var n int64
-		for _, o := range r.Ops {
-			if o.Kind == "" {
-				n += o.Count
-			}
-		}
+		n, _ := r.Transactions()
 		if r.MeasuredS > 0 {
-			txn = append(txn, float64(n)/r.MeasuredS)
+			txn = append(txn, r.TxnPerS())
 		}
 		if n > 0 {
 			cpu = append(cpu, (r.Client.CPUUserS+r.Client.CPUSysS)*1000/float64(n))

@@ -9,13 +9,13 @@ import (
 )
 
 // RunSummary reduces one run's result to its summary row: its
-// transactions (ops of kind "", not cycles, waits or a script's
+// transactions (ops of KindTxn, not cycles, waits or a script's
 // statements) with latencies from their merged histogram.
 func RunSummary(r *result.Result) Summary {
 	h := metrics.NewHist()
 	var failures, ops int64
 	for _, o := range r.Ops {
-		if o.Kind != "" {
+		if !o.Kind.IsTxn() {
 			continue
 		}
 		ops += o.Count // completed in the window; the histogram also holds those after it
@@ -32,9 +32,7 @@ func RunSummary(r *result.Result) Summary {
 		InvariantsOK:         r.Check().OK,
 		InvariantsNotChecked: r.Check().NotChecked,
 	}
-	if r.MeasuredS > 0 {
-		s.TxnPerS = float64(s.Ops) / r.MeasuredS
-	}
+	s.TxnPerS = r.TxnPerS()
 	return s
 }
 
