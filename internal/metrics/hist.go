@@ -57,14 +57,22 @@ func NewHist() *Hist {
 	return &Hist{h: newHDR()}
 }
 
-// hdr returns the underlying histogram, decoding a compacted one; nil for
-// a zero Hist.
-func (h *Hist) hdr() *hdrhistogram.Histogram {
+// counts returns the underlying histogram, decoding a compacted one
+// without keeping it; nil for a zero Hist.
+func (h *Hist) counts() *hdrhistogram.Histogram {
 	if h.h == nil && h.enc != "" {
 		if d, err := DecodeHist(h.enc); err == nil { // cannot fail: Encode wrote it
-			h.h = d.h
+			return d.h
 		}
-		h.enc = ""
+	}
+	return h.h
+}
+
+// hdr returns the underlying histogram, decoding a compacted one for good;
+// nil for a zero Hist.
+func (h *Hist) hdr() *hdrhistogram.Histogram {
+	if h.h == nil && h.enc != "" {
+		h.h, h.enc = h.counts(), ""
 	}
 	return h.h
 }
@@ -116,15 +124,20 @@ func (h *Hist) Record(d time.Duration) {
 }
 
 // Merge adds every sample of o to h. The merge is exact: both histograms
-// have the same geometry, so counts are added bucket by bucket.
+// have the same geometry, so counts are added bucket by bucket. A
+// compacted o (see Compact) stays compacted.
 func (h *Hist) Merge(o *Hist) {
-	if o == nil || o.Count() == 0 {
+	if o == nil {
+		return
+	}
+	src := o.counts() // o stays at rest
+	if src == nil || src.TotalCount() == 0 {
 		return
 	}
 	// Dropped counts are impossible: both sides have the same geometry.
 	// hdrhistogram's Merge reads each bucket before adding to it, so
 	// h.Merge(h) doubles h correctly.
-	h.hist().Merge(o.hdr())
+	h.hist().Merge(src)
 }
 
 // Count returns the number of samples.

@@ -598,6 +598,9 @@ func TestCompact(t *testing.T) {
 	if h.Count() != 5010 {
 		t.Errorf("merging a compacted histogram: count %d, want 5010", h.Count())
 	}
+	if c.h != nil {
+		t.Error("Merge decoded its compacted source for good")
+	}
 	var zero Hist
 	if err := zero.Compact(); err != nil || zero.Count() != 0 {
 		t.Errorf("Compact of a zero Hist = %v, count %d", err, zero.Count())

@@ -420,6 +420,11 @@ func Merge(rs []*Result) (*Result, error) {
 	if c := m.Op(CycleOp); c != nil && c.Count > 0 {
 		m.Client.CPUPerCycleMS = cpu * 1000 / float64(c.Count)
 	}
+	for _, iv := range m.Intervals {
+		for _, o := range iv.Ops {
+			o.Hist.Compact() // at rest, as Load keeps them: cannot fail for merged histograms
+		}
+	}
 	m.Telemetry = mergeTelemetry(rs)
 	m.SlowOps = mergeSlowOps(rs)
 	m.SetServerTimes()
