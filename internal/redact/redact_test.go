@@ -172,7 +172,7 @@ var maskCases = []maskCase{
 	{name: "user without password in text", in: "role \"bench\" does not exist", want: "role \"bench\" does not exist"},
 }
 
-func TestMaskURL(t *testing.T) {
+func TestURL(t *testing.T) {
 	for _, tc := range maskCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := redact.URL(tc.in)
@@ -202,9 +202,9 @@ func TestMaskURL(t *testing.T) {
 	}
 }
 
-// FuzzMaskURL checks that a URL's password never survives masking and that
-// MaskURL never panics.
-func FuzzMaskURL(f *testing.F) {
+// FuzzURL checks that a URL's password never survives masking and that
+// URL never panics.
+func FuzzURL(f *testing.F) {
 	for _, tc := range maskCases {
 		f.Add(tc.in)
 	}
