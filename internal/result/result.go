@@ -219,8 +219,9 @@ type IntervalOp struct {
 	ErrorClasses map[string]int64 `json:"error_classes,omitempty"`
 	Skipped      int64            `json:"skipped,omitempty"`
 	metrics.Summary
-	// Hist is the interval's histogram, saved encoded (metrics.Hist's
-	// MarshalJSON): compact, because a long run has many intervals.
+	// Hist is the interval's histogram. A long run has many intervals, so
+	// once the interval closes it is kept at rest (metrics.Hist.Compact)
+	// and saved encoded as it rests.
 	Hist *metrics.Hist `json:"histogram"`
 }
 
@@ -318,10 +319,9 @@ func (r *Result) setKinds() {
 	}
 	for _, iv := range r.Intervals {
 		for i := range iv.Ops {
+			iv.Ops[i].Kind = KindTxn
 			if k, ok := kinds[iv.Ops[i].Name]; ok {
 				iv.Ops[i].Kind = k
-			} else {
-				iv.Ops[i].Kind = KindTxn
 			}
 		}
 	}
