@@ -459,14 +459,14 @@ func addCounts(counts, more map[string]int64) map[string]int64 {
 	return counts
 }
 
-// mergedHist returns h with o's samples added, a new histogram when h is
-// nil: merging never writes into a source's histogram.
-func mergedHist(h, o *metrics.Hist) *metrics.Hist {
+// mergedHist returns h with o's samples added (a new histogram when h is
+// nil: merging never writes into a source's histogram) and its summary.
+func mergedHist(h, o *metrics.Hist) (*metrics.Hist, metrics.Summary) {
 	if h == nil {
 		h = metrics.NewHist()
 	}
 	h.Merge(o)
-	return h
+	return h, h.Summary()
 }
 
 func (t *Op) name() string { return t.Name }
@@ -474,11 +474,13 @@ func (t *Op) name() string { return t.Name }
 // add adds the statistics of o, an op of the same name, to t.
 func (t *Op) add(o Op) {
 	t.Name, t.Kind = o.Name, o.Kind
+	t.AfterWindow += o.AfterWindow
+	t.Hist, t.Summary = mergedHist(t.Hist, o.Hist)
+	t.Count -= t.AfterWindow // the histogram holds them, the count does not
 	t.Clients += o.Clients
 	t.Retries += o.Retries
 	t.Late += o.Late
 	t.Skipped += o.Skipped
-	t.AfterWindow += o.AfterWindow
 	t.Unfinished += o.Unfinished
 	t.UnfinishedMaxMS = max(t.UnfinishedMaxMS, o.UnfinishedMaxMS)
 	t.Errors = addCounts(t.Errors, o.Errors)
@@ -490,9 +492,6 @@ func (t *Op) add(o Op) {
 			t.ErrorSamples[k] = v
 		}
 	}
-	t.Hist = mergedHist(t.Hist, o.Hist)
-	t.Summary = t.Hist.Summary()
-	t.Count -= t.AfterWindow // the histogram holds them, the count does not
 }
 
 func (t *IntervalOp) name() string { return t.Name }
@@ -501,10 +500,9 @@ func (t *IntervalOp) name() string { return t.Name }
 // another run, to t.
 func (t *IntervalOp) add(o IntervalOp) {
 	t.Name, t.Kind = o.Name, o.Kind
+	t.Hist, t.Summary = mergedHist(t.Hist, o.Hist)
 	t.Retries += o.Retries
 	t.Errors += o.Errors
 	t.Skipped += o.Skipped
 	t.ErrorClasses = addCounts(t.ErrorClasses, o.ErrorClasses)
-	t.Hist = mergedHist(t.Hist, o.Hist)
-	t.Summary = t.Hist.Summary()
 }
