@@ -20,7 +20,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/job"
-	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/pgbench/prng"
 	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
@@ -851,11 +850,7 @@ func pgbenchProgress(iv result.Interval, o *pgbenchOpts, start time.Time, retrie
 	} else {
 		fmt.Fprintf(&b, "progress: %.1f s", iv.ElapsedS)
 	}
-	stddev := 0.0
-	if h, err := metrics.DecodeHist(cycle.Hist); err == nil {
-		stddev = h.StdDev()
-	}
-	fmt.Fprintf(&b, ", %.1f tps, lat %.3f ms stddev %.3f, %d failed", float64(cycle.Count)/max(iv.LengthS, 1e-9), cycle.Mean, stddev, failed)
+	fmt.Fprintf(&b, ", %.1f tps, lat %.3f ms stddev %.3f, %d failed", float64(cycle.Count)/max(iv.LengthS, 1e-9), cycle.Mean, cycle.Hist.StdDev(), failed)
 	if o.rate > 0 && lag != nil {
 		fmt.Fprintf(&b, ", lag %.3f ms", lag.Mean)
 		if o.latencyLimit > 0 {

@@ -281,7 +281,7 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 			}
 			results[st.Cell] = append(results[st.Cell], res)
 			files[st.Cell] = append(files[st.Cell], file)
-			a.status(fmt.Sprintf("       %.1f transactions/s, invariants %s", txnRate(res), res.Invariants.Status()))
+			a.status(fmt.Sprintf("       %.1f transactions/s, invariants %s", res.TxnPerS(), res.Invariants.Status()))
 		}
 		if err != nil {
 			runErr = fmt.Errorf("cell %s: %w", r.cell.Label(), err)
@@ -340,17 +340,4 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 		}
 	}
 	return sum, nil
-}
-
-func txnRate(r *result.Result) float64 {
-	var n int64
-	for _, o := range r.Ops {
-		if o.Kind == "" {
-			n += o.Count
-		}
-	}
-	if r.MeasuredS == 0 {
-		return 0
-	}
-	return float64(n) / r.MeasuredS
 }

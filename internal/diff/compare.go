@@ -277,7 +277,7 @@ func unfinished(ds []Decision, notes []string, b, n []*result.Result) ([]Decisio
 		var u int64
 		for _, r := range rs {
 			for _, o := range r.Ops {
-				if o.Kind == "" {
+				if o.Kind.IsTxn() {
 					u += o.Unfinished
 				}
 			}

@@ -62,25 +62,16 @@ var databaseCounters = []struct{ key, label, unit string }{
 // compared tells whether an op's rows are compared: transactions, the
 // cycle and waits; not a script's per-command rows nor the schedule lag.
 func compared(o result.Op) bool {
-	switch o.Kind {
-	case "", result.KindCycle, result.KindWait:
-		return true
-	}
-	return false
+	return o.Kind.IsTxn() || o.Kind == result.KindCycle || o.Kind == result.KindWait
 }
 
 // values are the metrics of one result, in report order.
 func values(r *result.Result) []value {
-	var txns int64
-	for _, o := range r.Ops {
-		if o.Kind == "" {
-			txns += o.Count
-		}
-	}
+	txns, _ := r.Transactions()
 	var vs []value
 	if r.MeasuredS > 0 {
 		vs = append(vs, value{metric: "txn/s", family: FamThroughput, unit: unitRate, higher: true,
-			v: float64(txns) / r.MeasuredS, n: txns, min: MinSamples})
+			v: r.TxnPerS(), n: txns, min: MinSamples})
 	}
 	for _, o := range r.Ops {
 		if !compared(o) {
@@ -90,7 +81,7 @@ func values(r *result.Result) []value {
 		if o.Kind == result.KindWait {
 			lat, p95, p99 = MinSamplesWait, max(p95, MinSamplesWait), max(p99, MinSamplesWait)
 		}
-		if o.Kind == "" && r.MeasuredS > 0 {
+		if o.Kind.IsTxn() && r.MeasuredS > 0 {
 			vs = append(vs, value{op: o.Name, metric: "ops/s", family: FamThroughput, unit: unitRate, higher: true,
 				v: float64(o.Count) / r.MeasuredS, n: o.Count, min: MinSamples})
 		}

@@ -12,7 +12,7 @@ import (
 func TestUnfinishedOpsAreARegression(t *testing.T) {
 	hang := func(r *result.Result) {
 		for i := range r.Ops {
-			if r.Ops[i].Kind == "" {
+			if r.Ops[i].Kind.IsTxn() {
 				r.Ops[i].Unfinished, r.Ops[i].UnfinishedMaxMS = 4, 10000
 				return
 			}

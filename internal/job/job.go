@@ -416,13 +416,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	if c := r.Op(result.CycleOp); c != nil && c.Count > 0 {
 		r.Client.CPUPerCycleMS = out.CPU.Total().Seconds() * 1000 / float64(c.Count)
 	}
-	var txns int64
-	for _, o := range r.Ops {
-		if o.Kind == "" {
-			txns += o.Count
-		}
-	}
-	if txns > 0 {
+	if txns, _ := r.Transactions(); txns > 0 {
 		r.Client.AllocPerTxnKB = float64(out.CPU.AllocBytes) / 1024 / float64(txns)
 	}
 	return r

@@ -287,7 +287,7 @@ func TestOverloadIsReportedNotFatal(t *testing.T) {
 	var refused, ok int64
 	for _, o := range direct.Ops {
 		refused += o.Errors["too_many_connections"]
-		if o.Kind == "" {
+		if o.Kind.IsTxn() {
 			ok += o.Count
 		}
 	}
@@ -342,7 +342,7 @@ func TestRefusedDirectlyServedThroughPgBouncer(t *testing.T) {
 	}
 	outcome := func(r *result.Result) (ok, failed int64) {
 		for _, o := range r.Ops {
-			if o.Kind == "" {
+			if o.Kind.IsTxn() {
 				ok += o.Count
 				failed += o.ErrorCount()
 			}

@@ -20,7 +20,7 @@ import (
 func committed(r *result.Result) int64 {
 	var n int64
 	for _, o := range r.Ops {
-		if o.Kind == "" {
+		if o.Kind.IsTxn() {
 			n += o.Count + o.AfterWindow
 		}
 	}

@@ -104,7 +104,7 @@ func TestTelemetryTrainEvents(t *testing.T) {
 	d := tel.Database
 	var txns int64
 	for _, o := range r.Ops {
-		if o.Kind == "" {
+		if o.Kind.IsTxn() {
 			txns += o.Count
 		}
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/target"
 )
 
 // ContentType is the media type of the text exposition format.
@@ -25,14 +24,6 @@ var Buckets = []time.Duration{
 	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
 	time.Second, 2500 * time.Millisecond, 5 * time.Second, 10 * time.Second, 30 * time.Second,
 }
-
-// The kinds of ops, as the kind label says them.
-const (
-	KindTransaction = "transaction"
-	KindCycle       = "cycle"
-	KindWait        = "wait" // getting a connection: op "connect" or "pool_wait"
-	KindLag         = "lag"  // how late cycles started against a --rate schedule
-)
 
 // Info describes one run (or one study cell): the labels of
 // txnbench_run_info and the clients gauge.
@@ -66,7 +57,8 @@ type cell struct {
 
 // opTotals is one op's totals.
 type opTotals struct {
-	name, kind              string
+	name                    string
+	kind                    result.Kind
 	count, retries, skipped int64
 	errors                  map[string]int64 // by class
 	sumS                    float64          // latency sum, seconds
@@ -119,26 +111,9 @@ func (m *Metrics) End() {
 	m.current = nil
 }
 
-// Observe adds one closed interval to the current run's totals. The
-// interval's ops are in the runner's order: the workload's ops, the
-// cycle, the connection wait, and with a rate the lag. An interval outside
-// a run, or with a histogram that does not decode, is an error; the rest
-// of the interval still counts.
+// Observe adds one closed interval to the current run's totals. An
+// interval outside a run is an error.
 func (m *Metrics) Observe(iv result.Interval) error {
-	kinds := kindsOf(iv.Ops)
-	// Decoding is the slow part: done before taking the lock.
-	hists := make([]*metrics.Hist, len(iv.Ops))
-	var firstErr error
-	for i, o := range iv.Ops {
-		h, err := metrics.DecodeHist(o.Hist)
-		if err != nil {
-			if firstErr == nil {
-				firstErr = fmt.Errorf("interval at %.1fs, op %s: %w", iv.ElapsedS, o.Name, err)
-			}
-			continue
-		}
-		hists[i] = h
-	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.current
@@ -147,8 +122,8 @@ func (m *Metrics) Observe(iv result.Interval) error {
 	}
 	c.measuring = true // intervals only close while measuring
 	c.measuredS += iv.LengthS
-	for i, o := range iv.Ops {
-		t := c.op(o.Name, kinds[i])
+	for _, o := range iv.Ops {
+		t := c.op(o.Name, o.Kind)
 		t.retries += o.Retries
 		t.skipped += o.Skipped
 		for class, n := range o.ErrorClasses {
@@ -159,21 +134,21 @@ func (m *Metrics) Observe(iv result.Interval) error {
 			classed += n
 		}
 		if rest := o.Errors - classed; rest > 0 { // errors without a class (older producers)
-			t.errors[string(target.ClassOther)] += rest
+			t.errors[string(result.ClassOther)] += rest
 		}
-		if hists[i] == nil {
+		if o.Hist == nil {
 			continue
 		}
 		t.count += o.Count
 		t.sumS += o.Mean * float64(o.Count) / 1000
-		t.hist.Merge(hists[i])
+		t.hist.Merge(o.Hist)
 		t.stale = true // counted at the next scrape: intervals come more often
 	}
-	return firstErr
+	return nil
 }
 
 // op returns the named op's totals, adding them at first sight.
-func (c *cell) op(name, kind string) *opTotals {
+func (c *cell) op(name string, kind result.Kind) *opTotals {
 	for _, t := range c.ops {
 		if t.name == name {
 			return t
@@ -182,32 +157,6 @@ func (c *cell) op(name, kind string) *opTotals {
 	t := &opTotals{name: name, kind: kind, errors: map[string]int64{}, hist: metrics.NewHist(), buckets: make([]int64, len(Buckets))}
 	c.ops = append(c.ops, t)
 	return t
-}
-
-// kindsOf tells each op's kind from the runner's order: the ops before the
-// last cycle are the workload's, the one after it is the connection wait,
-// and a lag after that.
-func kindsOf(ops []result.IntervalOp) []string {
-	kinds := make([]string, len(ops))
-	cycle := -1
-	for i, o := range ops {
-		if o.Name == result.CycleOp {
-			cycle = i
-		}
-	}
-	for i, o := range ops {
-		switch {
-		case i == cycle:
-			kinds[i] = KindCycle
-		case cycle >= 0 && i == cycle+1:
-			kinds[i] = KindWait
-		case o.Name == result.LagOp && (cycle < 0 || i > cycle):
-			kinds[i] = KindLag
-		default:
-			kinds[i] = KindTransaction
-		}
-	}
-	return kinds
 }
 
 // WriteTo writes the metrics in the text exposition format 0.0.4.
@@ -260,7 +209,7 @@ func (m *Metrics) write(b *bytes.Buffer) {
 	opLabels := func(s opSeries, kind bool, more ...string) []string {
 		l := append(cellLabel(s.c), "op", s.t.name)
 		if kind {
-			l = append(l, "kind", s.t.kind)
+			l = append(l, "kind", s.t.kind.Label())
 		}
 		return append(l, more...)
 	}
@@ -295,8 +244,8 @@ func (m *Metrics) write(b *bytes.Buffer) {
 	for _, s := range all {
 		classes := map[string]bool{}
 		var names []string
-		if s.t.kind == KindTransaction { // every class, so rate() sees the first error
-			for _, cl := range target.Classes {
+		if s.t.kind.IsTxn() { // every class, so rate() sees the first error
+			for _, cl := range result.Classes {
 				classes[string(cl)] = true
 				names = append(names, string(cl))
 			}
@@ -314,13 +263,13 @@ func (m *Metrics) write(b *bytes.Buffer) {
 	}
 	family(b, "txnbench_retries_total", "counter", "Attempts that failed with a retryable error (serialization, deadlock, busy) and were tried again.")
 	for _, s := range all {
-		if s.t.kind == KindTransaction || s.t.retries > 0 {
+		if s.t.kind.IsTxn() || s.t.retries > 0 {
 			sample(b, "txnbench_retries_total", opLabels(s, false), fmt.Sprint(s.t.retries))
 		}
 	}
 	family(b, "txnbench_skipped_total", "counter", "Cycles never started because they were already later than --latency-limit at their scheduled start (with --rate).")
 	for _, s := range all {
-		if s.t.kind == KindTransaction || s.t.kind == KindCycle || s.t.skipped > 0 {
+		if s.t.kind.IsTxn() || s.t.kind == result.KindCycle || s.t.skipped > 0 {
 			sample(b, "txnbench_skipped_total", opLabels(s, false), fmt.Sprint(s.t.skipped))
 		}
 	}

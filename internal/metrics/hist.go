@@ -30,6 +30,9 @@ const v2EncodingCookie = hdrhistogram.V2EncodingCookieBase
 // empty histogram ready to use, but NewHist is preferred.
 type Hist struct {
 	h *hdrhistogram.Histogram
+	// enc is the histogram at rest (see Compact): Encode's output, decoded
+	// at the next use; h is nil meanwhile.
+	enc string
 }
 
 // Summary is what tables show; all latencies in milliseconds (float64), Count
@@ -54,12 +57,48 @@ func NewHist() *Hist {
 	return &Hist{h: newHDR()}
 }
 
+// counts returns the underlying histogram, decoding a compacted one
+// without keeping it; nil for a zero Hist.
+func (h *Hist) counts() *hdrhistogram.Histogram {
+	if h.h == nil && h.enc != "" {
+		if d, err := DecodeHist(h.enc); err == nil { // cannot fail: Encode wrote it
+			return d.h
+		}
+	}
+	return h.h
+}
+
+// hdr returns the underlying histogram, decoding a compacted one for good;
+// nil for a zero Hist.
+func (h *Hist) hdr() *hdrhistogram.Histogram {
+	if h.h == nil && h.enc != "" {
+		h.h, h.enc = h.counts(), ""
+	}
+	return h.h
+}
+
 // hist returns the underlying histogram, allocating it for a zero Hist.
 func (h *Hist) hist() *hdrhistogram.Histogram {
-	if h.h == nil {
+	if h.hdr() == nil {
 		h.h = newHDR()
 	}
 	return h.h
+}
+
+// Compact puts the histogram at rest until its next use: encoded as
+// Encode writes it, some hundred bytes instead of the 190 KB of its
+// counts, so a run can keep a histogram per op and progress interval.
+// Its next use decodes it; saving it does not.
+func (h *Hist) Compact() error {
+	if h.h == nil {
+		return nil
+	}
+	s, err := h.Encode()
+	if err != nil {
+		return err
+	}
+	h.h, h.enc = nil, s
+	return nil
 }
 
 // toMicros converts d to whole microseconds within the histogram's range.
@@ -85,20 +124,25 @@ func (h *Hist) Record(d time.Duration) {
 }
 
 // Merge adds every sample of o to h. The merge is exact: both histograms
-// have the same geometry, so counts are added bucket by bucket.
+// have the same geometry, so counts are added bucket by bucket. A
+// compacted o (see Compact) stays compacted.
 func (h *Hist) Merge(o *Hist) {
-	if o == nil || o.h == nil || o.h.TotalCount() == 0 {
+	if o == nil {
+		return
+	}
+	src := o.counts() // o stays at rest
+	if src == nil || src.TotalCount() == 0 {
 		return
 	}
 	// Dropped counts are impossible: both sides have the same geometry.
 	// hdrhistogram's Merge reads each bucket before adding to it, so
 	// h.Merge(h) doubles h correctly.
-	h.hist().Merge(o.h)
+	h.hist().Merge(src)
 }
 
 // Count returns the number of samples.
 func (h *Hist) Count() int64 {
-	if h.h == nil {
+	if h.hdr() == nil {
 		return 0
 	}
 	return h.h.TotalCount()
@@ -106,7 +150,7 @@ func (h *Hist) Count() int64 {
 
 // Reset removes all samples.
 func (h *Hist) Reset() {
-	if h.h != nil {
+	if h.hdr() != nil {
 		h.h.Reset()
 	}
 }
@@ -153,6 +197,9 @@ func (h *Hist) Summary() Summary {
 // (zlib, then base64), readable by DecodeHist and by other HdrHistogram
 // implementations.
 func (h *Hist) Encode() (string, error) {
+	if h.h == nil && h.enc != "" {
+		return h.enc, nil
+	}
 	b, err := h.hist().Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return "", fmt.Errorf("metrics: encode histogram: %w", err)
@@ -221,8 +268,9 @@ func (h *Hist) MarshalJSON() ([]byte, error) {
 	return json.Marshal(s)
 }
 
-// UnmarshalJSON decodes a JSON string written by MarshalJSON. JSON null
-// leaves the histogram unchanged.
+// UnmarshalJSON decodes a JSON string written by MarshalJSON, refusing
+// one that does not decode, and keeps it compacted (see Compact) until
+// used. JSON null leaves the histogram unchanged.
 func (h *Hist) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
@@ -231,11 +279,10 @@ func (h *Hist) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("metrics: decode histogram: want a JSON string: %w", err)
 	}
-	d, err := DecodeHist(s)
-	if err != nil {
+	if _, err := DecodeHist(s); err != nil {
 		return err
 	}
-	h.h = d.h
+	h.h, h.enc = nil, s // at rest (Compact) until used: a long run has many
 	return nil
 }
 

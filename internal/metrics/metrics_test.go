@@ -567,3 +567,42 @@ func TestCountsAtOrBelowMatchesDistribution(t *testing.T) {
 		t.Errorf("%d at or below 1h, want all %d", n[0], h.Count())
 	}
 }
+
+// TestCompact: a compacted histogram keeps its samples, encodes to the
+// same text without decoding, and is decoded again on use.
+func TestCompact(t *testing.T) {
+	h := uniform(1, 5000)
+	want, err := h.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := h.Summary()
+	if err := h.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if h.h != nil || h.enc == "" {
+		t.Fatal("Compact kept the counts")
+	}
+	if got, err := h.Encode(); err != nil || got != want {
+		t.Errorf("Encode of a compacted histogram = %.20q, %v; want %.20q", got, err, want)
+	}
+	if h.h != nil {
+		t.Error("Encode decoded the compacted histogram")
+	}
+	if got := h.Summary(); got != sum {
+		t.Errorf("Summary after Compact = %+v, want %+v", got, sum)
+	}
+	c := uniform(1, 10)
+	c.Compact()
+	h.Merge(c)
+	if h.Count() != 5010 {
+		t.Errorf("merging a compacted histogram: count %d, want 5010", h.Count())
+	}
+	if c.h != nil {
+		t.Error("Merge decoded its compacted source for good")
+	}
+	var zero Hist
+	if err := zero.Compact(); err != nil || zero.Count() != 0 {
+		t.Errorf("Compact of a zero Hist = %v, count %d", err, zero.Count())
+	}
+}

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/redact"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
-	"github.com/txnbench/txnbench/internal/target"
 )
 
 // chartJSVersion is the vendored Chart.js (assets/README.md).
@@ -181,7 +181,7 @@ func runPage(r *result.Result) page {
 	add("data", dataLine(r.Data))
 	add("database", strings.TrimSpace(r.Server.Dialect+" "+r.Server.Version))
 	add("server", r.Server.Banner)
-	add("url", target.MaskURL(r.Config.DB))
+	add("url", redact.URL(r.Config.DB))
 	add("run", runConfig(r))
 	if len(r.Config.PGConf) > 0 {
 		add("server settings", strings.Join(r.Config.PGConf, " "))
@@ -195,7 +195,7 @@ func runPage(r *result.Result) page {
 	if len(r.Config.Args) > 0 {
 		args := make([]string, len(r.Config.Args))
 		for i, a := range r.Config.Args {
-			args[i] = target.MaskURL(a)
+			args[i] = redact.URL(a)
 		}
 		add("command", strings.Join(args, " "))
 	}
@@ -231,7 +231,7 @@ func runPage(r *result.Result) page {
 		if o.ServerMS > 0 {
 			server = ms(o.ServerMS)
 		}
-		ops.Rows = append(ops.Rows, []string{o.Name, kindName(o.Kind), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1),
+		ops.Rows = append(ops.Rows, []string{o.Name, o.Kind.Label(), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1),
 			ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max), server, thousands(o.Retries), thousands(o.ErrorCount())})
 	}
 	p.Tables = append(p.Tables, ops)
@@ -307,20 +307,13 @@ func runConfig(r *result.Result) string {
 		parts = append(parts, conn)
 	}
 	if c.Via != "" && c.Via != "direct" {
-		parts = append(parts, "via "+target.MaskURL(c.Via))
+		parts = append(parts, "via "+redact.URL(c.Via))
 	}
 	parts = append(parts, fmt.Sprintf("max tries %d", c.MaxTries), fmt.Sprintf("seed %d", c.Seed))
 	if r.Sources > 1 {
 		parts = append(parts, fmt.Sprintf("merged from %d results", r.Sources))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func kindName(k string) string {
-	if k == "" {
-		return "transaction"
-	}
-	return k
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -770,7 +763,7 @@ func studyPage(s *study.Summary, runs []*result.Result) page {
 		field{"repetitions", fmt.Sprintf("%d per cell, interleaved; medians across repetitions", s.Repeat)})
 	args := make([]string, len(s.Args))
 	for i, a := range s.Args {
-		args[i] = target.MaskURL(a)
+		args[i] = redact.URL(a)
 	}
 	if len(args) > 0 {
 		p.Header = append(p.Header, field{"command", strings.Join(args, " ")})
@@ -834,7 +827,7 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 	seen := map[string]bool{}
 	for _, c := range s.Cells {
 		for _, o := range c.Ops {
-			if (o.Kind == "" || o.Kind == result.KindCycle) && !seen[o.Name] {
+			if (o.Kind.IsTxn() || o.Kind == result.KindCycle) && !seen[o.Name] {
 				seen[o.Name] = true
 				names = append(names, o.Name)
 			}
@@ -892,15 +885,9 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 		}
 		ts, ps := series{Label: s.Cells[i].Label}, series{Label: s.Cells[i].Label}
 		for _, iv := range r.Intervals {
-			var n int64
-			for _, iop := range iv.Ops {
-				if o := r.Op(iop.Name); o != nil && o.Kind == "" {
-					n += iop.Count
-				}
-			}
 			x := round3(iv.ElapsedS)
 			if iv.LengthS > 0 {
-				ts.Points = append(ts.Points, [2]float64{x, round3(float64(n) / iv.LengthS)})
+				ts.Points = append(ts.Points, [2]float64{x, round3(iv.TxnPerS())})
 			}
 			if cy := intervalOp(iv, result.CycleOp); cy != nil && cy.Count > 0 {
 				ps.Points = append(ps.Points, [2]float64{x, round3(cy.P99)})

@@ -35,8 +35,7 @@ func htmlResult() *result.Result {
 		iv := result.Interval{ElapsedS: float64(10 * (i + 1)), LengthS: 10}
 		for j, n := range names {
 			h := histOf(100+10*i+j, float64(5+j), float64(50+10*i))
-			iop := result.IntervalOp{Name: n, Summary: h.Summary()}
-			iop.Hist, _ = h.Encode()
+			iop := result.IntervalOp{Name: n, Kind: r.Ops[j].Kind, Summary: h.Summary(), Hist: h}
 			if n == hostile && i == 2 {
 				iop.Errors = 3
 				iop.ErrorClasses = map[string]int64{"serialization": 2, "timeout<b>": 1}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/target"
 )
 
 // PgbenchRun is what pgbench's report shows that a Result does not hold:
@@ -53,7 +52,7 @@ func Pgbench(w io.Writer, r *result.Result, p PgbenchRun) {
 	}
 	var failed, serial, deadlock, retries int64
 	for _, o := range r.Ops {
-		if o.Kind == "" {
+		if o.Kind.IsTxn() {
 			failed += failures(o)
 			serial += o.Errors["serialization"]
 			deadlock += o.Errors["deadlock"]
@@ -219,7 +218,7 @@ func commands(w io.Writer, prefix string, r *result.Result, s PgbenchScript, max
 func failures(o result.Op) int64 {
 	var n int64
 	for class, v := range o.Errors {
-		if target.Class(class).Retryable() {
+		if result.Class(class).Retryable() {
 			n += v
 		}
 	}

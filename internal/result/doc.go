@@ -2,4 +2,9 @@
 // passwords masked), versions, machine, per-op statistics with their HDR
 // histograms, intervals, error classes, client CPU and the invariant
 // check. Results load, save and merge exactly.
+//
+// It is a leaf: its types (Check, PoolStats, PoolConfig, Class) are its
+// own, and the workload and target packages use them, so everything that
+// only reads results (report, diff, study, suite, live) links no database
+// driver. TestNoDrivers keeps it so.
 package result

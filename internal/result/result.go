@@ -7,12 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
-	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // Format identifies the document so a future reader can tell versions apart.
@@ -25,17 +24,40 @@ const CycleOp = "cycle"
 // against their schedule, with a rate.
 const LagOp = "lag"
 
-// The kinds of rows besides transactions: the whole cycle, the time
-// clients spent getting a connection (connecting, or waiting for a pool),
-// and with a rate the lag behind the schedule.
+// Kind is what an op's row measures: a transaction, or one of the rows
+// the runner adds around the workload's ops.
+type Kind string
+
+// The kinds of rows: a transaction (one of the workload's ops), the whole
+// cycle, the time clients spent getting a connection (connecting, or
+// waiting for a pool), and with a rate the lag behind the schedule.
 const (
-	KindCycle = "cycle"
-	KindWait  = "wait"
-	KindLag   = "lag"
+	KindTxn   Kind = "txn"
+	KindCycle Kind = "cycle"
+	KindWait  Kind = "wait"
+	KindLag   Kind = "lag"
 	// KindStatement is one command of a script (pgbench -r): a part of a
 	// transaction, not one.
-	KindStatement = "statement"
+	KindStatement Kind = "statement"
 )
+
+// IsTxn reports whether k is a transaction's kind. The zero Kind is one:
+// results have always written a transaction without a kind, and Load
+// reads it back as KindTxn.
+func (k Kind) IsTxn() bool { return k == KindTxn || k == "" }
+
+// Label is k as reports and metrics name it: "transaction" for a
+// transaction, the kind itself otherwise.
+func (k Kind) Label() string {
+	if k.IsTxn() {
+		return "transaction"
+	}
+	return string(k)
+}
+
+// IsZero reports whether JSON omits k (omitzero): a transaction's kind, so
+// saved results read as they always have.
+func (k Kind) IsZero() bool { return k.IsTxn() }
 
 // StatementName names the row of command cmd (from 0) of a script op,
 // whose first line is first.
@@ -63,12 +85,12 @@ type Result struct {
 	Stalled *Stall `json:"stalled,omitempty"`
 	// AbortedClients stopped early on an error that ends a client (a
 	// script's runtime error; any error with pgbench's semantics).
-	AbortedClients int             `json:"aborted_clients,omitempty"`
-	Ops            []Op            `json:"ops"`
-	Intervals      []Interval      `json:"intervals"`
-	Invariants     *workload.Check `json:"invariants,omitempty"`
+	AbortedClients int        `json:"aborted_clients,omitempty"`
+	Ops            []Op       `json:"ops"`
+	Intervals      []Interval `json:"intervals"`
+	Invariants     *Check     `json:"invariants,omitempty"`
 	// Pool is what the shared pool saw (acquires, waits), with --conn pool.
-	Pool *target.PoolStats `json:"pool,omitempty"`
+	Pool *PoolStats `json:"pool,omitempty"`
 	// Pooler is what a pooler between clients and server did, with --via.
 	Pooler *Pooler `json:"pooler,omitempty"`
 	// Telemetry is the database's, pooler's and machine's side of the run;
@@ -104,9 +126,9 @@ type Config struct {
 	Conn         string  `json:"conn"`          // session, per-txn or pool
 	Via          string  `json:"via,omitempty"` // direct, pgbouncer or a pooler\'s URL (masked)
 	// Pool is the shared pool's configuration when Conn is pool.
-	Pool   *target.PoolConfig `json:"pool,omitempty"`
-	PGConf []string           `json:"pg_conf,omitempty"`
-	Args   []string           `json:"args"`
+	Pool   *PoolConfig `json:"pool,omitempty"`
+	PGConf []string    `json:"pg_conf,omitempty"`
+	Args   []string    `json:"args"`
 }
 
 // Server is the database that was measured.
@@ -129,7 +151,7 @@ type Machine struct {
 // Op is the statistics of one op over the measured window.
 type Op struct {
 	Name    string           `json:"name"`
-	Kind    string           `json:"kind,omitempty"` // "" for a transaction, KindCycle or KindWait
+	Kind    Kind             `json:"kind,omitzero"`
 	Clients int              `json:"clients"`
 	Retries int64            `json:"retries"`
 	Errors  map[string]int64 `json:"errors,omitempty"` // by error class
@@ -187,16 +209,20 @@ type Interval struct {
 
 // IntervalOp is one op's statistics within an interval.
 type IntervalOp struct {
-	Name    string `json:"name"`
-	Retries int64  `json:"retries,omitempty"`
-	Errors  int64  `json:"errors,omitempty"`
+	Name string `json:"name"`
+	// Kind is the op's, as in the result's ops: the runner sets it, Load
+	// takes it from the op of the same name (intervals do not save it).
+	Kind    Kind  `json:"-"`
+	Retries int64 `json:"retries,omitempty"`
+	Errors  int64 `json:"errors,omitempty"`
 	// ErrorClasses splits Errors by class.
 	ErrorClasses map[string]int64 `json:"error_classes,omitempty"`
 	Skipped      int64            `json:"skipped,omitempty"`
 	metrics.Summary
-	// Hist is the encoded histogram (metrics.DecodeHist): kept compact
-	// because a long run has many intervals.
-	Hist string `json:"histogram"`
+	// Hist is the interval's histogram. A long run has many intervals, so
+	// once the interval closes it is kept at rest (metrics.Hist.Compact)
+	// and saved encoded as it rests.
+	Hist *metrics.Hist `json:"histogram"`
 }
 
 // Client is what txnbench itself used, so a reader can see it was not the
@@ -276,7 +302,29 @@ func Load(path string) (*Result, error) {
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	r.setKinds()
 	return &r, nil
+}
+
+// setKinds makes every kind explicit after loading: an op saved without
+// one is a transaction, and an interval's op has the kind of the op of the
+// same name.
+func (r *Result) setKinds() {
+	kinds := make(map[string]Kind, len(r.Ops))
+	for i := range r.Ops {
+		if r.Ops[i].Kind.IsTxn() {
+			r.Ops[i].Kind = KindTxn
+		}
+		kinds[r.Ops[i].Name] = r.Ops[i].Kind
+	}
+	for _, iv := range r.Intervals {
+		for i := range iv.Ops {
+			iv.Ops[i].Kind = KindTxn
+			if k, ok := kinds[iv.Ops[i].Name]; ok {
+				iv.Ops[i].Kind = k
+			}
+		}
+	}
 }
 
 // Merge combines results of the same workload that ran at the same time
@@ -337,7 +385,7 @@ func Merge(rs []*Result) (*Result, error) {
 		m.Client.MaxRSSMB = max(m.Client.MaxRSSMB, r.Client.MaxRSSMB)
 		if r.Pool != nil {
 			if m.Pool == nil {
-				m.Pool = &target.PoolStats{}
+				m.Pool = &PoolStats{}
 			}
 			p := m.Pool
 			p.MaxConns += r.Pool.MaxConns
@@ -349,7 +397,7 @@ func Merge(rs []*Result) (*Result, error) {
 		}
 		cpu += r.Client.CPUUserS + r.Client.CPUSysS
 		for _, o := range r.Ops {
-			mergeOp(&m.Ops, o)
+			mergeByName(&m.Ops, o)
 		}
 		for i, iv := range r.Intervals {
 			if !sameIntervals {
@@ -359,14 +407,12 @@ func Merge(rs []*Result) (*Result, error) {
 				m.Intervals = append(m.Intervals, Interval{ElapsedS: iv.ElapsedS, LengthS: iv.LengthS})
 			}
 			for _, o := range iv.Ops {
-				if err := mergeIntervalOp(&m.Intervals[i].Ops, o); err != nil {
-					return nil, fmt.Errorf("merging interval %d of %s: %w", i+1, o.Name, err)
-				}
+				mergeByName(&m.Intervals[i].Ops, o)
 			}
 		}
 		if r.Invariants != nil {
 			if m.Invariants == nil {
-				m.Invariants = &workload.Check{OK: true}
+				m.Invariants = &Check{OK: true}
 			}
 			m.Invariants.Merge(*r.Invariants)
 		}
@@ -374,97 +420,89 @@ func Merge(rs []*Result) (*Result, error) {
 	if c := m.Op(CycleOp); c != nil && c.Count > 0 {
 		m.Client.CPUPerCycleMS = cpu * 1000 / float64(c.Count)
 	}
+	for _, iv := range m.Intervals {
+		for _, o := range iv.Ops {
+			o.Hist.Compact() // at rest, as Load keeps them: cannot fail for merged histograms
+		}
+	}
 	m.Telemetry = mergeTelemetry(rs)
 	m.SlowOps = mergeSlowOps(rs)
 	m.SetServerTimes()
 	return &m, nil
 }
 
-func mergeOp(ops *[]Op, o Op) {
-	for i := range *ops {
-		t := &(*ops)[i]
-		if t.Name != o.Name {
-			continue
-		}
-		t.Clients += o.Clients
-		t.Retries += o.Retries
-		t.Late += o.Late
-		t.Skipped += o.Skipped
-		t.AfterWindow += o.AfterWindow
-		t.Unfinished += o.Unfinished
-		t.UnfinishedMaxMS = max(t.UnfinishedMaxMS, o.UnfinishedMaxMS)
-		for k, v := range o.Errors {
-			if t.Errors == nil {
-				t.Errors = map[string]int64{}
-			}
-			t.Errors[k] += v
-		}
-		for k, v := range o.ErrorSamples {
-			if t.ErrorSamples == nil {
-				t.ErrorSamples = map[string]string{}
-			}
-			if _, ok := t.ErrorSamples[k]; !ok {
-				t.ErrorSamples[k] = v
-			}
-		}
-		t.Hist.Merge(o.Hist)
-		t.Summary = t.Hist.Summary()
-		t.Count -= t.AfterWindow // the histogram holds them, the count does not
-		return
+// mergeByName adds o into the op of *ops with o's name, appending an
+// empty one first when there is none: the one way Merge combines the ops
+// of a result and those of an interval.
+func mergeByName[T any, P interface {
+	*T
+	name() string
+	add(T)
+}](ops *[]T, o T) {
+	i := slices.IndexFunc(*ops, func(t T) bool { return P(&t).name() == P(&o).name() })
+	if i < 0 {
+		*ops = append(*ops, *new(T))
+		i = len(*ops) - 1
 	}
-	h := metrics.NewHist()
-	h.Merge(o.Hist)
-	o.Hist = h
-	errs := make(map[string]int64, len(o.Errors))
-	for k, v := range o.Errors {
-		errs[k] = v
-	}
-	o.Errors = errs
-	samples := make(map[string]string, len(o.ErrorSamples))
-	for k, v := range o.ErrorSamples {
-		samples[k] = v
-	}
-	o.ErrorSamples = samples
-	*ops = append(*ops, o)
+	P(&(*ops)[i]).add(o)
 }
 
-func mergeIntervalOp(ops *[]IntervalOp, o IntervalOp) error {
-	for i := range *ops {
-		t := &(*ops)[i]
-		if t.Name != o.Name {
-			continue
+// addCounts returns counts with more's added, allocating it when needed:
+// merging never writes into a source's map.
+func addCounts(counts, more map[string]int64) map[string]int64 {
+	for k, v := range more {
+		if counts == nil {
+			counts = make(map[string]int64, len(more))
 		}
-		a, err := metrics.DecodeHist(t.Hist)
-		if err != nil {
-			return err
-		}
-		b, err := metrics.DecodeHist(o.Hist)
-		if err != nil {
-			return err
-		}
-		a.Merge(b)
-		if t.Hist, err = a.Encode(); err != nil {
-			return err
-		}
-		t.Retries += o.Retries
-		t.Errors += o.Errors
-		t.Skipped += o.Skipped
-		for k, v := range o.ErrorClasses {
-			if t.ErrorClasses == nil {
-				t.ErrorClasses = map[string]int64{}
-			}
-			t.ErrorClasses[k] += v
-		}
-		t.Summary = a.Summary()
-		return nil
+		counts[k] += v
 	}
-	if o.ErrorClasses != nil { // a copy: merging adds to it
-		classes := make(map[string]int64, len(o.ErrorClasses))
-		for k, v := range o.ErrorClasses {
-			classes[k] = v
-		}
-		o.ErrorClasses = classes
+	return counts
+}
+
+// mergedHist returns h with o's samples added (a new histogram when h is
+// nil: merging never writes into a source's histogram) and its summary.
+func mergedHist(h, o *metrics.Hist) (*metrics.Hist, metrics.Summary) {
+	if h == nil {
+		h = metrics.NewHist()
 	}
-	*ops = append(*ops, o)
-	return nil
+	h.Merge(o)
+	return h, h.Summary()
+}
+
+func (t *Op) name() string { return t.Name }
+
+// add adds the statistics of o, an op of the same name, to t.
+func (t *Op) add(o Op) {
+	t.Name, t.Kind = o.Name, o.Kind
+	t.AfterWindow += o.AfterWindow
+	t.Hist, t.Summary = mergedHist(t.Hist, o.Hist)
+	t.Count -= t.AfterWindow // the histogram holds them, the count does not
+	t.Clients += o.Clients
+	t.Retries += o.Retries
+	t.Late += o.Late
+	t.Skipped += o.Skipped
+	t.Unfinished += o.Unfinished
+	t.UnfinishedMaxMS = max(t.UnfinishedMaxMS, o.UnfinishedMaxMS)
+	t.Errors = addCounts(t.Errors, o.Errors)
+	for k, v := range o.ErrorSamples {
+		if t.ErrorSamples == nil {
+			t.ErrorSamples = map[string]string{}
+		}
+		if _, ok := t.ErrorSamples[k]; !ok {
+			t.ErrorSamples[k] = v
+		}
+	}
+}
+
+func (t *IntervalOp) name() string { return t.Name }
+
+// add adds the statistics of o, the same op in the same interval of
+// another run, to t.
+func (t *IntervalOp) add(o IntervalOp) {
+	t.Name, t.Kind = o.Name, o.Kind
+	t.Hist, t.Summary = mergedHist(t.Hist, o.Hist)
+	t.Retries += o.Retries
+	t.Errors += o.Errors
+	t.Skipped += o.Skipped
+	t.ErrorClasses = addCounts(t.ErrorClasses, o.ErrorClasses)
 }

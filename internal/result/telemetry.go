@@ -109,7 +109,7 @@ func (r *Result) SetServerTimes() {
 		o := &r.Ops[i]
 		o.ServerMS = 0
 		ms, ok := total[o.Name]
-		if o.Kind != "" || !ok {
+		if !o.Kind.IsTxn() || !ok {
 			continue
 		}
 		if n := o.Count + o.Retries + o.ErrorCount(); n > 0 {

@@ -1,30 +1,53 @@
 package result
 
-import (
-	"sort"
-
-	"github.com/txnbench/txnbench/internal/workload"
-)
+import "sort"
 
 // Check is the run's invariant check; a run without one (nil Invariants)
 // verified nothing.
-func (r *Result) Check() workload.Check {
+func (r *Result) Check() Check {
 	if r.Invariants == nil {
-		return workload.Check{NotChecked: "no check ran"}
+		return Check{NotChecked: "no check ran"}
 	}
 	return *r.Invariants
 }
 
-// Transactions counts the transactions (ops of kind "") that succeeded
+// Transactions counts the transactions (ops of KindTxn) that succeeded
 // and that failed in the measured window.
 func (r *Result) Transactions() (ok, failed int64) {
 	for _, o := range r.Ops {
-		if o.Kind == "" {
+		if o.Kind.IsTxn() {
 			ok += o.Count
 			failed += o.ErrorCount()
 		}
 	}
 	return ok, failed
+}
+
+// TxnPerS is the transactions that succeeded per second of the measured
+// window; 0 without a window.
+func (r *Result) TxnPerS() float64 {
+	ok, _ := r.Transactions()
+	return perS(ok, r.MeasuredS)
+}
+
+// TxnPerS is the transactions that succeeded per second of the interval;
+// 0 for an empty interval.
+func (iv Interval) TxnPerS() float64 {
+	var n int64
+	for _, o := range iv.Ops {
+		if o.Kind.IsTxn() {
+			n += o.Count
+		}
+	}
+	return perS(n, iv.LengthS)
+}
+
+// perS is n per second of s seconds; 0 when s is not positive.
+func perS(n int64, s float64) float64 {
+	if s <= 0 {
+		return 0
+	}
+	return float64(n) / s
 }
 
 // NeverSucceeded is the first transaction op that failed every time it
@@ -33,7 +56,7 @@ func (r *Result) Transactions() (ok, failed int64) {
 func (r *Result) NeverSucceeded() (o *Op, class, sample string) {
 	for i := range r.Ops {
 		o := &r.Ops[i]
-		if o.Kind != "" || o.Count > 0 || o.ErrorCount() == 0 {
+		if !o.Kind.IsTxn() || o.Count > 0 || o.ErrorCount() == 0 {
 			continue
 		}
 		classes := make([]string, 0, len(o.Errors))

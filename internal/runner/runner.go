@@ -46,7 +46,8 @@ type Config struct {
 	// Grace is how long in-flight ops may take to finish once the window
 	// ends before they are cancelled and counted unfinished (0: 30 s).
 	Grace time.Duration
-	// OnTick receives each interval as it closes (from one goroutine).
+	// OnTick receives each interval as it closes (from one goroutine),
+	// its histograms in memory for the call only: they are compacted after.
 	OnTick func(result.Interval)
 	// OnPhase reports phase changes such as the end of the warm-up.
 	OnPhase func(msg string)
@@ -312,17 +313,8 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		sum := h.Summary()
 		afterWindow := after[i].Count()
 		sum.Count -= afterWindow
-		kind := ""
-		switch i {
-		case r.cycle:
-			kind = result.KindCycle
-		case r.wait:
-			kind = result.KindWait
-		case r.lag:
-			kind = result.KindLag
-		}
 		out.Ops = append(out.Ops, result.Op{
-			Name: name, Kind: kind, Clients: cfg.Clients, Retries: retries, Errors: errs,
+			Name: name, Kind: r.kind(i), Clients: cfg.Clients, Retries: retries, Errors: errs,
 			Late: r.counts.late[i].Load(), Skipped: r.counts.skipped[i].Load(),
 			ErrorSamples: r.counts.samplesOf(i), Summary: sum, Hist: h, AfterWindow: afterWindow,
 			Unfinished:      r.counts.unfinished[i].Load(),
@@ -330,6 +322,19 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		})
 	}
 	return out, nil
+}
+
+// kind is the kind of op i: the workload's ops are transactions.
+func (r *run) kind(i int) result.Kind {
+	switch i {
+	case r.cycle:
+		return result.KindCycle
+	case r.wait:
+		return result.KindWait
+	case r.lag:
+		return result.KindLag
+	}
+	return result.KindTxn
 }
 
 // tick closes an interval at now.
@@ -342,16 +347,15 @@ func (r *run) tick(out *Outcome, now time.Time) {
 	}
 	for i, name := range r.names {
 		retries, errs, classes, skipped := r.counts.interval(i)
-		enc, err := hs[i].Encode()
-		if err != nil {
-			continue // cannot happen for histograms the recorder made
-		}
-		iv.Ops = append(iv.Ops, result.IntervalOp{Name: name, Retries: retries, Errors: errs, ErrorClasses: classes,
-			Skipped: skipped, Summary: hs[i].Summary(), Hist: enc})
+		iv.Ops = append(iv.Ops, result.IntervalOp{Name: name, Kind: r.kind(i), Retries: retries, Errors: errs, ErrorClasses: classes,
+			Skipped: skipped, Summary: hs[i].Summary(), Hist: hs[i]})
 	}
 	out.Intervals = append(out.Intervals, iv)
 	if r.cfg.OnTick != nil {
 		r.cfg.OnTick(iv)
+	}
+	for _, o := range iv.Ops {
+		o.Hist.Compact() // kept for the result: cannot fail for histograms the recorder made
 	}
 }
 

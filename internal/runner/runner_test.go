@@ -160,9 +160,17 @@ func TestDurationTicksAndCycleIncludesPause(t *testing.T) {
 			if o.Name == "bump" {
 				sum += o.Count
 			}
+			// each interval op has its op's kind, and its histogram
+			// survives being put at rest after OnTick
+			if want := op(t, out, o.Name).Kind; o.Kind != want || o.Hist.Count() != o.Count {
+				t.Errorf("interval op %s: kind %q (want %q), histogram of %d, count %d", o.Name, o.Kind, want, o.Hist.Count(), o.Count)
+			}
 		}
 	}
 	bump, cycle := op(t, out, "bump"), op(t, out, result.CycleOp)
+	if bump.Kind != result.KindTxn || cycle.Kind != result.KindCycle {
+		t.Errorf("kinds: bump %q, cycle %q", bump.Kind, cycle.Kind)
+	}
 	if sum != bump.Count || bump.Count == 0 {
 		t.Errorf("intervals hold %d bumps, total %d", sum, bump.Count)
 	}

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -152,5 +153,26 @@ func TestLadderFindsWhereThroughputStopsGrowing(t *testing.T) {
 	s2 := &Summary{Cells: []CellSummary{Summarise(Cell{Settings: []Setting{{"variant", "text"}}}, []*result.Result{res(1, 1, 1, true)}, nil)}}
 	if Ladders(s2) != nil {
 		t.Error("a ladder without clients varied")
+	}
+}
+
+// TestStudyJSONKinds: study.json writes the kinds as it always has, a
+// transaction's absent, and reads an absent kind back as a transaction.
+func TestStudyJSONKinds(t *testing.T) {
+	r := res(10, 1, 1, true)
+	r.Ops[0].Kind = result.KindTxn
+	b, err := json.Marshal(Summarise(Cell{}, []*result.Result{r}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(b), `"kind"`) != 1 || !strings.Contains(string(b), `"kind":"cycle"`) {
+		t.Errorf("study.json kinds: %s", b)
+	}
+	var back CellSummary
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !back.op("add").Kind.IsTxn() || back.op(result.CycleOp).Kind != result.KindCycle {
+		t.Errorf("read back: %+v", back.Ops)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // Format identifies a study document.
@@ -49,22 +48,22 @@ type CellSummary struct {
 
 // Invariants is the cell's check over its repetitions, without the
 // items: its Status and Violated are what reports and exit statuses use.
-func (c CellSummary) Invariants() *workload.Check {
-	return &workload.Check{OK: c.InvariantsOK, NotChecked: c.InvariantsNotChecked}
+func (c CellSummary) Invariants() *result.Check {
+	return &result.Check{OK: c.InvariantsOK, NotChecked: c.InvariantsNotChecked}
 }
 
 // OpStats is one op's medians across repetitions; Spread is the range of
 // its mean latency across repetitions relative to their median, in %.
 type OpStats struct {
-	Name    string  `json:"name"`
-	Kind    string  `json:"kind,omitempty"`
-	OpsPerS float64 `json:"ops_per_s"`
-	Mean    float64 `json:"mean_ms"`
-	P50     float64 `json:"p50_ms"`
-	P95     float64 `json:"p95_ms"`
-	P99     float64 `json:"p99_ms"`
-	Errors  float64 `json:"errors"` // median count
-	Spread  float64 `json:"spread_pct"`
+	Name    string      `json:"name"`
+	Kind    result.Kind `json:"kind,omitzero"`
+	OpsPerS float64     `json:"ops_per_s"`
+	Mean    float64     `json:"mean_ms"`
+	P50     float64     `json:"p50_ms"`
+	P95     float64     `json:"p95_ms"`
+	P99     float64     `json:"p99_ms"`
+	Errors  float64     `json:"errors"` // median count
+	Spread  float64     `json:"spread_pct"`
 }
 
 // Summarise reduces a cell's repetitions to medians.
@@ -73,7 +72,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	if len(rs) == 0 {
 		return cs
 	}
-	inv := workload.Check{OK: true}
+	inv := result.Check{OK: true}
 	for _, r := range rs {
 		inv.Merge(r.Check())
 	}
@@ -81,14 +80,9 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	cs.Server = rs[0].Server.Dialect + " " + rs[0].Server.Version
 	var txn, cpu, alloc, peak []float64
 	for _, r := range rs {
-		var n int64
-		for _, o := range r.Ops {
-			if o.Kind == "" {
-				n += o.Count
-			}
-		}
+		n, _ := r.Transactions()
 		if r.MeasuredS > 0 {
-			txn = append(txn, float64(n)/r.MeasuredS)
+			txn = append(txn, r.TxnPerS())
 		}
 		if n > 0 {
 			cpu = append(cpu, (r.Client.CPUUserS+r.Client.CPUSysS)*1000/float64(n))

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // Format identifies a suite report (suite.json).
@@ -88,8 +87,8 @@ type Summary struct {
 
 // Invariants is the check the summary stands for, without its items: its
 // Status and Violated are what reports and exit statuses use.
-func (s Summary) Invariants() *workload.Check {
-	return &workload.Check{OK: s.InvariantsOK, NotChecked: s.InvariantsNotChecked}
+func (s Summary) Invariants() *result.Check {
+	return &result.Check{OK: s.InvariantsOK, NotChecked: s.InvariantsNotChecked}
 }
 
 // Save writes r as indented JSON to path.

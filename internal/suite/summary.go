@@ -6,17 +6,16 @@ import (
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // RunSummary reduces one run's result to its summary row: its
-// transactions (ops of kind "", not cycles, waits or a script's
+// transactions (ops of KindTxn, not cycles, waits or a script's
 // statements) with latencies from their merged histogram.
 func RunSummary(r *result.Result) Summary {
 	h := metrics.NewHist()
 	var failures, ops int64
 	for _, o := range r.Ops {
-		if o.Kind != "" {
+		if !o.Kind.IsTxn() {
 			continue
 		}
 		ops += o.Count // completed in the window; the histogram also holds those after it
@@ -33,9 +32,7 @@ func RunSummary(r *result.Result) Summary {
 		InvariantsOK:         r.Check().OK,
 		InvariantsNotChecked: r.Check().NotChecked,
 	}
-	if r.MeasuredS > 0 {
-		s.TxnPerS = float64(s.Ops) / r.MeasuredS
-	}
+	s.TxnPerS = r.TxnPerS()
 	return s
 }
 
@@ -49,7 +46,7 @@ func StudySummary(cells [][]*result.Result) Summary {
 	var s Summary
 	slowest := -1.0
 	any := false
-	inv := workload.Check{OK: true}
+	inv := result.Check{OK: true}
 	for _, reps := range cells {
 		if len(reps) == 0 {
 			continue

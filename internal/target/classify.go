@@ -10,50 +10,37 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/txnbench/txnbench/internal/result"
 	"modernc.org/sqlite"
 )
 
 // Class is a stable name for a kind of error, used to count errors and to
-// decide whether an op is retried.
-type Class string
+// decide whether an op is retried; it is result's type (see result.Class).
+type Class = result.Class
 
-// The error classes. Retryable ones are Serialization, Deadlock and Busy.
+// The error classes, as result names them.
 const (
-	ClassNone               Class = ""
-	ClassConnectRefused     Class = "connect_refused"
-	ClassTooManyConnections Class = "too_many_connections"
-	ClassAuth               Class = "auth"
-	ClassTimeout            Class = "timeout"
-	ClassSerialization      Class = "serialization"
-	ClassDeadlock           Class = "deadlock"
-	ClassBusy               Class = "busy" // SQLite: the write lock stayed taken
-	ClassAdminShutdown      Class = "admin_shutdown"
-	ClassConnectionLost     Class = "connection_lost"
-	ClassCanceled           Class = "canceled" // the run was stopping; not an error
-	// Errors that persist until someone fixes the server or the schema:
-	// they do not go away by retrying, so a client that meets one again
-	// and again backs off.
-	ClassDiskFull              Class = "disk_full"              // SQLSTATE 53100
-	ClassReadOnly              Class = "read_only"              // 25006: a read-only transaction or server
-	ClassInsufficientResources Class = "insufficient_resources" // the rest of SQLSTATE class 53: out of memory, ...
-	ClassUndefinedObject       Class = "undefined_object"       // a missing table, column, function or object
-	ClassPermission            Class = "permission"             // 42501: insufficient privilege
-	ClassOther                 Class = "other"
+	ClassNone                  = result.ClassNone
+	ClassConnectRefused        = result.ClassConnectRefused
+	ClassTooManyConnections    = result.ClassTooManyConnections
+	ClassAuth                  = result.ClassAuth
+	ClassTimeout               = result.ClassTimeout
+	ClassSerialization         = result.ClassSerialization
+	ClassDeadlock              = result.ClassDeadlock
+	ClassBusy                  = result.ClassBusy
+	ClassAdminShutdown         = result.ClassAdminShutdown
+	ClassConnectionLost        = result.ClassConnectionLost
+	ClassCanceled              = result.ClassCanceled
+	ClassDiskFull              = result.ClassDiskFull
+	ClassReadOnly              = result.ClassReadOnly
+	ClassInsufficientResources = result.ClassInsufficientResources
+	ClassUndefinedObject       = result.ClassUndefinedObject
+	ClassPermission            = result.ClassPermission
+	ClassOther                 = result.ClassOther
 )
 
 // Classes lists every error class in a stable order for reports.
-var Classes = []Class{
-	ClassConnectRefused, ClassTooManyConnections, ClassAuth, ClassTimeout,
-	ClassSerialization, ClassDeadlock, ClassBusy, ClassAdminShutdown,
-	ClassConnectionLost, ClassDiskFull, ClassReadOnly, ClassInsufficientResources,
-	ClassUndefinedObject, ClassPermission, ClassOther,
-}
-
-// Retryable reports whether an op that failed with this class should be
-// tried again on the same connection.
-func (c Class) Retryable() bool {
-	return c == ClassSerialization || c == ClassDeadlock || c == ClassBusy
-}
+var Classes = result.Classes
 
 // Classify maps an error from any driver to its class.
 func Classify(err error) Class {

@@ -4,17 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/txnbench/txnbench/internal/result"
 )
 
-// PoolConfig sizes a connection pool that clients share.
-type PoolConfig struct {
-	Max, Min    int           // connections; Min are opened up front
-	Lifetime    time.Duration // a connection is replaced after this; 0 = never
-	HealthCheck time.Duration // idle connections are checked this often; 0 = default
-}
+// PoolConfig sizes a connection pool that clients share; it is result's
+// type, recorded in a result's configuration.
+type PoolConfig = result.PoolConfig
 
 // Pool is a connection pool shared by many clients. Closing a Conn that
 // Acquire returned gives it back; a broken one is discarded.
@@ -24,16 +21,8 @@ type Pool interface {
 	Close()
 }
 
-// PoolStats is what the pool saw over its life.
-type PoolStats struct {
-	MaxConns      int     `json:"max_conns"`
-	Acquires      int64   `json:"acquires"`
-	EmptyAcquires int64   `json:"empty_acquires"` // acquires that had to wait or open a connection
-	WaitS         float64 `json:"wait_s"`         // total time acquires waited
-	NewConns      int64   `json:"new_conns"`
-	// Destroyed counts connections retired by lifetime or idle limits.
-	Destroyed int64 `json:"destroyed"`
-}
+// PoolStats is what the pool saw over its life; it is result's type.
+type PoolStats = result.PoolStats
 
 func (t *pgTarget) OpenPool(ctx context.Context, c PoolConfig) (Pool, error) {
 	cfg, err := pgxpool.ParseConfig("")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -82,67 +83,12 @@ type InitOptions struct {
 	Progress func(msg string) // reports long steps; never nil
 }
 
-// Check is the outcome of an invariant check.
-type Check struct {
-	OK    bool        `json:"ok"`
-	Items []CheckItem `json:"items"`
-	// NotChecked, when not empty, says why nothing was verified (custom
-	// scripts, a check that timed out); OK is false then, and nothing was
-	// found broken either.
-	NotChecked string `json:"not_checked,omitempty"`
-	// UnknownCommits counts commits whose outcome the client could not learn
-	// (connection lost during COMMIT); they widen what the check accepts.
-	UnknownCommits int64 `json:"unknown_commits"`
-}
+// Check is the outcome of an invariant check; it is result's type, so a
+// result records it without depending on the workloads.
+type Check = result.Check
 
 // CheckItem is one verified invariant.
-type CheckItem struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
-}
-
-// Add appends an item and keeps OK up to date.
-func (c *Check) Add(name string, ok bool, detail string, args ...any) {
-	c.Items = append(c.Items, CheckItem{Name: name, OK: ok, Detail: fmt.Sprintf(detail, args...)})
-	c.OK = ok && (c.OK || len(c.Items) == 1)
-}
-
-// Violated reports whether the check found something broken: OK is false
-// and something was verified. A nil check found nothing.
-func (c *Check) Violated() bool {
-	return c != nil && !c.OK && c.NotChecked == ""
-}
-
-// Status is the check's outcome in a few words for a report: "OK",
-// "VIOLATED" or "not checked (REASON)"; a nil check is "not checked".
-func (c *Check) Status() string {
-	switch {
-	case c == nil:
-		return "not checked"
-	case c.Violated():
-		return "VIOLATED"
-	case c.NotChecked != "":
-		return "not checked (" + c.NotChecked + ")"
-	}
-	return "OK"
-}
-
-// Merge adds o's outcome to c, as for parts of one run or repetitions of
-// one cell: c stays OK only if both are; a violation in either is one in
-// c; otherwise either's NotChecked makes c not checked.
-func (c *Check) Merge(o Check) {
-	violated := c.Violated() || o.Violated()
-	c.OK = c.OK && o.OK
-	c.Items = append(c.Items, o.Items...)
-	c.UnknownCommits += o.UnknownCommits
-	switch {
-	case violated:
-		c.NotChecked = ""
-	case c.NotChecked == "":
-		c.NotChecked = o.NotChecked
-	}
-}
+type CheckItem = result.CheckItem
 
 // Def describes a registered workload.
 type Def struct {

@@ -1,12 +1,11 @@
-package target_test
+package redact_test
 
 import (
-	"context"
 	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/redact"
 )
 
 type maskCase struct {
@@ -173,67 +172,46 @@ var maskCases = []maskCase{
 	{name: "user without password in text", in: "role \"bench\" does not exist", want: "role \"bench\" does not exist"},
 }
 
-func TestMaskURL(t *testing.T) {
+func TestURL(t *testing.T) {
 	for _, tc := range maskCases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := target.MaskURL(tc.in)
+			got := redact.URL(tc.in)
 			if tc.want != "" || tc.in == "" {
 				if got != tc.want {
-					t.Errorf("MaskURL(%q) = %q, want %q", tc.in, got, tc.want)
+					t.Errorf("URL(%q) = %q, want %q", tc.in, got, tc.want)
 				}
 			}
 			for _, s := range tc.secrets {
 				if strings.Contains(got, s) {
-					t.Errorf("MaskURL(%q) = %q still contains the secret %q", tc.in, got, s)
+					t.Errorf("URL(%q) = %q still contains the secret %q", tc.in, got, s)
 				}
 			}
 			for _, k := range tc.keep {
 				if !strings.Contains(got, k) {
-					t.Errorf("MaskURL(%q) = %q lost %q", tc.in, got, k)
+					t.Errorf("URL(%q) = %q lost %q", tc.in, got, k)
 				}
 			}
 			if len(tc.secrets) > 0 && !strings.Contains(got, "xxxxx") {
-				t.Errorf("MaskURL(%q) = %q has no xxxxx marker", tc.in, got)
+				t.Errorf("URL(%q) = %q has no xxxxx marker", tc.in, got)
 			}
 			// Masking is idempotent.
-			if again := target.MaskURL(got); again != got {
-				t.Errorf("MaskURL(MaskURL(%q)) = %q, want %q", tc.in, again, got)
+			if again := redact.URL(got); again != got {
+				t.Errorf("URL(MaskURL(%q)) = %q, want %q", tc.in, again, got)
 			}
 		})
 	}
 }
 
-// TestOpenMalformedURLHidesPassword checks the error of a URL pgx cannot
-// parse: it names the URL, with the password masked. Nothing is contacted.
-func TestOpenMalformedURLHidesPassword(t *testing.T) {
-	for _, spec := range []string{
-		"postgres://u:s3cretpw@h:notaport/db",
-		"postgresql://u:s3cretpw@h/db?connect_timeout=abc",
-	} {
-		_, err := target.Open(context.Background(), spec)
-		if err == nil {
-			t.Fatalf("Open(%q) succeeded, want an error", spec)
-		}
-		msg := err.Error()
-		if strings.Contains(msg, "s3cretpw") {
-			t.Errorf("Open(%q) error leaks the password: %s", spec, msg)
-		}
-		if !strings.Contains(msg, "malformed database URL") || !strings.Contains(msg, "xxxxx") {
-			t.Errorf("Open(%q) error = %q, want it to say malformed database URL and show the masked URL", spec, msg)
-		}
-	}
-}
-
-// FuzzMaskURL checks that a URL's password never survives masking and that
-// MaskURL never panics.
-func FuzzMaskURL(f *testing.F) {
+// FuzzURL checks that a URL's password never survives masking and that
+// URL never panics.
+func FuzzURL(f *testing.F) {
 	for _, tc := range maskCases {
 		f.Add(tc.in)
 	}
 	f.Add("postgres://user:correcthorse@host:5432/db?password=other&x=1#frag")
 	f.Add("postgresql://a%20b:c%2Fd%3Fe@h/p%2Fq")
 	f.Fuzz(func(t *testing.T, in string) {
-		out := target.MaskURL(in)
+		out := redact.URL(in)
 		u, err := url.Parse(in)
 		if err != nil || u.User == nil {
 			return
@@ -255,7 +233,7 @@ func FuzzMaskURL(f *testing.F) {
 		}
 		out = strings.ReplaceAll(out, "xxxxx", "\x00")
 		if strings.Contains(out, p) {
-			t.Errorf("MaskURL(%q) = %q contains the password %q", in, out, p)
+			t.Errorf("URL(%q) = %q contains the password %q", in, out, p)
 		}
 	})
 }
