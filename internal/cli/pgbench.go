@@ -530,7 +530,7 @@ func cmpOr(a, b string) string {
 // libpq's environment variables fill in the rest, as for pgbench.
 func (o *pgbenchOpts) target() string {
 	for _, d := range []string{o.db, o.dbname} {
-		if d == job.TempPostgres || strings.HasPrefix(d, "sqlite:") || strings.HasPrefix(d, "postgres://") || strings.HasPrefix(d, "postgresql://") {
+		if _, err := target.ParseSpec(d); d != "" && err == nil {
 			return d
 		}
 	}
