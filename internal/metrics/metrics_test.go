@@ -567,3 +567,18 @@ func TestCountsAtOrBelowMatchesDistribution(t *testing.T) {
 		t.Errorf("%d at or below 1h, want all %d", n[0], h.Count())
 	}
 }
+
+func TestMedian(t *testing.T) {
+	xs := []float64{3, 1, 2, 10}
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{5}, 5}, {[]float64{3, 1, 2}, 2}, {xs, 2.5}} {
+		if got := Median(c.in); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if xs[0] != 3 || xs[3] != 10 {
+		t.Errorf("Median sorted its argument: %v", xs)
+	}
+}
