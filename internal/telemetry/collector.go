@@ -138,7 +138,7 @@ func (c *Collector) open(ctx context.Context) error {
 		return target.ConnectError(url, err)
 	}
 	var num, db string
-	if err := scanOne(ctx, conn, ownTag+"SELECT current_database(), current_setting('server_version_num')", nil, &db, &num); err != nil {
+	if err := target.QueryRow(ctx, conn, ownTag+"SELECT current_database(), current_setting('server_version_num')", nil, &db, &num); err != nil {
 		conn.Close(ctx)
 		return fmt.Errorf("reading the database name: %w", err)
 	}
@@ -175,7 +175,7 @@ func (c *Collector) statementsFix() string {
 // scan runs one of the session's statements, counting it as its own
 // transaction when it succeeds.
 func (c *Collector) scan(ctx context.Context, q string, args []any, dest ...any) error {
-	err := scanOne(ctx, c.conn, q, args, dest...)
+	err := target.QueryRow(ctx, c.conn, q, args, dest...)
 	if err == nil {
 		c.own++
 	}

@@ -94,28 +94,8 @@ WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid
 
 func otherBackends(ctx context.Context, c target.Conn, db string) (int64, error) {
 	var n int64
-	err := scanOne(ctx, c, otherBackendsQuery, []any{db}, &n)
+	err := target.QueryRow(ctx, c, otherBackendsQuery, []any{db}, &n)
 	return n, err
-}
-
-// scanOne runs a query returning one row and scans it into dest.
-func scanOne(ctx context.Context, c target.Conn, q string, args []any, dest ...any) error {
-	rows, err := c.Query(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return fmt.Errorf("no row")
-	}
-	if err := rows.Scan(dest...); err != nil {
-		return err
-	}
-	rows.Close()
-	return rows.Err()
 }
 
 // hasStatementsQuery: is pg_stat_statements installed in this database

@@ -1,0 +1,27 @@
+package target
+
+import (
+	"context"
+	"fmt"
+)
+
+// QueryRow runs q with args and scans its first row into dest; a query
+// that returns no row is an error naming it.
+func QueryRow(ctx context.Context, c Conn, q string, args []any, dest ...any) error {
+	rows, err := c.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("no row from %s", q)
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
+}
