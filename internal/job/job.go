@@ -443,7 +443,7 @@ func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
 			return fmt.Errorf("resetting the server's statistics: %w", err)
 		}
 	}
-	return workload.Sleep(ctx, settle)
+	return runner.Sleep(ctx, settle)
 }
 
 // maskAll masks passwords in each string (for what a Result records).

@@ -58,7 +58,7 @@ func (c *counterClient) bump(ctx context.Context, conn target.Conn) error {
 	if c.w.failEvery > 0 && n%int64(c.w.failEvery) != 0 {
 		return c.w.failErr
 	}
-	if err := workload.Sleep(ctx, c.w.opTime); err != nil {
+	if err := Sleep(ctx, c.w.opTime); err != nil {
 		return err
 	}
 	if _, err := conn.Exec(ctx, "INSERT INTO n VALUES (1)"); err != nil {
