@@ -598,7 +598,7 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 	}
 	spec := job.Spec{
 		DB: o.target(), PGBin: o.pgBin, PGConf: o.pgConf, Name: "script", Workload: o.w,
-		Pooler: job.Pooler{Via: o.via, Mode: "transaction", Size: 20}, Args: os.Args, Version: version(),
+		Pooler: job.Pooler{Via: o.via, Mode: "transaction", Size: 20}, Args: a.args, Version: version(),
 		Log: func(msg string) {
 			switch {
 			case strings.HasPrefix(msg, "scale option ignored"):

@@ -244,7 +244,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	return job.Spec{
 		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, Fresh: f.reinit, Args: os.Args, Version: version(), Log: a.status,
+		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status,
 	}, nil
 }
 
