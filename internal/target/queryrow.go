@@ -2,11 +2,15 @@ package target
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
+// ErrNoRow is QueryRow's error for a query that returned no row.
+var ErrNoRow = errors.New("no row")
+
 // QueryRow runs q with args and scans its first row into dest; a query
-// that returns no row is an error naming it.
+// that returns no row is an ErrNoRow naming it.
 func QueryRow(ctx context.Context, c Conn, q string, args []any, dest ...any) error {
 	rows, err := c.Query(ctx, q, args...)
 	if err != nil {
@@ -17,7 +21,7 @@ func QueryRow(ctx context.Context, c Conn, q string, args []any, dest ...any) er
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		return fmt.Errorf("no row from %s", q)
+		return fmt.Errorf("%w from %s", ErrNoRow, q)
 	}
 	if err := rows.Scan(dest...); err != nil {
 		return err

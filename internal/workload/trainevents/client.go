@@ -71,21 +71,14 @@ func (c *client) NextCycle() time.Duration {
 	return time.Duration(float64(w.delay) * (0.75 + 0.5*c.rng.Float64()))
 }
 
-// think waits the think time inside a transaction (locks held), part of
-// what is measured; it is not pacing, which is the runner's.
+// think waits the think time inside a transaction, locks held: part of
+// what is measured, not pacing (which is the runner's).
 func (c *client) think(ctx context.Context) error {
-	d := workload.Uniform(c.rng, c.w.thinkMin, c.w.thinkMax)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
-		return nil
+	case <-time.After(workload.Uniform(c.rng, c.w.thinkMin, c.w.thinkMax)):
 	case <-ctx.Done():
-		return ctx.Err()
 	}
+	return ctx.Err()
 }
 
 // execCommit runs the transaction's last statement and commits, in one
