@@ -14,7 +14,7 @@ func TestQueryRow(t *testing.T) {
 	if err := QueryRow(ctx, c, "SELECT ?, ? + 1", []any{int64(4), int64(4)}, &a, &b); err != nil || a != 4 || b != 5 {
 		t.Fatalf("QueryRow = %d, %d, %v; want 4, 5, nil", a, b, err)
 	}
-	err = QueryRow(ctx, c, "SELECT 1 WHERE 1 = 0", nil, &a)
+	err := QueryRow(ctx, c, "SELECT 1 WHERE 1 = 0", nil, &a)
 	if !errors.Is(err, ErrNoRow) || !strings.Contains(err.Error(), "no row from SELECT 1 WHERE 1 = 0") {
 		t.Fatalf("QueryRow of no row: %v, want an error naming the query", err)
 	}
