@@ -18,7 +18,7 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead" // registers connect-overhead
-	_ "github.com/txnbench/txnbench/internal/workload/script"          // registers script
+	_ "github.com/txnbench/txnbench/internal/workload/pgbenchscript"   // registers script
 	_ "github.com/txnbench/txnbench/internal/workload/trainevents"     // registers train-events
 )
 
