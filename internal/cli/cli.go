@@ -18,7 +18,7 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead" // registers connect-overhead
-	_ "github.com/txnbench/txnbench/internal/workload/script"          // registers script
+	_ "github.com/txnbench/txnbench/internal/workload/pgbenchscript"   // registers script
 	_ "github.com/txnbench/txnbench/internal/workload/trainevents"     // registers train-events
 )
 
@@ -64,12 +64,13 @@ func (e exitError) Error() string { return e.msg }
 type app struct {
 	stdout, stderr io.Writer
 	secrets        []string // passwords given on the command line, masked where they stand in URLs
+	args           []string // the command line that results record: "txnbench" and Main's args
 }
 
 // Main runs txnbench with args (without the program name) and returns the
 // exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr}
+	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"txnbench"}, args...)}
 	a.collectSecrets(args)
 
 	ctx, cancel := context.WithCancel(context.Background())

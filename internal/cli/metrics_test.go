@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -126,11 +127,19 @@ func TestMetricsDuringRun(t *testing.T) {
 	if series(first, "txnbench_ops_total")["|cycle"] == 0 {
 		t.Fatalf("no cycle counted while running:\n%s", stderr)
 	}
-	time.Sleep(800 * time.Millisecond) // several progress intervals
-	second := scrapeURL(t, url)
-
-	ops1, ops2 := series(first, "txnbench_ops_total"), series(second, "txnbench_ops_total")
-	for _, op := range []string{"|add", "|process", "|archive", "|cycle"} {
+	// Scrape again until every op has grown (a later progress interval).
+	grown := []string{"|add", "|process", "|archive", "|cycle"}
+	ops1 := series(first, "txnbench_ops_total")
+	var second []promtext.Family
+	var ops2 map[string]float64
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		second = scrapeURL(t, url)
+		ops2 = series(second, "txnbench_ops_total")
+		if !slices.ContainsFunc(grown, func(op string) bool { return ops2[op] <= ops1[op] }) || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, op := range grown {
 		if ops2[op] <= ops1[op] {
 			t.Errorf("ops_total{op=%q} did not grow: %g then %g", op, ops1[op], ops2[op])
 		}

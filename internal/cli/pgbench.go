@@ -27,7 +27,7 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/workload/script"
+	"github.com/txnbench/txnbench/internal/workload/pgbenchscript"
 )
 
 // pgbench exit statuses, as pgbench's own.
@@ -55,7 +55,7 @@ type pgbenchOpts struct {
 	aggInterval                          int
 	samplingRate                         float64
 	logPrefix, randomSeed, showScript    string
-	w                                    *script.Workload
+	w                                    *pgbenchscript.Workload
 
 	// optErr is the first option whose value pgbench rejects while
 	// parsing (pflag rewords the errors its Values return).
@@ -93,7 +93,7 @@ sqlite:PATH or temp-postgres (a throwaway local PostgreSQL, initialised with
 }
 
 func newPgbenchOpts() *pgbenchOpts {
-	o := &pgbenchOpts{w: script.New()}
+	o := &pgbenchOpts{w: pgbenchscript.New()}
 	fs := pflag.NewFlagSet("pgbench", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
@@ -264,12 +264,12 @@ func (f *sourceFlagValue) Set(v string) error {
 		f.o.listOnly = true
 		return errListed
 	}
-	src := script.Source{Builtin: f.builtin, Arg: v}
+	src := pgbenchscript.Source{Builtin: f.builtin, Arg: v}
 	f.o.w.Sources = append(f.o.w.Sources, src)
 	if name, _, _ := pgscript.ParseWeighted(v); name == "-" && !f.builtin {
 		return nil // standard input is read once, with the others
 	}
-	if _, err := script.Load(src); err != nil {
+	if _, err := pgbenchscript.Load(src); err != nil {
 		e := scriptError(err)
 		if f.o.optErr == nil {
 			f.o.optErr = e
@@ -281,12 +281,12 @@ func (f *sourceFlagValue) Set(v string) error {
 
 // builtinSwitch is -S or -N: a builtin script added where the switch
 // stands among -f and -b, as pgbench numbers its scripts.
-func builtinSwitch(w *script.Workload, name string) pflag.Value {
+func builtinSwitch(w *pgbenchscript.Workload, name string) pflag.Value {
 	return &switchValue{w: w, name: name}
 }
 
 type switchValue struct {
-	w    *script.Workload
+	w    *pgbenchscript.Workload
 	name string
 }
 
@@ -297,7 +297,7 @@ func (s *switchValue) Set(v string) error {
 	if on, err := strconv.ParseBool(v); err != nil || !on {
 		return err
 	}
-	s.w.Sources = append(s.w.Sources, script.Source{Builtin: true, Arg: s.name})
+	s.w.Sources = append(s.w.Sources, pgbenchscript.Source{Builtin: true, Arg: s.name})
 	return nil
 }
 
@@ -395,7 +395,7 @@ func (o *pgbenchOpts) parse(args []string) error {
 	}
 	// then the scripts (pgbench reads them as it meets them)
 	if len(w.Sources) == 0 && !o.init {
-		w.Sources = []script.Source{{Builtin: true, Arg: "tpcb-like"}}
+		w.Sources = []pgbenchscript.Source{{Builtin: true, Arg: "tpcb-like"}}
 	}
 	if len(w.Sources) > 0 {
 		if err := o.loadScripts(); err != nil {
@@ -529,7 +529,7 @@ func cmpOr(a, b string) string {
 // libpq's environment variables fill in the rest, as for pgbench.
 func (o *pgbenchOpts) target() string {
 	for _, d := range []string{o.db, o.dbname} {
-		if d == job.TempPostgres || strings.HasPrefix(d, "sqlite:") || strings.HasPrefix(d, "postgres://") || strings.HasPrefix(d, "postgresql://") {
+		if _, err := target.ParseSpec(d); d != "" && err == nil {
 			return d
 		}
 	}
@@ -597,7 +597,7 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 	}
 	spec := job.Spec{
 		DB: o.target(), PGBin: o.pgBin, PGConf: o.pgConf, Name: "script", Workload: o.w,
-		Pooler: job.Pooler{Via: o.via, Mode: "transaction", Size: 20}, Args: os.Args, Version: version(),
+		Pooler: job.Pooler{Via: o.via, Mode: "transaction", Size: 20}, Args: a.args, Version: version(),
 		Log: func(msg string) {
 			switch {
 			case strings.HasPrefix(msg, "scale option ignored"):

@@ -13,7 +13,7 @@ import (
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
-	"github.com/txnbench/txnbench/internal/workload/script"
+	"github.com/txnbench/txnbench/internal/workload/pgbenchscript"
 )
 
 // txnLog writes pgbench's transaction logs (-l): one file per thread,
@@ -80,7 +80,7 @@ func newTxnLog(o *pgbenchOpts, pid int) (*txnLog, error) {
 	l.counts = make([]int64, o.clients)
 	l.threads = make([]int, o.clients)
 	for c := range l.threads {
-		l.threads[c] = script.ThreadOf(c, o.clients, o.threads)
+		l.threads[c] = pgbenchscript.ThreadOf(c, o.clients, o.threads)
 	}
 	return l, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -85,8 +86,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.db == "" && fs.Changed("db") { // an unset variable: not the temporary SQLite
 		return usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres or a postgres:// URL, or leave --db out for a temporary SQLite"))
 	}
-	if f.db != "" && f.db != job.TempPostgres && !strings.HasPrefix(f.db, "sqlite:") &&
-		!strings.HasPrefix(f.db, "postgres://") && !strings.HasPrefix(f.db, "postgresql://") {
+	if _, err := target.ParseSpec(f.db); err != nil {
 		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres or a postgres:// URL", f.db))
 	}
 	for _, kv := range f.pgConf {
@@ -121,7 +121,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	switch v := f.pooler.Via; {
 	case v == job.Direct, v == job.ViaPgBouncer:
-	case strings.HasPrefix(v, "postgres://"), strings.HasPrefix(v, "postgresql://"):
+	case target.IsServerURL(v):
 		if f.db == job.TempPostgres {
 			return usage(errors.New("--via URL with --db temp-postgres: an existing pooler cannot front a throwaway server; use --via pgbouncer"))
 		}
@@ -244,7 +244,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	return job.Spec{
 		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, Fresh: f.reinit, Args: os.Args, Version: version(), Log: a.status,
+		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status,
 	}, nil
 }
 

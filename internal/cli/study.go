@@ -289,7 +289,7 @@ func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, v
 		}
 	}
 	sum := &study.Summary{Format: study.Format, Workload: name, Vary: varies, Repeat: sf.repeat}
-	for _, arg := range os.Args {
+	for _, arg := range a.args {
 		sum.Args = append(sum.Args, target.MaskURL(arg))
 	}
 	var firsts []*result.Result // each cell's first run, for study.html

@@ -242,7 +242,7 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 	rep := &suite.Report{
 		Format: suite.Format, Name: f.Name, File: path, Tier: tier,
 		Tool:    result.Tool{Version: version(), Go: runtime.Version()},
-		Args:    a.maskArgs(os.Args),
+		Args:    a.maskArgs(a.args),
 		Started: started,
 	}
 	failed, violated, interrupted := 0, 0, false

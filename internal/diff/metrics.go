@@ -3,8 +3,8 @@ package diff
 import (
 	"math"
 	"slices"
-	"sort"
 
+	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -157,7 +157,7 @@ func unitValues(rs []*result.Result) []value {
 		if m.family == FamInvariants {
 			m.v = slices.Min(xs)
 		} else {
-			m.v = median(xs)
+			m.v = metrics.Median(xs)
 			if m.v != 0 && len(xs) > 1 {
 				m.spread = 100 * (slices.Max(xs) - slices.Min(xs)) / math.Abs(m.v)
 			}
@@ -184,17 +184,4 @@ func errorClasses(rs []*result.Result) map[string]map[string]int64 {
 		}
 	}
 	return out
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	}
-	n := len(s)
-	return (s[n/2-1] + s[n/2]) / 2
 }

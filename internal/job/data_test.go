@@ -14,7 +14,7 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
-	_ "github.com/txnbench/txnbench/internal/workload/script"
+	_ "github.com/txnbench/txnbench/internal/workload/pgbenchscript"
 )
 
 // logLines collects a spec's status lines.

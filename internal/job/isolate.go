@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/workload"
+	"github.com/txnbench/txnbench/internal/runner"
 )
 
 // ErrStatsNotReset is Isolate's answer when the role may not reset the
@@ -17,7 +17,7 @@ var ErrStatsNotReset = errors.New("this role may not reset the server's statisti
 
 // statsNotReset settles as Isolate would, then reports ErrStatsNotReset.
 func statsNotReset(ctx context.Context, settle time.Duration) error {
-	if err := workload.Sleep(ctx, settle); err != nil {
+	if err := runner.Sleep(ctx, settle); err != nil {
 		return err
 	}
 	return ErrStatsNotReset

@@ -20,7 +20,7 @@ import (
 )
 
 // TempPostgres is the --db value that starts a throwaway cluster.
-const TempPostgres = "temp-postgres"
+const TempPostgres = target.TempPostgresSpec
 
 // Spec is one run, as the command line gave it.
 type Spec struct {
@@ -105,7 +105,7 @@ func (d *Database) Cluster() *localdb.Cluster { return d.cluster }
 func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	clients := s.Runner.Clients
 	via := s.Pooler.Via
-	if strings.HasPrefix(via, "postgres://") || strings.HasPrefix(via, "postgresql://") {
+	if target.IsServerURL(via) {
 		// An existing pooler: clients connect to it, nothing is started.
 		t, err := target.Open(ctx, withExecMode(via))
 		if err != nil {
@@ -167,14 +167,7 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 // transaction mode carries: PgBouncer before 1.21 cannot keep named
 // prepared statements. A mode given in the URL wins.
 func withExecMode(u string) string {
-	if strings.Contains(u, "default_query_exec_mode=") {
-		return u
-	}
-	sep := "?"
-	if strings.Contains(u, "?") {
-		sep = "&"
-	}
-	return u + sep + "default_query_exec_mode=cache_describe"
+	return target.WithParam(u, "default_query_exec_mode", "cache_describe")
 }
 
 // adminURL is PgBouncer's admin console on the same address.
@@ -190,17 +183,17 @@ func adminURL(pooler string) string {
 
 // openServer opens the database itself, sized for conns connections.
 func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
-	spec := s.DB
-	if spec == "" {
-		spec = "sqlite:"
+	sp, err := target.ParseSpec(s.DB)
+	if err != nil {
+		return nil, err
 	}
-	if spec != TempPostgres {
-		t, err := target.Open(ctx, spec)
+	if sp.Kind != target.TempPostgres {
+		t, err := target.Open(ctx, s.DB)
 		if err != nil {
 			return nil, err
 		}
-		shown := target.MaskURL(spec)
-		if spec == "sqlite:" {
+		shown := target.MaskURL(s.DB)
+		if sp.Kind == target.SQLiteTemp {
 			shown = "sqlite (a temporary file, removed at exit)"
 		}
 		return &Database{Target: t, URL: shown}, nil
@@ -444,7 +437,7 @@ func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
 			return fmt.Errorf("resetting the server's statistics: %w", err)
 		}
 	}
-	return workload.Sleep(ctx, settle)
+	return runner.Sleep(ctx, settle)
 }
 
 // maskAll masks passwords in each string (for what a Result records).

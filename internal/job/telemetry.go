@@ -23,7 +23,7 @@ func (d *Database) serverURL(s Spec) string {
 	if d.cluster != nil {
 		return d.cluster.URL()
 	}
-	if strings.HasPrefix(s.DB, "postgres://") || strings.HasPrefix(s.DB, "postgresql://") {
+	if target.IsServerURL(s.DB) {
 		return s.DB
 	}
 	return ""

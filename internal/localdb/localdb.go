@@ -272,76 +272,32 @@ func (c *Cluster) initdb(ctx context.Context) error {
 // returns the server and the port it actually listens on (a --pg-conf
 // port=N overrides -p). On failure nothing is left running.
 func (c *Cluster) startServer(ctx context.Context, port int) (*server, int, error) {
-	s, err := c.launch(port)
+	actual := port
+	s, err := spawn(ctx, process{
+		name: "postgres", path: filepath.Join(c.bin, "postgres"),
+		args: append([]string{"-D", c.dataDir, "-p", strconv.Itoa(port)}, c.args...),
+		dir:  c.dir, user: c.user, log: c.log, deathSig: syscall.SIGQUIT, binFlag: "--pg-bin",
+	}, readiness{
+		what: "PostgreSQL", timeout: readyTimeout,
+		late: "was not ready after %s: see the server log below; on an overloaded machine, try again",
+		// postmaster.pid says ready, as pg_ctl -w waits for, and the port
+		// it listens on
+		ready: func(s *server) (bool, error) {
+			pm, err := readPostmasterPid(c.dataDir)
+			if err != nil || pm.pid != s.pid || pm.status != "ready" {
+				return false, nil
+			}
+			if pm.port > 0 {
+				actual = pm.port
+			}
+			return true, nil
+		},
+		exited: func(s *server) error { return c.exitError(s, port) },
+	})
 	if err != nil {
-		return nil, 0, err
-	}
-	actual, err := c.waitReady(ctx, s, port)
-	if err != nil {
-		killServer(s)
 		return nil, 0, err
 	}
 	return s, actual, nil
-}
-
-// launch starts the postmaster as a child in its own process group and
-// reaps it on a goroutine.
-func (c *Cluster) launch(port int) (*server, error) {
-	out, closeOut, err := c.log.open()
-	if err != nil {
-		return nil, err
-	}
-	mark := c.log.mark()
-	args := append([]string{"-D", c.dataDir, "-p", strconv.Itoa(port)}, c.args...)
-	cmd := exec.Command(filepath.Join(c.bin, "postgres"), args...)
-	cmd.Dir = c.dir
-	cmd.Env = childEnv()
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		// Its own process group: a terminal Ctrl-C reaches txnbench only,
-		// and txnbench decides when the server goes down.
-		Setpgid:    true,
-		Pdeathsig:  syscall.SIGQUIT,
-		Credential: c.user.credential(),
-	}
-	// With Options.Log, output goes through a pipe; do not wait for it
-	// forever once the postmaster has exited.
-	cmd.WaitDelay = 2 * time.Second
-	err = cmd.Start()
-	closeOut()
-	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w: check --pg-bin", cmd.Path, err)
-	}
-	return reap("postgres", cmd, mark, c.dir), nil
-}
-
-// waitReady polls postmaster.pid until the server s reports ready (what
-// pg_ctl -w does) and returns the port recorded there.
-func (c *Cluster) waitReady(ctx context.Context, s *server, port int) (int, error) {
-	timeout := time.NewTimer(readyTimeout)
-	defer timeout.Stop()
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		if pm, err := readPostmasterPid(c.dataDir); err == nil && pm.pid == s.pid && pm.status == "ready" {
-			if pm.port > 0 {
-				port = pm.port
-			}
-			return port, nil
-		}
-		select {
-		case <-s.done:
-			return 0, c.exitError(s, port)
-		case <-ctx.Done():
-			return 0, &startError{msg: "PostgreSQL startup interrupted: " + ctx.Err().Error(), err: ctx.Err()}
-		case <-timeout.C:
-			return 0, &startError{
-				msg:  fmt.Sprintf("PostgreSQL was not ready after %s: see the server log below; on an overloaded machine, try again", readyTimeout),
-				tail: c.log.since(s.logMark),
-			}
-		case <-tick.C:
-		}
-	}
 }
 
 // exitError describes a server that exited during startup.

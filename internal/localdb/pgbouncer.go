@@ -450,75 +450,25 @@ func (b *Bouncer) startProcess(ctx context.Context, port int) (*server, error) {
 	// A pid file left by a killed pgbouncer names a pid that may have been
 	// reused: pgbouncer would refuse to start.
 	_ = os.Remove(filepath.Join(b.dir, bouncerPidName))
-	s, err := b.launch()
-	if err != nil {
-		return nil, err
-	}
-	if err := b.waitReady(ctx, s, port); err != nil {
-		_ = killServer(s)
-		return nil, err
-	}
-	return s, nil
-}
-
-// launch starts pgbouncer in the foreground as a child in its own process
-// group and reaps it on a goroutine.
-func (b *Bouncer) launch() (*server, error) {
-	out, closeOut, err := b.log.open()
-	if err != nil {
-		return nil, err
-	}
-	mark := b.log.mark()
-	cmd := exec.Command(b.bin, filepath.Join(b.dir, bouncerConfName))
-	cmd.Dir = b.dir
-	cmd.Env = childEnv()
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		// Its own process group: a terminal Ctrl-C reaches txnbench only.
-		Setpgid: true,
+	return spawn(ctx, process{
+		name: "pgbouncer", path: b.bin, args: []string{filepath.Join(b.dir, bouncerConfName)},
+		dir: b.dir, user: b.user, log: b.log, binFlag: "--pgbouncer-bin",
 		// SIGKILL, not a shutdown signal: their meaning changed in 1.23,
 		// and pgbouncer has no children or state to save.
-		Pdeathsig:  syscall.SIGKILL,
-		Credential: b.user.credential(),
-	}
-	cmd.WaitDelay = 2 * time.Second
-	err = cmd.Start()
-	closeOut()
-	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w: check --pgbouncer-bin", cmd.Path, err)
-	}
-	return reap("pgbouncer", cmd, mark, b.dir), nil
-}
-
-// waitReady waits until pgbouncer s accepts TCP connections on port.
-func (b *Bouncer) waitReady(ctx context.Context, s *server, port int) error {
-	timeout := time.NewTimer(bouncerReadyTimeout)
-	defer timeout.Stop()
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		// PgBouncer that cannot bind the TCP port keeps running when it
-		// has its Unix socket: watch its log for that.
-		if err := b.listenFailure(s, port); err != nil {
-			return err
-		}
-		if accepting(s.pid, port) {
-			return nil
-		}
-		select {
-		case <-s.done:
-			return b.exitError(s, port)
-		case <-ctx.Done():
-			return &startError{msg: "PgBouncer startup interrupted: " + ctx.Err().Error(), err: ctx.Err(), logName: "PgBouncer log"}
-		case <-timeout.C:
-			return &startError{
-				msg:     fmt.Sprintf("PgBouncer was not accepting connections after %s: see its log below; on an overloaded machine, try again", bouncerReadyTimeout),
-				tail:    b.log.since(s.logMark),
-				logName: "PgBouncer log",
+		deathSig: syscall.SIGKILL,
+	}, readiness{
+		what: "PgBouncer", timeout: bouncerReadyTimeout, logName: "PgBouncer log",
+		late: "was not accepting connections after %s: see its log below; on an overloaded machine, try again",
+		ready: func(s *server) (bool, error) {
+			// PgBouncer that cannot bind the TCP port keeps running when
+			// it has its Unix socket: watch its log for that.
+			if err := b.listenFailure(s, port); err != nil {
+				return false, err
 			}
-		case <-tick.C:
-		}
-	}
+			return accepting(s.pid, port), nil
+		},
+		exited: func(s *server) error { return b.exitError(s, port) },
+	})
 }
 
 // accepting reports whether a TCP connection to 127.0.0.1:port succeeds

@@ -606,3 +606,18 @@ func TestCompact(t *testing.T) {
 		t.Errorf("Compact of a zero Hist = %v, count %d", err, zero.Count())
 	}
 }
+
+func TestMedian(t *testing.T) {
+	xs := []float64{3, 1, 2, 10}
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{5}, 5}, {[]float64{3, 1, 2}, 2}, {xs, 2.5}} {
+		if got := Median(c.in); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if xs[0] != 3 || xs[3] != 10 {
+		t.Errorf("Median sorted its argument: %v", xs)
+	}
+}

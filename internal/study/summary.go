@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -90,8 +91,8 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 		alloc = append(alloc, r.Client.AllocPerTxnKB)
 		peak = append(peak, r.Client.MaxRSSMB)
 	}
-	cs.TxnPerS = median(txn)
-	cs.ClientCPUPerTxnMS, cs.AllocPerTxnKB, cs.PeakMB = median(cpu), median(alloc), median(peak)
+	cs.TxnPerS = metrics.Median(txn)
+	cs.ClientCPUPerTxnMS, cs.AllocPerTxnKB, cs.PeakMB = metrics.Median(cpu), metrics.Median(alloc), metrics.Median(peak)
 	for _, o := range rs[0].Ops {
 		var rate, mean, p50, p95, p99, errs []float64
 		for _, r := range rs {
@@ -106,27 +107,14 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 			p95, p99 = append(p95, ro.P95), append(p99, ro.P99)
 			errs = append(errs, float64(ro.ErrorCount()))
 		}
-		st := OpStats{Name: o.Name, Kind: o.Kind, OpsPerS: median(rate), Mean: median(mean),
-			P50: median(p50), P95: median(p95), P99: median(p99), Errors: median(errs)}
-		if m := median(mean); m > 0 && len(mean) > 1 {
+		st := OpStats{Name: o.Name, Kind: o.Kind, OpsPerS: metrics.Median(rate), Mean: metrics.Median(mean),
+			P50: metrics.Median(p50), P95: metrics.Median(p95), P99: metrics.Median(p99), Errors: metrics.Median(errs)}
+		if m := metrics.Median(mean); m > 0 && len(mean) > 1 {
 			st.Spread = 100 * (slices.Max(mean) - slices.Min(mean)) / m
 		}
 		cs.Ops = append(cs.Ops, st)
 	}
 	return cs
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
 }
 
 func (cs CellSummary) op(name string) *OpStats {

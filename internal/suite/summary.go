@@ -1,9 +1,6 @@
 package suite
 
 import (
-	"slices"
-	"sort"
-
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
@@ -62,11 +59,11 @@ func StudySummary(cells [][]*result.Result) Summary {
 			mean, p95 = append(mean, rs.MeanMS), append(p95, rs.P95MS)
 			p99, mx = append(p99, rs.P99MS), append(mx, rs.MaxMS)
 		}
-		s.Ops += int64(median(ops) + 0.5)
-		s.DurationS += median(dur)
-		if m := median(p95); m > slowest {
+		s.Ops += int64(metrics.Median(ops) + 0.5)
+		s.DurationS += metrics.Median(dur)
+		if m := metrics.Median(p95); m > slowest {
 			slowest = m
-			s.MeanMS, s.P95MS, s.P99MS, s.MaxMS = median(mean), m, median(p99), median(mx)
+			s.MeanMS, s.P95MS, s.P99MS, s.MaxMS = metrics.Median(mean), m, metrics.Median(p99), metrics.Median(mx)
 		}
 	}
 	if !any {
@@ -77,16 +74,4 @@ func StudySummary(cells [][]*result.Result) Summary {
 		s.TxnPerS = float64(s.Ops) / s.DurationS
 	}
 	return s
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	if n := len(s); n%2 == 0 {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[len(s)/2]
 }

@@ -3,7 +3,6 @@ package target
 import (
 	"context"
 	"fmt"
-	"strings"
 )
 
 // Conn is one database session. Transactions are explicit: Begin, then
@@ -49,15 +48,19 @@ type Target interface {
 	Close() error
 }
 
-// Open opens the database named by spec: "sqlite:PATH", "sqlite:" (a
-// temporary file removed on Close), or a postgres:// or postgresql:// URL.
+// Open opens the database named by spec (see ParseSpec); temp-postgres is
+// started by the caller, which then opens its URL.
 // It connects once to read the dialect and version.
 func Open(ctx context.Context, spec string) (Target, error) {
-	switch {
-	case strings.HasPrefix(spec, "sqlite:"):
-		return openSQLite(ctx, strings.TrimPrefix(spec, "sqlite:"))
-	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
-		return openPG(ctx, spec)
+	sp, err := ParseSpec(spec)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres or a postgres:// URL", MaskURL(spec))
+	switch sp.Kind {
+	case SQLiteTemp, SQLiteFile:
+		return openSQLite(ctx, sp.Path)
+	case ServerURL:
+		return openPG(ctx, sp.URL)
+	}
+	return nil, fmt.Errorf("%s is started first (job.Open does), then opened by its URL", spec)
 }

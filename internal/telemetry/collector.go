@@ -126,7 +126,7 @@ func Start(ctx context.Context, o Options) *Collector {
 // uses the simple protocol: each of its statements is one transaction, and
 // none is prepared in a transaction of its own.
 func (c *Collector) open(ctx context.Context) error {
-	url := withParam(withParam(c.o.ServerURL, "application_name", appName), "default_query_exec_mode", "simple_protocol")
+	url := target.WithParam(target.WithParam(c.o.ServerURL, "application_name", appName), "default_query_exec_mode", "simple_protocol")
 	t, err := target.Open(ctx, url)
 	if err != nil {
 		return err
@@ -138,7 +138,7 @@ func (c *Collector) open(ctx context.Context) error {
 		return target.ConnectError(url, err)
 	}
 	var num, db string
-	if err := scanOne(ctx, conn, ownTag+"SELECT current_database(), current_setting('server_version_num')", nil, &db, &num); err != nil {
+	if err := target.QueryRow(ctx, conn, ownTag+"SELECT current_database(), current_setting('server_version_num')", nil, &db, &num); err != nil {
 		conn.Close(ctx)
 		return fmt.Errorf("reading the database name: %w", err)
 	}
@@ -172,22 +172,10 @@ func (c *Collector) statementsFix() string {
 	return fmt.Sprintf("no statement times: pg_stat_statements is not installed in database %s: add pg_stat_statements to shared_preload_libraries (restart), then CREATE EXTENSION pg_stat_statements in it", c.db)
 }
 
-// withParam adds key=value to a URL's parameters unless it has key.
-func withParam(u, key, value string) string {
-	if strings.Contains(u, key+"=") {
-		return u
-	}
-	sep := "?"
-	if strings.Contains(u, "?") {
-		sep = "&"
-	}
-	return u + sep + key + "=" + value
-}
-
 // scan runs one of the session's statements, counting it as its own
 // transaction when it succeeds.
 func (c *Collector) scan(ctx context.Context, q string, args []any, dest ...any) error {
-	err := scanOne(ctx, c.conn, q, args, dest...)
+	err := target.QueryRow(ctx, c.conn, q, args, dest...)
 	if err == nil {
 		c.own++
 	}

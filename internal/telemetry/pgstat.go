@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -55,23 +56,12 @@ func (b *dbReading) wasReset(a *dbReading) bool {
 }
 
 func readDB(ctx context.Context, c target.Conn, pgNum int, db string, out *dbReading) error {
-	rows, err := c.Query(ctx, dbQuery(pgNum), db)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
+	o := out
+	err := target.QueryRow(ctx, c, dbQuery(pgNum), []any{db}, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15])
+	if errors.Is(err, target.ErrNoRow) {
 		return fmt.Errorf("pg_stat_database has no row for database %s", db)
 	}
-	o := out
-	if err := rows.Scan(&o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15]); err != nil {
-		return err
-	}
-	rows.Close()
-	return rows.Err()
+	return err
 }
 
 // delta is b - a by counter name; the WAL is left out when either reading
@@ -94,28 +84,8 @@ WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid
 
 func otherBackends(ctx context.Context, c target.Conn, db string) (int64, error) {
 	var n int64
-	err := scanOne(ctx, c, otherBackendsQuery, []any{db}, &n)
+	err := target.QueryRow(ctx, c, otherBackendsQuery, []any{db}, &n)
 	return n, err
-}
-
-// scanOne runs a query returning one row and scans it into dest.
-func scanOne(ctx context.Context, c target.Conn, q string, args []any, dest ...any) error {
-	rows, err := c.Query(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return fmt.Errorf("no row")
-	}
-	if err := rows.Scan(dest...); err != nil {
-		return err
-	}
-	rows.Close()
-	return rows.Err()
 }
 
 // hasStatementsQuery: is pg_stat_statements installed in this database

@@ -126,22 +126,6 @@ func Names() []string {
 	return names
 }
 
-// Sleep waits for d or until ctx ends (then it returns ctx's error), for
-// think time inside a transaction and for the runner's pacing.
-func Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // Uniform returns a duration uniformly distributed in [lo, hi].
 func Uniform(rng *rand.Rand, lo, hi time.Duration) time.Duration {
 	if hi <= lo {

@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -97,25 +95,6 @@ func TestUniform(t *testing.T) {
 		if tt.hi > tt.lo && tt.hi-tt.lo < 10 && len(seen) != int(tt.hi-tt.lo)+1 {
 			t.Errorf("Uniform(%v, %v) took %d distinct values, want %d", tt.lo, tt.hi, len(seen), tt.hi-tt.lo+1)
 		}
-	}
-}
-
-func TestSleep(t *testing.T) {
-	ctx := context.Background()
-	for _, d := range []time.Duration{0, -time.Second} {
-		if err := Sleep(ctx, d); err != nil {
-			t.Errorf("Sleep(%v) = %v", d, err)
-		}
-	}
-	start := time.Now()
-	if err := Sleep(ctx, 20*time.Millisecond); err != nil || time.Since(start) < 20*time.Millisecond {
-		t.Errorf("Sleep(20ms) = %v after %v", err, time.Since(start))
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	go func() { time.Sleep(10 * time.Millisecond); cancel() }()
-	start = time.Now()
-	if err := Sleep(cctx, time.Minute); !errors.Is(err, context.Canceled) || time.Since(start) > 10*time.Second {
-		t.Errorf("Sleep on a cancelled context = %v after %v", err, time.Since(start))
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 func Scale(ctx context.Context, c target.Conn) (int, error) {
 	const q = "select count(*) from pgbench_branches"
 	var n int64
-	err := queryOne(ctx, c, q, &n)
+	err := target.QueryRow(ctx, c, q, nil, &n)
 	if err != nil {
 		e := &Error{Msg: "could not count number of branches: " + serverText(err, q), Err: err}
 		if undefinedTable(err) {
@@ -84,29 +84,6 @@ func Partitioning(ctx context.Context, c target.Conn) (partitions int, method st
 	return int(count), method, nil
 }
 
-// queryOne reads a one-row, one-column result into dest.
-func queryOne(ctx context.Context, c target.Conn, q string, dest any) error {
-	rows, err := c.Query(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	got := false
-	for rows.Next() {
-		if err := rows.Scan(dest); err != nil {
-			return err
-		}
-		got = true
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if !got {
-		return fmt.Errorf("%s: no rows", q)
-	}
-	return nil
-}
-
 func undefinedTable(err error) bool {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -119,8 +96,8 @@ func undefinedTable(err error) bool {
 // current database on a server, the file on SQLite.
 func initHint(ctx context.Context, c target.Conn) string {
 	var db string
-	if queryOne(ctx, c, "select current_database()", &db) != nil {
-		if queryOne(ctx, c, "select file from pragma_database_list where name = 'main'", &db) != nil {
+	if target.QueryRow(ctx, c, "select current_database()", nil, &db) != nil {
+		if target.QueryRow(ctx, c, "select file from pragma_database_list where name = 'main'", nil, &db) != nil {
 			db = "?"
 		}
 	}

@@ -19,33 +19,13 @@ type totals struct {
 
 func (w *Workload) totals(ctx context.Context, c target.Conn) (totals, error) {
 	var t totals
-	err := queryRow(ctx, c, w.sql.totals, &t.users, &t.orders, &t.orderCents, &t.items, &t.itemsCents)
+	err := target.QueryRow(ctx, c, w.sql.totals, nil, &t.users, &t.orders, &t.orderCents, &t.items, &t.itemsCents)
 	return t, err
 }
 
 func (w *Workload) userRange(ctx context.Context, c target.Conn) (lo, hi int64, err error) {
-	err = queryRow(ctx, c, w.sql.userRange, &lo, &hi)
+	err = target.QueryRow(ctx, c, w.sql.userRange, nil, &lo, &hi)
 	return lo, hi, err
-}
-
-// queryRow runs q and scans its one row into dest.
-func queryRow(ctx context.Context, c target.Conn, q string, dest ...any) error {
-	rows, err := c.Query(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return fmt.Errorf("no row from %s", q)
-	}
-	if err := rows.Scan(dest...); err != nil {
-		return err
-	}
-	rows.Close()
-	return rows.Err()
 }
 
 // Check verifies that the read-only run left the dataset as Start found
@@ -58,7 +38,7 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, er
 		return ch, fmt.Errorf("checking invariants (totals): %w", err)
 	}
 	var bad int64
-	if err := queryRow(ctx, c, w.sql.badTotals, &bad); err != nil {
+	if err := target.QueryRow(ctx, c, w.sql.badTotals, nil, &bad); err != nil {
 		return ch, fmt.Errorf("checking invariants (order totals): %w", err)
 	}
 	b := w.base

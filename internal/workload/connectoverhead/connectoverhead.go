@@ -175,7 +175,7 @@ func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOpti
 	w.loaded = &l
 	if l.Rows != w.rows {
 		var n int64
-		if err := queryRow(ctx, c, "SELECT count(*) FROM "+tableUsers, &n); err != nil {
+		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM "+tableUsers, nil, &n); err != nil {
 			return fmt.Errorf("counting the existing users: %w", err)
 		}
 		o.Progress(fmt.Sprintf("using the existing connect-overhead data: %d users, loaded with --rows %d (--rows %d applies only with --reinit)", n, l.Rows, w.rows))

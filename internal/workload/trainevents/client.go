@@ -71,8 +71,14 @@ func (c *client) NextCycle() time.Duration {
 	return time.Duration(float64(w.delay) * (0.75 + 0.5*c.rng.Float64()))
 }
 
+// think waits the think time inside a transaction, locks held: part of
+// what is measured, not pacing (which is the runner's).
 func (c *client) think(ctx context.Context) error {
-	return workload.Sleep(ctx, workload.Uniform(c.rng, c.w.thinkMin, c.w.thinkMax))
+	select {
+	case <-time.After(workload.Uniform(c.rng, c.w.thinkMin, c.w.thinkMax)):
+	case <-ctx.Done():
+	}
+	return ctx.Err()
 }
 
 // execCommit runs the transaction's last statement and commits, in one

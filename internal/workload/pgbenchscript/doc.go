@@ -1,5 +1,5 @@
-// Package script is the workload that runs pgbench scripts: files and the
+// Package pgbenchscript is the workload that runs pgbench scripts: files and the
 // builtins, weighted, with pgbench's language and random streams (through
 // internal/pgbench), on any target and connector. `txnbench run script`
 // and `txnbench pgbench` both run it.
-package script
+package pgbenchscript

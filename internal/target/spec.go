@@ -1,0 +1,69 @@
+package target
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SpecKind is the kind of database a Spec names.
+type SpecKind int
+
+const (
+	// SQLiteTemp is "sqlite:" (or no spec at all): SQLite in a temporary
+	// file, removed on Close.
+	SQLiteTemp SpecKind = iota
+	// SQLiteFile is "sqlite:PATH": SQLite in the file PATH.
+	SQLiteFile
+	// TempPostgres is "temp-postgres": a throwaway local cluster, started
+	// by the caller (see localdb), not by Open.
+	TempPostgres
+	// ServerURL is a postgres:// or postgresql:// URL of a server or pooler.
+	ServerURL
+)
+
+// TempPostgresSpec is the spec that names a throwaway local cluster.
+const TempPostgresSpec = "temp-postgres"
+
+// Spec is a parsed database spec (--db, --via): its kind, and the file
+// (SQLiteFile) or URL (ServerURL) it names.
+type Spec struct {
+	Kind SpecKind
+	Path string // SQLiteFile: the file
+	URL  string // ServerURL: the URL as given
+}
+
+// ParseSpec reads a database spec: "" or "sqlite:" (a temporary SQLite
+// file), "sqlite:PATH", "temp-postgres", or a postgres:// or postgresql://
+// URL. Anything else is an error naming the accepted forms.
+func ParseSpec(s string) (Spec, error) {
+	switch {
+	case s == "", s == "sqlite:":
+		return Spec{Kind: SQLiteTemp}, nil
+	case strings.HasPrefix(s, "sqlite:"):
+		return Spec{Kind: SQLiteFile, Path: strings.TrimPrefix(s, "sqlite:")}, nil
+	case s == TempPostgresSpec:
+		return Spec{Kind: TempPostgres}, nil
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		return Spec{Kind: ServerURL, URL: s}, nil
+	}
+	return Spec{}, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres or a postgres:// URL", MaskURL(s))
+}
+
+// IsServerURL reports whether s is a postgres:// or postgresql:// URL.
+func IsServerURL(s string) bool {
+	sp, err := ParseSpec(s)
+	return err == nil && sp.Kind == ServerURL
+}
+
+// WithParam adds key=value to a URL's query parameters, unless the URL
+// already sets key (a value given by the user wins).
+func WithParam(u, key, value string) string {
+	if strings.Contains(u, key+"=") {
+		return u
+	}
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	return u + sep + key + "=" + value
+}
