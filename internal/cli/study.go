@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -81,7 +78,7 @@ func (a *app) runStudy(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(p.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", p.out, err)
 	}
-	_, err := a.executeStudy(ctx, p.name, p.runs, p.varies, &p.sf, p.out)
+	_, err := a.executeStudy(ctx, &p)
 	return err
 }
 
@@ -206,138 +203,89 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 // name one run's outputs, which a study writes into --out instead.
 var runOnly = []string{"json", "html", "cpu-profile"}
 
-// dbKey identifies a database that cells can share.
-func dbKey(s job.Spec) string {
-	p := s.Pooler
-	return strings.Join(append([]string{s.DB, s.PGBin, p.Via, p.Mode, strconv.Itoa(p.Size), p.Bin}, s.PGConf...), "\x00")
-}
-
-// executeStudy runs a planned study into the existing directory out and
-// returns its summary (nil when no run finished) beside the error that
-// sets the exit status.
-func (a *app) executeStudy(ctx context.Context, name string, runs []studyCell, varies []study.Vary, sf *parsedStudyFlags, out string) (*study.Summary, error) {
-	lm, err := a.serveMetrics(sf.metricsAddr) // before any server starts
+// executeStudy runs a planned study into the existing directory p.out,
+// prints its summary and returns the study's outcome beside the error
+// that sets the exit status.
+func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, error) {
+	lm, err := a.serveMetrics(p.sf.metricsAddr) // before any server starts
 	if err != nil {
 		return nil, err
 	}
 	defer lm.close()
-	// Cells on the same database share it (one throwaway cluster, sized for
-	// the most clients); every run gets a fresh schema.
-	// Each shared database is opened for the most demanding of its cells:
-	// the server for the most connections, a pooler for the most clients.
-	maxConns, maxClients := map[string]int{}, map[string]int{}
-	for _, r := range runs {
-		k := dbKey(r.spec)
-		maxConns[k] = max(maxConns[k], r.spec.ServerConnections())
-		maxClients[k] = max(maxClients[k], r.spec.Runner.Clients)
+	// Cells on the same database share it; every run gets a fresh schema.
+	specs := make([]job.Spec, len(p.runs))
+	cells := make([]study.Cell, len(p.runs))
+	for i, r := range p.runs {
+		specs[i], cells[i] = r.spec, r.cell
 	}
-	dbs := map[string]*job.Database{}
-	defer func() {
-		for _, db := range dbs {
-			db.Close()
-		}
-	}()
-	steps := study.Schedule(len(runs), sf.repeat)
-	results := make([][]*result.Result, len(runs))
-	files := make([][]string, len(runs))
-	started := time.Now()
-	var runErr error
+	dbs := job.NewShared(specs)
+	defer dbs.Close()
 	statsNoted := false
-	for i, st := range steps {
-		r := runs[st.Cell]
-		if ctx.Err() != nil {
-			break
-		}
-		k := dbKey(r.spec)
-		db, ok := dbs[k]
-		if !ok {
-			var err error
-			sized := r.spec
-			sized.Runner.Clients = maxClients[k]
-			if db, err = job.Open(ctx, sized, maxConns[k]); err != nil {
-				runErr = err
-				break
+	env := study.Env{
+		Open: func(ctx context.Context, i int) error {
+			_, err := dbs.Open(ctx, i)
+			return err
+		},
+		Run: func(ctx context.Context, i int) (*result.Result, error) {
+			r := p.runs[i] // this run's copy
+			db, err := dbs.Open(ctx, i)
+			if err != nil {
+				return nil, err
 			}
-			dbs[k] = db
-		}
-		a.status(fmt.Sprintf("[%d/%d] %s (repetition %d of %d), %s elapsed", i+1, len(steps), r.cell.Label(), st.Rep+1, sf.repeat, time.Since(started).Round(time.Second)))
-		if err := job.Isolate(ctx, db, sf.settle); errors.Is(err, job.ErrStatsNotReset) {
-			if !statsNoted {
-				a.status("note: this role cannot reset the server's statistics (pg_stat_reset needs a superuser, or GRANT EXECUTE ON FUNCTION pg_stat_reset() TO it): each run's telemetry compares its own before and after snapshots instead")
+			if err := job.Isolate(ctx, db, p.sf.settle); errors.Is(err, job.ErrStatsNotReset) {
+				if !statsNoted {
+					a.status("note: this role cannot reset the server's statistics (pg_stat_reset needs a superuser, or GRANT EXECUTE ON FUNCTION pg_stat_reset() TO it): each run's telemetry compares its own before and after snapshots instead")
+				}
+				statsNoted = true
+			} else if err != nil && ctx.Err() == nil {
+				return nil, err
 			}
-			statsNoted = true
-		} else if err != nil && ctx.Err() == nil {
-			runErr = err
-			break
-		}
-		lm.track(&r.spec, db, r.cell.Label()) // r is this step's copy
-		res, err := job.Run(ctx, r.spec, db)
-		lm.end()
-		if res != nil && !res.Interrupted {
-			file := filepath.Join(out, fmt.Sprintf("cell%02d-rep%d.json", st.Cell+1, st.Rep+1))
-			if serr := res.Save(file); serr != nil {
-				runErr = serr
-				break
+			lm.track(&r.spec, db, r.cell.Label())
+			res, err := job.Run(ctx, r.spec, db)
+			lm.end()
+			if err != nil {
+				err = fmt.Errorf("cell %s: %w", r.cell.Label(), err)
 			}
-			results[st.Cell] = append(results[st.Cell], res)
-			files[st.Cell] = append(files[st.Cell], file)
-			a.status(fmt.Sprintf("       %.1f transactions/s, invariants %s", res.TxnPerS(), res.Invariants.Status()))
-		}
-		if err != nil {
-			runErr = fmt.Errorf("cell %s: %w", r.cell.Label(), err)
-			break
-		}
+			return res, err
+		},
+		HTML: func(path string, s *study.Summary, firsts []*result.Result) error {
+			return writeAtomic(path, func(w io.Writer) error { return report.StudyHTML(w, s, firsts) })
+		},
+		Status: a.status,
 	}
-	sum := &study.Summary{Format: study.Format, Workload: name, Vary: varies, Repeat: sf.repeat}
-	for _, arg := range a.args {
-		sum.Args = append(sum.Args, target.MaskURL(arg))
-	}
-	var firsts []*result.Result // each cell's first run, for study.html
-	for i, r := range runs {
-		if len(results[i]) > 0 {
-			sum.Cells = append(sum.Cells, study.Summarise(r.cell, results[i], files[i]))
-			firsts = append(firsts, results[i][0])
-		}
-	}
-	if len(sum.Cells) > 0 {
-		var md strings.Builder
-		study.Write(&md, sum)
-		fmt.Fprint(a.stdout, "\n"+md.String())
-		b, _ := json.MarshalIndent(sum, "", "  ")
-		if err := os.WriteFile(filepath.Join(out, "study.json"), append(b, '\n'), 0o644); err != nil {
-			return sum, err
-		}
-		if err := os.WriteFile(filepath.Join(out, "study.md"), []byte(md.String()), 0o644); err != nil {
-			return sum, err
-		}
-		if err := writeAtomic(filepath.Join(out, "study.html"), func(w io.Writer) error { return report.StudyHTML(w, sum, firsts) }); err != nil {
-			return sum, err
-		}
-		a.status("study written to " + out + " (study.md, study.html, study.json, one JSON per run)")
-	}
-	if len(sum.Cells) == 0 {
-		sum = nil
+	o, runErr := study.Run(ctx, study.Plan{Workload: p.name, Cells: cells, Vary: p.varies, Repeat: p.sf.repeat, Out: p.out, Args: a.maskedArgs()}, env)
+	if o != nil && o.Markdown != "" {
+		fmt.Fprint(a.stdout, "\n"+o.Markdown)
 	}
 	switch {
 	case runErr != nil:
-		return sum, runErr
+		return o, runErr
 	case ctx.Err() != nil:
-		return sum, exitError{code: ExitInterrupted}
+		return o, exitError{code: ExitInterrupted}
 	}
-	if sum == nil {
-		return nil, nil
+	if o.Summary == nil {
+		return o, nil
 	}
-	for _, c := range sum.Cells {
+	for _, c := range o.Summary.Cells {
 		if c.Invariants().Violated() {
-			return sum, exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
+			return o, exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
 		}
 	}
-	for i, rs := range results {
+	for i, rs := range o.Results {
 		for _, res := range rs {
-			if err := failedVerdict(res, sf.minSuccess); err != nil {
-				return sum, exitError{code: ExitFailure, msg: "cell " + runs[i].cell.Label() + ": " + err.Error()}
+			if err := failedVerdict(res, p.sf.minSuccess); err != nil {
+				return o, exitError{code: ExitFailure, msg: "cell " + p.runs[i].cell.Label() + ": " + err.Error()}
 			}
 		}
 	}
-	return sum, nil
+	return o, nil
+}
+
+// maskedArgs is Main's command line with the passwords of its URLs masked.
+func (a *app) maskedArgs() []string {
+	var args []string
+	for _, arg := range a.args {
+		args = append(args, target.MaskURL(arg))
+	}
+	return args
 }

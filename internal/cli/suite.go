@@ -181,31 +181,6 @@ func (a *app) settings(fs *pflag.FlagSet, given []string, vary []suite.VaryKey) 
 	return m
 }
 
-// addWorkloadSettings adds the settings the workload reported in its
-// results (names with dashes, like its flags) that the scenario's
-// settings lack; one that differs between a study's runs is "varies".
-func (a *app) addWorkloadSettings(m map[string]string, rs ...*result.Result) {
-	found := map[string]string{}
-	for i, r := range rs {
-		for k, v := range r.Settings {
-			if k == "notes" {
-				continue
-			}
-			k = strings.ReplaceAll(k, "_", "-")
-			val := a.redact(fmt.Sprint(v))
-			if prev, ok := found[k]; ok && prev != val || !ok && i > 0 {
-				val = "varies"
-			}
-			found[k] = val
-		}
-	}
-	for k, v := range found {
-		if _, ok := m[k]; !ok {
-			m[k] = v
-		}
-	}
-}
-
 func (a *app) maskArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, s := range args {
@@ -245,121 +220,61 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 		Args:    a.maskArgs(a.args),
 		Started: started,
 	}
-	failed, violated, interrupted := 0, 0, false
-	for i, e := range entries {
-		if ctx.Err() != nil {
-			interrupted = true
-			break
-		}
-		a.status(fmt.Sprintf("[%d/%d] scenario %s (%s %s, tier %s), %s elapsed", i+1, len(entries), e.Name, e.Workload, e.Kind(), tier, time.Since(started).Round(time.Second)))
-		sc, r, err := a.runScenario(ctx, e, out)
-		if r != nil && rep.Machine.OS == "" {
-			rep.Machine = r.Machine
-		}
-		var ee exitError
-		switch {
-		case err == nil:
-		case errors.As(err, &ee) && ee.code == ExitInvariants:
-			violated++
-		case errors.As(err, &ee) && ee.code == ExitInterrupted || ctx.Err() != nil:
-			interrupted = true
-			sc.Error = suite.Interrupted
-		default:
-			failed++
-			sc.Error = a.redact(err.Error())
-			a.status(fmt.Sprintf("scenario %s failed: %s; going on with the next", e.Name, sc.Error))
-		}
-		rep.Scenarios = append(rep.Scenarios, sc)
-		rep.Ended = time.Now()
-		if err := a.writeSuite(rep, out); err != nil {
-			return err
-		}
-		if interrupted {
-			break
-		}
-	}
-	rep.Ended = time.Now()
-	if err := a.writeSuite(rep, out); err != nil {
+	t, err := suite.Run(ctx, rep, entries, out, suite.Env{Run: a.runScenario, Redact: a.redact, Status: a.status})
+	if err != nil {
 		return err
 	}
-	a.status(fmt.Sprintf("suite %s tier %s: %d scenarios in %s, written to %s (suite.md, suite.json)", f.Name, tier, len(rep.Scenarios), rep.Ended.Sub(started).Round(time.Second), out))
 	switch {
-	case violated > 0:
-		return exitError{code: ExitInvariants, msg: fmt.Sprintf("invariants violated in %d scenarios: data was lost or corrupted (see %s)", violated, filepath.Join(out, "suite.md"))}
-	case interrupted:
+	case t.Violated > 0:
+		return exitError{code: ExitInvariants, msg: fmt.Sprintf("invariants violated in %d scenarios: data was lost or corrupted (see %s)", t.Violated, filepath.Join(out, "suite.md"))}
+	case t.Interrupted:
 		return exitError{code: ExitInterrupted}
-	case failed > 0:
-		return exitError{code: ExitFailure, msg: fmt.Sprintf("%d of %d scenarios failed (see %s)", failed, len(rep.Scenarios), filepath.Join(out, "suite.md"))}
+	case t.Failed > 0:
+		return exitError{code: ExitFailure, msg: fmt.Sprintf("%d of %d scenarios failed (see %s)", t.Failed, len(rep.Scenarios), filepath.Join(out, "suite.md"))}
 	}
 	return nil
 }
 
-// runScenario runs one scenario into dir, isolated: its own database,
-// opened and closed around it, and a fresh schema. It returns the
-// scenario's outcome, a result for the machine's description, and the
-// error that run or study would exit with.
-func (a *app) runScenario(ctx context.Context, e suite.Entry, dir string) (suite.Scenario, *result.Result, error) {
-	sc := suite.Scenario{Name: e.Name, Kind: e.Kind(), Workload: e.Workload, Tiers: e.Tiers}
-	studyDir := filepath.Join(dir, e.Name)
-	p, err := a.planScenario(e, studyDir)
+// runScenario runs one scenario, isolated: its own database, opened and
+// closed around it, and a fresh schema. A run writes base.json and
+// base.html, a study its files into the directory base. It returns what
+// ran and the error that run or study would exit with.
+func (a *app) runScenario(ctx context.Context, e suite.Entry, base string) (suite.Ran, error) {
+	var ran suite.Ran
+	p, err := a.planScenario(e, base)
 	if err != nil {
-		return sc, nil, err
+		return ran, err
 	}
-	sc.Args, sc.Settings = p.args, p.settings
+	ran.Args, ran.Settings = p.args, p.settings
 	if p.study == nil {
-		p.rs.f.json = filepath.Join(dir, e.Name+".json")
-		p.rs.f.html = filepath.Join(dir, e.Name+".html")
+		p.rs.f.json = base + ".json"
+		p.rs.f.html = base + ".html"
 		r, err := a.runWorkload(ctx, p.spec, &p.rs.f)
 		if r != nil {
-			sc.Result = e.Name + ".json"
-			sc.Summary = suite.RunSummary(r)
-			sc.Server = r.Server.Dialect + " " + r.Server.Version
-			a.addWorkloadSettings(sc.Settings, r)
+			ran.Results = [][]*result.Result{{r}}
 		}
-		return sc, r, err
+		ran.End = scenarioEnd(err)
+		return ran, err
 	}
-	if err := os.MkdirAll(studyDir, 0o755); err != nil {
-		return sc, nil, fmt.Errorf("scenario directory: %w", err)
+	o, err := a.executeStudy(ctx, p.study)
+	if o != nil {
+		ran.Results = o.Results
 	}
-	sp := p.study
-	sum, err := a.executeStudy(ctx, sp.name, sp.runs, sp.varies, &sp.sf, sp.out)
-	if sum == nil {
-		return sc, nil, err
-	}
-	sc.Study = filepath.ToSlash(filepath.Join(e.Name, "study.json"))
-	var first *result.Result
-	var all []*result.Result
-	cells := make([][]*result.Result, len(sum.Cells))
-	for i, c := range sum.Cells {
-		for _, file := range c.Results {
-			r, lerr := result.Load(file)
-			if lerr != nil {
-				return sc, first, fmt.Errorf("reading the study's result: %w", lerr)
-			}
-			cells[i] = append(cells[i], r)
-			all = append(all, r)
-			if first == nil {
-				first = r
-			}
-		}
-	}
-	sc.Summary = suite.StudySummary(cells)
-	a.addWorkloadSettings(sc.Settings, all...)
-	if len(sum.Cells) > 0 {
-		sc.Server = sum.Cells[0].Server
-	}
-	return sc, first, err
+	ran.End = scenarioEnd(err)
+	return ran, err
 }
 
-// writeSuite writes suite.json and suite.md into dir.
-func (a *app) writeSuite(rep *suite.Report, dir string) error {
-	if err := rep.Save(filepath.Join(dir, "suite.json")); err != nil {
-		return err
+// scenarioEnd tells the suite how a scenario ended from the error it
+// would exit with.
+func scenarioEnd(err error) suite.End {
+	var ee exitError
+	switch {
+	case err == nil:
+		return suite.EndOK
+	case errors.As(err, &ee) && ee.code == ExitInvariants:
+		return suite.EndViolated
+	case errors.As(err, &ee) && ee.code == ExitInterrupted:
+		return suite.EndInterrupted
 	}
-	var md strings.Builder
-	suite.WriteMarkdown(&md, rep)
-	if err := os.WriteFile(filepath.Join(dir, "suite.md"), []byte(md.String()), 0o644); err != nil {
-		return fmt.Errorf("writing the suite report: %w", err)
-	}
-	return nil
+	return suite.EndFailed
 }

@@ -1,0 +1,75 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// TestRunInterleavesSavesAndReturnsInMemory: Run runs every repetition
+// interleaved through the caller's Env, saves one JSON per run and
+// study.json/md/html, returns the results in memory and prints nothing
+// (its progress goes to Status).
+func TestRunInterleavesSavesAndReturnsInMemory(t *testing.T) {
+	dir := t.TempDir()
+	cells, _ := Expand([]Vary{{Key: "clients", Values: []string{"1", "2"}}})
+	var order []int
+	var status []string
+	env := Env{
+		Open: func(context.Context, int) error { return nil },
+		Run: func(_ context.Context, c int) (*result.Result, error) {
+			order = append(order, c)
+			return res(int64(100*(c+1)), 1, 1, true), nil
+		},
+		HTML: func(path string, _ *Summary, firsts []*result.Result) error {
+			return os.WriteFile(path, []byte("html"), 0o644)
+		},
+		Status: func(s string) { status = append(status, s) },
+	}
+	o, err := Run(context.Background(), Plan{Workload: "w", Cells: cells, Repeat: 2, Out: dir}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(order); got != "[0 1 0 1]" {
+		t.Errorf("order %s, want cells interleaved 0 1 0 1", got)
+	}
+	if len(o.Results) != 2 || len(o.Results[0]) != 2 || len(o.Results[1]) != 2 || o.Summary == nil || len(o.Summary.Cells) != 2 {
+		t.Fatalf("outcome %+v: want 2 cells of 2 results in memory", o)
+	}
+	for _, f := range []string{"cell01-rep1.json", "cell02-rep2.json", "study.json", "study.md", "study.html"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	if !strings.Contains(o.Markdown, "clients=2") || len(status) != 9 {
+		t.Errorf("markdown %q, status %q", o.Markdown, status)
+	}
+}
+
+// TestRunStopsAtAnErrorAndKeepsWhatFinished: the first error stops the
+// study; the runs that finished are summarised and returned.
+func TestRunStopsAtAnErrorAndKeepsWhatFinished(t *testing.T) {
+	cells, _ := Expand([]Vary{{Key: "clients", Values: []string{"1", "2"}}})
+	boom := errors.New("boom")
+	env := Env{
+		Open: func(context.Context, int) error { return nil },
+		Run: func(_ context.Context, c int) (*result.Result, error) {
+			if c == 1 {
+				return nil, boom
+			}
+			return res(10, 1, 1, true), nil
+		},
+		HTML:   func(string, *Summary, []*result.Result) error { return nil },
+		Status: func(string) {},
+	}
+	o, err := Run(context.Background(), Plan{Workload: "w", Cells: cells, Repeat: 2, Out: t.TempDir()}, env)
+	if !errors.Is(err, boom) || o.Summary == nil || len(o.Summary.Cells) != 1 || len(o.Results[0]) != 1 {
+		t.Fatalf("err %v, outcome %+v: want boom and cell 1's one run", err, o)
+	}
+}
