@@ -308,9 +308,6 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	if d, ok := s.Workload.(workload.DataReporter); ok {
 		r.Data = d.Data() // what Start found
 	}
-	if st, ok := s.Workload.(interface{ StatementOps() []result.Op }); ok {
-		r.Ops = append(r.Ops, st.StatementOps()...) // per-command rows (script)
-	}
 	r.Telemetry = tr
 	r.SlowOps = out.SlowOps
 	tel.ExplainSlowOps(r.SlowOps, cmp.Or(s.Pooler.Via, Direct) != Direct)

@@ -7,7 +7,7 @@ import (
 )
 
 func TestKindLabel(t *testing.T) {
-	for k, want := range map[result.Kind]string{"": "transaction", result.KindTxn: "transaction", result.KindCycle: "cycle", result.KindWait: "wait", result.KindStatement: "statement"} {
+	for k, want := range map[result.Kind]string{"": "transaction", result.KindTxn: "transaction", result.KindCycle: "cycle", result.KindWait: "wait", result.KindStatement: "statement", result.KindPhase: "phase"} {
 		if got := k.Label(); got != want {
 			t.Errorf("Kind(%q).Label() = %q, want %q", k, got, want)
 		}

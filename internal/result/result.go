@@ -39,6 +39,9 @@ const (
 	// KindStatement is one command of a script (pgbench -r): a part of a
 	// transaction, not one.
 	KindStatement Kind = "statement"
+	// KindPhase is a timed phase of a workload's op that may span
+	// goroutines (from a signal to its completion, say).
+	KindPhase Kind = "phase"
 )
 
 // IsTxn reports whether k is a transaction's kind. The zero Kind is one:

@@ -64,12 +64,14 @@ func (c *counters) unfinish(op int, d time.Duration) {
 	}
 }
 
+// fail counts an error of op of class; err, when not nil, is kept as the
+// class's sample if it is the first.
 func (c *counters) fail(op int, class target.Class, err error) {
 	i, ok := c.classIdx[class]
 	if !ok {
 		i = c.classIdx[target.ClassOther]
 	}
-	if c.errors[op][i].Add(1) == 1 {
+	if c.errors[op][i].Add(1) == 1 && err != nil {
 		c.mu.Lock()
 		if c.samples[op] == nil {
 			c.samples[op] = map[string]string{}

@@ -137,10 +137,12 @@ type run struct {
 	cfg     Config
 	conns   connect.Connector
 	w       workload.Workload
-	names   []string // recorded ops: the workload's, the cycle, the connection wait, the lag
-	cycle   int      // index of the cycle in names
-	wait    int      // index of the connection wait in names
-	lag     int      // index of the lag in names, -1 without a rate
+	names   []string      // recorded ops: the workload's, the cycle, the connection wait, the lag, the steps
+	cycle   int           // index of the cycle in names
+	wait    int           // index of the connection wait in names
+	lag     int           // index of the lag in names, -1 without a rate
+	steps   int           // index of the workload's first step in names
+	kinds   []result.Kind // of the steps
 	rec     *metrics.Recorder
 	counts  *counters
 	sched   *schedule // nil without a rate
@@ -175,10 +177,11 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		r.names = append(r.names, result.LagOp)
 		r.lag = len(r.names) - 1
 	}
+	r.addSteps()
 	r.rec = metrics.NewRecorder(r.names)
 	r.counts = newCounters(r.names)
 	r.busy = make([]clientState, cfg.Clients)
-	r.slow = newSlowest(len(r.names), cfg.Clients)
+	r.slow = newSlowest(r.steps, cfg.Clients)
 	r.stop, r.stopRun = context.WithCancel(context.Background())
 	r.ops, r.cancelOps = context.WithCancel(context.Background())
 	defer r.stopRun()
@@ -306,7 +309,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	out.Measured = windowEnd.Sub(time.Unix(0, r.measureAt.Load()))
 	after := r.rec.Tick() // completed in the grace period: in the totals, in no interval
 	totals := r.rec.Total()
-	out.SlowOps = r.slow.result(r.names, totals)
+	out.SlowOps = r.slow.result(r.names[:r.steps], totals)
 	for i, name := range r.names {
 		h := totals[i]
 		retries, errs := r.counts.total(i)
@@ -324,8 +327,12 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	return out, nil
 }
 
-// kind is the kind of op i: the workload's ops are transactions.
+// kind is the kind of op i: the workload's ops are transactions, its
+// steps of their own kinds.
 func (r *run) kind(i int) result.Kind {
+	if i >= r.steps {
+		return r.kinds[i-r.steps]
+	}
 	switch i {
 	case r.cycle:
 		return result.KindCycle
@@ -345,7 +352,7 @@ func (r *run) tick(out *Outcome, now time.Time) {
 	if n := len(out.Intervals); n > 0 {
 		iv.LengthS -= out.Intervals[n-1].ElapsedS
 	}
-	for i, name := range r.names {
+	for i, name := range r.names[:r.steps] { // steps are in the totals only
 		retries, errs, classes, skipped := r.counts.interval(i)
 		iv.Ops = append(iv.Ops, result.IntervalOp{Name: name, Kind: r.kind(i), Retries: retries, Errors: errs, ErrorClasses: classes,
 			Skipped: skipped, Summary: hs[i].Summary(), Hist: hs[i]})
@@ -369,6 +376,9 @@ func (r *run) client(id int) {
 	c := &client{run: r, id: id, rng: rand.New(rand.NewPCG(r.cfg.Seed, uint64(id))), conns: r.conns.Client()}
 	defer c.conns.Close()
 	cl := r.w.NewClient(id, c.rng)
+	if sc, ok := cl.(workload.StepClient); ok {
+		sc.RecordSteps(c)
+	}
 	ops := cl.Ops()
 	chooser, _ := cl.(workload.Chooser)
 	for c.more() {
@@ -395,6 +405,7 @@ func (r *run) client(id int) {
 		if Sleep(r.stop, pause) != nil {
 			return
 		}
+		r.busy[id].cycle.Store(start.UnixNano())
 		var tries int
 		var err error
 		if chosen >= 0 {
@@ -602,7 +613,8 @@ func (c *client) failed(class target.Class) {
 // nanoseconds. Padded so that clients do not share a cache line.
 type clientState struct {
 	since, done atomic.Int64
-	_           [112]byte
+	cycle       atomic.Int64 // when its current cycle started, for its steps
+	_           [104]byte
 }
 
 // running is how many clients are in an op.

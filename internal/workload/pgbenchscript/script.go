@@ -11,11 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
-	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/pgbench/interp"
 	"github.com/txnbench/txnbench/internal/pgbench/prng"
 	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
@@ -331,7 +329,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	w.clients = max(o.Clients, 1)
 	_, defaultSeed := w.defines["default_seed"]
 	seeds := prng.DeriveDefined(seed, w.clients, threads, defaultSeed)
-	w.stmts = newStatements(w.scripts, w.OpNames())
+	w.stmts = newStatements(w.scripts, w.OpNames(), w.clients)
 	w.cfg = &interp.Config{
 		Scripts: w.scripts, Mode: w.mode, Defines: w.defines, Scale: scale, Seeds: seeds,
 		Stdout: w.Stdout, Stderr: w.Stderr, OnCommand: w.stmts.record, Debug: w.Debug,
@@ -408,7 +406,7 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 
 // NewClient makes client id with pgbench's random streams.
 func (w *Workload) NewClient(id int, _ *rand.Rand) workload.Client {
-	cl := &client{ic: interp.NewClient(w.cfg, id), choose: w.choose[ThreadOf(id, w.clients, len(w.choose))]}
+	cl := &client{ic: interp.NewClient(w.cfg, id), choose: w.choose[ThreadOf(id, w.clients, len(w.choose))], stmts: w.stmts, id: id}
 	cl.ops = make([]workload.Op, len(w.scripts))
 	for i, name := range w.OpNames() {
 		cl.ops[i] = workload.Op{Name: name, Run: func(ctx context.Context, c target.Conn) error {
@@ -425,7 +423,7 @@ func (w *Workload) NewClient(id int, _ *rand.Rand) workload.Client {
 				if errors.As(err, &se) {
 					class := target.Classify(err)
 					retried := class.Retryable() && cl.tries < w.MaxTries && !c.Broken()
-					w.stmts.failed(se.Script, se.Command, class, retried)
+					cl.failed(se.Script, se.Command, class, retried)
 					if w.VerboseErrors && class.Retryable() {
 						w.verbose(se, retried, cl.tries)
 					}
@@ -473,6 +471,26 @@ type client struct {
 	choose *chooser
 	ops    []workload.Op
 	tries  int // attempts at the current transaction
+	stmts  *statements
+	id     int
+}
+
+// RecordSteps takes the recorder of the client's statements.
+func (c *client) RecordSteps(rec workload.StepRecorder) { c.stmts.recs[c.id] = rec }
+
+// failed counts an error of one command: a retry when the runner will try
+// the transaction again (a retryable error with tries left), else a
+// failure, as pgbench -r reports them.
+func (c *client) failed(script, cmd int, class target.Class, retried bool) {
+	rec := c.stmts.recs[c.id]
+	if rec == nil {
+		return
+	}
+	if i := c.stmts.first[script] + cmd; retried {
+		rec.RetryStep(i)
+	} else {
+		rec.FailStep(i, class)
+	}
 }
 
 func (c *client) Choose() int { return c.choose.next() }
@@ -528,67 +546,37 @@ func (ch *chooser) next() int {
 	}
 }
 
-// statements times every command of every script (pgbench -r).
+// statements are the commands of every script as steps (pgbench -r),
+// which the runner records: each client's recorder, by client id, and
+// where each script's first command is among the steps.
 type statements struct {
-	first   []int // index of each script's first command in names
-	names   []string
-	rec     *metrics.Recorder
-	retries []atomic.Int64
-	mu      sync.Mutex
-	errors  []map[string]int64 // by class
+	first []int
+	steps []workload.Step
+	recs  []workload.StepRecorder
 }
 
-func newStatements(scripts []*pgscript.Script, ops []string) *statements {
-	st := &statements{}
+func newStatements(scripts []*pgscript.Script, ops []string, clients int) *statements {
+	st := &statements{recs: make([]workload.StepRecorder, clients)}
 	for k, s := range scripts {
-		st.first = append(st.first, len(st.names))
+		st.first = append(st.first, len(st.steps))
 		for i, c := range s.Commands {
-			st.names = append(st.names, result.StatementName(ops[k], i, c.First))
+			st.steps = append(st.steps, workload.Step{Name: result.StatementName(ops[k], i, c.First), Kind: result.KindStatement})
 		}
 	}
-	st.rec = metrics.NewRecorder(st.names)
-	st.retries = make([]atomic.Int64, len(st.names))
-	st.errors = make([]map[string]int64, len(st.names))
 	return st
 }
 
+// record is interp's OnCommand: it runs on the client's goroutine.
 func (st *statements) record(client, script, cmd int, d time.Duration) {
-	st.rec.Record(st.first[script]+cmd, client, d)
+	if rec := st.recs[client]; rec != nil {
+		rec.RecordStep(st.first[script]+cmd, d)
+	}
 }
 
-// failed counts an error of one command: a retry when the runner will try
-// the transaction again (a retryable error with tries left), else a
-// failure, as pgbench -r reports them.
-func (st *statements) failed(script, cmd int, class target.Class, retried bool) {
-	i := st.first[script] + cmd
-	if retried {
-		st.retries[i].Add(1)
-		return
-	}
-	st.mu.Lock()
-	if st.errors[i] == nil {
-		st.errors[i] = map[string]int64{}
-	}
-	st.errors[i][string(class)]++
-	st.mu.Unlock()
-}
-
-// StatementOps are the per-command latencies (pgbench -r), as result rows
-// of kind "statement"; they include any warm-up.
-func (w *Workload) StatementOps() []result.Op {
+// Steps are the commands of every script, in order, after Init.
+func (w *Workload) Steps() []workload.Step {
 	if w.stmts == nil {
 		return nil
 	}
-	var ops []result.Op
-	w.stmts.rec.Tick() // moves what was recorded into the totals
-	for i, h := range w.stmts.rec.Total() {
-		w.stmts.mu.Lock()
-		errs := w.stmts.errors[i]
-		w.stmts.mu.Unlock()
-		ops = append(ops, result.Op{
-			Name: w.stmts.names[i], Kind: result.KindStatement, Clients: w.clients,
-			Retries: w.stmts.retries[i].Load(), Errors: errs, Summary: h.Summary(), Hist: h,
-		})
-	}
-	return ops
+	return w.stmts.steps
 }
