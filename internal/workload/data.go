@@ -5,6 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/txnbench/txnbench/internal/target"
 )
@@ -22,11 +28,90 @@ type DataReporter interface {
 var ErrIncompleteData = errors.New("run with --reinit to load it again")
 
 // Loaded are the settings a workload's data was made with, kept in the
-// txnbench_meta table as the mark that a load finished.
-type Loaded struct {
-	Rows    int    `json:"rows"`
-	Seed    uint64 `json:"seed"`
-	Variant string `json:"variant,omitempty"`
+// txnbench_meta table as the mark that a load finished: every data-shaping
+// setting (see DataFlags) by its Settings key, and "seed", the run's seed
+// the data derives from. Values are kept as JSON.
+type Loaded map[string]json.RawMessage
+
+// seedKey is the key of the seed in a Loaded.
+const seedKey = "seed"
+
+// LoadMark is the mark of a load made with the data-shaping settings among
+// s (fs declares which) and seed.
+func LoadMark(fs *pflag.FlagSet, s map[string]any, seed uint64) Loaded {
+	l := Loaded{}
+	for k, v := range DataSettings(fs, s) {
+		l[k], _ = json.Marshal(v)
+	}
+	l[seedKey], _ = json.Marshal(seed)
+	return l
+}
+
+// Differences lists, as flags sorted by name ("--rows 200"), the settings
+// the data was made with that differ from s and the run's seed; asked lists
+// the same flags as s and seed give them.
+func (l Loaded) Differences(s map[string]any, seed uint64) (made, asked []string) {
+	cur := map[string]any{seedKey: seed}
+	for k, v := range s {
+		cur[k] = v
+	}
+	for _, k := range slices.Sorted(maps.Keys(l)) {
+		v, ok := cur[k]
+		if !ok {
+			continue
+		}
+		b, _ := json.Marshal(v)
+		if string(b) != string(l[k]) {
+			flag := "--" + strings.ReplaceAll(k, "_", "-")
+			made = append(made, flag+" "+strings.Trim(string(l[k]), `"`))
+			asked = append(asked, flag+" "+strings.Trim(string(b), `"`))
+		}
+	}
+	return made, asked
+}
+
+// Apply records in s what the data was made with: each setting of l that
+// s has, as the type s holds it in, and "data_seed" when the data's seed is
+// not the run's seed.
+func (l Loaded) Apply(s map[string]any, seed uint64) {
+	for k, raw := range l {
+		if k == seedKey {
+			var ds uint64
+			if json.Unmarshal(raw, &ds) == nil && ds != seed {
+				s["data_seed"] = ds
+			}
+			continue
+		}
+		cur, ok := s[k]
+		if !ok || cur == nil {
+			continue
+		}
+		v := reflect.New(reflect.TypeOf(cur))
+		if json.Unmarshal(raw, v.Interface()) == nil {
+			s[k] = v.Elem().Interface()
+		}
+	}
+}
+
+// Reused is the status line of a run over existing data of name made with
+// other data-shaping settings (or seed) than s and seed ask for, or ""
+// when they agree; count describes the data ("200 events") and is called
+// only when the line is needed.
+func (l Loaded) Reused(name string, s map[string]any, seed uint64, count func() (string, error)) (string, error) {
+	made, asked := l.Differences(s, seed)
+	if len(made) == 0 {
+		return "", nil
+	}
+	n, err := count()
+	if err != nil {
+		return "", err
+	}
+	verb := "applies"
+	if len(asked) > 1 {
+		verb = "apply"
+	}
+	return fmt.Sprintf("using the existing %s data: %s, loaded with %s (%s %s only with --reinit)",
+		name, n, strings.Join(made, " "), strings.Join(asked, " "), verb), nil
 }
 
 // metaTable holds one row per finished load, keyed by the data's name.
