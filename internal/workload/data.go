@@ -47,17 +47,15 @@ func LoadMark(fs *pflag.FlagSet, s map[string]any, seed uint64) Loaded {
 	return l
 }
 
-// Differences lists, as flags sorted by name ("--rows 200"), the settings
-// the data was made with that differ from s and the run's seed; asked lists
-// the same flags as s and seed give them.
-func (l Loaded) Differences(s map[string]any, seed uint64) (made, asked []string) {
-	cur := map[string]any{seedKey: seed}
-	for k, v := range s {
-		cur[k] = v
-	}
+// Differences lists, as flags sorted by name ("--rows 200"), the
+// data-shaping settings the data was made with that differ from s; asked
+// lists the same flags as s gives them. The seed is left out: it is a run
+// flag that seeds the clients too, so it always applies to the run (Apply
+// records the data's own).
+func (l Loaded) Differences(s map[string]any) (made, asked []string) {
 	for _, k := range slices.Sorted(maps.Keys(l)) {
-		v, ok := cur[k]
-		if !ok {
+		v, ok := s[k]
+		if !ok || k == seedKey {
 			continue
 		}
 		b, _ := json.Marshal(v)
@@ -94,11 +92,11 @@ func (l Loaded) Apply(s map[string]any, seed uint64) {
 }
 
 // Reused is the status line of a run over existing data of name made with
-// other data-shaping settings (or seed) than s and seed ask for, or ""
-// when they agree; count describes the data ("200 events") and is called
-// only when the line is needed.
-func (l Loaded) Reused(name string, s map[string]any, seed uint64, count func() (string, error)) (string, error) {
-	made, asked := l.Differences(s, seed)
+// other data-shaping settings than s asks for, or "" when they agree;
+// count describes the data ("200 events") and is called only when the
+// line is needed.
+func (l Loaded) Reused(name string, s map[string]any, count func() (string, error)) (string, error) {
+	made, asked := l.Differences(s)
 	if len(made) == 0 {
 		return "", nil
 	}

@@ -47,7 +47,8 @@ func TestEveryFlagIsDeclared(t *testing.T) {
 
 // TestLoaded: a load mark keeps the data-shaping settings and the seed; a
 // run asking others records what the data was made with, in the types its
-// settings have, and says which flags did not apply.
+// settings have, and says which flags did not apply (not the seed: it
+// seeds the run's clients too).
 func TestLoaded(t *testing.T) {
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	fs.Int("rows", 0, "")
@@ -64,9 +65,9 @@ func TestLoaded(t *testing.T) {
 	if len(l) != 3 || string(l["rows"]) != "200" || string(l["flat_columns"]) != `"manual"` || string(l["seed"]) != "1" {
 		t.Fatalf("mark %s: want rows, flat_columns and seed only", b)
 	}
-	asked := map[string]any{"rows": 5000, "flat_columns": "manual", "delay": "2s"}
-	line, err := l.Reused("t", asked, 2, func() (string, error) { return "200 rows", nil })
-	if want := "using the existing t data: 200 rows, loaded with --rows 200 --seed 1 (--rows 5000 --seed 2 apply only with --reinit)"; err != nil || line != want {
+	asked := map[string]any{"rows": 5000, "flat_columns": "generated", "delay": "2s"}
+	line, err := l.Reused("t", asked, func() (string, error) { return "200 rows", nil })
+	if want := "using the existing t data: 200 rows, loaded with --flat-columns manual --rows 200 (--flat-columns generated --rows 5000 apply only with --reinit)"; err != nil || line != want {
 		t.Errorf("status %q, %v; want %q", line, err, want)
 	}
 	l.Apply(asked, 2)
@@ -74,7 +75,7 @@ func TestLoaded(t *testing.T) {
 		t.Errorf("settings %v: want rows 200 and data_seed 1, delay as asked", asked)
 	}
 	same := map[string]any{"rows": 200, "flat_columns": "manual"}
-	if line, err := l.Reused("t", same, 1, nil); line != "" || err != nil {
+	if line, err := l.Reused("t", same, nil); line != "" || err != nil {
 		t.Errorf("status %q, %v for the data's own settings: want none", line, err)
 	}
 	l.Apply(same, 1)

@@ -175,7 +175,7 @@ func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOpti
 	if !ok {
 		return workload.IncompleteData(dataName)
 	}
-	line, err := l.Reused("connect-overhead", w.Settings(), o.Seed, func() (string, error) {
+	line, err := l.Reused("connect-overhead", w.Settings(), func() (string, error) {
 		var n int64
 		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM "+tableUsers, nil, &n); err != nil {
 			return "", fmt.Errorf("counting the existing users: %w", err)

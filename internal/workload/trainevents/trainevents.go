@@ -220,7 +220,7 @@ func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOpti
 	if !ok {
 		return workload.IncompleteData(w.dataName())
 	}
-	line, err := l.Reused("train-events", w.Settings(), o.Seed, func() (string, error) {
+	line, err := l.Reused("train-events", w.Settings(), func() (string, error) {
 		n, err := w.count(ctx, c, "SELECT count(*) FROM "+w.sql.events)
 		if err != nil {
 			return "", fmt.Errorf("counting the existing events: %w", err)
