@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -57,4 +59,17 @@ func DataSettings(fs *pflag.FlagSet, s map[string]any) map[string]any {
 		}
 	})
 	return out
+}
+
+// DataKeys are the keys of s, the settings of the workload named name,
+// that record its data-shaping flags, sorted; nil when name is not
+// registered. A Result keeps them as DataSettings.
+func DataKeys(name string, s map[string]any) []string {
+	def, ok := registry[name]
+	if !ok {
+		return nil
+	}
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	def.New().Flags(fs)
+	return slices.Sorted(maps.Keys(DataSettings(fs, s)))
 }
