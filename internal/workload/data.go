@@ -91,25 +91,34 @@ func (l Loaded) Apply(s map[string]any, seed uint64) {
 	}
 }
 
-// Reused is the status line of a run over existing data of name made with
-// other data-shaping settings than s asks for, or "" when they agree;
-// count describes the data ("200 events") and is called only when the
-// line is needed.
-func (l Loaded) Reused(name string, s map[string]any, count func() (string, error)) (string, error) {
+// Reuse accepts the existing data marked name (what names the workload
+// in messages) when its load finished, and says through o.Progress when it
+// was made with other data-shaping settings than s asks for; count
+// describes the data ("200 events") and is called only for that line. It
+// returns the mark, for Apply.
+func Reuse(ctx context.Context, c target.Conn, name, what string, s map[string]any, o InitOptions, count func() (string, error)) (Loaded, error) {
+	l, ok, err := ReadLoaded(ctx, c, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, IncompleteData(name)
+	}
 	made, asked := l.Differences(s)
 	if len(made) == 0 {
-		return "", nil
+		return l, nil
 	}
 	n, err := count()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	verb := "applies"
 	if len(asked) > 1 {
 		verb = "apply"
 	}
-	return fmt.Sprintf("using the existing %s data: %s, loaded with %s (%s %s only with --reinit)",
-		name, n, strings.Join(made, " "), strings.Join(asked, " "), verb), nil
+	o.Progress(fmt.Sprintf("using the existing %s data: %s, loaded with %s (%s %s only with --reinit)",
+		what, n, strings.Join(made, " "), strings.Join(asked, " "), verb))
+	return l, nil
 }
 
 // metaTable holds one row per finished load, keyed by the data's name.

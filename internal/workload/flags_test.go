@@ -2,6 +2,7 @@ package workload_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -66,17 +67,17 @@ func TestLoaded(t *testing.T) {
 		t.Fatalf("mark %s: want rows, flat_columns and seed only", b)
 	}
 	asked := map[string]any{"rows": 5000, "flat_columns": "generated", "delay": "2s"}
-	line, err := l.Reused("t", asked, func() (string, error) { return "200 rows", nil })
-	if want := "using the existing t data: 200 rows, loaded with --flat-columns manual --rows 200 (--flat-columns generated --rows 5000 apply only with --reinit)"; err != nil || line != want {
-		t.Errorf("status %q, %v; want %q", line, err, want)
+	diffs, was := l.Differences(asked)
+	if fmt.Sprint(diffs, was) != "[--flat-columns manual --rows 200] [--flat-columns generated --rows 5000]" {
+		t.Errorf("differences %q, asked %q", diffs, was)
 	}
 	l.Apply(asked, 2)
 	if asked["rows"] != 200 || asked["flat_columns"] != "manual" || asked["delay"] != "2s" || asked["data_seed"] != uint64(1) {
 		t.Errorf("settings %v: want rows 200 and data_seed 1, delay as asked", asked)
 	}
 	same := map[string]any{"rows": 200, "flat_columns": "manual"}
-	if line, err := l.Reused("t", same, nil); line != "" || err != nil {
-		t.Errorf("status %q, %v for the data's own settings: want none", line, err)
+	if made, _ := l.Differences(same); len(made) != 0 {
+		t.Errorf("differences %q from the data's own settings: want none", made)
 	}
 	l.Apply(same, 1)
 	if _, ok := same["data_seed"]; ok {

@@ -167,29 +167,15 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 
 // reuse accepts the existing dataset when its load finished, and says so
 // when it was made with other data-shaping settings than asked.
-func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOptions) error {
-	l, ok, err := workload.ReadLoaded(ctx, c, dataName)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return workload.IncompleteData(dataName)
-	}
-	line, err := l.Reused("connect-overhead", w.Settings(), func() (string, error) {
+func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOptions) (err error) {
+	w.loaded, err = workload.Reuse(ctx, c, dataName, "connect-overhead", w.Settings(), o, func() (string, error) {
 		var n int64
 		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM "+tableUsers, nil, &n); err != nil {
 			return "", fmt.Errorf("counting the existing users: %w", err)
 		}
 		return fmt.Sprintf("%d users", n), nil
 	})
-	if err != nil {
-		return err
-	}
-	if line != "" {
-		o.Progress(line)
-	}
-	w.loaded = l
-	return nil
+	return err
 }
 
 // load inserts one batch of users, orders and items in one transaction.

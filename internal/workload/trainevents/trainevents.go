@@ -212,29 +212,15 @@ func (w *Workload) dataName() string { return "train-events " + w.v.name() }
 
 // reuse accepts the existing data when its load finished, and says so when
 // it was made with other data-shaping settings than asked.
-func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOptions) error {
-	l, ok, err := workload.ReadLoaded(ctx, c, w.dataName())
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return workload.IncompleteData(w.dataName())
-	}
-	line, err := l.Reused("train-events", w.Settings(), func() (string, error) {
+func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOptions) (err error) {
+	w.loaded, err = workload.Reuse(ctx, c, w.dataName(), "train-events", w.Settings(), o, func() (string, error) {
 		n, err := w.count(ctx, c, "SELECT count(*) FROM "+w.sql.events)
 		if err != nil {
 			return "", fmt.Errorf("counting the existing events: %w", err)
 		}
 		return fmt.Sprintf("%d events", n), nil
 	})
-	if err != nil {
-		return err
-	}
-	if line != "" {
-		o.Progress(line)
-	}
-	w.loaded = l
-	return nil
+	return err
 }
 
 // exists reports whether all three tables of the variant are there. Only
