@@ -281,3 +281,27 @@ func TestConcurrentInit(t *testing.T) {
 		})
 	}
 }
+
+// TestExistingDataSeedIsRecorded: a run over data made with --rows 200
+// --seed 1 but asked for --rows 5000 --seed 2 records rows 200 and the
+// data's seed 1 (the run's own seed stays 2), and says --rows did not apply.
+func TestExistingDataSeedIsRecorded(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "te.db")
+	first := spec(t, url, runner.Config{Clients: 1, Iterations: 5}, "--rows", "200")
+	first.Runner.Seed = 1
+	run(t, first)
+	var log logLines
+	s := spec(t, url, runner.Config{Clients: 1, Iterations: 5}, "--rows", "5000")
+	s.Runner.Seed, s.Fresh, s.Log = 2, false, log.log
+	r := run(t, s)
+	if r.Settings["rows"] != 200 || r.Settings["data_seed"] != uint64(1) || r.Config.Seed != 2 {
+		t.Errorf("settings %v seed %d: want rows 200, data_seed 1, seed 2", r.Settings, r.Config.Seed)
+	}
+	if want := "[flat_columns inverted_index payload rows variant]"; fmt.Sprint(r.DataSettings) != want {
+		t.Errorf("data settings %v, want %s", r.DataSettings, want)
+	}
+	want := fmt.Sprintf("using the existing train-events data: %d events, loaded with --rows 200 (--rows 5000 applies only with --reinit)", r.Data["events"])
+	if log.find(want) == "" {
+		t.Errorf("no status line %q in %q", want, log.lines)
+	}
+}

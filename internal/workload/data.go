@@ -5,6 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/txnbench/txnbench/internal/target"
 )
@@ -22,11 +28,97 @@ type DataReporter interface {
 var ErrIncompleteData = errors.New("run with --reinit to load it again")
 
 // Loaded are the settings a workload's data was made with, kept in the
-// txnbench_meta table as the mark that a load finished.
-type Loaded struct {
-	Rows    int    `json:"rows"`
-	Seed    uint64 `json:"seed"`
-	Variant string `json:"variant,omitempty"`
+// txnbench_meta table as the mark that a load finished: every data-shaping
+// setting (see DataFlags) by its Settings key, and "seed", the run's seed
+// the data derives from. Values are kept as JSON.
+type Loaded map[string]json.RawMessage
+
+// seedKey is the key of the seed in a Loaded.
+const seedKey = "seed"
+
+// LoadMark is the mark of a load made with the data-shaping settings among
+// s (fs declares which) and seed.
+func LoadMark(fs *pflag.FlagSet, s map[string]any, seed uint64) Loaded {
+	l := Loaded{}
+	for k, v := range DataSettings(fs, s) {
+		l[k], _ = json.Marshal(v)
+	}
+	l[seedKey], _ = json.Marshal(seed)
+	return l
+}
+
+// Differences lists, as flags sorted by name ("--rows 200"), the
+// data-shaping settings the data was made with that differ from s; asked
+// lists the same flags as s gives them. The seed is left out: it is a run
+// flag that seeds the clients too, so it always applies to the run (Apply
+// records the data's own).
+func (l Loaded) Differences(s map[string]any) (made, asked []string) {
+	for _, k := range slices.Sorted(maps.Keys(l)) {
+		v, ok := s[k]
+		if !ok || k == seedKey {
+			continue
+		}
+		b, _ := json.Marshal(v)
+		if string(b) != string(l[k]) {
+			flag := "--" + strings.ReplaceAll(k, "_", "-")
+			made = append(made, flag+" "+strings.Trim(string(l[k]), `"`))
+			asked = append(asked, flag+" "+strings.Trim(string(b), `"`))
+		}
+	}
+	return made, asked
+}
+
+// Apply records in s what the data was made with: each setting of l that
+// s has, as the type s holds it in, and "data_seed" when the data's seed is
+// not the run's seed.
+func (l Loaded) Apply(s map[string]any, seed uint64) {
+	for k, raw := range l {
+		if k == seedKey {
+			var ds uint64
+			if json.Unmarshal(raw, &ds) == nil && ds != seed {
+				s["data_seed"] = ds
+			}
+			continue
+		}
+		cur, ok := s[k]
+		if !ok || cur == nil {
+			continue
+		}
+		v := reflect.New(reflect.TypeOf(cur))
+		if json.Unmarshal(raw, v.Interface()) == nil {
+			s[k] = v.Elem().Interface()
+		}
+	}
+}
+
+// Reuse accepts the existing data marked name (what names the workload
+// in messages) when its load finished, and says through o.Progress when it
+// was made with other data-shaping settings than s asks for; count
+// describes the data ("200 events") and is called only for that line. It
+// returns the mark, for Apply.
+func Reuse(ctx context.Context, c target.Conn, name, what string, s map[string]any, o InitOptions, count func() (string, error)) (Loaded, error) {
+	l, ok, err := ReadLoaded(ctx, c, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, IncompleteData(name)
+	}
+	made, asked := l.Differences(s)
+	if len(made) == 0 {
+		return l, nil
+	}
+	n, err := count()
+	if err != nil {
+		return nil, err
+	}
+	verb := "applies"
+	if len(asked) > 1 {
+		verb = "apply"
+	}
+	o.Progress(fmt.Sprintf("using the existing %s data: %s, loaded with %s (%s %s only with --reinit)",
+		what, n, strings.Join(made, " "), strings.Join(asked, " "), verb))
+	return l, nil
 }
 
 // metaTable holds one row per finished load, keyed by the data's name.

@@ -44,7 +44,9 @@ type Workload struct {
 	delay time.Duration
 
 	sql    schema
-	loaded *workload.Loaded // what the existing data was made with
+	fs     *pflag.FlagSet
+	loaded workload.Loaded // what the existing data was made with
+	seed   uint64          // the run's seed
 	// What Start found, read by the clients and the check.
 	base       totals
 	minID      int64 // users' ids run from minID to maxID
@@ -55,9 +57,12 @@ type Workload struct {
 
 // Flags registers the workload's options.
 func (w *Workload) Flags(fs *pflag.FlagSet) {
+	w.fs = fs
 	fs.StringVar(&w.kind, "query", kindPoint, "the query of each transaction: select1 (SELECT 1), point (one user by primary key) or complex (users x orders x items of one region, grouped, top 10 by revenue)")
 	fs.IntVar(&w.rows, "rows", 10000, "users in the dataset (about 5 orders per user and 3 items per order; about 20 users per region)")
 	fs.DurationVar(&w.delay, "delay", 0, "pause before each transaction; part of the cycle time")
+	workload.DataFlags(fs, "rows")
+	workload.RuntimeFlags(fs, "query", "delay")
 }
 
 // Validate checks the options.
@@ -93,9 +98,7 @@ func (w *Workload) Settings() map[string]any {
 		"rows":  w.rows,
 		"delay": w.delay.String(),
 	}
-	if w.loaded != nil {
-		s["rows"] = w.loaded.Rows // --rows applies only to a load
-	}
+	w.loaded.Apply(s, w.seed) // data-shaping flags apply only to a load
 	return s
 }
 
@@ -119,7 +122,7 @@ const dataName = "connect-overhead"
 // is refused.
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.bind(d)
-	w.loaded = nil
+	w.loaded, w.seed = nil, o.Seed
 	if !o.Fresh && w.exists(ctx, c) {
 		return false, w.reuse(ctx, c, o)
 	}
@@ -159,28 +162,20 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 			return false, fmt.Errorf("analyzing the dataset: %w", err)
 		}
 	}
-	return true, workload.MarkLoaded(ctx, c, dataName, workload.Loaded{Rows: w.rows, Seed: o.Seed})
+	return true, workload.MarkLoaded(ctx, c, dataName, workload.LoadMark(w.fs, w.Settings(), o.Seed))
 }
 
 // reuse accepts the existing dataset when its load finished, and says so
-// when it was made with another --rows than asked.
-func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOptions) error {
-	l, ok, err := workload.ReadLoaded(ctx, c, dataName)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return workload.IncompleteData(dataName)
-	}
-	w.loaded = &l
-	if l.Rows != w.rows {
+// when it was made with other data-shaping settings than asked.
+func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOptions) (err error) {
+	w.loaded, err = workload.Reuse(ctx, c, dataName, "connect-overhead", w.Settings(), o, func() (string, error) {
 		var n int64
 		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM "+tableUsers, nil, &n); err != nil {
-			return fmt.Errorf("counting the existing users: %w", err)
+			return "", fmt.Errorf("counting the existing users: %w", err)
 		}
-		o.Progress(fmt.Sprintf("using the existing connect-overhead data: %d users, loaded with --rows %d (--rows %d applies only with --reinit)", n, l.Rows, w.rows))
-	}
-	return nil
+		return fmt.Sprintf("%d users", n), nil
+	})
+	return err
 }
 
 // load inserts one batch of users, orders and items in one transaction.

@@ -103,6 +103,8 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&w.Setup.PartitionMethod, "partition-method", "range", "range or hash, with --partitions")
 	fs.BoolVar(&w.Setup.ForeignKeys, "foreign-keys", false, "create foreign keys between the pgbench tables, when txnbench creates them")
 	fs.BoolVar(&w.NoInit, "no-init", false, "with custom scripts only: do not create pgbench's tables where they are missing")
+	workload.DataFlags(fs, "scale", "partitions", "partition-method", "foreign-keys")
+	workload.RuntimeFlags(fs, "file", "builtin", "define", "protocol", "no-init")
 }
 
 // sourceFlag keeps -f and -b in the order given: pgbench numbers scripts

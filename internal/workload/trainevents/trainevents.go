@@ -43,7 +43,8 @@ type Workload struct {
 	notes              []string
 	caps               target.Capabilities
 	sql                schema
-	loaded             *workload.Loaded // what the existing data was made with
+	loaded             workload.Loaded  // what the existing data was made with
+	seed               uint64           // the run's seed
 	data               map[string]int64 // the rows Start found, by table
 	baseline           int64            // events + archive when the run started
 	committedEvents    atomic.Int64     // events inserted by committed adds
@@ -64,6 +65,8 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.DurationVar(&w.delay, "delay", 100*time.Millisecond, "pause before each cycle, times U(0.75, 1.25); part of the cycle time")
 	fs.DurationVar(&w.thinkMin, "think-min", 10*time.Millisecond, "shortest think time inside each transaction")
 	fs.DurationVar(&w.thinkMax, "think-max", 50*time.Millisecond, "longest think time inside each transaction")
+	workload.DataFlags(fs, "variant", "payload", "flat-columns", "inverted-index", "rows")
+	workload.RuntimeFlags(fs, "min-batch", "max-batch", "delay", "think-min", "think-max")
 }
 
 // Validate checks the options and resolves the variant's axes.
@@ -124,9 +127,7 @@ func (w *Workload) Settings() map[string]any {
 		"think_min":      w.thinkMin.String(),
 		"think_max":      w.thinkMax.String(),
 	}
-	if w.loaded != nil {
-		s["rows"] = w.loaded.Rows // --rows applies only to a load
-	}
+	w.loaded.Apply(s, w.seed) // data-shaping flags apply only to a load
 	if len(w.notes) > 0 {
 		s["notes"] = w.notes
 	}
@@ -151,7 +152,7 @@ const loadBatch = 1000
 // that mark is refused.
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.bind(d)
-	w.loaded = nil
+	w.loaded, w.seed = nil, o.Seed
 	for _, n := range w.notes {
 		o.Progress(n)
 	}
@@ -203,31 +204,23 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 			start = time.Now()
 		}
 	}
-	return true, workload.MarkLoaded(ctx, c, w.dataName(), workload.Loaded{Rows: w.rows, Seed: o.Seed, Variant: w.v.name()})
+	return true, workload.MarkLoaded(ctx, c, w.dataName(), workload.LoadMark(w.fs, w.Settings(), o.Seed))
 }
 
 // dataName names the variant's data in txnbench_meta.
 func (w *Workload) dataName() string { return "train-events " + w.v.name() }
 
 // reuse accepts the existing data when its load finished, and says so when
-// it was made with another --rows than asked.
-func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOptions) error {
-	l, ok, err := workload.ReadLoaded(ctx, c, w.dataName())
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return workload.IncompleteData(w.dataName())
-	}
-	w.loaded = &l
-	if l.Rows != w.rows {
+// it was made with other data-shaping settings than asked.
+func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOptions) (err error) {
+	w.loaded, err = workload.Reuse(ctx, c, w.dataName(), "train-events", w.Settings(), o, func() (string, error) {
 		n, err := w.count(ctx, c, "SELECT count(*) FROM "+w.sql.events)
 		if err != nil {
-			return fmt.Errorf("counting the existing events: %w", err)
+			return "", fmt.Errorf("counting the existing events: %w", err)
 		}
-		o.Progress(fmt.Sprintf("using the existing train-events data: %d events, loaded with --rows %d (--rows %d applies only with --reinit)", n, l.Rows, w.rows))
-	}
-	return nil
+		return fmt.Sprintf("%d events", n), nil
+	})
+	return err
 }
 
 // exists reports whether all three tables of the variant are there. Only
