@@ -99,25 +99,3 @@ func TestDiffExitCodes(t *testing.T) {
 		t.Errorf("--json: %d regressions, worse %v", rep.Regressions, worse)
 	}
 }
-
-// TestDiffDataSettings: diff refuses results whose data-shaping settings
-// differ (exit 2) and compares those that differ only in runtime settings,
-// saying so.
-func TestDiffDataSettings(t *testing.T) {
-	_, save := diffInputs(t)
-	declare := func(f func(*result.Result)) func(*result.Result) {
-		return func(r *result.Result) {
-			r.DataSettings = []string{"flat_columns", "inverted_index", "payload", "rows", "variant"}
-			f(r)
-		}
-	}
-	base := save("base.json", declare(func(*result.Result) {}))
-	rows := save("rows.json", declare(func(r *result.Result) { r.Settings["rows"] = 5000 }))
-	delay := save("delay.json", declare(func(r *result.Result) { r.Settings["delay"] = "0s" }))
-	if code, _, stderr := runMain("diff", base, rows); code != ExitUsage || !strings.Contains(stderr, "rows 2000 vs 5000") {
-		t.Errorf("data-shaping rows differ: exit %d, stderr %q", code, stderr)
-	}
-	if code, stdout, stderr := runMain("diff", base, delay); code != ExitOK || !strings.Contains(stdout, "runtime settings differ (compared all the same): delay 10ms vs 0s") {
-		t.Errorf("runtime delay differs: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
-	}
-}

@@ -138,12 +138,8 @@ func Compare(base, new *Input, opt Options) (*Report, error) {
 			if base.Kind != KindResult {
 				prefix = p.b.Name + ": "
 			}
-			fixed, varied := settingDifferences(p.b.Results[0], p.n.Results[0])
-			for _, d := range fixed {
+			for _, d := range settingDifferences(p.b.Results[0], p.n.Results[0]) {
 				rep.Different = append(rep.Different, prefix+d)
-			}
-			if len(varied) > 0 {
-				rep.Notes = append(rep.Notes, prefix+"runtime settings differ (compared all the same): "+strings.Join(varied, ", "))
 			}
 			if note := machineNote(p.b.Results[0], p.n.Results[0]); note != "" && !seenNote[note] {
 				seenNote[note] = true

@@ -6,7 +6,6 @@ import (
 	"github.com/txnbench/txnbench/internal/testutil"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -579,46 +578,5 @@ func TestResolvePrefersBesideDocument(t *testing.T) {
 	}
 	if got, want := resolve(filepath.Join(dir, "base"), "gone/x.json"), filepath.Join(dir, "base", "gone/x.json"); got != want {
 		t.Errorf("missing file: %s, want %s", got, want)
-	}
-}
-
-// TestDataSettings: results that say which settings shaped the data are
-// refused when those differ (or the data's rows do), and compared, with a
-// note, when only runtime settings or the data's seed differ.
-func TestDataSettings(t *testing.T) {
-	declared := func(f func(*result.Result)) *result.Result {
-		return changed(t, func(r *result.Result) {
-			r.DataSettings = []string{"flat_columns", "inverted_index", "payload", "rows", "variant"}
-			f(r)
-		})
-	}
-	b := declared(func(*result.Result) {})
-	for _, c := range []struct {
-		name   string
-		change func(*result.Result)
-		want   string
-	}{
-		{"rows", func(r *result.Result) { r.Settings["rows"] = 5000 }, "rows 2000 vs 5000"},
-		{"payload", func(r *result.Result) { r.Settings["payload"] = "text" }, "payload jsonb vs text"},
-	} {
-		_, err := Compare(resultInput(b), resultInput(declared(c.change)), Options{Thresholds: DefaultThresholds})
-		var de *DifferentError
-		if !errors.As(err, &de) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err %v, want a refusal naming %q", c.name, err, c.want)
-		}
-	}
-	n := declared(func(r *result.Result) { r.Settings["delay"] = "0s"; r.Settings["data_seed"] = uint64(7) })
-	rep, err := Compare(resultInput(b), resultInput(n), Options{Thresholds: DefaultThresholds})
-	if err != nil {
-		t.Fatalf("runtime settings refused: %v", err)
-	}
-	if want := "runtime settings differ (compared all the same): delay 10ms vs 0s"; !slices.Contains(rep.Notes, want) {
-		t.Errorf("notes %q, want %q", rep.Notes, want)
-	}
-	// Results that do not say which settings shaped the data keep every
-	// setting fixed.
-	old := changed(t, func(r *result.Result) { r.Settings["delay"] = "0s" })
-	if _, err := Compare(resultInput(base(t)), resultInput(old), Options{Thresholds: DefaultThresholds}); err == nil {
-		t.Error("undeclared results with another delay compared")
 	}
 }

@@ -3,8 +3,6 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,27 +14,29 @@ import (
 type setting struct{ key, value string }
 
 // fixedSettings are what must be equal for two runs to be compared:
-// workload and its settings but those in runtime, the runner's load (clients, duration or
+// workload and its settings, the runner's load (clients, duration or
 // iterations, rate, ramp, warm-up, latency limit, tries), the connector
 // (conn, pool, via, pooler), the database kind (not its URL: throwaway
 // clusters get a new port each run), server settings given with --pg-conf,
 // the server's dialect and major version, and txnbench's version. The seed
-// is not fixed (nor data_seed, the seed existing data was made with): a
-// baseline is meant to hold across seeds.
-func fixedSettings(r *result.Result, runtime map[string]bool) []setting {
+// is not fixed: a baseline is meant to hold across seeds.
+func fixedSettings(r *result.Result) []setting {
 	c := r.Config
 	s := []setting{
 		{"workload", r.Workload},
 	}
 	keys := make([]string, 0, len(r.Settings))
 	for k := range r.Settings {
-		if k != "notes" && k != "data_seed" && !runtime[k] { // notes describe the run, they set nothing
+		// notes describe the run, they set nothing; the seed existing data
+		// was made with is a seed, and a baseline holds across seeds
+		if k != "notes" && k != "data_seed" {
 			keys = append(keys, k)
 		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		s = append(s, setting{k, settingValue(r.Settings, k)})
+		b, _ := json.Marshal(r.Settings[k])
+		s = append(s, setting{k, strings.Trim(string(b), `"`)})
 	}
 	pool := ""
 	if c.Pool != nil {
@@ -104,55 +104,10 @@ func majorVersion(dialect, v string) string {
 	return parts[0]
 }
 
-// runtimeSettings are the workload settings a comparison may vary: when
-// b or n says which of its settings shaped the data (results older than
-// that do not), every other setting of either.
-func runtimeSettings(b, n *result.Result) map[string]bool {
-	if b.DataSettings == nil && n.DataSettings == nil {
-		return nil
-	}
-	data := map[string]bool{}
-	for _, k := range append(append([]string{}, b.DataSettings...), n.DataSettings...) {
-		data[k] = true
-	}
-	runtime := map[string]bool{}
-	for _, r := range []*result.Result{b, n} {
-		for k := range r.Settings {
-			if !data[k] && k != "notes" && k != "data_seed" {
-				runtime[k] = true
-			}
-		}
-	}
-	return runtime
-}
-
 // settingDifferences lists the fixed settings in which b and n differ, as
-// "clients 8 vs 16", and apart from them the runtime settings in which
-// they differ, which do not stop the comparison.
-func settingDifferences(b, n *result.Result) (fixed, varied []string) {
-	runtime := runtimeSettings(b, n)
-	fixed = differences(fixedSettings(b, runtime), fixedSettings(n, runtime))
-	var bs, ns []setting
-	for _, k := range slices.Sorted(maps.Keys(runtime)) {
-		bs = append(bs, setting{k, settingValue(b.Settings, k)})
-		ns = append(ns, setting{k, settingValue(n.Settings, k)})
-	}
-	return fixed, differences(bs, ns)
-}
-
-// settingValue is s[k] as compared, "" when s has no k.
-func settingValue(s map[string]any, k string) string {
-	v, ok := s[k]
-	if !ok {
-		return ""
-	}
-	b, _ := json.Marshal(v)
-	return strings.Trim(string(b), `"`)
-}
-
-// differences lists the settings in which bs and ns differ, as
 // "clients 8 vs 16".
-func differences(bs, ns []setting) []string {
+func settingDifferences(b, n *result.Result) []string {
+	bs, ns := fixedSettings(b), fixedSettings(n)
 	bm := map[string]string{}
 	for _, s := range bs {
 		bm[s.key] = s.value

@@ -385,7 +385,6 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 			MaxRSSMB: float64(out.CPU.MaxRSSKB) / 1024,
 		},
 	}
-	r.DataSettings = workload.DataKeys(s.Name, r.Settings)
 	if s.Conn.Strategy == connect.Pool {
 		r.Config.Pool = &s.Conn.Pool
 	}

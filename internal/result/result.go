@@ -74,10 +74,6 @@ type Result struct {
 	Tool     Tool           `json:"txnbench"`
 	Workload string         `json:"workload"`
 	Settings map[string]any `json:"settings"`
-	// DataSettings name the Settings that shaped the data (the workload's
-	// data-shaping flags): a comparison needs them equal, while the others
-	// (runtime settings) may vary.
-	DataSettings []string `json:"data_settings,omitempty"`
 	// Data is what the workload found in the database as the run started
 	// (rows by table, or pgbench's scale); Settings say what it was made with.
 	Data        map[string]int64 `json:"data,omitempty"`

@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -59,17 +57,4 @@ func DataSettings(fs *pflag.FlagSet, s map[string]any) map[string]any {
 		}
 	})
 	return out
-}
-
-// DataKeys are the keys of s, the settings of the workload named name,
-// that record its data-shaping flags, sorted; nil when name is not
-// registered. A Result keeps them as DataSettings.
-func DataKeys(name string, s map[string]any) []string {
-	def, ok := registry[name]
-	if !ok {
-		return nil
-	}
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	def.New().Flags(fs)
-	return slices.Sorted(maps.Keys(DataSettings(fs, s)))
 }
