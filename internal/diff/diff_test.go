@@ -305,6 +305,8 @@ func TestFixedSettings(t *testing.T) {
 		{"conn", func(r *result.Result) { r.Config.Conn = "pool" }, "conn session vs pool"},
 		{"server major", func(r *result.Result) { r.Server.Version = "4.1.0" }, "server SQLite 3.54 vs SQLite 4.1"},
 		{"notes only", func(r *result.Result) { r.Settings["notes"] = []string{"x"} }, ""},
+		{"data seed", func(r *result.Result) { r.Settings["data_seed"] = 7 }, ""},
+		{"delay", func(r *result.Result) { r.Settings["delay"] = "1s" }, "delay"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
