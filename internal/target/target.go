@@ -48,15 +48,10 @@ type Target interface {
 	Close() error
 }
 
-// Open opens the database named by spec (see ParseSpec; the temporary
-// SQLite is "sqlite:" here: an empty spec is refused, as it is on the
-// command line, where it is an unset variable more often than a choice);
-// temp-postgres is started by the caller, which then opens its URL.
+// Open opens the database named by spec (see ParseSpec); temp-postgres is
+// started by the caller, which then opens its URL.
 // It connects once to read the dialect and version.
 func Open(ctx context.Context, spec string) (Target, error) {
-	if spec == "" {
-		return nil, fmt.Errorf("no database given: use sqlite:PATH, sqlite: (a temporary file), temp-postgres or a postgres:// URL")
-	}
 	sp, err := ParseSpec(spec)
 	if err != nil {
 		return nil, err
