@@ -27,9 +27,7 @@ func fixedSettings(r *result.Result) []setting {
 	}
 	keys := make([]string, 0, len(r.Settings))
 	for k := range r.Settings {
-		if k != "notes" { // notes describe the run, they set nothing
-			keys = append(keys, k)
-		}
+		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {

@@ -385,6 +385,9 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 			MaxRSSMB: float64(out.CPU.MaxRSSKB) / 1024,
 		},
 	}
+	if n, ok := s.Workload.(workload.Noter); ok {
+		r.Notes = n.Notes()
+	}
 	if s.Conn.Strategy == connect.Pool {
 		r.Config.Pool = &s.Conn.Pool
 	}

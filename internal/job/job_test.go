@@ -162,7 +162,7 @@ func TestTrainEventsPostgres(t *testing.T) {
 			if r.Server.Dialect != "PostgreSQL" || !strings.HasPrefix(r.Server.Version, "1") {
 				t.Errorf("server %+v", r.Server)
 			}
-			if notes := r.Settings["notes"]; notes != nil {
+			if notes := r.Notes; notes != nil {
 				t.Errorf("PostgreSQL supports every axis, got notes %v", notes)
 			}
 		})

@@ -209,7 +209,7 @@ func runPage(r *result.Result) page {
 	if ch := r.Invariants; ch != nil {
 		add("invariants", ch.Status())
 	}
-	p.Notes = append(p.Notes, notes(r.Settings["notes"])...)
+	p.Notes = append(p.Notes, r.Notes...)
 	if r.Interrupted {
 		p.Notes = append(p.Notes, "the run was interrupted: it measured less than it was asked to")
 	}

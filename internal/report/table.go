@@ -60,39 +60,21 @@ func Header(w io.Writer, r *result.Result) {
 		run += ", INTERRUPTED"
 	}
 	fmt.Fprintf(w, "run        %s\n", run)
-	for _, n := range notes(r.Settings["notes"]) {
+	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note       %s\n", n)
 	}
 }
 
-// notes reads the notes setting as a run makes it ([]string) and as JSON
-// loads it ([]any).
-func notes(v any) []string {
-	switch ns := v.(type) {
-	case []string:
-		return ns
-	case []any:
-		out := make([]string, len(ns))
-		for i, n := range ns {
-			out[i] = fmt.Sprint(n)
-		}
-		return out
-	}
-	return nil
-}
-
-func settingsLine(s map[string]any) string { return keyValues(s, "notes") }
+func settingsLine(s map[string]any) string { return keyValues(s) }
 
 // dataLine is what a run found in the database.
-func dataLine(d map[string]int64) string { return keyValues(d, "") }
+func dataLine(d map[string]int64) string { return keyValues(d) }
 
-// keyValues is m as key=value pairs sorted by key, without the key skip.
-func keyValues[V any](m map[string]V, skip string) string {
+// keyValues is m as key=value pairs sorted by key.
+func keyValues[V any](m map[string]V) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		if k != skip {
-			keys = append(keys, k)
-		}
+		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))

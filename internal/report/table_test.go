@@ -57,8 +57,8 @@ func fixedResult() *result.Result {
 			"variant": "jsonb", "payload": "JSONB", "flat_columns": "generated",
 			"inverted_index": true, "rows": 20000, "min_batch": 10, "max_batch": 100,
 			"delay": "100ms",
-			"notes": []any{"the payload index is built after the initial load"},
 		},
+		Notes: []string{"the payload index is built after the initial load"},
 		Config: result.Config{
 			DB: "postgres://bench:xxxxx@127.0.0.1:5432/bench", Clients: 8,
 			Duration: "1m0s", Warmup: "10s", Seed: 7, MaxTries: 3,
@@ -87,7 +87,7 @@ func TestSummaryMergedInterruptedGolden(t *testing.T) {
 	r.Config.Duration = ""
 	r.Config.Warmup = ""
 	r.Config.Iterations = 1000
-	r.Settings = map[string]any{"variant": "text"}
+	r.Settings, r.Notes = map[string]any{"variant": "text"}, nil
 	for i := range r.Ops {
 		r.Ops[i].Errors, r.Ops[i].ErrorSamples = nil, nil
 	}
