@@ -33,29 +33,7 @@ func Header(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "data       %s\n", dataLine(r.Data))
 	}
 	fmt.Fprintf(w, "database   %s %s  %s\n", r.Server.Dialect, r.Server.Version, r.Config.DB)
-	run := fmt.Sprintf("%d clients", r.Config.Clients)
-	if r.Config.Duration != "" {
-		run += ", duration " + r.Config.Duration
-	}
-	if r.Config.Iterations > 0 {
-		run += fmt.Sprintf(", %d iterations", r.Config.Iterations)
-	}
-	if r.Config.Warmup != "" {
-		run += ", warm-up " + r.Config.Warmup
-	}
-	if v := r.Config.Via; v != "" && v != "direct" {
-		run += ", via " + v
-	}
-	if r.Config.Conn != "" {
-		run += ", conn " + r.Config.Conn
-		if p := r.Config.Pool; p != nil {
-			run += fmt.Sprintf(" (max %d, min %d)", p.Max, p.Min)
-		}
-	}
-	run += fmt.Sprintf(", seed %d", r.Config.Seed)
-	if r.Sources > 1 {
-		run += fmt.Sprintf(", merged from %d results", r.Sources)
-	}
+	run := runLine(r)
 	if r.Interrupted {
 		run += ", INTERRUPTED"
 	}
