@@ -191,7 +191,7 @@ func TestServerRestartMidRun(t *testing.T) {
 	// Restart once cycles are completing, then keep measuring.
 	var once sync.Once
 	restartedAt := make(chan float64, 1)
-	s.Runner.OnTick = func(iv result.Interval) {
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(iv result.Interval) {
 		for _, o := range iv.Ops {
 			if o.Name == result.CycleOp && o.Count > 0 && iv.ElapsedS < 3 {
 				once.Do(func() {
@@ -202,7 +202,7 @@ func TestServerRestartMidRun(t *testing.T) {
 				})
 			}
 		}
-	}
+	}}}
 	r := run(t, s)
 	var at float64
 	select {
