@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/txnbench/txnbench/internal/report/texttable"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -91,7 +91,7 @@ func Table(w io.Writer, r *result.Result) {
 		}
 		rows = append(rows, row)
 	}
-	writeTable(w, rows, 1)
+	texttable.Write(w, texttable.Plain, rows, 1)
 }
 
 // orderedOps puts the cycle first, like dbworkload's table.
@@ -125,7 +125,7 @@ func Errors(w io.Writer, r *result.Result) {
 		return
 	}
 	fmt.Fprintln(w, "\nerrors by class")
-	writeTable(w, rows, 0, 1, 3)
+	texttable.Write(w, texttable.Plain, rows, 0, 1, 3)
 }
 
 // Outcomes says how many transactions succeeded when some failed, and
@@ -247,36 +247,6 @@ func ProgressLine(iv result.Interval) string {
 	}
 	fmt.Fprintf(&b, " | retries %d errors %d", retries, errs)
 	return b.String()
-}
-
-// writeTable writes rows in columns: numbers right-aligned, the columns
-// in left (by index) left-aligned.
-func writeTable(w io.Writer, rows [][]string, left ...int) {
-	isLeft := map[int]bool{}
-	for _, i := range left {
-		isLeft[i] = true
-	}
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for i, c := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, row := range rows {
-		var b strings.Builder
-		for i, c := range row {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
-			if isLeft[i] {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString(pad + c)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
 }
 
 func ms(v float64) string { return thousandsFloat(v, 2) }
