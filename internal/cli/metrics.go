@@ -5,7 +5,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/live"
-	"github.com/txnbench/txnbench/internal/result"
 )
 
 // liveMetrics is the --metrics-addr endpoint of a run or a study. A nil
@@ -32,34 +31,15 @@ func (a *app) serveMetrics(addr string) (*liveMetrics, error) {
 }
 
 // track makes the run of s on db feed the metrics: its intervals count
-// towards cell ("" outside a study) once it measures.
+// towards cell ("" outside a study) once it measures, until its clients
+// are done.
 func (l *liveMetrics) track(s *job.Spec, db *job.Database, cell string) {
 	if l == nil {
 		return
 	}
 	d := db.Dialect()
-	l.m.Begin(live.Info{Cell: cell, Workload: s.Name, Database: db.URL, ServerVersion: d.Name + " " + d.Version,
-		Version: version(), Clients: s.Runner.Clients})
-	onTick, onMeasure := s.Runner.OnTick, s.Runner.OnMeasure
-	s.Runner.OnTick = func(iv result.Interval) {
-		l.m.Observe(iv) // cannot fail: the runner made the histograms, and this is its run
-		if onTick != nil {
-			onTick(iv)
-		}
-	}
-	s.Runner.OnMeasure = func() {
-		l.m.Measuring()
-		if onMeasure != nil {
-			onMeasure()
-		}
-	}
-}
-
-// end marks the tracked run as over (txnbench_measuring 0).
-func (l *liveMetrics) end() {
-	if l != nil {
-		l.m.End()
-	}
+	s.Runner.Observers = append(s.Runner.Observers, l.m.Track(live.Info{Cell: cell, Workload: s.Name, Database: db.URL,
+		ServerVersion: d.Name + " " + d.Version, Version: version(), Clients: s.Runner.Clients}))
 }
 
 // close stops serving.

@@ -688,12 +688,12 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	if o.progress > 0 {
 		cfg.Progress = time.Duration(o.progress) * time.Second
 		start := time.Now()
-		cfg.OnTick = func(iv result.Interval) {
+		cfg.Observers = []runner.Observer{runner.Funcs{OnTick: func(iv result.Interval) {
 			if iv.LengthS < cfg.Progress.Seconds()/2 {
 				return // the run's last, partial interval: pgbench does not print it
 			}
 			a.status(pgbenchProgress(iv, o, start, tally.interval()))
-		}
+		}}}
 	}
 	if err := cfg.Validate(); err != nil { // before any server starts
 		return a.pgbenchFail(badOption("%v", err))

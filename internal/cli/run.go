@@ -275,9 +275,9 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 		return nil, err
 	}
 	defer lm.close()
-	s.Runner.OnTick = func(iv result.Interval) {
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(iv result.Interval) {
 		a.status(report.ProgressLine(iv))
-	}
+	}}}
 	s.Runner.OnPhase = a.status
 	db, err := job.Open(ctx, s, s.ServerConnections())
 	if err != nil {
@@ -303,7 +303,6 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 		defer stop()
 	}
 	r, err := job.Run(ctx, s, db)
-	lm.end()
 	if r == nil {
 		if ctx.Err() != nil {
 			return nil, exitError{code: ExitInterrupted, msg: "interrupted before the run started"}

@@ -242,7 +242,6 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 			}
 			lm.track(&r.spec, db, r.cell.Label())
 			res, err := job.Run(ctx, r.spec, db)
-			lm.end()
 			if err != nil {
 				err = fmt.Errorf("cell %s: %w", r.cell.Label(), err)
 			}

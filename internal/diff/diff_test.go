@@ -304,7 +304,7 @@ func TestFixedSettings(t *testing.T) {
 		{"duration", func(r *result.Result) { r.Config.Duration = "30s" }, "duration 8s vs 30s"},
 		{"conn", func(r *result.Result) { r.Config.Conn = "pool" }, "conn session vs pool"},
 		{"server major", func(r *result.Result) { r.Server.Version = "4.1.0" }, "server SQLite 3.54 vs SQLite 4.1"},
-		{"notes only", func(r *result.Result) { r.Settings["notes"] = []string{"x"} }, ""},
+		{"notes only", func(r *result.Result) { r.Notes = []string{"x"} }, ""},
 		{"data seed", func(r *result.Result) { r.Settings["data_seed"] = 7 }, ""},
 		{"delay", func(r *result.Result) { r.Settings["delay"] = "1s" }, "delay"},
 	}

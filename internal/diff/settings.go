@@ -27,9 +27,7 @@ func fixedSettings(r *result.Result) []setting {
 	}
 	keys := make([]string, 0, len(r.Settings))
 	for k := range r.Settings {
-		// notes describe the run, they set nothing; the seed existing data
-		// was made with is a seed, and a baseline holds across seeds
-		if k != "notes" && k != "data_seed" {
+		if k != "data_seed" { // the seed existing data was made with: a baseline holds across seeds
 			keys = append(keys, k)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/txnbench/txnbench/internal/report/texttable"
 )
 
 // Write renders the report as text: what was compared and with which
@@ -33,7 +35,7 @@ func Write(w io.Writer, r *Report) {
 			for _, d := range s.Decisions {
 				rows = append(rows, []string{d.Metric, format(d.Unit, d.Base), format(d.Unit, d.New), change(d), thresholdText(d), verdictText(d)})
 			}
-			table(w, rows)
+			texttable.Write(w, texttable.Plain, rows, 0, len(rows[0])-1)
 		}
 		for _, n := range s.Notes {
 			fmt.Fprintf(w, "note: %s\n", n)
@@ -121,30 +123,4 @@ func verdictText(d Decision) string {
 		return "ok (< " + format(d.Unit, d.Floor) + ")"
 	}
 	return d.Verdict
-}
-
-// table prints rows aligned: the first and last columns left, numbers
-// right.
-func table(w io.Writer, rows [][]string) {
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len(c))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", widths[i]-len(c))
-			switch {
-			case i == 0:
-				b.WriteString(c + pad)
-			case i == len(r)-1:
-				b.WriteString("  " + c)
-			default:
-				b.WriteString("  " + pad + c)
-			}
-		}
-		fmt.Fprintln(w, b.String())
-	}
 }

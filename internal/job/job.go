@@ -272,22 +272,9 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	before := db.poolerStats(ctx)
 	rc := s.Runner
 	if tel != nil {
-		// The sampler takes its baseline as the window opens and one
-		// sample per progress interval; Tick never blocks the runner.
-		onTick, onMeasure := rc.OnTick, rc.OnMeasure
-		rc.OnMeasure = func() {
-			tel.Measure()
-			if onMeasure != nil {
-				onMeasure()
-			}
-		}
-		rc.OnTick = func(iv result.Interval) {
-			tel.Tick(iv.ElapsedS)
-			if onTick != nil {
-				onTick(iv)
-			}
-		}
-		rc.OnWindowEnd = tel.EndWindow
+		// first: the sampler's baseline comes before anything else as
+		// the window opens
+		rc.Observers = append([]runner.Observer{telemetryObserver{tel}}, rc.Observers...)
 	}
 	out, err := runner.Run(ctx, rc, conns, s.Workload)
 	pool := conns.PoolStats()
@@ -384,6 +371,9 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 			CPUUserS: out.CPU.User.Seconds(), CPUSysS: out.CPU.Sys.Seconds(),
 			MaxRSSMB: float64(out.CPU.MaxRSSKB) / 1024,
 		},
+	}
+	if n, ok := s.Workload.(workload.Noter); ok {
+		r.Notes = n.Notes()
 	}
 	if s.Conn.Strategy == connect.Pool {
 		r.Config.Pool = &s.Conn.Pool

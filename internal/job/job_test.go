@@ -162,7 +162,7 @@ func TestTrainEventsPostgres(t *testing.T) {
 			if r.Server.Dialect != "PostgreSQL" || !strings.HasPrefix(r.Server.Version, "1") {
 				t.Errorf("server %+v", r.Server)
 			}
-			if notes := r.Settings["notes"]; notes != nil {
+			if notes := r.Notes; notes != nil {
 				t.Errorf("PostgreSQL supports every axis, got notes %v", notes)
 			}
 		})
@@ -191,7 +191,7 @@ func TestServerRestartMidRun(t *testing.T) {
 	// Restart once cycles are completing, then keep measuring.
 	var once sync.Once
 	restartedAt := make(chan float64, 1)
-	s.Runner.OnTick = func(iv result.Interval) {
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(iv result.Interval) {
 		for _, o := range iv.Ops {
 			if o.Name == result.CycleOp && o.Count > 0 && iv.ElapsedS < 3 {
 				once.Do(func() {
@@ -202,7 +202,7 @@ func TestServerRestartMidRun(t *testing.T) {
 				})
 			}
 		}
-	}
+	}}}
 	r := run(t, s)
 	var at float64
 	select {

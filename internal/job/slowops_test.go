@@ -35,7 +35,7 @@ func TestSlowOpsNameLockWait(t *testing.T) {
 	}
 	defer locker.Close(ctx)
 	locked := make(chan error, 1)
-	s.Runner.OnMeasure = func() {
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
 		go func() {
 			err := locker.Begin(ctx)
 			if err == nil {
@@ -49,7 +49,7 @@ func TestSlowOpsNameLockWait(t *testing.T) {
 			}
 			locked <- err
 		}()
-	}
+	}}}
 	r, err := Run(ctx, s, db)
 	if err != nil {
 		t.Fatal(err)

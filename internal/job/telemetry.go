@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/telemetry"
 )
@@ -79,6 +80,17 @@ func createStatements(ctx context.Context, url string) error {
 	_, err = c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
 	return err
 }
+
+// telemetryObserver is the collector as a runner observer: it takes its
+// baseline as the window opens, one sample per progress interval (Tick
+// never blocks the runner) and marks the window's end. The job finishes
+// the collector itself once the sessions are closed.
+type telemetryObserver struct{ c *telemetry.Collector }
+
+func (t telemetryObserver) Start()                  { t.c.Measure() }
+func (t telemetryObserver) Tick(iv result.Interval) { t.c.Tick(iv.ElapsedS) }
+func (t telemetryObserver) WindowEnd()              { t.c.EndWindow() }
+func (t telemetryObserver) Stop()                   {}
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")

@@ -139,7 +139,7 @@ func TestTelemetrySessionTerminated(t *testing.T) {
 	}
 	defer db.Close()
 	var once sync.Once
-	s.Runner.OnTick = func(result.Interval) { once.Do(func() { terminateTelemetry(t, db.Cluster().URL()) }) }
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) { once.Do(func() { terminateTelemetry(t, db.Cluster().URL()) }) }}}
 	r, err := Run(ctx, s, db)
 	if err != nil {
 		t.Fatal(err)
@@ -176,13 +176,13 @@ func TestTelemetryPoolerRestart(t *testing.T) {
 	}
 	defer db.Close()
 	var once sync.Once
-	s.Runner.OnTick = func(result.Interval) {
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) {
 		once.Do(func() {
 			if err := db.bouncer.Restart(ctx); err != nil {
 				t.Error(err)
 			}
 		})
-	}
+	}}}
 	r, err := Run(ctx, s, db)
 	if err != nil {
 		t.Fatal(err)
@@ -238,13 +238,13 @@ func TestTelemetryServerRestart(t *testing.T) {
 	}
 	defer db.Close()
 	var once sync.Once
-	s.Runner.OnTick = func(result.Interval) {
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) {
 		once.Do(func() {
 			if err := db.Cluster().Restart(ctx); err != nil {
 				t.Error(err)
 			}
 		})
-	}
+	}}}
 	r, err := Run(ctx, s, db)
 	if err != nil {
 		t.Fatal(err)

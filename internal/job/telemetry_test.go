@@ -73,13 +73,13 @@ func TestTelemetryTrainEvents(t *testing.T) {
 	var sessions []int64
 	var mu sync.Mutex
 	var url string
-	s.Runner.OnTick = func(result.Interval) {
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(sessions) == 0 {
 			sessions = append(sessions, telemetrySessions(t, url))
 		}
-	}
+	}}}
 	ctx := context.Background()
 	db, err := Open(ctx, s, s.Runner.Clients)
 	if err != nil {
@@ -166,7 +166,7 @@ func TestTelemetryLockWaits(t *testing.T) {
 	defer db.Close()
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	s.Runner.OnMeasure = func() {
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -189,7 +189,7 @@ func TestTelemetryLockWaits(t *testing.T) {
 				t.Error(err)
 			}
 		}()
-	}
+	}}}
 	r, err := Run(ctx, s, db)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestTelemetryOff(t *testing.T) {
 	s.Telemetry.Off = true
 	var seen []int64
 	var url string
-	s.Runner.OnTick = func(result.Interval) { seen = append(seen, telemetrySessions(t, url)) }
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) { seen = append(seen, telemetrySessions(t, url)) }}}
 	ctx := context.Background()
 	db, err := Open(ctx, s, s.Runner.Clients)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/txnbench/txnbench/internal/live/promtext"
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
 )
 
 // iop makes an interval op whose histogram holds values (milliseconds).
@@ -455,4 +456,30 @@ func BenchmarkScrape(b *testing.B) {
 		m.WriteTo(&buf)
 	}
 	b.ReportMetric(float64(buf.Len()), "bytes/scrape")
+}
+
+// TestTrackIsAnObserver: a tracked run given to the runner as an observer
+// measures from Start, counts its Ticks and is over at Stop.
+func TestTrackIsAnObserver(t *testing.T) {
+	m := New()
+	var o runner.Observer = m.Track(info(""))
+	if fams, _ := scrape(t, m); value(t, fams, "txnbench_measuring") != 0 {
+		t.Error("measuring before Start")
+	}
+	o.Start()
+	if fams, _ := scrape(t, m); value(t, fams, "txnbench_measuring") != 1 {
+		t.Error("not measuring after Start")
+	}
+	for _, iv := range crafted(t) {
+		o.Tick(iv)
+	}
+	o.WindowEnd()
+	o.Stop()
+	fams, _ := scrape(t, m)
+	if v := value(t, fams, "txnbench_ops_total", "op", "add", "kind", "transaction"); v != 7 {
+		t.Errorf("add ops %g, want 7", v)
+	}
+	if v := value(t, fams, "txnbench_measuring"); v != 0 {
+		t.Errorf("measuring %g after Stop", v)
+	}
 }

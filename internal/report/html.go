@@ -182,7 +182,7 @@ func runPage(r *result.Result) page {
 	add("database", strings.TrimSpace(r.Server.Dialect+" "+r.Server.Version))
 	add("server", r.Server.Banner)
 	add("url", redact.URL(r.Config.DB))
-	add("run", runConfig(r))
+	add("run", runLine(r))
 	if len(r.Config.PGConf) > 0 {
 		add("server settings", strings.Join(r.Config.PGConf, " "))
 	}
@@ -209,7 +209,7 @@ func runPage(r *result.Result) page {
 	if ch := r.Invariants; ch != nil {
 		add("invariants", ch.Status())
 	}
-	p.Notes = append(p.Notes, notes(r.Settings["notes"])...)
+	p.Notes = append(p.Notes, r.Notes...)
 	if r.Interrupted {
 		p.Notes = append(p.Notes, "the run was interrupted: it measured less than it was asked to")
 	}
@@ -275,45 +275,6 @@ func runPage(r *result.Result) page {
 		p.After = append(p.After, telemetryTables(t, r.MeasuredS)...)
 	}
 	return p
-}
-
-// runConfig is the run's configuration in one line.
-func runConfig(r *result.Result) string {
-	c := r.Config
-	parts := []string{fmt.Sprintf("%d clients", c.Clients)}
-	if c.Duration != "" {
-		parts = append(parts, "duration "+c.Duration)
-	}
-	if c.Iterations > 0 {
-		parts = append(parts, fmt.Sprintf("%d iterations", c.Iterations))
-	}
-	if c.Ramp != "" {
-		parts = append(parts, "ramp "+c.Ramp)
-	}
-	if c.Warmup != "" {
-		parts = append(parts, "warm-up "+c.Warmup)
-	}
-	if c.Rate > 0 {
-		parts = append(parts, "rate "+fixed(c.Rate, 1)+"/s")
-	}
-	if c.LatencyLimit != "" {
-		parts = append(parts, "latency limit "+c.LatencyLimit)
-	}
-	if c.Conn != "" {
-		conn := "conn " + c.Conn
-		if p := c.Pool; p != nil {
-			conn += fmt.Sprintf(" (max %d, min %d)", p.Max, p.Min)
-		}
-		parts = append(parts, conn)
-	}
-	if c.Via != "" && c.Via != "direct" {
-		parts = append(parts, "via "+redact.URL(c.Via))
-	}
-	parts = append(parts, fmt.Sprintf("max tries %d", c.MaxTries), fmt.Sprintf("seed %d", c.Seed))
-	if r.Sources > 1 {
-		parts = append(parts, fmt.Sprintf("merged from %d results", r.Sources))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/txnbench/txnbench/internal/report/texttable"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -33,66 +33,26 @@ func Header(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "data       %s\n", dataLine(r.Data))
 	}
 	fmt.Fprintf(w, "database   %s %s  %s\n", r.Server.Dialect, r.Server.Version, r.Config.DB)
-	run := fmt.Sprintf("%d clients", r.Config.Clients)
-	if r.Config.Duration != "" {
-		run += ", duration " + r.Config.Duration
-	}
-	if r.Config.Iterations > 0 {
-		run += fmt.Sprintf(", %d iterations", r.Config.Iterations)
-	}
-	if r.Config.Warmup != "" {
-		run += ", warm-up " + r.Config.Warmup
-	}
-	if v := r.Config.Via; v != "" && v != "direct" {
-		run += ", via " + v
-	}
-	if r.Config.Conn != "" {
-		run += ", conn " + r.Config.Conn
-		if p := r.Config.Pool; p != nil {
-			run += fmt.Sprintf(" (max %d, min %d)", p.Max, p.Min)
-		}
-	}
-	run += fmt.Sprintf(", seed %d", r.Config.Seed)
-	if r.Sources > 1 {
-		run += fmt.Sprintf(", merged from %d results", r.Sources)
-	}
+	run := runLine(r)
 	if r.Interrupted {
 		run += ", INTERRUPTED"
 	}
 	fmt.Fprintf(w, "run        %s\n", run)
-	for _, n := range notes(r.Settings["notes"]) {
+	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note       %s\n", n)
 	}
 }
 
-// notes reads the notes setting as a run makes it ([]string) and as JSON
-// loads it ([]any).
-func notes(v any) []string {
-	switch ns := v.(type) {
-	case []string:
-		return ns
-	case []any:
-		out := make([]string, len(ns))
-		for i, n := range ns {
-			out[i] = fmt.Sprint(n)
-		}
-		return out
-	}
-	return nil
-}
-
-func settingsLine(s map[string]any) string { return keyValues(s, "notes") }
+func settingsLine(s map[string]any) string { return keyValues(s) }
 
 // dataLine is what a run found in the database.
-func dataLine(d map[string]int64) string { return keyValues(d, "") }
+func dataLine(d map[string]int64) string { return keyValues(d) }
 
-// keyValues is m as key=value pairs sorted by key, without the key skip.
-func keyValues[V any](m map[string]V, skip string) string {
+// keyValues is m as key=value pairs sorted by key.
+func keyValues[V any](m map[string]V) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		if k != skip {
-			keys = append(keys, k)
-		}
+		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
@@ -131,7 +91,7 @@ func Table(w io.Writer, r *result.Result) {
 		}
 		rows = append(rows, row)
 	}
-	writeTable(w, rows, 1)
+	texttable.Write(w, texttable.Plain, rows, 1)
 }
 
 // orderedOps puts the cycle first, like dbworkload's table.
@@ -165,7 +125,7 @@ func Errors(w io.Writer, r *result.Result) {
 		return
 	}
 	fmt.Fprintln(w, "\nerrors by class")
-	writeTable(w, rows, 0, 1, 3)
+	texttable.Write(w, texttable.Plain, rows, 0, 1, 3)
 }
 
 // Outcomes says how many transactions succeeded when some failed, and
@@ -287,36 +247,6 @@ func ProgressLine(iv result.Interval) string {
 	}
 	fmt.Fprintf(&b, " | retries %d errors %d", retries, errs)
 	return b.String()
-}
-
-// writeTable writes rows in columns: numbers right-aligned, the columns
-// in left (by index) left-aligned.
-func writeTable(w io.Writer, rows [][]string, left ...int) {
-	isLeft := map[int]bool{}
-	for _, i := range left {
-		isLeft[i] = true
-	}
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for i, c := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, row := range rows {
-		var b strings.Builder
-		for i, c := range row {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
-			if isLeft[i] {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString(pad + c)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
 }
 
 func ms(v float64) string { return thousandsFloat(v, 2) }

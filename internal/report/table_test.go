@@ -57,8 +57,8 @@ func fixedResult() *result.Result {
 			"variant": "jsonb", "payload": "JSONB", "flat_columns": "generated",
 			"inverted_index": true, "rows": 20000, "min_batch": 10, "max_batch": 100,
 			"delay": "100ms",
-			"notes": []any{"the payload index is built after the initial load"},
 		},
+		Notes: []string{"the payload index is built after the initial load"},
 		Config: result.Config{
 			DB: "postgres://bench:xxxxx@127.0.0.1:5432/bench", Clients: 8,
 			Duration: "1m0s", Warmup: "10s", Seed: 7, MaxTries: 3,
@@ -87,7 +87,7 @@ func TestSummaryMergedInterruptedGolden(t *testing.T) {
 	r.Config.Duration = ""
 	r.Config.Warmup = ""
 	r.Config.Iterations = 1000
-	r.Settings = map[string]any{"variant": "text"}
+	r.Settings, r.Notes = map[string]any{"variant": "text"}, nil
 	for i := range r.Ops {
 		r.Ops[i].Errors, r.Ops[i].ErrorSamples = nil, nil
 	}
@@ -105,7 +105,7 @@ func TestSummaryParts(t *testing.T) {
 	for _, want := range []string{
 		"workload   train-events (delay=100ms flat_columns=generated inverted_index=true max_batch=100 min_batch=10 payload=JSONB rows=20000 variant=jsonb)\n",
 		"database   PostgreSQL 15.18  postgres://bench:xxxxx@127.0.0.1:5432/bench\n",
-		"run        8 clients, duration 1m0s, warm-up 10s, seed 7\n",
+		"run        8 clients, duration 1m0s, warm-up 10s, max tries 3, seed 7\n",
 		"note       the payload index is built after the initial load\n",
 		"errors by class",
 		"commits with unknown outcome: 2\n",
@@ -353,5 +353,25 @@ func TestFirstLine(t *testing.T) {
 		if got := firstLine(tc.in, 100); got != tc.want {
 			t.Errorf("firstLine(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestHeaderDescribesRun: the text header says all the HTML page says about
+// how the run ran: ramp, rate, latency limit and max tries when set.
+func TestHeaderDescribesRun(t *testing.T) {
+	r := fixedResult()
+	r.Config.Ramp, r.Config.Rate, r.Config.LatencyLimit = "5s", 250, "20ms"
+	r.Config.Conn, r.Config.Via = "session", "pgbouncer"
+	var b bytes.Buffer
+	Header(&b, r)
+	want := "run        8 clients, duration 1m0s, ramp 5s, warm-up 10s, rate 250.0/s, latency limit 20ms, conn session, via pgbouncer, max tries 3, seed 7\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("header:\n%s\nwant the line\n%s", b.String(), want)
+	}
+	r.Config.MaxTries = 0 // results from before max tries was recorded
+	b.Reset()
+	Header(&b, r)
+	if strings.Contains(b.String(), "max tries") {
+		t.Errorf("max tries shown unset:\n%s", b.String())
 	}
 }

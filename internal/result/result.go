@@ -104,6 +104,9 @@ type Result struct {
 
 	// SlowOps are the run's slowest ops and what their sessions waited on.
 	SlowOps []SlowOp `json:"slow_ops,omitempty"`
+	// Notes say how the workload fitted itself to the database (what it
+	// left out or did differently); they describe the run and set nothing.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Tool is the txnbench build that produced the result.
@@ -306,7 +309,21 @@ func Load(path string) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	r.setKinds()
+	r.moveNotes()
 	return &r, nil
+}
+
+// moveNotes moves notes saved among the settings (files written before
+// Notes was a field) into Notes, so old files render as they did.
+func (r *Result) moveNotes() {
+	ns, ok := r.Settings["notes"].([]any)
+	if !ok {
+		return
+	}
+	for _, n := range ns {
+		r.Notes = append(r.Notes, fmt.Sprint(n))
+	}
+	delete(r.Settings, "notes")
 }
 
 // setKinds makes every kind explicit after loading: an op saved without

@@ -644,3 +644,44 @@ func TestMergeSlowOps(t *testing.T) {
 		t.Error("merging changed a source's slow ops")
 	}
 }
+
+// TestLoadMovesOldNotes: a file written when notes were a setting loads
+// with them as Notes and without them among the settings, and a saved
+// result keeps its Notes.
+func TestLoadMovesOldNotes(t *testing.T) {
+	r := sample(t, 1, 1, true)
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["settings"] = map[string]any{"rows": 10, "notes": []string{"no inverted index on SQLite"}}
+	old, _ := json.Marshal(doc)
+	path := filepath.Join(t.TempDir(), "old.json")
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := result.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Notes, []string{"no inverted index on SQLite"}) {
+		t.Errorf("notes %q", got.Notes)
+	}
+	if _, ok := got.Settings["notes"]; ok || len(got.Settings) != 1 {
+		t.Errorf("settings %v: want rows only", got.Settings)
+	}
+	if err := got.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	again, err := result.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again.Notes, got.Notes) {
+		t.Errorf("after a save, notes %q", again.Notes)
+	}
+}

@@ -46,20 +46,10 @@ type Config struct {
 	// Grace is how long in-flight ops may take to finish once the window
 	// ends before they are cancelled and counted unfinished (0: 30 s).
 	Grace time.Duration
-	// OnTick receives each interval as it closes (from one goroutine),
-	// its histograms in memory for the call only: they are compacted after.
-	OnTick func(result.Interval)
 	// OnPhase reports phase changes such as the end of the warm-up.
 	OnPhase func(msg string)
-	// OnMeasure, when set, is called once as the measured window starts
-	// (before the first client starts without a warm-up, at its end with
-	// one), before any op counts, so telemetry can take its baseline. The
-	// window waits for it; the clients do not.
-	OnMeasure func()
-	// OnWindowEnd, when set, is called once as the measured window ends
-	// (the duration is up, the iterations are claimed or the run is
-	// interrupted), while the clients' last ops may still be running.
-	OnWindowEnd func()
+	// Observers watch the run as it goes (see Observer).
+	Observers []Observer
 }
 
 // Validate returns a usage error naming the fix.
@@ -200,8 +190,8 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	out := &Outcome{Started: time.Now()}
 	var cpu0 CPUUsage
 	startMeasuring := func() {
-		if cfg.OnMeasure != nil {
-			cfg.OnMeasure()
+		for _, o := range cfg.Observers {
+			o.Start()
 		}
 		cpu0 = readCPU()
 		r.measureAt.Store(time.Now().UnixNano())
@@ -248,8 +238,8 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		if !r.measuring.Load() { // stopped during the warm-up: an empty window
 			startMeasuring()
 		}
-		if cfg.OnWindowEnd != nil {
-			cfg.OnWindowEnd()
+		for _, o := range cfg.Observers {
+			o.WindowEnd()
 		}
 		r.tick(out, windowEnd)
 		out.Stalled = r.stall(windowEnd)
@@ -301,6 +291,9 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 	if windowEnd.IsZero() { // the iterations are done
 		closeWindow()
+	}
+	for _, o := range cfg.Observers {
+		o.Stop()
 	}
 	out.Interrupted = ctx.Err() != nil
 	out.Aborted = int(r.aborted.Load())
@@ -358,8 +351,8 @@ func (r *run) tick(out *Outcome, now time.Time) {
 			Skipped: skipped, Summary: hs[i].Summary(), Hist: hs[i]})
 	}
 	out.Intervals = append(out.Intervals, iv)
-	if r.cfg.OnTick != nil {
-		r.cfg.OnTick(iv)
+	for _, o := range r.cfg.Observers {
+		o.Tick(iv)
 	}
 	for _, o := range iv.Ops {
 		o.Hist.Compact() // kept for the result: cannot fail for histograms the recorder made

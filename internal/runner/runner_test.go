@@ -139,7 +139,7 @@ func TestDurationTicksAndCycleIncludesPause(t *testing.T) {
 	cfg.Duration = 600 * time.Millisecond
 	cfg.Progress = 200 * time.Millisecond
 	var ticks atomic.Int64
-	cfg.OnTick = func(result.Interval) { ticks.Add(1) }
+	cfg.Observers = []Observer{Funcs{OnTick: func(result.Interval) { ticks.Add(1) }}}
 	out, err := Run(context.Background(), cfg, openSQLite(t), w)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestDurationTicksAndCycleIncludesPause(t *testing.T) {
 				sum += o.Count
 			}
 			// each interval op has its op's kind, and its histogram
-			// survives being put at rest after OnTick
+			// survives being put at rest after Tick
 			if want := op(t, out, o.Name).Kind; o.Kind != want || o.Hist.Count() != o.Count {
 				t.Errorf("interval op %s: kind %q (want %q), histogram of %d, count %d", o.Name, o.Kind, want, o.Hist.Count(), o.Count)
 			}
@@ -189,14 +189,14 @@ func TestWarmupExcluded(t *testing.T) {
 	cfg.Duration = 300 * time.Millisecond
 	var measures int
 	var atMeasure int64
-	cfg.OnMeasure = func() { measures++; atMeasure = w.commits.Load() }
+	cfg.Observers = []Observer{Funcs{OnStart: func() { measures++; atMeasure = w.commits.Load() }}}
 	out, err := Run(context.Background(), cfg, openSQLite(t), w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// OnMeasure ran once, at the end of the warm-up: ops had run by then.
+	// Start ran once, at the end of the warm-up: ops had run by then.
 	if measures != 1 || atMeasure == 0 {
-		t.Errorf("OnMeasure called %d times, after %d commits; want once, after the warm-up's", measures, atMeasure)
+		t.Errorf("Start called %d times, after %d commits; want once, after the warm-up's", measures, atMeasure)
 	}
 	got := op(t, out, "bump").Count
 	// About half of the commits happened during the warm-up.
@@ -383,13 +383,13 @@ func TestIntervalErrorClasses(t *testing.T) {
 	cfg.Duration = 400 * time.Millisecond
 	cfg.Progress = 50 * time.Millisecond
 	var measured atomic.Int64
-	cfg.OnMeasure = func() { measured.Add(1) }
+	cfg.Observers = []Observer{Funcs{OnStart: func() { measured.Add(1) }}}
 	out, err := Run(context.Background(), cfg, openSQLite(t), w)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if measured.Load() != 1 {
-		t.Errorf("OnMeasure called %d times, want 1", measured.Load())
+		t.Errorf("Start called %d times, want 1", measured.Load())
 	}
 	if len(out.Intervals) < 3 {
 		t.Fatalf("%d intervals, want several", len(out.Intervals))

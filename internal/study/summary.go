@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/report/texttable"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -179,7 +180,7 @@ func Write(w io.Writer, s *Summary) {
 			rows = append(rows, []string{c.Label, f1(st.OpsPerS), f2(st.Mean), f2(st.P50), f2(st.P95), f2(st.P99),
 				strconv.FormatFloat(st.Errors, 'f', -1, 64), fmt.Sprintf("%.0f%%", st.Spread), vsMean, vsRate})
 		}
-		markdownTable(w, rows)
+		texttable.Write(w, texttable.Markdown, rows, 0)
 	}
 	fmt.Fprintf(w, "## client (txnbench's own cost)\n\n")
 	rows := [][]string{{"cell", "txn/s", "CPU per txn (ms)", "allocated per txn (KB)", "peak memory (MB)", "txn/s vs first"}}
@@ -190,7 +191,7 @@ func Write(w io.Writer, s *Summary) {
 		}
 		rows = append(rows, []string{c.Label, f1(c.TxnPerS), fmt.Sprintf("%.3f", c.ClientCPUPerTxnMS), f1(c.AllocPerTxnKB), fmt.Sprintf("%.0f", c.PeakMB), vs})
 	}
-	markdownTable(w, rows)
+	texttable.Write(w, texttable.Markdown, rows, 0)
 	for _, l := range Ladders(s) {
 		l.write(w)
 	}
@@ -283,42 +284,7 @@ func (l Ladder) write(w io.Writer) {
 		}
 		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, f2(s.CycleP99), mark})
 	}
-	markdownTable(w, rows)
-}
-
-func markdownTable(w io.Writer, rows [][]string) {
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len(c))
-		}
-	}
-	line := func(r []string) {
-		var b strings.Builder
-		b.WriteString("|")
-		for i, c := range r {
-			pad := strings.Repeat(" ", widths[i]-len(c))
-			if i == 0 {
-				b.WriteString(" " + c + pad + " |")
-			} else {
-				b.WriteString(" " + pad + c + " |")
-			}
-		}
-		fmt.Fprintln(w, b.String())
-	}
-	line(rows[0])
-	sep := make([]string, len(rows[0]))
-	for i := range sep {
-		sep[i] = strings.Repeat("-", max(widths[i], 3))
-		if i > 0 {
-			sep[i] = sep[i][:len(sep[i])-1] + ":"
-		}
-	}
-	fmt.Fprintln(w, "| "+strings.Join(sep, " | ")+" |")
-	for _, r := range rows[1:] {
-		line(r)
-	}
-	fmt.Fprintln(w)
+	texttable.Write(w, texttable.Markdown, rows, 0)
 }
 
 func f1(v float64) string { return strconv.FormatFloat(round(v, 1), 'f', 1, 64) }

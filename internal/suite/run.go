@@ -133,9 +133,6 @@ func addWorkloadSettings(m map[string]string, redact func(string) string, rs ...
 	found := map[string]string{}
 	for i, r := range rs {
 		for k, v := range r.Settings {
-			if k == "notes" {
-				continue
-			}
 			k = strings.ReplaceAll(k, "_", "-")
 			val := redact(fmt.Sprint(v))
 			if prev, ok := found[k]; ok && prev != val || !ok && i > 0 {

@@ -74,6 +74,12 @@ type Workload interface {
 	Check(ctx context.Context, c target.Conn) (Check, error)
 }
 
+// Noter is a workload that says how it fitted itself to the database
+// (after Init); the notes are recorded as the Result's Notes.
+type Noter interface {
+	Notes() []string
+}
+
 // InitOptions are the settings of Init that come from the run, not the
 // workload's own flags.
 type InitOptions struct {

@@ -128,11 +128,11 @@ func (w *Workload) Settings() map[string]any {
 		"think_max":      w.thinkMax.String(),
 	}
 	w.loaded.Apply(s, w.seed) // data-shaping flags apply only to a load
-	if len(w.notes) > 0 {
-		s["notes"] = w.notes
-	}
 	return s
 }
+
+// Notes say what the workload changed to fit the database.
+func (w *Workload) Notes() []string { return w.notes }
 
 // OpNames lists the ops in report order.
 func (w *Workload) OpNames() []string { return []string{opAdd, opProcess, opArchive} }

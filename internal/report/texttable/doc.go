@@ -1,0 +1,5 @@
+// Package texttable is txnbench's one writer of column-aligned text tables:
+// the run summary's, the study's Markdown tables and diff's. It is a leaf
+// beside package report so that the packages report imports (study) can
+// render through it too.
+package texttable
