@@ -117,7 +117,9 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.VarP(o.sourceValue(false), "file", "f", "add script FILENAME weighted at W")
 	fs.VarPF(builtinSwitch(w, "simple-update"), "skip-some-updates", "N", `skip updates of pgbench_tellers and pgbench_branches (same as "-b simple-update")`).NoOptDefVal = "true"
 	fs.VarPF(builtinSwitch(w, "select-only"), "select-only", "S", `perform SELECT-only transactions (same as "-b select-only")`).NoOptDefVal = "true"
-	fs.VarP(o.intValue(&o.clients, "-c/--clients", 1, math.MaxInt32, 1), "client", "c", "number of concurrent database clients")
+	clients := o.intValue(&o.clients, "-c/--clients", 1, math.MaxInt32, 1)
+	clients.check = checkOpenFiles
+	fs.VarP(clients, "client", "c", "number of concurrent database clients")
 	fs.BoolVarP(&o.connect, "connect", "C", false, "establish new connection for each transaction")
 	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "define variable for use by custom script (VARNAME=VALUE)")
 	fs.VarP(o.intValue(&o.threads, "-j/--jobs", 1, math.MaxInt32, 1), "jobs", "j", "number of threads")
@@ -158,7 +160,7 @@ func newPgbenchOpts() *pgbenchOpts {
 
 // intValue is an int option read as pgbench's option_parse_int reads it,
 // with its messages.
-func (o *pgbenchOpts) intValue(p *int, name string, lo, hi, def int) pflag.Value {
+func (o *pgbenchOpts) intValue(p *int, name string, lo, hi, def int) *pgIntValue {
 	*p = def
 	return &pgIntValue{o: o, p: p, name: name, lo: lo, hi: hi}
 }
@@ -168,6 +170,7 @@ type pgIntValue struct {
 	p      *int
 	name   string
 	lo, hi int
+	check  func(n int) error // what pgbench checks next, if anything
 }
 
 func (v *pgIntValue) String() string { return strconv.Itoa(*v.p) }
@@ -180,6 +183,8 @@ func (v *pgIntValue) Set(arg string) error {
 		e = &pgbenchError{msg: fmt.Sprintf("invalid value \"%s\" for option %s", arg, v.name), code: pgbenchBad}
 	case err != nil || n < int64(v.lo) || n > int64(v.hi):
 		e = &pgbenchError{msg: fmt.Sprintf("%s must be in range %d..%d", v.name, v.lo, v.hi), code: pgbenchBad}
+	case v.check != nil:
+		e = v.check(int(n))
 	}
 	if e != nil {
 		if v.o.optErr == nil {
@@ -188,6 +193,17 @@ func (v *pgIntValue) Set(arg string) error {
 		return e
 	}
 	*v.p = int(n)
+	return nil
+}
+
+// checkOpenFiles refuses more clients than the open files limit allows,
+// as pgbench does on reading -c: each needs a socket, besides stdin,
+// stdout and stderr.
+func checkOpenFiles(clients int) error {
+	if limit, ok := openFilesLimit(); ok && limit < uint64(clients)+3 {
+		return &pgbenchError{msg: fmt.Sprintf("need at least %d open files, but system limit is %d", clients+3, limit), code: pgbenchBad,
+			more: "pgbench: hint: Reduce number of clients, or use limit/ulimit to increase the system limit.\n"}
+	}
 	return nil
 }
 
@@ -332,6 +348,7 @@ func (o *pgbenchOpts) parse(args []string) error {
 			return nil
 		}
 	}
+	args, getoptErr := getoptLong(o.fs, args)
 	if err := o.fs.Parse(args); err != nil {
 		if o.listOnly {
 			return nil
@@ -340,6 +357,9 @@ func (o *pgbenchOpts) parse(args []string) error {
 			return o.optErr
 		}
 		return getoptError(err)
+	}
+	if getoptErr != nil {
+		return getoptErr
 	}
 	fs, w := o.fs, o.w
 	o.perClient = int64(*o.perClientInt)
