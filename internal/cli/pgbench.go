@@ -20,7 +20,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/job"
-	"github.com/txnbench/txnbench/internal/pgbench/prng"
 	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
 	"github.com/txnbench/txnbench/internal/report"
@@ -50,7 +49,7 @@ type pgbenchOpts struct {
 	failuresDetailed, verboseErrors      bool
 	progressTimestamp                    bool
 	perClientInt                         *int
-	seedInfo                             string // pgbench's "setting random seed" line
+	seedInfo                             string // pgbench's "setting random seed" lines
 	maxTries                             int
 	aggInterval                          int
 	samplingRate                         float64
@@ -270,7 +269,7 @@ type sourceFlagValue struct {
 	builtin bool
 }
 
-// errListed stops reading the options at "-b list".
+// errListed stops reading the options at "-b list" or --show-script.
 var errListed = errors.New("-b list")
 
 func (f *sourceFlagValue) String() string { return "" }
@@ -348,70 +347,40 @@ func (o *pgbenchOpts) parse(args []string) error {
 			return nil
 		}
 	}
-	args, getoptErr := getoptLong(o.fs, args)
-	if err := o.fs.Parse(args); err != nil {
-		if o.listOnly {
+	// pgbench reads PGBENCH_RANDOM_SEED first, then each option in turn,
+	// checking it as it meets it
+	arg, given := os.LookupEnv("PGBENCH_RANDOM_SEED")
+	if err := o.setSeed(arg, given, "PGBENCH_RANDOM_SEED environment variable"); err != nil {
+		return err
+	}
+	opts, operands, getoptErr := getoptLong(o.fs, args)
+	for _, opt := range opts {
+		err := o.fs.Parse([]string{opt})
+		switch {
+		case o.listOnly:
 			return nil
-		}
-		if o.optErr != nil {
+		case err != nil && o.optErr != nil:
 			return o.optErr
+		case err != nil:
+			return getoptError(err)
 		}
-		return getoptError(err)
+		if err := o.readOption(opt); errors.Is(err, errListed) {
+			return nil
+		} else if err != nil {
+			return err
+		}
 	}
 	if getoptErr != nil {
 		return getoptErr
 	}
+	if err := o.fs.Parse(append([]string{"--"}, operands...)); err != nil {
+		return getoptError(err)
+	}
 	fs, w := o.fs, o.w
 	o.perClient = int64(*o.perClientInt)
 	o.dbname = fs.Arg(0)
-	if o.output != "txnbench" && o.output != "strict" {
-		return badOption("invalid --pgbench-output \"%s\": choose txnbench or strict", o.output)
-	}
 	if o.help || o.version || o.showScript != "" {
 		return nil
-	}
-	if o.listOnly {
-		return nil
-	}
-	// what pgbench checks while reading the options
-	switch {
-	case fs.Changed("db") && o.db == "": // an unset variable
-		return badOption("--db is empty: give a postgres:// URL, sqlite:PATH or temp-postgres, or leave --db out")
-	case fs.Changed("protocol") && w.Mode != "simple" && w.Mode != "extended" && w.Mode != "prepared":
-		return badOption("invalid query mode (-M): \"%s\"", w.Mode)
-	case fs.Changed("rate") && o.rate <= 0:
-		return badOption("invalid rate limit: \"%s\"", o.rateArg)
-	case fs.Changed("latency-limit") && o.latencyLimit <= 0:
-		return badOption("invalid latency limit: \"%s\"", o.latencyArg)
-	case o.maxTries < 0:
-		return badOption("invalid number of maximum tries: \"%s\"", o.triesArg)
-	case fs.Changed("sampling-rate") && (o.samplingRate <= 0 || o.samplingRate > 1):
-		return badOption("invalid sampling rate: \"%s\"", o.samplingArg)
-	}
-	if err := setup.CheckPartitionMethod(w.Setup.PartitionMethod); err != nil {
-		return err
-	}
-	arg, from := o.randomSeed, "--random-seed option"
-	given := fs.Changed("random-seed")
-	if !given {
-		arg, given = os.LookupEnv("PGBENCH_RANDOM_SEED")
-		from = "PGBENCH_RANDOM_SEED environment variable"
-	}
-	if !given {
-		arg = "time"
-	}
-	seed, err := prng.ParseSeed(arg)
-	if err != nil {
-		pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
-		var se *prng.SeedError
-		if errors.As(err, &se) {
-			pe.more = "pgbench: detail: " + se.Detail() + "\npgbench: error: error while setting random seed from " + from + "\n"
-		}
-		return pe
-	}
-	w.RandomSeed = &seed
-	if given {
-		o.seedInfo = fmt.Sprintf("pgbench: setting random seed to %d", seed)
 	}
 	// then the scripts (pgbench reads them as it meets them)
 	if len(w.Sources) == 0 && !o.init {
@@ -592,7 +561,7 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 	o := newPgbenchOpts()
 	err := o.parse(args)
 	if o.seedInfo != "" {
-		fmt.Fprintln(a.stderr, o.seedInfo) // pgbench says so before checking more
+		fmt.Fprint(a.stderr, o.seedInfo) // pgbench says so before checking more
 	}
 	if err != nil {
 		return a.pgbenchFail(err)

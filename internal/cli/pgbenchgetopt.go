@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/pgbench/prng"
+	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
+	"github.com/txnbench/txnbench/internal/pgbench/setup"
 )
 
 // pgbenchLongOptions are pgbench 15's long options in the order of its
@@ -20,19 +24,15 @@ var pgbenchLongOptions = []string{
 }
 
 // getoptLong reads args as glibc's getopt_long reads pgbench's command
-// line and returns them in a form pflag parses the same way: each option
-// by its full name with its argument after "=", then "--" and the
-// operands. Prefixes of pgbench's long options are expanded (txnbench's
+// line and returns the options in a form pflag parses the same way (each
+// by its full name, with its argument after "="), then the operands. Prefixes of pgbench's long options are expanded (txnbench's
 // own are taken only in full), "-c=1" gives -c the argument "=1", and
 // getopt's complaints come in its words. At a complaint, the options
 // before it are still returned, so that pgbench's checks of those come
 // first, as pgbench makes them while reading.
-func getoptLong(fs *pflag.FlagSet, args []string) ([]string, error) {
-	var opts, operands []string
+func getoptLong(fs *pflag.FlagSet, args []string) (opts, operands []string, err error) {
 	takesArg := func(f *pflag.Flag) bool { return f.NoOptDefVal == "" }
-	done := func(err error) ([]string, error) {
-		return append(append(opts, "--"), operands...), err
-	}
+	done := func(err error) ([]string, []string, error) { return opts, operands, err }
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -111,4 +111,77 @@ func longOption(fs *pflag.FlagSet, name, arg string) (*pflag.Flag, error) {
 // getoptMsg is one of getopt's complaints, as pgbench prints it.
 func getoptMsg(format string, args ...any) error {
 	return &pgbenchError{msg: fmt.Sprintf(format, args...), code: pgbenchBad, hint: true, bare: true}
+}
+
+// readOption checks an option just read (by its full name, as getoptLong
+// returns it) as pgbench checks it while reading its options, before
+// those that follow.
+func (o *pgbenchOpts) readOption(opt string) error {
+	name, _, _ := strings.Cut(strings.TrimPrefix(opt, "--"), "=")
+	w := o.w
+	switch name {
+	case "protocol":
+		if w.Mode != "simple" && w.Mode != "extended" && w.Mode != "prepared" {
+			return badOption("invalid query mode (-M): \"%s\"", w.Mode)
+		}
+	case "rate":
+		if o.rate <= 0 {
+			return badOption("invalid rate limit: \"%s\"", o.rateArg)
+		}
+	case "latency-limit":
+		if o.latencyLimit <= 0 {
+			return badOption("invalid latency limit: \"%s\"", o.latencyArg)
+		}
+	case "max-tries":
+		if o.maxTries < 0 {
+			return badOption("invalid number of maximum tries: \"%s\"", o.triesArg)
+		}
+	case "sampling-rate":
+		if o.samplingRate <= 0 || o.samplingRate > 1 {
+			return badOption("invalid sampling rate: \"%s\"", o.samplingArg)
+		}
+	case "partition-method":
+		return setup.CheckPartitionMethod(w.Setup.PartitionMethod)
+	case "init-steps":
+		return setup.CheckSteps(w.Setup.Steps)
+	case "define":
+		if _, _, err := pgscript.ParseDefine(w.Defines[len(w.Defines)-1]); err != nil {
+			return scriptError(err)
+		}
+	case "random-seed":
+		return o.setSeed(o.randomSeed, true, "--random-seed option")
+	case "show-script":
+		return errListed // pgbench shows it (or fails) and reads no further
+	case "db":
+		if o.db == "" { // an unset variable
+			return badOption("--db is empty: give a postgres:// URL, sqlite:PATH or temp-postgres, or leave --db out")
+		}
+	case "pgbench-output":
+		if o.output != "txnbench" && o.output != "strict" {
+			return badOption("invalid --pgbench-output \"%s\": choose txnbench or strict", o.output)
+		}
+	}
+	return nil
+}
+
+// setSeed sets the random seed from arg ("time" when not given), as
+// pgbench's set_random_seed, which says so when given one.
+func (o *pgbenchOpts) setSeed(arg string, given bool, from string) error {
+	if !given {
+		arg = "time"
+	}
+	seed, err := prng.ParseSeed(arg)
+	if err != nil {
+		pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
+		var se *prng.SeedError
+		if errors.As(err, &se) {
+			pe.more = "pgbench: detail: " + se.Detail() + "\npgbench: error: error while setting random seed from " + from + "\n"
+		}
+		return pe
+	}
+	o.w.RandomSeed = &seed
+	if given {
+		o.seedInfo += fmt.Sprintf("pgbench: setting random seed to %d\n", seed)
+	}
+	return nil
 }
