@@ -227,7 +227,7 @@ func badInputs(t *testing.T) []badInput {
 		{args: []string{"diff", "{dir}", "{dir}/a.json"}, want: "BASE", files: a},
 		// pgbench (pgbench's own exit status 1 for bad options)
 		{args: []string{"pgbench", "-c", "0"}, want: "-c/--clients must be in range", code: ExitFailure},
-		{args: []string{"pgbench", "-c", "100000000"}, want: "-c/--client 100000000 needs about", code: ExitFailure},
+		{args: []string{"pgbench", "-c", "100000000"}, want: "need at least 100000003 open files", code: ExitFailure},
 		{args: []string{"pgbench", "-j", "0"}, want: "-j/--jobs must be in range", code: ExitFailure},
 		{args: []string{"pgbench", "-t", "-1"}, want: "-t/--transactions must be in range", code: ExitFailure},
 		{args: []string{"pgbench", "-T", "0"}, want: "-T/--time must be in range", code: ExitFailure},

@@ -426,6 +426,16 @@ END $$`)
 		longsql := e.write(t, "long.sql", "SELECT\taaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg, hhhhhhhhhh FROM FROM x;\n")
 		longearly := e.write(t, "longearly.sql", "SELECT 1 +, aaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg;\n")
 		longmid := e.write(t, "longmid.sql", "SELECT aaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg, hhhhhhhhhh, iiiiiiiiii, jjjjjjjjjj FROM FROM x, kkkkkkkkkk, llllllllll, mmmmmmmmmm, nnnnnnnnnn;\n")
+		// the systematic sweep (issue 12): scripts pgbench refuses while reading them
+		empty := e.write(t, "empty.sql", "")
+		comment := e.write(t, "comment.sql", "-- only a comment\n")
+		unkmeta := e.write(t, "unkmeta.sql", "\\nosuch\n")
+		badsleep := e.write(t, "badsleep.sql", "\\sleep 1 xs\n")
+		openif := e.write(t, "openif.sql", "\\if 1\nSELECT 1;\n")
+		endif := e.write(t, "endif.sql", "\\endif\n")
+		elsef := e.write(t, "else.sql", "\\else\n")
+		setshell := e.write(t, "setshell.sql", "\\setshell\n")
+		setx := e.write(t, "setx.sql", "\\set x\n")
 		cases := [][]string{
 			{"-c", "0"}, {"-c", "x"}, {"-j", "0"}, {"-t", "0"}, {"-T", "0"}, {"-P", "0"}, {"-s", "0"},
 			{"-R", "0"}, {"-R", "x"}, {"-L", "x"}, {"--max-tries", "-1"}, {"--aggregate-interval", "0"},
@@ -462,10 +472,55 @@ END $$`)
 			{"-n", "-f", longsql, "-t", "1"}, {"-n", "-f", longearly, "-t", "1"}, {"-n", "-f", longmid, "-t", "1"},
 			// -s with the builtins: pgbench warns it reads the tables' scale
 			{"-n", "-s", "5", "-S", "-t", "2"}, {"-n", "-s", "1", "-S", "-t", "2"},
+			// the systematic sweep through pgbench 15's options (issue 12):
+			// numbers out of range, not numbers, too big, with spaces
+			{"-c", "-1"}, {"-c", "2147483648"}, {"-c", "5x"}, {"-c", "100000"}, {"-j", "-1"}, {"-j", "x"},
+			{"-t", "-1"}, {"-t", "x"}, {"-T", "-1"}, {"-T", "x"}, {"-P", "x"}, {"-P", "-1"}, {"-s", "x"},
+			{"-s", "-1"}, {"-i", "-s", "0"}, {"-F", "9"}, {"-F", "101"}, {"-F", "x"}, {"-i", "-F", "9"},
+			{"--partitions=-1"}, {"--partitions=x"}, {"-i", "--partitions=-1"}, {"--aggregate-interval=x"},
+			{"--aggregate-interval=-1"}, {"-R", "-1"}, {"-L", "0"}, {"-L", "-1"}, {"--latency-limit=x"},
+			{"--sampling-rate=0", "-l"}, {"--sampling-rate=x", "-l"}, {"--sampling-rate=1.5", "-l"},
+			{"--sampling-rate=0.5"}, {"--sampling-rate=0.5", "-l", "--aggregate-interval=1"},
+			{"--aggregate-interval=1"}, {"--max-tries=x"}, {"--max-tries=-5"}, {"--random-seed=1x"},
+			{"--random-seed="}, {"-M", "Simple"}, {"-M", ""}, {"-i", "--partition-method=hash"},
+			{"-i", "--partition-method=list", "--partitions=2"},
+			{"-n", "-S", "-c", " 2 ", "-t", "1"}, {"-n", "-S", "-R", "1000x", "-t", "2"},
+			{"-n", "-S", "-j", "4", "-c", "3", "-t", "1"}, {"-n", "-S", "--random-seed=-1", "-t", "1"},
+			// -D, -b, -f and -I arguments pgbench refuses
+			{"-D", "=1"}, {"-D", "a b=1"}, {"-D", "1a=1"}, {"-D", "a="}, {"-b", "nosuch@1"}, {"-b", "se@x"},
+			{"-b", "se@-1"}, {"-b", "se@2147483648"}, {"-b", "si@1@2"}, {"-b", "s"}, {"-b", "select-only@"},
+			{"-b", ""}, {"-f", badsql + "@x"}, {"-f", badsql + "@-1"}, {"-f", empty}, {"-f", comment},
+			{"-f", unkmeta}, {"-f", badsleep}, {"-f", openif}, {"-f", endif}, {"-f", elsef}, {"-f", setshell},
+			{"-f", setx}, {"-f", badsql + "@0"}, {"-i", "-I", ""}, {"-i", "-I", "dtgGvpfx"}, {"-I", "d"},
+			// options of the other mode
+			{"-i", "-t", "1"}, {"-i", "-T", "1"}, {"-i", "-C"}, {"-i", "-l"}, {"-i", "-M", "simple"},
+			{"-i", "-f", badsql}, {"-i", "-D", "a=1"}, {"-i", "-P", "1"}, {"-i", "-r"}, {"-i", "-R", "1"},
+			{"-i", "-L", "1"}, {"-i", "-v"}, {"-i", "--aggregate-interval=1"}, {"-i", "--failures-detailed"},
+			{"-i", "--max-tries=2"}, {"-i", "--verbose-errors"}, {"-i", "--sampling-rate=0.5"},
+			{"-i", "--progress-timestamp"}, {"-q"}, {"--foreign-keys"}, {"--index-tablespace=x"},
+			{"--tablespace=x"}, {"--unlogged-tables"}, {"--partitions=2"}, {"--partition-method=range"},
+			{"-T", "2", "--aggregate-interval=3", "-l"}, {"-T", "5", "--aggregate-interval=2", "-l"},
+			{"-I", "dtg", "-i", "-n", "-q", "-F", "90", "--foreign-keys", "--tablespace=x", "a", "b"},
+			// getopt_long: missing arguments, prefixes, ambiguity, arguments to switches
+			{"-c"}, {"-M"}, {"-D"}, {"-b"}, {"-f"}, {"-I"}, {"-h"}, {"-p"}, {"-U"}, {"--host"}, {"--port"},
+			{"--username"}, {"--show-script"}, {"--client"}, {"--cli"}, {"--h"}, {"-nc"}, {"-t", "1", "-T"},
+			{"--connect=1"}, {"--conn=1"}, {"-S=1"}, {"--s=1"}, {"--p", "1"}, {"--he"}, {"--nosuch=1"},
+			{"--=1"}, {"---c"}, {"--help=1"}, {"-x"}, {"--x"}, {"--r=1"}, {"-c=1"}, {"-nc=1"}, {"-cn"},
+			{"--cl", "0"}, {"--tr=0"}, {"--ti", "0"}, {"--rand=x"}, {"--max", "0"}, {"--client", "0"},
+			{"-n", "--se", "--cli=2", "--tr=1"}, {"-n", "--", "-c", "0"}, {"-c0"},
+			{"--show-script=s"}, {"--show-script=se"}, {"--show-script=select-only@2"},
+			// pgbench checks each option as it reads it, in order
+			{"-R", "0", "-c", "0"}, {"-L", "0", "-c", "0"}, {"--sampling-rate=0", "-c", "0"},
+			{"--max-tries=-1", "-c", "0"}, {"--partition-method=x", "-c", "0"}, {"--random-seed=x", "-c", "0"},
+			{"-M", "x", "-c", "0"}, {"-D", "x", "-c", "0"}, {"-D", "1a=1", "-c", "0"}, {"-I", "x", "-c", "0"},
+			{"-b", "se@x", "-c", "0"}, {"--show-script=x", "-c", "0"}, {"--show-script=se", "-c", "0"},
+			{"-c", "0", "--show-script=se"}, {"-c", "0", "-R", "0"}, {"--random-seed=5", "-c", "0"},
+			{"-c", "100000", "-M", "bogus"}, {"-M", "bogus", "-c", "100000"}, {"-c", "0", "--nosuch"},
+			{"--nosuch", "-c", "0"}, {"-b", "list", "--nosuch"}, {"--nosuch", "-b", "list"},
 		}
 		for _, c := range cases {
 			args := append([]string{}, c...)
-			if !namesDatabase(c) && c[len(c)-1] != "-t" {
+			if !namesDatabase(c) && !missingArgument(c) {
 				args = append(args, e.url)
 			}
 			pc, pout, perr := e.pgbench(t, args...)
@@ -505,6 +560,13 @@ func manyScripts(n int) []string {
 		args = append(args, "-b", "select-only")
 	}
 	return args
+}
+
+// missingArgument reports whether a command line ends with an option
+// that lacks its argument (a URL after it would become the argument).
+func missingArgument(args []string) bool {
+	_, _, err := getoptLong(newPgbenchOpts().fs, args)
+	return err != nil && strings.Contains(err.Error(), "requires an argument")
 }
 
 // namesDatabase reports whether a command line names its own server.
