@@ -516,7 +516,7 @@ END $$`)
 			{"-b", "se@x", "-c", "0"}, {"--show-script=x", "-c", "0"}, {"--show-script=se", "-c", "0"},
 			{"-c", "0", "--show-script=se"}, {"-c", "0", "-R", "0"}, {"--random-seed=5", "-c", "0"},
 			{"-c", "100000", "-M", "bogus"}, {"-M", "bogus", "-c", "100000"}, {"-c", "0", "--nosuch"},
-			{"--nosuch", "-c", "0"}, {"-b", "list", "--nosuch"}, {"--nosuch", "-b", "list"},
+			{"--nosuch", "-c", "0"}, {"-b", "list", "--nosuch"}, {"--nosuch", "-b", "list"}, {"-d", "-c", "0"},
 		}
 		for _, c := range cases {
 			args := append([]string{}, c...)
