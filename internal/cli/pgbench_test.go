@@ -436,6 +436,21 @@ END $$`)
 		elsef := e.write(t, "else.sql", "\\else\n")
 		setshell := e.write(t, "setshell.sql", "\\setshell\n")
 		setx := e.write(t, "setx.sql", "\\set x\n")
+		var vars []string
+		for i := range 300 {
+			vars = append(vars, fmt.Sprintf(":v%d", i))
+		}
+		manyargs := e.write(t, "manyargs.sql", "SELECT "+strings.Join(vars, ", ")+";\n")
+		bad := map[string]string{}
+		for name, text := range map[string]string{
+			"gsetfirst": "\\gset\n", "sleepx": "\\sleep x\n", "sleepf": "\\sleep 1.5 ms\n", "sleep0": "\\sleep\n",
+			"sleep3": "\\sleep 1 ms 2\n", "set2": "\\set x 1 2\n", "shell0": "\\shell\n", "if0": "\\if\n\\endif\n",
+			"elif": "\\elif 1\n", "aset": "SELECT 1 \\aset\n\\aset\n", "gauss": "\\set x random_gaussian(1, 10, 1)\n",
+			"endpipe": "\\endpipeline\n", "pipe": "\\startpipeline\nSELECT 1;\n\\endpipeline\n",
+			"manyfn": "\\set x greatest(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21)\n",
+		} {
+			bad[name] = e.write(t, name+".sql", text)
+		}
 		cases := [][]string{
 			{"-c", "0"}, {"-c", "x"}, {"-j", "0"}, {"-t", "0"}, {"-T", "0"}, {"-P", "0"}, {"-s", "0"},
 			{"-R", "0"}, {"-R", "x"}, {"-L", "x"}, {"--max-tries", "-1"}, {"--aggregate-interval", "0"},
@@ -491,7 +506,13 @@ END $$`)
 			{"-b", "se@-1"}, {"-b", "se@2147483648"}, {"-b", "si@1@2"}, {"-b", "s"}, {"-b", "select-only@"},
 			{"-b", ""}, {"-f", badsql + "@x"}, {"-f", badsql + "@-1"}, {"-f", empty}, {"-f", comment},
 			{"-f", unkmeta}, {"-f", badsleep}, {"-f", openif}, {"-f", endif}, {"-f", elsef}, {"-f", setshell},
-			{"-f", setx}, {"-f", badsql + "@0"}, {"-i", "-I", ""}, {"-i", "-I", "dtgGvpfx"}, {"-I", "d"},
+			{"-f", setx}, {"-f", badsql + "@0"}, {"-M", "extended", "-f", manyargs}, {"-M", "prepared", "-f", manyargs},
+			{"-f", bad["gsetfirst"]}, {"-f", bad["sleepx"]}, {"-f", bad["sleepf"]}, {"-f", bad["sleep0"]},
+			{"-f", bad["sleep3"]}, {"-f", bad["set2"]}, {"-f", bad["shell0"]}, {"-f", bad["if0"]}, {"-f", bad["elif"]},
+			{"-f", bad["aset"]}, {"-f", e.dir}, {"-f", badsql + "@2147483648"}, {"-f", badsql + "@99999999999999999999"},
+			{"-n", "-t", "1", "-f", bad["gauss"]}, {"-n", "-t", "1", "-f", bad["endpipe"]},
+			{"-n", "-t", "1", "-f", bad["pipe"]}, {"-n", "-t", "1", "-M", "extended", "-f", bad["pipe"]},
+			{"-n", "-t", "1", "-f", bad["manyfn"]}, {"-i", "-I", ""}, {"-i", "-I", "dtgGvpfx"}, {"-I", "d"},
 			// options of the other mode
 			{"-i", "-t", "1"}, {"-i", "-T", "1"}, {"-i", "-C"}, {"-i", "-l"}, {"-i", "-M", "simple"},
 			{"-i", "-f", badsql}, {"-i", "-D", "a=1"}, {"-i", "-P", "1"}, {"-i", "-r"}, {"-i", "-R", "1"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -203,7 +204,11 @@ func Load(src Source) (*pgscript.Script, error) {
 			if msg != "" {
 				msg = strings.ToUpper(msg[:1]) + msg[1:]
 			}
-			return nil, &openError{msg: fmt.Sprintf("could not open file \"%s\": %s", name, msg), err: err}
+			verb := "open" // or read: a directory opens, then fails to read
+			if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "read" {
+				verb = "read"
+			}
+			return nil, &openError{msg: fmt.Sprintf("could not %s file \"%s\": %s", verb, name, msg), err: err}
 		}
 		s, err = pgscript.Parse(name, string(text))
 	}
