@@ -481,8 +481,9 @@ func (o *pgbenchOpts) checkBounds() error {
 		return badOption("%s", strings.Replace(err.Error(), "--clients", "-c/--client", 1))
 	}
 	if o.log {
-		if err := checkOutFile("--log-prefix", fmt.Sprintf("%s.%d", o.logPrefix, os.Getpid())); err != nil {
-			return err
+		name := fmt.Sprintf("%s.%d", o.logPrefix, os.Getpid())
+		if err := checkOutFile("--log-prefix", name); err != nil {
+			return badOption("could not open logfile \"%s\": %s", name, cannotCreate(name))
 		}
 	}
 	if o.json != "" {
@@ -629,10 +630,14 @@ func (a *app) pgbenchFail(err error) error {
 	return exitError{code: pe.code}
 }
 
-// pgbenchConnectFail prints a failure to connect as pgbench does: libpq's
-// message, then what pgbench could not do without the connection.
-func (a *app) pgbenchConnectFail(err error, what string) error {
-	if msg, ok := target.LibpqConnectMessage(err); ok {
+// pgbenchConnectFail prints a failure to connect to db as pgbench does:
+// libpq's message, then what pgbench could not do without the connection.
+func (a *app) pgbenchConnectFail(err error, db, what string) error {
+	msg, ok := target.LibpqConnectMessage(err)
+	if !ok && errors.Is(err, target.ErrMalformedURL) {
+		msg, ok = libpqPortMessage(db)
+	}
+	if ok {
 		return a.pgbenchFail(&pgbenchError{msg: msg, code: pgbenchBad, more: "pgbench: error: " + what + "\n"})
 	}
 	return a.pgbenchFail(err)
@@ -644,12 +649,12 @@ func (a *app) pgbenchInit(ctx context.Context, spec job.Spec, o *pgbenchOpts) er
 	}
 	db, err := job.Open(ctx, spec, 1)
 	if err != nil {
-		return a.pgbenchConnectFail(err, "could not create connection for initialization")
+		return a.pgbenchConnectFail(err, spec.DB, "could not create connection for initialization")
 	}
 	defer db.Close()
 	c, err := db.Connect(ctx)
 	if err != nil {
-		return a.pgbenchConnectFail(err, "could not create connection for initialization")
+		return a.pgbenchConnectFail(err, spec.DB, "could not create connection for initialization")
 	}
 	defer c.Close(context.Background())
 	if err := setup.Run(ctx, c, db.Dialect(), o.w.Setup, a.stderr); err != nil {
@@ -693,7 +698,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	}
 	db, err := job.Open(ctx, spec, spec.ServerConnections())
 	if err != nil {
-		return a.pgbenchConnectFail(err, "could not create connection for setup")
+		return a.pgbenchConnectFail(err, spec.DB, "could not create connection for setup")
 	}
 	defer db.Close()
 	d := db.Dialect()

@@ -538,6 +538,13 @@ END $$`)
 			{"-c", "0", "--show-script=se"}, {"-c", "0", "-R", "0"}, {"--random-seed=5", "-c", "0"},
 			{"-c", "100000", "-M", "bogus"}, {"-M", "bogus", "-c", "100000"}, {"-c", "0", "--nosuch"},
 			{"--nosuch", "-c", "0"}, {"-b", "list", "--nosuch"}, {"--nosuch", "-b", "list"}, {"-d", "-c", "0"},
+			// connection options libpq refuses, a log file that cannot be made
+			{"-n", "-S", "-t", "1", "-h", e.dir, "-p", "x", "postgres"}, {"-n", "-S", "-t", "1", "-h", e.dir, "-p", "-1", "postgres"},
+			{"-n", "-S", "-t", "1", "-h", e.dir, "-p", "70000", "postgres"}, {"-i", "-h", e.dir, "-p", " 5x", "postgres"},
+			{"-n", "-S", "-t", "1", "-h", e.dir, "-p", "99999999999", "postgres"},
+			{"-n", "-S", "-t", "1", "-h", "nosuchhost.invalid", "postgres"},
+			{"-n", "-S", "-t", "1", "-l", "--log-prefix=" + filepath.Join(e.dir, "nosuch", "x")},
+			{"-n", "-S", "-t", "1", "-l", "--log-prefix=" + filepath.Join(badsql, "x")},
 		}
 		for _, c := range cases {
 			args := append([]string{}, c...)
@@ -607,9 +614,12 @@ func abs(x float64) float64 {
 	return x
 }
 
+// logfilePID is the process ID in the name of a log file.
+var logfilePID = regexp.MustCompile(`^(pgbench: error: could not open logfile ".*\.)[0-9]+`)
+
 // errLines is stderr without what differs by name or by nature: the
-// program's path in getopt's messages, the --help hint's command and the
-// vacuum line.
+// program's path in getopt's messages, the --help hint's command, a log
+// file's process ID and the vacuum line.
 func errLines(s string) string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
@@ -621,6 +631,7 @@ func errLines(s string) string {
 		if i := strings.Index(l, "pgbench: "); i > 0 && strings.HasPrefix(l, "/") {
 			l = l[i:]
 		}
+		l = logfilePID.ReplaceAllString(l, "${1}PID")
 		l = strings.Replace(l, `"txnbench pgbench --help"`, `"pgbench --help"`, 1)
 		l = strings.Replace(l, `("txnbench pgbench -i")`, `("pgbench -i")`, 1)
 		out = append(out, l)

@@ -3,7 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/pgbench/prng"
@@ -184,4 +188,51 @@ func (o *pgbenchOpts) setSeed(arg string, given bool, from string) error {
 		o.seedInfo += fmt.Sprintf("pgbench: setting random seed to %d\n", seed)
 	}
 	return nil
+}
+
+// libpqPortMessage is libpq's complaint about the port of a database URL
+// (given by -p, PGPORT or the URL), when it has one: a port that is not
+// an integer, or not one from 1 to 65535.
+func libpqPortMessage(db string) (string, bool) {
+	u, err := url.Parse(db)
+	if err != nil {
+		return "", false
+	}
+	port := cmpOr(u.Query().Get("port"), u.Port())
+	if _, given := u.Query()["port"]; !given && port == "" {
+		port = os.Getenv("PGPORT")
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(port), 10, 32)
+	switch {
+	case port == "":
+		return "", false
+	case err != nil:
+		return fmt.Sprintf("invalid integer value \"%s\" for connection option \"port\"", port), true
+	case n < 1 || n > 65535:
+		return fmt.Sprintf("invalid port number: \"%s\"", port), true
+	}
+	return "", false
+}
+
+// cannotCreate is why a file that checkOutFile refused cannot be
+// created, in strerror's words, as pgbench's %m says it: the error of an
+// attempt (a file made after all is removed again).
+func cannotCreate(name string) string {
+	err := error(syscall.EACCES)
+	if st, serr := os.Stat(name); serr == nil {
+		if st.IsDir() {
+			err = syscall.EISDIR
+		}
+	} else if f, oerr := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); oerr != nil {
+		err = oerr
+	} else {
+		f.Close()
+		os.Remove(name)
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		err = errno
+	}
+	msg := err.Error()
+	return strings.ToUpper(msg[:1]) + msg[1:]
 }
