@@ -54,6 +54,7 @@ type pgbenchOpts struct {
 	aggInterval                          int
 	samplingRate                         float64
 	logPrefix, randomSeed, showScript    string
+	shown                                string // the builtin script --show-script shows
 	w                                    *pgbenchscript.Workload
 
 	// optErr is the first option whose value pgbench rejects while
@@ -379,7 +380,7 @@ func (o *pgbenchOpts) parse(args []string) error {
 	fs, w := o.fs, o.w
 	o.perClient = int64(*o.perClientInt)
 	o.dbname = fs.Arg(0)
-	if o.help || o.version || o.showScript != "" {
+	if o.help || o.version || o.shown != "" {
 		return nil
 	}
 	// then the scripts (pgbench reads them as it meets them)
@@ -577,12 +578,8 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 	case o.listOnly:
 		fmt.Fprint(a.stderr, pgscript.ListBuiltins())
 		return nil
-	case o.showScript != "":
-		text, err := pgscript.ShowBuiltin(o.showScript)
-		if err != nil {
-			return a.pgbenchFail(&pgbenchError{msg: err.Error(), code: pgbenchBad, more: pgscript.ListBuiltins()})
-		}
-		fmt.Fprint(a.stderr, text)
+	case o.shown != "":
+		fmt.Fprint(a.stderr, o.shown)
 		return nil
 	}
 	spec := job.Spec{

@@ -529,7 +529,7 @@ END $$`)
 			{"--=1"}, {"---c"}, {"--help=1"}, {"-x"}, {"--x"}, {"--r=1"}, {"-c=1"}, {"-nc=1"}, {"-cn"},
 			{"--cl", "0"}, {"--tr=0"}, {"--ti", "0"}, {"--rand=x"}, {"--max", "0"}, {"--client", "0"},
 			{"-n", "--se", "--cli=2", "--tr=1"}, {"-n", "--", "-c", "0"}, {"-c0"},
-			{"--show-script=s"}, {"--show-script=se"}, {"--show-script=select-only@2"},
+			{"--show-script=s"}, {"--show-script=se"}, {"--show-script=select-only@2"}, {"--sh="},
 			// pgbench checks each option as it reads it, in order
 			{"-R", "0", "-c", "0"}, {"-L", "0", "-c", "0"}, {"--sampling-rate=0", "-c", "0"},
 			{"--max-tries=-1", "-c", "0"}, {"--partition-method=x", "-c", "0"}, {"--random-seed=x", "-c", "0"},

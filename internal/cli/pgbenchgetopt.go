@@ -155,7 +155,12 @@ func (o *pgbenchOpts) readOption(opt string) error {
 	case "random-seed":
 		return o.setSeed(o.randomSeed, true, "--random-seed option")
 	case "show-script":
-		return errListed // pgbench shows it (or fails) and reads no further
+		text, err := pgscript.ShowBuiltin(o.showScript)
+		if err != nil {
+			return &pgbenchError{msg: err.Error(), code: pgbenchBad, more: pgscript.ListBuiltins()}
+		}
+		o.shown = text
+		return errListed // pgbench shows it and reads no further
 	case "db":
 		if o.db == "" { // an unset variable
 			return badOption("--db is empty: give a postgres:// URL, sqlite:PATH or temp-postgres, or leave --db out")
