@@ -416,6 +416,31 @@ END $$`)
 		}
 	})
 
+	t.Run("PGBENCH_RANDOM_SEED", func(t *testing.T) {
+		// pgbench reads it before its options, and says so; then
+		// --random-seed again
+		for _, c := range []struct {
+			seed string
+			args []string
+		}{
+			{"x", []string{"-c", "0"}}, {"", []string{"-c", "0"}}, {"5", []string{"-c", "0"}},
+			{"5", []string{"--random-seed=6", "-c", "0"}}, {"5", []string{"-c", "0", "--random-seed=6"}},
+			{"7", []string{"-n", "-S", "-t", "1"}},
+		} {
+			args := append(append([]string{}, c.args...), e.url)
+			cmd := exec.Command(e.bin, args...)
+			cmd.Env = append(os.Environ(), "PGBENCH_RANDOM_SEED="+c.seed, "LC_ALL=C")
+			var perr bytes.Buffer
+			cmd.Stderr = &perr
+			cmd.Run()
+			t.Setenv("PGBENCH_RANDOM_SEED", c.seed)
+			tc, _, terr := e.txnbench(t, args...)
+			if pc := cmd.ProcessState.ExitCode(); pc != tc || perr.String() != terr {
+				t.Errorf("PGBENCH_RANDOM_SEED=%s %v: exit %d, pgbench %d\n%s\npgbench:\n%s", c.seed, c.args, tc, pc, terr, perr.String())
+			}
+		}
+	})
+
 	t.Run("errors", func(t *testing.T) {
 		syn := e.write(t, "syn.sql", "\\set x 1 +\nSELECT 1;\n")
 		div := e.write(t, "div.sql", "\\set x 1 / 0\n")
