@@ -386,16 +386,19 @@ func (p progressWriter) Write(b []byte) (int, error) {
 // vacuum does what pgbench does before a run: errors are reported and
 // ignored (custom scripts may not use the pgbench tables at all).
 func vacuum(ctx context.Context, c target.Conn, accounts bool, progress func(string)) {
-	stmts := []string{"vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history"}
-	if accounts {
-		stmts = append(stmts, "vacuum analyze pgbench_accounts", "vacuum analyze pgbench_history")
-	}
-	for _, s := range stmts {
-		if _, err := c.Exec(ctx, s); err != nil {
-			progress(fmt.Sprintf("pgbench: error: %s (ignoring this error and continuing anyway)", target.Message(err)))
+	run := func(stmts ...string) {
+		for _, s := range stmts {
+			if _, err := c.Exec(ctx, s); err != nil {
+				progress(fmt.Sprintf("pgbench: error: %s (ignoring this error and continuing anyway)", target.Message(err)))
+			}
 		}
 	}
+	run("vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history")
 	progress("starting vacuum...end.")
+	if accounts { // -v
+		run("vacuum analyze pgbench_accounts", "vacuum analyze pgbench_history")
+		progress("starting vacuum pgbench_accounts...end.")
+	}
 }
 
 // Start records the balances the invariant check compares against.
