@@ -384,20 +384,23 @@ func (p progressWriter) Write(b []byte) (int, error) {
 }
 
 // vacuum does what pgbench does before a run: errors are reported and
-// ignored (custom scripts may not use the pgbench tables at all).
+// ignored (custom scripts may not use the pgbench tables at all), in
+// pgbench's lines: the first error follows "starting vacuum..." on its
+// line, "end." ends the last.
 func vacuum(ctx context.Context, c target.Conn, accounts bool, progress func(string)) {
-	run := func(stmts ...string) {
+	run := func(line string, stmts ...string) {
 		for _, s := range stmts {
 			if _, err := c.Exec(ctx, s); err != nil {
-				progress(fmt.Sprintf("pgbench: error: %s (ignoring this error and continuing anyway)", target.Message(err)))
+				progress(line + "pgbench: error: " + strings.TrimSuffix(target.LibpqResultMessage(err, s), "\n"))
+				progress("pgbench: detail: (ignoring this error and continuing anyway)")
+				line = ""
 			}
 		}
+		progress(line + "end.")
 	}
-	run("vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history")
-	progress("starting vacuum...end.")
+	run("starting vacuum...", "vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history")
 	if accounts { // -v
-		run("vacuum analyze pgbench_accounts", "vacuum analyze pgbench_history")
-		progress("starting vacuum pgbench_accounts...end.")
+		run("starting vacuum pgbench_accounts...", "vacuum analyze pgbench_accounts")
 	}
 }
 
