@@ -20,7 +20,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/job"
-	"github.com/txnbench/txnbench/internal/pgbench/prng"
 	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
 	"github.com/txnbench/txnbench/internal/report"
@@ -50,11 +49,12 @@ type pgbenchOpts struct {
 	failuresDetailed, verboseErrors      bool
 	progressTimestamp                    bool
 	perClientInt                         *int
-	seedInfo                             string // pgbench's "setting random seed" line
+	seedInfo                             string // pgbench's "setting random seed" lines
 	maxTries                             int
 	aggInterval                          int
 	samplingRate                         float64
 	logPrefix, randomSeed, showScript    string
+	shown                                string // the builtin script --show-script shows
 	w                                    *pgbenchscript.Workload
 
 	// optErr is the first option whose value pgbench rejects while
@@ -117,7 +117,9 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.VarP(o.sourceValue(false), "file", "f", "add script FILENAME weighted at W")
 	fs.VarPF(builtinSwitch(w, "simple-update"), "skip-some-updates", "N", `skip updates of pgbench_tellers and pgbench_branches (same as "-b simple-update")`).NoOptDefVal = "true"
 	fs.VarPF(builtinSwitch(w, "select-only"), "select-only", "S", `perform SELECT-only transactions (same as "-b select-only")`).NoOptDefVal = "true"
-	fs.VarP(o.intValue(&o.clients, "-c/--clients", 1, math.MaxInt32, 1), "client", "c", "number of concurrent database clients")
+	clients := o.intValue(&o.clients, "-c/--clients", 1, math.MaxInt32, 1)
+	clients.check = checkOpenFiles
+	fs.VarP(clients, "client", "c", "number of concurrent database clients")
 	fs.BoolVarP(&o.connect, "connect", "C", false, "establish new connection for each transaction")
 	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "define variable for use by custom script (VARNAME=VALUE)")
 	fs.VarP(o.intValue(&o.threads, "-j/--jobs", 1, math.MaxInt32, 1), "jobs", "j", "number of threads")
@@ -158,7 +160,7 @@ func newPgbenchOpts() *pgbenchOpts {
 
 // intValue is an int option read as pgbench's option_parse_int reads it,
 // with its messages.
-func (o *pgbenchOpts) intValue(p *int, name string, lo, hi, def int) pflag.Value {
+func (o *pgbenchOpts) intValue(p *int, name string, lo, hi, def int) *pgIntValue {
 	*p = def
 	return &pgIntValue{o: o, p: p, name: name, lo: lo, hi: hi}
 }
@@ -168,6 +170,7 @@ type pgIntValue struct {
 	p      *int
 	name   string
 	lo, hi int
+	check  func(n int) error // what pgbench checks next, if anything
 }
 
 func (v *pgIntValue) String() string { return strconv.Itoa(*v.p) }
@@ -180,6 +183,8 @@ func (v *pgIntValue) Set(arg string) error {
 		e = &pgbenchError{msg: fmt.Sprintf("invalid value \"%s\" for option %s", arg, v.name), code: pgbenchBad}
 	case err != nil || n < int64(v.lo) || n > int64(v.hi):
 		e = &pgbenchError{msg: fmt.Sprintf("%s must be in range %d..%d", v.name, v.lo, v.hi), code: pgbenchBad}
+	case v.check != nil:
+		e = v.check(int(n))
 	}
 	if e != nil {
 		if v.o.optErr == nil {
@@ -188,6 +193,17 @@ func (v *pgIntValue) Set(arg string) error {
 		return e
 	}
 	*v.p = int(n)
+	return nil
+}
+
+// checkOpenFiles refuses more clients than the open files limit allows,
+// as pgbench does on reading -c: each needs a socket, besides stdin,
+// stdout and stderr.
+func checkOpenFiles(clients int) error {
+	if limit, ok := openFilesLimit(); ok && limit < uint64(clients)+3 {
+		return &pgbenchError{msg: fmt.Sprintf("need at least %d open files, but system limit is %d", clients+3, limit), code: pgbenchBad,
+			more: "pgbench: hint: Reduce number of clients, or use limit/ulimit to increase the system limit.\n"}
+	}
 	return nil
 }
 
@@ -254,7 +270,7 @@ type sourceFlagValue struct {
 	builtin bool
 }
 
-// errListed stops reading the options at "-b list".
+// errListed stops reading the options at "-b list" or --show-script.
 var errListed = errors.New("-b list")
 
 func (f *sourceFlagValue) String() string { return "" }
@@ -332,66 +348,40 @@ func (o *pgbenchOpts) parse(args []string) error {
 			return nil
 		}
 	}
-	if err := o.fs.Parse(args); err != nil {
-		if o.listOnly {
+	// pgbench reads PGBENCH_RANDOM_SEED first, then each option in turn,
+	// checking it as it meets it
+	arg, given := os.LookupEnv("PGBENCH_RANDOM_SEED")
+	if err := o.setSeed(arg, given, "PGBENCH_RANDOM_SEED environment variable"); err != nil {
+		return err
+	}
+	opts, operands, getoptErr := getoptLong(o.fs, args)
+	for _, opt := range opts {
+		err := o.fs.Parse([]string{opt})
+		switch {
+		case o.listOnly:
 			return nil
-		}
-		if o.optErr != nil {
+		case err != nil && o.optErr != nil:
 			return o.optErr
+		case err != nil:
+			return getoptError(err)
 		}
+		if err := o.readOption(opt); errors.Is(err, errListed) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	if getoptErr != nil {
+		return getoptErr
+	}
+	if err := o.fs.Parse(append([]string{"--"}, operands...)); err != nil {
 		return getoptError(err)
 	}
 	fs, w := o.fs, o.w
 	o.perClient = int64(*o.perClientInt)
 	o.dbname = fs.Arg(0)
-	if o.output != "txnbench" && o.output != "strict" {
-		return badOption("invalid --pgbench-output \"%s\": choose txnbench or strict", o.output)
-	}
-	if o.help || o.version || o.showScript != "" {
+	if o.help || o.version || o.shown != "" {
 		return nil
-	}
-	if o.listOnly {
-		return nil
-	}
-	// what pgbench checks while reading the options
-	switch {
-	case fs.Changed("db") && o.db == "": // an unset variable
-		return badOption("--db is empty: give a postgres:// URL, sqlite:PATH or temp-postgres, or leave --db out")
-	case fs.Changed("protocol") && w.Mode != "simple" && w.Mode != "extended" && w.Mode != "prepared":
-		return badOption("invalid query mode (-M): \"%s\"", w.Mode)
-	case fs.Changed("rate") && o.rate <= 0:
-		return badOption("invalid rate limit: \"%s\"", o.rateArg)
-	case fs.Changed("latency-limit") && o.latencyLimit <= 0:
-		return badOption("invalid latency limit: \"%s\"", o.latencyArg)
-	case o.maxTries < 0:
-		return badOption("invalid number of maximum tries: \"%s\"", o.triesArg)
-	case fs.Changed("sampling-rate") && (o.samplingRate <= 0 || o.samplingRate > 1):
-		return badOption("invalid sampling rate: \"%s\"", o.samplingArg)
-	}
-	if err := setup.CheckPartitionMethod(w.Setup.PartitionMethod); err != nil {
-		return err
-	}
-	arg, from := o.randomSeed, "--random-seed option"
-	given := fs.Changed("random-seed")
-	if !given {
-		arg, given = os.LookupEnv("PGBENCH_RANDOM_SEED")
-		from = "PGBENCH_RANDOM_SEED environment variable"
-	}
-	if !given {
-		arg = "time"
-	}
-	seed, err := prng.ParseSeed(arg)
-	if err != nil {
-		pe := &pgbenchError{msg: err.Error(), code: pgbenchBad}
-		var se *prng.SeedError
-		if errors.As(err, &se) {
-			pe.more = "pgbench: detail: " + se.Detail() + "\npgbench: error: error while setting random seed from " + from + "\n"
-		}
-		return pe
-	}
-	w.RandomSeed = &seed
-	if given {
-		o.seedInfo = fmt.Sprintf("pgbench: setting random seed to %d", seed)
 	}
 	// then the scripts (pgbench reads them as it meets them)
 	if len(w.Sources) == 0 && !o.init {
@@ -492,8 +482,9 @@ func (o *pgbenchOpts) checkBounds() error {
 		return badOption("%s", strings.Replace(err.Error(), "--clients", "-c/--client", 1))
 	}
 	if o.log {
-		if err := checkOutFile("--log-prefix", fmt.Sprintf("%s.%d", o.logPrefix, os.Getpid())); err != nil {
-			return err
+		name := fmt.Sprintf("%s.%d", o.logPrefix, os.Getpid())
+		if err := checkOutFile("--log-prefix", name); err != nil {
+			return badOption("could not open logfile \"%s\": %s", name, cannotCreate(name))
 		}
 	}
 	if o.json != "" {
@@ -572,7 +563,7 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 	o := newPgbenchOpts()
 	err := o.parse(args)
 	if o.seedInfo != "" {
-		fmt.Fprintln(a.stderr, o.seedInfo) // pgbench says so before checking more
+		fmt.Fprint(a.stderr, o.seedInfo) // pgbench says so before checking more
 	}
 	if err != nil {
 		return a.pgbenchFail(err)
@@ -587,12 +578,8 @@ func (a *app) pgbench(ctx context.Context, args []string) error {
 	case o.listOnly:
 		fmt.Fprint(a.stderr, pgscript.ListBuiltins())
 		return nil
-	case o.showScript != "":
-		text, err := pgscript.ShowBuiltin(o.showScript)
-		if err != nil {
-			return a.pgbenchFail(&pgbenchError{msg: err.Error(), code: pgbenchBad, more: pgscript.ListBuiltins()})
-		}
-		fmt.Fprint(a.stderr, text)
+	case o.shown != "":
+		fmt.Fprint(a.stderr, o.shown)
 		return nil
 	}
 	spec := job.Spec{
@@ -640,10 +627,14 @@ func (a *app) pgbenchFail(err error) error {
 	return exitError{code: pe.code}
 }
 
-// pgbenchConnectFail prints a failure to connect as pgbench does: libpq's
-// message, then what pgbench could not do without the connection.
-func (a *app) pgbenchConnectFail(err error, what string) error {
-	if msg, ok := target.LibpqConnectMessage(err); ok {
+// pgbenchConnectFail prints a failure to connect to db as pgbench does:
+// libpq's message, then what pgbench could not do without the connection.
+func (a *app) pgbenchConnectFail(err error, db, what string) error {
+	msg, ok := target.LibpqConnectMessage(err)
+	if !ok && errors.Is(err, target.ErrMalformedURL) {
+		msg, ok = libpqPortMessage(db)
+	}
+	if ok {
 		return a.pgbenchFail(&pgbenchError{msg: msg, code: pgbenchBad, more: "pgbench: error: " + what + "\n"})
 	}
 	return a.pgbenchFail(err)
@@ -655,12 +646,12 @@ func (a *app) pgbenchInit(ctx context.Context, spec job.Spec, o *pgbenchOpts) er
 	}
 	db, err := job.Open(ctx, spec, 1)
 	if err != nil {
-		return a.pgbenchConnectFail(err, "could not create connection for initialization")
+		return a.pgbenchConnectFail(err, spec.DB, "could not create connection for initialization")
 	}
 	defer db.Close()
 	c, err := db.Connect(ctx)
 	if err != nil {
-		return a.pgbenchConnectFail(err, "could not create connection for initialization")
+		return a.pgbenchConnectFail(err, spec.DB, "could not create connection for initialization")
 	}
 	defer c.Close(context.Background())
 	if err := setup.Run(ctx, c, db.Dialect(), o.w.Setup, a.stderr); err != nil {
@@ -704,7 +695,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	}
 	db, err := job.Open(ctx, spec, spec.ServerConnections())
 	if err != nil {
-		return a.pgbenchConnectFail(err, "could not create connection for setup")
+		return a.pgbenchConnectFail(err, spec.DB, "could not create connection for setup")
 	}
 	defer db.Close()
 	d := db.Dialect()

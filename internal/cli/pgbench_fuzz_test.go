@@ -20,6 +20,7 @@ func FuzzPgbenchOptions(f *testing.F) {
 		"-i -S", "-S -F 90", "-I dtg", "--log-prefix=x", "-l -T 1 --aggregate-interval=3",
 		"-c 3 -j 9 -t 1", "--max-tries 0 -L 5", "-R 0.5 -L 1", "-D x=1 -D y=",
 		"-M prepared -b se", "--sampling-rate 0.5 -l", "-P 1 --progress-timestamp",
+		"--r=1", "-c=1", "--=1", "-nc", "--cli 2 --tr=1", "-- -c 0", "--show-script=se -c 0", "--sh=",
 	} {
 		f.Add(seed)
 	}
@@ -34,7 +35,7 @@ func FuzzPgbenchOptions(f *testing.F) {
 	defer func() { os.Stdin = stdin }()
 	f.Fuzz(func(t *testing.T, line string) {
 		o := newPgbenchOpts()
-		if o.parse(strings.Fields(line)) != nil || o.init || o.help || o.version || o.listOnly || o.showScript != "" {
+		if o.parse(strings.Fields(line)) != nil || o.init || o.help || o.version || o.listOnly || o.shown != "" {
 			return
 		}
 		scripts := len(o.w.Scripts())

@@ -211,6 +211,7 @@ func TestPgbenchDifferential(t *testing.T) {
 			extra []string // more lines that must be equal
 		}{
 			{[]string{"-t", "20"}, []string{"number of transactions actually processed"}},
+			{[]string{"-v", "-S", "-t", "5"}, []string{"number of transactions actually processed"}},
 			{[]string{"-S", "-T", "2", "-P", "1", "-c", "2", "-j", "2"}, nil},
 			{[]string{"-N", "-r", "-t", "5"}, []string{"number of transactions actually processed"}},
 			{[]string{"-f", a + "@3", "-f", b + "@1", "-r", "-t", "20", "-c", "2", "--random-seed", "42"},
@@ -235,8 +236,10 @@ func TestPgbenchDifferential(t *testing.T) {
 			if p, g := firstProgress(perr), firstProgress(terr); p != g && p != "" {
 				t.Errorf("%s: progress line %q, pgbench %q", name, g, p)
 			}
-			if strings.Contains(perr, "starting vacuum...end.") != strings.Contains(terr, "starting vacuum...end.") {
-				t.Errorf("%s: vacuum line differs:\npgbench %q\ntxnbench %q", name, perr, terr)
+			for _, v := range []string{"starting vacuum...end.", "starting vacuum pgbench_accounts...end."} {
+				if strings.Contains(perr, v) != strings.Contains(terr, v) {
+					t.Errorf("%s: vacuum line differs:\npgbench %q\ntxnbench %q", name, perr, terr)
+				}
 			}
 			if strings.Contains(perr, "setting random seed") && !strings.Contains(terr, "pgbench: setting random seed to 42") {
 				t.Errorf("%s: stderr lacks the random seed line: %q", name, terr)
@@ -416,6 +419,31 @@ END $$`)
 		}
 	})
 
+	t.Run("PGBENCH_RANDOM_SEED", func(t *testing.T) {
+		// pgbench reads it before its options, and says so; then
+		// --random-seed again
+		for _, c := range []struct {
+			seed string
+			args []string
+		}{
+			{"x", []string{"-c", "0"}}, {"", []string{"-c", "0"}}, {"5", []string{"-c", "0"}},
+			{"5", []string{"--random-seed=6", "-c", "0"}}, {"5", []string{"-c", "0", "--random-seed=6"}},
+			{"7", []string{"-n", "-S", "-t", "1"}},
+		} {
+			args := append(append([]string{}, c.args...), e.url)
+			cmd := exec.Command(e.bin, args...)
+			cmd.Env = append(os.Environ(), "PGBENCH_RANDOM_SEED="+c.seed, "LC_ALL=C")
+			var perr bytes.Buffer
+			cmd.Stderr = &perr
+			cmd.Run()
+			t.Setenv("PGBENCH_RANDOM_SEED", c.seed)
+			tc, _, terr := e.txnbench(t, args...)
+			if pc := cmd.ProcessState.ExitCode(); pc != tc || perr.String() != terr {
+				t.Errorf("PGBENCH_RANDOM_SEED=%s %v: exit %d, pgbench %d\n%s\npgbench:\n%s", c.seed, c.args, tc, pc, terr, perr.String())
+			}
+		}
+	})
+
 	t.Run("errors", func(t *testing.T) {
 		syn := e.write(t, "syn.sql", "\\set x 1 +\nSELECT 1;\n")
 		div := e.write(t, "div.sql", "\\set x 1 / 0\n")
@@ -426,6 +454,31 @@ END $$`)
 		longsql := e.write(t, "long.sql", "SELECT\taaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg, hhhhhhhhhh FROM FROM x;\n")
 		longearly := e.write(t, "longearly.sql", "SELECT 1 +, aaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg;\n")
 		longmid := e.write(t, "longmid.sql", "SELECT aaaaaaaaaa, bbbbbbbbbb, cccccccccc, dddddddddd, eeeeeeeeee, ffffffffff, gggggggggg, hhhhhhhhhh, iiiiiiiiii, jjjjjjjjjj FROM FROM x, kkkkkkkkkk, llllllllll, mmmmmmmmmm, nnnnnnnnnn;\n")
+		// the systematic sweep (issue 12): scripts pgbench refuses while reading them
+		empty := e.write(t, "empty.sql", "")
+		comment := e.write(t, "comment.sql", "-- only a comment\n")
+		unkmeta := e.write(t, "unkmeta.sql", "\\nosuch\n")
+		badsleep := e.write(t, "badsleep.sql", "\\sleep 1 xs\n")
+		openif := e.write(t, "openif.sql", "\\if 1\nSELECT 1;\n")
+		endif := e.write(t, "endif.sql", "\\endif\n")
+		elsef := e.write(t, "else.sql", "\\else\n")
+		setshell := e.write(t, "setshell.sql", "\\setshell\n")
+		setx := e.write(t, "setx.sql", "\\set x\n")
+		var vars []string
+		for i := range 300 {
+			vars = append(vars, fmt.Sprintf(":v%d", i))
+		}
+		manyargs := e.write(t, "manyargs.sql", "SELECT "+strings.Join(vars, ", ")+";\n")
+		bad := map[string]string{}
+		for name, text := range map[string]string{
+			"gsetfirst": "\\gset\n", "sleepx": "\\sleep x\n", "sleepf": "\\sleep 1.5 ms\n", "sleep0": "\\sleep\n",
+			"sleep3": "\\sleep 1 ms 2\n", "set2": "\\set x 1 2\n", "shell0": "\\shell\n", "if0": "\\if\n\\endif\n",
+			"elif": "\\elif 1\n", "aset": "SELECT 1 \\aset\n\\aset\n", "gauss": "\\set x random_gaussian(1, 10, 1)\n",
+			"select": "SELECT 1;\n", "endpipe": "\\endpipeline\n", "pipe": "\\startpipeline\nSELECT 1;\n\\endpipeline\n",
+			"manyfn": "\\set x greatest(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21)\n",
+		} {
+			bad[name] = e.write(t, name+".sql", text)
+		}
 		cases := [][]string{
 			{"-c", "0"}, {"-c", "x"}, {"-j", "0"}, {"-t", "0"}, {"-T", "0"}, {"-P", "0"}, {"-s", "0"},
 			{"-R", "0"}, {"-R", "x"}, {"-L", "x"}, {"--max-tries", "-1"}, {"--aggregate-interval", "0"},
@@ -437,6 +490,9 @@ END $$`)
 			{"-f", syn}, {"-n", "-f", div, "-t", "2"}, {"-n", "-f", sqldiv, "-t", "2", "-c", "2"},
 			{"-b", "list"}, {"--show-script=tpcb"},
 			{"-t", "1", strings.Replace(e.url, "/postgres?", "/template1?", 1)},
+			// a custom script on a database without pgbench's tables: the vacuum's errors
+			{"-f", bad["select"], "-t", "1", strings.Replace(e.url, "/postgres?", "/template1?", 1)},
+			{"-v", "-f", bad["select"], "-t", "1", strings.Replace(e.url, "/postgres?", "/template1?", 1)},
 			// issue 12: refused before connecting, as pgbench refuses them
 			{"-n", "-b", "se@0", "-b", "si@0", "-b", "tpcb@0", "-T", "2"}, {"-b", "se@0", "x"},
 			{"-S", "-F", "90"}, {"-I", "dtg"}, {"-N", "--foreign-keys"}, {"-i", "-S"}, {"-i", "--log-prefix=x"},
@@ -462,10 +518,68 @@ END $$`)
 			{"-n", "-f", longsql, "-t", "1"}, {"-n", "-f", longearly, "-t", "1"}, {"-n", "-f", longmid, "-t", "1"},
 			// -s with the builtins: pgbench warns it reads the tables' scale
 			{"-n", "-s", "5", "-S", "-t", "2"}, {"-n", "-s", "1", "-S", "-t", "2"},
+			// the systematic sweep through pgbench 15's options (issue 12):
+			// numbers out of range, not numbers, too big, with spaces
+			{"-c", "-1"}, {"-c", "2147483648"}, {"-c", "5x"}, {"-c", "100000"}, {"-j", "-1"}, {"-j", "x"},
+			{"-t", "-1"}, {"-t", "x"}, {"-T", "-1"}, {"-T", "x"}, {"-P", "x"}, {"-P", "-1"}, {"-s", "x"},
+			{"-s", "-1"}, {"-i", "-s", "0"}, {"-F", "9"}, {"-F", "101"}, {"-F", "x"}, {"-i", "-F", "9"},
+			{"--partitions=-1"}, {"--partitions=x"}, {"-i", "--partitions=-1"}, {"--aggregate-interval=x"},
+			{"--aggregate-interval=-1"}, {"-R", "-1"}, {"-L", "0"}, {"-L", "-1"}, {"--latency-limit=x"},
+			{"--sampling-rate=0", "-l"}, {"--sampling-rate=x", "-l"}, {"--sampling-rate=1.5", "-l"},
+			{"--sampling-rate=0.5"}, {"--sampling-rate=0.5", "-l", "--aggregate-interval=1"},
+			{"--aggregate-interval=1"}, {"--max-tries=x"}, {"--max-tries=-5"}, {"--random-seed=1x"},
+			{"--random-seed="}, {"-M", "Simple"}, {"-M", ""}, {"-i", "--partition-method=hash"},
+			{"-i", "--partition-method=list", "--partitions=2"},
+			{"-n", "-S", "-c", " 2 ", "-t", "1"}, {"-n", "-S", "-R", "1000x", "-t", "2"},
+			{"-n", "-S", "-j", "4", "-c", "3", "-t", "1"}, {"-n", "-S", "--random-seed=-1", "-t", "1"},
+			// -D, -b, -f and -I arguments pgbench refuses
+			{"-D", "=1"}, {"-D", "a b=1"}, {"-D", "1a=1"}, {"-D", "a="}, {"-b", "nosuch@1"}, {"-b", "se@x"},
+			{"-b", "se@-1"}, {"-b", "se@2147483648"}, {"-b", "si@1@2"}, {"-b", "s"}, {"-b", "select-only@"},
+			{"-b", ""}, {"-f", badsql + "@x"}, {"-f", badsql + "@-1"}, {"-f", empty}, {"-f", comment},
+			{"-f", unkmeta}, {"-f", badsleep}, {"-f", openif}, {"-f", endif}, {"-f", elsef}, {"-f", setshell},
+			{"-f", setx}, {"-f", badsql + "@0"}, {"-M", "extended", "-f", manyargs}, {"-M", "prepared", "-f", manyargs},
+			{"-f", bad["gsetfirst"]}, {"-f", bad["sleepx"]}, {"-f", bad["sleepf"]}, {"-f", bad["sleep0"]},
+			{"-f", bad["sleep3"]}, {"-f", bad["set2"]}, {"-f", bad["shell0"]}, {"-f", bad["if0"]}, {"-f", bad["elif"]},
+			{"-f", bad["aset"]}, {"-f", e.dir}, {"-f", badsql + "@2147483648"}, {"-f", badsql + "@99999999999999999999"},
+			{"-n", "-t", "1", "-f", bad["gauss"]}, {"-n", "-t", "1", "-f", bad["endpipe"]},
+			{"-n", "-t", "1", "-f", bad["pipe"]}, {"-n", "-t", "1", "-M", "extended", "-f", bad["pipe"]},
+			{"-n", "-t", "1", "-f", bad["manyfn"]}, {"-i", "-I", ""}, {"-i", "-I", "dtgGvpfx"}, {"-I", "d"},
+			// options of the other mode
+			{"-i", "-t", "1"}, {"-i", "-T", "1"}, {"-i", "-C"}, {"-i", "-l"}, {"-i", "-M", "simple"},
+			{"-i", "-f", badsql}, {"-i", "-D", "a=1"}, {"-i", "-P", "1"}, {"-i", "-r"}, {"-i", "-R", "1"},
+			{"-i", "-L", "1"}, {"-i", "-v"}, {"-i", "--aggregate-interval=1"}, {"-i", "--failures-detailed"},
+			{"-i", "--max-tries=2"}, {"-i", "--verbose-errors"}, {"-i", "--sampling-rate=0.5"},
+			{"-i", "--progress-timestamp"}, {"-q"}, {"--foreign-keys"}, {"--index-tablespace=x"},
+			{"--tablespace=x"}, {"--unlogged-tables"}, {"--partitions=2"}, {"--partition-method=range"},
+			{"-T", "2", "--aggregate-interval=3", "-l"}, {"-T", "5", "--aggregate-interval=2", "-l"},
+			{"-I", "dtg", "-i", "-n", "-q", "-F", "90", "--foreign-keys", "--tablespace=x", "a", "b"},
+			// getopt_long: missing arguments, prefixes, ambiguity, arguments to switches
+			{"-c"}, {"-M"}, {"-D"}, {"-b"}, {"-f"}, {"-I"}, {"-h"}, {"-p"}, {"-U"}, {"--host"}, {"--port"},
+			{"--username"}, {"--show-script"}, {"--client"}, {"--cli"}, {"--h"}, {"-nc"}, {"-t", "1", "-T"},
+			{"--connect=1"}, {"--conn=1"}, {"-S=1"}, {"--s=1"}, {"--p", "1"}, {"--he"}, {"--nosuch=1"},
+			{"--=1"}, {"---c"}, {"--help=1"}, {"-x"}, {"--x"}, {"--r=1"}, {"-c=1"}, {"-nc=1"}, {"-cn"},
+			{"--cl", "0"}, {"--tr=0"}, {"--ti", "0"}, {"--rand=x"}, {"--max", "0"}, {"--client", "0"},
+			{"-n", "--se", "--cli=2", "--tr=1"}, {"-n", "--", "-c", "0"}, {"-c0"},
+			{"--show-script=s"}, {"--show-script=se"}, {"--show-script=select-only@2"}, {"--sh="},
+			// pgbench checks each option as it reads it, in order
+			{"-R", "0", "-c", "0"}, {"-L", "0", "-c", "0"}, {"--sampling-rate=0", "-c", "0"},
+			{"--max-tries=-1", "-c", "0"}, {"--partition-method=x", "-c", "0"}, {"--random-seed=x", "-c", "0"},
+			{"-M", "x", "-c", "0"}, {"-D", "x", "-c", "0"}, {"-D", "1a=1", "-c", "0"}, {"-I", "x", "-c", "0"},
+			{"-b", "se@x", "-c", "0"}, {"--show-script=x", "-c", "0"}, {"--show-script=se", "-c", "0"},
+			{"-c", "0", "--show-script=se"}, {"-c", "0", "-R", "0"}, {"--random-seed=5", "-c", "0"},
+			{"-c", "100000", "-M", "bogus"}, {"-M", "bogus", "-c", "100000"}, {"-c", "0", "--nosuch"},
+			{"--nosuch", "-c", "0"}, {"-b", "list", "--nosuch"}, {"--nosuch", "-b", "list"}, {"-d", "-c", "0"},
+			// connection options libpq refuses, a log file that cannot be made
+			{"-n", "-S", "-t", "1", "-h", e.dir, "-p", "x", "postgres"}, {"-n", "-S", "-t", "1", "-h", e.dir, "-p", "-1", "postgres"},
+			{"-n", "-S", "-t", "1", "-h", e.dir, "-p", "70000", "postgres"}, {"-i", "-h", e.dir, "-p", " 5x", "postgres"},
+			{"-n", "-S", "-t", "1", "-h", e.dir, "-p", "99999999999", "postgres"},
+			{"-n", "-S", "-t", "1", "-h", "nosuchhost.invalid", "postgres"},
+			{"-n", "-S", "-t", "1", "-l", "--log-prefix=" + filepath.Join(e.dir, "nosuch", "x")},
+			{"-n", "-S", "-t", "1", "-l", "--log-prefix=" + filepath.Join(badsql, "x")},
 		}
 		for _, c := range cases {
 			args := append([]string{}, c...)
-			if !namesDatabase(c) && c[len(c)-1] != "-t" {
+			if !namesDatabase(c) && !missingArgument(c) {
 				args = append(args, e.url)
 			}
 			pc, pout, perr := e.pgbench(t, args...)
@@ -507,6 +621,13 @@ func manyScripts(n int) []string {
 	return args
 }
 
+// missingArgument reports whether a command line ends with an option
+// that lacks its argument (a URL after it would become the argument).
+func missingArgument(args []string) bool {
+	_, _, err := getoptLong(newPgbenchOpts().fs, args)
+	return err != nil && strings.Contains(err.Error(), "requires an argument")
+}
+
 // namesDatabase reports whether a command line names its own server.
 func namesDatabase(args []string) bool {
 	for _, a := range args {
@@ -524,13 +645,16 @@ func abs(x float64) float64 {
 	return x
 }
 
+// logfilePID is the process ID in the name of a log file.
+var logfilePID = regexp.MustCompile(`^(pgbench: error: could not open logfile ".*\.)[0-9]+`)
+
 // errLines is stderr without what differs by name or by nature: the
-// program's path in getopt's messages, the --help hint's command and the
-// vacuum line.
+// program's path in getopt's messages, the --help hint's command, a log
+// file's process ID and the vacuum lines without errors.
 func errLines(s string) string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		if strings.HasPrefix(l, "starting vacuum") ||
+		if l == "starting vacuum...end." || l == "starting vacuum pgbench_accounts...end." ||
 			strings.HasPrefix(l, "pgbench: setting random seed") {
 			continue
 		}
@@ -538,6 +662,7 @@ func errLines(s string) string {
 		if i := strings.Index(l, "pgbench: "); i > 0 && strings.HasPrefix(l, "/") {
 			l = l[i:]
 		}
+		l = logfilePID.ReplaceAllString(l, "${1}PID")
 		l = strings.Replace(l, `"txnbench pgbench --help"`, `"pgbench --help"`, 1)
 		l = strings.Replace(l, `("txnbench pgbench -i")`, `("pgbench -i")`, 1)
 		out = append(out, l)

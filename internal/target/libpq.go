@@ -119,6 +119,15 @@ func LibpqConnectMessage(err error) (msg string, ok bool) {
 		return "", false
 	}
 	host, port := ce.Config.Host, ce.Config.Port
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		// getaddrinfo's words (gai_strerror), without libpq's prefix
+		why := "Temporary failure in name resolution"
+		if dnsErr.IsNotFound {
+			why = "Name or service not known"
+		}
+		return fmt.Sprintf("could not translate host name \"%s\" to address: %s", host, why), true
+	}
 	var where string
 	local := strings.HasPrefix(host, "/")
 	switch {

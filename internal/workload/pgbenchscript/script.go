@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -203,7 +204,11 @@ func Load(src Source) (*pgscript.Script, error) {
 			if msg != "" {
 				msg = strings.ToUpper(msg[:1]) + msg[1:]
 			}
-			return nil, &openError{msg: fmt.Sprintf("could not open file \"%s\": %s", name, msg), err: err}
+			verb := "open" // or read: a directory opens, then fails to read
+			if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "read" {
+				verb = "read"
+			}
+			return nil, &openError{msg: fmt.Sprintf("could not %s file \"%s\": %s", verb, name, msg), err: err}
 		}
 		s, err = pgscript.Parse(name, string(text))
 	}
@@ -379,18 +384,24 @@ func (p progressWriter) Write(b []byte) (int, error) {
 }
 
 // vacuum does what pgbench does before a run: errors are reported and
-// ignored (custom scripts may not use the pgbench tables at all).
+// ignored (custom scripts may not use the pgbench tables at all), in
+// pgbench's lines: the first error follows "starting vacuum..." on its
+// line, "end." ends the last.
 func vacuum(ctx context.Context, c target.Conn, accounts bool, progress func(string)) {
-	stmts := []string{"vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history"}
-	if accounts {
-		stmts = append(stmts, "vacuum analyze pgbench_accounts", "vacuum analyze pgbench_history")
-	}
-	for _, s := range stmts {
-		if _, err := c.Exec(ctx, s); err != nil {
-			progress(fmt.Sprintf("pgbench: error: %s (ignoring this error and continuing anyway)", target.Message(err)))
+	run := func(line string, stmts ...string) {
+		for _, s := range stmts {
+			if _, err := c.Exec(ctx, s); err != nil {
+				progress(line + "pgbench: error: " + strings.TrimSuffix(target.LibpqResultMessage(err, s), "\n"))
+				progress("pgbench: detail: (ignoring this error and continuing anyway)")
+				line = ""
+			}
 		}
+		progress(line + "end.")
 	}
-	progress("starting vacuum...end.")
+	run("starting vacuum...", "vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history")
+	if accounts { // -v
+		run("starting vacuum pgbench_accounts...", "vacuum analyze pgbench_accounts")
+	}
 }
 
 // Start records the balances the invariant check compares against.
