@@ -27,6 +27,7 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/workload/pgbenchscript"
 )
 
@@ -643,7 +644,7 @@ func (a *app) pgbenchFail(err error) error {
 // pgbenchConnectFail prints a failure to connect as pgbench does: libpq's
 // message, then what pgbench could not do without the connection.
 func (a *app) pgbenchConnectFail(err error, what string) error {
-	if msg, ok := target.LibpqConnectMessage(err); ok {
+	if msg, ok := pg.LibpqConnectMessage(err); ok {
 		return a.pgbenchFail(&pgbenchError{msg: msg, code: pgbenchBad, more: "pgbench: error: " + what + "\n"})
 	}
 	return a.pgbenchFail(err)
@@ -715,7 +716,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	}
 
 	if o.debug {
-		host, port, dbName := target.LibpqConnInfo(db.URL)
+		host, port, dbName := pg.LibpqConnInfo(db.URL)
 		what, n := "nxacts", o.perClient
 		if o.duration > 0 {
 			what, n = "duration", int64(o.duration)

@@ -101,25 +101,3 @@ func ParseBanner(banner string) Dialect {
 	}
 	return d
 }
-
-// sqliteDialect is SQLite of the given version as the pure-Go driver ships it.
-func sqliteDialect(version string) Dialect {
-	return Dialect{
-		Name: "SQLite", Version: version, Banner: "SQLite " + version, Embedded: true,
-		Caps: Capabilities{
-			JSONB: versionAtLeast(version, 3, 45), GeneratedColumns: true,
-			UUIDType: "TEXT", JSONType: "BLOB", TimestampType: "TEXT",
-			Now: "(strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
-		},
-	}
-}
-
-func versionAtLeast(v string, major, minor int) bool {
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return false
-	}
-	ma, _ := strconv.Atoi(parts[0])
-	mi, _ := strconv.Atoi(parts[1])
-	return ma > major || ma == major && mi >= minor
-}

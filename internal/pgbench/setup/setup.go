@@ -2,7 +2,6 @@ package setup
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -134,7 +132,7 @@ func queryError(sql string, err error) error {
 // serverText renders an error of sql as libpq does ("ERROR:  message",
 // then the LINE and caret, DETAIL, ... lines).
 func serverText(err error, sql string) string {
-	return strings.TrimSuffix(target.LibpqResultMessage(err, sql), "\n")
+	return strings.TrimSuffix(target.ResultMessage(err, sql), "\n")
 }
 
 // quoteIdent quotes an identifier as PQescapeIdentifier does.
@@ -327,8 +325,7 @@ func (r *initRun) generateClientSide() error {
 	g := r.accounts()
 	n, err := copier.CopyFrom(r.ctx, target.Copy{Table: "pgbench_accounts", Freeze: freeze, Rows: g.next})
 	if err != nil {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) || r.ctx.Err() != nil {
+		if target.IsServerError(err) || r.ctx.Err() != nil {
 			return queryError(copyStatement(freeze), err)
 		}
 		return &Error{Msg: "copying pgbench_accounts failed: " + err.Error(), Err: err}
