@@ -312,3 +312,10 @@ func (p *pgConn) Close(ctx context.Context) error {
 	p.closeScript()
 	return p.c.Close(ctx)
 }
+
+var (
+	_ target.ScriptConn   = (*pgConn)(nil)
+	_ target.ScriptConn   = (*pooledPG)(nil)
+	_ target.Copier       = (*pgConn)(nil)
+	_ target.BackendPIDer = (*pgConn)(nil)
+)

@@ -165,3 +165,12 @@ func (s *sqliteConn) Close(context.Context) error {
 	s.closeScript()
 	return s.c.Close()
 }
+
+// File is the database file (target.FileTarget: LockSchema locks it).
+func (t *sqliteTarget) File() string { return t.path }
+
+var (
+	_ target.FileTarget = (*sqliteTarget)(nil)
+	_ target.ScriptConn = (*sqliteConn)(nil)
+	_ target.Copier     = (*sqliteConn)(nil)
+)
