@@ -8,26 +8,16 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/target"
-	_ "github.com/txnbench/txnbench/internal/target/drivers"
 )
 
 func TestQueryRow(t *testing.T) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
+	c := connectTo(t, openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db")))
 	var a, b int64
 	if err := target.QueryRow(ctx, c, "SELECT ?, ? + 1", []any{int64(4), int64(4)}, &a, &b); err != nil || a != 4 || b != 5 {
 		t.Fatalf("QueryRow = %d, %d, %v; want 4, 5, nil", a, b, err)
 	}
-	err = target.QueryRow(ctx, c, "SELECT 1 WHERE 1 = 0", nil, &a)
+	err := target.QueryRow(ctx, c, "SELECT 1 WHERE 1 = 0", nil, &a)
 	if !errors.Is(err, target.ErrNoRow) || !strings.Contains(err.Error(), "no row from SELECT 1 WHERE 1 = 0") {
 		t.Fatalf("QueryRow of no row: %v, want an error naming the query", err)
 	}

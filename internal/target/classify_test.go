@@ -1,4 +1,4 @@
-package pg
+package target_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/txnbench/txnbench/internal/target"
-	_ "github.com/txnbench/txnbench/internal/target/sqlite" // Classify of SQLite errors
+	_ "github.com/txnbench/txnbench/internal/target/drivers"
 )
 
 func pgErr(code string) error {
@@ -200,34 +200,13 @@ func TestClassesList(t *testing.T) {
 	}
 }
 
-// openSQLiteForTest opens a real SQLite database in a temporary directory.
-func openSQLiteForTest(t *testing.T) target.Target {
-	t.Helper()
-	tg, err := target.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
-
-func connect(t *testing.T, tg target.Target) target.Conn {
-	t.Helper()
-	c, err := tg.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c
-}
-
 // sqliteBusy returns a real SQLITE_BUSY: a second writer that does not wait
 // for the write lock the first one holds.
 func sqliteBusy(t *testing.T) error {
 	t.Helper()
 	ctx := context.Background()
-	tg := openSQLiteForTest(t)
-	c1, c2 := connect(t, tg), connect(t, tg)
+	tg := openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+	c1, c2 := connectTo(t, tg), connectTo(t, tg)
 	if err := c1.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +235,7 @@ func TestClassifySQLite(t *testing.T) {
 		t.Errorf("Classify(wrapped %v) = %q, want busy", busy, got)
 	}
 
-	c := connect(t, openSQLiteForTest(t))
+	c := connectTo(t, openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db")))
 	_, syntax := c.Exec(ctx, "SELEC 1")
 	if syntax == nil {
 		t.Fatal("a syntax error was accepted")
@@ -299,8 +278,6 @@ func TestCommitOutcomeUnknown(t *testing.T) {
 		{"unexpected EOF", io.ErrUnexpectedEOF, true},
 		{"wrapped unexpected EOF", fmt.Errorf("commit: %w", io.ErrUnexpectedEOF), true},
 		{"connection reset", &net.OpError{Op: "read", Net: "tcp", Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}}, true},
-		{"already rolled back", errRolledBack, false},
-		{"wrapped already rolled back", fmt.Errorf("commit: %w", errRolledBack), false},
 		{"real SQLite busy", busy, false},
 	}
 	for _, tc := range tests {
