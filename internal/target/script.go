@@ -89,6 +89,7 @@ type ScriptConn interface {
 	InPipeline() bool
 }
 
+// The errors of a ScriptConn used out of turn, alike in every driver.
 var (
 	ErrPipelineOpen    = errors.New("a pipeline is open")
 	ErrNoPipeline      = errors.New("not in pipeline mode")
