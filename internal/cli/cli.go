@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
+	_ "github.com/txnbench/txnbench/internal/target/drivers" // the CLI opens every kind of database
 	"github.com/txnbench/txnbench/internal/workload"
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead" // registers connect-overhead
 	_ "github.com/txnbench/txnbench/internal/workload/pgbenchscript"   // registers script

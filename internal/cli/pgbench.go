@@ -26,6 +26,7 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/workload/pgbenchscript"
 )
 
@@ -630,7 +631,7 @@ func (a *app) pgbenchFail(err error) error {
 // pgbenchConnectFail prints a failure to connect to db as pgbench does:
 // libpq's message, then what pgbench could not do without the connection.
 func (a *app) pgbenchConnectFail(err error, db, what string) error {
-	msg, ok := target.LibpqConnectMessage(err)
+	msg, ok := pg.LibpqConnectMessage(err)
 	if !ok && errors.Is(err, target.ErrMalformedURL) {
 		msg, ok = libpqPortMessage(db)
 	}
@@ -706,7 +707,7 @@ func (a *app) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) err
 	}
 
 	if o.debug {
-		host, port, dbName := target.LibpqConnInfo(db.URL)
+		host, port, dbName := pg.LibpqConnInfo(db.URL)
 		what, n := "nxacts", o.perClient
 		if o.duration > 0 {
 			what, n = "duration", int64(o.duration)

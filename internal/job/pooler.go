@@ -7,6 +7,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/telemetry"
 )
 
@@ -42,7 +43,7 @@ func (d *Database) poolerResult(ctx context.Context, before map[string]int64) *r
 	for k, v := range after {
 		p.Stats[k] = v - before[k]
 	}
-	if rows, err := target.AdminRows(ctx, d.adminURL, "SHOW POOLS"); err == nil {
+	if rows, err := pg.AdminRows(ctx, d.adminURL, "SHOW POOLS"); err == nil {
 		for _, row := range rows {
 			if row["database"] != "pgbouncer" {
 				p.Pools = append(p.Pools, row)
@@ -64,11 +65,11 @@ func (d *Database) closePoolerServers(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := target.AdminRows(ctx, d.adminURL, "RECONNECT"); err != nil {
+	if _, err := pg.AdminRows(ctx, d.adminURL, "RECONNECT"); err != nil {
 		return
 	}
 	for ctx.Err() == nil {
-		rows, err := target.AdminRows(ctx, d.adminURL, "SHOW SERVERS")
+		rows, err := pg.AdminRows(ctx, d.adminURL, "SHOW SERVERS")
 		if err != nil || len(rows) == 0 {
 			return
 		}

@@ -42,7 +42,7 @@ func startTelemetry(ctx context.Context, s Spec, db *Database) *telemetry.Collec
 	d := db.Dialect()
 	switch u := db.serverURL(s); {
 	case d.Embedded:
-	case d.Name != "PostgreSQL":
+	case !d.Caps.StatViews:
 		notes = append(notes, fmt.Sprintf("no database telemetry: it reads PostgreSQL's statistics views, which %s does not keep alike", d.Name))
 	case u == "":
 		notes = append(notes, "no database telemetry: the pooler URL given to --via is not the server; give the server's URL with --db too")

@@ -14,6 +14,7 @@ import (
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	_ "github.com/txnbench/txnbench/internal/target/drivers" // Classify knows pgx errors
 	"github.com/txnbench/txnbench/internal/workload"
 )
 

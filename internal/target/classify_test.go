@@ -1,4 +1,4 @@
-package target
+package target_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/txnbench/txnbench/internal/target"
+	_ "github.com/txnbench/txnbench/internal/target/drivers"
 )
 
 func pgErr(code string) error {
@@ -91,60 +93,60 @@ func TestClassify(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		want Class
+		want target.Class
 	}{
-		{"nil", nil, ClassNone},
-		{"serialization 40001", pgErr("40001"), ClassSerialization},
-		{"deadlock 40P01", pgErr("40P01"), ClassDeadlock},
-		{"too many connections 53300", pgErr("53300"), ClassTooManyConnections},
-		{"out of memory for connections 53400", pgErr("53400"), ClassTooManyConnections},
-		{"auth 28P01", pgErr("28P01"), ClassAuth},
-		{"auth 28000", pgErr("28000"), ClassAuth},
-		{"admin shutdown 57P01", pgErr("57P01"), ClassAdminShutdown},
-		{"crash shutdown 57P02", pgErr("57P02"), ClassAdminShutdown},
-		{"cannot connect now 57P03", pgErr("57P03"), ClassAdminShutdown},
-		{"statement timeout 57014", pgErr("57014"), ClassTimeout},
-		{"idle in transaction timeout 25P03", pgErr("25P03"), ClassTimeout},
-		{"unique violation 23505", pgErr("23505"), ClassOther},
-		{"syntax error 42601", pgErr("42601"), ClassOther},
-		{"disk full 53100", pgErr("53100"), ClassDiskFull},
-		{"out of memory 53200", pgErr("53200"), ClassInsufficientResources},
-		{"insufficient resources 53000", pgErr("53000"), ClassInsufficientResources},
-		{"read-only transaction 25006", pgErr("25006"), ClassReadOnly},
-		{"undefined table 42P01", pgErr("42P01"), ClassUndefinedObject},
-		{"undefined column 42703", pgErr("42703"), ClassUndefinedObject},
-		{"undefined function 42883", pgErr("42883"), ClassUndefinedObject},
-		{"undefined object 42704", pgErr("42704"), ClassUndefinedObject},
-		{"insufficient privilege 42501", pgErr("42501"), ClassPermission},
-		{"wrapped disk full", fmt.Errorf("add: %w", pgErr("53100")), ClassDiskFull},
-		{"wrapped serialization", fmt.Errorf("process: %w", pgErr("40001")), ClassSerialization},
-		{"doubly wrapped deadlock", fmt.Errorf("archive: %w", fmt.Errorf("delete: %w", pgErr("40P01"))), ClassDeadlock},
-		{"joined with other errors", errors.Join(errors.New("rollback failed"), pgErr("40001")), ClassSerialization},
-		{"context canceled", context.Canceled, ClassCanceled},
-		{"wrapped context canceled", fmt.Errorf("add: %w", context.Canceled), ClassCanceled},
-		{"canceled beats a server error", errors.Join(pgErr("57014"), context.Canceled), ClassCanceled},
-		{"deadline exceeded", context.DeadlineExceeded, ClassTimeout},
-		{"wrapped deadline exceeded", fmt.Errorf("commit: %w", context.DeadlineExceeded), ClassTimeout},
-		{"connection refused in net.OpError", refused, ClassConnectRefused},
-		{"wrapped connection refused", fmt.Errorf("connect: %w", refused), ClassConnectRefused},
-		{"real connection refused", realRefused(t), ClassConnectRefused},
-		{"real network read timeout", realNetTimeout(t), ClassTimeout},
-		{"io.EOF", io.EOF, ClassConnectionLost},
-		{"io.ErrUnexpectedEOF", io.ErrUnexpectedEOF, ClassConnectionLost},
-		{"wrapped unexpected EOF", fmt.Errorf("receive message failed: %w", io.ErrUnexpectedEOF), ClassConnectionLost},
-		{"ECONNRESET", syscall.ECONNRESET, ClassConnectionLost},
-		{"ECONNRESET in net.OpError", &net.OpError{Op: "read", Net: "tcp", Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}}, ClassConnectionLost},
-		{"EPIPE", &net.OpError{Op: "write", Net: "tcp", Err: &os.SyscallError{Syscall: "write", Err: syscall.EPIPE}}, ClassConnectionLost},
-		{"net.ErrClosed", net.ErrClosed, ClassConnectionLost},
-		{"real read on closed connection", realClosed(t), ClassConnectionLost},
-		{"pgx conn closed", errors.New("conn closed"), ClassConnectionLost},
-		{"wrapped pgx conn closed", fmt.Errorf("add: %w", errors.New("conn closed")), ClassConnectionLost},
-		{"plain error", errors.New("boom"), ClassOther},
-		{"message mentioning conn closed", errors.New("conn closed by peer: boom"), ClassOther},
+		{"nil", nil, target.ClassNone},
+		{"serialization 40001", pgErr("40001"), target.ClassSerialization},
+		{"deadlock 40P01", pgErr("40P01"), target.ClassDeadlock},
+		{"too many connections 53300", pgErr("53300"), target.ClassTooManyConnections},
+		{"out of memory for connections 53400", pgErr("53400"), target.ClassTooManyConnections},
+		{"auth 28P01", pgErr("28P01"), target.ClassAuth},
+		{"auth 28000", pgErr("28000"), target.ClassAuth},
+		{"admin shutdown 57P01", pgErr("57P01"), target.ClassAdminShutdown},
+		{"crash shutdown 57P02", pgErr("57P02"), target.ClassAdminShutdown},
+		{"cannot connect now 57P03", pgErr("57P03"), target.ClassAdminShutdown},
+		{"statement timeout 57014", pgErr("57014"), target.ClassTimeout},
+		{"idle in transaction timeout 25P03", pgErr("25P03"), target.ClassTimeout},
+		{"unique violation 23505", pgErr("23505"), target.ClassOther},
+		{"syntax error 42601", pgErr("42601"), target.ClassOther},
+		{"disk full 53100", pgErr("53100"), target.ClassDiskFull},
+		{"out of memory 53200", pgErr("53200"), target.ClassInsufficientResources},
+		{"insufficient resources 53000", pgErr("53000"), target.ClassInsufficientResources},
+		{"read-only transaction 25006", pgErr("25006"), target.ClassReadOnly},
+		{"undefined table 42P01", pgErr("42P01"), target.ClassUndefinedObject},
+		{"undefined column 42703", pgErr("42703"), target.ClassUndefinedObject},
+		{"undefined function 42883", pgErr("42883"), target.ClassUndefinedObject},
+		{"undefined object 42704", pgErr("42704"), target.ClassUndefinedObject},
+		{"insufficient privilege 42501", pgErr("42501"), target.ClassPermission},
+		{"wrapped disk full", fmt.Errorf("add: %w", pgErr("53100")), target.ClassDiskFull},
+		{"wrapped serialization", fmt.Errorf("process: %w", pgErr("40001")), target.ClassSerialization},
+		{"doubly wrapped deadlock", fmt.Errorf("archive: %w", fmt.Errorf("delete: %w", pgErr("40P01"))), target.ClassDeadlock},
+		{"joined with other errors", errors.Join(errors.New("rollback failed"), pgErr("40001")), target.ClassSerialization},
+		{"context canceled", context.Canceled, target.ClassCanceled},
+		{"wrapped context canceled", fmt.Errorf("add: %w", context.Canceled), target.ClassCanceled},
+		{"canceled beats a server error", errors.Join(pgErr("57014"), context.Canceled), target.ClassCanceled},
+		{"deadline exceeded", context.DeadlineExceeded, target.ClassTimeout},
+		{"wrapped deadline exceeded", fmt.Errorf("commit: %w", context.DeadlineExceeded), target.ClassTimeout},
+		{"connection refused in net.OpError", refused, target.ClassConnectRefused},
+		{"wrapped connection refused", fmt.Errorf("connect: %w", refused), target.ClassConnectRefused},
+		{"real connection refused", realRefused(t), target.ClassConnectRefused},
+		{"real network read timeout", realNetTimeout(t), target.ClassTimeout},
+		{"io.EOF", io.EOF, target.ClassConnectionLost},
+		{"io.ErrUnexpectedEOF", io.ErrUnexpectedEOF, target.ClassConnectionLost},
+		{"wrapped unexpected EOF", fmt.Errorf("receive message failed: %w", io.ErrUnexpectedEOF), target.ClassConnectionLost},
+		{"ECONNRESET", syscall.ECONNRESET, target.ClassConnectionLost},
+		{"ECONNRESET in net.OpError", &net.OpError{Op: "read", Net: "tcp", Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}}, target.ClassConnectionLost},
+		{"EPIPE", &net.OpError{Op: "write", Net: "tcp", Err: &os.SyscallError{Syscall: "write", Err: syscall.EPIPE}}, target.ClassConnectionLost},
+		{"net.ErrClosed", net.ErrClosed, target.ClassConnectionLost},
+		{"real read on closed connection", realClosed(t), target.ClassConnectionLost},
+		{"pgx conn closed", errors.New("conn closed"), target.ClassConnectionLost},
+		{"wrapped pgx conn closed", fmt.Errorf("add: %w", errors.New("conn closed")), target.ClassConnectionLost},
+		{"plain error", errors.New("boom"), target.ClassOther},
+		{"message mentioning conn closed", errors.New("conn closed by peer: boom"), target.ClassOther},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Classify(tc.err); got != tc.want {
+			if got := target.Classify(tc.err); got != tc.want {
 				t.Errorf("Classify(%v) = %q, want %q", tc.err, got, tc.want)
 			}
 		})
@@ -152,8 +154,8 @@ func TestClassify(t *testing.T) {
 }
 
 func TestRetryable(t *testing.T) {
-	retryable := map[Class]bool{ClassSerialization: true, ClassDeadlock: true, ClassBusy: true}
-	all := append([]Class{ClassNone, ClassCanceled}, Classes...)
+	retryable := map[target.Class]bool{target.ClassSerialization: true, target.ClassDeadlock: true, target.ClassBusy: true}
+	all := append([]target.Class{target.ClassNone, target.ClassCanceled}, target.Classes...)
 	for _, c := range all {
 		if got := c.Retryable(); got != retryable[c] {
 			t.Errorf("%q.Retryable() = %v, want %v", c, got, retryable[c])
@@ -162,7 +164,7 @@ func TestRetryable(t *testing.T) {
 	// Every retryable class is reported.
 	for c := range retryable {
 		found := false
-		for _, k := range Classes {
+		for _, k := range target.Classes {
 			found = found || k == c
 		}
 		if !found {
@@ -172,15 +174,15 @@ func TestRetryable(t *testing.T) {
 }
 
 func TestClassesList(t *testing.T) {
-	want := []Class{
-		ClassConnectRefused, ClassTooManyConnections, ClassAuth, ClassTimeout,
-		ClassSerialization, ClassDeadlock, ClassBusy, ClassAdminShutdown,
-		ClassConnectionLost, ClassDiskFull, ClassReadOnly, ClassInsufficientResources,
-		ClassUndefinedObject, ClassPermission, ClassOther,
+	want := []target.Class{
+		target.ClassConnectRefused, target.ClassTooManyConnections, target.ClassAuth, target.ClassTimeout,
+		target.ClassSerialization, target.ClassDeadlock, target.ClassBusy, target.ClassAdminShutdown,
+		target.ClassConnectionLost, target.ClassDiskFull, target.ClassReadOnly, target.ClassInsufficientResources,
+		target.ClassUndefinedObject, target.ClassPermission, target.ClassOther,
 	}
-	seen := map[Class]bool{}
-	for _, c := range Classes {
-		if c == ClassNone || c == ClassCanceled {
+	seen := map[target.Class]bool{}
+	for _, c := range target.Classes {
+		if c == target.ClassNone || c == target.ClassCanceled {
 			t.Errorf("Classes lists %q, which is not an error", c)
 		}
 		if seen[c] {
@@ -193,30 +195,9 @@ func TestClassesList(t *testing.T) {
 			t.Errorf("Classes lacks %q", c)
 		}
 	}
-	if len(Classes) != len(want) {
-		t.Errorf("Classes has %d entries, want %d", len(Classes), len(want))
+	if len(target.Classes) != len(want) {
+		t.Errorf("Classes has %d entries, want %d", len(target.Classes), len(want))
 	}
-}
-
-// openSQLiteForTest opens a real SQLite database in a temporary directory.
-func openSQLiteForTest(t *testing.T) Target {
-	t.Helper()
-	tg, err := Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
-
-func connect(t *testing.T, tg Target) Conn {
-	t.Helper()
-	c, err := tg.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c
 }
 
 // sqliteBusy returns a real SQLITE_BUSY: a second writer that does not wait
@@ -224,8 +205,8 @@ func connect(t *testing.T, tg Target) Conn {
 func sqliteBusy(t *testing.T) error {
 	t.Helper()
 	ctx := context.Background()
-	tg := openSQLiteForTest(t)
-	c1, c2 := connect(t, tg), connect(t, tg)
+	tg := openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+	c1, c2 := connectTo(t, tg), connectTo(t, tg)
 	if err := c1.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -247,23 +228,23 @@ func sqliteBusy(t *testing.T) error {
 func TestClassifySQLite(t *testing.T) {
 	ctx := context.Background()
 	busy := sqliteBusy(t)
-	if got := Classify(busy); got != ClassBusy || !got.Retryable() {
+	if got := target.Classify(busy); got != target.ClassBusy || !got.Retryable() {
 		t.Errorf("Classify(%v) = %q (retryable %v), want busy, retryable", busy, got, got.Retryable())
 	}
-	if got := Classify(fmt.Errorf("add: %w", busy)); got != ClassBusy {
+	if got := target.Classify(fmt.Errorf("add: %w", busy)); got != target.ClassBusy {
 		t.Errorf("Classify(wrapped %v) = %q, want busy", busy, got)
 	}
 
-	c := connect(t, openSQLiteForTest(t))
+	c := connectTo(t, openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db")))
 	_, syntax := c.Exec(ctx, "SELEC 1")
 	if syntax == nil {
 		t.Fatal("a syntax error was accepted")
 	}
-	if got := Classify(syntax); got != ClassOther {
+	if got := target.Classify(syntax); got != target.ClassOther {
 		t.Errorf("Classify(%v) = %q, want other", syntax, got)
 	}
 	_, missing := c.Exec(ctx, "SELECT * FROM nosuch")
-	if got := Classify(missing); missing == nil || got != ClassUndefinedObject {
+	if got := target.Classify(missing); missing == nil || got != target.ClassUndefinedObject {
 		t.Errorf("Classify(%v) = %q, want undefined_object", missing, got)
 	}
 	if _, err := c.Exec(ctx, "CREATE TABLE u (id INTEGER PRIMARY KEY)"); err != nil {
@@ -276,7 +257,7 @@ func TestClassifySQLite(t *testing.T) {
 	if unique == nil {
 		t.Fatal("a duplicate primary key was accepted")
 	}
-	if got := Classify(unique); got != ClassOther {
+	if got := target.Classify(unique); got != target.ClassOther {
 		t.Errorf("Classify(%v) = %q, want other", unique, got)
 	}
 }
@@ -297,13 +278,11 @@ func TestCommitOutcomeUnknown(t *testing.T) {
 		{"unexpected EOF", io.ErrUnexpectedEOF, true},
 		{"wrapped unexpected EOF", fmt.Errorf("commit: %w", io.ErrUnexpectedEOF), true},
 		{"connection reset", &net.OpError{Op: "read", Net: "tcp", Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}}, true},
-		{"already rolled back", errRolledBack, false},
-		{"wrapped already rolled back", fmt.Errorf("commit: %w", errRolledBack), false},
 		{"real SQLite busy", busy, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := CommitOutcomeUnknown(tc.err); got != tc.want {
+			if got := target.CommitOutcomeUnknown(tc.err); got != tc.want {
 				t.Errorf("CommitOutcomeUnknown(%v) = %v, want %v", tc.err, got, tc.want)
 			}
 		})
@@ -314,11 +293,11 @@ func TestCommitOutcomeUnknown(t *testing.T) {
 // on: the error says what to do, keeps the class and hides the password.
 func TestConnectErrorRefused(t *testing.T) {
 	spec := "postgres://bench:s3cretpw@" + closedPort(t) + "/app?sslmode=disable&connect_timeout=5"
-	_, err := Open(context.Background(), spec)
+	_, err := target.Open(context.Background(), spec)
 	if err == nil {
 		t.Fatal("Open on a closed port succeeded")
 	}
-	if got := Classify(err); got != ClassConnectRefused {
+	if got := target.Classify(err); got != target.ClassConnectRefused {
 		t.Errorf("Classify(%v) = %q, want connect_refused", err, got)
 	}
 	msg := err.Error()
@@ -343,7 +322,7 @@ func TestConnectErrorMessages(t *testing.T) {
 		{errors.New("boom"), "cannot connect to"},
 	}
 	for _, tc := range tests {
-		err := ConnectError(url, tc.err)
+		err := target.ConnectError(url, tc.err)
 		msg := err.Error()
 		if !strings.Contains(msg, tc.want) || strings.Contains(msg, "s3cretpw") || !strings.Contains(msg, "u:xxxxx@h/db") {
 			t.Errorf("ConnectError(%v) = %q, want it to contain %q and the masked URL only", tc.err, msg, tc.want)
@@ -357,10 +336,10 @@ func TestConnectErrorMessages(t *testing.T) {
 func TestMessage(t *testing.T) {
 	server := fmt.Errorf("failed to connect to `user=u database=d`: 127.0.0.1:5432 (127.0.0.1): server error: %w",
 		&pgconn.PgError{Severity: "FATAL", Code: "53300", Message: "sorry, too many clients already"})
-	if got, want := Message(server), "FATAL: sorry, too many clients already (SQLSTATE 53300)"; got != want {
+	if got, want := target.Message(server), "FATAL: sorry, too many clients already (SQLSTATE 53300)"; got != want {
 		t.Errorf("Message = %q, want %q", got, want)
 	}
-	if got := Message(errors.New("dial postgres://u:s3cret@h/db: refused")); strings.Contains(got, "s3cret") || !strings.Contains(got, "refused") {
+	if got := target.Message(errors.New("dial postgres://u:s3cret@h/db: refused")); strings.Contains(got, "s3cret") || !strings.Contains(got, "refused") {
 		t.Errorf("Message of a plain error = %q", got)
 	}
 }

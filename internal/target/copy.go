@@ -109,9 +109,9 @@ func (r *CopyRow) Text(s string) {
 	}
 }
 
-// copyReader turns a CopySource into the COPY text stream, a few rows at a
-// time.
-type copyReader struct {
+// CopyReader turns a CopySource into the COPY text stream, a few rows at a
+// time (NewCopyReader).
+type CopyReader struct {
 	src  CopySource
 	row  CopyRow
 	pos  int // bytes of row.buf already handed out
@@ -119,16 +119,29 @@ type copyReader struct {
 	err  error // the source's error, returned once the buffer is drained
 	done bool
 	// failed holds the source's error for CopyFrom, which may return
-	// before the goroutine reading from copyReader has stopped.
+	// before the goroutine reading from CopyReader has stopped.
 	failed atomic.Pointer[error]
 	// width checks each row has the same number of fields.
 	width int
 }
 
-// copyChunk is how many bytes copyReader gathers before handing them out.
+// NewCopyReader returns the COPY text stream of the rows src produces.
+func NewCopyReader(src CopySource) *CopyReader { return &CopyReader{src: src} }
+
+// Failed is the source's error, nil while it has not failed; it may be
+// read while another goroutine still reads the stream.
+func (c *CopyReader) Failed() error {
+	if e := c.failed.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// copyChunk is how many bytes CopyReader gathers before handing them out.
 const copyChunk = 64 << 10
 
-func (c *copyReader) Read(p []byte) (int, error) {
+// Read reads the stream.
+func (c *CopyReader) Read(p []byte) (int, error) {
 	if c.pos == len(c.row.buf) {
 		c.row.buf, c.pos = c.row.buf[:0], 0
 		if c.done {
@@ -147,7 +160,7 @@ func (c *copyReader) Read(p []byte) (int, error) {
 }
 
 // fill appends one row (and its newline) to the buffer.
-func (c *copyReader) fill() {
+func (c *CopyReader) fill() {
 	start := len(c.row.buf)
 	c.row.fields = 0
 	more, err := c.src(&c.row)
@@ -168,11 +181,11 @@ func (c *copyReader) fill() {
 
 // recordFailure keeps the source's error for CopyFrom; a separate
 // function so that only a failing row moves an error to the heap.
-func (c *copyReader) recordFailure(err error) {
+func (c *CopyReader) recordFailure(err error) {
 	c.failed.Store(&err)
 }
 
-func (c *copyReader) checkWidth() error {
+func (c *CopyReader) checkWidth() error {
 	if c.width == 0 {
 		c.width = c.row.fields
 	}
@@ -182,7 +195,9 @@ func (c *copyReader) checkWidth() error {
 	return nil
 }
 
-func copyStatement(c Copy) (string, error) {
+// CopyStatement is c's COPY ... FROM STDIN statement (text format), to
+// send with the stream a CopyReader makes.
+func CopyStatement(c Copy) (string, error) {
 	if c.Table == "" || c.Rows == nil {
 		return "", errors.New("copy: a table and a row source are needed")
 	}
@@ -201,52 +216,18 @@ func copyStatement(c Copy) (string, error) {
 	return b.String(), nil
 }
 
-// CopyFrom streams c.Rows with COPY FROM STDIN in text format. A BEGIN
-// still waiting to go out with the next statement is sent first.
-func (p *pgConn) CopyFrom(ctx context.Context, c Copy) (int64, error) {
-	stmt, err := copyStatement(c)
-	if err != nil {
-		return 0, err
-	}
-	if p.beginPending {
-		p.beginPending = false
-		if _, err := p.c.Exec(ctx, "BEGIN"); err != nil {
-			return 0, err
-		}
-	}
-	r := &copyReader{src: c.Rows}
-	tag, err := p.c.PgConn().CopyFrom(ctx, r, stmt)
-	if err != nil {
-		if srcErr := r.failed.Load(); srcErr != nil {
-			return 0, fmt.Errorf("copy into %s: %w", c.Table, *srcErr)
-		}
-		return 0, fmt.Errorf("copy into %s: %w", c.Table, err)
-	}
-	return tag.RowsAffected(), nil
-}
-
-// sqliteBatchRows and sqliteBatchBytes bound one multi-row INSERT.
+// insertBatchRows and insertBatchBytes bound one multi-row INSERT.
 const (
-	sqliteBatchRows  = 500
-	sqliteBatchBytes = 256 << 10
+	insertBatchRows  = 500
+	insertBatchBytes = 256 << 10
 )
 
-// CopyFrom inserts c.Rows in multi-row INSERTs of literal values. Outside
-// a transaction it wraps them in one.
-func (s *sqliteConn) CopyFrom(ctx context.Context, c Copy) (n int64, err error) {
+// InsertBatches loads c's rows as multi-row INSERTs of SQL literals (for
+// engines without COPY), calling exec with each statement, and returns
+// how many rows it loaded. The caller provides the transaction.
+func InsertBatches(c Copy, exec func(sql string) error) (n int64, err error) {
 	if c.Table == "" || c.Rows == nil {
 		return 0, errors.New("copy: a table and a row source are needed")
-	}
-	own := !s.inTx
-	if own {
-		if err := s.Begin(ctx); err != nil {
-			return 0, err
-		}
-		defer func() {
-			if err != nil {
-				s.Rollback(ctx)
-			}
-		}()
 	}
 	head := "INSERT INTO " + c.Table
 	if c.Columns != nil {
@@ -259,7 +240,7 @@ func (s *sqliteConn) CopyFrom(ctx context.Context, c Copy) (n int64, err error) 
 		if inBatch == 0 {
 			return nil
 		}
-		if _, err := s.c.ExecContext(ctx, string(row.buf)); err != nil {
+		if err := exec(string(row.buf)); err != nil {
 			return fmt.Errorf("copy into %s: %w", c.Table, err)
 		}
 		n += int64(inBatch)
@@ -292,7 +273,7 @@ func (s *sqliteConn) CopyFrom(ctx context.Context, c Copy) (n int64, err error) 
 		}
 		row.buf = append(row.buf, ')')
 		inBatch++
-		if inBatch >= sqliteBatchRows || len(row.buf) >= sqliteBatchBytes {
+		if inBatch >= insertBatchRows || len(row.buf) >= insertBatchBytes {
 			if err := flush(); err != nil {
 				return 0, err
 			}
@@ -300,11 +281,6 @@ func (s *sqliteConn) CopyFrom(ctx context.Context, c Copy) (n int64, err error) 
 	}
 	if err := flush(); err != nil {
 		return 0, err
-	}
-	if own {
-		if err := s.Commit(ctx); err != nil {
-			return 0, err
-		}
 	}
 	return n, nil
 }

@@ -45,6 +45,15 @@ type Capabilities struct {
 	// by a session across transactions (CockroachDB has none; YugabyteDB
 	// only from 2.25 on, so it is not assumed).
 	AdvisoryLocks bool
+	// StatViews: PostgreSQL's statistics views (pg_stat_database,
+	// pg_stat_statements, ...) kept as PostgreSQL keeps them, which
+	// database telemetry reads.
+	StatViews bool
+	// PostgresDDL: PostgreSQL's DDL and maintenance statements as pgbench's
+	// initialisation uses them (TRUNCATE, ALTER TABLE ... ADD PRIMARY KEY
+	// and FOREIGN KEY, partitioning, fillfactor, tablespaces, unlogged
+	// tables, VACUUM, COPY ... FREEZE, generate_series, char padding).
+	PostgresDDL bool
 	// StatsReset resets the server's statistics counters, so runs compared
 	// in a study start alike; "" when there is no such statement.
 	StatsReset string
@@ -72,6 +81,7 @@ func ParseBanner(banner string) Dialect {
 		InvertedIndex: "CREATE INDEX {name} ON {table} USING gin ({column})",
 		UUIDType:      "uuid", JSONType: "jsonb", TimestampType: "timestamptz", Now: "now()",
 		StatsReset: "SELECT pg_stat_reset()", AdvisoryLocks: true,
+		StatViews: true, PostgresDDL: true,
 	}
 	if m := crdbVersion.FindStringSubmatch(banner); m != nil {
 		c := pgFamily
@@ -79,6 +89,7 @@ func ParseBanner(banner string) Dialect {
 		c.RetriesSerialization = true
 		c.StatsReset = ""
 		c.AdvisoryLocks = false
+		c.StatViews = false
 		return Dialect{Name: "CockroachDB", Version: m[1], Banner: banner, Caps: c}
 	}
 	if m := ybVersion.FindStringSubmatch(banner); m != nil {
@@ -88,6 +99,7 @@ func ParseBanner(banner string) Dialect {
 		c.GeneratedColumns = major >= 12
 		c.RetriesSerialization = true
 		c.AdvisoryLocks = false
+		c.StatViews = false
 		return Dialect{Name: "YugabyteDB", Version: m[2], Banner: banner, Caps: c}
 	}
 	d := Dialect{Name: "PostgreSQL", Banner: banner, Caps: pgFamily}
@@ -100,26 +112,4 @@ func ParseBanner(banner string) Dialect {
 		d.Caps.GeneratedColumns = major >= 12
 	}
 	return d
-}
-
-// sqliteDialect is SQLite of the given version as the pure-Go driver ships it.
-func sqliteDialect(version string) Dialect {
-	return Dialect{
-		Name: "SQLite", Version: version, Banner: "SQLite " + version, Embedded: true,
-		Caps: Capabilities{
-			JSONB: versionAtLeast(version, 3, 45), GeneratedColumns: true,
-			UUIDType: "TEXT", JSONType: "BLOB", TimestampType: "TEXT",
-			Now: "(strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
-		},
-	}
-}
-
-func versionAtLeast(v string, major, minor int) bool {
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return false
-	}
-	ma, _ := strconv.Atoi(parts[0])
-	mi, _ := strconv.Atoi(parts[1])
-	return ma > major || ma == major && mi >= minor
 }

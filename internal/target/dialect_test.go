@@ -113,6 +113,25 @@ func TestParseBanner(t *testing.T) {
 	}
 }
 
+// TestStatViewsAndPostgresDDL: what telemetry and pgbench's
+// initialisation ask of a dialect is a capability, PostgreSQL's alone for
+// the statistics views, the PostgreSQL family's for the DDL.
+func TestStatViewsAndPostgresDDL(t *testing.T) {
+	for _, tc := range []struct {
+		banner                 string
+		statViews, postgresDDL bool
+	}{
+		{"PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu", true, true},
+		{"CockroachDB CCL v23.2.1 (x86_64-pc-linux-gnu, built 2024/01/16 14:48:46, go1.21.5)", false, true},
+		{"PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu", false, true},
+	} {
+		c := target.ParseBanner(tc.banner).Caps
+		if c.StatViews != tc.statViews || c.PostgresDDL != tc.postgresDDL {
+			t.Errorf("%s: StatViews %v, PostgresDDL %v; want %v, %v", tc.banner, c.StatViews, c.PostgresDDL, tc.statViews, tc.postgresDDL)
+		}
+	}
+}
+
 func TestInvertedIndexDDLUnsupported(t *testing.T) {
 	for _, c := range []target.Capabilities{
 		{},

@@ -1,6 +1,9 @@
-// Package target opens connections to one database: embedded SQLite or any
-// PostgreSQL-wire server. It reads the dialect and version from the server,
-// exposes what the dialect supports as Capabilities, and classifies driver
-// errors into stable classes. It is the only package that imports a database
-// driver; everything above it talks to Conn.
+// Package target is the driver-neutral face of a database: Target, Conn,
+// Pool and the optional session capabilities (ScriptConn, Copier,
+// BackendPIDer), the dialect and what it supports (Capabilities), database
+// specs, and stable error classes. Open hands a spec to the driver
+// registered for its kind (Register): internal/target/pg and
+// internal/target/sqlite register themselves, and importing
+// internal/target/drivers links both. target imports no driver; everything
+// above it talks to Conn and tests Capabilities, never dialect names.
 package target

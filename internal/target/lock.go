@@ -18,12 +18,19 @@ func SchemaLockKey(name string) int64 {
 	return int64(h.Sum64())
 }
 
+// FileTarget is a Target whose database is one local file (SQLite).
+type FileTarget interface {
+	Target
+	// File is the database file's path.
+	File() string
+}
+
 // LockSchema takes the lock that serialises creating the schema of the
 // workload named name among txnbench processes on t, trying again until
 // it gets it or ctx ends; waiting is called once, naming the lock, when
 // another holder makes it wait. On a server with advisory locks it is
 // one held by c's session (c must reach the server directly: a
-// transaction pooler does not keep session state); on SQLite it is an
+// transaction pooler does not keep session state); on a FileTarget it is an
 // exclusive lock on the database file beside SQLite's own. Elsewhere
 // there is no such lock and LockSchema does nothing. unlock releases it.
 func LockSchema(ctx context.Context, t Target, c Conn, name string, waiting func(lock string)) (unlock func(), err error) {
@@ -54,18 +61,19 @@ func LockSchema(ctx context.Context, t Target, c Conn, name string, waiting func
 			c.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", key)
 		}
 	default:
-		st, ok := t.(*sqliteTarget)
+		ft, ok := t.(FileTarget)
 		if !ok {
 			return func() {}, nil
 		}
-		f, err := openFileLock(st.path)
+		path := ft.File()
+		f, err := openFileLock(path)
 		if err != nil {
-			return nil, fmt.Errorf("locking %s for creating the %s schema: %w", st.path, name, err)
+			return nil, fmt.Errorf("locking %s for creating the %s schema: %w", path, name, err)
 		}
 		if f == nil {
 			return func() {}, nil
 		}
-		what = "lock on " + st.path
+		what = "lock on " + path
 		try = f.try
 		release = f.release
 	}

@@ -15,6 +15,3 @@ func BackendPID(c Conn) uint32 {
 	}
 	return 0
 }
-
-// BackendPID is the pid the server sent when the session started.
-func (p *pgConn) BackendPID() uint32 { return p.c.PgConn().PID() }

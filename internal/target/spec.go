@@ -1,6 +1,7 @@
 package target
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -67,3 +68,6 @@ func WithParam(u, key, value string) string {
 	}
 	return u + sep + key + "=" + value
 }
+
+// ErrMalformedURL marks a database URL that cannot be parsed.
+var ErrMalformedURL = errors.New("malformed database URL")

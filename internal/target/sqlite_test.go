@@ -163,6 +163,8 @@ func TestSQLiteDialect(t *testing.T) {
 		{"ArrayParams", c.ArrayParams, false},
 		{"Enums", c.Enums, false},
 		{"RetriesSerialization", c.RetriesSerialization, false},
+		{"StatViews", c.StatViews, false},
+		{"PostgresDDL", c.PostgresDDL, false},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {

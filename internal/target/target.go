@@ -1,9 +1,6 @@
 package target
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // Conn is one database session. Transactions are explicit: Begin, then
 // Exec/Query, then Commit or Rollback. A Conn is used by one goroutine.
@@ -46,21 +43,4 @@ type Target interface {
 	OpenPool(ctx context.Context, c PoolConfig) (Pool, error)
 	// Close releases what Open made (for a temporary SQLite file: the file).
 	Close() error
-}
-
-// Open opens the database named by spec (see ParseSpec); temp-postgres is
-// started by the caller, which then opens its URL.
-// It connects once to read the dialect and version.
-func Open(ctx context.Context, spec string) (Target, error) {
-	sp, err := ParseSpec(spec)
-	if err != nil {
-		return nil, err
-	}
-	switch sp.Kind {
-	case SQLiteTemp, SQLiteFile:
-		return openSQLite(ctx, sp.Path)
-	case ServerURL:
-		return openPG(ctx, sp.URL)
-	}
-	return nil, fmt.Errorf("%s is started first (job.Open does), then opened by its URL", spec)
 }

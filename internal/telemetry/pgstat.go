@@ -9,6 +9,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/target/pg"
 )
 
 // dbCounters are the names of Telemetry.Database, in the order dbQuery
@@ -158,7 +159,7 @@ func statementDeltas(before, after map[string]stmt) []result.Statement {
 // PoolerStats reads a pooler's SHOW STATS totals (total_* columns),
 // summed over its databases, the admin console's own row left out.
 func PoolerStats(ctx context.Context, adminURL string) (map[string]int64, error) {
-	rows, err := target.AdminRows(ctx, adminURL, "SHOW STATS")
+	rows, err := pg.AdminRows(ctx, adminURL, "SHOW STATS")
 	if err != nil {
 		return nil, err
 	}

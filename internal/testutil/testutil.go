@@ -12,6 +12,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
+	_ "github.com/txnbench/txnbench/internal/target/drivers" // tests open databases
 )
 
 // NeedPostgres skips the test when PostgreSQL's binaries are missing,

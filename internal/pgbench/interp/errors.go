@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/txnbench/txnbench/internal/pgbench/expr"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
@@ -93,9 +92,5 @@ func (e *SQLError) Unwrap() error { return e.Err }
 // resultMessage is a server error as libpq's PQresultErrorMessage puts it,
 // without its last newline.
 func resultMessage(err error, sql string) string {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		return err.Error()
-	}
-	return strings.TrimSuffix(target.LibpqResultMessage(pe, sql), "\n")
+	return strings.TrimSuffix(target.ResultMessage(err, sql), "\n")
 }

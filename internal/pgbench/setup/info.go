@@ -2,11 +2,8 @@ package setup
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -19,7 +16,7 @@ func Scale(ctx context.Context, c target.Conn) (int, error) {
 	err := target.QueryRow(ctx, c, q, nil, &n)
 	if err != nil {
 		e := &Error{Msg: "could not count number of branches: " + serverText(err, q), Err: err}
-		if undefinedTable(err) {
+		if target.IsUndefinedTable(err) {
 			e.Hint = initHint(ctx, c)
 		}
 		return 0, e
@@ -82,14 +79,6 @@ func Partitioning(ctx context.Context, c target.Conn) (partitions int, method st
 		}
 	}
 	return int(count), method, nil
-}
-
-func undefinedTable(err error) bool {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		return pe.Code == "42P01"
-	}
-	return strings.Contains(err.Error(), "no such table")
 }
 
 // initHint is pgbench's hint naming the database to initialise: the

@@ -2,7 +2,6 @@ package setup
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -40,10 +38,10 @@ func Run(ctx context.Context, c target.Conn, d target.Dialect, o Options, out io
 		return err
 	}
 	method, _ := o.method()
-	r := &initRun{ctx: ctx, c: c, o: o, method: method, out: out, sqlite: d.Name == "SQLite"}
+	r := &initRun{ctx: ctx, c: c, o: o, method: method, out: out, pgDDL: d.Caps.PostgresDDL}
 	steps := o.EffectiveSteps()
-	if r.sqlite {
-		if err := sqliteApplies(o, steps); err != nil {
+	if !r.pgDDL {
+		if err := ddlApplies(o, steps, d.Name); err != nil {
 			return err
 		}
 	}
@@ -86,24 +84,25 @@ func Run(ctx context.Context, c target.Conn, d target.Dialect, o Options, out io
 	return nil
 }
 
-// sqliteApplies refuses the options SQLite has no equivalent for.
-func sqliteApplies(o Options, steps string) error {
+// ddlApplies refuses the options that a dialect without PostgreSQL's DDL
+// (SQLite; name is the dialect's) has no equivalent for.
+func ddlApplies(o Options, steps, name string) error {
 	var why string
 	switch {
 	case o.Unlogged:
-		why = "--unlogged-tables: SQLite has no unlogged tables"
+		why = "--unlogged-tables: " + name + " has no unlogged tables"
 	case o.FillFactor != 100:
-		why = "-F/--fillfactor: SQLite has no fillfactor"
+		why = "-F/--fillfactor: " + name + " has no fillfactor"
 	case o.Partitions > 0:
-		why = "--partitions: SQLite has no table partitioning"
+		why = "--partitions: " + name + " has no table partitioning"
 	case o.Tablespace != "" || o.IndexTablespace != "":
-		why = "--tablespace/--index-tablespace: SQLite has no tablespaces"
+		why = "--tablespace/--index-tablespace: " + name + " has no tablespaces"
 	case strings.Contains(steps, "f"):
-		why = "--foreign-keys (step f): SQLite cannot add foreign keys to existing tables"
+		why = "--foreign-keys (step f): " + name + " cannot add foreign keys to existing tables"
 	default:
 		return nil
 	}
-	return &Error{Msg: why, Hint: "Leave the option out for SQLite, or initialise a PostgreSQL database."}
+	return &Error{Msg: why, Hint: "Leave the option out for " + name + ", or initialise a PostgreSQL database."}
 }
 
 type initRun struct {
@@ -112,7 +111,7 @@ type initRun struct {
 	o      Options
 	method string // none, range or hash
 	out    io.Writer
-	sqlite bool
+	pgDDL  bool // the dialect has PostgreSQL's DDL (Capabilities.PostgresDDL)
 }
 
 func (r *initRun) printf(format string, args ...any) {
@@ -134,7 +133,7 @@ func queryError(sql string, err error) error {
 // serverText renders an error of sql as libpq does ("ERROR:  message",
 // then the LINE and caret, DETAIL, ... lines).
 func serverText(err error, sql string) string {
-	return strings.TrimSuffix(target.LibpqResultMessage(err, sql), "\n")
+	return strings.TrimSuffix(target.ResultMessage(err, sql), "\n")
 }
 
 // quoteIdent quotes an identifier as PQescapeIdentifier does.
@@ -144,7 +143,7 @@ func quoteIdent(s string) string {
 
 func (r *initRun) dropTables() error {
 	r.printf("dropping old tables...\n")
-	if r.sqlite {
+	if !r.pgDDL {
 		for _, t := range tables {
 			if err := r.exec("drop table if exists " + t); err != nil {
 				return err
@@ -222,7 +221,7 @@ func (r *initRun) createTables() error {
 		switch {
 		case r.method != "none" && d.table == "pgbench_accounts":
 			q.WriteString(" partition by " + r.method + " (aid)")
-		case d.fillFactor && !r.sqlite:
+		case d.fillFactor && r.pgDDL:
 			fmt.Fprintf(&q, " with (fillfactor=%d)", r.o.FillFactor)
 		}
 		if r.o.Tablespace != "" {
@@ -270,7 +269,7 @@ func (r *initRun) createPartitions() error {
 
 // truncate empties the tables inside the data generation's transaction.
 func (r *initRun) truncate() error {
-	if r.sqlite {
+	if !r.pgDDL {
 		for _, t := range tables {
 			if err := r.exec("delete from " + t); err != nil {
 				return err
@@ -327,8 +326,7 @@ func (r *initRun) generateClientSide() error {
 	g := r.accounts()
 	n, err := copier.CopyFrom(r.ctx, target.Copy{Table: "pgbench_accounts", Freeze: freeze, Rows: g.next})
 	if err != nil {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) || r.ctx.Err() != nil {
+		if target.IsServerError(err) || r.ctx.Err() != nil {
 			return queryError(copyStatement(freeze), err)
 		}
 		return &Error{Msg: "copying pgbench_accounts failed: " + err.Error(), Err: err}
@@ -354,7 +352,7 @@ func copyStatement(freeze bool) string {
 // which fails on a partitioned table initialised earlier; newer pgbench
 // looks at the table, as this does.
 func (r *initRun) canFreeze() (bool, error) {
-	if r.sqlite {
+	if !r.pgDDL {
 		return false, nil
 	}
 	const q = "select current_setting('server_version_num')::int >= 140000 and " +
@@ -387,7 +385,7 @@ type accountGen struct {
 
 func (r *initRun) accounts() *accountGen {
 	g := &accountGen{r: r, total: int64(nAccounts) * int64(r.o.Scale), logInterval: 1, start: time.Now()}
-	if r.sqlite {
+	if !r.pgDDL {
 		// PostgreSQL pads the empty string to char(84); SQLite keeps
 		// what it is given.
 		g.filler = strings.Repeat(" ", 84)
@@ -449,7 +447,7 @@ func (r *initRun) generateServerSide() error {
 		return fmt.Sprintf("from generate_series(1, %d) as %s", n, col)
 	}
 	filler := "''"
-	if r.sqlite {
+	if !r.pgDDL {
 		series = func(col string, n int64) string {
 			return fmt.Sprintf("from (with recursive s(%[1]s) as (select 1 union all select %[1]s + 1 from s where %[1]s < %[2]d) select %[1]s from s)", col, n)
 		}
@@ -471,7 +469,7 @@ func (r *initRun) generateServerSide() error {
 func (r *initRun) vacuum() error {
 	r.printf("vacuuming...\n")
 	verb := "vacuum analyze "
-	if r.sqlite {
+	if !r.pgDDL {
 		verb = "analyze "
 	}
 	for _, t := range []string{"pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history"} {
@@ -487,7 +485,7 @@ func (r *initRun) primaryKeys() error {
 	keys := [][2]string{{"pgbench_branches", "bid"}, {"pgbench_tellers", "tid"}, {"pgbench_accounts", "aid"}}
 	for _, k := range keys {
 		var q string
-		if r.sqlite {
+		if !r.pgDDL {
 			// SQLite cannot add a primary key to a table; a unique index
 			// named like PostgreSQL's does the same work.
 			q = fmt.Sprintf("create unique index %s_pkey on %s (%s)", k[0], k[0], k[1])

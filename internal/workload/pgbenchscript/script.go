@@ -391,7 +391,7 @@ func vacuum(ctx context.Context, c target.Conn, accounts bool, progress func(str
 	run := func(line string, stmts ...string) {
 		for _, s := range stmts {
 			if _, err := c.Exec(ctx, s); err != nil {
-				progress(line + "pgbench: error: " + strings.TrimSuffix(target.LibpqResultMessage(err, s), "\n"))
+				progress(line + "pgbench: error: " + strings.TrimSuffix(target.ResultMessage(err, s), "\n"))
 				progress("pgbench: detail: (ignoring this error and continuing anyway)")
 				line = ""
 			}

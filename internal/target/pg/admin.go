@@ -1,10 +1,12 @@
-package target
+package pg
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/txnbench/txnbench/internal/target"
 )
 
 // AdminRows runs a statement of a pooler's admin console (PgBouncer's SHOW
@@ -12,12 +14,12 @@ import (
 func AdminRows(ctx context.Context, url, sql string) ([]map[string]string, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %v", ErrMalformedURL, MaskURL(url), err)
+		return nil, fmt.Errorf("%w %s: %v", target.ErrMalformedURL, target.MaskURL(url), err)
 	}
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, ConnectError(url, err)
+		return nil, target.ConnectError(url, err)
 	}
 	defer c.Close(ctx)
 	rows, err := c.Query(ctx, sql)

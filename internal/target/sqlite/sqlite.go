@@ -1,4 +1,4 @@
-package target
+package sqlite
 
 import (
 	"context"
@@ -10,13 +10,15 @@ import (
 
 	"github.com/txnbench/txnbench/internal/localdb"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/txnbench/txnbench/internal/target"
 )
 
 type sqliteTarget struct {
 	db      *sql.DB
 	dsn     string
 	path    string // the database file
-	dialect Dialect
+	dialect target.Dialect
 	tempDir string // removed on Close when the file was temporary
 }
 
@@ -24,7 +26,7 @@ type sqliteTarget struct {
 // SQLITE_BUSY, which the runner then retries.
 const sqliteBusyTimeoutMS = 5000
 
-func openSQLite(ctx context.Context, path string) (Target, error) {
+func openSQLite(ctx context.Context, path string) (target.Target, error) {
 	t := &sqliteTarget{}
 	if path == "" {
 		dir, err := localdb.TempSQLiteDir()
@@ -66,7 +68,7 @@ func openSQLite(ctx context.Context, path string) (Target, error) {
 	return t, nil
 }
 
-func (t *sqliteTarget) Dialect() Dialect { return t.dialect }
+func (t *sqliteTarget) Dialect() target.Dialect { return t.dialect }
 
 func (t *sqliteTarget) Close() error {
 	var err error
@@ -81,7 +83,7 @@ func (t *sqliteTarget) Close() error {
 	return err
 }
 
-func (t *sqliteTarget) Connect(ctx context.Context) (Conn, error) {
+func (t *sqliteTarget) Connect(ctx context.Context) (target.Conn, error) {
 	c, err := t.db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -104,7 +106,7 @@ func (s *sqliteConn) Exec(ctx context.Context, query string, args ...any) (int64
 	return res.RowsAffected()
 }
 
-func (s *sqliteConn) Query(ctx context.Context, query string, args ...any) (Rows, error) {
+func (s *sqliteConn) Query(ctx context.Context, query string, args ...any) (target.Rows, error) {
 	r, err := s.c.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -163,3 +165,12 @@ func (s *sqliteConn) Close(context.Context) error {
 	s.closeScript()
 	return s.c.Close()
 }
+
+// File is the database file (target.FileTarget: LockSchema locks it).
+func (t *sqliteTarget) File() string { return t.path }
+
+var (
+	_ target.FileTarget = (*sqliteTarget)(nil)
+	_ target.ScriptConn = (*sqliteConn)(nil)
+	_ target.Copier     = (*sqliteConn)(nil)
+)

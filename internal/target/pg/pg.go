@@ -1,4 +1,4 @@
-package target
+package pg
 
 import (
 	"context"
@@ -10,17 +10,19 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/txnbench/txnbench/internal/target"
 )
 
 type pgTarget struct {
 	cfg     *pgx.ConnConfig
-	dialect Dialect
+	dialect target.Dialect
 }
 
-func openPG(ctx context.Context, url string) (Target, error) {
+func openPG(ctx context.Context, url string) (target.Target, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %s: check its syntax (postgres://USER@HOST:PORT/DB, with the password after USER: and special characters percent-encoded)", ErrMalformedURL, MaskURL(url), MaskURL(parseErrorText(err)))
+		return nil, fmt.Errorf("%w %s: %s: check its syntax (postgres://USER@HOST:PORT/DB, with the password after USER: and special characters percent-encoded)", target.ErrMalformedURL, target.MaskURL(url), target.MaskURL(parseErrorText(err)))
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
@@ -47,7 +49,7 @@ func openPG(ctx context.Context, url string) (Target, error) {
 	t := &pgTarget{cfg: cfg}
 	c, err := t.Connect(ctx)
 	if err != nil {
-		return nil, ConnectError(url, err)
+		return nil, target.ConnectError(url, err)
 	}
 	defer c.Close(ctx)
 	rows, err := c.Query(ctx, "SELECT version()")
@@ -65,7 +67,7 @@ func openPG(ctx context.Context, url string) (Target, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("reading the server version: %w", err)
 	}
-	t.dialect = ParseBanner(banner)
+	t.dialect = target.ParseBanner(banner)
 	return t, nil
 }
 
@@ -78,53 +80,10 @@ func parseErrorText(err error) string {
 	return err.Error()
 }
 
-// ConnectError turns a failure to connect into one line naming the fix.
-func ConnectError(url string, err error) error {
-	where := MaskURL(url)
-	var msg string
-	switch Classify(err) {
-	case ClassAuth:
-		msg = "cannot log in to " + where + ": check the user name and password in the URL"
-	case ClassConnectRefused:
-		msg = "cannot reach " + where + ": connection refused; is the server running and listening there?"
-	case ClassTimeout:
-		msg = "cannot reach " + where + ": timed out; check the host, port and firewall"
-	case ClassTooManyConnections:
-		msg = where + " refuses new connections (too many clients): lower --clients or raise max_connections"
-	default:
-		msg = "cannot connect to " + where
-	}
-	return &lineError{msg: msg + ": " + oneLine(err.Error()), err: err}
-}
+func (t *pgTarget) Dialect() target.Dialect { return t.dialect }
+func (t *pgTarget) Close() error            { return nil }
 
-// lineError shows a one-line message and still unwraps to the cause.
-type lineError struct {
-	msg string
-	err error
-}
-
-func (e *lineError) Error() string { return e.msg }
-func (e *lineError) Unwrap() error { return e.err }
-
-// oneLine joins a multi-line message (pgx reports one line per address it
-// tried) into one, dropping repeated lines.
-func oneLine(s string) string {
-	var parts []string
-	seen := map[string]bool{}
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(l)
-		if l != "" && !seen[l] {
-			seen[l] = true
-			parts = append(parts, l)
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-func (t *pgTarget) Dialect() Dialect { return t.dialect }
-func (t *pgTarget) Close() error     { return nil }
-
-func (t *pgTarget) Connect(ctx context.Context) (Conn, error) {
+func (t *pgTarget) Connect(ctx context.Context) (target.Conn, error) {
 	c, err := pgx.ConnectConfig(ctx, t.cfg)
 	if err != nil {
 		return nil, err
@@ -244,7 +203,7 @@ func (p *pgConn) Exec(ctx context.Context, sql string, args ...any) (int64, erro
 	return tag.RowsAffected(), err
 }
 
-func (p *pgConn) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+func (p *pgConn) Query(ctx context.Context, sql string, args ...any) (target.Rows, error) {
 	if err := p.beginFirst(ctx, sql, false); err != nil {
 		return nil, err
 	}
@@ -332,9 +291,6 @@ func commitResult(tag pgconn.CommandTag, err error) error {
 	return err
 }
 
-// ErrMalformedURL marks a database URL that cannot be parsed.
-var ErrMalformedURL = errors.New("malformed database URL")
-
 var errRolledBack = errors.New("commit failed: the transaction had already failed and was rolled back")
 
 func (p *pgConn) Rollback(ctx context.Context) error {
@@ -356,3 +312,10 @@ func (p *pgConn) Close(ctx context.Context) error {
 	p.closeScript()
 	return p.c.Close(ctx)
 }
+
+var (
+	_ target.ScriptConn   = (*pgConn)(nil)
+	_ target.ScriptConn   = (*pooledPG)(nil)
+	_ target.Copier       = (*pgConn)(nil)
+	_ target.BackendPIDer = (*pgConn)(nil)
+)

@@ -1,0 +1,46 @@
+package target
+
+import "strings"
+
+// ConnectError turns a failure to connect into one line naming the fix.
+func ConnectError(url string, err error) error {
+	where := MaskURL(url)
+	var msg string
+	switch Classify(err) {
+	case ClassAuth:
+		msg = "cannot log in to " + where + ": check the user name and password in the URL"
+	case ClassConnectRefused:
+		msg = "cannot reach " + where + ": connection refused; is the server running and listening there?"
+	case ClassTimeout:
+		msg = "cannot reach " + where + ": timed out; check the host, port and firewall"
+	case ClassTooManyConnections:
+		msg = where + " refuses new connections (too many clients): lower --clients or raise max_connections"
+	default:
+		msg = "cannot connect to " + where
+	}
+	return &lineError{msg: msg + ": " + OneLine(err.Error()), err: err}
+}
+
+// lineError shows a one-line message and still unwraps to the cause.
+type lineError struct {
+	msg string
+	err error
+}
+
+func (e *lineError) Error() string { return e.msg }
+func (e *lineError) Unwrap() error { return e.err }
+
+// OneLine joins a multi-line message (pgx reports one line per address it
+// tried) into one, dropping repeated lines.
+func OneLine(s string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !seen[l] {
+			seen[l] = true
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,116 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// driver is the PostgreSQL-wire driver as target sees it.
+type driver struct{}
+
+func init() { target.Register(driver{}, target.ServerURL) }
+
+func (driver) Open(ctx context.Context, sp target.Spec) (target.Target, error) {
+	return openPG(ctx, sp.URL)
+}
+
+// Classify maps a server's SQLSTATE, and pgx's own timeouts and closed
+// connections, to a class.
+func (driver) Classify(err error) (target.Class, bool) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return classifySQLState(pgErr.Code), true
+	}
+	if pgconn.Timeout(err) {
+		return target.ClassTimeout, true
+	}
+	if isConnClosed(err) {
+		return target.ClassConnectionLost, true
+	}
+	return target.ClassNone, false
+}
+
+func isConnClosed(err error) bool {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return false
+	}
+	// pgx reports use of a connection that died earlier as "conn closed".
+	return err.Error() == "conn closed" || errors.Unwrap(err) != nil && isConnClosed(errors.Unwrap(err))
+}
+
+func classifySQLState(code string) target.Class {
+	switch code {
+	case "40001":
+		return target.ClassSerialization
+	case "40P01":
+		return target.ClassDeadlock
+	case "53300", "53400":
+		return target.ClassTooManyConnections
+	case "28P01", "28000":
+		return target.ClassAuth
+	case "57P01", "57P02", "57P03":
+		return target.ClassAdminShutdown
+	case "57014", "25P03":
+		return target.ClassTimeout
+	case "53100":
+		return target.ClassDiskFull
+	case "25006":
+		return target.ClassReadOnly
+	case "42P01", "42703", "42883", "42704":
+		return target.ClassUndefinedObject
+	case "42501":
+		return target.ClassPermission
+	}
+	if strings.HasPrefix(code, "53") {
+		return target.ClassInsufficientResources
+	}
+	return target.ClassOther
+}
+
+// CommitOutcomeUnknown: a commit the server answered with an error did
+// not happen, unless the error says the completion is unknown or ended
+// the session.
+func (driver) CommitOutcomeUnknown(err error) (bool, bool) {
+	if errors.Is(err, errRolledBack) {
+		return false, true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "40003" || // CockroachDB: statement completion unknown
+			pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC", true
+	}
+	return false, false
+}
+
+// Message is the server's message, severity and SQLSTATE.
+func (driver) Message(err error) (string, bool) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return fmt.Sprintf("%s: %s (SQLSTATE %s)", pgErr.Severity, pgErr.Message, pgErr.Code), true
+	}
+	return "", false
+}
+
+// ResultMessage is LibpqResultMessage for the server's errors.
+func (driver) ResultMessage(err error, query string) (string, bool) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return LibpqResultMessage(pgErr, query), true
+	}
+	return "", false
+}
+
+// UndefinedTable is SQLSTATE 42P01.
+func (driver) UndefinedTable(err error) (bool, bool) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "42P01", true
+	}
+	return false, false
+}

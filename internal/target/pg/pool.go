@@ -1,0 +1,69 @@
+package pg
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+func (t *pgTarget) OpenPool(ctx context.Context, c target.PoolConfig) (target.Pool, error) {
+	cfg, err := pgxpool.ParseConfig("")
+	if err != nil {
+		return nil, err
+	}
+	cfg.ConnConfig = t.cfg.Copy()
+	cfg.MaxConns = int32(c.Max)
+	cfg.MinConns = int32(c.Min)
+	if c.Lifetime > 0 {
+		cfg.MaxConnLifetime = c.Lifetime
+	}
+	if c.HealthCheck > 0 {
+		cfg.HealthCheckPeriod = c.HealthCheck
+	}
+	p, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &pgPool{p: p}, nil
+}
+
+type pgPool struct{ p *pgxpool.Pool }
+
+func (p *pgPool) Acquire(ctx context.Context) (target.Conn, error) {
+	pc, err := p.p.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pooledPG{pgConn: pgConn{c: pc.Conn()}, pc: pc}, nil
+}
+
+func (p *pgPool) Stats() target.PoolStats {
+	s := p.p.Stat()
+	return target.PoolStats{
+		MaxConns: int(s.MaxConns()), Acquires: s.AcquireCount(), EmptyAcquires: s.EmptyAcquireCount(),
+		WaitS: s.EmptyAcquireWaitTime().Seconds(), NewConns: s.NewConnsCount(),
+		Destroyed: s.MaxLifetimeDestroyCount() + s.MaxIdleDestroyCount(),
+	}
+}
+
+func (p *pgPool) Close() { p.p.Close() }
+
+// pooledPG is a pool's connection; Close gives it back, and the pool
+// discards it when it is broken or still inside a transaction.
+type pooledPG struct {
+	pgConn
+	pc *pgxpool.Conn
+}
+
+func (c *pooledPG) Close(context.Context) error {
+	c.pc.Release()
+	return nil
+}
+
+// Discard disconnects c and gives it back, so the pool destroys it
+// (target.Discard).
+func (c *pooledPG) Discard() {
+	c.pc.Conn().Close(context.Background())
+	c.pc.Release()
+}
