@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
@@ -139,19 +140,45 @@ func Artifacts(t testing.TB) string {
 func Exec(t testing.TB, url string, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
+	_, c, done := Conn(t, url)
+	defer done()
+	for _, q := range stmts {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// Conn opens the database at url and one session to it, failing the test
+// on an error; done closes both.
+func Conn(t testing.TB, url string) (tg target.Target, c target.Conn, done func()) {
+	t.Helper()
+	ctx := context.Background()
 	tg, err := target.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tg.Close()
-	c, err := tg.Connect(ctx)
+	c, err = tg.Connect(ctx)
 	if err != nil {
+		tg.Close()
 		t.Fatal(err)
 	}
-	defer c.Close(ctx)
-	for _, q := range stmts {
-		if _, err := c.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
+	return tg, c, func() {
+		c.Close(ctx)
+		tg.Close()
+	}
+}
+
+// Poll calls cond every interval until it returns true or timeout has
+// passed, and reports whether it returned true: for tests that wait for
+// something with a deadline rather than a sleep.
+func Poll(timeout, interval time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(timeout); ; time.Sleep(interval) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
 		}
 	}
 }
