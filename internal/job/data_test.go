@@ -89,21 +89,13 @@ func TestIncompleteLoadIsRefused(t *testing.T) {
 	ctx := context.Background()
 	url := "sqlite:" + filepath.Join(t.TempDir(), "te.db")
 	s := spec(t, url, runner.Config{Clients: 1}, "--rows", "200000")
-	db, err := Open(ctx, s, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, 1)
 
 	// Cancel the load once its first batch is in.
 	lctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { _, err := Init(lctx, s, db); done <- err }()
-	probe, err := db.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer probe.Close(ctx)
+	probe := session(t, db)
 	for deadline := time.Now().Add(30 * time.Second); countRows(probe, "events_jsonb") == 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("the load never started")
@@ -116,7 +108,7 @@ func TestIncompleteLoadIsRefused(t *testing.T) {
 	}
 
 	s.Fresh = false
-	_, err = Init(ctx, s, db)
+	_, err := Init(ctx, s, db)
 	if !errors.Is(err, workload.ErrIncompleteData) || !strings.Contains(err.Error(), "--reinit") {
 		t.Fatalf("Init after an interrupted load: %v, want the incomplete-data error naming --reinit", err)
 	}
@@ -171,11 +163,7 @@ func TestConnectOverheadData(t *testing.T) {
 	if want := "using the existing connect-overhead data: 40 users, loaded with --rows 40 (--rows 1000 applies only with --reinit)"; log.find(want) == "" {
 		t.Errorf("no status line %q in %q", want, log.lines)
 	}
-	db, err := Open(ctx, s, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, 1)
 	if err := withConn(ctx, db, func(c target.Conn) error {
 		_, err := c.Exec(ctx, "DELETE FROM txnbench_meta")
 		return err
@@ -249,16 +237,8 @@ func TestConcurrentInit(t *testing.T) {
 			var log logLines
 			s := spec(t, url, runner.Config{Clients: 1}, "--rows", "30")
 			s.Log = log.log
-			db, err := Open(ctx, s, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			holder, err := db.Connect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer holder.Close(ctx)
+			db := openDB(t, s, 1)
+			holder := session(t, db)
 			unlock, err := target.LockSchema(ctx, db.Target, holder, "train-events", func(string) { t.Error("the lock was free") })
 			if err != nil {
 				t.Fatal(err)

@@ -66,11 +66,7 @@ func spec(t *testing.T, db string, cfg runner.Config, args ...string) Spec {
 func run(t *testing.T, s Spec) *result.Result {
 	t.Helper()
 	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, s.Runner.Clients)
 	r, err := Run(ctx, s, db)
 	if err != nil {
 		t.Fatal(err)

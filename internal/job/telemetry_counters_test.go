@@ -133,11 +133,7 @@ func TestTelemetrySessionTerminated(t *testing.T) {
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 20 * time.Millisecond
 	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, s.Runner.Clients)
 	var once sync.Once
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) { once.Do(func() { terminateTelemetry(t, db.Cluster().URL()) }) }}}
 	r, err := Run(ctx, s, db)
@@ -170,11 +166,7 @@ func TestTelemetryPoolerRestart(t *testing.T) {
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.Pooler = Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 3}
 	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, s.Runner.Clients)
 	var once sync.Once
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) {
 		once.Do(func() {
@@ -232,11 +224,7 @@ func TestTelemetryServerRestart(t *testing.T) {
 	testutil.NeedPostgres(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, s.Runner.Clients)
 	var once sync.Once
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) {
 		once.Do(func() {

@@ -81,11 +81,7 @@ func TestTelemetryTrainEvents(t *testing.T) {
 		}
 	}}}
 	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, s.Runner.Clients)
 	url = db.Cluster().URL()
 	r, err := Run(ctx, s, db)
 	if err != nil {
@@ -159,11 +155,7 @@ func TestTelemetryLockWaits(t *testing.T) {
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 2 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 20 * time.Millisecond
 	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients+1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, s.Runner.Clients+1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
@@ -226,11 +218,7 @@ func TestTelemetryOff(t *testing.T) {
 	var url string
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) { seen = append(seen, telemetrySessions(t, url)) }}}
 	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, s.Runner.Clients)
 	url = db.Cluster().URL()
 	r, err := Run(ctx, s, db)
 	if err != nil {
