@@ -127,17 +127,8 @@ func TestRunSaveAndReport(t *testing.T) {
 func TestSIGTERMStopsCleanly(t *testing.T) {
 	testutil.NeedPostgres(t)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd := exec.Command(os.Args[0], append([]string{"run", "train-events", "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out}, quick...)...)
-	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(stderr.String(), "1s |") && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
+	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out}, quick...)...)
+	testutil.Poll(30*time.Second, 100*time.Millisecond, func() bool { return strings.Contains(stderr.String(), "1s |") })
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {

@@ -35,10 +35,8 @@ func startTxnbench(t *testing.T, args ...string) (cmd *exec.Cmd, stdout, stderr 
 func waitFor(t *testing.T, s *syncBuffer, from int, re string) {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if rx.MatchString(s.String()[from:]) {
-			return
-		}
+	if testutil.Poll(60*time.Second, 50*time.Millisecond, func() bool { return rx.MatchString(s.String()[from:]) }) {
+		return
 	}
 	t.Fatalf("no %q within 60 s:\n%s", re, s.String())
 }

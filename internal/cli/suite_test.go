@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/suite"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -281,21 +281,11 @@ func TestSuiteInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(os.Args[0], "suite", "run", file, "--tier", "t", "--out", out)
-	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	cmd, _, stderr := startTxnbench(t, "suite", "run", file, "--tier", "t", "--out", out)
+	testutil.Poll(30*time.Second, 100*time.Millisecond, func() bool {
 		_, after, ok := strings.Cut(stderr.String(), "[2/3]")
-		if ok && strings.Contains(after, "s |") { // a progress line of the long run
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return ok && strings.Contains(after, "s |") // a progress line of the long run
+	})
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -123,17 +122,8 @@ func TestExitStatusReflectsFailure(t *testing.T) {
 // nothing succeeded before the interrupt.
 func TestInterruptedBeforeAnySuccess(t *testing.T) {
 	dir, miss, _ := failingScripts(t)
-	cmd := exec.Command(os.Args[0], "run", "script", "-f", miss, "--db", "sqlite:"+filepath.Join(dir, "m.db"), "--duration", "60s", "--progress", "200ms", "--clients", "1")
-	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
-	var stdout, stderr syncBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(stderr.String(), "errors") && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	cmd, stdout, stderr := startTxnbench(t, "run", "script", "-f", miss, "--db", "sqlite:"+filepath.Join(dir, "m.db"), "--duration", "60s", "--progress", "200ms", "--clients", "1")
+	testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool { return strings.Contains(stderr.String(), "errors") })
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
