@@ -3,9 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -149,13 +147,7 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no port in stderr:\n%s", stderr.String())
 	}
-	if c, err := net.Dial("tcp", "127.0.0.1:"+m[1]); err == nil {
-		c.Close()
-		t.Errorf("something still listens on the cluster's port %s", m[1])
-	}
-	if ps, _ := exec.Command("pgrep", "-f", "postgres .*-p "+m[1]+"( |$)").Output(); len(bytes.TrimSpace(ps)) > 0 {
-		t.Errorf("PostgreSQL processes left behind: %s", ps)
-	}
+	checkClusterGone(t, m[1])
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "txnbench-pg-*", "data", "postmaster.opts"))
 	for _, d := range dirs {
 		if b, _ := os.ReadFile(d); bytes.Contains(b, []byte("-p\" \""+m[1])) || bytes.Contains(b, []byte("-p "+m[1])) {

@@ -143,13 +143,7 @@ func TestSecondInterruptKillsServers(t *testing.T) {
 	if !regexp.MustCompile(`interrupted again: stopping the servers txnbench started \(postgres \(pid \d+\)\)`).MatchString(stderr.String()) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
-	if c, err := net.Dial("tcp", "127.0.0.1:"+m[1]); err == nil {
-		c.Close()
-		t.Errorf("something still listens on the cluster's port %s", m[1])
-	}
-	if ps, _ := exec.Command("pgrep", "-f", "postgres .*-p "+m[1]+"( |$)").Output(); len(bytes.TrimSpace(ps)) > 0 {
-		t.Errorf("PostgreSQL processes left behind: %s", ps)
-	}
+	checkClusterGone(t, m[1])
 }
 
 // TestHangAtWindowEnd: ops hanging on a stopped server when the window
@@ -179,5 +173,18 @@ func TestHangAtWindowEnd(t *testing.T) {
 	// They hung from before the window's end until the grace period's.
 	if c := r.Op(result.CycleOp); c.Unfinished != 3 || c.UnfinishedMaxMS < 300 {
 		t.Errorf("%d cycles unfinished, running %.0f ms or more; want 3, at least 300 ms", c.Unfinished, c.UnfinishedMaxMS)
+	}
+}
+
+// checkClusterGone fails the test when something still listens on the
+// cluster's port or a postgres process on it is left behind.
+func checkClusterGone(t *testing.T, port string) {
+	t.Helper()
+	if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+		c.Close()
+		t.Errorf("something still listens on the cluster's port %s", port)
+	}
+	if ps, _ := exec.Command("pgrep", "-f", "postgres .*-p "+port+"( |$)").Output(); len(bytes.TrimSpace(ps)) > 0 {
+		t.Errorf("PostgreSQL processes left behind: %s", ps)
 	}
 }
