@@ -2,8 +2,11 @@ package job
 
 import (
 	"context"
+	"sync"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -30,4 +33,20 @@ func session(t testing.TB, db *Database) target.Conn {
 	}
 	t.Cleanup(func() { c.Close(ctx) })
 	return c
+}
+
+// runJob runs s on db, failing the test on Run's error.
+func runJob(t testing.TB, s Spec, db *Database) *result.Result {
+	t.Helper()
+	r, err := Run(context.Background(), s, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// atFirstTick makes the run of s call f once, at its first progress tick.
+func atFirstTick(s *Spec, f func()) {
+	var once sync.Once
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) { once.Do(f) }}}
 }

@@ -65,12 +65,8 @@ func spec(t *testing.T, db string, cfg runner.Config, args ...string) Spec {
 
 func run(t *testing.T, s Spec) *result.Result {
 	t.Helper()
-	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runJob(t, s, db)
 	return r
 }
 
@@ -252,10 +248,7 @@ func TestTempPostgresLeavesNothing(t *testing.T) {
 	}
 	cl := db.Cluster()
 	dir, pid := cl.Dir(), cl.PID()
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runJob(t, s, db)
 	checkShape(t, r, 20)
 	if !strings.HasPrefix(r.Config.DB, TempPostgres) {
 		t.Errorf("config db %q", r.Config.DB)

@@ -42,10 +42,7 @@ func TestSlowOpsNameLockWait(t *testing.T) {
 			locked <- err
 		}()
 	}}}
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runJob(t, s, db)
 	if err := <-locked; err != nil {
 		t.Fatalf("holding the lock: %v", err)
 	}

@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -132,14 +131,9 @@ func TestTelemetrySessionTerminated(t *testing.T) {
 	testutil.NeedPostgres(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 20 * time.Millisecond
-	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
-	var once sync.Once
-	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) { once.Do(func() { terminateTelemetry(t, db.Cluster().URL()) }) }}}
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	atFirstTick(&s, func() { terminateTelemetry(t, db.Cluster().URL()) })
+	r := runJob(t, s, db)
 	tel := r.Telemetry
 	if !hasNote(tel.Notes, "lost its session", "reconnected") {
 		t.Errorf("notes %q: want the lost session's gap", tel.Notes)
@@ -167,18 +161,12 @@ func TestTelemetryPoolerRestart(t *testing.T) {
 	s.Pooler = Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 3}
 	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
-	var once sync.Once
-	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) {
-		once.Do(func() {
-			if err := db.bouncer.Restart(ctx); err != nil {
-				t.Error(err)
-			}
-		})
-	}}}
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	atFirstTick(&s, func() {
+		if err := db.bouncer.Restart(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	r := runJob(t, s, db)
 	tel := r.Telemetry
 	if !hasNote(tel.Notes, "pooler restarted", "incarnations") {
 		t.Errorf("notes %q: want the restart flagged", tel.Notes)
@@ -225,18 +213,12 @@ func TestTelemetryServerRestart(t *testing.T) {
 	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
-	var once sync.Once
-	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) {
-		once.Do(func() {
-			if err := db.Cluster().Restart(ctx); err != nil {
-				t.Error(err)
-			}
-		})
-	}}}
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	atFirstTick(&s, func() {
+		if err := db.Cluster().Restart(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	r := runJob(t, s, db)
 	tel := r.Telemetry
 	if !hasNote(tel.Notes, "lost its session", "reconnected") {
 		t.Errorf("notes %q: want the lost session's gap", tel.Notes)

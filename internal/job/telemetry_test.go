@@ -80,13 +80,9 @@ func TestTelemetryTrainEvents(t *testing.T) {
 			sessions = append(sessions, telemetrySessions(t, url))
 		}
 	}}}
-	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
 	url = db.Cluster().URL()
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runJob(t, s, db)
 	if len(sessions) != 1 || sessions[0] != 1 {
 		t.Errorf("telemetry sessions during the run: %v, want one", sessions)
 	}
@@ -182,10 +178,7 @@ func TestTelemetryLockWaits(t *testing.T) {
 			}
 		}()
 	}}}
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runJob(t, s, db)
 	w := r.Telemetry.Waits
 	if w == nil || w.LockWaitSamples == 0 || w.MaxLockWaiters < 2 {
 		t.Fatalf("waits %+v: want lock waits", w)
@@ -217,13 +210,9 @@ func TestTelemetryOff(t *testing.T) {
 	var seen []int64
 	var url string
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) { seen = append(seen, telemetrySessions(t, url)) }}}
-	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
 	url = db.Cluster().URL()
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runJob(t, s, db)
 	if r.Telemetry != nil {
 		t.Errorf("telemetry %+v with --telemetry off", r.Telemetry)
 	}
