@@ -350,18 +350,29 @@ func (s *syncBuffer) String() string {
 
 const helperEnv = "TXNBENCH_LOCALDB_HELPER"
 
-// TestHelperCluster is not a test: TestKilledOwner runs the test binary
-// with it to play a txnbench that starts a cluster and is then SIGKILLed.
-func TestHelperCluster(t *testing.T) {
-	if os.Getenv(helperEnv) == "" {
-		t.Skip("helper process for TestKilledOwner")
+// TestHelperOwner is not a test: killOwner runs the test binary with it to
+// play a txnbench that starts a cluster ($TXNBENCH_LOCALDB_HELPER=cluster)
+// or a PgBouncer (=pgbouncer) and is then SIGKILLed.
+func TestHelperOwner(t *testing.T) {
+	var p interface {
+		Dir() string
+		PID() int
 	}
-	c, err := Start(context.Background(), Options{})
+	var err error
+	switch os.Getenv(helperEnv) {
+	case "cluster":
+		p, err = Start(context.Background(), Options{})
+	case "pgbouncer":
+		// No server is needed: PgBouncer connects when a client arrives.
+		p, err = StartPgBouncer(context.Background(), BouncerOptions{BackendPort: 1, BackendUser: "postgres"})
+	default:
+		t.Skip("helper process for TestKilledOwner and TestKilledBouncerOwner")
+	}
 	if err != nil {
 		fmt.Println("ERROR", err)
 		os.Exit(1)
 	}
-	fmt.Println(c.Dir(), c.PID())
+	fmt.Println(p.Dir(), p.PID())
 	select {}
 }
 
@@ -370,8 +381,17 @@ func TestHelperCluster(t *testing.T) {
 // directory.
 func TestKilledOwner(t *testing.T) {
 	needBin(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCluster$", "-test.v=false")
-	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	killOwner(t, "cluster", "postmaster")
+}
+
+// killOwner runs TestHelperOwner starting kind (cluster or pgbouncer),
+// SIGKILLs it once it has started its process (named proc in messages),
+// and checks that the process goes away on its own and that CleanStale
+// removes its directory.
+func killOwner(t *testing.T, kind, proc string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperOwner$", "-test.v=false")
+	cmd.Env = append(os.Environ(), helperEnv+"="+kind)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -399,7 +419,7 @@ func TestKilledOwner(t *testing.T) {
 	}
 	if alive(pid, 0) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
-		t.Fatalf("postmaster %d still alive 10 s after its owner was killed", pid)
+		t.Fatalf("%s %d still alive 10 s after its owner was killed", proc, pid)
 	}
 	// The directory is left behind until a CleanStale removes it: ours, or
 	// one of a txnbench running concurrently (other test packages do), so
