@@ -96,14 +96,5 @@ func sqliteCount(path, table string) int64 {
 		return 0
 	}
 	defer c.Close(ctx)
-	rows, err := c.Query(ctx, "SELECT count(*) FROM "+table)
-	if err != nil {
-		return 0
-	}
-	defer rows.Close()
-	var n int64
-	for rows.Next() {
-		rows.Scan(&n)
-	}
-	return n
+	return testutil.CountRows(c, table)
 }

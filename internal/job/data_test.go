@@ -96,7 +96,7 @@ func TestIncompleteLoadIsRefused(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := Init(lctx, s, db); done <- err }()
 	probe := session(t, db)
-	for deadline := time.Now().Add(30 * time.Second); countRows(probe, "events_jsonb") == 0; {
+	for deadline := time.Now().Add(30 * time.Second); testutil.CountRows(probe, "events_jsonb") == 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("the load never started")
 		}
@@ -128,19 +128,6 @@ func TestIncompleteLoadIsRefused(t *testing.T) {
 	if _, err := Init(ctx, s, db); !errors.Is(err, workload.ErrIncompleteData) {
 		t.Fatalf("Init without the mark: %v", err)
 	}
-}
-
-func countRows(c target.Conn, table string) int64 {
-	rows, err := c.Query(context.Background(), "SELECT count(*) FROM "+table)
-	if err != nil {
-		return 0
-	}
-	defer rows.Close()
-	var n int64
-	for rows.Next() {
-		rows.Scan(&n)
-	}
-	return n
 }
 
 // TestConnectOverheadData: connect-overhead marks its load, refuses data

@@ -182,3 +182,18 @@ func Poll(timeout, interval time.Duration, cond func() bool) bool {
 		}
 	}
 }
+
+// CountRows counts table's rows on c; 0 when it cannot (the table is not
+// there yet).
+func CountRows(c target.Conn, table string) int64 {
+	rows, err := c.Query(context.Background(), "SELECT count(*) FROM "+table)
+	if err != nil {
+		return 0
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		rows.Scan(&n)
+	}
+	return n
+}
