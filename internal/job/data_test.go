@@ -96,11 +96,8 @@ func TestIncompleteLoadIsRefused(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := Init(lctx, s, db); done <- err }()
 	probe := session(t, db)
-	for deadline := time.Now().Add(30 * time.Second); testutil.CountRows(probe, "events_jsonb") == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("the load never started")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testutil.Poll(30*time.Second, 10*time.Millisecond, func() bool { return testutil.CountRows(probe, "events_jsonb") > 0 }) {
+		t.Fatal("the load never started")
 	}
 	cancel()
 	if err := <-done; err == nil {
@@ -233,10 +230,8 @@ func TestConcurrentInit(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { _, err := Init(ctx, s, db); done <- err }()
 			want := "waiting for another txnbench creating the train-events schema ("
-			for deadline := time.Now().Add(30 * time.Second); log.find(want) == ""; time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("no status line %q in %q", want, log.lines)
-				}
+			if !testutil.Poll(30*time.Second, 10*time.Millisecond, func() bool { return log.find(want) != "" }) {
+				t.Fatalf("no status line %q in %q", want, log.lines)
 			}
 			unlock()
 			if err := <-done; err != nil {
