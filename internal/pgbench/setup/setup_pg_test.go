@@ -43,19 +43,11 @@ func newServer(t *testing.T) *server {
 	return s
 }
 
+// connect opens a session to the database at u for the rest of the test.
 func connect(t *testing.T, u string) target.Conn {
 	t.Helper()
-	ctx := context.Background()
-	tg, err := target.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
+	_, c, done := testutil.Conn(t, u)
+	t.Cleanup(done)
 	return c
 }
 
