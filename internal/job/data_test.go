@@ -95,7 +95,7 @@ func TestIncompleteLoadIsRefused(t *testing.T) {
 	lctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { _, err := Init(lctx, s, db); done <- err }()
-	probe := session(t, db)
+	probe := testutil.Session(t, db)
 	if !testutil.Poll(30*time.Second, 10*time.Millisecond, func() bool { return testutil.CountRows(probe, "events_jsonb") > 0 }) {
 		t.Fatal("the load never started")
 	}
@@ -222,7 +222,7 @@ func TestConcurrentInit(t *testing.T) {
 			s := spec(t, url, runner.Config{Clients: 1}, "--rows", "30")
 			s.Log = log.log
 			db := openDB(t, s, 1)
-			holder := session(t, db)
+			holder := testutil.Session(t, db)
 			unlock, err := target.LockSchema(ctx, db.Target, holder, "train-events", func(string) { t.Error("the lock was free") })
 			if err != nil {
 				t.Fatal(err)

@@ -25,7 +25,7 @@ func TestSlowOpsNameLockWait(t *testing.T) {
 	s.Telemetry.Sample = 50 * time.Millisecond
 	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
-	locker := session(t, db)
+	locker := testutil.Session(t, db)
 	locked := make(chan error, 1)
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
 		go func() {

@@ -197,3 +197,16 @@ func CountRows(c target.Conn, table string) int64 {
 	}
 	return n
 }
+
+// Session opens a session to tg, failing the test on an error, and closes
+// it when the test ends.
+func Session(t testing.TB, tg target.Target) target.Conn {
+	t.Helper()
+	ctx := context.Background()
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	return c
+}

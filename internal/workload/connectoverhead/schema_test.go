@@ -3,11 +3,12 @@ package connectoverhead
 import (
 	"context"
 	"fmt"
-	"github.com/txnbench/txnbench/internal/testutil"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/testutil"
 
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/target"

@@ -3,13 +3,14 @@ package trainevents
 import (
 	"context"
 	"fmt"
-	"github.com/txnbench/txnbench/internal/testutil"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/testutil"
 
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/target"

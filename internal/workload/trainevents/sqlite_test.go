@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -28,17 +29,6 @@ func openSQLite(t *testing.T, path string) target.Target {
 	}
 	t.Cleanup(func() { tg.Close() })
 	return tg
-}
-
-func connect(t *testing.T, tg target.Target) target.Conn {
-	t.Helper()
-	ctx := context.Background()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(ctx) })
-	return c
 }
 
 // initWorkload validates args and runs Init, returning the workload, what
@@ -136,7 +126,7 @@ func TestSQLiteCycles(t *testing.T) {
 	for _, p := range presetOrder {
 		t.Run(p, func(t *testing.T) {
 			tg := openSQLite(t, filepath.Join(t.TempDir(), "x.db"))
-			conn := connect(t, tg)
+			conn := testutil.Session(t, tg)
 			w, created, msgs := initWorkload(t, tg, conn, true, append([]string{"--variant", p}, fastArgs...)...)
 			if !created {
 				t.Fatal("Init on an empty database did not create the schema")
@@ -219,7 +209,7 @@ func TestSQLiteCycles(t *testing.T) {
 			}
 
 			// Init without Fresh keeps the existing schema and rows.
-			conn2 := connect(t, tg)
+			conn2 := testutil.Session(t, tg)
 			w2, created, _ := initWorkload(t, tg, conn2, false, append([]string{"--variant", p}, fastArgs...)...)
 			if created {
 				t.Error("Init without Fresh on an existing schema says it created it")
@@ -257,7 +247,7 @@ func TestSQLiteCycles(t *testing.T) {
 // created even without Fresh, beside the other variant's tables.
 func TestSQLiteInitOtherVariant(t *testing.T) {
 	tg := openSQLite(t, filepath.Join(t.TempDir(), "x.db"))
-	conn := connect(t, tg)
+	conn := testutil.Session(t, tg)
 	initWorkload(t, tg, conn, true, append([]string{"--variant", "jsonb"}, fastArgs...)...)
 	w, created, _ := initWorkload(t, tg, conn, false, append([]string{"--variant", "text", "--rows", "7"}, fastArgs[2:]...)...)
 	if !created {
@@ -317,7 +307,7 @@ func TestSQLiteCheckDetectsCorruption(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := presetOrder[i%len(presetOrder)]
 			tg := openSQLite(t, filepath.Join(t.TempDir(), "x.db"))
-			conn := connect(t, tg)
+			conn := testutil.Session(t, tg)
 			w, _, _ := initWorkload(t, tg, conn, true, append([]string{"--variant", p}, fastArgs...)...)
 			if err := w.Start(ctx, conn); err != nil {
 				t.Fatal(err)
@@ -355,7 +345,7 @@ func TestSQLiteConcurrentClients(t *testing.T) {
 	for _, p := range presetOrder {
 		t.Run(p, func(t *testing.T) {
 			tg := openSQLite(t, filepath.Join(t.TempDir(), "x.db"))
-			conn := connect(t, tg)
+			conn := testutil.Session(t, tg)
 			w, _, _ := initWorkload(t, tg, conn, true, append([]string{"--variant", p}, fastArgs...)...)
 			if err := w.Start(ctx, conn); err != nil {
 				t.Fatal(err)
@@ -364,7 +354,7 @@ func TestSQLiteConcurrentClients(t *testing.T) {
 			added := make([]int, clients)
 			errs := make([]error, clients)
 			for i := 0; i < clients; i++ {
-				cc := connect(t, tg)
+				cc := testutil.Session(t, tg)
 				cl := w.NewClient(i, rand.New(rand.NewPCG(uint64(i), 77)))
 				wg.Add(1)
 				go func() {
