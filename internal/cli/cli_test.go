@@ -7,9 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -126,9 +124,7 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 	testutil.NeedPostgres(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out}, quick...)...)
-	testutil.Poll(30*time.Second, 100*time.Millisecond, func() bool { return strings.Contains(stderr.String(), "1s |") })
-	cmd.Process.Signal(syscall.SIGTERM)
-	err := cmd.Wait()
+	err := interruptWhen(cmd, stderr, func(s string) bool { return strings.Contains(s, "1s |") })
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
 		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, ExitInterrupted, stderr.String())
 	}

@@ -188,3 +188,12 @@ func checkClusterGone(t *testing.T, port string) {
 		t.Errorf("PostgreSQL processes left behind: %s", ps)
 	}
 }
+
+// interruptWhen waits up to 30 s for what cmd wrote to stderr to satisfy
+// ready, then sends cmd SIGTERM (ready or not) and returns cmd.Wait's
+// error.
+func interruptWhen(cmd *exec.Cmd, stderr *syncBuffer, ready func(string) bool) error {
+	testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool { return ready(stderr.String()) })
+	cmd.Process.Signal(syscall.SIGTERM)
+	return cmd.Wait()
+}

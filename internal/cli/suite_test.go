@@ -8,14 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/suite"
-	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -282,12 +279,10 @@ func TestSuiteInterrupted(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	cmd, _, stderr := startTxnbench(t, "suite", "run", file, "--tier", "t", "--out", out)
-	testutil.Poll(30*time.Second, 100*time.Millisecond, func() bool {
-		_, after, ok := strings.Cut(stderr.String(), "[2/3]")
+	interruptWhen(cmd, stderr, func(s string) bool {
+		_, after, ok := strings.Cut(s, "[2/3]")
 		return ok && strings.Contains(after, "s |") // a progress line of the long run
 	})
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
 	}

@@ -5,9 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -123,9 +121,7 @@ func TestExitStatusReflectsFailure(t *testing.T) {
 func TestInterruptedBeforeAnySuccess(t *testing.T) {
 	dir, miss, _ := failingScripts(t)
 	cmd, stdout, stderr := startTxnbench(t, "run", "script", "-f", miss, "--db", "sqlite:"+filepath.Join(dir, "m.db"), "--duration", "60s", "--progress", "200ms", "--clients", "1")
-	testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool { return strings.Contains(stderr.String(), "errors") })
-	cmd.Process.Signal(syscall.SIGTERM)
-	err := cmd.Wait()
+	err := interruptWhen(cmd, stderr, func(s string) bool { return strings.Contains(s, "errors") })
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
 		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, ExitInterrupted, stderr.String())
 	}
