@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/testutil"
-
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 

@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/testutil"
-
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // Realistic banners of SELECT version() for the PostgreSQL family.
