@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers" // tests open databases
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // NeedPostgres skips the test when PostgreSQL's binaries are missing,
@@ -209,4 +211,36 @@ func Session(t testing.TB, tg target.Target) target.Conn {
 	}
 	t.Cleanup(func() { c.Close(ctx) })
 	return c
+}
+
+// Checker is a workload that checks its invariants on a session.
+type Checker interface {
+	Check(ctx context.Context, c target.Conn) (workload.Check, error)
+}
+
+// FailedItems lists the names of the items ch failed, in order.
+func FailedItems(ch workload.Check) []string {
+	var names []string
+	for _, it := range ch.Items {
+		if !it.OK {
+			names = append(names, it.Name)
+		}
+	}
+	return names
+}
+
+// CheckFails runs w's Check on c, for tests that damaged the data: it
+// fails the test unless the check fails on exactly the items want.
+func CheckFails(t testing.TB, w Checker, c target.Conn, want []string) {
+	t.Helper()
+	ch, err := w.Check(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.OK {
+		t.Fatalf("Check is OK after the damage: %+v", ch)
+	}
+	if got := FailedItems(ch); !slices.Equal(got, want) {
+		t.Errorf("failed items %q, want %q (%+v)", got, want, ch)
+	}
 }

@@ -33,23 +33,13 @@ func initWorkload(t *testing.T, tg target.Target, c target.Conn, fresh bool, arg
 	return w, created
 }
 
-func failedItems(ch workload.Check) []string {
-	var names []string
-	for _, it := range ch.Items {
-		if !it.OK {
-			names = append(names, it.Name)
-		}
-	}
-	return names
-}
-
 func checkOK(t *testing.T, w *Workload, c target.Conn) {
 	t.Helper()
 	ch, err := w.Check(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ch.OK || len(failedItems(ch)) > 0 || len(ch.Items) != 4 || ch.UnknownCommits != 0 {
+	if !ch.OK || len(testutil.FailedItems(ch)) > 0 || len(ch.Items) != 4 || ch.UnknownCommits != 0 {
 		t.Fatalf("check failed: %+v", ch)
 	}
 }

@@ -56,16 +56,7 @@ func TestSQLiteCheckDetectsDamage(t *testing.T) {
 			if n, err := conn.Exec(ctx, tt.sql); err != nil || n != 1 {
 				t.Fatalf("%s: %d rows, %v", tt.sql, n, err)
 			}
-			ch, err := w.Check(ctx, conn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ch.OK {
-				t.Fatalf("Check is OK after the damage: %+v", ch)
-			}
-			if got := failedItems(ch); !slices.Equal(got, tt.failed) {
-				t.Errorf("failed items %q, want %q (%+v)", got, tt.failed, ch)
-			}
+			testutil.CheckFails(t, w, conn, tt.failed)
 		})
 	}
 }

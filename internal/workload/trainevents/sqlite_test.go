@@ -98,16 +98,6 @@ func runCycles(ctx context.Context, cl workload.Client, conn target.Conn, n int)
 	return added, nil
 }
 
-func failedItems(ch workload.Check) []string {
-	var names []string
-	for _, it := range ch.Items {
-		if !it.OK {
-			names = append(names, it.Name)
-		}
-	}
-	return names
-}
-
 // checkOK runs Check and fails unless every item holds.
 func checkOK(t *testing.T, w *Workload, c target.Conn) workload.Check {
 	t.Helper()
@@ -115,7 +105,7 @@ func checkOK(t *testing.T, w *Workload, c target.Conn) workload.Check {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ch.OK || len(failedItems(ch)) > 0 || len(ch.Items) != 5 {
+	if !ch.OK || len(testutil.FailedItems(ch)) > 0 || len(ch.Items) != 5 {
 		t.Fatalf("check failed: %+v", ch)
 	}
 	return ch
@@ -323,16 +313,7 @@ func TestSQLiteCheckDetectsCorruption(t *testing.T) {
 			for _, q := range tt.sql(w.sql) {
 				exec(t, conn, q)
 			}
-			ch, err := w.Check(ctx, conn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ch.OK {
-				t.Fatalf("Check is OK after the damage: %+v", ch)
-			}
-			if got := failedItems(ch); !slices.Equal(got, tt.failed) {
-				t.Errorf("failed items %q, want %q (%+v)", got, tt.failed, ch)
-			}
+			testutil.CheckFails(t, w, conn, tt.failed)
 		})
 	}
 }
