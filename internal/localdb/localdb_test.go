@@ -191,20 +191,27 @@ func TestConcurrentStop(t *testing.T) {
 func TestConf(t *testing.T) {
 	bin := needBin(t)
 	c := start(t, Options{Conf: []string{"max_connections=37"}})
-	opts, err := os.ReadFile(filepath.Join(c.Dir(), "data", "postmaster.opts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(opts), "max_connections=37") {
+	opts := postmasterOpts(t, c)
+	if !strings.Contains(opts, "max_connections=37") {
 		t.Errorf("postmaster.opts = %q, want max_connections=37", opts)
 	}
-	if want := hasPgStatStatements(bin); strings.Contains(string(opts), "shared_preload_libraries=pg_stat_statements") != want {
+	if want := hasPgStatStatements(bin); strings.Contains(opts, "shared_preload_libraries=pg_stat_statements") != want {
 		t.Errorf("postmaster.opts = %q, want pg_stat_statements preloaded: %v", opts, want)
 	}
 	// The user's settings come after the defaults, so they win.
-	if i, j := strings.Index(string(opts), "listen_addresses"), strings.Index(string(opts), "max_connections=37"); i < 0 || j < i {
+	if i, j := strings.Index(opts, "listen_addresses"), strings.Index(opts, "max_connections=37"); i < 0 || j < i {
 		t.Errorf("postmaster.opts = %q, want the --pg-conf settings after the defaults", opts)
 	}
+}
+
+// postmasterOpts is the command line the cluster's server was started with.
+func postmasterOpts(t *testing.T, c *Cluster) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.Dir(), "data", "postmaster.opts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestBadConf(t *testing.T) {
@@ -588,11 +595,8 @@ func TestPreloadMerged(t *testing.T) {
 		t.Skip("pg_stat_statements is not installed with this server")
 	}
 	c := start(t, Options{Conf: []string{"shared_preload_libraries=auto_explain"}})
-	opts, err := os.ReadFile(filepath.Join(c.Dir(), "data", "postmaster.opts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(opts), "shared_preload_libraries=pg_stat_statements,auto_explain") {
+	opts := postmasterOpts(t, c)
+	if !strings.Contains(opts, "shared_preload_libraries=pg_stat_statements,auto_explain") {
 		t.Errorf("postmaster.opts = %q, want both libraries preloaded", opts)
 	}
 }
