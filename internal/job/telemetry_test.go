@@ -158,22 +158,16 @@ func TestTelemetryLockWaits(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := db.Connect(ctx)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer c.Close(ctx)
-			if err := c.Begin(ctx); err != nil {
-				t.Error(err)
-				return
-			}
-			if _, err := c.Exec(ctx, "LOCK TABLE events_jsonb_status IN ACCESS EXCLUSIVE MODE"); err != nil {
-				t.Error(err)
-				return
-			}
-			time.Sleep(700 * time.Millisecond)
-			if err := c.Commit(ctx); err != nil {
+			if err := withConn(ctx, db, func(c target.Conn) error {
+				if err := c.Begin(ctx); err != nil {
+					return err
+				}
+				if _, err := c.Exec(ctx, "LOCK TABLE events_jsonb_status IN ACCESS EXCLUSIVE MODE"); err != nil {
+					return err
+				}
+				time.Sleep(700 * time.Millisecond)
+				return c.Commit(ctx)
+			}); err != nil {
 				t.Error(err)
 			}
 		}()
