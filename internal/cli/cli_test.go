@@ -3,15 +3,11 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -127,19 +123,8 @@ func TestRunSaveAndReport(t *testing.T) {
 func TestSIGTERMStopsCleanly(t *testing.T) {
 	testutil.NeedPostgres(t)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd := exec.Command(os.Args[0], append([]string{"run", "train-events", "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out}, quick...)...)
-	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(stderr.String(), "1s |") && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	err := cmd.Wait()
+	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out}, quick...)...)
+	err := interruptWhen(cmd, stderr, func(s string) bool { return strings.Contains(s, "1s |") })
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
 		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, ExitInterrupted, stderr.String())
 	}
@@ -158,13 +143,7 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no port in stderr:\n%s", stderr.String())
 	}
-	if c, err := net.Dial("tcp", "127.0.0.1:"+m[1]); err == nil {
-		c.Close()
-		t.Errorf("something still listens on the cluster's port %s", m[1])
-	}
-	if ps, _ := exec.Command("pgrep", "-f", "postgres .*-p "+m[1]+"( |$)").Output(); len(bytes.TrimSpace(ps)) > 0 {
-		t.Errorf("PostgreSQL processes left behind: %s", ps)
-	}
+	checkClusterGone(t, m[1])
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "txnbench-pg-*", "data", "postmaster.opts"))
 	for _, d := range dirs {
 		if b, _ := os.ReadFile(d); bytes.Contains(b, []byte("-p\" \""+m[1])) || bytes.Contains(b, []byte("-p "+m[1])) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // TestRunSaysWhatTheDataWas: a run over data loaded with --rows 200 but
@@ -52,19 +53,9 @@ func TestRunSaysWhatTheDataWas(t *testing.T) {
 func TestInterruptedLoadIsRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "te.db")
 	db := "sqlite:" + path
-	cmd := exec.Command(os.Args[0], "init", "train-events", "--db", db, "--rows", "300000")
-	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(30 * time.Second); sqliteCount(path, "events_jsonb") == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("the load never started:\n%s", stderr.String())
-		}
+	cmd, _, stderr := startTxnbench(t, "init", "train-events", "--db", db, "--rows", "300000")
+	if !testutil.Poll(30*time.Second, 20*time.Millisecond, func() bool { return sqliteCount(path, "events_jsonb") > 0 }) {
+		t.Fatalf("the load never started:\n%s", stderr.String())
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
@@ -105,14 +96,5 @@ func sqliteCount(path, table string) int64 {
 		return 0
 	}
 	defer c.Close(ctx)
-	rows, err := c.Query(ctx, "SELECT count(*) FROM "+table)
-	if err != nil {
-		return 0
-	}
-	defer rows.Close()
-	var n int64
-	for rows.Next() {
-		rows.Scan(&n)
-	}
-	return n
+	return testutil.CountRows(c, table)
 }

@@ -35,10 +35,8 @@ func startTxnbench(t *testing.T, args ...string) (cmd *exec.Cmd, stdout, stderr 
 func waitFor(t *testing.T, s *syncBuffer, from int, re string) {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if rx.MatchString(s.String()[from:]) {
-			return
-		}
+	if testutil.Poll(60*time.Second, 50*time.Millisecond, func() bool { return rx.MatchString(s.String()[from:]) }) {
+		return
 	}
 	t.Fatalf("no %q within 60 s:\n%s", re, s.String())
 }
@@ -145,13 +143,7 @@ func TestSecondInterruptKillsServers(t *testing.T) {
 	if !regexp.MustCompile(`interrupted again: stopping the servers txnbench started \(postgres \(pid \d+\)\)`).MatchString(stderr.String()) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
-	if c, err := net.Dial("tcp", "127.0.0.1:"+m[1]); err == nil {
-		c.Close()
-		t.Errorf("something still listens on the cluster's port %s", m[1])
-	}
-	if ps, _ := exec.Command("pgrep", "-f", "postgres .*-p "+m[1]+"( |$)").Output(); len(bytes.TrimSpace(ps)) > 0 {
-		t.Errorf("PostgreSQL processes left behind: %s", ps)
-	}
+	checkClusterGone(t, m[1])
 }
 
 // TestHangAtWindowEnd: ops hanging on a stopped server when the window
@@ -182,4 +174,26 @@ func TestHangAtWindowEnd(t *testing.T) {
 	if c := r.Op(result.CycleOp); c.Unfinished != 3 || c.UnfinishedMaxMS < 300 {
 		t.Errorf("%d cycles unfinished, running %.0f ms or more; want 3, at least 300 ms", c.Unfinished, c.UnfinishedMaxMS)
 	}
+}
+
+// checkClusterGone fails the test when something still listens on the
+// cluster's port or a postgres process on it is left behind.
+func checkClusterGone(t *testing.T, port string) {
+	t.Helper()
+	if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+		c.Close()
+		t.Errorf("something still listens on the cluster's port %s", port)
+	}
+	if ps, _ := exec.Command("pgrep", "-f", "postgres .*-p "+port+"( |$)").Output(); len(bytes.TrimSpace(ps)) > 0 {
+		t.Errorf("PostgreSQL processes left behind: %s", ps)
+	}
+}
+
+// interruptWhen waits up to 30 s for what cmd wrote to stderr to satisfy
+// ready, then sends cmd SIGTERM (ready or not) and returns cmd.Wait's
+// error.
+func interruptWhen(cmd *exec.Cmd, stderr *syncBuffer, ready func(string) bool) error {
+	testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool { return ready(stderr.String()) })
+	cmd.Process.Signal(syscall.SIGTERM)
+	return cmd.Wait()
 }

@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
@@ -281,23 +278,11 @@ func TestSuiteInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(os.Args[0], "suite", "run", file, "--tier", "t", "--out", out)
-	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		_, after, ok := strings.Cut(stderr.String(), "[2/3]")
-		if ok && strings.Contains(after, "s |") { // a progress line of the long run
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
+	cmd, _, stderr := startTxnbench(t, "suite", "run", file, "--tier", "t", "--out", out)
+	interruptWhen(cmd, stderr, func(s string) bool {
+		_, after, ok := strings.Cut(s, "[2/3]")
+		return ok && strings.Contains(after, "s |") // a progress line of the long run
+	})
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
 	}

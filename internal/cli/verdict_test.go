@@ -3,12 +3,9 @@ package cli
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -123,19 +120,8 @@ func TestExitStatusReflectsFailure(t *testing.T) {
 // nothing succeeded before the interrupt.
 func TestInterruptedBeforeAnySuccess(t *testing.T) {
 	dir, miss, _ := failingScripts(t)
-	cmd := exec.Command(os.Args[0], "run", "script", "-f", miss, "--db", "sqlite:"+filepath.Join(dir, "m.db"), "--duration", "60s", "--progress", "200ms", "--clients", "1")
-	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
-	var stdout, stderr syncBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(stderr.String(), "errors") && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	err := cmd.Wait()
+	cmd, stdout, stderr := startTxnbench(t, "run", "script", "-f", miss, "--db", "sqlite:"+filepath.Join(dir, "m.db"), "--duration", "60s", "--progress", "200ms", "--clients", "1")
+	err := interruptWhen(cmd, stderr, func(s string) bool { return strings.Contains(s, "errors") })
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
 		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, ExitInterrupted, stderr.String())
 	}

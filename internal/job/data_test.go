@@ -89,26 +89,15 @@ func TestIncompleteLoadIsRefused(t *testing.T) {
 	ctx := context.Background()
 	url := "sqlite:" + filepath.Join(t.TempDir(), "te.db")
 	s := spec(t, url, runner.Config{Clients: 1}, "--rows", "200000")
-	db, err := Open(ctx, s, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, 1)
 
 	// Cancel the load once its first batch is in.
 	lctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { _, err := Init(lctx, s, db); done <- err }()
-	probe, err := db.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer probe.Close(ctx)
-	for deadline := time.Now().Add(30 * time.Second); countRows(probe, "events_jsonb") == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("the load never started")
-		}
-		time.Sleep(10 * time.Millisecond)
+	probe := testutil.Session(t, db)
+	if !testutil.Poll(30*time.Second, 10*time.Millisecond, func() bool { return testutil.CountRows(probe, "events_jsonb") > 0 }) {
+		t.Fatal("the load never started")
 	}
 	cancel()
 	if err := <-done; err == nil {
@@ -116,7 +105,7 @@ func TestIncompleteLoadIsRefused(t *testing.T) {
 	}
 
 	s.Fresh = false
-	_, err = Init(ctx, s, db)
+	_, err := Init(ctx, s, db)
 	if !errors.Is(err, workload.ErrIncompleteData) || !strings.Contains(err.Error(), "--reinit") {
 		t.Fatalf("Init after an interrupted load: %v, want the incomplete-data error naming --reinit", err)
 	}
@@ -136,19 +125,6 @@ func TestIncompleteLoadIsRefused(t *testing.T) {
 	if _, err := Init(ctx, s, db); !errors.Is(err, workload.ErrIncompleteData) {
 		t.Fatalf("Init without the mark: %v", err)
 	}
-}
-
-func countRows(c target.Conn, table string) int64 {
-	rows, err := c.Query(context.Background(), "SELECT count(*) FROM "+table)
-	if err != nil {
-		return 0
-	}
-	defer rows.Close()
-	var n int64
-	for rows.Next() {
-		rows.Scan(&n)
-	}
-	return n
 }
 
 // TestConnectOverheadData: connect-overhead marks its load, refuses data
@@ -171,11 +147,7 @@ func TestConnectOverheadData(t *testing.T) {
 	if want := "using the existing connect-overhead data: 40 users, loaded with --rows 40 (--rows 1000 applies only with --reinit)"; log.find(want) == "" {
 		t.Errorf("no status line %q in %q", want, log.lines)
 	}
-	db, err := Open(ctx, s, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, 1)
 	if err := withConn(ctx, db, func(c target.Conn) error {
 		_, err := c.Exec(ctx, "DELETE FROM txnbench_meta")
 		return err
@@ -249,16 +221,8 @@ func TestConcurrentInit(t *testing.T) {
 			var log logLines
 			s := spec(t, url, runner.Config{Clients: 1}, "--rows", "30")
 			s.Log = log.log
-			db, err := Open(ctx, s, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			holder, err := db.Connect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer holder.Close(ctx)
+			db := openDB(t, s, 1)
+			holder := testutil.Session(t, db)
 			unlock, err := target.LockSchema(ctx, db.Target, holder, "train-events", func(string) { t.Error("the lock was free") })
 			if err != nil {
 				t.Fatal(err)
@@ -266,10 +230,8 @@ func TestConcurrentInit(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { _, err := Init(ctx, s, db); done <- err }()
 			want := "waiting for another txnbench creating the train-events schema ("
-			for deadline := time.Now().Add(30 * time.Second); log.find(want) == ""; time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("no status line %q in %q", want, log.lines)
-				}
+			if !testutil.Poll(30*time.Second, 10*time.Millisecond, func() bool { return log.find(want) != "" }) {
+				t.Fatalf("no status line %q in %q", want, log.lines)
 			}
 			unlock()
 			if err := <-done; err != nil {

@@ -65,16 +65,8 @@ func spec(t *testing.T, db string, cfg runner.Config, args ...string) Spec {
 
 func run(t *testing.T, s Spec) *result.Result {
 	t.Helper()
-	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, s, s.Runner.Clients)
+	r := runJob(t, s, db)
 	return r
 }
 
@@ -256,10 +248,7 @@ func TestTempPostgresLeavesNothing(t *testing.T) {
 	}
 	cl := db.Cluster()
 	dir, pid := cl.Dir(), cl.PID()
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runJob(t, s, db)
 	checkShape(t, r, 20)
 	if !strings.HasPrefix(r.Config.DB, TempPostgres) {
 		t.Errorf("config db %q", r.Config.DB)

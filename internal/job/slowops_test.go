@@ -24,16 +24,8 @@ func TestSlowOpsNameLockWait(t *testing.T) {
 	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 50 * time.Millisecond
 	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	locker, err := db.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close(ctx)
+	db := openDB(t, s, s.Runner.Clients)
+	locker := testutil.Session(t, db)
 	locked := make(chan error, 1)
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
 		go func() {
@@ -50,10 +42,7 @@ func TestSlowOpsNameLockWait(t *testing.T) {
 			locked <- err
 		}()
 	}}}
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runJob(t, s, db)
 	if err := <-locked; err != nil {
 		t.Fatalf("holding the lock: %v", err)
 	}

@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -132,18 +131,9 @@ func TestTelemetrySessionTerminated(t *testing.T) {
 	testutil.NeedPostgres(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 20 * time.Millisecond
-	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var once sync.Once
-	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) { once.Do(func() { terminateTelemetry(t, db.Cluster().URL()) }) }}}
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, s, s.Runner.Clients)
+	atFirstTick(&s, func() { terminateTelemetry(t, db.Cluster().URL()) })
+	r := runJob(t, s, db)
 	tel := r.Telemetry
 	if !hasNote(tel.Notes, "lost its session", "reconnected") {
 		t.Errorf("notes %q: want the lost session's gap", tel.Notes)
@@ -170,23 +160,13 @@ func TestTelemetryPoolerRestart(t *testing.T) {
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.Pooler = Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 3}
 	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var once sync.Once
-	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) {
-		once.Do(func() {
-			if err := db.bouncer.Restart(ctx); err != nil {
-				t.Error(err)
-			}
-		})
-	}}}
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, s, s.Runner.Clients)
+	atFirstTick(&s, func() {
+		if err := db.bouncer.Restart(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	r := runJob(t, s, db)
 	tel := r.Telemetry
 	if !hasNote(tel.Notes, "pooler restarted", "incarnations") {
 		t.Errorf("notes %q: want the restart flagged", tel.Notes)
@@ -232,23 +212,13 @@ func TestTelemetryServerRestart(t *testing.T) {
 	testutil.NeedPostgres(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var once sync.Once
-	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) {
-		once.Do(func() {
-			if err := db.Cluster().Restart(ctx); err != nil {
-				t.Error(err)
-			}
-		})
-	}}}
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, s, s.Runner.Clients)
+	atFirstTick(&s, func() {
+		if err := db.Cluster().Restart(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	r := runJob(t, s, db)
 	tel := r.Telemetry
 	if !hasNote(tel.Notes, "lost its session", "reconnected") {
 		t.Errorf("notes %q: want the lost session's gap", tel.Notes)

@@ -80,17 +80,9 @@ func TestTelemetryTrainEvents(t *testing.T) {
 			sessions = append(sessions, telemetrySessions(t, url))
 		}
 	}}}
-	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, s.Runner.Clients)
 	url = db.Cluster().URL()
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runJob(t, s, db)
 	if len(sessions) != 1 || sessions[0] != 1 {
 		t.Errorf("telemetry sessions during the run: %v, want one", sessions)
 	}
@@ -159,41 +151,28 @@ func TestTelemetryLockWaits(t *testing.T) {
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 2 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 20 * time.Millisecond
 	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients+1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, s.Runner.Clients+1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := db.Connect(ctx)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer c.Close(ctx)
-			if err := c.Begin(ctx); err != nil {
-				t.Error(err)
-				return
-			}
-			if _, err := c.Exec(ctx, "LOCK TABLE events_jsonb_status IN ACCESS EXCLUSIVE MODE"); err != nil {
-				t.Error(err)
-				return
-			}
-			time.Sleep(700 * time.Millisecond)
-			if err := c.Commit(ctx); err != nil {
+			if err := withConn(ctx, db, func(c target.Conn) error {
+				if err := c.Begin(ctx); err != nil {
+					return err
+				}
+				if _, err := c.Exec(ctx, "LOCK TABLE events_jsonb_status IN ACCESS EXCLUSIVE MODE"); err != nil {
+					return err
+				}
+				time.Sleep(700 * time.Millisecond)
+				return c.Commit(ctx)
+			}); err != nil {
 				t.Error(err)
 			}
 		}()
 	}}}
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runJob(t, s, db)
 	w := r.Telemetry.Waits
 	if w == nil || w.LockWaitSamples == 0 || w.MaxLockWaiters < 2 {
 		t.Fatalf("waits %+v: want lock waits", w)
@@ -225,17 +204,9 @@ func TestTelemetryOff(t *testing.T) {
 	var seen []int64
 	var url string
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) { seen = append(seen, telemetrySessions(t, url)) }}}
-	ctx := context.Background()
-	db, err := Open(ctx, s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, s, s.Runner.Clients)
 	url = db.Cluster().URL()
-	r, err := Run(ctx, s, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runJob(t, s, db)
 	if r.Telemetry != nil {
 		t.Errorf("telemetry %+v with --telemetry off", r.Telemetry)
 	}

@@ -119,12 +119,9 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 
-	dir, err := os.MkdirTemp(os.TempDir(), dirPrefix+"*")
+	dir, err := tempDir(dirPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("creating a temporary directory: %w: set TMPDIR to a writable directory", err)
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
+		return nil, err
 	}
 	c := &Cluster{
 		supervised: supervised{name: "PostgreSQL", dir: dir, stop: stopServer},
@@ -143,26 +140,14 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			_ = c.Stop()
 		}
 	}()
-	if err := writeMarker(dir); err != nil {
+	if err := claimDir(dir, u, "postgres"); err != nil {
 		return nil, err
-	}
-	if err := u.chown(dir); err != nil {
-		return nil, err
-	}
-	if err := u.chown(filepath.Join(dir, markerName)); err != nil {
-		return nil, err
-	}
-	if err := u.checkReachable(dir); err != nil {
-		return nil, fmt.Errorf("temporary directory %s is not reachable by user %s, who runs postgres: %w: set TMPDIR to a directory that user can enter, e.g. /tmp", dir, u.name, err)
 	}
 	if err := c.initdb(ctx); err != nil {
 		return nil, err
 	}
 
-	c.log = &serverLog{path: filepath.Join(c.dataDir, logFileName), user: u}
-	if o.Log != nil {
-		c.log = &serverLog{tail: &tailWriter{w: o.Log}}
-	}
+	c.log = newServerLog(filepath.Join(c.dataDir, logFileName), u, o.Log)
 	c.args = []string{"-c", "listen_addresses=127.0.0.1"}
 	if len(dir)+len("/.s.PGSQL.65535") <= maxSocketPath {
 		c.args = append(c.args, "-c", "unix_socket_directories="+quoteDirList(dir))
@@ -178,21 +163,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		c.args = append(c.args, "-c", kv)
 	}
 
-	for attempt := 1; ; attempt++ {
-		port := o.Port
-		if port == 0 {
-			if port, err = pickPortFn(); err != nil {
-				return nil, err
-			}
-		}
-		s, actual, err := c.startServer(ctx, port)
-		if err == nil {
-			c.srv, c.port = s, actual
-			break
-		}
-		if o.Port == 0 && attempt < maxPortTries && isPortInUse(err) && ctx.Err() == nil {
-			continue
-		}
+	if err := c.firstStart(ctx, o.Port); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -210,27 +181,9 @@ func (c *Cluster) URL() string {
 // accepts nobody without it (scram-sha-256, also on its Unix socket).
 func (c *Cluster) Password() string { return c.password }
 
-// Port returns the TCP port the server listens on at 127.0.0.1.
-func (c *Cluster) Port() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.port
-}
-
 // Dir returns the cluster's temporary directory; the data directory is
 // Dir()/data.
 func (c *Cluster) Dir() string { return c.dir }
-
-// PID returns the pid of the running postmaster (it changes after Restart),
-// or 0 when the server is stopped.
-func (c *Cluster) PID() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.srv == nil {
-		return 0
-	}
-	return c.srv.pid
-}
 
 // Version returns the server version, e.g. "15.18".
 func (c *Cluster) Version() string { return c.version }
@@ -303,19 +256,29 @@ func (c *Cluster) startServer(ctx context.Context, port int) (*server, int, erro
 // exitError describes a server that exited during startup.
 func (c *Cluster) exitError(s *server, port int) error {
 	tail := c.log.since(s.logMark)
-	e := &startError{err: s.err, tail: tail}
+	return exitedError(s, tail, port, "", []string{"could not bind", "Address already in use"},
+		fmt.Sprintf("PostgreSQL exited during startup (%v): %s: check the --pg-conf settings and the server log below", s.err, summarize(tail)))
+}
+
+// exitedError is the startError of a process s that exited during startup,
+// with tail the last lines of its log (named logName): port is in use when
+// a line holds one of inUse, else msg says what went wrong.
+func exitedError(s *server, tail []string, port int, logName string, inUse []string, msg string) *startError {
+	e := &startError{err: s.err, tail: tail, logName: logName, msg: msg}
 	for _, l := range tail {
-		if strings.Contains(l, "could not bind") || strings.Contains(l, "Address already in use") {
-			e.portInUse = true
-			break
+		for _, w := range inUse {
+			e.portInUse = e.portInUse || strings.Contains(l, w)
 		}
 	}
 	if e.portInUse {
-		e.msg = fmt.Sprintf("port %d on 127.0.0.1 is already in use: choose another port, or 0 to pick a free one", port)
-	} else {
-		e.msg = fmt.Sprintf("PostgreSQL exited during startup (%v): %s: check the --pg-conf settings and the server log below", s.err, summarize(tail))
+		e.msg = portInUseMsg(port)
 	}
 	return e
+}
+
+// portInUseMsg says that port is taken and names the fix.
+func portInUseMsg(port int) string {
+	return fmt.Sprintf("port %d on 127.0.0.1 is already in use: choose another port, or 0 to pick a free one", port)
 }
 
 // startError is a failed server start. Its first line says what went wrong

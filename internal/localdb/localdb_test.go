@@ -191,20 +191,27 @@ func TestConcurrentStop(t *testing.T) {
 func TestConf(t *testing.T) {
 	bin := needBin(t)
 	c := start(t, Options{Conf: []string{"max_connections=37"}})
-	opts, err := os.ReadFile(filepath.Join(c.Dir(), "data", "postmaster.opts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(opts), "max_connections=37") {
+	opts := postmasterOpts(t, c)
+	if !strings.Contains(opts, "max_connections=37") {
 		t.Errorf("postmaster.opts = %q, want max_connections=37", opts)
 	}
-	if want := hasPgStatStatements(bin); strings.Contains(string(opts), "shared_preload_libraries=pg_stat_statements") != want {
+	if want := hasPgStatStatements(bin); strings.Contains(opts, "shared_preload_libraries=pg_stat_statements") != want {
 		t.Errorf("postmaster.opts = %q, want pg_stat_statements preloaded: %v", opts, want)
 	}
 	// The user's settings come after the defaults, so they win.
-	if i, j := strings.Index(string(opts), "listen_addresses"), strings.Index(string(opts), "max_connections=37"); i < 0 || j < i {
+	if i, j := strings.Index(opts, "listen_addresses"), strings.Index(opts, "max_connections=37"); i < 0 || j < i {
 		t.Errorf("postmaster.opts = %q, want the --pg-conf settings after the defaults", opts)
 	}
+}
+
+// postmasterOpts is the command line the cluster's server was started with.
+func postmasterOpts(t *testing.T, c *Cluster) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.Dir(), "data", "postmaster.opts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestBadConf(t *testing.T) {
@@ -350,18 +357,29 @@ func (s *syncBuffer) String() string {
 
 const helperEnv = "TXNBENCH_LOCALDB_HELPER"
 
-// TestHelperCluster is not a test: TestKilledOwner runs the test binary
-// with it to play a txnbench that starts a cluster and is then SIGKILLed.
-func TestHelperCluster(t *testing.T) {
-	if os.Getenv(helperEnv) == "" {
-		t.Skip("helper process for TestKilledOwner")
+// TestHelperOwner is not a test: killOwner runs the test binary with it to
+// play a txnbench that starts a cluster ($TXNBENCH_LOCALDB_HELPER=cluster)
+// or a PgBouncer (=pgbouncer) and is then SIGKILLed.
+func TestHelperOwner(t *testing.T) {
+	var p interface {
+		Dir() string
+		PID() int
 	}
-	c, err := Start(context.Background(), Options{})
+	var err error
+	switch os.Getenv(helperEnv) {
+	case "cluster":
+		p, err = Start(context.Background(), Options{})
+	case "pgbouncer":
+		// No server is needed: PgBouncer connects when a client arrives.
+		p, err = StartPgBouncer(context.Background(), BouncerOptions{BackendPort: 1, BackendUser: "postgres"})
+	default:
+		t.Skip("helper process for TestKilledOwner and TestKilledBouncerOwner")
+	}
 	if err != nil {
 		fmt.Println("ERROR", err)
 		os.Exit(1)
 	}
-	fmt.Println(c.Dir(), c.PID())
+	fmt.Println(p.Dir(), p.PID())
 	select {}
 }
 
@@ -370,8 +388,17 @@ func TestHelperCluster(t *testing.T) {
 // directory.
 func TestKilledOwner(t *testing.T) {
 	needBin(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCluster$", "-test.v=false")
-	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	killOwner(t, "cluster", "postmaster")
+}
+
+// killOwner runs TestHelperOwner starting kind (cluster or pgbouncer),
+// SIGKILLs it once it has started its process (named proc in messages),
+// and checks that the process goes away on its own and that CleanStale
+// removes its directory.
+func killOwner(t *testing.T, kind, proc string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperOwner$", "-test.v=false")
+	cmd.Env = append(os.Environ(), helperEnv+"="+kind)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -399,7 +426,7 @@ func TestKilledOwner(t *testing.T) {
 	}
 	if alive(pid, 0) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
-		t.Fatalf("postmaster %d still alive 10 s after its owner was killed", pid)
+		t.Fatalf("%s %d still alive 10 s after its owner was killed", proc, pid)
 	}
 	// The directory is left behind until a CleanStale removes it: ours, or
 	// one of a txnbench running concurrently (other test packages do), so
@@ -568,11 +595,8 @@ func TestPreloadMerged(t *testing.T) {
 		t.Skip("pg_stat_statements is not installed with this server")
 	}
 	c := start(t, Options{Conf: []string{"shared_preload_libraries=auto_explain"}})
-	opts, err := os.ReadFile(filepath.Join(c.Dir(), "data", "postmaster.opts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(opts), "shared_preload_libraries=pg_stat_statements,auto_explain") {
+	opts := postmasterOpts(t, c)
+	if !strings.Contains(opts, "shared_preload_libraries=pg_stat_statements,auto_explain") {
 		t.Errorf("postmaster.opts = %q, want both libraries preloaded", opts)
 	}
 }

@@ -256,12 +256,9 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 		return nil, err
 	}
 
-	dir, err := os.MkdirTemp(os.TempDir(), bouncerDirPrefix+"*")
+	dir, err := tempDir(bouncerDirPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("creating a temporary directory: %w: set TMPDIR to a writable directory", err)
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
+		return nil, err
 	}
 	b := &Bouncer{supervised: supervised{name: "PgBouncer", dir: dir}, bin: bin, version: version, o: o, user: u}
 	b.start = func(ctx context.Context, port int) (*server, int, error) {
@@ -278,17 +275,8 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 	if strings.ContainsFunc(dir, isCtl) {
 		return nil, fmt.Errorf("temporary directory %q holds a control character, which a PgBouncer configuration cannot: set TMPDIR to a plain path", dir)
 	}
-	if err := writeMarker(dir); err != nil {
+	if err := claimDir(dir, u, "pgbouncer"); err != nil {
 		return nil, err
-	}
-	if err := u.chown(dir); err != nil {
-		return nil, err
-	}
-	if err := u.chown(filepath.Join(dir, markerName)); err != nil {
-		return nil, err
-	}
-	if err := u.checkReachable(dir); err != nil {
-		return nil, fmt.Errorf("temporary directory %s is not reachable by user %s, who runs pgbouncer: %w: set TMPDIR to a directory that user can enter, e.g. /tmp", dir, u.name, err)
 	}
 	// Clients log in with a password of this PgBouncer's own (SCRAM, from
 	// the auth file); the server password goes into the [databases]
@@ -301,26 +289,9 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 		return nil, err
 	}
 
-	b.log = &serverLog{path: filepath.Join(dir, bouncerLogName), user: u}
-	if o.Log != nil {
-		b.log = &serverLog{tail: &tailWriter{w: o.Log}}
-	}
+	b.log = newServerLog(filepath.Join(dir, bouncerLogName), u, o.Log)
 
-	for attempt := 1; ; attempt++ {
-		port := o.Port
-		if port == 0 {
-			if port, err = pickPortFn(); err != nil {
-				return nil, err
-			}
-		}
-		s, err := b.startProcess(ctx, port)
-		if err == nil {
-			b.srv, b.port = s, port
-			break
-		}
-		if o.Port == 0 && attempt < maxPortTries && isPortInUse(err) && ctx.Err() == nil {
-			continue
-		}
+	if err := b.firstStart(ctx, o.Port); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -350,27 +321,9 @@ func (b *Bouncer) AdminURL() string { return b.URL("pgbouncer") }
 // Version returns the PgBouncer version, e.g. "1.18.0".
 func (b *Bouncer) Version() string { return b.version }
 
-// Port returns the TCP port PgBouncer listens on at 127.0.0.1.
-func (b *Bouncer) Port() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.port
-}
-
 // Dir returns PgBouncer's temporary directory, which holds its
 // configuration (pgbouncer.ini), pid file, Unix socket and log.
 func (b *Bouncer) Dir() string { return b.dir }
-
-// PID returns the pid of the running pgbouncer (it changes after Restart),
-// or 0 when it is stopped.
-func (b *Bouncer) PID() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.srv == nil {
-		return 0
-	}
-	return b.srv.pid
-}
 
 // config returns pgbouncer.ini for listening on port. Values run to the end
 // of their line, unquoted; connection-string values are single-quoted.
@@ -534,7 +487,7 @@ func (b *Bouncer) listenFailure(s *server, port int) error {
 		e := &startError{tail: tail, logName: "PgBouncer log"}
 		if strings.Contains(l, "Address already in use") {
 			e.portInUse = true
-			e.msg = fmt.Sprintf("port %d on 127.0.0.1 is already in use: choose another port, or 0 to pick a free one", port)
+			e.msg = portInUseMsg(port)
 		} else {
 			e.msg = fmt.Sprintf("PgBouncer %s: choose another port, or 0 to pick a free one", strings.TrimSpace(l[i:]))
 		}
@@ -546,19 +499,8 @@ func (b *Bouncer) listenFailure(s *server, port int) error {
 // exitError describes a pgbouncer that exited during startup.
 func (b *Bouncer) exitError(s *server, port int) error {
 	tail := b.log.since(s.logMark)
-	e := &startError{err: s.err, tail: tail, logName: "PgBouncer log"}
-	for _, l := range tail {
-		if strings.Contains(l, "Address already in use") {
-			e.portInUse = true
-			break
-		}
-	}
-	if e.portInUse {
-		e.msg = fmt.Sprintf("port %d on 127.0.0.1 is already in use: choose another port, or 0 to pick a free one", port)
-	} else {
-		e.msg = fmt.Sprintf("PgBouncer exited during startup (%v): %s: see its log below", s.err, summarizeBouncer(tail))
-	}
-	return e
+	return exitedError(s, tail, port, "PgBouncer log", []string{"Address already in use"},
+		fmt.Sprintf("PgBouncer exited during startup (%v): %s: see its log below", s.err, summarizeBouncer(tail)))
 }
 
 // summarizeBouncer returns the most telling PgBouncer log line: the first

@@ -1,7 +1,6 @@
 package localdb
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -611,63 +610,10 @@ func TestBouncerConfigText(t *testing.T) {
 	}
 }
 
-const bouncerHelperEnv = "TXNBENCH_LOCALDB_BOUNCER_HELPER"
-
-// TestHelperBouncer is not a test: TestKilledBouncerOwner runs the test
-// binary with it to play a txnbench that starts a PgBouncer and is then
-// SIGKILLed.
-func TestHelperBouncer(t *testing.T) {
-	if os.Getenv(bouncerHelperEnv) == "" {
-		t.Skip("helper process for TestKilledBouncerOwner")
-	}
-	// No server is needed: PgBouncer connects when a client arrives.
-	b, err := StartPgBouncer(context.Background(), BouncerOptions{BackendPort: 1, BackendUser: "postgres"})
-	if err != nil {
-		fmt.Println("ERROR", err)
-		os.Exit(1)
-	}
-	fmt.Println(b.Dir(), b.PID())
-	select {}
-}
-
 // TestKilledBouncerOwner SIGKILLs a process that started a PgBouncer and
 // checks that pgbouncer goes away on its own (Pdeathsig) and CleanStale
 // removes the directory.
 func TestKilledBouncerOwner(t *testing.T) {
 	needPgBouncer(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperBouncer$", "-test.v=false")
-	cmd.Env = append(os.Environ(), bouncerHelperEnv+"=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading from the helper: %v", err)
-	}
-	var dir string
-	var pid int
-	if _, err := fmt.Sscan(line, &dir, &pid); err != nil {
-		t.Fatalf("helper said %q", line)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(pid, 0) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(pid, 0) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-		t.Fatalf("pgbouncer %d still alive 10 s after its owner was killed", pid)
-	}
-	CleanStale()
-	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("CleanStale left %s", dir)
-	}
+	killOwner(t, "pgbouncer", "pgbouncer")
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -77,4 +79,86 @@ func (p *supervised) Stop() error {
 		errs = append(errs, fmt.Errorf("removing %s: %w: remove it by hand (rm -rf %s)", p.dir, err, p.dir))
 	}
 	return errors.Join(errs...)
+}
+
+// Port returns the TCP port the process listens on at 127.0.0.1.
+func (p *supervised) Port() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.port
+}
+
+// PID returns the pid of the running process (it changes after Restart),
+// or 0 when it is stopped.
+func (p *supervised) PID() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.srv == nil {
+		return 0
+	}
+	return p.srv.pid
+}
+
+// firstStart starts the process for the first time: on port want, or on a
+// free port when want is 0, trying another one while the picked port turns
+// out to be taken.
+func (p *supervised) firstStart(ctx context.Context, want int) error {
+	for attempt := 1; ; attempt++ {
+		port := want
+		if port == 0 {
+			var err error
+			if port, err = pickPortFn(); err != nil {
+				return err
+			}
+		}
+		s, actual, err := p.start(ctx, port)
+		if err == nil {
+			p.srv, p.port = s, actual
+			return nil
+		}
+		if want == 0 && attempt < maxPortTries && isPortInUse(err) && ctx.Err() == nil {
+			continue
+		}
+		return err
+	}
+}
+
+// tempDir creates a temporary directory named prefix followed by random
+// characters and returns its absolute path.
+func tempDir(prefix string) (string, error) {
+	dir, err := os.MkdirTemp(os.TempDir(), prefix+"*")
+	if err != nil {
+		return "", fmt.Errorf("creating a temporary directory: %w: set TMPDIR to a writable directory", err)
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return dir, nil
+}
+
+// claimDir marks dir as this process's (for CleanStale) and hands it to u,
+// who runs the process named proc in it, checking that u can enter it.
+func claimDir(dir string, u *runAs, proc string) error {
+	if err := writeMarker(dir); err != nil {
+		return err
+	}
+	if err := u.chown(dir); err != nil {
+		return err
+	}
+	if err := u.chown(filepath.Join(dir, markerName)); err != nil {
+		return err
+	}
+	if err := u.checkReachable(dir); err != nil {
+		return fmt.Errorf("temporary directory %s is not reachable by user %s, who runs %s: %w: set TMPDIR to a directory that user can enter, e.g. /tmp", dir, u.name, proc, err)
+	}
+	return nil
+}
+
+// newServerLog returns where a process's output goes: the caller's w, or
+// when w is nil the file at path, written as u.
+func newServerLog(path string, u *runAs, w io.Writer) *serverLog {
+	if w != nil {
+		return &serverLog{tail: &tailWriter{w: w}}
+	}
+	return &serverLog{path: path, user: u}
 }

@@ -7,12 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers" // tests open databases
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // NeedPostgres skips the test when PostgreSQL's binaries are missing,
@@ -139,19 +142,105 @@ func Artifacts(t testing.TB) string {
 func Exec(t testing.TB, url string, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
+	_, c, done := Conn(t, url)
+	defer done()
 	for _, q := range stmts {
 		if _, err := c.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
+	}
+}
+
+// Conn opens the database at url and one session to it, failing the test
+// on an error; done closes both.
+func Conn(t testing.TB, url string) (tg target.Target, c target.Conn, done func()) {
+	t.Helper()
+	ctx := context.Background()
+	tg, err := target.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err = tg.Connect(ctx)
+	if err != nil {
+		tg.Close()
+		t.Fatal(err)
+	}
+	return tg, c, func() {
+		c.Close(ctx)
+		tg.Close()
+	}
+}
+
+// Poll calls cond every interval until it returns true or timeout has
+// passed, and reports whether it returned true: for tests that wait for
+// something with a deadline rather than a sleep.
+func Poll(timeout, interval time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(timeout); ; time.Sleep(interval) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+// CountRows counts table's rows on c; 0 when it cannot (the table is not
+// there yet).
+func CountRows(c target.Conn, table string) int64 {
+	rows, err := c.Query(context.Background(), "SELECT count(*) FROM "+table)
+	if err != nil {
+		return 0
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		rows.Scan(&n)
+	}
+	return n
+}
+
+// Session opens a session to tg, failing the test on an error, and closes
+// it when the test ends.
+func Session(t testing.TB, tg target.Target) target.Conn {
+	t.Helper()
+	ctx := context.Background()
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	return c
+}
+
+// Checker is a workload that checks its invariants on a session.
+type Checker interface {
+	Check(ctx context.Context, c target.Conn) (workload.Check, error)
+}
+
+// FailedItems lists the names of the items ch failed, in order.
+func FailedItems(ch workload.Check) []string {
+	var names []string
+	for _, it := range ch.Items {
+		if !it.OK {
+			names = append(names, it.Name)
+		}
+	}
+	return names
+}
+
+// CheckFails runs w's Check on c, for tests that damaged the data: it
+// fails the test unless the check fails on exactly the items want.
+func CheckFails(t testing.TB, w Checker, c target.Conn, want []string) {
+	t.Helper()
+	ch, err := w.Check(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.OK {
+		t.Fatalf("Check is OK after the damage: %+v", ch)
+	}
+	if got := FailedItems(ch); !slices.Equal(got, want) {
+		t.Errorf("failed items %q, want %q (%+v)", got, want, ch)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/pgbench/expr"
 	"github.com/txnbench/txnbench/internal/pgbench/prng"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -240,12 +241,7 @@ func simulate(t *testing.T, exprs []*expr.Expr, seeds prng.Seeds, client, txns i
 // TestDifferential compares every \set value with the real pgbench for
 // several seeds, clients and transactions.
 func TestDifferential(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts PostgreSQL and runs pgbench")
-	}
-	pgbench := testutil.NeedPgbench(t)
-	c := testutil.Postgres(t)
-	dir := t.TempDir()
+	pgbench, c, dir := pgbenchAndServer(t)
 	script := filepath.Join(dir, "exprs.sql")
 	if err := os.WriteFile(script, []byte(pgbenchScript(diffExprs)), 0o644); err != nil {
 		t.Fatal(err)
@@ -324,4 +320,15 @@ func TestDifferential(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pgbenchAndServer returns pgbench's path, a throwaway cluster and a
+// directory for scripts, for the differential tests; they are skipped with
+// -short.
+func pgbenchAndServer(t *testing.T) (pgbench string, c *localdb.Cluster, dir string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and runs pgbench")
+	}
+	return testutil.NeedPgbench(t), testutil.Postgres(t), t.TempDir()
 }

@@ -81,12 +81,7 @@ var badRuntime = []string{
 // TestRuntimeErrorsDifferential compares our evaluation errors with
 // pgbench's error line.
 func TestRuntimeErrorsDifferential(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts PostgreSQL and runs pgbench")
-	}
-	pgbench := testutil.NeedPgbench(t)
-	c := testutil.Postgres(t)
-	dir := t.TempDir()
+	pgbench, c, dir := pgbenchAndServer(t)
 	for i, src := range badRuntime {
 		script := filepath.Join(dir, fmt.Sprintf("r%d.sql", i))
 		if err := os.WriteFile(script, []byte("\\set x "+src+"\n"), 0o644); err != nil {
@@ -135,12 +130,7 @@ var badVariableStrings = []string{
 // TestVariableValuesDifferential compares ParseValue with pgbench reading
 // -D variables in an expression.
 func TestVariableValuesDifferential(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts PostgreSQL and runs pgbench")
-	}
-	pgbench := testutil.NeedPgbench(t)
-	c := testutil.Postgres(t)
-	dir := t.TempDir()
+	pgbench, c, dir := pgbenchAndServer(t)
 	script := filepath.Join(dir, "vars.sql")
 	var b strings.Builder
 	args := []string{"-n", "-t", "1", "-f", script}

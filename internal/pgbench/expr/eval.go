@@ -254,42 +254,37 @@ func extremum(least bool, args []Value) (Value, error) {
 		}
 	}
 	if double {
-		ext, err := toDouble(args[0])
+		ext, err := fold(args, toDouble, least)
 		if err != nil {
 			return Value{}, err
-		}
-		for _, a := range args[1:] {
-			d, err := toDouble(a)
-			if err != nil {
-				return Value{}, err
-			}
-			// C's Min/Max macros, NaN behaviour included.
-			if least {
-				if !(ext < d) {
-					ext = d
-				}
-			} else if !(ext > d) {
-				ext = d
-			}
 		}
 		return DoubleValue(ext), nil
 	}
-	ext, err := toInt(args[0])
+	ext, err := fold(args, toInt, least)
 	if err != nil {
 		return Value{}, err
 	}
+	return IntValue(ext), nil
+}
+
+// fold is the least or greatest of args converted by conv, as C's Min/Max
+// macros pick it, NaN behaviour included: a comparison with NaN is false,
+// so the next argument is taken.
+func fold[T int64 | float64](args []Value, conv func(Value) (T, error), least bool) (T, error) {
+	ext, err := conv(args[0])
+	if err != nil {
+		return ext, err
+	}
 	for _, a := range args[1:] {
-		i, err := toInt(a)
+		x, err := conv(a)
 		if err != nil {
-			return Value{}, err
+			return ext, err
 		}
-		if least {
-			ext = min(ext, i)
-		} else {
-			ext = max(ext, i)
+		if least && !(ext < x) || !least && !(ext > x) {
+			ext = x
 		}
 	}
-	return IntValue(ext), nil
+	return ext, nil
 }
 
 // Parameter limits of pgbench's random functions.

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/txnbench/txnbench/internal/pgbench/cscan"
 )
 
 // strToDouble is pgbench's strtodouble: glibc strtod over the whole string
@@ -12,15 +14,7 @@ import (
 // nan/nan(...)), failing on trailing text and on ERANGE, which glibc sets
 // on overflow and on an inexact result below the smallest normal double.
 func strToDouble(s string) (float64, bool) {
-	i := 0
-	for i < len(s) && isCSpace(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
+	i, neg := cscan.Sign(s)
 	body := s[i:]
 	lower := strings.ToLower(body)
 	switch {

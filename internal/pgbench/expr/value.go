@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/txnbench/txnbench/internal/pgbench/cscan"
 )
 
 // Kind is the type of a Value.
@@ -158,13 +160,7 @@ func prefixFold(s, word string) bool {
 // isAnInt is pgbench's is_an_int. Like it, it accepts a lone sign or only
 // white space, which strToInt64 then rejects.
 func isAnInt(s string) bool {
-	i := 0
-	for i < len(s) && isCSpace(s[i]) {
-		i++
-	}
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
+	i, _ := cscan.Sign(s)
 	if i < len(s) && !isDigit(s[i]) {
 		return false
 	}
@@ -176,34 +172,11 @@ func isAnInt(s string) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func isCSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
 // strToInt64 is strtol(s, &end, 10) with the whole string consumed: ok,
 // or whether it failed on range.
 func strToInt64(s string) (v int64, ok, rangeErr bool) {
-	i := 0
-	for i < len(s) && isCSpace(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	start := i
-	var u uint64
-	over := false
-	for i < len(s) && isDigit(s[i]) {
-		d := uint64(s[i] - '0')
-		if u > (math.MaxUint64-d)/10 {
-			over = true
-		} else {
-			u = u*10 + d
-		}
-		i++
-	}
+	start, neg := cscan.Sign(s)
+	u, over, i := cscan.Digits(s, start)
 	if i == start {
 		return 0, false, false
 	}

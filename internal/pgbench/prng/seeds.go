@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/pgbench/cscan"
 )
 
 // SeedError is ParseSeed's error for an argument pgbench rejects. Error
@@ -43,32 +45,10 @@ func ParseSeed(arg string) (uint64, error) {
 	return v, nil
 }
 
-func isCSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
 // scanUint64 follows glibc's sscanf("%lu%c") == 1.
 func scanUint64(s string) (uint64, bool) {
-	i := 0
-	for i < len(s) && isCSpace(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	start := i
-	var v uint64
-	overflow := false
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		d := uint64(s[i] - '0')
-		if v > (^uint64(0)-d)/10 {
-			overflow = true
-		}
-		v = v*10 + d
-		i++
-	}
+	start, neg := cscan.Sign(s)
+	v, overflow, i := cscan.Digits(s, start)
 	if i == start || i != len(s) {
 		return 0, false
 	}

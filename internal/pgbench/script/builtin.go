@@ -13,31 +13,29 @@ type builtin struct{ name, desc, text string }
 // (naccounts 100000, nbranches 1, ntellers 10 per scale unit).
 var builtins = []builtin{
 	{"tpcb-like", "<builtin: TPC-B (sort of)>",
-		"\\set aid random(1, 100000 * :scale)\n" +
-			"\\set bid random(1, 1 * :scale)\n" +
-			"\\set tid random(1, 10 * :scale)\n" +
-			"\\set delta random(-5000, 5000)\n" +
-			"BEGIN;\n" +
-			"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n" +
-			"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n" +
+		tpcbStart +
 			"UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;\n" +
 			"UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;\n" +
-			"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n" +
-			"END;\n"},
-	{"simple-update", "<builtin: simple update>",
-		"\\set aid random(1, 100000 * :scale)\n" +
-			"\\set bid random(1, 1 * :scale)\n" +
-			"\\set tid random(1, 10 * :scale)\n" +
-			"\\set delta random(-5000, 5000)\n" +
-			"BEGIN;\n" +
-			"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n" +
-			"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n" +
-			"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n" +
-			"END;\n"},
+			tpcbEnd},
+	{"simple-update", "<builtin: simple update>", tpcbStart + tpcbEnd},
 	{"select-only", "<builtin: select only>",
 		"\\set aid random(1, 100000 * :scale)\n" +
 			"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"},
 }
+
+// tpcbStart and tpcbEnd are what tpcb-like and simple-update share: the
+// latter leaves out the tellers' and branches' updates in between.
+const (
+	tpcbStart = "\\set aid random(1, 100000 * :scale)\n" +
+		"\\set bid random(1, 1 * :scale)\n" +
+		"\\set tid random(1, 10 * :scale)\n" +
+		"\\set delta random(-5000, 5000)\n" +
+		"BEGIN;\n" +
+		"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n" +
+		"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+	tpcbEnd = "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n" +
+		"END;\n"
+)
 
 // BuiltinNames returns the builtin scripts' names in pgbench's order.
 func BuiltinNames() []string {

@@ -43,19 +43,11 @@ func newServer(t *testing.T) *server {
 	return s
 }
 
+// connect opens a session to the database at u for the rest of the test.
 func connect(t *testing.T, u string) target.Conn {
 	t.Helper()
-	ctx := context.Background()
-	tg, err := target.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
+	_, c, done := testutil.Conn(t, u)
+	t.Cleanup(done)
 	return c
 }
 
@@ -91,19 +83,10 @@ func (s *server) runPgbench(t *testing.T, db string, args []string) (string, err
 // printed, with a failure rendered as pgbench renders it.
 func runOurs(t *testing.T, u string, o setup.Options) (string, error) {
 	t.Helper()
-	ctx := context.Background()
-	tg, err := target.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
+	tg, c, done := testutil.Conn(t, u)
+	defer done()
 	var out bytes.Buffer
-	err = setup.Run(ctx, c, tg.Dialect(), o, &out)
+	err := setup.Run(context.Background(), c, tg.Dialect(), o, &out)
 	if err != nil {
 		out.WriteString(render(err))
 	}

@@ -8,21 +8,15 @@ import (
 
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
+// openSQLite opens a session to a new in-memory SQLite database for the
+// rest of the test.
 func openSQLite(t *testing.T) (target.Conn, target.Dialect) {
 	t.Helper()
-	ctx := context.Background()
-	tg, err := target.Open(ctx, "sqlite:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
+	tg, c, done := testutil.Conn(t, "sqlite:")
+	t.Cleanup(done)
 	return c, tg.Dialect()
 }
 

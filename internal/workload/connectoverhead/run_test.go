@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -18,17 +19,6 @@ const testRows = 500
 
 // testCycles is how many queries of each kind the end-to-end tests run.
 const testCycles = 300
-
-func connect(t *testing.T, tg target.Target) target.Conn {
-	t.Helper()
-	ctx := context.Background()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(ctx) })
-	return c
-}
 
 // initWorkload validates args and runs Init with seed 1.
 func initWorkload(t *testing.T, tg target.Target, c target.Conn, fresh bool, args ...string) (*Workload, bool) {
@@ -43,23 +33,13 @@ func initWorkload(t *testing.T, tg target.Target, c target.Conn, fresh bool, arg
 	return w, created
 }
 
-func failedItems(ch workload.Check) []string {
-	var names []string
-	for _, it := range ch.Items {
-		if !it.OK {
-			names = append(names, it.Name)
-		}
-	}
-	return names
-}
-
 func checkOK(t *testing.T, w *Workload, c target.Conn) {
 	t.Helper()
 	ch, err := w.Check(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ch.OK || len(failedItems(ch)) > 0 || len(ch.Items) != 4 || ch.UnknownCommits != 0 {
+	if !ch.OK || len(testutil.FailedItems(ch)) > 0 || len(ch.Items) != 4 || ch.UnknownCommits != 0 {
 		t.Fatalf("check failed: %+v", ch)
 	}
 }
@@ -78,7 +58,7 @@ func percentile(ds []time.Duration, p int) time.Duration {
 // logs the median latencies.
 func runAllKinds(t *testing.T, tg target.Target) {
 	ctx := context.Background()
-	conn := connect(t, tg)
+	conn := testutil.Session(t, tg)
 	if _, created := initWorkload(t, tg, conn, true, "--rows", fmt.Sprint(testRows)); !created {
 		t.Fatal("Init with Fresh did not create the dataset")
 	}

@@ -3,7 +3,6 @@ package connectoverhead
 import (
 	"context"
 	"fmt"
-	"github.com/txnbench/txnbench/internal/testutil"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 

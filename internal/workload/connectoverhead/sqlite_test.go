@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 func openSQLite(t *testing.T) target.Target {
@@ -46,7 +47,7 @@ func TestSQLiteCheckDetectsDamage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tg := openSQLite(t)
-			conn := connect(t, tg)
+			conn := testutil.Session(t, tg)
 			w, _ := initWorkload(t, tg, conn, true, "--rows", "50")
 			if err := w.Start(ctx, conn); err != nil {
 				t.Fatal(err)
@@ -55,16 +56,7 @@ func TestSQLiteCheckDetectsDamage(t *testing.T) {
 			if n, err := conn.Exec(ctx, tt.sql); err != nil || n != 1 {
 				t.Fatalf("%s: %d rows, %v", tt.sql, n, err)
 			}
-			ch, err := w.Check(ctx, conn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ch.OK {
-				t.Fatalf("Check is OK after the damage: %+v", ch)
-			}
-			if got := failedItems(ch); !slices.Equal(got, tt.failed) {
-				t.Errorf("failed items %q, want %q (%+v)", got, tt.failed, ch)
-			}
+			testutil.CheckFails(t, w, conn, tt.failed)
 		})
 	}
 }
@@ -74,7 +66,7 @@ func TestSQLiteCheckDetectsDamage(t *testing.T) {
 func TestSQLiteStartNeedsUsers(t *testing.T) {
 	ctx := context.Background()
 	tg := openSQLite(t)
-	conn := connect(t, tg)
+	conn := testutil.Session(t, tg)
 	w, _ := initWorkload(t, tg, conn, true, "--rows", "0", "--query", "select1")
 	if err := w.Start(ctx, conn); err != nil {
 		t.Fatalf("select1 on no data: %v", err)
@@ -94,7 +86,7 @@ func TestSQLiteStartNeedsUsers(t *testing.T) {
 func TestSQLiteSmallDataset(t *testing.T) {
 	ctx := context.Background()
 	tg := openSQLite(t)
-	conn := connect(t, tg)
+	conn := testutil.Session(t, tg)
 	w, created := initWorkload(t, tg, conn, true, "--rows", "3", "--query", "complex")
 	if !created {
 		t.Fatal("not created")

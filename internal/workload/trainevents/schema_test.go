@@ -3,7 +3,6 @@ package trainevents
 import (
 	"context"
 	"fmt"
-	"github.com/txnbench/txnbench/internal/testutil"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // Realistic banners of SELECT version() for the PostgreSQL family.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -28,17 +29,6 @@ func openSQLite(t *testing.T, path string) target.Target {
 	}
 	t.Cleanup(func() { tg.Close() })
 	return tg
-}
-
-func connect(t *testing.T, tg target.Target) target.Conn {
-	t.Helper()
-	ctx := context.Background()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(ctx) })
-	return c
 }
 
 // initWorkload validates args and runs Init, returning the workload, what
@@ -108,16 +98,6 @@ func runCycles(ctx context.Context, cl workload.Client, conn target.Conn, n int)
 	return added, nil
 }
 
-func failedItems(ch workload.Check) []string {
-	var names []string
-	for _, it := range ch.Items {
-		if !it.OK {
-			names = append(names, it.Name)
-		}
-	}
-	return names
-}
-
 // checkOK runs Check and fails unless every item holds.
 func checkOK(t *testing.T, w *Workload, c target.Conn) workload.Check {
 	t.Helper()
@@ -125,7 +105,7 @@ func checkOK(t *testing.T, w *Workload, c target.Conn) workload.Check {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ch.OK || len(failedItems(ch)) > 0 || len(ch.Items) != 5 {
+	if !ch.OK || len(testutil.FailedItems(ch)) > 0 || len(ch.Items) != 5 {
 		t.Fatalf("check failed: %+v", ch)
 	}
 	return ch
@@ -136,7 +116,7 @@ func TestSQLiteCycles(t *testing.T) {
 	for _, p := range presetOrder {
 		t.Run(p, func(t *testing.T) {
 			tg := openSQLite(t, filepath.Join(t.TempDir(), "x.db"))
-			conn := connect(t, tg)
+			conn := testutil.Session(t, tg)
 			w, created, msgs := initWorkload(t, tg, conn, true, append([]string{"--variant", p}, fastArgs...)...)
 			if !created {
 				t.Fatal("Init on an empty database did not create the schema")
@@ -219,7 +199,7 @@ func TestSQLiteCycles(t *testing.T) {
 			}
 
 			// Init without Fresh keeps the existing schema and rows.
-			conn2 := connect(t, tg)
+			conn2 := testutil.Session(t, tg)
 			w2, created, _ := initWorkload(t, tg, conn2, false, append([]string{"--variant", p}, fastArgs...)...)
 			if created {
 				t.Error("Init without Fresh on an existing schema says it created it")
@@ -257,7 +237,7 @@ func TestSQLiteCycles(t *testing.T) {
 // created even without Fresh, beside the other variant's tables.
 func TestSQLiteInitOtherVariant(t *testing.T) {
 	tg := openSQLite(t, filepath.Join(t.TempDir(), "x.db"))
-	conn := connect(t, tg)
+	conn := testutil.Session(t, tg)
 	initWorkload(t, tg, conn, true, append([]string{"--variant", "jsonb"}, fastArgs...)...)
 	w, created, _ := initWorkload(t, tg, conn, false, append([]string{"--variant", "text", "--rows", "7"}, fastArgs[2:]...)...)
 	if !created {
@@ -317,7 +297,7 @@ func TestSQLiteCheckDetectsCorruption(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := presetOrder[i%len(presetOrder)]
 			tg := openSQLite(t, filepath.Join(t.TempDir(), "x.db"))
-			conn := connect(t, tg)
+			conn := testutil.Session(t, tg)
 			w, _, _ := initWorkload(t, tg, conn, true, append([]string{"--variant", p}, fastArgs...)...)
 			if err := w.Start(ctx, conn); err != nil {
 				t.Fatal(err)
@@ -333,16 +313,7 @@ func TestSQLiteCheckDetectsCorruption(t *testing.T) {
 			for _, q := range tt.sql(w.sql) {
 				exec(t, conn, q)
 			}
-			ch, err := w.Check(ctx, conn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ch.OK {
-				t.Fatalf("Check is OK after the damage: %+v", ch)
-			}
-			if got := failedItems(ch); !slices.Equal(got, tt.failed) {
-				t.Errorf("failed items %q, want %q (%+v)", got, tt.failed, ch)
-			}
+			testutil.CheckFails(t, w, conn, tt.failed)
 		})
 	}
 }
@@ -355,7 +326,7 @@ func TestSQLiteConcurrentClients(t *testing.T) {
 	for _, p := range presetOrder {
 		t.Run(p, func(t *testing.T) {
 			tg := openSQLite(t, filepath.Join(t.TempDir(), "x.db"))
-			conn := connect(t, tg)
+			conn := testutil.Session(t, tg)
 			w, _, _ := initWorkload(t, tg, conn, true, append([]string{"--variant", p}, fastArgs...)...)
 			if err := w.Start(ctx, conn); err != nil {
 				t.Fatal(err)
@@ -364,7 +335,7 @@ func TestSQLiteConcurrentClients(t *testing.T) {
 			added := make([]int, clients)
 			errs := make([]error, clients)
 			for i := 0; i < clients; i++ {
-				cc := connect(t, tg)
+				cc := testutil.Session(t, tg)
 				cl := w.NewClient(i, rand.New(rand.NewPCG(uint64(i), 77)))
 				wg.Add(1)
 				go func() {

@@ -1,0 +1,34 @@
+package cscan
+
+// IsSpace reports whether c is white space to C's isspace in the C locale.
+func IsSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// Sign skips the white space at the start of s and then one '+' or '-': it
+// returns the index after them and whether the sign was '-'.
+func Sign(s string) (i int, neg bool) {
+	for i < len(s) && IsSpace(s[i]) {
+		i++
+	}
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	return i, neg
+}
+
+// Digits reads the decimal digits of s from index i: their value, whether
+// it overflowed uint64 (the value then holds the digits before the one that
+// overflowed), and the index after the last digit (i when there is none).
+func Digits(s string, i int) (u uint64, over bool, end int) {
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		d := uint64(s[i] - '0')
+		if over || u > (^uint64(0)-d)/10 {
+			over = true
+			continue
+		}
+		u = u*10 + d
+	}
+	return u, over, i
+}

@@ -1,0 +1,26 @@
+package cscan
+
+import "testing"
+
+func TestSignDigits(t *testing.T) {
+	for _, tc := range []struct {
+		s         string
+		neg, over bool
+		u         uint64
+		start     int
+		end       int
+	}{
+		{s: " \t-12x", neg: true, u: 12, start: 3, end: 5},
+		{s: "+", start: 1, end: 1},
+		{s: "18446744073709551615", u: 1<<64 - 1, end: 20},
+		{s: "18446744073709551616", over: true, u: 1844674407370955161, end: 20},
+		{s: "\v\f\r\n 7", u: 7, start: 5, end: 6},
+	} {
+		start, neg := Sign(tc.s)
+		u, over, end := Digits(tc.s, start)
+		if start != tc.start || neg != tc.neg || u != tc.u || over != tc.over || end != tc.end {
+			t.Errorf("%q: start %d neg %v, digits %d over %v end %d; want %d %v, %d %v %d",
+				tc.s, start, neg, u, over, end, tc.start, tc.neg, tc.u, tc.over, tc.end)
+		}
+	}
+}
