@@ -50,6 +50,8 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringArrayVar(&f.pgConf, "pg-conf", nil, "server setting key=value for temp-postgres (repeatable)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for data and op choices; 0 picks one, which is printed and saved")
 	fs.BoolVar(&f.reinit, "reinit", false, "drop and recreate the workload's schema and data first")
+	declareFlags(fs, kindSetting, "db", "pg-bin", "pg-conf", "seed")
+	declareFlags(fs, kindControl, "reinit")
 	if !run {
 		return
 	}
@@ -79,6 +81,10 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.profile, "cpu-profile", "", "write a Go CPU profile of txnbench itself during the run to this file (go tool pprof)")
 	fs.Float64Var(&f.minSuccess, "min-success", 0, "fail (exit 1) when less than this % of transactions succeeded, e.g. 99.9 for a CI gate (0: off; a run in which an op never succeeded fails anyway)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://HOST:PORT/metrics during the run (port 0: a free one); they update every --progress interval, so scrape with e.g. --progress 1s")
+	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
+		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "max-tries", "grace", "telemetry", "telemetry-sample")
+	declareFlags(fs, kindOutput, "json", "html", "cpu-profile")
+	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
 
 // validate checks the shared flags; usage errors name the fix.

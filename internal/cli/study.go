@@ -32,10 +32,8 @@ func (s *studyFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.repeat, "repeat", 1, "run every cell this many times, interleaved (A B A B), and report medians")
 	fs.StringVar(&s.out, "out", "", "directory for the results: one JSON per run, study.json, study.md and study.html (default study-DATE-TIME)")
 	fs.DurationVar(&s.settle, "settle", 3*time.Second, "pause before each run, after the server's statistics are reset")
+	declareFlags(fs, kindControl, "vary", "repeat", "out", "settle")
 }
-
-// notVaried are run flags a study does not vary: they name outputs.
-var notVaried = map[string]bool{"json": true, "html": true, "cpu-profile": true, "metrics-addr": true, "min-success": true, "vary": true, "repeat": true, "out": true, "settle": true}
 
 func (a *app) studyCommand() *cobra.Command {
 	parent := &cobra.Command{
@@ -120,7 +118,7 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 		if err != nil {
 			return usage(err)
 		}
-		if fs.Lookup(vy.Key) == nil || notVaried[vy.Key] {
+		if !isSetting(fs, vy.Key) {
 			return usage(fmt.Errorf("unknown --vary name %q: vary a flag of txnbench run %s (e.g. clients, variant, conn, db, pool-max)", vy.Key, def.Name))
 		}
 		varies = append(varies, vy)
@@ -179,12 +177,16 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 	fs := pflag.NewFlagSet("study "+def.Name, pflag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder)) // errors are returned, not printed
 	rs := newRunSpec(def, fs, true)
+	// A run's own output files: a study refuses them (and hides them from
+	// its help), it writes its runs' files into --out instead.
+	runOnly := flagsOfKind(fs, kindOutput)
 	for _, name := range runOnly {
 		fs.MarkHidden(name)
 	}
 	sf := &parsedStudyFlags{}
 	sf.register(fs)
 	fs.BoolVarP(&sf.help, "help", "h", false, "help")
+	declareFlags(fs, kindControl, "help")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, nil, usage(err)
 	}
@@ -198,10 +200,6 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 	}
 	return fs, rs, sf, nil
 }
-
-// runOnly are run flags a study refuses (and hides from its help): they
-// name one run's outputs, which a study writes into --out instead.
-var runOnly = []string{"json", "html", "cpu-profile"}
 
 // executeStudy runs a planned study into the existing directory p.out,
 // prints its summary and returns the study's outcome beside the error

@@ -138,10 +138,6 @@ func (a *app) planScenario(e suite.Entry, out string) (*scenarioPlan, error) {
 	return p, nil
 }
 
-// notSettings are flags that are not settings of what is measured.
-var notSettings = map[string]bool{"json": true, "cpu-profile": true, "html": true, "out": true, "help": true,
-	"progress": true, "reinit": true, "vary": true, "metrics-addr": true}
-
 // coreSettings are run flags a scenario's settings always show, given or
 // not; other flags show when given (the workload's own settings are added
 // from its result).
@@ -154,7 +150,7 @@ func (a *app) settings(fs *pflag.FlagSet, given []string, vary []suite.VaryKey) 
 	m := map[string]string{}
 	for _, arg := range given {
 		k, v, _ := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
-		if notSettings[k] {
+		if !isSetting(fs, k) {
 			continue
 		}
 		if prev, ok := m[k]; ok {

@@ -50,6 +50,9 @@ type Config struct {
 	OnPhase func(msg string)
 	// Observers watch the run as it goes (see Observer).
 	Observers []Observer
+	// Clock keeps the window, the progress ticks and the stall check
+	// (nil: RealClock); a test drives a window with a fake one.
+	Clock Clock
 }
 
 // Validate returns a usage error naming the fix.
@@ -160,6 +163,10 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	if cfg.Grace == 0 {
 		cfg.Grace = 30 * time.Second
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock{}
+	}
+	clock := cfg.Clock
 	r := &run{cfg: cfg, conns: conns, w: w}
 	r.names = append(append([]string{}, w.OpNames()...), result.CycleOp, conns.WaitName())
 	r.cycle, r.wait, r.lag = len(r.names)-2, len(r.names)-1, -1
@@ -194,7 +201,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 			o.Start()
 		}
 		cpu0 = readCPU()
-		r.measureAt.Store(time.Now().UnixNano())
+		r.measureAt.Store(clock.Now().UnixNano())
 		r.measuring.Store(true)
 	}
 	if cfg.Warmup == 0 {
@@ -216,25 +223,24 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	clientsDone := make(chan struct{})
 	go func() { wg.Wait(); close(clientsDone) }()
 
-	ticker := time.NewTicker(cfg.Progress)
-	defer ticker.Stop()
-	tickC := ticker.C
+	tickC, stopTicker := clock.NewTicker(cfg.Progress)
+	defer stopTicker()
 	var warmupEnd, durationEnd <-chan time.Time
 	// windowDue is when the duration will end; a tick due just before it
 	// is left to the window's close, so the last interval is not a sliver
 	// that repeats the previous label.
 	var windowDue time.Time
 	if cfg.Warmup > 0 {
-		warmupEnd = time.After(cfg.Warmup)
+		warmupEnd = clock.After(cfg.Warmup)
 	} else if cfg.Duration > 0 {
-		durationEnd, windowDue = time.After(cfg.Duration), time.Now().Add(cfg.Duration)
+		durationEnd, windowDue = clock.After(cfg.Duration), clock.Now().Add(cfg.Duration)
 	}
 	var graceEnd <-chan time.Time
 	var windowEnd time.Time // when the duration ended, the run was interrupted or the last cycle ended
 	// closeWindow ends the measured window: its last interval ends with it,
 	// and what completes later is not in any interval.
 	closeWindow := func() {
-		windowEnd = time.Now()
+		windowEnd = clock.Now()
 		if !r.measuring.Load() { // stopped during the warm-up: an empty window
 			startMeasuring()
 		}
@@ -250,7 +256,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		closeWindow()
 		r.stopRun()
 		stopC, durationEnd, warmupEnd = nil, nil, nil
-		graceEnd = time.After(cfg.Grace)
+		graceEnd = clock.After(cfg.Grace)
 	}
 	for done := false; !done; {
 		select {
@@ -262,7 +268,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 				cfg.OnPhase(fmt.Sprintf("warm-up of %s done; measuring", cfg.Warmup))
 			}
 			if cfg.Duration > 0 {
-				durationEnd, windowDue = time.After(cfg.Duration), time.Now().Add(cfg.Duration)
+				durationEnd, windowDue = clock.After(cfg.Duration), clock.Now().Add(cfg.Duration)
 			}
 		case <-durationEnd:
 			if cfg.OnPhase != nil {
@@ -279,11 +285,11 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 				cfg.OnPhase(fmt.Sprintf("grace period of %s over: cancelled %d ops still running (counted unfinished)", cfg.Grace, n))
 			}
 		case <-tickC:
-			if !windowDue.IsZero() && time.Until(windowDue) < cfg.Progress/10 {
+			if !windowDue.IsZero() && windowDue.Sub(clock.Now()) < cfg.Progress/10 {
 				continue // the window's close ends this interval
 			}
 			if r.measuring.Load() {
-				r.tick(out, time.Now())
+				r.tick(out, clock.Now())
 			}
 		case <-clientsDone:
 			done = true
