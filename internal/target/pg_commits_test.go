@@ -20,14 +20,9 @@ func TestPreparesAreNoTransactions(t *testing.T) {
 	own := 0 // the observer's transactions, one per statement
 	scan := func(q string) int64 {
 		t.Helper()
-		rows, err := obs.Query(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
 		var n int64
-		for rows.Next() {
-			rows.Scan(&n)
+		if err := target.QueryRow(ctx, obs, q, nil, &n); err != nil {
+			t.Fatal(err)
 		}
 		own++
 		return n

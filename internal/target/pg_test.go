@@ -32,14 +32,9 @@ func pgConn(t *testing.T) (target.Target, target.Conn) {
 
 func count(t *testing.T, c target.Conn) int64 {
 	t.Helper()
-	rows, err := c.Query(context.Background(), "SELECT count(*) FROM t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	var n int64
-	for rows.Next() {
-		rows.Scan(&n)
+	if err := target.QueryRow(context.Background(), c, "SELECT count(*) FROM t", nil, &n); err != nil {
+		t.Fatal(err)
 	}
 	return n
 }
