@@ -345,6 +345,7 @@ func withConn(ctx context.Context, db *Database, f func(target.Conn) error) erro
 	defer c.Close(context.Background())
 	return f(c)
 }
+
 func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	d := db.Dialect()
 	host, _ := os.Hostname()
