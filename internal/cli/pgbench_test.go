@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/pgbench/emulate"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -624,7 +625,7 @@ func manyScripts(n int) []string {
 // missingArgument reports whether a command line ends with an option
 // that lacks its argument (a URL after it would become the argument).
 func missingArgument(args []string) bool {
-	_, _, err := getoptLong(newPgbenchOpts().fs, args)
+	_, _, err := emulate.Getopt(args)
 	return err != nil && strings.Contains(err.Error(), "requires an argument")
 }
 

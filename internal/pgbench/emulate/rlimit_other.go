@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cli
+package emulate
 
 // openFilesLimit is unknown here: pgbench makes no such check either.
 func openFilesLimit() (uint64, bool) { return 0, false }

@@ -1,4 +1,4 @@
-package cli
+package emulate
 
 import (
 	"errors"
@@ -25,6 +25,13 @@ var pgbenchLongOptions = []string{
 	"username", "vacuum-all", "unlogged-tables", "tablespace", "index-tablespace", "sampling-rate",
 	"aggregate-interval", "progress-timestamp", "log-prefix", "foreign-keys", "random-seed",
 	"show-script", "partitions", "partition-method", "failures-detailed", "max-tries", "verbose-errors",
+}
+
+// Getopt reads args as pgbench's getopt_long reads its command line: the
+// options, each by its full name with its argument after "=", the
+// operands, and getopt's complaint if it has one (see getoptLong).
+func Getopt(args []string) (opts, operands []string, err error) {
+	return getoptLong(newPgbenchOpts().fs, args)
 }
 
 // getoptLong reads args as glibc's getopt_long reads pgbench's command

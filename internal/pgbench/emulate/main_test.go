@@ -1,0 +1,30 @@
+package emulate
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestMainPrintsThroughEnv runs the entry point on command lines that
+// need no database: it prints to Env's writers, never exits, and returns
+// pgbench's status.
+func TestMainPrintsThroughEnv(t *testing.T) {
+	for _, c := range []struct {
+		args         []string
+		code         int
+		stdout, errs string
+	}{
+		{[]string{"--version"}, 0, "pgbench (PostgreSQL) " + pgbenchCompat + " (txnbench v9)\n", ""},
+		{[]string{"-c", "0"}, pgbenchBad, "", "pgbench: error: -c/--clients must be in range 1..2147483647\n"},
+		{[]string{"--nope"}, pgbenchBad, "", "pgbench: unrecognized option '--nope'\n" +
+			"pgbench: hint: Try \"txnbench pgbench --help\" for more information.\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), c.args, Env{Stdout: &stdout, Stderr: &stderr, Version: "v9", Redact: strings.Clone})
+		if code != c.code || stdout.String() != c.stdout || stderr.String() != c.errs {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q, %q", c.args, code, stdout.String(), stderr.String(), c.code, c.stdout, c.errs)
+		}
+	}
+}
