@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers" // the CLI opens every kind of database
@@ -25,12 +26,12 @@ import (
 
 // Exit codes, documented in README.md.
 const (
-	ExitOK          = 0
-	ExitFailure     = 1   // a runtime failure: server unreachable, SQL error, ...
-	ExitUsage       = 2   // bad flags or arguments
-	ExitInvariants  = 3   // the run finished but its invariant check failed
-	ExitRegression  = 4   // txnbench diff found a regression
-	ExitInterrupted = 130 // stopped by Ctrl-C or SIGTERM; results were still printed and saved
+	ExitOK          = exitcode.OK
+	ExitFailure     = exitcode.Failure
+	ExitUsage       = exitcode.Usage
+	ExitInvariants  = exitcode.Invariants
+	ExitRegression  = exitcode.Regression
+	ExitInterrupted = exitcode.Interrupted
 )
 
 // Version is set at build time with -ldflags "-X .../cli.Version=v1.2.3".

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
 	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
@@ -728,7 +729,7 @@ func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts
 	}
 	if r == nil {
 		if ctx.Err() != nil {
-			return exitError{code: ExitInterrupted}
+			return exitError{code: exitcode.Interrupted}
 		}
 		return e.pgbenchFail(err)
 	}
@@ -759,11 +760,11 @@ func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts
 	case err != nil:
 		return e.pgbenchFail(err)
 	case r.Interrupted:
-		return exitError{code: ExitInterrupted}
+		return exitError{code: exitcode.Interrupted}
 	case r.AbortedClients > 0:
 		return e.pgbenchFail(&pgbenchError{msg: "Run was aborted; the above results are incomplete.", code: pgbenchAborted})
 	case r.Invariants.Violated():
-		return exitError{code: ExitInvariants, msg: "invariants violated: the balances did not move together (see the check above)"}
+		return exitError{code: exitcode.Invariants, msg: "invariants violated: the balances did not move together (see the check above)"}
 	}
 	return nil
 }

@@ -7,14 +7,6 @@ import (
 	"io"
 )
 
-// Exit statuses of txnbench that pgbench does not have; internal/cli
-// documents them (cli.ExitInvariants, cli.ExitInterrupted). pgbench's own
-// are pgbenchBad and pgbenchAborted.
-const (
-	ExitInvariants  = 3   // the run finished but its balance check failed
-	ExitInterrupted = 130 // stopped by Ctrl-C or SIGTERM
-)
-
 // Env is what `txnbench pgbench` needs from its caller.
 type Env struct {
 	Stdout, Stderr io.Writer
