@@ -80,6 +80,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	// A closed stdout (| head) is a reader that has seen enough: writes fail
+	// with EPIPE, which the output ignores, instead of SIGPIPE killing us.
+	signal.Ignore(syscall.SIGPIPE)
 	go func() {
 		<-sigs
 		a.status("interrupted: stopping clients, then printing and saving what was measured (interrupt again to exit at once)")

@@ -191,6 +191,9 @@ func TestStudyBadInput(t *testing.T) {
 		{[]string{"study", "train-events"}, "nothing to vary"},
 		{[]string{"study", "train-events", "--vary", "nosuch=1,2"}, "unknown --vary name \"nosuch\""},
 		{[]string{"study", "train-events", "--vary", "json=a,b"}, "unknown --vary name \"json\""},
+		// the hint names the chosen workload's own flags, not another's
+		{[]string{"study", "connect-overhead", "--vary", "nosuch=1,2"}, "(e.g. clients, conn, db, pool-max, or the workload's own: query, rows, delay)"},
+		{[]string{"study", "train-events", "--vary", "nosuch=1,2"}, "the workload's own: variant, payload,"},
 		{[]string{"study", "train-events", "--vary", "clients="}, "empty value"},
 		{[]string{"study", "train-events", "--vary", "clients"}, "want name=value1,value2"},
 		{[]string{"study", "train-events", "--vary", "clients=2,many"}, "--vary clients=many"},

@@ -195,6 +195,12 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if want := report.ChartCount(r); n != want || n < 12 {
 		t.Errorf("report with telemetry: %d charts drawn, want %d", n, want)
 	}
+	// one numeric time axis: the bars over time too, not categories
+	for _, id := range []string{"errors", "waits", "throughput", "db-xact"} {
+		if !strings.Contains(dom, `data-chart="`+id+`" data-x="linear"`) {
+			t.Errorf("chart %s is not on the numeric time axis", id)
+		}
+	}
 	if strings.Contains(dom, "<img") {
 		t.Error("the hostile op name became an element")
 	}

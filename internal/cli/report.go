@@ -65,8 +65,7 @@ without a network.
 			if err != nil {
 				return usage(err)
 			}
-			report.Summary(a.stdout, m)
-			if out != "" {
+			if out != "" { // files first: a reader that stops early (| head) does not cost them
 				if err := m.Save(out); err != nil {
 					return err
 				}
@@ -78,6 +77,7 @@ without a network.
 				}
 				a.status("HTML report written to " + html)
 			}
+			report.Summary(a.stdout, m)
 			if m.Invariants.Violated() {
 				bad := 0
 				for _, r := range rs {
@@ -135,13 +135,13 @@ func (a *app) reportStudy(path, html string) error {
 		}
 		runs[i] = r
 	}
-	study.Write(a.stdout, s)
-	if html != "" {
+	if html != "" { // files first: a reader that stops early (| head) does not cost them
 		if err := writeAtomic(html, func(w io.Writer) error { return report.StudyHTML(w, s, runs) }); err != nil {
 			return err
 		}
 		a.status("HTML report written to " + html)
 	}
+	study.Write(a.stdout, s)
 	for _, c := range s.Cells {
 		if c.Invariants().Violated() {
 			return exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}

@@ -119,7 +119,7 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 			return usage(err)
 		}
 		if !isSetting(fs, vy.Key) {
-			return usage(fmt.Errorf("unknown --vary name %q: vary a flag of txnbench run %s (e.g. clients, variant, conn, db, pool-max)", vy.Key, def.Name))
+			return usage(fmt.Errorf("unknown --vary name %q: vary a flag of txnbench run %s (e.g. clients, conn, db, pool-max, or the workload's own: %s)", vy.Key, def.Name, strings.Join(workloadSettings(def, fs), ", ")))
 		}
 		varies = append(varies, vy)
 	}
@@ -169,6 +169,21 @@ type parsedStudyFlags struct {
 	help        bool
 	metricsAddr string  // a run flag, served for the whole study
 	minSuccess  float64 // a run flag, applied to every run of every cell
+}
+
+// workloadSettings are the names of def's own flags that fs takes as run
+// settings, in the order the workload declares them.
+func workloadSettings(def workload.Def, fs *pflag.FlagSet) []string {
+	own := pflag.NewFlagSet(def.Name, pflag.ContinueOnError)
+	own.SortFlags = false
+	def.New().Flags(own)
+	var names []string
+	own.VisitAll(func(f *pflag.Flag) {
+		if isSetting(fs, f.Name) {
+			names = append(names, f.Name)
+		}
+	})
+	return names
 }
 
 // studyFlagSet parses args with the study's flags and a fresh workload's

@@ -28,6 +28,10 @@ type Recorder struct {
 	shards  []shard // op*numShards + shard
 	clamped atomic.Int64
 
+	// gate keeps the samples of one RecordTogether call in one interval:
+	// Tick holds it while it swaps the shards.
+	gate sync.RWMutex
+
 	tickMu sync.Mutex                // guards total and spare
 	total  []*hdrhistogram.Histogram // cumulative, one per op
 	spare  *hdrhistogram.Histogram   // empty; swapped into a shard on Tick
@@ -72,6 +76,23 @@ func (r *Recorder) Record(op int, shard int, d time.Duration) {
 	s.mu.Unlock()
 }
 
+// Sample is one latency of op (an index into Ops), for RecordTogether.
+type Sample struct {
+	Op int
+	D  time.Duration
+}
+
+// RecordTogether records samples as Record does, all in the same interval:
+// a Tick never falls between them (a cycle and its ops are counted in the
+// same interval, so their rates agree).
+func (r *Recorder) RecordTogether(shard int, samples []Sample) {
+	r.gate.RLock()
+	defer r.gate.RUnlock()
+	for _, s := range samples {
+		r.Record(s.Op, shard, s.D)
+	}
+}
+
 // Tick returns, for each op, a new histogram of the samples recorded since
 // the previous Tick (owned by the caller), adds them to the cumulative
 // histograms and starts a new interval. Recording is blocked only for a
@@ -79,6 +100,8 @@ func (r *Recorder) Record(op int, shard int, d time.Duration) {
 func (r *Recorder) Tick() []*Hist {
 	r.tickMu.Lock()
 	defer r.tickMu.Unlock()
+	r.gate.Lock()
+	defer r.gate.Unlock()
 	out := make([]*Hist, len(r.ops))
 	for op := range r.ops {
 		iv := newHDR()

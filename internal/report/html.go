@@ -475,11 +475,6 @@ func errorChart(r *result.Result, ops []result.Op) *chart {
 		return nil
 	}
 	c := chart{ID: "errors", Title: "errors over time", Kind: "bar", Stacked: true, X: axis{Title: "elapsed (s)"}, Y: axis{Title: "errors in the interval"}}
-	xs := make([]float64, len(r.Intervals))
-	for i, iv := range r.Intervals {
-		xs[i] = iv.ElapsedS
-	}
-	c.Labels = elapsedLabels(xs)
 	var total int64
 	for _, o := range ops {
 		// the classes seen in any interval, else the op as one series
@@ -499,7 +494,7 @@ func errorChart(r *result.Result, ops []result.Op) *chart {
 				if iop := intervalOp(iv, o.Name); iop != nil {
 					v = float64(iop.ErrorClasses[k])
 				}
-				s.Values = append(s.Values, v)
+				s.Points = append(s.Points, [2]float64{round3(iv.ElapsedS), v})
 			}
 			c.Series = append(c.Series, s)
 		}
@@ -520,7 +515,7 @@ func errorChart(r *result.Result, ops []result.Op) *chart {
 				v = float64(max(n, 0))
 				some = some || n > 0
 			}
-			rest.Values = append(rest.Values, v)
+			rest.Points = append(rest.Points, [2]float64{round3(iv.ElapsedS), v})
 		}
 		if some {
 			c.Series = append(c.Series, rest)
@@ -529,13 +524,16 @@ func errorChart(r *result.Result, ops []result.Op) *chart {
 	if total == 0 {
 		c.Note = "no errors in the measured window"
 		s := series{Label: "errors"}
-		for range r.Intervals {
-			s.Values = append(s.Values, 0)
+		for _, iv := range r.Intervals {
+			s.Points = append(s.Points, [2]float64{round3(iv.ElapsedS), 0})
 		}
 		c.Series = []series{s}
 	}
 	return &c
 }
+
+// serverLagNote marks the server's charts that leave the first interval out.
+const serverLagNote = "from the second interval: the server publishes its counters up to a second late"
 
 // lengths are the lengths in seconds of the telemetry samples' intervals.
 func lengths(r *result.Result, ss []result.Sample) []float64 {
@@ -560,13 +558,20 @@ func telemetryCharts(r *result.Result, t *result.Telemetry) section {
 	ss := t.Series
 	ls := lengths(r, ss)
 	// rate is a counter's change per second, one series per counter
-	// present in any sample (with nonzero, that was not always 0).
-	rate := func(id, title, unit string, scale float64, nonzero bool, pick func(result.Sample) map[string]int64, names ...string) {
+	// present in any sample (with nonzero, that was not always 0), from
+	// sample first on.
+	rate := func(id, title, unit string, scale float64, nonzero bool, first int, pick func(result.Sample) map[string]int64, names ...string) {
 		c := chart{ID: id, Title: title, Kind: "line", X: axis{Title: "elapsed (s)"}, Y: axis{Title: unit}}
+		if first > 0 {
+			c.Note = serverLagNote
+		}
 		for _, name := range names {
 			present := false
 			s := series{Label: name}
 			for i, smp := range ss {
+				if i < first {
+					continue
+				}
 				v, ok := pick(smp)[name]
 				present = present || (ok && (!nonzero || v != 0))
 				y := 0.0
@@ -584,12 +589,18 @@ func telemetryCharts(r *result.Result, t *result.Telemetry) section {
 		}
 	}
 	db := func(s result.Sample) map[string]int64 { return s.Database }
+	// The server publishes its counters up to a second late: its first
+	// interval misses what ran in it, so its series start at the second.
+	first := min(1, len(ss)-1)
 	if len(ss) > 0 {
-		rate("db-xact", "transactions (server)", "per second", 1, false, db, "xact_commit", "xact_rollback")
-		rate("db-tuples", "rows (server)", "rows/s", 1, false, db, "tup_inserted", "tup_updated", "tup_deleted", "tup_fetched", "tup_returned")
-		rate("db-blocks", "buffer blocks (server)", "blocks/s", 1, false, db, "blks_hit", "blks_read")
-		rate("db-wal", "WAL written", "MB/s", 1<<20, false, db, "wal_bytes")
-		rate("db-trouble", "deadlocks, conflicts, temp files", "per second", 1, true, db, "deadlocks", "conflicts", "temp_files")
+		rate("db-xact", "transactions (server)", "per second", 1, false, first, db, "xact_commit", "xact_rollback")
+		// writes and reads apart: a million reads a second would flatten the writes
+		rate("db-rows-written", "rows written (server)", "rows/s", 1, false, first, db, "tup_inserted", "tup_updated", "tup_deleted")
+		rate("db-rows-read", "rows read (server)", "rows/s", 1, false, first, db, "tup_fetched", "tup_returned")
+		rate("db-blocks-hit", "buffer hits (server)", "blocks/s", 1, false, first, db, "blks_hit")
+		rate("db-blocks-read", "blocks read (server)", "blocks/s", 1, false, first, db, "blks_read")
+		rate("db-wal", "WAL written", "MB/s", 1<<20, false, first, db, "wal_bytes")
+		rate("db-trouble", "deadlocks, conflicts, temp files", "per second", 1, true, first, db, "deadlocks", "conflicts", "temp_files")
 		var pooler []string
 		seen := map[string]bool{}
 		for _, smp := range ss {
@@ -601,7 +612,7 @@ func telemetryCharts(r *result.Result, t *result.Telemetry) section {
 			}
 		}
 		sort.Strings(pooler)
-		rate("pooler", "pooler", "per second", 1, false, func(s result.Sample) map[string]int64 { return s.Pooler }, pooler...)
+		rate("pooler", "pooler", "per second", 1, false, 0, func(s result.Sample) map[string]int64 { return s.Pooler }, pooler...)
 		if w := waitsChart(t, ss, ls); w != nil {
 			sec.Charts = append(sec.Charts, *w)
 		}
@@ -678,11 +689,6 @@ func waitsChart(t *result.Telemetry, ss []result.Sample, ls []float64) *chart {
 	if every <= 0 {
 		c.Y.Title = "active session samples"
 	}
-	xs := make([]float64, len(ss))
-	for i, s := range ss {
-		xs[i] = s.ElapsedS
-	}
-	c.Labels = elapsedLabels(xs)
 	// the largest classes first, as in the summary
 	names := sortedKeys(classes)
 	if t.Waits != nil {
@@ -705,7 +711,7 @@ func waitsChart(t *result.Telemetry, ss []result.Sample, ls []float64) *chart {
 			if every > 0 && ls[i] > 0 {
 				v = v * every / ls[i]
 			}
-			s.Values = append(s.Values, round3(v))
+			s.Points = append(s.Points, [2]float64{round3(smp.ElapsedS), round3(v)})
 		}
 		c.Series = append(c.Series, s)
 	}
@@ -869,38 +875,6 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 		d.Sections = append(d.Sections, over)
 	}
 	return d
-}
-
-// elapsedLabels are the labels of bars per interval: seconds with as
-// many decimals as the spacing of the intervals needs (10, 20, ... or
-// 0.5, 1.0, ...).
-func elapsedLabels(xs []float64) []string {
-	// the last interval is usually a short remainder: it does not set
-	// the precision
-	step, n := math.Inf(1), len(xs)
-	if n > 2 {
-		n--
-	}
-	for i := 1; i < n; i++ {
-		if d := xs[i] - xs[i-1]; d > 0 {
-			step = math.Min(step, d)
-		}
-	}
-	prec := 0
-	switch {
-	case step < 0.095:
-		prec = 2
-	case step < 0.95:
-		prec = 1
-	}
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = strconv.FormatFloat(x, 'f', prec, 64)
-		if i > 0 && out[i] == out[i-1] { // a short remainder: tell it apart
-			out[i] = strconv.FormatFloat(x, 'f', prec+2, 64)
-		}
-	}
-	return out
 }
 
 // round3 rounds to 3 decimals and makes NaN and infinities 0, which JSON

@@ -55,7 +55,7 @@ func htmlResult() *result.Result {
 	for i := 0; i < 6; i++ {
 		t.Series = append(t.Series, result.Sample{
 			ElapsedS:  float64(10 * (i + 1)),
-			Database:  map[string]int64{"deadlocks": 0, "conflicts": int64(i / 5), "xact_commit": int64(2400 + 10*i), "xact_rollback": int64(i), "tup_inserted": 16000, "blks_hit": 300000, "blks_read": int64(200 - 10*i), "wal_bytes": 30 << 20},
+			Database:  map[string]int64{"deadlocks": 0, "conflicts": int64(i / 5), "xact_commit": int64(2400 + 10*i), "xact_rollback": int64(i), "tup_inserted": 16000, "tup_fetched": 9000000, "blks_hit": 300000, "blks_read": int64(200 - 10*i), "wal_bytes": 30 << 20},
 			Waits:     map[string]int64{"CPU": 200, "IO": int64(150 - i), "Lock": int64(10 * i)},
 			ClientCPU: 0.25 + 0.01*float64(i), ClientRSSMB: 30 + float64(i), MachineCPU: 0.6,
 		})
@@ -153,7 +153,7 @@ func TestHTMLCharts(t *testing.T) {
 	if got := ChartCount(r); got != len(ids) {
 		t.Errorf("ChartCount %d, the page has %d", got, len(ids))
 	}
-	for _, id := range []string{"throughput", "latency-1", "latency-4", "distribution", "errors", "db-xact", "db-tuples", "db-blocks", "db-wal", "waits", "cpu", "memory", "wait-classes", "wait-events", "client-server"} {
+	for _, id := range []string{"throughput", "latency-1", "latency-4", "distribution", "errors", "db-xact", "db-rows-written", "db-rows-read", "db-blocks-hit", "db-blocks-read", "db-wal", "waits", "cpu", "memory", "wait-classes", "wait-events", "client-server"} {
 		if _, ok := ids[id]; !ok {
 			t.Errorf("no chart %s", id)
 		}
@@ -165,7 +165,7 @@ func TestHTMLCharts(t *testing.T) {
 	}
 	// errors: one series per op and class, the errors in their interval
 	e := ids["errors"]
-	if len(e.Series) != 2 || e.Series[1].Label != hostile+": timeout<b>" || e.Series[0].Values[2] != 2 || e.Series[0].Values[1] != 0 {
+	if len(e.Series) != 2 || e.Series[1].Label != hostile+": timeout<b>" || e.Series[0].Points[2] != [2]float64{30, 2} || e.Series[0].Points[1][1] != 0 {
 		t.Errorf("errors chart %+v", e.Series)
 	}
 	// errors the classes do not cover (a merge of results without
@@ -178,22 +178,54 @@ func TestHTMLCharts(t *testing.T) {
 		if c.ID != "errors" {
 			continue
 		}
-		if got := fmt.Sprint(len(c.Series), c.Series[2].Label, c.Series[2].Values, c.Series[3].Label, c.Series[3].Values); got != fmt.Sprint(4, hostile+": unclassified", []float64{0, 0, 1, 0, 0, 0}, "process", []float64{0, 0, 0, 0, 5, 0}) {
+		if got := fmt.Sprint(len(c.Series), c.Series[2].Label, ys(c.Series[2]), c.Series[3].Label, ys(c.Series[3])); got != fmt.Sprint(4, hostile+": unclassified", []float64{0, 0, 1, 0, 0, 0}, "process", []float64{0, 0, 0, 0, 5, 0}) {
 			t.Errorf("errors chart: %s", got)
 		}
 	}
 	// waits: average active sessions = samples x 0.1 s / 10 s, largest class first
 	w := ids["waits"]
-	if w.Series[0].Label != "CPU" || w.Series[0].Values[0] != 2 || w.Series[1].Label != "IO" {
+	if w.Series[0].Label != "CPU" || w.Series[0].Points[0] != [2]float64{10, 2} || w.Series[1].Label != "IO" {
 		t.Errorf("waits chart %+v", w.Series)
 	}
 	// counters of trouble: only those that were ever nonzero
-	if tr := ids["db-trouble"]; len(tr.Series) != 1 || tr.Series[0].Label != "conflicts" || tr.Series[0].Points[5][1] != 0.1 {
+	if tr := ids["db-trouble"]; len(tr.Series) != 1 || tr.Series[0].Label != "conflicts" || tr.Series[0].Points[4][1] != 0.1 {
 		t.Errorf("trouble chart %+v, want conflicts alone, 1 in the last 10 s", tr.Series)
 	}
 	// WAL in MB/s: 30 MB per 10 s
 	if p := ids["db-wal"].Series[0].Points[0]; p[1] != 3 {
 		t.Errorf("WAL %v MB/s, want 3", p[1])
+	}
+	// the server's series start at its second interval (its counters lag),
+	// and say so; the client's start at the first
+	for id, c := range ids {
+		if !strings.HasPrefix(id, "db-") {
+			continue
+		}
+		if c.Series[0].Points[0][0] != 20 || c.Note != serverLagNote {
+			t.Errorf("%s starts at %v s (note %q), want 20 s, marked", id, c.Series[0].Points[0][0], c.Note)
+		}
+	}
+	if p := ids["cpu"].Series[0].Points[0]; p[0] != 10 {
+		t.Errorf("cpu starts at %v s, want 10", p[0])
+	}
+	// writes and reads on charts of their own
+	for id, want := range map[string][]string{
+		"db-rows-written": {"tup_inserted"}, "db-rows-read": {"tup_fetched"}, // the counters the samples have
+		"db-blocks-hit": {"blks_hit"}, "db-blocks-read": {"blks_read"},
+	} {
+		var got []string
+		for _, se := range ids[id].Series {
+			got = append(got, se.Label)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s shows %v, want %v", id, got, want)
+		}
+	}
+	// every chart over time is on the numeric time axis: points, no labels
+	for _, id := range []string{"errors", "waits"} {
+		if c := ids[id]; len(c.Labels) > 0 || len(c.Series[0].Values) > 0 {
+			t.Errorf("%s has category labels %v", id, c.Labels)
+		}
 	}
 	// machine CPU in cores: 0.6 of 4 CPUs
 	if p := ids["cpu"].Series[1].Points[0]; p[1] != 2.4 {
@@ -216,6 +248,15 @@ func TestHTMLCharts(t *testing.T) {
 	if cs := ids["client-server"]; len(cs.Labels) != 2 || cs.Series[1].Values[0] != 3.5 {
 		t.Errorf("client-server chart %+v", cs)
 	}
+}
+
+// ys are a series' y values.
+func ys(s series) []float64 {
+	out := make([]float64, len(s.Points))
+	for i, p := range s.Points {
+		out[i] = p[1]
+	}
+	return out
 }
 
 func render1(t testing.TB, r *result.Result) string {
@@ -367,26 +408,6 @@ func TestStudyHTMLWithoutClients(t *testing.T) {
 	for _, sec := range d.Sections {
 		if sec.Title == "concurrency ladder" {
 			t.Error("a ladder without varying clients")
-		}
-	}
-}
-
-func TestElapsedLabels(t *testing.T) {
-	cases := []struct {
-		xs   []float64
-		want string
-	}{
-		{[]float64{10.004, 20.001, 30, 34.7}, "[10 20 30 35]"},
-		{[]float64{0.505, 1.004, 1.502, 1.7}, "[0.5 1.0 1.5 1.7]"},
-		{[]float64{0.05, 0.1, 0.15}, "[0.05 0.10 0.15]"},
-		{[]float64{0.5, 1, 1.5, 1.52}, "[0.5 1.0 1.5 1.520]"}, // a short last interval
-		{[]float64{0.5, 0.52}, "[0.50 0.52]"},
-		{[]float64{7.25}, "[7]"},
-		{nil, "[]"},
-	}
-	for _, c := range cases {
-		if got := fmt.Sprint(elapsedLabels(c.xs)); got != c.want {
-			t.Errorf("elapsedLabels(%v) = %s, want %s", c.xs, got, c.want)
 		}
 	}
 }

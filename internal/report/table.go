@@ -167,13 +167,23 @@ func poolerLine(p *result.Pooler) string {
 		line += " (" + p.Detail + ")"
 	}
 	if p.Stats != nil {
-		line += fmt.Sprintf(": %s transactions, %s queries, clients waited %.2f s in all",
-			thousands(p.Stats["total_xact_count"]), thousands(p.Stats["total_query_count"]), float64(p.Stats["total_wait_time"])/1e6)
+		line += fmt.Sprintf(": %s transactions, %s queries, %s in queries, clients waited %s in all",
+			thousands(p.Stats["total_xact_count"]), thousands(p.Stats["total_query_count"]),
+			microsText(p.Stats["total_query_time"]), microsText(p.Stats["total_wait_time"]))
 	}
 	if p.Note != "" {
 		line += "; " + p.Note
 	}
 	return line
+}
+
+// microsText is a duration in microseconds (as PgBouncer counts) in ms
+// below a second, in s from there.
+func microsText(us int64) string {
+	if us < 1e6 {
+		return ms(float64(us)/1e3) + " ms"
+	}
+	return fixed(float64(us)/1e6, 2) + " s"
 }
 
 // Client reports txnbench's own cost.

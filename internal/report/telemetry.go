@@ -64,7 +64,7 @@ func Telemetry(w io.Writer, r *result.Result) {
 		}
 		line("locks", fmt.Sprintf("%s samples waiting on a lock, at most %d waiting at once", thousands(wt.LockWaitSamples), wt.MaxLockWaiters), w)
 	}
-	if p := t.Pooler; p != nil {
+	if p := t.Pooler; p != nil && r.Pooler == nil { // with r.Pooler, its line says it
 		keys := make([]string, 0, len(p))
 		for k := range p {
 			keys = append(keys, k)
@@ -72,7 +72,11 @@ func Telemetry(w io.Writer, r *result.Result) {
 		sort.Strings(keys)
 		parts := make([]string, 0, len(keys))
 		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%s %s", strings.TrimPrefix(k, "total_"), thousands(p[k])))
+			v := thousands(p[k])
+			if strings.HasSuffix(k, "_time") {
+				v = microsText(p[k])
+			}
+			parts = append(parts, fmt.Sprintf("%s %s", strings.TrimPrefix(k, "total_"), v))
 		}
 		line("pooler", "SHOW STATS over the window: "+strings.Join(parts, ", "), w)
 	}

@@ -15,6 +15,8 @@ func telemetryResult() *result.Result {
 	r := fixedResult()
 	r.Ops[0].ServerMS = 3.5   // add
 	r.Ops[1].ServerMS = 12.25 // process
+	r.Pooler = &result.Pooler{Name: "PgBouncer 1.18.0", Detail: "transaction pooling, 20 server connections",
+		Stats: map[string]int64{"total_xact_count": 14375, "total_query_count": 43125, "total_query_time": 1918477, "total_wait_time": 120000}}
 	r.Telemetry = &result.Telemetry{
 		Database: map[string]int64{
 			"xact_commit": 14375, "xact_rollback": 38, "blks_hit": 998000, "blks_read": 2000,
@@ -52,7 +54,7 @@ func TestTelemetryParts(t *testing.T) {
 	for _, want := range []string{
 		"server(ms)", "add 3.50 of", "commits 14,375, rollbacks 38", "inserted 96,000",
 		"buffer hit ratio 99.80%", "WAL 1.5 GB", "CPU 50.0%, Lock 30.0%, IO 20.0%",
-		"Lock:transactionid 30.0%", "at most 4 waiting at once", "xact_count 14,375",
+		"Lock:transactionid 30.0%", "at most 4 waiting at once",
 		"0.06 cores on average", "70% busy on average", "note       no statement times",
 	} {
 		if !strings.Contains(out, want) {
@@ -65,6 +67,31 @@ func TestTelemetryParts(t *testing.T) {
 		if strings.Contains(b.String(), no) {
 			t.Errorf("summary without telemetry shows %q", no)
 		}
+	}
+}
+
+// TestPoolerOneLine: the pooler's counters are said once, in one line,
+// its times with units (PgBouncer counts microseconds).
+func TestPoolerOneLine(t *testing.T) {
+	var b bytes.Buffer
+	Summary(&b, telemetryResult())
+	var lines []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "pooler") {
+			lines = append(lines, l)
+		}
+	}
+	want := "pooler     PgBouncer 1.18.0 (transaction pooling, 20 server connections): 14,375 transactions, 43,125 queries, 1.92 s in queries, clients waited 120.00 ms in all"
+	if len(lines) != 1 || lines[0] != want {
+		t.Errorf("pooler lines %q, want one: %q", lines, want)
+	}
+	// Without the run's pooler result, the telemetry's counters stand in, with units.
+	r := telemetryResult()
+	r.Pooler = nil
+	b.Reset()
+	Summary(&b, r)
+	if !strings.Contains(b.String(), "pooler     SHOW STATS over the window: query_count 43,125, wait_time 120.00 ms, xact_count 14,375") {
+		t.Errorf("no telemetry pooler line with units:\n%s", b.String())
 	}
 }
 

@@ -421,6 +421,7 @@ func (r *run) client(id int) {
 			}
 		}
 		if err == errRunEnding {
+			c.flush() // the ops that completed
 			if r.counted(start) {
 				r.counts.unfinish(r.cycle, time.Since(start))
 			}
@@ -430,7 +431,7 @@ func (r *run) client(id int) {
 		if r.counted(start) {
 			r.slow.endCycle(id, r.cycle, start, latency, err)
 			if err == nil || errors.Is(err, workload.ErrAbortAfter) {
-				r.rec.Record(r.cycle, id, latency)
+				c.pending = append(c.pending, metrics.Sample{Op: r.cycle, D: latency})
 				if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
 					r.counts.late[r.cycle].Add(1)
 					if chosen >= 0 {
@@ -442,6 +443,7 @@ func (r *run) client(id int) {
 				r.cfg.OnCycle(CycleEvent{Client: id, Op: chosen, Start: start, Latency: latency, Lag: lag, Retries: tries, Err: err})
 			}
 		}
+		c.flush()
 		if err != nil && r.abortsClient(err) {
 			r.aborted.Add(1)
 			return
@@ -510,6 +512,17 @@ type client struct {
 	fails     int
 	failClass target.Class
 	done      int64 // cycles claimed, with PerClient
+	// pending are the cycle's op latencies, recorded with the cycle's
+	// own (metrics.Recorder.RecordTogether) so an interval never splits them.
+	pending []metrics.Sample
+}
+
+// flush records the cycle's pending latencies together.
+func (c *client) flush() {
+	if len(c.pending) > 0 {
+		c.rec.RecordTogether(c.id, c.pending)
+		c.pending = c.pending[:0]
+	}
 }
 
 // errRunEnding reports an op cut short because the run is ending: not an
@@ -559,7 +572,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			c.fails = 0
 			if c.counted(start) {
 				lat := time.Since(from)
-				c.rec.Record(opIdx, c.id, lat)
+				c.pending = append(c.pending, metrics.Sample{Op: opIdx, D: lat}) // with the cycle's, by flush
 				c.slow.op(c.id, opIdx, from, lat, conn)
 			}
 			return try - 1, err

@@ -105,3 +105,31 @@ func TestNoSliverAtTheWindowEnd(t *testing.T) {
 		t.Errorf("last interval %.4f s long, want about %.1f s", last.LengthS, cfg.Progress.Seconds())
 	}
 }
+
+// TestCycleAndOpInOneInterval: a cycle of one op is the same transaction
+// as its op, so every interval counts as many of each (a tick used to fall
+// between the op's sample and the cycle's, splitting them).
+func TestCycleAndOpInOneInterval(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Clients = 8
+	cfg.Duration = 600 * time.Millisecond
+	cfg.Progress = 10 * time.Millisecond
+	out, err := Run(context.Background(), cfg, openSQLite(t), &counterWorkload{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, iv := range out.Intervals {
+		var bump, cycle int64
+		for _, o := range iv.Ops {
+			switch o.Name {
+			case "bump":
+				bump = o.Count
+			case result.CycleOp:
+				cycle = o.Count
+			}
+		}
+		if bump != cycle {
+			t.Errorf("interval %d: %d bumps, %d cycles", i, bump, cycle)
+		}
+	}
+}

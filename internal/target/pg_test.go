@@ -3,6 +3,7 @@ package target_test
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -147,5 +148,33 @@ func TestOpenMalformedURLHidesPassword(t *testing.T) {
 		if !strings.Contains(msg, "malformed database URL") || !strings.Contains(msg, "xxxxx") {
 			t.Errorf("Open(%q) error = %q, want it to say malformed database URL and show the masked URL", spec, msg)
 		}
+	}
+}
+
+// TestMissingDatabaseSaysSoFirst: with the default sslmode=prefer, pgx
+// tries TLS and then plain text; the server's answer to the plain-text
+// attempt (the database does not exist) is the cause, so it comes first.
+func TestMissingDatabaseSaysSoFirst(t *testing.T) {
+	cl := testutil.Postgres(t)
+	u, err := url.Parse(cl.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/nosuch"
+	u.RawQuery = "" // sslmode=prefer, the default: TLS first (refused), then plain text
+	_, err = target.Open(context.Background(), u.String())
+	if err == nil {
+		t.Fatal("opened a database that does not exist")
+	}
+	msg := err.Error()
+	missing := strings.Index(msg, `database "nosuch" does not exist`)
+	if missing < 0 {
+		t.Fatalf("error does not name the missing database: %s", msg)
+	}
+	if tls := strings.Index(msg, "tls error"); tls >= 0 && tls < missing {
+		t.Errorf("the TLS attempt's error comes first: %s", msg)
+	}
+	if pe := (*pgconn.PgError)(nil); !errors.As(err, &pe) || pe.Code != "3D000" {
+		t.Errorf("error does not unwrap to the server's 3D000: %v", err)
 	}
 }

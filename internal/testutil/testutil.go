@@ -119,17 +119,15 @@ func NeedChromium(t testing.TB) string {
 
 // Artifacts returns the directory where tests keep what a person may want
 // to look at afterwards (screenshots): $TXNBENCH_ARTIFACTS, created if
-// needed, or else a temporary directory that is logged and kept.
+// needed and kept, or else the test's own temporary directory, removed
+// with it.
 func Artifacts(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("TXNBENCH_ARTIFACTS")
 	if dir == "" {
-		d, err := os.MkdirTemp("", "txnbench-artifacts-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("artifacts in %s", dir)

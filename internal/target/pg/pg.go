@@ -86,7 +86,7 @@ func (t *pgTarget) Close() error            { return nil }
 func (t *pgTarget) Connect(ctx context.Context) (target.Conn, error) {
 	c, err := pgx.ConnectConfig(ctx, t.cfg)
 	if err != nil {
-		return nil, err
+		return nil, serverFirst(err)
 	}
 	m := t.cfg.DefaultQueryExecMode
 	return &pgConn{c: c, prepares: m == pgx.QueryExecModeCacheStatement || m == pgx.QueryExecModeCacheDescribe}, nil
