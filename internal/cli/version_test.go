@@ -15,7 +15,7 @@ func TestBuiltBinaryNamesItsCommit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git: go build cannot stamp a commit")
 	}
-	dirs, err := exec.Command("git", "rev-parse", "--git-dir", "--git-common-dir").Output()
+	dirs, err := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir").Output()
 	if err != nil {
 		t.Skip("not in a git checkout")
 	}
