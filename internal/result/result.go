@@ -107,6 +107,8 @@ type Result struct {
 	// Notes say how the workload fitted itself to the database (what it
 	// left out or did differently); they describe the run and set nothing.
 	Notes []string `json:"notes,omitempty"`
+	// Faults are the faults on the run's timeline, injected or found.
+	Faults []Fault `json:"faults,omitempty"`
 }
 
 // Tool is the txnbench build that produced the result.
