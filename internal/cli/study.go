@@ -25,6 +25,8 @@ type studyFlags struct {
 	repeat int
 	out    string
 	settle time.Duration
+
+	compare string // read into parsedStudyFlags.mode
 }
 
 func (s *studyFlags) register(fs *pflag.FlagSet) {
@@ -32,7 +34,8 @@ func (s *studyFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.repeat, "repeat", 1, "run every cell this many times, interleaved (A B A B), and report medians")
 	fs.StringVar(&s.out, "out", "", "directory for the results: one JSON per run, study.json, study.md and study.html (default study-DATE-TIME)")
 	fs.DurationVar(&s.settle, "settle", 3*time.Second, "pause before each run, after the server's statistics are reset")
-	declareFlags(fs, kindControl, "vary", "repeat", "out", "settle")
+	fs.StringVar(&s.compare, "compare", string(study.CompareAxis), "what the changes compare: axis (neighbouring values of each varied setting, the others held), first (every cell against the first) or none")
+	declareFlags(fs, kindControl, "vary", "repeat", "out", "settle", "compare")
 }
 
 func (a *app) studyCommand() *cobra.Command {
@@ -133,6 +136,9 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 	if sf.settle < 0 {
 		return usage(fmt.Errorf("--settle %s is negative: give 0 or more", sf.settle))
 	}
+	if sf.mode, err = study.ParseCompare(sf.compare); err != nil {
+		return usage(err)
+	}
 	// Every cell is checked before anything starts.
 	var runs []studyCell
 	for _, c := range cells {
@@ -169,6 +175,7 @@ type parsedStudyFlags struct {
 	help        bool
 	metricsAddr string  // a run flag, served for the whole study
 	minSuccess  float64 // a run flag, applied to every run of every cell
+	mode        study.CompareMode
 }
 
 // workloadSettings are the names of def's own flags that fs takes as run
@@ -265,7 +272,7 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 		},
 		Status: a.status,
 	}
-	o, runErr := study.Run(ctx, study.Plan{Workload: p.name, Cells: cells, Vary: p.varies, Repeat: p.sf.repeat, Out: p.out, Args: a.maskedArgs()}, env)
+	o, runErr := study.Run(ctx, study.Plan{Workload: p.name, Cells: cells, Vary: p.varies, Repeat: p.sf.repeat, Out: p.out, Args: a.maskedArgs(), Compare: p.sf.mode}, env)
 	if o != nil && o.Markdown != "" {
 		fmt.Fprint(a.stdout, "\n"+o.Markdown)
 	}

@@ -753,7 +753,7 @@ func studyPage(s *study.Summary, runs []*result.Result) page {
 		}
 		cells.Rows = append(cells.Rows, []string{c.Label, c.Server, fixed(c.TxnPerS, 1), vs, inv, fixed(c.ClientCPUPerTxnMS, 3), fixed(c.AllocPerTxnKB, 1), fixed(c.PeakMB, 0)})
 	}
-	p.Tables = append(p.Tables, cells)
+	p.Tables = append(p.Tables, vsFirst(s, cells))
 	ops := table{Title: "per op (medians)", Columns: []string{"cell", "op", "ops/s", "mean (ms)", "p50 (ms)", "p95 (ms)", "p99 (ms)", "errors", "spread"}, Left: map[int]bool{1: true}}
 	for _, c := range s.Cells {
 		for _, o := range c.Ops {
@@ -763,6 +763,7 @@ func studyPage(s *study.Summary, runs []*result.Result) page {
 	}
 	ops.Note = "spread: the range of the mean latency across repetitions, relative to its median"
 	p.After = append(p.After, ops)
+	p.After = append(p.After, studyComparisons(s)...)
 	for i, r := range runs {
 		if r == nil && i < len(s.Cells) {
 			p.Notes = append(p.Notes, "no result file could be read for cell "+s.Cells[i].Label+": its charts over time are left out")
@@ -835,9 +836,7 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 			p.Points = append(p.Points, [2]float64{float64(st.Clients), round3(st.CycleP99)})
 		}
 		c.Series = []series{t, p}
-		if l.Knee >= 0 {
-			c.Note = fmt.Sprintf("throughput stops growing (less than 5%% more) at %d clients", l.Steps[l.Knee].Clients)
-		}
+		c.Note = l.Note()
 		ladder.Charts = append(ladder.Charts, c)
 	}
 	if len(ladder.Charts) > 0 {

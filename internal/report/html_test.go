@@ -332,6 +332,7 @@ func studyFixture() (*study.Summary, []*result.Result) {
 		r.Ops[3].Summary.P99 = float64(100 * (i + 1))
 		cs := study.Summarise(c, []*result.Result{r}, []string{fmt.Sprintf("cell%02d-rep1.json", i+1)})
 		cs.TxnPerS = []float64{100, 180, 185}[i]
+		cs.Reps[0].TxnPerS = cs.TxnPerS
 		s.Cells = append(s.Cells, cs)
 		runs = append(runs, r)
 	}
@@ -376,8 +377,12 @@ func TestStudyHTML(t *testing.T) {
 	if fmt.Sprint(l.Series[0].Points) != "[[4 100] [8 180] [16 185]]" || l.Series[1].Axis != "y2" || fmt.Sprint(l.Series[1].Points) != "[[4 100] [8 200] [16 300]]" {
 		t.Errorf("ladder %+v", l.Series)
 	}
-	if !strings.Contains(l.Note, "at 16 clients") {
-		t.Errorf("ladder note %q, want the knee at 16 clients", l.Note)
+	if !strings.Contains(l.Note, "One repetition: a knee is not established (16 clients gained +3%") {
+		t.Errorf("ladder note %q, want no knee established at 16 clients on one repetition", l.Note)
+	}
+	// The comparisons along clients, not against the first cell.
+	if !strings.Contains(page, "clients: 4 -&gt; 8 -&gt; 16") || !strings.Contains(page, "4 -&gt; 8") || strings.Contains(page, "vs first") {
+		t.Error("the study page lacks the comparison along clients, or still compares with the first cell")
 	}
 	if n := len(ids["cells-throughput-time"].Series); n != 2 {
 		t.Errorf("%d cells over time, want 2 (the third has no result)", n)

@@ -20,6 +20,7 @@ type Plan struct {
 	Repeat   int
 	Out      string   // an existing directory
 	Args     []string // the study's command line, passwords masked
+	Compare  CompareMode
 }
 
 // Env is what a study needs from its caller: it runs the cells, renders
@@ -77,7 +78,7 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 			break
 		}
 	}
-	sum := &Summary{Format: Format, Workload: p.Workload, Vary: p.Vary, Repeat: p.Repeat, Args: p.Args}
+	sum := &Summary{Format: Format, Workload: p.Workload, Vary: p.Vary, Repeat: p.Repeat, Args: p.Args, Compare: p.Compare}
 	var firsts []*result.Result // each cell's first run, for study.html
 	for i, c := range p.Cells {
 		if len(o.Results[i]) > 0 {
@@ -89,6 +90,7 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 		return o, runErr
 	}
 	o.Summary = sum
+	sum.Comparisons = Compare(sum)
 	var md strings.Builder
 	Write(&md, sum)
 	o.Markdown = md.String()

@@ -26,6 +26,10 @@ type Summary struct {
 	Vary     []Vary        `json:"vary"`
 	Repeat   int           `json:"repeat"`
 	Cells    []CellSummary `json:"cells"`
+	// Compare is what the changes compare (--compare; "" is axis), and
+	// Comparisons what they found (compare.go).
+	Compare     CompareMode  `json:"compare,omitempty"`
+	Comparisons *Comparisons `json:"comparisons,omitempty"`
 }
 
 // CellSummary is one cell's medians across its repetitions.
@@ -46,6 +50,8 @@ type CellSummary struct {
 	ClientCPUPerTxnMS float64 `json:"client_cpu_per_txn_ms"`
 	AllocPerTxnKB     float64 `json:"alloc_per_txn_kb"`
 	PeakMB            float64 `json:"peak_mb"`
+	// Reps is what each repetition measured, in run order (compare.go).
+	Reps []RepStats `json:"reps,omitempty"`
 }
 
 // Invariants is the cell's check over its repetitions, without the
@@ -80,6 +86,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	}
 	cs.InvariantsOK, cs.InvariantsNotChecked = inv.OK, inv.NotChecked
 	cs.Server = rs[0].Server.Dialect + " " + rs[0].Server.Version
+	cs.Reps = repStats(rs)
 	var txn, cpu, alloc, peak []float64
 	for _, r := range rs {
 		n, _ := r.Transactions()
@@ -136,8 +143,9 @@ func Change(a, b float64) string {
 }
 
 // Write renders the study as Markdown: what was compared, one table per
-// op with every cell and its change against the first, and the ladder when
-// clients vary. Markdown tables read well in a terminal too.
+// op with every cell (and its change against the first with --compare
+// first), the comparisons (compare.go), and the ladder when clients vary.
+// Markdown tables read well in a terminal too.
 func Write(w io.Writer, s *Summary) {
 	fmt.Fprintf(w, "# txnbench study: %s\n\n", s.Workload)
 	fmt.Fprintf(w, "`%s`\n\n", strings.Join(s.Args, " "))
@@ -180,7 +188,7 @@ func Write(w io.Writer, s *Summary) {
 			rows = append(rows, []string{c.Label, f1(st.OpsPerS), f2(st.Mean), f2(st.P50), f2(st.P95), f2(st.P99),
 				strconv.FormatFloat(st.Errors, 'f', -1, 64), fmt.Sprintf("%.0f%%", st.Spread), vsMean, vsRate})
 		}
-		texttable.Write(w, texttable.Markdown, rows, 0)
+		texttable.Write(w, texttable.Markdown, s.VsFirst(rows), 0)
 	}
 	fmt.Fprintf(w, "## client (txnbench's own cost)\n\n")
 	rows := [][]string{{"cell", "txn/s", "CPU per txn (ms)", "allocated per txn (KB)", "peak memory (MB)", "txn/s vs first"}}
@@ -191,7 +199,8 @@ func Write(w io.Writer, s *Summary) {
 		}
 		rows = append(rows, []string{c.Label, f1(c.TxnPerS), fmt.Sprintf("%.3f", c.ClientCPUPerTxnMS), f1(c.AllocPerTxnKB), fmt.Sprintf("%.0f", c.PeakMB), vs})
 	}
-	texttable.Write(w, texttable.Markdown, rows, 0)
+	texttable.Write(w, texttable.Markdown, s.VsFirst(rows), 0)
+	writeComparisons(w, s)
 	for _, l := range Ladders(s) {
 		l.write(w)
 	}
@@ -202,16 +211,28 @@ func Write(w io.Writer, s *Summary) {
 type Ladder struct {
 	Others string // the other settings of this ladder's cells
 	Steps  []LadderStep
-	// Knee is the index of the first step whose throughput grew less than
-	// 5% over the step before, -1 if it kept growing.
+	// Knee is the index of the first step where every repetition's
+	// throughput grew less than KneeGain% over the step before (two or
+	// more repetitions agreeing), -1 if none.
 	Knee int
 }
+
+// KneeGain is the growth in % of throughput over the previous rung below
+// which a ladder's throughput has stopped growing.
+const KneeGain = 5.0
 
 // LadderStep is one rung.
 type LadderStep struct {
 	Clients  int
 	TxnPerS  float64
 	CycleP99 float64
+	// GainMin and GainMax are the lowest and highest growth in % of a
+	// repetition's throughput over the same repetition on the previous
+	// rung; Paired counts the repetitions compared (0 on the first rung,
+	// or when the study did not record its repetitions).
+	GainMin, GainMax float64
+	Paired           int
+	reps             []RepStats
 }
 
 // Ladders builds one ladder per combination of the other settings when
@@ -244,7 +265,7 @@ func Ladders(s *Summary) []Ladder {
 			byOthers[key] = l
 			order = append(order, key)
 		}
-		step := LadderStep{Clients: clients, TxnPerS: c.TxnPerS}
+		step := LadderStep{Clients: clients, TxnPerS: c.TxnPerS, reps: c.Reps}
 		if cy := c.op(result.CycleOp); cy != nil {
 			step.CycleP99 = cy.P99
 		}
@@ -256,9 +277,23 @@ func Ladders(s *Summary) []Ladder {
 		sort.Slice(l.Steps, func(i, j int) bool { return l.Steps[i].Clients < l.Steps[j].Clients })
 		l.Knee = -1
 		for i := 1; i < len(l.Steps); i++ {
-			if prev := l.Steps[i-1].TxnPerS; prev > 0 && l.Steps[i].TxnPerS < prev*1.05 {
+			st := &l.Steps[i]
+			prev := l.Steps[i-1].reps
+			for r := 0; r < min(len(prev), len(st.reps)); r++ {
+				if prev[r].TxnPerS <= 0 {
+					continue
+				}
+				g := 100 * (st.reps[r].TxnPerS - prev[r].TxnPerS) / prev[r].TxnPerS
+				if st.Paired == 0 || g < st.GainMin {
+					st.GainMin = g
+				}
+				if st.Paired == 0 || g > st.GainMax {
+					st.GainMax = g
+				}
+				st.Paired++
+			}
+			if l.Knee < 0 && st.Paired >= 2 && st.GainMax < KneeGain {
 				l.Knee = i
-				break
 			}
 		}
 		out = append(out, *l)
@@ -272,19 +307,69 @@ func (l Ladder) write(w io.Writer) {
 		title += " (" + l.Others + ")"
 	}
 	fmt.Fprintf(w, "## %s\n\n", title)
-	rows := [][]string{{"clients", "txn/s", "vs previous", "cycle p99 (ms)", ""}}
+	rows := [][]string{{"clients", "txn/s", "vs previous", "gain per repetition", "cycle p99 (ms)", ""}}
 	for i, s := range l.Steps {
-		vs := "-"
+		vs, gain := "-", "-"
 		if i > 0 {
 			vs = Change(l.Steps[i-1].TxnPerS, s.TxnPerS)
 		}
-		mark := ""
-		if i == l.Knee {
-			mark = "<- throughput stops growing"
+		switch {
+		case s.Paired == 1:
+			gain = fmt.Sprintf("%+.0f%% (1 rep)", s.GainMin)
+		case s.Paired > 1:
+			gain = fmt.Sprintf("%+.0f%% to %+.0f%%", s.GainMin, s.GainMax)
 		}
-		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, f2(s.CycleP99), mark})
+		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, gain, f2(s.CycleP99), l.mark(i)})
 	}
-	texttable.Write(w, texttable.Markdown, rows, 0)
+	texttable.Write(w, texttable.Markdown, rows, 0, 5)
+	if n := l.Note(); n != "" {
+		fmt.Fprintf(w, "%s\n\n", n)
+	}
+}
+
+// stalls says whether step i grew less than KneeGain% over the step
+// before, by the medians or in some repetition: a knee if all agree.
+func (l Ladder) stalls(i int) bool {
+	st, prev := l.Steps[i], l.Steps[i-1].TxnPerS
+	return prev > 0 && st.TxnPerS < prev*(1+KneeGain/100) || st.Paired > 0 && st.GainMin < KneeGain
+}
+
+// mark is the ladder table's last column at step i.
+func (l Ladder) mark(i int) string {
+	switch {
+	case i == l.Knee:
+		return "<- throughput stops growing"
+	case i == 0 || l.Knee >= 0 && i > l.Knee || !l.stalls(i):
+		return ""
+	case l.Steps[i].Paired == 1:
+		return fmt.Sprintf("<- under %+.0f%% on one repetition: knee not established", KneeGain)
+	case l.Steps[i].Paired > 1:
+		return "<- repetitions disagree: knee not established"
+	}
+	return "<- repetitions not recorded: knee not established"
+}
+
+// Note says in one sentence where throughput stops growing, or why no
+// knee is established.
+func (l Ladder) Note() string {
+	if l.Knee >= 0 {
+		st := l.Steps[l.Knee]
+		return fmt.Sprintf("Throughput stops growing at %d clients: each of %d repetitions gained less than %.0f%% (%+.0f%% to %+.0f%%).", st.Clients, st.Paired, KneeGain, st.GainMin, st.GainMax)
+	}
+	for i := 1; i < len(l.Steps); i++ {
+		if !l.stalls(i) {
+			continue
+		}
+		switch st := l.Steps[i]; {
+		case st.Paired == 1:
+			return fmt.Sprintf("One repetition: a knee is not established (%d clients gained %+.0f%%; run with --repeat 3 to see whether repetitions agree).", st.Clients, st.GainMin)
+		case st.Paired > 1:
+			return fmt.Sprintf("No knee: at %d clients the repetitions disagree (%+.0f%% to %+.0f%%, the threshold is %.0f%%).", st.Clients, st.GainMin, st.GainMax, KneeGain)
+		default:
+			return fmt.Sprintf("No knee established: growth stalls at %d clients, but this study.json does not record its repetitions.", st.Clients)
+		}
+	}
+	return ""
 }
 
 func f1(v float64) string { return strconv.FormatFloat(round(v, 1), 'f', 1, 64) }

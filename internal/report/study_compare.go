@@ -1,0 +1,32 @@
+package report
+
+import "github.com/txnbench/txnbench/internal/study"
+
+// studyComparisons are a study's comparison tables (study.Comparisons),
+// the same as study.md's.
+func studyComparisons(s *study.Summary) []table {
+	var out []table
+	for _, t := range study.Compare(s).Tables() {
+		left := map[int]bool{}
+		for _, i := range t.Left {
+			left[i] = true
+		}
+		out = append(out, table{Title: t.Title, Note: t.Note, Columns: t.Rows[0], Rows: t.Rows[1:], Left: left})
+	}
+	return out
+}
+
+// vsFirst drops the cells table's "vs first" columns unless the study
+// compares with the first cell (--compare first).
+func vsFirst(s *study.Summary, t table) table {
+	leftCol := map[string]bool{}
+	for i, c := range t.Columns {
+		leftCol[c] = t.Left[i]
+	}
+	rows := s.VsFirst(append([][]string{t.Columns}, t.Rows...))
+	t.Columns, t.Rows, t.Left = rows[0], rows[1:], map[int]bool{}
+	for i, c := range t.Columns {
+		t.Left[i] = leftCol[c]
+	}
+	return t
+}

@@ -1,0 +1,508 @@
+package study
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/report/texttable"
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// CompareMode is what a study's changes are computed against.
+type CompareMode string
+
+// The modes of --compare. The zero mode is CompareAxis.
+const (
+	// CompareAxis compares the neighbouring values of every varied
+	// setting, the other settings held.
+	CompareAxis CompareMode = "axis"
+	// CompareFirst compares every cell with the first cell.
+	CompareFirst CompareMode = "first"
+	// CompareNone prints the cells without comparing them.
+	CompareNone CompareMode = "none"
+)
+
+// ParseCompare reads a --compare value.
+func ParseCompare(s string) (CompareMode, error) {
+	switch m := CompareMode(s); m {
+	case CompareAxis, CompareFirst, CompareNone:
+		return m, nil
+	}
+	return "", fmt.Errorf("--compare %q: choose axis (neighbouring values of each varied setting), first (every cell against the first) or none", s)
+}
+
+// mode is s's compare mode; a study.json from before --compare compares
+// along the axes.
+func (s *Summary) mode() CompareMode {
+	if s.Compare == "" {
+		return CompareAxis
+	}
+	return s.Compare
+}
+
+// RepStats is what one repetition of a cell measured, for the comparisons
+// that need more than the medians: the knee's agreement, the fixed work.
+type RepStats struct {
+	TxnPerS    float64 `json:"txn_per_s"`
+	MeasuredS  float64 `json:"measured_s"`
+	Iterations int64   `json:"iterations,omitempty"` // cycles of a fixed amount of work (--iterations)
+}
+
+// repStats lists each repetition's throughput and window, in run order.
+func repStats(rs []*result.Result) []RepStats {
+	out := make([]RepStats, len(rs))
+	for i, r := range rs {
+		out[i] = RepStats{TxnPerS: r.TxnPerS(), MeasuredS: r.MeasuredS, Iterations: r.Config.Iterations}
+	}
+	return out
+}
+
+// Comparisons is what a study derives from its cells beyond the cells
+// themselves: changes along each varied setting, the wall time of a fixed
+// amount of work, and the cost of connecting per transaction.
+type Comparisons struct {
+	Axes      []AxisTable       `json:"axes,omitempty"`
+	FixedWork []WallTime        `json:"fixed_work,omitempty"`
+	Connect   []ConnectOverhead `json:"connect_overhead,omitempty"`
+}
+
+// AxisTable compares the cells that differ only in the setting Axis, in
+// the order of its values.
+type AxisTable struct {
+	Axis   string    `json:"axis"`
+	Held   []Setting `json:"held,omitempty"` // the other settings, the same in every cell
+	Values []string  `json:"values"`         // Axis's values that have a cell
+	Rows   []AxisRow `json:"rows"`
+}
+
+// AxisRow is one metric of one op at each value of the axis.
+type AxisRow struct {
+	Op     string    `json:"op"`
+	Metric string    `json:"metric"` // mean_ms, p50_ms, p95_ms, p99_ms or ops_per_s
+	Values []float64 `json:"values"`
+	// ChangePct[i] is the change from Values[i] to Values[i+1] in % of
+	// Values[i], as Change prints it; null when Values[i] is 0.
+	ChangePct []*float64 `json:"change_pct"`
+}
+
+// WallTime is how long a cell took for its fixed work (--iterations):
+// the median of its repetitions' measured windows.
+type WallTime struct {
+	Cell   string      `json:"cell"`
+	Cycles int64       `json:"cycles"`
+	WallS  float64     `json:"wall_s"`
+	Vs     []WallRatio `json:"vs,omitempty"`
+}
+
+// WallRatio is a wall time against another cell's: the previous value of
+// Axis with the other settings held, or the first cell when Axis is "".
+type WallRatio struct {
+	Axis    string  `json:"axis,omitempty"`
+	Against string  `json:"against"` // the other cell's label
+	Ratio   float64 `json:"ratio"`   // this wall time / the other's
+}
+
+// ConnectOverhead is what connecting per transaction costs one op: a
+// per-txn cell against a cell with the same other settings whose clients
+// keep their connections (conn=pool or session).
+type ConnectOverhead struct {
+	Held     []Setting `json:"held,omitempty"` // the other settings (e.g. query=select1)
+	Pooled   string    `json:"pooled"`         // the other cell's conn
+	Op       string    `json:"op"`
+	PerTxnMS float64   `json:"per_txn_mean_ms"`
+	PooledMS float64   `json:"pooled_mean_ms"`
+	// Speedup is per-txn latency / pooled latency (mean, and p50).
+	Speedup    float64 `json:"speedup"`
+	SpeedupP50 float64 `json:"speedup_p50"`
+	// ConnectPct is connecting's share of a per-txn op's time:
+	// (per-txn - pooled) / per-txn mean, in %.
+	ConnectPct float64 `json:"connect_pct"`
+}
+
+// metric is one column of OpStats an axis compares.
+type metric struct {
+	name, label string
+	get         func(OpStats) float64
+}
+
+var axisMetrics = []metric{
+	{"mean_ms", "mean (ms)", func(o OpStats) float64 { return o.Mean }},
+	{"p50_ms", "p50 (ms)", func(o OpStats) float64 { return o.P50 }},
+	{"p95_ms", "p95 (ms)", func(o OpStats) float64 { return o.P95 }},
+	{"p99_ms", "p99 (ms)", func(o OpStats) float64 { return o.P99 }},
+	{"ops_per_s", "ops/s", func(o OpStats) float64 { return o.OpsPerS }},
+}
+
+// Compare computes s's comparisons for its compare mode; nil with
+// CompareNone.
+func Compare(s *Summary) *Comparisons {
+	if s.mode() == CompareNone {
+		return nil
+	}
+	c := &Comparisons{FixedWork: fixedWork(s), Connect: connectOverhead(s)}
+	if s.mode() == CompareAxis {
+		for _, key := range axes(s) {
+			for _, g := range neighbours(s, key) {
+				if t := axisTable(key, g); len(t.Rows) > 0 {
+					c.Axes = append(c.Axes, t)
+				}
+			}
+		}
+	}
+	return c
+}
+
+// axes are the varied settings, in the order of the cells' settings.
+func axes(s *Summary) []string {
+	var keys []string
+	if len(s.Cells) > 0 {
+		for _, st := range s.Cells[0].Settings {
+			keys = append(keys, st.Key)
+		}
+	}
+	return keys
+}
+
+// group is the cells that differ only in one setting, in study order.
+type group struct {
+	held   []Setting
+	values []string
+	cells  []*CellSummary
+}
+
+// neighbours groups s's cells by every setting but key; only groups of
+// two or more cells compare anything.
+func neighbours(s *Summary, key string) []group {
+	var out []group
+	index := map[string]int{}
+	for i := range s.Cells {
+		c := &s.Cells[i]
+		var held []Setting
+		value, found := "", false
+		for _, st := range c.Settings {
+			if st.Key == key {
+				value, found = st.Value, true
+			} else {
+				held = append(held, st)
+			}
+		}
+		if !found {
+			continue
+		}
+		id := Cell{Settings: held}.Label()
+		j, ok := index[id]
+		if !ok {
+			j = len(out)
+			index[id] = j
+			out = append(out, group{held: held})
+		}
+		out[j].values = append(out[j].values, value)
+		out[j].cells = append(out[j].cells, c)
+	}
+	var multi []group
+	for _, g := range out {
+		if len(g.cells) >= 2 {
+			multi = append(multi, g)
+		}
+	}
+	return multi
+}
+
+// axisTable compares a group's neighbouring cells on every transaction
+// and the cycle that all of them measured.
+func axisTable(key string, g group) AxisTable {
+	t := AxisTable{Axis: key, Held: g.held, Values: g.values}
+	for _, o := range g.cells[0].Ops {
+		if !o.Kind.IsTxn() && o.Kind != result.KindCycle {
+			continue
+		}
+		stats := make([]OpStats, len(g.cells))
+		all := true
+		for i, c := range g.cells {
+			st := c.op(o.Name)
+			if st == nil {
+				all = false
+				break
+			}
+			stats[i] = *st
+		}
+		if !all {
+			continue
+		}
+		for _, m := range axisMetrics {
+			row := AxisRow{Op: o.Name, Metric: m.name}
+			for i, st := range stats {
+				row.Values = append(row.Values, m.get(st))
+				if i > 0 {
+					row.ChangePct = append(row.ChangePct, changePct(row.Values[i-1], row.Values[i]))
+				}
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// changePct is b against a in % of a, nil when a is zero.
+func changePct(a, b float64) *float64 {
+	if a == 0 {
+		return nil
+	}
+	p := 100 * (b - a) / a
+	return &p
+}
+
+// fixedWork lists the wall time of every cell that ran a fixed number of
+// cycles, against its neighbours along each axis (or against the first
+// cell with CompareFirst).
+func fixedWork(s *Summary) []WallTime {
+	wall := map[*CellSummary]float64{}
+	var out []WallTime
+	for i := range s.Cells {
+		c := &s.Cells[i]
+		if len(c.Reps) == 0 || c.Reps[0].Iterations == 0 {
+			continue
+		}
+		var ws []float64
+		for _, r := range c.Reps {
+			ws = append(ws, r.MeasuredS)
+		}
+		wall[c] = metrics.Median(ws)
+	}
+	if len(wall) == 0 {
+		return nil
+	}
+	for i := range s.Cells {
+		c := &s.Cells[i]
+		w, ok := wall[c]
+		if !ok {
+			continue
+		}
+		wt := WallTime{Cell: c.Label, Cycles: c.Reps[0].Iterations, WallS: w}
+		if s.mode() == CompareFirst {
+			if f, ok := wall[&s.Cells[0]]; ok && i > 0 && f > 0 {
+				wt.Vs = append(wt.Vs, WallRatio{Against: s.Cells[0].Label, Ratio: w / f})
+			}
+		} else {
+			for _, key := range axes(s) {
+				for _, g := range neighbours(s, key) {
+					for j := 1; j < len(g.cells); j++ {
+						if g.cells[j] != c {
+							continue
+						}
+						if p, ok := wall[g.cells[j-1]]; ok && p > 0 {
+							wt.Vs = append(wt.Vs, WallRatio{Axis: key, Against: g.cells[j-1].Label, Ratio: w / p})
+						}
+					}
+				}
+			}
+		}
+		out = append(out, wt)
+	}
+	return out
+}
+
+// perTxn is the conn that opens a connection for every transaction.
+const perTxn = "per-txn"
+
+// connectOverhead compares every per-txn cell with its neighbours along
+// conn whose clients keep their connections, on each transaction.
+func connectOverhead(s *Summary) []ConnectOverhead {
+	var out []ConnectOverhead
+	for _, g := range neighbours(s, "conn") {
+		base := -1
+		for i, v := range g.values {
+			if v == perTxn {
+				base = i
+			}
+		}
+		if base < 0 {
+			continue
+		}
+		for i, pooled := range g.cells {
+			if i == base {
+				continue
+			}
+			for _, o := range g.cells[base].Ops {
+				p := pooled.op(o.Name)
+				if !o.Kind.IsTxn() || p == nil || p.Mean <= 0 || o.Mean <= 0 {
+					continue
+				}
+				co := ConnectOverhead{Held: g.held, Pooled: g.values[i], Op: o.Name, PerTxnMS: o.Mean, PooledMS: p.Mean,
+					Speedup: o.Mean / p.Mean, ConnectPct: 100 * (o.Mean - p.Mean) / o.Mean}
+				if p.P50 > 0 {
+					co.SpeedupP50 = o.P50 / p.P50
+				}
+				out = append(out, co)
+			}
+		}
+	}
+	return out
+}
+
+// Table is one comparison as rows, the first the header: study.md and
+// study.html draw the same tables.
+type Table struct {
+	Title string
+	Note  string
+	Rows  [][]string
+	Left  []int // the columns aligned left
+}
+
+// changeNote says how to read a change, in every table that has one.
+const changeNote = "change = (to - from) / from and the factor to/from: latency (ms) is better lower, so -89% (0.11x) is 89% faster; ops/s is better higher, so +25% is 25% more."
+
+// Tables renders the comparisons.
+func (c *Comparisons) Tables() []Table {
+	if c == nil {
+		return nil
+	}
+	var out []Table
+	for i, a := range c.Axes {
+		t := Table{Title: a.Axis + ": " + strings.Join(a.Values, " -> "), Left: []int{0, 1}}
+		if i == 0 {
+			t.Note = changeNote // once, above the first
+		}
+		if len(a.Held) > 0 {
+			t.Title += " (" + Cell{Settings: a.Held}.Label() + ")"
+		}
+		head := []string{"op", "metric", a.Values[0]}
+		for i := 1; i < len(a.Values); i++ {
+			head = append(head, a.Values[i], a.Values[i-1]+" -> "+a.Values[i])
+		}
+		t.Rows = append(t.Rows, head)
+		for _, r := range a.Rows {
+			row := []string{r.Op, metricLabel(r.Metric), axisValue(r.Metric, r.Values[0])}
+			for i := 1; i < len(r.Values); i++ {
+				row = append(row, axisValue(r.Metric, r.Values[i]), Change(r.Values[i-1], r.Values[i]))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		out = append(out, t)
+	}
+	if len(c.FixedWork) > 0 {
+		out = append(out, c.fixedWorkTable())
+	}
+	if len(c.Connect) > 0 {
+		t := Table{Title: "connect overhead: per-txn against kept connections", Left: []int{0, 1, 2},
+			Note: "speedup = per-txn latency / the kept connection's (mean, and p50); connect share = (per-txn - kept) / per-txn mean: the part of a per-txn op's time spent connecting."}
+		t.Rows = append(t.Rows, []string{"settings", "op", "against", "per-txn mean (ms)", "kept mean (ms)", "speedup", "speedup (p50)", "connect share"})
+		for _, co := range c.Connect {
+			held := Cell{Settings: co.Held}.Label()
+			if held == "" {
+				held = "-"
+			}
+			p50 := "-"
+			if co.SpeedupP50 > 0 {
+				p50 = fmt.Sprintf("%.1fx", co.SpeedupP50)
+			}
+			t.Rows = append(t.Rows, []string{held, co.Op, "conn=" + co.Pooled, f3(co.PerTxnMS), f3(co.PooledMS),
+				fmt.Sprintf("%.1fx", co.Speedup), p50, fmt.Sprintf("%.1f%%", co.ConnectPct)})
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// fixedWorkTable is the wall times, one column per kind of ratio.
+func (c *Comparisons) fixedWorkTable() Table {
+	var cols []string // the axes compared, "" for the first cell
+	seen := map[string]bool{}
+	for _, w := range c.FixedWork {
+		for _, v := range w.Vs {
+			if !seen[v.Axis] {
+				seen[v.Axis] = true
+				cols = append(cols, v.Axis)
+			}
+		}
+	}
+	t := Table{Title: "fixed work (--iterations)", Left: []int{0},
+		Note: "wall time: the median measured window of the cell's repetitions, from the first cycle to the last; a change against the previous value of a setting (the others held) is better lower."}
+	head := []string{"cell", "cycles", "wall time"}
+	for _, a := range cols {
+		if a == "" {
+			head = append(head, "vs first")
+		} else {
+			head = append(head, "vs previous "+a)
+		}
+	}
+	t.Rows = append(t.Rows, head)
+	for _, w := range c.FixedWork {
+		row := []string{w.Cell, fmt.Sprint(w.Cycles), wallTime(w.WallS)}
+		for _, a := range cols {
+			cell := "-"
+			for _, v := range w.Vs {
+				if v.Axis == a {
+					cell = Change(1, v.Ratio)
+				}
+			}
+			row = append(row, cell)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// wallTime prints seconds as a duration: 4.2s, 14m36s, 1h14m49s.
+func wallTime(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	if d >= time.Minute {
+		return d.Round(time.Second).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
+}
+
+func metricLabel(name string) string {
+	for _, m := range axisMetrics {
+		if m.name == name {
+			return m.label
+		}
+	}
+	return name
+}
+
+func axisValue(metric string, v float64) string {
+	if metric == "ops_per_s" {
+		return f1(v)
+	}
+	return f2(v)
+}
+
+func f3(v float64) string { return fmt.Sprintf("%.3f", v) }
+
+// writeComparisons writes the comparisons of s into study.md.
+func writeComparisons(w io.Writer, s *Summary) {
+	for _, t := range Compare(s).Tables() {
+		fmt.Fprintf(w, "## %s\n\n", t.Title)
+		if t.Note != "" {
+			fmt.Fprintf(w, "%s\n\n", t.Note)
+		}
+		texttable.Write(w, texttable.Markdown, t.Rows, t.Left...)
+	}
+}
+
+// VsFirst drops the "vs first" columns of a table's rows (the first is
+// the header) unless s compares with the first cell (--compare first).
+func (s *Summary) VsFirst(rows [][]string) [][]string {
+	if s.mode() == CompareFirst || len(rows) == 0 {
+		return rows
+	}
+	var keep []int
+	for i, h := range rows[0] {
+		if !strings.HasSuffix(h, " vs first") {
+			keep = append(keep, i)
+		}
+	}
+	out := make([][]string, len(rows))
+	for r, row := range rows {
+		for _, i := range keep {
+			if i < len(row) {
+				out[r] = append(out[r], row[i])
+			}
+		}
+	}
+	return out
+}
