@@ -153,7 +153,9 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 }
 
 // TestStudy runs a small study on SQLite: every cell twice, interleaved,
-// one JSON per run, study.json and study.md, and the comparison printed.
+// one JSON per run, study.json and study.md, and the comparisons printed:
+// along the varied setting (the default --compare axis) and the fixed
+// work's wall times, the same again from study.json.
 func TestStudy(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "st")
 	args := append([]string{"study", "train-events", "--db", "sqlite:" + filepath.Join(t.TempDir(), "s.db"),
@@ -162,10 +164,21 @@ func TestStudy(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"## add", "variant=manual", "variant=text", "mean vs first", "invariants: OK in every run", "[4/4]"} {
+	for _, want := range []string{"## add", "variant=manual", "variant=text", "## variant: manual -> text", "| manual -> text |", "## fixed work (--iterations)", "| vs previous variant |", "invariants: OK in every run", "[4/4]"} {
 		if !strings.Contains(stdout+stderr, want) {
 			t.Errorf("output lacks %q:\n%s\n%s", want, stdout, stderr)
 		}
+	}
+	if strings.Contains(stdout, "vs first") {
+		t.Errorf("--compare axis still compares with the first cell:\n%s", stdout)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "study.md"))
+	js, _ := os.ReadFile(filepath.Join(out, "study.json"))
+	if !bytes.Contains(js, []byte(`"comparisons"`)) || !bytes.Contains(js, []byte(`"axis": "variant"`)) || !bytes.Contains(js, []byte(`"fixed_work"`)) {
+		t.Errorf("study.json lacks the comparisons:\n%s", js)
+	}
+	if code, again, stderr := runMain("report", filepath.Join(out, "study.json")); code != ExitOK || again != string(md) {
+		t.Errorf("report of study.json: exit %d %s, and it differs from study.md:\n%s", code, stderr, again)
 	}
 	files, _ := filepath.Glob(filepath.Join(out, "cell*-rep*.json"))
 	if len(files) != 4 {
@@ -199,6 +212,7 @@ func TestStudyBadInput(t *testing.T) {
 		{[]string{"study", "train-events", "--vary", "clients=2,many"}, "--vary clients=many"},
 		{[]string{"study", "train-events", "--vary", "variant=jsonb,bogus"}, "unknown --variant \"bogus\""},
 		{[]string{"study", "train-events", "--vary", "clients=1,2", "--repeat", "0"}, "--repeat 0"},
+		{[]string{"study", "train-events", "--vary", "clients=1,2", "--compare", "best"}, "--compare \"best\": choose axis"},
 		{[]string{"study", "train-events", "--vary", "clients=1,2", "--nosuch"}, "unknown flag: --nosuch"},
 		{[]string{"study", "train-events", "--vary", "clients=1,2", "--json", "s.json"}, "--json does not apply to a study: its --out directory has study.json"},
 		{[]string{"study", "train-events", "--vary", "clients=1,2", "--html", "s.html"}, "--html does not apply to a study"},

@@ -377,7 +377,7 @@ func TestStudyHTML(t *testing.T) {
 	if fmt.Sprint(l.Series[0].Points) != "[[4 100] [8 180] [16 185]]" || l.Series[1].Axis != "y2" || fmt.Sprint(l.Series[1].Points) != "[[4 100] [8 200] [16 300]]" {
 		t.Errorf("ladder %+v", l.Series)
 	}
-	if !strings.Contains(l.Note, "One repetition: a knee is not established (16 clients gained +3%") {
+	if !strings.Contains(l.Note, "One repetition: knee not established (16 clients gained +3%)") {
 		t.Errorf("ladder note %q, want no knee established at 16 clients on one repetition", l.Note)
 	}
 	// The comparisons along clients, not against the first cell.

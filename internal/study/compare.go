@@ -67,6 +67,7 @@ type Comparisons struct {
 	Axes      []AxisTable       `json:"axes,omitempty"`
 	FixedWork []WallTime        `json:"fixed_work,omitempty"`
 	Connect   []ConnectOverhead `json:"connect_overhead,omitempty"`
+	axes      []string          // the varied settings, in order: the fixed work's columns
 }
 
 // AxisTable compares the cells that differ only in the setting Axis, in
@@ -142,7 +143,7 @@ func Compare(s *Summary) *Comparisons {
 	if s.mode() == CompareNone {
 		return nil
 	}
-	c := &Comparisons{FixedWork: fixedWork(s), Connect: connectOverhead(s)}
+	c := &Comparisons{FixedWork: fixedWork(s), Connect: connectOverhead(s), axes: axes(s)}
 	if s.mode() == CompareAxis {
 		for _, key := range axes(s) {
 			for _, g := range neighbours(s, key) {
@@ -409,14 +410,16 @@ func (c *Comparisons) Tables() []Table {
 
 // fixedWorkTable is the wall times, one column per kind of ratio.
 func (c *Comparisons) fixedWorkTable() Table {
-	var cols []string // the axes compared, "" for the first cell
 	seen := map[string]bool{}
 	for _, w := range c.FixedWork {
 		for _, v := range w.Vs {
-			if !seen[v.Axis] {
-				seen[v.Axis] = true
-				cols = append(cols, v.Axis)
-			}
+			seen[v.Axis] = true
+		}
+	}
+	var cols []string // the axes compared, in order, "" for the first cell
+	for _, a := range append([]string{""}, c.axes...) {
+		if seen[a] {
+			cols = append(cols, a)
 		}
 	}
 	t := Table{Title: "fixed work (--iterations)", Left: []int{0},
@@ -446,13 +449,16 @@ func (c *Comparisons) fixedWorkTable() Table {
 	return t
 }
 
-// wallTime prints seconds as a duration: 4.2s, 14m36s, 1h14m49s.
+// wallTime prints seconds as a duration: 185ms, 4.2s, 14m36s, 1h14m49s.
 func wallTime(s float64) string {
 	d := time.Duration(s * float64(time.Second))
-	if d >= time.Minute {
+	switch {
+	case d >= time.Minute:
 		return d.Round(time.Second).String()
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond).String()
 	}
-	return d.Round(100 * time.Millisecond).String()
+	return d.Round(time.Millisecond).String()
 }
 
 func metricLabel(name string) string {

@@ -310,7 +310,7 @@ func TestKneeNeedsAgreeingRepetitions(t *testing.T) {
 	if one.Knee != -1 || one.Steps[1].Paired != 1 || math.Abs(one.Steps[1].GainMin-3) > 1e-9 {
 		t.Errorf("one repetition: knee %d, steps %+v", one.Knee, one.Steps)
 	}
-	if n := one.Note(); !strings.Contains(n, "One repetition: a knee is not established (10 clients gained +3%") {
+	if n := one.Note(); !strings.Contains(n, "One repetition: knee not established (10 clients gained +3%)") {
 		t.Errorf("note %q", n)
 	}
 	// Two repetitions that disagree at 10 clients (+1% and +12%): no
@@ -334,7 +334,7 @@ func TestKneeNeedsAgreeingRepetitions(t *testing.T) {
 	}
 	// Disagreeing to the end: no knee, and the note says so.
 	d := Ladders(ladder(map[int][]float64{5: {4000, 4000}, 10: {4040, 4480}}, 5, 10))[0]
-	if d.Knee != -1 || !strings.Contains(d.Note(), "No knee: at 10 clients the repetitions disagree (+1% to +12%") {
+	if d.Knee != -1 || !strings.Contains(d.Note(), "Knee not established: at 10 clients the repetitions disagree (+1% to +12%") {
 		t.Errorf("disagreeing: knee %d, note %q", d.Knee, d.Note())
 	}
 	// A study.json without repetitions recorded establishes nothing.

@@ -362,11 +362,11 @@ func (l Ladder) Note() string {
 		}
 		switch st := l.Steps[i]; {
 		case st.Paired == 1:
-			return fmt.Sprintf("One repetition: a knee is not established (%d clients gained %+.0f%%; run with --repeat 3 to see whether repetitions agree).", st.Clients, st.GainMin)
+			return fmt.Sprintf("One repetition: knee not established (%d clients gained %+.0f%%); run with --repeat 3 to see whether repetitions agree.", st.Clients, st.GainMin)
 		case st.Paired > 1:
-			return fmt.Sprintf("No knee: at %d clients the repetitions disagree (%+.0f%% to %+.0f%%, the threshold is %.0f%%).", st.Clients, st.GainMin, st.GainMax, KneeGain)
+			return fmt.Sprintf("Knee not established: at %d clients the repetitions disagree (%+.0f%% to %+.0f%% against the %.0f%% threshold).", st.Clients, st.GainMin, st.GainMax, KneeGain)
 		default:
-			return fmt.Sprintf("No knee established: growth stalls at %d clients, but this study.json does not record its repetitions.", st.Clients)
+			return fmt.Sprintf("Knee not established: growth stalls at %d clients, but this study.json does not record its repetitions.", st.Clients)
 		}
 	}
 	return ""
