@@ -45,8 +45,9 @@ func (a *app) studyCommand() *cobra.Command {
 		Long: `study runs one specification (every flag of "txnbench run WORKLOAD") once per
 combination of the --vary values, each on a fresh schema after the server's
 statistics are reset and a settle pause, repeats them interleaved, and prints
-per op the medians of every cell and their change against the first cell, plus
-a throughput ladder when clients vary. It writes one JSON per run, study.json,
+per op the medians of every cell, then their comparisons (--compare axis: the
+change between neighbouring values of each varied setting, the others held),
+plus a throughput ladder when clients vary. It writes one JSON per run, study.json,
 study.md and study.html (charts) into --out.
 
   txnbench study train-events --db temp-postgres --vary variant=jsonb,manual,text --duration 60s
