@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,18 +15,37 @@ import (
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
-// runShards runs n shards of one run as separate txnbench processes, each
-// with args plus --shard I/N and --json DIR/shard-I.json, waits for them
-// and returns their results and stderr.
-func runShards(t *testing.T, n int, dir string, args ...string) ([]*result.Result, []string) {
+// entrypoint is the container's entry point (deploy/kubernetes), which
+// the local multi-process test runs as a Kubernetes Indexed Job's pods
+// do, and results.sh, which collects their results from their logs.
+const (
+	entrypoint = "../../deploy/kubernetes/entrypoint.sh"
+	resultsSh  = "../../deploy/kubernetes/results.sh"
+)
+
+// runShards runs n shards of one run as separate processes through the
+// container's entry point, as the pods of an Indexed Job (JOB_COMPLETION_INDEX
+// I, --shards N, the database URL in TXNBENCH_DB), waits for them, collects
+// their results from their output with results.sh into dir/shard-I.json
+// and returns them and the shards' stderr.
+func runShards(t *testing.T, n int, url, dir string, args ...string) ([]*result.Result, []string) {
 	t.Helper()
 	cmds := make([]*exec.Cmd, n)
+	outs := make([]*syncBuffer, n)
 	errs := make([]*syncBuffer, n)
 	for i := range n {
-		a := append(append([]string{}, args...), "--shard", fmt.Sprintf("%d/%d", i, n), "--json", filepath.Join(dir, fmt.Sprintf("shard-%d.json", i)))
-		cmds[i], _, errs[i] = startTxnbench(t, a...)
+		cmd := exec.Command("sh", append([]string{entrypoint, "run"}, append(args, "--shards", strconv.Itoa(n))...)...)
+		cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1", "TXNBENCH_BIN="+os.Args[0], "TXNBENCH_DB="+url,
+			"JOB_COMPLETION_INDEX="+strconv.Itoa(i), "RESULTS="+t.TempDir())
+		outs[i], errs[i] = &syncBuffer{}, &syncBuffer{}
+		cmd.Stdout, cmd.Stderr = outs[i], errs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill() })
+		cmds[i] = cmd
 	}
-	rs := make([]*result.Result, n)
+	var logs strings.Builder
 	stderr := make([]string, n)
 	for i, cmd := range cmds {
 		err := cmd.Wait()
@@ -33,6 +53,16 @@ func runShards(t *testing.T, n int, dir string, args ...string) ([]*result.Resul
 		if err != nil {
 			t.Fatalf("shard %d: %v\n%s", i, err, stderr[i])
 		}
+		logs.WriteString(outs[i].String() + stderr[i])
+	}
+	collect := exec.Command("sh", resultsSh, dir)
+	collect.Stdin = strings.NewReader(logs.String())
+	if out, err := collect.CombinedOutput(); err != nil {
+		t.Fatalf("results.sh: %v\n%s", err, out)
+	}
+	rs := make([]*result.Result, n)
+	for i := range n {
+		var err error
 		if rs[i], err = result.Load(filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))); err != nil {
 			t.Fatal(err)
 		}
@@ -49,8 +79,8 @@ func runShards(t *testing.T, n int, dir string, args ...string) ([]*result.Resul
 func TestShardedRun(t *testing.T) {
 	cl := testutil.Postgres(t)
 	dir := t.TempDir()
-	args := append([]string{"run", "train-events", "--db", cl.URL(), "--clients", "8", "--iterations", "42", "--seed", "11", "--progress", "200ms"}, quick...)
-	rs, stderr := runShards(t, 4, dir, args...)
+	args := append([]string{"train-events", "--clients", "8", "--iterations", "42", "--seed", "11", "--progress", "200ms"}, quick...)
+	rs, stderr := runShards(t, 4, cl.URL(), dir, args...)
 
 	// The schema was created and loaded once, by shard 0.
 	for i, e := range stderr {
@@ -130,7 +160,7 @@ func TestShardedRun(t *testing.T) {
 
 	// One process with the same flags does the same total work.
 	one := filepath.Join(dir, "one.json")
-	if code, _, errOut := runMain(append(args, "--json", one)...); code != ExitOK {
+	if code, _, errOut := runMain(append(append([]string{"run"}, args...), "--db", cl.URL(), "--json", one)...); code != ExitOK {
 		t.Fatalf("one process: exit %d %s", code, errOut)
 	}
 	r, err := result.Load(one)
