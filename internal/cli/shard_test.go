@@ -158,6 +158,15 @@ func TestShardedRun(t *testing.T) {
 		t.Errorf("check after a delete: exit %d, want %d\n%s\n%s", code, ExitInvariants, errOut, stdout)
 	}
 
+	if code, _, errOut := runMain("check", "no-such-run", "--db", cl.URL()); code != ExitUsage || !strings.Contains(errOut, `no split run "no-such-run"`) {
+		t.Errorf("check of an unknown run: exit %d %s", code, errOut)
+	}
+	// A run id is used once: a shard started again is refused.
+	again := append(append([]string{"run"}, args...), "--db", cl.URL(), "--shard", "2/4")
+	if code, _, errOut := runMain(again...); code != ExitUsage || !strings.Contains(errOut, "give each run its own --run-id") {
+		t.Errorf("a shard of a finished run: exit %d %s", code, errOut)
+	}
+
 	// One process with the same flags does the same total work.
 	one := filepath.Join(dir, "one.json")
 	if code, _, errOut := runMain(append(append([]string{"run"}, args...), "--db", cl.URL(), "--json", one)...); code != ExitOK {
@@ -219,5 +228,21 @@ func TestShardBadInput(t *testing.T) {
 	}
 	if code, _, stderr := runMain("run", "train-events", "--db", "postgres://u:p@127.0.0.1:1/db", "--shard", "0/2"); code != ExitUsage || !strings.Contains(stderr, "needs --seed or --run-id") {
 		t.Errorf("no seed: exit %d %s", code, stderr)
+	}
+}
+
+// TestShardMissing: a shard whose partners never come gives up after
+// --shard-wait (exit 1, saying what it waited for), and the run it left
+// cannot be checked (exit 1, naming the missing shard).
+func TestShardMissing(t *testing.T) {
+	cl := testutil.Postgres(t)
+	args := append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "4", "--clients", "2", "--run-id", "lonely", "--shard", "0/2", "--shard-wait", "500ms"}, quick...)
+	code, _, stderr := runMain(args...)
+	if code != ExitFailure || !strings.Contains(stderr, "only 1 of 2 shards registered within 500ms") {
+		t.Fatalf("exit %d, want %d: %s", code, ExitFailure, stderr)
+	}
+	code, _, stderr = runMain("check", "lonely", "--db", cl.URL())
+	if code != ExitFailure || !strings.Contains(stderr, "shard 0 (on ") || !strings.Contains(stderr, "shard 1 never registered") {
+		t.Errorf("check: exit %d, want %d: %s", code, ExitFailure, stderr)
 	}
 }
