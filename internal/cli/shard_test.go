@@ -101,7 +101,7 @@ func TestShardedRun(t *testing.T) {
 			t.Errorf("shard %d: %+v; shard 0: %+v", i, sh, rs[0].Shards[0])
 		}
 		opened := r.Started.Add(time.Duration(sh.SkewMS * float64(time.Millisecond)))
-		if d := opened.Sub(sh.Start); math.Abs(d.Seconds()) > 1 {
+		if d := opened.Sub(sh.Start); math.Abs(d.Seconds()) > 0.5 {
 			t.Errorf("shard %d opened its window %s from the agreed start: %+v started %s", i, d, sh, r.Started)
 		}
 		clients += r.Config.Clients
