@@ -87,6 +87,9 @@ func TestShardedRun(t *testing.T) {
 		if loaded := strings.Contains(e, "loaded 200 of 200 initial events"); loaded != (i == 0) {
 			t.Errorf("shard %d: loaded the data: %v\n%s", i, loaded, e)
 		}
+		if reused := strings.Contains(e, "using the existing train-events schema and data"); reused != (i > 0) {
+			t.Errorf("shard %d: used the existing data: %v\n%s", i, reused, e)
+		}
 		if rs[i].Data["events"] != 200 {
 			t.Errorf("shard %d found %v", i, rs[i].Data)
 		}

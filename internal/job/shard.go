@@ -80,12 +80,16 @@ func awaitLoad(ctx context.Context, s Spec, db *Database) error {
 			}
 			return nil
 		}
-		s.log(fmt.Sprintf("%s: waiting for shard 0 to create the %s schema and load its data (at most %s)", s.shardName(), s.Name, s.Shard.Wait))
+		said := false
 		return poll(ctx, s.Shard.Wait, func() (bool, error) {
 			var n int64
 			err := target.QueryRow(ctx, c, "SELECT count(*) FROM "+runTable+" WHERE run_id = $1 AND shard = 0", []any{s.Shard.RunID}, &n)
 			if target.IsUndefinedTable(err) {
-				return false, nil
+				err = nil
+			}
+			if err == nil && n == 0 && !said {
+				s.log(fmt.Sprintf("%s: waiting for shard 0 to create the %s schema and load its data (at most %s)", s.shardName(), s.Name, s.Shard.Wait))
+				said = true
 			}
 			return n > 0, err
 		}, func() error {
