@@ -116,9 +116,12 @@ func TestShardedRun(t *testing.T) {
 	// The merge: op counts add up, the whole run's check is OK.
 	merged := filepath.Join(dir, "merged.json")
 	code, stdout, errOut := runMain("report", filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json"),
-		filepath.Join(dir, "shard-2.json"), filepath.Join(dir, "shard-3.json"), "--json", merged)
+		filepath.Join(dir, "shard-2.json"), filepath.Join(dir, "shard-3.json"), "--json", merged, "--html", filepath.Join(dir, "run.html"))
 	if code != ExitOK {
 		t.Fatalf("report: exit %d %s\n%s", code, errOut, stdout)
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, "run.html")); err != nil || !strings.Contains(string(page), "shard 2 of 4 of run "+id) {
+		t.Errorf("the HTML report does not list the shards (%v)", err)
 	}
 	for _, want := range []string{"invariants: OK", "shard      shard 3 of 4 of run " + id, "no event lost or invented"} {
 		if !strings.Contains(stdout, want) {
