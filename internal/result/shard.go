@@ -78,7 +78,7 @@ func mergeShards(m *Result, rs []*Result) {
 	slices.SortFunc(m.Shards, func(a, b Shard) int { return a.Index - b.Index })
 	m.Invariants = nil
 	for _, r := range rs {
-		if r.Invariants != nil && r.Shards[0].Checked {
+		if r.Invariants != nil && slices.ContainsFunc(r.Shards, func(s Shard) bool { return s.Checked }) {
 			if m.Invariants == nil {
 				m.Invariants = &Check{OK: true}
 			}
