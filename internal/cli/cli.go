@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers" // the CLI opens every kind of database
@@ -108,7 +109,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	a.printErr(err.Error())
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, target.ErrMalformedURL) || errors.Is(err, workload.ErrIncompleteData) {
+	if errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, target.ErrMalformedURL) || errors.Is(err, workload.ErrIncompleteData) || errors.Is(err, job.ErrRunIDUsed) || errors.Is(err, job.ErrNoRun) {
 		return ExitUsage
 	}
 	return ExitFailure
@@ -163,7 +164,7 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 		Args:  cobra.NoArgs,
 		Run:   func(*cobra.Command, []string) { fmt.Fprintln(a.stdout, "txnbench", version()) },
 	})
-	root.AddCommand(a.suiteCommand())
+	root.AddCommand(a.suiteCommand(), a.checkCommand())
 	return root
 }
 

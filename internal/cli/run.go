@@ -201,6 +201,9 @@ func (a *app) runCommand(initOnly bool) *cobra.Command {
 			Args:  cobra.NoArgs,
 		}
 		rs := newRunSpec(def, sub.Flags(), !initOnly)
+		if !initOnly {
+			rs.shard = newShardFlags(sub.Flags())
+		}
 		sub.RunE = func(cmd *cobra.Command, _ []string) error {
 			spec, err := rs.spec(a, cmd.Flags())
 			if err != nil {
@@ -224,6 +227,8 @@ type runSpec struct {
 	w   workload.Workload
 	f   runFlags
 	run bool // run rather than init: the runner's flags too
+	// shard splits the run across processes (run only, not a study's)
+	shard *shardFlags
 }
 
 // newRunSpec registers a fresh workload's flags and the run flags on fs.
@@ -242,6 +247,11 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	if err := rs.w.Validate(); err != nil {
 		return job.Spec{}, usage(err)
 	}
+	if rs.shard != nil {
+		if err := rs.shard.resolve(fs, &rs.f, rs.def.Name, rs.w); err != nil {
+			return job.Spec{}, err
+		}
+	}
 	if rs.run {
 		if err := runner.CheckMemory(rs.f.cfg, rs.w); err != nil {
 			return job.Spec{}, usage(err)
@@ -250,7 +260,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	return job.Spec{
 		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status,
+		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
 	}, nil
 }
 
@@ -299,6 +309,9 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 		what += fmt.Sprintf(", %d iterations", s.Runner.Iterations)
 	} else {
 		what += ", " + s.Runner.Duration.String()
+	}
+	if sh := s.Runner.Shard; sh.Sharded() {
+		what += fmt.Sprintf(", shard %d of %d of run %s", sh.Index, sh.Count, s.Shard.RunID)
 	}
 	a.status(fmt.Sprintf("running %s on %s %s (%s, seed %d)", s.Name, db.Dialect().Name, db.Dialect().Version, what, s.Runner.Seed))
 	if f.profile != "" {

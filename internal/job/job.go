@@ -39,6 +39,9 @@ type Spec struct {
 	Version   string   // txnbench's version
 	// Log receives status messages (starting a server, loading data).
 	Log func(string)
+	// Shard names the run this process is a part of, when
+	// Runner.Shard splits it (see Shard).
+	Shard Shard
 }
 
 // ServerConnections is how many connections the server must accept for
@@ -241,7 +244,7 @@ func Init(ctx context.Context, s Spec, db *Database) (created bool, err error) {
 			return err
 		}
 		defer unlock()
-		created, err = s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Clients: s.Runner.Clients, Progress: s.log})
+		created, err = s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Clients: s.Runner.RunClients(), Progress: s.log})
 		return err
 	})
 	return created, err
@@ -251,6 +254,12 @@ func Init(ctx context.Context, s Spec, db *Database) (created bool, err error) {
 // and returns the Result. After an interrupt (ctx cancelled) the Result
 // holds what was measured and Interrupted is set.
 func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
+	if s.sharded() {
+		s.Fresh = s.Fresh && s.Runner.Shard.Index == 0 // shard 0 alone loads
+		if err := awaitLoad(ctx, s, db); err != nil {
+			return nil, err
+		}
+	}
 	created, err := Init(ctx, s, db)
 	if err != nil {
 		return nil, err
@@ -275,6 +284,16 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		// first: the sampler's baseline comes before anything else as
 		// the window opens
 		rc.Observers = append([]runner.Observer{telemetryObserver{tel}}, rc.Observers...)
+	}
+	var shard result.Shard
+	if s.sharded() { // the last thing before the run: the shards start together
+		if shard, err = startTogether(ctx, s, db); err != nil {
+			conns.Close()
+			if tel != nil {
+				tel.Finish(ctx)
+			}
+			return nil, err
+		}
 	}
 	out, err := runner.Run(ctx, rc, conns, s.Workload)
 	pool := conns.PoolStats()
@@ -307,6 +326,11 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	// restarted during the run.
 	checkCtx, cancel := context.WithTimeout(wctx, 5*time.Minute)
 	defer cancel()
+	if s.sharded() {
+		if r.Invariants, err = endShard(checkCtx, s, db, r, shard); r.Invariants != nil || err != nil {
+			return r, err
+		}
+	}
 	var ch workload.Check
 	err = withConn(checkCtx, db, func(c target.Conn) (err error) {
 		ch, err = s.Workload.Check(checkCtx, c)

@@ -41,6 +41,9 @@ func Header(w io.Writer, r *result.Result) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note       %s\n", n)
 	}
+	for _, l := range shardLines(r) {
+		fmt.Fprintf(w, "shard      %s\n", l)
+	}
 }
 
 func settingsLine(s map[string]any) string { return keyValues(s) }

@@ -109,6 +109,9 @@ type Result struct {
 	Notes []string `json:"notes,omitempty"`
 	// Faults are the faults on the run's timeline, injected or found.
 	Faults []Fault `json:"faults,omitempty"`
+	// Shards are the parts of a run split across processes: this one's,
+	// or every merged one's.
+	Shards []Shard `json:"shards,omitempty"`
 }
 
 // Tool is the txnbench build that produced the result.
@@ -367,6 +370,9 @@ func Merge(rs []*Result) (*Result, error) {
 	if err := Comparable(rs); err != nil {
 		return nil, err
 	}
+	if err := sameRun(rs); err != nil {
+		return nil, err
+	}
 	for _, r := range rs[1:] {
 		if r.Started.After(rs[0].Ended) || rs[0].Started.After(r.Ended) {
 			return nil, fmt.Errorf("the results did not run at the same time (%s and %s): merging is for concurrent runs; compare separate runs with txnbench study",
@@ -379,6 +385,7 @@ func Merge(rs []*Result) (*Result, error) {
 			sameIntervals = false
 		}
 	}
+	shifts := intervalShifts(rs, sameIntervals) // lines the intervals up by wall time
 	m := *rs[0]
 	m.Ops = nil
 	m.Intervals = nil
@@ -390,7 +397,7 @@ func Merge(rs []*Result) (*Result, error) {
 	m.Config.Clients = 0
 	m.AbortedClients = 0
 	var cpu float64
-	for _, r := range rs {
+	for k, r := range rs {
 		m.Sources += max(r.Sources, 1)
 		m.Config.Clients += r.Config.Clients
 		m.MeasuredS = max(m.MeasuredS, r.MeasuredS)
@@ -425,8 +432,13 @@ func Merge(rs []*Result) (*Result, error) {
 			if !sameIntervals {
 				break // different progress intervals cannot be lined up
 			}
-			if i == len(m.Intervals) {
-				m.Intervals = append(m.Intervals, Interval{ElapsedS: iv.ElapsedS, LengthS: iv.LengthS})
+			i += shifts[k]
+			for i >= len(m.Intervals) {
+				m.Intervals = append(m.Intervals, Interval{})
+			}
+			if m.Intervals[i].LengthS == 0 {
+				m.Intervals[i].ElapsedS = iv.ElapsedS + float64(shifts[k])*iv.LengthS
+				m.Intervals[i].LengthS = iv.LengthS
 			}
 			for _, o := range iv.Ops {
 				mergeByName(&m.Intervals[i].Ops, o)
@@ -447,6 +459,7 @@ func Merge(rs []*Result) (*Result, error) {
 			o.Hist.Compact() // at rest, as Load keeps them: cannot fail for merged histograms
 		}
 	}
+	mergeShards(&m, rs)
 	m.Telemetry = mergeTelemetry(rs)
 	m.SlowOps = mergeSlowOps(rs)
 	m.SetServerTimes()

@@ -53,6 +53,9 @@ type Config struct {
 	// Clock keeps the window, the progress ticks and the stall check
 	// (nil: RealClock); a test drives a window with a fake one.
 	Clock Clock
+	// Shard is this process's part of a run split across processes (set
+	// by Shard.Split; zero: the whole run).
+	Shard Shard
 }
 
 // Validate returns a usage error naming the fix.
@@ -209,7 +212,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 	if cfg.Rate > 0 {
 		// after measuring starts, so no scheduled start falls before it
-		r.sched = newSchedule(cfg.Rate, cfg.Seed)
+		r.sched = newSchedule(cfg.Rate, cfg.Shard.scheduleSeed(cfg.Seed))
 	}
 
 	var wg sync.WaitGroup
@@ -372,9 +375,10 @@ func (r *run) client(id int) {
 			return
 		}
 	}
-	c := &client{run: r, id: id, rng: rand.New(rand.NewPCG(r.cfg.Seed, uint64(id))), conns: r.conns.Client()}
+	gid := r.cfg.Shard.ClientID(id) // the stream of the run's client gid, whichever shard runs it
+	c := &client{run: r, id: id, rng: rand.New(rand.NewPCG(r.cfg.Seed, uint64(gid))), conns: r.conns.Client()}
 	defer c.conns.Close()
-	cl := r.w.NewClient(id, c.rng)
+	cl := r.w.NewClient(gid, c.rng)
 	if sc, ok := cl.(workload.StepClient); ok {
 		sc.RecordSteps(c)
 	}

@@ -30,7 +30,8 @@ func (w *Workload) count(ctx context.Context, c target.Conn, q string) (int64, e
 func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, error) {
 	s := w.sql
 	var ch workload.Check
-	ch.UnknownCommits = w.unknownCommits.Load()
+	baseline, committed, unknownEvents, unknownCommits := w.books()
+	ch.UnknownCommits = unknownCommits
 	counts := []struct{ name, q string }{
 		{"total", s.countTotal},
 		{"both", fmt.Sprintf("SELECT count(*) FROM %s AS e JOIN %s AS a ON a.id = e.id", s.events, s.archive)},
@@ -46,16 +47,16 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, er
 		}
 		got[q.name] = n
 	}
-	lo := w.baseline + w.committedEvents.Load()
-	hi := lo + w.unknownEvents.Load()
+	lo := baseline + committed
+	hi := lo + unknownEvents
 	total := got["total"]
 	if lo == hi {
 		ch.Add("no event lost or invented", total == lo,
-			"%d events live or archived; expected %d (%d before the run + %d added)", total, lo, w.baseline, lo-w.baseline)
+			"%d events live or archived; expected %d (%d before the run + %d added)", total, lo, baseline, committed)
 	} else {
 		ch.Add("no event lost or invented", total >= lo && total <= hi,
 			"%d events live or archived; expected %d to %d (%d before + %d added + up to %d from %d commits of unknown outcome)",
-			total, lo, hi, w.baseline, lo-w.baseline, hi-lo, ch.UnknownCommits)
+			total, lo, hi, baseline, committed, hi-lo, ch.UnknownCommits)
 	}
 	ch.Add("each event in exactly one table", got["both"] == 0, "%d events are both live and archived", got["both"])
 	ch.Add("each live event has a status", got["no_status"] == 0, "%d live events have no status row", got["no_status"])

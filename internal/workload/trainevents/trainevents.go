@@ -50,6 +50,9 @@ type Workload struct {
 	committedEvents    atomic.Int64     // events inserted by committed adds
 	unknownCommits     atomic.Int64     // commits of any op with unknown outcome
 	unknownEvents      atomic.Int64     // events of adds whose commit outcome is unknown
+
+	// ledgers are every shard's books, for Check (nil: this process's own)
+	ledgers []map[string]int64
 }
 
 // Flags registers the workload's options.

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# ceiling.sh: how much load one txnbench process can make, to size a split
+# run (txnbench run --shard, docs/scale-out.md). For SELECT 1 (connect-overhead
+# --query select1, no delay) and train-events (default pacing, and with no
+# delay nor think time), on a throwaway PostgreSQL: throughput, client CPU per
+# transaction and per cycle, the share of a core txnbench used, and from
+# them the client-side ceiling: transactions per second one client core can
+# drive, and how many clients at that pacing one core drives (meaningful
+# where the server keeps up with the clients: the fewer clients).
+#
+#   bench/ceiling.sh [-r REPEATS] [-d DURATION] [-c "8 64"] [BIN]
+#
+# The server shares the machine, so throughput here is the server's limit;
+# the ceiling comes from client CPU per transaction, which the server's load
+# hardly changes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+repeats=1 duration=15s clients="8 64"
+while getopts "r:d:c:" o; do
+  case $o in
+    r) repeats=$OPTARG ;; d) duration=$OPTARG ;; c) clients=$OPTARG ;;
+    *) echo "usage: $0 [-r repeats] [-d duration] [-c clients] [BIN]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+
+out=bench/out/ceiling-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+bin=${1:-}
+if [ -z "$bin" ]; then
+  go build -o "$out/txnbench" ./cmd/txnbench
+  bin=$out/txnbench
+fi
+
+declare -A cases=(
+  [select1]="connect-overhead --query select1 --delay 0s --rows 1000"
+  [trains-paced]="train-events --rows 2000"
+  [trains-flat]="train-events --rows 2000 --delay 0s --think-min 0s --think-max 0s"
+)
+echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $($bin version); duration $duration, $repeats repeats, telemetry off"
+for rep in $(seq 1 "$repeats"); do
+  for name in select1 trains-paced trains-flat; do
+    for c in $clients; do
+      f="$out/$name-c$c-r$rep.json"
+      # shellcheck disable=SC2086
+      "$bin" run ${cases[$name]} --db temp-postgres --clients "$c" --duration "$duration" --warmup 3s \
+        --progress 1h --telemetry off --seed "$rep" --json "$f" >/dev/null 2>"$f.log" ||
+        { echo "run failed: see $f.log" >&2; exit 1; }
+    done
+  done
+done
+
+python3 - "$out" <<'PY'
+import json, glob, os, statistics, sys
+out = sys.argv[1]
+rows = {}
+for f in sorted(glob.glob(os.path.join(out, "*.json"))):
+    name, c, _ = os.path.basename(f)[:-5].rsplit("-", 2)
+    r = json.load(open(f))
+    ops = {o["name"]: o for o in r["ops"]}
+    cycles = ops["cycle"]["count"]
+    txns = sum(o["count"] for o in r["ops"] if o.get("kind", "txn") == "txn")
+    cpu = r["client"]["cpu_user_s"] + r["client"]["cpu_sys_s"]
+    s = r["measured_s"]
+    rows.setdefault((name, int(c[1:])), []).append(
+        (txns / s, cpu * 1e6 / txns, cpu * 1e6 / cycles, 100 * cpu / s, int(c[1:]) * s / cpu, 1e6 / (cpu * 1e6 / txns)))
+print(f"{'workload':13} {'clients':>7} {'txn/s':>8} {'cpu/txn us':>10} {'cpu/cycle us':>12} {'core %':>6} {'clients/core':>12} {'txn/s/core':>10}  (medians)")
+for (name, c), xs in sorted(rows.items()):
+    m = [statistics.median(x[i] for x in xs) for i in range(6)]
+    print(f"{name:13} {c:7} {m[0]:8.0f} {m[1]:10.1f} {m[2]:12.1f} {m[3]:6.1f} {m[4]:12.0f} {m[5]:10.0f}")
+PY
+echo "# raw results in $out"

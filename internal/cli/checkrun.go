@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/report"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// checkCommand builds "check RUN_ID": the invariant check of a whole run
+// split across shards, once all of them have finished.
+func (a *app) checkCommand() *cobra.Command {
+	var db string
+	cmd := &cobra.Command{
+		Use:   "check RUN_ID --db URL",
+		Short: "Check the invariants of a run split across shards (run --shard), counting every shard's work",
+		Long: `check verifies the invariants of a split run once every shard has
+finished, counting what each shard recorded in the run table
+(txnbench_shards) of the database. The last shard to finish runs the same
+check itself; use check after a shard failed to, or to check again.
+
+  txnbench check train-events-7-1a2b3c4d --db postgres://user:pw@host/db
+
+Exit status: 0 invariants OK, 3 violated, 2 an unknown run, 1 shards not
+finished (or the database unreachable).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !target.IsServerURL(db) {
+				return usage(errors.New("--db: give the postgres:// URL of the database the shards ran against"))
+			}
+			ctx := cmd.Context()
+			d, err := job.Open(ctx, job.Spec{DB: db}, 1)
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			id := args[0]
+			rec, err := job.ReadRunRecord(ctx, d, id)
+			if err != nil {
+				return err
+			}
+			s, err := recordedSpec(rec)
+			if err != nil {
+				return fmt.Errorf("run %s: %w", id, err)
+			}
+			s.DB, s.Log = db, a.status
+			ch, err := job.CheckRun(ctx, s, d, id)
+			if err != nil {
+				return err
+			}
+			report.Invariants(a.stdout, &result.Result{Invariants: ch})
+			if ch.Violated() {
+				return exitError{code: ExitInvariants, msg: "invariants violated in run " + id + ": data was lost or corrupted (see the check above)"}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", "", "the postgres:// URL of the database the shards ran against")
+	return cmd
+}
+
+// recordedSpec rebuilds the workload and its settings from a split run's
+// recorded command line ("txnbench run WORKLOAD FLAGS...").
+func recordedSpec(rec job.RunRecord) (job.Spec, error) {
+	def, err := workload.Lookup(rec.Workload)
+	if err != nil {
+		return job.Spec{}, err
+	}
+	i := slices.Index(rec.Args, def.Name)
+	if i < 0 {
+		return job.Spec{}, fmt.Errorf("its recorded command line %q does not name %s", strings.Join(rec.Args, " "), def.Name)
+	}
+	fs := pflag.NewFlagSet("run "+def.Name, pflag.ContinueOnError)
+	fs.SetOutput(new(strings.Builder))
+	rs := newRunSpec(def, fs, true)
+	newShardFlags(fs) // the command line has them
+	if err := fs.Parse(rec.Args[i+1:]); err != nil {
+		return job.Spec{}, fmt.Errorf("reading its recorded command line: %w", err)
+	}
+	if err := rs.w.Validate(); err != nil {
+		return job.Spec{}, fmt.Errorf("reading its recorded command line: %w", err)
+	}
+	return job.Spec{Name: def.Name, Workload: rs.w, Runner: rs.f.cfg}, nil
+}

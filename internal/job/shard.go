@@ -1,0 +1,380 @@
+package job
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// Shard is a run split across processes, on any number of machines, that
+// drive one database (txnbench run --shard I/N): this process's part is
+// Spec.Runner.Shard. The shards meet in the run table (txnbench_shards)
+// in the target database: shard 0 creates the schema and loads the data
+// while the others wait for it, each registers (with its clock's skew
+// against the server's), all start their measured window at one instant,
+// and each records its books (workload.Ledger) when it ends, so the last
+// to finish checks the invariants of the whole run.
+type Shard struct {
+	RunID string
+	// Wait is how long a shard waits for shard 0's load and for the
+	// others to register.
+	Wait time.Duration
+}
+
+// runTable is the run table: one row per shard of each split run.
+const runTable = "txnbench_shards"
+
+// shardMargin is how long after the last shard registers the run
+// starts: time for every shard to see that it did.
+const shardMargin = time.Second
+
+// shardPoll is how often a shard looks at the run table while it waits.
+const shardPoll = 50 * time.Millisecond
+
+// ErrRunIDUsed ends the message of a shard refused because its run id
+// already ran; the command line treats it as a usage error.
+var ErrRunIDUsed = errors.New("give each run its own --run-id (or --seed)")
+
+// ErrNoRun ends the message of a check of a run id the database has no
+// record of; the command line treats it as a usage error.
+var ErrNoRun = errors.New("give the run id a shard printed as it started")
+
+func (s Spec) sharded() bool { return s.Runner.Shard.Sharded() }
+
+// shardName is "shard I of N of run ID", for messages.
+func (s Spec) shardName() string {
+	return fmt.Sprintf("shard %d of %d of run %s", s.Runner.Shard.Index, s.Runner.Shard.Count, s.Shard.RunID)
+}
+
+// awaitLoad comes before Init in a split run: shard 0 makes the run table
+// (it alone creates the schema and loads the data, and registers when it
+// has), the others wait until shard 0 has registered.
+func awaitLoad(ctx context.Context, s Spec, db *Database) error {
+	if db.Dialect().Embedded {
+		return fmt.Errorf("%s: a split run needs a database server every shard reaches, not %s: give --db postgres://", s.shardName(), db.Dialect().Name)
+	}
+	return withConn(ctx, db, func(c target.Conn) error {
+		if s.Runner.Shard.Index == 0 {
+			unlock, err := lockSchema(ctx, Spec{Name: runTable, Log: s.Log}, db, c)
+			if err != nil {
+				return err
+			}
+			defer unlock()
+			_, err = c.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+runTable+` (
+	run_id TEXT NOT NULL, shard INT NOT NULL, shards INT NOT NULL, host TEXT NOT NULL,
+	workload TEXT NOT NULL, args TEXT NOT NULL,
+	registered_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(), skew_ms DOUBLE PRECISION NOT NULL,
+	state TEXT NOT NULL, finished_at TIMESTAMPTZ, ledger TEXT,
+	PRIMARY KEY (run_id, shard))`)
+			if err != nil {
+				return fmt.Errorf("creating the run table %s: %w", runTable, err)
+			}
+			return nil
+		}
+		said := false
+		return poll(ctx, s.Shard.Wait, func() (bool, error) {
+			var n int64
+			err := target.QueryRow(ctx, c, "SELECT count(*) FROM "+runTable+" WHERE run_id = $1 AND shard = 0", []any{s.Shard.RunID}, &n)
+			if target.IsUndefinedTable(err) {
+				err = nil
+			}
+			if err == nil && n == 0 && !said {
+				s.log(fmt.Sprintf("%s: waiting for shard 0 to create the %s schema and load its data (at most %s)", s.shardName(), s.Name, s.Shard.Wait))
+				said = true
+			}
+			return n > 0, err
+		}, func() error {
+			return fmt.Errorf("%s: shard 0 did not load the data within %s: start shard 0 with the same --run-id, or raise --shard-wait", s.shardName(), s.Shard.Wait)
+		})
+	})
+}
+
+// poll calls done every shardPoll until it reports true or fails, or
+// timeout passes (then the error late makes).
+func poll(ctx context.Context, timeout time.Duration, done func() (bool, error), late func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := done()
+		if err != nil {
+			return fmt.Errorf("reading the run table %s: %w", runTable, err)
+		}
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return late()
+		}
+		if err := runner.Sleep(ctx, shardPoll); err != nil {
+			return err
+		}
+	}
+}
+
+// registerShard records this shard in the run table, with its clock's
+// skew against the server's.
+func registerShard(ctx context.Context, s Spec, db *Database) (result.Shard, error) {
+	host, _ := os.Hostname()
+	sh := result.Shard{RunID: s.Shard.RunID, Index: s.Runner.Shard.Index, Count: s.Runner.Shard.Count, Host: host}
+	args, _ := json.Marshal(maskAll(s.Args))
+	err := withConn(ctx, db, func(c target.Conn) error {
+		var n int64
+		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM "+runTable+" WHERE run_id = $1 AND shard = $2", []any{sh.RunID, sh.Index}, &n); err != nil {
+			return fmt.Errorf("reading the run table %s: %w", runTable, err)
+		}
+		if n > 0 {
+			return fmt.Errorf("%s is already registered in %s (run before, or started twice): %w", s.shardName(), runTable, ErrRunIDUsed)
+		}
+		skew, rtt, err := measureSkew(ctx, c)
+		if err != nil {
+			return err
+		}
+		sh.SkewMS, sh.RTTMS = ms(skew), ms(rtt)
+		_, err = c.Exec(ctx, "INSERT INTO "+runTable+" (run_id, shard, shards, host, workload, args, skew_ms, state) VALUES ($1, $2, $3, $4, $5, $6, $7, 'registered')",
+			sh.RunID, sh.Index, sh.Count, host, s.Name, string(args), sh.SkewMS)
+		if err != nil {
+			return fmt.Errorf("registering %s in %s: %w", s.shardName(), runTable, err)
+		}
+		return nil
+	})
+	return sh, err
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// measureSkew is the server's clock minus this host's, from the fastest
+// of a few round trips (the server read its clock at their midpoint, to
+// within half the round trip), and that round trip.
+func measureSkew(ctx context.Context, c target.Conn) (skew, rtt time.Duration, err error) {
+	for i := range 5 {
+		var server time.Time
+		t0 := time.Now()
+		if err := target.QueryRow(ctx, c, "SELECT clock_timestamp()", nil, &server); err != nil {
+			return 0, 0, fmt.Errorf("reading the server's clock: %w", err)
+		}
+		d := time.Since(t0)
+		if i == 0 || d < rtt {
+			rtt, skew = d, server.Sub(t0.Add(d/2))
+		}
+	}
+	return skew, rtt, nil
+}
+
+// startTogether registers this shard, waits until every shard has, then
+// until the instant they all start at: shardMargin after the last
+// registered, on the server's clock, which each shard turns into its own
+// with its skew. It comes after the workload's Start (so every shard has
+// counted what the check starts from before any of them runs).
+func startTogether(ctx context.Context, s Spec, db *Database) (result.Shard, error) {
+	sh, err := registerShard(ctx, s, db)
+	if err != nil {
+		return sh, err
+	}
+	n := s.Runner.Shard.Count
+	var got int64
+	var last time.Time
+	err = withConn(ctx, db, func(c target.Conn) error {
+		said := int64(-1)
+		return poll(ctx, s.Shard.Wait, func() (bool, error) {
+			err := target.QueryRow(ctx, c, "SELECT count(*), max(registered_at) FROM "+runTable+" WHERE run_id = $1", []any{sh.RunID}, &got, &last)
+			if err == nil && got < int64(n) && got != said {
+				s.log(fmt.Sprintf("%s: %d of %d shards registered; waiting for the others (at most %s)", s.shardName(), got, n, s.Shard.Wait))
+				said = got
+			}
+			return got >= int64(n), err
+		}, func() error {
+			return fmt.Errorf("%s: only %d of %d shards registered within %s: start every shard with the same --run-id, or raise --shard-wait", s.shardName(), got, n, s.Shard.Wait)
+		})
+	})
+	if err != nil {
+		return sh, err
+	}
+	sh.Start = last.Add(shardMargin)
+	local := sh.Start.Add(-time.Duration(sh.SkewMS * float64(time.Millisecond)))
+	if err := runner.Sleep(ctx, time.Until(local)); err != nil {
+		return sh, err
+	}
+	if late := time.Since(local); late > time.Millisecond {
+		sh.LateMS = ms(late)
+	}
+	s.log(fmt.Sprintf("%s: all %d shards registered; started at %s (server clock; this host's is %+.1f ms off)", s.shardName(), n, sh.Start.UTC().Format("15:04:05.000"), -sh.SkewMS))
+	return sh, nil
+}
+
+// finishShard records this shard's end and its books in the run table,
+// and reports whether the invariant check may cover the whole run from
+// here: always for a workload without books (its check holds whoever ran
+// what), and for one with books (workload.Ledger) when every shard has
+// finished: then Check counts all their books.
+func finishShard(ctx context.Context, s Spec, db *Database) (whole bool, err error) {
+	l, ok := s.Workload.(workload.Ledger)
+	var books []byte
+	if ok {
+		books, _ = json.Marshal(l.Ledger())
+	}
+	err = withConn(ctx, db, func(c target.Conn) error {
+		_, err := c.Exec(ctx, "UPDATE "+runTable+" SET state = 'finished', finished_at = clock_timestamp(), ledger = $3 WHERE run_id = $1 AND shard = $2",
+			s.Shard.RunID, s.Runner.Shard.Index, string(books))
+		if err != nil {
+			return fmt.Errorf("recording the end of %s in %s: %w", s.shardName(), runTable, err)
+		}
+		if !ok {
+			whole = true
+			return nil
+		}
+		run, err := readRun(ctx, c, s.Shard.RunID)
+		if err != nil || run.unfinished() != "" {
+			return err
+		}
+		whole = true
+		return run.use(l)
+	})
+	return whole, err
+}
+
+// shardRow is one shard's row in the run table.
+type shardRow struct {
+	shard, shards  int
+	host, state    string
+	workload, args string
+	registered     time.Time
+	ledger         string
+}
+
+// runRows are a split run's rows, by shard.
+type runRows []shardRow
+
+// readRun reads the rows of run id.
+func readRun(ctx context.Context, c target.Conn, id string) (runRows, error) {
+	rows, err := c.Query(ctx, "SELECT shard, shards, host, state, workload, args, registered_at, coalesce(ledger, '') FROM "+runTable+" WHERE run_id = $1 ORDER BY shard", id)
+	if err != nil {
+		return nil, fmt.Errorf("reading the run table %s: %w", runTable, err)
+	}
+	defer rows.Close()
+	var run runRows
+	for rows.Next() {
+		var r shardRow
+		if err := rows.Scan(&r.shard, &r.shards, &r.host, &r.state, &r.workload, &r.args, &r.registered, &r.ledger); err != nil {
+			return nil, fmt.Errorf("reading the run table %s: %w", runTable, err)
+		}
+		run = append(run, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the run table %s: %w", runTable, err)
+	}
+	return run, nil
+}
+
+// unfinished says which shards have not finished (or never registered),
+// "" when all have.
+func (run runRows) unfinished() string {
+	if len(run) == 0 {
+		return "no shard registered"
+	}
+	var missing []string
+	have := map[int]bool{}
+	for _, r := range run {
+		have[r.shard] = true
+		if r.state != "finished" {
+			missing = append(missing, fmt.Sprintf("shard %d (on %s) has not finished", r.shard, r.host))
+		}
+	}
+	for i := range run[0].shards {
+		if !have[i] {
+			missing = append(missing, fmt.Sprintf("shard %d never registered", i))
+		}
+	}
+	return strings.Join(missing, ", ")
+}
+
+// use hands every shard's books to l.
+func (run runRows) use(l workload.Ledger) error {
+	books := make([]map[string]int64, len(run))
+	for i, r := range run {
+		if err := json.Unmarshal([]byte(r.ledger), &books[i]); err != nil {
+			return fmt.Errorf("reading the books of shard %d in %s: %w", r.shard, runTable, err)
+		}
+	}
+	l.UseLedgers(books)
+	return nil
+}
+
+// RunRecord is what the run table says a split run ran: the workload and
+// its command line (passwords masked), as shard 0 gave them.
+type RunRecord struct {
+	Workload string
+	Args     []string
+}
+
+// ReadRunRecord reads what run id ran from db's run table; an id it has
+// no record of is an error wrapping ErrNoRun.
+func ReadRunRecord(ctx context.Context, db *Database, id string) (RunRecord, error) {
+	var rec RunRecord
+	err := withConn(ctx, db, func(c target.Conn) error {
+		run, err := readRun(ctx, c, id)
+		if target.IsUndefinedTable(err) || err == nil && len(run) == 0 {
+			return fmt.Errorf("%s has no split run %q: %w", db.URL, id, ErrNoRun)
+		}
+		if err != nil {
+			return err
+		}
+		rec.Workload = run[0].workload
+		return json.Unmarshal([]byte(run[0].args), &rec.Args)
+	})
+	return rec, err
+}
+
+// CheckRun checks the invariants of the whole split run id once every
+// shard finished: s is the run's workload, its settings parsed from the
+// run's record (ReadRunRecord). Init finds the schema and data the shards
+// used (it never creates them: s.Fresh is ignored).
+func CheckRun(ctx context.Context, s Spec, db *Database, id string) (*result.Check, error) {
+	s.Fresh = false
+	if _, err := Init(ctx, s, db); err != nil {
+		return nil, err
+	}
+	var ch workload.Check
+	err := withConn(ctx, db, func(c target.Conn) error {
+		run, err := readRun(ctx, c, id)
+		if err != nil {
+			return err
+		}
+		if u := run.unfinished(); u != "" {
+			return fmt.Errorf("run %s is not finished: %s; check it when every shard has ended", id, u)
+		}
+		l, ok := s.Workload.(workload.Ledger)
+		if !ok {
+			return fmt.Errorf("run %s ran %s, whose check needs no shard's books: each shard's own check covered the whole run (see its result)", id, s.Name)
+		}
+		if err := run.use(l); err != nil {
+			return err
+		}
+		ch, err = s.Workload.Check(ctx, c)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &ch, nil
+}
+
+// endShard records the shard in r and its end in the run table. The
+// invariant check that follows covers the whole run when finishShard says
+// so; otherwise the check it returns says who checks the run.
+func endShard(ctx context.Context, s Spec, db *Database, r *result.Result, sh result.Shard) (*result.Check, error) {
+	whole, err := finishShard(ctx, s, db)
+	sh.Checked = whole
+	r.Shards = []result.Shard{sh}
+	if err != nil || whole {
+		return nil, err
+	}
+	return &result.Check{NotChecked: fmt.Sprintf("shard %d of %d: the last shard to finish checks the whole run, or txnbench check %s", sh.Index, sh.Count, sh.RunID)}, nil
+}
