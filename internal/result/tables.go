@@ -55,3 +55,14 @@ func TopWait(rs ...*Result) (string, float64) {
 	}
 	return top, float64(most) / float64(total)
 }
+
+// OpOf returns the op named name of kind kind (a workload's phase may
+// share its name with a transaction), nil when there is none.
+func (r *Result) OpOf(name string, kind Kind) *Op {
+	for i := range r.Ops {
+		if o := &r.Ops[i]; o.Name == name && (o.Kind == kind || o.Kind.IsTxn() && kind.IsTxn()) {
+			return o
+		}
+	}
+	return nil
+}
