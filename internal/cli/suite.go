@@ -200,7 +200,11 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 	}
 	started := time.Now()
 	if out == "" {
-		out = fmt.Sprintf("suite-%s-%s-%s", f.Name, strings.ReplaceAll(strings.TrimSpace(tier), ",", "+"), started.Format("20060102-150405"))
+		name := strings.Join(tiers, "+")
+		if strings.TrimSpace(tier) == suite.AllTiers {
+			name = suite.AllTiers
+		}
+		out = fmt.Sprintf("suite-%s-%s-%s", f.Name, name, started.Format("20060102-150405"))
 	}
 	if _, err := os.Stat(filepath.Join(out, "suite.json")); err == nil {
 		return usage(fmt.Errorf("--out %s already holds a suite's results: choose another directory", out))
