@@ -13,8 +13,9 @@ import (
 const Interrupted = "interrupted"
 
 // WriteMarkdown renders r as suite.md: what ran where, the scenario
-// summary table, the settings every scenario shared, and each scenario's
-// own settings with links to its files.
+// summary table, the phase and database tables (see writeTables), the
+// settings every scenario shared, and each scenario's own settings with
+// links to its files.
 func WriteMarkdown(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "# Suite %s, %s\n\n", r.Name, r.tierTitle())
 	fmt.Fprintf(w, "- suite file: `%s`\n", r.File)

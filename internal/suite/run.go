@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -61,7 +62,7 @@ func Run(ctx context.Context, rep *Report, entries []Entry, out string, env Env)
 			t.Interrupted = true
 			break
 		}
-		env.Status(fmt.Sprintf("[%d/%d] scenario %s (%s %s, tier %s), %s elapsed", i+1, len(entries), e.Name, e.Workload, e.Kind(), cmpOr(e.Tier, rep.Tier), time.Since(rep.Started).Round(time.Second)))
+		env.Status(fmt.Sprintf("[%d/%d] scenario %s (%s %s, tier %s), %s elapsed", i+1, len(entries), e.Name, e.Workload, e.Kind(), cmp.Or(e.Tier, rep.Tier), time.Since(rep.Started).Round(time.Second)))
 		sc, first, end, err := runScenario(ctx, e, out, env)
 		if first != nil && rep.Machine.OS == "" {
 			rep.Machine = first.Machine
@@ -159,11 +160,4 @@ func (r *Report) write(dir string) error {
 		return fmt.Errorf("writing the suite report: %w", err)
 	}
 	return nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
