@@ -26,9 +26,10 @@ func (a *app) suiteCommand() *cobra.Command {
 		Long: `A suite file (TOML or YAML) lists named scenarios, each a run or a study of
 one workload with its flags, tagged with tiers (smoke, nightly, soak, ...).
 "suite run FILE --tier T" runs the tier's scenarios in file order, each on its
-own database and a fresh schema, and writes suite.md (a summary table and
-what was held constant), suite.json and every scenario's own files into
---out. See docs/suites.md.
+own database and a fresh schema, and writes suite.md (the summary, phase
+and database tables and what was held constant), suite.json and every
+scenario's own files into --out; it prints the tables when it ends.
+"--tier a,b" runs several tiers, "--tier all" every one. See docs/suites.md.
 
   txnbench suite list examples/suite.toml
   txnbench suite run examples/suite.toml --tier smoke
@@ -225,6 +226,7 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 	if err != nil {
 		return err
 	}
+	suite.WriteTables(a.stdout, rep)
 	switch {
 	case t.Violated > 0:
 		return exitError{code: ExitInvariants, msg: fmt.Sprintf("invariants violated in %d scenarios: data was lost or corrupted (see %s)", t.Violated, filepath.Join(out, "suite.md"))}

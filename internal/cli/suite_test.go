@@ -311,7 +311,8 @@ func TestSuiteInterrupted(t *testing.T) {
 
 // TestSuiteRunSeveralTiers: --tier a,b runs both tiers, tier by tier, a
 // scenario in both once; suite.json records the tiers and each
-// scenario's, suite.md has the Tier column; --tier all runs every tier.
+// scenario's, suite.md has the Tier column and its tables are printed at
+// the end; --tier all runs every tier.
 func TestSuiteRunSeveralTiers(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "tiers.toml")
@@ -327,9 +328,13 @@ func TestSuiteRunSeveralTiers(t *testing.T) {
 		{"all", "a-nightly@nightly b-both@nightly c-smoke@smoke d-soak@soak", "nightly,smoke,soak", "nightly"},
 	} {
 		out := filepath.Join(dir, c.tiers)
-		code, _, stderr := runMain("suite", "run", file, "--tier", c.tier, "--out", out)
+		code, stdout, stderr := runMain("suite", "run", file, "--tier", c.tier, "--out", out)
 		if code != ExitOK {
 			t.Fatalf("--tier %s: exit %d\n%s", c.tier, code, stderr)
+		}
+		// The tables are printed at the end, as suite.md has them.
+		if _, end, _ := strings.Cut(stdout, "## Scenario summary"); !strings.Contains(end, "| [`b-both`](b-both.json) | "+c.bTier+" | train-events |") || strings.Contains(end, "| [`d-soak`]") != (c.tier == "all") {
+			t.Errorf("--tier %s: the summary table is not printed at the end:\n%s", c.tier, stdout)
 		}
 		b, err := os.ReadFile(filepath.Join(out, "suite.json"))
 		if err != nil {
