@@ -26,25 +26,27 @@ func (a *app) suiteCommand() *cobra.Command {
 		Long: `A suite file (TOML or YAML) lists named scenarios, each a run or a study of
 one workload with its flags, tagged with tiers (smoke, nightly, soak, ...).
 "suite run FILE --tier T" runs the tier's scenarios in file order, each on its
-own database and a fresh schema, and writes suite.md (a summary table and
-what was held constant), suite.json and every scenario's own files into
---out. See docs/suites.md.
+own database and a fresh schema, and writes suite.md (the summary, phase
+and database tables and what was held constant), suite.json and every
+scenario's own files into --out; it prints the tables when it ends.
+"--tier a,b" runs several tiers, "--tier all" every one. See docs/suites.md.
 
   txnbench suite list examples/suite.toml
-  txnbench suite run examples/suite.toml --tier smoke`,
+  txnbench suite run examples/suite.toml --tier smoke
+  txnbench suite run examples/suite.toml --tier smoke,nightly`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	var tier, out string
 	run := &cobra.Command{
-		Use:   "run FILE --tier TIER [--out DIR]",
-		Short: "Run a tier's scenarios in order, each isolated, and write suite.md and suite.json",
+		Use:   "run FILE --tier TIER[,TIER...|all] [--out DIR]",
+		Short: "Run the tiers' scenarios in order, each isolated, and write suite.md and suite.json",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runSuite(cmd.Context(), args[0], tier, out)
 		},
 	}
-	run.Flags().StringVar(&tier, "tier", "", "the tier to run (suite list FILE shows them)")
+	run.Flags().StringVar(&tier, "tier", "", "the tiers to run, comma-separated, or all (suite list FILE shows them)")
 	run.Flags().StringVar(&out, "out", "", "directory for suite.md, suite.json and every scenario's files (default suite-NAME-TIER-DATE-TIME)")
 	list := &cobra.Command{
 		Use:   "list FILE",
@@ -193,13 +195,17 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 	if tier == "" {
 		return usage(fmt.Errorf("no --tier given: choose one of %s (suite list %s shows the scenarios)", strings.Join(f.Tiers(), ", "), path))
 	}
-	entries, err := f.Tier(tier)
+	entries, tiers, err := f.Select(tier)
 	if err != nil {
 		return usage(err)
 	}
 	started := time.Now()
 	if out == "" {
-		out = fmt.Sprintf("suite-%s-%s-%s", f.Name, tier, started.Format("20060102-150405"))
+		name := strings.Join(tiers, "+")
+		if strings.TrimSpace(tier) == suite.AllTiers {
+			name = suite.AllTiers
+		}
+		out = fmt.Sprintf("suite-%s-%s-%s", f.Name, name, started.Format("20060102-150405"))
 	}
 	if _, err := os.Stat(filepath.Join(out, "suite.json")); err == nil {
 		return usage(fmt.Errorf("--out %s already holds a suite's results: choose another directory", out))
@@ -211,7 +217,7 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 		return fmt.Errorf("--out %s: %w", out, err)
 	}
 	rep := &suite.Report{
-		Format: suite.Format, Name: f.Name, File: path, Tier: tier,
+		Format: suite.Format, Name: f.Name, File: path, Tier: strings.Join(tiers, ","),
 		Tool:    result.Tool{Version: version(), Go: runtime.Version()},
 		Args:    a.maskArgs(a.args),
 		Started: started,
@@ -220,6 +226,7 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 	if err != nil {
 		return err
 	}
+	suite.WriteTables(a.stdout, rep)
 	switch {
 	case t.Violated > 0:
 		return exitError{code: ExitInvariants, msg: fmt.Sprintf("invariants violated in %d scenarios: data was lost or corrupted (see %s)", t.Violated, filepath.Join(out, "suite.md"))}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -194,7 +195,7 @@ scenario:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := suite.RunSummary(r); got != run.Summary || got.Ops == 0 || !got.InvariantsOK || got.Clients != 2 {
+	if got := suite.RunSummary(r); !reflect.DeepEqual(got, run.Summary) || got.Ops == 0 || !got.InvariantsOK || got.Clients != 2 {
 		t.Errorf("row %+v, result says %+v", run.Summary, got)
 	}
 	if r.Settings["variant"] != "text" || r.Config.Seed != 7 {
@@ -236,7 +237,7 @@ scenario:
 		}
 		cells = append(cells, reps)
 	}
-	if got := suite.StudySummary(cells); got != ladder.Summary || got.Clients != 2 || got.Ops == 0 {
+	if got := suite.StudySummary(cells); !reflect.DeepEqual(got, ladder.Summary) || got.Clients != 2 || got.Ops == 0 {
 		t.Errorf("study row %+v, its results say %+v", ladder.Summary, got)
 	}
 	if ladder.Settings["clients"] != "1,2" {
@@ -305,5 +306,60 @@ func TestSuiteInterrupted(t *testing.T) {
 	}
 	if md, _ := os.ReadFile(filepath.Join(out, "suite.md")); !bytes.Contains(md, []byte("INTERRUPTED")) {
 		t.Errorf("suite.md:\n%s", md)
+	}
+}
+
+// TestSuiteRunSeveralTiers: --tier a,b runs both tiers, tier by tier, a
+// scenario in both once; suite.json records the tiers and each
+// scenario's, suite.md has the Tier column and its tables are printed at
+// the end; --tier all runs every tier.
+func TestSuiteRunSeveralTiers(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiers.toml")
+	text := "name = \"tiers\"\n[defaults]\ndb = \"sqlite:\"\nclients = 1\niterations = 3\nrows = 50\ndelay = \"0s\"\nthink-min = \"0s\"\nthink-max = \"0s\"\n"
+	for _, sc := range []struct{ name, tiers string }{{"a-nightly", `"nightly"`}, {"b-both", `"smoke", "nightly"`}, {"c-smoke", `"smoke"`}, {"d-soak", `"soak"`}} {
+		text += "[[scenario]]\nname = \"" + sc.name + "\"\nworkload = \"train-events\"\ntiers = [" + sc.tiers + "]\n"
+	}
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ tier, want, tiers, bTier string }{
+		{"smoke,nightly", "b-both@smoke c-smoke@smoke a-nightly@nightly", "smoke,nightly", "smoke"},
+		{"all", "a-nightly@nightly b-both@nightly c-smoke@smoke d-soak@soak", "nightly,smoke,soak", "nightly"},
+	} {
+		out := filepath.Join(dir, c.tiers)
+		code, stdout, stderr := runMain("suite", "run", file, "--tier", c.tier, "--out", out)
+		if code != ExitOK {
+			t.Fatalf("--tier %s: exit %d\n%s", c.tier, code, stderr)
+		}
+		// The tables are printed at the end, as suite.md has them.
+		if _, end, _ := strings.Cut(stdout, "## Scenario summary"); !strings.Contains(end, "| [`b-both`](b-both.json) | "+c.bTier+" | train-events |") || strings.Contains(end, "| [`d-soak`]") != (c.tier == "all") {
+			t.Errorf("--tier %s: the summary table is not printed at the end:\n%s", c.tier, stdout)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "suite.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep suite.Report
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range rep.Scenarios {
+			got = append(got, s.Name+"@"+s.Tier)
+		}
+		if strings.Join(got, " ") != c.want || rep.Tier != c.tiers {
+			t.Errorf("--tier %s ran %v as tier %q, want %s as %q", c.tier, got, rep.Tier, c.want, c.tiers)
+		}
+		md, err := os.ReadFile(filepath.Join(out, "suite.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(md), "| Scenario | Tier | Workload |") || !strings.Contains(string(md), "| [`b-both`](b-both.json) | "+c.bTier+" | train-events |") {
+			t.Errorf("suite.md:\n%s", md)
+		}
+	}
+	if code, _, stderr := runMain("suite", "run", file, "--tier", "smoke,nighty", "--out", filepath.Join(dir, "bad")); code != ExitUsage || !strings.Contains(stderr, `no scenario is in tier "nighty"`) {
+		t.Errorf("an unknown tier in the list: exit %d %s", code, stderr)
 	}
 }

@@ -128,9 +128,15 @@ func Compare(base, new *Input, opt Options) (*Report, error) {
 		switch {
 		case p.n == nil:
 			rep.Scenarios = append(rep.Scenarios, Scenario{Name: p.b.Name, Only: "base", Notes: []string{"only in BASE: not compared"}})
+			if base.Kind == KindSuite {
+				rep.Different = append(rep.Different, "scenario "+p.b.Name+" only in BASE")
+			}
 			continue
 		case p.b == nil:
 			rep.Scenarios = append(rep.Scenarios, Scenario{Name: p.n.Name, Only: "new", Notes: []string{"only in NEW: not compared"}})
+			if base.Kind == KindSuite {
+				rep.Different = append(rep.Different, "scenario "+p.n.Name+" only in NEW")
+			}
 			continue
 		}
 		if len(p.b.Results) > 0 && len(p.n.Results) > 0 {
@@ -264,6 +270,9 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 		if aborted > 0 {
 			sc.Notes = append(sc.Notes, fmt.Sprintf("%d client(s) aborted in %s", aborted, side.name))
 		}
+	}
+	if note := topWaitNote(b.Results, n.Results); note != "" {
+		sc.Notes = append(sc.Notes, note)
 	}
 	sc.Decisions, sc.Notes = unfinished(sc.Decisions, sc.Notes, b.Results, n.Results)
 	sc.Regressions = countWorse(sc.Decisions)
@@ -424,4 +433,15 @@ func boolf(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// topWaitNote says when the wait event the sessions were seen in most
+// changed (informational: a share of samples is no cost to gate on).
+func topWaitNote(b, n []*result.Result) string {
+	bw, bs := result.TopWait(b...)
+	nw, ns := result.TopWait(n...)
+	if bw == "" || nw == "" || bw == nw {
+		return ""
+	}
+	return fmt.Sprintf("top wait changed: %s (%.0f%% of samples) in BASE, %s (%.0f%%) in NEW", bw, 100*bs, nw, 100*ns)
 }

@@ -47,7 +47,9 @@ const (
 // databaseCounters are the Telemetry.Database counters compared per
 // transaction, with their labels; all are costs (higher is worse).
 var databaseCounters = []struct{ key, label, unit string }{
+	{"xact_commit", "commits/txn", unitCount},
 	{"xact_rollback", "rollbacks/txn", unitCount},
+	{"blks_hit", "blks_hit/txn", unitCount},
 	{"deadlocks", "deadlocks/txn", unitCount},
 	{"blks_read", "blks_read/txn", unitCount},
 	{"tup_inserted", "tup_inserted/txn", unitCount},

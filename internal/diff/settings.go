@@ -19,7 +19,9 @@ type setting struct{ key, value string }
 // (conn, pool, via, pooler), the database kind (not its URL: throwaway
 // clusters get a new port each run), server settings given with --pg-conf,
 // the server's dialect and major version, and txnbench's version. The seed
-// is not fixed: a baseline is meant to hold across seeds.
+// is not fixed: a baseline is meant to hold across seeds. The invariants
+// checked (settingDifferences) and, for suites, the scenario names
+// (Compare) must be the same too.
 func fixedSettings(r *result.Result) []setting {
 	c := r.Config
 	s := []setting{
@@ -131,7 +133,23 @@ func settingDifferences(b, n *result.Result) []string {
 			out = append(out, fmt.Sprintf("%s %s vs %s", s.key, show(bm[s.key]), show(nm[s.key])))
 		}
 	}
+	// The correctness assertions: the invariants each side checked, when
+	// both checked some (a check that verified nothing is noted apart).
+	if bi, ni := checkedInvariants(b), checkedInvariants(n); bi != "" && ni != "" && bi != ni {
+		out = append(out, fmt.Sprintf("invariants checked %s vs %s", bi, ni))
+	}
 	return out
+}
+
+// checkedInvariants names the invariants r's check verified, sorted and
+// joined ("" when none).
+func checkedInvariants(r *result.Result) string {
+	var names []string
+	for _, it := range r.Check().Items {
+		names = append(names, it.Name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 // machineNote says when the two runs ran on different machines: not a

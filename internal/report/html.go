@@ -303,7 +303,7 @@ func telemetryTables(t *result.Telemetry, measuredS float64) []table {
 	}
 	if w := t.Waits; w != nil && len(w.Classes) > 0 {
 		wt := table{Title: "what the run's sessions waited on", Columns: []string{"wait", "samples", "share"},
-			Note: fmt.Sprintf("%s snapshots every %s ms, %s active session samples; lock waits in %s samples, at most %d sessions waiting on a lock at once",
+			Note: fmt.Sprintf("%s snapshots every %s ms, %s samples of sessions in a transaction (active or idle in it); lock waits in %s samples, at most %d sessions waiting on a lock at once",
 				thousands(w.Samples), fixed(w.SampleEveryMS, 0), thousands(w.ActiveSamples), thousands(w.LockWaitSamples), w.MaxLockWaiters)}
 		for _, ws := range append(append([]result.WaitShare{}, w.Classes...), w.Events...) {
 			wt.Rows = append(wt.Rows, []string{ws.Name, thousands(ws.Samples), fmt.Sprintf("%.1f%%", 100*ws.Share)})
@@ -633,7 +633,7 @@ func telemetryCharts(r *result.Result, t *result.Telemetry) section {
 		sec.Charts = append(sec.Charts, cpu, mem)
 	}
 	if w := t.Waits; w != nil && len(w.Classes) > 0 {
-		c := chart{ID: "wait-classes", Title: "wait classes (share of active session samples)", Kind: "hbar", X: axis{Title: "wait class"}, Y: axis{Title: "% of samples"}}
+		c := chart{ID: "wait-classes", Title: "wait classes (share of samples of sessions in a transaction)", Kind: "hbar", X: axis{Title: "wait class"}, Y: axis{Title: "% of samples"}}
 		s := series{Label: "share"}
 		for _, ws := range w.Classes {
 			c.Labels = append(c.Labels, ws.Name)
@@ -642,7 +642,7 @@ func telemetryCharts(r *result.Result, t *result.Telemetry) section {
 		c.Series = []series{s}
 		sec.Charts = append(sec.Charts, c)
 		if len(w.Events) > 0 {
-			c := chart{ID: "wait-events", Title: "top wait events (share of active session samples)", Kind: "hbar", X: axis{Title: "wait event"}, Y: axis{Title: "% of samples"}}
+			c := chart{ID: "wait-events", Title: "top wait events (share of samples of sessions in a transaction)", Kind: "hbar", X: axis{Title: "wait event"}, Y: axis{Title: "% of samples"}}
 			s := series{Label: "share"}
 			for _, ws := range w.Events {
 				c.Labels = append(c.Labels, ws.Name)
@@ -670,7 +670,8 @@ func telemetryCharts(r *result.Result, t *result.Telemetry) section {
 	return sec
 }
 
-// waitsChart is the average number of active sessions per wait class in
+// waitsChart is the average number of sessions in a transaction (active
+// or idle in it) per wait class in
 // each interval, stacked: how busy the server was and on what.
 func waitsChart(t *result.Telemetry, ss []result.Sample, ls []float64) *chart {
 	classes := map[string]bool{}
@@ -682,13 +683,13 @@ func waitsChart(t *result.Telemetry, ss []result.Sample, ls []float64) *chart {
 	if len(classes) == 0 {
 		return nil
 	}
-	c := chart{ID: "waits", Title: "active sessions by wait class", Kind: "bar", Stacked: true, X: axis{Title: "elapsed (s)"}, Y: axis{Title: "average active sessions"}}
+	c := chart{ID: "waits", Title: "sessions in a transaction by wait class", Kind: "bar", Stacked: true, X: axis{Title: "elapsed (s)"}, Y: axis{Title: "average sessions in a transaction"}}
 	every := 0.0
 	if t.Waits != nil {
 		every = t.Waits.SampleEveryMS / 1000
 	}
 	if every <= 0 {
-		c.Y.Title = "active session samples"
+		c.Y.Title = "samples of sessions in a transaction"
 	}
 	// the largest classes first, as in the summary
 	names := sortedKeys(classes)

@@ -54,7 +54,7 @@ func Telemetry(w io.Writer, r *result.Result) {
 			buf, wal, thousands(d["deadlocks"]), thousands(d["temp_files"]), bytesText(d["temp_bytes"]), thousands(d["conflicts"])), w)
 	}
 	if wt := t.Waits; wt != nil {
-		head := fmt.Sprintf("%s active session samples in %s samples every %g ms", thousands(wt.ActiveSamples), thousands(wt.Samples), wt.SampleEveryMS)
+		head := fmt.Sprintf("%s samples of sessions in a transaction in %s snapshots every %g ms", thousands(wt.ActiveSamples), thousands(wt.Samples), wt.SampleEveryMS)
 		if len(wt.Classes) > 0 {
 			head += ": " + shareList(wt.Classes, 5)
 		}

@@ -30,14 +30,17 @@ type Telemetry struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// Waits is an active-session sample of the run's sessions: every
-// SampleEveryMS, each client backend of the run's database that was active
-// counts once, under its wait_event_type ("CPU" when active and not
-// waiting), as Oracle's ASH and pg_wait_sampling count.
+// Waits is a sample of the run's sessions in a transaction: every
+// SampleEveryMS, each client backend of the run's database that was
+// active counts once, under its wait_event_type ("CPU" when active and
+// not waiting), as Oracle's ASH and pg_wait_sampling count, and each one
+// idle in a transaction under Client:ClientRead (waiting for its client
+// while holding the transaction open). Sessions idle between transactions
+// are not counted.
 type Waits struct {
 	SampleEveryMS float64 `json:"sample_every_ms"`
 	Samples       int64   `json:"samples"`        // snapshots of pg_stat_activity taken
-	ActiveSamples int64   `json:"active_samples"` // active backends summed over the snapshots
+	ActiveSamples int64   `json:"active_samples"` // backends in a transaction summed over the snapshots
 	// Classes are the wait classes (wait_event_type, or CPU) by their share
 	// of ActiveSamples, largest first; Events the same per
 	// "type:event" (e.g. "Lock:transactionid"), the top ones only.

@@ -52,6 +52,19 @@ type CellSummary struct {
 	PeakMB            float64 `json:"peak_mb"`
 	// Reps is what each repetition measured, in run order (compare.go).
 	Reps []RepStats `json:"reps,omitempty"`
+	// Txn is the cell's transactions (all ops that are transactions)
+	// as one row, their histograms merged per run; Clients and
+	// DurationS (the measured window, median) go with it.
+	Txn       OpStats `json:"transactions"`
+	Clients   int     `json:"clients"`
+	DurationS float64 `json:"duration_s"`
+	// Database is the median change of each of result.DeltaCounters
+	// over the window; absent without database telemetry.
+	Database map[string]float64 `json:"database,omitempty"`
+	// TopWait is the wait event the cell's sessions were seen in most,
+	// over all its runs, and TopWaitShare its share of the samples.
+	TopWait      string  `json:"top_wait,omitempty"`
+	TopWaitShare float64 `json:"top_wait_share,omitempty"`
 }
 
 // Invariants is the cell's check over its repetitions, without the
@@ -65,11 +78,14 @@ func (c CellSummary) Invariants() *result.Check {
 type OpStats struct {
 	Name    string      `json:"name"`
 	Kind    result.Kind `json:"kind,omitzero"`
+	Count   float64     `json:"count"` // completed in the window (median)
 	OpsPerS float64     `json:"ops_per_s"`
 	Mean    float64     `json:"mean_ms"`
 	P50     float64     `json:"p50_ms"`
+	P90     float64     `json:"p90_ms"`
 	P95     float64     `json:"p95_ms"`
 	P99     float64     `json:"p99_ms"`
+	Max     float64     `json:"max_ms"`
 	Errors  float64     `json:"errors"` // median count
 	Spread  float64     `json:"spread_pct"`
 }
@@ -102,27 +118,85 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	cs.TxnPerS = metrics.Median(txn)
 	cs.ClientCPUPerTxnMS, cs.AllocPerTxnKB, cs.PeakMB = metrics.Median(cpu), metrics.Median(alloc), metrics.Median(peak)
 	for _, o := range rs[0].Ops {
-		var rate, mean, p50, p95, p99, errs []float64
-		for _, r := range rs {
-			ro := r.Op(o.Name)
-			if ro == nil {
-				continue
+		cs.Ops = append(cs.Ops, medianStats(o.Name, o.Kind, rs, func(r *result.Result) (metrics.Summary, int64, bool) {
+			if ro := r.OpOf(o.Name, o.Kind); ro != nil {
+				return ro.Summary, ro.ErrorCount(), true
 			}
-			if r.MeasuredS > 0 {
-				rate = append(rate, float64(ro.Count)/r.MeasuredS)
-			}
-			mean, p50 = append(mean, ro.Mean), append(p50, ro.P50)
-			p95, p99 = append(p95, ro.P95), append(p99, ro.P99)
-			errs = append(errs, float64(ro.ErrorCount()))
-		}
-		st := OpStats{Name: o.Name, Kind: o.Kind, OpsPerS: metrics.Median(rate), Mean: metrics.Median(mean),
-			P50: metrics.Median(p50), P95: metrics.Median(p95), P99: metrics.Median(p99), Errors: metrics.Median(errs)}
-		if m := metrics.Median(mean); m > 0 && len(mean) > 1 {
-			st.Spread = 100 * (slices.Max(mean) - slices.Min(mean)) / m
-		}
-		cs.Ops = append(cs.Ops, st)
+			return metrics.Summary{}, 0, false
+		}))
 	}
+	cs.Txn = medianStats(TxnRow, result.KindTxn, rs, func(r *result.Result) (metrics.Summary, int64, bool) {
+		_, failed := r.Transactions()
+		return r.TxnSummary(), failed, true
+	})
+	cs.Clients = rs[0].Config.Clients
+	cs.DurationS = median(rs, func(r *result.Result) (float64, bool) { return r.MeasuredS, true })
+	for _, k := range result.DeltaCounters {
+		v := func(r *result.Result) (float64, bool) {
+			if r.Telemetry == nil {
+				return 0, false
+			}
+			n, ok := r.Telemetry.Database[k]
+			return float64(n), ok
+		}
+		if _, ok := v(rs[0]); ok {
+			if cs.Database == nil {
+				cs.Database = map[string]float64{}
+			}
+			cs.Database[k] = median(rs, v)
+		}
+	}
+	cs.TopWait, cs.TopWaitShare = result.TopWait(rs...)
 	return cs
+}
+
+// TxnRow names a cell's row of all its transactions (CellSummary.Txn).
+const TxnRow = "transactions"
+
+// medianStats is one row's medians across the repetitions rs: row gives
+// a run's statistics and errors, false when the run lacks the row.
+func medianStats(name string, kind result.Kind, rs []*result.Result, row func(*result.Result) (metrics.Summary, int64, bool)) OpStats {
+	var count, rate, mean, p50, p90, p95, p99, mx, errs []float64
+	for _, r := range rs {
+		s, e, ok := row(r)
+		if !ok {
+			continue
+		}
+		if r.MeasuredS > 0 {
+			rate = append(rate, float64(s.Count)/r.MeasuredS)
+		}
+		count, mean, p50 = append(count, float64(s.Count)), append(mean, s.Mean), append(p50, s.P50)
+		p90, p95, p99, mx = append(p90, s.P90), append(p95, s.P95), append(p99, s.P99), append(mx, s.Max)
+		errs = append(errs, float64(e))
+	}
+	st := OpStats{Name: name, Kind: kind, Count: metrics.Median(count), OpsPerS: metrics.Median(rate), Mean: metrics.Median(mean),
+		P50: metrics.Median(p50), P90: metrics.Median(p90), P95: metrics.Median(p95), P99: metrics.Median(p99), Max: metrics.Median(mx),
+		Errors: metrics.Median(errs)}
+	if m := metrics.Median(mean); m > 0 && len(mean) > 1 {
+		st.Spread = 100 * (slices.Max(mean) - slices.Min(mean)) / m
+	}
+	return st
+}
+
+// median is the median of v over the runs that have it.
+func median(rs []*result.Result, v func(*result.Result) (float64, bool)) float64 {
+	var xs []float64
+	for _, r := range rs {
+		if x, ok := v(r); ok {
+			xs = append(xs, x)
+		}
+	}
+	return metrics.Median(xs)
+}
+
+// opOf is the cell's op named name of kind kind, nil if none.
+func (cs CellSummary) opOf(name string, kind result.Kind) *OpStats {
+	for i := range cs.Ops {
+		if o := &cs.Ops[i]; o.Name == name && (o.Kind == kind || o.Kind.IsTxn() && kind.IsTxn()) {
+			return o
+		}
+	}
+	return nil
 }
 
 func (cs CellSummary) op(name string) *OpStats {
@@ -172,12 +246,17 @@ func Write(w io.Writer, s *Summary) {
 	if len(s.Cells) == 0 {
 		return
 	}
+	writeCellTables(w, s)
 	for _, o := range s.Cells[0].Ops {
-		fmt.Fprintf(w, "## %s\n\n", o.Name)
-		rows := [][]string{{"cell", "ops/s", "mean (ms)", "p50 (ms)", "p95 (ms)", "p99 (ms)", "errors", "spread", "mean vs first", "ops/s vs first"}}
-		first := s.Cells[0].op(o.Name)
+		title := o.Name
+		if o.Kind == result.KindPhase {
+			title += " (phase)"
+		}
+		fmt.Fprintf(w, "## %s\n\n", title)
+		rows := [][]string{{"cell", "ops/s", "mean (ms)", "p50 (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "spread", "mean vs first", "ops/s vs first"}}
+		first := s.Cells[0].opOf(o.Name, o.Kind)
 		for i, c := range s.Cells {
-			st := c.op(o.Name)
+			st := c.opOf(o.Name, o.Kind)
 			if st == nil {
 				continue
 			}
@@ -185,7 +264,7 @@ func Write(w io.Writer, s *Summary) {
 			if i > 0 && first != nil {
 				vsMean, vsRate = Change(first.Mean, st.Mean), Change(first.OpsPerS, st.OpsPerS)
 			}
-			rows = append(rows, []string{c.Label, f1(st.OpsPerS), f2(st.Mean), f2(st.P50), f2(st.P95), f2(st.P99),
+			rows = append(rows, []string{c.Label, f1(st.OpsPerS), f2(st.Mean), f2(st.P50), f2(st.P90), f2(st.P95), f2(st.P99), f2(st.Max),
 				strconv.FormatFloat(st.Errors, 'f', -1, 64), fmt.Sprintf("%.0f%%", st.Spread), vsMean, vsRate})
 		}
 		texttable.Write(w, texttable.Markdown, s.VsFirst(rows), 0)

@@ -40,6 +40,9 @@ type Entry struct {
 	// order of the file. Repeat is the study's --repeat (1 when not given).
 	Vary   []VaryKey
 	Repeat int
+	// Tier is the tier Select chose the scenario for ("" when not
+	// selected).
+	Tier string
 }
 
 // VaryKey is one varied setting of a study scenario and its values.
@@ -95,6 +98,46 @@ func (f *File) Tier(tier string) ([]Entry, error) {
 		return nil, fmt.Errorf("%s: no scenario is in tier %q: choose one of %s", f.Path, tier, strings.Join(f.Tiers(), ", "))
 	}
 	return out, nil
+}
+
+// AllTiers selects every tier of a file (see Select).
+const AllTiers = "all"
+
+// Select returns the scenarios of the tiers in spec, a comma-separated
+// list ("smoke,nightly") or AllTiers, tier by tier in the order given and
+// each tier's in file order; a scenario in several of them runs once,
+// under the first (its Tier). It also returns the tiers chosen; an error
+// names a tier the file lacks and lists those it has.
+func (f *File) Select(spec string) ([]Entry, []string, error) {
+	var tiers []string
+	if strings.TrimSpace(spec) == AllTiers {
+		tiers = f.Tiers()
+	} else {
+		for _, t := range strings.Split(spec, ",") {
+			if t = strings.TrimSpace(t); t == "" {
+				return nil, nil, fmt.Errorf("--tier %q: an empty tier in the list: give tiers separated by commas, or %s", spec, AllTiers)
+			}
+			if !slices.Contains(tiers, t) {
+				tiers = append(tiers, t)
+			}
+		}
+	}
+	var out []Entry
+	seen := map[string]bool{}
+	for _, t := range tiers {
+		es, err := f.Tier(t)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range es {
+			if !seen[e.Name] {
+				seen[e.Name] = true
+				e.Tier = t
+				out = append(out, e)
+			}
+		}
+	}
+	return out, tiers, nil
 }
 
 // Outputs are flags a suite file may not set: suite run decides where
@@ -255,6 +298,9 @@ func resolve(rs rawScenario, defaults map[string]any, order []string) (Entry, er
 		t = strings.TrimSpace(t)
 		if !safeName.MatchString(t) {
 			return s, fmt.Errorf("tier %q: use letters, digits, '.', '_' and '-' only (it names the output directory)", t)
+		}
+		if t == AllTiers {
+			return s, fmt.Errorf("tier %q is reserved (suite run --tier %s runs every tier): name the tier otherwise", t, AllTiers)
 		}
 		if !slices.Contains(s.Tiers, t) {
 			s.Tiers = append(s.Tiers, t)

@@ -13,10 +13,11 @@ import (
 const Interrupted = "interrupted"
 
 // WriteMarkdown renders r as suite.md: what ran where, the scenario
-// summary table, the settings every scenario shared, and each scenario's
-// own settings with links to its files.
+// summary table, the phase and database tables (see writeTables), the
+// settings every scenario shared, and each scenario's own settings with
+// links to its files.
 func WriteMarkdown(w io.Writer, r *Report) {
-	fmt.Fprintf(w, "# Suite %s, tier %s\n\n", r.Name, r.Tier)
+	fmt.Fprintf(w, "# Suite %s, %s\n\n", r.Name, r.tierTitle())
 	fmt.Fprintf(w, "- suite file: `%s`\n", r.File)
 	fmt.Fprintf(w, "- txnbench: %s (%s)\n", r.Tool.Version, r.Tool.Go)
 	if servers := serverLines(r); len(servers) > 0 {
@@ -31,39 +32,7 @@ func WriteMarkdown(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "- command: `%s`\n", strings.Join(r.Args, " "))
 	}
 
-	fmt.Fprintf(w, "\n## Scenario summary\n\n")
-	fmt.Fprintln(w, "| Scenario | Workload | Ops | Conc | Duration s | Throughput/s | Avg ms | P95 ms | P99 ms | Max ms | Failures | Invariants |")
-	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-	studies := false
-	for _, s := range r.Scenarios {
-		name := "`" + s.Name + "`"
-		if link := s.link(); link != "" {
-			name = "[`" + s.Name + "`](" + link + ")"
-		}
-		if s.Kind == KindStudy {
-			name += " (study)"
-			studies = true
-		}
-		failed := "FAILED: " + cell(s.Error)
-		if s.Error == Interrupted {
-			failed = "INTERRUPTED"
-		}
-		if s.Error != "" && s.Summary.Ops == 0 {
-			fmt.Fprintf(w, "| %s | %s | | | | | | | | | | %s |\n", name, s.Workload, failed)
-			continue
-		}
-		m := s.Summary
-		inv := m.Invariants().Status()
-		if s.Error != "" {
-			inv += "; " + failed
-		}
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %s |\n",
-			name, s.Workload, m.Ops, m.Clients, m.DurationS, m.TxnPerS, m.MeanMS, m.P95MS, m.P99MS, m.MaxMS, m.Failures, inv)
-	}
-	fmt.Fprintln(w, "\nOps are committed transactions in the measured window; latencies are per transaction, all transaction types merged; failures are transactions that failed after their retries.")
-	if studies {
-		fmt.Fprintln(w, "For a study, ops and duration are summed over its cells (each the median of its repetitions), throughput is their ratio, latencies are those of its slowest cell (highest p95), concurrency the most clients of any cell, failures summed over every run; its study.md compares the cells.")
-	}
+	WriteTables(w, r)
 
 	held := heldConstant(r.Scenarios)
 	fmt.Fprintf(w, "\n## Held constant\n\n")
@@ -106,6 +75,47 @@ func WriteMarkdown(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "- settings: %s\n", strings.Join(own, ", "))
 		}
 	}
+}
+
+// WriteTables writes suite.md's tables: the scenario summary, then the
+// phase and database tables (see writeTables). suite run prints them when
+// it ends.
+func WriteTables(w io.Writer, r *Report) {
+	fmt.Fprintf(w, "\n## Scenario summary\n\n")
+	fmt.Fprintln(w, "| Scenario | Tier | Workload | Ops | Conc | Duration s | Throughput/s | Avg ms | P90 ms | P95 ms | P99 ms | Max ms | Failures | Invariants |")
+	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	studies := false
+	for _, s := range r.Scenarios {
+		name := "`" + s.Name + "`"
+		if link := s.link(); link != "" {
+			name = "[`" + s.Name + "`](" + link + ")"
+		}
+		if s.Kind == KindStudy {
+			name += " (study)"
+			studies = true
+		}
+		failed := "FAILED: " + cell(s.Error)
+		if s.Error == Interrupted {
+			failed = "INTERRUPTED"
+		}
+		if s.Error != "" && s.Summary.Ops == 0 {
+			fmt.Fprintf(w, "| %s | %s | %s | | | | | | | | | | | %s |\n", name, s.tier(), s.Workload, failed)
+			continue
+		}
+		m := s.Summary
+		inv := m.Invariants().Status()
+		if s.Error != "" {
+			inv += "; " + failed
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %s |\n",
+			name, s.tier(), s.Workload, m.Ops, m.Clients, m.DurationS, m.TxnPerS, m.MeanMS, m.P90MS, m.P95MS, m.P99MS, m.MaxMS, m.Failures, inv)
+	}
+	fmt.Fprintln(w, "\nOps are committed transactions in the measured window; latencies are per transaction, all transaction types merged; failures are transactions that failed after their retries.")
+	if studies {
+		fmt.Fprintln(w, "For a study, ops and duration are summed over its cells (each the median of its repetitions), throughput is their ratio, latencies are those of its slowest cell (highest p95), concurrency the most clients of any cell, failures summed over every run; its study.md compares the cells.")
+	}
+
+	writeTables(w, r)
 }
 
 func (s Scenario) link() string {

@@ -1,13 +1,14 @@
 package suite
 
 import (
-	"github.com/txnbench/txnbench/internal/testutil"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -22,18 +23,25 @@ func sampleReport() *Report {
 		Scenarios: []Scenario{
 			{
 				Name: "jsonb-smoke", Kind: KindRun, Workload: "train-events", Tiers: []string{"smoke", "nightly"},
-				Result: "jsonb-smoke.json", Server: "PostgreSQL 15.18",
+				Result: "jsonb-smoke.json", Server: "PostgreSQL 15.18", Tier: "smoke",
 				Settings: map[string]string{"db": "temp-postgres", "clients": "4", "duration": "4s", "seed": "42", "variant": "jsonb"},
-				Summary:  Summary{Ops: 318, Clients: 4, DurationS: 4, TxnPerS: 79.5, MeanMS: 110.45, P95MS: 259.07, P99MS: 422.65, MaxMS: 511.49, InvariantsOK: true},
+				Summary: Summary{Ops: 318, Clients: 4, DurationS: 4, TxnPerS: 79.5, MeanMS: 110.45, P90MS: 201.3, P95MS: 259.07, P99MS: 422.65, MaxMS: 511.49, InvariantsOK: true,
+					Database: map[string]int64{"xact_commit": 3313, "xact_rollback": 352, "blks_hit": 26548, "blks_read": 269, "tup_inserted": 774, "tup_updated": 339, "tup_deleted": 108},
+					TopWait:  "Client:ClientRead", TopWaitShare: 0.62},
 			},
 			{
 				Name: "ladder-smoke", Kind: KindStudy, Workload: "train-events", Tiers: []string{"smoke"},
-				Study: "ladder-smoke/study.json", Server: "PostgreSQL 15.18",
+				Study: "ladder-smoke/study.json", Server: "PostgreSQL 15.18", Tier: "smoke",
 				Settings: map[string]string{"db": "temp-postgres", "clients": "1,4", "duration": "2s", "seed": "42", "variant": "jsonb", "repeat": "2"},
-				Summary:  Summary{Ops: 63, Clients: 4, DurationS: 4.06, TxnPerS: 15.52, MeanMS: 738.07, P95MS: 2322.43, P99MS: 2369.53, MaxMS: 2369.53, Failures: 2, InvariantsOK: false},
+				Summary: Summary{Ops: 63, Clients: 4, DurationS: 4.06, TxnPerS: 15.52, MeanMS: 738.07, P90MS: 2300.1, P95MS: 2322.43, P99MS: 2369.53, MaxMS: 2369.53, Failures: 2, InvariantsOK: false,
+					Phases: []Phase{
+						{Name: "start", Count: 16, MeanMS: 6.12, P90MS: 8.5, P95MS: 9.29, P99MS: 11.26, MaxMS: 11.26},
+						{Name: "signal_to_completion", Count: 16, MeanMS: 3073.2, P90MS: 3080, P95MS: 3086.59, P99MS: 3090.44, MaxMS: 3090.44},
+					},
+					Database: map[string]int64{"xact_commit": 251, "blks_hit": 1654}},
 			},
 			{
-				Name: "tpcb-sqlite-smoke", Kind: KindRun, Workload: "script", Tiers: []string{"smoke"},
+				Name: "tpcb-sqlite-smoke", Kind: KindRun, Workload: "script", Tiers: []string{"smoke"}, Tier: "smoke",
 				Settings: map[string]string{"db": "sqlite:", "clients": "2", "duration": "4s", "seed": "42", "builtin": "tpcb-like"},
 				Error:    "script: the | pipe\nbroke",
 			},
@@ -41,7 +49,7 @@ func sampleReport() *Report {
 				Name: "soak", Kind: KindRun, Workload: "script", Tiers: []string{"smoke"},
 				Result: "soak.json", Server: "SQLite 3.54.1",
 				Settings: map[string]string{"db": "sqlite:", "clients": "2", "duration": "30m", "seed": "42", "builtin": "tpcb-like"},
-				Summary:  Summary{Ops: 12, Clients: 2, DurationS: 1.5, TxnPerS: 8, MeanMS: 1, P95MS: 2, P99MS: 3, MaxMS: 4, InvariantsOK: true},
+				Summary:  Summary{Ops: 12, Clients: 2, DurationS: 1.5, TxnPerS: 8, MeanMS: 1, P90MS: 1.5, P95MS: 2, P99MS: 3, MaxMS: 4, InvariantsOK: true},
 				Error:    Interrupted,
 			},
 		},
@@ -120,7 +128,7 @@ func TestStudySummaryReduction(t *testing.T) {
 	if StudySummary(cells).InvariantsOK {
 		t.Error("a violated run left the study OK")
 	}
-	if (StudySummary(nil) != Summary{}) {
+	if !reflect.DeepEqual(StudySummary(nil), Summary{}) {
 		t.Error("an empty study has a summary")
 	}
 }

@@ -17,9 +17,10 @@ const Format = "txnbench-suite/1"
 // suite.md, one result JSON per run scenario and one study directory per
 // study scenario.
 type Report struct {
-	Format    string      `json:"format"`
-	Name      string      `json:"name"` // the suite's name
-	File      string      `json:"file"` // the suite file as given
+	Format string `json:"format"`
+	Name   string `json:"name"` // the suite's name
+	File   string `json:"file"` // the suite file as given
+	// Tier is the tiers run, in the order run, joined by commas.
 	Tier      string      `json:"tier"`
 	Tool      result.Tool `json:"txnbench"`
 	Args      []string    `json:"args"` // the command line, passwords masked
@@ -37,7 +38,10 @@ type Scenario struct {
 	Kind     string   `json:"kind"` // KindRun or KindStudy
 	Workload string   `json:"workload"`
 	Tiers    []string `json:"tiers"`
-	Args     []string `json:"args"` // the run or study flags it ran with, passwords masked
+	// Tier is the tier it ran for: the first of the tiers run that it
+	// is in.
+	Tier string   `json:"tier,omitempty"`
+	Args []string `json:"args"` // the run or study flags it ran with, passwords masked
 
 	// Settings are every run or study setting in effect (defaults
 	// included, outputs left out), key to value, passwords masked; a
@@ -75,6 +79,7 @@ type Summary struct {
 	DurationS    float64 `json:"duration_s"` // measured
 	TxnPerS      float64 `json:"txn_per_s"`
 	MeanMS       float64 `json:"mean_ms"`
+	P90MS        float64 `json:"p90_ms"`
 	P95MS        float64 `json:"p95_ms"`
 	P99MS        float64 `json:"p99_ms"`
 	MaxMS        float64 `json:"max_ms"`
@@ -83,6 +88,30 @@ type Summary struct {
 	// InvariantsNotChecked says why a run verified nothing (InvariantsOK
 	// is false then, but nothing was found broken either).
 	InvariantsNotChecked string `json:"invariants_not_checked,omitempty"`
+	// Phases are the workload's timed phases (ops of result.KindPhase),
+	// in the order of its ops; for a study the slowest cell's medians.
+	Phases []Phase `json:"phases,omitempty"`
+	// Database is the change of the result.DeltaCounters over the
+	// measured window (a study's: summed over cells, each the median of
+	// its repetitions); absent without database telemetry.
+	Database map[string]int64 `json:"database,omitempty"`
+	// TopWait is the wait event the run's sessions were seen in most (a
+	// study's: over all its runs), TopWaitShare its share of the
+	// samples (0..1); "" when nothing was sampled.
+	TopWait      string  `json:"top_wait,omitempty"`
+	TopWaitShare float64 `json:"top_wait_share,omitempty"`
+}
+
+// Phase is one timed phase of a workload's ops (start, signal to
+// completion, ...): how many completed in the window and their latencies.
+type Phase struct {
+	Name   string  `json:"name"`
+	Count  int64   `json:"count"`
+	MeanMS float64 `json:"mean_ms"`
+	P90MS  float64 `json:"p90_ms"`
+	P95MS  float64 `json:"p95_ms"`
+	P99MS  float64 `json:"p99_ms"`
+	MaxMS  float64 `json:"max_ms"`
 }
 
 // Invariants is the check the summary stands for, without its items: its

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -61,7 +62,7 @@ func Run(ctx context.Context, rep *Report, entries []Entry, out string, env Env)
 			t.Interrupted = true
 			break
 		}
-		env.Status(fmt.Sprintf("[%d/%d] scenario %s (%s %s, tier %s), %s elapsed", i+1, len(entries), e.Name, e.Workload, e.Kind(), rep.Tier, time.Since(rep.Started).Round(time.Second)))
+		env.Status(fmt.Sprintf("[%d/%d] scenario %s (%s %s, tier %s), %s elapsed", i+1, len(entries), e.Name, e.Workload, e.Kind(), cmp.Or(e.Tier, rep.Tier), time.Since(rep.Started).Round(time.Second)))
 		sc, first, end, err := runScenario(ctx, e, out, env)
 		if first != nil && rep.Machine.OS == "" {
 			rep.Machine = first.Machine
@@ -91,14 +92,14 @@ func Run(ctx context.Context, rep *Report, entries []Entry, out string, env Env)
 	if err := rep.write(out); err != nil {
 		return t, err
 	}
-	env.Status(fmt.Sprintf("suite %s tier %s: %d scenarios in %s, written to %s (suite.md, suite.json)", rep.Name, rep.Tier, len(rep.Scenarios), rep.Ended.Sub(rep.Started).Round(time.Second), out))
+	env.Status(fmt.Sprintf("suite %s %s: %d scenarios in %s, written to %s (suite.md, suite.json)", rep.Name, rep.tierTitle(), len(rep.Scenarios), rep.Ended.Sub(rep.Started).Round(time.Second), out))
 	return t, nil
 }
 
 // runScenario runs one scenario into dir and returns its outcome, a
 // result for the machine's description, and how and why it ended.
 func runScenario(ctx context.Context, e Entry, dir string, env Env) (Scenario, *result.Result, End, error) {
-	sc := Scenario{Name: e.Name, Kind: e.Kind(), Workload: e.Workload, Tiers: e.Tiers}
+	sc := Scenario{Name: e.Name, Kind: e.Kind(), Workload: e.Workload, Tiers: e.Tiers, Tier: e.Tier}
 	base := filepath.Join(dir, e.Name)
 	if e.Kind() == KindStudy {
 		if err := os.MkdirAll(base, 0o755); err != nil {

@@ -6,64 +6,94 @@ import (
 )
 
 // RunSummary reduces one run's result to its summary row: its
-// transactions (ops of KindTxn, not cycles, waits or a script's
-// statements) with latencies from their merged histogram.
+// transactions (ops of KindTxn, not cycles, waits, phases or a script's
+// statements) with latencies from their merged histogram, its phases,
+// its database counters and its top wait.
 func RunSummary(r *result.Result) Summary {
-	h := metrics.NewHist()
-	var failures, ops int64
+	var failures int64
 	for _, o := range r.Ops {
-		if !o.Kind.IsTxn() {
-			continue
+		if o.Kind.IsTxn() {
+			failures += o.ErrorCount()
 		}
-		ops += o.Count // completed in the window; the histogram also holds those after it
-		if o.Hist != nil {
-			h.Merge(o.Hist)
-		}
-		failures += o.ErrorCount()
 	}
-	hs := h.Summary()
+	hs := r.TxnSummary()
 	s := Summary{
-		Ops: ops, Clients: r.Config.Clients, DurationS: r.MeasuredS,
-		MeanMS: hs.Mean, P95MS: hs.P95, P99MS: hs.P99, MaxMS: hs.Max,
+		Ops: hs.Count, Clients: r.Config.Clients, DurationS: r.MeasuredS,
+		MeanMS: hs.Mean, P90MS: hs.P90, P95MS: hs.P95, P99MS: hs.P99, MaxMS: hs.Max,
 		Failures:             failures,
 		InvariantsOK:         r.Check().OK,
 		InvariantsNotChecked: r.Check().NotChecked,
 	}
 	s.TxnPerS = r.TxnPerS()
+	for _, o := range r.Ops {
+		if o.Kind == result.KindPhase {
+			s.Phases = append(s.Phases, Phase{Name: o.Name, Count: o.Count, MeanMS: o.Mean, P90MS: o.P90, P95MS: o.P95, P99MS: o.P99, MaxMS: o.Max})
+		}
+	}
+	if r.Telemetry != nil {
+		for _, k := range result.DeltaCounters {
+			if v, ok := r.Telemetry.Database[k]; ok {
+				if s.Database == nil {
+					s.Database = map[string]int64{}
+				}
+				s.Database[k] = v
+			}
+		}
+	}
+	s.TopWait, s.TopWaitShare = result.TopWait(r)
 	return s
 }
 
 // StudySummary reduces a study's runs, cells[i] being cell i's
-// repetitions, to one summary row as Summary documents: Ops and DurationS
-// summed over cells of the cells' medians, TxnPerS their ratio, the
-// latencies of the slowest cell (highest median p95, each latency the
-// median across its repetitions), the most clients of any cell, failures
-// of every run summed, and invariants OK only if every run's were.
+// repetitions, to one summary row as Summary documents: Ops, DurationS
+// and the database counters summed over cells of the cells' medians,
+// TxnPerS the ratio of the first two, the latencies and phases of the
+// slowest cell (highest median p95, each latency the median across its
+// repetitions), the most clients of any cell, failures of every run
+// summed, the top wait over every run, and invariants OK only if every
+// run's were.
 func StudySummary(cells [][]*result.Result) Summary {
 	var s Summary
 	slowest := -1.0
 	any := false
 	inv := result.Check{OK: true}
+	var all []*result.Result
 	for _, reps := range cells {
 		if len(reps) == 0 {
 			continue
 		}
-		var ops, dur, mean, p95, p99, mx []float64
+		var rows []Summary
 		for _, r := range reps {
 			rs := RunSummary(r)
+			rows = append(rows, rs)
+			all = append(all, r)
 			any = true
 			s.Failures += rs.Failures
 			inv.Merge(*rs.Invariants())
 			s.Clients = max(s.Clients, rs.Clients)
-			ops, dur = append(ops, float64(rs.Ops)), append(dur, rs.DurationS)
-			mean, p95 = append(mean, rs.MeanMS), append(p95, rs.P95MS)
-			p99, mx = append(p99, rs.P99MS), append(mx, rs.MaxMS)
 		}
-		s.Ops += int64(metrics.Median(ops) + 0.5)
-		s.DurationS += metrics.Median(dur)
-		if m := metrics.Median(p95); m > slowest {
+		med := func(f func(Summary) float64) float64 {
+			xs := make([]float64, len(rows))
+			for i, r := range rows {
+				xs[i] = f(r)
+			}
+			return metrics.Median(xs)
+		}
+		s.Ops += int64(med(func(r Summary) float64 { return float64(r.Ops) }) + 0.5)
+		s.DurationS += med(func(r Summary) float64 { return r.DurationS })
+		for _, k := range result.DeltaCounters {
+			if _, ok := rows[0].Database[k]; ok {
+				if s.Database == nil {
+					s.Database = map[string]int64{}
+				}
+				s.Database[k] += int64(med(func(r Summary) float64 { return float64(r.Database[k]) }) + 0.5)
+			}
+		}
+		if m := med(func(r Summary) float64 { return r.P95MS }); m > slowest {
 			slowest = m
-			s.MeanMS, s.P95MS, s.P99MS, s.MaxMS = metrics.Median(mean), m, metrics.Median(p99), metrics.Median(mx)
+			s.MeanMS, s.P90MS, s.P95MS = med(func(r Summary) float64 { return r.MeanMS }), med(func(r Summary) float64 { return r.P90MS }), m
+			s.P99MS, s.MaxMS = med(func(r Summary) float64 { return r.P99MS }), med(func(r Summary) float64 { return r.MaxMS })
+			s.Phases = medianPhases(rows)
 		}
 	}
 	if !any {
@@ -73,5 +103,34 @@ func StudySummary(cells [][]*result.Result) Summary {
 	if s.DurationS > 0 {
 		s.TxnPerS = float64(s.Ops) / s.DurationS
 	}
+	s.TopWait, s.TopWaitShare = result.TopWait(all...)
 	return s
+}
+
+// medianPhases is each phase of the first row with each of its values the
+// median over the rows that have it.
+func medianPhases(rows []Summary) []Phase {
+	var out []Phase
+	for _, p := range rows[0].Phases {
+		var ps []Phase
+		for _, r := range rows {
+			for _, q := range r.Phases {
+				if q.Name == p.Name {
+					ps = append(ps, q)
+				}
+			}
+		}
+		med := func(f func(Phase) float64) float64 {
+			xs := make([]float64, len(ps))
+			for i, q := range ps {
+				xs[i] = f(q)
+			}
+			return metrics.Median(xs)
+		}
+		out = append(out, Phase{Name: p.Name, Count: int64(med(func(q Phase) float64 { return float64(q.Count) }) + 0.5),
+			MeanMS: med(func(q Phase) float64 { return q.MeanMS }), P90MS: med(func(q Phase) float64 { return q.P90MS }),
+			P95MS: med(func(q Phase) float64 { return q.P95MS }), P99MS: med(func(q Phase) float64 { return q.P99MS }),
+			MaxMS: med(func(q Phase) float64 { return q.MaxMS })})
+	}
+	return out
 }

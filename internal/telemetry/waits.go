@@ -10,20 +10,28 @@ import (
 
 // waitsQuery samples the run database's client sessions, other than the
 // telemetry session, as one row of two text values. The first counts the
-// active ones: "EVENT=N,..." where EVENT is "type:event", or "CPU" for a
-// session that is active and not waiting. The second lists every session
-// by state, for the wait history: "STATE=PID PID,..." where STATE is EVENT
-// for an active session; an idle one waits for its client:
-// "Client:ClientRead (idle in transaction)" (pg_stat_activity may show it
-// without its wait event for a moment); else the state itself.
+// sessions in a transaction: "EVENT=N,..." where EVENT is "type:event"
+// for an active session that waits, "CPU" for one that is active and not
+// waiting, and "Client:ClientRead" for one idle in a transaction (waiting
+// for its client's next statement while it holds the transaction open,
+// as PostgreSQL reports it; pg_stat_activity may show it without its wait
+// event for a moment). A session idle between transactions is not
+// counted: it holds nothing and costs the server nothing. The second
+// lists every session by state, for the wait history: "STATE=PID PID,..."
+// where STATE is EVENT for an active session; an idle one waits for its
+// client: "Client:ClientRead (idle in transaction)" or "Client:ClientRead
+// (idle)"; else the state itself. An EVENT may repeat in the first value
+// (idle in transaction, aborted or not); the counts add up.
 // Text values keep the sampler from allocating per session.
-const waitsQuery = ownTag + `SELECT coalesce(string_agg(e || '=' || n, ',') FILTER (WHERE active), ''), coalesce(string_agg(e || '=' || pids, ','), '') FROM (
-  SELECT CASE WHEN state LIKE 'idle%' THEN 'Client:ClientRead (' || state || ')' WHEN state IS DISTINCT FROM 'active' THEN coalesce(state, 'unknown')
-      WHEN wait_event_type IS NULL THEN 'CPU' ELSE wait_event_type || ':' || coalesce(wait_event, '') END AS e,
-    state IS NOT DISTINCT FROM 'active' AS active, count(*) AS n, string_agg(pid::text, ' ') AS pids
-  FROM pg_stat_activity
-  WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()
-  GROUP BY 1, 2) AS s`
+const waitsQuery = ownTag + `SELECT coalesce(string_agg(c || '=' || n, ',') FILTER (WHERE c IS NOT NULL), ''), coalesce(string_agg(e || '=' || pids, ','), '') FROM (
+  SELECT e, CASE WHEN active THEN e WHEN e LIKE 'Client:ClientRead (idle in transaction%' THEN 'Client:ClientRead' END AS c,
+    count(*) AS n, string_agg(pid::text, ' ') AS pids
+  FROM (SELECT pid, state IS NOT DISTINCT FROM 'active' AS active,
+      CASE WHEN state LIKE 'idle%' THEN 'Client:ClientRead (' || state || ')' WHEN state IS DISTINCT FROM 'active' THEN coalesce(state, 'unknown')
+        WHEN wait_event_type IS NULL THEN 'CPU' ELSE wait_event_type || ':' || coalesce(wait_event, '') END AS e
+    FROM pg_stat_activity
+    WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()) AS a
+  GROUP BY e, active) AS s`
 
 // maxBackends bounds a count of sessions in one sample (PostgreSQL's
 // max_connections is at most 262143); larger numbers are not counts.

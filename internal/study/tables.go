@@ -1,0 +1,83 @@
+package study
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/txnbench/txnbench/internal/report/texttable"
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// deltaHeads are the database table's headings of result.DeltaCounters.
+var deltaHeads = map[string]string{
+	"xact_commit": "commits", "xact_rollback": "rollbacks", "blks_hit": "blks hit", "blks_read": "blks read",
+	"tup_inserted": "tup inserted", "tup_updated": "tup updated", "tup_deleted": "tup deleted",
+}
+
+// writeCellTables writes the per-cell tables of a published baseline:
+// the summary of all transactions, the phases (when the workload has
+// any) and the database counters with the top wait (when telemetry ran).
+// A study.json from before these columns has none of them to show.
+func writeCellTables(w io.Writer, s *Summary) {
+	var txns, phases, db bool
+	for _, c := range s.Cells {
+		txns = txns || c.Txn.Count > 0
+		db = db || len(c.Database) > 0 || c.TopWait != ""
+		for _, o := range c.Ops {
+			phases = phases || o.Kind == result.KindPhase
+		}
+	}
+	if txns {
+		fmt.Fprintf(w, "## summary (all transactions)\n\n")
+		rows := [][]string{{"cell", "clients", "txns", "duration (s)", "txn/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors"}}
+		for _, c := range s.Cells {
+			t := c.Txn
+			rows = append(rows, []string{c.Label, strconv.Itoa(c.Clients), num(t.Count), f2(c.DurationS), f1(c.TxnPerS),
+				f2(t.Mean), f2(t.P90), f2(t.P95), f2(t.P99), f2(t.Max), num(t.Errors)})
+		}
+		texttable.Write(w, texttable.Markdown, rows, 0)
+		fmt.Fprintf(w, "txns are the transactions committed in the measured window, every transaction op merged; errors failed after their retries.\n\n")
+	}
+	if phases {
+		fmt.Fprintf(w, "## phases\n\n")
+		rows := [][]string{{"cell", "phase", "count", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)"}}
+		for _, c := range s.Cells {
+			for _, o := range c.Ops {
+				if o.Kind == result.KindPhase {
+					rows = append(rows, []string{c.Label, o.Name, num(o.Count), f2(o.Mean), f2(o.P90), f2(o.P95), f2(o.P99), f2(o.Max)})
+				}
+			}
+		}
+		texttable.Write(w, texttable.Markdown, rows, 0, 1)
+	}
+	if db {
+		fmt.Fprintf(w, "## database\n\n")
+		head := []string{"cell", "txn/s"}
+		for _, k := range result.DeltaCounters {
+			head = append(head, deltaHeads[k])
+		}
+		rows := [][]string{append(head, "top wait")}
+		for _, c := range s.Cells {
+			row := []string{c.Label, f1(c.TxnPerS)}
+			for _, k := range result.DeltaCounters {
+				v, ok := c.Database[k]
+				if !ok {
+					row = append(row, "")
+					continue
+				}
+				row = append(row, num(v))
+			}
+			top := ""
+			if c.TopWait != "" {
+				top = fmt.Sprintf("%s (%.0f%%)", c.TopWait, 100*c.TopWaitShare)
+			}
+			rows = append(rows, append(row, top))
+		}
+		texttable.Write(w, texttable.Markdown, rows, 0, len(head))
+		fmt.Fprintf(w, "Counters are the run database's change over the measured window (pg_stat_database); the top wait is the wait event the cell's sessions were seen in most while in a transaction, over all its runs, with its share of the samples.\n\n")
+	}
+}
+
+// num prints a count that is a median: whole unless it fell between two.
+func num(v float64) string { return strconv.FormatFloat(round(v, 1), 'f', -1, 64) }
