@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -11,69 +12,119 @@ import (
 	"github.com/txnbench/txnbench/internal/telemetry"
 )
 
-// poolerStats reads the pooler's SHOW STATS totals, summed over its
-// databases (the admin console's own row left out); nil without a pooler
-// or when the console cannot be reached.
-func (d *Database) poolerStats(ctx context.Context) map[string]int64 {
-	if d.adminURL == "" {
+// poolerStats reads each pooler's SHOW STATS totals (adminURLs), summed
+// over its databases (the admin console's own row left out); nil without
+// a pooler, and a nil entry for a console that cannot be reached.
+func (d *Database) poolerStats(ctx context.Context) []map[string]int64 {
+	urls := d.adminURLs()
+	if urls == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	totals, err := telemetry.PoolerStats(ctx, d.adminURL)
-	if err != nil {
-		return nil
+	out := make([]map[string]int64, len(urls))
+	for i, u := range urls {
+		out[i], _ = telemetry.PoolerStats(ctx, u)
 	}
-	return totals
+	return out
 }
 
 // poolerResult is what the pooler did during the run: its counters' change
-// since before, and its pools at the end.
-func (d *Database) poolerResult(ctx context.Context, before map[string]int64) *result.Pooler {
-	if d.adminURL == "" {
+// since before, and its pools at the end; with a fleet, each member's
+// change, their sum, and the proxy's view since proxyBefore.
+func (d *Database) poolerResult(ctx context.Context, before []map[string]int64, proxyBefore []map[string]string) *result.Pooler {
+	urls := d.adminURLs()
+	if urls == nil {
 		return nil
 	}
-	p := &result.Pooler{Name: d.poolerName, Detail: d.poolerDetail}
+	p := &result.Pooler{Name: d.poolerName, Detail: d.poolerDetail, Proxy: d.proxyResult(ctx, proxyBefore)}
 	after := d.poolerStats(ctx)
-	if after == nil {
+	var unread, restarted []string
+	for i, a := range after {
+		name := fmt.Sprintf("pooler%d", i+1)
+		if a == nil {
+			unread = append(unread, name)
+			continue
+		}
+		m := result.PoolerMember{Name: name, Stats: map[string]int64{}}
+		var b map[string]int64
+		if i < len(before) {
+			b = before[i]
+		}
+		for k, v := range a {
+			m.Stats[k] = v - b[k]
+		}
+		if len(urls) > 1 && mendMember(&m, a) {
+			restarted = append(restarted, name)
+		}
+		if p.Stats == nil {
+			p.Stats = map[string]int64{}
+		}
+		for k, v := range m.Stats {
+			p.Stats[k] += v
+		}
+		if len(urls) > 1 {
+			p.Members = append(p.Members, m)
+		}
+	}
+	switch {
+	case len(urls) == 1 && p.Stats == nil:
 		p.Note = "its admin console (SHOW STATS) could not be read"
-		return p
+	case len(unread) > 0:
+		p.Note = "the admin console (SHOW STATS) of " + strings.Join(unread, ", ") + " could not be read: the sums leave it out"
 	}
-	p.Stats = map[string]int64{}
-	for k, v := range after {
-		p.Stats[k] = v - before[k]
+	if len(restarted) > 0 {
+		p.Note = strings.TrimPrefix(p.Note+"; "+strings.Join(restarted, ", ")+" restarted during the run: the sums count only what it did since", "; ")
 	}
-	if rows, err := pg.AdminRows(ctx, d.adminURL, "SHOW POOLS"); err == nil {
-		for _, row := range rows {
-			if row["database"] != "pgbouncer" {
-				p.Pools = append(p.Pools, row)
+	for _, u := range urls {
+		if rows, err := pg.AdminRows(ctx, u, "SHOW POOLS"); err == nil {
+			for _, row := range rows {
+				if row["database"] != "pgbouncer" {
+					p.Pools = append(p.Pools, row)
+				}
 			}
 		}
 	}
 	return p
 }
 
-// closePoolerServers makes the throwaway PgBouncer close its server
+// mendMember makes a fleet member's counters its new incarnation's when
+// they went down (it restarted during the run: they began again from
+// zero), saying so, and reports whether it did.
+func mendMember(m *result.PoolerMember, after map[string]int64) bool {
+	for _, v := range m.Stats {
+		if v < 0 {
+			m.Stats = after
+			m.Note = "it restarted during the run: its counters are its new incarnation's"
+			return true
+		}
+	}
+	return false
+}
+
+// closePoolerServers makes each throwaway PgBouncer close its server
 // connections and waits (at most a few seconds) until SHOW SERVERS lists
 // none: a pooled backend that never goes idle for long does not publish
 // its statistics until it exits. RECONNECT closes each server connection
 // once it is released; the clients are gone, so all are. Nothing to do
 // without a throwaway PgBouncer (a pooler given by URL is left alone).
 func (d *Database) closePoolerServers(ctx context.Context) {
-	if d.bouncer == nil {
+	if d.fleet == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := pg.AdminRows(ctx, d.adminURL, "RECONNECT"); err != nil {
-		return
-	}
-	for ctx.Err() == nil {
-		rows, err := pg.AdminRows(ctx, d.adminURL, "SHOW SERVERS")
-		if err != nil || len(rows) == 0 {
-			return
+	for _, admin := range d.adminURLs() {
+		if _, err := pg.AdminRows(ctx, admin, "RECONNECT"); err != nil {
+			continue
 		}
-		time.Sleep(20 * time.Millisecond)
+		for ctx.Err() == nil {
+			rows, err := pg.AdminRows(ctx, admin, "SHOW SERVERS")
+			if err != nil || len(rows) == 0 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
 
