@@ -236,7 +236,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		}
 		return nil, err
 	}
-	before, proxyBefore := db.poolerStats(ctx), db.proxyStats(ctx)
+	before := db.poolerSnapshot(ctx)
 	db.supervise()
 	window := &windowClock{}
 	rc := s.Runner
@@ -270,7 +270,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	tel.ExplainSlowOps(r.SlowOps, cmp.Or(s.Pooler.Via, Direct) != Direct)
 	r.SetServerTimes()
 	r.Pool = pool
-	r.Pooler = db.poolerResult(wctx, before, proxyBefore)
+	r.Pooler = db.poolerResult(wctx, before)
 	mendPooler(r.Pooler, tr)
 	db.addDeaths(r, window.opened(out.Started))
 	// The check runs even after an interrupt: it is quick and says whether

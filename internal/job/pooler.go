@@ -29,16 +29,37 @@ func (d *Database) poolerStats(ctx context.Context) []map[string]int64 {
 	return out
 }
 
+// poolerSnapshot is the poolers' and the proxy's counters before a run.
+type poolerSnapshot struct {
+	stats []map[string]int64  // each pooler's, as poolerStats
+	pids  []int               // each own pooler's process
+	proxy []map[string]string // the proxy's per-server statistics
+}
+
+// poolerSnapshot reads what poolerResult subtracts.
+func (d *Database) poolerSnapshot(ctx context.Context) poolerSnapshot {
+	return poolerSnapshot{stats: d.poolerStats(ctx), pids: d.poolerPIDs(), proxy: d.proxyStats(ctx)}
+}
+
+// poolerPIDs are the processes of the poolers txnbench started.
+func (d *Database) poolerPIDs() []int {
+	var pids []int
+	for _, b := range d.Poolers() {
+		pids = append(pids, b.PID())
+	}
+	return pids
+}
+
 // poolerResult is what the pooler did during the run: its counters' change
 // since before, and its pools at the end; with a fleet, each member's
-// change, their sum, and the proxy's view since proxyBefore.
-func (d *Database) poolerResult(ctx context.Context, before []map[string]int64, proxyBefore []map[string]string) *result.Pooler {
+// change, their sum, and the proxy's view.
+func (d *Database) poolerResult(ctx context.Context, before poolerSnapshot) *result.Pooler {
 	urls := d.adminURLs()
 	if urls == nil {
 		return nil
 	}
-	p := &result.Pooler{Name: d.poolerName, Detail: d.poolerDetail, Proxy: d.proxyResult(ctx, proxyBefore)}
-	after := d.poolerStats(ctx)
+	p := &result.Pooler{Name: d.poolerName, Detail: d.poolerDetail, Proxy: d.proxyResult(ctx, before.proxy)}
+	after, pids := d.poolerStats(ctx), d.poolerPIDs()
 	var unread, restarted []string
 	for i, a := range after {
 		name := fmt.Sprintf("pooler%d", i+1)
@@ -48,13 +69,15 @@ func (d *Database) poolerResult(ctx context.Context, before []map[string]int64, 
 		}
 		m := result.PoolerMember{Name: name, Stats: map[string]int64{}}
 		var b map[string]int64
-		if i < len(before) {
-			b = before[i]
+		if i < len(before.stats) {
+			b = before.stats[i]
 		}
 		for k, v := range a {
 			m.Stats[k] = v - b[k]
 		}
-		if len(urls) > 1 && mendMember(&m, a) {
+		// A pooler that restarted counts again from zero.
+		again := i < len(pids) && i < len(before.pids) && pids[i] != before.pids[i]
+		if mendMember(&m, a, again) {
 			restarted = append(restarted, name)
 		}
 		if p.Stats == nil {
@@ -73,7 +96,10 @@ func (d *Database) poolerResult(ctx context.Context, before []map[string]int64, 
 	case len(unread) > 0:
 		p.Note = "the admin console (SHOW STATS) of " + strings.Join(unread, ", ") + " could not be read: the sums leave it out"
 	}
-	if len(restarted) > 0 {
+	switch {
+	case len(restarted) > 0 && len(urls) == 1:
+		p.Note = restarted1Note
+	case len(restarted) > 0:
 		p.Note = strings.TrimPrefix(p.Note+"; "+strings.Join(restarted, ", ")+" restarted during the run: the sums count only what it did since", "; ")
 	}
 	for _, u := range urls {
@@ -88,18 +114,22 @@ func (d *Database) poolerResult(ctx context.Context, before []map[string]int64, 
 	return p
 }
 
-// mendMember makes a fleet member's counters its new incarnation's when
-// they went down (it restarted during the run: they began again from
-// zero), saying so, and reports whether it did.
-func mendMember(m *result.PoolerMember, after map[string]int64) bool {
+// restarted1Note is the note of a pooler that restarted during the run,
+// when only its new incarnation's counters are known.
+const restarted1Note = "it restarted during the run: its counters started again from zero, so these are only its new incarnation's"
+
+// mendMember makes a pooler's counters its new incarnation's when it
+// restarted during the run (again, or its counters went down: they began
+// again from zero), saying so, and reports whether it did.
+func mendMember(m *result.PoolerMember, after map[string]int64, again bool) bool {
 	for _, v := range m.Stats {
-		if v < 0 {
-			m.Stats = after
-			m.Note = "it restarted during the run: its counters are its new incarnation's"
-			return true
-		}
+		again = again || v < 0
 	}
-	return false
+	if again {
+		m.Stats = after
+		m.Note = restarted1Note
+	}
+	return again
 }
 
 // closePoolerServers makes each throwaway PgBouncer close its server
@@ -129,9 +159,9 @@ func (d *Database) closePoolerServers(ctx context.Context) {
 }
 
 // mendPooler corrects the pooler's run counters when it restarted during
-// the run (its SHOW STATS totals start again from zero, so after - before
-// is wrong): the telemetry's, which add up its incarnations, replace them
-// when it has them; otherwise a note says they are not its totals.
+// the run (its SHOW STATS totals start again from zero; poolerResult kept
+// its new incarnation's): the telemetry's, which add up its incarnations,
+// replace them when it has them.
 func mendPooler(p *result.Pooler, tel *result.Telemetry) {
 	if p == nil || p.Stats == nil {
 		return
@@ -145,13 +175,6 @@ func mendPooler(p *result.Pooler, tel *result.Telemetry) {
 	if restarted && tel.Pooler != nil {
 		p.Stats = tel.Pooler
 		p.Note = "it restarted during the run: its counters are the sum over its incarnations in the window, less what an old one counted after its last sample"
-		return
-	}
-	for _, v := range p.Stats {
-		restarted = restarted || v < 0
-	}
-	if restarted {
-		p.Note = "it restarted during the run: its counters started again from zero, so these changes are not its totals"
 	}
 }
 
