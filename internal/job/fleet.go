@@ -128,11 +128,17 @@ func (d *Database) proxyStats(ctx context.Context) []map[string]string {
 }
 
 // proxyResult is the proxy's view of the run: each server's counters'
-// change since before, and its status now.
-func (d *Database) proxyResult(ctx context.Context, before []map[string]string) *result.Proxy {
+// change since before, and its status now; only its new incarnation's
+// counts when it restarted.
+func (d *Database) proxyResult(ctx context.Context, snap poolerSnapshot) *result.Proxy {
 	p := d.Proxy()
 	if p == nil {
 		return nil
+	}
+	restarted := p.PID() != snap.proxyPID
+	before := snap.proxy
+	if restarted {
+		before = nil
 	}
 	r := &result.Proxy{Name: "HAProxy " + p.Version(), Detail: localdb.HAProxyBalance + ", " + localdb.HAProxyCheck}
 	after, err := p.Stats(ctx)
@@ -140,7 +146,6 @@ func (d *Database) proxyResult(ctx context.Context, before []map[string]string) 
 		r.Note = "its statistics could not be read: " + firstLine(err.Error())
 		return r
 	}
-	restarted := false
 	for i, row := range after {
 		var was map[string]string
 		if i < len(before) {

@@ -2,9 +2,11 @@ package job
 
 import (
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -35,5 +37,60 @@ func TestCheckGoesDirectWhenThePoolerIsGone(t *testing.T) {
 	}
 	if len(r.Faults) != 0 {
 		t.Errorf("a deliberate kill on the timeline as a death: %+v", r.Faults)
+	}
+}
+
+// diedTargets returns the targets of the deaths on r's timeline whose
+// process was started again.
+func diedTargets(t *testing.T, r *result.Result) []string {
+	t.Helper()
+	var out []string
+	for _, f := range r.Faults {
+		if f.Kind == "died" && !f.Injected && strings.Contains(f.Note, "started it again") {
+			out = append(out, f.Target)
+		}
+	}
+	return out
+}
+
+// TestKilledServerIsRestarted SIGKILLs the throwaway server mid-run (from
+// outside, as a crash): supervision starts it again, the death is on the
+// timeline, and nothing is lost.
+func TestKilledServerIsRestarted(t *testing.T) {
+	testutil.NeedPostgres(t)
+	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 2 * time.Second})
+	db := openDB(t, s, 4)
+	atFirstTick(&s, func() { syscall.Kill(db.Cluster().PID(), syscall.SIGKILL) })
+	r := runJob(t, s, db)
+	if got := diedTargets(t, r); len(got) != 1 || got[0] != "server" {
+		t.Errorf("deaths %v (faults %+v), want the server's", got, r.Faults)
+	}
+	if r.Invariants == nil || !r.Invariants.OK {
+		t.Errorf("invariants: %+v", r.Invariants)
+	}
+}
+
+// TestFleetSurvivesItsProxy runs through a fleet of two and SIGKILLs
+// HAProxy mid-run: it is started again on its port and the run goes on
+// through it.
+func TestFleetSurvivesItsProxy(t *testing.T) {
+	testutil.NeedHAProxy(t)
+	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 2 * time.Second})
+	s.Pooler = Pooler{Via: ViaPgBouncer, Size: 4, Poolers: 2}
+	db := openDB(t, s, 4)
+	if len(db.Poolers()) != 2 || db.Proxy() == nil || db.PoolerTarget(1) != "pooler 2 of 2" {
+		t.Fatalf("poolers %v, proxy %v", db.Poolers(), db.Proxy())
+	}
+	pid := db.Proxy().PID()
+	atFirstTick(&s, func() { syscall.Kill(pid, syscall.SIGKILL) })
+	r := runJob(t, s, db)
+	if got := diedTargets(t, r); len(got) != 1 || got[0] != "HAProxy" {
+		t.Errorf("deaths %v (faults %+v), want HAProxy's", got, r.Faults)
+	}
+	if r.Invariants == nil || !r.Invariants.OK || strings.Contains(strings.Join(r.Notes, "\n"), "directly") {
+		t.Errorf("invariants %+v, notes %q: want checked through the fleet", r.Invariants, r.Notes)
+	}
+	if p := r.Pooler; p == nil || p.Proxy == nil || !strings.Contains(p.Proxy.Note, "restarted") || len(p.Proxy.Servers) != 2 {
+		t.Errorf("pooler %+v", p)
 	}
 }

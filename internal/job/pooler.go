@@ -31,14 +31,19 @@ func (d *Database) poolerStats(ctx context.Context) []map[string]int64 {
 
 // poolerSnapshot is the poolers' and the proxy's counters before a run.
 type poolerSnapshot struct {
-	stats []map[string]int64  // each pooler's, as poolerStats
-	pids  []int               // each own pooler's process
-	proxy []map[string]string // the proxy's per-server statistics
+	stats    []map[string]int64  // each pooler's, as poolerStats
+	pids     []int               // each own pooler's process
+	proxy    []map[string]string // the proxy's per-server statistics
+	proxyPID int
 }
 
 // poolerSnapshot reads what poolerResult subtracts.
 func (d *Database) poolerSnapshot(ctx context.Context) poolerSnapshot {
-	return poolerSnapshot{stats: d.poolerStats(ctx), pids: d.poolerPIDs(), proxy: d.proxyStats(ctx)}
+	s := poolerSnapshot{stats: d.poolerStats(ctx), pids: d.poolerPIDs(), proxy: d.proxyStats(ctx)}
+	if p := d.Proxy(); p != nil {
+		s.proxyPID = p.PID()
+	}
+	return s
 }
 
 // poolerPIDs are the processes of the poolers txnbench started.
@@ -58,7 +63,7 @@ func (d *Database) poolerResult(ctx context.Context, before poolerSnapshot) *res
 	if urls == nil {
 		return nil
 	}
-	p := &result.Pooler{Name: d.poolerName, Detail: d.poolerDetail, Proxy: d.proxyResult(ctx, before.proxy)}
+	p := &result.Pooler{Name: d.poolerName, Detail: d.poolerDetail, Proxy: d.proxyResult(ctx, before)}
 	after, pids := d.poolerStats(ctx), d.poolerPIDs()
 	var unread, restarted []string
 	for i, a := range after {

@@ -54,9 +54,18 @@ func (d *Database) supervise() {
 	}
 }
 
-// addDeaths puts the deaths seen so far on r's timeline (times from the
-// window's start) and forgets them.
+// addDeaths waits for restarts under way (the invariant check comes next)
+// and puts the deaths seen so far on r's timeline (times from the window's
+// start), forgetting them.
 func (d *Database) addDeaths(r *result.Result, window time.Time) {
+	// A supervised process holds its lock while supervision restarts it.
+	if d.cluster != nil {
+		d.cluster.PID()
+	}
+	d.poolerPIDs()
+	if p := d.Proxy(); p != nil {
+		p.PID()
+	}
 	d.deaths.mu.Lock()
 	events := d.deaths.events
 	d.deaths.events = nil
