@@ -8,11 +8,28 @@ import (
 )
 
 // fleetLines writes, under the pooler line of a fleet, the proxy's line
-// and a line per member: what the proxy saw of it, then its own counters.
+// and a line per member (fleetFields).
 func fleetLines(w io.Writer, p *result.Pooler) {
-	if p.Proxy == nil && len(p.Members) == 0 {
-		return
+	for _, f := range fleetFields(p) {
+		if f.Name == "proxy" {
+			fmt.Fprintln(w, fleetIndent+f.Value)
+		} else {
+			fmt.Fprintf(w, "%s%-8s %s\n", fleetIndent, f.Name, f.Value)
+		}
 	}
+}
+
+// fleetIndent lines a fleet's lines up under the pooler line's text.
+const fleetIndent = "           "
+
+// fleetFields describes a pooler fleet: the proxy ("proxy": its name, how
+// it balances and checks), then each member by the proxy's name for it:
+// what the proxy saw of it, then its own counters. None without a fleet.
+func fleetFields(p *result.Pooler) []field {
+	if p.Proxy == nil && len(p.Members) == 0 {
+		return nil
+	}
+	var out []field
 	seen := map[string]*result.ProxyServer{}
 	var names []string
 	for _, m := range p.Members {
@@ -23,7 +40,7 @@ func fleetLines(w io.Writer, p *result.Pooler) {
 		if p.Proxy.Note != "" {
 			line += "; " + p.Proxy.Note
 		}
-		fmt.Fprintln(w, fleetIndent+line)
+		out = append(out, field{"proxy", line})
 		for i, s := range p.Proxy.Servers {
 			seen[s.Name] = &p.Proxy.Servers[i]
 			if len(p.Members) == 0 {
@@ -36,10 +53,9 @@ func fleetLines(w io.Writer, p *result.Pooler) {
 		members[m.Name] = m
 	}
 	for _, name := range names {
-		line := fmt.Sprintf("%-8s", name)
-		sep := " "
+		line, sep := "", ""
 		if s := seen[name]; s != nil {
-			line += fmt.Sprintf(" %s, %s sessions, %s connect errors (%s redispatched), %s failed checks, %s downs",
+			line = fmt.Sprintf("%s, %s sessions, %s connect errors (%s redispatched), %s failed checks, %s downs",
 				s.Status, thousands(s.Sessions), thousands(s.ConnectErrors), thousands(s.Redispatched), thousands(s.FailedChecks), thousands(s.Downs))
 			sep = "; "
 		}
@@ -51,9 +67,7 @@ func fleetLines(w io.Writer, p *result.Pooler) {
 				line += "; " + m.Note
 			}
 		}
-		fmt.Fprintln(w, fleetIndent+line)
+		out = append(out, field{name, line})
 	}
+	return out
 }
-
-// fleetIndent lines a fleet's lines up under the pooler line's text.
-const fleetIndent = "           "

@@ -25,6 +25,14 @@ func TestFleetLines(t *testing.T) {
 	}}
 	var b bytes.Buffer
 	Outcomes(&b, r)
+	page := runPage(r)
+	html := map[string]string{}
+	for _, f := range page.Header {
+		html[f.Name] = f.Value
+	}
+	if !strings.HasPrefix(html["proxy"], "HAProxy 2.6.12 (leastconn") || !strings.HasPrefix(html["pooler2"], "UP, 3 sessions") {
+		t.Errorf("HTML page header %+v: want the proxy and each member", page.Header)
+	}
 	want := []string{
 		"pooler     PgBouncer 1.18.0 x2 behind HAProxy 2.6.12, leastconn (transaction pooling, 20 server connections each): 1,500 transactions",
 		"           HAProxy 2.6.12 (leastconn, check inter 2s fall 3 rise 2)",
