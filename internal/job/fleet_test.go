@@ -1,11 +1,13 @@
 package job
 
 import (
+	"context"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -92,5 +94,29 @@ func TestFleetSurvivesItsProxy(t *testing.T) {
 	}
 	if p := r.Pooler; p == nil || p.Proxy == nil || !strings.Contains(p.Proxy.Note, "restarted") || len(p.Proxy.Servers) != 2 {
 		t.Errorf("pooler %+v", p)
+	}
+}
+
+// TestViaURLOfAnHAProxy measures a fleet txnbench did not start: --via
+// the address of an HAProxy in front of two PgBouncers, --db the server.
+// The run works as through one pooler; the counters read through the
+// HAProxy are one member's, and the report says so.
+func TestViaURLOfAnHAProxy(t *testing.T) {
+	testutil.NeedHAProxy(t)
+	cl := testutil.Postgres(t)
+	f, err := localdb.StartFleet(context.Background(), localdb.FleetOptions{Size: 2, Bouncer: localdb.BouncerOptions{
+		BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password(), MaxClientConn: 50,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Stop() })
+	s := spec(t, cl.URL(), runner.Config{Clients: 4, Iterations: 40})
+	s.Pooler = Pooler{Via: f.URL("postgres")}
+	r := run(t, s)
+	checkShape(t, r, 40)
+	// Its admin console reaches one of the two: the counters say so.
+	if p := r.Pooler; p == nil || !strings.Contains(p.Note, "leads to several poolers") {
+		t.Errorf("pooler %+v: want a note that the counters are one pooler's", p)
 	}
 }

@@ -272,6 +272,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	r.Pool = pool
 	r.Pooler = db.poolerResult(wctx, before)
 	mendPooler(r.Pooler, tr)
+	notePartialPooler(r, db)
 	db.addDeaths(r, window.opened(out.Started))
 	// The check runs even after an interrupt: it is quick and says whether
 	// anything was lost. It gets a session of its own: the server may have

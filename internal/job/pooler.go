@@ -171,16 +171,22 @@ func mendPooler(p *result.Pooler, tel *result.Telemetry) {
 	if p == nil || p.Stats == nil {
 		return
 	}
-	restarted := false
-	if tel != nil {
-		for _, s := range tel.Series {
-			restarted = restarted || strings.Contains(s.Gap, telemetry.PoolerRestarted)
-		}
-	}
-	if restarted && tel.Pooler != nil {
+	if poolerRestarted(tel) && tel.Pooler != nil {
 		p.Stats = tel.Pooler
 		p.Note = "it restarted during the run: its counters are the sum over its incarnations in the window, less what an old one counted after its last sample"
 	}
+}
+
+// poolerRestarted reports whether the telemetry saw the pooler restart.
+func poolerRestarted(tel *result.Telemetry) bool {
+	if tel != nil {
+		for _, s := range tel.Series {
+			if strings.Contains(s.Gap, telemetry.PoolerRestarted) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // nameServerSessions makes the throwaway cluster name its sessions as
