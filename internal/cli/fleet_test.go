@@ -104,6 +104,9 @@ func TestPoolerFleet(t *testing.T) {
 	if sum == 0 || p.Stats["total_xact_count"] != sum || sessions == 0 {
 		t.Errorf("transactions %d, members' sum %d, HAProxy sessions %d", p.Stats["total_xact_count"], sum, sessions)
 	}
+	if r.Telemetry == nil || r.Telemetry.Pooler["total_xact_count"] <= 0 {
+		t.Errorf("telemetry %+v: want the members' counters summed per interval", r.Telemetry)
+	}
 	if !strings.HasPrefix(r.Faults[0].Target, "pooler ") || !strings.HasSuffix(r.Faults[0].Target, " of 2") {
 		t.Errorf("target %q, want pooler N of 2", r.Faults[0].Target)
 	}

@@ -166,9 +166,10 @@ func (d *Database) closePoolerServers(ctx context.Context) {
 // mendPooler corrects the pooler's run counters when it restarted during
 // the run (its SHOW STATS totals start again from zero; poolerResult kept
 // its new incarnation's): the telemetry's, which add up its incarnations,
-// replace them when it has them.
+// replace them when it has them. A fleet's stay the sum of its members'
+// (each says whether it restarted).
 func mendPooler(p *result.Pooler, tel *result.Telemetry) {
-	if p == nil || p.Stats == nil {
+	if p == nil || p.Stats == nil || len(p.Members) > 0 {
 		return
 	}
 	if poolerRestarted(tel) && tel.Pooler != nil {
