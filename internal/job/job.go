@@ -240,7 +240,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	db.supervise()
 	window := &windowClock{}
 	rc := s.Runner
-	rc.Observers = append(rc.Observers, window)
+	rc.Observers = append([]runner.Observer{window}, rc.Observers...) // a copy: the caller's stays as it is
 	if tel != nil {
 		// first: the sampler's baseline comes before anything else as
 		// the window opens

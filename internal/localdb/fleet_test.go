@@ -170,3 +170,41 @@ func TestParseStat(t *testing.T) {
 		t.Errorf("rows = %v", rows)
 	}
 }
+
+// TestSupervisedCluster: a cluster that dies unasked is started again and
+// reported; one killed on purpose (Kill) stays down, unreported, until
+// Restart, which recovers it on its port.
+func TestSupervisedCluster(t *testing.T) {
+	needBin(t)
+	c := start(t, Options{})
+	events := make(chan Event, 4)
+	c.Supervise(func(e Event) { events <- e })
+	pid, port := c.PID(), c.Port()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case e := <-events:
+		if e.Err != nil || e.Name != "PostgreSQL" || e.PID != pid {
+			t.Errorf("event %+v", e)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("no event 60 s after the postmaster was killed")
+	}
+	assertReady(t, c)
+	if err := c.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if c.PID() != 0 {
+		t.Errorf("a killed cluster runs: pid %d", c.PID())
+	}
+	if err := c.Restart(context.Background()); err != nil || c.Port() != port {
+		t.Fatalf("Restart after Kill: %v (port %d, was %d)", err, c.Port(), port)
+	}
+	assertReady(t, c)
+	select {
+	case e := <-events:
+		t.Errorf("a deliberate kill was reported: %+v", e)
+	default:
+	}
+}

@@ -2,6 +2,7 @@ package localdb
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -68,7 +69,7 @@ func (s *supervision) current() (context.Context, func(Event)) {
 }
 
 // Kill SIGKILLs the process (and its children: a server's backends) on
-// purpose, as a scheduled fault does, and returns once it is gone.
+// purpose, as a scheduled fault does, and returns once they are gone.
 // Supervision leaves it down: it stays down until Restart starts it again
 // on the same port (call Restart after the outage wanted, or never).
 // Killing a stopped or killed process does nothing.
@@ -80,7 +81,16 @@ func (p *supervised) Kill() error {
 		return nil
 	}
 	p.srv = nil
-	return killServer(s)
+	kids := childrenOf(s.pid)
+	err := killServer(s)
+	// A server's backends hold its shared memory: a Restart must find
+	// them gone.
+	for deadline := time.Now().Add(killTimeout); time.Now().Before(deadline); time.Sleep(pollInterval) {
+		if !slices.ContainsFunc(kids, func(k procRef) bool { return alive(k.pid, k.start) }) {
+			break
+		}
+	}
+	return err
 }
 
 // watch waits for s to exit and, if nobody asked for that and the process
