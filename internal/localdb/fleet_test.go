@@ -208,3 +208,11 @@ func TestSupervisedCluster(t *testing.T) {
 	default:
 	}
 }
+
+// TestKilledHAProxyOwner SIGKILLs a process that started an HAProxy and
+// checks that haproxy goes away on its own (Pdeathsig) and CleanStale
+// removes the directory.
+func TestKilledHAProxyOwner(t *testing.T) {
+	needHAProxy(t)
+	killOwner(t, "haproxy", "haproxy")
+}
