@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +26,10 @@ type Event struct {
 	Took time.Duration // from its death until it ran again, or until supervision gave up
 	Err  error         // nil: it runs again on the same port; else why not
 }
+
+// killingAll is set once KillAll runs: the process is about to exit, and
+// nothing is started again.
+var killingAll atomic.Bool
 
 // supervision is a supervised process's watcher settings.
 type supervision struct {
@@ -98,7 +103,7 @@ func (p *supervised) Kill() error {
 func (p *supervised) watch(s *server) {
 	<-s.done
 	ctx, onDeath := p.sup.current()
-	if onDeath == nil {
+	if onDeath == nil || killingAll.Load() {
 		return
 	}
 	p.mu.Lock()
