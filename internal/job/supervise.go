@@ -106,19 +106,22 @@ func (w *windowClock) opened(started time.Time) time.Time {
 // the server, saying so in r's notes.
 func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, f func(target.Conn) error) error {
 	c, err := db.Connect(ctx)
-	if err == nil {
-		defer c.Close(context.Background())
-		return f(c)
-	}
 	direct := db.serverURL(s)
-	if db.poolerName == "" || direct == "" || ctx.Err() != nil {
+	if err != nil && db.poolerName != "" && direct != "" && ctx.Err() == nil {
+		t, derr := target.Open(ctx, direct)
+		if derr != nil {
+			return target.ConnectError(direct, derr)
+		}
+		defer t.Close()
+		if c, derr = t.Connect(ctx); derr != nil {
+			return target.ConnectError(direct, derr)
+		}
+		r.Notes = append(r.Notes, "the invariant check connected to the server directly: the pooler could not be reached ("+target.OneLine(err.Error())+")")
+		err = nil
+	}
+	if err != nil {
 		return target.ConnectError(db.URL, err)
 	}
-	t, derr := target.Open(ctx, direct)
-	if derr != nil {
-		return target.ConnectError(db.URL, err)
-	}
-	defer t.Close()
-	r.Notes = append(r.Notes, "the invariant check connected to the server directly: the pooler could not be reached ("+target.OneLine(err.Error())+")")
-	return withConn(ctx, &Database{Target: t, URL: target.MaskURL(direct)}, f)
+	defer c.Close(context.Background())
+	return f(c)
 }
