@@ -26,7 +26,7 @@ func TestCheckGoesDirectWhenThePoolerIsGone(t *testing.T) {
 		t.Fatalf("poolers %v, proxy %v", db.Poolers(), db.Proxy())
 	}
 	atFirstTick(&s, func() {
-		if err := db.Poolers()[0].Kill(); err != nil {
+		if err := db.Poolers()[0].Kill(syscall.SIGKILL); err != nil {
 			t.Error(err)
 		}
 	})

@@ -104,7 +104,7 @@ func TestFleet(t *testing.T) {
 
 	// Killed on purpose: not restarted, not reported; HAProxy retries
 	// connections refused by it on the other member.
-	if err := m.Kill(); err != nil {
+	if err := m.Kill(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	for range 4 {
@@ -192,7 +192,7 @@ func TestSupervisedCluster(t *testing.T) {
 		t.Fatal("no event 60 s after the postmaster was killed")
 	}
 	assertReady(t, c)
-	if err := c.Kill(); err != nil {
+	if err := c.Kill(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	if c.PID() != 0 {

@@ -2,9 +2,10 @@ package localdb
 
 import (
 	"context"
-	"slices"
+	"fmt"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -73,29 +74,41 @@ func (s *supervision) current() (context.Context, func(Event)) {
 	return s.ctx, s.onDeath
 }
 
-// Kill SIGKILLs the process (and its children: a server's backends) on
-// purpose, as a scheduled fault does, and returns once they are gone.
-// Supervision leaves it down: it stays down until Restart starts it again
-// on the same port (call Restart after the outage wanted, or never).
-// Killing a stopped or killed process does nothing.
-func (p *supervised) Kill() error {
+// Kill sends sig to the process on purpose, as a scheduled fault does
+// (SIGKILL: it dies at once; SIGQUIT to a postmaster: an immediate
+// shutdown), and waits until it and the children it had are gone (SIGKILL
+// after a timeout: an orphaned backend would keep the shared memory a new
+// postmaster needs). Supervision leaves it down: it stays down until
+// Restart starts it again on the same port (call Restart after the outage
+// wanted, or never); Stop still cleans up.
+func (p *supervised) Kill(sig syscall.Signal) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.stopped {
+		return fmt.Errorf("killing a stopped %s", p.name)
+	}
 	s := p.srv
 	if s == nil {
-		return nil
+		return nil // down already
 	}
-	p.srv = nil
 	kids := childrenOf(s.pid)
-	err := killServer(s)
-	// A server's backends hold its shared memory: a Restart must find
-	// them gone.
-	for deadline := time.Now().Add(killTimeout); time.Now().Before(deadline); time.Sleep(pollInterval) {
-		if !slices.ContainsFunc(kids, func(k procRef) bool { return alive(k.pid, k.start) }) {
-			break
+	_ = syscall.Kill(s.pid, sig)
+	if !waitDone(s, stopTimeout) {
+		if err := killServer(s); err != nil {
+			return err
 		}
 	}
-	return err
+	deadline := time.Now().Add(killTimeout)
+	for _, k := range kids {
+		for alive(k.pid, k.start) {
+			if time.Now().After(deadline) {
+				_ = syscall.Kill(k.pid, syscall.SIGKILL)
+			}
+			time.Sleep(pollInterval)
+		}
+	}
+	p.srv = nil
+	return nil
 }
 
 // watch waits for s to exit and, if nobody asked for that and the process
