@@ -105,6 +105,9 @@ func badInputs(t *testing.T) []badInput {
 		{args: te("--conn", "pool", "--pool-min", "-1"), want: "--pool-min -1"},
 		{args: te("--conn", "pool", "--pool-min", "20", "--pool-max", "10"), want: "--pool-min 20"},
 		{args: te("--pgbouncer-pool-size", "0", "--via", "pgbouncer"), want: "--pgbouncer-pool-size 0"},
+		{args: te("--poolers", "0", "--via", "pgbouncer"), want: "--poolers 0: give 1 to 16"},
+		{args: te("--poolers", "17", "--via", "pgbouncer"), want: "--poolers 17: give 1 to 16"},
+		{args: te("--poolers", "2"), want: "--poolers needs --via pgbouncer"},
 		{args: te("--seed", "-1"), want: "invalid argument"},
 		// run train-events: durations
 		{args: te("--duration", "-1s"), want: "--duration -1s is negative"},

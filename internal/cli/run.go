@@ -71,6 +71,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.pooler.Mode, "pool-mode", "transaction", "pool_mode of the throwaway PgBouncer: transaction, session or statement")
 	fs.IntVar(&f.pooler.Size, "pgbouncer-pool-size", 20, "server connections of the throwaway PgBouncer (default_pool_size)")
 	fs.StringVar(&f.pooler.Bin, "pgbouncer-bin", "", "the pgbouncer binary (default: PATH, /usr/sbin/pgbouncer)")
+	fs.IntVar(&f.pooler.Poolers, "poolers", 1, "with --via pgbouncer: how many throwaway PgBouncers; more than 1 puts a throwaway HAProxy in front (leastconn, health checks every 2 s)")
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
 	fs.DurationVar(&f.cfg.Progress, "progress", 10*time.Second, "interval between progress lines")
 	fs.DurationVar(&f.cfg.Grace, "grace", 30*time.Second, "after --duration, how long ops still running may take to finish (their latency counts, their count not) before they are cancelled and counted unfinished")
@@ -82,7 +83,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.Float64Var(&f.minSuccess, "min-success", 0, "fail (exit 1) when less than this % of transactions succeeded, e.g. 99.9 for a CI gate (0: off; a run in which an op never succeeded fails anyway)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://HOST:PORT/metrics during the run (port 0: a free one); they update every --progress interval, so scrape with e.g. --progress 1s")
 	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
-		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "max-tries", "grace", "telemetry", "telemetry-sample")
+		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample")
 	declareFlags(fs, kindOutput, "json", "html", "cpu-profile")
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
@@ -141,6 +142,9 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if f.pooler.Size < 1 {
 		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give at least 1", f.pooler.Size))
+	}
+	if err := validatePoolers(f.pooler); err != nil {
+		return usage(err)
 	}
 	switch f.telemetry {
 	case "on", "off":

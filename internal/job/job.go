@@ -49,7 +49,7 @@ type Spec struct {
 func (s Spec) ServerConnections() int {
 	switch {
 	case s.Pooler.Via == ViaPgBouncer:
-		return cmp.Or(s.Pooler.Size, 20)
+		return cmp.Or(s.Pooler.Size, 20) * max(s.Pooler.Poolers, 1)
 	case s.Conn.Strategy == connect.Pool:
 		return s.Conn.Pool.Max
 	}
@@ -62,6 +62,9 @@ type Pooler struct {
 	Mode string // the throwaway PgBouncer's pool_mode
 	Size int    // its default_pool_size
 	Bin  string // its binary; "" = find it
+	// Poolers is how many throwaway PgBouncers (behind a throwaway
+	// HAProxy when more than one); 0 means 1.
+	Poolers int
 }
 
 // The --via values besides a URL.
@@ -75,8 +78,10 @@ type Database struct {
 	target.Target
 	URL     string // masked
 	cluster *localdb.Cluster
-	bouncer *localdb.Bouncer
-	// adminURL is the pooler's admin console, "" without a pooler.
+	fleet   *localdb.Fleet // the throwaway PgBouncers (and HAProxy) of --via pgbouncer
+	deaths  deaths         // what supervision restarted (supervise.go)
+	// adminURL is the pooler's admin console, "" without a pooler or
+	// with a fleet of several (adminURLs has each member's).
 	adminURL     string
 	poolerName   string // e.g. "PgBouncer 1.18.0"
 	poolerDetail string // e.g. "transaction pooling, 20 server connections"
@@ -85,8 +90,8 @@ type Database struct {
 // Close closes the target and stops what was started for it.
 func (d *Database) Close() error {
 	err := d.Target.Close()
-	if d.bouncer != nil {
-		if serr := d.bouncer.Stop(); serr != nil && err == nil {
+	if d.fleet != nil {
+		if serr := d.fleet.Stop(); serr != nil && err == nil {
 			err = serr
 		}
 	}
@@ -120,48 +125,10 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if err != nil || via != ViaPgBouncer {
 		return db, err
 	}
-	if db.Dialect().Embedded {
-		db.Close()
-		return nil, fmt.Errorf("--via pgbouncer needs a PostgreSQL server: use --db temp-postgres or a postgres:// URL")
-	}
-	backend := s.DB
-	if db.cluster != nil {
-		backend = db.cluster.URL()
-		nameServerSessions(ctx, db.Target)
-	}
-	u, err := url.Parse(backend)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(backend))
-	}
-	port, _ := strconv.Atoi(cmp.Or(u.Port(), "5432"))
-	password, _ := u.User.Password()
-	dbname := cmp.Or(strings.TrimPrefix(u.Path, "/"), u.User.Username())
-	b, err := localdb.StartPgBouncer(ctx, localdb.BouncerOptions{
-		Bin: s.Pooler.Bin, BackendHost: u.Hostname(), BackendPort: port,
-		BackendUser: u.User.Username(), BackendPassword: password,
-		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: clients + 50,
-	})
-	if err != nil {
+	if err := startPoolers(ctx, s, db, clients); err != nil {
 		db.Close()
 		return nil, err
 	}
-	clientURL := b.URL(dbname)
-	if cmp.Or(s.Pooler.Mode, "transaction") != "session" {
-		clientURL = withExecMode(clientURL)
-	}
-	t, err := target.Open(ctx, clientURL)
-	if err != nil {
-		b.Stop()
-		db.Close()
-		return nil, err
-	}
-	db.Target.Close()
-	db.Target, db.bouncer, db.adminURL = t, b, b.AdminURL()
-	db.poolerName = "PgBouncer " + b.Version()
-	db.poolerDetail = fmt.Sprintf("%s pooling, %d server connections", cmp.Or(s.Pooler.Mode, "transaction"), cmp.Or(s.Pooler.Size, 20))
-	db.URL += " via " + db.poolerName + " (" + db.poolerDetail + ")"
-	s.log(fmt.Sprintf("%s ready on 127.0.0.1:%d in front of it", db.poolerName, b.Port()))
 	return db, nil
 }
 
@@ -278,8 +245,11 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		}
 		return nil, err
 	}
-	before := db.poolerStats(ctx)
+	before := db.poolerSnapshot(ctx)
+	db.supervise()
+	window := &windowClock{}
 	rc := s.Runner
+	rc.Observers = append([]runner.Observer{window}, rc.Observers...) // a copy: the caller's stays as it is
 	if tel != nil {
 		// first: the sampler's baseline comes before anything else as
 		// the window opens
@@ -321,6 +291,8 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	r.Pool = pool
 	r.Pooler = db.poolerResult(wctx, before)
 	mendPooler(r.Pooler, tr)
+	notePartialPooler(r, db)
+	db.addDeaths(r, window.opened(out.Started))
 	// The check runs even after an interrupt: it is quick and says whether
 	// anything was lost. It gets a session of its own: the server may have
 	// restarted during the run.
@@ -332,7 +304,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		}
 	}
 	var ch workload.Check
-	err = withConn(checkCtx, db, func(c target.Conn) (err error) {
+	err = withCheckConn(checkCtx, s, db, r, func(c target.Conn) (err error) {
 		ch, err = s.Workload.Check(checkCtx, c)
 		return err
 	})
@@ -432,8 +404,8 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 // it waits settle so the previous run's background work (checkpoints,
 // vacuum) calms down.
 func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
-	if db.bouncer != nil {
-		if err := db.bouncer.Restart(ctx); err != nil {
+	if db.fleet != nil {
+		if err := db.fleet.Restart(ctx); err != nil {
 			return fmt.Errorf("restarting PgBouncer: %w", err)
 		}
 	}

@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -11,97 +12,182 @@ import (
 	"github.com/txnbench/txnbench/internal/telemetry"
 )
 
-// poolerStats reads the pooler's SHOW STATS totals, summed over its
-// databases (the admin console's own row left out); nil without a pooler
-// or when the console cannot be reached.
-func (d *Database) poolerStats(ctx context.Context) map[string]int64 {
-	if d.adminURL == "" {
+// poolerStats reads each pooler's SHOW STATS totals (adminURLs), summed
+// over its databases (the admin console's own row left out); nil without
+// a pooler, and a nil entry for a console that cannot be reached.
+func (d *Database) poolerStats(ctx context.Context) []map[string]int64 {
+	urls := d.adminURLs()
+	if urls == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	totals, err := telemetry.PoolerStats(ctx, d.adminURL)
-	if err != nil {
-		return nil
+	out := make([]map[string]int64, len(urls))
+	for i, u := range urls {
+		out[i], _ = telemetry.PoolerStats(ctx, u)
 	}
-	return totals
+	return out
+}
+
+// poolerSnapshot is the poolers' and the proxy's counters before a run.
+type poolerSnapshot struct {
+	stats    []map[string]int64  // each pooler's, as poolerStats
+	pids     []int               // each own pooler's process
+	proxy    []map[string]string // the proxy's per-server statistics
+	proxyPID int
+}
+
+// poolerSnapshot reads what poolerResult subtracts.
+func (d *Database) poolerSnapshot(ctx context.Context) poolerSnapshot {
+	s := poolerSnapshot{stats: d.poolerStats(ctx), pids: d.poolerPIDs(), proxy: d.proxyStats(ctx)}
+	if p := d.Proxy(); p != nil {
+		s.proxyPID = p.PID()
+	}
+	return s
+}
+
+// poolerPIDs are the processes of the poolers txnbench started.
+func (d *Database) poolerPIDs() []int {
+	var pids []int
+	for _, b := range d.Poolers() {
+		pids = append(pids, b.PID())
+	}
+	return pids
 }
 
 // poolerResult is what the pooler did during the run: its counters' change
-// since before, and its pools at the end.
-func (d *Database) poolerResult(ctx context.Context, before map[string]int64) *result.Pooler {
-	if d.adminURL == "" {
+// since before, and its pools at the end; with a fleet, each member's
+// change, their sum, and the proxy's view.
+func (d *Database) poolerResult(ctx context.Context, before poolerSnapshot) *result.Pooler {
+	urls := d.adminURLs()
+	if urls == nil {
 		return nil
 	}
-	p := &result.Pooler{Name: d.poolerName, Detail: d.poolerDetail}
-	after := d.poolerStats(ctx)
-	if after == nil {
+	p := &result.Pooler{Name: d.poolerName, Detail: d.poolerDetail, Proxy: d.proxyResult(ctx, before)}
+	after, pids := d.poolerStats(ctx), d.poolerPIDs()
+	var unread, restarted []string
+	for i, a := range after {
+		name := fmt.Sprintf("pooler%d", i+1)
+		if a == nil {
+			unread = append(unread, name)
+			continue
+		}
+		m := result.PoolerMember{Name: name, Stats: map[string]int64{}}
+		var b map[string]int64
+		if i < len(before.stats) {
+			b = before.stats[i]
+		}
+		for k, v := range a {
+			m.Stats[k] = v - b[k]
+		}
+		// A pooler that restarted counts again from zero.
+		again := i < len(pids) && i < len(before.pids) && pids[i] != before.pids[i]
+		if mendMember(&m, a, again) {
+			restarted = append(restarted, name)
+		}
+		if p.Stats == nil {
+			p.Stats = map[string]int64{}
+		}
+		for k, v := range m.Stats {
+			p.Stats[k] += v
+		}
+		if len(urls) > 1 {
+			p.Members = append(p.Members, m)
+		}
+	}
+	switch {
+	case len(urls) == 1 && p.Stats == nil:
 		p.Note = "its admin console (SHOW STATS) could not be read"
-		return p
+	case len(unread) > 0:
+		p.Note = "the admin console (SHOW STATS) of " + strings.Join(unread, ", ") + " could not be read: the sums leave it out"
 	}
-	p.Stats = map[string]int64{}
-	for k, v := range after {
-		p.Stats[k] = v - before[k]
+	switch {
+	case len(restarted) > 0 && len(urls) == 1:
+		p.Note = restarted1Note
+	case len(restarted) > 0:
+		p.Note = strings.TrimPrefix(p.Note+"; "+strings.Join(restarted, ", ")+" restarted during the run: the sums count only what it did since", "; ")
 	}
-	if rows, err := pg.AdminRows(ctx, d.adminURL, "SHOW POOLS"); err == nil {
-		for _, row := range rows {
-			if row["database"] != "pgbouncer" {
-				p.Pools = append(p.Pools, row)
+	for _, u := range urls {
+		if rows, err := pg.AdminRows(ctx, u, "SHOW POOLS"); err == nil {
+			for _, row := range rows {
+				if row["database"] != "pgbouncer" {
+					p.Pools = append(p.Pools, row)
+				}
 			}
 		}
 	}
 	return p
 }
 
-// closePoolerServers makes the throwaway PgBouncer close its server
+// restarted1Note is the note of a pooler that restarted during the run,
+// when only its new incarnation's counters are known.
+const restarted1Note = "it restarted during the run: its counters started again from zero, so these are only its new incarnation's"
+
+// mendMember makes a pooler's counters its new incarnation's when it
+// restarted during the run (again, or its counters went down: they began
+// again from zero), saying so, and reports whether it did.
+func mendMember(m *result.PoolerMember, after map[string]int64, again bool) bool {
+	for _, v := range m.Stats {
+		again = again || v < 0
+	}
+	if again {
+		m.Stats = after
+		m.Note = restarted1Note
+	}
+	return again
+}
+
+// closePoolerServers makes each throwaway PgBouncer close its server
 // connections and waits (at most a few seconds) until SHOW SERVERS lists
 // none: a pooled backend that never goes idle for long does not publish
 // its statistics until it exits. RECONNECT closes each server connection
 // once it is released; the clients are gone, so all are. Nothing to do
 // without a throwaway PgBouncer (a pooler given by URL is left alone).
 func (d *Database) closePoolerServers(ctx context.Context) {
-	if d.bouncer == nil {
+	if d.fleet == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := pg.AdminRows(ctx, d.adminURL, "RECONNECT"); err != nil {
-		return
-	}
-	for ctx.Err() == nil {
-		rows, err := pg.AdminRows(ctx, d.adminURL, "SHOW SERVERS")
-		if err != nil || len(rows) == 0 {
-			return
+	for _, admin := range d.adminURLs() {
+		if _, err := pg.AdminRows(ctx, admin, "RECONNECT"); err != nil {
+			continue
 		}
-		time.Sleep(20 * time.Millisecond)
+		for ctx.Err() == nil {
+			rows, err := pg.AdminRows(ctx, admin, "SHOW SERVERS")
+			if err != nil || len(rows) == 0 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
 
 // mendPooler corrects the pooler's run counters when it restarted during
-// the run (its SHOW STATS totals start again from zero, so after - before
-// is wrong): the telemetry's, which add up its incarnations, replace them
-// when it has them; otherwise a note says they are not its totals.
+// the run (its SHOW STATS totals start again from zero; poolerResult kept
+// its new incarnation's): the telemetry's, which add up its incarnations,
+// replace them when it has them. A fleet's stay the sum of its members'
+// (each says whether it restarted).
 func mendPooler(p *result.Pooler, tel *result.Telemetry) {
-	if p == nil || p.Stats == nil {
+	if p == nil || p.Stats == nil || len(p.Members) > 0 {
 		return
 	}
-	restarted := false
-	if tel != nil {
-		for _, s := range tel.Series {
-			restarted = restarted || strings.Contains(s.Gap, telemetry.PoolerRestarted)
-		}
-	}
-	if restarted && tel.Pooler != nil {
+	if poolerRestarted(tel) && tel.Pooler != nil {
 		p.Stats = tel.Pooler
 		p.Note = "it restarted during the run: its counters are the sum over its incarnations in the window, less what an old one counted after its last sample"
-		return
 	}
-	for _, v := range p.Stats {
-		restarted = restarted || v < 0
+}
+
+// poolerRestarted reports whether the telemetry saw the pooler restart.
+func poolerRestarted(tel *result.Telemetry) bool {
+	if tel != nil {
+		for _, s := range tel.Series {
+			if strings.Contains(s.Gap, telemetry.PoolerRestarted) {
+				return true
+			}
+		}
 	}
-	if restarted {
-		p.Note = "it restarted during the run: its counters started again from zero, so these changes are not its totals"
-	}
+	return false
 }
 
 // nameServerSessions makes the throwaway cluster name its sessions as

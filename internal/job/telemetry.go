@@ -37,7 +37,7 @@ func startTelemetry(ctx context.Context, s Spec, db *Database) *telemetry.Collec
 	if s.Telemetry.Off {
 		return nil
 	}
-	o := telemetry.Options{Sample: s.Telemetry.Sample, PoolerAdmin: db.adminURL}
+	o := telemetry.Options{Sample: s.Telemetry.Sample, PoolerAdmins: db.adminURLs()}
 	var notes []string
 	d := db.Dialect()
 	switch u := db.serverURL(s); {

@@ -162,7 +162,7 @@ func TestTelemetryPoolerRestart(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
 	atFirstTick(&s, func() {
-		if err := db.bouncer.Restart(ctx); err != nil {
+		if err := db.fleet.Restart(ctx); err != nil {
 			t.Error(err)
 		}
 	})

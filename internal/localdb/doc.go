@@ -1,14 +1,16 @@
 // Package localdb starts and removes throwaway local PostgreSQL clusters for
 // --db temp-postgres and for integration tests, and throwaway PgBouncers in
-// front of a server for --via pgbouncer.
+// front of a server for --via pgbouncer: one, or a Fleet of several behind a
+// throwaway HAProxy (--poolers N).
 //
 // A cluster lives in its own directory under os.TempDir() (txnbench-pg-*),
 // listens only on 127.0.0.1 on a port below 32768 and keeps its Unix socket in
 // that directory, so it never touches a system cluster or /var/run/postgresql.
 // A PgBouncer likewise lives in txnbench-pgbouncer-* with its own
-// configuration, and never uses a system service or /etc/pgbouncer.
+// configuration, and never uses a system service or /etc/pgbouncer; an
+// HAProxy in txnbench-haproxy-*, its statistics socket there.
 // Stop shuts the process down and removes the directory; CleanStale removes
-// directories of both kinds, and the txnbench-sqlite-* directories of
+// directories of these kinds, and the txnbench-sqlite-* directories of
 // temporary SQLite files (TempSQLiteDir), left behind by a txnbench that was
 // killed before it could.
 //
@@ -18,9 +20,14 @@
 // URLs carry them; files holding them are 0600 and go with the directory.
 //
 // initdb, postgres and pgbouncer refuse to run as root: when txnbench runs as
-// root they run as the postgres user (or nobody) instead.
+// root they run as the postgres user (or nobody) instead, and so does
+// haproxy.
+//
+// Each process is supervised (supervise.go): once Supervise is called, one
+// that dies unasked is started again on its port and the event reported; a
+// Restart, Kill or Stop is asked for and left alone.
 //
 // The package talks to the processes only through their files
-// (postmaster.pid, postmaster.opts, logs), signals and TCP connects; it
-// imports no database driver.
+// (postmaster.pid, postmaster.opts, logs), signals, TCP connects and
+// HAProxy's statistics socket; it imports no database driver.
 package localdb

@@ -358,8 +358,8 @@ func (s *syncBuffer) String() string {
 const helperEnv = "TXNBENCH_LOCALDB_HELPER"
 
 // TestHelperOwner is not a test: killOwner runs the test binary with it to
-// play a txnbench that starts a cluster ($TXNBENCH_LOCALDB_HELPER=cluster)
-// or a PgBouncer (=pgbouncer) and is then SIGKILLed.
+// play a txnbench that starts a cluster ($TXNBENCH_LOCALDB_HELPER=cluster),
+// a PgBouncer (=pgbouncer) or an HAProxy (=haproxy) and is then SIGKILLed.
 func TestHelperOwner(t *testing.T) {
 	var p interface {
 		Dir() string
@@ -372,6 +372,8 @@ func TestHelperOwner(t *testing.T) {
 	case "pgbouncer":
 		// No server is needed: PgBouncer connects when a client arrives.
 		p, err = StartPgBouncer(context.Background(), BouncerOptions{BackendPort: 1, BackendUser: "postgres"})
+	case "haproxy":
+		p, err = StartHAProxy(context.Background(), HAProxyOptions{Servers: []int{1}})
 	default:
 		t.Skip("helper process for TestKilledOwner and TestKilledBouncerOwner")
 	}

@@ -84,6 +84,9 @@ type BouncerOptions struct {
 	MaxClientConn int
 	// Port is the TCP port on 127.0.0.1; 0 picks a free one in 20000-32000.
 	Port int
+	// Password is what clients log in with; "" makes a new one. A fleet's
+	// members share one, so that clients log in to any of them alike.
+	Password string
 	// Log receives PgBouncer's log. When nil the log is kept in a file
 	// inside its directory and the last lines are included in startup
 	// errors.
@@ -204,6 +207,9 @@ func (o BouncerOptions) withDefaults() (BouncerOptions, error) {
 	if strings.ContainsFunc(o.BackendUser, isCtlOrSpace) || strings.ContainsAny(o.BackendUser, `,"`) {
 		return o, fmt.Errorf("PgBouncer cannot use user name %q: it holds a space, comma, double quote or control character: use another user", o.BackendUser)
 	}
+	if strings.ContainsFunc(o.Password, isCtl) {
+		return o, errors.New("PgBouncer cannot use the client password: it holds a control character (a newline?)")
+	}
 	if strings.ContainsFunc(o.BackendPassword, isCtl) {
 		return o, errors.New("PgBouncer cannot use the backend password: it holds a control character (a newline?)")
 	}
@@ -281,8 +287,10 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 	// Clients log in with a password of this PgBouncer's own (SCRAM, from
 	// the auth file); the server password goes into the [databases]
 	// connection string, so clients never learn it.
-	if b.password, err = newPassword(); err != nil {
-		return nil, err
+	if b.password = o.Password; b.password == "" {
+		if b.password, err = newPassword(); err != nil {
+			return nil, err
+		}
 	}
 	auth := fmt.Sprintf("%s %s\n", authQuote(o.BackendUser), authQuote(b.password))
 	if err := b.writeFile(bouncerAuthName, auth); err != nil {

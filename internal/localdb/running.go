@@ -52,6 +52,7 @@ func Running() []string {
 // state they are in (SIGKILL to them and their children; a stopped process
 // dies too), and removes their directories, for a process about to exit.
 func KillAll() error {
+	killingAll.Store(true) // supervision must not start them again
 	running.mu.Lock()
 	procs := make(map[*server]string, len(running.procs))
 	for s, dir := range running.procs {

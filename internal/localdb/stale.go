@@ -17,6 +17,8 @@ const (
 	dirPrefix = "txnbench-pg-"
 	// bouncerDirPrefix names every PgBouncer directory under os.TempDir().
 	bouncerDirPrefix = "txnbench-pgbouncer-"
+	// haproxyDirPrefix names every HAProxy directory under os.TempDir().
+	haproxyDirPrefix = "txnbench-haproxy-"
 	// sqliteDirPrefix names every directory of a temporary SQLite file
 	// under os.TempDir() (TempSQLiteDir).
 	sqliteDirPrefix = "txnbench-sqlite-"
@@ -29,7 +31,7 @@ const (
 	unmarkedGrace = 10 * time.Minute
 )
 
-// CleanStale removes cluster, PgBouncer and temporary SQLite directories
+// CleanStale removes cluster, PgBouncer, HAProxy and temporary SQLite directories
 // left in os.TempDir() by a txnbench that died without cleaning up (for
 // instance after SIGKILL or out of memory): directories whose recorded
 // owner process is no longer alive. A postgres or pgbouncer still running in
@@ -37,7 +39,7 @@ const (
 // removed. Start, StartPgBouncer and TempSQLiteDir call it first.
 func CleanStale() int {
 	var matches []string
-	for _, prefix := range []string{dirPrefix, bouncerDirPrefix, sqliteDirPrefix} {
+	for _, prefix := range []string{dirPrefix, bouncerDirPrefix, haproxyDirPrefix, sqliteDirPrefix} {
 		m, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
 		matches = append(matches, m...)
 	}
@@ -166,13 +168,17 @@ func procStartTime(pid int) uint64 {
 }
 
 // killLeftoverServer kills a postmaster still running in dir's data
-// directory, or a pgbouncer still running from dir's configuration.
+// directory, or a pgbouncer or haproxy still running from dir's
+// configuration.
 func killLeftoverServer(dir string) {
 	if pm, err := readPostmasterPid(filepath.Join(dir, "data")); err == nil {
 		killLeftover(pm.pid, filepath.Join(dir, "data"))
 	}
 	if pid, err := readPidFile(filepath.Join(dir, bouncerPidName)); err == nil {
 		killLeftover(pid, filepath.Join(dir, bouncerConfName))
+	}
+	if pid, err := readPidFile(filepath.Join(dir, haproxyPidName)); err == nil {
+		killLeftover(pid, filepath.Join(dir, haproxyConfName))
 	}
 }
 

@@ -24,6 +24,7 @@ type supervised struct {
 	// start starts the process on port and returns the port it got.
 	start func(ctx context.Context, port int) (*server, int, error)
 	stop  func(*server) error
+	sup   supervision // restarting it when it dies unasked (Supervise)
 }
 
 // Restart stops the process and starts it again on the same port and
@@ -31,6 +32,11 @@ type supervised struct {
 func (p *supervised) Restart(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.restartLocked(ctx)
+}
+
+// restartLocked is Restart with p.mu held.
+func (p *supervised) restartLocked(ctx context.Context) error {
 	if p.stopped {
 		return fmt.Errorf("restarting a stopped %s: start a new one", p.name)
 	}
@@ -46,6 +52,7 @@ func (p *supervised) Restart(ctx context.Context) error {
 		var port int
 		if s, port, err = p.start(ctx, p.port); err == nil {
 			p.srv, p.port = s, port
+			go p.watch(s)
 			return nil
 		}
 		if !isPortInUse(err) || ctx.Err() != nil {
@@ -64,6 +71,7 @@ func (p *supervised) Restart(ctx context.Context) error {
 // safe to call concurrently; it returns an error only if a process or the
 // directory is left behind.
 func (p *supervised) Stop() error {
+	p.sup.end() // a restart under way gives up
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stopped = true
@@ -114,6 +122,7 @@ func (p *supervised) firstStart(ctx context.Context, want int) error {
 		s, actual, err := p.start(ctx, port)
 		if err == nil {
 			p.srv, p.port = s, actual
+			go p.watch(s)
 			return nil
 		}
 		if want == 0 && attempt < maxPortTries && isPortInUse(err) && ctx.Err() == nil {

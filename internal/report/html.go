@@ -201,6 +201,9 @@ func runPage(r *result.Result) page {
 	}
 	if p := r.Pooler; p != nil {
 		add("pooler", poolerLine(p))
+		for _, f := range fleetFields(p) {
+			add(f.Name, f.Value)
+		}
 	}
 	if p := r.Pool; p != nil {
 		add("pool", fmt.Sprintf("%d connections, %s acquires, %s waited or connected, %.2f s waiting in all, %s connections opened",

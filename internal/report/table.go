@@ -156,6 +156,7 @@ func Outcomes(w io.Writer, r *result.Result) {
 	}
 	if p := r.Pooler; p != nil {
 		fmt.Fprintln(w, "\npooler     "+poolerLine(p))
+		fleetLines(w, p)
 	}
 	if p := r.Pool; p != nil {
 		fmt.Fprintf(w, "\npool       %d connections, %s acquires, %s waited or connected, %.2f s waiting in all, %s connections opened\n",

@@ -257,6 +257,10 @@ type Pooler struct {
 	Stats  map[string]int64    `json:"stats,omitempty"`
 	Pools  []map[string]string `json:"pools,omitempty"`
 	Note   string              `json:"note,omitempty"`
+	// Members and Proxy are a fleet's (--poolers N): Stats above are
+	// the sum of the members'.
+	Members []PoolerMember `json:"members,omitempty"`
+	Proxy   *Proxy         `json:"proxy,omitempty"`
 }
 
 // Op returns the named op's statistics, or nil.

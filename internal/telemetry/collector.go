@@ -17,8 +17,10 @@ type Options struct {
 	// pooler; "" for an embedded engine: then only txnbench's and the
 	// machine's CPU are sampled.
 	ServerURL string
-	// PoolerAdmin is a pooler's admin console (SHOW STATS), "" without one.
-	PoolerAdmin string
+	// PoolerAdmins are the admin consoles (SHOW STATS) of the poolers
+	// between clients and server, none without one; the pooler counters
+	// are their sum.
+	PoolerAdmins []string
 	// Sample is how often pg_stat_activity is sampled for wait events.
 	Sample time.Duration
 	// StatementsFix is the Note given when pg_stat_statements is missing
@@ -63,7 +65,7 @@ type Collector struct {
 	haveDB     bool
 	ownAtDB    int64 // own at lastDB
 	stmts0     map[string]stmt
-	lastPool   map[string]int64
+	pools      []*poolConsole // the poolers read, from Measure on
 	waits      *waitCounter
 	history    *waitHistory // per session, for ExplainSlowOps
 	// own counts the telemetry session's own transactions (each of its
@@ -71,14 +73,12 @@ type Collector struct {
 	own int64
 	// lost is when the session was lost (elapsed seconds) and why; lost
 	// is negative while connected.
-	lost     float64
-	lostWhy  string
-	lastTry  time.Time
-	gap      []string     // what the next sample lacks
-	poolLost float64      // when the pooler console last failed, -1 if not
-	dbAt     float64      // when lastDB was read
-	poolAt   float64      // when lastPool was read
-	dropped  atomic.Int64 // ticks that found the queue full
+	lost    float64
+	lostWhy string
+	lastTry time.Time
+	gap     []string     // what the next sample lacks
+	dbAt    float64      // when lastDB was read
+	dropped atomic.Int64 // ticks that found the queue full
 }
 
 type reqKind int
@@ -110,7 +110,7 @@ func Start(ctx context.Context, o Options) *Collector {
 		o.FlushWait = 3 * time.Second
 	}
 	c := &Collector{o: o, host: newHostReader(), reqs: make(chan request, 1024), done: make(chan struct{}),
-		waits: newWaitCounter(), history: newWaitHistory(), lost: -1, poolLost: -1}
+		waits: newWaitCounter(), history: newWaitHistory(), lost: -1}
 	if o.ServerURL != "" {
 		if err := c.open(ctx); err != nil {
 			c.note("no database telemetry: %v", err)
@@ -433,15 +433,19 @@ func (c *Collector) measure(ctx context.Context) {
 			c.stmts0 = s
 		}
 	}
-	if c.o.PoolerAdmin != "" {
-		p, err := PoolerStats(ctx, c.o.PoolerAdmin)
-		if err != nil {
-			c.note("no pooler statistics: SHOW STATS: %s", firstLine(err.Error()))
-			c.o.PoolerAdmin = ""
-		} else {
-			c.lastPool = p
-			c.tel.Pooler = map[string]int64{}
+	for i, u := range c.o.PoolerAdmins {
+		pc := &poolConsole{url: u, name: "the pooler", lost: -1}
+		if len(c.o.PoolerAdmins) > 1 {
+			pc.name = fmt.Sprintf("pooler%d", i+1)
 		}
+		p, err := PoolerStats(ctx, u)
+		if err != nil {
+			c.note("no statistics of %s: SHOW STATS: %s", pc.name, firstLine(err.Error()))
+			continue
+		}
+		pc.last = p
+		c.pools = append(c.pools, pc)
+		c.tel.Pooler = map[string]int64{}
 	}
 	c.measuring, c.windowOpen = true, true
 }
@@ -462,39 +466,53 @@ func addTo(m *map[string]int64, d map[string]int64) {
 // PoolerRestarted is in the Gap of a sample in which the pooler restarted.
 const PoolerRestarted = "pooler restarted"
 
-// poolDelta is the pooler's change since its last reading. SHOW STATS
+// poolConsole is one pooler's admin console and its last reading.
+type poolConsole struct {
+	url  string
+	name string // "the pooler", or "pooler2" in a fleet
+	last map[string]int64
+	at   float64 // when last was read
+	lost float64 // when the console last failed, -1 if not
+}
+
+// poolDelta is pc's pooler's change since its last reading. SHOW STATS
 // totals that went down mean the pooler restarted: the change is then its
 // new incarnation's totals, flagged, so the window's totals are the sum
 // of each incarnation's.
-func (c *Collector) poolDelta(p map[string]int64) map[string]int64 {
+func (c *Collector) poolDelta(pc *poolConsole, p map[string]int64) map[string]int64 {
 	restarted := false
-	for k, v := range c.lastPool {
+	for k, v := range pc.last {
 		restarted = restarted || p[k] < v
 	}
-	last := c.lastPool
+	last := pc.last
 	if restarted {
-		c.note("the pooler restarted between %.1f s and %.1f s: its counters started again from zero; the pooler totals add up its incarnations' and leave out what the old one counted after %.1f s", c.poolAt, c.elapsed(), c.poolAt)
+		c.note("%s restarted between %.1f s and %.1f s: its counters started again from zero; the pooler totals add up its incarnations' and leave out what the old one counted after %.1f s", pc.name, pc.at, c.elapsed(), pc.at)
 		c.gap = append(c.gap, PoolerRestarted)
 		last = nil
 	}
-	c.lastPool, c.poolAt = p, c.elapsed()
+	pc.last, pc.at = p, c.elapsed()
 	return subtract(p, last)
 }
 
-// readPool reads the pooler's counters, flagging a console that cannot be
-// reached (once per outage).
+// readPool reads the poolers' counters and returns the sum of their
+// changes, flagging a console that cannot be reached (once per outage);
+// nil when none could be read.
 func (c *Collector) readPool(ctx context.Context) map[string]int64 {
-	p, err := PoolerStats(ctx, c.o.PoolerAdmin)
-	if err != nil {
-		if c.poolLost < 0 {
-			c.poolLost = c.elapsed()
-			c.note("the pooler's console could not be read at %.1f s: SHOW STATS: %s", c.poolLost, firstLine(err.Error()))
+	var sum map[string]int64
+	for _, pc := range c.pools {
+		p, err := PoolerStats(ctx, pc.url)
+		if err != nil {
+			if pc.lost < 0 {
+				pc.lost = c.elapsed()
+				c.note("the console of %s could not be read at %.1f s: SHOW STATS: %s", pc.name, pc.lost, firstLine(err.Error()))
+			}
+			c.gap = append(c.gap, "pooler console unreachable")
+			continue
 		}
-		c.gap = append(c.gap, "pooler console unreachable")
-		return nil
+		pc.lost = -1
+		addTo(&sum, c.poolDelta(pc, p))
 	}
-	c.poolLost = -1
-	return c.poolDelta(p)
+	return sum
 }
 
 func (c *Collector) tick(ctx context.Context, elapsed float64) {
@@ -511,7 +529,7 @@ func (c *Collector) tick(ctx context.Context, elapsed float64) {
 		}
 	}
 	s.Waits = c.waits.takeInterval()
-	if c.o.PoolerAdmin != "" {
+	if len(c.pools) > 0 {
 		s.Pooler = c.readPool(ctx)
 		addTo(&c.tel.Pooler, s.Pooler)
 	}
@@ -586,7 +604,7 @@ func (c *Collector) finish(ctx context.Context) {
 	if c.o.ServerURL != "" && c.waits.samples > 0 {
 		c.tel.Waits = c.waits.summary(float64(c.o.Sample) / float64(time.Millisecond))
 	}
-	if c.o.PoolerAdmin != "" {
+	if len(c.pools) > 0 {
 		if d := c.readPool(ctx); d != nil {
 			addTo(&c.tel.Pooler, d)
 			c.intoLast(d, true)

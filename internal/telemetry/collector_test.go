@@ -60,12 +60,13 @@ func TestDBDeltaReset(t *testing.T) {
 // TestPoolDeltaRestart: a pooler's counters that went down mean a new
 // incarnation: its totals are the interval's change, flagged.
 func TestPoolDeltaRestart(t *testing.T) {
-	c := &Collector{lost: -1, lastPool: map[string]int64{"total_xact_count": 500, "total_query_count": 900}}
-	d := c.poolDelta(map[string]int64{"total_xact_count": 520, "total_query_count": 950})
+	c := &Collector{lost: -1}
+	pc := &poolConsole{name: "the pooler", lost: -1, last: map[string]int64{"total_xact_count": 500, "total_query_count": 900}}
+	d := c.poolDelta(pc, map[string]int64{"total_xact_count": 520, "total_query_count": 950})
 	if d["total_xact_count"] != 20 || d["total_query_count"] != 50 || len(c.tel.Notes) != 0 {
 		t.Fatalf("delta %v, notes %q", d, c.tel.Notes)
 	}
-	d = c.poolDelta(map[string]int64{"total_xact_count": 30, "total_query_count": 60})
+	d = c.poolDelta(pc, map[string]int64{"total_xact_count": 30, "total_query_count": 60})
 	if d["total_xact_count"] != 30 || d["total_query_count"] != 60 {
 		t.Errorf("delta after a restart %v", d)
 	}

@@ -58,6 +58,19 @@ func NeedPgBouncer(t testing.TB) {
 	}
 }
 
+// NeedHAProxy skips the test when PgBouncer or HAProxy (for a fleet of
+// poolers) is missing, unless CI is set.
+func NeedHAProxy(t testing.TB) {
+	t.Helper()
+	NeedPgBouncer(t)
+	if _, err := localdb.FindHAProxy(""); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI needs HAProxy: %v", err)
+		}
+		t.Skipf("HAProxy missing: %v", err)
+	}
+}
+
 // NeedPgbench returns the path of PostgreSQL's pgbench, found on PATH or in
 // /usr/lib/postgresql/*/bin (the highest version), for differential tests.
 // It skips the test when pgbench is missing, unless CI is set: there a

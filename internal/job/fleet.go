@@ -1,0 +1,191 @@
+package job
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// startPoolers starts the throwaway PgBouncers of --via pgbouncer in front
+// of db's server, sized for clients (--poolers N: N of them behind a
+// throwaway HAProxy), and makes db's target the fleet's one address.
+func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error {
+	if db.Dialect().Embedded {
+		return fmt.Errorf("--via pgbouncer needs a PostgreSQL server: use --db temp-postgres or a postgres:// URL")
+	}
+	backend := s.DB
+	if db.cluster != nil {
+		backend = db.cluster.URL()
+		nameServerSessions(ctx, db.Target)
+	}
+	u, err := url.Parse(backend)
+	if err != nil {
+		return fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(backend))
+	}
+	port, _ := strconv.Atoi(cmp.Or(u.Port(), "5432"))
+	password, _ := u.User.Password()
+	dbname := cmp.Or(strings.TrimPrefix(u.Path, "/"), u.User.Username())
+	n := max(s.Pooler.Poolers, 1)
+	f, err := localdb.StartFleet(ctx, localdb.FleetOptions{Size: n, Bouncer: localdb.BouncerOptions{
+		Bin: s.Pooler.Bin, BackendHost: u.Hostname(), BackendPort: port,
+		BackendUser: u.User.Username(), BackendPassword: password,
+		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: clients + 50,
+	}})
+	if err != nil {
+		return err
+	}
+	clientURL := f.URL(dbname)
+	if cmp.Or(s.Pooler.Mode, "transaction") != "session" {
+		clientURL = withExecMode(clientURL)
+	}
+	t, err := target.Open(ctx, clientURL)
+	if err != nil {
+		f.Stop()
+		return err
+	}
+	db.Target.Close()
+	db.Target, db.fleet = t, f
+	m := f.Members()[0]
+	mode, size := cmp.Or(s.Pooler.Mode, "transaction"), cmp.Or(s.Pooler.Size, 20)
+	db.poolerName = "PgBouncer " + m.Version()
+	db.poolerDetail = fmt.Sprintf("%s pooling, %d server connections", mode, size)
+	if p := f.Proxy(); p != nil {
+		db.poolerName = fmt.Sprintf("PgBouncer %s x%d behind HAProxy %s, %s", m.Version(), n, p.Version(), localdb.HAProxyBalance)
+		db.poolerDetail = fmt.Sprintf("%s pooling, %d server connections each", mode, size)
+	} else {
+		db.adminURL = m.AdminURL() // one console: the telemetry reads it too
+	}
+	db.URL += " via " + db.poolerName + " (" + db.poolerDetail + ")"
+	s.log(fmt.Sprintf("%s ready on 127.0.0.1:%d in front of it", db.poolerName, f.Port()))
+	return nil
+}
+
+// Poolers returns the PgBouncers txnbench started for --via pgbouncer (one,
+// or the --poolers members, in the order HAProxy names them: pooler1,
+// pooler2, ...), or nil. Each is a supervised process: to kill one on
+// purpose use its Kill (supervision then leaves it down) and Restart it
+// when it should come back.
+func (d *Database) Poolers() []*localdb.Bouncer {
+	if d.fleet == nil {
+		return nil
+	}
+	return d.fleet.Members()
+}
+
+// Proxy returns the HAProxy txnbench started in front of its poolers
+// (--poolers N with N > 1), or nil.
+func (d *Database) Proxy() *localdb.HAProxy {
+	if d.fleet == nil {
+		return nil
+	}
+	return d.fleet.Proxy()
+}
+
+// PoolerTarget names the i-th of Poolers in a Fault: "pooler" when there
+// is one, "pooler 2 of 3" in a fleet.
+func (d *Database) PoolerTarget(i int) string {
+	if n := len(d.Poolers()); n > 1 {
+		return fmt.Sprintf("pooler %d of %d", i+1, n)
+	}
+	return "pooler"
+}
+
+// adminURLs are the admin consoles of every pooler: the fleet's members'
+// or the one given by URL.
+func (d *Database) adminURLs() []string {
+	if d.fleet != nil {
+		var out []string
+		for _, b := range d.fleet.Members() {
+			out = append(out, b.AdminURL())
+		}
+		return out
+	}
+	if d.adminURL != "" {
+		return []string{d.adminURL}
+	}
+	return nil
+}
+
+// proxyStats reads the proxy's per-server statistics, nil without a proxy
+// or when they cannot be read.
+func (d *Database) proxyStats(ctx context.Context) []map[string]string {
+	p := d.Proxy()
+	if p == nil {
+		return nil
+	}
+	rows, err := p.Stats(ctx)
+	if err != nil {
+		return nil
+	}
+	return rows
+}
+
+// proxyResult is the proxy's view of the run: each server's counters'
+// change since before, and its status now; only its new incarnation's
+// counts when it restarted.
+func (d *Database) proxyResult(ctx context.Context, snap poolerSnapshot) *result.Proxy {
+	p := d.Proxy()
+	if p == nil {
+		return nil
+	}
+	restarted := p.PID() != snap.proxyPID
+	before := snap.proxy
+	if restarted {
+		before = nil
+	}
+	r := &result.Proxy{Name: "HAProxy " + p.Version(), Detail: localdb.HAProxyBalance + ", " + localdb.HAProxyCheck}
+	after, err := p.Stats(ctx)
+	if err != nil {
+		r.Note = "its statistics could not be read: " + firstLine(err.Error())
+		return r
+	}
+	for i, row := range after {
+		var was map[string]string
+		if i < len(before) {
+			was = before[i]
+		}
+		delta := func(k string) int64 {
+			a, _ := strconv.ParseInt(row[k], 10, 64)
+			b, _ := strconv.ParseInt(was[k], 10, 64)
+			if a < b { // it restarted: its counters began again
+				restarted = true
+				return a
+			}
+			return a - b
+		}
+		r.Servers = append(r.Servers, result.ProxyServer{
+			Name: row["svname"], Status: row["status"], Sessions: delta("stot"),
+			ConnectErrors: delta("econ"), Redispatched: delta("wredis"),
+			FailedChecks: delta("chkfail"), Downs: delta("chkdown"),
+		})
+	}
+	if restarted {
+		r.Note = "it restarted during the run: its counts are since then"
+	}
+	return r
+}
+
+// notePartialPooler says so when a pooler given by URL counted clearly
+// fewer transactions than the clients completed through it (less than
+// 90%, and it did not restart): the address leads to several poolers (a
+// load balancer such as HAProxy in front of a fleet), and its admin
+// console reached one of them, maybe not the same one before and after the
+// run.
+func notePartialPooler(r *result.Result, db *Database) {
+	p := r.Pooler
+	if p == nil || db.fleet != nil || p.Stats == nil || poolerRestarted(r.Telemetry) {
+		return
+	}
+	ok, _ := r.Transactions()
+	if n := p.Stats["total_xact_count"]; n < ok*9/10 {
+		note := fmt.Sprintf("it counted %d transactions, fewer than the clients' %d: the address leads to several poolers (a load balancer?) and these are the counters of the one its admin console reached; give --via a pooler's own address to read its counters, or let txnbench start the fleet (--poolers)", n, ok)
+		p.Note = strings.TrimPrefix(p.Note+"; "+note, "; ")
+	}
+}

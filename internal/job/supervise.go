@@ -1,0 +1,127 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// deaths are the processes txnbench started that died unasked and were
+// restarted by supervision, not yet put on a Result's timeline.
+type deaths struct {
+	mu     sync.Mutex
+	on     bool // supervision started
+	events []death
+}
+
+type death struct {
+	ev     localdb.Event
+	target string // "server", "pooler 2 of 3", "HAProxy"
+}
+
+// supervise has every server, pooler and proxy txnbench started for db
+// restarted when it dies unasked, each death kept for the next run's
+// Faults. A deliberate kill (a process's Kill) is not one.
+func (d *Database) supervise() {
+	d.deaths.mu.Lock()
+	defer d.deaths.mu.Unlock()
+	if d.deaths.on {
+		return
+	}
+	d.deaths.on = true
+	seen := func(target string) func(localdb.Event) {
+		return func(ev localdb.Event) {
+			d.deaths.mu.Lock()
+			defer d.deaths.mu.Unlock()
+			d.deaths.events = append(d.deaths.events, death{ev, target})
+		}
+	}
+	if d.cluster != nil {
+		d.cluster.Supervise(seen("server"))
+	}
+	for i, b := range d.Poolers() {
+		b.Supervise(seen(d.PoolerTarget(i)))
+	}
+	if p := d.Proxy(); p != nil {
+		p.Supervise(seen("HAProxy"))
+	}
+}
+
+// addDeaths waits for restarts under way (the invariant check comes next)
+// and puts the deaths seen so far on r's timeline (times from the window's
+// start), forgetting them.
+func (d *Database) addDeaths(r *result.Result, window time.Time) {
+	// A supervised process holds its lock while supervision restarts it.
+	if d.cluster != nil {
+		d.cluster.PID()
+	}
+	d.poolerPIDs()
+	if p := d.Proxy(); p != nil {
+		p.PID()
+	}
+	d.deaths.mu.Lock()
+	events := d.deaths.events
+	d.deaths.events = nil
+	d.deaths.mu.Unlock()
+	for _, e := range events {
+		note := fmt.Sprintf("%s (pid %d) died unasked (%s): ", e.ev.Name, e.ev.PID, e.ev.Exit)
+		if e.ev.Err != nil {
+			note += "could not start it again: " + firstLine(e.ev.Err.Error())
+		} else {
+			note += fmt.Sprintf("txnbench started it again on its port in %.2f s", e.ev.Took.Seconds())
+		}
+		r.Faults = append(r.Faults, result.Fault{
+			AtS: e.ev.At.Sub(window).Seconds(), Kind: "died", Target: e.target, Note: note,
+		})
+	}
+	sort.SliceStable(r.Faults, func(i, j int) bool { return r.Faults[i].AtS < r.Faults[j].AtS })
+}
+
+// windowClock is a runner observer noting when the measured window opened.
+type windowClock struct{ at atomic.Int64 }
+
+func (w *windowClock) Start()               { w.at.Store(time.Now().UnixNano()) }
+func (w *windowClock) Tick(result.Interval) {}
+func (w *windowClock) WindowEnd()           {}
+func (w *windowClock) Stop()                {}
+
+// opened returns when the window opened, or else when the run started.
+func (w *windowClock) opened(started time.Time) time.Time {
+	if ns := w.at.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return started
+}
+
+// withCheckConn runs the invariant check f on a new session through the
+// pooler as the run's clients went, or, when that cannot connect and the
+// server itself is known (a pooler that is gone), on a session straight to
+// the server, saying so in r's notes.
+func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, f func(target.Conn) error) error {
+	c, err := db.Connect(ctx)
+	direct := db.serverURL(s)
+	if err != nil && db.poolerName != "" && direct != "" && ctx.Err() == nil {
+		t, derr := target.Open(ctx, direct)
+		if derr != nil {
+			return target.ConnectError(direct, derr)
+		}
+		defer t.Close()
+		if c, derr = t.Connect(ctx); derr != nil {
+			return target.ConnectError(direct, derr)
+		}
+		r.Notes = append(r.Notes, "the invariant check connected to the server directly: the pooler could not be reached ("+target.OneLine(err.Error())+")")
+		err = nil
+	}
+	if err != nil {
+		return target.ConnectError(db.URL, err)
+	}
+	defer c.Close(context.Background())
+	return f(c)
+}

@@ -1,0 +1,141 @@
+package localdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+)
+
+// FleetOptions configures a fleet of throwaway PgBouncers in front of one
+// server.
+type FleetOptions struct {
+	// Bouncer configures each member alike; its Port and Password are
+	// the fleet's to choose.
+	Bouncer BouncerOptions
+	// Size is how many PgBouncers; 0 or 1 is one, with no HAProxy.
+	Size int
+	// HAProxyBin is the haproxy binary; "" discovers it with FindHAProxy.
+	HAProxyBin string
+}
+
+// Fleet is one or more throwaway PgBouncers sharing a client password and,
+// when there are several, a throwaway HAProxy in front of them: one address
+// for the clients (URL), connections balanced leastconn, a pooler that dies
+// left out after its failed health checks and its refused connections
+// retried on another. Each member and the proxy is a supervised process:
+// Restart, Kill, Supervise, Stop.
+type Fleet struct {
+	members []*Bouncer
+	proxy   *HAProxy // nil with one member
+}
+
+// StartFleet starts o.Size PgBouncers, each on a port of its own, and
+// HAProxy in front of them when there are several. On any error it leaves
+// nothing behind.
+func StartFleet(ctx context.Context, o FleetOptions) (*Fleet, error) {
+	n := max(o.Size, 1)
+	if n > 1 {
+		// Before starting anything: a missing haproxy is said at once.
+		if _, err := FindHAProxy(o.HAProxyBin); err != nil {
+			return nil, err
+		}
+	}
+	f := &Fleet{}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = f.Stop()
+		}
+	}()
+	bo := o.Bouncer
+	bo.Port = 0
+	var err error
+	if bo.Password, err = newPassword(); err != nil {
+		return nil, err
+	}
+	ports := make([]int, n)
+	for i := range n {
+		b, err := StartPgBouncer(ctx, bo)
+		if err != nil {
+			if n > 1 {
+				return nil, fmt.Errorf("pooler %d of %d: %w", i+1, n, err)
+			}
+			return nil, err
+		}
+		f.members = append(f.members, b)
+		ports[i] = b.Port()
+	}
+	if n > 1 {
+		maxConn := bo.MaxClientConn
+		if maxConn <= 0 {
+			maxConn = defaultMaxClientConn
+		}
+		f.proxy, err = StartHAProxy(ctx, HAProxyOptions{Bin: o.HAProxyBin, Servers: ports, MaxConn: maxConn})
+		if err != nil {
+			return nil, err
+		}
+	}
+	ok = true
+	return f, nil
+}
+
+// Members returns the fleet's PgBouncers, in the order HAProxy names them
+// (pooler1, pooler2, ...).
+func (f *Fleet) Members() []*Bouncer { return f.members }
+
+// Proxy returns the HAProxy in front of the members, or nil when the fleet
+// is one PgBouncer.
+func (f *Fleet) Proxy() *HAProxy { return f.proxy }
+
+// URL returns the URL clients use to reach database dbname through the
+// fleet: HAProxy's address, or the only member's. It holds the members'
+// password: mask it wherever it is shown.
+func (f *Fleet) URL(dbname string) string {
+	s := f.members[0].URL(dbname)
+	if f.proxy == nil {
+		return s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	u.Host = net.JoinHostPort("127.0.0.1", strconv.Itoa(f.proxy.Port()))
+	return u.String()
+}
+
+// Port returns the port clients connect to.
+func (f *Fleet) Port() int {
+	if f.proxy != nil {
+		return f.proxy.Port()
+	}
+	return f.members[0].Port()
+}
+
+// Restart restarts every member, then the proxy (their counters start from
+// zero).
+func (f *Fleet) Restart(ctx context.Context) error {
+	for _, b := range f.members {
+		if err := b.Restart(ctx); err != nil {
+			return err
+		}
+	}
+	if f.proxy != nil {
+		return f.proxy.Restart(ctx)
+	}
+	return nil
+}
+
+// Stop stops the proxy and every member and removes their directories.
+func (f *Fleet) Stop() error {
+	var errs []error
+	if f.proxy != nil {
+		errs = append(errs, f.proxy.Stop())
+	}
+	for _, b := range f.members {
+		errs = append(errs, b.Stop())
+	}
+	return errors.Join(errs...)
+}

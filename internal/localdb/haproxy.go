@@ -1,0 +1,315 @@
+package localdb
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	// haproxyConfName, haproxyPidName, haproxySockName and haproxyLogName
+	// are the files in an HAProxy directory. HAProxy in the foreground
+	// writes no pid file: txnbench writes it, for CleanStale.
+	haproxyConfName = "haproxy.cfg"
+	haproxyPidName  = "haproxy.pid"
+	haproxySockName = "stats.sock"
+	haproxyLogName  = "haproxy.log"
+
+	haproxyReadyTimeout = 30 * time.Second
+	// haproxyStopTimeout is how long Stop waits after SIGTERM (HAProxy's
+	// hard stop: connections are closed at once) before SIGKILL.
+	haproxyStopTimeout = 5 * time.Second
+
+	// debianHAProxy is where Debian and Ubuntu install haproxy.
+	debianHAProxy = "/usr/sbin/haproxy"
+
+	// HAProxyBalance and HAProxyCheck are how the throwaway HAProxy
+	// balances its poolers and checks their health: seed 000's project's
+	// settings.
+	HAProxyBalance = "leastconn"
+	HAProxyCheck   = "check inter 2s fall 3 rise 2"
+)
+
+// errHAProxyNotFound is the one-line error FindHAProxy returns when
+// discovery fails.
+var errHAProxyNotFound = errors.New("HAProxy not found: install it (Debian: apt-get install haproxy) or put haproxy on PATH")
+
+// HAProxyOptions configures a throwaway HAProxy balancing TCP connections
+// over servers on 127.0.0.1 (a fleet of poolers).
+type HAProxyOptions struct {
+	// Bin is the haproxy binary; "" discovers it with FindHAProxy.
+	Bin string
+	// Servers are the ports of what it balances, on 127.0.0.1; the i-th
+	// is named "pooler" followed by i+1 in its statistics.
+	Servers []int
+	// MaxConn is the most client connections it takes at once; 0 means
+	// 1000.
+	MaxConn int
+	// Port is the TCP port on 127.0.0.1; 0 picks a free one in 20000-32000.
+	Port int
+	// Log receives HAProxy's output; when nil it is kept in a file in its
+	// directory and the last lines are included in startup errors.
+	Log io.Writer
+}
+
+// HAProxy is a running throwaway HAProxy in TCP mode: one address in
+// front of several servers, connections balanced leastconn, each server's
+// health checked every 2 s (down after 3 failed checks, up after 2 good
+// ones), a connection refused by one server retried on another. Its
+// methods are safe for concurrent use; Restart, Kill, Supervise and Stop
+// are a supervised process's. Its statistics are read from a stats socket
+// in its directory.
+type HAProxy struct {
+	supervised
+	bin     string
+	version string
+	o       HAProxyOptions
+	user    *runAs
+	log     *serverLog
+}
+
+// FindHAProxy returns the path of the haproxy binary: on PATH, else
+// /usr/sbin/haproxy (often not on a normal user's PATH).
+func FindHAProxy(bin string) (string, error) {
+	if bin != "" {
+		if !isExecutable(bin) {
+			return "", fmt.Errorf("no executable haproxy at %s: install it (Debian: apt-get install haproxy)", bin)
+		}
+		return bin, nil
+	}
+	if path, err := exec.LookPath("haproxy"); err == nil {
+		if abs, err := filepath.Abs(path); err == nil {
+			return abs, nil
+		}
+	}
+	if isExecutable(debianHAProxy) {
+		return debianHAProxy, nil
+	}
+	return "", errHAProxyNotFound
+}
+
+var haproxyVersionRE = regexp.MustCompile(`(?i)HA-?Proxy version (\d+\.\d+(?:\.\d+)?)`)
+
+// haproxyVersion runs `haproxy -v` and returns e.g. "2.6.12".
+func haproxyVersion(bin string) (string, error) {
+	out, err := exec.Command(bin, "-v").Output()
+	if err != nil {
+		return "", fmt.Errorf("running %s -v: %w: check the haproxy installation", bin, err)
+	}
+	m := haproxyVersionRE.FindStringSubmatch(string(out))
+	if m == nil {
+		return "", fmt.Errorf("%s -v printed %q, not an HAProxy version: check the haproxy installation", bin, summarize(lastLines(out, 1)))
+	}
+	return m[1], nil
+}
+
+// StartHAProxy writes a configuration into a new temporary directory and
+// starts haproxy on 127.0.0.1 in front of o.Servers, returning once it
+// accepts TCP connections. On any error it leaves nothing behind. Like
+// PgBouncer it runs as the clusters' unprivileged user when txnbench runs
+// as root, and is started with Pdeathsig=SIGKILL.
+func StartHAProxy(ctx context.Context, o HAProxyOptions) (*HAProxy, error) {
+	CleanStale()
+	if len(o.Servers) == 0 {
+		return nil, errors.New("HAProxy needs at least one server to balance")
+	}
+	if o.MaxConn <= 0 {
+		o.MaxConn = defaultMaxClientConn
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return nil, fmt.Errorf("HAProxy port %d is out of range: use 1-65535, or 0 to pick a free one", o.Port)
+	}
+	bin, err := FindHAProxy(o.Bin)
+	if err != nil {
+		return nil, err
+	}
+	u, err := unprivilegedUser("haproxy")
+	if err != nil {
+		return nil, err
+	}
+	if err := u.checkReachable(bin); err != nil {
+		return nil, fmt.Errorf("haproxy at %s is not usable by user %s: %w: install it where that user can reach it, or run txnbench as a normal user", bin, u.name, err)
+	}
+	version, err := haproxyVersion(bin)
+	if err != nil {
+		return nil, err
+	}
+	// A client connection and a server connection each, and a reserve.
+	if err := raiseNofile(2*uint64(o.MaxConn)+bouncerFdReserve, o.MaxConn); err != nil {
+		return nil, err
+	}
+	dir, err := tempDir(haproxyDirPrefix)
+	if err != nil {
+		return nil, err
+	}
+	h := &HAProxy{supervised: supervised{name: "HAProxy", dir: dir}, bin: bin, version: version, o: o, user: u}
+	h.start = func(ctx context.Context, port int) (*server, int, error) {
+		s, err := h.startProcess(ctx, port)
+		return s, port, err
+	}
+	h.stop = h.stopProcess
+	ok := false
+	defer func() {
+		if !ok {
+			_ = h.Stop()
+		}
+	}()
+	if strings.ContainsFunc(dir, isCtlOrSpace) {
+		return nil, fmt.Errorf("temporary directory %q holds a space or control character, which an HAProxy configuration cannot: set TMPDIR to a plain path", dir)
+	}
+	if len(h.socketPath()) > maxSocketPath {
+		return nil, fmt.Errorf("temporary directory %s is too long for HAProxy's stats socket: set TMPDIR to a short path such as /tmp", dir)
+	}
+	if err := claimDir(dir, u, "haproxy"); err != nil {
+		return nil, err
+	}
+	h.log = newServerLog(filepath.Join(dir, haproxyLogName), u, o.Log)
+	if err := h.firstStart(ctx, o.Port); err != nil {
+		return nil, err
+	}
+	ok = true
+	return h, nil
+}
+
+// Version returns the HAProxy version, e.g. "2.6.12".
+func (h *HAProxy) Version() string { return h.version }
+
+// Dir returns HAProxy's temporary directory (configuration, stats socket,
+// log).
+func (h *HAProxy) Dir() string { return h.dir }
+
+func (h *HAProxy) socketPath() string { return filepath.Join(h.dir, haproxySockName) }
+
+// config returns haproxy.cfg for listening on port.
+func (h *HAProxy) config(port int) string {
+	var c strings.Builder
+	c.WriteString("# Written by txnbench for a throwaway HAProxy; removed with its directory.\n")
+	fmt.Fprintf(&c, "global\n    maxconn %d\n    nbthread 1\n", h.o.MaxConn)
+	fmt.Fprintf(&c, "    stats socket %s mode 600 level admin\n\n", h.socketPath())
+	c.WriteString("defaults\n    mode tcp\n")
+	// Sessions may sit idle between a client's transactions for long.
+	c.WriteString("    timeout connect 1s\n    timeout client 24h\n    timeout server 24h\n")
+	// A server that refuses a connection (a dead pooler not yet marked
+	// down) costs a retry on another one, not the client's connection.
+	c.WriteString("    retries 3\n    option redispatch 1\n\n")
+	fmt.Fprintf(&c, "frontend clients\n    bind 127.0.0.1:%d\n    default_backend poolers\n\n", port)
+	fmt.Fprintf(&c, "backend poolers\n    balance %s\n", HAProxyBalance)
+	for i, p := range h.o.Servers {
+		fmt.Fprintf(&c, "    server pooler%d 127.0.0.1:%d %s\n", i+1, p, HAProxyCheck)
+	}
+	return c.String()
+}
+
+// startProcess writes the configuration for port, launches haproxy in the
+// foreground and waits until it accepts connections.
+func (h *HAProxy) startProcess(ctx context.Context, port int) (*server, error) {
+	conf := filepath.Join(h.dir, haproxyConfName)
+	if err := writeSecret(conf, h.config(port), h.user); err != nil {
+		return nil, err
+	}
+	_ = os.Remove(h.socketPath())
+	s, err := spawn(ctx, process{
+		name: "haproxy", path: h.bin, args: []string{"-db", "-f", conf},
+		dir: h.dir, user: h.user, log: h.log, binFlag: "the haproxy installation",
+		deathSig: syscall.SIGKILL,
+	}, readiness{
+		what: "HAProxy", timeout: haproxyReadyTimeout, logName: "HAProxy log",
+		late: "was not accepting connections after %s: see its log below; on an overloaded machine, try again",
+		ready: func(s *server) (bool, error) {
+			if !accepting(s.pid, port) {
+				return false, nil
+			}
+			_, err := os.Stat(h.socketPath())
+			return err == nil, nil
+		},
+		exited: func(s *server) error {
+			tail := h.log.since(s.logMark)
+			return exitedError(s, tail, port, "HAProxy log", []string{"Address already in use", "cannot bind socket"},
+				fmt.Sprintf("HAProxy exited during startup (%v): %s: see its log below", s.err, summarize(tail)))
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	// For CleanStale, should txnbench die without stopping it.
+	if err := os.WriteFile(filepath.Join(h.dir, haproxyPidName), []byte(strconv.Itoa(s.pid)+"\n"), 0o644); err != nil {
+		_ = killServer(s)
+		return nil, fmt.Errorf("writing HAProxy's pid file: %w", err)
+	}
+	return s, nil
+}
+
+// stopProcess stops haproxy s: SIGTERM (a hard stop), then SIGKILL.
+func (h *HAProxy) stopProcess(s *server) error {
+	if waitDone(s, 0) {
+		return nil
+	}
+	_ = syscall.Kill(s.pid, syscall.SIGTERM)
+	if waitDone(s, haproxyStopTimeout) {
+		return nil
+	}
+	return killServer(s)
+}
+
+// Stats returns HAProxy's statistics of each balanced server (`show stat`
+// on its stats socket, columns by their CSV names: svname, status, stot,
+// econ, wredis, chkfail, chkdown, downtime, ...).
+func (h *HAProxy) Stats(ctx context.Context) ([]map[string]string, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", h.socketPath())
+	if err != nil {
+		return nil, fmt.Errorf("HAProxy stats socket: %w", err)
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	} else {
+		_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	}
+	if _, err := io.WriteString(conn, "show stat\n"); err != nil {
+		return nil, fmt.Errorf("HAProxy stats socket: %w", err)
+	}
+	return parseStat(bufio.NewReader(conn))
+}
+
+// parseStat reads `show stat` CSV ("# pxname,svname,..." then a row per
+// proxy and server) and returns the rows of the balanced servers.
+func parseStat(r io.Reader) ([]map[string]string, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("HAProxy statistics: %w", err)
+	}
+	if len(recs) == 0 || len(recs[0]) == 0 || !strings.HasPrefix(recs[0][0], "# ") {
+		return nil, errors.New("HAProxy statistics: no header line")
+	}
+	head := recs[0]
+	head[0] = strings.TrimPrefix(head[0], "# ")
+	var rows []map[string]string
+	for _, rec := range recs[1:] {
+		row := map[string]string{}
+		for i, v := range rec {
+			if i < len(head) && head[i] != "" {
+				row[head[i]] = v
+			}
+		}
+		if row["svname"] == "FRONTEND" || row["svname"] == "BACKEND" || row["pxname"] != "poolers" {
+			continue
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
