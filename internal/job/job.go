@@ -77,6 +77,7 @@ type Database struct {
 	adminURL     string
 	poolerName   string // e.g. "PgBouncer 1.18.0"
 	poolerDetail string // e.g. "transaction pooling, 20 server connections"
+	direct       string // the server behind a throwaway PgBouncer, "" without one
 }
 
 // Close closes the target and stops what was started for it.
@@ -154,7 +155,7 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 		return nil, err
 	}
 	db.Target.Close()
-	db.Target, db.bouncer, db.adminURL = t, b, b.AdminURL()
+	db.Target, db.bouncer, db.adminURL, db.direct = t, b, b.AdminURL(), backend
 	db.poolerName = "PgBouncer " + b.Version()
 	db.poolerDetail = fmt.Sprintf("%s pooling, %d server connections", cmp.Or(s.Pooler.Mode, "transaction"), cmp.Or(s.Pooler.Size, 20))
 	db.URL += " via " + db.poolerName + " (" + db.poolerDetail + ")"
@@ -269,6 +270,14 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		}
 		return nil, err
 	}
+	stopBackground, err := startBackground(ctx, s, db)
+	if err != nil {
+		conns.Close()
+		if tel != nil {
+			tel.Finish(ctx)
+		}
+		return nil, err
+	}
 	before := db.poolerStats(ctx)
 	rc := s.Runner
 	if tel != nil {
@@ -277,6 +286,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		rc.Observers = append([]runner.Observer{telemetryObserver{tel}}, rc.Observers...)
 	}
 	out, err := runner.Run(ctx, rc, conns, s.Workload)
+	stopBackground()
 	pool := conns.PoolStats()
 	conns.Close() // the sessions end: the server publishes their statistics
 	wctx, endWindDown := windDown(ctx)
