@@ -77,7 +77,6 @@ type Database struct {
 	adminURL     string
 	poolerName   string // e.g. "PgBouncer 1.18.0"
 	poolerDetail string // e.g. "transaction pooling, 20 server connections"
-	direct       string // the server behind a throwaway PgBouncer, "" without one
 }
 
 // Close closes the target and stops what was started for it.
@@ -155,7 +154,7 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 		return nil, err
 	}
 	db.Target.Close()
-	db.Target, db.bouncer, db.adminURL, db.direct = t, b, b.AdminURL(), backend
+	db.Target, db.bouncer, db.adminURL = t, b, b.AdminURL()
 	db.poolerName = "PgBouncer " + b.Version()
 	db.poolerDetail = fmt.Sprintf("%s pooling, %d server connections", cmp.Or(s.Pooler.Mode, "transaction"), cmp.Or(s.Pooler.Size, 20))
 	db.URL += " via " + db.poolerName + " (" + db.poolerDetail + ")"
