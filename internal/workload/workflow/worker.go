@@ -126,6 +126,7 @@ func (w *Workload) listen(ctx context.Context, env workload.BackgroundEnv, c tar
 			c = nil
 			continue
 		}
+		w.notified.Add(1)
 		wakeAll()
 		if due, err := strconv.ParseInt(payload, 10, 64); err == nil {
 			if d := time.Until(time.UnixMicro(due)); d > 0 {

@@ -111,6 +111,7 @@ type Workload struct {
 	conflicts       atomic.Int64             // optimistic version misses
 	leaseLost       atomic.Int64             // applications refused because the lease had passed on
 	handlerFailures atomic.Int64             // handler failures retried or dead-lettered
+	notified        atomic.Int64             // notifications the listener received
 }
 
 // recorder holds a StepRecorder for an atomic.Pointer.
@@ -289,6 +290,8 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	w.conflicts.Store(0)
 	w.leaseLost.Store(0)
 	w.handlerFailures.Store(0)
+	w.notified.Store(0)
+	w.notified.Store(0)
 	return nil
 }
 
