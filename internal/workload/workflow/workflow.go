@@ -223,7 +223,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	w.notes, w.clients, w.seed = nil, max(o.Clients, 1), o.Seed
 	switch {
 	case w.wakeAsked == wakeNotify && !d.Caps.ListenNotify:
-		return false, fmt.Errorf("--wake notify: %s has no LISTEN/NOTIFY: use --wake poll", d.Name)
+		return false, fmt.Errorf("%w: --wake notify needs LISTEN/NOTIFY, which %s lacks: use --wake poll", workload.ErrUnsupported, d.Name)
 	case w.wakeAsked == "" && d.Caps.ListenNotify:
 		w.wake = wakeNotify
 	case w.wakeAsked == "":
