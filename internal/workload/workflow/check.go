@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // Check verifies, for the workflows this run started: every one completed
-// (or failed by a dead-lettered signal), none stuck; each signal applied
+// (or failed by a dead-lettered signal), none stuck (one not final
+// --stuck-after after it started; a younger one is unfinished, as when a
+// run is interrupted, and said, not a violation); each signal applied
 // exactly once (applied, still queued or dead-lettered, never two of
 // these, and the instance advanced once per history row); dead letters
 // within what --handler-fail-rate predicts; and no lease left held.
@@ -18,9 +21,14 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, er
 	var ch workload.Check
 	got := map[string]int64{}
 	first := w.base + 1
+	cutoff := micros(time.Now().Add(-w.stuckAfter))
 	for _, q := range w.sql.checkCounts {
+		args := []any{first}
+		if q.cutoff {
+			args = append(args, cutoff)
+		}
 		var n int64
-		if err := target.QueryRow(ctx, c, q.sql, []any{first}, &n); err != nil {
+		if err := target.QueryRow(ctx, c, q.sql, args, &n); err != nil {
 			return ch, fmt.Errorf("checking invariants (%s): %w", q.name, err)
 		}
 		got[q.name] = n
@@ -31,8 +39,8 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, er
 	}
 	stuck, dead := got["stuck"], got["dead"]
 	ch.Add("every workflow completed", stuck == 0,
-		"failures %d, dead-lettered %d, runtime conflicts %d, stuck %d (of %d workflows started; stuck: not completed within --stuck-after %s)",
-		got["failed"], dead, w.conflicts.Load(), stuck, got["started"], w.stuckAfter)
+		"failures %d, dead-lettered %d, runtime conflicts %d, stuck %d (of %d workflows started, %d unfinished when the run ended; stuck: not completed within --stuck-after %s)",
+		got["failed"], dead, w.conflicts.Load(), stuck, got["started"], got["unfinished"], w.stuckAfter)
 	ch.Add("no signal lost", got["lost"] == 0,
 		"%d workflows have fewer signals applied, queued or dead-lettered than they published", got["lost"])
 	ch.Add("no signal applied twice", got["twice"] == 0,

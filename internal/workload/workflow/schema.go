@@ -55,8 +55,13 @@ type schema struct {
 	leasesHeld    string
 }
 
-// checkQuery is one count of the invariant check.
-type checkQuery struct{ name, sql string }
+// checkQuery is one count of the invariant check: $1 is the run's first
+// instance id and, when cutoff is set, $2 the creation time before which a
+// workflow not final is stuck.
+type checkQuery struct {
+	name, sql string
+	cutoff    bool
+}
 
 // newSchema builds the SQL for caps with steps signals per workflow;
 // notify adds pg_notify to the publish.
@@ -151,14 +156,15 @@ func newSchema(caps target.Capabilities, steps int, notify bool) schema {
 	outcomes := count(tHistory) + " + " + count(tSignals) + " + " + count(tDead)
 	mine := "SELECT count(*) FROM " + tInstances + " AS i WHERE i.id >= $1 AND "
 	s.checkCounts = []checkQuery{
-		{"started", "SELECT count(*) FROM " + tInstances + " AS i WHERE i.id >= $1"},
-		{"stuck", mine + "i.state NOT IN ('" + stateCompleted + "', '" + stateFailed + "')"},
-		{"failed", mine + "i.state = '" + stateFailed + "'"},
-		{"lost", mine + "i.state <> '" + stateStarted + "' AND i.steps > " + outcomes},
-		{"twice", mine + "(i.applied > i.steps OR " + outcomes + " > i.steps)"},
-		{"unrecorded", mine + "i.applied <> " + count(tHistory)},
-		{"dead", "SELECT count(*) FROM " + tDead + " WHERE instance_id >= $1"},
-		{"applied", "SELECT count(*) FROM " + tHistory + " WHERE instance_id >= $1"},
+		{"started", "SELECT count(*) FROM " + tInstances + " AS i WHERE i.id >= $1", false},
+		{"stuck", mine + "i.state NOT IN ('" + stateCompleted + "', '" + stateFailed + "') AND i.created_us < $2", true},
+		{"unfinished", mine + "i.state NOT IN ('" + stateCompleted + "', '" + stateFailed + "') AND i.created_us >= $2", true},
+		{"failed", mine + "i.state = '" + stateFailed + "'", false},
+		{"lost", mine + "i.state <> '" + stateStarted + "' AND i.steps > " + outcomes, false},
+		{"twice", mine + "(i.applied > i.steps OR " + outcomes + " > i.steps)", false},
+		{"unrecorded", mine + "i.applied <> " + count(tHistory), false},
+		{"dead", "SELECT count(*) FROM " + tDead + " WHERE instance_id >= $1", false},
+		{"applied", "SELECT count(*) FROM " + tHistory + " WHERE instance_id >= $1", false},
 	}
 	s.leasesHeld = "SELECT count(*) FROM " + tSignals + " WHERE lease_owner IS NOT NULL"
 	return s

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
@@ -143,6 +144,13 @@ func TestInvariantsCatchDamage(t *testing.T) {
 				t.Fatalf("after mending: %+v, %v", ch, err)
 			}
 		})
+	}
+	// A workflow younger than --stuck-after is unfinished (an interrupted
+	// run), said but not a violation.
+	exec(fmt.Sprintf("INSERT INTO %s (id, definition, state, version, steps, applied, created_us, updated_us) VALUES (%d, 'x', 'waiting', 1, 1, 0, %d, 0)", tInstances, first+2000, micros(time.Now())))
+	exec(fmt.Sprintf("INSERT INTO %s (instance_id, step, kind, payload, due_us, attempts) VALUES (%d, 0, 'resume', '{}', 0, 0)", tSignals, first+2000))
+	if ch, err := w.Check(ctx, c); err != nil || !ch.OK || !strings.Contains(ch.Items[0].Detail, "stuck 0 (of 11 workflows started, 1 unfinished") {
+		t.Errorf("a young workflow not final: %+v, %v", ch, err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/target"
@@ -47,14 +48,19 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 			rng: rand.New(rand.NewPCG(w.seed, uint64(1<<32+i))), timer: time.NewTimer(time.Hour)}
 		ws[i].timer.Stop()
 	}
-	wakeAll := func() {
-		for _, k := range ws {
+	var next atomic.Uint64
+	// wake wakes n workers, round robin: a workflow's signals need no
+	// more (a worker that found signals claims again at once), and waking
+	// all for each would make most claim nothing.
+	wake := func(n int) {
+		for range min(n, len(ws)) {
 			select {
-			case k.wake <- struct{}{}:
+			case ws[next.Add(1)%uint64(len(ws))].wake <- struct{}{}:
 			default:
 			}
 		}
 	}
+	perSignal := func() { wake((w.steps + w.claimBatch - 1) / w.claimBatch) }
 	if w.wake == wakeNotify && env.Session == nil {
 		w.wake, w.sql.notify = wakePoll, ""
 		w.note(fmt.Sprintf("signal workers poll every %s: LISTEN needs a session of its own and %s", w.pollEvery, env.NoSession))
@@ -69,11 +75,11 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.listen(ctx, env, l, wakeAll)
+			w.listen(ctx, env, l, perSignal)
 		}()
 	}
 	for _, k := range ws {
-		k.wakeAll = wakeAll
+		k.wakeOne = func() { wake(1) }
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -102,10 +108,11 @@ func listen(ctx context.Context, env workload.BackgroundEnv) (target.Conn, error
 	return c, nil
 }
 
-// listen wakes the workers on each notification, or at the signal's due
-// time when it lies ahead; it reconnects when its session is lost (the
+// listen wakes workers on each notification (wake: as many as a
+// workflow's signals need), or at the signals' due time when it lies
+// ahead; it reconnects when its session is lost (the
 // workers' fallback look at the queue covers the gap).
-func (w *Workload) listen(ctx context.Context, env workload.BackgroundEnv, c target.Conn, wakeAll func()) {
+func (w *Workload) listen(ctx context.Context, env workload.BackgroundEnv, c target.Conn, wake func()) {
 	defer func() {
 		if c != nil {
 			c.Close(context.Background())
@@ -127,12 +134,13 @@ func (w *Workload) listen(ctx context.Context, env workload.BackgroundEnv, c tar
 			continue
 		}
 		w.notified.Add(1)
-		wakeAll()
 		if due, err := strconv.ParseInt(payload, 10, 64); err == nil {
 			if d := time.Until(time.UnixMicro(due)); d > 0 {
-				time.AfterFunc(d, wakeAll)
+				time.AfterFunc(d, wake)
+				continue
 			}
 		}
+		wake()
 	}
 }
 
@@ -154,7 +162,7 @@ type worker struct {
 	conn    target.Conn // nil after it broke, until reconnected
 	rng     *rand.Rand
 	wake    chan struct{}
-	wakeAll func()
+	wakeOne func() // wakes a worker (after a backoff)
 	timer   *time.Timer
 	claimed []claimed
 }
@@ -275,7 +283,7 @@ func (k *worker) apply(ctx context.Context, s *claimed) {
 		case retried:
 			w.handlerFailures.Add(1)
 			if w.wake == wakeNotify {
-				time.AfterFunc(backoff(w.backoff, s.attempts), k.wakeAll)
+				time.AfterFunc(backoff(w.backoff, s.attempts), k.wakeOne)
 			}
 		case deadLettered:
 			w.handlerFailures.Add(1)
