@@ -49,13 +49,20 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 		ws[i].timer.Stop()
 	}
 	var next atomic.Uint64
-	// wake wakes n workers, round robin: a workflow's signals need no
-	// more (a worker that found signals claims again at once), and waking
-	// all for each would make most claim nothing.
+	// wake wakes up to n idle workers, round robin: a workflow's signals
+	// need no more, and waking all for each would make most claim
+	// nothing. A busy worker needs no wake-up: it claims again as soon as
+	// it has applied what it holds.
 	wake := func(n int) {
-		for range min(n, len(ws)) {
+		first := int(next.Add(1) % uint64(len(ws)))
+		for i := 0; i < len(ws) && n > 0; i++ {
+			k := ws[(first+i)%len(ws)]
+			if !k.idling.Load() {
+				continue
+			}
 			select {
-			case ws[next.Add(1)%uint64(len(ws))].wake <- struct{}{}:
+			case k.wake <- struct{}{}:
+				n--
 			default:
 			}
 		}
@@ -162,7 +169,8 @@ type worker struct {
 	conn    target.Conn // nil after it broke, until reconnected
 	rng     *rand.Rand
 	wake    chan struct{}
-	wakeOne func() // wakes a worker (after a backoff)
+	idling  atomic.Bool // waiting in idle, for a wake-up
+	wakeOne func()      // wakes a worker (after a backoff)
 	timer   *time.Timer
 	claimed []claimed
 }
@@ -211,6 +219,8 @@ func (k *worker) idle(ctx context.Context) {
 	if k.w.wake == wakeNotify {
 		d = notifyIdle
 	}
+	k.idling.Store(true)
+	defer k.idling.Store(false)
 	k.timer.Reset(d)
 	select {
 	case <-k.wake:

@@ -220,7 +220,7 @@ func (w *Workload) Steps() []workload.Step {
 // Init fits the wake-up to the dialect and creates the tables (there is
 // no initial data: every run adds its own workflows).
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
-	w.notes, w.clients, w.seed = nil, max(o.Clients, 1), o.Seed
+	w.notes, w.clients, w.seed, w.wake = nil, max(o.Clients, 1), o.Seed, w.wakeAsked
 	switch {
 	case w.wakeAsked == wakeNotify && !d.Caps.ListenNotify:
 		return false, fmt.Errorf("%w: --wake notify needs LISTEN/NOTIFY, which %s lacks: use --wake poll", workload.ErrUnsupported, d.Name)
