@@ -38,3 +38,12 @@ func startBackground(ctx context.Context, s Spec, db *Database) (stop func(), er
 	}
 	return func() { stopWork(); server.Close() }, nil
 }
+
+// backgroundSessions is how many sessions w's background work opens at
+// most, 0 without any.
+func backgroundSessions(w workload.Workload) int {
+	if b, ok := w.(workload.Backgrounder); ok {
+		return b.BackgroundSessions()
+	}
+	return 0
+}

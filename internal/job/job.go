@@ -42,8 +42,13 @@ type Spec struct {
 }
 
 // ServerConnections is how many connections the server must accept for
-// this run: a shared pool or a PgBouncer caps them below the client count.
+// this run: a shared pool or a PgBouncer caps them below the client count;
+// the workload's background work adds its own sessions.
 func (s Spec) ServerConnections() int {
+	return s.clientConnections() + backgroundSessions(s.Workload)
+}
+
+func (s Spec) clientConnections() int {
 	switch {
 	case s.Pooler.Via == ViaPgBouncer:
 		return cmp.Or(s.Pooler.Size, 20)
@@ -137,7 +142,7 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	b, err := localdb.StartPgBouncer(ctx, localdb.BouncerOptions{
 		Bin: s.Pooler.Bin, BackendHost: u.Hostname(), BackendPort: port,
 		BackendUser: u.User.Username(), BackendPassword: password,
-		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: clients + 50,
+		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: clients + backgroundSessions(s.Workload) + 50,
 	})
 	if err != nil {
 		db.Close()

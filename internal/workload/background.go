@@ -14,6 +14,9 @@ import (
 // its timings through the clients' StepRecorders, as steps.
 type Backgrounder interface {
 	Background(ctx context.Context, env BackgroundEnv) (stop func(), err error)
+	// BackgroundSessions is how many sessions the work opens at most, for
+	// sizing a throwaway server's max_connections.
+	BackgroundSessions() int
 }
 
 // BackgroundEnv is how a workload's background work reaches the database.

@@ -96,6 +96,9 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 	return func() { cancel(); wg.Wait() }, nil
 }
 
+// BackgroundSessions are the workers' sessions and the listener's.
+func (w *Workload) BackgroundSessions() int { return w.workers + 1 }
+
 // listen opens a session of the server's own that listens on the
 // workload's channel.
 func listen(ctx context.Context, env workload.BackgroundEnv) (target.Conn, error) {
