@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -142,5 +143,25 @@ func TestThroughPgBouncer(t *testing.T) {
 	}
 	if w.notified.Load() == 0 {
 		t.Error("no NOTIFY reached the workers' listener")
+	}
+}
+
+// TestThroughPoolerURL: through a pooler given by URL, with no server URL
+// to LISTEN on, the workers poll and the run says why.
+func TestThroughPoolerURL(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	cl := testutil.Postgres(t)
+	b, err := localdb.StartPgBouncer(context.Background(), localdb.BouncerOptions{BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password(), PoolSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Stop() })
+	w := newWorkflow(t, "--signal-workers", "3", "--poll-interval", "5ms")
+	s := spec("", w, 4, 16)
+	s.Pooler = job.Pooler{Via: b.URL("postgres")}
+	r := runOn(t, s, openDB(t, s))
+	checkRun(t, r, 16)
+	if r.Settings["wake"] != wakePoll || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "signal workers poll every 5ms: LISTEN needs a session of its own and the pooler URL given to --via is not the server (give the server's URL with --db too)") {
+		t.Errorf("wake %v, notes %q: want polling, said why", r.Settings["wake"], r.Notes)
 	}
 }
