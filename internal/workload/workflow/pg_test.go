@@ -43,20 +43,27 @@ func TestPostgresScenarios(t *testing.T) {
 		{"immediate-burst", []string{"--scenario", "immediate-burst", "--steps", "4", "--claim-batch", "2"}, 4, wakeNotify},
 		{"delayed-burst", []string{"--scenario", "delayed-burst", "--steps", "3", "--signal-delay", "50ms"}, 3, wakeNotify},
 		{"external-resume", []string{"--scenario", "external-resume"}, 1, wakeNotify},
+		{"handler failures", []string{"--steps", "2", "--handler-fail-rate", "0.5", "--max-attempts", "2", "--retry-backoff", "1ms"}, 2, wakeNotify},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorkflow(t, append(tc.args, "--signal-workers", "3")...)
-			s := spec(cl.URL(), w, 4, 16)
+			s := spec(cl.URL(), w, 4, 24)
 			r := runOn(t, s, openDB(t, s))
-			checkRun(t, r, 16)
-			if a := r.Op(stepApply); a.Count+a.AfterWindow < 16*tc.steps {
-				t.Errorf("apply %d+%d, want at least %d", a.Count, a.AfterWindow, 16*tc.steps) // version conflicts retry
+			checkRun(t, r, 24)
+			if tc.name == "handler failures" {
+				// 48 signals, each dead-lettered with p = 0.25: none is a
+				// one in a million
+				if w.handlerFailures.Load() == 0 || strings.Contains(r.Invariants.Items[0].Detail, "dead-lettered 0,") {
+					t.Errorf("%d handler failures, %s: want retries and dead letters", w.handlerFailures.Load(), r.Invariants.Items[0].Detail)
+				}
+			} else if a := r.Op(stepApply); a.Count+a.AfterWindow < 24*tc.steps {
+				t.Errorf("apply %d+%d, want at least %d", a.Count, a.AfterWindow, 24*tc.steps) // version conflicts retry
 			}
 			if r.Settings["wake"] != tc.wake || len(r.Notes) != 0 {
 				t.Errorf("wake %v, notes %q; want %s without notes", r.Settings["wake"], r.Notes, tc.wake)
 			}
 			if tc.name == "delayed-burst" {
-				if l := r.Op(stepLateness); l == nil || l.Count+l.AfterWindow != 48 {
+				if l := r.Op(stepLateness); l == nil || l.Count+l.AfterWindow != 72 {
 					t.Errorf("lateness %+v", l)
 				}
 				// the signals waited for their due time
