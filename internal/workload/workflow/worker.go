@@ -49,21 +49,23 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 		ws[i].timer.Stop()
 	}
 	var next atomic.Uint64
-	// wake wakes up to n idle workers, round robin: a workflow's signals
-	// need no more, and waking all for each would make most claim
-	// nothing. A busy worker needs no wake-up: it claims again as soon as
-	// it has applied what it holds.
+	// wake wakes up to n workers, round robin, idle ones first: a
+	// workflow's signals need no more, and waking all for each would make
+	// most claim nothing. A busy worker that gets the wake-up claims once
+	// more before it idles (it may have just found the queue empty).
 	wake := func(n int) {
 		first := int(next.Add(1) % uint64(len(ws)))
-		for i := 0; i < len(ws) && n > 0; i++ {
-			k := ws[(first+i)%len(ws)]
-			if !k.idling.Load() {
-				continue
-			}
-			select {
-			case k.wake <- struct{}{}:
-				n--
-			default:
+		for _, idle := range []bool{true, false} {
+			for i := 0; i < len(ws) && n > 0; i++ {
+				k := ws[(first+i)%len(ws)]
+				if k.idling.Load() != idle {
+					continue
+				}
+				select {
+				case k.wake <- struct{}{}:
+					n--
+				default:
+				}
 			}
 		}
 	}
