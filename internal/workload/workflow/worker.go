@@ -75,7 +75,7 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 		w.note(fmt.Sprintf("signal workers poll every %s: LISTEN needs a session of its own and %s", w.pollEvery, env.NoSession))
 	}
 	if w.wake == wakeNotify {
-		l, err := listen(ctx, env)
+		l, err := openListener(ctx, env)
 		if err != nil {
 			cancel()
 			closeAll()
@@ -101,9 +101,9 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 // BackgroundSessions are the workers' sessions and the listener's.
 func (w *Workload) BackgroundSessions() int { return w.workers + 1 }
 
-// listen opens a session of the server's own that listens on the
+// openListener opens a session of the server's own that listens on the
 // workload's channel.
-func listen(ctx context.Context, env workload.BackgroundEnv) (target.Conn, error) {
+func openListener(ctx context.Context, env workload.BackgroundEnv) (target.Conn, error) {
 	c, err := env.Session(ctx)
 	if err != nil {
 		return nil, err
@@ -122,8 +122,8 @@ func listen(ctx context.Context, env workload.BackgroundEnv) (target.Conn, error
 
 // listen wakes workers on each notification (wake: as many as a
 // workflow's signals need), or at the signals' due time when it lies
-// ahead; it reconnects when its session is lost (the
-// workers' fallback look at the queue covers the gap).
+// ahead. It reconnects when its session is lost; the workers' fallback
+// look at the queue covers the gap.
 func (w *Workload) listen(ctx context.Context, env workload.BackgroundEnv, c target.Conn, wake func()) {
 	defer func() {
 		if c != nil {
@@ -133,7 +133,7 @@ func (w *Workload) listen(ctx context.Context, env workload.BackgroundEnv, c tar
 	for ctx.Err() == nil {
 		if c == nil {
 			var err error
-			if c, err = listen(ctx, env); err != nil {
+			if c, err = openListener(ctx, env); err != nil {
 				c = nil
 				sleep(ctx, notifyIdle)
 				continue
