@@ -121,17 +121,17 @@ type recorder struct{ workload.StepRecorder }
 func (w *Workload) Flags(fs *pflag.FlagSet) {
 	w.fs = fs
 	fs.StringVar(&w.scenarioName, "scenario", "signal-roundtrip", "preset: signal-roundtrip, immediate-burst (10 signals per workflow), delayed-burst (10 signals due after 1s, lateness measured), external-resume (the signal finds its workflow by business key)")
-	fs.IntVar(&w.steps, "steps", 1, "signals per workflow (default: the scenario's)")
+	fs.IntVar(&w.steps, "steps", 0, "signals per workflow (default: the scenario's, 1 for signal-roundtrip)")
 	fs.IntVar(&w.workers, "signal-workers", 8, "signal workers beside the clients, each with its own connection")
 	fs.IntVar(&w.claimBatch, "claim-batch", 1, "signals a worker claims (leases) at once")
 	fs.StringVar(&w.wakeAsked, "wake", "", "how idle workers learn of new signals: notify (LISTEN/NOTIFY) or poll (default: notify where the database has LISTEN/NOTIFY)")
 	fs.DurationVar(&w.pollEvery, "poll-interval", 50*time.Millisecond, "how often an idle worker polls the queue with --wake poll")
-	fs.DurationVar(&w.signalDelay, "signal-delay", 0, "signals are due this long after they are published (default: the scenario's)")
+	fs.DurationVar(&w.signalDelay, "signal-delay", 0, "signals are due this long after they are published (default: the scenario's, 1s for delayed-burst)")
 	fs.Float64Var(&w.failRate, "handler-fail-rate", 0, "probability that a worker's handler fails an attempt (retried with backoff, dead-lettered after --max-attempts)")
 	fs.IntVar(&w.maxAttempts, "max-attempts", 5, "attempts at a signal before it is dead-lettered")
 	fs.DurationVar(&w.backoff, "retry-backoff", 10*time.Millisecond, "delay before a failed signal is due again, doubling with each attempt (at most 1s)")
 	fs.DurationVar(&w.lease, "lease", 30*time.Second, "how long a claim holds a signal; after it another worker may take the signal over")
-	fs.DurationVar(&w.stuckAfter, "stuck-after", 30*time.Second, "a workflow not completed this long after its signal was published is stuck")
+	fs.DurationVar(&w.stuckAfter, "stuck-after", 30*time.Second, "a workflow not completed this long after it started is stuck")
 	workload.RuntimeFlags(fs, "scenario", "steps", "signal-workers", "claim-batch", "wake", "poll-interval", "signal-delay",
 		"handler-fail-rate", "max-attempts", "retry-backoff", "lease", "stuck-after")
 }
