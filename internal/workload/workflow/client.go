@@ -95,6 +95,16 @@ func (c *client) start(ctx context.Context, conn target.Conn) error {
 	}
 	defer conn.Rollback(ctx)
 	_, err := conn.ExecCommit(ctx, c.w.sql.start, c.inst, c.w.scenarioName, c.w.steps, micros(time.Now()), key)
+	return c.w.committed(err)
+}
+
+// committed counts a commit whose outcome is unknown (the connection was
+// lost during COMMIT): its workflow may exist without a starter waiting
+// for it, so the check accepts as many stuck ones. It returns err.
+func (w *Workload) committed(err error) error {
+	if target.CommitOutcomeUnknown(err) {
+		w.unknownCommits.Add(1)
+	}
 	return err
 }
 
@@ -125,14 +135,14 @@ func (c *client) publish(ctx context.Context, conn target.Conn) error {
 		if _, err := conn.Exec(ctx, w.sql.insertSignals, c.inst, due, "{}"); err != nil {
 			return err
 		}
-		if err := conn.Commit(ctx); err != nil {
+		if err := w.committed(conn.Commit(ctx)); err != nil {
 			return err
 		}
 	} else {
 		if _, err := conn.Exec(ctx, w.sql.insertSignals, c.inst, due, "{}"); err != nil {
 			return err
 		}
-		if _, err := conn.ExecCommit(ctx, w.sql.notify, due); err != nil {
+		if _, err := conn.ExecCommit(ctx, w.sql.notify, due); w.committed(err) != nil {
 			return err
 		}
 	}

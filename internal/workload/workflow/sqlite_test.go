@@ -145,6 +145,16 @@ func TestInvariantsCatchDamage(t *testing.T) {
 			}
 		})
 	}
+	// A commit of unknown outcome may leave a workflow no starter waits
+	// for: one such commit accepts one stuck workflow.
+	exec(fmt.Sprintf("INSERT INTO %s (id, definition, state, version, steps, applied, created_us, updated_us) VALUES (%d, 'x', 'started', 0, 1, 0, 0, 0)", tInstances, first+3000))
+	w.unknownCommits.Store(1)
+	if ch, err := w.Check(ctx, c); err != nil || !ch.OK || ch.UnknownCommits != 1 || !strings.Contains(ch.Items[0].Detail, "stuck 1") {
+		t.Errorf("a stuck workflow after a commit of unknown outcome: %+v, %v", ch, err)
+	}
+	w.unknownCommits.Store(0)
+	testutil.CheckFails(t, w, c, []string{"every workflow completed"})
+	exec(fmt.Sprintf("DELETE FROM %s WHERE id = %d", tInstances, first+3000))
 	// A workflow younger than --stuck-after is unfinished (an interrupted
 	// run), said but not a violation.
 	exec(fmt.Sprintf("INSERT INTO %s (id, definition, state, version, steps, applied, created_us, updated_us) VALUES (%d, 'x', 'waiting', 1, 1, 0, %d, 0)", tInstances, first+2000, micros(time.Now())))

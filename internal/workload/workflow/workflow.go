@@ -112,6 +112,7 @@ type Workload struct {
 	leaseLost       atomic.Int64             // applications refused because the lease had passed on
 	handlerFailures atomic.Int64             // handler failures retried or dead-lettered
 	notified        atomic.Int64             // notifications the listener received
+	unknownCommits  atomic.Int64             // starts and publishes whose commit outcome is unknown
 }
 
 // recorder holds a StepRecorder for an atomic.Pointer.
@@ -291,7 +292,9 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	w.leaseLost.Store(0)
 	w.handlerFailures.Store(0)
 	w.notified.Store(0)
+	w.unknownCommits.Store(0)
 	w.notified.Store(0)
+	w.unknownCommits.Store(0)
 	return nil
 }
 
