@@ -23,6 +23,7 @@ import (
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead" // registers connect-overhead
 	_ "github.com/txnbench/txnbench/internal/workload/pgbenchscript"   // registers script
 	_ "github.com/txnbench/txnbench/internal/workload/trainevents"     // registers train-events
+	_ "github.com/txnbench/txnbench/internal/workload/workflow"        // registers workflow
 )
 
 // Exit codes, documented in README.md.
@@ -109,7 +110,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	a.printErr(err.Error())
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, target.ErrMalformedURL) || errors.Is(err, workload.ErrIncompleteData) || errors.Is(err, job.ErrRunIDUsed) || errors.Is(err, job.ErrNoRun) {
+	if errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, target.ErrMalformedURL) || errors.Is(err, workload.ErrIncompleteData) || errors.Is(err, job.ErrRunIDUsed) || errors.Is(err, job.ErrNoRun) || errors.Is(err, workload.ErrUnsupported) {
 		return ExitUsage
 	}
 	return ExitFailure

@@ -36,7 +36,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	f, err := localdb.StartFleet(ctx, localdb.FleetOptions{Size: n, Bouncer: localdb.BouncerOptions{
 		Bin: s.Pooler.Bin, BackendHost: u.Hostname(), BackendPort: port,
 		BackendUser: u.User.Username(), BackendPassword: password,
-		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: clients + 50,
+		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: clients + backgroundSessions(s.Workload) + 50,
 	}})
 	if err != nil {
 		return err

@@ -45,8 +45,13 @@ type Spec struct {
 }
 
 // ServerConnections is how many connections the server must accept for
-// this run: a shared pool or a PgBouncer caps them below the client count.
+// this run: a shared pool or a PgBouncer caps them below the client count;
+// the workload's background work adds its own sessions.
 func (s Spec) ServerConnections() int {
+	return s.clientConnections() + backgroundSessions(s.Workload)
+}
+
+func (s Spec) clientConnections() int {
 	switch {
 	case s.Pooler.Via == ViaPgBouncer:
 		return cmp.Or(s.Pooler.Size, 20) * max(s.Pooler.Poolers, 1)
@@ -245,6 +250,14 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		}
 		return nil, err
 	}
+	stopBackground, err := startBackground(ctx, s, db)
+	if err != nil {
+		conns.Close()
+		if tel != nil {
+			tel.Finish(ctx)
+		}
+		return nil, err
+	}
 	before := db.poolerSnapshot(ctx)
 	db.supervise()
 	window := &windowClock{}
@@ -266,6 +279,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		}
 	}
 	out, err := runner.Run(ctx, rc, conns, s.Workload)
+	stopBackground()
 	pool := conns.PoolStats()
 	conns.Close() // the sessions end: the server publishes their statistics
 	wctx, endWindDown := windDown(ctx)

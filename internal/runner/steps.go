@@ -24,11 +24,11 @@ func (r *run) addSteps() {
 }
 
 // RecordStep records step of c's workload (workload.StepRecorder): a
-// statement when c's current cycle counts, a phase when it started in the
-// measured window.
+// statement when c's current cycle counts; a phase, or a transaction of
+// the workload's background work, when it started in the measured window.
 func (c *client) RecordStep(step int, d time.Duration) {
 	counted := c.cycleCounted()
-	if c.kinds[step] == result.KindPhase {
+	if c.kinds[step] != result.KindStatement {
 		counted = c.counted(time.Now().Add(-d))
 	}
 	if counted {

@@ -84,3 +84,41 @@ func TestStepsInTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// bgStepWorkload records, on each bump, two transactions of a background
+// worker as steps: one that started just now and one that started an hour
+// ago, before the window.
+type bgStepWorkload struct{ counterWorkload }
+
+func (w *bgStepWorkload) Steps() []workload.Step {
+	return []workload.Step{{Name: "claim", Kind: result.KindTxn}}
+}
+
+func (w *bgStepWorkload) NewClient(id int, rng *rand.Rand) workload.Client {
+	c := &stepClient{}
+	bump := w.counterWorkload.NewClient(id, rng).Ops()[0].Run
+	c.Client = &counterClient{w: &w.counterWorkload, ops: []workload.Op{{Name: "bump", Run: func(ctx context.Context, conn target.Conn) error {
+		err := bump(ctx, conn)
+		c.rec.RecordStep(0, time.Millisecond)
+		c.rec.RecordStep(0, time.Hour)
+		return err
+	}}}}
+	return c
+}
+
+// TestBackgroundTxnStepCountsByItsStart: a transaction of a workload's
+// background work (a step of kind txn) counts when it started in the
+// window, whatever the cycle of the client whose recorder it used.
+func TestBackgroundTxnStepCountsByItsStart(t *testing.T) {
+	w := &bgStepWorkload{counterWorkload{pause: 2 * time.Millisecond}}
+	cfg := baseConfig()
+	cfg.Clients = 1
+	cfg.Iterations = 5
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bump, claim := op(t, out, "bump"), op(t, out, "claim"); claim.Count+claim.AfterWindow != bump.Count+bump.AfterWindow || claim.Kind != result.KindTxn {
+		t.Errorf("claim counted %d+%d (%s), bump %d+%d: want one per bump, the hour-old ones left out", claim.Count, claim.AfterWindow, claim.Kind, bump.Count, bump.AfterWindow)
+	}
+}

@@ -57,6 +57,10 @@ type Capabilities struct {
 	// StatsReset resets the server's statistics counters, so runs compared
 	// in a study start alike; "" when there is no such statement.
 	StatsReset string
+	// ListenNotify: LISTEN and NOTIFY (pg_notify), wake-ups a session
+	// receives between its transactions (CockroachDB and YugabyteDB have
+	// none).
+	ListenNotify bool
 }
 
 // InvertedIndexDDL returns the statement creating an inverted index, or ""
@@ -81,7 +85,7 @@ func ParseBanner(banner string) Dialect {
 		InvertedIndex: "CREATE INDEX {name} ON {table} USING gin ({column})",
 		UUIDType:      "uuid", JSONType: "jsonb", TimestampType: "timestamptz", Now: "now()",
 		StatsReset: "SELECT pg_stat_reset()", AdvisoryLocks: true,
-		StatViews: true, PostgresDDL: true,
+		StatViews: true, PostgresDDL: true, ListenNotify: true,
 	}
 	if m := crdbVersion.FindStringSubmatch(banner); m != nil {
 		c := pgFamily
@@ -90,6 +94,7 @@ func ParseBanner(banner string) Dialect {
 		c.StatsReset = ""
 		c.AdvisoryLocks = false
 		c.StatViews = false
+		c.ListenNotify = false
 		return Dialect{Name: "CockroachDB", Version: m[1], Banner: banner, Caps: c}
 	}
 	if m := ybVersion.FindStringSubmatch(banner); m != nil {
@@ -100,6 +105,7 @@ func ParseBanner(banner string) Dialect {
 		c.RetriesSerialization = true
 		c.AdvisoryLocks = false
 		c.StatViews = false
+		c.ListenNotify = false
 		return Dialect{Name: "YugabyteDB", Version: m[2], Banner: banner, Caps: c}
 	}
 	d := Dialect{Name: "PostgreSQL", Banner: banner, Caps: pgFamily}

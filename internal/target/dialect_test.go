@@ -187,3 +187,17 @@ func FuzzParseBanner(f *testing.F) {
 		}
 	})
 }
+
+// TestListenNotify: LISTEN/NOTIFY is PostgreSQL's alone among the
+// PostgreSQL-wire dialects (CockroachDB and YugabyteDB refuse LISTEN).
+func TestListenNotify(t *testing.T) {
+	for banner, want := range map[string]bool{
+		"PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu":                   true,
+		"CockroachDB CCL v23.2.1 (x86_64-pc-linux-gnu, built 2024/01/16 14:48:46, go1.21.5)": false,
+		"PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu":                              false,
+	} {
+		if got := target.ParseBanner(banner).Caps.ListenNotify; got != want {
+			t.Errorf("%s: ListenNotify %v, want %v", banner, got, want)
+		}
+	}
+}

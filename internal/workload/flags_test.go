@@ -11,6 +11,7 @@ import (
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead"
 	_ "github.com/txnbench/txnbench/internal/workload/pgbenchscript"
 	_ "github.com/txnbench/txnbench/internal/workload/trainevents"
+	_ "github.com/txnbench/txnbench/internal/workload/workflow"
 )
 
 // TestEveryFlagIsDeclared: every flag of every registered workload is
@@ -21,6 +22,7 @@ func TestEveryFlagIsDeclared(t *testing.T) {
 		"connect-overhead": {"rows"},
 		"script":           {"foreign-keys", "partition-method", "partitions", "scale"},
 		"train-events":     {"flat-columns", "inverted-index", "payload", "rows", "variant"},
+		"workflow":         nil, // no initial data: every run adds its own workflows
 	}
 	for _, name := range workload.Names() {
 		def, _ := workload.Lookup(name)

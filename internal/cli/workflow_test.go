@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// TestWorkflowRun: txnbench run workflow on the embedded default polls
+// (and says why), prints the seed's correctness counters as the check's
+// line and saves the workers' transactions and the phases; --wake notify
+// where there is no LISTEN/NOTIFY is refused as a usage error.
+func TestWorkflowRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runMain("run", "workflow", "--iterations", "8", "--clients", "2", "--signal-workers", "2", "--poll-interval", "5ms", "--json", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"failures 0, dead-lettered 0, runtime conflicts 0, stuck 0", "signal workers poll every 5ms: SQLite has no LISTEN/NOTIFY", "signal_to_completion", "invariants: OK"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, kind := range map[string]result.Kind{"start": result.KindTxn, "signal_publish": result.KindTxn, "await": result.KindTxn, "claim": result.KindTxn, "apply": result.KindTxn, "signal_to_completion": result.KindPhase, "workflow": result.KindPhase} {
+		if o := r.Op(name); o == nil || o.Kind != kind {
+			t.Errorf("saved op %s: %+v, want kind %s", name, o, kind)
+		}
+	}
+	code, _, stderr = runMain("run", "workflow", "--iterations", "1", "--wake", "notify")
+	if code != ExitUsage || !strings.Contains(stderr, "--wake notify needs LISTEN/NOTIFY, which SQLite lacks: use --wake poll") {
+		t.Errorf("--wake notify on SQLite: exit %d, %s", code, stderr)
+	}
+}

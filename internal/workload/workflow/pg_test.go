@@ -1,0 +1,174 @@
+package workflow
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// workerSessions counts the server sessions whose last statement was a
+// worker's claim or LISTEN.
+func workerSessions(t *testing.T, c target.Conn) int64 {
+	t.Helper()
+	var n int64
+	q := "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND (query LIKE '%op=claim%' OR query LIKE 'LISTEN%')"
+	if err := target.QueryRow(context.Background(), c, q, nil, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestPostgresScenarios runs each scenario on a real PostgreSQL at a tiny
+// scale, waking the workers with NOTIFY (the default there) and, for the
+// round trip, by polling; the runs share the tables, each checking its
+// own workflows. When a run ends its workers' sessions are gone.
+func TestPostgresScenarios(t *testing.T) {
+	cl := testutil.Postgres(t)
+	admin := testutil.Session(t, openTarget(t, cl.URL()))
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		steps int64
+		wake  string
+	}{
+		{"signal-roundtrip notify", []string{"--scenario", "signal-roundtrip"}, 1, wakeNotify},
+		{"signal-roundtrip poll", []string{"--scenario", "signal-roundtrip", "--wake", "poll", "--poll-interval", "5ms"}, 1, wakePoll},
+		{"immediate-burst", []string{"--scenario", "immediate-burst", "--steps", "4", "--claim-batch", "2"}, 4, wakeNotify},
+		{"delayed-burst", []string{"--scenario", "delayed-burst", "--steps", "3", "--signal-delay", "50ms"}, 3, wakeNotify},
+		{"external-resume", []string{"--scenario", "external-resume"}, 1, wakeNotify},
+		{"handler failures", []string{"--steps", "2", "--handler-fail-rate", "0.5", "--max-attempts", "2", "--retry-backoff", "1ms"}, 2, wakeNotify},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorkflow(t, append(tc.args, "--signal-workers", "3")...)
+			s := spec(cl.URL(), w, 4, 24)
+			r := runOn(t, s, openDB(t, s))
+			checkRun(t, r, 24)
+			if tc.name == "handler failures" {
+				// 48 signals, each dead-lettered with p = 0.25: none is a
+				// one in a million
+				if w.handlerFailures.Load() == 0 || strings.Contains(r.Invariants.Items[0].Detail, "dead-lettered 0,") {
+					t.Errorf("%d handler failures, %s: want retries and dead letters", w.handlerFailures.Load(), r.Invariants.Items[0].Detail)
+				}
+			} else if a := r.Op(stepApply); a.Count+a.AfterWindow < 24*tc.steps {
+				t.Errorf("apply %d+%d, want at least %d", a.Count, a.AfterWindow, 24*tc.steps) // version conflicts retry
+			}
+			if r.Settings["wake"] != tc.wake || len(r.Notes) != 0 {
+				t.Errorf("wake %v, notes %q; want %s without notes", r.Settings["wake"], r.Notes, tc.wake)
+			}
+			if tc.name == "delayed-burst" {
+				if l := r.Op(stepLateness); l == nil || l.Count+l.AfterWindow != 72 {
+					t.Errorf("lateness %+v", l)
+				}
+				// the signals waited for their due time
+				if c := r.Op(stepCompletion); c.P50 < 25 {
+					t.Errorf("signal to completion p50 %.1f ms, before the 50ms delay", c.P50)
+				}
+			}
+			if !testutil.Poll(10*time.Second, 20*time.Millisecond, func() bool { return workerSessions(t, admin) == 0 }) {
+				t.Errorf("%d worker sessions left after the run", workerSessions(t, admin))
+			}
+		})
+	}
+}
+
+// TestWorkerKilledMidClaim: a worker whose session dies holding claimed
+// signals loses nothing: a session claims signals as worker 99 and is
+// terminated by the server (pg_terminate_backend) before it applies them;
+// when the lease expires the run's workers take them over. The run's own
+// worker sessions are terminated too (after a claim): they reconnect.
+// Every workflow completes, each signal applied once.
+func TestWorkerKilledMidClaim(t *testing.T) {
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	admin := testutil.Session(t, openTarget(t, cl.URL()))
+	dying := testutil.Session(t, openTarget(t, cl.URL()))
+	w := newWorkflow(t, "--signal-workers", "3", "--claim-batch", "4", "--lease", "300ms", "--steps", "3", "--wake", "poll", "--poll-interval", "5ms")
+	s := spec(cl.URL(), w, 4, 40)
+	db := openDB(t, s)
+	var stolen, killed int64
+	done := make(chan struct{})
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
+		go func() {
+			defer close(done)
+			// claim as a worker that then dies
+			testutil.Poll(10*time.Second, time.Millisecond, func() bool {
+				rows, err := dying.Query(ctx, w.sql.claim, 99, micros(time.Now().Add(w.lease)), micros(time.Now()), 2)
+				if err != nil {
+					return true
+				}
+				for rows.Next() {
+					stolen++
+				}
+				rows.Close()
+				return stolen > 0
+			})
+			target.QueryRow(ctx, admin, "SELECT pg_terminate_backend($1)", []any{int64(target.BackendPID(dying))}, new(bool))
+			// and the run's own workers, after a claim
+			testutil.Poll(10*time.Second, 20*time.Millisecond, func() bool {
+				var n int64
+				target.QueryRow(ctx, admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE '%op=claim%'", nil, &n)
+				killed += n
+				return killed >= 3
+			})
+		}()
+	}}}
+	r := runOn(t, s, db)
+	<-done
+	if stolen == 0 || killed == 0 {
+		t.Fatalf("claimed %d signals as a dying worker, killed %d worker sessions: want some of each", stolen, killed)
+	}
+	checkRun(t, r, 40)
+	var takenOver int64
+	if err := target.QueryRow(ctx, admin, "SELECT count(*) FROM "+tHistory+" WHERE attempts > 1 AND worker <> 99", nil, &takenOver); err != nil {
+		t.Fatal(err)
+	}
+	if takenOver < stolen {
+		t.Errorf("%d signals applied on a later attempt, want the %d the dead worker held", takenOver, stolen)
+	}
+	t.Logf("dead worker held %d signals; killed %d worker sessions; claim errors %v, apply errors %v", stolen, killed, r.Op(stepClaim).Errors, r.Op(stepApply).Errors)
+}
+
+// TestThroughPgBouncer: through a throwaway PgBouncer in transaction mode
+// the workers' LISTEN session goes straight to the server, so NOTIFY
+// still wakes them; the run is whole.
+func TestThroughPgBouncer(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	w := newWorkflow(t, "--signal-workers", "3")
+	s := spec(job.TempPostgres, w, 4, 16)
+	s.Pooler = job.Pooler{Via: job.ViaPgBouncer, Mode: "transaction", Size: 4}
+	r := runOn(t, s, openDB(t, s))
+	checkRun(t, r, 16)
+	if r.Settings["wake"] != wakeNotify || len(r.Notes) != 0 || !strings.Contains(r.Config.DB, "via PgBouncer") {
+		t.Errorf("wake %v, notes %q, db %s: want notify through PgBouncer", r.Settings["wake"], r.Notes, r.Config.DB)
+	}
+	if w.notified.Load() == 0 {
+		t.Error("no NOTIFY reached the workers' listener")
+	}
+}
+
+// TestThroughPoolerURL: through a pooler given by URL, with no server URL
+// to LISTEN on, the workers poll and the run says why.
+func TestThroughPoolerURL(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	cl := testutil.Postgres(t)
+	b, err := localdb.StartPgBouncer(context.Background(), localdb.BouncerOptions{BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password(), PoolSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Stop() })
+	w := newWorkflow(t, "--signal-workers", "3", "--poll-interval", "5ms")
+	s := spec("", w, 4, 16)
+	s.Pooler = job.Pooler{Via: b.URL("postgres")}
+	r := runOn(t, s, openDB(t, s))
+	checkRun(t, r, 16)
+	if r.Settings["wake"] != wakePoll || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "signal workers poll every 5ms: LISTEN needs a session of its own and the pooler URL given to --via is not the server (give the server's URL with --db too)") {
+		t.Errorf("wake %v, notes %q: want polling, said why", r.Settings["wake"], r.Notes)
+	}
+}
