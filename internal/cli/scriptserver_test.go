@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestScriptServerTime: `run script` tags each script's statements, so
+// each script gets the server's time per transaction (the sum of its
+// statements' time in pg_stat_statements), above zero and at most its
+// client latency, in every protocol, and the table shows it.
+func TestScriptServerTime(t *testing.T) {
+	testutil.NeedPostgres(t)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	wr := write("wr.sql", "\\set aid random(1, 100000)\n\\set delta random(-5000, 5000)\nBEGIN;\n"+
+		"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"+
+		"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nEND;\n")
+	rd := write("rd.sql", "\\set aid random(1, 100000)\n"+
+		"SELECT a.abalance, b.bbalance FROM pgbench_accounts a JOIN pgbench_branches b USING (bid) WHERE a.aid = :aid;\n")
+	for _, mode := range []string{"simple", "prepared"} {
+		out := filepath.Join(dir, mode+".json")
+		code, stdout, stderr := runMain("run", "script", "--db", "temp-postgres", "-f", wr+"@3", "-f", rd+"@1",
+			"--protocol", mode, "--clients", "2", "--duration", "1s", "--json", out)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d\n%s\n%s", mode, code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "server(ms)") {
+			t.Errorf("%s: no server(ms) column:\n%s", mode, stdout)
+		}
+		r, err := result.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"wr.sql", "rd.sql"} {
+			o := r.Op(name)
+			if o == nil || o.Count == 0 {
+				t.Fatalf("%s: no transactions of %s", mode, name)
+			}
+			if o.ServerMS <= 0 || o.ServerMS > o.Mean {
+				t.Errorf("%s: %s server %.4f ms, client mean %.4f ms", mode, name, o.ServerMS, o.Mean)
+			}
+		}
+		tagged := map[string]int{}
+		for _, st := range r.Telemetry.Statements {
+			tagged[st.Op]++
+		}
+		// wr.sql: BEGIN, UPDATE, SELECT, END; rd.sql: SELECT
+		if tagged["wr.sql"] != 4 || tagged["rd.sql"] != 1 {
+			t.Errorf("%s: statements by script %v", mode, tagged)
+		}
+	}
+}
