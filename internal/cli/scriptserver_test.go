@@ -62,3 +62,33 @@ func TestScriptServerTime(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptStudyServerGap: a study of a script over a client ladder
+// writes the client-vs-server gap of each rung into study.md.
+func TestScriptStudyServerGap(t *testing.T) {
+	testutil.NeedPostgres(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "rd.sql")
+	if err := os.WriteFile(script, []byte("\\set aid random(1, 100000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "study")
+	code, stdout, stderr := runMain("study", "script", "--db", "temp-postgres", "-f", script, "--duration", "1s",
+		"--settle", "0", "--vary", "clients=1,2", "--out", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "study.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(md), "## client vs server")
+	if !ok {
+		t.Fatalf("no client vs server table in study.md:\n%s", md)
+	}
+	for _, rung := range []string{"| clients=1 | rd.sql |", "| clients=2 | rd.sql |"} {
+		if !strings.Contains(table, rung) {
+			t.Errorf("no row %q in:\n%s", rung, table)
+		}
+	}
+}

@@ -91,6 +91,7 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 	o.Summary = sum
 	var md strings.Builder
 	Write(&md, sum)
+	WriteServerGaps(&md, sum, o.Results)
 	o.Markdown = md.String()
 	b, _ := json.MarshalIndent(sum, "", "  ")
 	if err := os.WriteFile(filepath.Join(p.Out, "study.json"), append(b, '\n'), 0o644); err != nil {
