@@ -77,7 +77,7 @@ func WriteServerGaps(w io.Writer, s *Summary, results [][]*result.Result) {
 		}
 		rows = append(rows, []string{g.Cell, g.Op, f3(g.ClientMS), f3(g.ServerMS), f3(g.GapMS), share})
 	}
-	texttable.Write(w, texttable.Markdown, rows, 0)
+	texttable.Write(w, texttable.Markdown, rows, 0, 1)
 }
 
 func f3(v float64) string { return fmt.Sprintf("%.3f", v) }
