@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -90,5 +92,46 @@ func TestScriptStudyServerGap(t *testing.T) {
 		if !strings.Contains(table, rung) {
 			t.Errorf("no row %q in:\n%s", rung, table)
 		}
+	}
+}
+
+// TestPgbenchSendsNoTags: `txnbench pgbench` sends the script's SQL as
+// pgbench does, without the op tags `run script` adds.
+func TestPgbenchSendsNoTags(t *testing.T) {
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	tg, err := target.Open(ctx, cl.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+		t.Skipf("no pg_stat_statements: %v", err)
+	}
+	mix := filepath.Join(t.TempDir(), "mix.sql")
+	os.WriteFile(mix, []byte("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644)
+	if code, out, stderr := runMain("pgbench", "-i", "-s", "1", cl.URL()); code != 0 {
+		t.Fatalf("pgbench -i: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if code, out, stderr := runMain("pgbench", "-f", mix, "-t", "5", "-M", "prepared", cl.URL()); code != 0 {
+		t.Fatalf("pgbench -f: exit %d\n%s\n%s", code, out, stderr)
+	}
+	count := func(like string) int64 {
+		var n int64
+		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM pg_stat_statements WHERE query LIKE $1", []any{like}, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count("%FROM pgbench_accounts WHERE aid%"); n == 0 {
+		t.Fatal("the script's statement is not in pg_stat_statements")
+	}
+	if n := count("%txnbench op=%"); n != 0 {
+		t.Errorf("%d statements carry an op tag", n)
 	}
 }
