@@ -93,6 +93,11 @@ func TestScriptStudyServerGap(t *testing.T) {
 			t.Errorf("no row %q in:\n%s", rung, table)
 		}
 	}
+	// txnbench report renders the saved study again, the table included
+	code, stdout, stderr = runMain("report", out)
+	if code != ExitOK || stdout != string(md) {
+		t.Errorf("report: exit %d, output differs from study.md\n%s\n%s", code, stdout, stderr)
+	}
 }
 
 // TestPgbenchSendsNoTags: `txnbench pgbench` sends the script's SQL as

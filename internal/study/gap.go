@@ -23,21 +23,15 @@ type ServerGap struct {
 }
 
 // ServerGaps are the gaps of every cell of s and every transaction op the
-// server timed in all of the cell's runs, in the cells' order. results are
-// per cell of the plan, as Outcome.Results: cells without a run are not
-// in s and are skipped.
+// server timed in all of the cell's runs, in the cells' order. results[i]
+// are the runs of s.Cells[i]; a cell without runs (nil) has no gaps.
 func ServerGaps(s *Summary, results [][]*result.Result) []ServerGap {
 	var out []ServerGap
-	cell := 0
-	for _, rs := range results {
-		if len(rs) == 0 {
+	for i, rs := range results {
+		if len(rs) == 0 || i >= len(s.Cells) {
 			continue
 		}
-		if cell >= len(s.Cells) {
-			break
-		}
-		label := s.Cells[cell].Label
-		cell++
+		label := s.Cells[i].Label
 		for _, o := range rs[0].Ops {
 			if !o.Kind.IsTxn() {
 				continue

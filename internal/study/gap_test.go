@@ -8,9 +8,9 @@ import (
 )
 
 // TestServerGaps: per cell and op, the medians of the client's mean and
-// the server's time across repetitions and their difference; cells
-// without a run are skipped (they are not in the summary), ops without
-// server time in every run are left out.
+// the server's time across repetitions and their difference; a cell
+// without runs is skipped, ops without server time in every run are left
+// out.
 func TestServerGaps(t *testing.T) {
 	run := func(mean, server float64) *result.Result {
 		r := &result.Result{}
@@ -19,10 +19,10 @@ func TestServerGaps(t *testing.T) {
 		r.Ops[1].Mean, r.Ops[1].ServerMS = 1, 0 // no server time
 		return r
 	}
-	s := &Summary{Cells: []CellSummary{{Label: "clients=1"}, {Label: "clients=4"}}}
+	s := &Summary{Cells: []CellSummary{{Label: "clients=1"}, {Label: "clients=2"}, {Label: "clients=4"}}}
 	results := [][]*result.Result{
 		{run(2, 0.5), run(4, 1.5), run(3, 1)},
-		nil, // clients=2 never finished a run
+		nil, // clients=2's runs could not be read
 		{run(10, 4)},
 	}
 	gaps := ServerGaps(s, results)
