@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 # Durations, clients and scales: the real mode is what the page shows.
 if [ -n "${RECIPES_QUICK:-}" ]; then
   mode="quick mode (\`RECIPES_QUICK=1\`: short runs and small scales, to check the recipes; the numbers are not to be read)"
-  short=2s normal=3s long=5s matrix_clients=16 ladder=2,4,8 scale=1 rung=3s ramp=1s
+  short=2s normal=5s long=5s matrix_clients=16 ladder=2,4,8 scale=1 rung=3s ramp=4s
 else
   mode="real mode"
   short=10s normal=20s long=60s matrix_clients=64 ladder=4,8,16,32,64 scale=10 rung=30s ramp=5s
@@ -58,6 +58,7 @@ out=bench/out/recipes-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 bin=$out/txnbench
 go build -o "$bin" ./cmd/txnbench || exit 1
+version=$(git describe --always --dirty 2>/dev/null || echo unknown)
 started=$(date -u +"%Y-%m-%d %H:%M UTC")
 
 for name in "${names[@]}"; do
@@ -99,7 +100,7 @@ generated() {
     "$mode" "$started" "$(nproc)" "${cpu:-unknown}" \
     "$(awk '/^MemTotal/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)" \
     "${pg:-PostgreSQL (version unknown)}" "${pgb:-PgBouncer (version unknown)}" \
-    "$(git describe --always --dirty 2>/dev/null || echo unknown)"
+    "$version"
 }
 
 page=docs/recipes.md
