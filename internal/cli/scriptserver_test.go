@@ -31,7 +31,7 @@ func TestScriptServerTime(t *testing.T) {
 		"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nEND;\n")
 	rd := write("rd.sql", "\\set aid random(1, 100000)\n"+
 		"SELECT a.abalance, b.bbalance FROM pgbench_accounts a JOIN pgbench_branches b USING (bid) WHERE a.aid = :aid;\n")
-	for _, mode := range []string{"simple", "prepared"} {
+	for _, mode := range []string{"simple", "extended", "prepared"} {
 		out := filepath.Join(dir, mode+".json")
 		code, stdout, stderr := runMain("run", "script", "--db", "temp-postgres", "-f", wr+"@3", "-f", rd+"@1",
 			"--protocol", mode, "--clients", "2", "--duration", "1s", "--json", out)
