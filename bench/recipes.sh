@@ -1,39 +1,117 @@
 #!/usr/bin/env bash
-# recipes.sh: runs the studies of docs/recipes.md (the seed studies as
-# txnbench commands) and keeps their reports in bench/out/recipes-DATE/.
-#   bench/recipes.sh [NAME...]     (default: all; names below)
-set -euo pipefail
+# recipes.sh: runs the seed studies as txnbench commands and regenerates
+# docs/recipes.md from bench/recipes.md.in: each "@recipe NAME" line of the
+# template becomes the recipe's command and what txnbench printed, pasted
+# verbatim (its headings moved two levels down); "@generated" says which
+# mode, machine and versions produced the page. Every run's files stay in
+# bench/out/recipes-DATE/NAME (study.md, study.json, one JSON per run).
+#
+#   bash bench/recipes.sh                  the real runs (about 25 minutes on 2 cores)
+#   RECIPES_QUICK=1 bash bench/recipes.sh  short runs and small scales, a few minutes:
+#                                          checks the recipes; not numbers to read
+#   bash bench/recipes.sh NAME...          only these recipes; the page goes to the
+#                                          out directory, docs/recipes.md is left alone
+#
+# A recipe that fails is marked in the page (its exit status and the last
+# lines it printed on stderr) and the script goes on with the next.
+set -uo pipefail
 cd "$(dirname "$0")/.."
+
+# Durations, clients and scales: the real mode is what the page shows.
+if [ -n "${RECIPES_QUICK:-}" ]; then
+  mode="quick mode (\`RECIPES_QUICK=1\`: short runs and small scales, to check the recipes; the numbers are not to be read)"
+  short=2s normal=5s long=5s matrix_clients=16 ladder=2,4,8 scale=1 rung=3s ramp=4s
+else
+  mode="real mode"
+  short=10s normal=20s long=60s matrix_clients=64 ladder=4,8,16,32,64 scale=10 rung=30s ramp=5s
+fi
+
+# The recipes, in the page's order: NAME, then txnbench's arguments
+# (without --out, which the script adds).
+names=()
+declare -A args
+recipe() { names+=("$1"); local n=$1; shift; args[$n]="$*"; }
+recipe seed000-matrix study train-events --db temp-postgres --clients "$matrix_clients" --duration "$long" \
+  --vary via=direct,pgbouncer --vary variant=jsonb,manual,text
+recipe seed001-pg study connect-overhead --db temp-postgres --clients 1 --duration "$short" \
+  --vary conn=per-txn,pool --vary query=select1,point,complex
+recipe seed001-sqlite study connect-overhead --clients 1 --duration "$short" \
+  --vary conn=per-txn,pool --vary query=select1,point,complex
+recipe seed002-ladder study script --db temp-postgres -f examples/scripts/wd01.sql@3 -f examples/scripts/wd02.sql@1 \
+  --scale "$scale" --duration "$rung" --vary clients="$ladder"
+recipe train-ladder study train-events --db temp-postgres --variant text --duration "$rung" --vary clients="$ladder"
+recipe seed003-workflow suite run examples/workflow-baseline.toml --tier smoke
+recipe seed004-per-txn study connect-overhead --db temp-postgres --query point --conn per-txn \
+  --clients 20 --duration "$normal" --vary via=direct,pgbouncer
+recipe seed004-persistent study connect-overhead --db temp-postgres --query point \
+  --clients 80 --duration "$normal" --vary via=direct,pgbouncer
+recipe seed004-1000 study connect-overhead --db temp-postgres --pg-conf max_connections=100 --query select1 \
+  --clients 1000 --ramp "$ramp" --duration "$normal" --vary via=direct,pgbouncer
+
+sel=("$@")
+for s in "${sel[@]}"; do
+  [ -n "${args[$s]+x}" ] || { echo "unknown recipe $s: choose from ${names[*]}" >&2; exit 2; }
+done
+has() { [ ${#sel[@]} -eq 0 ] && return 0; for s in "${sel[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+
 out=bench/out/recipes-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 bin=$out/txnbench
-go build -o "$bin" ./cmd/txnbench
-run() { # name, then the txnbench arguments
-  local name=$1; shift
-  echo "== $name: txnbench $*"
-  local t0=$SECONDS
-  "$bin" "$@" --out "$out/$name" >"$out/$name.md" 2>"$out/$name.log" || echo "   exit $? (see $out/$name.log)"
-  echo "   $((SECONDS - t0)) s"
-}
-sel=("$@")
-has() { [ ${#sel[@]} -eq 0 ] && return 0; for s in "${sel[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+go build -o "$bin" ./cmd/txnbench || exit 1
+version=$(git describe --always --dirty 2>/dev/null || echo unknown)
+started=$(date -u +"%Y-%m-%d %H:%M UTC")
 
-# Seed 004: PgBouncer vs direct connections.
-has pgb-per-txn && run pgb-per-txn study connect-overhead --db temp-postgres --query point --conn per-txn \
-  --clients 20 --duration 20s --vary via=direct,pgbouncer
-has pgb-persistent && run pgb-persistent study connect-overhead --db temp-postgres --query point \
-  --clients 80 --duration 20s --vary via=direct,pgbouncer
-has pgb-1000 && run pgb-1000 study connect-overhead --db temp-postgres --pg-conf max_connections=100 --query select1 \
-  --clients 1000 --ramp 5s --duration 20s --vary via=direct,pgbouncer
-# Seed 001: connect-per-query vs pooled, PostgreSQL and SQLite.
-has seed001-pg && run seed001-pg study connect-overhead --db temp-postgres --clients 1 --duration 10s \
-  --vary conn=per-txn,pool --vary query=select1,point,complex
-has seed001-sqlite && run seed001-sqlite study connect-overhead --clients 1 --duration 10s \
-  --vary conn=per-txn,pool --vary query=select1,point,complex
-# Seed 000: the train-events matrix, 3 variants x direct vs PgBouncer.
-has train-matrix && run train-matrix study train-events --db temp-postgres --clients 64 --duration 60s \
-  --vary via=direct,pgbouncer --vary variant=jsonb,manual,text
-# Seed 002 / 003: a capacity ladder.
-has ladder && run ladder study train-events --db temp-postgres --variant text --duration 30s \
-  --vary clients=4,8,16,32,64
-echo "reports in $out"
+for name in "${names[@]}"; do
+  has "$name" || continue
+  echo "== $name: txnbench ${args[$name]}"
+  t0=$SECONDS
+  # shellcheck disable=SC2086 # the arguments hold no spaces
+  "$bin" ${args[$name]} --out "$out/$name" >"$out/$name.md" 2>"$out/$name.log"
+  code=$?
+  echo "$code $((SECONDS - t0))" >"$out/$name.status"
+  echo "   exit $code, $((SECONDS - t0)) s"
+done
+
+# emit writes a recipe's part of the page.
+emit() {
+  local name=$1 code secs
+  if [ ! -f "$out/$name.status" ]; then
+    printf '(recipe `%s` was not run this time.)\n' "$name"
+    return
+  fi
+  read -r code secs <"$out/$name.status"
+  printf '```sh\ntxnbench %s\n```\n\n' "${args[$name]}"
+  if [ "$code" != 0 ]; then
+    printf '**This recipe failed this time: txnbench exited %s after %s s.** The last lines it printed:\n\n```\n' "$code" "$secs"
+    tail -n 5 "$out/$name.log"
+    printf '```\n\n'
+  fi
+  sed -e '/./,$!d' -e 's/^#/###/' "$out/$name.md"
+  printf '\n(Ran in %s s.)\n' "$secs"
+}
+
+# generated says what produced the page.
+generated() {
+  local cpu pg pgb
+  cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+  pg=$(pg_config --version 2>/dev/null || ls -d /usr/lib/postgresql/*/ 2>/dev/null | head -n 1)
+  pgb=$( (pgbouncer --version 2>/dev/null || /usr/sbin/pgbouncer --version 2>/dev/null) | head -n 1)
+  printf 'Generated by `bash bench/recipes.sh` in %s on %s: one machine with %s CPUs (%s), %s GB of memory, %s, %s, txnbench %s; the database, the pooler and txnbench all on that machine.\n' \
+    "$mode" "$started" "$(nproc)" "${cpu:-unknown}" \
+    "$(awk '/^MemTotal/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)" \
+    "${pg:-PostgreSQL (version unknown)}" "${pgb:-PgBouncer (version unknown)}" \
+    "$version"
+}
+
+page=docs/recipes.md
+[ ${#sel[@]} -eq 0 ] || page=$out/recipes.md
+{
+  while IFS= read -r line; do
+    case $line in
+      "@recipe "*) emit "${line#@recipe }" ;;
+      "@generated") generated ;;
+      *) printf '%s\n' "$line" ;;
+    esac
+  done <bench/recipes.md.in
+} >"$page.tmp" && mv "$page.tmp" "$page"
+echo "wrote $page; reports in $out"

@@ -135,6 +135,25 @@ func (a *app) reportStudy(path, html string) error {
 		}
 		runs[i] = r
 	}
+	// every repetition, for the client vs server medians; a cell with a
+	// run that cannot be read gets no rows there
+	all := make([][]*result.Result, len(s.Cells))
+	for i, c := range s.Cells {
+		for k, file := range c.Results {
+			r := runs[i]
+			if k > 0 {
+				var err error
+				if r, err = result.Load(studyResultPath(filepath.Dir(path), file)); err != nil {
+					a.status(fmt.Sprintf("cell %s: %v (its client vs server rows are left out)", c.Label, err))
+				}
+			}
+			if r == nil {
+				all[i] = nil
+				break
+			}
+			all[i] = append(all[i], r)
+		}
+	}
 	if html != "" { // files first: a reader that stops early (| head) does not cost them
 		if err := writeAtomic(html, func(w io.Writer) error { return report.StudyHTML(w, s, runs) }); err != nil {
 			return err
@@ -142,6 +161,7 @@ func (a *app) reportStudy(path, html string) error {
 		a.status("HTML report written to " + html)
 	}
 	study.Write(a.stdout, s)
+	study.WriteServerGaps(a.stdout, s, all)
 	for _, c := range s.Cells {
 		if c.Invariants().Violated() {
 			return exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}

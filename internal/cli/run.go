@@ -73,7 +73,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.pooler.Bin, "pgbouncer-bin", "", "the pgbouncer binary (default: PATH, /usr/sbin/pgbouncer)")
 	fs.IntVar(&f.pooler.Poolers, "poolers", 1, "with --via pgbouncer: how many throwaway PgBouncers; more than 1 puts a throwaway HAProxy in front (leastconn, health checks every 2 s)")
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
-	fs.DurationVar(&f.cfg.Progress, "progress", 10*time.Second, "interval between progress lines")
+	fs.DurationVar(&f.cfg.Progress, "progress", 0, "interval between progress lines and chart points (default: at least 10 per --duration, from 100ms to 10s)")
 	fs.DurationVar(&f.cfg.Grace, "grace", 30*time.Second, "after --duration, how long ops still running may take to finish (their latency counts, their count not) before they are cancelled and counted unfinished")
 	fs.StringVar(&f.json, "json", "", "write the full result as JSON to this file")
 	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report with charts to this file")
@@ -116,6 +116,9 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if fs.Changed("iterations") && !fs.Changed("duration") {
 		f.cfg.Duration = 0
+	}
+	if !fs.Changed("progress") {
+		f.cfg.Progress = runner.DefaultProgress(f.cfg.Duration)
 	}
 	if err := f.cfg.Validate(); err != nil {
 		return usage(err)

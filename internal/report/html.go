@@ -369,7 +369,7 @@ func runCharts(r *result.Result) chartData {
 	ops := chartedOps(r)
 	opsSec := section{Title: "throughput and latency"}
 	// throughput over time: ops that count work (not waits and lag)
-	tp := chart{ID: "throughput", Title: "throughput over time", Kind: "line", X: axis{Title: "elapsed (s)"}, Y: axis{Title: "ops/s"}}
+	tp := chart{ID: "throughput", Title: "throughput over time", Kind: "line", X: axis{Title: "elapsed (s)"}, Y: axis{Title: "ops/s"}, Note: oneIntervalNote(r)}
 	for _, o := range ops {
 		if o.Kind == result.KindWait || o.Kind == result.KindLag {
 			continue
@@ -855,6 +855,9 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 			continue
 		}
 		ts, ps := series{Label: s.Cells[i].Label}, series{Label: s.Cells[i].Label}
+		if n := oneIntervalNote(r); n != "" {
+			tput.Note = s.Cells[i].Label + ": " + n
+		}
 		for _, iv := range r.Intervals {
 			x := round3(iv.ElapsedS)
 			if iv.LengthS > 0 {

@@ -80,10 +80,12 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 	}
 	sum := &Summary{Format: Format, Workload: p.Workload, Vary: p.Vary, Repeat: p.Repeat, Args: p.Args, Compare: p.Compare}
 	var firsts []*result.Result // each cell's first run, for study.html
+	var ran [][]*result.Result  // the runs of each cell of sum
 	for i, c := range p.Cells {
 		if len(o.Results[i]) > 0 {
 			sum.Cells = append(sum.Cells, Summarise(c, o.Results[i], files[i]))
 			firsts = append(firsts, o.Results[i][0])
+			ran = append(ran, o.Results[i])
 		}
 	}
 	if len(sum.Cells) == 0 {
@@ -93,6 +95,7 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 	sum.Comparisons = Compare(sum)
 	var md strings.Builder
 	Write(&md, sum)
+	WriteServerGaps(&md, sum, ran)
 	o.Markdown = md.String()
 	b, _ := json.MarshalIndent(sum, "", "  ")
 	if err := os.WriteFile(filepath.Join(p.Out, "study.json"), append(b, '\n'), 0o644); err != nil {

@@ -86,6 +86,7 @@ func (e *emulator) pgbenchVersion() string {
 
 func newPgbenchOpts() *pgbenchOpts {
 	o := &pgbenchOpts{w: pgbenchscript.New()}
+	o.w.Untagged = true // pgbench's bytes exactly
 	fs := pflag.NewFlagSet("pgbench", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false

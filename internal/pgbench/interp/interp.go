@@ -41,6 +41,11 @@ type Config struct {
 	// Debug writes pgbench's --debug lines to Stderr: each script
 	// started, meta command executed and statement sent.
 	Debug bool
+	// Tags, when set, has one comment per script that is put before the
+	// text of each of its SQL commands (a workload.OpTag, so the server's
+	// statement statistics name the script). pgbench sends no such thing:
+	// `txnbench pgbench` leaves it nil.
+	Tags []string
 
 	once sync.Once
 	prog *program
@@ -105,7 +110,11 @@ func compile(cfg *Config) *program {
 		slot(n)
 	}
 	prepnum := 0
-	for _, s := range cfg.Scripts {
+	for k, s := range cfg.Scripts {
+		var tag string
+		if k < len(cfg.Tags) {
+			tag = cfg.Tags[k]
+		}
 		cs := make([]compiled, len(s.Commands))
 		for i, c := range s.Commands {
 			cc := &cs[i]
@@ -115,6 +124,9 @@ func compile(cfg *Config) *program {
 					cc.params = append(cc.params, slot(v))
 				}
 				p.params = max(p.params, len(cc.params))
+				if tag != "" {
+					cc.parts = append(cc.parts, part{text: tag, slot: -1})
+				}
 				for _, pt := range c.Parts {
 					if pt.Var != "" {
 						cc.parts = append(cc.parts, part{text: ":" + pt.Var, slot: slot(pt.Var)})
@@ -122,9 +134,9 @@ func compile(cfg *Config) *program {
 						cc.parts = append(cc.parts, part{text: pt.Text, slot: -1})
 					}
 				}
-				cc.sql = c.ParamSQL
+				cc.sql = tag + c.ParamSQL
 				if cfg.Mode == target.QuerySimple {
-					cc.sql = c.SQL
+					cc.sql = tag + c.SQL
 				}
 				if cfg.Mode == target.QueryPrepared {
 					cc.name = "P_" + strconv.Itoa(prepnum)

@@ -77,6 +77,11 @@ type Workload struct {
 	// VerboseErrors writes pgbench's --verbose-errors lines to Stderr for
 	// every serialization or deadlock error, retried or not.
 	VerboseErrors bool
+	// Untagged sends each SQL command exactly as its script has it, as
+	// pgbench does (`txnbench pgbench` sets it). Otherwise each starts
+	// with its script's workload.OpTag, so the server's time per
+	// statement (pg_stat_statements) adds up to each script's server(ms).
+	Untagged bool
 
 	scripts []*pgscript.Script
 	mode    target.QueryMode
@@ -340,6 +345,11 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	w.cfg = &interp.Config{
 		Scripts: w.scripts, Mode: w.mode, Defines: w.defines, Scale: scale, Seeds: seeds,
 		Stdout: w.Stdout, Stderr: w.Stderr, OnCommand: w.stmts.record, Debug: w.Debug,
+	}
+	if !w.Untagged {
+		for _, name := range w.OpNames() {
+			w.cfg.Tags = append(w.cfg.Tags, workload.OpTag(name))
+		}
 	}
 	w.choose = make([]*chooser, threads)
 	for i := range w.choose {

@@ -1,0 +1,58 @@
+package study
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// TestServerGaps: per cell and op, the medians of the client's mean and
+// the server's time across repetitions and their difference; a cell
+// without runs is skipped, ops without server time in every run are left
+// out.
+func TestServerGaps(t *testing.T) {
+	run := func(mean, server float64) *result.Result {
+		r := &result.Result{}
+		r.Ops = []result.Op{{Name: "wr.sql"}, {Name: "rd.sql"}}
+		r.Ops[0].Mean, r.Ops[0].ServerMS = mean, server
+		r.Ops[1].Mean, r.Ops[1].ServerMS = 1, 0 // no server time
+		return r
+	}
+	s := &Summary{Cells: []CellSummary{{Label: "clients=1"}, {Label: "clients=2"}, {Label: "clients=4"}}}
+	results := [][]*result.Result{
+		{run(2, 0.5), run(4, 1.5), run(3, 1)},
+		nil, // clients=2's runs could not be read
+		{run(10, 4)},
+	}
+	gaps := ServerGaps(s, results)
+	want := []ServerGap{
+		{Cell: "clients=1", Op: "wr.sql", ClientMS: 3, ServerMS: 1, GapMS: 2},
+		{Cell: "clients=4", Op: "wr.sql", ClientMS: 10, ServerMS: 4, GapMS: 6},
+	}
+	if len(gaps) != len(want) {
+		t.Fatalf("gaps %+v, want %+v", gaps, want)
+	}
+	for i := range want {
+		if gaps[i] != want[i] {
+			t.Errorf("gap %d: %+v, want %+v", i, gaps[i], want[i])
+		}
+	}
+	var md strings.Builder
+	WriteServerGaps(&md, s, results)
+	for _, line := range []string{
+		"## client vs server",
+		"| clients=1 | wr.sql |            3.000 |       1.000 |    2.000 |          33% |",
+		"| clients=4 | wr.sql |           10.000 |       4.000 |    6.000 |          40% |",
+	} {
+		if !strings.Contains(md.String(), line) {
+			t.Errorf("study.md lacks %q:\n%s", line, md.String())
+		}
+	}
+	// nothing timed by the server: no table
+	md.Reset()
+	WriteServerGaps(&md, s, [][]*result.Result{{run(1, 0)}})
+	if md.Len() != 0 {
+		t.Errorf("a table without server times:\n%s", md.String())
+	}
+}
