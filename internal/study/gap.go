@@ -73,5 +73,3 @@ func WriteServerGaps(w io.Writer, s *Summary, results [][]*result.Result) {
 	}
 	texttable.Write(w, texttable.Markdown, rows, 0, 1)
 }
-
-func f3(v float64) string { return fmt.Sprintf("%.3f", v) }
