@@ -174,18 +174,18 @@ func (d *Database) proxyResult(ctx context.Context, snap poolerSnapshot) *result
 
 // notePartialPooler says so when a pooler given by URL counted clearly
 // fewer transactions than the clients completed through it (less than
-// 90%, and it did not restart): the address leads to several poolers (a
-// load balancer such as HAProxy in front of a fleet), and its admin
-// console reached one of them, maybe not the same one before and after the
-// run.
+// 90%): the address leads to several poolers (a load balancer such as
+// HAProxy in front of a fleet), and its admin console reached one of them,
+// maybe not the same one before and after the run (so its samples may look
+// like restarts too).
 func notePartialPooler(r *result.Result, db *Database) {
 	p := r.Pooler
-	if p == nil || db.fleet != nil || p.Stats == nil || poolerRestarted(r.Telemetry) {
+	if p == nil || db.fleet != nil || p.Stats == nil {
 		return
 	}
 	ok, _ := r.Transactions()
 	if n := p.Stats["total_xact_count"]; n < ok*9/10 {
-		note := fmt.Sprintf("it counted %d transactions, fewer than the clients' %d: the address leads to several poolers (a load balancer?) and these are the counters of the one its admin console reached; give --via a pooler's own address to read its counters, or let txnbench start the fleet (--poolers)", n, ok)
+		note := fmt.Sprintf("it counted %d transactions, fewer than the clients' %d: the address likely leads to several poolers (a load balancer?) and these are the counters of the ones its admin console reached (which look like restarts when they alternate); give --via a pooler's own address to read its counters, or let txnbench start the fleet (--poolers)", n, ok)
 		p.Note = strings.TrimPrefix(p.Note+"; "+note, "; ")
 	}
 }
