@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/fault"
+	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
@@ -34,9 +36,10 @@ type Spec struct {
 	Pooler   Pooler          // a connection pooler between clients and the server
 	// Telemetry is what is watched beside the run (on unless Off).
 	Telemetry Telemetry
-	Fresh     bool     // drop and recreate the workload's schema
-	Args      []string // the command line, recorded with passwords masked
-	Version   string   // txnbench's version
+	Fresh     bool         // drop and recreate the workload's schema
+	Faults    []fault.Spec // injected on their schedule (--fault)
+	Args      []string     // the command line, recorded with passwords masked
+	Version   string       // txnbench's version
 	// Log receives status messages (starting a server, loading data).
 	Log func(string)
 }
@@ -75,13 +78,16 @@ type Database struct {
 	bouncer *localdb.Bouncer
 	// adminURL is the pooler's admin console, "" without a pooler.
 	adminURL     string
-	poolerName   string // e.g. "PgBouncer 1.18.0"
-	poolerDetail string // e.g. "transaction pooling, 20 server connections"
+	poolerName   string            // e.g. "PgBouncer 1.18.0"
+	poolerDetail string            // e.g. "transaction pooling, 20 server connections"
+	connURL      string            // what the clients connect to, with its password
+	proxy        *faultproxy.Proxy // between the clients and connURL, for network faults
 }
 
 // Close closes the target and stops what was started for it.
 func (d *Database) Close() error {
 	err := d.Target.Close()
+	d.proxy.Close()
 	if d.bouncer != nil {
 		if serr := d.bouncer.Stop(); serr != nil && err == nil {
 			err = serr
@@ -98,11 +104,11 @@ func (d *Database) Close() error {
 // Cluster is the throwaway cluster behind the database, or nil.
 func (d *Database) Cluster() *localdb.Cluster { return d.cluster }
 
-// Open opens the spec's database, starting a throwaway cluster for
+// open opens the spec's database, starting a throwaway cluster for
 // temp-postgres (max_connections sized for conns server connections) and a
 // throwaway PgBouncer in front of it with --via pgbouncer, sized for the
 // spec's clients; clients then go through the pooler.
-func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
+func open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	clients := s.Runner.Clients
 	via := s.Pooler.Via
 	if target.IsServerURL(via) {
@@ -111,7 +117,7 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Database{Target: t, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}, nil
+		return &Database{Target: t, connURL: withExecMode(via), URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}, nil
 	}
 	db, err := openServer(ctx, s, conns)
 	if err != nil || via != ViaPgBouncer {
@@ -154,7 +160,7 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 		return nil, err
 	}
 	db.Target.Close()
-	db.Target, db.bouncer, db.adminURL = t, b, b.AdminURL()
+	db.Target, db.bouncer, db.adminURL, db.connURL = t, b, b.AdminURL(), clientURL
 	db.poolerName = "PgBouncer " + b.Version()
 	db.poolerDetail = fmt.Sprintf("%s pooling, %d server connections", cmp.Or(s.Pooler.Mode, "transaction"), cmp.Or(s.Pooler.Size, 20))
 	db.URL += " via " + db.poolerName + " (" + db.poolerDetail + ")"
@@ -196,7 +202,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		if sp.Kind == target.SQLiteTemp {
 			shown = "sqlite (a temporary file, removed at exit)"
 		}
-		return &Database{Target: t, URL: shown}, nil
+		return &Database{Target: t, URL: shown, connURL: s.DB}, nil
 	}
 	conf := s.PGConf
 	if !hasSetting(conf, "max_connections") {
@@ -214,7 +220,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		return nil, err
 	}
 	s.log(fmt.Sprintf("PostgreSQL %s ready on 127.0.0.1:%d in %.1f s", cl.Version(), cl.Port(), time.Since(started).Seconds()))
-	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl}, nil
+	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, connURL: cl.URL()}, nil
 }
 
 func hasSetting(conf []string, key string) bool {
@@ -250,7 +256,7 @@ func Init(ctx context.Context, s Spec, db *Database) (created bool, err error) {
 // Run initialises the workload if needed, runs it, checks the invariants
 // and returns the Result. After an interrupt (ctx cancelled) the Result
 // holds what was measured and Interrupted is set.
-func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
+func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error) {
 	created, err := Init(ctx, s, db)
 	if err != nil {
 		return nil, err
@@ -262,7 +268,9 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		return nil, err
 	}
 	tel := startTelemetry(ctx, s, db)
-	conns, err := connect.New(ctx, db, s.Conn)
+	faults := startFaults(s, db)
+	defer faults.finish(&r)
+	conns, err := connect.New(ctx, faults.target(db), s.Conn)
 	if err != nil {
 		if tel != nil {
 			tel.Finish(ctx)
@@ -276,7 +284,9 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		// the window opens
 		rc.Observers = append([]runner.Observer{telemetryObserver{tel}}, rc.Observers...)
 	}
+	faults.hook(&rc)
 	out, err := runner.Run(ctx, rc, conns, s.Workload)
+	faults.wait() // the server and pooler are back before anything reads them
 	pool := conns.PoolStats()
 	conns.Close() // the sessions end: the server publishes their statistics
 	wctx, endWindDown := windDown(ctx)
@@ -291,7 +301,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := assemble(s, db, out)
+	r = assemble(s, db, out)
 	if d, ok := s.Workload.(workload.DataReporter); ok {
 		r.Data = d.Data() // what Start found
 	}

@@ -1,0 +1,147 @@
+package fault
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// baselineSpan is how far before a fault its baseline throughput is
+// measured; recoverySpan is the span whose throughput must reach
+// recoveredShare of it.
+const (
+	baselineSpan   = 10 * time.Second
+	recoverySpan   = time.Second
+	recoveredShare = 0.9
+)
+
+// Faults is the run's timeline of faults, each with what followed it. r
+// is the run's result, with its invariant check.
+func (s *Schedule) Faults(r *result.Result) []result.Fault {
+	s.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]result.Fault, len(s.faults))
+	copy(out, s.faults)
+	t0, end := s.t0.Load(), s.end.Load()
+	if t0 == 0 || end == 0 {
+		return out
+	}
+	injected := 0
+	for i := range out {
+		if s.done[i] {
+			injected++
+		}
+	}
+	prev := int64(0) // where the last fault's outage ended, ns since t0
+	baseline := 0.0  // the last fault's baseline
+	for i := range out {
+		if !s.done[i] {
+			continue
+		}
+		rec := s.recover(i, t0, end, prev, baseline)
+		baseline = rec.BaselinePerS
+		if r != nil {
+			rec.Invariants = r.Invariants.Status()
+			if injected == 1 && r.Invariants != nil {
+				n := r.Invariants.UnknownCommits
+				rec.UnknownCommits = &n
+			}
+		}
+		prev = s.fired[i].Load() - t0 + int64(rec.OutageS*float64(time.Second))
+		out[i].Recovery = rec
+	}
+	return out
+}
+
+// recover measures what followed fault i; the window runs from t0 to
+// end (unix ns), prev is where the previous fault's outage ended (ns
+// since t0), the earliest its baseline may start; with less than a second
+// since then, the previous fault's baseline (prevBaseline) is this one's.
+func (s *Schedule) recover(i int, t0, end, prev int64, prevBaseline float64) *result.Recovery {
+	at := s.fired[i].Load() - t0 // ns since t0
+	window := end - t0
+	rec := &result.Recovery{}
+	if ok := s.firstOK[i].Load(); ok != 0 {
+		v := seconds(ok - t0 - at)
+		rec.FirstOKS = &v
+	}
+	// the baseline: successful cycles per second before the fault
+	from := max(prev, at-int64(baselineSpan))
+	first, last := stepCeil(from), int(at/int64(step)) // whole steps in [from, at)
+	switch {
+	case last-first < int(recoverySpan/step) && prevBaseline > 0:
+		rec.BaselinePerS = prevBaseline
+		rec.Note = "throughput baseline: the fault before's (less than 1 s since it recovered)"
+	case last-first < int(recoverySpan/step) && prev > 0:
+		rec.Note = "no throughput baseline: the fault before did not recover to one"
+	case last-first < int(recoverySpan/step):
+		rec.Note = "no throughput baseline: the fault came less than 1 s after the window opened"
+	default:
+		rec.BaselinePerS = math.Round(10*float64(s.sum(s.ok, first, last))/(float64(last-first)*step.Seconds())) / 10
+	}
+	if rec.BaselinePerS > 0 {
+		need := recoveredShare * rec.BaselinePerS * recoverySpan.Seconds()
+		span := int(recoverySpan / step)
+		lastStart := int(window/int64(step)) - span // spans wholly inside the window
+		for b := stepCeil(at); b <= lastStart; b++ {
+			if float64(s.sum(s.ok, b, b+span)) >= need {
+				v := seconds(int64(b)*int64(step) - at)
+				rec.ThroughputS = &v
+				break
+			}
+		}
+		if rec.ThroughputS == nil {
+			rec.Note = "throughput did not come back to 90% of the baseline before the window ended"
+		}
+	} else if rec.Note == "" {
+		rec.Note = "no throughput baseline: no cycle succeeded in the 10 s before the fault"
+	}
+	// the outage: until the fault ended, an op succeeded and a second
+	// was back at 90% throughput
+	outage := int64(s.faults[i].LastedS * float64(time.Second))
+	switch {
+	case rec.FirstOKS == nil || (rec.ThroughputS == nil && rec.BaselinePerS > 0):
+		outage = window - at
+	default:
+		outage = max(outage, int64(*rec.FirstOKS*float64(time.Second)))
+		if rec.ThroughputS != nil { // to the end of the first second back
+			outage = max(outage, int64(*rec.ThroughputS*float64(time.Second))+int64(recoverySpan))
+		}
+	}
+	outage = min(max(outage, 0), window-at)
+	rec.OutageS = seconds(outage)
+	for _, e := range s.errs {
+		if e.at >= t0+at && e.at <= t0+at+outage {
+			if rec.Errors == nil {
+				rec.Errors = map[string]int64{}
+			}
+			rec.Errors[string(e.class)]++
+		}
+	}
+	if s.connects {
+		n := s.sum(s.opened, int(at/int64(step)), stepCeil(at+outage))
+		rec.Reconnects = &n
+	}
+	return rec
+}
+
+// sum adds steps [from, to) of series.
+func (s *Schedule) sum(series []atomic.Int64, from, to int) int64 {
+	var n int64
+	for b := max(from, 0); b < to && b < len(series); b++ {
+		n += series[b].Load()
+	}
+	return n
+}
+
+// stepCeil is the first step starting at or after ns (since t0).
+func stepCeil(ns int64) int {
+	return int((ns + int64(step) - 1) / int64(step))
+}
+
+func seconds(ns int64) float64 {
+	return float64(ns/int64(time.Millisecond)) / 1000
+}

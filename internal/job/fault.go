@@ -1,0 +1,263 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"syscall"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/fault"
+	"github.com/txnbench/txnbench/internal/faultproxy"
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// CheckFaults checks that what each of s's faults acts on is there: a
+// throwaway server (temp-postgres) for the server kinds, a throwaway
+// PgBouncer (--via pgbouncer) for kill-pooler, a PostgreSQL server for
+// terminate-backends, a PostgreSQL-wire connection for the network kinds;
+// and that each fits in the window. Its errors name the fix.
+func (s Spec) CheckFaults() error {
+	if err := fault.Check(s.Faults, s.Runner.Duration); err != nil {
+		return err
+	}
+	sp, err := target.ParseSpec(s.DB)
+	if err != nil {
+		return err
+	}
+	embedded := sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL
+	for _, f := range s.Faults {
+		switch f.Kind.Needs() {
+		case fault.NeedsServer:
+			if sp.Kind != target.TempPostgres {
+				return fmt.Errorf("--fault %s acts on a server txnbench started: use --db temp-postgres, or terminate-backends and the network faults on your own server", f)
+			}
+		case fault.NeedsPooler:
+			if s.Pooler.Via != ViaPgBouncer {
+				return fmt.Errorf("--fault %s acts on a PgBouncer txnbench started: add --via pgbouncer", f)
+			}
+		case fault.NeedsSQL:
+			if embedded {
+				return fmt.Errorf("--fault %s needs a PostgreSQL server: use --db temp-postgres or a postgres:// URL", f)
+			}
+		case fault.NeedsNetwork:
+			if embedded && !target.IsServerURL(s.Pooler.Via) {
+				return fmt.Errorf("--fault %s puts a proxy in the network path, which an embedded database has not: use --db temp-postgres or a postgres:// URL", f)
+			}
+		}
+	}
+	return nil
+}
+
+// needsProxy is whether a network fault is scheduled: the fault proxy
+// then goes between the clients and what they connect to.
+func (s Spec) needsProxy() bool {
+	for _, f := range s.Faults {
+		if f.Kind.Needs() == fault.NeedsNetwork {
+			return true
+		}
+	}
+	return false
+}
+
+// Open opens the spec's database as open does and, when a network fault
+// is scheduled, puts the fault proxy between the clients and it.
+func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
+	db, err := open(ctx, s, conns)
+	if err != nil || !s.needsProxy() {
+		return db, err
+	}
+	if err := db.insertProxy(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.log("fault proxy on " + db.proxy.Addr() + " between the clients and " + db.URL)
+	return db, nil
+}
+
+// insertProxy starts the fault proxy in front of the address the clients
+// connect to and reopens the target through it.
+func (d *Database) insertProxy(ctx context.Context) error {
+	u, err := url.Parse(d.connURL)
+	if err != nil || u.Host == "" || u.Port() == "" {
+		return fmt.Errorf("network faults need a host:port to put their proxy in front of; %s has none: give the server's TCP address in the URL", target.MaskURL(d.connURL))
+	}
+	ln, err := localdb.Listen()
+	if err != nil {
+		return err
+	}
+	p := faultproxy.Start(ln, u.Host)
+	u.Host = p.Addr()
+	t, err := target.Open(ctx, u.String())
+	if err != nil {
+		p.Close()
+		return err
+	}
+	d.Target.Close()
+	d.Target, d.proxy = t, p
+	return nil
+}
+
+// faultRun is a run's schedule of faults; nil without faults (its
+// methods then change nothing).
+type faultRun struct{ *fault.Schedule }
+
+// startFaults makes the schedule of s's faults, injected in db.
+func startFaults(s Spec, db *Database) *faultRun {
+	if len(s.Faults) == 0 {
+		return nil
+	}
+	sessions := s.Conn.Strategy == "" || s.Conn.Strategy == connect.Session
+	window := s.Runner.Duration + max(s.Runner.Grace, 30*time.Second) + time.Second
+	return &faultRun{fault.New(s.Faults, db.injector(s), window, sessions)}
+}
+
+// target is what the clients connect to: db, counting reconnects.
+func (f *faultRun) target(db *Database) target.Target {
+	if f == nil {
+		return db
+	}
+	return fault.ConnectCounter{Target: db, S: f.Schedule}
+}
+
+// hook adds the schedule to the runner's observers and cycle callback.
+func (f *faultRun) hook(rc *runner.Config) {
+	if f == nil {
+		return
+	}
+	rc.Observers = append(rc.Observers, f.Observer())
+	rc.OnCycle = f.OnCycle(rc.OnCycle)
+}
+
+// wait returns once every fault is over: the server or pooler is back.
+func (f *faultRun) wait() {
+	if f != nil {
+		f.Wait()
+	}
+}
+
+// injector does the faults on what db started or reaches.
+func (d *Database) injector(s Spec) fault.Injector {
+	kills := 0 // kill-pooler faults so far: each takes the next pooler
+	return func(ctx context.Context, f fault.Spec) (string, string) {
+		switch f.Kind {
+		case fault.KillServer, fault.RestartServer:
+			sig := syscall.SIGKILL
+			if f.Kind == fault.RestartServer {
+				sig = syscall.SIGQUIT // the postmaster's immediate shutdown
+			}
+			if err := d.cluster.Kill(sig); err != nil {
+				return "server", err.Error()
+			}
+			runner.Sleep(ctx, f.Delay) // ends early with the window
+			return "server", restart(d.cluster)
+		case fault.HangServer:
+			resume, err := d.cluster.Pause()
+			if err != nil {
+				return "server", err.Error()
+			}
+			runner.Sleep(ctx, f.For)
+			resume()
+			return "server", ""
+		case fault.TerminateBackends:
+			n, err := terminateBackends(ctx, d.serverURL(s))
+			if err != nil {
+				return "server", "terminating the run's sessions failed: " + firstLine(err.Error())
+			}
+			return "server", fmt.Sprintf("%d sessions terminated", n)
+		case fault.KillPooler:
+			ps := d.poolers()
+			b := ps[kills%len(ps)]
+			what := fmt.Sprintf("PgBouncer %d of %d", kills%len(ps)+1, len(ps))
+			kills++
+			if err := b.Kill(syscall.SIGKILL); err != nil {
+				return what, err.Error()
+			}
+			if f.Restart {
+				runner.Sleep(ctx, f.Delay)
+				return what, restart(b)
+			}
+			<-ctx.Done()
+			if note := restart(b); note != "" {
+				return what, note
+			}
+			return what, "left down until the window ended, then restarted for the invariant check"
+		case fault.Latency:
+			d.proxy.SetLatency(f.Delay)
+			if f.For > 0 {
+				runner.Sleep(ctx, f.For)
+			} else {
+				<-ctx.Done()
+			}
+			d.proxy.SetLatency(0)
+			return "network", ""
+		case fault.Blackhole:
+			lift := d.proxy.Blackhole()
+			runner.Sleep(ctx, f.For)
+			lift()
+			return "network", ""
+		case fault.Reset:
+			return "network", fmt.Sprintf("%d connections reset", d.proxy.Reset())
+		}
+		return "", "unknown fault"
+	}
+}
+
+// poolers are the PgBouncers the job started.
+func (d *Database) poolers() []*localdb.Bouncer {
+	if d.bouncer == nil {
+		return nil
+	}
+	return []*localdb.Bouncer{d.bouncer}
+}
+
+// restart starts a killed server or pooler again, whatever the window
+// does meanwhile; it returns a note when that failed.
+func restart(p interface{ Restart(context.Context) error }) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := p.Restart(ctx); err != nil {
+		return "restarting it failed: " + firstLine(err.Error())
+	}
+	return ""
+}
+
+// terminateBackends ends the run's client sessions on the server at
+// serverURL (those named txnbench in the run's database) and returns how
+// many it ended.
+func terminateBackends(ctx context.Context, serverURL string) (int64, error) {
+	if serverURL == "" {
+		return 0, errors.New("no server URL: give the server's with --db")
+	}
+	t, err := target.Open(ctx, target.WithParam(serverURL, "application_name", "txnbench-fault"))
+	if err != nil {
+		return 0, err
+	}
+	defer t.Close()
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(context.Background())
+	var n int64
+	err = target.QueryRow(ctx, c, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE application_name = 'txnbench' AND datname = current_database() AND pid <> pg_backend_pid()`, nil, &n)
+	return n, err
+}
+
+// finish puts the faults on the run's timeline, with what followed each,
+// once the run (and its invariant check) is done.
+func (f *faultRun) finish(r **result.Result) {
+	if f == nil {
+		return
+	}
+	f.Wait()
+	if *r != nil {
+		(*r).Faults = f.Faults(*r)
+	}
+}
