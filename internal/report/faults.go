@@ -32,13 +32,7 @@ func faultTable(r *result.Result) table {
 		Left: map[int]bool{1: true, 2: true, 6: true}, Wrap: map[int]bool{6: true}}
 	var notes []string
 	for _, f := range r.Faults {
-		name := f.Kind
-		if f.Arg != "" {
-			name += ":" + f.Arg
-		}
-		if !f.Injected {
-			name += " (found)"
-		}
+		name := faultName(f)
 		row := []string{fixed(f.AtS, 1), name, f.Target, fixed(f.LastedS, 1), "-", "-", "-", "-", "-"}
 		note := []string{f.Note}
 		if rc := f.Recovery; rc != nil {
@@ -89,18 +83,26 @@ func errorList(m map[string]int64) string {
 // mark is a vertical line on every chart over time: a fault.
 type mark struct {
 	X     float64 `json:"x"`
-	Label string  `json:"label"`
+	Label string  `json:"label"` // the fault, as --fault gives it
 }
 
 // faultMarks are the run's faults as marks on its charts.
 func faultMarks(r *result.Result) []mark {
 	var ms []mark
 	for _, f := range r.Faults {
-		label := "fault: " + f.Kind
-		if f.Arg != "" {
-			label += ":" + f.Arg
-		}
-		ms = append(ms, mark{X: round3(f.AtS), Label: label})
+		ms = append(ms, mark{X: round3(f.AtS), Label: faultName(f)})
 	}
 	return ms
+}
+
+// faultName is a fault as --fault names it, e.g. kill-server:2s.
+func faultName(f result.Fault) string {
+	name := f.Kind
+	if f.Arg != "" {
+		name += ":" + f.Arg
+	}
+	if !f.Injected {
+		name += " (found)"
+	}
+	return name
 }
