@@ -2,6 +2,7 @@ package fault
 
 import (
 	"math"
+	"sort"
 	"sync/atomic"
 	"time"
 
@@ -29,23 +30,25 @@ func (s *Schedule) Faults(r *result.Result) []result.Fault {
 	if t0 == 0 || end == 0 {
 		return out
 	}
-	injected := 0
+	var order []int // the injected faults in the order they came
 	for i := range out {
 		if s.done[i] {
-			injected++
+			order = append(order, i)
 		}
 	}
+	sort.SliceStable(order, func(a, b int) bool { return s.fired[order[a]].Load() < s.fired[order[b]].Load() })
 	prev := int64(0) // where the last fault's outage ended, ns since t0
 	baseline := 0.0  // the last fault's baseline
-	for i := range out {
-		if !s.done[i] {
-			continue
+	for k, i := range order {
+		until := end - t0 // the next fault, or the window's end
+		if k+1 < len(order) {
+			until = s.fired[order[k+1]].Load() - t0
 		}
-		rec := s.recover(i, t0, end, prev, baseline)
+		rec := s.recover(i, t0, until, prev, baseline)
 		baseline = rec.BaselinePerS
 		if r != nil {
 			rec.Invariants = r.Invariants.Status()
-			if injected == 1 && r.Invariants != nil {
+			if len(order) == 1 && r.Invariants != nil {
 				n := r.Invariants.UnknownCommits
 				rec.UnknownCommits = &n
 			}
@@ -56,13 +59,13 @@ func (s *Schedule) Faults(r *result.Result) []result.Fault {
 	return out
 }
 
-// recover measures what followed fault i; the window runs from t0 to
-// end (unix ns), prev is where the previous fault's outage ended (ns
-// since t0), the earliest its baseline may start; with less than a second
-// since then, the previous fault's baseline (prevBaseline) is this one's.
-func (s *Schedule) recover(i int, t0, end, prev int64, prevBaseline float64) *result.Recovery {
+// recover measures what followed fault i until the next fault or the
+// window's end (until, ns since the window opened at t0, unix ns). prev
+// is where the previous fault's outage ended (ns since t0), the earliest
+// its baseline may start; with less than a second since then, the
+// previous fault's baseline (prevBaseline) is this one's.
+func (s *Schedule) recover(i int, t0, until, prev int64, prevBaseline float64) *result.Recovery {
 	at := s.fired[i].Load() - t0 // ns since t0
-	window := end - t0
 	rec := &result.Recovery{}
 	if ok := s.firstOK[i].Load(); ok != 0 {
 		v := seconds(ok - t0 - at)
@@ -85,7 +88,7 @@ func (s *Schedule) recover(i int, t0, end, prev int64, prevBaseline float64) *re
 	if rec.BaselinePerS > 0 {
 		need := recoveredShare * rec.BaselinePerS * recoverySpan.Seconds()
 		span := int(recoverySpan / step)
-		lastStart := int(window/int64(step)) - span // spans wholly inside the window
+		lastStart := int(until/int64(step)) - span // spans wholly before until
 		for b := stepCeil(at); b <= lastStart; b++ {
 			if float64(s.sum(s.ok, b, b+span)) >= need {
 				v := seconds(int64(b)*int64(step) - at)
@@ -94,7 +97,7 @@ func (s *Schedule) recover(i int, t0, end, prev int64, prevBaseline float64) *re
 			}
 		}
 		if rec.ThroughputS == nil {
-			rec.Note = "throughput did not come back to 90% of the baseline before the window ended"
+			rec.Note = "throughput did not come back to 90% of the baseline before " + untilWhat(until, s.end.Load()-t0)
 		}
 	} else if rec.Note == "" {
 		rec.Note = "no throughput baseline: no cycle succeeded in the 10 s before the fault"
@@ -104,14 +107,14 @@ func (s *Schedule) recover(i int, t0, end, prev int64, prevBaseline float64) *re
 	outage := int64(s.faults[i].LastedS * float64(time.Second))
 	switch {
 	case rec.FirstOKS == nil || (rec.ThroughputS == nil && rec.BaselinePerS > 0):
-		outage = window - at
+		outage = until - at
 	default:
 		outage = max(outage, int64(*rec.FirstOKS*float64(time.Second)))
 		if rec.ThroughputS != nil { // to the end of the first second back
 			outage = max(outage, int64(*rec.ThroughputS*float64(time.Second))+int64(recoverySpan))
 		}
 	}
-	outage = min(max(outage, 0), window-at)
+	outage = min(max(outage, 0), until-at)
 	rec.OutageS = seconds(outage)
 	for _, e := range s.errs {
 		if e.at >= t0+at && e.at <= t0+at+outage {
@@ -144,4 +147,12 @@ func stepCeil(ns int64) int {
 
 func seconds(ns int64) float64 {
 	return float64(ns/int64(time.Millisecond)) / 1000
+}
+
+// untilWhat names what ended a fault's outage.
+func untilWhat(until, window int64) string {
+	if until < window {
+		return "the next fault"
+	}
+	return "the window ended"
 }

@@ -29,16 +29,19 @@ type Recovery struct {
 	// FirstOKS is the time from the fault until the first cycle started
 	// after it succeeded; nil when none did before the run ended.
 	FirstOKS *float64 `json:"first_ok_s"`
-	// ThroughputS is the time from the fault until the first second in
-	// which successful cycles reached 90% of BaselinePerS; nil when that
-	// never happened in the window, or there was no baseline.
+	// ThroughputS is the time from the fault until the start of the
+	// first second in which successful cycles reached 90% of BaselinePerS;
+	// nil when that did not happen before the next fault or the window's
+	// end, or there was no baseline.
 	ThroughputS *float64 `json:"throughput_s"`
 	// BaselinePerS is successful cycles per second in the (up to) 10 s
-	// before the fault; 0 when there was not a second of it.
+	// before the fault, since the fault before recovered; within a second
+	// of that, the fault before's baseline; 0 when there is none.
 	BaselinePerS float64 `json:"baseline_per_s"`
 	// OutageS is the span the errors and reconnects are counted in: from
-	// the fault until it ended and the workload recovered (both figures
-	// above), or until the window ended.
+	// the fault until it ended, an op succeeded and the first second back
+	// at 90% throughput ended; at most until the next fault or the
+	// window's end.
 	OutageS float64 `json:"outage_s"`
 	// Errors are the failed cycles in the outage by error class.
 	Errors map[string]int64 `json:"errors,omitempty"`

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// runFaults runs train-events on temp-postgres with extra flags and the
+// faults, and checks what every fault must show: exit 0, invariants OK,
+// each fault injected and on the timeline in the JSON with its recovery
+// figures (an op succeeded again after it), and the faults table.
+func runFaults(t *testing.T, extra []string, faults ...string) *result.Result {
+	t.Helper()
+	testutil.NeedPostgres(t)
+	out := filepath.Join(testutil.Artifacts(t), t.Name()+".json")
+	args := []string{"run", "train-events", "--db", "temp-postgres", "--clients", "3", "--progress", "1s", "--telemetry", "off", "--json", out}
+	args = append(append(args, quick...), extra...)
+	for _, f := range faults {
+		args = append(args, "--fault", f)
+	}
+	code, stdout, stderr := runMain(args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	if !strings.Contains(stdout, "\nfaults\n") || !strings.Contains(stdout, "invariants: OK") {
+		t.Errorf("no faults table or invariants not OK:\n%s", stdout)
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Faults) != len(faults) {
+		t.Fatalf("%d faults in the JSON, want %d: %+v", len(r.Faults), len(faults), r.Faults)
+	}
+	for i, f := range r.Faults {
+		if got := f.Kind + map[bool]string{true: ":" + f.Arg}[f.Arg != ""]; !strings.HasSuffix(faults[i], got) {
+			t.Errorf("fault %d is %s, want %s", i, got, faults[i])
+		}
+		rc := f.Recovery
+		switch {
+		case !f.Injected || strings.Contains(f.Note, "not injected") || strings.Contains(f.Note, "failed"):
+			t.Errorf("%s: %+v", faults[i], f)
+		case rc == nil:
+			t.Errorf("%s: no recovery figures", faults[i])
+		case rc.FirstOKS == nil:
+			t.Errorf("%s: no op succeeded after it: %+v", faults[i], *rc)
+		case rc.Invariants != "OK":
+			t.Errorf("%s: invariants %q", faults[i], rc.Invariants)
+		case rc.Reconnects == nil:
+			t.Errorf("%s: no reconnect count with session clients", faults[i])
+		}
+	}
+	return r
+}
+
+// TestFaultsOnTempPostgres injects every server and network fault into
+// one run on a throwaway cluster: each is on the timeline with its
+// recovery figures, the faults that break sessions show the errors and
+// reconnects, and nothing is lost.
+func TestFaultsOnTempPostgres(t *testing.T) {
+	faults := []string{"1s:terminate-backends", "2500ms:reset", "4s:latency:20ms/500ms", "5s:blackhole:500ms",
+		"6s:hang-server:500ms", "7s:restart-server", "11s:kill-server:200ms"}
+	r := runFaults(t, []string{"--duration", "16s"}, faults...)
+	for _, f := range r.Faults {
+		rc := f.Recovery
+		if rc == nil {
+			continue
+		}
+		var errs int64
+		for _, n := range rc.Errors {
+			errs += n
+		}
+		switch f.Kind {
+		case "terminate-backends", "reset": // the clients come back at once
+			if errs == 0 || *rc.Reconnects == 0 {
+				t.Errorf("%s broke no session: %+v", f.Kind, *rc)
+			}
+		case "restart-server", "kill-server": // how soon they come back is the machine's
+			if errs == 0 {
+				t.Errorf("%s broke no session: %+v", f.Kind, *rc)
+			}
+		case "hang-server", "blackhole":
+			if *rc.FirstOKS < 0.5 {
+				t.Errorf("%s: an op started after it succeeded within %.2f s, while it held everything for 0.5 s", f.Kind, *rc.FirstOKS)
+			}
+		}
+	}
+}
+
+// TestKillPoolerIsRestarted kills the throwaway PgBouncer mid-run and
+// restarts it after ARG: the clients come back through it, nothing is
+// lost, and the pooler's restart shows on the timeline.
+func TestKillPoolerIsRestarted(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	r := runFaults(t, []string{"--duration", "5s", "--via", "pgbouncer"}, "2s:kill-pooler:300ms")
+	if f := r.Faults[0]; f.Target != "PgBouncer 1 of 1" || f.LastedS < 0.3 {
+		t.Errorf("kill-pooler: %+v", f)
+	}
+}
