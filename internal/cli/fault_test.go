@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -99,5 +102,39 @@ func TestKillPoolerIsRestarted(t *testing.T) {
 	r := runFaults(t, []string{"--duration", "5s", "--via", "pgbouncer"}, "2s:kill-pooler:300ms")
 	if f := r.Faults[0]; f.Target != "PgBouncer 1 of 1" || f.LastedS < 0.3 {
 		t.Errorf("kill-pooler: %+v", f)
+	}
+}
+
+// TestStudyComparesRecovery varies the connection strategy of a run with
+// a fault: the study's summary (printed and in study.json) has the
+// recovery of each cell side by side.
+func TestStudyComparesRecovery(t *testing.T) {
+	testutil.NeedPostgres(t)
+	testutil.NeedPgBouncer(t)
+	out := filepath.Join(t.TempDir(), "st")
+	args := append([]string{"study", "train-events", "--db", "temp-postgres", "--vary", "via=direct,pgbouncer", "--vary", "fault=1s:terminate-backends",
+		"--duration", "3s", "--clients", "2", "--telemetry", "off", "--settle", "0s", "--out", out}, quick...)
+	code, stdout, stderr := runMain(args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"## faults: recovery", "| via=direct fault=1s:terminate-backends    | terminate-backends at 1.0 s",
+		"| via=pgbouncer fault=1s:terminate-backends | terminate-backends at 1.0 s"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "study.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s study.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Cells {
+		if len(c.Faults) != 1 || c.Faults[0].Runs != 1 || c.Faults[0].FirstOKS == nil {
+			t.Errorf("cell %s: faults %+v", c.Label, c.Faults)
+		}
 	}
 }

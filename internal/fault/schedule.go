@@ -154,7 +154,7 @@ func (s *Schedule) cycle(ev runner.CycleEvent) {
 	if i := s.stepOf(end); i >= 0 {
 		s.ok[i].Add(1)
 	}
-	start := ev.Start.UnixNano()
+	start := ev.Start.Add(ev.Lag).UnixNano() // when it began, behind a --rate schedule too
 	for i := range s.fired {
 		if at := s.fired[i].Load(); at != 0 && start >= at && s.firstOK[i].Load() == 0 {
 			s.firstOK[i].CompareAndSwap(0, end)

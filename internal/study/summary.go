@@ -46,6 +46,8 @@ type CellSummary struct {
 	ClientCPUPerTxnMS float64 `json:"client_cpu_per_txn_ms"`
 	AllocPerTxnKB     float64 `json:"alloc_per_txn_kb"`
 	PeakMB            float64 `json:"peak_mb"`
+	// Faults are the injected faults and what followed them (--fault).
+	Faults []FaultRecovery `json:"faults,omitempty"`
 }
 
 // Invariants is the cell's check over its repetitions, without the
@@ -94,6 +96,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	}
 	cs.TxnPerS = metrics.Median(txn)
 	cs.ClientCPUPerTxnMS, cs.AllocPerTxnKB, cs.PeakMB = metrics.Median(cpu), metrics.Median(alloc), metrics.Median(peak)
+	cs.Faults = faultRecoveries(rs)
 	for _, o := range rs[0].Ops {
 		var rate, mean, p50, p95, p99, errs []float64
 		for _, r := range rs {
@@ -192,6 +195,7 @@ func Write(w io.Writer, s *Summary) {
 		rows = append(rows, []string{c.Label, f1(c.TxnPerS), fmt.Sprintf("%.3f", c.ClientCPUPerTxnMS), f1(c.AllocPerTxnKB), fmt.Sprintf("%.0f", c.PeakMB), vs})
 	}
 	texttable.Write(w, texttable.Markdown, rows, 0)
+	writeRecovery(w, s)
 	for _, l := range Ladders(s) {
 		l.write(w)
 	}
