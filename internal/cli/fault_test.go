@@ -49,6 +49,10 @@ func runFaults(t *testing.T, extra []string, faults ...string) *result.Result {
 			t.Errorf("%s: %+v", faults[i], f)
 		case rc == nil:
 			t.Errorf("%s: no recovery figures", faults[i])
+		case f.Kind == "kill-pooler" && f.Arg == "": // left down: nothing succeeds after it
+			if rc.FirstOKS != nil || !strings.Contains(f.Note, "left down until the window ended, then restarted") {
+				t.Errorf("%s: %+v %+v", faults[i], f, *rc)
+			}
 		case rc.FirstOKS == nil:
 			t.Errorf("%s: no op succeeded after it: %+v", faults[i], *rc)
 		case rc.Invariants != "OK":
@@ -94,14 +98,17 @@ func TestFaultsOnTempPostgres(t *testing.T) {
 	}
 }
 
-// TestKillPoolerIsRestarted kills the throwaway PgBouncer mid-run and
-// restarts it after ARG: the clients come back through it, nothing is
-// lost, and the pooler's restart shows on the timeline.
-func TestKillPoolerIsRestarted(t *testing.T) {
+// TestKillPooler kills the throwaway PgBouncer mid-run and restarts it
+// after ARG: the clients come back through it; then kills it for good:
+// it stays down for the rest of the window and is restarted for the
+// invariant check. Nothing is lost.
+func TestKillPooler(t *testing.T) {
 	testutil.NeedPgBouncer(t)
-	r := runFaults(t, []string{"--duration", "5s", "--via", "pgbouncer"}, "2s:kill-pooler:300ms")
-	if f := r.Faults[0]; f.Target != "PgBouncer 1 of 1" || f.LastedS < 0.3 {
-		t.Errorf("kill-pooler: %+v", f)
+	r := runFaults(t, []string{"--duration", "6s", "--via", "pgbouncer"}, "2s:kill-pooler:300ms", "4s:kill-pooler")
+	for _, f := range r.Faults {
+		if f.Target != "PgBouncer 1 of 1" || f.LastedS < 0.3 {
+			t.Errorf("kill-pooler: %+v", f)
+		}
 	}
 }
 

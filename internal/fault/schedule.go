@@ -2,6 +2,7 @@ package fault
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,8 @@ type Schedule struct {
 	inject Injector
 	// connects is whether Connected counts reconnects (session clients).
 	connects bool
+	// Log, when set, is told as each fault starts and ends.
+	Log func(string)
 
 	t0     atomic.Int64 // window start, unix ns; 0 before
 	end    atomic.Int64 // window end, unix ns; 0 before
@@ -111,14 +114,24 @@ func (s *Schedule) run(i int, t0 time.Time) {
 	}
 	at := time.Now()
 	s.fired[i].Store(at.UnixNano())
+	s.log(fmt.Sprintf("fault at %.1f s: %s", at.Sub(t0).Seconds(), f.Name()))
 	hit, note := s.inject(s.ctx, f)
 	lasted := time.Since(at)
+	if note != "" {
+		s.log(fmt.Sprintf("fault %s at %.1f s: %s", f.Name(), at.Sub(t0).Seconds(), note))
+	}
 	s.mu.Lock()
 	s.faults[i].AtS = seconds(at.Sub(t0).Nanoseconds())
 	s.faults[i].Target, s.faults[i].Note = hit, note
 	s.faults[i].LastedS = seconds(lasted.Nanoseconds())
 	s.done[i] = true
 	s.mu.Unlock()
+}
+
+func (s *Schedule) log(msg string) {
+	if s.Log != nil {
+		s.Log(msg)
+	}
 }
 
 // Wait returns once no fault is going on any more (after the window

@@ -65,10 +65,15 @@ type Spec struct {
 
 // String is the spec as --fault takes it.
 func (s Spec) String() string {
+	return fmt.Sprintf("%s:%s", s.At, s.Name())
+}
+
+// Name is the fault without its time: KIND[:ARG].
+func (s Spec) Name() string {
 	if s.Arg == "" {
-		return fmt.Sprintf("%s:%s", s.At, s.Kind)
+		return string(s.Kind)
 	}
-	return fmt.Sprintf("%s:%s:%s", s.At, s.Kind, s.Arg)
+	return string(s.Kind) + ":" + s.Arg
 }
 
 // End is when the fault is over, measured like At; 0 for added latency

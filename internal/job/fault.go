@@ -114,7 +114,9 @@ func startFaults(s Spec, db *Database) *faultRun {
 	}
 	sessions := s.Conn.Strategy == "" || s.Conn.Strategy == connect.Session
 	window := s.Runner.Duration + max(s.Runner.Grace, 30*time.Second) + time.Second
-	return &faultRun{fault.New(s.Faults, db.injector(s), window, sessions)}
+	sch := fault.New(s.Faults, db.injector(s), window, sessions)
+	sch.Log = s.Log
+	return &faultRun{sch}
 }
 
 // target is what the clients connect to: db, counting reconnects.
