@@ -77,7 +77,7 @@ func (s *Schedule) recover(i int, t0, until, prev int64, prevBaseline float64) *
 	switch {
 	case last-first < int(recoverySpan/step) && prevBaseline > 0:
 		rec.BaselinePerS = prevBaseline
-		rec.Note = "throughput baseline: the fault before's (less than 1 s since it recovered)"
+		rec.Note = "throughput baseline: the fault before's (less than 1 s since its outage ended)"
 	case last-first < int(recoverySpan/step) && prev > 0:
 		rec.Note = "no throughput baseline: the fault before did not recover to one"
 	case last-first < int(recoverySpan/step):
@@ -89,7 +89,11 @@ func (s *Schedule) recover(i int, t0, until, prev int64, prevBaseline float64) *
 		need := recoveredShare * rec.BaselinePerS * recoverySpan.Seconds()
 		span := int(recoverySpan / step)
 		lastStart := int(until/int64(step)) - span // spans wholly before until
-		for b := stepCeil(at); b <= lastStart; b++ {
+		from := stepCeil(at)
+		if rec.FirstOKS != nil { // not before an op succeeded: a backlog's burst is no recovery
+			from = max(from, int((at+int64(*rec.FirstOKS*float64(time.Second)))/int64(step)))
+		}
+		for b := from; b <= lastStart; b++ {
 			if float64(s.sum(s.ok, b, b+span)) >= need {
 				v := seconds(int64(b)*int64(step) - at)
 				rec.ThroughputS = &v

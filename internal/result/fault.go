@@ -30,7 +30,8 @@ type Recovery struct {
 	// after it succeeded; nil when none did before the run ended.
 	FirstOKS *float64 `json:"first_ok_s"`
 	// ThroughputS is the time from the fault until the start of the
-	// first second in which successful cycles reached 90% of BaselinePerS;
+	// first second (starting in the 100 ms step of the first success or
+	// later) in which successful cycles reached 90% of BaselinePerS;
 	// nil when that did not happen before the next fault or the window's
 	// end, or there was no baseline.
 	ThroughputS *float64 `json:"throughput_s"`
