@@ -54,38 +54,44 @@ func (s Spec) CheckFaults() error {
 	return nil
 }
 
-// needsProxy is whether a network fault is scheduled: the fault proxy
-// then goes between the clients and what they connect to.
-func (s Spec) needsProxy() bool {
-	for _, f := range s.Faults {
-		if f.Kind.Needs() == fault.NeedsNetwork {
-			return true
+// faultRun is a run's faults: their schedule and, for the network
+// kinds, the proxy the clients connect through. A nil faultRun (a run
+// without faults) changes nothing.
+type faultRun struct {
+	*fault.Schedule
+	proxy *faultproxy.Proxy // nil without network faults
+	via   target.Target     // the target through the proxy
+}
+
+// startFaults makes the schedule of s's faults, injected in db, with the
+// fault proxy in front of what the clients connect to when a network
+// fault is scheduled; nil without faults.
+func startFaults(ctx context.Context, s Spec, db *Database) (*faultRun, error) {
+	if len(s.Faults) == 0 {
+		return nil, nil
+	}
+	f := &faultRun{}
+	for _, sp := range s.Faults {
+		if sp.Kind.Needs() == fault.NeedsNetwork && f.proxy == nil {
+			if err := f.startProxy(ctx, db.connURL); err != nil {
+				return nil, err
+			}
+			s.log("fault proxy on " + f.proxy.Addr() + " between the clients and " + db.URL)
 		}
 	}
-	return false
+	sessions := s.Conn.Strategy == "" || s.Conn.Strategy == connect.Session
+	window := s.Runner.Duration + max(s.Runner.Grace, 30*time.Second) + time.Second
+	f.Schedule = fault.New(s.Faults, db.injector(s, f.proxy), window, sessions)
+	f.Log = s.Log
+	return f, nil
 }
 
-// Open opens the spec's database as open does and, when a network fault
-// is scheduled, puts the fault proxy between the clients and it.
-func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
-	db, err := open(ctx, s, conns)
-	if err != nil || !s.needsProxy() {
-		return db, err
-	}
-	if err := db.insertProxy(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	s.log("fault proxy on " + db.proxy.Addr() + " between the clients and " + db.URL)
-	return db, nil
-}
-
-// insertProxy starts the fault proxy in front of the address the clients
-// connect to and reopens the target through it.
-func (d *Database) insertProxy(ctx context.Context) error {
-	u, err := url.Parse(d.connURL)
+// startProxy starts the fault proxy in front of the address of connURL
+// and opens the target through it.
+func (f *faultRun) startProxy(ctx context.Context, connURL string) error {
+	u, err := url.Parse(connURL)
 	if err != nil || u.Host == "" || u.Port() == "" {
-		return fmt.Errorf("network faults need a host:port to put their proxy in front of; %s has none: give the server's TCP address in the URL", target.MaskURL(d.connURL))
+		return fmt.Errorf("network faults need a host:port to put their proxy in front of; %s has none: give the TCP address in the URL", target.MaskURL(connURL))
 	}
 	ln, err := localdb.Listen()
 	if err != nil {
@@ -98,31 +104,18 @@ func (d *Database) insertProxy(ctx context.Context) error {
 		p.Close()
 		return err
 	}
-	d.Target.Close()
-	d.Target, d.proxy = t, p
+	f.proxy, f.via = p, t
 	return nil
 }
 
-// faultRun is a run's schedule of faults; nil without faults (its
-// methods then change nothing).
-type faultRun struct{ *fault.Schedule }
-
-// startFaults makes the schedule of s's faults, injected in db.
-func startFaults(s Spec, db *Database) *faultRun {
-	if len(s.Faults) == 0 {
-		return nil
-	}
-	sessions := s.Conn.Strategy == "" || s.Conn.Strategy == connect.Session
-	window := s.Runner.Duration + max(s.Runner.Grace, 30*time.Second) + time.Second
-	sch := fault.New(s.Faults, db.injector(s), window, sessions)
-	sch.Log = s.Log
-	return &faultRun{sch}
-}
-
-// target is what the clients connect to: db, counting reconnects.
+// target is what the clients connect to: db, or the proxy in front of
+// it, counting reconnects.
 func (f *faultRun) target(db *Database) target.Target {
-	if f == nil {
+	switch {
+	case f == nil:
 		return db
+	case f.via != nil:
+		return fault.ConnectCounter{Target: f.via, S: f.Schedule}
 	}
 	return fault.ConnectCounter{Target: db, S: f.Schedule}
 }
@@ -143,8 +136,25 @@ func (f *faultRun) wait() {
 	}
 }
 
-// injector does the faults on what db started or reaches.
-func (d *Database) injector(s Spec) fault.Injector {
+// finish puts the faults on the run's timeline, with what followed each,
+// once the run (and its invariant check) is done, and stops the proxy.
+func (f *faultRun) finish(r **result.Result) {
+	if f == nil {
+		return
+	}
+	f.Wait()
+	if f.via != nil {
+		f.via.Close()
+		f.proxy.Close()
+	}
+	if *r != nil {
+		(*r).Faults = f.Faults(*r)
+	}
+}
+
+// injector does the faults on what db started or reaches, and on the
+// network through proxy.
+func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 	kills := 0 // kill-pooler faults so far: each takes the next pooler
 	return func(ctx context.Context, f fault.Spec) (string, string) {
 		switch f.Kind {
@@ -190,21 +200,21 @@ func (d *Database) injector(s Spec) fault.Injector {
 			}
 			return what, "left down until the window ended, then restarted for the invariant check"
 		case fault.Latency:
-			d.proxy.SetLatency(f.Delay)
+			proxy.SetLatency(f.Delay)
 			if f.For > 0 {
 				runner.Sleep(ctx, f.For)
 			} else {
 				<-ctx.Done()
 			}
-			d.proxy.SetLatency(0)
+			proxy.SetLatency(0)
 			return "network", ""
 		case fault.Blackhole:
-			lift := d.proxy.Blackhole()
+			lift := proxy.Blackhole()
 			runner.Sleep(ctx, f.For)
 			lift()
 			return "network", ""
 		case fault.Reset:
-			return "network", fmt.Sprintf("%d connections reset", d.proxy.Reset())
+			return "network", fmt.Sprintf("%d connections reset", proxy.Reset())
 		}
 		return "", "unknown fault"
 	}
@@ -250,16 +260,4 @@ func terminateBackends(ctx context.Context, serverURL string) (int64, error) {
 	err = target.QueryRow(ctx, c, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 		WHERE application_name = 'txnbench' AND datname = current_database() AND pid <> pg_backend_pid()`, nil, &n)
 	return n, err
-}
-
-// finish puts the faults on the run's timeline, with what followed each,
-// once the run (and its invariant check) is done.
-func (f *faultRun) finish(r **result.Result) {
-	if f == nil {
-		return
-	}
-	f.Wait()
-	if *r != nil {
-		(*r).Faults = f.Faults(*r)
-	}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/fault"
-	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
@@ -78,16 +77,14 @@ type Database struct {
 	bouncer *localdb.Bouncer
 	// adminURL is the pooler's admin console, "" without a pooler.
 	adminURL     string
-	poolerName   string            // e.g. "PgBouncer 1.18.0"
-	poolerDetail string            // e.g. "transaction pooling, 20 server connections"
-	connURL      string            // what the clients connect to, with its password
-	proxy        *faultproxy.Proxy // between the clients and connURL, for network faults
+	poolerName   string // e.g. "PgBouncer 1.18.0"
+	poolerDetail string // e.g. "transaction pooling, 20 server connections"
+	connURL      string // what the clients connect to, with its password
 }
 
 // Close closes the target and stops what was started for it.
 func (d *Database) Close() error {
 	err := d.Target.Close()
-	d.proxy.Close()
 	if d.bouncer != nil {
 		if serr := d.bouncer.Stop(); serr != nil && err == nil {
 			err = serr
@@ -104,11 +101,11 @@ func (d *Database) Close() error {
 // Cluster is the throwaway cluster behind the database, or nil.
 func (d *Database) Cluster() *localdb.Cluster { return d.cluster }
 
-// open opens the spec's database, starting a throwaway cluster for
+// Open opens the spec's database, starting a throwaway cluster for
 // temp-postgres (max_connections sized for conns server connections) and a
 // throwaway PgBouncer in front of it with --via pgbouncer, sized for the
 // spec's clients; clients then go through the pooler.
-func open(ctx context.Context, s Spec, conns int) (*Database, error) {
+func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	clients := s.Runner.Clients
 	via := s.Pooler.Via
 	if target.IsServerURL(via) {
@@ -267,9 +264,12 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 	if err := withConn(ctx, db, func(c target.Conn) error { return s.Workload.Start(ctx, c) }); err != nil {
 		return nil, err
 	}
-	tel := startTelemetry(ctx, s, db)
-	faults := startFaults(s, db)
+	faults, err := startFaults(ctx, s, db)
+	if err != nil {
+		return nil, err
+	}
 	defer faults.finish(&r)
+	tel := startTelemetry(ctx, s, db)
 	conns, err := connect.New(ctx, faults.target(db), s.Conn)
 	if err != nil {
 		if tel != nil {
