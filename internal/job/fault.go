@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sort"
 	"syscall"
 	"time"
 
@@ -147,8 +148,9 @@ func (f *faultRun) finish(r **result.Result) {
 		f.via.Close()
 		f.proxy.Close()
 	}
-	if *r != nil {
-		(*r).Faults = f.Faults(*r)
+	if *r != nil { // beside any fault supervision found, in time order
+		(*r).Faults = append((*r).Faults, f.Faults(*r)...)
+		sort.SliceStable((*r).Faults, func(i, j int) bool { return (*r).Faults[i].AtS < (*r).Faults[j].AtS })
 	}
 }
 
