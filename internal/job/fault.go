@@ -159,6 +159,16 @@ func (f *faultRun) finish(r **result.Result) {
 func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 	kills := 0 // kill-pooler faults so far: each takes the next pooler
 	return func(ctx context.Context, f fault.Spec) (string, string) {
+		// CheckFaults refused a fault without what it acts on; this only
+		// keeps a new way to open a database from ending in a panic
+		switch needs := f.Kind.Needs(); {
+		case needs == fault.NeedsServer && d.cluster == nil:
+			return "", "not injected: no server txnbench started"
+		case needs == fault.NeedsPooler && len(d.poolers()) == 0:
+			return "", "not injected: no pooler txnbench started"
+		case needs == fault.NeedsNetwork && proxy == nil:
+			return "", "not injected: no fault proxy"
+		}
 		switch f.Kind {
 		case fault.KillServer, fault.RestartServer:
 			sig := syscall.SIGKILL
