@@ -111,6 +111,9 @@ func TestKillPooler(t *testing.T) {
 			t.Errorf("kill-pooler: %+v", f)
 		}
 	}
+	if r.Pooler == nil || !strings.Contains(r.Pooler.Note, "killed during the run") {
+		t.Errorf("the pooler's counters are not said to be partial: %+v", r.Pooler)
+	}
 }
 
 // TestStudyComparesRecovery varies the connection strategy of a run with
