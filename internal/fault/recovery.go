@@ -129,7 +129,12 @@ func (s *Schedule) recover(i int, t0, until, prev int64, prevBaseline float64) *
 		}
 	}
 	if s.connects {
-		n := s.sum(s.opened, int(at/int64(step)), stepCeil(at+outage))
+		var n int64
+		for _, o := range s.opened {
+			if o >= t0+at && o <= t0+at+outage {
+				n++
+			}
+		}
 		rec.Reconnects = &n
 	}
 	return rec

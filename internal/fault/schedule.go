@@ -22,8 +22,9 @@ type Injector func(ctx context.Context, f Spec) (target, note string)
 // step is the resolution of the recovery figures.
 const step = 100 * time.Millisecond
 
-// maxErrorEvents bounds the failed cycles kept (time and class).
-const maxErrorEvents = 1 << 20
+// maxEvents bounds the failed cycles (time and class) and the sessions
+// opened (time) kept.
+const maxEvents = 1 << 20
 
 // Schedule injects a run's faults at their times in the measured window
 // and follows the cycles around them. It is a runner.Observer (Observer)
@@ -46,14 +47,14 @@ type Schedule struct {
 	fired   []atomic.Int64 // per fault: when injected (unix ns), 0 until then
 	firstOK []atomic.Int64 // per fault: first success of a cycle started after it (unix ns)
 
-	// per step of the window: successful cycles and sessions opened, by
-	// the time they ended (opened)
-	ok, opened []atomic.Int64
+	// per step of the window: successful cycles, by the time they ended
+	ok []atomic.Int64
 
 	mu     sync.Mutex
 	faults []result.Fault // per spec, filled as it happens
 	done   []bool         // per spec: injected and over
 	errs   []errorEvent
+	opened []int64 // when sessions were opened, unix ns
 }
 
 type errorEvent struct {
@@ -70,7 +71,7 @@ func New(specs []Spec, inject Injector, window time.Duration, countConnects bool
 	s := &Schedule{
 		specs: specs, inject: inject, connects: countConnects,
 		fired: make([]atomic.Int64, len(specs)), firstOK: make([]atomic.Int64, len(specs)),
-		ok: make([]atomic.Int64, n), opened: make([]atomic.Int64, n),
+		ok:     make([]atomic.Int64, n),
 		faults: make([]result.Fault, len(specs)), done: make([]bool, len(specs)),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -158,7 +159,7 @@ func (s *Schedule) cycle(ev runner.CycleEvent) {
 	end := ev.Start.Add(ev.Latency).UnixNano()
 	if ev.Err != nil {
 		s.mu.Lock()
-		if len(s.errs) < maxErrorEvents {
+		if len(s.errs) < maxEvents {
 			s.errs = append(s.errs, errorEvent{end, target.Classify(ev.Err)})
 		}
 		s.mu.Unlock()
@@ -177,9 +178,12 @@ func (s *Schedule) cycle(ev runner.CycleEvent) {
 
 // Connected counts a session a client opened.
 func (s *Schedule) Connected() {
-	if i := s.stepOf(time.Now().UnixNano()); i >= 0 {
-		s.opened[i].Add(1)
+	now := time.Now().UnixNano()
+	s.mu.Lock()
+	if len(s.opened) < maxEvents {
+		s.opened = append(s.opened, now)
 	}
+	s.mu.Unlock()
 }
 
 // stepOf is the step a time falls in, -1 outside the window.
