@@ -160,6 +160,7 @@ func badInputs(t *testing.T) []badInput {
 		{args: te("--db", "temp-postgres", "--fault", "1s:kill-pooler"), want: "acts on a PgBouncer txnbench started: add --via pgbouncer"},
 		{args: te("--fault", "1s:terminate-backends"), want: "needs a PostgreSQL server"},
 		{args: te("--fault", "1s:latency:5ms"), want: "which an embedded database has not"},
+		{args: te("--db", "postgres://u@/db?host=/run/postgresql", "--fault", "1s:reset"), want: "give host:port in the URL (not a Unix socket or several hosts)"},
 		{args: []string{"study", "train-events", "--db", "temp-postgres", "--vary", "fault=1s:kill-server,1s:bogus"}, want: `unknown fault "bogus"`},
 		{args: []string{"init", "train-events", "--db", "temp-postgres"}, want: "would be thrown away"},
 		{args: []string{"init", "train-events", "--clients", "4"}, want: "unknown flag: --clients"},

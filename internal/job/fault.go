@@ -1,11 +1,14 @@
 package job
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,8 +50,15 @@ func (s Spec) CheckFaults() error {
 				return fmt.Errorf("--fault %s needs a PostgreSQL server: use --db temp-postgres or a postgres:// URL", f)
 			}
 		case fault.NeedsNetwork:
-			if embedded && !target.IsServerURL(s.Pooler.Via) {
+			clients := s.Pooler.Via // what the clients connect to, when a URL
+			if !target.IsServerURL(clients) && sp.Kind == target.ServerURL {
+				clients = s.DB
+			}
+			if embedded && !target.IsServerURL(clients) {
 				return fmt.Errorf("--fault %s puts a proxy in the network path, which an embedded database has not: use --db temp-postgres or a postgres:// URL", f)
+			}
+			if _, err := proxyBackend(clients); target.IsServerURL(clients) && err != nil {
+				return fmt.Errorf("--fault %s: %w", f, err)
 			}
 		}
 	}
@@ -90,15 +100,16 @@ func startFaults(ctx context.Context, s Spec, db *Database) (*faultRun, error) {
 // startProxy starts the fault proxy in front of the address of connURL
 // and opens the target through it.
 func (f *faultRun) startProxy(ctx context.Context, connURL string) error {
-	u, err := url.Parse(connURL)
-	if err != nil || u.Host == "" || u.Port() == "" {
-		return fmt.Errorf("network faults need a host:port to put their proxy in front of; %s has none: give the TCP address in the URL", target.MaskURL(connURL))
+	backend, err := proxyBackend(connURL)
+	if err != nil {
+		return err
 	}
 	ln, err := localdb.Listen()
 	if err != nil {
 		return err
 	}
-	p := faultproxy.Start(ln, u.Host)
+	p := faultproxy.Start(ln, backend)
+	u, _ := url.Parse(connURL)
 	u.Host = p.Addr()
 	t, err := target.Open(ctx, u.String())
 	if err != nil {
@@ -107,6 +118,16 @@ func (f *faultRun) startProxy(ctx context.Context, connURL string) error {
 	}
 	f.proxy, f.via = p, t
 	return nil
+}
+
+// proxyBackend is the TCP address (host:port) in connURL that the fault
+// proxy forwards to.
+func proxyBackend(connURL string) (string, error) {
+	u, err := url.Parse(connURL)
+	if err != nil || u.Hostname() == "" || strings.HasPrefix(u.Hostname(), "/") || strings.Contains(u.Host, ",") {
+		return "", fmt.Errorf("network faults put a proxy in front of one TCP address; %s has none: give host:port in the URL (not a Unix socket or several hosts)", target.MaskURL(connURL))
+	}
+	return net.JoinHostPort(u.Hostname(), cmp.Or(u.Port(), "5432")), nil
 }
 
 // target is what the clients connect to: db, or the proxy in front of
