@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
-// runFaults runs train-events on temp-postgres with extra flags and the
+// runFaults runs train-events (on temp-postgres unless extra has a --db)
+// with extra flags and the
 // faults, and checks what every fault must show: exit 0, invariants OK,
 // each fault injected and on the timeline in the JSON with its recovery
 // figures (an op succeeded again after it), and the faults table.
@@ -21,7 +23,10 @@ func runFaults(t *testing.T, extra []string, faults ...string) *result.Result {
 	t.Helper()
 	testutil.NeedPostgres(t)
 	out := filepath.Join(testutil.Artifacts(t), t.Name()+".json")
-	args := []string{"run", "train-events", "--db", "temp-postgres", "--clients", "3", "--progress", "1s", "--telemetry", "off", "--json", out}
+	args := []string{"run", "train-events", "--clients", "3", "--progress", "1s", "--telemetry", "off", "--json", out}
+	if !slices.Contains(extra, "--db") {
+		args = append(args, "--db", "temp-postgres")
+	}
 	args = append(append(args, quick...), extra...)
 	for _, f := range faults {
 		args = append(args, "--fault", f)
@@ -97,6 +102,13 @@ func TestFaultsOnTempPostgres(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFaultsOnAServerURL: terminate-backends and the network faults work
+// on a server txnbench did not start, given by URL.
+func TestFaultsOnAServerURL(t *testing.T) {
+	cl := testutil.Postgres(t)
+	runFaults(t, []string{"--db", cl.URL(), "--duration", "4s"}, "1s:terminate-backends", "2s:reset", "3s:latency:10ms/200ms")
 }
 
 // TestKillPooler kills the throwaway PgBouncer mid-run and restarts it
