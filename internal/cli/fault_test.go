@@ -15,10 +15,10 @@ import (
 )
 
 // runFaults runs train-events (on temp-postgres unless extra has a --db)
-// with extra flags and the
-// faults, and checks what every fault must show: exit 0, invariants OK,
-// each fault injected and on the timeline in the JSON with its recovery
-// figures (an op succeeded again after it), and the faults table.
+// with extra flags and the faults, and checks what every fault must show:
+// exit 0, invariants OK, each fault injected and on the timeline in the
+// JSON with its recovery figures (an op succeeded again after it), and the
+// faults table.
 func runFaults(t *testing.T, extra []string, faults ...string) *result.Result {
 	t.Helper()
 	testutil.NeedPostgres(t)
