@@ -51,7 +51,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		return err
 	}
 	db.Target.Close()
-	db.Target, db.fleet = t, f
+	db.Target, db.fleet, db.connURL = t, f, clientURL
 	m := f.Members()[0]
 	mode, size := cmp.Or(s.Pooler.Mode, "transaction"), cmp.Or(s.Pooler.Size, 20)
 	db.poolerName = "PgBouncer " + m.Version()

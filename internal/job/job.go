@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/fault"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
@@ -34,9 +35,10 @@ type Spec struct {
 	Pooler   Pooler          // a connection pooler between clients and the server
 	// Telemetry is what is watched beside the run (on unless Off).
 	Telemetry Telemetry
-	Fresh     bool     // drop and recreate the workload's schema
-	Args      []string // the command line, recorded with passwords masked
-	Version   string   // txnbench's version
+	Fresh     bool         // drop and recreate the workload's schema
+	Faults    []fault.Spec // injected on their schedule (--fault)
+	Args      []string     // the command line, recorded with passwords masked
+	Version   string       // txnbench's version
 	// Log receives status messages (starting a server, loading data).
 	Log func(string)
 	// Shard names the run this process is a part of, when
@@ -90,6 +92,7 @@ type Database struct {
 	adminURL     string
 	poolerName   string // e.g. "PgBouncer 1.18.0"
 	poolerDetail string // e.g. "transaction pooling, 20 server connections"
+	connURL      string // what the clients connect to, with its password
 }
 
 // Close closes the target and stops what was started for it.
@@ -124,7 +127,7 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Database{Target: t, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}, nil
+		return &Database{Target: t, connURL: withExecMode(via), URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}, nil
 	}
 	db, err := openServer(ctx, s, conns)
 	if err != nil || via != ViaPgBouncer {
@@ -171,7 +174,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		if sp.Kind == target.SQLiteTemp {
 			shown = "sqlite (a temporary file, removed at exit)"
 		}
-		return &Database{Target: t, URL: shown}, nil
+		return &Database{Target: t, URL: shown, connURL: s.DB}, nil
 	}
 	conf := s.PGConf
 	if !hasSetting(conf, "max_connections") {
@@ -189,7 +192,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		return nil, err
 	}
 	s.log(fmt.Sprintf("PostgreSQL %s ready on 127.0.0.1:%d in %.1f s", cl.Version(), cl.Port(), time.Since(started).Seconds()))
-	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl}, nil
+	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, connURL: cl.URL()}, nil
 }
 
 func hasSetting(conf []string, key string) bool {
@@ -225,7 +228,7 @@ func Init(ctx context.Context, s Spec, db *Database) (created bool, err error) {
 // Run initialises the workload if needed, runs it, checks the invariants
 // and returns the Result. After an interrupt (ctx cancelled) the Result
 // holds what was measured and Interrupted is set.
-func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
+func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error) {
 	if s.sharded() {
 		s.Fresh = s.Fresh && s.Runner.Shard.Index == 0 // shard 0 alone loads
 		if err := awaitLoad(ctx, s, db); err != nil {
@@ -242,8 +245,13 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	if err := withConn(ctx, db, func(c target.Conn) error { return s.Workload.Start(ctx, c) }); err != nil {
 		return nil, err
 	}
+	faults, err := startFaults(ctx, s, db)
+	if err != nil {
+		return nil, err
+	}
+	defer faults.finish(&r)
 	tel := startTelemetry(ctx, s, db)
-	conns, err := connect.New(ctx, db, s.Conn)
+	conns, err := connect.New(ctx, faults.target(db), s.Conn)
 	if err != nil {
 		if tel != nil {
 			tel.Finish(ctx)
@@ -278,7 +286,9 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 			return nil, err
 		}
 	}
+	faults.hook(&rc)
 	out, err := runner.Run(ctx, rc, conns, s.Workload)
+	faults.wait() // the server and pooler are back before anything reads them
 	stopBackground()
 	pool := conns.PoolStats()
 	conns.Close() // the sessions end: the server publishes their statistics
@@ -294,7 +304,7 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := assemble(s, db, out)
+	r = assemble(s, db, out)
 	if d, ok := s.Workload.(workload.DataReporter); ok {
 		r.Data = d.Data() // what Start found
 	}

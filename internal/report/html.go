@@ -57,6 +57,7 @@ type table struct {
 // chartData is the JSON the page's script reads: sections of charts.
 type chartData struct {
 	Sections []section `json:"sections"`
+	Marks    []mark    `json:"marks,omitempty"` // faults: a line on each chart over time
 }
 
 type section struct {
@@ -239,6 +240,9 @@ func runPage(r *result.Result) page {
 			ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max), server, thousands(o.Retries), thousands(o.ErrorCount())})
 	}
 	p.Tables = append(p.Tables, ops)
+	if f := faultTable(r); len(f.Rows) > 0 {
+		p.Tables = append(p.Tables, f)
+	}
 	p.Tables = append(p.Tables, slowOpsTable(r)...)
 
 	errs := table{Title: "errors by class", Columns: []string{"op", "class", "errors", "first error"}, Left: map[int]bool{1: true, 3: true}, Wrap: map[int]bool{0: true, 3: true}}
@@ -365,7 +369,7 @@ func chartedOps(r *result.Result) []result.Op {
 // runCharts are a run's charts.
 func runCharts(r *result.Result) chartData {
 	r = withoutDrain(r)
-	var d chartData
+	d := chartData{Marks: faultMarks(r)}
 	ops := chartedOps(r)
 	opsSec := section{Title: "throughput and latency"}
 	// throughput over time: ops that count work (not waits and lag)

@@ -18,6 +18,7 @@ func Summary(w io.Writer, r *result.Result) {
 	fmt.Fprintln(w)
 	Table(w, r)
 	Window(w, r)
+	Faults(w, r)
 	SlowOps(w, r)
 	Errors(w, r)
 	Outcomes(w, r)

@@ -65,6 +65,8 @@ type CellSummary struct {
 	// over all its runs, and TopWaitShare its share of the samples.
 	TopWait      string  `json:"top_wait,omitempty"`
 	TopWaitShare float64 `json:"top_wait_share,omitempty"`
+	// Faults are the injected faults and what followed them (--fault).
+	Faults []FaultRecovery `json:"faults,omitempty"`
 }
 
 // Invariants is the cell's check over its repetitions, without the
@@ -117,6 +119,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	}
 	cs.TxnPerS = metrics.Median(txn)
 	cs.ClientCPUPerTxnMS, cs.AllocPerTxnKB, cs.PeakMB = metrics.Median(cpu), metrics.Median(alloc), metrics.Median(peak)
+	cs.Faults = faultRecoveries(rs)
 	for _, o := range rs[0].Ops {
 		cs.Ops = append(cs.Ops, medianStats(o.Name, o.Kind, rs, func(r *result.Result) (metrics.Summary, int64, bool) {
 			if ro := r.OpOf(o.Name, o.Kind); ro != nil {
@@ -280,6 +283,7 @@ func Write(w io.Writer, s *Summary) {
 	}
 	texttable.Write(w, texttable.Markdown, s.VsFirst(rows), 0)
 	writeComparisons(w, s)
+	writeRecovery(w, s)
 	for _, l := range Ladders(s) {
 		l.write(w)
 	}

@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/report"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/study"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// runFaults runs train-events (on temp-postgres unless extra has a --db)
+// with extra flags and the faults, and checks what every fault must show:
+// exit 0, invariants OK, each fault injected and on the timeline in the
+// JSON with its recovery figures (an op succeeded again after it), and the
+// faults table.
+func runFaults(t *testing.T, extra []string, faults ...string) *result.Result {
+	t.Helper()
+	testutil.NeedPostgres(t)
+	out := filepath.Join(testutil.Artifacts(t), t.Name()+".json")
+	args := []string{"run", "train-events", "--clients", "3", "--progress", "1s", "--telemetry", "off", "--json", out}
+	if !slices.Contains(extra, "--db") {
+		args = append(args, "--db", "temp-postgres")
+	}
+	args = append(append(args, quick...), extra...)
+	for _, f := range faults {
+		args = append(args, "--fault", f)
+	}
+	code, stdout, stderr := runMain(args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	if !strings.Contains(stdout, "\nfaults\n") || !strings.Contains(stdout, "invariants: OK") {
+		t.Errorf("no faults table or invariants not OK:\n%s", stdout)
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Faults) != len(faults) {
+		t.Fatalf("%d faults in the JSON, want %d: %+v", len(r.Faults), len(faults), r.Faults)
+	}
+	for i, f := range r.Faults {
+		if got := f.Kind + map[bool]string{true: ":" + f.Arg}[f.Arg != ""]; !strings.HasSuffix(faults[i], got) {
+			t.Errorf("fault %d is %s, want %s", i, got, faults[i])
+		}
+		rc := f.Recovery
+		switch {
+		case !f.Injected || strings.Contains(f.Note, "not injected") || strings.Contains(f.Note, "failed"):
+			t.Errorf("%s: %+v", faults[i], f)
+		case rc == nil:
+			t.Errorf("%s: no recovery figures", faults[i])
+		case f.Kind == "kill-pooler" && f.Arg == "": // left down: nothing succeeds after it in the window
+			if (rc.FirstOKS != nil && *rc.FirstOKS < 1.9) || !strings.Contains(f.Note, "left down until the window ended, then restarted") {
+				t.Errorf("%s: %+v %+v", faults[i], f, *rc)
+			}
+		case rc.FirstOKS == nil:
+			t.Errorf("%s: no op succeeded after it: %+v", faults[i], *rc)
+		case rc.Invariants != "OK":
+			t.Errorf("%s: invariants %q", faults[i], rc.Invariants)
+		case rc.Reconnects == nil:
+			t.Errorf("%s: no reconnect count with session clients", faults[i])
+		}
+	}
+	return r
+}
+
+// TestFaultsOnTempPostgres injects every server and network fault into
+// one run on a throwaway cluster: each is on the timeline with its
+// recovery figures, the faults that break sessions show the errors and
+// reconnects, and nothing is lost.
+func TestFaultsOnTempPostgres(t *testing.T) {
+	faults := []string{"1s:terminate-backends", "2500ms:reset", "4s:latency:20ms/500ms", "5s:blackhole:500ms",
+		"6s:hang-server:500ms", "7s:restart-server", "11s:kill-server:200ms"}
+	r := runFaults(t, []string{"--duration", "16s"}, faults...)
+	for _, f := range r.Faults {
+		rc := f.Recovery
+		if rc == nil {
+			continue
+		}
+		var errs int64
+		for _, n := range rc.Errors {
+			errs += n
+		}
+		switch f.Kind {
+		case "terminate-backends", "reset": // every session replaced at once (a client may find its session closed before it errs)
+			if *rc.Reconnects == 0 {
+				t.Errorf("%s broke no session: %s, %+v", f.Kind, f.Note, *rc)
+			}
+		case "restart-server", "kill-server": // how soon they come back is the machine's
+			if errs == 0 && *rc.Reconnects == 0 {
+				t.Errorf("%s broke no session: %s, %+v", f.Kind, f.Note, *rc)
+			}
+		case "hang-server", "blackhole":
+			if *rc.FirstOKS < 0.5 {
+				t.Errorf("%s: an op started after it succeeded within %.2f s, while it held everything for 0.5 s", f.Kind, *rc.FirstOKS)
+			}
+		}
+	}
+}
+
+// TestFaultsOnAServerURL: terminate-backends and the network faults work
+// on a server txnbench did not start, given by URL.
+func TestFaultsOnAServerURL(t *testing.T) {
+	cl := testutil.Postgres(t)
+	runFaults(t, []string{"--db", cl.URL(), "--duration", "4s"}, "1s:terminate-backends", "2s:reset", "3s:latency:10ms/200ms")
+}
+
+// TestKillPooler kills the throwaway PgBouncer mid-run and restarts it
+// after ARG: the clients come back through it; then kills it for good:
+// it stays down for the rest of the window and is restarted for the
+// invariant check. Nothing is lost.
+func TestKillPooler(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	r := runFaults(t, []string{"--duration", "6s", "--via", "pgbouncer"}, "2s:kill-pooler:300ms", "4s:kill-pooler")
+	for _, f := range r.Faults {
+		if f.Target != "pooler" || f.LastedS < 0.3 {
+			t.Errorf("kill-pooler: %+v", f)
+		}
+	}
+	if r.Pooler == nil || !strings.Contains(r.Pooler.Note, "killed during the run") {
+		t.Errorf("the pooler's counters are not said to be partial: %+v", r.Pooler)
+	}
+}
+
+// TestStudyComparesRecovery varies the connection strategy of a run with
+// a fault: the study's summary (printed and in study.json) has the
+// recovery of each cell side by side.
+func TestStudyComparesRecovery(t *testing.T) {
+	testutil.NeedPostgres(t)
+	testutil.NeedPgBouncer(t)
+	out := filepath.Join(t.TempDir(), "st")
+	args := append([]string{"study", "train-events", "--db", "temp-postgres", "--vary", "via=direct,pgbouncer", "--vary", "fault=1s:terminate-backends",
+		"--duration", "3s", "--clients", "2", "--telemetry", "off", "--settle", "0s", "--out", out}, quick...)
+	code, stdout, stderr := runMain(args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"## faults: recovery", "| via=direct fault=1s:terminate-backends    | terminate-backends at 1.0 s",
+		"| via=pgbouncer fault=1s:terminate-backends | terminate-backends at 1.0 s"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "study.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s study.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Cells {
+		if len(c.Faults) != 1 || c.Faults[0].Runs != 1 || c.Faults[0].FirstOKS == nil {
+			t.Errorf("cell %s: faults %+v", c.Label, c.Faults)
+		}
+	}
+}
+
+// TestFaultsInHTMLReport renders a saved result with faults: the text
+// report has the faults table and its notes, and in Chromium every chart
+// draws with the faults' lines on it.
+func TestFaultsInHTMLReport(t *testing.T) {
+	chromium := testutil.NeedChromium(t)
+	r, err := result.Load(filepath.Join("..", "diff", "testdata", "train-events-sqlite.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withTelemetry(r)
+	first, tput, recs := 0.42, 1.3, int64(4)
+	r.Faults = []result.Fault{
+		{AtS: 1, Kind: "kill-server", Arg: "1s", Target: "server", Injected: true, LastedS: 1.6,
+			Recovery: &result.Recovery{FirstOKS: &first, ThroughputS: &tput, BaselinePerS: 40, OutageS: 2.3,
+				Errors: map[string]int64{"connection_lost": 7, "connect_refused": 3}, Reconnects: &recs, Invariants: "OK"}},
+		{AtS: 2, Kind: "reset", Target: "network", Injected: true, Note: "4 connections reset",
+			Recovery: &result.Recovery{Invariants: "OK", Note: "throughput baseline: the fault before's (less than 1 s since its outage ended)"}},
+	}
+	dir := t.TempDir()
+	in, page := filepath.Join(dir, "faults.json"), filepath.Join(dir, "faults.html")
+	if err := r.Save(in); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runMain("report", in, "--html", page)
+	if code != ExitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"\nfaults\n", "kill-server:1s  server", "10 (connect_refused 3, connection_lost 7) in 2.3 s",
+		"fault at 2.0 s (reset): 4 connections reset; throughput baseline"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	n, dom := drawn(t, chromium, page)
+	if want := report.ChartCount(r); n != want {
+		t.Errorf("%d charts drawn, want %d", n, want)
+	}
+	if !strings.Contains(dom, `"marks":[{"x":1,"label":"kill-server:1s"},{"x":2,"label":"reset"}]`) || !strings.Contains(dom, "<h2>faults</h2>") {
+		t.Error("the page lacks the faults' marks or table")
+	}
+	screenshot(t, chromium, page, filepath.Join(testutil.Artifacts(t), "faults.png"))
+}

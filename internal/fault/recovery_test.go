@@ -1,0 +1,62 @@
+package fault
+
+import (
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+)
+
+// TestRecovery feeds a schedule the cycles of a made-up outage: 20 a
+// second, none from the fault at 2 s until 3 s (one fails), then 20 a
+// second again; the figures follow from them exactly.
+func TestRecovery(t *testing.T) {
+	s := New([]Spec{{At: 2 * time.Second, Kind: Reset}}, nil, 10*time.Second, true)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	s.t0.Store(t0.UnixNano())
+	s.fired[0].Store(at(2 * time.Second).UnixNano())
+	s.end.Store(at(6 * time.Second).UnixNano())
+	s.done[0], s.faults[0].LastedS = true, 0.5
+	cycle := s.OnCycle(nil)
+	ok := func(end time.Duration) {
+		cycle(runner.CycleEvent{Start: at(end - 10*time.Millisecond), Latency: 10 * time.Millisecond})
+	}
+	for d := 25 * time.Millisecond; d < 2*time.Second; d += 50 * time.Millisecond {
+		ok(d)
+	}
+	cycle(runner.CycleEvent{Start: at(1990 * time.Millisecond), Latency: 110 * time.Millisecond, Err: io.ErrUnexpectedEOF})
+	for d := 3050 * time.Millisecond; d < 6*time.Second; d += 50 * time.Millisecond {
+		ok(d)
+	}
+	cycle(runner.CycleEvent{Start: at(5 * time.Second), Skipped: true})
+	fs := s.Faults(&result.Result{Invariants: &result.Check{OK: true, UnknownCommits: 2}})
+	rc := fs[0].Recovery
+	if rc == nil || rc.FirstOKS == nil || rc.ThroughputS == nil || rc.Reconnects == nil || rc.UnknownCommits == nil {
+		t.Fatalf("missing figures: %+v", rc)
+	}
+	want := result.Recovery{BaselinePerS: 20, OutageS: 2, Errors: map[string]int64{"connection_lost": 1}, Invariants: "OK"}
+	if *rc.FirstOKS != 1.05 || *rc.ThroughputS != 1 || rc.BaselinePerS != want.BaselinePerS || rc.OutageS != want.OutageS ||
+		len(rc.Errors) != 1 || rc.Errors["connection_lost"] != 1 || *rc.Reconnects != 0 || *rc.UnknownCommits != 2 || rc.Invariants != "OK" || rc.Note != "" {
+		t.Errorf("first ok %v, throughput %v, got %+v; want %+v", *rc.FirstOKS, *rc.ThroughputS, *rc, want)
+	}
+}
+
+// TestNotInjected: a fault whose time never came is on the timeline,
+// saying so, without recovery figures.
+func TestNotInjected(t *testing.T) {
+	s := New([]Spec{{At: time.Hour, Kind: Reset}}, func(context.Context, Spec) (string, string) {
+		t.Error("injected")
+		return "", ""
+	}, 2*time.Hour, false)
+	obs := s.Observer()
+	obs.Start()
+	obs.WindowEnd()
+	fs := s.Faults(nil)
+	if len(fs) != 1 || fs[0].Recovery != nil || fs[0].Note != "not injected: the window ended first" {
+		t.Errorf("%+v", fs)
+	}
+}

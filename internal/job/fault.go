@@ -1,0 +1,294 @@
+package job
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/fault"
+	"github.com/txnbench/txnbench/internal/faultproxy"
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// CheckFaults checks that what each of s's faults acts on is there: a
+// throwaway server (temp-postgres) for the server kinds, a throwaway
+// PgBouncer (--via pgbouncer) for kill-pooler, a PostgreSQL server for
+// terminate-backends, a PostgreSQL-wire connection for the network kinds;
+// and that each fits in the window. Its errors name the fix.
+func (s Spec) CheckFaults() error {
+	if err := fault.Check(s.Faults, s.Runner.Duration); err != nil {
+		return err
+	}
+	sp, err := target.ParseSpec(s.DB)
+	if err != nil {
+		return err
+	}
+	embedded := sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL
+	for _, f := range s.Faults {
+		switch f.Kind.Needs() {
+		case fault.NeedsServer:
+			if sp.Kind != target.TempPostgres {
+				return fmt.Errorf("--fault %s acts on a server txnbench started: use --db temp-postgres, or terminate-backends and the network faults on your own server", f)
+			}
+		case fault.NeedsPooler:
+			if s.Pooler.Via != ViaPgBouncer {
+				return fmt.Errorf("--fault %s acts on a PgBouncer txnbench started: add --via pgbouncer", f)
+			}
+		case fault.NeedsSQL:
+			if embedded {
+				return fmt.Errorf("--fault %s needs a PostgreSQL server: use --db temp-postgres or a postgres:// URL", f)
+			}
+		case fault.NeedsNetwork:
+			clients := s.Pooler.Via // what the clients connect to, when a URL
+			if !target.IsServerURL(clients) && sp.Kind == target.ServerURL {
+				clients = s.DB
+			}
+			if embedded && !target.IsServerURL(clients) {
+				return fmt.Errorf("--fault %s puts a proxy in the network path, which an embedded database has not: use --db temp-postgres or a postgres:// URL", f)
+			}
+			if _, err := proxyBackend(clients); target.IsServerURL(clients) && err != nil {
+				return fmt.Errorf("--fault %s: %w", f, err)
+			}
+		}
+	}
+	return nil
+}
+
+// faultRun is a run's faults: their schedule and, for the network
+// kinds, the proxy the clients connect through. A nil faultRun (a run
+// without faults) changes nothing.
+type faultRun struct {
+	*fault.Schedule
+	proxy *faultproxy.Proxy // nil without network faults
+	via   target.Target     // the target through the proxy
+}
+
+// startFaults makes the schedule of s's faults, injected in db, with the
+// fault proxy in front of what the clients connect to when a network
+// fault is scheduled; nil without faults.
+func startFaults(ctx context.Context, s Spec, db *Database) (*faultRun, error) {
+	if len(s.Faults) == 0 {
+		return nil, nil
+	}
+	f := &faultRun{}
+	for _, sp := range s.Faults {
+		if sp.Kind.Needs() == fault.NeedsNetwork && f.proxy == nil {
+			if err := f.startProxy(ctx, db.connURL); err != nil {
+				return nil, err
+			}
+			s.log("fault proxy on " + f.proxy.Addr() + " between the clients and " + db.URL)
+		}
+	}
+	sessions := s.Conn.Strategy == "" || s.Conn.Strategy == connect.Session
+	window := s.Runner.Duration + max(s.Runner.Grace, 30*time.Second) + time.Second
+	f.Schedule = fault.New(s.Faults, db.injector(s, f.proxy), window, sessions)
+	f.Log = s.Log
+	return f, nil
+}
+
+// startProxy starts the fault proxy in front of the address of connURL
+// and opens the target through it.
+func (f *faultRun) startProxy(ctx context.Context, connURL string) error {
+	backend, err := proxyBackend(connURL)
+	if err != nil {
+		return err
+	}
+	ln, err := localdb.Listen()
+	if err != nil {
+		return err
+	}
+	p := faultproxy.Start(ln, backend)
+	u, _ := url.Parse(connURL)
+	u.Host = p.Addr()
+	t, err := target.Open(ctx, u.String())
+	if err != nil {
+		p.Close()
+		return err
+	}
+	f.proxy, f.via = p, t
+	return nil
+}
+
+// proxyBackend is the TCP address (host:port) in connURL that the fault
+// proxy forwards to.
+func proxyBackend(connURL string) (string, error) {
+	u, err := url.Parse(connURL)
+	if err != nil || u.Hostname() == "" || strings.HasPrefix(u.Hostname(), "/") || strings.Contains(u.Host, ",") {
+		return "", fmt.Errorf("network faults put a proxy in front of one TCP address; %s has none: give host:port in the URL (not a Unix socket or several hosts)", target.MaskURL(connURL))
+	}
+	return net.JoinHostPort(u.Hostname(), cmp.Or(u.Port(), "5432")), nil
+}
+
+// target is what the clients connect to: db, or the proxy in front of
+// it, counting reconnects.
+func (f *faultRun) target(db *Database) target.Target {
+	switch {
+	case f == nil:
+		return db
+	case f.via != nil:
+		return fault.ConnectCounter{Target: f.via, S: f.Schedule}
+	}
+	return fault.ConnectCounter{Target: db, S: f.Schedule}
+}
+
+// hook adds the schedule to the runner's observers and cycle callback.
+func (f *faultRun) hook(rc *runner.Config) {
+	if f == nil {
+		return
+	}
+	rc.Observers = append(rc.Observers, f.Observer())
+	rc.OnCycle = f.OnCycle(rc.OnCycle)
+}
+
+// wait returns once every fault is over: the server or pooler is back.
+func (f *faultRun) wait() {
+	if f != nil {
+		f.Wait()
+	}
+}
+
+// finish puts the faults on the run's timeline, with what followed each,
+// once the run (and its invariant check) is done, and stops the proxy.
+func (f *faultRun) finish(r **result.Result) {
+	if f == nil {
+		return
+	}
+	f.Wait()
+	if f.via != nil {
+		f.via.Close()
+		f.proxy.Close()
+	}
+	if *r != nil { // beside any fault supervision found, in time order
+		faults := f.Faults(*r)
+		for _, fl := range faults {
+			if p := (*r).Pooler; p != nil && p.Note == "" && fl.Kind == string(fault.KillPooler) && fl.LastedS > 0 {
+				p.Note = "it was killed during the run (--fault): its counters started again from zero, so these changes are not its totals"
+			}
+		}
+		(*r).Faults = append((*r).Faults, faults...)
+		sort.SliceStable((*r).Faults, func(i, j int) bool { return (*r).Faults[i].AtS < (*r).Faults[j].AtS })
+	}
+}
+
+// injector does the faults on what db started or reaches, and on the
+// network through proxy.
+func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
+	kills := 0 // kill-pooler faults so far: each takes the next pooler
+	return func(ctx context.Context, f fault.Spec) (string, string) {
+		// CheckFaults refused a fault without what it acts on; this only
+		// keeps a new way to open a database from ending in a panic
+		switch needs := f.Kind.Needs(); {
+		case needs == fault.NeedsServer && d.cluster == nil:
+			return "", "not injected: no server txnbench started"
+		case needs == fault.NeedsPooler && len(d.Poolers()) == 0:
+			return "", "not injected: no pooler txnbench started"
+		case needs == fault.NeedsNetwork && proxy == nil:
+			return "", "not injected: no fault proxy"
+		}
+		switch f.Kind {
+		case fault.KillServer, fault.RestartServer:
+			sig := syscall.SIGKILL
+			if f.Kind == fault.RestartServer {
+				sig = syscall.SIGQUIT // the postmaster's immediate shutdown
+			}
+			if err := d.cluster.Kill(sig); err != nil {
+				return "server", err.Error()
+			}
+			runner.Sleep(ctx, f.Delay) // ends early with the window
+			return "server", restart(d.cluster)
+		case fault.HangServer:
+			resume, err := d.cluster.Pause()
+			if err != nil {
+				return "server", err.Error()
+			}
+			runner.Sleep(ctx, f.For)
+			resume()
+			return "server", ""
+		case fault.TerminateBackends:
+			n, err := terminateBackends(ctx, d.serverURL(s))
+			if err != nil {
+				return "server", "terminating the run's sessions failed: " + firstLine(err.Error())
+			}
+			return "server", fmt.Sprintf("%d sessions terminated", n)
+		case fault.KillPooler:
+			ps := d.Poolers()
+			b := ps[kills%len(ps)]
+			what := d.PoolerTarget(kills % len(ps))
+			kills++
+			if err := b.Kill(syscall.SIGKILL); err != nil {
+				return what, err.Error()
+			}
+			if f.Restart {
+				runner.Sleep(ctx, f.Delay)
+				return what, restart(b)
+			}
+			<-ctx.Done()
+			if note := restart(b); note != "" {
+				return what, note
+			}
+			return what, "left down until the window ended, then restarted for the invariant check"
+		case fault.Latency:
+			proxy.SetLatency(f.Delay)
+			if f.For > 0 {
+				runner.Sleep(ctx, f.For)
+			} else {
+				<-ctx.Done()
+			}
+			proxy.SetLatency(0)
+			return "network", ""
+		case fault.Blackhole:
+			lift := proxy.Blackhole()
+			runner.Sleep(ctx, f.For)
+			lift()
+			return "network", ""
+		case fault.Reset:
+			return "network", fmt.Sprintf("%d connections reset", proxy.Reset())
+		}
+		return "", "unknown fault"
+	}
+}
+
+// restart starts a killed server or pooler again, whatever the window
+// does meanwhile; it returns a note when that failed.
+func restart(p interface{ Restart(context.Context) error }) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := p.Restart(ctx); err != nil {
+		return "restarting it failed: " + firstLine(err.Error())
+	}
+	return ""
+}
+
+// terminateBackends ends the run's client sessions on the server at
+// serverURL (those named txnbench in the run's database) and returns how
+// many it ended.
+func terminateBackends(ctx context.Context, serverURL string) (int64, error) {
+	if serverURL == "" {
+		return 0, errors.New("no server URL: give the server's with --db")
+	}
+	t, err := target.Open(ctx, target.WithParam(serverURL, "application_name", "txnbench-fault"))
+	if err != nil {
+		return 0, err
+	}
+	defer t.Close()
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(context.Background())
+	var n int64
+	err = target.QueryRow(ctx, c, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE application_name = 'txnbench' AND datname = current_database() AND pid <> pg_backend_pid()`, nil, &n)
+	return n, err
+}
