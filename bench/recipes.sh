@@ -21,9 +21,11 @@ cd "$(dirname "$0")/.."
 if [ -n "${RECIPES_QUICK:-}" ]; then
   mode="quick mode (\`RECIPES_QUICK=1\`: short runs and small scales, to check the recipes; the numbers are not to be read)"
   short=2s normal=5s long=5s matrix_clients=16 ladder=2,4,8 scale=1 rung=3s ramp=4s
+  fleet=8s fleet_fault=3s:kill-pooler:2s fleet_fault_direct=3s:terminate-backends
 else
   mode="real mode"
   short=10s normal=20s long=60s matrix_clients=64 ladder=4,8,16,32,64 scale=10 rung=30s ramp=5s
+  fleet=40s fleet_fault=15s:kill-pooler:10s fleet_fault_direct=15s:terminate-backends
 fi
 
 # The recipes, in the page's order: NAME, then txnbench's arguments
@@ -41,6 +43,15 @@ recipe seed002-ladder study script --db temp-postgres -f examples/scripts/wd01.s
   --scale "$scale" --duration "$rung" --vary clients="$ladder"
 recipe train-ladder study train-events --db temp-postgres --variant text --duration "$rung" --vary clients="$ladder"
 recipe seed003-workflow suite run examples/workflow-baseline.toml --tier smoke
+recipe workflow-wake study workflow --db temp-postgres --clients 16 --signal-workers 8 --duration "$normal" \
+  --vary wake=notify,poll
+recipe workflow-poll study workflow --db temp-postgres --clients 16 --signal-workers 8 --wake poll --duration "$normal" \
+  --vary poll-interval=10ms,50ms,200ms
+recipe workflow-sqlite study workflow --clients 4 --signal-workers 4 --duration "$normal" --vary poll-interval=10ms,50ms
+recipe seed000-fleet study train-events --db temp-postgres --via pgbouncer --clients 16 --rate 40 --duration "$fleet" \
+  --fault "$fleet_fault" --vary poolers=1,2
+recipe seed000-fleet-direct study train-events --db temp-postgres --clients 16 --rate 40 --duration "$fleet" \
+  --vary fault="$fleet_fault_direct"
 recipe seed004-per-txn study connect-overhead --db temp-postgres --query point --conn per-txn \
   --clients 20 --duration "$normal" --vary via=direct,pgbouncer
 recipe seed004-persistent study connect-overhead --db temp-postgres --query point \
