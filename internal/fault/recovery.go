@@ -85,6 +85,7 @@ func (s *Schedule) recover(i int, t0, until, prev int64, prevBaseline float64) *
 	default:
 		rec.BaselinePerS = math.Round(10*float64(s.sum(s.ok, first, last))/(float64(last-first)*step.Seconds())) / 10
 	}
+	back := int64(-1) // when the first second back at 90% began, ns after the fault
 	if rec.BaselinePerS > 0 {
 		need := recoveredShare * rec.BaselinePerS * recoverySpan.Seconds()
 		span := int(recoverySpan / step)
@@ -95,7 +96,11 @@ func (s *Schedule) recover(i int, t0, until, prev int64, prevBaseline float64) *
 		}
 		for b := from; b <= lastStart; b++ {
 			if float64(s.sum(s.ok, b, b+span)) >= need {
-				v := seconds(int64(b)*int64(step) - at)
+				back = int64(b)*int64(step) - at
+				v := seconds(back)
+				if rec.FirstOKS != nil { // its step may begin before the first success
+					v = max(v, *rec.FirstOKS)
+				}
 				rec.ThroughputS = &v
 				break
 			}
@@ -114,8 +119,8 @@ func (s *Schedule) recover(i int, t0, until, prev int64, prevBaseline float64) *
 		outage = until - at
 	default:
 		outage = max(outage, int64(*rec.FirstOKS*float64(time.Second)))
-		if rec.ThroughputS != nil { // to the end of the first second back
-			outage = max(outage, int64(*rec.ThroughputS*float64(time.Second))+int64(recoverySpan))
+		if back >= 0 { // to the end of the first second back
+			outage = max(outage, back+int64(recoverySpan))
 		}
 	}
 	outage = min(max(outage, 0), until-at)

@@ -39,7 +39,7 @@ func TestRecovery(t *testing.T) {
 		t.Fatalf("missing figures: %+v", rc)
 	}
 	want := result.Recovery{BaselinePerS: 20, OutageS: 2, Errors: map[string]int64{"connection_lost": 1}, Invariants: "OK"}
-	if *rc.FirstOKS != 1.05 || *rc.ThroughputS != 1 || rc.BaselinePerS != want.BaselinePerS || rc.OutageS != want.OutageS ||
+	if *rc.FirstOKS != 1.05 || *rc.ThroughputS != 1.05 || rc.BaselinePerS != want.BaselinePerS || rc.OutageS != want.OutageS ||
 		len(rc.Errors) != 1 || rc.Errors["connection_lost"] != 1 || *rc.Reconnects != 0 || *rc.UnknownCommits != 2 || rc.Invariants != "OK" || rc.Note != "" {
 		t.Errorf("first ok %v, throughput %v, got %+v; want %+v", *rc.FirstOKS, *rc.ThroughputS, *rc, want)
 	}
