@@ -123,7 +123,7 @@ func TestKillPooler(t *testing.T) {
 			t.Errorf("kill-pooler: %+v", f)
 		}
 	}
-	if r.Pooler == nil || !strings.Contains(r.Pooler.Note, "killed during the run") {
+	if r.Pooler == nil || !strings.Contains(r.Pooler.Note, "started again from zero") {
 		t.Errorf("the pooler's counters are not said to be partial: %+v", r.Pooler)
 	}
 }

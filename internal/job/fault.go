@@ -170,12 +170,7 @@ func (f *faultRun) finish(r **result.Result) {
 		f.proxy.Close()
 	}
 	if *r != nil { // beside any fault supervision found, in time order
-		faults := f.Faults(*r)
-		for _, fl := range faults {
-			if p := (*r).Pooler; p != nil && p.Note == "" && fl.Kind == string(fault.KillPooler) && fl.LastedS > 0 {
-				p.Note = "it was killed during the run (--fault): its counters started again from zero, so these changes are not its totals"
-			}
-		}
+		faults := f.Faults(*r) // a killed pooler's counters are noted by the pooler's snapshot, as any restart
 		(*r).Faults = append((*r).Faults, faults...)
 		sort.SliceStable((*r).Faults, func(i, j int) bool { return (*r).Faults[i].AtS < (*r).Faults[j].AtS })
 	}
