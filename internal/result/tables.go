@@ -66,3 +66,24 @@ func (r *Result) OpOf(name string, kind Kind) *Op {
 	}
 	return nil
 }
+
+// PhaseRows are the rows of a phase table among ops (kind gives each
+// one's Kind), in their order: none when no op is a phase; otherwise the
+// transactions, then the phases, so that a workload whose cycle spans
+// goroutines (a workflow: start, signal_publish, then signal_to_completion)
+// shows every part of it in one table.
+func PhaseRows[T any](ops []T, kind func(T) Kind) []T {
+	var txns, phases []T
+	for _, o := range ops {
+		switch k := kind(o); {
+		case k == KindPhase:
+			phases = append(phases, o)
+		case k.IsTxn():
+			txns = append(txns, o)
+		}
+	}
+	if len(phases) == 0 {
+		return nil
+	}
+	return append(txns, phases...)
+}

@@ -43,10 +43,8 @@ func writeCellTables(w io.Writer, s *Summary) {
 		fmt.Fprintf(w, "## phases\n\n")
 		rows := [][]string{{"cell", "phase", "count", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)"}}
 		for _, c := range s.Cells {
-			for _, o := range c.Ops {
-				if o.Kind == result.KindPhase {
-					rows = append(rows, []string{c.Label, o.Name, num(o.Count), f2(o.Mean), f2(o.P90), f2(o.P95), f2(o.P99), f2(o.Max)})
-				}
+			for _, o := range result.PhaseRows(c.Ops, func(o OpStats) result.Kind { return o.Kind }) {
+				rows = append(rows, []string{c.Label, o.Name, num(o.Count), f2(o.Mean), f2(o.P90), f2(o.P95), f2(o.P99), f2(o.Max)})
 			}
 		}
 		texttable.Write(w, texttable.Markdown, rows, 0, 1)

@@ -25,10 +25,8 @@ func RunSummary(r *result.Result) Summary {
 		InvariantsNotChecked: r.Check().NotChecked,
 	}
 	s.TxnPerS = r.TxnPerS()
-	for _, o := range r.Ops {
-		if o.Kind == result.KindPhase {
-			s.Phases = append(s.Phases, Phase{Name: o.Name, Count: o.Count, MeanMS: o.Mean, P90MS: o.P90, P95MS: o.P95, P99MS: o.P99, MaxMS: o.Max})
-		}
+	for _, o := range result.PhaseRows(r.Ops, func(o result.Op) result.Kind { return o.Kind }) {
+		s.Phases = append(s.Phases, Phase{Name: o.Name, Count: o.Count, MeanMS: o.Mean, P90MS: o.P90, P95MS: o.P95, P99MS: o.P99, MaxMS: o.Max})
 	}
 	if r.Telemetry != nil {
 		for _, k := range result.DeltaCounters {

@@ -76,7 +76,8 @@ func TestMarkdownSeveralTiers(t *testing.T) {
 	}
 }
 
-// phased is a run of one transaction op, two phases and telemetry.
+// phased is a run of one transaction op, a phase and telemetry: its
+// phase table is the transaction, then the phase.
 func phased(startMS, signalMS float64, commits int64, waits map[string]int64) *result.Result {
 	h := func(ms ...float64) *metrics.Hist {
 		x := metrics.NewHist()
@@ -96,7 +97,6 @@ func phased(startMS, signalMS float64, commits int64, waits map[string]int64) *r
 	return &result.Result{MeasuredS: 1, Config: result.Config{Clients: 2},
 		Ops: []result.Op{
 			op("start", result.KindTxn, h(startMS, startMS)),
-			op("start", result.KindPhase, h(startMS, startMS)),
 			op("signal_to_completion", result.KindPhase, h(signalMS, signalMS)),
 		},
 		Telemetry: &result.Telemetry{Database: map[string]int64{"xact_commit": commits, "blks_hit": 10 * commits, "wal_bytes": 1}, Waits: w},
