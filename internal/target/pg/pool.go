@@ -3,6 +3,7 @@ package pg
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/txnbench/txnbench/internal/target"
 )
@@ -13,6 +14,10 @@ func (t *pgTarget) OpenPool(ctx context.Context, c target.PoolConfig) (target.Po
 		return nil, err
 	}
 	cfg.ConnConfig = t.cfg.Copy()
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		registerArrayCodecs(c.TypeMap())
+		return nil
+	}
 	cfg.MaxConns = int32(c.Max)
 	cfg.MinConns = int32(c.Min)
 	if c.Lifetime > 0 {
