@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -52,6 +53,9 @@ func registerArrayCodecs(m *pgtype.Map) {
 }
 
 func (c *arrayCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
+	if _, ok := value.([]string); ok && format == pgtype.TextFormatCode && c.elemOID == pgtype.TextOID {
+		return textArray{} // e.g. an array of an enum type pgx does not know
+	}
 	if format == pgtype.BinaryFormatCode {
 		switch value.(type) {
 		case [][]byte:
@@ -155,6 +159,36 @@ func (c *arrayCodec) grow(buf []byte, size int) []byte {
 	own = slices.Grow(own, size)
 	*c.own = own[:0]
 	return own
+}
+
+// textArray encodes a []string in PostgreSQL's text array format exactly
+// as pgx does, without its allocations per element.
+type textArray struct{}
+
+func (textArray) Encode(value any, buf []byte) ([]byte, error) {
+	elems := value.([]string)
+	if elems == nil {
+		return nil, nil
+	}
+	buf = append(buf, '{')
+	for i, e := range elems {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if e != "" && !strings.EqualFold(e, "null") && !strings.ContainsAny(e, " \t\n\r\v\f{},\"\\") {
+			buf = append(buf, e...)
+			continue
+		}
+		buf = append(buf, '"')
+		for j := 0; j < len(e); j++ {
+			if e[j] == '"' || e[j] == '\\' {
+				buf = append(buf, '\\')
+			}
+			buf = append(buf, e[j])
+		}
+		buf = append(buf, '"')
+	}
+	return append(buf, '}'), nil
 }
 
 var errArrayTooLong = errors.New("an array parameter is longer than PostgreSQL's limit of 2 GB: send smaller batches")

@@ -67,6 +67,17 @@ func TestArrayCodec(t *testing.T) {
 		}
 	}
 
+	// Text format, as pgx sends a []string for an array type it does not
+	// know (an enum's): TypeForValue finds text[].
+	const enumArray = 99999
+	for _, v := range [][]string{nil, {}, {"ROUTE_AUTHORIZATION", "SIGNAL_CLEAR"}, {"", "null", "NULL", "a b", `q"uo\te`, "{x}", "a,b", "tab\t", "é"}} {
+		want, errWant := pgxOwn.Encode(enumArray, pgtype.TextFormatCode, v, []byte("p"))
+		got, err := ours.Encode(enumArray, pgtype.TextFormatCode, v, []byte("p"))
+		if err != nil || errWant != nil || !bytes.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Errorf("text %q: encoded %q, %v; want %q, %v", v, got, err, want, errWant)
+		}
+	}
+
 	// One query's parameters, as pgx appends them: each encoding stays
 	// intact while the next ones grow the buffer.
 	var want [][]byte
