@@ -34,8 +34,9 @@ type client struct {
 		auths    [][16]byte
 		trains   [][]byte
 	}
-	args []any  // statement arguments
-	enc  []byte // JSON-encoded batch, where there are no array parameters
+	timer workload.Timer // for the think times
+	args  []any          // statement arguments
+	enc   []byte         // JSON-encoded batch, where there are no array parameters
 
 	rowID [16]byte // scan targets, pointed to by dest
 	docs  docs
@@ -99,10 +100,7 @@ func (c *client) NextCycle() time.Duration {
 // think waits the think time inside a transaction, locks held: part of
 // what is measured, not pacing (which is the runner's).
 func (c *client) think(ctx context.Context) error {
-	select {
-	case <-time.After(workload.Uniform(c.rng, c.w.thinkMin, c.w.thinkMax)):
-	case <-ctx.Done():
-	}
+	c.timer.Sleep(ctx, workload.Uniform(c.rng, c.w.thinkMin, c.w.thinkMax))
 	return ctx.Err()
 }
 
