@@ -40,8 +40,21 @@ func (p *pgPool) Acquire(ctx context.Context) (target.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pooledPG{pgConn: pgConn{c: pc.Conn()}, pc: pc}, nil
+	// The connection keeps its wrapper from one borrower to the next, so
+	// that borrowing it allocates nothing.
+	data := pc.Conn().PgConn().CustomData()
+	c, ok := data[pooledKey].(*pooledPG)
+	if !ok {
+		c = &pooledPG{pgConn: pgConn{c: pc.Conn()}}
+		data[pooledKey] = c
+	}
+	c.pc, c.inTx, c.beginPending = pc, false, false
+	return c, nil
 }
+
+// pooledKey is where a pooled connection's wrapper lives in pgconn's
+// custom data.
+const pooledKey = "txnbench.pooled"
 
 func (p *pgPool) Stats() target.PoolStats {
 	s := p.p.Stat()
