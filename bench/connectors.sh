@@ -86,7 +86,7 @@ GETS = [T + "connect.poolHandle.Get", T + "connect.(*poolHandle).Get"]
 PUTS = [T + "connect.poolHandle.Put", T + "connect.(*poolHandle).Put"]
 PARTS = {  # where the client's CPU goes, by cumulative profile samples
     "query": [T + "workload/connectoverhead.(*client).query"],  # the SELECT 1 round trip
-    "  write(2)": ["syscall.write"],
+    "  write(2)": ["syscall.write", T + "target/pg.(*rawConn).Write"],  # raw system calls since issue 4
     "Get": GETS + [T + "connect.perTxnHandle.Get", T + "connect.(*sessionHandle).Get"],
     "Put": PUTS + [T + "connect.perTxnHandle.Put", T + "connect.(*sessionHandle).Put"],
     "record": [T + "metrics.(*Recorder).Record"],
