@@ -182,7 +182,8 @@ type poolHandle struct {
 
 func (h *poolHandle) Get(ctx context.Context) (target.Conn, time.Duration, error) {
 	start := time.Now()
-	if err := h.g.enter(ctx, &h.w); err != nil {
+	queued, err := h.g.enter(ctx, &h.w)
+	if err != nil {
 		return nil, 0, err
 	}
 	c, err := h.p.Acquire(ctx)
@@ -190,7 +191,11 @@ func (h *poolHandle) Get(ctx context.Context) (target.Conn, time.Duration, error
 		h.g.leave()
 		return nil, 0, err
 	}
-	return c, time.Since(start), nil
+	d := time.Since(start)
+	if queued {
+		h.g.waited.Add(int64(d))
+	}
+	return c, d, nil
 }
 
 func (h *poolHandle) Put(c target.Conn, drop bool) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // gate lets at most as many clients into the pool as it has connections
@@ -26,7 +25,7 @@ type gate struct {
 	stop func() bool
 
 	waits  atomic.Int64 // Gets that queued
-	waited atomic.Int64 // nanoseconds spent queued
+	waited atomic.Int64 // nanoseconds those Gets took, counted by the pool's Get
 }
 
 // waiter is one client's place in the queue, reused from wait to wait.
@@ -44,18 +43,19 @@ const (
 
 func newGate(places int) *gate { return &gate{free: places} }
 
-// enter takes a place, waiting in the queue when there is none. *w is the
-// client's waiter (made on first use; replaced after a cancelled wait, which
-// may still sit in the queue). It returns ctx's error when ctx ends first.
-func (g *gate) enter(ctx context.Context, w **waiter) error {
+// enter takes a place, waiting in the queue when there is none (queued
+// says it did). *w is the client's waiter (made on first use; replaced after
+// a cancelled wait, which may still sit in the queue). It returns ctx's
+// error when ctx ends first.
+func (g *gate) enter(ctx context.Context, w **waiter) (queued bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return false, err
 	}
 	g.mu.Lock()
 	if g.free > 0 && g.head == len(g.queue) {
 		g.free--
 		g.mu.Unlock()
-		return nil
+		return false, nil
 	}
 	if *w == nil {
 		*w = &waiter{ready: make(chan struct{}, 1)}
@@ -69,8 +69,6 @@ func (g *gate) enter(ctx context.Context, w **waiter) error {
 	watched := ctx == g.ctx
 	g.mu.Unlock()
 	g.waits.Add(1)
-	start := time.Now()
-	defer func() { g.waited.Add(int64(time.Since(start))) }()
 
 	if watched {
 		<-me.ready
@@ -88,10 +86,10 @@ func (g *gate) enter(ctx context.Context, w **waiter) error {
 		}
 	}
 	if me.state == granted { // set before ready was signalled, or under mu above
-		return nil
+		return true, nil
 	}
 	*w = nil // may still be in the queue: the next wait takes a new place
-	return ctx.Err()
+	return true, ctx.Err()
 }
 
 // leave gives a place back: to the first in the queue, or to the free ones.

@@ -14,7 +14,7 @@ func TestGateFIFO(t *testing.T) {
 	g := newGate(1)
 	ctx := t.Context()
 	var first *waiter
-	if err := g.enter(ctx, &first); err != nil {
+	if _, err := g.enter(ctx, &first); err != nil {
 		t.Fatal(err)
 	}
 	const n = 5
@@ -22,8 +22,8 @@ func TestGateFIFO(t *testing.T) {
 	for i := range n {
 		go func() {
 			var w *waiter
-			if err := g.enter(ctx, &w); err != nil {
-				t.Error(err)
+			if queued, err := g.enter(ctx, &w); err != nil || !queued {
+				t.Error(queued, err)
 			}
 			order <- i
 		}()
@@ -50,14 +50,15 @@ func TestGateCancel(t *testing.T) {
 	run, stopRun := context.WithCancel(context.Background())
 	own, stopOwn := context.WithCancel(context.Background())
 	var holder *waiter
-	if err := g.enter(run, &holder); err != nil {
+	if _, err := g.enter(run, &holder); err != nil {
 		t.Fatal(err)
 	}
 	errs := make(chan error, 3)
 	for _, ctx := range []context.Context{run, own, run} {
 		go func() {
 			var w *waiter
-			errs <- g.enter(ctx, &w)
+			_, err := g.enter(ctx, &w)
+			errs <- err
 		}()
 	}
 	waitFor(t, func() bool { return g.waits.Load() == 3 })
@@ -73,7 +74,7 @@ func TestGateCancel(t *testing.T) {
 	}
 	g.leave()
 	var w *waiter
-	if err := g.enter(context.Background(), &w); err != nil || g.free != 0 {
+	if _, err := g.enter(context.Background(), &w); err != nil || g.free != 0 {
 		t.Fatalf("after the cancelled waits: %v, %d free", err, g.free)
 	}
 }
@@ -94,7 +95,7 @@ func TestGateLimit(t *testing.T) {
 			defer wg.Done()
 			var w *waiter
 			for range rounds {
-				if err := g.enter(ctx, &w); err != nil {
+				if _, err := g.enter(ctx, &w); err != nil {
 					t.Error(err)
 					return
 				}
