@@ -50,6 +50,10 @@ func registerArrayCodecs(m *pgtype.Map) {
 		}
 		m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: &arrayCodec{Codec: t.Codec, elemOID: a.elem, own: own}})
 	}
+	// A []string for a parameter of a type pgx does not know (an enum's
+	// array) is encoded by the type it maps to: this map's text[], not the
+	// default map's.
+	m.RegisterDefaultPgType([]string(nil), "_text")
 }
 
 func (c *arrayCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {

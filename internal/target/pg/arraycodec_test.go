@@ -77,6 +77,12 @@ func TestArrayCodec(t *testing.T) {
 			t.Errorf("text %q: encoded %q, %v; want %q, %v", v, got, err, want, errWant)
 		}
 	}
+	var types any = []string{"ROUTE_AUTHORIZATION", "SIGNAL_CLEAR", "POWER_OUTAGE"}
+	room := make([]byte, 0, 256)
+	if n := testing.AllocsPerRun(20, func() { ours.Encode(enumArray, pgtype.TextFormatCode, types, room) }); n != 0 {
+		t.Errorf("a []string in text format: %.0f allocations, want none (pgx: %.0f)", n,
+			testing.AllocsPerRun(20, func() { pgxOwn.Encode(enumArray, pgtype.TextFormatCode, types, room) }))
+	}
 
 	// One query's parameters, as pgx appends them: each encoding stays
 	// intact while the next ones grow the buffer.
