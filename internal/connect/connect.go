@@ -83,7 +83,7 @@ func New(ctx context.Context, t target.Target, o Options) (Connector, error) {
 		if err != nil {
 			return nil, fmt.Errorf("opening a pool of %d connections: %w", o.Pool.Max, err)
 		}
-		return &pool{p: p}, nil
+		return &pool{p: p, g: newGate(o.Pool.Max)}, nil
 	}
 	return session{t}, nil
 }
@@ -153,33 +153,57 @@ func (h perTxnHandle) Get(ctx context.Context) (target.Conn, time.Duration, erro
 func (perTxnHandle) Put(c target.Conn, _ bool) { c.Close(context.Background()) }
 func (perTxnHandle) Close()                    {}
 
-// pool: clients borrow a connection from one shared pool per transaction.
-type pool struct{ p target.Pool }
+// pool: clients borrow a connection from one shared pool per transaction,
+// queueing in the gate for their turn.
+type pool struct {
+	p target.Pool
+	g *gate
+}
 
-func (p *pool) Client() Handle { return poolHandle{p.p} }
+func (p *pool) Client() Handle { return &poolHandle{pool: p} }
 func (*pool) WaitName() string { return "pool_wait" }
+
+// PoolStats counts the waits in the gate as waits for a connection.
 func (p *pool) PoolStats() *target.PoolStats {
 	s := p.p.Stats()
+	s.EmptyAcquires += p.g.waits.Load()
+	s.WaitS += time.Duration(p.g.waited.Load()).Seconds()
 	return &s
 }
-func (p *pool) Close() { p.p.Close() }
+func (p *pool) Close() {
+	p.g.close()
+	p.p.Close()
+}
 
-type poolHandle struct{ p target.Pool }
+type poolHandle struct {
+	*pool
+	w *waiter // this client's place in the gate's queue
+}
 
-func (h poolHandle) Get(ctx context.Context) (target.Conn, time.Duration, error) {
+func (h *poolHandle) Get(ctx context.Context) (target.Conn, time.Duration, error) {
 	start := time.Now()
-	c, err := h.p.Acquire(ctx)
+	queued, err := h.g.enter(ctx, &h.w)
 	if err != nil {
 		return nil, 0, err
 	}
-	return c, time.Since(start), nil
+	c, err := h.p.Acquire(ctx)
+	if err != nil {
+		h.g.leave()
+		return nil, 0, err
+	}
+	d := time.Since(start)
+	if queued {
+		h.g.waited.Add(int64(d))
+	}
+	return c, d, nil
 }
 
-func (poolHandle) Put(c target.Conn, drop bool) {
+func (h *poolHandle) Put(c target.Conn, drop bool) {
 	if drop {
 		target.Discard(c)
-		return
+	} else {
+		c.Close(context.Background())
 	}
-	c.Close(context.Background())
+	h.g.leave()
 }
-func (poolHandle) Close() {}
+func (*poolHandle) Close() {}

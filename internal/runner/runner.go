@@ -397,7 +397,7 @@ func (r *run) client(id int) {
 			if start, ok = c.scheduled(chosen); !ok {
 				return
 			}
-			if Sleep(r.stop, time.Until(start)) != nil {
+			if c.timer.Sleep(r.stop, time.Until(start)) != nil {
 				return
 			}
 			lag = time.Since(start)
@@ -405,7 +405,7 @@ func (r *run) client(id int) {
 				r.rec.Record(r.lag, id, lag)
 			}
 		}
-		if Sleep(r.stop, pause) != nil {
+		if c.timer.Sleep(r.stop, pause) != nil {
 			return
 		}
 		r.busy[id].cycle.Store(start.UnixNano())
@@ -519,6 +519,8 @@ type client struct {
 	// pending are the cycle's op latencies, recorded with the cycle's
 	// own (metrics.Recorder.RecordTogether) so an interval never splits them.
 	pending []metrics.Sample
+
+	timer workload.Timer // for the pauses
 }
 
 // flush records the cycle's pending latencies together.

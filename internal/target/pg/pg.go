@@ -88,6 +88,7 @@ func (t *pgTarget) Connect(ctx context.Context) (target.Conn, error) {
 	if err != nil {
 		return nil, serverFirst(err)
 	}
+	registerArrayCodecs(c.TypeMap())
 	m := t.cfg.DefaultQueryExecMode
 	return &pgConn{c: c, prepares: m == pgx.QueryExecModeCacheStatement || m == pgx.QueryExecModeCacheDescribe}, nil
 }

@@ -3,6 +3,7 @@ package pg
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/txnbench/txnbench/internal/target"
 )
@@ -13,6 +14,10 @@ func (t *pgTarget) OpenPool(ctx context.Context, c target.PoolConfig) (target.Po
 		return nil, err
 	}
 	cfg.ConnConfig = t.cfg.Copy()
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		registerArrayCodecs(c.TypeMap())
+		return nil
+	}
 	cfg.MaxConns = int32(c.Max)
 	cfg.MinConns = int32(c.Min)
 	if c.Lifetime > 0 {
@@ -35,8 +40,21 @@ func (p *pgPool) Acquire(ctx context.Context) (target.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pooledPG{pgConn: pgConn{c: pc.Conn()}, pc: pc}, nil
+	// The connection keeps its wrapper from one borrower to the next, so
+	// that borrowing it allocates nothing.
+	data := pc.Conn().PgConn().CustomData()
+	c, ok := data[pooledKey].(*pooledPG)
+	if !ok {
+		c = &pooledPG{pgConn: pgConn{c: pc.Conn()}}
+		data[pooledKey] = c
+	}
+	c.pc, c.inTx, c.beginPending = pc, false, false
+	return c, nil
 }
+
+// pooledKey is where a pooled connection's wrapper lives in pgconn's
+// custom data.
+const pooledKey = "txnbench.pooled"
 
 func (p *pgPool) Stats() target.PoolStats {
 	s := p.p.Stat()

@@ -27,8 +27,8 @@ func (c *client) add(ctx context.Context, conn target.Conn) error {
 // reads the returned ids into c.ids. The batch goes back to the pool as
 // soon as it has been sent.
 func (c *client) insertNew(ctx context.Context, conn target.Conn, n int) error {
-	b := batchPool.Get().(*batch)
-	defer batchPool.Put(b)
+	b := c.w.batches.get()
+	defer c.w.batches.put(b)
 	c.gen.fill(b, n)
 	rows, err := conn.Query(ctx, c.w.sql.insertEvents, c.eventArgs(b)...)
 	clear(c.args) // drop references into b

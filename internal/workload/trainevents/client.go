@@ -34,19 +34,21 @@ type client struct {
 		auths    [][16]byte
 		trains   [][]byte
 	}
-	args []any  // statement arguments
-	enc  []byte // JSON-encoded batch, where there are no array parameters
+	timer workload.Timer // for the think times
+	args  []any          // statement arguments
+	enc   []byte         // JSON-encoded batch, where there are no array parameters
 
-	rowID      [16]byte // scan targets, pointed to by dest
-	rowPayload []byte
-	dest       []any
+	rowID [16]byte // scan targets, pointed to by dest
+	docs  docs
+	dest  []any
 }
 
 func (c *client) Ops() []workload.Op { return c.ops }
 
 // batch is one generated batch of events and its encodings. A client
-// borrows one from batchPool only while it inserts the batch, so memory
-// grows with the inserts in flight, not with the number of clients.
+// borrows one from the workload's batches only while it inserts the batch,
+// so memory grows with the inserts in flight, not with the number of
+// clients.
 type batch struct {
 	buf     []byte
 	offsets [][4]int // payload and train id of each event in buf
@@ -61,7 +63,31 @@ type batch struct {
 	enc []byte // events as one JSON array, where there are no array parameters
 }
 
-var batchPool = sync.Pool{New: func() any { return new(batch) }}
+// batches are the batches not being inserted. Unlike a sync.Pool, which
+// each garbage collection empties, they keep their buffers from cycle to
+// cycle: there are at most as many as inserts ever ran at once.
+type batches struct {
+	mu   sync.Mutex
+	free []*batch
+}
+
+func (bs *batches) get() *batch {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	n := len(bs.free)
+	if n == 0 {
+		return new(batch)
+	}
+	b := bs.free[n-1]
+	bs.free = bs.free[:n-1]
+	return b
+}
+
+func (bs *batches) put(b *batch) {
+	bs.mu.Lock()
+	bs.free = append(bs.free, b)
+	bs.mu.Unlock()
+}
 
 // NextCycle draws the batch size and returns the pause that starts the
 // cycle.
@@ -74,10 +100,7 @@ func (c *client) NextCycle() time.Duration {
 // think waits the think time inside a transaction, locks held: part of
 // what is measured, not pacing (which is the runner's).
 func (c *client) think(ctx context.Context) error {
-	select {
-	case <-time.After(workload.Uniform(c.rng, c.w.thinkMin, c.w.thinkMax)):
-	case <-ctx.Done():
-	}
+	c.timer.Sleep(ctx, workload.Uniform(c.rng, c.w.thinkMin, c.w.thinkMax))
 	return ctx.Err()
 }
 
@@ -109,6 +132,7 @@ func (c *client) scanIDs(rows target.Rows, withPayload bool) error {
 	defer rows.Close()
 	c.ids = c.ids[:0]
 	c.payloads = c.payloads[:0]
+	c.docs.reset()
 	dest := c.dest[:1]
 	if withPayload {
 		dest = c.dest[:2]
@@ -118,12 +142,53 @@ func (c *client) scanIDs(rows target.Rows, withPayload bool) error {
 			return err
 		}
 		c.ids = append(c.ids, c.rowID)
-		if withPayload {
-			c.payloads = append(c.payloads, c.rowPayload) // the driver made a copy
-			c.rowPayload = nil
-		}
+	}
+	if withPayload {
+		c.payloads = c.docs.slices(c.payloads)
 	}
 	return rows.Err()
+}
+
+// docs is a scan target that copies each row's payload into one buffer a
+// client reuses, rather than the driver allocating a copy per row.
+type docs struct {
+	buf  []byte
+	ends []int
+}
+
+func (d *docs) reset() { d.buf, d.ends = d.buf[:0], d.ends[:0] }
+
+// ScanBytes takes a PostgreSQL value (pgx's BytesScanner); b is valid only
+// during the call.
+func (d *docs) ScanBytes(b []byte) error {
+	d.buf = append(d.buf, b...)
+	d.ends = append(d.ends, len(d.buf))
+	return nil
+}
+
+// Scan takes a database/sql value (SQLite), valid only during the call.
+func (d *docs) Scan(src any) error {
+	switch v := src.(type) {
+	case string:
+		d.buf = append(d.buf, v...)
+	case []byte:
+		d.buf = append(d.buf, v...)
+	default:
+		return fmt.Errorf("payload: cannot read %T as a document", src)
+	}
+	d.ends = append(d.ends, len(d.buf))
+	return nil
+}
+
+// slices appends the documents read to dst, each capped at its end so
+// that rewriting one in place cannot run into the next.
+func (d *docs) slices(dst [][]byte) [][]byte {
+	start := 0
+	for _, end := range d.ends {
+		dst = append(dst, d.buf[start:end:end])
+		start = end
+	}
+	return dst
 }
 
 // textUUID scans a UUID stored as text (SQLite).

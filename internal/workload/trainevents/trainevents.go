@@ -50,6 +50,7 @@ type Workload struct {
 	committedEvents    atomic.Int64     // events inserted by committed adds
 	unknownCommits     atomic.Int64     // commits of any op with unknown outcome
 	unknownEvents      atomic.Int64     // events of adds whose commit outcome is unknown
+	batches            batches          // generated batches not being inserted
 
 	// ledgers are every shard's books, for Check (nil: this process's own)
 	ledgers []map[string]int64
@@ -285,7 +286,7 @@ func (w *Workload) newClient(rng *rand.Rand, nonce int64) *client {
 	if !w.caps.ArrayParams {
 		id = (*textUUID)(&c.rowID) // stored as text
 	}
-	c.dest = []any{id, &c.rowPayload}
+	c.dest = []any{id, &c.docs}
 	c.ops = []workload.Op{{Name: opAdd, Run: c.add}, {Name: opProcess, Run: c.process}, {Name: opArchive, Run: c.archive}}
 	return c
 }
