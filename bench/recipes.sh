@@ -11,6 +11,9 @@
 #                                          checks the recipes; not numbers to read
 #   bash bench/recipes.sh NAME...          only these recipes; the page goes to the
 #                                          out directory, docs/recipes.md is left alone
+#   RECIPES_OUT=bench/out/recipes-DATE bash bench/recipes.sh
+#                                          go on with an earlier run's directory: only the
+#                                          recipes it has no result of run, then the page
 #
 # A recipe that fails is marked in the page (its exit status and the last
 # lines it printed on stderr) and the script goes on with the next.
@@ -21,11 +24,11 @@ cd "$(dirname "$0")/.."
 if [ -n "${RECIPES_QUICK:-}" ]; then
   mode="quick mode (\`RECIPES_QUICK=1\`: short runs and small scales, to check the recipes; the numbers are not to be read)"
   short=2s normal=5s long=5s matrix_clients=16 ladder=2,4,8 scale=1 rung=3s ramp=4s
-  fleet=8s fleet_fault=3s:kill-pooler:2s fleet_fault_direct=3s:terminate-backends
+  fleet=8s fleet_fault=3s:kill-pooler:2s wf_ladder=1,4,8 fleet_fault_direct=3s:terminate-backends
 else
   mode="real mode"
   short=10s normal=20s long=60s matrix_clients=64 ladder=4,8,16,32,64 scale=10 rung=30s ramp=5s
-  fleet=40s fleet_fault=15s:kill-pooler:10s fleet_fault_direct=15s:terminate-backends
+  fleet=40s fleet_fault=15s:kill-pooler:10s wf_ladder=1,4,8,16,32 fleet_fault_direct=15s:terminate-backends
 fi
 
 # The recipes, in the page's order: NAME, then txnbench's arguments
@@ -43,6 +46,7 @@ recipe seed002-ladder study script --db temp-postgres -f examples/scripts/wd01.s
   --scale "$scale" --duration "$rung" --vary clients="$ladder"
 recipe train-ladder study train-events --db temp-postgres --variant text --duration "$rung" --vary clients="$ladder"
 recipe seed003-workflow suite run examples/workflow-baseline.toml --tier smoke
+recipe seed003-ladder study workflow --db temp-postgres --signal-workers 8 --duration "$rung" --vary clients="$wf_ladder"
 recipe workflow-wake study workflow --db temp-postgres --clients 16 --signal-workers 8 --duration "$normal" \
   --vary wake=notify,poll
 recipe workflow-poll study workflow --db temp-postgres --clients 16 --signal-workers 8 --wake poll --duration "$normal" \
@@ -65,15 +69,23 @@ for s in "${sel[@]}"; do
 done
 has() { [ ${#sel[@]} -eq 0 ] && return 0; for s in "${sel[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 
-out=bench/out/recipes-$(date +%Y%m%d-%H%M%S)
+out=${RECIPES_OUT:-bench/out/recipes-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 bin=$out/txnbench
 go build -o "$bin" ./cmd/txnbench || exit 1
 version=$(git describe --always --dirty 2>/dev/null || echo unknown)
 started=$(date -u +"%Y-%m-%d %H:%M UTC")
+if [ -f "$out/started" ]; then # an earlier run's directory: say both builds
+  read -r first_version first_started <"$out/started"
+  [ "$first_version" = "$version" ] || version="$first_version (recipes run since: $version)"
+  started=$first_started
+else
+  echo "$version $started" >"$out/started"
+fi
 
 for name in "${names[@]}"; do
   has "$name" || continue
+  [ -n "${RECIPES_OUT:-}" ] && [ ${#sel[@]} -eq 0 ] && [ -f "$out/$name.status" ] && continue # ran before
   echo "== $name: txnbench ${args[$name]}"
   t0=$SECONDS
   # shellcheck disable=SC2086 # the arguments hold no spaces
