@@ -314,7 +314,7 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 	r.SetServerTimes()
 	r.Pool = pool
 	r.Pooler = db.poolerResult(wctx, before)
-	mendPooler(r.Pooler, tr)
+	mendPooler(r.Pooler, tr, db.fleet == nil)
 	notePartialPooler(r, db)
 	db.addDeaths(r, window.opened(out.Started))
 	// The check runs even after an interrupt: it is quick and says whether

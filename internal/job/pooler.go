@@ -167,14 +167,19 @@ func (d *Database) closePoolerServers(ctx context.Context) {
 // the run (its SHOW STATS totals start again from zero; poolerResult kept
 // its new incarnation's): the telemetry's, which add up its incarnations,
 // replace them when it has them. A fleet's stay the sum of its members'
-// (each says whether it restarted).
-func mendPooler(p *result.Pooler, tel *result.Telemetry) {
+// (each says whether it restarted). A pooler given by URL (byURL) may be
+// a balancer's address in front of several, whose counters the samples
+// see in turn: that reads as restarts too, and the note says so.
+func mendPooler(p *result.Pooler, tel *result.Telemetry, byURL bool) {
 	if p == nil || p.Stats == nil || len(p.Members) > 0 {
 		return
 	}
 	if poolerRestarted(tel) && tel.Pooler != nil {
 		p.Stats = tel.Pooler
 		p.Note = "it restarted during the run: its counters are the sum over its incarnations in the window, less what an old one counted after its last sample"
+		if byURL {
+			p.Note = "its counters went back during the run: it restarted, or the address leads to several poolers (a load balancer) whose admin consoles the samples reached in turn; these are the sum of what the samples saw, so read them as approximate, or give --via a pooler's own address"
+		}
 	}
 }
 
