@@ -128,6 +128,26 @@ func TestKillPooler(t *testing.T) {
 	}
 }
 
+// TestKillPoolerInAFleet kills one of two PgBouncers behind HAProxy and
+// keeps it down for 3 s: the clients fail over to the other through the
+// one address, so ops succeed again long before it is back, and nothing
+// is lost.
+func TestKillPoolerInAFleet(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	testutil.NeedHAProxy(t)
+	r := runFaults(t, []string{"--duration", "5s", "--via", "pgbouncer", "--poolers", "2"}, "1s:kill-pooler:3s")
+	f := r.Faults[0]
+	if f.Target != "pooler 1 of 2" || f.Recovery == nil || f.Recovery.FirstOKS == nil {
+		t.Fatalf("kill-pooler in a fleet: %+v", f)
+	}
+	if ok := *f.Recovery.FirstOKS; ok >= 2.5 {
+		t.Errorf("the first op succeeded %.2f s after the kill, with the pooler down 3 s: no failover to the other", ok)
+	}
+	if r.Pooler == nil || len(r.Pooler.Members) != 2 {
+		t.Errorf("pooler %+v: want both members", r.Pooler)
+	}
+}
+
 // TestStudyComparesRecovery varies the connection strategy of a run with
 // a fault: the study's summary (printed and in study.json) has the
 // recovery of each cell side by side.
