@@ -159,6 +159,7 @@ func badInputs(t *testing.T) []badInput {
 		{args: te("--db", "temp-postgres", "--duration", "10s", "--fault", "10s:kill-server"), want: "not inside the 10s window"},
 		{args: te("--db", "temp-postgres", "--duration", "10s", "--fault", "8s:blackhole:5s"), want: "ends at 13s, after the 10s window"},
 		{args: te("--db", "temp-postgres", "--iterations", "10", "--fault", "1s:reset"), want: "--fault with --iterations"},
+		{args: te("--db", "temp-postgres", "--duration", "10s", "--fault", "3s:blackhole:3s", "--fault", "4s:blackhole:1s"), want: "--fault 4s:blackhole:1s starts while --fault 3s:blackhole:3s is going on (until 6s): one fault at a time"},
 		{args: te("--db", "postgres://u:hunter22@127.0.0.1/db", "--fault", "1s:kill-server"), want: "acts on a server txnbench started: use --db temp-postgres"},
 		{args: te("--db", "temp-postgres", "--fault", "1s:kill-pooler"), want: "acts on a PgBouncer txnbench started: add --via pgbouncer"},
 		{args: te("--fault", "1s:terminate-backends"), want: "needs a PostgreSQL server"},

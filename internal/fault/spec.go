@@ -1,7 +1,9 @@
 package fault
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -185,6 +187,28 @@ func Check(faults []Spec, window time.Duration) error {
 		}
 		if end := f.End(); end > window {
 			return fmt.Errorf("--fault %s ends at %s, after the %s window: make it shorter, earlier, or --duration longer", f, end, window)
+		}
+	}
+	return checkOverlap(faults, window)
+}
+
+// checkOverlap refuses two faults on the same thing (the server, the
+// pooler, the network path) going on at once: a second black hole or
+// hang inside the first would end with either, a second kill would find
+// the server or pooler already down. Faults at the same instant overlap
+// too; added latency without FOR lasts until the window ends.
+func checkOverlap(faults []Spec, window time.Duration) error {
+	byAt := slices.Clone(faults)
+	slices.SortStableFunc(byAt, func(a, b Spec) int { return cmp.Compare(a.At, b.At) })
+	for i, prev := range byAt {
+		end := prev.End()
+		if prev.Kind == Latency && prev.For == 0 {
+			end = window
+		}
+		for _, f := range byAt[i+1:] {
+			if f.Kind.Needs() == prev.Kind.Needs() && (f.At == prev.At || f.At < end) {
+				return fmt.Errorf("--fault %s starts while --fault %s is going on (until %s): one fault at a time on the same thing; start it at %s or later", f, prev, end, max(end, prev.At+time.Second))
+			}
 		}
 	}
 	return nil

@@ -66,6 +66,11 @@ func TestCheck(t *testing.T) {
 		{faults: []string{"10s:reset"}, window: 10 * time.Second, err: "not inside the 10s window"},
 		{faults: []string{"8s:hang-server:3s"}, window: 10 * time.Second, err: "ends at 11s, after the 10s window"},
 		{faults: []string{"1s:reset"}, err: "--fault with --iterations"},
+		{faults: []string{"4s:blackhole:1s", "3s:blackhole:3s"}, window: 10 * time.Second, err: "--fault 4s:blackhole:1s starts while --fault 3s:blackhole:3s is going on (until 6s)"},
+		{faults: []string{"3s:latency:5ms", "8s:blackhole:1s"}, window: 10 * time.Second, err: "is going on (until 10s)"},
+		{faults: []string{"3s:reset", "3s:latency:1ms/1s"}, window: 10 * time.Second, err: "start it at 4s or later"},
+		{faults: []string{"3s:kill-server:2s", "4s:hang-server:1s"}, window: 10 * time.Second, err: "is going on (until 5s)"},
+		{faults: []string{"3s:blackhole:1s", "4s:blackhole:1s", "5s:kill-server:1s", "6s:reset"}, window: 10 * time.Second},
 		{window: 0},
 	}
 	for _, c := range cases {
