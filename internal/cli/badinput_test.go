@@ -147,6 +147,7 @@ func badInputs(t *testing.T) []badInput {
 		{args: te("--db", "temp-postgres", "--pg-conf", "=1"), want: "want key=value"},
 		{args: te("--pg-conf", "work_mem=1MB"), want: "only applies to --db temp-postgres"},
 		{args: te("--db", "temp-postgres", "--via", "postgres://u@127.0.0.1/db"), want: "cannot front a throwaway server"},
+		{args: te("--db", "postgres://u:pw@127.0.0.1:1/db", "--seed", "1", "--shards", "0"), want: "--shards 0: give how many shards the run has, 1 or more"},
 		// --fault
 		{args: te("--fault", "bogus"), want: "want AT:KIND[:ARG]"},
 		{args: te("--fault", "x:kill-server"), want: `AT "x" is not a duration`},
