@@ -252,3 +252,33 @@ func TestShardMissing(t *testing.T) {
 		t.Errorf("check: exit %d, want %d: %s", code, ExitFailure, stderr)
 	}
 }
+
+// TestShardOtherSettingsRefused: two shards under one --run-id but with
+// other --clients are not one run: the second to register is refused
+// (exit 2, naming the fix), and the first stops waiting for it at once
+// rather than running a window whose merge would mix two runs.
+func TestShardOtherSettingsRefused(t *testing.T) {
+	cl := testutil.Postgres(t)
+	args := func(shard, clients string) []string {
+		return append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "8", "--run-id", "mixed",
+			"--shard", shard, "--clients", clients, "--shard-wait", "2m"}, quick...)
+	}
+	first := exec.Command(os.Args[0], args("0/2", "2")...)
+	first.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+	var firstErr syncBuffer
+	first.Stderr = &firstErr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { first.Process.Kill() })
+
+	code, _, stderr := runMain(args("1/2", "4")...)
+	if code != ExitUsage || !strings.Contains(stderr, "shard 1 of 2 of run mixed: shard 0 of this run id was started with other settings") ||
+		!strings.Contains(stderr, "start every shard with the same flags but --shard, under a new --run-id") {
+		t.Errorf("second shard: exit %d, want %d: %s", code, ExitUsage, stderr)
+	}
+	first.Wait() // long before --shard-wait
+	if code := first.ProcessState.ExitCode(); code != ExitUsage || !strings.Contains(firstErr.String(), "shard 0 of 2 of run mixed: shard 1 was refused") {
+		t.Errorf("first shard: exit %d, want %d: %s", code, ExitUsage, firstErr.String())
+	}
+}
