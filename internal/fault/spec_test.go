@@ -58,9 +58,10 @@ func TestCheck(t *testing.T) {
 		return s
 	}
 	cases := []struct {
-		faults []string
-		window time.Duration
-		err    string
+		faults  []string
+		window  time.Duration
+		poolers int
+		err     string
 	}{
 		{faults: []string{"1s:reset", "9s:kill-server:1s", "5s:latency:5ms"}, window: 10 * time.Second},
 		{faults: []string{"10s:reset"}, window: 10 * time.Second, err: "not inside the 10s window"},
@@ -69,6 +70,10 @@ func TestCheck(t *testing.T) {
 		{faults: []string{"4s:blackhole:1s", "3s:blackhole:3s"}, window: 10 * time.Second, err: "--fault 4s:blackhole:1s starts while --fault 3s:blackhole:3s is going on (until 6s)"},
 		{faults: []string{"3s:latency:5ms", "8s:blackhole:1s"}, window: 10 * time.Second, err: "is going on (until 10s)"},
 		{faults: []string{"3s:reset", "3s:latency:1ms/1s"}, window: 10 * time.Second, err: "start it at 4s or later"},
+		{faults: []string{"3s:kill-pooler", "9s:kill-pooler:1s"}, window: 10 * time.Second, err: "is going on (until 10s)"},
+		{faults: []string{"3s:kill-pooler", "4s:kill-pooler:1s", "6s:kill-pooler:1s"}, window: 10 * time.Second, poolers: 2, err: "--fault 6s:kill-pooler:1s starts while --fault 3s:kill-pooler is going on (until 10s)"},
+		{faults: []string{"3s:kill-pooler:1s", "4s:kill-pooler:3s", "5s:kill-pooler:1s", "6s:kill-pooler:1s"}, window: 10 * time.Second, poolers: 2, err: "--fault 6s:kill-pooler:1s starts while --fault 4s:kill-pooler:3s is going on (until 7s)"},
+		{faults: []string{"3s:kill-pooler", "4s:kill-pooler:1s", "6s:kill-pooler:1s"}, window: 10 * time.Second, poolers: 3},
 		{faults: []string{"3s:kill-server:2s", "4s:hang-server:1s"}, window: 10 * time.Second, err: "is going on (until 5s)"},
 		{faults: []string{"3s:blackhole:1s", "4s:blackhole:1s", "5s:kill-server:1s", "6s:reset"}, window: 10 * time.Second},
 		{window: 0},
@@ -78,7 +83,7 @@ func TestCheck(t *testing.T) {
 		for _, f := range c.faults {
 			specs = append(specs, parse(f))
 		}
-		err := Check(specs, c.window)
+		err := Check(specs, c.window, c.poolers)
 		if (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("Check(%v, %s) = %v, want %q", c.faults, c.window, err, c.err)
 		}
