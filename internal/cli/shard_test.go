@@ -281,4 +281,8 @@ func TestShardOtherSettingsRefused(t *testing.T) {
 	if code := first.ProcessState.ExitCode(); code != ExitUsage || !strings.Contains(firstErr.String(), "shard 0 of 2 of run mixed: shard 1 was refused") {
 		t.Errorf("first shard: exit %d, want %d: %s", code, ExitUsage, firstErr.String())
 	}
+	code, _, stderr = runMain("check", "mixed", "--db", cl.URL())
+	if code != ExitFailure || !strings.Contains(stderr, "shard 1 (on ") || !strings.Contains(stderr, ") was refused: it was started with other settings") {
+		t.Errorf("check: exit %d, want %d: %s", code, ExitFailure, stderr)
+	}
 }

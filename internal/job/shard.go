@@ -317,7 +317,11 @@ func (run runRows) unfinished() string {
 	have := map[int]bool{}
 	for _, r := range run {
 		have[r.shard] = true
-		if r.state != "finished" {
+		switch r.state {
+		case "finished":
+		case refused:
+			missing = append(missing, fmt.Sprintf("shard %d (on %s) was refused: it was started with other settings", r.shard, r.host))
+		default:
 			missing = append(missing, fmt.Sprintf("shard %d (on %s) has not finished", r.shard, r.host))
 		}
 	}
