@@ -88,8 +88,12 @@ func awaitLoad(ctx context.Context, s Spec, db *Database) error {
 	registered_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(), skew_ms DOUBLE PRECISION NOT NULL,
 	state TEXT NOT NULL, finished_at TIMESTAMPTZ, ledger TEXT,
 	PRIMARY KEY (run_id, shard))`)
-			if err == nil { // a run table of an older txnbench lacks it
-				_, err = c.Exec(ctx, `ALTER TABLE `+runTable+` ADD COLUMN IF NOT EXISTS settings TEXT NOT NULL DEFAULT ''`)
+			var has int64 // a run table of an older txnbench lacks settings (altered only then: it may be another role's)
+			if err == nil {
+				err = target.QueryRow(ctx, c, "SELECT count(*) FROM pg_attribute WHERE attrelid = '"+runTable+"'::regclass AND attname = 'settings' AND NOT attisdropped", nil, &has)
+			}
+			if err == nil && has == 0 {
+				_, err = c.Exec(ctx, `ALTER TABLE `+runTable+` ADD COLUMN settings TEXT NOT NULL DEFAULT ''`)
 			}
 			if err != nil {
 				return fmt.Errorf("creating the run table %s: %w", runTable, err)
