@@ -219,9 +219,18 @@ func checkOverlap(faults []Spec, window time.Duration, poolers int) error {
 			if f.Kind == KillPooler && prev.Kind == KillPooler && f.At != prev.At {
 				same = kill[i+1+j]%poolers == kill[i]%poolers
 			}
-			if same && (f.At == prev.At || f.At < end) {
-				return fmt.Errorf("--fault %s starts while --fault %s is going on (until %s): one fault at a time on the same thing; start it at %s or later", f, prev, end, max(end, prev.At+time.Second))
+			if !same || (f.At != prev.At && f.At >= end) {
+				continue
 			}
+			fix := fmt.Sprintf("start it at %s or later", max(end, prev.At+time.Second))
+			if later := max(end, prev.At+time.Second); later >= window {
+				how := map[Kind]string{Latency: "DELAY/FOR", KillPooler: "how long it stays down"}[prev.Kind]
+				if prev.End() != 0 && (prev.Kind != KillPooler || prev.Restart) {
+					how = "a shorter ARG"
+				}
+				fix = fmt.Sprintf("give --fault %s an earlier end (%s)", prev, how)
+			}
+			return fmt.Errorf("--fault %s starts while --fault %s is going on (until %s): one fault at a time on the same thing; %s", f, prev, end, fix)
 		}
 	}
 	return nil
