@@ -78,6 +78,9 @@ func (f *shardFlags) resolve(fs *pflag.FlagSet, rf *runFlags, name string, w wor
 	i, ierr := strconv.Atoi(is)
 	n, nerr := strconv.Atoi(ns)
 	if !ok || ierr != nil || nerr != nil || n < 1 || i < 0 || i >= n {
+		if fs.Changed("shards") {
+			return usage(fmt.Errorf("JOB_COMPLETION_INDEX %q with --shards %d: want an index from 0 to %d, as the Indexed Job of %d completions sets it", is, f.shards, f.shards-1, f.shards))
+		}
 		return usage(fmt.Errorf("%s %q: want I/N, part I (from 0) of N, e.g. 0/4", from, spec))
 	}
 	if sp, _ := target.ParseSpec(rf.db); sp.Kind != target.ServerURL {

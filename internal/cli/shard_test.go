@@ -204,6 +204,7 @@ func TestShardBadInput(t *testing.T) {
 		{[]string{"--shard", "x"}, "", `--shard "x": want I/N`},
 		{[]string{"--shard", "-1/2"}, "", "want I/N"},
 		{[]string{"--shards", "4"}, "", "--shards 4 needs JOB_COMPLETION_INDEX"},
+		{[]string{"--shards", "4"}, "JOB_COMPLETION_INDEX=4", `JOB_COMPLETION_INDEX "4" with --shards 4: want an index from 0 to 3`},
 		{[]string{"--shard", "0/2", "--shards", "2"}, "", "choose one"},
 		{nil, "TXNBENCH_SHARD=1/0", `TXNBENCH_SHARD "1/0"`},
 		{[]string{"--shard", "0/4", "--clients", "3"}, "", "--clients 3 is fewer than the 4 shards"},
