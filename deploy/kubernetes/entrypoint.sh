@@ -18,8 +18,19 @@ fi
 name=shard-${JOB_COMPLETION_INDEX:-0}.json
 out=${RESULTS:-/tmp}/$name
 rm -f "$out"
-"$bin" "$@" --db "$TXNBENCH_DB" --json "$out"
+# In the background, so that a stop (SIGTERM, e.g. the Job's deadline or
+# a deleted pod) reaches txnbench, which ends the run and saves what it
+# measured: the shell, PID 1 in the container, would ignore it.
+"$bin" "$@" --db "$TXNBENCH_DB" --json "$out" &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null' TERM
+trap 'kill -INT "$child" 2>/dev/null' INT
+wait "$child"
 status=$?
+while kill -0 "$child" 2>/dev/null; do # a trapped signal ended the wait, not txnbench
+	wait "$child"
+	status=$?
+done
 if [ -f "$out" ]; then
 	echo "### txnbench result $name begin"
 	cat "$out"

@@ -147,6 +147,7 @@ func badInputs(t *testing.T) []badInput {
 		{args: te("--db", "temp-postgres", "--pg-conf", "=1"), want: "want key=value"},
 		{args: te("--pg-conf", "work_mem=1MB"), want: "only applies to --db temp-postgres"},
 		{args: te("--db", "temp-postgres", "--via", "postgres://u@127.0.0.1/db"), want: "cannot front a throwaway server"},
+		{args: te("--db", "postgres://u:pw@127.0.0.1:1/db", "--seed", "1", "--shards", "0"), want: "--shards 0: give how many shards the run has, 1 or more"},
 		// --fault
 		{args: te("--fault", "bogus"), want: "want AT:KIND[:ARG]"},
 		{args: te("--fault", "x:kill-server"), want: `AT "x" is not a duration`},
@@ -159,6 +160,7 @@ func badInputs(t *testing.T) []badInput {
 		{args: te("--db", "temp-postgres", "--duration", "10s", "--fault", "10s:kill-server"), want: "not inside the 10s window"},
 		{args: te("--db", "temp-postgres", "--duration", "10s", "--fault", "8s:blackhole:5s"), want: "ends at 13s, after the 10s window"},
 		{args: te("--db", "temp-postgres", "--iterations", "10", "--fault", "1s:reset"), want: "--fault with --iterations"},
+		{args: te("--db", "temp-postgres", "--duration", "10s", "--fault", "3s:blackhole:3s", "--fault", "4s:blackhole:1s"), want: "--fault 4s:blackhole:1s starts while --fault 3s:blackhole:3s is going on (until 6s): one fault at a time"},
 		{args: te("--db", "postgres://u:hunter22@127.0.0.1/db", "--fault", "1s:kill-server"), want: "acts on a server txnbench started: use --db temp-postgres"},
 		{args: te("--db", "temp-postgres", "--fault", "1s:kill-pooler"), want: "acts on a PgBouncer txnbench started: add --via pgbouncer"},
 		{args: te("--fault", "1s:terminate-backends"), want: "needs a PostgreSQL server"},

@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -133,5 +135,31 @@ func TestKubernetesManifests(t *testing.T) {
 	}
 	if !commands["run"] || !commands["init"] {
 		t.Errorf("want an init Job and a run Job, have %v", commands)
+	}
+}
+
+// TestEntrypointPassesStop: a pod is stopped with SIGTERM to its entry
+// point; txnbench gets it, ends the run and saves what it measured, and
+// the entry point prints the result to the log and exits with txnbench's
+// status (130). The shell ended at once and left txnbench running on.
+func TestEntrypointPassesStop(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("sh", append([]string{entrypoint, "run", "train-events", "--duration", "5m", "--progress", "200ms"}, quick...)...)
+	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1", "TXNBENCH_BIN="+os.Args[0], "TXNBENCH_DB=sqlite:"+filepath.Join(dir, "db"), "RESULTS="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group: a txnbench left running is killed at the end
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	waitFor(t, stderr, 0, `\| cycle [1-9]`)
+	cmd.Process.Signal(syscall.SIGTERM)
+	waitExit(t, cmd, 30*time.Second, stderr)
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Errorf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "### txnbench result shard-0.json begin") || !strings.Contains(stdout.String(), "### txnbench result shard-0.json end") {
+		t.Errorf("no result in the log:\n%s", stdout.String())
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
@@ -223,4 +225,25 @@ func TestFaultsInHTMLReport(t *testing.T) {
 		t.Error("the page lacks the faults' marks or table")
 	}
 	screenshot(t, chromium, page, filepath.Join(testutil.Artifacts(t), "faults.png"))
+}
+
+// TestInterruptDuringHangThroughPooler: Ctrl-C during a hang-server fault
+// with the clients behind PgBouncer ends the hang, and the invariant check
+// still runs in the 2 s an interrupted run has left: waiting for
+// PgBouncer's server connections to close (for the telemetry) used them
+// all up, and the run said "invariants: not checked".
+func TestInterruptDuringHangThroughPooler(t *testing.T) {
+	testutil.NeedPostgres(t)
+	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer",
+		"--clients", "2", "--duration", "60s", "--progress", "300ms", "--fault", "1s:hang-server:50s"}, quick...)...)
+	waitFor(t, stderr, 0, `fault at 1\.0 s: hang-server`)
+	waitFor(t, stderr, len(stderr.String()), `\| cycle 0\.0/s`) // every client is stuck
+	cmd.Process.Signal(syscall.SIGINT)
+	waitExit(t, cmd, 15*time.Second, stderr)
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "\ninvariants: OK") {
+		t.Errorf("the check did not run after the interrupt:\n%s", stdout.String())
+	}
 }

@@ -57,6 +57,8 @@ func (f *shardFlags) resolve(fs *pflag.FlagSet, rf *runFlags, name string, w wor
 	switch {
 	case fs.Changed("shard") && fs.Changed("shards"):
 		return usage(errors.New("--shard and --shards both given: choose one (--shards reads the index from JOB_COMPLETION_INDEX)"))
+	case fs.Changed("shards") && f.shards < 1:
+		return usage(fmt.Errorf("--shards %d: give how many shards the run has, 1 or more", f.shards))
 	case fs.Changed("shards"):
 		idx := os.Getenv("JOB_COMPLETION_INDEX")
 		if idx == "" {
@@ -76,6 +78,9 @@ func (f *shardFlags) resolve(fs *pflag.FlagSet, rf *runFlags, name string, w wor
 	i, ierr := strconv.Atoi(is)
 	n, nerr := strconv.Atoi(ns)
 	if !ok || ierr != nil || nerr != nil || n < 1 || i < 0 || i >= n {
+		if fs.Changed("shards") {
+			return usage(fmt.Errorf("JOB_COMPLETION_INDEX %q with --shards %d: want an index from 0 to %d, as the Indexed Job of %d completions sets it", is, f.shards, f.shards-1, f.shards))
+		}
 		return usage(fmt.Errorf("%s %q: want I/N, part I (from 0) of N, e.g. 0/4", from, spec))
 	}
 	if sp, _ := target.ParseSpec(rf.db); sp.Kind != target.ServerURL {
@@ -93,26 +98,29 @@ func (f *shardFlags) resolve(fs *pflag.FlagSet, rf *runFlags, name string, w wor
 		rf.seed = h.Sum64()>>1 | 1
 		rf.cfg.Seed = rf.seed
 	}
+	settings := settingsKey(rf, w.Settings(), n)
 	if f.runID == "" {
-		f.runID = runID(name, rf, w.Settings(), n)
+		f.runID = fmt.Sprintf("%s-%d-%s", name, rf.seed, settings[:8])
 	}
 	sh := runner.Shard{Index: i, Count: n}
 	if err := sh.Split(&rf.cfg); err != nil {
 		return usage(err)
 	}
-	f.job = job.Shard{RunID: f.runID, Wait: f.wait}
+	f.job = job.Shard{RunID: f.runID, Wait: f.wait, Settings: fmt.Sprintf("%s seed %d", settings, rf.seed)}
 	return nil
 }
 
-// runID is the default id of a split run: the workload and seed, and a
-// hash of the whole run's settings, so shards started with the same flags
-// agree on it and a run with other settings gets another.
-func runID(name string, rf *runFlags, settings map[string]any, shards int) string {
+// settingsKey is a hash of the whole run's settings (before the shard's
+// split): the default run id has it, so that shards started with the same
+// flags agree on the id and a run with other settings gets another, and
+// every shard registers it, so that one started with other flags under
+// the same --run-id is refused.
+func settingsKey(rf *runFlags, settings map[string]any, shards int) string {
 	h := fnv.New32a()
 	c := rf.cfg
 	fmt.Fprintf(h, "%d %d %d %s %g %s %s %s", shards, c.Clients, c.Iterations, c.Duration, c.Rate, c.Warmup, rf.conn.Strategy, rf.pooler.Via)
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		fmt.Fprintf(h, " %s=%v", k, settings[k])
 	}
-	return fmt.Sprintf("%s-%d-%08x", name, rf.seed, h.Sum32())
+	return fmt.Sprintf("%08x", h.Sum32())
 }

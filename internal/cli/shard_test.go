@@ -204,6 +204,7 @@ func TestShardBadInput(t *testing.T) {
 		{[]string{"--shard", "x"}, "", `--shard "x": want I/N`},
 		{[]string{"--shard", "-1/2"}, "", "want I/N"},
 		{[]string{"--shards", "4"}, "", "--shards 4 needs JOB_COMPLETION_INDEX"},
+		{[]string{"--shards", "4"}, "JOB_COMPLETION_INDEX=4", `JOB_COMPLETION_INDEX "4" with --shards 4: want an index from 0 to 3`},
 		{[]string{"--shard", "0/2", "--shards", "2"}, "", "choose one"},
 		{nil, "TXNBENCH_SHARD=1/0", `TXNBENCH_SHARD "1/0"`},
 		{[]string{"--shard", "0/4", "--clients", "3"}, "", "--clients 3 is fewer than the 4 shards"},
@@ -249,6 +250,40 @@ func TestShardMissing(t *testing.T) {
 	}
 	code, _, stderr = runMain("check", "lonely", "--db", cl.URL())
 	if code != ExitFailure || !strings.Contains(stderr, "shard 0 (on ") || !strings.Contains(stderr, "shard 1 never registered") {
+		t.Errorf("check: exit %d, want %d: %s", code, ExitFailure, stderr)
+	}
+}
+
+// TestShardOtherSettingsRefused: two shards under one --run-id but with
+// other --clients are not one run: the second to register is refused
+// (exit 2, naming the fix), and the first stops waiting for it at once
+// rather than running a window whose merge would mix two runs.
+func TestShardOtherSettingsRefused(t *testing.T) {
+	cl := testutil.Postgres(t)
+	args := func(shard, clients string) []string {
+		return append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "8", "--run-id", "mixed",
+			"--shard", shard, "--clients", clients, "--shard-wait", "2m"}, quick...)
+	}
+	first := exec.Command(os.Args[0], args("0/2", "2")...)
+	first.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+	var firstErr syncBuffer
+	first.Stderr = &firstErr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { first.Process.Kill() })
+
+	code, _, stderr := runMain(args("1/2", "4")...)
+	if code != ExitUsage || !strings.Contains(stderr, "shard 1 of 2 of run mixed: shard 0 of this run id was started with other settings") ||
+		!strings.Contains(stderr, "start every shard with the same flags but --shard, under a new --run-id") {
+		t.Errorf("second shard: exit %d, want %d: %s", code, ExitUsage, stderr)
+	}
+	first.Wait() // long before --shard-wait
+	if code := first.ProcessState.ExitCode(); code != ExitUsage || !strings.Contains(firstErr.String(), "shard 0 of 2 of run mixed: shard 1 was refused") {
+		t.Errorf("first shard: exit %d, want %d: %s", code, ExitUsage, firstErr.String())
+	}
+	code, _, stderr = runMain("check", "mixed", "--db", cl.URL())
+	if code != ExitFailure || !strings.Contains(stderr, "shard 1 (on ") || !strings.Contains(stderr, ") was refused: it was started with other settings") {
 		t.Errorf("check: exit %d, want %d: %s", code, ExitFailure, stderr)
 	}
 }

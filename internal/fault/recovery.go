@@ -40,9 +40,9 @@ func (s *Schedule) Faults(r *result.Result) []result.Fault {
 	prev := int64(0) // where the last fault's outage ended, ns since t0
 	baseline := 0.0  // the last fault's baseline
 	for k, i := range order {
-		until := end - t0 // the next fault, or the window's end
+		until := min(end-t0, s.horizon) // the next fault, the window's end, or as far as steps were counted
 		if k+1 < len(order) {
-			until = s.fired[order[k+1]].Load() - t0
+			until = min(until, s.fired[order[k+1]].Load()-t0)
 		}
 		rec := s.recover(i, t0, until, prev, baseline)
 		baseline = rec.BaselinePerS
@@ -106,7 +106,7 @@ func (s *Schedule) recover(i int, t0, until, prev int64, prevBaseline float64) *
 			}
 		}
 		if rec.ThroughputS == nil {
-			rec.Note = "throughput did not come back to 90% of the baseline before " + untilWhat(until, s.end.Load()-t0)
+			rec.Note = "throughput did not come back to 90% of the baseline before " + s.untilWhat(until, s.end.Load()-t0)
 		}
 	} else if rec.Note == "" {
 		rec.Note = "no throughput baseline: no cycle succeeded in the 10 s before the fault"
@@ -164,8 +164,11 @@ func seconds(ns int64) float64 {
 }
 
 // untilWhat names what ended a fault's outage.
-func untilWhat(until, window int64) string {
-	if until < window {
+func (s *Schedule) untilWhat(until, window int64) string {
+	switch {
+	case until == s.horizon && until < window:
+		return "an hour after the last fault (as far as it is followed)"
+	case until < window:
 		return "the next fault"
 	}
 	return "the window ended"

@@ -60,3 +60,29 @@ func TestNotInjected(t *testing.T) {
 		t.Errorf("%+v", fs)
 	}
 }
+
+// TestLongWindow: a window of years (--duration 2000000h) keeps per-step
+// counts only up to an hour after the last fault (it ran out of memory
+// making one per 100 ms of the window), and a fault not recovered by then
+// says how far it was followed.
+func TestLongWindow(t *testing.T) {
+	s := New([]Spec{{At: 2 * time.Second, Kind: Reset}}, nil, 2000000*time.Hour, true)
+	if want := int((2*time.Second+followSpan)/step) + 1; len(s.ok) != want {
+		t.Fatalf("%d steps counted, want %d", len(s.ok), want)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s.t0.Store(t0.UnixNano())
+	s.fired[0].Store(t0.Add(2 * time.Second).UnixNano())
+	s.end.Store(t0.Add(48 * time.Hour).UnixNano())
+	s.done[0] = true
+	cycle := s.OnCycle(nil)
+	for d := 25 * time.Millisecond; d < 2*time.Second; d += 50 * time.Millisecond {
+		cycle(runner.CycleEvent{Start: t0.Add(d), Latency: time.Millisecond})
+	}
+	cycle(runner.CycleEvent{Start: t0.Add(2 * time.Hour), Latency: time.Millisecond}) // past what is counted
+	rc := s.Faults(nil)[0].Recovery
+	if rc == nil || rc.ThroughputS != nil || rc.Note != "throughput did not come back to 90% of the baseline before an hour after the last fault (as far as it is followed)" ||
+		rc.OutageS != followSpan.Seconds() {
+		t.Errorf("%+v", rc)
+	}
+}

@@ -22,6 +22,11 @@ type Injector func(ctx context.Context, f Spec) (target, note string)
 // step is the resolution of the recovery figures.
 const step = 100 * time.Millisecond
 
+// followSpan is how long after the last fault starts its recovery is
+// followed: the per-step counts stop there, so that a long window (a
+// --duration of days) needs no more of them than its faults do.
+const followSpan = time.Hour
+
 // maxEvents bounds the failed cycles (time and class) and the sessions
 // opened (time) kept.
 const maxEvents = 1 << 20
@@ -49,6 +54,9 @@ type Schedule struct {
 
 	// per step of the window: successful cycles, by the time they ended
 	ok []atomic.Int64
+	// horizon is where ok ends, ns since the window opened: the window's
+	// end, or followSpan after the last fault
+	horizon int64
 
 	mu     sync.Mutex
 	faults []result.Fault // per spec, filled as it happens
@@ -67,11 +75,16 @@ type errorEvent struct {
 // Connected calls are reconnects worth counting (clients that keep a
 // session).
 func New(specs []Spec, inject Injector, window time.Duration, countConnects bool) *Schedule {
-	n := int(window/step) + 1
+	var last time.Duration // the last fault's start
+	for _, f := range specs {
+		last = max(last, f.At)
+	}
+	horizon := min(window, last+followSpan)
+	n := int(horizon/step) + 1
 	s := &Schedule{
 		specs: specs, inject: inject, connects: countConnects,
 		fired: make([]atomic.Int64, len(specs)), firstOK: make([]atomic.Int64, len(specs)),
-		ok:     make([]atomic.Int64, n),
+		ok: make([]atomic.Int64, n), horizon: int64(horizon),
 		faults: make([]result.Fault, len(specs)), done: make([]bool, len(specs)),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())

@@ -1,7 +1,9 @@
 package fault
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -171,8 +173,9 @@ func Parse(v string) (Spec, error) {
 
 // Check checks faults against a measured window of the given length
 // (0: the run counts iterations, which faults cannot be placed in): each
-// starts and ends inside it.
-func Check(faults []Spec, window time.Duration) error {
+// starts and ends inside it, and no two on the same thing go on at once.
+// poolers is how many PgBouncers kill-pooler takes in turn (a fleet's).
+func Check(faults []Spec, window time.Duration, poolers int) error {
 	if len(faults) == 0 {
 		return nil
 	}
@@ -185,6 +188,49 @@ func Check(faults []Spec, window time.Duration) error {
 		}
 		if end := f.End(); end > window {
 			return fmt.Errorf("--fault %s ends at %s, after the %s window: make it shorter, earlier, or --duration longer", f, end, window)
+		}
+	}
+	return checkOverlap(faults, window, max(poolers, 1))
+}
+
+// checkOverlap refuses two faults on the same thing (the server, the
+// pooler, the network path) going on at once: a second black hole or
+// hang inside the first would end with either, a second kill would find
+// the server or pooler already down. Faults at the same instant overlap
+// too; added latency without FOR, and a pooler killed without ARG, last
+// until the window ends. kill-pooler takes the poolers in turn, so in a
+// fleet kills of different poolers may overlap.
+func checkOverlap(faults []Spec, window time.Duration, poolers int) error {
+	byAt := slices.Clone(faults)
+	slices.SortStableFunc(byAt, func(a, b Spec) int { return cmp.Compare(a.At, b.At) })
+	kill := make([]int, len(byAt)) // each kill-pooler's turn
+	for i, n := 0, 0; i < len(byAt); i++ {
+		if byAt[i].Kind == KillPooler {
+			kill[i], n = n, n+1
+		}
+	}
+	for i, prev := range byAt {
+		end := prev.End()
+		if (prev.Kind == Latency && prev.For == 0) || (prev.Kind == KillPooler && !prev.Restart) {
+			end = window
+		}
+		for j, f := range byAt[i+1:] {
+			same := f.Kind.Needs() == prev.Kind.Needs()
+			if f.Kind == KillPooler && prev.Kind == KillPooler && f.At != prev.At {
+				same = kill[i+1+j]%poolers == kill[i]%poolers
+			}
+			if !same || (f.At != prev.At && f.At >= end) {
+				continue
+			}
+			fix := fmt.Sprintf("start it at %s or later", max(end, prev.At+time.Second))
+			if later := max(end, prev.At+time.Second); later >= window {
+				how := map[Kind]string{Latency: "DELAY/FOR", KillPooler: "how long it stays down"}[prev.Kind]
+				if prev.End() != 0 && (prev.Kind != KillPooler || prev.Restart) {
+					how = "a shorter ARG"
+				}
+				fix = fmt.Sprintf("give --fault %s an earlier end (%s)", prev, how)
+			}
+			return fmt.Errorf("--fault %s starts while --fault %s is going on (until %s): one fault at a time on the same thing; %s", f, prev, end, fix)
 		}
 	}
 	return nil

@@ -58,14 +58,25 @@ func TestCheck(t *testing.T) {
 		return s
 	}
 	cases := []struct {
-		faults []string
-		window time.Duration
-		err    string
+		faults  []string
+		window  time.Duration
+		poolers int
+		err     string
 	}{
 		{faults: []string{"1s:reset", "9s:kill-server:1s", "5s:latency:5ms"}, window: 10 * time.Second},
 		{faults: []string{"10s:reset"}, window: 10 * time.Second, err: "not inside the 10s window"},
 		{faults: []string{"8s:hang-server:3s"}, window: 10 * time.Second, err: "ends at 11s, after the 10s window"},
 		{faults: []string{"1s:reset"}, err: "--fault with --iterations"},
+		{faults: []string{"4s:blackhole:1s", "3s:blackhole:3s"}, window: 10 * time.Second, err: "--fault 4s:blackhole:1s starts while --fault 3s:blackhole:3s is going on (until 6s)"},
+		{faults: []string{"3s:latency:5ms", "8s:blackhole:1s"}, window: 10 * time.Second, err: "is going on (until 10s): one fault at a time on the same thing; give --fault 3s:latency:5ms an earlier end (DELAY/FOR)"},
+		{faults: []string{"3s:reset", "3s:latency:1ms/1s"}, window: 10 * time.Second, err: "start it at 4s or later"},
+		{faults: []string{"3s:kill-pooler", "9s:kill-pooler:1s"}, window: 10 * time.Second, err: "is going on (until 10s): one fault at a time on the same thing; give --fault 3s:kill-pooler an earlier end (how long it stays down)"},
+		{faults: []string{"3s:kill-pooler", "4s:kill-pooler:1s", "6s:kill-pooler:1s"}, window: 10 * time.Second, poolers: 2, err: "--fault 6s:kill-pooler:1s starts while --fault 3s:kill-pooler is going on (until 10s)"},
+		{faults: []string{"3s:kill-pooler:1s", "4s:kill-pooler:3s", "5s:kill-pooler:1s", "6s:kill-pooler:1s"}, window: 10 * time.Second, poolers: 2, err: "--fault 6s:kill-pooler:1s starts while --fault 4s:kill-pooler:3s is going on (until 7s)"},
+		{faults: []string{"3s:kill-pooler", "4s:kill-pooler:1s", "6s:kill-pooler:1s"}, window: 10 * time.Second, poolers: 3},
+		{faults: []string{"5s:hang-server:5s", "9s:kill-server"}, window: 10 * time.Second, err: "give --fault 5s:hang-server:5s an earlier end (a shorter ARG)"},
+		{faults: []string{"3s:kill-server:2s", "4s:hang-server:1s"}, window: 10 * time.Second, err: "is going on (until 5s)"},
+		{faults: []string{"3s:blackhole:1s", "4s:blackhole:1s", "5s:kill-server:1s", "6s:reset"}, window: 10 * time.Second},
 		{window: 0},
 	}
 	for _, c := range cases {
@@ -73,7 +84,7 @@ func TestCheck(t *testing.T) {
 		for _, f := range c.faults {
 			specs = append(specs, parse(f))
 		}
-		err := Check(specs, c.window)
+		err := Check(specs, c.window, c.poolers)
 		if (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("Check(%v, %s) = %v, want %q", c.faults, c.window, err, c.err)
 		}

@@ -27,7 +27,7 @@ import (
 // terminate-backends, a PostgreSQL-wire connection for the network kinds;
 // and that each fits in the window. Its errors name the fix.
 func (s Spec) CheckFaults() error {
-	if err := fault.Check(s.Faults, s.Runner.Duration); err != nil {
+	if err := fault.Check(s.Faults, s.Runner.Duration, s.Pooler.Poolers); err != nil {
 		return err
 	}
 	sp, err := target.ParseSpec(s.DB)

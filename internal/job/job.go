@@ -296,8 +296,10 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 	defer endWindDown()
 	var tr *result.Telemetry
 	if tel != nil {
-		db.closePoolerServers(wctx) // their backends publish their statistics as they exit
-		fctx, cancel := context.WithTimeout(wctx, 30*time.Second)
+		if ctx.Err() == nil { // after an interrupt, the 2 s left are the check's
+			db.closePoolerServers(wctx) // their backends publish their statistics as they exit
+		}
+		fctx, cancel := telemetryCtx(ctx, wctx)
 		tr = tel.Finish(fctx)
 		cancel()
 	}

@@ -28,6 +28,10 @@ type Shard struct {
 	// Wait is how long a shard waits for shard 0's load and for the
 	// others to register.
 	Wait time.Duration
+	// Settings stands for the whole run's settings (clients, duration,
+	// rate, seed, the workload's flags, ...): every shard of a run must
+	// have the same, or its part would not be the run's.
+	Settings string
 }
 
 // runTable is the run table: one row per shard of each split run.
@@ -47,6 +51,15 @@ var ErrRunIDUsed = errors.New("give each run its own --run-id (or --seed)")
 // ErrNoRun ends the message of a check of a run id the database has no
 // record of; the command line treats it as a usage error.
 var ErrNoRun = errors.New("give the run id a shard printed as it started")
+
+// ErrOtherSettings ends the message of a shard refused because another
+// shard of its run was started with other settings; the command line
+// treats it as a usage error.
+var ErrOtherSettings = errors.New("start every shard with the same flags but --shard, under a new --run-id")
+
+// refused is the state of a shard refused for its settings: the shards
+// waiting for it stop waiting.
+const refused = "refused"
 
 func (s Spec) sharded() bool { return s.Runner.Shard.Sharded() }
 
@@ -75,6 +88,13 @@ func awaitLoad(ctx context.Context, s Spec, db *Database) error {
 	registered_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(), skew_ms DOUBLE PRECISION NOT NULL,
 	state TEXT NOT NULL, finished_at TIMESTAMPTZ, ledger TEXT,
 	PRIMARY KEY (run_id, shard))`)
+			var has int64 // a run table of an older txnbench lacks settings (altered only then: it may be another role's)
+			if err == nil {
+				err = target.QueryRow(ctx, c, "SELECT count(*) FROM pg_attribute WHERE attrelid = '"+runTable+"'::regclass AND attname = 'settings' AND NOT attisdropped", nil, &has)
+			}
+			if err == nil && has == 0 {
+				_, err = c.Exec(ctx, `ALTER TABLE `+runTable+` ADD COLUMN settings TEXT NOT NULL DEFAULT ''`)
+			}
 			if err != nil {
 				return fmt.Errorf("creating the run table %s: %w", runTable, err)
 			}
@@ -133,15 +153,30 @@ func registerShard(ctx context.Context, s Spec, db *Database) (result.Shard, err
 		if n > 0 {
 			return fmt.Errorf("%s is already registered in %s (run before, or started twice): %w", s.shardName(), runTable, ErrRunIDUsed)
 		}
+		// A shard registered with other settings: this one is refused,
+		// and registers so, so that the others stop waiting for it.
+		other := int64(-1)
+		err := target.QueryRow(ctx, c, "SELECT coalesce(min(shard), -1) FROM "+runTable+" WHERE run_id = $1 AND state <> $2 AND (settings <> $3 OR shards <> $4 OR workload <> $5)",
+			[]any{sh.RunID, refused, s.Shard.Settings, sh.Count, s.Name}, &other)
+		if err != nil {
+			return fmt.Errorf("reading the run table %s: %w", runTable, err)
+		}
+		state := "registered"
+		if other >= 0 {
+			state = refused
+		}
 		skew, rtt, err := measureSkew(ctx, c)
 		if err != nil {
 			return err
 		}
 		sh.SkewMS, sh.RTTMS = ms(skew), ms(rtt)
-		_, err = c.Exec(ctx, "INSERT INTO "+runTable+" (run_id, shard, shards, host, workload, args, skew_ms, state) VALUES ($1, $2, $3, $4, $5, $6, $7, 'registered')",
-			sh.RunID, sh.Index, sh.Count, host, s.Name, string(args), sh.SkewMS)
+		_, err = c.Exec(ctx, "INSERT INTO "+runTable+" (run_id, shard, shards, host, workload, args, skew_ms, state, settings) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+			sh.RunID, sh.Index, sh.Count, host, s.Name, string(args), sh.SkewMS, state, s.Shard.Settings)
 		if err != nil {
 			return fmt.Errorf("registering %s in %s: %w", s.shardName(), runTable, err)
+		}
+		if other >= 0 {
+			return fmt.Errorf("%s: shard %d of this run id was started with other settings (the workload, --clients, --duration, --rate, --seed, the workload's flags, ...): %w", s.shardName(), other, ErrOtherSettings)
 		}
 		return nil
 	})
@@ -179,21 +214,24 @@ func startTogether(ctx context.Context, s Spec, db *Database) (result.Shard, err
 		return sh, err
 	}
 	n := s.Runner.Shard.Count
-	var got int64
+	var got, bad int64
 	var last time.Time
 	err = withConn(ctx, db, func(c target.Conn) error {
 		said := int64(-1)
 		return poll(ctx, s.Shard.Wait, func() (bool, error) {
-			err := target.QueryRow(ctx, c, "SELECT count(*), max(registered_at) FROM "+runTable+" WHERE run_id = $1", []any{sh.RunID}, &got, &last)
-			if err == nil && got < int64(n) && got != said {
+			err := target.QueryRow(ctx, c, "SELECT count(*), max(registered_at), coalesce(min(shard) FILTER (WHERE state = $2), -1) FROM "+runTable+" WHERE run_id = $1", []any{sh.RunID, refused}, &got, &last, &bad)
+			if err == nil && got < int64(n) && got != said && bad < 0 {
 				s.log(fmt.Sprintf("%s: %d of %d shards registered; waiting for the others (at most %s)", s.shardName(), got, n, s.Shard.Wait))
 				said = got
 			}
-			return got >= int64(n), err
+			return got >= int64(n) || bad >= 0, err
 		}, func() error {
 			return fmt.Errorf("%s: only %d of %d shards registered within %s: start every shard with the same --run-id, or raise --shard-wait", s.shardName(), got, n, s.Shard.Wait)
 		})
 	})
+	if err == nil && bad >= 0 {
+		err = fmt.Errorf("%s: shard %d was refused: it was started with other settings than this one: %w", s.shardName(), bad, ErrOtherSettings)
+	}
 	if err != nil {
 		return sh, err
 	}
@@ -283,7 +321,11 @@ func (run runRows) unfinished() string {
 	have := map[int]bool{}
 	for _, r := range run {
 		have[r.shard] = true
-		if r.state != "finished" {
+		switch r.state {
+		case "finished":
+		case refused:
+			missing = append(missing, fmt.Sprintf("shard %d (on %s) was refused: it was started with other settings", r.shard, r.host))
+		default:
 			missing = append(missing, fmt.Sprintf("shard %d (on %s) has not finished", r.shard, r.host))
 		}
 	}

@@ -14,6 +14,20 @@ const interruptWait = 2 * time.Second
 // errNoAnswer is why work after an interrupt was cut short.
 var errNoAnswer = errors.New("the server did not answer within 2 s")
 
+// errNoTelemetry is why the telemetry's final readings were cut short
+// after an interrupt.
+var errNoTelemetry = errors.New("the server did not answer within 1 s")
+
+// telemetryCtx bounds the telemetry's final readings: after an interrupt
+// (run is done) to half of the time left, so that the invariant check
+// keeps the rest, whatever the telemetry's session waits for.
+func telemetryCtx(run, wctx context.Context) (context.Context, context.CancelFunc) {
+	if run.Err() != nil {
+		return context.WithTimeoutCause(wctx, interruptWait/2, errNoTelemetry)
+	}
+	return context.WithTimeout(wctx, 30*time.Second)
+}
+
 // windDown returns the context for the work after a run: it is cancelled,
 // with errNoAnswer as its cause, interruptWait after ctx is (ctx may
 // already be), and by the returned stop.

@@ -1,9 +1,11 @@
 package result
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -88,6 +90,29 @@ func mergeShards(m *Result, rs []*Result) {
 	if m.Invariants == nil {
 		m.Invariants = &Check{NotChecked: "no shard checked the whole run: txnbench check " + rs[0].Shards[0].RunID}
 	}
+	mergeShardFaults(m, rs)
+}
+
+// mergeShardFaults puts every shard's faults on the merged timeline, each
+// naming its shard: its recovery figures are what that shard's clients
+// saw (each shard injects the faults it was given), under the whole
+// run's check.
+func mergeShardFaults(m *Result, rs []*Result) {
+	m.Faults = nil
+	for _, r := range rs {
+		for _, f := range r.Faults {
+			if len(r.Shards) == 1 {
+				f.Target = strings.TrimPrefix(fmt.Sprintf("%s, shard %d", f.Target, r.Shards[0].Index), ", ")
+			}
+			if f.Recovery != nil {
+				rec := *f.Recovery
+				rec.Invariants = m.Invariants.Status()
+				f.Recovery = &rec
+			}
+			m.Faults = append(m.Faults, f)
+		}
+	}
+	slices.SortStableFunc(m.Faults, func(a, b Fault) int { return cmp.Compare(a.AtS, b.AtS) })
 }
 
 // MissingShards are the indexes of the run's shards that r does not hold.

@@ -71,3 +71,27 @@ func TestMergeShards(t *testing.T) {
 		t.Errorf("unchecked merge: %v %s", err, m.Invariants.Status())
 	}
 }
+
+// TestMergeShardFaults: each shard's faults are on the merged timeline,
+// naming the shard whose clients' recovery they show, under the whole
+// run's check; the merge kept only the first result's.
+func TestMergeShardFaults(t *testing.T) {
+	a := shardOf(t, "run1", 1, 2, t0, 0, false)
+	b := shardOf(t, "run1", 0, 2, t0, 0, true)
+	fault := func(at float64, errs int64) []result.Fault {
+		return []result.Fault{{AtS: at, Kind: "reset", Target: "network", Injected: true,
+			Recovery: &result.Recovery{Errors: map[string]int64{"connection_lost": errs}, Invariants: "not checked (shard 1 of 2)"}}}
+	}
+	a.Faults, b.Faults = fault(2, 3), fault(2.1, 5)
+	m, err := result.Merge([]*result.Result{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Faults) != 2 || m.Faults[0].Target != "network, shard 1" || m.Faults[1].Target != "network, shard 0" ||
+		m.Faults[0].Recovery.Errors["connection_lost"] != 3 || m.Faults[0].Recovery.Invariants != "OK" {
+		t.Errorf("merged faults %+v", m.Faults)
+	}
+	if a.Faults[0].Target != "network" || a.Faults[0].Recovery.Invariants != "not checked (shard 1 of 2)" {
+		t.Errorf("the shard's own result changed: %+v", a.Faults[0])
+	}
+}
