@@ -164,7 +164,7 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("--poll-interval %s: give a positive duration", w.pollEvery)
 	case w.signalDelay < 0:
 		return fmt.Errorf("--signal-delay %s is negative: give 0 or more", w.signalDelay)
-	case w.failRate < 0 || w.failRate >= 1:
+	case !(w.failRate >= 0 && w.failRate < 1): // NaN too
 		return fmt.Errorf("--handler-fail-rate %g: give a probability from 0 up to (not including) 1", w.failRate)
 	case w.maxAttempts < 1:
 		return fmt.Errorf("--max-attempts %d: give at least 1", w.maxAttempts)
