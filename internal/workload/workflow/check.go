@@ -39,11 +39,11 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, er
 	}
 	stuck, dead := got["stuck"], got["dead"]
 	ch.UnknownCommits = w.unknownCommits.Load()
-	unknown := ""
-	if ch.UnknownCommits > 0 {
-		unknown = fmt.Sprintf("; up to %d accepted: commits of unknown outcome may have left a workflow no starter waited for", ch.UnknownCommits)
+	accepted, unknown := ch.UnknownCommits+w.failedPublishes.Load(), ""
+	if accepted > 0 {
+		unknown = fmt.Sprintf("; up to %d accepted: %d commits of unknown outcome and %d failed publishes may have left a workflow no starter waited for", accepted, ch.UnknownCommits, w.failedPublishes.Load())
 	}
-	ch.Add("every workflow completed", stuck <= ch.UnknownCommits,
+	ch.Add("every workflow completed", stuck <= accepted,
 		"failures %d, dead-lettered %d, runtime conflicts %d, stuck %d (of %d workflows started, %d unfinished when the run ended; stuck: not completed within --stuck-after %s%s)",
 		got["failed"], dead, w.conflicts.Load(), stuck, got["started"], got["unfinished"], w.stuckAfter, unknown)
 	ch.Add("no signal lost", got["lost"] == 0,

@@ -55,6 +55,8 @@ type client struct {
 	key       string // its business key (external-resume)
 	began     time.Time
 	published time.Time
+
+	publishFailed bool // this cycle's publish failed (counted in failedPublishes)
 }
 
 func (c *client) Ops() []workload.Op { return c.ops }
@@ -74,6 +76,7 @@ func (c *client) NextCycle() time.Duration {
 	if w.sc.byKey {
 		c.key = "wf-" + strconv.FormatInt(c.inst, 10)
 	}
+	c.publishFailed = false
 	c.wt.at.Store(0)
 	c.wt.instance.Store(c.inst)
 	select {
@@ -109,9 +112,22 @@ func (w *Workload) committed(err error) error {
 }
 
 // publish is transaction 2: the instance waits, its signals are queued
-// and, with --wake notify, pg_notify wakes the workers at the commit.
-func (c *client) publish(ctx context.Context, conn target.Conn) error {
+// and, with --wake notify, pg_notify wakes the workers at the commit. A
+// publish that fails (a lost session, a restarted server) leaves its
+// workflow started, with no signal and no starter waiting for it: counted
+// so that the check accepts it.
+func (c *client) publish(ctx context.Context, conn target.Conn) (err error) {
 	w := c.w
+	defer func() { // once per cycle: the runner may retry a publish
+		if failed := err != nil && !target.CommitOutcomeUnknown(err); failed != c.publishFailed {
+			c.publishFailed = failed
+			if failed {
+				w.failedPublishes.Add(1)
+			} else {
+				w.failedPublishes.Add(-1) // a retry succeeded
+			}
+		}
+	}()
 	now := time.Now()
 	due := micros(now.Add(w.signalDelay))
 	if err := conn.Begin(ctx); err != nil {

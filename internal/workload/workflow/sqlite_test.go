@@ -210,3 +210,34 @@ func TestStuckWorkflow(t *testing.T) {
 		t.Errorf("invariants %+v: want 2 stuck", r.Invariants)
 	}
 }
+
+// TestFailedPublishAccepted: a publish that fails (planted: a trigger
+// refuses some workflows' signals) leaves its workflow started with no
+// signal and no starter waiting; once older than --stuck-after it is no
+// lost data, so the check accepts one per failed publish and says so, and
+// still fails a stuck workflow beyond them.
+func TestFailedPublishAccepted(t *testing.T) {
+	w := newWorkflow(t, "--poll-interval", "2ms", "--signal-workers", "2")
+	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 3)
+	db := openDB(t, s)
+	checkRun(t, runOn(t, s, db), 3)
+	c := testutil.Session(t, openTarget(t, s.DB))
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, "CREATE TRIGGER planted BEFORE INSERT ON "+tSignals+" WHEN NEW.instance_id % 3 = 0 BEGIN SELECT RAISE(ABORT, 'planted publish failure'); END"); err != nil {
+		t.Fatal(err)
+	}
+	s.Runner.Iterations = 9
+	r := runOn(t, s, db)
+	if p := r.Op(opPublish); p.ErrorCount() != 3 {
+		t.Fatalf("publish errors %v, want 3", p.Errors)
+	}
+	w.stuckAfter = time.Nanosecond // the three started workflows are now stuck
+	ch, err := w.Check(ctx, c)
+	if err != nil || !ch.OK || !strings.Contains(ch.Items[0].Detail, "stuck 3 (") || !strings.Contains(ch.Items[0].Detail, "up to 3 accepted: 0 commits of unknown outcome and 3 failed publishes") {
+		t.Errorf("after 3 failed publishes: %+v, %v", ch, err)
+	}
+	if _, err := c.Exec(ctx, fmt.Sprintf("INSERT INTO %s (id, definition, state, version, steps, applied, created_us, updated_us) VALUES (%d, 'x', 'started', 0, 1, 0, 0, 0)", tInstances, w.base+1000)); err != nil {
+		t.Fatal(err)
+	}
+	testutil.CheckFails(t, w, c, []string{"every workflow completed"})
+}

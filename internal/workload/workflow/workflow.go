@@ -113,6 +113,7 @@ type Workload struct {
 	handlerFailures atomic.Int64             // handler failures retried or dead-lettered
 	notified        atomic.Int64             // notifications the listener received
 	unknownCommits  atomic.Int64             // starts and publishes whose commit outcome is unknown
+	failedPublishes atomic.Int64             // publishes that failed (rolled back): their workflows stay started
 }
 
 // recorder holds a StepRecorder for an atomic.Pointer.
@@ -293,8 +294,7 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	w.handlerFailures.Store(0)
 	w.notified.Store(0)
 	w.unknownCommits.Store(0)
-	w.notified.Store(0)
-	w.unknownCommits.Store(0)
+	w.failedPublishes.Store(0)
 	return nil
 }
 
