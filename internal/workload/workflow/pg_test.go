@@ -172,3 +172,34 @@ func TestThroughPoolerURL(t *testing.T) {
 		t.Errorf("wake %v, notes %q: want polling, said why", r.Settings["wake"], r.Notes)
 	}
 }
+
+// TestReleaseAfterSessionLost: a worker whose session was terminated while
+// it idled gives back, when the run ends, the leases it holds (one
+// planted: a claim of worker 1 whose session then died) on a new session:
+// no lease is left held.
+func TestReleaseAfterSessionLost(t *testing.T) {
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	admin := testutil.Session(t, openTarget(t, cl.URL()))
+	w := newWorkflow(t, "--signal-workers", "1")
+	s := spec(cl.URL(), w, 2, 10)
+	s.Runner.Observers = []runner.Observer{runner.Funcs{
+		OnStart: func() {
+			q := "INSERT INTO " + tSignals + " (instance_id, step, kind, payload, due_us, attempts, lease_owner, lease_until_us) VALUES (-1, 0, 'resume', '{}', 0, 1, 1, $1)"
+			if _, err := admin.Exec(ctx, q, micros(time.Now().Add(time.Hour))); err != nil {
+				t.Error(err)
+			}
+		},
+		OnStop: func() { // the idle worker's session dies unnoticed (and the rest: the clients are done)
+			var n int64
+			err := target.QueryRow(ctx, admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND datname = current_database()", nil, &n)
+			if n == 0 {
+				t.Errorf("no session to terminate: %v", err)
+			}
+		},
+	}}
+	r := runOn(t, s, openDB(t, s))
+	if r.Invariants == nil || !r.Invariants.OK {
+		t.Fatalf("invariants: %+v", r.Invariants)
+	}
+}

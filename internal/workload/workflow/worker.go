@@ -398,22 +398,28 @@ func (k *worker) retry(step int) {
 }
 
 // release gives back the leases the worker still holds (a batch cut short
-// by the end of the run) and closes its session.
+// by the end of the run, or one its lost session claimed) and closes its
+// session. A session lost while the worker idled is found only by using
+// it: then a new one gives them back.
 func (k *worker) release() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if k.conn != nil && k.conn.Broken() {
-		k.conn.Close(ctx)
-		k.conn = nil
-	}
-	if k.conn == nil {
-		c, err := k.env.Connect(ctx)
-		if err != nil {
-			return // the leases expire
+	for try := 0; try < 2; try++ {
+		if k.conn != nil && (try > 0 || k.conn.Broken()) {
+			k.conn.Close(ctx)
+			k.conn = nil
 		}
-		k.conn = c
+		if k.conn == nil {
+			c, err := k.env.Connect(ctx)
+			if err != nil {
+				return // the leases expire
+			}
+			k.conn = c
+		}
+		if _, err := k.conn.Exec(ctx, k.w.sql.releaseLeases, k.id); err == nil {
+			break
+		}
 	}
-	k.conn.Exec(ctx, k.w.sql.releaseLeases, k.id)
 	k.conn.Close(ctx)
 	k.conn = nil
 }
