@@ -203,3 +203,35 @@ func TestReleaseAfterSessionLost(t *testing.T) {
 		t.Fatalf("invariants: %+v", r.Invariants)
 	}
 }
+
+// TestWorkerSessionLostMidApply: a worker whose session is terminated in
+// the middle of applying gives back what it had claimed as soon as it has
+// reconnected, so the signals do not wait for --lease (an hour here) and
+// every workflow completes within --stuck-after, each signal applied once.
+func TestWorkerSessionLostMidApply(t *testing.T) {
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	admin := testutil.Session(t, openTarget(t, cl.URL()))
+	w := newWorkflow(t, "--signal-workers", "3", "--claim-batch", "2", "--lease", "1h", "--stuck-after", "5s", "--steps", "3")
+	s := spec(cl.URL(), w, 4, 60)
+	var killed int64
+	done := make(chan struct{})
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
+		go func() {
+			defer close(done)
+			testutil.Poll(10*time.Second, time.Millisecond, func() bool {
+				var n int64
+				target.QueryRow(ctx, admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'idle in transaction' AND query LIKE '%op=apply%'", nil, &n)
+				killed += n
+				return killed >= 2
+			})
+		}()
+	}}}
+	r := runOn(t, s, openDB(t, s))
+	<-done
+	if killed == 0 {
+		t.Fatal("no worker session terminated mid apply")
+	}
+	checkRun(t, r, 60)
+	t.Logf("killed %d worker sessions mid apply; apply errors %v", killed, r.Op(stepApply).Errors)
+}

@@ -178,6 +178,7 @@ type worker struct {
 	wakeOne func()      // wakes a worker (after a backoff)
 	timer   *time.Timer
 	claimed []claimed
+	lost    bool // the session broke: the leases it held are to be given back
 }
 
 // claimed is a signal the worker leased.
@@ -189,7 +190,9 @@ type claimed struct {
 }
 
 // run claims and applies signals until ctx ends, then releases what it
-// still holds.
+// still holds. A worker whose session was lost gives back, once it has a
+// new one, the leases the lost one held: it dropped them with the session,
+// and they would otherwise wait for --lease to expire.
 func (k *worker) run(ctx context.Context) {
 	defer k.release()
 	for ctx.Err() == nil {
@@ -200,6 +203,10 @@ func (k *worker) run(ctx context.Context) {
 				continue
 			}
 			k.conn = c
+			if k.lost {
+				c.Exec(ctx, k.w.sql.releaseLeases, k.id) // on failure, they expire
+				k.lost = false
+			}
 		}
 		if err := k.claim(ctx); err != nil {
 			k.failed(ctx, iClaim, err)
@@ -379,7 +386,7 @@ func (k *worker) failed(ctx context.Context, step int, err error) {
 	}
 	if k.conn.Broken() {
 		k.conn.Close(context.Background())
-		k.conn = nil
+		k.conn, k.lost = nil, true
 		return
 	}
 	k.idle(ctx) // let the trouble pass before the next claim
