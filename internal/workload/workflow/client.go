@@ -118,8 +118,9 @@ func (w *Workload) committed(err error) error {
 // so that the check accepts it.
 func (c *client) publish(ctx context.Context, conn target.Conn) (err error) {
 	w := c.w
-	defer func() { // once per cycle: the runner may retry a publish
-		if failed := err != nil && !target.CommitOutcomeUnknown(err); failed != c.publishFailed {
+	committing := false // an unknown outcome before the commit is a rollback
+	defer func() {      // once per cycle: the runner may retry a publish
+		if failed := err != nil && !(committing && target.CommitOutcomeUnknown(err)); failed != c.publishFailed {
 			c.publishFailed = failed
 			if failed {
 				w.failedPublishes.Add(1)
@@ -151,6 +152,7 @@ func (c *client) publish(ctx context.Context, conn target.Conn) (err error) {
 		if _, err := conn.Exec(ctx, w.sql.insertSignals, c.inst, due, "{}"); err != nil {
 			return err
 		}
+		committing = true
 		if err := w.committed(conn.Commit(ctx)); err != nil {
 			return err
 		}
@@ -158,6 +160,7 @@ func (c *client) publish(ctx context.Context, conn target.Conn) (err error) {
 		if _, err := conn.Exec(ctx, w.sql.insertSignals, c.inst, due, "{}"); err != nil {
 			return err
 		}
+		committing = true
 		if _, err := conn.ExecCommit(ctx, w.sql.notify, due); w.committed(err) != nil {
 			return err
 		}

@@ -235,3 +235,41 @@ func TestWorkerSessionLostMidApply(t *testing.T) {
 	checkRun(t, r, 60)
 	t.Logf("killed %d worker sessions mid apply; apply errors %v", killed, r.Op(stepApply).Errors)
 }
+
+// TestPublishSessionLost: starters whose session is terminated in the
+// middle of a publish leave their workflows started; each such publish is
+// accepted by the check once those are older than --stuck-after (the
+// driver calls the lost session's outcome unknown, but nothing was
+// committed yet: it is a failed publish).
+func TestPublishSessionLost(t *testing.T) {
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	admin := testutil.Session(t, openTarget(t, cl.URL()))
+	w := newWorkflow(t, "--signal-workers", "2")
+	s := spec(cl.URL(), w, 4, 200)
+	var killed int64
+	done := make(chan struct{})
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
+		go func() {
+			defer close(done)
+			testutil.Poll(10*time.Second, time.Millisecond, func() bool {
+				var n int64
+				target.QueryRow(ctx, admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'idle in transaction' AND query LIKE '%op=signal_publish%'", nil, &n)
+				killed += n
+				return killed >= 2
+			})
+		}()
+	}}}
+	r := runOn(t, s, openDB(t, s))
+	<-done
+	if killed == 0 {
+		t.Fatal("no starter session terminated mid publish")
+	}
+	if p := r.Op(opPublish); p.ErrorCount() == 0 {
+		t.Fatalf("publish errors %v, want some", p.Errors)
+	}
+	w.stuckAfter = time.Nanosecond // the started workflows are now stuck
+	if ch, err := w.Check(ctx, admin); err != nil || !ch.OK {
+		t.Errorf("after publishes cut short: %+v, %v", ch, err)
+	}
+}
