@@ -98,6 +98,9 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if _, err := target.ParseSpec(f.db); err != nil {
 		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres or a postgres:// URL", f.db))
 	}
+	if err := checkSQLiteDir(f.db); err != nil {
+		return err
+	}
 	for _, kv := range f.pgConf {
 		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
 			return usage(fmt.Errorf("--pg-conf %q: want key=value, e.g. --pg-conf shared_buffers=256MB", kv))
