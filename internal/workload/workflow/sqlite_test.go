@@ -177,6 +177,8 @@ func TestValidate(t *testing.T) {
 		{[]string{"--handler-fail-rate", "1"}, "--handler-fail-rate 1"},
 		{[]string{"--handler-fail-rate", "NaN"}, "--handler-fail-rate NaN"}, // else the check's failure model fails every run (exit 3)
 		{[]string{"--lease", "0s"}, "--lease 0s"},
+		{[]string{"--signal-delay", "1h"}, "--stuck-after 30s is not longer than --signal-delay 1h0m0s"},
+		{[]string{"--scenario", "delayed-burst", "--stuck-after", "1s"}, "--stuck-after 1s is not longer than --signal-delay 1s"},
 	} {
 		w := &Workload{}
 		fs := newFlagSet(w)
@@ -199,7 +201,8 @@ func TestValidate(t *testing.T) {
 // TestStuckWorkflow: a workflow not completed within --stuck-after fails
 // its await (class other, said why) and the check counts it stuck.
 func TestStuckWorkflow(t *testing.T) {
-	w := newWorkflow(t, "--signal-delay", "1h", "--stuck-after", "50ms", "--poll-interval", "5ms", "--signal-workers", "1")
+	w := newWorkflow(t, "--stuck-after", "50ms", "--poll-interval", "5ms", "--signal-workers", "1")
+	w.signalDelay = time.Hour // past validation, which refuses a delay that makes every workflow stuck
 	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 2)
 	r := runOn(t, s, openDB(t, s))
 	if a := r.Op(opAwait); a.Errors["other"] != 2 || !strings.Contains(a.ErrorSamples["other"], "not completed within --stuck-after 50ms") {

@@ -175,6 +175,8 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("--lease %s: give a positive duration", w.lease)
 	case w.stuckAfter <= 0:
 		return fmt.Errorf("--stuck-after %s: give a positive duration", w.stuckAfter)
+	case w.stuckAfter <= w.signalDelay: // else every workflow is stuck, and the check fails (exit 3)
+		return fmt.Errorf("--stuck-after %s is not longer than --signal-delay %s: no workflow could complete in time; give a longer --stuck-after or a shorter --signal-delay", w.stuckAfter, w.signalDelay)
 	}
 	w.wake = w.wakeAsked
 	return nil
