@@ -163,7 +163,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.tel.Sample < time.Millisecond {
 		return usage(fmt.Errorf("--telemetry-sample %s: give at least 1ms, e.g. 100ms", f.tel.Sample))
 	}
-	if f.minSuccess < 0 || f.minSuccess > 100 {
+	if !(f.minSuccess >= 0 && f.minSuccess <= 100) { // NaN too: a gate that never fails
 		return usage(fmt.Errorf("--min-success %g: give a percentage from 0 (off) to 100", f.minSuccess))
 	}
 	if f.metricsAddr != "" {
