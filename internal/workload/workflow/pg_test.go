@@ -273,3 +273,19 @@ func TestPublishSessionLost(t *testing.T) {
 		t.Errorf("after publishes cut short: %+v, %v", ch, err)
 	}
 }
+
+// TestLeaseTakenOverSpendsAttempts: with a lease shorter than an
+// application, workers take signals over from each other, which spends
+// attempts without the handler's verdict and dead-letters more signals
+// than --handler-fail-rate alone would; the check accepts those spent
+// attempts, says how many, and still holds.
+func TestLeaseTakenOverSpendsAttempts(t *testing.T) {
+	cl := testutil.Postgres(t)
+	w := newWorkflow(t, "--signal-workers", "6", "--lease", "1ns", "--handler-fail-rate", "0.5", "--max-attempts", "3", "--retry-backoff", "1ms")
+	s := spec(cl.URL(), w, 8, 400)
+	r := runOn(t, s, openDB(t, s))
+	d := r.Invariants.Items[4]
+	if !r.Invariants.OK || !strings.Contains(d.Detail, "attempts ended without the handler's verdict") {
+		t.Errorf("invariants %+v", r.Invariants)
+	}
+}

@@ -165,6 +165,8 @@ func newSchema(caps target.Capabilities, steps int, notify bool) schema {
 		{"unrecorded", mine + "i.applied <> " + count(tHistory), false},
 		{"dead", "SELECT count(*) FROM " + tDead + " WHERE instance_id >= $1", false},
 		{"applied", "SELECT count(*) FROM " + tHistory + " WHERE instance_id >= $1", false},
+		{"attempts", "SELECT COALESCE(SUM(a.attempts), 0) FROM (SELECT instance_id, attempts FROM " + tHistory + " UNION ALL SELECT instance_id, attempts FROM " + tDead +
+			" UNION ALL SELECT instance_id, attempts FROM " + tSignals + ") AS a WHERE a.instance_id >= $1", false},
 	}
 	s.leasesHeld = "SELECT count(*) FROM " + tSignals + " WHERE lease_owner IS NOT NULL"
 	return s
