@@ -246,3 +246,29 @@ func TestFailedPublishAccepted(t *testing.T) {
 	}
 	testutil.CheckFails(t, w, c, []string{"every workflow completed"})
 }
+
+// TestEarlierRunsSignals: signals an earlier run left queued (it was
+// interrupted or killed) are applied by the next run's workers, which
+// completes that run's workflow: no starter of this run waits for it, and
+// the run goes on (it once indexed the waiters with a negative number).
+func TestEarlierRunsSignals(t *testing.T) {
+	w := newWorkflow(t, "--poll-interval", "2ms", "--signal-workers", "2")
+	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 2)
+	db := openDB(t, s)
+	checkRun(t, runOn(t, s, db), 2)
+	c := testutil.Session(t, openTarget(t, s.DB))
+	ctx := context.Background()
+	for _, q := range []string{
+		fmt.Sprintf("INSERT INTO %s (id, definition, state, version, steps, applied, created_us, updated_us) VALUES (100, 'x', 'waiting', 1, 1, 0, 0, 0)", tInstances),
+		fmt.Sprintf("INSERT INTO %s (instance_id, step, kind, payload, due_us, attempts) VALUES (100, 0, 'resume', '{}', 0, 0)", tSignals),
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkRun(t, runOn(t, s, db), 2)
+	var state string
+	if err := target.QueryRow(ctx, c, "SELECT state FROM "+tInstances+" WHERE id = 100", nil, &state); err != nil || state != stateCompleted {
+		t.Errorf("the earlier run's workflow: %q, %v; want completed", state, err)
+	}
+}
