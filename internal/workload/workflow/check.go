@@ -34,7 +34,7 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, er
 		got[q.name] = n
 	}
 	var leases int64
-	if err := target.QueryRow(ctx, c, w.sql.leasesHeld, nil, &leases); err != nil {
+	if err := target.QueryRow(ctx, c, w.sql.leasesHeld, []any{first}, &leases); err != nil {
 		return ch, fmt.Errorf("checking invariants (leases): %w", err)
 	}
 	stuck, dead := got["stuck"], got["dead"]

@@ -185,8 +185,8 @@ func TestReleaseAfterSessionLost(t *testing.T) {
 	s := spec(cl.URL(), w, 2, 10)
 	s.Runner.Observers = []runner.Observer{runner.Funcs{
 		OnStart: func() {
-			q := "INSERT INTO " + tSignals + " (instance_id, step, kind, payload, due_us, attempts, lease_owner, lease_until_us) VALUES (-1, 0, 'resume', '{}', 0, 1, 1, $1)"
-			if _, err := admin.Exec(ctx, q, micros(time.Now().Add(time.Hour))); err != nil {
+			q := "INSERT INTO " + tSignals + " (instance_id, step, kind, payload, due_us, attempts, lease_owner, lease_until_us) VALUES ($1, 0, 'resume', '{}', 0, 1, 1, $2)"
+			if _, err := admin.Exec(ctx, q, w.base+1_000_000, micros(time.Now().Add(time.Hour))); err != nil { // of this run: the check counts it
 				t.Error(err)
 			}
 		},

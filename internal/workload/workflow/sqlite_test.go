@@ -128,8 +128,8 @@ func TestInvariantsCatchDamage(t *testing.T) {
 			[]string{fmt.Sprintf("DELETE FROM %s WHERE instance_id = %d", tSignals, first+1000), fmt.Sprintf("DELETE FROM %s WHERE id = %d", tInstances, first+1000)},
 			[]string{"every workflow completed"}},
 		{"lease left held",
-			[]string{fmt.Sprintf("INSERT INTO %s (instance_id, step, kind, payload, due_us, attempts, lease_owner, lease_until_us) VALUES (%d, 9, 'resume', '{}', 0, 1, 3, 0)", tSignals, first-1000)},
-			[]string{fmt.Sprintf("DELETE FROM %s WHERE instance_id = %d", tSignals, first-1000)},
+			[]string{fmt.Sprintf("INSERT INTO %s (instance_id, step, kind, payload, due_us, attempts, lease_owner, lease_until_us) VALUES (%d, 9, 'resume', '{}', 0, 1, 3, 0)", tSignals, first+500)},
+			[]string{fmt.Sprintf("DELETE FROM %s WHERE instance_id = %d", tSignals, first+500)},
 			[]string{"no lease left held"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,6 +145,12 @@ func TestInvariantsCatchDamage(t *testing.T) {
 			}
 		})
 	}
+	// A lease an earlier run left held (it was killed) is not this run's.
+	exec(fmt.Sprintf("INSERT INTO %s (instance_id, step, kind, payload, due_us, attempts, lease_owner, lease_until_us) VALUES (%d, 9, 'resume', '{}', 0, 1, 3, 0)", tSignals, first-1000))
+	if ch, err := w.Check(ctx, c); err != nil || !ch.OK {
+		t.Errorf("an earlier run's lease held: %+v, %v", ch, err)
+	}
+	exec(fmt.Sprintf("DELETE FROM %s WHERE instance_id = %d", tSignals, first-1000))
 	// A commit of unknown outcome may leave a workflow no starter waits
 	// for: one such commit accepts one stuck workflow.
 	exec(fmt.Sprintf("INSERT INTO %s (id, definition, state, version, steps, applied, created_us, updated_us) VALUES (%d, 'x', 'started', 0, 1, 0, 0, 0)", tInstances, first+3000))
