@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ func TestPostgresScenarios(t *testing.T) {
 	}{
 		{"signal-roundtrip notify", []string{"--scenario", "signal-roundtrip"}, 1, wakeNotify},
 		{"signal-roundtrip poll", []string{"--scenario", "signal-roundtrip", "--wake", "poll", "--poll-interval", "5ms"}, 1, wakePoll},
+		{"poll-interval with notify", []string{"--scenario", "signal-roundtrip", "--poll-interval", "5ms"}, 1, wakeNotify},
 		{"immediate-burst", []string{"--scenario", "immediate-burst", "--steps", "4", "--claim-batch", "2"}, 4, wakeNotify},
 		{"delayed-burst", []string{"--scenario", "delayed-burst", "--steps", "3", "--signal-delay", "50ms"}, 3, wakeNotify},
 		{"external-resume", []string{"--scenario", "external-resume"}, 1, wakeNotify},
@@ -59,7 +61,11 @@ func TestPostgresScenarios(t *testing.T) {
 			} else if a := r.Op(stepApply); a.Count+a.AfterWindow < 24*tc.steps {
 				t.Errorf("apply %d+%d, want at least %d", a.Count, a.AfterWindow, 24*tc.steps) // version conflicts retry
 			}
-			if r.Settings["wake"] != tc.wake || len(r.Notes) != 0 {
+			if tc.name == "poll-interval with notify" { // a study varying it would compare identical cells
+				if !slices.Equal(r.Notes, []string{"--poll-interval 5ms has no effect: the signal workers wait for NOTIFY (--wake notify); give --wake poll to compare polling"}) {
+					t.Errorf("notes %q: want the poll interval's said to have no effect", r.Notes)
+				}
+			} else if r.Settings["wake"] != tc.wake || len(r.Notes) != 0 {
 				t.Errorf("wake %v, notes %q; want %s without notes", r.Settings["wake"], r.Notes, tc.wake)
 			}
 			if tc.name == "delayed-burst" {

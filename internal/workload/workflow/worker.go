@@ -74,6 +74,9 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 		w.wake, w.sql.notify = wakePoll, ""
 		w.note(fmt.Sprintf("signal workers poll every %s: LISTEN needs a session of its own and %s", w.pollEvery, env.NoSession))
 	}
+	if w.wake == wakeNotify && w.fs != nil && w.fs.Changed("poll-interval") {
+		w.note(fmt.Sprintf("--poll-interval %s has no effect: the signal workers wait for NOTIFY (--wake notify); give --wake poll to compare polling", w.pollEvery))
+	}
 	if w.wake == wakeNotify {
 		l, err := openListener(ctx, env)
 		if err != nil {
