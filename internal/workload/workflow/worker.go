@@ -42,7 +42,7 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 		if err != nil {
 			cancel()
 			closeAll()
-			return nil, fmt.Errorf("connecting signal worker %d: %w", i+1, err)
+			return nil, fmt.Errorf("connecting signal worker %d of %d: %w: give fewer --signal-workers", i+1, len(ws), err)
 		}
 		ws[i] = &worker{w: w, id: i + 1, env: env, conn: c, wake: make(chan struct{}, 1),
 			rng: rand.New(rand.NewPCG(w.seed, uint64(1<<32+i))), timer: time.NewTimer(time.Hour)}
