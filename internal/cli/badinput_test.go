@@ -91,6 +91,7 @@ func badInputs(t *testing.T) []badInput {
 		{args: te("--rows", "-5"), want: "--rows -5 is negative"},
 		{args: te("--rows", "lots"), want: "invalid argument"},
 		{args: te("--rate", "NaN"), want: "--rate NaN: give a finite number"},
+		{args: te("--min-success", "NaN"), want: "--min-success NaN: give a percentage from 0 (off) to 100"},
 		{args: te("--rate", "+Inf"), want: "--rate +Inf: give a finite number"},
 		{args: te("--rate", "-Inf"), want: "--rate -Inf: give a finite number"},
 		{args: te("--rate", "-1"), want: "--rate -1 is negative"},

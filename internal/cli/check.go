@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/txnbench/txnbench/internal/target"
 )
 
 // checkOutFile refuses, as a usage error before anything runs, an output
@@ -62,6 +64,22 @@ func checkWritableDir(flag, path, dir string) error {
 	f.Close()
 	os.Remove(f.Name())
 	return nil
+}
+
+// checkSQLiteDir refuses --db sqlite:PATH in a directory this user cannot
+// write in: SQLite creates the file and its -wal and -shm files there, and
+// would only say "unable to open database file". A directory that does
+// not exist is the SQLite target's to say.
+func checkSQLiteDir(db string) error {
+	sp, err := target.ParseSpec(db)
+	if err != nil || sp.Kind != target.SQLiteFile {
+		return nil
+	}
+	dir := filepath.Dir(sp.Path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil
+	}
+	return checkWritableDir("--db", db, dir)
 }
 
 // unwrapPath drops the operation and path a *os.PathError repeats.

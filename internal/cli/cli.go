@@ -67,14 +67,15 @@ func (e exitError) Error() string { return e.msg }
 // app holds what every command shares.
 type app struct {
 	stdout, stderr io.Writer
-	secrets        []string // passwords given on the command line, masked where they stand in URLs
-	args           []string // the command line that results record: "txnbench" and Main's args
+	secrets        []string      // passwords given on the command line, masked where they stand in URLs
+	args           []string      // the command line that results record: "txnbench" and Main's args
+	exiting        chan struct{} // closed by a second interrupt: exitNow ends the process
 }
 
 // Main runs txnbench with args (without the program name) and returns the
 // exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"txnbench"}, args...)}
+	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"txnbench"}, args...), exiting: make(chan struct{})}
 	a.collectSecrets(args)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -98,6 +99,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	a.awaitExitNow()
 	if err == nil {
 		return ExitOK
 	}
@@ -119,6 +121,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // exitNow ends txnbench on a second interrupt: the servers and poolers it
 // started are killed, not shut down, and nothing more is printed or saved.
 func (a *app) exitNow() {
+	close(a.exiting)
 	if started := localdb.Running(); len(started) > 0 {
 		a.status("interrupted again: stopping the servers txnbench started (" + strings.Join(started, ", ") + ") and exiting")
 		if err := localdb.KillAll(); err != nil {
@@ -128,6 +131,17 @@ func (a *app) exitNow() {
 		a.status("interrupted again: exiting")
 	}
 	os.Exit(ExitInterrupted)
+}
+
+// awaitExitNow blocks for good once a second interrupt began exitNow, so
+// that it exits 130 after killing the servers: a run that failed because
+// they died under it must not exit first with its own status and error.
+func (a *app) awaitExitNow() {
+	select {
+	case <-a.exiting:
+		select {}
+	default:
+	}
 }
 
 // isCobraUsage recognises cobra's own errors about the command line.

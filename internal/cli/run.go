@@ -98,6 +98,9 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if _, err := target.ParseSpec(f.db); err != nil {
 		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres or a postgres:// URL", f.db))
 	}
+	if err := checkSQLiteDir(f.db); err != nil {
+		return err
+	}
 	for _, kv := range f.pgConf {
 		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
 			return usage(fmt.Errorf("--pg-conf %q: want key=value, e.g. --pg-conf shared_buffers=256MB", kv))
@@ -160,7 +163,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.tel.Sample < time.Millisecond {
 		return usage(fmt.Errorf("--telemetry-sample %s: give at least 1ms, e.g. 100ms", f.tel.Sample))
 	}
-	if f.minSuccess < 0 || f.minSuccess > 100 {
+	if !(f.minSuccess >= 0 && f.minSuccess <= 100) { // NaN too: a gate that never fails
 		return usage(fmt.Errorf("--min-success %g: give a percentage from 0 (off) to 100", f.minSuccess))
 	}
 	if f.metricsAddr != "" {

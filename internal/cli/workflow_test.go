@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -35,5 +38,22 @@ func TestWorkflowRun(t *testing.T) {
 	code, _, stderr = runMain("run", "workflow", "--iterations", "1", "--wake", "notify")
 	if code != ExitUsage || !strings.Contains(stderr, "--wake notify needs LISTEN/NOTIFY, which SQLite lacks: use --wake poll") {
 		t.Errorf("--wake notify on SQLite: exit %d, %s", code, stderr)
+	}
+}
+
+// TestWorkflowTooManySignalWorkers: more signal workers than the process
+// may open files for fails (exit 1) with one line that names the flag to
+// lower.
+func TestWorkflowTooManySignalWorkers(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Skip("no prlimit")
+	}
+	cmd := exec.Command("prlimit", "--nofile=300", "--", os.Args[0], "run", "workflow", "--signal-workers", "1000", "--iterations", "2", "--clients", "1")
+	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != ExitFailure || !regexp.MustCompile(`(?m)^txnbench: connecting signal worker \d+ of 1000: .*: give fewer --signal-workers$`).MatchString(stderr.String()) {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }

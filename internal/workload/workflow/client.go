@@ -23,8 +23,13 @@ type waiter struct {
 }
 
 // finished tells the waiter of instance id, if it still waits for it,
-// that the instance's final state committed at t.
+// that the instance's final state committed at t. A workflow of an
+// earlier run (its signals left queued when that run was interrupted or
+// killed) has no waiter.
 func (w *Workload) finished(id int64, t time.Time) {
+	if id <= w.base {
+		return
+	}
 	wt := &w.waiters[int((id-w.base-1)%int64(len(w.waiters)))]
 	if wt.instance.Load() != id {
 		return
@@ -55,6 +60,8 @@ type client struct {
 	key       string // its business key (external-resume)
 	began     time.Time
 	published time.Time
+
+	publishFailed bool // this cycle's publish failed (counted in failedPublishes)
 }
 
 func (c *client) Ops() []workload.Op { return c.ops }
@@ -74,6 +81,7 @@ func (c *client) NextCycle() time.Duration {
 	if w.sc.byKey {
 		c.key = "wf-" + strconv.FormatInt(c.inst, 10)
 	}
+	c.publishFailed = false
 	c.wt.at.Store(0)
 	c.wt.instance.Store(c.inst)
 	select {
@@ -109,9 +117,23 @@ func (w *Workload) committed(err error) error {
 }
 
 // publish is transaction 2: the instance waits, its signals are queued
-// and, with --wake notify, pg_notify wakes the workers at the commit.
-func (c *client) publish(ctx context.Context, conn target.Conn) error {
+// and, with --wake notify, pg_notify wakes the workers at the commit. A
+// publish that fails (a lost session, a restarted server) leaves its
+// workflow started, with no signal and no starter waiting for it: counted
+// so that the check accepts it.
+func (c *client) publish(ctx context.Context, conn target.Conn) (err error) {
 	w := c.w
+	committing := false // an unknown outcome before the commit is a rollback
+	defer func() {      // once per cycle: the runner may retry a publish
+		if failed := err != nil && !(committing && target.CommitOutcomeUnknown(err)); failed != c.publishFailed {
+			c.publishFailed = failed
+			if failed {
+				w.failedPublishes.Add(1)
+			} else {
+				w.failedPublishes.Add(-1) // a retry succeeded
+			}
+		}
+	}()
 	now := time.Now()
 	due := micros(now.Add(w.signalDelay))
 	if err := conn.Begin(ctx); err != nil {
@@ -135,6 +157,7 @@ func (c *client) publish(ctx context.Context, conn target.Conn) error {
 		if _, err := conn.Exec(ctx, w.sql.insertSignals, c.inst, due, "{}"); err != nil {
 			return err
 		}
+		committing = true
 		if err := w.committed(conn.Commit(ctx)); err != nil {
 			return err
 		}
@@ -142,6 +165,7 @@ func (c *client) publish(ctx context.Context, conn target.Conn) error {
 		if _, err := conn.Exec(ctx, w.sql.insertSignals, c.inst, due, "{}"); err != nil {
 			return err
 		}
+		committing = true
 		if _, err := conn.ExecCommit(ctx, w.sql.notify, due); w.committed(err) != nil {
 			return err
 		}

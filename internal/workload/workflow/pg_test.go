@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ func TestPostgresScenarios(t *testing.T) {
 	}{
 		{"signal-roundtrip notify", []string{"--scenario", "signal-roundtrip"}, 1, wakeNotify},
 		{"signal-roundtrip poll", []string{"--scenario", "signal-roundtrip", "--wake", "poll", "--poll-interval", "5ms"}, 1, wakePoll},
+		{"poll-interval with notify", []string{"--scenario", "signal-roundtrip", "--poll-interval", "5ms"}, 1, wakeNotify},
 		{"immediate-burst", []string{"--scenario", "immediate-burst", "--steps", "4", "--claim-batch", "2"}, 4, wakeNotify},
 		{"delayed-burst", []string{"--scenario", "delayed-burst", "--steps", "3", "--signal-delay", "50ms"}, 3, wakeNotify},
 		{"external-resume", []string{"--scenario", "external-resume"}, 1, wakeNotify},
@@ -59,7 +61,11 @@ func TestPostgresScenarios(t *testing.T) {
 			} else if a := r.Op(stepApply); a.Count+a.AfterWindow < 24*tc.steps {
 				t.Errorf("apply %d+%d, want at least %d", a.Count, a.AfterWindow, 24*tc.steps) // version conflicts retry
 			}
-			if r.Settings["wake"] != tc.wake || len(r.Notes) != 0 {
+			if tc.name == "poll-interval with notify" { // a study varying it would compare identical cells
+				if !slices.Equal(r.Notes, []string{"--poll-interval 5ms has no effect: the signal workers wait for NOTIFY (--wake notify); give --wake poll to compare polling"}) {
+					t.Errorf("notes %q: want the poll interval's said to have no effect", r.Notes)
+				}
+			} else if r.Settings["wake"] != tc.wake || len(r.Notes) != 0 {
 				t.Errorf("wake %v, notes %q; want %s without notes", r.Settings["wake"], r.Notes, tc.wake)
 			}
 			if tc.name == "delayed-burst" {
@@ -170,5 +176,122 @@ func TestThroughPoolerURL(t *testing.T) {
 	checkRun(t, r, 16)
 	if r.Settings["wake"] != wakePoll || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "signal workers poll every 5ms: LISTEN needs a session of its own and the pooler URL given to --via is not the server (give the server's URL with --db too)") {
 		t.Errorf("wake %v, notes %q: want polling, said why", r.Settings["wake"], r.Notes)
+	}
+}
+
+// TestReleaseAfterSessionLost: a worker whose session was terminated while
+// it idled gives back, when the run ends, the leases it holds (one
+// planted: a claim of worker 1 whose session then died) on a new session:
+// no lease is left held.
+func TestReleaseAfterSessionLost(t *testing.T) {
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	admin := testutil.Session(t, openTarget(t, cl.URL()))
+	w := newWorkflow(t, "--signal-workers", "1")
+	s := spec(cl.URL(), w, 2, 10)
+	s.Runner.Observers = []runner.Observer{runner.Funcs{
+		OnStart: func() {
+			q := "INSERT INTO " + tSignals + " (instance_id, step, kind, payload, due_us, attempts, lease_owner, lease_until_us) VALUES ($1, 0, 'resume', '{}', 0, 1, 1, $2)"
+			if _, err := admin.Exec(ctx, q, w.base+1_000_000, micros(time.Now().Add(time.Hour))); err != nil { // of this run: the check counts it
+				t.Error(err)
+			}
+		},
+		OnStop: func() { // the idle worker's session dies unnoticed (and the rest: the clients are done)
+			var n int64
+			err := target.QueryRow(ctx, admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND datname = current_database()", nil, &n)
+			if n == 0 {
+				t.Errorf("no session to terminate: %v", err)
+			}
+		},
+	}}
+	r := runOn(t, s, openDB(t, s))
+	if r.Invariants == nil || !r.Invariants.OK {
+		t.Fatalf("invariants: %+v", r.Invariants)
+	}
+}
+
+// TestWorkerSessionLostMidApply: a worker whose session is terminated in
+// the middle of applying gives back what it had claimed as soon as it has
+// reconnected, so the signals do not wait for --lease (an hour here) and
+// every workflow completes within --stuck-after, each signal applied once.
+func TestWorkerSessionLostMidApply(t *testing.T) {
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	admin := testutil.Session(t, openTarget(t, cl.URL()))
+	w := newWorkflow(t, "--signal-workers", "3", "--claim-batch", "2", "--lease", "1h", "--stuck-after", "5s", "--steps", "3")
+	s := spec(cl.URL(), w, 4, 60)
+	var killed int64
+	done := make(chan struct{})
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
+		go func() {
+			defer close(done)
+			testutil.Poll(10*time.Second, time.Millisecond, func() bool {
+				var n int64
+				target.QueryRow(ctx, admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'idle in transaction' AND query LIKE '%op=apply%'", nil, &n)
+				killed += n
+				return killed >= 2
+			})
+		}()
+	}}}
+	r := runOn(t, s, openDB(t, s))
+	<-done
+	if killed == 0 {
+		t.Fatal("no worker session terminated mid apply")
+	}
+	checkRun(t, r, 60)
+	t.Logf("killed %d worker sessions mid apply; apply errors %v", killed, r.Op(stepApply).Errors)
+}
+
+// TestPublishSessionLost: starters whose session is terminated in the
+// middle of a publish leave their workflows started; each such publish is
+// accepted by the check once those are older than --stuck-after (the
+// driver calls the lost session's outcome unknown, but nothing was
+// committed yet: it is a failed publish).
+func TestPublishSessionLost(t *testing.T) {
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	admin := testutil.Session(t, openTarget(t, cl.URL()))
+	w := newWorkflow(t, "--signal-workers", "2")
+	s := spec(cl.URL(), w, 4, 200)
+	var killed int64
+	done := make(chan struct{})
+	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
+		go func() {
+			defer close(done)
+			testutil.Poll(10*time.Second, time.Millisecond, func() bool {
+				var n int64
+				target.QueryRow(ctx, admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'idle in transaction' AND query LIKE '%op=signal_publish%'", nil, &n)
+				killed += n
+				return killed >= 2
+			})
+		}()
+	}}}
+	r := runOn(t, s, openDB(t, s))
+	<-done
+	if killed == 0 {
+		t.Fatal("no starter session terminated mid publish")
+	}
+	if p := r.Op(opPublish); p.ErrorCount() == 0 {
+		t.Fatalf("publish errors %v, want some", p.Errors)
+	}
+	w.stuckAfter = time.Nanosecond // the started workflows are now stuck
+	if ch, err := w.Check(ctx, admin); err != nil || !ch.OK {
+		t.Errorf("after publishes cut short: %+v, %v", ch, err)
+	}
+}
+
+// TestLeaseTakenOverSpendsAttempts: with a lease shorter than an
+// application, workers take signals over from each other, which spends
+// attempts without the handler's verdict and dead-letters more signals
+// than --handler-fail-rate alone would; the check accepts those spent
+// attempts, says how many, and still holds.
+func TestLeaseTakenOverSpendsAttempts(t *testing.T) {
+	cl := testutil.Postgres(t)
+	w := newWorkflow(t, "--signal-workers", "6", "--lease", "1ns", "--handler-fail-rate", "0.5", "--max-attempts", "3", "--retry-backoff", "1ms")
+	s := spec(cl.URL(), w, 8, 400)
+	r := runOn(t, s, openDB(t, s))
+	d := r.Invariants.Items[4]
+	if !r.Invariants.OK || !strings.Contains(d.Detail, "attempts ended without the handler's verdict") {
+		t.Errorf("invariants %+v", r.Invariants)
 	}
 }

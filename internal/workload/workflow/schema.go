@@ -52,7 +52,7 @@ type schema struct {
 	releaseLeases string // $1 worker
 	maxInstance   string
 	checkCounts   []checkQuery // the invariant check's counts; $1 the run's first instance id
-	leasesHeld    string
+	leasesHeld    string       // $1 the run's first instance id: an earlier, killed run's leases are not this run's
 }
 
 // checkQuery is one count of the invariant check: $1 is the run's first
@@ -165,7 +165,9 @@ func newSchema(caps target.Capabilities, steps int, notify bool) schema {
 		{"unrecorded", mine + "i.applied <> " + count(tHistory), false},
 		{"dead", "SELECT count(*) FROM " + tDead + " WHERE instance_id >= $1", false},
 		{"applied", "SELECT count(*) FROM " + tHistory + " WHERE instance_id >= $1", false},
+		{"attempts", "SELECT COALESCE(SUM(a.attempts), 0) FROM (SELECT instance_id, attempts FROM " + tHistory + " UNION ALL SELECT instance_id, attempts FROM " + tDead +
+			" UNION ALL SELECT instance_id, attempts FROM " + tSignals + ") AS a WHERE a.instance_id >= $1", false},
 	}
-	s.leasesHeld = "SELECT count(*) FROM " + tSignals + " WHERE lease_owner IS NOT NULL"
+	s.leasesHeld = "SELECT count(*) FROM " + tSignals + " WHERE instance_id >= $1 AND lease_owner IS NOT NULL"
 	return s
 }

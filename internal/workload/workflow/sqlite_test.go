@@ -128,8 +128,8 @@ func TestInvariantsCatchDamage(t *testing.T) {
 			[]string{fmt.Sprintf("DELETE FROM %s WHERE instance_id = %d", tSignals, first+1000), fmt.Sprintf("DELETE FROM %s WHERE id = %d", tInstances, first+1000)},
 			[]string{"every workflow completed"}},
 		{"lease left held",
-			[]string{fmt.Sprintf("INSERT INTO %s (instance_id, step, kind, payload, due_us, attempts, lease_owner, lease_until_us) VALUES (%d, 9, 'resume', '{}', 0, 1, 3, 0)", tSignals, first-1000)},
-			[]string{fmt.Sprintf("DELETE FROM %s WHERE instance_id = %d", tSignals, first-1000)},
+			[]string{fmt.Sprintf("INSERT INTO %s (instance_id, step, kind, payload, due_us, attempts, lease_owner, lease_until_us) VALUES (%d, 9, 'resume', '{}', 0, 1, 3, 0)", tSignals, first+500)},
+			[]string{fmt.Sprintf("DELETE FROM %s WHERE instance_id = %d", tSignals, first+500)},
 			[]string{"no lease left held"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,6 +145,12 @@ func TestInvariantsCatchDamage(t *testing.T) {
 			}
 		})
 	}
+	// A lease an earlier run left held (it was killed) is not this run's.
+	exec(fmt.Sprintf("INSERT INTO %s (instance_id, step, kind, payload, due_us, attempts, lease_owner, lease_until_us) VALUES (%d, 9, 'resume', '{}', 0, 1, 3, 0)", tSignals, first-1000))
+	if ch, err := w.Check(ctx, c); err != nil || !ch.OK {
+		t.Errorf("an earlier run's lease held: %+v, %v", ch, err)
+	}
+	exec(fmt.Sprintf("DELETE FROM %s WHERE instance_id = %d", tSignals, first-1000))
 	// A commit of unknown outcome may leave a workflow no starter waits
 	// for: one such commit accepts one stuck workflow.
 	exec(fmt.Sprintf("INSERT INTO %s (id, definition, state, version, steps, applied, created_us, updated_us) VALUES (%d, 'x', 'started', 0, 1, 0, 0, 0)", tInstances, first+3000))
@@ -175,7 +181,10 @@ func TestValidate(t *testing.T) {
 		{[]string{"--signal-workers", "0"}, "--signal-workers 0"},
 		{[]string{"--wake", "sometimes"}, "choose notify or poll"},
 		{[]string{"--handler-fail-rate", "1"}, "--handler-fail-rate 1"},
+		{[]string{"--handler-fail-rate", "NaN"}, "--handler-fail-rate NaN"}, // else the check's failure model fails every run (exit 3)
 		{[]string{"--lease", "0s"}, "--lease 0s"},
+		{[]string{"--signal-delay", "1h"}, "--stuck-after 30s is not longer than --signal-delay 1h0m0s"},
+		{[]string{"--scenario", "delayed-burst", "--stuck-after", "1s"}, "--stuck-after 1s is not longer than --signal-delay 1s"},
 	} {
 		w := &Workload{}
 		fs := newFlagSet(w)
@@ -198,7 +207,8 @@ func TestValidate(t *testing.T) {
 // TestStuckWorkflow: a workflow not completed within --stuck-after fails
 // its await (class other, said why) and the check counts it stuck.
 func TestStuckWorkflow(t *testing.T) {
-	w := newWorkflow(t, "--signal-delay", "1h", "--stuck-after", "50ms", "--poll-interval", "5ms", "--signal-workers", "1")
+	w := newWorkflow(t, "--stuck-after", "50ms", "--poll-interval", "5ms", "--signal-workers", "1")
+	w.signalDelay = time.Hour // past validation, which refuses a delay that makes every workflow stuck
 	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 2)
 	r := runOn(t, s, openDB(t, s))
 	if a := r.Op(opAwait); a.Errors["other"] != 2 || !strings.Contains(a.ErrorSamples["other"], "not completed within --stuck-after 50ms") {
@@ -207,5 +217,64 @@ func TestStuckWorkflow(t *testing.T) {
 	if !r.Invariants.Violated() || !slices.Equal(testutil.FailedItems(*r.Invariants), []string{"every workflow completed"}) ||
 		!strings.Contains(r.Invariants.Items[0].Detail, "stuck 2") {
 		t.Errorf("invariants %+v: want 2 stuck", r.Invariants)
+	}
+}
+
+// TestFailedPublishAccepted: a publish that fails (planted: a trigger
+// refuses some workflows' signals) leaves its workflow started with no
+// signal and no starter waiting; once older than --stuck-after it is no
+// lost data, so the check accepts one per failed publish and says so, and
+// still fails a stuck workflow beyond them.
+func TestFailedPublishAccepted(t *testing.T) {
+	w := newWorkflow(t, "--poll-interval", "2ms", "--signal-workers", "2")
+	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 3)
+	db := openDB(t, s)
+	checkRun(t, runOn(t, s, db), 3)
+	c := testutil.Session(t, openTarget(t, s.DB))
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, "CREATE TRIGGER planted BEFORE INSERT ON "+tSignals+" WHEN NEW.instance_id % 3 = 0 BEGIN SELECT RAISE(ABORT, 'planted publish failure'); END"); err != nil {
+		t.Fatal(err)
+	}
+	s.Runner.Iterations = 9
+	r := runOn(t, s, db)
+	n := r.Op(opPublish).ErrorCount() // about a third: which ids a starter gets varies
+	if n == 0 {
+		t.Fatal("no publish failed")
+	}
+	w.stuckAfter = time.Nanosecond // the started workflows are now stuck
+	ch, err := w.Check(ctx, c)
+	if err != nil || !ch.OK || !strings.Contains(ch.Items[0].Detail, fmt.Sprintf("stuck %d (", n)) ||
+		!strings.Contains(ch.Items[0].Detail, fmt.Sprintf("up to %d accepted: 0 commits of unknown outcome and %d failed publishes", n, n)) {
+		t.Errorf("after %d failed publishes: %+v, %v", n, ch, err)
+	}
+	if _, err := c.Exec(ctx, fmt.Sprintf("INSERT INTO %s (id, definition, state, version, steps, applied, created_us, updated_us) VALUES (%d, 'x', 'started', 0, 1, 0, 0, 0)", tInstances, w.base+1000)); err != nil {
+		t.Fatal(err)
+	}
+	testutil.CheckFails(t, w, c, []string{"every workflow completed"})
+}
+
+// TestEarlierRunsSignals: signals an earlier run left queued (it was
+// interrupted or killed) are applied by the next run's workers, which
+// completes that run's workflow: no starter of this run waits for it, and
+// the run goes on (it once indexed the waiters with a negative number).
+func TestEarlierRunsSignals(t *testing.T) {
+	w := newWorkflow(t, "--poll-interval", "2ms", "--signal-workers", "2")
+	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 2)
+	db := openDB(t, s)
+	checkRun(t, runOn(t, s, db), 2)
+	c := testutil.Session(t, openTarget(t, s.DB))
+	ctx := context.Background()
+	for _, q := range []string{
+		fmt.Sprintf("INSERT INTO %s (id, definition, state, version, steps, applied, created_us, updated_us) VALUES (100, 'x', 'waiting', 1, 1, 0, 0, 0)", tInstances),
+		fmt.Sprintf("INSERT INTO %s (instance_id, step, kind, payload, due_us, attempts) VALUES (100, 0, 'resume', '{}', 0, 0)", tSignals),
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkRun(t, runOn(t, s, db), 2)
+	var state string
+	if err := target.QueryRow(ctx, c, "SELECT state FROM "+tInstances+" WHERE id = 100", nil, &state); err != nil || state != stateCompleted {
+		t.Errorf("the earlier run's workflow: %q, %v; want completed", state, err)
 	}
 }

@@ -42,7 +42,7 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 		if err != nil {
 			cancel()
 			closeAll()
-			return nil, fmt.Errorf("connecting signal worker %d: %w", i+1, err)
+			return nil, fmt.Errorf("connecting signal worker %d of %d: %w: give fewer --signal-workers", i+1, len(ws), err)
 		}
 		ws[i] = &worker{w: w, id: i + 1, env: env, conn: c, wake: make(chan struct{}, 1),
 			rng: rand.New(rand.NewPCG(w.seed, uint64(1<<32+i))), timer: time.NewTimer(time.Hour)}
@@ -73,6 +73,9 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 	if w.wake == wakeNotify && env.Session == nil {
 		w.wake, w.sql.notify = wakePoll, ""
 		w.note(fmt.Sprintf("signal workers poll every %s: LISTEN needs a session of its own and %s", w.pollEvery, env.NoSession))
+	}
+	if w.wake == wakeNotify && w.fs != nil && w.fs.Changed("poll-interval") {
+		w.note(fmt.Sprintf("--poll-interval %s has no effect: the signal workers wait for NOTIFY (--wake notify); give --wake poll to compare polling", w.pollEvery))
 	}
 	if w.wake == wakeNotify {
 		l, err := openListener(ctx, env)
@@ -178,6 +181,7 @@ type worker struct {
 	wakeOne func()      // wakes a worker (after a backoff)
 	timer   *time.Timer
 	claimed []claimed
+	lost    bool // the session broke: the leases it held are to be given back
 }
 
 // claimed is a signal the worker leased.
@@ -189,7 +193,9 @@ type claimed struct {
 }
 
 // run claims and applies signals until ctx ends, then releases what it
-// still holds.
+// still holds. A worker whose session was lost gives back, once it has a
+// new one, the leases the lost one held: it dropped them with the session,
+// and they would otherwise wait for --lease to expire.
 func (k *worker) run(ctx context.Context) {
 	defer k.release()
 	for ctx.Err() == nil {
@@ -200,6 +206,10 @@ func (k *worker) run(ctx context.Context) {
 				continue
 			}
 			k.conn = c
+			if k.lost {
+				c.Exec(ctx, k.w.sql.releaseLeases, k.id) // on failure, they expire
+				k.lost = false
+			}
 		}
 		if err := k.claim(ctx); err != nil {
 			k.failed(ctx, iClaim, err)
@@ -379,7 +389,7 @@ func (k *worker) failed(ctx context.Context, step int, err error) {
 	}
 	if k.conn.Broken() {
 		k.conn.Close(context.Background())
-		k.conn = nil
+		k.conn, k.lost = nil, true
 		return
 	}
 	k.idle(ctx) // let the trouble pass before the next claim
@@ -398,22 +408,28 @@ func (k *worker) retry(step int) {
 }
 
 // release gives back the leases the worker still holds (a batch cut short
-// by the end of the run) and closes its session.
+// by the end of the run, or one its lost session claimed) and closes its
+// session. A session lost while the worker idled is found only by using
+// it: then a new one gives them back.
 func (k *worker) release() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if k.conn != nil && k.conn.Broken() {
-		k.conn.Close(ctx)
-		k.conn = nil
-	}
-	if k.conn == nil {
-		c, err := k.env.Connect(ctx)
-		if err != nil {
-			return // the leases expire
+	for try := 0; try < 2; try++ {
+		if k.conn != nil && (try > 0 || k.conn.Broken()) {
+			k.conn.Close(ctx)
+			k.conn = nil
 		}
-		k.conn = c
+		if k.conn == nil {
+			c, err := k.env.Connect(ctx)
+			if err != nil {
+				return // the leases expire
+			}
+			k.conn = c
+		}
+		if _, err := k.conn.Exec(ctx, k.w.sql.releaseLeases, k.id); err == nil {
+			break
+		}
 	}
-	k.conn.Exec(ctx, k.w.sql.releaseLeases, k.id)
 	k.conn.Close(ctx)
 	k.conn = nil
 }

@@ -113,6 +113,7 @@ type Workload struct {
 	handlerFailures atomic.Int64             // handler failures retried or dead-lettered
 	notified        atomic.Int64             // notifications the listener received
 	unknownCommits  atomic.Int64             // starts and publishes whose commit outcome is unknown
+	failedPublishes atomic.Int64             // publishes that failed (rolled back): their workflows stay started
 }
 
 // recorder holds a StepRecorder for an atomic.Pointer.
@@ -164,7 +165,7 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("--poll-interval %s: give a positive duration", w.pollEvery)
 	case w.signalDelay < 0:
 		return fmt.Errorf("--signal-delay %s is negative: give 0 or more", w.signalDelay)
-	case w.failRate < 0 || w.failRate >= 1:
+	case !(w.failRate >= 0 && w.failRate < 1): // NaN too
 		return fmt.Errorf("--handler-fail-rate %g: give a probability from 0 up to (not including) 1", w.failRate)
 	case w.maxAttempts < 1:
 		return fmt.Errorf("--max-attempts %d: give at least 1", w.maxAttempts)
@@ -174,6 +175,8 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("--lease %s: give a positive duration", w.lease)
 	case w.stuckAfter <= 0:
 		return fmt.Errorf("--stuck-after %s: give a positive duration", w.stuckAfter)
+	case w.stuckAfter <= w.signalDelay: // else every workflow is stuck, and the check fails (exit 3)
+		return fmt.Errorf("--stuck-after %s is not longer than --signal-delay %s: no workflow could complete in time; give a longer --stuck-after or a shorter --signal-delay", w.stuckAfter, w.signalDelay)
 	}
 	w.wake = w.wakeAsked
 	return nil
@@ -293,8 +296,7 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	w.handlerFailures.Store(0)
 	w.notified.Store(0)
 	w.unknownCommits.Store(0)
-	w.notified.Store(0)
-	w.unknownCommits.Store(0)
+	w.failedPublishes.Store(0)
 	return nil
 }
 

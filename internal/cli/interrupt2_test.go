@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestSecondInterruptMidRunExits130: two Ctrl-Cs in quick succession mid
+// run exit 130 even when the run, its server killed under it, fails
+// before the servers are gone. A directory slow to remove (planted in
+// the cluster's) keeps the second interrupt's cleanup busy while the run
+// fails on the killed server; the exit status must still say interrupted,
+// and the run's error is not printed.
+func TestSecondInterruptMidRunExits130(t *testing.T) {
+	testutil.NeedPostgres(t)
+	cmd, _, stderr := startTxnbench(t, "run", "workflow", "--db", "temp-postgres", "--clients", "2", "--signal-workers", "2",
+		"--duration", "60s", "--progress", "300ms", "--telemetry", "off")
+	waitFor(t, stderr, 0, `\| cycle [1-9]`)
+	m := regexp.MustCompile(`ready on 127\.0\.0\.1:(\d+)`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no port in stderr:\n%s", stderr.String())
+	}
+	ps, _ := exec.Command("pgrep", "-af", "postgres .*-p "+m[1]+"( |$)").Output()
+	d := regexp.MustCompile(`-D (\S+)/data`).FindSubmatch(ps)
+	if d == nil {
+		t.Fatalf("no data directory in %q", ps)
+	}
+	junk := filepath.Join(string(d[1]), "junk")
+	for i := 0; i < 200; i++ {
+		sub := filepath.Join(junk, strconv.Itoa(i))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 100; j++ {
+			if err := os.WriteFile(filepath.Join(sub, fmt.Sprint(j)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(10 * time.Millisecond) // two presses, not one signal coalesced
+	cmd.Process.Signal(syscall.SIGINT)
+	waitExit(t, cmd, 60*time.Second, stderr)
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
+	}
+	if i := strings.Index(stderr.String(), "interrupted again"); i < 0 || strings.Contains(stderr.String()[i:], "\ntxnbench: ") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	checkClusterGone(t, m[1])
+	if _, err := os.Stat(string(d[1])); !os.IsNotExist(err) {
+		t.Errorf("%s left behind: %v", d[1], err)
+	}
+}
