@@ -147,10 +147,11 @@ func (m *Metrics) Observe(iv result.Interval) error {
 	return nil
 }
 
-// op returns the named op's totals, adding them at first sight.
+// op returns the totals of the op of that name and kind (a phase may be
+// named like an op), adding them at first sight.
 func (c *cell) op(name string, kind result.Kind) *opTotals {
 	for _, t := range c.ops {
-		if t.name == name {
+		if t.name == name && t.kind.Label() == kind.Label() {
 			return t
 		}
 	}

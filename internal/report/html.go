@@ -380,7 +380,7 @@ func runCharts(r *result.Result) chartData {
 		}
 		s := series{Label: o.Name}
 		for _, iv := range r.Intervals {
-			if iop := intervalOp(iv, o.Name); iop != nil && iv.LengthS > 0 {
+			if iop := intervalOp(iv, o); iop != nil && iv.LengthS > 0 {
 				s.Points = append(s.Points, [2]float64{round3(iv.ElapsedS), round3(float64(iop.Count) / iv.LengthS)})
 			} else {
 				s.Points = append(s.Points, [2]float64{round3(iv.ElapsedS), 0})
@@ -398,7 +398,7 @@ func runCharts(r *result.Result) chartData {
 		c := chart{ID: fmt.Sprintf("latency-%d", i+1), Title: "latency over time: " + o.Name, Kind: "line", X: axis{Title: "elapsed (s)"}, Y: axis{Title: "ms"}}
 		p50, p95, p99 := series{Label: "p50"}, series{Label: "p95"}, series{Label: "p99"}
 		for _, iv := range r.Intervals {
-			iop := intervalOp(iv, o.Name)
+			iop := intervalOp(iv, o)
 			if iop == nil || iop.Count == 0 {
 				continue // no latency to show; a gap, not a zero
 			}
@@ -430,9 +430,11 @@ func runCharts(r *result.Result) chartData {
 	return d
 }
 
-func intervalOp(iv result.Interval, name string) *result.IntervalOp {
+// intervalOp is o's row in iv (by name and kind: a phase may be named
+// like an op), or nil.
+func intervalOp(iv result.Interval, o result.Op) *result.IntervalOp {
 	for i := range iv.Ops {
-		if iv.Ops[i].Name == name {
+		if iv.Ops[i].Name == o.Name && iv.Ops[i].Kind.Label() == o.Kind.Label() {
 			return &iv.Ops[i]
 		}
 	}
@@ -488,7 +490,7 @@ func errorChart(r *result.Result, ops []result.Op) *chart {
 		// the classes seen in any interval, else the op as one series
 		classes := map[string]bool{}
 		for _, iv := range r.Intervals {
-			if iop := intervalOp(iv, o.Name); iop != nil {
+			if iop := intervalOp(iv, o); iop != nil {
 				total += iop.Errors
 				for k := range iop.ErrorClasses {
 					classes[k] = true
@@ -499,7 +501,7 @@ func errorChart(r *result.Result, ops []result.Op) *chart {
 			s := series{Label: o.Name + ": " + k}
 			for _, iv := range r.Intervals {
 				v := 0.0
-				if iop := intervalOp(iv, o.Name); iop != nil {
+				if iop := intervalOp(iv, o); iop != nil {
 					v = float64(iop.ErrorClasses[k])
 				}
 				s.Points = append(s.Points, [2]float64{round3(iv.ElapsedS), v})
@@ -515,7 +517,7 @@ func errorChart(r *result.Result, ops []result.Op) *chart {
 		some := false
 		for _, iv := range r.Intervals {
 			v := 0.0
-			if iop := intervalOp(iv, o.Name); iop != nil {
+			if iop := intervalOp(iv, o); iop != nil {
 				n := iop.Errors
 				for _, k := range iop.ErrorClasses {
 					n -= k
@@ -867,7 +869,7 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 			if iv.LengthS > 0 {
 				ts.Points = append(ts.Points, [2]float64{x, round3(iv.TxnPerS())})
 			}
-			if cy := intervalOp(iv, result.CycleOp); cy != nil && cy.Count > 0 {
+			if cy := intervalOp(iv, result.Op{Name: result.CycleOp, Kind: result.KindCycle}); cy != nil && cy.Count > 0 {
 				ps.Points = append(ps.Points, [2]float64{x, round3(cy.P99)})
 			}
 		}

@@ -337,21 +337,25 @@ func (r *Result) moveNotes() {
 
 // setKinds makes every kind explicit after loading: an op saved without
 // one is a transaction, and an interval's op has the kind of the op of the
-// same name.
+// same name; the n-th of several ops of one name (a phase named like an
+// op) has the kind of the n-th, as intervals list ops in the ops' order.
 func (r *Result) setKinds() {
-	kinds := make(map[string]Kind, len(r.Ops))
+	kinds := make(map[string][]Kind, len(r.Ops))
 	for i := range r.Ops {
 		if r.Ops[i].Kind.IsTxn() {
 			r.Ops[i].Kind = KindTxn
 		}
-		kinds[r.Ops[i].Name] = r.Ops[i].Kind
+		kinds[r.Ops[i].Name] = append(kinds[r.Ops[i].Name], r.Ops[i].Kind)
 	}
 	for _, iv := range r.Intervals {
+		seen := map[string]int{}
 		for i := range iv.Ops {
+			name := iv.Ops[i].Name
 			iv.Ops[i].Kind = KindTxn
-			if k, ok := kinds[iv.Ops[i].Name]; ok {
-				iv.Ops[i].Kind = k
+			if ks := kinds[name]; seen[name] < len(ks) {
+				iv.Ops[i].Kind = ks[seen[name]]
 			}
+			seen[name]++
 		}
 	}
 }
@@ -508,7 +512,7 @@ func mergedHist(h, o *metrics.Hist) (*metrics.Hist, metrics.Summary) {
 	return h, h.Summary()
 }
 
-func (t *Op) name() string { return t.Name }
+func (t *Op) name() string { return t.Name + "\x00" + t.Kind.Label() }
 
 // add adds the statistics of o, an op of the same name, to t.
 func (t *Op) add(o Op) {
@@ -533,7 +537,7 @@ func (t *Op) add(o Op) {
 	}
 }
 
-func (t *IntervalOp) name() string { return t.Name }
+func (t *IntervalOp) name() string { return t.Name + "\x00" + t.Kind.Label() }
 
 // add adds the statistics of o, the same op in the same interval of
 // another run, to t.

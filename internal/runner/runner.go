@@ -354,7 +354,7 @@ func (r *run) tick(out *Outcome, now time.Time) {
 	if n := len(out.Intervals); n > 0 {
 		iv.LengthS -= out.Intervals[n-1].ElapsedS
 	}
-	for i, name := range r.names[:r.steps] { // steps are in the totals only
+	for i, name := range r.names {
 		retries, errs, classes, skipped := r.counts.interval(i)
 		iv.Ops = append(iv.Ops, result.IntervalOp{Name: name, Kind: r.kind(i), Retries: retries, Errors: errs, ErrorClasses: classes,
 			Skipped: skipped, Summary: hs[i].Summary(), Hist: hs[i]})

@@ -52,7 +52,7 @@ func (w *stepWorkload) NewClient(id int, rng *rand.Rand) workload.Client {
 
 // TestStepsInTheWindow: a workload's steps are recorded by the runner in
 // the measured window, warm-up excluded, as rows of their kinds after the
-// runner's own, and not in the intervals.
+// runner's own, and in the intervals like ops.
 func TestStepsInTheWindow(t *testing.T) {
 	w := &stepWorkload{counterWorkload: counterWorkload{pause: 2 * time.Millisecond}}
 	cfg := baseConfig()
@@ -76,11 +76,21 @@ func TestStepsInTheWindow(t *testing.T) {
 	if names := []string{out.Ops[len(out.Ops)-2].Name, out.Ops[len(out.Ops)-1].Name}; names[0] != "bump/insert" || names[1] != "bump/signal" {
 		t.Errorf("last rows %v, want the steps", names)
 	}
-	for _, iv := range out.Intervals {
-		for _, o := range iv.Ops {
-			if o.Kind == result.KindStatement || o.Kind == result.KindPhase {
-				t.Errorf("interval has step %s", o.Name)
+	// the intervals carry the steps, of their kinds, and add up to the totals
+	for _, step := range []result.Op{insert, signal} {
+		var n int64
+		for _, iv := range out.Intervals {
+			for _, o := range iv.Ops {
+				if o.Name == step.Name {
+					if o.Kind != step.Kind {
+						t.Errorf("interval's %s of kind %q, want %q", o.Name, o.Kind, step.Kind)
+					}
+					n += o.Count
+				}
 			}
+		}
+		if n != step.Count {
+			t.Errorf("intervals count %d of %s, the run %d", n, step.Name, step.Count)
 		}
 	}
 }
