@@ -212,16 +212,16 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 	bops, nops := map[string]bool{}, map[string]bool{}
 	for _, v := range bv {
 		bm[v.key()] = true
-		bops[v.op] = true
+		bops[v.opID()] = true
 	}
 	for _, v := range nv {
-		nops[v.op] = true
+		nops[v.opID()] = true
 	}
 	var few, onlyBase, onlyNew []string
 	for _, v := range bv {
 		w, ok := nm[v.key()]
 		if !ok {
-			if nops[v.op] {
+			if nops[v.opID()] {
 				onlyBase = append(onlyBase, v.label())
 			}
 			continue
@@ -233,7 +233,7 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 		sc.Decisions = append(sc.Decisions, decide(v, w, threshold(v, w, b, n, opt)))
 	}
 	for _, v := range nv {
-		if !bm[v.key()] && bops[v.op] {
+		if !bm[v.key()] && bops[v.opID()] {
 			onlyNew = append(onlyNew, v.label())
 		}
 	}
@@ -308,9 +308,9 @@ func opsOnly(vs []value, other map[string]bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, v := range vs {
-		if v.op != "" && !other[v.op] && !seen[v.op] {
-			seen[v.op] = true
-			out = append(out, v.op)
+		if u := v.opID(); v.op != "" && !other[u] && !seen[u] {
+			seen[u] = true
+			out = append(out, u)
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 // value is one metric of one unit, before it is compared.
 type value struct {
 	op     string // "" for the whole run
+	kind   result.Kind
 	metric string // e.g. "ops/s", "p99 ms", "rollbacks/txn"
 	family Family
 	unit   string // how to print it: rate, ms, ratio, count, bytes, ok
@@ -24,14 +25,25 @@ type value struct {
 	spread float64
 }
 
-func (v value) key() string { return v.op + "\x00" + v.metric }
+func (v value) key() string { return v.opID() + "\x00" + v.metric }
 
-// label is the metric's name in tables: "add p99 ms", "txn/s".
+// opID names the op a value is of, with its kind when it is a phase: a
+// phase and an op of the same name are different units, never compared
+// with each other.
+func (v value) opID() string {
+	if v.kind == result.KindPhase {
+		return v.op + " (phase)"
+	}
+	return v.op
+}
+
+// label is the metric's name in tables: "add p99 ms", "txn/s",
+// "signal_to_completion (phase) p95 ms".
 func (v value) label() string {
 	if v.op == "" {
 		return v.metric
 	}
-	return v.op + " " + v.metric
+	return v.opID() + " " + v.metric
 }
 
 // The units values are printed in.
@@ -62,9 +74,10 @@ var databaseCounters = []struct{ key, label, unit string }{
 }
 
 // compared tells whether an op's rows are compared: transactions, the
-// cycle and waits; not a script's per-command rows nor the schedule lag.
+// cycle, waits and a workload's phases; not a script's per-command rows
+// nor the schedule lag.
 func compared(o result.Op) bool {
-	return o.Kind.IsTxn() || o.Kind == result.KindCycle || o.Kind == result.KindWait
+	return o.Kind.IsTxn() || o.Kind == result.KindCycle || o.Kind == result.KindWait || o.Kind == result.KindPhase
 }
 
 // values are the metrics of one result, in report order.
@@ -83,12 +96,12 @@ func values(r *result.Result) []value {
 		if o.Kind == result.KindWait {
 			lat, p95, p99 = MinSamplesWait, max(p95, MinSamplesWait), max(p99, MinSamplesWait)
 		}
-		if o.Kind.IsTxn() && r.MeasuredS > 0 {
-			vs = append(vs, value{op: o.Name, metric: "ops/s", family: FamThroughput, unit: unitRate, higher: true,
+		if (o.Kind.IsTxn() || o.Kind == result.KindPhase) && r.MeasuredS > 0 {
+			vs = append(vs, value{op: o.Name, kind: o.Kind, metric: "ops/s", family: FamThroughput, unit: unitRate, higher: true,
 				v: float64(o.Count) / r.MeasuredS, n: o.Count, min: MinSamples})
 		}
 		lv := func(metric string, fam Family, v float64, min int64) value {
-			return value{op: o.Name, metric: metric, family: fam, unit: unitMS, floor: LatencyFloorMS, v: v, n: o.Count, min: min}
+			return value{op: o.Name, kind: o.Kind, metric: metric, family: fam, unit: unitMS, floor: LatencyFloorMS, v: v, n: o.Count, min: min}
 		}
 		vs = append(vs, lv("mean ms", FamMean, o.Mean, lat), lv("p50 ms", FamMean, o.P50, lat),
 			lv("p95 ms", FamP95, o.P95, p95), lv("p99 ms", FamP99, o.P99, p99))
@@ -97,7 +110,7 @@ func values(r *result.Result) []value {
 			// judged from as many ops as p99 is.
 			vs = append(vs, lv("server ms", FamServer, o.ServerMS, p99))
 		}
-		if o.Kind != result.KindCycle {
+		if o.Kind != result.KindCycle && o.Kind != result.KindPhase { // a phase does not fail: its transactions do
 			errs := o.ErrorCount()
 			if attempts := o.Count + errs; attempts > 0 {
 				vs = append(vs, value{op: o.Name, metric: "errors", family: FamErrors, unit: unitRatio, floor: ErrorRateFloor,
