@@ -256,9 +256,6 @@ func ProgressLine(iv result.Interval) string {
 		}
 	}
 	for _, o := range ops {
-		if o.Kind == result.KindStatement {
-			continue // a script's commands: their op's numbers count them
-		}
 		errs += o.Errors
 		retries += o.Retries
 		fmt.Fprintf(&b, " | %s %s/s p50 %s p99 %s", o.Name, fixed(float64(o.Count)/intervalS, 1), ms(o.P50), ms(o.P99))

@@ -355,6 +355,9 @@ func (r *run) tick(out *Outcome, now time.Time) {
 		iv.LengthS -= out.Intervals[n-1].ElapsedS
 	}
 	for i, name := range r.names {
+		if r.kind(i) == result.KindStatement {
+			continue // a script's commands: many, in the totals only
+		}
 		retries, errs, classes, skipped := r.counts.interval(i)
 		iv.Ops = append(iv.Ops, result.IntervalOp{Name: name, Kind: r.kind(i), Retries: retries, Errors: errs, ErrorClasses: classes,
 			Skipped: skipped, Summary: hs[i].Summary(), Hist: hs[i]})

@@ -52,7 +52,7 @@ func (w *stepWorkload) NewClient(id int, rng *rand.Rand) workload.Client {
 
 // TestStepsInTheWindow: a workload's steps are recorded by the runner in
 // the measured window, warm-up excluded, as rows of their kinds after the
-// runner's own, and in the intervals like ops.
+// runner's own; phases are in the intervals like ops, statements not.
 func TestStepsInTheWindow(t *testing.T) {
 	w := &stepWorkload{counterWorkload: counterWorkload{pause: 2 * time.Millisecond}}
 	cfg := baseConfig()
@@ -76,8 +76,16 @@ func TestStepsInTheWindow(t *testing.T) {
 	if names := []string{out.Ops[len(out.Ops)-2].Name, out.Ops[len(out.Ops)-1].Name}; names[0] != "bump/insert" || names[1] != "bump/signal" {
 		t.Errorf("last rows %v, want the steps", names)
 	}
-	// the intervals carry the steps, of their kinds, and add up to the totals
-	for _, step := range []result.Op{insert, signal} {
+	// the intervals carry the phase, of its kind, adding up to the totals;
+	// a script's commands (statements) are in the totals only
+	for _, iv := range out.Intervals {
+		for _, o := range iv.Ops {
+			if o.Kind == result.KindStatement {
+				t.Errorf("interval has statement %s", o.Name)
+			}
+		}
+	}
+	for _, step := range []result.Op{signal} {
 		var n int64
 		for _, iv := range out.Intervals {
 			for _, o := range iv.Ops {
