@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,13 +13,13 @@ import (
 
 // TestWorkflowPhasesPerInterval: a workflow run's phases are in every
 // view over time, as ops are: the progress line, the saved intervals (of
-// kind phase, adding up to the totals) and the live metrics, labelled
-// kind="phase" in a valid exposition.
+// kind phase, adding up to the totals), the HTML charts over time and the
+// live metrics, labelled kind="phase" in a valid exposition.
 func TestWorkflowPhasesPerInterval(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "r.json")
+	out, html := filepath.Join(t.TempDir(), "r.json"), filepath.Join(t.TempDir(), "r.html")
 	url, stderr, code := startMain(t, "run", "workflow", "--db", "sqlite:"+filepath.Join(t.TempDir(), "w.db"),
 		"--duration", "3s", "--progress", "1s", "--clients", "2", "--signal-workers", "2", "--poll-interval", "5ms",
-		"--metrics-addr", "127.0.0.1:0", "--json", out)
+		"--metrics-addr", "127.0.0.1:0", "--json", out, "--html", html)
 	phaseOps := func(fams []promtext.Family) float64 {
 		f := promtext.Find(fams, "txnbench_ops_total")
 		if f == nil {
@@ -55,6 +56,13 @@ func TestWorkflowPhasesPerInterval(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "| signal_to_completion ") {
 		t.Errorf("progress lines lack the phase:\n%s", stderr)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "latency over time: signal_to_completion") {
+		t.Error("the HTML report has no chart over time of signal_to_completion")
 	}
 	r, err := result.Load(out)
 	if err != nil {
