@@ -136,7 +136,7 @@ func StartHAProxy(ctx context.Context, o HAProxyOptions) (*HAProxy, error) {
 		return nil, err
 	}
 	h := &HAProxy{bin: bin, o: o}
-	h.user, h.version, err = h.preparePooler(poolerPrep{
+	err = h.startPooler(ctx, poolerPrep{
 		name: "HAProxy", proc: "haproxy", bin: bin, version: haproxyVersion,
 		// A client connection and a server connection each, and a reserve.
 		nofile: 2*uint64(o.MaxConn) + bouncerFdReserve, maxConn: o.MaxConn,
@@ -150,21 +150,16 @@ func StartHAProxy(ctx context.Context, o HAProxyOptions) (*HAProxy, error) {
 			}
 			return nil
 		},
+		setup: func(u *runAs, version string) error {
+			h.user, h.version = u, version
+			h.log = newServerLog(filepath.Join(h.dir, haproxyLogName), u, o.Log)
+			return nil
+		},
+		port: o.Port,
 	}, h.startProcess, h.stopProcess)
 	if err != nil {
 		return nil, err
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			_ = h.Stop()
-		}
-	}()
-	h.log = newServerLog(filepath.Join(h.dir, haproxyLogName), h.user, o.Log)
-	if err := h.firstStart(ctx, o.Port); err != nil {
-		return nil, err
-	}
-	ok = true
 	return h, nil
 }
 

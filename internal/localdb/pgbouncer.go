@@ -248,7 +248,7 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 		return nil, err
 	}
 	b := &Bouncer{bin: bin, o: o}
-	b.user, b.version, err = b.preparePooler(poolerPrep{
+	err = b.startPooler(ctx, poolerPrep{
 		name: "PgBouncer", proc: "pgbouncer", bin: bin, version: bouncerVersion,
 		nofile: uint64(o.MaxClientConn) + uint64(o.PoolSize) + bouncerFdReserve, maxConn: o.MaxClientConn,
 		dirPrefix: bouncerDirPrefix,
@@ -258,36 +258,33 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 			}
 			return nil
 		},
+		setup: b.setup, port: o.Port,
 	}, b.startProcess, b.stopProcess)
 	if err != nil {
 		return nil, err
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			_ = b.Stop()
-		}
-	}()
+	return b, nil
+}
+
+// setup records the user PgBouncer runs as and its version, and writes its
+// auth file before its first start.
+func (b *Bouncer) setup(u *runAs, version string) error {
+	b.user, b.version = u, version
 	// Clients log in with a password of this PgBouncer's own (SCRAM, from
 	// the auth file); the server password goes into the [databases]
 	// connection string, so clients never learn it.
-	if b.password = o.Password; b.password == "" {
+	if b.password = b.o.Password; b.password == "" {
+		var err error
 		if b.password, err = newPassword(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	auth := fmt.Sprintf("%s %s\n", authQuote(o.BackendUser), authQuote(b.password))
+	auth := fmt.Sprintf("%s %s\n", authQuote(b.o.BackendUser), authQuote(b.password))
 	if err := b.writeFile(bouncerAuthName, auth); err != nil {
-		return nil, err
+		return err
 	}
-
-	b.log = newServerLog(filepath.Join(b.dir, bouncerLogName), b.user, o.Log)
-
-	if err := b.firstStart(ctx, o.Port); err != nil {
-		return nil, err
-	}
-	ok = true
-	return b, nil
+	b.log = newServerLog(filepath.Join(b.dir, bouncerLogName), u, b.o.Log)
+	return nil
 }
 
 // URL returns the URL clients use to reach database dbname through
