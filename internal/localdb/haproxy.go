@@ -135,51 +135,31 @@ func StartHAProxy(ctx context.Context, o HAProxyOptions) (*HAProxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := unprivilegedUser("haproxy")
+	h := &HAProxy{bin: bin, o: o}
+	err = h.startPooler(ctx, poolerPrep{
+		name: "HAProxy", proc: "haproxy", bin: bin, version: haproxyVersion,
+		// A client connection and a server connection each, and a reserve.
+		nofile: 2*uint64(o.MaxConn) + bouncerFdReserve, maxConn: o.MaxConn,
+		dirPrefix: haproxyDirPrefix,
+		checkDir: func(dir string) error {
+			if strings.ContainsFunc(dir, isCtlOrSpace) {
+				return fmt.Errorf("temporary directory %q holds a space or control character, which an HAProxy configuration cannot: set TMPDIR to a plain path", dir)
+			}
+			if len(h.socketPath()) > maxSocketPath {
+				return fmt.Errorf("temporary directory %s is too long for HAProxy's stats socket: set TMPDIR to a short path such as /tmp", dir)
+			}
+			return nil
+		},
+		setup: func(u *runAs, version string) error {
+			h.user, h.version = u, version
+			h.log = newServerLog(filepath.Join(h.dir, haproxyLogName), u, o.Log)
+			return nil
+		},
+		port: o.Port,
+	}, h.startProcess, h.stopProcess)
 	if err != nil {
 		return nil, err
 	}
-	if err := u.checkReachable(bin); err != nil {
-		return nil, fmt.Errorf("haproxy at %s is not usable by user %s: %w: install it where that user can reach it, or run txnbench as a normal user", bin, u.name, err)
-	}
-	version, err := haproxyVersion(bin)
-	if err != nil {
-		return nil, err
-	}
-	// A client connection and a server connection each, and a reserve.
-	if err := raiseNofile(2*uint64(o.MaxConn)+bouncerFdReserve, o.MaxConn); err != nil {
-		return nil, err
-	}
-	dir, err := tempDir(haproxyDirPrefix)
-	if err != nil {
-		return nil, err
-	}
-	h := &HAProxy{supervised: supervised{name: "HAProxy", dir: dir}, bin: bin, version: version, o: o, user: u}
-	h.start = func(ctx context.Context, port int) (*server, int, error) {
-		s, err := h.startProcess(ctx, port)
-		return s, port, err
-	}
-	h.stop = h.stopProcess
-	ok := false
-	defer func() {
-		if !ok {
-			_ = h.Stop()
-		}
-	}()
-	if strings.ContainsFunc(dir, isCtlOrSpace) {
-		return nil, fmt.Errorf("temporary directory %q holds a space or control character, which an HAProxy configuration cannot: set TMPDIR to a plain path", dir)
-	}
-	if len(h.socketPath()) > maxSocketPath {
-		return nil, fmt.Errorf("temporary directory %s is too long for HAProxy's stats socket: set TMPDIR to a short path such as /tmp", dir)
-	}
-	if err := claimDir(dir, u, "haproxy"); err != nil {
-		return nil, err
-	}
-	h.log = newServerLog(filepath.Join(dir, haproxyLogName), u, o.Log)
-	if err := h.firstStart(ctx, o.Port); err != nil {
-		return nil, err
-	}
-	ok = true
 	return h, nil
 }
 

@@ -247,63 +247,44 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := unprivilegedUser("pgbouncer")
+	b := &Bouncer{bin: bin, o: o}
+	err = b.startPooler(ctx, poolerPrep{
+		name: "PgBouncer", proc: "pgbouncer", bin: bin, version: bouncerVersion,
+		nofile: uint64(o.MaxClientConn) + uint64(o.PoolSize) + bouncerFdReserve, maxConn: o.MaxClientConn,
+		dirPrefix: bouncerDirPrefix,
+		checkDir: func(dir string) error {
+			if strings.ContainsFunc(dir, isCtl) {
+				return fmt.Errorf("temporary directory %q holds a control character, which a PgBouncer configuration cannot: set TMPDIR to a plain path", dir)
+			}
+			return nil
+		},
+		setup: b.setup, port: o.Port,
+	}, b.startProcess, b.stopProcess)
 	if err != nil {
 		return nil, err
 	}
-	if err := u.checkReachable(bin); err != nil {
-		return nil, fmt.Errorf("pgbouncer at %s is not usable by user %s: %w: install it where that user can reach it, or run txnbench as a normal user", bin, u.name, err)
-	}
-	version, err := bouncerVersion(bin)
-	if err != nil {
-		return nil, err
-	}
-	if err := raiseNofile(uint64(o.MaxClientConn)+uint64(o.PoolSize)+bouncerFdReserve, o.MaxClientConn); err != nil {
-		return nil, err
-	}
+	return b, nil
+}
 
-	dir, err := tempDir(bouncerDirPrefix)
-	if err != nil {
-		return nil, err
-	}
-	b := &Bouncer{supervised: supervised{name: "PgBouncer", dir: dir}, bin: bin, version: version, o: o, user: u}
-	b.start = func(ctx context.Context, port int) (*server, int, error) {
-		s, err := b.startProcess(ctx, port)
-		return s, port, err
-	}
-	b.stop = b.stopProcess
-	ok := false
-	defer func() {
-		if !ok {
-			_ = b.Stop()
-		}
-	}()
-	if strings.ContainsFunc(dir, isCtl) {
-		return nil, fmt.Errorf("temporary directory %q holds a control character, which a PgBouncer configuration cannot: set TMPDIR to a plain path", dir)
-	}
-	if err := claimDir(dir, u, "pgbouncer"); err != nil {
-		return nil, err
-	}
+// setup records the user PgBouncer runs as and its version, and writes its
+// auth file before its first start.
+func (b *Bouncer) setup(u *runAs, version string) error {
+	b.user, b.version = u, version
 	// Clients log in with a password of this PgBouncer's own (SCRAM, from
 	// the auth file); the server password goes into the [databases]
 	// connection string, so clients never learn it.
-	if b.password = o.Password; b.password == "" {
+	if b.password = b.o.Password; b.password == "" {
+		var err error
 		if b.password, err = newPassword(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	auth := fmt.Sprintf("%s %s\n", authQuote(o.BackendUser), authQuote(b.password))
+	auth := fmt.Sprintf("%s %s\n", authQuote(b.o.BackendUser), authQuote(b.password))
 	if err := b.writeFile(bouncerAuthName, auth); err != nil {
-		return nil, err
+		return err
 	}
-
-	b.log = newServerLog(filepath.Join(dir, bouncerLogName), u, o.Log)
-
-	if err := b.firstStart(ctx, o.Port); err != nil {
-		return nil, err
-	}
-	ok = true
-	return b, nil
+	b.log = newServerLog(filepath.Join(b.dir, bouncerLogName), u, b.o.Log)
+	return nil
 }
 
 // URL returns the URL clients use to reach database dbname through
