@@ -555,12 +555,12 @@ func waitDone(s *server, d time.Duration) bool {
 var nofileMu sync.Mutex
 
 // raiseNofile makes sure child processes started from now on may open need
-// files. Go raises its own soft RLIMIT_NOFILE at startup but gives children
+// files (who names the process that needs them, for messages). Go raises its own soft RLIMIT_NOFILE at startup but gives children
 // the original one, unless the program calls Setrlimit itself: so it always
 // sets the limit, raising the soft limit to need if lower and, when need is
 // above the hard limit, the hard limit too (only root may). The raised
 // limit applies to every later child (servers too), which does no harm.
-func raiseNofile(need uint64, maxClientConn int) error {
+func raiseNofile(need uint64, who string) error {
 	nofileMu.Lock()
 	defer nofileMu.Unlock()
 	var lim syscall.Rlimit
@@ -570,14 +570,14 @@ func raiseNofile(need uint64, maxClientConn int) error {
 	if need > lim.Max {
 		want := syscall.Rlimit{Cur: need, Max: need}
 		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &want); err != nil {
-			return fmt.Errorf("PgBouncer with max_client_conn %d needs %d open files, but the limit is %d and cannot be raised (%v): raise the hard limit (ulimit -Hn, or LimitNOFILE= for a service) or use fewer clients",
-				maxClientConn, need, lim.Max, err)
+			return fmt.Errorf("%s needs %d open files, but the limit is %d and cannot be raised (%v): raise the hard limit (ulimit -Hn, or LimitNOFILE= for a service) or use fewer clients",
+				who, need, lim.Max, err)
 		}
 		return nil
 	}
 	lim.Cur = max(lim.Cur, need)
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return fmt.Errorf("raising the open-files limit to %d for PgBouncer: %w", lim.Cur, err)
+		return fmt.Errorf("raising the open-files limit to %d for %s: %w", lim.Cur, who, err)
 	}
 	return nil
 }

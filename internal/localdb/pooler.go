@@ -40,7 +40,7 @@ func (p *supervised) startPooler(ctx context.Context, c poolerPrep, start func(c
 	if err != nil {
 		return err
 	}
-	if err := raiseNofile(c.nofile, c.maxConn); err != nil {
+	if err := raiseNofile(c.nofile, fmt.Sprintf("%s for %d client connections", c.name, c.maxConn)); err != nil {
 		return err
 	}
 	dir, err := tempDir(c.dirPrefix)

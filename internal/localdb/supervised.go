@@ -11,12 +11,12 @@ import (
 	"time"
 )
 
-// supervised is what a cluster and a PgBouncer share: a process txnbench
+// supervised is what a cluster, a PgBouncer and an HAProxy share: a process txnbench
 // runs from a directory of its own on a port, restarted on the same port
 // and stopped together with its directory.
 type supervised struct {
 	mu      sync.Mutex
-	name    string // PostgreSQL or PgBouncer, for messages
+	name    string // PostgreSQL, PgBouncer or HAProxy, for messages
 	dir     string
 	port    int
 	srv     *server // the running process; nil when it is stopped

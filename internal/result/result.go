@@ -468,6 +468,7 @@ func Merge(rs []*Result) (*Result, error) {
 		}
 	}
 	mergeShards(&m, rs)
+	mergeFaults(&m, rs)
 	m.Telemetry = mergeTelemetry(rs)
 	m.SlowOps = mergeSlowOps(rs)
 	m.SetServerTimes()

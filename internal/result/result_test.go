@@ -494,6 +494,22 @@ func TestMergeInvariants(t *testing.T) {
 	}
 }
 
+// TestMergeFaults: merging parts of one run keeps every part's faults,
+// in time order, under the merged check (a part whose check failed makes
+// every fault's invariants VIOLATED).
+func TestMergeFaults(t *testing.T) {
+	a, b := sample(t, 1, 1, true), sample(t, 1, 1, false)
+	a.Faults = []result.Fault{{AtS: 3, Kind: "reset", Injected: true, Recovery: &result.Recovery{Invariants: "OK"}}}
+	b.Faults = []result.Fault{{AtS: 1, Kind: "kill-server", Injected: true, Recovery: &result.Recovery{Invariants: "VIOLATED"}}}
+	m, err := result.Merge([]*result.Result{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Faults) != 2 || m.Faults[0].Kind != "kill-server" || m.Faults[1].Kind != "reset" || m.Faults[1].Recovery.Invariants != "VIOLATED" {
+		t.Errorf("merged faults %+v", m.Faults)
+	}
+}
+
 func TestMergeSources(t *testing.T) {
 	ab, err := result.Merge([]*result.Result{sample(t, 1, 1, true), sample(t, 1, 1, true)})
 	if err != nil {

@@ -90,14 +90,13 @@ func mergeShards(m *Result, rs []*Result) {
 	if m.Invariants == nil {
 		m.Invariants = &Check{NotChecked: "no shard checked the whole run: txnbench check " + rs[0].Shards[0].RunID}
 	}
-	mergeShardFaults(m, rs)
 }
 
-// mergeShardFaults puts every shard's faults on the merged timeline, each
-// naming its shard: its recovery figures are what that shard's clients
-// saw (each shard injects the faults it was given), under the whole
-// run's check.
-func mergeShardFaults(m *Result, rs []*Result) {
+// mergeFaults puts every part's faults on the merged timeline, a shard's
+// naming its shard: its recovery figures are what that part's clients
+// saw (each part injects the faults it was given), under the merged
+// check.
+func mergeFaults(m *Result, rs []*Result) {
 	m.Faults = nil
 	for _, r := range rs {
 		for _, f := range r.Faults {
