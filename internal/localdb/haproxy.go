@@ -89,13 +89,8 @@ func FindHAProxy(bin string) (string, error) {
 		}
 		return bin, nil
 	}
-	if path, err := exec.LookPath("haproxy"); err == nil {
-		if abs, err := filepath.Abs(path); err == nil {
-			return abs, nil
-		}
-	}
-	if isExecutable(debianHAProxy) {
-		return debianHAProxy, nil
+	if path := onPathOrSbin("haproxy", debianHAProxy); path != "" {
+		return path, nil
 	}
 	return "", errHAProxyNotFound
 }

@@ -125,13 +125,8 @@ func FindPgBouncer(hint string) (string, error) {
 		}
 		return path, nil
 	}
-	if path, err := exec.LookPath("pgbouncer"); err == nil {
-		if abs, err := filepath.Abs(path); err == nil {
-			return abs, nil
-		}
-	}
-	if isExecutable(debianPgBouncer) {
-		return debianPgBouncer, nil
+	if path := onPathOrSbin("pgbouncer", debianPgBouncer); path != "" {
+		return path, nil
 	}
 	return "", errBouncerNotFound
 }

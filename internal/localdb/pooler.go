@@ -3,6 +3,8 @@ package localdb
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 )
 
 // poolerPrep says what startPooler needs to know about a pooler (a
@@ -67,4 +69,19 @@ func (p *supervised) startPooler(ctx context.Context, c poolerPrep, start func(c
 		return err
 	}
 	return p.firstStart(ctx, c.port)
+}
+
+// onPathOrSbin returns the absolute path of the program name on PATH,
+// else sbin when that is executable (often not on a normal user's PATH),
+// else "".
+func onPathOrSbin(name, sbin string) string {
+	if path, err := exec.LookPath(name); err == nil {
+		if abs, err := filepath.Abs(path); err == nil {
+			return abs
+		}
+	}
+	if isExecutable(sbin) {
+		return sbin
+	}
+	return ""
 }
