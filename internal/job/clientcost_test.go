@@ -9,10 +9,12 @@ import (
 )
 
 // TestTrainEventsAllocation: on PostgreSQL the client allocates at most
-// three times the payload bytes it moves per transaction (it was 4-7
-// times before issue 18). The goal, twice, is bench/client-cost.sh's to
-// measure: on a loaded machine a short run spreads the run's fixed
-// allocations over fewer transactions, so the test keeps a margin. Batches of 100 events of at least 1,100 bytes each (1,165 on average): add sends
+// 2.5 times the payload bytes it moves per transaction, for every variant
+// (it was 4-7 times before issue 18, and 3 times for manual while its
+// insert sent small arrays after the payloads). The goal, twice, is
+// bench/client-cost.sh's to measure: on a loaded machine a short run
+// spreads the run's fixed allocations over fewer transactions, so the test
+// keeps a margin. Batches of 100 events of at least 1,100 bytes each (1,165 on average): add sends
 // them, and with a TEXT payload process also reads and writes them back.
 // Measured after a warm-up, as the benchmark is (connecting and the first
 // statements are not what a transaction costs), without telemetry and
@@ -23,7 +25,7 @@ func TestTrainEventsAllocation(t *testing.T) {
 	for _, c := range []struct {
 		variant string
 		passes  int // payloads through the client per cycle
-	}{{"jsonb", 1}, {"text", 3}} {
+	}{{"jsonb", 1}, {"manual", 1}, {"text", 3}} {
 		t.Run(c.variant, func(t *testing.T) {
 			s := spec(t, cl.URL(), runner.Config{Clients: 4, Warmup: time.Second, Duration: 3 * time.Second, Progress: time.Hour},
 				"--variant", c.variant, "--min-batch", "100", "--max-batch", "100", "--rows", "2000")
@@ -35,8 +37,8 @@ func TestTrainEventsAllocation(t *testing.T) {
 			payloadKB := float64(batch*minEventBytes*c.passes) / 3 / 1024
 			got := r.Client.AllocPerTxnKB
 			t.Logf("allocated %.1f KB per transaction for %.1f KB of payload", got, payloadKB)
-			if got <= 0 || got > 3*payloadKB {
-				t.Errorf("allocated %.1f KB per transaction; want at most %.1f, three times the %.1f KB of payload", got, 3*payloadKB, payloadKB)
+			if got <= 0 || got > 2.5*payloadKB {
+				t.Errorf("allocated %.1f KB per transaction; want at most %.1f, 2.5 times the %.1f KB of payload", got, 2.5*payloadKB, payloadKB)
 			}
 		})
 	}
