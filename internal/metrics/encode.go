@@ -119,8 +119,8 @@ func (e *encoder) encode(h *hdrhistogram.Histogram) string {
 
 	e.zbuf.Reset()
 	e.zw.Reset(&e.zbuf)
-	e.zw.Write(raw) // cannot fail: into a bytes.Buffer
-	e.zw.Close()
+	_, _ = e.zw.Write(raw) // cannot fail: into a bytes.Buffer
+	_ = e.zw.Close()
 	out := binary.BigEndian.AppendUint32(e.out[:0], v2CompressedCookie)
 	out = binary.BigEndian.AppendUint32(out, uint32(e.zbuf.Len()))
 	e.out = append(out, e.zbuf.Bytes()...)
