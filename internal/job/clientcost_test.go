@@ -9,23 +9,27 @@ import (
 )
 
 // TestTrainEventsAllocation: on PostgreSQL the client allocates at most
-// three times the payload bytes it moves per transaction (it was 4-7
-// times before issue 18). The goal, twice, is bench/client-cost.sh's to
-// measure: on a loaded machine a short run spreads the run's fixed
-// allocations over fewer transactions, so the test keeps a margin. Batches of 100 events of at least 1,100 bytes each (1,165 on average): add sends
+// 2.5 times the payload bytes it moves per transaction, for every variant
+// (it was 4-7 times before issue 18, and 3 times for manual while its
+// insert sent small arrays after the payloads). The goal, twice, is
+// bench/client-cost.sh's to measure: on a loaded machine a short run
+// spreads the run's fixed allocations over fewer transactions, so the test
+// keeps a margin. Batches of 100 events of at least 1,100 bytes each (1,165 on average): add sends
 // them, and with a TEXT payload process also reads and writes them back.
 // Measured after a warm-up, as the benchmark is (connecting and the first
-// statements are not what a transaction costs), without telemetry and
-// interval ticks, whose cost per second a short run cannot spread.
+// statements are not what a transaction costs), without telemetry, whose
+// cost per second a short run cannot spread, and with a progress tick
+// every 100 ms: a tick allocated about 1 MB per op until issue 18 (about
+// 390 KB per transaction here), now less than 1 KB.
 func TestTrainEventsAllocation(t *testing.T) {
 	cl := testutil.Postgres(t)
 	const batch, minEventBytes = 100, 1100
 	for _, c := range []struct {
 		variant string
 		passes  int // payloads through the client per cycle
-	}{{"jsonb", 1}, {"text", 3}} {
+	}{{"jsonb", 1}, {"manual", 1}, {"text", 3}} {
 		t.Run(c.variant, func(t *testing.T) {
-			s := spec(t, cl.URL(), runner.Config{Clients: 4, Warmup: time.Second, Duration: 3 * time.Second, Progress: time.Hour},
+			s := spec(t, cl.URL(), runner.Config{Clients: 4, Warmup: time.Second, Duration: 3 * time.Second, Progress: 100 * time.Millisecond},
 				"--variant", c.variant, "--min-batch", "100", "--max-batch", "100", "--rows", "2000")
 			s.Telemetry.Off = true // the workload's path alone
 			r := run(t, s)
@@ -35,8 +39,8 @@ func TestTrainEventsAllocation(t *testing.T) {
 			payloadKB := float64(batch*minEventBytes*c.passes) / 3 / 1024
 			got := r.Client.AllocPerTxnKB
 			t.Logf("allocated %.1f KB per transaction for %.1f KB of payload", got, payloadKB)
-			if got <= 0 || got > 3*payloadKB {
-				t.Errorf("allocated %.1f KB per transaction; want at most %.1f, three times the %.1f KB of payload", got, 3*payloadKB, payloadKB)
+			if got <= 0 || got > 2.5*payloadKB {
+				t.Errorf("allocated %.1f KB per transaction; want at most %.1f, 2.5 times the %.1f KB of payload", got, 2.5*payloadKB, payloadKB)
 			}
 		})
 	}

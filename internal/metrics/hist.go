@@ -48,10 +48,6 @@ type Summary struct {
 	Max   float64 `json:"max_ms"`
 }
 
-func newHDR() *hdrhistogram.Histogram {
-	return hdrhistogram.New(minMicros, maxMicros, sigDigits)
-}
-
 // NewHist returns an empty histogram.
 func NewHist() *Hist {
 	return &Hist{h: newHDR()}
@@ -88,7 +84,9 @@ func (h *Hist) hist() *hdrhistogram.Histogram {
 // Compact puts the histogram at rest until its next use: encoded as
 // Encode writes it, some hundred bytes instead of the 190 KB of its
 // counts, so a run can keep a histogram per op and progress interval.
-// Its next use decodes it; saving it does not.
+// The counts go to the next new histogram, so a run that puts its
+// interval histograms at rest does not allocate new ones. Its next use
+// decodes it; saving it does not.
 func (h *Hist) Compact() error {
 	if h.h == nil {
 		return nil
@@ -97,6 +95,7 @@ func (h *Hist) Compact() error {
 	if err != nil {
 		return err
 	}
+	release(h.h)
 	h.h, h.enc = nil, s
 	return nil
 }
@@ -195,16 +194,13 @@ func (h *Hist) Summary() Summary {
 
 // Encode returns the histogram in HdrHistogram's V2 compressed encoding
 // (zlib, then base64), readable by DecodeHist and by other HdrHistogram
-// implementations.
+// implementations. The error is always nil (an encoder of its own writes
+// what hdrhistogram-go's would, see encoder).
 func (h *Hist) Encode() (string, error) {
 	if h.h == nil && h.enc != "" {
 		return h.enc, nil
 	}
-	b, err := h.hist().Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return "", fmt.Errorf("metrics: encode histogram: %w", err)
-	}
-	return string(b), nil
+	return codec.encode(h.hist()), nil
 }
 
 // DecodeHist decodes a histogram written by Encode. It returns an error for

@@ -366,8 +366,8 @@ func (r *run) tick(out *Outcome, now time.Time) {
 	for _, o := range r.cfg.Observers {
 		o.Tick(iv)
 	}
-	for _, o := range iv.Ops {
-		o.Hist.Compact() // kept for the result: cannot fail for histograms the recorder made
+	for _, h := range hs {
+		h.Compact() // kept for the result (a script's commands' are not, and their counts go to the next tick's): cannot fail
 	}
 }
 

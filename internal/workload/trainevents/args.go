@@ -11,7 +11,7 @@ func (c *client) setArgs(args ...any) []any {
 }
 
 // eventArgs: id and payload of each event in b, and the flat columns when
-// the application writes them.
+// the application writes them, in the order of insertEvents' parameters.
 func (c *client) eventArgs(b *batch) []any {
 	manual := c.w.eff.ManualColumns
 	if !c.w.caps.ArrayParams {
@@ -55,7 +55,7 @@ func (c *client) eventArgs(b *batch) []any {
 	if !manual {
 		return c.setArgs(a.ids, a.payloads)
 	}
-	return c.setArgs(a.ids, a.payloads, a.types, a.auths, a.trains)
+	return c.setArgs(a.ids, a.types, a.auths, a.trains, a.payloads) // payloads last: see arrayStatements
 }
 
 // idArgs: the ids in c.ids.

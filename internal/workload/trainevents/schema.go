@@ -171,8 +171,11 @@ func (s *schema) arrayStatements(v variant, c target.Capabilities) {
 		if s.eventTypeType != "" {
 			etype = s.eventTypeType
 		}
-		s.insertEvents = fmt.Sprintf("INSERT INTO %s (id, payload, event_type, authority_id, train_id) SELECT * FROM unnest($1::uuid[], $2::%s[], $3::%s[], $4::uuid[], $5::text[]) RETURNING id",
-			s.events, ptype, etype)
+		// The payloads go last: pgx appends each parameter to an outgoing
+		// buffer it trims after every flush, so a small array after the
+		// payloads would regrow the buffer that was just grown to fit them.
+		s.insertEvents = fmt.Sprintf("INSERT INTO %s (id, event_type, authority_id, train_id, payload) SELECT * FROM unnest($1::uuid[], $2::%s[], $3::uuid[], $4::text[], $5::%s[]) RETURNING id",
+			s.events, etype, ptype)
 	} else {
 		s.insertEvents = fmt.Sprintf("INSERT INTO %s (id, payload) SELECT * FROM unnest($1::uuid[], $2::%s[]) RETURNING id", s.events, ptype)
 	}

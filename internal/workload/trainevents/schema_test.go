@@ -269,7 +269,7 @@ func TestSchemaProperties(t *testing.T) {
 					t.Errorf("enum type %v, want %v:\n%s", got, wantEnum, ddl)
 				}
 				if wantEnum {
-					if !strings.Contains(s.insertEvents, "$3::"+enumType+"[]") {
+					if !strings.Contains(s.insertEvents, "$2::"+enumType+"[]") {
 						t.Errorf("insert does not pass an enum array: %s", s.insertEvents)
 					}
 					if !strings.Contains(ddl, "event_type "+enumType+" NOT NULL,\n  authority_id") {
@@ -303,10 +303,10 @@ func TestManualEventArgs(t *testing.T) {
 			t.Fatalf("%s: %d arguments, want 5", dn, len(args))
 		}
 		ids, _ := args[0].([][16]byte)
-		payloads, _ := args[1].([][]byte)
-		types, _ := args[2].([]string)
-		auths, _ := args[3].([][16]byte)
-		trains, _ := args[4].([][]byte)
+		types, _ := args[1].([]string)
+		auths, _ := args[2].([][16]byte)
+		trains, _ := args[3].([][]byte)
+		payloads, _ := args[4].([][]byte)
 		n := len(b.events)
 		if len(ids) != n || len(payloads) != n || len(types) != n || len(auths) != n || len(trains) != n {
 			t.Fatalf("%s: argument lengths %d %d %d %d %d, want %d", dn, len(ids), len(payloads), len(types), len(auths), len(trains), n)

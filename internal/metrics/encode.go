@@ -1,0 +1,150 @@
+package metrics
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"sync"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// A run puts every op's interval histogram at rest at every progress tick
+// (Compact). Done with hdrhistogram-go alone, each tick would allocate per
+// op a new 190 KB counts array and, in Histogram.Encode, a zlib compressor
+// of about 0.8 MB. So the counts of a histogram put at rest are kept for
+// the next one (spare), and histograms are encoded by one encoder whose
+// buffers and compressor are reused (codec).
+
+// maxSpare bounds the counts kept for reuse: a tick puts one histogram per
+// op at rest, and the next tick takes as many.
+const maxSpare = 64
+
+// spare holds empty histograms whose owner put them at rest.
+var spare struct {
+	sync.Mutex
+	hs []*hdrhistogram.Histogram
+}
+
+// newHDR returns an empty histogram of Hist's geometry, reusing the counts
+// of one put at rest when there is one.
+func newHDR() *hdrhistogram.Histogram {
+	spare.Lock()
+	defer spare.Unlock()
+	if n := len(spare.hs); n > 0 {
+		h := spare.hs[n-1]
+		spare.hs[n-1], spare.hs = nil, spare.hs[:n-1]
+		return h
+	}
+	return hdrhistogram.New(minMicros, maxMicros, sigDigits)
+}
+
+// release empties h, which nothing refers to any more, for newHDR.
+func release(h *hdrhistogram.Histogram) {
+	h.Reset()
+	spare.Lock()
+	defer spare.Unlock()
+	if len(spare.hs) < maxSpare {
+		spare.hs = append(spare.hs, h)
+	}
+}
+
+// encoder writes HdrHistogram's V2 compressed encoding byte for byte as
+// hdrhistogram-go's Histogram.Encode writes it (the 40-byte V2 header and
+// the counts as ZigZag LEB128, zero runs as negative lengths, up to the
+// highest count; zlib at its best compression; an 8-byte envelope;
+// base64), into buffers it keeps. The one difference: the header's
+// integer-to-double conversion ratio, metadata hdrhistogram-go carries for
+// other implementations' double histograms, is always 1, as Hist's own.
+type encoder struct {
+	mu     sync.Mutex
+	sparse *hdrhistogram.PackedHistogram // the counts to encode, read without copying the dense array
+	raw    []byte                        // V2 header and counts
+	zbuf   bytes.Buffer
+	zw     *zlib.Writer
+	out    []byte // the envelope: cookie, length, compressed
+	b64    []byte
+}
+
+// codec encodes every histogram of the process.
+var codec encoder
+
+// v2HeaderSize is the size of the V2 header before the counts.
+const v2HeaderSize = hdrhistogram.ENCODING_HEADER_SIZE
+
+// The cookies hdrhistogram-go writes: the bases with word size 8 (0x10).
+const (
+	v2Cookie           = uint32(hdrhistogram.V2EncodingCookieBase | 0x10)
+	v2CompressedCookie = uint32(hdrhistogram.V2CompressedEncodingCookieBase | 0x10)
+)
+
+// encode returns h (of Hist's geometry) in the V2 compressed encoding.
+func (e *encoder) encode(h *hdrhistogram.Histogram) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sparse == nil {
+		e.sparse = hdrhistogram.NewPacked(minMicros, maxMicros, sigDigits)
+		e.zw, _ = zlib.NewWriterLevel(&e.zbuf, zlib.BestCompression) // cannot fail: a valid level
+	}
+	e.sparse.Reset()
+	e.sparse.MergeFrom(h) // drops nothing: the same geometry
+
+	raw := binary.BigEndian.AppendUint32(e.raw[:0], v2Cookie)
+	raw = binary.BigEndian.AppendUint32(raw, 0) // the counts' length, set below
+	raw = binary.BigEndian.AppendUint32(raw, 0) // normalizing index offset
+	raw = binary.BigEndian.AppendUint32(raw, sigDigits)
+	raw = binary.BigEndian.AppendUint64(raw, minMicros)
+	raw = binary.BigEndian.AppendUint64(raw, uint64(maxMicros))
+	raw = binary.BigEndian.AppendUint64(raw, math.Float64bits(1))
+	next := 0 // the index of the next count to write
+	for v, n := range e.sparse.ForEachBucket {
+		i := indexAt(v)
+		switch zeros := i - next; {
+		case zeros > 1:
+			raw = appendZigZag(raw, -int64(zeros))
+		case zeros == 1:
+			raw = appendZigZag(raw, 0)
+		}
+		raw = appendZigZag(raw, n)
+		next = i + 1
+	}
+	if next == 0 { // empty: hdrhistogram-go writes the count at index 0
+		raw = appendZigZag(raw, 0)
+	}
+	binary.BigEndian.PutUint32(raw[4:], uint32(len(raw)-v2HeaderSize))
+	e.raw = raw
+
+	e.zbuf.Reset()
+	e.zw.Reset(&e.zbuf)
+	_, _ = e.zw.Write(raw) // cannot fail: into a bytes.Buffer
+	_ = e.zw.Close()
+	out := binary.BigEndian.AppendUint32(e.out[:0], v2CompressedCookie)
+	out = binary.BigEndian.AppendUint32(out, uint32(e.zbuf.Len()))
+	e.out = append(out, e.zbuf.Bytes()...)
+	e.b64 = base64.StdEncoding.AppendEncode(e.b64[:0], e.out)
+	return string(e.b64)
+}
+
+// indexAt is the index in the counts array of Hist's geometry of the
+// bucket whose lowest value is v: the inverse of lowestAt.
+func indexAt(v int64) int {
+	bucket := max(0, bits.Len64(uint64(v))-(subBucketHalfMagnitude+1))
+	return (bucket+1)<<subBucketHalfMagnitude + int(v>>bucket) - 1<<subBucketHalfMagnitude
+}
+
+// appendZigZag appends v as hdrhistogram's ZigZag LEB128-64b9B: seven bits
+// a byte, and all eight of the ninth.
+func appendZigZag(b []byte, v int64) []byte {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	for i := 0; i < 8; i++ {
+		if u>>7 == 0 {
+			return append(b, byte(u))
+		}
+		b = append(b, byte(u&0x7f|0x80))
+		u >>= 7
+	}
+	return append(b, byte(u))
+}
