@@ -56,6 +56,10 @@ type Config struct {
 	// Shard is this process's part of a run split across processes (set
 	// by Shard.Split; zero: the whole run).
 	Shard Shard
+
+	// workers forces the mode, for tests: n > 0 runs the clients on n
+	// worker goroutines, -1 on a goroutine each (0: mux.go chooses).
+	workers int
 }
 
 // Validate returns a usage error naming the fix.
@@ -216,12 +220,16 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 
 	var wg sync.WaitGroup
-	for i := 0; i < cfg.Clients && ctx.Err() == nil; i++ { // Ctrl-C stops the start-up too
-		wg.Add(1)
-		go func(id int) {
-			defer wg.Done()
-			r.client(id)
-		}(i)
+	if n := r.workers(); n > 0 {
+		startMux(ctx, r, n, &wg)
+	} else {
+		for i := 0; i < cfg.Clients && ctx.Err() == nil; i++ { // Ctrl-C stops the start-up too
+			wg.Add(1)
+			go func(id int) {
+				defer wg.Done()
+				r.client(id)
+			}(i)
+		}
 	}
 	clientsDone := make(chan struct{})
 	go func() { wg.Wait(); close(clientsDone) }()
@@ -371,91 +379,140 @@ func (r *run) tick(out *Outcome, now time.Time) {
 	}
 }
 
-// client runs one client's cycles until the run stops.
+// client runs one client's cycles until the run stops, on a goroutine of
+// its own.
 func (r *run) client(id int) {
 	if r.cfg.Ramp > 0 && r.cfg.Clients > 1 {
-		if Sleep(r.stop, r.cfg.Ramp*time.Duration(id)/time.Duration(r.cfg.Clients)) != nil {
+		if Sleep(r.stop, r.rampDelay(id)) != nil {
 			return
 		}
 	}
-	gid := r.cfg.Shard.ClientID(id) // the stream of the run's client gid, whichever shard runs it
-	c := &client{run: r, id: id, rng: rand.New(rand.NewPCG(r.cfg.Seed, uint64(gid))), conns: r.conns.Client()}
+	c := &client{run: r, id: id}
+	c.init()
 	defer c.conns.Close()
-	cl := r.w.NewClient(gid, c.rng)
-	if sc, ok := cl.(workload.StepClient); ok {
+	for c.next(time.Now()) {
+		if r.sched != nil {
+			if c.timer.Sleep(r.stop, time.Until(c.cyc.start)) != nil {
+				return
+			}
+			c.started()
+		}
+		if c.timer.Sleep(r.stop, c.cyc.pause) != nil {
+			return
+		}
+		if !c.runCycle() {
+			return
+		}
+	}
+}
+
+// rampDelay is when client id starts after the run's start.
+func (r *run) rampDelay(id int) time.Duration {
+	return r.cfg.Ramp * time.Duration(id) / time.Duration(r.cfg.Clients)
+}
+
+// init makes the client's connection handle and workload client.
+func (c *client) init() {
+	gid := c.cfg.Shard.ClientID(c.id) // the stream of the run's client gid, whichever shard runs it
+	c.rng = rand.New(rand.NewPCG(c.cfg.Seed, uint64(gid)))
+	c.conns = c.run.conns.Client()
+	c.cl = c.w.NewClient(gid, c.rng)
+	if sc, ok := c.cl.(workload.StepClient); ok {
 		sc.RecordSteps(c)
 	}
-	ops := cl.Ops()
-	chooser, _ := cl.(workload.Chooser)
-	for c.more() {
-		chosen := -1
-		if chooser != nil {
-			chosen = chooser.Choose()
-		}
-		pause := cl.NextCycle()
-		start := time.Now()
-		var lag time.Duration
-		if r.sched != nil {
-			var ok bool
-			if start, ok = c.scheduled(chosen); !ok {
-				return
-			}
-			if c.timer.Sleep(r.stop, time.Until(start)) != nil {
-				return
-			}
-			lag = time.Since(start)
-			if r.counted(start) {
-				r.rec.Record(r.lag, id, lag)
-			}
-		}
-		if c.timer.Sleep(r.stop, pause) != nil {
-			return
-		}
-		r.busy[id].cycle.Store(start.UnixNano())
-		var tries int
-		var err error
-		if chosen >= 0 {
-			// the cycle's one transaction: from the (scheduled) start
-			tries, err = c.attempt(chosen, ops[chosen], start, start)
-		} else {
-			for i, op := range ops {
-				var t int
-				t, err = c.attempt(i, op, start, time.Now()) // after the pause and the ops before it
-				tries += t
-				if err != nil {
-					break
-				}
-			}
-		}
-		if err == errRunEnding {
-			c.flush() // the ops that completed
-			if r.counted(start) {
-				r.counts.unfinish(r.cycle, time.Since(start))
-			}
-			return
-		}
-		latency := time.Since(start)
-		if r.counted(start) {
-			r.slow.endCycle(id, r.cycle, start, latency, err)
-			if err == nil || errors.Is(err, workload.ErrAbortAfter) {
-				c.pending = append(c.pending, metrics.Sample{Op: r.cycle, D: latency})
-				if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
-					r.counts.late[r.cycle].Add(1)
-					if chosen >= 0 {
-						r.counts.late[chosen].Add(1)
-					}
-				}
-			}
-			if r.cfg.OnCycle != nil {
-				r.cfg.OnCycle(CycleEvent{Client: id, Op: chosen, Start: start, Latency: latency, Lag: lag, Retries: tries, Err: err})
-			}
-		}
-		c.flush()
-		if err != nil && r.abortsClient(err) {
-			r.aborted.Add(1)
-			return
+	c.opList = c.cl.Ops()
+	c.chooser, _ = c.cl.(workload.Chooser)
+}
+
+// cycleState is the client's current cycle before it runs.
+type cycleState struct {
+	chosen int           // the chosen op with a Chooser, else -1
+	pause  time.Duration // before its ops
+	start  time.Time     // the scheduled start with a rate, else when it began
+	lag    time.Duration // how late it started against the schedule
+}
+
+// next begins the client's next cycle at now: it claims the cycle, chooses
+// its op and pause and, with a rate, takes its scheduled start (which the
+// caller waits for, then calls started). false: the client's cycles are over.
+func (c *client) next(now time.Time) bool {
+	if !c.more() {
+		return false
+	}
+	cy := &c.cyc
+	cy.chosen = -1
+	if c.chooser != nil {
+		cy.chosen = c.chooser.Choose()
+	}
+	cy.pause = c.cl.NextCycle()
+	cy.start, cy.lag = now, 0
+	if c.sched != nil {
+		var ok bool
+		if cy.start, ok = c.scheduled(cy.chosen); !ok {
+			return false
 		}
 	}
+	return true
+}
+
+// started records the lag of a scheduled start that has come.
+func (c *client) started() {
+	c.cyc.lag = time.Since(c.cyc.start)
+	if c.counted(c.cyc.start) {
+		c.rec.Record(c.run.lag, c.id, c.cyc.lag)
+	}
+}
+
+// runCycle runs the cycle's ops, after its pause, and records it; false when
+// the client ends (the run is ending, or an error ends the client).
+func (c *client) runCycle() bool {
+	r, id, cy := c.run, c.id, &c.cyc
+	start, chosen := cy.start, cy.chosen
+	r.busy[id].cycle.Store(start.UnixNano())
+	var tries int
+	var err error
+	if chosen >= 0 {
+		// the cycle's one transaction: from the (scheduled) start
+		tries, err = c.attempt(chosen, c.opList[chosen], start, start)
+	} else {
+		for i, op := range c.opList {
+			var t int
+			t, err = c.attempt(i, op, start, c.since()) // after the pause and the ops before it
+			tries += t
+			if err != nil {
+				break
+			}
+		}
+	}
+	if err == errRunEnding {
+		c.flush() // the ops that completed
+		if r.counted(start) {
+			r.counts.unfinish(r.cycle, time.Since(start))
+		}
+		return false
+	}
+	latency := time.Since(start)
+	if r.counted(start) {
+		r.slow.endCycle(id, r.cycle, start, latency, err)
+		if err == nil || errors.Is(err, workload.ErrAbortAfter) {
+			c.pending = append(c.pending, metrics.Sample{Op: r.cycle, D: latency})
+			if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
+				r.counts.late[r.cycle].Add(1)
+				if chosen >= 0 {
+					r.counts.late[chosen].Add(1)
+				}
+			}
+		}
+		if r.cfg.OnCycle != nil {
+			r.cfg.OnCycle(CycleEvent{Client: id, Op: chosen, Start: start, Latency: latency, Lag: cy.lag, Retries: tries, Err: err})
+		}
+	}
+	c.flush()
+	if err != nil && r.abortsClient(err) {
+		r.aborted.Add(1)
+		return false
+	}
+	return true
 }
 
 // more claims the client's next cycle: false when the run is over.
@@ -524,6 +581,12 @@ type client struct {
 	pending []metrics.Sample
 
 	timer workload.Timer // for the pauses
+
+	cl        workload.Client
+	opList    []workload.Op
+	chooser   workload.Chooser // nil unless the workload client is one
+	cyc       cycleState
+	muxClient // its state in the worker mode (mux.go)
 }
 
 // flush records the cycle's pending latencies together.
@@ -545,7 +608,7 @@ var errRunEnding = errors.New("the run is ending")
 // client sees it; the wait is also recorded on its own. Whether it counts
 // at all is decided by the cycle's start, so a cycle's ops count together.
 func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retries int, err error) {
-	getStart := time.Now()
+	getStart := c.since() // in the worker mode, when the client became ready
 	st := &c.busy[c.id]
 	st.since.Store(getStart.UnixNano())
 	defer func() {
@@ -558,6 +621,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		}
 	}()
 	conn, waited, err := c.conns.Get(c.ops)
+	waited = c.took(waited)
 	if err != nil {
 		if c.ops.Err() != nil {
 			return 0, errRunEnding
@@ -568,7 +632,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		// The server refuses or is away (restarting, overloaded): back off
 		// before this client's next try so it does not spin.
 		c.failed(target.Classify(err))
-		Sleep(c.stop, min(backoff(c.fails, c.rng)*5, 2*time.Second))
+		c.backOff(min(backoff(c.fails, c.rng)*5, 2*time.Second))
 		return 0, err
 	}
 	if waited > 0 && c.counted(getStart) {
@@ -609,7 +673,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			// The same error again and again (a read-only or full disk, a
 			// missing table): back off so a broken server is not hammered.
 			if c.failed(class); c.fails >= repeatedFailures {
-				Sleep(c.stop, backoff(c.fails-repeatedFailures+1, c.rng))
+				c.backOff(backoff(c.fails-repeatedFailures+1, c.rng))
 			}
 		}
 		return try - 1, err
