@@ -93,12 +93,12 @@ func startMux(ctx context.Context, r *run, workers int, wg *sync.WaitGroup) {
 		return
 	}
 	unwatch := context.AfterFunc(r.stop, m.stop)
-	for range workers {
+	for i := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer unwatch() // the clients have ended
-			m.work()
+			m.work(i)
 		}()
 	}
 	for _, c := range m.all {
@@ -111,8 +111,8 @@ func startMux(ctx context.Context, r *run, workers int, wg *sync.WaitGroup) {
 	}
 }
 
-// work is a worker: it runs the ready clients until all have ended.
-func (m *mux) work() {
+// work is worker i: it runs the ready clients until all have ended.
+func (m *mux) work(i int) {
 	m.mu.Lock()
 	for {
 		if m.n == 0 {
@@ -130,6 +130,7 @@ func (m *mux) work() {
 		m.head = (m.head + 1) % len(m.ready)
 		m.n--
 		m.mu.Unlock()
+		c.shard = i
 		m.run(c)
 		m.mu.Lock()
 	}

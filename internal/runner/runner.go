@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -185,7 +186,8 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	r.rec = metrics.NewRecorder(r.names)
 	r.counts = newCounters(r.names)
 	r.busy = make([]clientState, cfg.Clients)
-	r.slow = newSlowest(r.steps, cfg.Clients)
+	workers := r.workers()
+	r.slow = newSlowest(r.steps, cmp.Or(workers, cfg.Clients)) // a shard per client, or per worker
 	r.stop, r.stopRun = context.WithCancel(context.Background())
 	r.ops, r.cancelOps = context.WithCancel(context.Background())
 	defer r.stopRun()
@@ -220,8 +222,8 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 
 	var wg sync.WaitGroup
-	if n := r.workers(); n > 0 {
-		startMux(ctx, r, n, &wg)
+	if workers > 0 {
+		startMux(ctx, r, workers, &wg)
 	} else {
 		for i := 0; i < cfg.Clients && ctx.Err() == nil; i++ { // Ctrl-C stops the start-up too
 			wg.Add(1)
@@ -387,7 +389,7 @@ func (r *run) client(id int) {
 			return
 		}
 	}
-	c := &client{run: r, id: id}
+	c := &client{run: r, id: id, shard: id}
 	c.init()
 	defer c.conns.Close()
 	for c.next(time.Now()) {
@@ -493,7 +495,7 @@ func (c *client) runCycle() bool {
 	}
 	latency := time.Since(start)
 	if r.counted(start) {
-		r.slow.endCycle(id, r.cycle, start, latency, err)
+		r.slow.endCycle(c.shard, id, r.cycle, start, latency, err)
 		if err == nil || errors.Is(err, workload.ErrAbortAfter) {
 			c.pending = append(c.pending, metrics.Sample{Op: r.cycle, D: latency})
 			if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
@@ -568,6 +570,7 @@ func (r *run) abortsClient(err error) bool {
 type client struct {
 	*run
 	id    int
+	shard int // its shard of the slowest runs: its own, or its worker's
 	rng   *rand.Rand
 	conns connect.Handle
 	// fails counts consecutive failures of class failClass: to get a
@@ -646,7 +649,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			if c.counted(start) {
 				lat := time.Since(from)
 				c.pending = append(c.pending, metrics.Sample{Op: opIdx, D: lat}) // with the cycle's, by flush
-				c.slow.op(c.id, opIdx, from, lat, conn)
+				c.slow.op(c.shard, c.id, opIdx, from, lat, conn)
 			}
 			return try - 1, err
 		}
