@@ -37,7 +37,7 @@ type Config struct {
 	// workload.ErrAbortClient stop a client in any case.
 	AbortOnError bool
 	// OnCycle, when set, sees every measured cycle as it ends, from the
-	// client's goroutine (for per-transaction logs).
+	// goroutine running the client (for per-transaction logs).
 	OnCycle  func(CycleEvent)
 	Ramp     time.Duration // clients start evenly spread over this
 	Warmup   time.Duration // excluded from the statistics
