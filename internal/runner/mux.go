@@ -72,7 +72,8 @@ type mux struct {
 	cond    sync.Cond // a worker waits on it for a ready client
 	ready   []*client // a ring of the ready clients, first at head
 	head, n int
-	idle    int       // workers waiting
+	idle    int       // workers waiting for a ready client
+	free    int       // workers not running a client
 	live    int       // clients not ended
 	all     []*client // the clients, for the stop
 	stopped bool      // the run's stop came: no more waits for a time
@@ -80,7 +81,7 @@ type mux struct {
 
 // startMux starts the clients of r on workers goroutines, added to wg.
 func startMux(ctx context.Context, r *run, workers int, wg *sync.WaitGroup) {
-	m := &mux{r: r, ready: make([]*client, r.cfg.Clients)}
+	m := &mux{r: r, ready: make([]*client, r.cfg.Clients), free: workers}
 	m.shared, _ = r.conns.(connect.Shared)
 	m.cond.L = &m.mu
 	for i := 0; i < r.cfg.Clients && ctx.Err() == nil; i++ { // Ctrl-C stops the start-up too
@@ -129,10 +130,12 @@ func (m *mux) work(i int) {
 		m.ready[m.head] = nil
 		m.head = (m.head + 1) % len(m.ready)
 		m.n--
+		m.free--
 		m.mu.Unlock()
 		c.shard = i
 		m.run(c)
 		m.mu.Lock()
+		m.free++
 	}
 }
 
@@ -247,9 +250,13 @@ func (m *mux) push(c *client, byWorker bool) {
 	c.readyAt = now
 	c.busy[c.id].since.Store(now.UnixNano()) // in an op from now on, as in the gate
 	m.mu.Lock()
-	// it waits when others are ahead of it, or no worker is free (a worker
-	// pushing its client is free for it)
-	c.queued = m.n > 0 || (!byWorker && m.idle == 0)
+	// it waits when the free workers go to those ahead of it (a worker
+	// putting its client back is free)
+	free := m.free
+	if byWorker {
+		free++
+	}
+	c.queued = m.n >= free
 	m.ready[(m.head+m.n)%len(m.ready)] = c
 	m.n++
 	if !byWorker && m.idle > 0 {
