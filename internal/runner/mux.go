@@ -14,9 +14,11 @@ import (
 // whose caches went cold, and the GC scanning a stack per client. Instead
 // the clients are states on as many worker goroutines as the pool has
 // places, as pgbench runs many clients on a few threads: a worker takes the
-// first client of a FIFO queue of ready ones, runs one cycle of it (the
-// same (*client).runCycle a client goroutine runs), begins its next one and
-// puts it back at the tail. A client that must wait for a time (its ramp,
+// first client of a FIFO queue of ready ones, runs one op of its cycle
+// (the beginCycle, runOp and endCycle of (*client).runCycle, which a client
+// goroutine runs) and puts it back at the tail: for its cycle's next op,
+// which gets a connection of its own as at the connector's gate, or after
+// the cycle's end, for its next cycle. A client that must wait for a time (its ramp,
 // its scheduled start, its pause, a backoff) waits on a timer that makes it
 // ready again, holding no worker. Its wait for a connection is the time from
 // becoming ready to a worker taking it: in its op's latency, recorded as the
@@ -61,7 +63,8 @@ const (
 	muxNext         // begin a cycle
 	muxStart        // its scheduled start came
 	muxPause        // its pause is over: ready for a worker
-	muxRun          // ready: a worker runs its cycle
+	muxRun          // ready: a worker begins its cycle
+	muxOps          // ready: a worker runs its cycle's next op
 )
 
 // mux runs the clients of a run on workers.
@@ -139,9 +142,19 @@ func (m *mux) work(i int) {
 	}
 }
 
-// run runs c's cycle, then moves it on.
+// run runs c's next op, as (*client).runCycle does, then puts it back for
+// its next op (which waits for a connection again, as at the connector's
+// gate) or moves it on.
 func (m *mux) run(c *client) {
-	if !c.runCycle() {
+	if c.phase == muxRun {
+		c.beginCycle()
+		c.phase = muxOps
+	}
+	if c.runOp() {
+		m.push(c, true)
+		return
+	}
+	if !c.endCycle() {
 		m.end(c)
 		return
 	}

@@ -426,12 +426,16 @@ func (c *client) init() {
 	c.chooser, _ = c.cl.(workload.Chooser)
 }
 
-// cycleState is the client's current cycle before it runs.
+// cycleState is the client's current cycle.
 type cycleState struct {
 	chosen int           // the chosen op with a Chooser, else -1
 	pause  time.Duration // before its ops
 	start  time.Time     // the scheduled start with a rate, else when it began
 	lag    time.Duration // how late it started against the schedule
+	// as its ops run
+	next  int   // the next op without a Chooser
+	tries int   // retries made
+	err   error // the last op's error
 }
 
 // next begins the client's next cycle at now: it claims the cycle, chooses
@@ -468,24 +472,44 @@ func (c *client) started() {
 // runCycle runs the cycle's ops, after its pause, and records it; false when
 // the client ends (the run is ending, or an error ends the client).
 func (c *client) runCycle() bool {
-	r, id, cy := c.run, c.id, &c.cyc
-	start, chosen := cy.start, cy.chosen
-	r.busy[id].cycle.Store(start.UnixNano())
-	var tries int
-	var err error
-	if chosen >= 0 {
-		// the cycle's one transaction: from the (scheduled) start
-		tries, err = c.attempt(chosen, c.opList[chosen], start, start)
-	} else {
-		for i, op := range c.opList {
-			var t int
-			t, err = c.attempt(i, op, start, c.since()) // after the pause and the ops before it
-			tries += t
-			if err != nil {
-				break
-			}
-		}
+	c.beginCycle()
+	for c.runOp() {
 	}
+	return c.endCycle()
+}
+
+// beginCycle marks the start of the cycle's ops.
+func (c *client) beginCycle() {
+	c.busy[c.id].cycle.Store(c.cyc.start.UnixNano())
+	c.cyc.next, c.cyc.tries, c.cyc.err = 0, 0, nil
+}
+
+// runOp runs the cycle's next op, getting a connection for it: false when
+// the cycle's ops are over.
+func (c *client) runOp() bool {
+	cy := &c.cyc
+	var t int
+	if cy.chosen >= 0 {
+		// the cycle's one transaction: from the (scheduled) start
+		t, cy.err = c.attempt(cy.chosen, c.opList[cy.chosen], cy.start, cy.start)
+		cy.tries += t
+		return false
+	}
+	if cy.next == len(c.opList) {
+		return false
+	}
+	i := cy.next
+	cy.next++
+	t, cy.err = c.attempt(i, c.opList[i], cy.start, c.since()) // after the pause and the ops before it
+	cy.tries += t
+	return cy.err == nil && cy.next < len(c.opList)
+}
+
+// endCycle records the cycle whose ops are over; false when the client
+// ends (the run is ending, or an error ends the client).
+func (c *client) endCycle() bool {
+	r, id, cy := c.run, c.id, &c.cyc
+	start, chosen, tries, err := cy.start, cy.chosen, cy.tries, cy.err
 	if err == errRunEnding {
 		c.flush() // the ops that completed
 		if r.counted(start) {
@@ -495,7 +519,7 @@ func (c *client) runCycle() bool {
 	}
 	latency := time.Since(start)
 	if r.counted(start) {
-		r.slow.endCycle(c.shard, id, r.cycle, start, latency, err)
+		r.slow.endCycle(c.shard, &c.slowCyc, id, r.cycle, start, latency, err)
 		if err == nil || errors.Is(err, workload.ErrAbortAfter) {
 			c.pending = append(c.pending, metrics.Sample{Op: r.cycle, D: latency})
 			if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
@@ -589,6 +613,7 @@ type client struct {
 	opList    []workload.Op
 	chooser   workload.Chooser // nil unless the workload client is one
 	cyc       cycleState
+	slowCyc   slowCycle
 	muxClient // its state in the worker mode (mux.go)
 }
 
@@ -649,7 +674,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			if c.counted(start) {
 				lat := time.Since(from)
 				c.pending = append(c.pending, metrics.Sample{Op: opIdx, D: lat}) // with the cycle's, by flush
-				c.slow.op(c.shard, c.id, opIdx, from, lat, conn)
+				c.slow.op(c.shard, &c.slowCyc, c.id, opIdx, from, lat, conn)
 			}
 			return try - 1, err
 		}

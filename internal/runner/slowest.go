@@ -70,14 +70,17 @@ func (h *slowHeap) add(e slowEntry) {
 // slowShard is the slowest runs of each op of one client, or in the
 // worker mode of one worker's clients (a few shards that stay in cache
 // rather than one per client): touched only by one goroutine at a time,
-// which runs a whole cycle, so it needs no lock.
+// so it needs no lock.
 type slowShard struct {
-	ops []slowHeap
-	// The session the current cycle's ops ran on, so a slow cycle can
-	// name it: 0 after ops on different sessions.
-	cyclePID uint32
-	cycleOps int
+	ops      []slowHeap
 	_padding [64]byte // keep clients' shards on separate cache lines
+}
+
+// slowCycle is the session a client's current cycle's ops ran on, so a
+// slow cycle can name it: 0 after ops on different sessions.
+type slowCycle struct {
+	pid uint32
+	ops int
 }
 
 // slowest keeps the slowest runs of each op, per shard, merged at the
@@ -95,28 +98,28 @@ func newSlowest(ops, shards int) *slowest {
 	return s
 }
 
-// op notes in shard a successful, counted op of client that ran on conn
-// from from for lat.
-func (s *slowest) op(shard, client, op int, from time.Time, lat time.Duration, conn target.Conn) {
+// op notes in shard a successful, counted op of client, in its cycle cy,
+// that ran on conn from from for lat.
+func (s *slowest) op(shard int, cy *slowCycle, client, op int, from time.Time, lat time.Duration, conn target.Conn) {
 	sh := &s.shards[shard]
 	pid := target.BackendPID(conn)
-	if sh.cycleOps == 0 {
-		sh.cyclePID = pid
-	} else if sh.cyclePID != pid {
-		sh.cyclePID = 0
+	if cy.ops == 0 {
+		cy.pid = pid
+	} else if cy.pid != pid {
+		cy.pid = 0
 	}
-	sh.cycleOps++
+	cy.ops++
 	sh.ops[op].add(slowEntry{start: from.UnixNano(), lat: lat, pid: pid, client: int32(client)})
 }
 
-// endCycle notes in shard the end of a counted cycle of client (the cycle
-// op's index is cycle), keeping it when it succeeded (err is nil).
-func (s *slowest) endCycle(shard, client, cycle int, start time.Time, lat time.Duration, err error) {
+// endCycle notes in shard the end of a counted cycle cy of client (the
+// cycle op's index is cycle), keeping it when it succeeded (err is nil).
+func (s *slowest) endCycle(shard int, cy *slowCycle, client, cycle int, start time.Time, lat time.Duration, err error) {
 	sh := &s.shards[shard]
 	if err == nil {
-		sh.ops[cycle].add(slowEntry{start: start.UnixNano(), lat: lat, pid: sh.cyclePID, client: int32(client)})
+		sh.ops[cycle].add(slowEntry{start: start.UnixNano(), lat: lat, pid: cy.pid, client: int32(client)})
 	}
-	sh.cyclePID, sh.cycleOps = 0, 0
+	*cy = slowCycle{}
 }
 
 // result merges the clients' runs: for each op (named by names, its
