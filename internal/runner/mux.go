@@ -18,16 +18,12 @@ import (
 // (the beginCycle, runOp and endCycle of (*client).runCycle, which a client
 // goroutine runs) and puts it back at the tail: for its cycle's next op,
 // which gets a connection of its own as at the connector's gate, or after
-// the cycle's end, for its next cycle. A client that must wait for a time (its ramp,
-// its scheduled start, its pause, a backoff) waits on a timer that makes it
-// ready again, holding no worker. Its wait for a connection is the time from
+// the cycle's end, for its next cycle. A client that must wait for a time
+// (its ramp, its scheduled start, its pause, a backoff after a failed op)
+// waits on a timer that makes it ready again, holding no worker. Its wait for a connection is the time from
 // becoming ready to a worker taking it: in its op's latency, recorded as the
 // connection wait and counted in the pool statistics when it queued, as the
 // connector's gate counts a wait (connect.Shared).
-//
-// One difference: a backoff after a failed op is waited after its cycle
-// ends rather than before, so a failed cycle's latency (in the slowest
-// ops and OnCycle, never in the statistics) does not include it.
 
 // workers is how many worker goroutines run the clients: 0 for a goroutine
 // per client.
@@ -61,6 +57,7 @@ type muxClient struct {
 const (
 	muxRamp  = iota // its ramp time came: make it, begin a cycle
 	muxNext         // begin a cycle
+	muxEnd          // its ops are over (and its backoff): end its cycle, begin the next
 	muxStart        // its scheduled start came
 	muxPause        // its pause is over: ready for a worker
 	muxRun          // ready: a worker begins its cycle
@@ -154,11 +151,9 @@ func (m *mux) run(c *client) {
 		m.push(c, true)
 		return
 	}
-	if !c.endCycle() {
-		m.end(c)
-		return
-	}
-	c.phase = muxNext
+	// a backoff after a failed op is part of the cycle, as the goroutine's
+	// sleep in attempt is
+	c.phase = muxEnd
 	d := c.delay
 	c.delay = 0
 	m.wait(c, d, true)
@@ -227,8 +222,20 @@ func (m *mux) advance(c *client, err error, byWorker bool) {
 			return
 		}
 		c.init()
-		fallthrough
-	case muxNext: // a backoff's end is not checked: next sees the stop
+		c.phase = muxNext
+		m.advance(c, nil, byWorker)
+		return
+	case muxEnd: // a backoff's end is not checked: next sees the stop
+		// Off a worker after a backoff the cycle failed, so endCycle keeps
+		// nothing in the worker's slowest shard.
+		if !c.endCycle() {
+			m.end(c)
+			return
+		}
+		c.phase = muxNext
+		m.advance(c, nil, byWorker)
+		return
+	case muxNext:
 		if !c.next(time.Now()) {
 			m.end(c)
 			return

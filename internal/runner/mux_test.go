@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -260,5 +261,54 @@ func TestWorkerModeInterrupt(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
 		t.Errorf("%d goroutines before the run, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// brokenOneWorkload's client 0 fails every op with an error retrying does
+// not cure; the others succeed.
+type brokenOneWorkload struct {
+	counterWorkload
+	failures atomic.Int64
+}
+
+type brokenClient struct {
+	workload.Client
+	ops []workload.Op
+}
+
+func (c brokenClient) Ops() []workload.Op { return c.ops }
+
+func (w *brokenOneWorkload) NewClient(id int, rng *rand.Rand) workload.Client {
+	c := w.counterWorkload.NewClient(id, rng)
+	if id != 0 {
+		return c
+	}
+	return brokenClient{Client: c, ops: []workload.Op{{Name: "bump", Run: func(context.Context, target.Conn) error {
+		w.failures.Add(1)
+		return errors.New("relation n is corrupt")
+	}}}}
+}
+
+// TestWorkerModeBackoffHoldsNoWorker: a client backing off after failures
+// in a row leaves the only worker to the others (were it held, the two
+// clients would alternate, one failure per success).
+func TestWorkerModeBackoffHoldsNoWorker(t *testing.T) {
+	w := &brokenOneWorkload{}
+	cfg := baseConfig()
+	cfg.Clients, cfg.Duration, cfg.workers = 2, time.Hour, 1
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var ok atomic.Int64
+	cfg.OnCycle = func(e CycleEvent) {
+		if e.Err == nil && ok.Add(1) == 200 {
+			cancel()
+		}
+	}
+	out, err := Run(ctx, cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := w.failures.Load(); f >= 100 || op(t, out, "bump").Errors["other"] == 0 {
+		t.Errorf("%d failures of client 0 (counted %v) while client 1 ran 200 cycles: its backoffs held the worker", f, op(t, out, "bump").Errors)
 	}
 }
