@@ -48,7 +48,7 @@ type muxClient struct {
 	phase    int
 	readyAt  time.Time     // when it became ready for a worker; zero once it got its connection
 	queued   bool          // it found no worker free then
-	delay    time.Duration // a backoff to wait before its next cycle
+	delay    time.Duration // a backoff to wait before its cycle ends
 	sleeping bool          // its timer is armed
 	wake     *time.Timer
 }
