@@ -57,6 +57,19 @@ type Connector interface {
 	Close()
 }
 
+// Shared is a Connector whose clients share a fixed number of connections
+// (a pool). A runner may queue its clients itself, letting no more than
+// Places of them Get at once: then Get never waits in the connector, and
+// Queued counts each wait in the runner's queue in the pool statistics as
+// a wait in the connector's own queue is counted.
+type Shared interface {
+	Connector
+	// Places is how many clients can hold a connection at once.
+	Places() int
+	// Queued counts a wait of d for a connection made outside Get.
+	Queued(d time.Duration)
+}
+
 // Handle is one client's access to connections. It is used by one
 // goroutine.
 type Handle interface {
@@ -83,7 +96,7 @@ func New(ctx context.Context, t target.Target, o Options) (Connector, error) {
 		if err != nil {
 			return nil, fmt.Errorf("opening a pool of %d connections: %w", o.Pool.Max, err)
 		}
-		return &pool{p: p, g: newGate(o.Pool.Max)}, nil
+		return &pool{p: p, g: newGate(o.Pool.Max), places: o.Pool.Max}, nil
 	}
 	return session{t}, nil
 }
@@ -156,12 +169,22 @@ func (perTxnHandle) Close()                    {}
 // pool: clients borrow a connection from one shared pool per transaction,
 // queueing in the gate for their turn.
 type pool struct {
-	p target.Pool
-	g *gate
+	p      target.Pool
+	g      *gate
+	places int
 }
 
 func (p *pool) Client() Handle { return &poolHandle{pool: p} }
 func (*pool) WaitName() string { return "pool_wait" }
+
+// Places is the pool's size.
+func (p *pool) Places() int { return p.places }
+
+// Queued counts a wait as the gate counts its own.
+func (p *pool) Queued(d time.Duration) {
+	p.g.waits.Add(1)
+	p.g.waited.Add(int64(d))
+}
 
 // PoolStats counts the waits in the gate as waits for a connection.
 func (p *pool) PoolStats() *target.PoolStats {

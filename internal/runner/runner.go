@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,7 +37,7 @@ type Config struct {
 	// workload.ErrAbortClient stop a client in any case.
 	AbortOnError bool
 	// OnCycle, when set, sees every measured cycle as it ends, from the
-	// client's goroutine (for per-transaction logs).
+	// goroutine running the client (for per-transaction logs).
 	OnCycle  func(CycleEvent)
 	Ramp     time.Duration // clients start evenly spread over this
 	Warmup   time.Duration // excluded from the statistics
@@ -56,6 +57,10 @@ type Config struct {
 	// Shard is this process's part of a run split across processes (set
 	// by Shard.Split; zero: the whole run).
 	Shard Shard
+
+	// workers forces the mode, for tests: n > 0 runs the clients on n
+	// worker goroutines, -1 on a goroutine each (0: mux.go chooses).
+	workers int
 }
 
 // Validate returns a usage error naming the fix.
@@ -181,7 +186,8 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	r.rec = metrics.NewRecorder(r.names)
 	r.counts = newCounters(r.names)
 	r.busy = make([]clientState, cfg.Clients)
-	r.slow = newSlowest(r.steps, cfg.Clients)
+	workers := r.workers()
+	r.slow = newSlowest(r.steps, cmp.Or(workers, cfg.Clients)) // a shard per client, or per worker
 	r.stop, r.stopRun = context.WithCancel(context.Background())
 	r.ops, r.cancelOps = context.WithCancel(context.Background())
 	defer r.stopRun()
@@ -216,12 +222,16 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 
 	var wg sync.WaitGroup
-	for i := 0; i < cfg.Clients && ctx.Err() == nil; i++ { // Ctrl-C stops the start-up too
-		wg.Add(1)
-		go func(id int) {
-			defer wg.Done()
-			r.client(id)
-		}(i)
+	if workers > 0 {
+		startMux(ctx, r, workers, &wg)
+	} else {
+		for i := 0; i < cfg.Clients && ctx.Err() == nil; i++ { // Ctrl-C stops the start-up too
+			wg.Add(1)
+			go func(id int) {
+				defer wg.Done()
+				r.client(id)
+			}(i)
+		}
 	}
 	clientsDone := make(chan struct{})
 	go func() { wg.Wait(); close(clientsDone) }()
@@ -371,91 +381,164 @@ func (r *run) tick(out *Outcome, now time.Time) {
 	}
 }
 
-// client runs one client's cycles until the run stops.
+// client runs one client's cycles until the run stops, on a goroutine of
+// its own.
 func (r *run) client(id int) {
 	if r.cfg.Ramp > 0 && r.cfg.Clients > 1 {
-		if Sleep(r.stop, r.cfg.Ramp*time.Duration(id)/time.Duration(r.cfg.Clients)) != nil {
+		if Sleep(r.stop, r.rampDelay(id)) != nil {
 			return
 		}
 	}
-	gid := r.cfg.Shard.ClientID(id) // the stream of the run's client gid, whichever shard runs it
-	c := &client{run: r, id: id, rng: rand.New(rand.NewPCG(r.cfg.Seed, uint64(gid))), conns: r.conns.Client()}
+	c := &client{run: r, id: id, shard: id}
+	c.init()
 	defer c.conns.Close()
-	cl := r.w.NewClient(gid, c.rng)
-	if sc, ok := cl.(workload.StepClient); ok {
+	for c.next(time.Now()) {
+		if r.sched != nil {
+			if c.timer.Sleep(r.stop, time.Until(c.cyc.start)) != nil {
+				return
+			}
+			c.started()
+		}
+		if c.timer.Sleep(r.stop, c.cyc.pause) != nil {
+			return
+		}
+		if !c.runCycle() {
+			return
+		}
+	}
+}
+
+// rampDelay is when client id starts after the run's start.
+func (r *run) rampDelay(id int) time.Duration {
+	return r.cfg.Ramp * time.Duration(id) / time.Duration(r.cfg.Clients)
+}
+
+// init makes the client's connection handle and workload client.
+func (c *client) init() {
+	gid := c.cfg.Shard.ClientID(c.id) // the stream of the run's client gid, whichever shard runs it
+	c.rng = rand.New(rand.NewPCG(c.cfg.Seed, uint64(gid)))
+	c.conns = c.run.conns.Client()
+	c.cl = c.w.NewClient(gid, c.rng)
+	if sc, ok := c.cl.(workload.StepClient); ok {
 		sc.RecordSteps(c)
 	}
-	ops := cl.Ops()
-	chooser, _ := cl.(workload.Chooser)
-	for c.more() {
-		chosen := -1
-		if chooser != nil {
-			chosen = chooser.Choose()
-		}
-		pause := cl.NextCycle()
-		start := time.Now()
-		var lag time.Duration
-		if r.sched != nil {
-			var ok bool
-			if start, ok = c.scheduled(chosen); !ok {
-				return
-			}
-			if c.timer.Sleep(r.stop, time.Until(start)) != nil {
-				return
-			}
-			lag = time.Since(start)
-			if r.counted(start) {
-				r.rec.Record(r.lag, id, lag)
-			}
-		}
-		if c.timer.Sleep(r.stop, pause) != nil {
-			return
-		}
-		r.busy[id].cycle.Store(start.UnixNano())
-		var tries int
-		var err error
-		if chosen >= 0 {
-			// the cycle's one transaction: from the (scheduled) start
-			tries, err = c.attempt(chosen, ops[chosen], start, start)
-		} else {
-			for i, op := range ops {
-				var t int
-				t, err = c.attempt(i, op, start, time.Now()) // after the pause and the ops before it
-				tries += t
-				if err != nil {
-					break
-				}
-			}
-		}
-		if err == errRunEnding {
-			c.flush() // the ops that completed
-			if r.counted(start) {
-				r.counts.unfinish(r.cycle, time.Since(start))
-			}
-			return
-		}
-		latency := time.Since(start)
-		if r.counted(start) {
-			r.slow.endCycle(id, r.cycle, start, latency, err)
-			if err == nil || errors.Is(err, workload.ErrAbortAfter) {
-				c.pending = append(c.pending, metrics.Sample{Op: r.cycle, D: latency})
-				if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
-					r.counts.late[r.cycle].Add(1)
-					if chosen >= 0 {
-						r.counts.late[chosen].Add(1)
-					}
-				}
-			}
-			if r.cfg.OnCycle != nil {
-				r.cfg.OnCycle(CycleEvent{Client: id, Op: chosen, Start: start, Latency: latency, Lag: lag, Retries: tries, Err: err})
-			}
-		}
-		c.flush()
-		if err != nil && r.abortsClient(err) {
-			r.aborted.Add(1)
-			return
+	c.opList = c.cl.Ops()
+	c.chooser, _ = c.cl.(workload.Chooser)
+}
+
+// cycleState is the client's current cycle.
+type cycleState struct {
+	chosen int           // the chosen op with a Chooser, else -1
+	pause  time.Duration // before its ops
+	start  time.Time     // the scheduled start with a rate, else when it began
+	lag    time.Duration // how late it started against the schedule
+	// as its ops run
+	next  int   // the next op without a Chooser
+	tries int   // retries made
+	err   error // the last op's error
+}
+
+// next begins the client's next cycle at now: it claims the cycle, chooses
+// its op and pause and, with a rate, takes its scheduled start (which the
+// caller waits for, then calls started). false: the client's cycles are over.
+func (c *client) next(now time.Time) bool {
+	if !c.more() {
+		return false
+	}
+	cy := &c.cyc
+	cy.chosen = -1
+	if c.chooser != nil {
+		cy.chosen = c.chooser.Choose()
+	}
+	cy.pause = c.cl.NextCycle()
+	cy.start, cy.lag = now, 0
+	if c.sched != nil {
+		var ok bool
+		if cy.start, ok = c.scheduled(cy.chosen); !ok {
+			return false
 		}
 	}
+	return true
+}
+
+// started records the lag of a scheduled start that has come.
+func (c *client) started() {
+	c.cyc.lag = time.Since(c.cyc.start)
+	if c.counted(c.cyc.start) {
+		c.rec.Record(c.run.lag, c.id, c.cyc.lag)
+	}
+}
+
+// runCycle runs the cycle's ops, after its pause, and records it; false when
+// the client ends (the run is ending, or an error ends the client).
+func (c *client) runCycle() bool {
+	c.beginCycle()
+	for c.runOp() {
+	}
+	return c.endCycle()
+}
+
+// beginCycle marks the start of the cycle's ops.
+func (c *client) beginCycle() {
+	c.busy[c.id].cycle.Store(c.cyc.start.UnixNano())
+	c.cyc.next, c.cyc.tries, c.cyc.err = 0, 0, nil
+}
+
+// runOp runs the cycle's next op, getting a connection for it: false when
+// the cycle's ops are over.
+func (c *client) runOp() bool {
+	cy := &c.cyc
+	var t int
+	if cy.chosen >= 0 {
+		// the cycle's one transaction: from the (scheduled) start
+		t, cy.err = c.attempt(cy.chosen, c.opList[cy.chosen], cy.start, cy.start)
+		cy.tries += t
+		return false
+	}
+	if cy.next == len(c.opList) {
+		return false
+	}
+	i := cy.next
+	cy.next++
+	t, cy.err = c.attempt(i, c.opList[i], cy.start, c.since()) // after the pause and the ops before it
+	cy.tries += t
+	return cy.err == nil && cy.next < len(c.opList)
+}
+
+// endCycle records the cycle whose ops are over; false when the client
+// ends (the run is ending, or an error ends the client).
+func (c *client) endCycle() bool {
+	r, id, cy := c.run, c.id, &c.cyc
+	start, chosen, tries, err := cy.start, cy.chosen, cy.tries, cy.err
+	if err == errRunEnding {
+		c.flush() // the ops that completed
+		if r.counted(start) {
+			r.counts.unfinish(r.cycle, time.Since(start))
+		}
+		return false
+	}
+	latency := time.Since(start)
+	if r.counted(start) {
+		r.slow.endCycle(c.shard, &c.slowCyc, id, r.cycle, start, latency, err)
+		if err == nil || errors.Is(err, workload.ErrAbortAfter) {
+			c.pending = append(c.pending, metrics.Sample{Op: r.cycle, D: latency})
+			if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
+				r.counts.late[r.cycle].Add(1)
+				if chosen >= 0 {
+					r.counts.late[chosen].Add(1)
+				}
+			}
+		}
+		if r.cfg.OnCycle != nil {
+			r.cfg.OnCycle(CycleEvent{Client: id, Op: chosen, Start: start, Latency: latency, Lag: cy.lag, Retries: tries, Err: err})
+		}
+	}
+	c.flush()
+	if err != nil && r.abortsClient(err) {
+		r.aborted.Add(1)
+		return false
+	}
+	return true
 }
 
 // more claims the client's next cycle: false when the run is over.
@@ -511,6 +594,7 @@ func (r *run) abortsClient(err error) bool {
 type client struct {
 	*run
 	id    int
+	shard int // its shard of the slowest runs: its own, or its worker's
 	rng   *rand.Rand
 	conns connect.Handle
 	// fails counts consecutive failures of class failClass: to get a
@@ -524,6 +608,13 @@ type client struct {
 	pending []metrics.Sample
 
 	timer workload.Timer // for the pauses
+
+	cl        workload.Client
+	opList    []workload.Op
+	chooser   workload.Chooser // nil unless the workload client is one
+	cyc       cycleState
+	slowCyc   slowCycle
+	muxClient // its state in the worker mode (mux.go)
 }
 
 // flush records the cycle's pending latencies together.
@@ -545,7 +636,7 @@ var errRunEnding = errors.New("the run is ending")
 // client sees it; the wait is also recorded on its own. Whether it counts
 // at all is decided by the cycle's start, so a cycle's ops count together.
 func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retries int, err error) {
-	getStart := time.Now()
+	getStart := c.since() // in the worker mode, when the client became ready
 	st := &c.busy[c.id]
 	st.since.Store(getStart.UnixNano())
 	defer func() {
@@ -558,6 +649,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		}
 	}()
 	conn, waited, err := c.conns.Get(c.ops)
+	waited = c.took(waited)
 	if err != nil {
 		if c.ops.Err() != nil {
 			return 0, errRunEnding
@@ -568,7 +660,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		// The server refuses or is away (restarting, overloaded): back off
 		// before this client's next try so it does not spin.
 		c.failed(target.Classify(err))
-		Sleep(c.stop, min(backoff(c.fails, c.rng)*5, 2*time.Second))
+		c.backOff(min(backoff(c.fails, c.rng)*5, 2*time.Second))
 		return 0, err
 	}
 	if waited > 0 && c.counted(getStart) {
@@ -582,7 +674,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			if c.counted(start) {
 				lat := time.Since(from)
 				c.pending = append(c.pending, metrics.Sample{Op: opIdx, D: lat}) // with the cycle's, by flush
-				c.slow.op(c.id, opIdx, from, lat, conn)
+				c.slow.op(c.shard, &c.slowCyc, c.id, opIdx, from, lat, conn)
 			}
 			return try - 1, err
 		}
@@ -609,7 +701,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			// The same error again and again (a read-only or full disk, a
 			// missing table): back off so a broken server is not hammered.
 			if c.failed(class); c.fails >= repeatedFailures {
-				Sleep(c.stop, backoff(c.fails-repeatedFailures+1, c.rng))
+				c.backOff(backoff(c.fails-repeatedFailures+1, c.rng))
 			}
 		}
 		return try - 1, err

@@ -67,23 +67,28 @@ func (h *slowHeap) add(e slowEntry) {
 	}
 }
 
-// slowShard is one client's slowest runs of each op, touched only by
-// that client's goroutine, so it needs no lock.
+// slowShard is the slowest runs of each op of one client, or in the
+// worker mode of one worker's clients (a few shards that stay in cache
+// rather than one per client): touched only by one goroutine at a time,
+// so it needs no lock.
 type slowShard struct {
-	ops []slowHeap
-	// The session the current cycle's ops ran on, so a slow cycle can
-	// name it: 0 after ops on different sessions.
-	cyclePID uint32
-	cycleOps int
+	ops      []slowHeap
 	_padding [64]byte // keep clients' shards on separate cache lines
 }
 
-// slowest keeps the slowest runs of each op, per client, merged at the
+// slowCycle is the session a client's current cycle's ops ran on, so a
+// slow cycle can name it: 0 after ops on different sessions.
+type slowCycle struct {
+	pid uint32
+	ops int
+}
+
+// slowest keeps the slowest runs of each op, per shard, merged at the
 // end of the run.
 type slowest struct{ shards []slowShard }
 
-func newSlowest(ops, clients int) *slowest {
-	s := &slowest{shards: make([]slowShard, clients)}
+func newSlowest(ops, shards int) *slowest {
+	s := &slowest{shards: make([]slowShard, shards)}
 	for i := range s.shards {
 		s.shards[i].ops = make([]slowHeap, ops)
 		for j := range s.shards[i].ops {
@@ -93,28 +98,28 @@ func newSlowest(ops, clients int) *slowest {
 	return s
 }
 
-// op notes a successful, counted op of client that ran on conn from from
-// for lat.
-func (s *slowest) op(client, op int, from time.Time, lat time.Duration, conn target.Conn) {
-	sh := &s.shards[client]
+// op notes in shard a successful, counted op of client, in its cycle cy,
+// that ran on conn from from for lat.
+func (s *slowest) op(shard int, cy *slowCycle, client, op int, from time.Time, lat time.Duration, conn target.Conn) {
+	sh := &s.shards[shard]
 	pid := target.BackendPID(conn)
-	if sh.cycleOps == 0 {
-		sh.cyclePID = pid
-	} else if sh.cyclePID != pid {
-		sh.cyclePID = 0
+	if cy.ops == 0 {
+		cy.pid = pid
+	} else if cy.pid != pid {
+		cy.pid = 0
 	}
-	sh.cycleOps++
+	cy.ops++
 	sh.ops[op].add(slowEntry{start: from.UnixNano(), lat: lat, pid: pid, client: int32(client)})
 }
 
-// endCycle notes the end of a counted cycle of client (the cycle op's
-// index is cycle), keeping it when it succeeded (err is nil).
-func (s *slowest) endCycle(client, cycle int, start time.Time, lat time.Duration, err error) {
-	sh := &s.shards[client]
+// endCycle notes in shard the end of a counted cycle cy of client (the
+// cycle op's index is cycle), keeping it when it succeeded (err is nil).
+func (s *slowest) endCycle(shard int, cy *slowCycle, client, cycle int, start time.Time, lat time.Duration, err error) {
+	sh := &s.shards[shard]
 	if err == nil {
-		sh.ops[cycle].add(slowEntry{start: start.UnixNano(), lat: lat, pid: sh.cyclePID, client: int32(client)})
+		sh.ops[cycle].add(slowEntry{start: start.UnixNano(), lat: lat, pid: cy.pid, client: int32(client)})
 	}
-	sh.cyclePID, sh.cycleOps = 0, 0
+	*cy = slowCycle{}
 }
 
 // result merges the clients' runs: for each op (named by names, its

@@ -24,6 +24,7 @@ func (c pidConn) BackendPID() uint32 { return c.pid }
 func TestSlowestKeepsTheSlowest(t *testing.T) {
 	const clients, perClient = 8, 1000
 	s := newSlowest(2, clients)
+	cyc := make([]slowCycle, clients)
 	hists := []*metrics.Hist{metrics.NewHist(), metrics.NewHist()}
 	var mu sync.Mutex
 	base := time.Unix(1700000000, 0)
@@ -36,8 +37,8 @@ func TestSlowestKeepsTheSlowest(t *testing.T) {
 			for i := 0; i < perClient; i++ {
 				// distinct latencies: client c's i-th op takes (i*clients+c+1) µs
 				lat := time.Duration(i*clients+c+1) * time.Microsecond
-				s.op(c, 0, base.Add(time.Duration(i)*time.Millisecond), lat, conn)
-				s.endCycle(c, 1, base, lat, nil)
+				s.op(c, &cyc[c], c, 0, base.Add(time.Duration(i)*time.Millisecond), lat, conn)
+				s.endCycle(c, &cyc[c], c, 1, base, lat, nil)
 				mu.Lock()
 				hists[0].Record(lat)
 				hists[1].Record(lat)
@@ -92,14 +93,15 @@ func TestSlowestKeepsTheSlowest(t *testing.T) {
 // sessions into the next.
 func TestSlowestCycleOnSeveralSessions(t *testing.T) {
 	s := newSlowest(2, 1)
+	var cy slowCycle
 	now := time.Now()
-	s.op(0, 0, now, time.Millisecond, pidConn{pid: 1})
-	s.op(0, 0, now, time.Millisecond, pidConn{pid: 2})
-	s.endCycle(0, 1, now, 3*time.Second, nil)
-	s.op(0, 0, now, time.Millisecond, pidConn{pid: 7})
-	s.endCycle(0, 1, now, 9*time.Second, context.Canceled)
-	s.op(0, 0, now, time.Millisecond, pidConn{pid: 3})
-	s.endCycle(0, 1, now, 2*time.Second, nil)
+	s.op(0, &cy, 0, 0, now, time.Millisecond, pidConn{pid: 1})
+	s.op(0, &cy, 0, 0, now, time.Millisecond, pidConn{pid: 2})
+	s.endCycle(0, &cy, 0, 1, now, 3*time.Second, nil)
+	s.op(0, &cy, 0, 0, now, time.Millisecond, pidConn{pid: 7})
+	s.endCycle(0, &cy, 0, 1, now, 9*time.Second, context.Canceled)
+	s.op(0, &cy, 0, 0, now, time.Millisecond, pidConn{pid: 3})
+	s.endCycle(0, &cy, 0, 1, now, 2*time.Second, nil)
 	var cycles []uint32
 	for _, o := range s.result([]string{"op", "cycle"}, nil) {
 		if o.Op == "cycle" {
@@ -115,13 +117,14 @@ func TestSlowestCycleOnSeveralSessions(t *testing.T) {
 // not.
 func TestSlowestOpDoesNotAllocate(t *testing.T) {
 	s := newSlowest(1, 1)
+	var cy slowCycle
 	conn := target.Conn(pidConn{pid: 1})
 	now := time.Now()
 	var i time.Duration
 	if n := testing.AllocsPerRun(1000, func() {
 		i++
-		s.op(0, 0, now, i%50*time.Millisecond, conn)
-		s.endCycle(0, 0, now, i%70*time.Millisecond, nil)
+		s.op(0, &cy, 0, 0, now, i%50*time.Millisecond, conn)
+		s.endCycle(0, &cy, 0, 0, now, i%70*time.Millisecond, nil)
 	}); n != 0 {
 		t.Errorf("%g allocations per op", n)
 	}
