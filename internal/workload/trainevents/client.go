@@ -41,6 +41,8 @@ type client struct {
 	rowID [16]byte // scan targets, pointed to by dest
 	docs  docs
 	dest  []any
+
+	rewritten docs // the TEXT payloads as process rewrote them
 }
 
 func (c *client) Ops() []workload.Op { return c.ops }
