@@ -296,7 +296,7 @@ func appendUUID(b []byte, u [16]byte) []byte {
 }
 
 // parseUUID reads the canonical text form.
-func parseUUID(s []byte) ([16]byte, bool) {
+func parseUUID[T string | []byte](s T) ([16]byte, bool) {
 	var u [16]byte
 	if len(s) != 36 {
 		return u, false
