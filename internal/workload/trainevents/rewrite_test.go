@@ -65,29 +65,7 @@ func TestRewriteLikeSjson(t *testing.T) {
 // TestRewriteFallsBack checks documents the workload never writes: each
 // comes out as sjson makes it, most through sjson itself.
 func TestRewriteFallsBack(t *testing.T) {
-	for _, tt := range []struct {
-		doc    string
-		edited bool
-	}{
-		{`{"state":"NEW","metrics":{"flags":{"fleeted":true}}}`, true},
-		{`{"metrics":{"flags":{"onTrack":false,"fleeted":true}},"state":"NEW"}`, true},
-		{`{"a":"x\"state\":\"y","state":"Q\\\\","metrics":{"b":[{"c":"]}"}],"flags":{"fleeted":false}}}`, false},
-		{`{"a":"x\"state\":\"y","state":"Q","metrics":{"b":[{"c":"]}\\\\"}],"flags":{"fleeted":false}},"z":1.5E-3}`, true},
-		{`{"state":"NEW","metrics":{"flags":{"fleeted":true}},"state":"OLD"}`, true},
-		{`{ "state":"NEW","metrics":{"flags":{"fleeted":true}}}`, false},
-		{`{"state": "NEW","metrics":{"flags":{"fleeted":true}}}`, false},
-		{`{"st\u0061te":"X","state":"NEW","metrics":{"flags":{"fleeted":true}}}`, false},
-		{`{"state":7,"metrics":{"flags":{"fleeted":true}}}`, false},
-		{`{"state":"NEW","metrics":{"flags":{"fleeted":"yes"}}}`, false},
-		{`{"state":"NEW","metrics":{"flags":{"fleeted":null}}}`, false},
-		{`{"state":"NEW","metrics":{"flags":{}}}`, false},
-		{`{"state":"NEW","metrics":{"flags":[true]}}`, false},
-		{`{"state":"NEW","metrics":"none","metrics":{"flags":{"fleeted":true}}}`, false},
-		{`{"state":"NEW","metrics":{"flags":{"x":1}},"metrics":{"flags":{"fleeted":true}}}`, false},
-		{`{"state":"NEW"}`, false},
-		{`{}`, false},
-		{`{"state":"NEW","metrics":{"flags":{"fleeted":true}`, false},
-	} {
+	for _, tt := range oddDocs {
 		for _, s := range []string{"A", "IN_PROGRESS"} {
 			checkRewrite(t, []byte(tt.doc), s, true, tt.edited)
 			checkRewrite(t, []byte(tt.doc), s, false, tt.edited)
@@ -95,6 +73,32 @@ func TestRewriteFallsBack(t *testing.T) {
 	}
 	// A state that needs escaping is sjson's to encode.
 	checkRewrite(t, []byte(`{"state":"NEW","metrics":{"flags":{"fleeted":true}}}`), `say "hi"`, true, false)
+}
+
+// oddDocs are documents the workload never writes, and whether
+// appendRewrite edits them by hand.
+var oddDocs = []struct {
+	doc    string
+	edited bool
+}{
+	{`{"state":"NEW","metrics":{"flags":{"fleeted":true}}}`, true},
+	{`{"metrics":{"flags":{"onTrack":false,"fleeted":true}},"state":"NEW"}`, true},
+	{`{"a":"x\"state\":\"y","state":"Q\\\\","metrics":{"b":[{"c":"]}"}],"flags":{"fleeted":false}}}`, false},
+	{`{"a":"x\"state\":\"y","state":"Q","metrics":{"b":[{"c":"]}\\\\"}],"flags":{"fleeted":false}},"z":1.5E-3}`, true},
+	{`{"state":"NEW","metrics":{"flags":{"fleeted":true}},"state":"OLD"}`, true},
+	{`{ "state":"NEW","metrics":{"flags":{"fleeted":true}}}`, false},
+	{`{"state": "NEW","metrics":{"flags":{"fleeted":true}}}`, false},
+	{`{"st\u0061te":"X","state":"NEW","metrics":{"flags":{"fleeted":true}}}`, false},
+	{`{"state":7,"metrics":{"flags":{"fleeted":true}}}`, false},
+	{`{"state":"NEW","metrics":{"flags":{"fleeted":"yes"}}}`, false},
+	{`{"state":"NEW","metrics":{"flags":{"fleeted":null}}}`, false},
+	{`{"state":"NEW","metrics":{"flags":{}}}`, false},
+	{`{"state":"NEW","metrics":{"flags":[true]}}`, false},
+	{`{"state":"NEW","metrics":"none","metrics":{"flags":{"fleeted":true}}}`, false},
+	{`{"state":"NEW","metrics":{"flags":{"x":1}},"metrics":{"flags":{"fleeted":true}}}`, false},
+	{`{"state":"NEW"}`, false},
+	{`{}`, false},
+	{`{"state":"NEW","metrics":{"flags":{"fleeted":true}`, false},
 }
 
 // BenchmarkRewrite measures the TEXT rewrite of one generated payload.
@@ -113,4 +117,23 @@ func BenchmarkRewrite(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// FuzzRewrite checks that appendRewrite makes of any document what sjson
+// makes of it, whichever way it goes.
+func FuzzRewrite(f *testing.F) {
+	g := newTestGenerator(23, fixedNow)
+	for _, e := range g.generate(3) {
+		f.Add(bytes.Clone(e.payload), "IN_PROGRESS", true)
+	}
+	for _, d := range oddDocs {
+		f.Add([]byte(d.doc), "A", false)
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, state string, fleeted bool) {
+		want, wantErr := sjsonRewrite(doc, state, fleeted)
+		got, err := appendRewrite(nil, bytes.Clone(doc), state, fleeted)
+		if (err != nil) != (wantErr != nil) || err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("appendRewrite(%q, %q, %v) = %q, %v; sjson: %q, %v", doc, state, fleeted, got, err, want, wantErr)
+		}
+	})
 }
