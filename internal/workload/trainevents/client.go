@@ -41,6 +41,8 @@ type client struct {
 	rowID [16]byte // scan targets, pointed to by dest
 	docs  docs
 	dest  []any
+
+	rewritten docs // the TEXT payloads as process rewrote them
 }
 
 func (c *client) Ops() []workload.Op { return c.ops }
@@ -195,18 +197,18 @@ func (d *docs) slices(dst [][]byte) [][]byte {
 type textUUID [16]byte
 
 func (u *textUUID) Scan(src any) error {
-	var b []byte
+	var id [16]byte
+	var ok bool
 	switch v := src.(type) {
 	case string:
-		b = []byte(v)
+		id, ok = parseUUID(v) // no copy to []byte: it would allocate
 	case []byte:
-		b = v
+		id, ok = parseUUID(v)
 	default:
 		return fmt.Errorf("event id: cannot read %T as a UUID", src)
 	}
-	id, ok := parseUUID(b)
 	if !ok {
-		return fmt.Errorf("event id %q is not a UUID", b)
+		return fmt.Errorf("event id %q is not a UUID", src)
 	}
 	*u = id
 	return nil

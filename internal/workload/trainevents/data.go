@@ -1,7 +1,9 @@
 package trainevents
 
 import (
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -75,7 +77,7 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 			b = append(b, ',')
 		}
 		b = append(b, `{"id":"SEG-`...)
-		b = strconv.AppendInt(b, int64(r.IntN(100000)), 10)
+		b = appendUint(b, r.IntN(100000))
 		b = append(b, `","direction":"`...)
 		b = append(b, directions[r.IntN(len(directions))]...)
 		b = append(b, `","trackSections":[`...)
@@ -83,10 +85,10 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = strconv.AppendInt(b, int64(r.IntN(1000000)), 10)
+			b = appendUint(b, r.IntN(1000000))
 		}
 		b = append(b, `],"speedLimitKph":`...)
-		b = strconv.AppendInt(b, int64(20+r.IntN(14)*10), 10)
+		b = appendUint(b, 20+r.IntN(14)*10)
 		b = append(b, '}')
 	}
 	b = append(b, `],"switches":[`...)
@@ -95,7 +97,7 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 			b = append(b, ',')
 		}
 		b = append(b, `{"id":"SW-`...)
-		b = strconv.AppendInt(b, int64(r.IntN(10000)), 10)
+		b = appendUint(b, r.IntN(10000))
 		b = append(b, `","position":"`...)
 		b = append(b, positions[r.IntN(2)]...)
 		b = append(b, `"}`...)
@@ -107,7 +109,7 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 	b = append(b, `,"SLOW_ORDER":`...)
 	b = strconv.AppendBool(b, r.IntN(2) == 0)
 	b = append(b, `},"signalId":"SIG-`...)
-	b = strconv.AppendInt(b, int64(r.IntN(100000)), 10)
+	b = appendUint(b, r.IntN(100000))
 	b = append(b, `"},"metrics":{"flags":{"onTrack":`...)
 	b = strconv.AppendBool(b, r.IntN(2) == 0)
 	b = append(b, `,"fleeted":`...)
@@ -117,10 +119,10 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendInt(b, int64(r.IntN(100000)), 10)
+		b = appendUint(b, r.IntN(100000))
 	}
 	b = append(b, `],"confidence":`...)
-	b = strconv.AppendFloat(b, 0.5+r.Float64()*0.5, 'f', 4, 64)
+	b = appendFixed4(b, 0.5+r.Float64()*0.5)
 	b = append(b, `},"train":{"trainId":"`...)
 	trainStart := len(b)
 	b = append(b, railroads[r.IntN(len(railroads))]...)
@@ -136,9 +138,9 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 	b = append(b, `,"direction":"`...)
 	b = append(b, directions[r.IntN(len(directions))]...)
 	b = append(b, `"},"meta":{"userId":"user-`...)
-	b = strconv.AppendInt(b, int64(r.IntN(10000)), 10)
+	b = appendUint(b, r.IntN(10000))
 	b = append(b, `","logicalPos":`...)
-	b = strconv.AppendInt(b, int64(r.IntN(10000000)), 10)
+	b = appendUint(b, r.IntN(10000000))
 	b = append(b, `,"sourceSystem":"`...)
 	b = append(b, sourceSystems[r.IntN(len(sourceSystems))]...)
 	b = append(b, `","note":"`...)
@@ -168,22 +170,28 @@ var noteSpans = func() (s [len(noteWords) - 40]struct{ start, end uint16 }) {
 	return s
 }()
 
+// notePadded is noteWords with room after it to copy 16 bytes from where
+// any word starts.
+var notePadded = func() (a [len(noteWords) + 16]byte) {
+	copy(a[:], noteWords)
+	return a
+}()
+
 // appendNote appends free text of 160-240 characters, the dispatcher's note
 // that brings the document to about 1 KB.
 func appendNote(b []byte, r *rand.Rand) []byte {
 	n := 160 + r.IntN(81)
+	b = slices.Grow(b, n+16)
 	for n > 0 {
 		sp := noteSpans[r.IntN(len(noteSpans))]
-		w := noteWords[sp.start:sp.end]
-		if len(w) > n {
-			w = w[:n]
-		}
-		b = append(b, w...)
-		n -= len(w)
-		if n > 0 {
-			b = append(b, ' ')
-			n--
-		}
+		// The word and the space after it (every word in noteWords has
+		// one), cut where the note ends: 16 bytes copied at once (no word
+		// is longer), of which k are kept.
+		k := min(int(sp.end-sp.start)+1, n)
+		l := len(b)
+		*(*[16]byte)(b[l : l+16]) = *(*[16]byte)(notePadded[sp.start:])
+		b = b[:l+k]
+		n -= k
 	}
 	return b
 }
@@ -212,13 +220,53 @@ func appendTimestamp(b []byte, t time.Time) []byte {
 		':', byte('0'+s/10), byte('0'+s%10), '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
+// appendPadded appends v, not negative, in decimal with leading zeros to
+// at least width (at most 20) digits. It writes two digits at a time into
+// an array of zeros and appends its tail: the generator appends a dozen
+// small numbers per event, and strconv's general path costs more.
 func appendPadded(b []byte, v, width int) []byte {
-	var tmp [20]byte
-	s := strconv.AppendInt(tmp[:0], int64(v), 10)
-	for i := len(s); i < width; i++ {
-		b = append(b, '0')
+	d := [20]byte{'0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0'}
+	i := len(d)
+	u := uint64(v)
+	for ; u >= 10; u /= 100 {
+		r := u % 100 * 2
+		i -= 2
+		d[i], d[i+1] = digitPairs[r], digitPairs[r+1]
 	}
-	return append(b, s...)
+	if u > 0 {
+		i--
+		d[i] = byte('0' + u)
+	}
+	return append(b, d[min(i, len(d)-width):]...)
+}
+
+// digitPairs holds the decimal digits of 00 to 99.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+// appendUint appends v, not negative, in decimal.
+func appendUint(b []byte, v int) []byte { return appendPadded(b, v, 1) }
+
+// appendFixed4 appends x rounded to 4 decimals, byte for byte what
+// strconv.AppendFloat(b, x, 'f', 4, 64) appends, without its general
+// algorithm when x is in [0.5, 1), as every confidence is. There x is
+// exactly m/2^53 for an integer m, so x*10^4 is the 128-bit m*10^4 shifted
+// right by 53, rounded to nearest, ties to even, as strconv rounds.
+func appendFixed4(b []byte, x float64) []byte {
+	if !(x >= 0.5 && x < 1) {
+		return strconv.AppendFloat(b, x, 'f', 4, 64)
+	}
+	m := uint64(x * (1 << 53)) // exact
+	hi, lo := bits.Mul64(m, 10000)
+	q := hi<<11 | lo>>53
+	rest, half := lo&(1<<53-1), uint64(1)<<52
+	if rest > half || rest == half && q&1 == 1 {
+		q++
+	}
+	if q == 10000 {
+		return append(b, "1.0000"...)
+	}
+	b = append(b, '0', '.')
+	return appendPadded(b, int(q), 4)
 }
 
 // newUUID returns a random (version 4) UUID from r.
@@ -248,7 +296,7 @@ func appendUUID(b []byte, u [16]byte) []byte {
 }
 
 // parseUUID reads the canonical text form.
-func parseUUID(s []byte) ([16]byte, bool) {
+func parseUUID[T string | []byte](s T) ([16]byte, bool) {
 	var u [16]byte
 	if len(s) != 36 {
 		return u, false

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tidwall/sjson"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -65,20 +64,19 @@ func (c *client) drawTransitions() {
 	}
 }
 
-var inPlace = &sjson.Options{Optimistic: true, ReplaceInPlace: true}
-
 // rewritePayloads sets state and metrics.flags.fleeted in each TEXT
-// payload read by the select, as an application holding a string would.
+// payload read by the select, as an application holding a string would,
+// into the client's buffer of rewritten documents.
 func (c *client) rewritePayloads() error {
+	d := &c.rewritten
+	d.reset()
 	for i, p := range c.payloads {
-		p, err := sjson.SetBytesOptions(p, "state", c.newState[i], inPlace)
-		if err == nil {
-			p, err = sjson.SetBytesOptions(p, "metrics.flags.fleeted", c.fleeted[i], inPlace)
-		}
-		if err != nil {
+		var err error
+		if d.buf, err = appendRewrite(d.buf, p, c.newState[i], c.fleeted[i]); err != nil {
 			return fmt.Errorf("process: payload of event %s: %w", appendUUID(nil, c.ids[i]), err)
 		}
-		c.payloads[i] = p
+		d.ends = append(d.ends, len(d.buf))
 	}
+	c.payloads = d.slices(c.payloads[:0])
 	return nil
 }
