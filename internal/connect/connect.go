@@ -71,7 +71,8 @@ type Shared interface {
 }
 
 // Handle is one client's access to connections. It is used by one
-// goroutine.
+// goroutine at a time (in the runner's worker mode, by whichever worker
+// runs the client).
 type Handle interface {
 	// Get returns the connection for the next transaction and the time it
 	// took to get it; zero when the client's own session was reused.

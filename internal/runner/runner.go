@@ -193,13 +193,15 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	defer r.stopRun()
 	defer r.cancelOps()
 
-	// Ctrl-C cancels in-flight ops at once.
+	// Ctrl-C cancels in-flight ops at once, in the grace period too.
+	ran := make(chan struct{})
+	defer close(ran)
 	go func() {
 		select {
 		case <-ctx.Done():
 			r.stopRun()
 			r.cancelOps()
-		case <-r.stop.Done():
+		case <-ran:
 		}
 	}()
 
