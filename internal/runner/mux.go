@@ -94,11 +94,13 @@ func startMux(ctx context.Context, r *run, workers int, wg *sync.WaitGroup) {
 		return
 	}
 	unwatch := context.AfterFunc(r.stop, m.stop)
+	unwatchRamp := context.AfterFunc(r.ramping, m.endRamps)
 	for i := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer unwatch() // the clients have ended
+			defer unwatchRamp()
 			m.work(i)
 		}()
 	}
@@ -160,12 +162,17 @@ func (m *mux) run(c *client) {
 }
 
 // wait moves c on once d has passed: at once when d is not positive or
-// the run is stopping, with the error a sleep would return. byWorker says
+// the run is stopping (for a ramp time: or every iteration is claimed),
+// with the error a sleep would return. byWorker says
 // a worker calls it, which takes the next ready client itself.
 func (m *mux) wait(c *client, d time.Duration, byWorker bool) {
+	over := m.r.stop // what ends the wait early
+	if c.phase == muxRamp {
+		over = m.r.ramping
+	}
 	if d > 0 {
 		m.mu.Lock()
-		if !m.stopped {
+		if !m.stopped && over.Err() == nil {
 			c.sleeping = true
 			if c.wake == nil {
 				c.wake = time.AfterFunc(d, func() { m.woken(c) })
@@ -177,7 +184,7 @@ func (m *mux) wait(c *client, d time.Duration, byWorker bool) {
 		}
 		m.mu.Unlock()
 	}
-	m.advance(c, m.r.stop.Err(), byWorker)
+	m.advance(c, over.Err(), byWorker)
 }
 
 // woken is c's timer firing.
@@ -207,6 +214,25 @@ func (m *mux) stop() {
 	m.mu.Unlock()
 	for _, c := range woken {
 		m.advance(c, m.r.stop.Err(), false)
+	}
+}
+
+// endRamps ends the clients still waiting for their ramp time, as a
+// goroutine's ramp sleep ends: at the stop, or once every iteration is
+// claimed.
+func (m *mux) endRamps() {
+	var ended []*client
+	m.mu.Lock()
+	for _, c := range m.all {
+		if c.sleeping && c.phase == muxRamp {
+			c.sleeping = false
+			c.wake.Stop()
+			ended = append(ended, c)
+		}
+	}
+	m.mu.Unlock()
+	for _, c := range ended {
+		m.advance(c, m.r.ramping.Err(), false)
 	}
 }
 

@@ -155,6 +155,10 @@ type run struct {
 	claimed   atomic.Int64 // cycles claimed, for Iterations
 	stop      context.Context
 	stopRun   context.CancelFunc
+	// ramping ends the clients' waits for their ramp time: at the stop, or
+	// once every iteration is claimed (a client not started has none left).
+	ramping   context.Context
+	endRamp   context.CancelFunc
 	ops       context.Context // cancelled when in-flight ops must end
 	cancelOps context.CancelFunc
 
@@ -189,6 +193,8 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	workers := r.workers()
 	r.slow = newSlowest(r.steps, cmp.Or(workers, cfg.Clients)) // a shard per client, or per worker
 	r.stop, r.stopRun = context.WithCancel(context.Background())
+	r.ramping, r.endRamp = context.WithCancel(r.stop)
+	defer r.endRamp()
 	r.ops, r.cancelOps = context.WithCancel(context.Background())
 	defer r.stopRun()
 	defer r.cancelOps()
@@ -387,7 +393,7 @@ func (r *run) tick(out *Outcome, now time.Time) {
 // its own.
 func (r *run) client(id int) {
 	if r.cfg.Ramp > 0 && r.cfg.Clients > 1 {
-		if Sleep(r.stop, r.rampDelay(id)) != nil {
+		if Sleep(r.ramping, r.rampDelay(id)) != nil {
 			return
 		}
 	}
@@ -555,7 +561,11 @@ func (c *client) more() bool {
 		c.done++
 		return c.done <= c.cfg.Iterations
 	}
-	return c.claimed.Add(1) <= c.cfg.Iterations
+	n := c.claimed.Add(1)
+	if n >= c.cfg.Iterations {
+		c.endRamp()
+	}
+	return n <= c.cfg.Iterations
 }
 
 // scheduled takes the client's next start from the shared schedule. With a
