@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -24,6 +25,9 @@ func (driver) Open(ctx context.Context, sp target.Spec) (target.Target, error) {
 func (driver) Classify(err error) (target.Class, bool) {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
+		if poolerRefused(pgErr) {
+			return target.ClassConnectRefused, true
+		}
 		return classifySQLState(pgErr.Code), true
 	}
 	if pgconn.Timeout(err) {
@@ -73,15 +77,40 @@ func classifySQLState(code string) target.Class {
 	return target.ClassOther
 }
 
+// poolerRefusals are PgBouncer's messages to a client it turns away
+// before the client's query reached a server (at login, or while the
+// query waited for a server connection): the server login keeps failing
+// (for server_login_retry after a failed one, also once the server is
+// back), no server connection came in time, none could be made, too many
+// clients. They end the client's session (FATAL), yet nothing was sent
+// on. PgBouncer's "server conn crashed?" is not one: the server died
+// with the query.
+var poolerRefusals = []string{
+	"server login has been failing, try again later (server_login_retry)",
+	"query_wait_timeout",
+	"pgbouncer cannot connect to server",
+	"no more connections allowed (max_client_conn)",
+}
+
+// poolerRefused reports whether the error is a pooler's refusal of a
+// client whose query reached no server (see poolerRefusals).
+func poolerRefused(pgErr *pgconn.PgError) bool {
+	return slices.Contains(poolerRefusals, pgErr.Message)
+}
+
 // CommitOutcomeUnknown: a commit the server answered with an error did
 // not happen, unless the error says the completion is unknown or ended
-// the session.
+// the session; one a pooler refused before it reached a server did not
+// happen either.
 func (driver) CommitOutcomeUnknown(err error) (bool, bool) {
 	if errors.Is(err, errRolledBack) {
 		return false, true
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
+		if poolerRefused(pgErr) {
+			return false, true
+		}
 		return pgErr.Code == "40003" || // CockroachDB: statement completion unknown
 			pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC", true
 	}
