@@ -672,7 +672,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		// The server refuses or is away (restarting, overloaded): back off
 		// before this client's next try so it does not spin.
 		c.failed(target.Classify(err))
-		c.backOff(min(backoff(c.fails, c.rng)*5, 2*time.Second))
+		c.backOff(workload.ReconnectBackoff(c.fails, c.rng))
 		return 0, err
 	}
 	if waited > 0 && c.counted(getStart) {
@@ -699,7 +699,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			if c.counted(start) {
 				c.counts.retry(opIdx)
 			}
-			if Sleep(c.ops, backoff(try, c.rng)) != nil {
+			if Sleep(c.ops, workload.Backoff(try, c.rng)) != nil {
 				c.conns.Put(conn, true)
 				return try, errRunEnding
 			}
@@ -713,7 +713,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			// The same error again and again (a read-only or full disk, a
 			// missing table): back off so a broken server is not hammered.
 			if c.failed(class); c.fails >= repeatedFailures {
-				c.backOff(backoff(c.fails-repeatedFailures+1, c.rng))
+				c.backOff(workload.Backoff(c.fails-repeatedFailures+1, c.rng))
 			}
 		}
 		return try - 1, err
@@ -780,12 +780,4 @@ func breaksSession(c target.Class) bool {
 		return true
 	}
 	return false
-}
-
-// backoff is capped exponential backoff with full jitter: a random wait
-// in [0, min(1s, 10ms * 2^(try-1))].
-func backoff(try int, rng *rand.Rand) time.Duration {
-	limit := 10 * time.Millisecond << min(try-1, 10)
-	limit = min(limit, time.Second)
-	return time.Duration(rng.Int64N(int64(limit) + 1))
 }

@@ -45,7 +45,8 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 			return nil, fmt.Errorf("connecting signal worker %d of %d: %w: give fewer --signal-workers", i+1, len(ws), err)
 		}
 		ws[i] = &worker{w: w, id: i + 1, env: env, conn: c, wake: make(chan struct{}, 1),
-			rng: rand.New(rand.NewPCG(w.seed, uint64(1<<32+i))), timer: time.NewTimer(time.Hour)}
+			rng: rand.New(rand.NewPCG(w.seed, uint64(1<<32+i))), jitter: rand.New(rand.NewPCG(w.seed, uint64(2<<32+i))),
+			timer: time.NewTimer(time.Hour)}
 		ws[i].timer.Stop()
 	}
 	var next atomic.Uint64
@@ -176,12 +177,14 @@ type worker struct {
 	env     workload.BackgroundEnv
 	conn    target.Conn // nil after it broke, until reconnected
 	rng     *rand.Rand
+	jitter  *rand.Rand // the backoff's, apart from rng's handler failures
 	wake    chan struct{}
 	idling  atomic.Bool // waiting in idle, for a wake-up
 	wakeOne func()      // wakes a worker (after a backoff)
 	timer   *time.Timer
 	claimed []claimed
 	lost    bool // the session broke: the leases it held are to be given back
+	fails   int  // failures in a row (to connect, claim or apply), for the backoff
 }
 
 // claimed is a signal the worker leased.
@@ -202,7 +205,8 @@ func (k *worker) run(ctx context.Context) {
 		if k.conn == nil {
 			c, err := k.env.Connect(ctx)
 			if err != nil {
-				sleep(ctx, k.w.pollEvery)
+				k.fails++
+				sleep(ctx, workload.ReconnectBackoff(k.fails, k.jitter))
 				continue
 			}
 			k.conn = c
@@ -215,6 +219,7 @@ func (k *worker) run(ctx context.Context) {
 			k.failed(ctx, iClaim, err)
 			continue
 		}
+		k.fails = 0
 		for i := range k.claimed {
 			if ctx.Err() != nil || k.conn == nil {
 				break // what is left keeps its lease until it expires
@@ -378,8 +383,11 @@ func (k *worker) applyOnce(ctx context.Context, s *claimed, fail bool) (out outc
 	return applied, done+1 >= steps, nil
 }
 
-// failed counts an error of step, unless the run is ending, and drops a
-// broken session (the next loop reconnects).
+// failed counts an error of step, unless the run is ending, drops a
+// broken session (the next loop reconnects) and backs off as the runner's
+// clients do after failures in a row (workload.ReconnectBackoff), so that
+// a server that is away or refusing is not hammered: a session to a
+// pooler connects at once and fails its first query.
 func (k *worker) failed(ctx context.Context, step int, err error) {
 	if ctx.Err() != nil {
 		return // shutting down: not an error
@@ -390,9 +398,9 @@ func (k *worker) failed(ctx context.Context, step int, err error) {
 	if k.conn.Broken() {
 		k.conn.Close(context.Background())
 		k.conn, k.lost = nil, true
-		return
 	}
-	k.idle(ctx) // let the trouble pass before the next claim
+	k.fails++
+	sleep(ctx, workload.ReconnectBackoff(k.fails, k.jitter))
 }
 
 func (k *worker) record(step int, d time.Duration) {
