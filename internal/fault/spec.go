@@ -50,6 +50,17 @@ func (k Kind) Needs() Needs {
 	return NeedsNetwork
 }
 
+// thing is what the kind's fault is on, for the one-at-a-time rule: the
+// server (terminate-backends included: its sessions are the server's, and
+// a server that is down, hung or restarting has none to terminate), the
+// pooler or the network path.
+func (k Kind) thing() Needs {
+	if n := k.Needs(); n != NeedsSQL {
+		return n
+	}
+	return NeedsServer
+}
+
 // Spec is one --fault.
 type Spec struct {
 	At   time.Duration // since the measured window opened
@@ -196,7 +207,8 @@ func Check(faults []Spec, window time.Duration, poolers int) error {
 // checkOverlap refuses two faults on the same thing (the server, the
 // pooler, the network path) going on at once: a second black hole or
 // hang inside the first would end with either, a second kill would find
-// the server or pooler already down. Faults at the same instant overlap
+// the server or pooler already down, terminate-backends would find a
+// server down, hung or restarting. Faults at the same instant overlap
 // too; added latency without FOR, and a pooler killed without ARG, last
 // until the window ends. kill-pooler takes the poolers in turn, so in a
 // fleet kills of different poolers may overlap.
@@ -215,7 +227,7 @@ func checkOverlap(faults []Spec, window time.Duration, poolers int) error {
 			end = window
 		}
 		for j, f := range byAt[i+1:] {
-			same := f.Kind.Needs() == prev.Kind.Needs()
+			same := f.Kind.thing() == prev.Kind.thing()
 			if f.Kind == KillPooler && prev.Kind == KillPooler && f.At != prev.At {
 				same = kill[i+1+j]%poolers == kill[i]%poolers
 			}

@@ -77,6 +77,13 @@ func TestCheck(t *testing.T) {
 		{faults: []string{"5s:hang-server:5s", "9s:kill-server"}, window: 10 * time.Second, err: "give --fault 5s:hang-server:5s an earlier end (a shorter ARG)"},
 		{faults: []string{"3s:kill-server:2s", "4s:hang-server:1s"}, window: 10 * time.Second, err: "is going on (until 5s)"},
 		{faults: []string{"3s:blackhole:1s", "4s:blackhole:1s", "5s:kill-server:1s", "6s:reset"}, window: 10 * time.Second},
+		// terminate-backends is on the server too: not while it is down,
+		// hung or restarting, nor at the same instant
+		{faults: []string{"3s:kill-server:4s", "5s:terminate-backends"}, window: 10 * time.Second, err: "--fault 5s:terminate-backends starts while --fault 3s:kill-server:4s is going on (until 7s)"},
+		{faults: []string{"3s:hang-server:2s", "4s:terminate-backends"}, window: 10 * time.Second, err: "is going on (until 5s)"},
+		{faults: []string{"3s:restart-server", "3s:terminate-backends"}, window: 10 * time.Second, err: "start it at 4s or later"},
+		{faults: []string{"3s:terminate-backends", "3s:terminate-backends"}, window: 10 * time.Second, err: "start it at 4s or later"},
+		{faults: []string{"3s:kill-server:2s", "5s:terminate-backends", "6s:restart-server", "8s:blackhole:1s"}, window: 10 * time.Second},
 		{window: 0},
 	}
 	for _, c := range cases {
