@@ -26,7 +26,11 @@ func (a *app) serveMetrics(addr string) (*liveMetrics, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--metrics-addr: %w", err)
 	}
-	a.status("metrics on " + srv.URL() + " (updated every --progress interval)")
+	where := ""
+	if srv.EveryInterface() {
+		where = "every interface; "
+	}
+	a.status("metrics on " + srv.URL() + " (" + where + "updated every --progress interval)")
 	return &liveMetrics{m: m, srv: srv}, nil
 }
 

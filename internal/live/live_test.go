@@ -339,6 +339,26 @@ func TestServer(t *testing.T) {
 	}
 }
 
+// TestURLSaysWhereItListens: an address without a host listens on every
+// interface, and the URL says so ([::] or 0.0.0.0), not localhost; a
+// host given is the URL's.
+func TestURLSaysWhereItListens(t *testing.T) {
+	for addr, prefix := range map[string]string{":0": "", "0.0.0.0:0": "http://0.0.0.0:", "localhost:0": "http://localhost:", "127.0.0.1:0": "http://127.0.0.1:"} {
+		s, err := Listen(addr, New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		url, every := s.URL(), s.EveryInterface()
+		s.Close()
+		if prefix == "" && !strings.HasPrefix(url, "http://[::]:") && !strings.HasPrefix(url, "http://0.0.0.0:") || !strings.HasPrefix(url, prefix) || strings.HasSuffix(url, ":0/metrics") {
+			t.Errorf("Listen(%q): URL %s", addr, url)
+		}
+		if want := addr == ":0" || addr == "0.0.0.0:0"; every != want {
+			t.Errorf("Listen(%q): EveryInterface %v, want %v", addr, every, want)
+		}
+	}
+}
+
 func TestListenBusyPort(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

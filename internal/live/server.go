@@ -33,6 +33,7 @@ func ParseAddr(addr string) (host string, port int, err error) {
 // Server serves Metrics over HTTP at /metrics.
 type Server struct {
 	ln   net.Listener
+	host string // as given to Listen ("" for every interface)
 	http *http.Server
 	done chan struct{}
 }
@@ -40,7 +41,8 @@ type Server struct {
 // Listen listens on addr and serves m at /metrics until Close. A busy or
 // forbidden address is an error that says what to do.
 func Listen(addr string, m *Metrics) (*Server, error) {
-	if _, _, err := ParseAddr(addr); err != nil {
+	host, _, err := ParseAddr(addr)
+	if err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -57,7 +59,7 @@ func Listen(addr string, m *Metrics) (*Server, error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "txnbench: Prometheus metrics are at /metrics")
 	})
-	s := &Server{ln: ln, done: make(chan struct{}),
+	s := &Server{ln: ln, host: host, done: make(chan struct{}),
 		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 	go func() {
 		defer close(s.done)
@@ -81,14 +83,24 @@ func listenError(addr string, err error) error {
 // Addr is the address listened on, with the real port.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
-// URL is where the metrics are; an unspecified host (all interfaces)
-// shows as localhost.
+// URL is where the metrics are: at the host given to Listen, or, when it
+// gave none, the address listened on as the system reports it ([::] or
+// 0.0.0.0: every interface), with the real port.
 func (s *Server) URL() string {
 	host, port, _ := net.SplitHostPort(s.ln.Addr().String())
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		host = "localhost"
+	if s.host != "" {
+		host = s.host
 	}
 	return "http://" + net.JoinHostPort(host, port) + "/metrics"
+}
+
+// EveryInterface reports whether the server listens on every interface
+// (an empty or unspecified host), which anyone who reaches the machine
+// can scrape.
+func (s *Server) EveryInterface() bool {
+	host, _, _ := net.SplitHostPort(s.ln.Addr().String())
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
 }
 
 // Close stops serving: scrapes in progress get a few seconds to finish.
