@@ -119,16 +119,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 // exitNow ends txnbench on a second interrupt: the servers and poolers it
-// started are killed, not shut down, and nothing more is printed or saved.
+// started are killed, not shut down, their directories (also those of
+// one still being set up) removed, and nothing more is printed or saved.
 func (a *app) exitNow() {
 	close(a.exiting)
 	if started := localdb.Running(); len(started) > 0 {
 		a.status("interrupted again: stopping the servers txnbench started (" + strings.Join(started, ", ") + ") and exiting")
-		if err := localdb.KillAll(); err != nil {
-			a.printErr(err.Error())
-		}
 	} else {
 		a.status("interrupted again: exiting")
+	}
+	if err := localdb.KillAll(); err != nil {
+		a.printErr(err.Error())
 	}
 	os.Exit(ExitInterrupted)
 }

@@ -212,7 +212,7 @@ func (c *Cluster) initdb(ctx context.Context) error {
 	// initdb runs postgres in single-user mode as its own child: kill both.
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Run(); err != nil {
+	if err := runGroup(cmd); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("initdb interrupted: %w", ctx.Err())
 		}

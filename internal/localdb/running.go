@@ -6,13 +6,58 @@ import (
 	"os/exec"
 	"sort"
 	"sync"
+	"syscall"
+	"time"
 )
 
 // running is every process this package started that has not exited, with
-// its directory, so that a second interrupt can stop them at once.
+// its directory, every temporary directory it made and has not removed,
+// and the process groups of the commands it runs to set one up (initdb),
+// so that a second interrupt can stop them and remove the directories at
+// once, also in the middle of a start.
 var running struct {
-	mu    sync.Mutex
-	procs map[*server]string
+	mu     sync.Mutex
+	procs  map[*server]string
+	dirs   map[string]bool
+	groups map[int]bool
+}
+
+// own records dir, a temporary directory just made, until disown.
+func own(dir string) {
+	running.mu.Lock()
+	defer running.mu.Unlock()
+	if running.dirs == nil {
+		running.dirs = map[string]bool{}
+	}
+	running.dirs[dir] = true
+}
+
+// disown forgets dir, removed.
+func disown(dir string) {
+	running.mu.Lock()
+	defer running.mu.Unlock()
+	delete(running.dirs, dir)
+}
+
+// runGroup runs cmd, started in a process group of its own (Setpgid),
+// recording the group while it runs so that KillAll kills it too.
+func runGroup(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	pgid := cmd.Process.Pid
+	running.mu.Lock()
+	if running.groups == nil {
+		running.groups = map[int]bool{}
+	}
+	running.groups[pgid] = true
+	running.mu.Unlock()
+	defer func() {
+		running.mu.Lock()
+		delete(running.groups, pgid)
+		running.mu.Unlock()
+	}()
+	return cmd.Wait()
 }
 
 // reap makes the server for a started cmd, tracks it until it exits and
@@ -55,18 +100,46 @@ func KillAll() error {
 	killingAll.Store(true) // supervision must not start them again
 	running.mu.Lock()
 	procs := make(map[*server]string, len(running.procs))
+	dirs := map[string]bool{}
 	for s, dir := range running.procs {
 		procs[s] = dir
+		dirs[dir] = true
+	}
+	for dir := range running.dirs {
+		dirs[dir] = true
+	}
+	groups := make([]int, 0, len(running.groups))
+	for g := range running.groups {
+		groups = append(groups, g)
 	}
 	running.mu.Unlock()
+	for _, g := range groups {
+		_ = syscall.Kill(-g, syscall.SIGKILL)
+	}
 	var first error
-	for s, dir := range procs {
+	for s := range procs {
 		if err := killServer(s); err != nil && first == nil {
 			first = err
 		}
-		if err := os.RemoveAll(dir); err != nil && first == nil {
+	}
+	for dir := range dirs {
+		if err := removeKilled(dir); err != nil && first == nil {
 			first = fmt.Errorf("removing %s: %w: remove it by hand (rm -rf %s)", dir, err, dir)
 		}
 	}
 	return first
+}
+
+// removeKilled removes dir, trying again for a moment: a process killed
+// a moment ago may finish a write into it first.
+func removeKilled(dir string) error {
+	var err error
+	for try := 0; try < 20; try++ {
+		if err = os.RemoveAll(dir); err == nil {
+			disown(dir)
+			return nil
+		}
+		time.Sleep(pollInterval)
+	}
+	return err
 }

@@ -85,6 +85,8 @@ func (p *supervised) Stop() error {
 	}
 	if err := os.RemoveAll(p.dir); err != nil {
 		errs = append(errs, fmt.Errorf("removing %s: %w: remove it by hand (rm -rf %s)", p.dir, err, p.dir))
+	} else {
+		disown(p.dir)
 	}
 	return errors.Join(errs...)
 }
@@ -133,7 +135,8 @@ func (p *supervised) firstStart(ctx context.Context, want int) error {
 }
 
 // tempDir creates a temporary directory named prefix followed by random
-// characters and returns its absolute path.
+// characters and returns its absolute path. KillAll removes it until
+// Stop has.
 func tempDir(prefix string) (string, error) {
 	dir, err := os.MkdirTemp(os.TempDir(), prefix+"*")
 	if err != nil {
@@ -142,6 +145,7 @@ func tempDir(prefix string) (string, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
+	own(dir)
 	return dir, nil
 }
 
