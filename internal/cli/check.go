@@ -31,6 +31,52 @@ func checkOutFile(flag, path string) error {
 	return checkWritableDir(flag, path, dir)
 }
 
+// outFile is an output flag and the file it names ("" when not given).
+type outFile struct{ flag, path string }
+
+// checkOutFiles checks each given output file (checkOutFile) and refuses
+// two flags naming the same file, by any path (a symbolic or hard link
+// too): the second written would replace the first.
+func checkOutFiles(outs ...outFile) error {
+	type seen struct {
+		outFile
+		key string
+		st  os.FileInfo
+	}
+	var given []seen
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		if err := checkOutFile(o.flag, o.path); err != nil {
+			return err
+		}
+		s := seen{outFile: o, key: samePathKey(o.path)}
+		s.st, _ = os.Stat(o.path)
+		for _, g := range given {
+			if g.key == s.key || (g.st != nil && s.st != nil && os.SameFile(g.st, s.st)) {
+				return usage(fmt.Errorf("%s %s and %s %s name the same file, which the second would replace: give each output its own file", g.flag, g.path, o.flag, o.path))
+			}
+		}
+		given = append(given, s)
+	}
+	return nil
+}
+
+// samePathKey is path made absolute with its directory's symbolic links
+// resolved: two paths to one file, existing or not, have the same key.
+func samePathKey(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	dir, base := filepath.Split(abs)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return filepath.Join(dir, base)
+}
+
 // checkOutTree refuses an output directory that could not be made or
 // written: one that is a file, or under a file, or in a directory where
 // nothing may be written. Missing parents are fine (they are made).

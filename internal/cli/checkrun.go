@@ -33,6 +33,9 @@ Exit status: 0 invariants OK, 3 violated, 2 an unknown run, 1 shards not
 finished (or the database unreachable).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkRunID("RUN_ID", args[0]); err != nil {
+				return err
+			}
 			if !target.IsServerURL(db) {
 				return usage(errors.New("--db: give the postgres:// URL of the database the shards ran against"))
 			}

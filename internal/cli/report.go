@@ -33,13 +33,8 @@ without a network.
 			if len(files) == 0 {
 				return usage(errors.New("no result files given: txnbench report RESULT.json..."))
 			}
-			for _, o := range []struct{ flag, path string }{{"--html", html}, {"--json", out}} {
-				if o.path == "" {
-					continue
-				}
-				if err := checkOutFile(o.flag, o.path); err != nil {
-					return err
-				}
+			if err := checkOutFiles(outFile{"--html", html}, outFile{"--json", out}); err != nil {
+				return err
 			}
 			if path, ok := studyPath(files); ok {
 				if len(files) > 1 {
@@ -61,6 +56,9 @@ without a network.
 			m, err := result.Merge(rs)
 			if inc := (*result.Incomparable)(nil); errors.As(err, &inc) {
 				inc.Names = files
+			}
+			if same := (*result.SamePart)(nil); errors.As(err, &same) {
+				same.Names = files
 			}
 			if err != nil {
 				return usage(err)
@@ -102,9 +100,9 @@ func studyPath(files []string) (string, bool) {
 		if st, err := os.Stat(f); err == nil && st.IsDir() {
 			return filepath.Join(f, "study.json"), true
 		}
-		b, err := os.ReadFile(f)
+		b, err := result.ReadFile(f)
 		if err != nil {
-			continue
+			continue // result.Load says why
 		}
 		var head struct {
 			Format string `json:"format"`
@@ -172,7 +170,7 @@ func (a *app) reportStudy(path, html string) error {
 
 // loadStudy reads a study.json.
 func loadStudy(path string) (*study.Summary, error) {
-	b, err := os.ReadFile(path)
+	b, err := result.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && filepath.Base(path) == "study.json" {
 			return nil, fmt.Errorf("%s does not exist: give a study's directory (written by txnbench study --out) or its study.json", path)

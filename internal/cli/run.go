@@ -154,6 +154,9 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if err := validatePoolers(f.pooler); err != nil {
 		return usage(err)
 	}
+	if sp, _ := target.ParseSpec(f.db); f.pooler.Via == job.ViaPgBouncer && sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL {
+		return usage(job.ErrPgBouncerNeedsServer)
+	}
 	switch f.telemetry {
 	case "on", "off":
 		f.tel.Off = f.telemetry == "off"
@@ -171,15 +174,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 			return usage(fmt.Errorf("--metrics-addr %q: %w", f.metricsAddr, err))
 		}
 	}
-	for _, out := range []struct{ flag, path string }{{"--json", f.json}, {"--html", f.html}, {"--cpu-profile", f.profile}} {
-		if out.path == "" {
-			continue
-		}
-		if err := checkOutFile(out.flag, out.path); err != nil {
-			return err
-		}
-	}
-	return nil
+	return checkOutFiles(outFile{"--json", f.json}, outFile{"--html", f.html}, outFile{"--cpu-profile", f.profile})
 }
 
 // runCommand builds "run" (or "init") with one subcommand per workload.

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/job"
@@ -68,6 +70,11 @@ func (f *shardFlags) resolve(fs *pflag.FlagSet, rf *runFlags, name string, w wor
 	case spec == "":
 		spec, from = os.Getenv("TXNBENCH_SHARD"), "TXNBENCH_SHARD"
 	}
+	if fs.Changed("run-id") {
+		if err := checkRunID("--run-id", f.runID); err != nil {
+			return err
+		}
+	}
 	if spec == "" {
 		if fs.Changed("run-id") {
 			return usage(errors.New("--run-id names a split run: add --shard I/N"))
@@ -123,4 +130,33 @@ func settingsKey(rf *runFlags, settings map[string]any, shards int) string {
 		fmt.Fprintf(h, " %s=%v", k, settings[k])
 	}
 	return fmt.Sprintf("%08x", h.Sum32())
+}
+
+// maxRunID is the longest run id taken, in bytes.
+const maxRunID = 128
+
+// checkRunID refuses a run id that would garble the lines and tables
+// that show it: one with a control character (a newline, an escape
+// sequence) or longer than maxRunID. Its errors show the id quoted and
+// cut short.
+func checkRunID(what, id string) error {
+	switch {
+	case id == "":
+		return usage(fmt.Errorf("%s is empty: give the split run's id, e.g. train-events-7", what))
+	case strings.ContainsFunc(id, func(r rune) bool { return !unicode.IsPrint(r) }) || !utf8.ValidString(id):
+		return usage(fmt.Errorf("%s %s holds a control character (a newline or an escape, say): give printable characters only, e.g. train-events-7", what, quoteShort(id)))
+	case len(id) > maxRunID:
+		return usage(fmt.Errorf("%s %s is %d bytes long: give at most %d", what, quoteShort(id), len(id), maxRunID))
+	}
+	return nil
+}
+
+// quoteShort quotes s for a one-line message (control characters
+// escaped), its first 32 characters and "..." when it is longer.
+func quoteShort(s string) string {
+	const most = 32
+	if r := []rune(s); len(r) > most {
+		return strconv.Quote(string(r[:most])) + "..."
+	}
+	return strconv.Quote(s)
 }

@@ -61,7 +61,7 @@ func Load(path string) (*Input, error) {
 			return nil, fmt.Errorf("%s holds neither suite.json nor study.json: give a result JSON, a study or suite directory, or its JSON file", path)
 		}
 	}
-	b, err := os.ReadFile(file)
+	b, err := result.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func suiteUnits(file string, b []byte) ([]Unit, error) {
 			if st, err := os.Stat(sf); err == nil && st.IsDir() {
 				sf = filepath.Join(sf, "study.json")
 			}
-			sb, err := os.ReadFile(sf)
+			sb, err := result.ReadFile(sf)
 			if err != nil {
 				return nil, fmt.Errorf("%s, scenario %s: %w (keep suite.json beside its study directories)", file, sc.Name, err)
 			}

@@ -3,6 +3,7 @@ package job
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -13,12 +14,16 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 )
 
+// ErrPgBouncerNeedsServer refuses --via pgbouncer in front of an embedded
+// database.
+var ErrPgBouncerNeedsServer = errors.New("--via pgbouncer needs a PostgreSQL server: use --db temp-postgres or a postgres:// URL")
+
 // startPoolers starts the throwaway PgBouncers of --via pgbouncer in front
 // of db's server, sized for clients (--poolers N: N of them behind a
 // throwaway HAProxy), and makes db's target the fleet's one address.
 func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error {
 	if db.Dialect().Embedded {
-		return fmt.Errorf("--via pgbouncer needs a PostgreSQL server: use --db temp-postgres or a postgres:// URL")
+		return ErrPgBouncerNeedsServer
 	}
 	backend := s.DB
 	if db.cluster != nil {

@@ -24,6 +24,39 @@ func (e *Incomparable) Error() string {
 	return fmt.Sprintf("cannot merge: %s differs (%s in %s, %s in %s); merge parts of one run only", e.Setting, e.ValueA, a, e.ValueB, b)
 }
 
+// SamePart is Merge's refusal of one part of a run given twice (one file
+// named twice, by any path, or a copy of it): results A and B (indexes
+// into Merge's argument) started at the same instant on the same machine
+// with the same seed. Merging them would count every op twice. Names,
+// when set, name the results (their files).
+type SamePart struct {
+	A, B  int
+	Names []string
+}
+
+func (e *SamePart) Error() string {
+	a, b := fmt.Sprintf("result %d", e.A+1), fmt.Sprintf("result %d", e.B+1)
+	if e.A < len(e.Names) && e.B < len(e.Names) {
+		a, b = e.Names[e.A], e.Names[e.B]
+	}
+	return fmt.Sprintf("cannot merge: %s and %s are the same part of a run (same start, machine and seed), which would count it twice: give each part once", a, b)
+}
+
+// samePart returns a *SamePart for the first two results that are one
+// part of a run. Shards of a split run are told apart by their index
+// (sameRun refuses one given twice).
+func samePart(rs []*Result) error {
+	for i, a := range rs {
+		for j := i + 1; j < len(rs); j++ {
+			b := rs[j]
+			if len(a.Shards) == 0 && len(b.Shards) == 0 && !a.Started.IsZero() && a.Started.Equal(b.Started) && a.Machine.Hostname == b.Machine.Hostname && a.Config.Seed == b.Config.Seed {
+				return &SamePart{A: i, B: j}
+			}
+		}
+	}
+	return nil
+}
+
 // Comparable returns an *Incomparable unless every result ran the same
 // workload with the same workload settings against the same kind of
 // database (dialect): then they can be parts of one run. Clients, seeds,

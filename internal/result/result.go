@@ -303,7 +303,7 @@ func (r *Result) Save(path string) error {
 
 // Load reads a result saved by Save.
 func Load(path string) (*Result, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -367,13 +367,16 @@ func (r *Result) setKinds() {
 // over the merged executions. Results that
 // did not overlap in time are refused: adding their throughputs would
 // describe a load that never happened. So are results that are not parts
-// of one run (see Comparable).
+// of one run (see Comparable), and one part given twice (see SamePart).
 func Merge(rs []*Result) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
 	if len(rs) == 1 {
 		return rs[0], nil
+	}
+	if err := samePart(rs); err != nil {
+		return nil, err
 	}
 	if err := Comparable(rs); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,10 +64,16 @@ func intervalOp(t *testing.T, name string, retries, errs int64, msValues ...floa
 
 var t0 = time.Date(2025, 12, 5, 10, 0, 0, 0, time.UTC)
 
+// samples counts sample's results: each starts a nanosecond after the
+// one before, so that two are two parts of a run, not one part twice
+// (which Merge refuses).
+var samples atomic.Int64
+
 // sample builds a complete result; scale shifts its latencies so two
 // samples hold different values.
 func sample(t *testing.T, scale float64, clients int, ok bool) *result.Result {
 	t.Helper()
+	started := t0.Add(time.Duration(samples.Add(1)))
 	s := func(v []float64) []float64 {
 		out := make([]float64, len(v))
 		for i := range v {
@@ -90,7 +97,7 @@ func sample(t *testing.T, scale float64, clients int, ok bool) *result.Result {
 		},
 		Server:    result.Server{Dialect: "PostgreSQL", Version: "15.18", Banner: "PostgreSQL 15.18 on x86_64"},
 		Machine:   result.Machine{Hostname: "bench1", OS: "linux", Arch: "amd64", CPUs: 2},
-		Started:   t0,
+		Started:   started,
 		Ended:     t0.Add(65 * time.Second),
 		MeasuredS: 60,
 		Ops: []result.Op{

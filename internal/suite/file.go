@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/txnbench/txnbench/internal/result"
 	"gopkg.in/yaml.v3"
 )
 
@@ -156,7 +156,7 @@ var refused = map[string]string{
 
 // Load reads and checks a suite file; see Parse.
 func Load(path string, check func(Entry) error) (*File, error) {
-	b, err := os.ReadFile(path)
+	b, err := result.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("suite file: %w", err)
 	}
