@@ -19,6 +19,10 @@ const maxFileSizeText = "1 GiB"
 // a pipe may never end) of at most MaxFileSize. Every loader of such
 // files reads through it.
 func ReadFile(path string) ([]byte, error) {
+	// Look before opening: opening a named pipe waits for a writer.
+	if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (a device or a pipe): give a file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
