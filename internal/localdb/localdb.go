@@ -171,10 +171,20 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 }
 
 // URL returns the connection URL of the cluster's postgres superuser,
-// with its password: mask it (target.MaskURL) wherever it is shown.
+// with its password: mask it (target.MaskURL) wherever it is shown. It
+// requires SCRAM (scramOnly).
 func (c *Cluster) URL() string {
-	return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable", c.password, c.Port())
+	return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable&%s", c.password, c.Port(), scramOnly)
 }
+
+// scramOnly is the URL parameter of every throwaway service's clients
+// (libpq's require_auth, which pgx honours): they log in only by
+// SCRAM-SHA-256 and check the server's signature, so they send no
+// password when a server asks for a cleartext one or an MD5 hash, and go
+// no further with one that lets them in unasked. While a service is down
+// its port is free: a process of another local user that takes it learns
+// nothing from them and cannot pass for the service.
+const scramOnly = "require_auth=scram-sha-256"
 
 // Password returns the postgres superuser's password, for clients that take
 // it apart from a URL (PGPASSWORD, a PgBouncer's backend). The server

@@ -284,14 +284,15 @@ func (b *Bouncer) setup(u *runAs, version string) error {
 
 // URL returns the URL clients use to reach database dbname through
 // PgBouncer, as BouncerOptions.BackendUser with this PgBouncer's password:
-// mask it (target.MaskURL) wherever it is shown.
+// mask it (target.MaskURL) wherever it is shown. It requires SCRAM
+// (scramOnly).
 func (b *Bouncer) URL(dbname string) string {
 	u := url.URL{
 		Scheme:   "postgres",
 		User:     url.UserPassword(b.o.BackendUser, b.password),
 		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port())),
 		Path:     "/" + dbname,
-		RawQuery: "sslmode=disable",
+		RawQuery: "sslmode=disable&" + scramOnly,
 	}
 	return u.String()
 }

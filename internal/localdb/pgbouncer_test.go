@@ -176,10 +176,10 @@ func TestPgBouncer(t *testing.T) {
 		if p := b.Port(); p < portMin || p > portMax {
 			t.Errorf("Port() = %d, want %d-%d", p, portMin, portMax)
 		}
-		if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/bench?sslmode=disable", b.password, b.Port()); b.URL("bench") != want {
+		if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/bench?sslmode=disable&require_auth=scram-sha-256", b.password, b.Port()); b.URL("bench") != want {
 			t.Errorf("URL(bench) = %q, want %q", b.URL("bench"), want)
 		}
-		if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/pgbouncer?sslmode=disable", b.password, b.Port()); b.AdminURL() != want {
+		if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/pgbouncer?sslmode=disable&require_auth=scram-sha-256", b.password, b.Port()); b.AdminURL() != want {
 			t.Errorf("AdminURL() = %q, want %q", b.AdminURL(), want)
 		}
 		if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(b.Version()) {
