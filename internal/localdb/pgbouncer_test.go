@@ -51,7 +51,7 @@ func psql(t *testing.T, bin, url, sql string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-X", url, "-Atc", sql)
+	cmd := exec.CommandContext(ctx, bin, "-X", libpqURL(url), "-Atc", sql)
 	cmd.Env = append(childEnv(), "PGCONNECT_TIMEOUT=10")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -60,13 +60,17 @@ func psql(t *testing.T, bin, url, sql string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// libpqURL is url for libpq 15's psql, which does not know require_auth
+// (libpq 16 does).
+func libpqURL(url string) string { return strings.Replace(url, "&"+scramOnly, "", 1) }
+
 // psqlTable runs sql with psql and returns its rows as maps from column
 // name to value.
 func psqlTable(t *testing.T, bin, url, sql string) []map[string]string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-X", url, "-A", "-F", "\t", "-P", "footer=off", "-c", sql)
+	cmd := exec.CommandContext(ctx, bin, "-X", libpqURL(url), "-A", "-F", "\t", "-P", "footer=off", "-c", sql)
 	cmd.Env = append(childEnv(), "PGCONNECT_TIMEOUT=10")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
