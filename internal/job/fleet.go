@@ -32,9 +32,17 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	port, _ := strconv.Atoi(cmp.Or(u.Port(), "5432"))
 	password, _ := u.User.Password()
 	dbname := cmp.Or(strings.TrimPrefix(u.Path, "/"), u.User.Username())
+	host := u.Hostname()
+	if db.cluster != nil && db.cluster.SocketDir() != "" {
+		// PgBouncer sends the server's password in whatever form the
+		// server asks for: on the cluster's Unix socket, in a directory
+		// only its user enters, nothing else can ask, as a process of
+		// another user could on the TCP port while the server is down.
+		host = db.cluster.SocketDir()
+	}
 	n := max(s.Pooler.Poolers, 1)
 	f, err := localdb.StartFleet(ctx, localdb.FleetOptions{Size: n, Bouncer: localdb.BouncerOptions{
-		Bin: s.Pooler.Bin, BackendHost: u.Hostname(), BackendPort: port,
+		Bin: s.Pooler.Bin, BackendHost: host, BackendPort: port,
 		BackendUser: u.User.Username(), BackendPassword: password,
 		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: clients + backgroundSessions(s.Workload) + 50,
 	}})

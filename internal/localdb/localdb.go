@@ -72,6 +72,7 @@ type Cluster struct {
 	user       *runAs   // nil: run as ourselves
 	log        *serverLog
 	password   string // the postgres superuser's, new for each cluster
+	socketDir  string // where its Unix socket is; "" when TCP only
 }
 
 // server is one postmaster (or pgbouncer) process and its reaper.
@@ -150,6 +151,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	c.log = newServerLog(filepath.Join(c.dataDir, logFileName), u, o.Log)
 	c.args = []string{"-c", "listen_addresses=127.0.0.1"}
 	if len(dir)+len("/.s.PGSQL.65535") <= maxSocketPath {
+		c.socketDir = dir
 		c.args = append(c.args, "-c", "unix_socket_directories="+quoteDirList(dir))
 	} else {
 		// Too long for a Unix socket: TCP only.
@@ -190,6 +192,13 @@ const scramOnly = "require_auth=scram-sha-256"
 // it apart from a URL (PGPASSWORD, a PgBouncer's backend). The server
 // accepts nobody without it (scram-sha-256, also on its Unix socket).
 func (c *Cluster) Password() string { return c.password }
+
+// SocketDir returns the directory of the server's Unix socket (its
+// temporary directory, which only the server's user may enter), or ""
+// when the path would be too long for a socket and the server listens on
+// TCP only. No other local user can take the socket's place while the
+// server is down, as one can take a free TCP port.
+func (c *Cluster) SocketDir() string { return c.socketDir }
 
 // Dir returns the cluster's temporary directory; the data directory is
 // Dir()/data.
