@@ -429,20 +429,11 @@ func accepting(pid, port int) bool {
 // port, from /proc/net/tcp and /proc/PID/fd; known is false when /proc
 // cannot tell.
 func listensOn(pid, port int) (owns, known bool) {
-	tcp, err := os.ReadFile("/proc/net/tcp")
-	if err != nil {
+	socks := listeningSockets(port)
+	if socks == nil {
 		return false, false
 	}
-	suffix := fmt.Sprintf(":%04X", port)
-	inodes := map[string]bool{}
-	for _, line := range strings.Split(string(tcp), "\n") {
-		// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-		f := strings.Fields(line)
-		if len(f) >= 10 && strings.HasSuffix(f[1], suffix) && f[3] == "0A" {
-			inodes["socket:["+f[9]+"]"] = true
-		}
-	}
-	if len(inodes) == 0 {
+	if len(socks) == 0 {
 		return false, true
 	}
 	fdDir := "/proc/" + strconv.Itoa(pid) + "/fd"
@@ -452,8 +443,10 @@ func listensOn(pid, port int) (owns, known bool) {
 		return false, !alive(pid, 0)
 	}
 	for _, e := range ents {
-		if link, err := os.Readlink(filepath.Join(fdDir, e.Name())); err == nil && inodes[link] {
-			return true, true
+		if link, err := os.Readlink(filepath.Join(fdDir, e.Name())); err == nil {
+			if _, ok := socks[link]; ok {
+				return true, true
+			}
 		}
 	}
 	return false, true
