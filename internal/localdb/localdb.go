@@ -131,7 +131,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		version:    version,
 		user:       u,
 	}
-	if c.password, err = newPassword(); err != nil {
+	if c.password, err = NewPassword(); err != nil {
 		return nil, err
 	}
 	c.start = c.startServer

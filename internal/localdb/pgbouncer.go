@@ -270,7 +270,7 @@ func (b *Bouncer) setup(u *runAs, version string) error {
 	// connection string, so clients never learn it.
 	if b.password = b.o.Password; b.password == "" {
 		var err error
-		if b.password, err = newPassword(); err != nil {
+		if b.password, err = NewPassword(); err != nil {
 			return err
 		}
 	}
