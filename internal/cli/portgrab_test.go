@@ -24,9 +24,10 @@ type impostorReport struct {
 // impostorMain is the test binary as another local user's fake server
 // (TXNBENCH_IMPOSTOR_PORT): it tries to bind 127.0.0.1:PORT every 2 ms
 // until it gets the port (the service on it went down), serves
-// testutil.Impostor on it for TXNBENCH_IMPOSTOR_HOLD, asking for a
-// cleartext password, an MD5 hash or nothing in turn, then lets the port go
-// and prints what it saw as JSON.
+// testutil.Impostor on it until three clients came or for
+// TXNBENCH_IMPOSTOR_HOLD at most, asking for a cleartext password, an MD5
+// hash or nothing in turn, then lets the port go and prints what it saw as
+// JSON.
 func impostorMain(port string) int {
 	hold, err := time.ParseDuration(os.Getenv("TXNBENCH_IMPOSTOR_HOLD"))
 	if err != nil {
@@ -42,7 +43,11 @@ func impostorMain(port string) int {
 		}
 		rep.Bound = true
 		im := testutil.ServeImpostor(ln, []int{testutil.AuthCleartext, testutil.AuthMD5, testutil.AuthOk})
-		time.Sleep(hold)
+		// Three clients (one of each request) are enough: letting go
+		// early leaves the restart its port however slow the machine.
+		for end := time.Now().Add(hold); time.Now().Before(end) && im.Startups() < 3; {
+			time.Sleep(10 * time.Millisecond)
+		}
 		ln.Close()
 		time.Sleep(200 * time.Millisecond) // the last clients' messages
 		rep.Startups, rep.Sent = im.Startups(), im.Sent()
@@ -72,22 +77,22 @@ func TestFreedPortGivesNothingAway(t *testing.T) {
 		port  string // the line naming the port the fault frees
 		fault string
 	}{
-		{"kill-server", nil, server, "2s:kill-server:4s"},
-		{"kill-server-via-pgbouncer", []string{"--via", "pgbouncer"}, server, "2s:kill-server:4s"},
-		{"kill-pooler", []string{"--via", "pgbouncer"}, pooler, "2s:kill-pooler:4s"},
+		{"kill-server", nil, server, "2s:kill-server:5s"},
+		{"kill-server-via-pgbouncer", []string{"--via", "pgbouncer"}, server, "2s:kill-server:5s"},
+		{"kill-pooler", []string{"--via", "pgbouncer"}, pooler, "2s:kill-pooler:5s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(testutil.Artifacts(t), c.name+".json")
-			args := append([]string{"run", "train-events", "--db", "temp-postgres", "--clients", "3", "--duration", "8s",
+			args := append([]string{"run", "train-events", "--db", "temp-postgres", "--clients", "3", "--duration", "9s",
 				"--progress", "1s", "--fault", c.fault, "--json", out}, quick...)
 			cmd, stdout, stderr := startTxnbench(t, append(args, c.args...)...)
 			waitFor(t, stderr, 0, c.port)
 			port := regexp.MustCompile(c.port).FindStringSubmatch(stderr.String())[1]
 
-			// The fault leaves the service down 4 s; the impostor lets the
-			// port go 2 s after it got it, before the restart.
+			// The fault leaves the service down 5 s; the impostor lets the
+			// port go at most 3 s after it got it, before the restart.
 			im := nobodyCommand(t)
-			im.Env = append(im.Env, "TXNBENCH_IMPOSTOR_PORT="+port, "TXNBENCH_IMPOSTOR_HOLD=2s")
+			im.Env = append(im.Env, "TXNBENCH_IMPOSTOR_PORT="+port, "TXNBENCH_IMPOSTOR_HOLD=3s")
 			imOut := &syncBuffer{}
 			im.Stdout, im.Stderr = imOut, imOut
 			if err := im.Start(); err != nil {
