@@ -189,7 +189,7 @@ func (c *Cluster) URL() string {
 const scramOnly = "require_auth=scram-sha-256"
 
 // Password returns the postgres superuser's password, for clients that take
-// it apart from a URL (PGPASSWORD, a PgBouncer's backend). The server
+// it apart from a URL (PGPASSWORD). The server
 // accepts nobody without it (scram-sha-256, also on its Unix socket).
 func (c *Cluster) Password() string { return c.password }
 
