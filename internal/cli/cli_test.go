@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("TXNBENCH_CLI_MAIN") == "1" {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	if port := os.Getenv("TXNBENCH_IMPOSTOR_PORT"); port != "" {
+		os.Exit(impostorMain(port))
+	}
 	os.Exit(m.Run())
 }
 

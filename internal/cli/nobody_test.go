@@ -17,6 +17,23 @@ import (
 // directory of nobody's own. It needs root (CI runs as root).
 func runAsNobody(t *testing.T, cwd string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	cmd := nobodyCommand(t, args...)
+	cmd.Dir = cwd
+	cmd.Env = append(cmd.Env, "TXNBENCH_CLI_MAIN=1")
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), o.String(), e.String()
+}
+
+// nobodyCommand is the test binary with args, to run as the unprivileged
+// local user nobody: a copy nobody can run, with HOME a directory of
+// nobody's own. It skips the test unless it runs as root.
+func nobodyCommand(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("not root: cannot act as user nobody")
 	}
@@ -52,16 +69,9 @@ func runAsNobody(t *testing.T, cwd string, args ...string) (code int, stdout, st
 	}
 	dst.Close()
 	cmd := exec.Command(bin, args...)
-	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1", "HOME="+home, "TMPDIR=")
+	cmd.Env = append(os.Environ(), "HOME="+home, "TMPDIR=")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err = cmd.Run()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode(), o.String(), e.String()
+	return cmd
 }
 
 // TestSQLiteInUnwritableDir: as a user who cannot write in the current

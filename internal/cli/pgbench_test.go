@@ -37,7 +37,7 @@ func newPgbenchEnv(t *testing.T) *pgbenchEnv {
 	t.Helper()
 	bin := testutil.NeedPgbench(t)
 	cl := testutil.Postgres(t)
-	e := &pgbenchEnv{bin: bin, cl: cl, url: cl.URL(), dir: t.TempDir()}
+	e := &pgbenchEnv{bin: bin, cl: cl, url: testutil.LibpqURL(cl.URL()), dir: t.TempDir()}
 	if code, _, stderr := e.pgbench(t, "-i", "-s", "1", "-q", e.url); code != 0 {
 		t.Fatalf("pgbench -i: exit %d\n%s", code, stderr)
 	}
@@ -792,7 +792,7 @@ func logLines(t *testing.T, path string) [][]string {
 func TestPgbenchInit(t *testing.T) {
 	bin := testutil.NeedPgbench(t)
 	cl := testutil.Postgres(t)
-	e := &pgbenchEnv{bin: bin, cl: cl, url: cl.URL(), dir: t.TempDir()}
+	e := &pgbenchEnv{bin: bin, cl: cl, url: testutil.LibpqURL(cl.URL()), dir: t.TempDir()}
 	mask := regexp.MustCompile(`[0-9]+\.[0-9]+ s`)
 	for _, args := range [][]string{{"-i", "-s", "1"}, {"-i", "-s", "1", "-I", "dtGvpf", "--foreign-keys"}, {"-i", "-q", "--unlogged-tables", "--partitions", "3"}} {
 		// from no tables each: DROP TABLE IF EXISTS then sends its NOTICEs

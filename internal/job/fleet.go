@@ -27,8 +27,11 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	}
 	backend := s.DB
 	if db.cluster != nil {
-		backend = db.cluster.URL()
 		nameServerSessions(ctx, db.Target)
+		var err error
+		if backend, err = createLoadRole(ctx, db); err != nil {
+			return err
+		}
 	}
 	u, err := url.Parse(backend)
 	if err != nil {
@@ -37,9 +40,17 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	port, _ := strconv.Atoi(cmp.Or(u.Port(), "5432"))
 	password, _ := u.User.Password()
 	dbname := cmp.Or(strings.TrimPrefix(u.Path, "/"), u.User.Username())
+	host := u.Hostname()
+	if db.cluster != nil && db.cluster.SocketDir() != "" {
+		// PgBouncer sends the server's password in whatever form the
+		// server asks for: on the cluster's Unix socket, in a directory
+		// only its user enters, nothing else can ask, as a process of
+		// another user could on the TCP port while the server is down.
+		host = db.cluster.SocketDir()
+	}
 	n := max(s.Pooler.Poolers, 1)
 	f, err := localdb.StartFleet(ctx, localdb.FleetOptions{Size: n, Bouncer: localdb.BouncerOptions{
-		Bin: s.Pooler.Bin, BackendHost: u.Hostname(), BackendPort: port,
+		Bin: s.Pooler.Bin, BackendHost: host, BackendPort: port,
 		BackendUser: u.User.Username(), BackendPassword: password,
 		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: clients + backgroundSessions(s.Workload) + 50,
 	}})
@@ -193,4 +204,44 @@ func notePartialPooler(r *result.Result, db *Database) {
 		note := fmt.Sprintf("it counted %d transactions, fewer than the clients' %d: the address likely leads to several poolers (a load balancer?) and these are the counters of the ones its admin console reached (which look like restarts when they alternate); give --via a pooler's own address to read its counters, or let txnbench start the fleet (--poolers)", n, ok)
 		p.Note = strings.TrimPrefix(p.Note+"; "+note, "; ")
 	}
+}
+
+// loadRole is the role the clients log in to txnbench's PgBouncer as, and
+// PgBouncer to its throwaway cluster: not a superuser, it owns the run
+// database (so it creates the workloads' tables) and may reset its
+// statistics; the telemetry, the faults and the workloads' background
+// sessions go to the server directly as its superuser.
+const loadRole = "txnbench_load"
+
+// createLoadRole creates loadRole on db's throwaway cluster, with a
+// password of its own, and returns the URL of the run database as it.
+func createLoadRole(ctx context.Context, db *Database) (string, error) {
+	pw, err := localdb.NewPassword()
+	if err != nil {
+		return "", err
+	}
+	u, err := url.Parse(db.cluster.URL())
+	if err != nil {
+		return "", fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(db.cluster.URL()))
+	}
+	err = withConn(ctx, db, func(c target.Conn) error {
+		for _, q := range []string{
+			// the server's login is SCRAM only: so is the stored password
+			"SET password_encryption = 'scram-sha-256'",
+			"CREATE ROLE " + loadRole + " LOGIN NOSUPERUSER PASSWORD '" + pw + "'", // hex digits: nothing to quote
+			"ALTER ROLE " + loadRole + " SET application_name = 'txnbench'",        // see nameServerSessions
+			"ALTER DATABASE postgres OWNER TO " + loadRole,                         // the run database (Cluster.URL)
+			"GRANT EXECUTE ON FUNCTION pg_stat_reset() TO " + loadRole,             // Isolate
+		} {
+			if _, err := c.Exec(ctx, q); err != nil {
+				return fmt.Errorf("creating the load role %s: %s: %w", loadRole, strings.Fields(q)[0], err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	u.User = url.UserPassword(loadRole, pw)
+	return u.String(), nil
 }

@@ -148,14 +148,19 @@ func withExecMode(u string) string {
 	return target.WithParam(u, "default_query_exec_mode", "cache_describe")
 }
 
-// adminURL is PgBouncer's admin console on the same address.
+// adminURL is PgBouncer's admin console on the same address, with the
+// URL's require_auth if it has one.
 func adminURL(pooler string) string {
 	u, err := url.Parse(pooler)
 	if err != nil {
 		return ""
 	}
 	u.Path = "/pgbouncer"
-	u.RawQuery = ""
+	q := url.Values{}
+	if ra := u.Query().Get("require_auth"); ra != "" {
+		q.Set("require_auth", ra)
+	}
+	u.RawQuery = q.Encode()
 	return u.String()
 }
 

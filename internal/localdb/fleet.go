@@ -53,7 +53,7 @@ func StartFleet(ctx context.Context, o FleetOptions) (*Fleet, error) {
 	bo := o.Bouncer
 	bo.Port = 0
 	var err error
-	if bo.Password, err = newPassword(); err != nil {
+	if bo.Password, err = NewPassword(); err != nil {
 		return nil, err
 	}
 	ports := make([]int, n)

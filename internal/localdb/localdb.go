@@ -72,6 +72,7 @@ type Cluster struct {
 	user       *runAs   // nil: run as ourselves
 	log        *serverLog
 	password   string // the postgres superuser's, new for each cluster
+	socketDir  string // where its Unix socket is; "" when TCP only
 }
 
 // server is one postmaster (or pgbouncer) process and its reaper.
@@ -130,7 +131,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		version:    version,
 		user:       u,
 	}
-	if c.password, err = newPassword(); err != nil {
+	if c.password, err = NewPassword(); err != nil {
 		return nil, err
 	}
 	c.start = c.startServer
@@ -150,6 +151,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	c.log = newServerLog(filepath.Join(c.dataDir, logFileName), u, o.Log)
 	c.args = []string{"-c", "listen_addresses=127.0.0.1"}
 	if len(dir)+len("/.s.PGSQL.65535") <= maxSocketPath {
+		c.socketDir = dir
 		c.args = append(c.args, "-c", "unix_socket_directories="+quoteDirList(dir))
 	} else {
 		// Too long for a Unix socket: TCP only.
@@ -171,15 +173,32 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 }
 
 // URL returns the connection URL of the cluster's postgres superuser,
-// with its password: mask it (target.MaskURL) wherever it is shown.
+// with its password: mask it (target.MaskURL) wherever it is shown. It
+// requires SCRAM (scramOnly).
 func (c *Cluster) URL() string {
-	return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable", c.password, c.Port())
+	return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable&%s", c.password, c.Port(), scramOnly)
 }
 
+// scramOnly is the URL parameter of every throwaway service's clients
+// (libpq's require_auth, which pgx honours): they log in only by
+// SCRAM-SHA-256 and check the server's signature, so they send no
+// password when a server asks for a cleartext one or an MD5 hash, and go
+// no further with one that lets them in unasked. While a service is down
+// its port is free: a process of another local user that takes it learns
+// nothing from them and cannot pass for the service.
+const scramOnly = "require_auth=scram-sha-256"
+
 // Password returns the postgres superuser's password, for clients that take
-// it apart from a URL (PGPASSWORD, a PgBouncer's backend). The server
+// it apart from a URL (PGPASSWORD). The server
 // accepts nobody without it (scram-sha-256, also on its Unix socket).
 func (c *Cluster) Password() string { return c.password }
+
+// SocketDir returns the directory of the server's Unix socket (its
+// temporary directory, which only the server's user may enter), or ""
+// when the path would be too long for a socket and the server listens on
+// TCP only. No other local user can take the socket's place while the
+// server is down, as one can take a free TCP port.
+func (c *Cluster) SocketDir() string { return c.socketDir }
 
 // Dir returns the cluster's temporary directory; the data directory is
 // Dir()/data.

@@ -94,7 +94,7 @@ func TestStartStop(t *testing.T) {
 	if p := c.Port(); p < portMin || p > portMax {
 		t.Errorf("Port() = %d, want %d-%d", p, portMin, portMax)
 	}
-	if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable", c.Password(), c.Port()); c.URL() != want || len(c.Password()) < 32 {
+	if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable&require_auth=scram-sha-256", c.Password(), c.Port()); c.URL() != want || len(c.Password()) < 32 {
 		t.Errorf("URL() = %q, want %q", c.URL(), want)
 	}
 	if !regexp.MustCompile(`^\d+\.\d+`).MatchString(c.Version()) {

@@ -270,7 +270,7 @@ func (b *Bouncer) setup(u *runAs, version string) error {
 	// connection string, so clients never learn it.
 	if b.password = b.o.Password; b.password == "" {
 		var err error
-		if b.password, err = newPassword(); err != nil {
+		if b.password, err = NewPassword(); err != nil {
 			return err
 		}
 	}
@@ -284,14 +284,15 @@ func (b *Bouncer) setup(u *runAs, version string) error {
 
 // URL returns the URL clients use to reach database dbname through
 // PgBouncer, as BouncerOptions.BackendUser with this PgBouncer's password:
-// mask it (target.MaskURL) wherever it is shown.
+// mask it (target.MaskURL) wherever it is shown. It requires SCRAM
+// (scramOnly).
 func (b *Bouncer) URL(dbname string) string {
 	u := url.URL{
 		Scheme:   "postgres",
 		User:     url.UserPassword(b.o.BackendUser, b.password),
 		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port())),
 		Path:     "/" + dbname,
-		RawQuery: "sslmode=disable",
+		RawQuery: "sslmode=disable&" + scramOnly,
 	}
 	return u.String()
 }
@@ -428,20 +429,11 @@ func accepting(pid, port int) bool {
 // port, from /proc/net/tcp and /proc/PID/fd; known is false when /proc
 // cannot tell.
 func listensOn(pid, port int) (owns, known bool) {
-	tcp, err := os.ReadFile("/proc/net/tcp")
-	if err != nil {
+	socks := listeningSockets(port)
+	if socks == nil {
 		return false, false
 	}
-	suffix := fmt.Sprintf(":%04X", port)
-	inodes := map[string]bool{}
-	for _, line := range strings.Split(string(tcp), "\n") {
-		// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-		f := strings.Fields(line)
-		if len(f) >= 10 && strings.HasSuffix(f[1], suffix) && f[3] == "0A" {
-			inodes["socket:["+f[9]+"]"] = true
-		}
-	}
-	if len(inodes) == 0 {
+	if len(socks) == 0 {
 		return false, true
 	}
 	fdDir := "/proc/" + strconv.Itoa(pid) + "/fd"
@@ -451,8 +443,10 @@ func listensOn(pid, port int) (owns, known bool) {
 		return false, !alive(pid, 0)
 	}
 	for _, e := range ents {
-		if link, err := os.Readlink(filepath.Join(fdDir, e.Name())); err == nil && inodes[link] {
-			return true, true
+		if link, err := os.Readlink(filepath.Join(fdDir, e.Name())); err == nil {
+			if _, ok := socks[link]; ok {
+				return true, true
+			}
 		}
 	}
 	return false, true

@@ -51,7 +51,7 @@ func psql(t *testing.T, bin, url, sql string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-X", url, "-Atc", sql)
+	cmd := exec.CommandContext(ctx, bin, "-X", libpqURL(url), "-Atc", sql)
 	cmd.Env = append(childEnv(), "PGCONNECT_TIMEOUT=10")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -60,13 +60,17 @@ func psql(t *testing.T, bin, url, sql string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// libpqURL is url for libpq 15's psql, which does not know require_auth
+// (libpq 16 does).
+func libpqURL(url string) string { return strings.Replace(url, "&"+scramOnly, "", 1) }
+
 // psqlTable runs sql with psql and returns its rows as maps from column
 // name to value.
 func psqlTable(t *testing.T, bin, url, sql string) []map[string]string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-X", url, "-A", "-F", "\t", "-P", "footer=off", "-c", sql)
+	cmd := exec.CommandContext(ctx, bin, "-X", libpqURL(url), "-A", "-F", "\t", "-P", "footer=off", "-c", sql)
 	cmd.Env = append(childEnv(), "PGCONNECT_TIMEOUT=10")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -176,10 +180,10 @@ func TestPgBouncer(t *testing.T) {
 		if p := b.Port(); p < portMin || p > portMax {
 			t.Errorf("Port() = %d, want %d-%d", p, portMin, portMax)
 		}
-		if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/bench?sslmode=disable", b.password, b.Port()); b.URL("bench") != want {
+		if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/bench?sslmode=disable&require_auth=scram-sha-256", b.password, b.Port()); b.URL("bench") != want {
 			t.Errorf("URL(bench) = %q, want %q", b.URL("bench"), want)
 		}
-		if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/pgbouncer?sslmode=disable", b.password, b.Port()); b.AdminURL() != want {
+		if want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/pgbouncer?sslmode=disable&require_auth=scram-sha-256", b.password, b.Port()); b.AdminURL() != want {
 			t.Errorf("AdminURL() = %q, want %q", b.AdminURL(), want)
 		}
 		if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(b.Version()) {

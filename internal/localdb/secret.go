@@ -7,9 +7,9 @@ import (
 	"os"
 )
 
-// newPassword returns a random password for a throwaway server or pooler:
+// NewPassword returns a random password for a throwaway server, pooler or role:
 // 32 hex digits, so it needs no quoting or escaping anywhere.
-func newPassword() (string, error) {
+func NewPassword() (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("generating a password: %w", err)

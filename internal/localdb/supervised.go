@@ -64,6 +64,17 @@ func (p *supervised) restartLocked(ctx context.Context) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+	if holder := portHolder(p.port); holder != "" && ctx.Err() == nil {
+		// Another process took the port while ours was down: say who,
+		// with the log's last lines.
+		e := &startError{err: err, portInUse: true, msg: fmt.Sprintf(
+			"restarting %s: port %d on 127.0.0.1 is held by %s, which took it while %s was down (its clients refuse to log in to it): end that process and run again",
+			p.name, p.port, holder, p.name)}
+		if se := (*startError)(nil); errors.As(err, &se) {
+			e.tail, e.logName = se.tail, se.logName
+		}
+		return e
+	}
 	return fmt.Errorf("restarting %s on port %d: %w", p.name, p.port, err)
 }
 

@@ -46,6 +46,9 @@ func Classify(err error) Class {
 	if errors.Is(err, context.Canceled) {
 		return ClassCanceled
 	}
+	if errors.Is(err, ErrAuthRefused) {
+		return ClassAuth
+	}
 	if c, ok := explain(func(d Driver) (Class, bool) { return d.Classify(err) }); ok {
 		return c
 	}

@@ -1,6 +1,9 @@
 package target
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // ConnectError turns a failure to connect into one line naming the fix.
 func ConnectError(url string, err error) error {
@@ -8,6 +11,9 @@ func ConnectError(url string, err error) error {
 	var msg string
 	switch Classify(err) {
 	case ClassAuth:
+		if errors.Is(err, ErrAuthRefused) { // the message says what happened
+			return &lineError{msg: "cannot log in to " + where + ": " + OneLine(err.Error()), err: err}
+		}
 		msg = "cannot log in to " + where + ": check the user name and password in the URL"
 	case ClassConnectRefused:
 		msg = "cannot reach " + where + ": connection refused; is the server running and listening there?"

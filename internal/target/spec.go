@@ -71,3 +71,9 @@ func WithParam(u, key, value string) string {
 
 // ErrMalformedURL marks a database URL that cannot be parsed.
 var ErrMalformedURL = errors.New("malformed database URL")
+
+// ErrAuthRefused marks a login the client broke off itself: the server
+// asked for an authentication method the URL does not allow (a cleartext
+// password or an MD5 hash where require_auth asks for SCRAM). It is of
+// ClassAuth.
+var ErrAuthRefused = errors.New("the client refused the server's authentication method")

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,6 +146,13 @@ func Artifacts(t testing.TB) string {
 	}
 	t.Logf("artifacts in %s", dir)
 	return dir
+}
+
+// LibpqURL is url without require_auth=scram-sha-256 (which every
+// throwaway service's URL carries) for libpq 15's clients, pgbench and
+// psql, which refuse the parameter (libpq 16 knows it).
+func LibpqURL(url string) string {
+	return strings.Replace(url, "&require_auth=scram-sha-256", "", 1)
 }
 
 // Exec runs each statement on a new session to the database at url (a

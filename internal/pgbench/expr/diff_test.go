@@ -186,7 +186,7 @@ func pgbenchScript(exprs []string) string {
 // runPgbench runs pgbench and returns stdout and stderr.
 func runPgbench(t *testing.T, pgbench, url string, args ...string) (string, string, error) {
 	t.Helper()
-	cmd := exec.Command(pgbench, append(args, url)...)
+	cmd := exec.Command(pgbench, append(args, testutil.LibpqURL(url))...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	for _, kv := range os.Environ() {

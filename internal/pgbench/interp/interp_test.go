@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "starting PostgreSQL:", err)
 			os.Exit(1)
 		}
-		serverURL = cl.URL()
+		serverURL = testutil.LibpqURL(cl.URL())
 	}
 	code := m.Run()
 	if cl != nil {

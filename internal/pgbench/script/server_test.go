@@ -40,7 +40,7 @@ func TestDifferentialSQLText(t *testing.T) {
 		for k, v := range vars {
 			args = append(args, "-D", k+"="+v)
 		}
-		cmd := exec.Command(bin, append(args, pg.URL())...)
+		cmd := exec.Command(bin, append(args, testutil.LibpqURL(pg.URL()))...)
 		cmd.Dir = dir
 		var out bytes.Buffer
 		cmd.Stderr, cmd.Stdout = &out, &out

@@ -19,7 +19,7 @@ func AdminRows(ctx context.Context, url, sql string) ([]map[string]string, error
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, target.ConnectError(url, serverFirst(err))
+		return nil, target.ConnectError(url, refusedAuth(serverFirst(err)))
 	}
 	defer c.Close(ctx)
 	rows, err := c.Query(ctx, sql)

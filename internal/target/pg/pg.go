@@ -86,7 +86,7 @@ func (t *pgTarget) Close() error            { return nil }
 func (t *pgTarget) Connect(ctx context.Context) (target.Conn, error) {
 	c, err := pgx.ConnectConfig(ctx, t.cfg)
 	if err != nil {
-		return nil, serverFirst(err)
+		return nil, refusedAuth(serverFirst(err))
 	}
 	registerArrayCodecs(c.TypeMap())
 	m := t.cfg.DefaultQueryExecMode

@@ -38,7 +38,7 @@ type pgPool struct{ p *pgxpool.Pool }
 func (p *pgPool) Acquire(ctx context.Context) (target.Conn, error) {
 	pc, err := p.p.Acquire(ctx)
 	if err != nil {
-		return nil, err
+		return nil, refusedAuth(err)
 	}
 	// The connection keeps its wrapper from one borrower to the next, so
 	// that borrowing it allocates nothing.

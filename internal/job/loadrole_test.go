@@ -1,0 +1,50 @@
+package job
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestLoadRoleIsNotSuperuser: through txnbench's own PgBouncer on
+// temp-postgres the clients are a role that is not a superuser, so a
+// login through it cannot run programs on the server (COPY ... TO
+// PROGRAM); the run's database is that role's, so the workload creates its
+// tables, loads and runs, and a study's isolation may reset the statistics.
+func TestLoadRoleIsNotSuperuser(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	s := spec(t, TempPostgres, runner.Config{Clients: 2, Iterations: 20})
+	s.Pooler = Pooler{Via: ViaPgBouncer, Size: 2}
+	db := openDB(t, s, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := withConn(ctx, db, func(c target.Conn) error {
+		var user string
+		var super bool
+		if err := target.QueryRow(ctx, c, "SELECT current_user::text, rolsuper FROM pg_roles WHERE rolname = current_user", nil, &user, &super); err != nil {
+			return err
+		}
+		if user != loadRole || super {
+			t.Errorf("the clients log in as %s (superuser %v), want %s, not a superuser", user, super, loadRole)
+		}
+		_, err := c.Exec(ctx, "COPY (SELECT 1) TO PROGRAM 'id'")
+		if target.Classify(err) != target.ClassPermission {
+			t.Errorf("COPY TO PROGRAM through PgBouncer: %v, want a permission error", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Isolate(ctx, db, 0); err != nil {
+		t.Errorf("isolating the next run: %v", err)
+	}
+	r := runJob(t, s, db)
+	if r.Invariants == nil || !r.Invariants.OK {
+		t.Fatalf("invariants: %+v", r.Invariants)
+	}
+}
