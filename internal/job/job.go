@@ -398,6 +398,9 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	if n, ok := s.Workload.(workload.Noter); ok {
 		r.Notes = n.Notes()
 	}
+	if f, ok := s.Workload.(workload.Figurer); ok {
+		r.Figures = f.Figures(r)
+	}
 	if s.Conn.Strategy == connect.Pool {
 		r.Config.Pool = &s.Conn.Pool
 	}
