@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// tpccSmall is a TPC-C of two warehouses at a test's scale, run flat out.
+var tpccSmall = []string{"--warehouses", "2", "--items", "1000", "--customers-per-district", "30", "--wait=false"}
+
+// runTPCC runs tpcc with args through the command and checks what every
+// TPC-C run shows: each condition's line, the figures and invariants OK.
+func runTPCC(t *testing.T, args ...string) *result.Result {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "r.json")
+	args = append(append([]string{"run", "tpcc", "--json", out}, tpccSmall...), args...)
+	code, stdout, stderr := runMain(args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"3.3.2.1 W_YTD = sum(D_YTD)", "3.3.2.12 C_BALANCE + C_YTD_PAYMENT", "payments = YTD growth",
+		"tpmC ", "p90 limits new-order", "invariants: OK"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the output lacks %q:\n%s", want, stdout)
+		}
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Figures) != 2 || r.Data["order_line"] == 0 {
+		t.Errorf("figures %q, data %v", r.Figures, r.Data)
+	}
+	return r
+}
+
+// TestTPCCSQLite runs TPC-C on SQLite through the binary.
+func TestTPCCSQLite(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "tpcc.db")
+	r := runTPCC(t, "--db", db, "--clients", "4", "--iterations", "400")
+	if o := r.Op("new-order"); o == nil || o.Count == 0 {
+		t.Errorf("no New-Order ran: %+v", r.Ops)
+	}
+}
+
+// TestTPCCPostgres runs TPC-C on a throwaway PostgreSQL with one terminal
+// per district of both warehouses.
+func TestTPCCPostgres(t *testing.T) {
+	runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--duration", "3s")
+}
+
+// TestTPCCKillServer kills the server mid-run: sessions break, commits may
+// be left of unknown outcome, and every consistency condition still holds.
+func TestTPCCKillServer(t *testing.T) {
+	r := runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--duration", "6s", "--fault", "2s:kill-server:200ms")
+	if len(r.Faults) != 1 || !r.Faults[0].Injected {
+		t.Errorf("faults %+v", r.Faults)
+	}
+}
