@@ -60,3 +60,18 @@ func TestTPCCKillServer(t *testing.T) {
 		t.Errorf("faults %+v", r.Faults)
 	}
 }
+
+// TestTPCCTerminals: without --clients a run has ten terminals per active
+// warehouse; --clients still decides when given.
+func TestTPCCTerminals(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "tpcc.db")
+	if r := runTPCC(t, "--db", db, "--active-warehouses", "1", "--iterations", "100"); r.Config.Clients != 10 {
+		t.Errorf("%d clients on one active warehouse, want 10", r.Config.Clients)
+	}
+	if r := runTPCC(t, "--db", db, "--iterations", "100"); r.Config.Clients != 20 {
+		t.Errorf("%d clients on two warehouses, want 20", r.Config.Clients)
+	}
+	if r := runTPCC(t, "--db", db, "--clients", "3", "--iterations", "100"); r.Config.Clients != 3 {
+		t.Errorf("%d clients with --clients 3", r.Config.Clients)
+	}
+}

@@ -172,6 +172,12 @@ func (w *Workload) activeWarehouses() int {
 	return w.active
 }
 
+// DefaultClients are ten terminals per active warehouse (clause 5.2.2),
+// the clients of a run that does not give --clients.
+func (w *Workload) DefaultClients() int {
+	return terminalsPerWarehouse * w.activeWarehouses()
+}
+
 // OpNames lists the ops in report order.
 func (w *Workload) OpNames() []string { return opNames }
 
