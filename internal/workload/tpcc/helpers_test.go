@@ -37,14 +37,23 @@ func parseWorkload(args ...string) (*Workload, error) {
 	return w, w.Validate()
 }
 
-// initWorkload validates args and runs Init with seed 1, then Start.
+// initWorkload validates args and runs Init with seed 1 (loading in
+// parallel where the dialect can), then Start.
 func initWorkload(t *testing.T, tg target.Target, c target.Conn, fresh bool, args ...string) *Workload {
+	t.Helper()
+	return initSeed(t, tg, c, fresh, 1, tg.Connect, args...)
+}
+
+// initSeed is initWorkload with the seed and the sessions of a parallel
+// load (nil: Init's own only).
+func initSeed(t *testing.T, tg target.Target, c target.Conn, fresh bool, seed uint64, connect func(context.Context) (target.Conn, error), args ...string) *Workload {
 	t.Helper()
 	w, err := parseWorkload(args...)
 	if err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
-	if _, err := w.Init(context.Background(), c, tg.Dialect(), workload.InitOptions{Fresh: fresh, Seed: 1, Progress: func(string) {}}); err != nil {
+	o := workload.InitOptions{Fresh: fresh, Seed: seed, Progress: func(string) {}, Connect: connect}
+	if _, err := w.Init(context.Background(), c, tg.Dialect(), o); err != nil {
 		t.Fatalf("Init %q: %v", args, err)
 	}
 	if err := w.Start(context.Background(), c); err != nil {

@@ -211,15 +211,11 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	}
 	consts := loadConstants(stream(o.Seed, "nurand", 0))
 	l := &loader{c: cp, seed: o.Seed, sc: w.sc, consts: consts}
-	start := time.Now()
 	if err := l.items(ctx); err != nil {
 		return false, err
 	}
-	for wh := 1; wh <= w.sc.warehouses; wh++ {
-		if err := l.warehouse(ctx, wh); err != nil {
-			return false, err
-		}
-		o.Progress(fmt.Sprintf("loaded warehouse %d of %d (%.1f s)", wh, w.sc.warehouses, time.Since(start).Seconds()))
+	if err := w.loadWarehouses(ctx, l, d, o); err != nil {
+		return false, err
 	}
 	if _, err := c.Exec(ctx, "INSERT INTO "+nurandTable+" (c_last, c_id, ol_i_id) VALUES ($1, $2, $3)", consts.last, consts.cid, consts.item); err != nil {
 		return false, fmt.Errorf("keeping the NURand constants: %w", err)
