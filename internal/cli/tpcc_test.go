@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,12 +38,21 @@ func runTPCC(t *testing.T, args ...string) *result.Result {
 	return r
 }
 
-// TestTPCCSQLite runs TPC-C on SQLite through the binary.
+// TestTPCCSQLite runs TPC-C on SQLite through the binary; the HTML report
+// has the figures too.
 func TestTPCCSQLite(t *testing.T) {
-	db := "sqlite:" + filepath.Join(t.TempDir(), "tpcc.db")
-	r := runTPCC(t, "--db", db, "--clients", "4", "--iterations", "400")
+	dir := t.TempDir()
+	html := filepath.Join(dir, "r.html")
+	r := runTPCC(t, "--db", "sqlite:"+filepath.Join(dir, "tpcc.db"), "--clients", "4", "--iterations", "400", "--html", html)
 	if o := r.Op("new-order"); o == nil || o.Count == 0 {
 		t.Errorf("no New-Order ran: %+v", r.Ops)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "New-Orders per minute") {
+		t.Error("the HTML report lacks the tpmC line")
 	}
 }
 
