@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // tpccSmall is a TPC-C of two warehouses at a test's scale, run flat out.
@@ -83,5 +84,15 @@ func TestTPCCTerminals(t *testing.T) {
 	}
 	if r := runTPCC(t, "--db", db, "--clients", "3", "--iterations", "100"); r.Config.Clients != 3 {
 		t.Errorf("%d clients with --clients 3", r.Config.Clients)
+	}
+}
+
+// TestTPCCPgBouncer runs TPC-C through a throwaway PgBouncer in
+// transaction mode (1.18: no protocol-level prepared statements).
+func TestTPCCPgBouncer(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	r := runTPCC(t, "--db", "temp-postgres", "--via", "pgbouncer", "--clients", "20", "--duration", "3s")
+	if r.Pooler == nil {
+		t.Error("no pooler in the result")
 	}
 }
