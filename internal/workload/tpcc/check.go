@@ -94,8 +94,9 @@ func (w *Workload) full() bool {
 // grew by as much.
 func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, error) {
 	var ch workload.Check
-	ch.UnknownCommits = w.unknownCommits.Load()
-	changed := w.newOrders.Load() + w.deliveries.Load() + ch.UnknownCommits
+	b := w.books()
+	ch.UnknownCommits = b[bookUnknownCommits]
+	changed := b[bookNewOrders] + b[bookDeliveries] + ch.UnknownCommits
 	for _, cond := range conditions {
 		switch {
 		case cond.expensive && !w.full():
@@ -119,9 +120,11 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, er
 	if err != nil {
 		return ch, fmt.Errorf("checking the money: %w", err)
 	}
-	paid := float64(w.paidCents.Load()) / 100
-	unknown := float64(w.unknownPaidCents.Load()) / 100
-	dh, dw, dd := m.history-w.base.history, m.wYTD-w.base.wYTD, m.dYTD-w.base.dYTD
+	paid := float64(b[bookPaid]) / 100
+	unknown := float64(b[bookUnknownPaid]) / 100
+	dh := float64(toCents(m.history)-b[bookHistory]) / 100
+	dw := float64(toCents(m.wYTD)-b[bookWarehouseYTD]) / 100
+	dd := float64(toCents(m.dYTD)-b[bookDistrictYTD]) / 100
 	ok := math.Abs(dw-dh) < sameMoney && math.Abs(dd-dh) < sameMoney && dh > paid-sameMoney && dh < paid+unknown+sameMoney
 	ch.Add("payments = YTD growth", ok,
 		"history grew by %.2f, warehouses' W_YTD by %.2f, districts' D_YTD by %.2f; the clients committed %.2f in payments (and up to %.2f of unknown outcome)",

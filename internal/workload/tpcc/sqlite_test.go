@@ -29,3 +29,18 @@ func TestSQLiteRun(t *testing.T) {
 	}
 	checkOK(t, w, conn)
 }
+
+// TestSQLiteLedgers: two processes' clients (two workloads started on the
+// same data) pay into it; each one's own books explain only its share of
+// the money, both books together explain all of it.
+func TestSQLiteLedgers(t *testing.T) {
+	tg := openSQLite(t)
+	conn := testutil.Session(t, tg)
+	a := initWorkload(t, tg, conn, true, small...)
+	b := initWorkload(t, tg, conn, false, small...)
+	runCycles(t, a, conn, 0, 100)
+	runCycles(t, b, conn, 11, 100)
+	testutil.CheckFails(t, a, conn, []string{"payments = YTD growth"})
+	a.UseLedgers([]map[string]int64{a.Ledger(), b.Ledger()})
+	checkOK(t, a, conn)
+}

@@ -23,6 +23,16 @@ func init() {
 	})
 }
 
+// What the workload is beside a workload.Workload.
+var (
+	_ workload.Noter           = (*Workload)(nil)
+	_ workload.DataReporter    = (*Workload)(nil)
+	_ workload.Figurer         = (*Workload)(nil)
+	_ workload.ClientDefaulter = (*Workload)(nil)
+	_ workload.Ledger          = (*Workload)(nil)
+	_ workload.Chooser         = (*client)(nil)
+)
+
 // Op names, in report order (the specification's transactions).
 const (
 	opNewOrder    = "new-order"
@@ -90,6 +100,9 @@ type Workload struct {
 	paidCents        atomic.Int64 // Payments committed, in cents
 	unknownCommits   atomic.Int64 // commits of unknown outcome
 	unknownPaidCents atomic.Int64 // Payments whose commit outcome is unknown
+
+	// ledgers are every shard's books, for Check (nil: this process's own)
+	ledgers []map[string]int64
 }
 
 // Flags registers the workload's options.
