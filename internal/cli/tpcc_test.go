@@ -96,3 +96,21 @@ func TestTPCCPgBouncer(t *testing.T) {
 		t.Error("no pooler in the result")
 	}
 }
+
+// TestTPCCBadInput: bad TPC-C flags are usage errors naming the fix.
+func TestTPCCBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--mix", "45,43"}, "give five weights"},
+		{[]string{"--warehouses", "2", "--active-warehouses", "3"}, "--active-warehouses 3 is more than --warehouses 2"},
+		{[]string{"--check", "all"}, `unknown --check "all"`},
+	} {
+		args := append([]string{"run", "tpcc", "--db", "sqlite:" + filepath.Join(t.TempDir(), "x.db")}, tt.args...)
+		code, _, stderr := runMain(args...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%q: exit %d, %q; want %d saying %q", tt.args, code, stderr, ExitUsage, tt.want)
+		}
+	}
+}

@@ -54,6 +54,7 @@ func TestValidate(t *testing.T) {
 		{[]string{"--items", "99"}, "--items 99"},
 		{[]string{"--customers-per-district", "3001"}, "--customers-per-district 3001"},
 		{[]string{"--active-warehouses", "-1"}, "--active-warehouses -1"},
+		{[]string{"--warehouses", "2", "--active-warehouses", "3"}, "--active-warehouses 3 is more than --warehouses 2"},
 		{[]string{"--check", "some"}, `unknown --check "some"`},
 		{[]string{"--mix", "45,43,4,4"}, "give five weights"},
 		{[]string{"--mix", "45,43,4,4,x"}, `"x" is not a weight`},

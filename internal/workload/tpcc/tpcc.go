@@ -130,6 +130,8 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("--customers-per-district %d: give 10 to %d", w.sc.customers, specCustomers)
 	case w.active < 0:
 		return fmt.Errorf("--active-warehouses %d is negative: give 0 (all) or more", w.active)
+	case w.active > w.sc.warehouses && w.fs.Changed("warehouses"): // else Start checks it against the data's
+		return fmt.Errorf("--active-warehouses %d is more than --warehouses %d: give at most %d", w.active, w.sc.warehouses, w.sc.warehouses)
 	case w.check != checkAuto && w.check != checkFull && w.check != checkQuick:
 		return fmt.Errorf("unknown --check %q: choose auto, full or quick", w.check)
 	}
@@ -186,9 +188,14 @@ func (w *Workload) activeWarehouses() int {
 }
 
 // DefaultClients are ten terminals per active warehouse (clause 5.2.2),
-// the clients of a run that does not give --clients.
+// the clients of a run that does not give --clients: per
+// --active-warehouses when given, else per --warehouses (the data's
+// warehouses are not known yet).
 func (w *Workload) DefaultClients() int {
-	return terminalsPerWarehouse * w.activeWarehouses()
+	if w.active > 0 {
+		return terminalsPerWarehouse * w.active
+	}
+	return terminalsPerWarehouse * w.sc.warehouses
 }
 
 // OpNames lists the ops in report order.
@@ -294,6 +301,9 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 			return fmt.Errorf("counting %s before the run: %w", t, err)
 		}
 		w.data[t] = n
+	}
+	if w.active > w.sc.warehouses {
+		return fmt.Errorf("--active-warehouses %d is more than the %d warehouses loaded: give at most %d", w.active, w.sc.warehouses, w.sc.warehouses)
 	}
 	if w.data["warehouse"] != int64(w.sc.warehouses) {
 		return fmt.Errorf("%d warehouses in the database, %d loaded: load again with --reinit", w.data["warehouse"], w.sc.warehouses)

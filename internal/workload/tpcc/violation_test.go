@@ -2,9 +2,11 @@ package tpcc
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // TestSQLiteCheckDetectsEachCondition plants a violation of each
@@ -55,5 +57,50 @@ func TestSQLiteCheckDetectsEachCondition(t *testing.T) {
 			}
 			testutil.CheckFails(t, w, conn, want)
 		})
+	}
+}
+
+// TestSQLiteCheckScope: --check quick skips the conditions that read every
+// order line or customer, saying so (a planted violation of one goes
+// unseen); auto runs them up to 10 warehouses, full always. Over data of
+// fewer warehouses than --active-warehouses, Start refuses.
+func TestSQLiteCheckScope(t *testing.T) {
+	ctx := context.Background()
+	tg := openSQLite(t)
+	conn := testutil.Session(t, tg)
+	initWorkload(t, tg, conn, true, small...)
+	if _, err := conn.Exec(ctx, "UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	w := initWorkload(t, tg, conn, false, "--check", "quick")
+	ch := checkOK(t, w, conn)
+	skipped := 0
+	for _, it := range ch.Items {
+		if strings.HasPrefix(it.Detail, "skipped by --check quick") {
+			skipped++
+		}
+	}
+	if skipped != 6 {
+		t.Errorf("%d conditions skipped by --check quick, want 6: %+v", skipped, ch)
+	}
+	w = initWorkload(t, tg, conn, false, "--check", "auto")
+	testutil.CheckFails(t, w, conn, []string{conditions[3].name, conditions[5].name})
+	w.sc.warehouses = 11
+	if w.full() {
+		t.Error("--check auto reads every order line of 11 warehouses")
+	}
+	w.check = checkFull
+	if !w.full() {
+		t.Error("--check full skips conditions")
+	}
+	w, err := parseWorkload("--active-warehouses", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Init(ctx, conn, tg.Dialect(), workload.InitOptions{Seed: 1, Progress: func(string) {}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(ctx, conn); err == nil || !strings.Contains(err.Error(), "--active-warehouses 3 is more than the 2 warehouses loaded") {
+		t.Errorf("Start with 3 active of 2 warehouses: %v", err)
 	}
 }
