@@ -114,3 +114,32 @@ func TestTPCCBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestTPCCSharded: two processes split one TPC-C run's terminals; shard 0
+// alone loads, the last to finish checks every condition and the money
+// against both shards' books, and the merged report is OK.
+func TestTPCCSharded(t *testing.T) {
+	cl := testutil.Postgres(t)
+	dir := t.TempDir()
+	args := append([]string{"tpcc", "--clients", "20", "--duration", "3s", "--seed", "5"}, tpccSmall...)
+	rs, stderr := runShards(t, 2, cl.URL(), dir, args...)
+	checked := 0
+	for i, r := range rs {
+		if loaded := strings.Contains(stderr[i], "loaded 2 of 2 warehouses"); loaded != (i == 0) {
+			t.Errorf("shard %d loaded the data: %v\n%s", i, loaded, stderr[i])
+		}
+		if r.Invariants != nil && len(r.Invariants.Items) > 0 {
+			checked++
+			if !r.Invariants.OK {
+				t.Errorf("shard %d's check: %+v", i, r.Invariants)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no shard checked the whole run")
+	}
+	code, stdout, errOut := runMain("report", filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json"))
+	if code != ExitOK || !strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "payments = YTD growth") {
+		t.Errorf("merged report: exit %d %s\n%s", code, errOut, stdout)
+	}
+}
