@@ -22,6 +22,7 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead" // registers connect-overhead
 	_ "github.com/txnbench/txnbench/internal/workload/pgbenchscript"   // registers script
+	_ "github.com/txnbench/txnbench/internal/workload/tpcc"            // registers tpcc
 	_ "github.com/txnbench/txnbench/internal/workload/trainevents"     // registers train-events
 	_ "github.com/txnbench/txnbench/internal/workload/workflow"        // registers workflow
 )

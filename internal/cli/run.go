@@ -248,6 +248,9 @@ func newRunSpec(def workload.Def, fs *pflag.FlagSet, run bool) *runSpec {
 
 // spec validates the parsed flags and makes the job's specification.
 func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
+	if d, ok := rs.w.(workload.ClientDefaulter); ok && rs.run && !fs.Changed("clients") {
+		rs.f.cfg.Clients = d.DefaultClients()
+	}
 	if err := rs.f.validate(fs, rs.run); err != nil {
 		return job.Spec{}, err
 	}

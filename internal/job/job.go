@@ -224,7 +224,7 @@ func Init(ctx context.Context, s Spec, db *Database) (created bool, err error) {
 			return err
 		}
 		defer unlock()
-		created, err = s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Clients: s.Runner.RunClients(), Progress: s.log})
+		created, err = s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Clients: s.Runner.RunClients(), Progress: s.log, Connect: db.Connect})
 		return err
 	})
 	return created, err
@@ -402,6 +402,9 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	}
 	if n, ok := s.Workload.(workload.Noter); ok {
 		r.Notes = n.Notes()
+	}
+	if f, ok := s.Workload.(workload.Figurer); ok {
+		r.Figures = f.Figures(r)
 	}
 	if s.Conn.Strategy == connect.Pool {
 		r.Config.Pool = &s.Conn.Pool

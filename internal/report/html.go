@@ -214,6 +214,7 @@ func runPage(r *result.Result) page {
 		add("invariants", ch.Status())
 	}
 	p.Notes = append(p.Notes, r.Notes...)
+	p.Notes = append(p.Notes, r.Figures...)
 	p.Notes = append(p.Notes, shardLines(r)...)
 	if r.Interrupted {
 		p.Notes = append(p.Notes, "the run was interrupted: it measured less than it was asked to")

@@ -17,6 +17,7 @@ func Summary(w io.Writer, r *result.Result) {
 	Header(w, r)
 	fmt.Fprintln(w)
 	Table(w, r)
+	Figures(w, r)
 	Window(w, r)
 	Faults(w, r)
 	SlowOps(w, r)
@@ -209,6 +210,13 @@ func Client(w io.Writer, r *result.Result) {
 		line += "\n           (the database is embedded: this includes the engine's own work)"
 	}
 	fmt.Fprintln(w, line)
+}
+
+// Figures prints the workload's own figures of the run, one a line.
+func Figures(w io.Writer, r *result.Result) {
+	for _, f := range r.Figures {
+		fmt.Fprintln(w, f)
+	}
 }
 
 // Invariants prints the check, ending with "invariants: OK",

@@ -107,6 +107,9 @@ type Result struct {
 	// Notes say how the workload fitted itself to the database (what it
 	// left out or did differently); they describe the run and set nothing.
 	Notes []string `json:"notes,omitempty"`
+	// Figures are the workload's own figures of the run (TPC-C's tpmC),
+	// computed from this result when it was made.
+	Figures []string `json:"figures,omitempty"`
 	// Faults are the faults on the run's timeline, injected or found.
 	Faults []Fault `json:"faults,omitempty"`
 	// Shards are the parts of a run split across processes: this one's,

@@ -498,8 +498,9 @@ func (c *client) runOp() bool {
 	cy := &c.cyc
 	var t int
 	if cy.chosen >= 0 {
-		// the cycle's one transaction: from the (scheduled) start
-		t, cy.err = c.attempt(cy.chosen, c.opList[cy.chosen], cy.start, cy.start)
+		// the cycle's one transaction: from the (scheduled) start, after
+		// the cycle's pause (a TPC-C terminal's keying and think time)
+		t, cy.err = c.attempt(cy.chosen, c.opList[cy.chosen], cy.start, cy.start.Add(cy.pause))
 		cy.tries += t
 		return false
 	}

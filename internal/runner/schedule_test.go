@@ -96,16 +96,17 @@ type choosingWorkload struct {
 func (w *choosingWorkload) OpNames() []string { return []string{"good", "bad"} }
 
 type choosingClient struct {
-	rng *rand.Rand
-	ops []workload.Op
+	rng   *rand.Rand
+	ops   []workload.Op
+	pause time.Duration
 }
 
 func (c *choosingClient) Choose() int              { return c.rng.IntN(2) }
-func (c *choosingClient) NextCycle() time.Duration { return 0 }
+func (c *choosingClient) NextCycle() time.Duration { return c.pause }
 func (c *choosingClient) Ops() []workload.Op       { return c.ops }
 
 func (w *choosingWorkload) NewClient(_ int, rng *rand.Rand) workload.Client {
-	return &choosingClient{rng: rng, ops: []workload.Op{
+	return &choosingClient{rng: rng, pause: w.pause, ops: []workload.Op{
 		{Name: "good", Run: func(context.Context, target.Conn) error { return nil }},
 		{Name: "bad", Run: func(context.Context, target.Conn) error { return w.err }},
 	}}
@@ -143,6 +144,28 @@ func TestChooserRunsOneOpAndAbortsClients(t *testing.T) {
 				t.Errorf("bad failed %d times; each client should stop at its first", bad.ErrorCount())
 			}
 		})
+	}
+}
+
+// TestChooserPauseNotInTheOp: a chosen op is timed after the cycle's
+// pause, as the ops of a cycle without a Chooser are; the cycle has it.
+func TestChooserPauseNotInTheOp(t *testing.T) {
+	w := &choosingWorkload{}
+	w.pause = 200 * time.Millisecond
+	cfg := baseConfig()
+	cfg.Iterations, cfg.PerClient = 5, true
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"good", "bad"} {
+		// The ops do nothing: half the pause is a wide margin.
+		if o := op(t, out, name); o.Count > 0 && o.P50 >= 100 {
+			t.Errorf("%s p50 %.1f ms with a 200 ms pause: the pause is in the op", name, o.P50)
+		}
+	}
+	if cycle := op(t, out, result.CycleOp); cycle.P50 < 200 {
+		t.Errorf("cycle p50 %.1f ms: the 200 ms pause is not in the cycle", cycle.P50)
 	}
 }
 

@@ -87,6 +87,9 @@ type InitOptions struct {
 	Seed     uint64           // the run's --seed; the initial data derives from it
 	Clients  int              // the run's clients; 0 when initialising alone
 	Progress func(msg string) // reports long steps; never nil
+	// Connect opens another session to the database, for a load in
+	// parallel (the caller closes it); nil when Init has only its own.
+	Connect func(ctx context.Context) (target.Conn, error)
 }
 
 // Check is the outcome of an invariant check; it is result's type, so a

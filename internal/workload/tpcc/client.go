@@ -1,0 +1,442 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// Op indexes, in opNames' order.
+const (
+	iNewOrder = iota
+	iPayment
+	iOrderStatus
+	iDelivery
+	iStockLevel
+)
+
+// client is one terminal (clause 5.2.2): a home warehouse, a district for
+// Stock-Level, and a deck of transactions dealt one per cycle.
+type client struct {
+	w        *Workload
+	rng      *rand.Rand
+	ops      []workload.Op
+	home     int // warehouse
+	district int // Stock-Level's district
+	deck     []int
+	dealt    int
+	chosen   int
+	think    time.Duration // the think time after the last transaction
+
+	// The inputs of this cycle's transaction (clause 2.x.1).
+	d, cw, cd, cid int
+	byName         bool
+	last           string
+	lines          []line
+	allLocal       int
+	rollback       bool // the last line's item is unused: roll back
+	amountCents    int64
+	carrier        int
+	threshold      int
+
+	// Scan targets, reused.
+	ids  []int64
+	sink [16]any
+}
+
+// line is one order line of a New-Order.
+type line struct {
+	item, supply, quantity int
+}
+
+func newClient(w *Workload, id int, rng *rand.Rand) *client {
+	c := &client{
+		w: w, rng: rng,
+		home:     id/terminalsPerWarehouse%w.activeWarehouses() + 1,
+		district: id%terminalsPerWarehouse + 1,
+		lines:    make([]line, 0, maxOrderLines),
+	}
+	for i, n := range w.mix {
+		for range n {
+			c.deck = append(c.deck, i)
+		}
+	}
+	c.dealt = len(c.deck)
+	c.ops = []workload.Op{
+		{Name: opNewOrder, Run: c.newOrder},
+		{Name: opPayment, Run: c.payment},
+		{Name: opOrderStatus, Run: c.orderStatus},
+		{Name: opDelivery, Run: c.delivery},
+		{Name: opStockLevel, Run: c.stockLevel},
+	}
+	return c
+}
+
+func (c *client) Ops() []workload.Op { return c.ops }
+
+// Choose deals the next transaction from the deck, shuffled anew each time
+// it runs out (clause 5.2.4.2).
+func (c *client) Choose() int {
+	if c.dealt == len(c.deck) {
+		c.rng.Shuffle(len(c.deck), func(i, j int) { c.deck[i], c.deck[j] = c.deck[j], c.deck[i] })
+		c.dealt = 0
+	}
+	c.chosen = c.deck[c.dealt]
+	c.dealt++
+	return c.chosen
+}
+
+// NextCycle draws the chosen transaction's inputs and returns the pause
+// before it: the think time after the previous transaction and this one's
+// keying time (clause 5.2.5.7), none with --wait=false.
+func (c *client) NextCycle() time.Duration {
+	switch c.chosen {
+	case iNewOrder:
+		c.newOrderInput()
+	case iPayment:
+		c.paymentInput()
+	case iOrderStatus:
+		c.d = uniform(c.rng, 1, districts)
+		c.cw, c.cd = c.home, c.d
+		c.customerInput()
+	case iDelivery:
+		c.carrier = uniform(c.rng, 1, 10)
+	case iStockLevel:
+		c.threshold = uniform(c.rng, 10, 20)
+	}
+	if !c.w.wait {
+		return 0
+	}
+	pause := c.think + keying[c.chosen]
+	c.think = thinkTime(c.rng, thinkMean[c.chosen])
+	return pause
+}
+
+// thinkTime is a negative exponential think time of the mean, at most ten
+// times the mean (clause 5.2.5.4).
+func thinkTime(r *rand.Rand, mean time.Duration) time.Duration {
+	x := -math.Log(1-r.Float64()) * float64(mean)
+	return time.Duration(min(x, 10*float64(mean)))
+}
+
+// remoteWarehouse is a warehouse other than the terminal's, among all
+// loaded ones.
+func (c *client) remoteWarehouse() int {
+	n := c.w.sc.warehouses
+	o := uniform(c.rng, 1, n-1)
+	if o >= c.home {
+		o++
+	}
+	return o
+}
+
+// customerInput picks the customer of a Payment or an Order-Status: by
+// last name 60% of the time, else by id (clause 2.5.1.2).
+func (c *client) customerInput() {
+	w := c.w
+	c.byName = uniform(c.rng, 1, 100) <= 60
+	if c.byName {
+		c.last = lastName(nurand(c.rng, aLast, w.run.last, 0, w.lastNames-1))
+		return
+	}
+	c.cid = nurand(c.rng, aCID, w.run.cid, 1, w.sc.customers)
+}
+
+func (c *client) newOrderInput() {
+	w := c.w
+	c.d = uniform(c.rng, 1, districts)
+	c.cid = nurand(c.rng, aCID, w.run.cid, 1, w.sc.customers)
+	n := uniform(c.rng, minOrderLines, maxOrderLines)
+	c.rollback = uniform(c.rng, 1, 100) == 1
+	c.lines = c.lines[:0]
+	c.allLocal = 1
+	for i := range n {
+		l := line{item: nurand(c.rng, aItem, w.run.item, 1, w.sc.items), supply: c.home, quantity: uniform(c.rng, 1, 10)}
+		if i == n-1 && c.rollback {
+			l.item = w.sc.items + 1 // an unused item (clause 2.4.1.5)
+		}
+		if w.sc.warehouses > 1 && uniform(c.rng, 1, 100) == 1 {
+			l.supply = c.remoteWarehouse()
+			c.allLocal = 0
+		}
+		c.lines = append(c.lines, l)
+	}
+	// Stock rows are locked in one order, so New-Orders do not deadlock
+	// on each other; the unused item, the largest id, stays last.
+	slices.SortFunc(c.lines, func(a, b line) int {
+		if a.item == w.sc.items+1 || b.item == w.sc.items+1 {
+			return a.item - b.item
+		}
+		if a.supply != b.supply {
+			return a.supply - b.supply
+		}
+		return a.item - b.item
+	})
+}
+
+func (c *client) paymentInput() {
+	c.d = uniform(c.rng, 1, districts)
+	c.cw, c.cd = c.home, c.d
+	if c.w.sc.warehouses > 1 && uniform(c.rng, 1, 100) > 85 {
+		c.cw, c.cd = c.remoteWarehouse(), uniform(c.rng, 1, districts)
+	}
+	c.customerInput()
+	c.amountCents = int64(uniform(c.rng, 100, 500000))
+}
+
+// sinks are n scan targets whose values the transaction does not use.
+func (c *client) sinks(n int) []any {
+	for i := range n {
+		c.sink[i] = &c.sink[i]
+	}
+	return c.sink[:n]
+}
+
+// newOrder is the New-Order transaction (clause 2.4.2).
+func (c *client) newOrder(ctx context.Context, conn target.Conn) error {
+	w, s := c.w, &c.w.sql
+	if err := conn.Begin(ctx); err != nil {
+		return err
+	}
+	defer conn.Rollback(ctx)
+	var wTax, dTax, discount float64
+	var oid int64
+	var last, credit string
+	if err := target.QueryRow(ctx, conn, s.noWarehouse, []any{c.home}, &wTax); err != nil {
+		return err
+	}
+	if err := target.QueryRow(ctx, conn, s.noDistrict, []any{c.home, c.d}, &oid, &dTax); err != nil {
+		return err
+	}
+	if err := target.QueryRow(ctx, conn, s.noCustomer, []any{c.home, c.d, c.cid}, &discount, &last, &credit); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, s.noOrder, oid, c.d, c.home, c.cid, len(c.lines), c.allLocal); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, s.noNewOrder, oid, c.d, c.home); err != nil {
+		return err
+	}
+	for i, l := range c.lines {
+		var price float64
+		var name, idata string
+		err := target.QueryRow(ctx, conn, s.noItem, []any{l.item}, &price, &name, &idata)
+		if errors.Is(err, target.ErrNoRow) && l.item == w.sc.items+1 {
+			// The business rollback of clause 2.4.2.3: a completed
+			// New-Order, not an error.
+			if err := conn.Rollback(ctx); err != nil {
+				return err
+			}
+			w.rollbacks.Add(1)
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("item %d: %w", l.item, err)
+		}
+		remote := 0
+		if l.supply != c.home {
+			remote = 1
+		}
+		var quantity int64
+		var sdata, dist string
+		if err := target.QueryRow(ctx, conn, w.stockSQL[c.d-1], []any{l.supply, l.item, l.quantity, remote}, &quantity, &sdata, &dist); err != nil {
+			return fmt.Errorf("stock of item %d in warehouse %d: %w", l.item, l.supply, err)
+		}
+		amount := float64(int64(l.quantity)*int64(math.Round(price*100))) / 100
+		args := []any{oid, c.d, c.home, i + 1, l.item, l.supply, l.quantity, amount, dist}
+		if i < len(c.lines)-1 {
+			if _, err := conn.Exec(ctx, s.noLine, args...); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := conn.ExecCommit(ctx, s.noLine, args...); err != nil {
+			c.unknown(err, 0)
+			return err
+		}
+	}
+	w.newOrders.Add(1)
+	return nil
+}
+
+// unknown counts a failed commit whose outcome is unknown, with the
+// payment it carried.
+func (c *client) unknown(err error, paidCents int64) {
+	if target.CommitOutcomeUnknown(err) {
+		c.w.unknownCommits.Add(1)
+		c.w.unknownPaidCents.Add(paidCents)
+	}
+}
+
+// customerByName finds the customer of a Payment or Order-Status given by
+// last name: the middle one of those ordered by first name (clause
+// 2.5.2.2), n/2 rounded up counting from 1.
+func (c *client) customerByName(ctx context.Context, conn target.Conn, sql string) error {
+	rows, err := conn.Query(ctx, sql, c.cw, c.cd, c.last)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	c.ids = c.ids[:0]
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		c.ids = append(c.ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(c.ids) == 0 {
+		return fmt.Errorf("no customer named %s in district %d of warehouse %d", c.last, c.cd, c.cw)
+	}
+	c.cid = int(c.ids[(len(c.ids)-1)/2])
+	return nil
+}
+
+// payment is the Payment transaction (clause 2.5.2).
+func (c *client) payment(ctx context.Context, conn target.Conn) error {
+	s := &c.w.sql
+	if err := conn.Begin(ctx); err != nil {
+		return err
+	}
+	defer conn.Rollback(ctx)
+	amount := float64(c.amountCents) / 100
+	var wName, dName string
+	dest := append([]any{&wName}, c.sinks(5)...)
+	if err := target.QueryRow(ctx, conn, s.payWarehouse, []any{c.home, amount}, dest...); err != nil {
+		return err
+	}
+	dest = append([]any{&dName}, c.sinks(5)...)
+	if err := target.QueryRow(ctx, conn, s.payDistrict, []any{c.home, c.d, amount}, dest...); err != nil {
+		return err
+	}
+	if c.byName {
+		if err := c.customerByName(ctx, conn, s.payByName); err != nil {
+			return err
+		}
+	}
+	bad := fmt.Sprintf("%d %d %d %d %d %s | ", c.cid, c.cd, c.cw, c.d, c.home, cents(c.amountCents))
+	if err := target.QueryRow(ctx, conn, s.payCustomer, []any{c.cw, c.cd, c.cid, amount, bad}, c.sinks(14)...); err != nil {
+		return fmt.Errorf("customer %d of district %d, warehouse %d: %w", c.cid, c.cd, c.cw, err)
+	}
+	if _, err := conn.ExecCommit(ctx, s.payHistory, c.cid, c.cd, c.cw, c.d, c.home, amount, wName+"    "+dName); err != nil {
+		c.unknown(err, c.amountCents)
+		return err
+	}
+	c.w.paidCents.Add(c.amountCents)
+	return nil
+}
+
+// orderStatus is the Order-Status transaction (clause 2.6.2).
+func (c *client) orderStatus(ctx context.Context, conn target.Conn) error {
+	s := &c.w.sql
+	if err := conn.Begin(ctx); err != nil {
+		return err
+	}
+	defer conn.Rollback(ctx)
+	if c.byName {
+		if err := c.customerByName(ctx, conn, s.osByName); err != nil {
+			return err
+		}
+	}
+	if err := target.QueryRow(ctx, conn, s.osCustomer, []any{c.cw, c.cd, c.cid}, c.sinks(4)...); err != nil {
+		return fmt.Errorf("customer %d of district %d, warehouse %d: %w", c.cid, c.cd, c.cw, err)
+	}
+	var oid int64
+	dest := append([]any{&oid}, c.sinks(2)...)
+	if err := target.QueryRow(ctx, conn, s.osOrder, []any{c.cw, c.cd, c.cid}, dest...); err != nil {
+		return fmt.Errorf("last order of customer %d of district %d, warehouse %d: %w", c.cid, c.cd, c.cw, err)
+	}
+	rows, err := conn.Query(ctx, s.osLines, c.cw, c.cd, oid)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(c.sinks(5)...); err != nil {
+			rows.Close()
+			return err
+		}
+		n++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if n < minOrderLines {
+		return fmt.Errorf("order %d of district %d, warehouse %d has %d order lines", oid, c.cd, c.cw, n)
+	}
+	return conn.Commit(ctx)
+}
+
+// delivery is the Delivery transaction (clause 2.7.4): the oldest new
+// order of each of the warehouse's ten districts, in one transaction. A
+// district without one is skipped.
+func (c *client) delivery(ctx context.Context, conn target.Conn) error {
+	s := &c.w.sql
+	if err := conn.Begin(ctx); err != nil {
+		return err
+	}
+	defer conn.Rollback(ctx)
+	for d := 1; d <= districts; d++ {
+		var oid, cid int64
+		if err := target.QueryRow(ctx, conn, s.dlOldest, []any{c.home, d}, &oid); err != nil {
+			return err
+		}
+		if oid == 0 {
+			continue
+		}
+		n, err := conn.Exec(ctx, s.dlDelete, c.home, d, oid)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			continue // delivered by another terminal meanwhile
+		}
+		if err := target.QueryRow(ctx, conn, s.dlOrder, []any{c.home, d, oid, c.carrier}, &cid); err != nil {
+			return fmt.Errorf("order %d of district %d, warehouse %d: %w", oid, d, c.home, err)
+		}
+		if _, err := conn.Exec(ctx, s.dlLines, c.home, d, oid); err != nil {
+			return err
+		}
+		if n, err := conn.Exec(ctx, s.dlCustomer, c.home, d, oid, cid); err != nil {
+			return err
+		} else if n != 1 {
+			return fmt.Errorf("customer %d of district %d, warehouse %d: %d rows updated", cid, d, c.home, n)
+		}
+	}
+	if err := conn.Commit(ctx); err != nil {
+		c.unknown(err, 0)
+		return err
+	}
+	c.w.deliveries.Add(1)
+	return nil
+}
+
+// stockLevel is the Stock-Level transaction (clause 2.8.2): the recently
+// sold items of the terminal's district whose stock is under the
+// threshold.
+func (c *client) stockLevel(ctx context.Context, conn target.Conn) error {
+	s := &c.w.sql
+	if err := conn.Begin(ctx); err != nil {
+		return err
+	}
+	defer conn.Rollback(ctx)
+	var next, low int64
+	if err := target.QueryRow(ctx, conn, s.slDistrict, []any{c.home, c.district}, &next); err != nil {
+		return err
+	}
+	if err := target.QueryRow(ctx, conn, s.slCount, []any{c.home, c.district, next, c.threshold}, &low); err != nil {
+		return err
+	}
+	return conn.Commit(ctx)
+}

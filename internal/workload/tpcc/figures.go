@@ -1,0 +1,72 @@
+package tpcc
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// maxTpmCPerWarehouse is the most New-Orders per minute one warehouse's
+// ten terminals can enter with the specification's keying and think
+// times: the efficiency's yardstick.
+const maxTpmCPerWarehouse = 12.86
+
+// Figures are TPC-C's own figures of the run (clause 5.4): tpmC, the
+// New-Orders completed per minute of the window (the rolled-back ones
+// included, being completed business transactions); NOPM, the New-Orders
+// committed; tpmTotal, every transaction; the efficiency against 12.86 per
+// active warehouse; and each transaction's 90th-percentile response time
+// against its limit (clause 5.2.5.3).
+func (w *Workload) Figures(r *result.Result) []string {
+	if r.MeasuredS <= 0 {
+		return nil
+	}
+	minutes := r.MeasuredS / 60
+	var total int64
+	for _, name := range opNames {
+		if o := r.Op(name); o != nil {
+			total += o.Count
+		}
+	}
+	var newOrders int64
+	if o := r.Op(opNewOrder); o != nil {
+		newOrders = o.Count
+	}
+	tpmC := float64(newOrders) / minutes
+	// The window's committed share, as in the whole run.
+	committed, rolled := w.newOrders.Load(), w.rollbacks.Load()
+	nopm := tpmC
+	if committed+rolled > 0 {
+		nopm = tpmC * float64(committed) / float64(committed+rolled)
+	}
+	active := w.activeWarehouses()
+	eff := fmt.Sprintf("efficiency %.1f%% of %.2f x %d warehouses", 100*tpmC/(maxTpmCPerWarehouse*float64(active)), maxTpmCPerWarehouse, active)
+	if !w.wait {
+		eff += " (no wait times: not bounded by it)"
+	}
+	lines := []string{fmt.Sprintf("tpmC       %.1f New-Orders per minute (%d rolled back on an unused item included), NOPM %.1f, tpmTotal %.1f, %s",
+		tpmC, rolled, nopm, float64(total)/minutes, eff)}
+	var parts []string
+	pass := true
+	for i, name := range opNames {
+		o := r.Op(name)
+		if o == nil || o.Count == 0 {
+			parts = append(parts, name+" not run")
+			continue
+		}
+		p90 := time.Duration(o.P90 * float64(time.Millisecond))
+		verdict := "pass"
+		if p90 > limit90[i] {
+			verdict, pass = "FAIL", false
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (limit %s) %s", name, p90.Round(time.Millisecond/10), limit90[i], verdict))
+	}
+	verdict := "all within the limits"
+	if !pass {
+		verdict = "a limit is EXCEEDED"
+	}
+	lines = append(lines, "p90 limits "+strings.Join(parts, ", ")+": "+verdict)
+	return lines
+}

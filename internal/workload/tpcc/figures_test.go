@@ -1,0 +1,41 @@
+package tpcc
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// TestFigures computes tpmC, NOPM, tpmTotal and the efficiency from a
+// result of two minutes, and marks the Delivery's p90 over its 80 s limit.
+func TestFigures(t *testing.T) {
+	w, err := parseWorkload("--warehouses", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.newOrders.Store(99)
+	w.rollbacks.Store(1)
+	op := func(name string, n int64, p90ms float64) result.Op {
+		return result.Op{Name: name, Summary: metrics.Summary{Count: n, P90: p90ms}}
+	}
+	r := &result.Result{MeasuredS: 120, Ops: []result.Op{
+		op(opNewOrder, 40, 20), op(opPayment, 38, 10), op(opOrderStatus, 4, 3), op(opDelivery, 4, 81_000), op(opStockLevel, 4, 15),
+	}}
+	got := strings.Join(w.Figures(r), "\n")
+	for _, want := range []string{
+		"tpmC       20.0 New-Orders per minute (1 rolled back on an unused item included), NOPM 19.8, tpmTotal 45.0, efficiency 77.8% of 12.86 x 2 warehouses",
+		"new-order 20ms (limit 5s) pass",
+		"delivery 1m21s (limit 1m20s) FAIL",
+		"a limit is EXCEEDED",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("figures lack %q:\n%s", want, got)
+		}
+	}
+	r.Ops[3].P90 = 79_000
+	if got := strings.Join(w.Figures(r), "\n"); !strings.Contains(got, "all within the limits") {
+		t.Errorf("p90s within their limits:\n%s", got)
+	}
+}

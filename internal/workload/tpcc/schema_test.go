@@ -1,0 +1,70 @@
+package tpcc
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// pg15Banner is what SELECT version() says on Debian 12's PostgreSQL 15.
+const pg15Banner = "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit"
+
+// TestGoldenSQL keeps every statement of the workload, per dialect, in
+// testdata/NAME.sql (go test -update rewrites them).
+func TestGoldenSQL(t *testing.T) {
+	tg, err := target.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	for name, d := range map[string]target.Dialect{"postgresql-15": target.ParseBanner(pg15Banner), "sqlite": tg.Dialect()} {
+		s := newSchema(d.Caps)
+		var b strings.Builder
+		v := reflect.ValueOf(s)
+		for i := range v.NumField() {
+			b.WriteString("-- " + v.Type().Field(i).Name + "\n")
+			switch f := v.Field(i); f.Kind() {
+			case reflect.String:
+				b.WriteString(f.String() + ";\n")
+			case reflect.Slice:
+				for j := range f.Len() {
+					b.WriteString(f.Index(j).String() + ";\n")
+				}
+			}
+		}
+		for _, c := range conditions {
+			b.WriteString("-- " + c.name + "\n" + c.sql + ";\n")
+		}
+		testutil.Golden(t, name+".sql", b.String())
+	}
+}
+
+// TestValidate refuses bad options with a message naming the flag.
+func TestValidate(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--warehouses", "0"}, "--warehouses 0"},
+		{[]string{"--items", "99"}, "--items 99"},
+		{[]string{"--customers-per-district", "3001"}, "--customers-per-district 3001"},
+		{[]string{"--active-warehouses", "-1"}, "--active-warehouses -1"},
+		{[]string{"--warehouses", "2", "--active-warehouses", "3"}, "--active-warehouses 3 is more than --warehouses 2"},
+		{[]string{"--check", "some"}, `unknown --check "some"`},
+		{[]string{"--mix", "45,43,4,4"}, "give five weights"},
+		{[]string{"--mix", "45,43,4,4,x"}, `"x" is not a weight`},
+		{[]string{"--mix", "0,0,0,0,0"}, "at least one weight"},
+	} {
+		if _, err := parseWorkload(tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.args, err, tt.want)
+		}
+	}
+	if _, err := parseWorkload(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+}
