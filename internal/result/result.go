@@ -181,6 +181,12 @@ type Op struct {
 	// histogram, but not in Count, which (like every rate) counts only ops
 	// completed inside the window.
 	AfterWindow int64 `json:"after_window,omitempty"`
+	// AfterWindowRetries and AfterWindowErrors (by class) are the retries
+	// and failures of the window's ops that came in the grace period after
+	// it: not in Retries and Errors, which (like the intervals) count only
+	// what happened inside the window.
+	AfterWindowRetries int64            `json:"after_window_retries,omitempty"`
+	AfterWindowErrors  map[string]int64 `json:"after_window_errors,omitempty"`
 	// Unfinished ops started in the window and were still running when the
 	// run ended (cancelled after the grace period, or interrupted); they
 	// are in no statistic. UnfinishedMaxMS is the longest any of them had
@@ -523,6 +529,8 @@ func (t *Op) add(o Op) {
 	t.Count -= t.AfterWindow // the histogram holds them, the count does not
 	t.Clients += o.Clients
 	t.Retries += o.Retries
+	t.AfterWindowRetries += o.AfterWindowRetries
+	t.AfterWindowErrors = addCounts(t.AfterWindowErrors, o.AfterWindowErrors)
 	t.Late += o.Late
 	t.Skipped += o.Skipped
 	t.Unfinished += o.Unfinished
