@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/redact"
+	"github.com/txnbench/txnbench/internal/report/texttable"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 )
@@ -769,7 +770,7 @@ func studyPage(s *study.Summary, runs []*result.Result) page {
 	for _, c := range s.Cells {
 		for _, o := range c.Ops {
 			ops.Rows = append(ops.Rows, []string{c.Label, o.Name, fixed(o.OpsPerS, 1), ms(o.Mean), ms(o.P50), ms(o.P95), ms(o.P99),
-				strconv.FormatFloat(o.Errors, 'f', -1, 64), fmt.Sprintf("%.0f%%", o.Spread)})
+				texttable.Count(o.Errors), texttable.Spread(o.Spread, s.Repeat)})
 		}
 	}
 	ops.Note = "spread: the range of the mean latency across repetitions, relative to its median"

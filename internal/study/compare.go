@@ -400,7 +400,7 @@ func (c *Comparisons) Tables() []Table {
 			if co.SpeedupP50 > 0 {
 				p50 = fmt.Sprintf("%.1fx", co.SpeedupP50)
 			}
-			t.Rows = append(t.Rows, []string{held, co.Op, "conn=" + co.Pooled, f3(co.PerTxnMS), f3(co.PooledMS),
+			t.Rows = append(t.Rows, []string{held, co.Op, "conn=" + co.Pooled, ms(co.PerTxnMS), ms(co.PooledMS),
 				fmt.Sprintf("%.1fx", co.Speedup), p50, fmt.Sprintf("%.1f%%", co.ConnectPct)})
 		}
 		out = append(out, t)
@@ -434,7 +434,7 @@ func (c *Comparisons) fixedWorkTable() Table {
 	}
 	t.Rows = append(t.Rows, head)
 	for _, w := range c.FixedWork {
-		row := []string{w.Cell, fmt.Sprint(w.Cycles), wallTime(w.WallS)}
+		row := []string{w.Cell, num(float64(w.Cycles)), wallTime(w.WallS)}
 		for _, a := range cols {
 			cell := "-"
 			for _, v := range w.Vs {
@@ -474,10 +474,8 @@ func axisValue(metric string, v float64) string {
 	if metric == "ops_per_s" {
 		return f1(v)
 	}
-	return f2(v)
+	return ms(v)
 }
-
-func f3(v float64) string { return fmt.Sprintf("%.3f", v) }
 
 // writeComparisons writes the comparisons of s into study.md.
 func writeComparisons(w io.Writer, s *Summary) {

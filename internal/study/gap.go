@@ -69,7 +69,7 @@ func WriteServerGaps(w io.Writer, s *Summary, results [][]*result.Result) {
 		if g.ClientMS > 0 {
 			share = fmt.Sprintf("%.0f%%", 100*g.ServerMS/g.ClientMS)
 		}
-		rows = append(rows, []string{g.Cell, g.Op, f3(g.ClientMS), f3(g.ServerMS), f3(g.GapMS), share})
+		rows = append(rows, []string{g.Cell, g.Op, ms(g.ClientMS), ms(g.ServerMS), ms(g.GapMS), share})
 	}
 	texttable.Write(w, texttable.Markdown, rows, 0, 1)
 }

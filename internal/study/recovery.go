@@ -105,10 +105,10 @@ func writeRecovery(w io.Writer, s *Summary) {
 		for _, f := range c.Faults {
 			recs := "-"
 			if f.Reconnects != nil {
-				recs = f1(*f.Reconnects)
+				recs = num(*f.Reconnects)
 			}
 			rows = append(rows, []string{c.Label, f.Fault, recovered(f.FirstOKS, f.NoFirstOK, f.Runs),
-				recovered(f.ThroughputS, f.NoThroughput, f.Runs), f1(f.Errors), recs, c.Invariants().Status()})
+				recovered(f.ThroughputS, f.NoThroughput, f.Runs), num(f.Errors), recs, c.Invariants().Status()})
 		}
 	}
 	if len(rows) == 1 {
@@ -123,7 +123,7 @@ func writeRecovery(w io.Writer, s *Summary) {
 func recovered(v *float64, never, runs int) string {
 	s := "-"
 	if v != nil {
-		s = f2(*v)
+		s = texttable.Fixed(*v, 2)
 	}
 	if never > 0 {
 		s += fmt.Sprintf(" (never in %d of %d)", never, runs)

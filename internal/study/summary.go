@@ -3,7 +3,6 @@ package study
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -216,7 +215,7 @@ func Change(a, b float64) string {
 	if a == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%+.0f%% (%.2fx)", 100*(b-a)/a, b/a)
+	return fmt.Sprintf("%+.0f%% (%s)", 100*(b-a)/a, texttable.Ratio(b/a))
 }
 
 // Write renders the study as Markdown: what was compared, one table per
@@ -267,8 +266,8 @@ func Write(w io.Writer, s *Summary) {
 			if i > 0 && first != nil {
 				vsMean, vsRate = Change(first.Mean, st.Mean), Change(first.OpsPerS, st.OpsPerS)
 			}
-			rows = append(rows, []string{c.Label, f1(st.OpsPerS), f2(st.Mean), f2(st.P50), f2(st.P90), f2(st.P95), f2(st.P99), f2(st.Max),
-				strconv.FormatFloat(st.Errors, 'f', -1, 64), fmt.Sprintf("%.0f%%", st.Spread), vsMean, vsRate})
+			rows = append(rows, []string{c.Label, f1(st.OpsPerS), ms(st.Mean), ms(st.P50), ms(st.P90), ms(st.P95), ms(st.P99), ms(st.Max),
+				num(st.Errors), texttable.Spread(st.Spread, s.Repeat), vsMean, vsRate})
 		}
 		texttable.Write(w, texttable.Markdown, s.VsFirst(rows), 0)
 	}
@@ -279,7 +278,7 @@ func Write(w io.Writer, s *Summary) {
 		if i > 0 {
 			vs = Change(s.Cells[0].TxnPerS, c.TxnPerS)
 		}
-		rows = append(rows, []string{c.Label, f1(c.TxnPerS), fmt.Sprintf("%.3f", c.ClientCPUPerTxnMS), f1(c.AllocPerTxnKB), fmt.Sprintf("%.0f", c.PeakMB), vs})
+		rows = append(rows, []string{c.Label, f1(c.TxnPerS), ms(c.ClientCPUPerTxnMS), f1(c.AllocPerTxnKB), texttable.Fixed(c.PeakMB, 0), vs})
 	}
 	texttable.Write(w, texttable.Markdown, s.VsFirst(rows), 0)
 	writeComparisons(w, s)
@@ -402,7 +401,7 @@ func (l Ladder) write(w io.Writer) {
 		case s.Paired > 1:
 			gain = fmt.Sprintf("%+.0f%% to %+.0f%%", s.GainMin, s.GainMax)
 		}
-		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, gain, f2(s.CycleP99), l.mark(i)})
+		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, gain, ms(s.CycleP99), l.mark(i)})
 	}
 	texttable.Write(w, texttable.Markdown, rows, 0, 5)
 	if n := l.Note(); n != "" {
@@ -455,10 +454,8 @@ func (l Ladder) Note() string {
 	return ""
 }
 
-func f1(v float64) string { return strconv.FormatFloat(round(v, 1), 'f', 1, 64) }
-func f2(v float64) string { return strconv.FormatFloat(round(v, 2), 'f', 2, 64) }
-
-func round(v float64, prec int) float64 {
-	p := math.Pow10(prec)
-	return math.Round(v*p) / p
-}
+// f1, ms and num are texttable's number formats, the one format of every
+// table: a rate with one decimal, a latency, a (median) count.
+func f1(v float64) string  { return texttable.Fixed(v, 1) }
+func ms(v float64) string  { return texttable.MS(v) }
+func num(v float64) string { return texttable.Count(v) }

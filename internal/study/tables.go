@@ -33,8 +33,8 @@ func writeCellTables(w io.Writer, s *Summary) {
 		rows := [][]string{{"cell", "clients", "txns", "duration (s)", "txn/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors"}}
 		for _, c := range s.Cells {
 			t := c.Txn
-			rows = append(rows, []string{c.Label, strconv.Itoa(c.Clients), num(t.Count), f2(c.DurationS), f1(c.TxnPerS),
-				f2(t.Mean), f2(t.P90), f2(t.P95), f2(t.P99), f2(t.Max), num(t.Errors)})
+			rows = append(rows, []string{c.Label, strconv.Itoa(c.Clients), num(t.Count), texttable.Fixed(c.DurationS, 2), f1(c.TxnPerS),
+				ms(t.Mean), ms(t.P90), ms(t.P95), ms(t.P99), ms(t.Max), num(t.Errors)})
 		}
 		texttable.Write(w, texttable.Markdown, rows, 0)
 		fmt.Fprintf(w, "txns are the transactions committed in the measured window, every transaction op merged; errors failed after their retries.\n\n")
@@ -44,7 +44,7 @@ func writeCellTables(w io.Writer, s *Summary) {
 		rows := [][]string{{"cell", "phase", "count", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)"}}
 		for _, c := range s.Cells {
 			for _, o := range result.PhaseRows(c.Ops, func(o OpStats) result.Kind { return o.Kind }) {
-				rows = append(rows, []string{c.Label, o.Name, num(o.Count), f2(o.Mean), f2(o.P90), f2(o.P95), f2(o.P99), f2(o.Max)})
+				rows = append(rows, []string{c.Label, o.Name, num(o.Count), ms(o.Mean), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max)})
 			}
 		}
 		texttable.Write(w, texttable.Markdown, rows, 0, 1)
@@ -76,6 +76,3 @@ func writeCellTables(w io.Writer, s *Summary) {
 		fmt.Fprintf(w, "Counters are the run database's change over the measured window (pg_stat_database); the top wait is the wait event the cell's sessions were seen in most while in a transaction, over all its runs, with its share of the samples.\n\n")
 	}
 }
-
-// num prints a count that is a median: whole unless it fell between two.
-func num(v float64) string { return strconv.FormatFloat(round(v, 1), 'f', -1, 64) }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/report/texttable"
 )
 
 // Interrupted is a Scenario's Error when Ctrl-C stopped it.
@@ -107,8 +109,9 @@ func WriteTables(w io.Writer, r *Report) {
 		if s.Error != "" {
 			inv += "; " + failed
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %s |\n",
-			name, s.tier(), s.Workload, m.Ops, m.Clients, m.DurationS, m.TxnPerS, m.MeanMS, m.P90MS, m.P95MS, m.P99MS, m.MaxMS, m.Failures, inv)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			name, s.tier(), s.Workload, texttable.Count(m.Ops), m.Clients, texttable.Fixed(m.DurationS, 2), texttable.Fixed(m.TxnPerS, 2),
+			texttable.MS(m.MeanMS), texttable.MS(m.P90MS), texttable.MS(m.P95MS), texttable.MS(m.P99MS), texttable.MS(m.MaxMS), texttable.Count(m.Failures), inv)
 	}
 	fmt.Fprintln(w, "\nOps are committed transactions in the measured window; latencies are per transaction, all transaction types merged; failures are transactions that failed after their retries.")
 	if studies {

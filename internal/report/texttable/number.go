@@ -22,6 +22,10 @@ func Fixed(v float64, prec int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return None
 	}
+	p := math.Pow10(prec)
+	if r := math.Round(v*p) / p; !math.IsInf(r, 0) {
+		v = r // halves away from zero, as people round: 7,031.25 is 7,031.3
+	}
 	s := strconv.FormatFloat(v, 'f', prec, 64)
 	intPart, frac := s, ""
 	if i := strings.IndexByte(s, '.'); i >= 0 {

@@ -57,7 +57,7 @@ func TestFixed(t *testing.T) {
 		{-1000, 0, "-1,000"},
 		{-1234.5, 1, "-1,234.5"},
 		{-1234567.891, 2, "-1,234,567.89"},
-		{0.125, 2, "0.12"},
+		{0.125, 2, "0.13"},
 	}
 	for _, tc := range tests {
 		if got := Fixed(tc.v, tc.prec); got != tc.want {

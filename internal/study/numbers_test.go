@@ -1,0 +1,36 @@
+package study
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestStudyNumbers: study.md prints counts whole with thousands
+// separators (errors 190.0 and reconnects 16.0 were printed, and
+// 13570.51 beside the run table's 13,570.51), a latency of a few
+// microseconds with its digits, and no spread with one repetition.
+func TestStudyNumbers(t *testing.T) {
+	recs := 16.0
+	s := &Summary{Format: Format, Workload: "w", Repeat: 1, Vary: []Vary{{Key: "conn", Values: []string{"pool"}}},
+		Cells: []CellSummary{{Label: "conn=pool", Settings: []Setting{{Key: "conn", Value: "pool"}}, InvariantsOK: true, TxnPerS: 13570.51,
+			Ops:    []OpStats{{Name: "select", OpsPerS: 13570.51, Count: 135705, Mean: 0.0043, P50: 0.004, P99: 0.009, Errors: 190, Spread: 0}},
+			Faults: []FaultRecovery{{Fault: "restart at 2.0 s", Errors: 190, Reconnects: &recs, Runs: 1}}}}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	for _, want := range []string{
+		"| conn=pool | 13,570.5 |   0.00430 |  0.00400 |",
+		"|    190 |      - |",
+		"| conn=pool | restart at 2.0 s |",
+		"|    190 |         16 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
+	}
+	for _, bad := range []string{"190.0", "16.0", "13570", "| 0% |"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("study.md has %q:\n%s", bad, md)
+		}
+	}
+}
