@@ -416,6 +416,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	if rc.Warmup > 0 {
 		r.Config.Warmup = rc.Warmup.String()
 	}
+	r.Behind = result.ScheduleBehind(r)
 	if c := r.Op(result.CycleOp); c != nil && c.Count > 0 {
 		r.Client.CPUPerCycleMS = out.CPU.Total().Seconds() * 1000 / float64(c.Count)
 	}

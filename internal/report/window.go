@@ -77,8 +77,16 @@ func windowNotes(r *result.Result) []string {
 	if len(unfinished) > 0 {
 		lines = append(lines, "unfinished when the run ended (in no column): "+strings.Join(unfinished, ", "))
 	}
+	if b := r.Behind; b != nil {
+		lines = append(lines, behindLine(b))
+	}
 	if s := r.Stalled; s != nil {
 		lines = append(lines, fmt.Sprintf("stalled: %d clients waiting since %.1f s", s.Clients, s.SinceS))
 	}
 	return lines
+}
+
+// behindLine says in one line that a run's --rate schedule fell behind.
+func behindLine(b *result.Behind) string {
+	return "BEHIND SCHEDULE: " + b.Text() + ": the clients or the database did not keep up, so latencies from the intended start include the backlog"
 }

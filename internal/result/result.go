@@ -86,6 +86,8 @@ type Result struct {
 	Interrupted bool             `json:"interrupted,omitempty"`
 	// Stalled says no op completed in the window's last StallAfter or more.
 	Stalled *Stall `json:"stalled,omitempty"`
+	// Behind says the --rate schedule fell behind (ScheduleBehind).
+	Behind *Behind `json:"behind_schedule,omitempty"`
 	// AbortedClients stopped early on an error that ends a client (a
 	// script's runtime error; any error with pgbench's semantics).
 	AbortedClients int        `json:"aborted_clients,omitempty"`

@@ -66,6 +66,10 @@ type CellSummary struct {
 	TopWaitShare float64 `json:"top_wait_share,omitempty"`
 	// Faults are the injected faults and what followed them (--fault).
 	Faults []FaultRecovery `json:"faults,omitempty"`
+	// Behind is the repetition whose --rate schedule fell furthest behind
+	// (result.ScheduleBehind), BehindRuns how many did; nil when all kept up.
+	Behind     *result.Behind `json:"behind_schedule,omitempty"`
+	BehindRuns int            `json:"behind_runs,omitempty"`
 }
 
 // Invariants is the cell's check over its repetitions, without the
@@ -119,6 +123,18 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	cs.TxnPerS = metrics.Median(txn)
 	cs.ClientCPUPerTxnMS, cs.AllocPerTxnKB, cs.PeakMB = metrics.Median(cpu), metrics.Median(alloc), metrics.Median(peak)
 	cs.Faults = faultRecoveries(rs)
+	for _, r := range rs {
+		b := r.Behind
+		if b == nil {
+			b = result.ScheduleBehind(r) // a result saved before it was recorded
+		}
+		if b != nil {
+			cs.BehindRuns++
+			if cs.Behind == nil || b.AchievedPerS/b.RatePerS < cs.Behind.AchievedPerS/cs.Behind.RatePerS {
+				cs.Behind = b
+			}
+		}
+	}
 	for _, o := range rs[0].Ops {
 		cs.Ops = append(cs.Ops, medianStats(o.Name, o.Kind, rs, func(r *result.Result) (metrics.Summary, int64, bool) {
 			if ro := r.OpOf(o.Name, o.Kind); ro != nil {
@@ -244,6 +260,11 @@ func Write(w io.Writer, s *Summary) {
 	}
 	if bad == 0 {
 		fmt.Fprintf(w, "invariants: OK in every run\n\n")
+	}
+	for _, c := range s.Cells {
+		if b := c.Behind; b != nil {
+			fmt.Fprintf(w, "**cell %s fell behind its schedule** in %d of %d runs: %s\n\n", c.Label, c.BehindRuns, max(len(c.Results), c.BehindRuns), b.Text())
+		}
 	}
 	if len(s.Cells) == 0 {
 		return
