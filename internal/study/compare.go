@@ -344,13 +344,15 @@ func connectOverhead(s *Summary) []ConnectOverhead {
 	return out
 }
 
-// Table is one comparison as rows, the first the header: study.md and
-// study.html draw the same tables.
+// Table is one section of study.md as rows, the first the header, with
+// the note above it and the one below: study.md and study.html draw the
+// same tables (Sections).
 type Table struct {
 	Title string
 	Note  string
 	Rows  [][]string
 	Left  []int // the columns aligned left
+	After string
 }
 
 // changeNote says how to read a change, in every table that has one.
@@ -477,14 +479,15 @@ func axisValue(metric string, v float64) string {
 	return ms(v)
 }
 
-// writeComparisons writes the comparisons of s into study.md.
-func writeComparisons(w io.Writer, s *Summary) {
-	for _, t := range Compare(s).Tables() {
-		fmt.Fprintf(w, "## %s\n\n", t.Title)
-		if t.Note != "" {
-			fmt.Fprintf(w, "%s\n\n", t.Note)
-		}
-		texttable.Write(w, texttable.Markdown, t.Rows, t.Left...)
+// write writes t as a section of study.md.
+func (t Table) write(w io.Writer) {
+	fmt.Fprintf(w, "## %s\n\n", t.Title)
+	if t.Note != "" {
+		fmt.Fprintf(w, "%s\n\n", t.Note)
+	}
+	texttable.Write(w, texttable.Markdown, t.Rows, t.Left...)
+	if t.After != "" {
+		fmt.Fprintf(w, "%s\n\n", t.After)
 	}
 }
 

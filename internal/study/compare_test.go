@@ -326,7 +326,7 @@ func TestKneeNeedsAgreeingRepetitions(t *testing.T) {
 		t.Errorf("note %q", n)
 	}
 	var b strings.Builder
-	l.write(&b)
+	l.table().write(&b)
 	for _, want := range []string{"+1% to +12%", "<- repetitions disagree: knee not established", "<- throughput stops growing"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("ladder lacks %q:\n%s", want, b.String())

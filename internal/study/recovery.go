@@ -2,7 +2,6 @@ package study
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/txnbench/txnbench/internal/metrics"
@@ -97,9 +96,9 @@ func medianPtr(vs []float64) *float64 {
 	return &m
 }
 
-// writeRecovery writes the faults' recovery per cell, when a cell had
+// recoveryTables is the faults' recovery per cell, when a cell had
 // faults: the cells side by side, so connection strategies compare.
-func writeRecovery(w io.Writer, s *Summary) {
+func recoveryTables(s *Summary) []Table {
 	rows := [][]string{{"cell", "fault", "first ok after (s)", "90% throughput after (s)", "errors", "reconnects", "invariants"}}
 	for _, c := range s.Cells {
 		for _, f := range c.Faults {
@@ -112,11 +111,10 @@ func writeRecovery(w io.Writer, s *Summary) {
 		}
 	}
 	if len(rows) == 1 {
-		return
+		return nil
 	}
-	fmt.Fprintf(w, "## faults: recovery\n\n")
-	texttable.Write(w, texttable.Markdown, rows, 0, 1, 6)
-	fmt.Fprintf(w, "medians across repetitions; \"never\" counts the repetitions that did not recover so before the next fault or the window's end.\n\n")
+	return []Table{{Title: "faults: recovery", Rows: rows, Left: []int{0, 1, 6},
+		After: "medians across repetitions; \"never\" counts the repetitions that did not recover so before the next fault or the window's end."}}
 }
 
 // recovered is a median recovery time and how many runs never recovered.

@@ -266,16 +266,26 @@ func Write(w io.Writer, s *Summary) {
 			fmt.Fprintf(w, "**cell %s fell behind its schedule** in %d of %d runs: %s\n\n", c.Label, c.BehindRuns, max(len(c.Results), c.BehindRuns), b.Text())
 		}
 	}
-	if len(s.Cells) == 0 {
-		return
+	for _, t := range Sections(s, nil) {
+		t.write(w)
 	}
-	writeCellTables(w, s)
+}
+
+// Sections are study.md's sections after its header, in order, as tables
+// with their notes: the per-cell tables, one table per op, the client's
+// cost, the comparisons, the faults' recovery, the ladders and, from the
+// runs of each cell (results, in the order of s.Cells; nil leaves it
+// out), the client against the server. study.html shows them all.
+func Sections(s *Summary, results [][]*result.Result) []Table {
+	if len(s.Cells) == 0 {
+		return nil
+	}
+	out := cellTables(s)
 	for _, o := range s.Cells[0].Ops {
 		title := o.Name
 		if o.Kind == result.KindPhase {
 			title += " (phase)"
 		}
-		fmt.Fprintf(w, "## %s\n\n", title)
 		rows := [][]string{{"cell", "ops/s", "mean (ms)", "p50 (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "spread", "mean vs first", "ops/s vs first"}}
 		first := s.Cells[0].opOf(o.Name, o.Kind)
 		for i, c := range s.Cells {
@@ -290,9 +300,8 @@ func Write(w io.Writer, s *Summary) {
 			rows = append(rows, []string{c.Label, f1(st.OpsPerS), ms(st.Mean), ms(st.P50), ms(st.P90), ms(st.P95), ms(st.P99), ms(st.Max),
 				num(st.Errors), texttable.Spread(st.Spread, s.Repeat), vsMean, vsRate})
 		}
-		texttable.Write(w, texttable.Markdown, s.VsFirst(rows), 0)
+		out = append(out, Table{Title: title, Rows: s.VsFirst(rows), Left: []int{0}})
 	}
-	fmt.Fprintf(w, "## client (txnbench's own cost)\n\n")
 	rows := [][]string{{"cell", "txn/s", "CPU per txn (ms)", "allocated per txn (KB)", "peak memory (MB)", "txn/s vs first"}}
 	for i, c := range s.Cells {
 		vs := "-"
@@ -301,12 +310,13 @@ func Write(w io.Writer, s *Summary) {
 		}
 		rows = append(rows, []string{c.Label, f1(c.TxnPerS), ms(c.ClientCPUPerTxnMS), f1(c.AllocPerTxnKB), texttable.Fixed(c.PeakMB, 0), vs})
 	}
-	texttable.Write(w, texttable.Markdown, s.VsFirst(rows), 0)
-	writeComparisons(w, s)
-	writeRecovery(w, s)
+	out = append(out, Table{Title: "client (txnbench's own cost)", Rows: s.VsFirst(rows), Left: []int{0}})
+	out = append(out, Compare(s).Tables()...)
+	out = append(out, recoveryTables(s)...)
 	for _, l := range Ladders(s) {
-		l.write(w)
+		out = append(out, l.table())
 	}
+	return append(out, gapTables(s, results)...)
 }
 
 // Ladder is throughput against client count for cells that differ only in
@@ -404,12 +414,12 @@ func Ladders(s *Summary) []Ladder {
 	return out
 }
 
-func (l Ladder) write(w io.Writer) {
+// table is the ladder as a section of study.md.
+func (l Ladder) table() Table {
 	title := "throughput by clients"
 	if l.Others != "" {
 		title += " (" + l.Others + ")"
 	}
-	fmt.Fprintf(w, "## %s\n\n", title)
 	rows := [][]string{{"clients", "txn/s", "vs previous", "gain per repetition", "cycle p99 (ms)", ""}}
 	for i, s := range l.Steps {
 		vs, gain := "-", "-"
@@ -424,10 +434,7 @@ func (l Ladder) write(w io.Writer) {
 		}
 		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, gain, ms(s.CycleP99), l.mark(i)})
 	}
-	texttable.Write(w, texttable.Markdown, rows, 0, 5)
-	if n := l.Note(); n != "" {
-		fmt.Fprintf(w, "%s\n\n", n)
-	}
+	return Table{Title: title, Rows: rows, Left: []int{0, 5}, After: l.Note()}
 }
 
 // stalls says whether step i grew less than KneeGain% over the step
