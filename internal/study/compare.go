@@ -135,6 +135,7 @@ var axisMetrics = []metric{
 	{"p95_ms", "p95 (ms)", func(o OpStats) float64 { return o.P95 }},
 	{"p99_ms", "p99 (ms)", func(o OpStats) float64 { return o.P99 }},
 	{"ops_per_s", "ops/s", func(o OpStats) float64 { return o.OpsPerS }},
+	{"errors", "errors", func(o OpStats) float64 { return o.Errors }},
 }
 
 // Compare computes s's comparisons for its compare mode; nil with
@@ -380,7 +381,7 @@ func (c *Comparisons) Tables() []Table {
 		for _, r := range a.Rows {
 			row := []string{r.Op, metricLabel(r.Metric), axisValue(r.Metric, r.Values[0])}
 			for i := 1; i < len(r.Values); i++ {
-				row = append(row, axisValue(r.Metric, r.Values[i]), Change(r.Values[i-1], r.Values[i]))
+				row = append(row, axisValue(r.Metric, r.Values[i]), axisChange(r.Values[i-1], r.Values[i]))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -473,10 +474,25 @@ func metricLabel(name string) string {
 }
 
 func axisValue(metric string, v float64) string {
-	if metric == "ops_per_s" {
+	switch metric {
+	case "ops_per_s":
 		return f1(v)
+	case "errors":
+		return num(v)
 	}
 	return ms(v)
+}
+
+// axisChange is the change from a to b in an axis table: a count that
+// grew from none says so, none both times is "-".
+func axisChange(a, b float64) string {
+	switch {
+	case a == 0 && b == 0:
+		return texttable.None
+	case a == 0:
+		return "from 0"
+	}
+	return Change(a, b)
 }
 
 // write writes t as a section of study.md.

@@ -3,6 +3,8 @@ package study
 import (
 	"strings"
 	"testing"
+
+	"github.com/txnbench/txnbench/internal/result"
 )
 
 // TestStudyNumbers: study.md prints counts whole with thousands
@@ -31,6 +33,37 @@ func TestStudyNumbers(t *testing.T) {
 	for _, bad := range []string{"190.0", "16.0", "13570", "| 0% |"} {
 		if strings.Contains(md, bad) {
 			t.Errorf("study.md has %q:\n%s", bad, md)
+		}
+	}
+}
+
+// TestStudyErrorsByClass: a cell's errors are shown by class with its
+// success %, and the comparisons along a setting have an errors row
+// (study.md showed an error total only: direct failing at 1,000 clients
+// and PgBouncer not was one number among many).
+func TestStudyErrorsByClass(t *testing.T) {
+	cell := func(via string, errs map[string]int64) CellSummary {
+		var rs []*result.Result
+		for range 3 {
+			r := res(100, 10, 10, true)
+			r.Ops[0].Errors = errs
+			rs = append(rs, r)
+		}
+		return Summarise(Cell{Settings: []Setting{{"via", via}}}, rs, []string{"a", "b", "c"})
+	}
+	s := &Summary{Format: Format, Workload: "w", Repeat: 3, Vary: []Vary{{Key: "via", Values: []string{"direct", "pgbouncer"}}},
+		Cells: []CellSummary{cell("direct", map[string]int64{"too_many_connections": 190, "connect_refused": 10}), cell("pgbouncer", nil)}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	for _, want := range []string{
+		"| errors | success | errors by class ",
+		"|    200 |  33.33% | too_many_connections 190, connect_refused 10 |",
+		"|      0 | 100.00% | -  ",
+		"| add   | errors    |    200 |         0 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
 		}
 	}
 }

@@ -92,7 +92,41 @@ type OpStats struct {
 	P99     float64     `json:"p99_ms"`
 	Max     float64     `json:"max_ms"`
 	Errors  float64     `json:"errors"` // median count
-	Spread  float64     `json:"spread_pct"`
+	// ErrorClasses is the median count of each error class (a run
+	// without the class counts 0), on a cell's transactions row.
+	ErrorClasses map[string]float64 `json:"error_classes,omitempty"`
+	Spread       float64            `json:"spread_pct"`
+}
+
+// SuccessPct is the share of the ops that succeeded, in % (medians of
+// both); "-" when none ended.
+func (o OpStats) SuccessPct() string {
+	if o.Count+o.Errors <= 0 {
+		return texttable.None
+	}
+	return texttable.Fixed(100*o.Count/(o.Count+o.Errors), 2) + "%"
+}
+
+// classes is o's errors by class, largest first: "too_many_connections
+// 190, connect_refused 3"; "-" when none.
+func (o OpStats) classes() string {
+	var names []string
+	for k, v := range o.ErrorClasses {
+		if v > 0 {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		return texttable.None
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := o.ErrorClasses[names[i]], o.ErrorClasses[names[j]]
+		return a > b || a == b && names[i] < names[j]
+	})
+	for i, k := range names {
+		names[i] = k + " " + num(o.ErrorClasses[k])
+	}
+	return strings.Join(names, ", ")
 }
 
 // Summarise reduces a cell's repetitions to medians.
@@ -147,6 +181,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 		_, failed := r.Transactions()
 		return r.TxnSummary(), failed, true
 	})
+	cs.Txn.ErrorClasses = txnErrorClasses(rs)
 	cs.Clients = rs[0].Config.Clients
 	cs.DurationS = median(rs, func(r *result.Result) (float64, bool) { return r.MeasuredS, true })
 	for _, k := range result.DeltaCounters {
@@ -166,6 +201,37 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	}
 	cs.TopWait, cs.TopWaitShare = result.TopWait(rs...)
 	return cs
+}
+
+// txnErrorClasses is the median count of each error class of the
+// transactions across the runs rs (nil when none failed).
+func txnErrorClasses(rs []*result.Result) map[string]float64 {
+	per := make([]map[string]int64, len(rs))
+	names := map[string]bool{}
+	for i, r := range rs {
+		per[i] = map[string]int64{}
+		for _, o := range r.Ops {
+			if !o.Kind.IsTxn() {
+				continue
+			}
+			for k, n := range o.Errors {
+				per[i][k] += n
+				names[k] = true
+			}
+		}
+	}
+	var out map[string]float64
+	for k := range names {
+		xs := make([]float64, len(rs))
+		for i := range rs {
+			xs[i] = float64(per[i][k])
+		}
+		if out == nil {
+			out = map[string]float64{}
+		}
+		out[k] = metrics.Median(xs)
+	}
+	return out
 }
 
 // TxnRow names a cell's row of all its transactions (CellSummary.Txn).

@@ -22,21 +22,21 @@ func cellTables(s *Summary) []Table {
 	var out []Table
 	var txns, phases, db bool
 	for _, c := range s.Cells {
-		txns = txns || c.Txn.Count > 0
+		txns = txns || c.Txn.Count > 0 || c.Txn.Errors > 0
 		db = db || len(c.Database) > 0 || c.TopWait != ""
 		for _, o := range c.Ops {
 			phases = phases || o.Kind == result.KindPhase
 		}
 	}
 	if txns {
-		rows := [][]string{{"cell", "clients", "txns", "duration (s)", "txn/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors"}}
+		rows := [][]string{{"cell", "clients", "txns", "duration (s)", "txn/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "success", "errors by class"}}
 		for _, c := range s.Cells {
 			t := c.Txn
 			rows = append(rows, []string{c.Label, strconv.Itoa(c.Clients), num(t.Count), texttable.Fixed(c.DurationS, 2), f1(c.TxnPerS),
-				ms(t.Mean), ms(t.P90), ms(t.P95), ms(t.P99), ms(t.Max), num(t.Errors)})
+				ms(t.Mean), ms(t.P90), ms(t.P95), ms(t.P99), ms(t.Max), num(t.Errors), t.SuccessPct(), t.classes()})
 		}
-		out = append(out, Table{Title: "summary (all transactions)", Rows: rows, Left: []int{0},
-			After: "txns are the transactions committed in the measured window, every transaction op merged; errors failed after their retries."})
+		out = append(out, Table{Title: "summary (all transactions)", Rows: rows, Left: []int{0, 12},
+			After: "txns are the transactions committed in the measured window, every transaction op merged; errors failed after their retries (medians, by class too); success is txns / (txns + errors)."})
 	}
 	if phases {
 		rows := [][]string{{"cell", "phase", "count", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)"}}
