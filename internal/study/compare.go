@@ -118,10 +118,20 @@ type ConnectOverhead struct {
 	// Speedup is per-txn latency / pooled latency (mean, and p50).
 	Speedup    float64 `json:"speedup"`
 	SpeedupP50 float64 `json:"speedup_p50"`
-	// ConnectPct is connecting's share of a per-txn op's time:
-	// (per-txn - pooled) / per-txn mean, in %.
+	// ConnectPct is connecting's share of a per-txn op's time by
+	// difference: (per-txn - pooled) / per-txn mean, in %.
 	ConnectPct float64 `json:"connect_pct"`
+	// ConnectTimePct is seed 001's connect share, measured in the per-txn
+	// cell alone: connect time / (connect time + query time) per
+	// transaction, that is the mean of its connect wait over the op's
+	// mean (which includes the connect), in %; 0 when the cell has no
+	// connect row.
+	ConnectTimePct float64 `json:"connect_time_pct,omitempty"`
 }
+
+// connectWait names the wait row of getting a new connection (a
+// connector's WaitName), measured per connect.
+const connectWait = "connect"
 
 // metric is one column of OpStats an axis compares.
 type metric struct {
@@ -338,6 +348,9 @@ func connectOverhead(s *Summary) []ConnectOverhead {
 				if p.P50 > 0 {
 					co.SpeedupP50 = o.P50 / p.P50
 				}
+				if cw := g.cells[base].op(connectWait); cw != nil && cw.Mean > 0 {
+					co.ConnectTimePct = 100 * min(cw.Mean/o.Mean, 1)
+				}
 				out = append(out, co)
 			}
 		}
@@ -392,19 +405,23 @@ func (c *Comparisons) Tables() []Table {
 	}
 	if len(c.Connect) > 0 {
 		t := Table{Title: "connect overhead: per-txn against kept connections", Left: []int{0, 1, 2},
-			Note: "speedup = per-txn latency / the kept connection's (mean, and p50); connect share = (per-txn - kept) / per-txn mean: the part of a per-txn op's time spent connecting."}
-		t.Rows = append(t.Rows, []string{"settings", "op", "against", "per-txn mean (ms)", "kept mean (ms)", "speedup", "speedup (p50)", "connect share"})
+			Note: "speedup = per-txn latency / the kept connection's (mean, and p50); connect share (by difference) = (per-txn - kept) / per-txn mean: the latency a kept connection saves; connect time share = connect time / (connect time + query time) per transaction, from the per-txn cell's connect row alone (its connect mean / the op's mean, which includes it): the definition of seed 001. They differ when keeping a connection also changes the query's time (a pool's wait, a warm session's caches)."}
+		t.Rows = append(t.Rows, []string{"settings", "op", "against", "per-txn mean (ms)", "kept mean (ms)", "speedup", "speedup (p50)", "connect share (by difference)", "connect time share"})
 		for _, co := range c.Connect {
 			held := Cell{Settings: co.Held}.Label()
 			if held == "" {
 				held = "-"
+			}
+			timeShare := texttable.None
+			if co.ConnectTimePct > 0 {
+				timeShare = fmt.Sprintf("%.1f%%", co.ConnectTimePct)
 			}
 			p50 := "-"
 			if co.SpeedupP50 > 0 {
 				p50 = fmt.Sprintf("%.1fx", co.SpeedupP50)
 			}
 			t.Rows = append(t.Rows, []string{held, co.Op, "conn=" + co.Pooled, ms(co.PerTxnMS), ms(co.PooledMS),
-				fmt.Sprintf("%.1fx", co.Speedup), p50, fmt.Sprintf("%.1f%%", co.ConnectPct)})
+				fmt.Sprintf("%.1fx", co.Speedup), p50, fmt.Sprintf("%.1f%%", co.ConnectPct), timeShare})
 		}
 		out = append(out, t)
 	}

@@ -67,3 +67,34 @@ func TestStudyErrorsByClass(t *testing.T) {
 		}
 	}
 }
+
+// TestStudyWaitTablesAndConnectShares: a study's per-op tables cover the
+// ops of every cell, not the first cell's alone (pool cells' pool_wait had
+// no table, a connect that the first cell lacked neither), and connect
+// overhead gives both definitions of connect share.
+func TestStudyWaitTablesAndConnectShares(t *testing.T) {
+	op := func(name string, kind result.Kind, mean float64) OpStats {
+		return OpStats{Name: name, Kind: kind, Count: 100, OpsPerS: 10, Mean: mean, P50: mean}
+	}
+	cell := func(conn string, ops ...OpStats) CellSummary {
+		return CellSummary{Label: "conn=" + conn, Settings: []Setting{{"conn", conn}}, InvariantsOK: true, Ops: ops}
+	}
+	s := &Summary{Format: Format, Workload: "connect-overhead", Repeat: 1, Vary: []Vary{{Key: "conn", Values: []string{"pool", "per-txn"}}},
+		Cells: []CellSummary{
+			cell("pool", op("select1", result.KindTxn, 0.5), op("pool_wait", result.KindWait, 0.002)),
+			cell("per-txn", op("select1", result.KindTxn, 4), op("connect", result.KindWait, 3)),
+		}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	for _, want := range []string{
+		"## pool_wait\n", "| conn=pool    |",
+		"## connect\n", "| conn=per-txn |",
+		"| connect share (by difference) | connect time share |",
+		"|                         87.5% |              75.0% |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -273,6 +273,27 @@ func median(rs []*result.Result, v func(*result.Result) (float64, bool)) float64
 	return metrics.Median(xs)
 }
 
+// allOps are the ops of every cell, each once, in the order cells first
+// have them: a pool cell's pool_wait, or the connect of a cell after a
+// first one that has none (an embedded database), get their tables too.
+func (s *Summary) allOps() []OpStats {
+	var out []OpStats
+	seen := map[string]bool{}
+	for _, c := range s.Cells {
+		for _, o := range c.Ops {
+			kind := o.Kind
+			if kind.IsTxn() {
+				kind = result.KindTxn
+			}
+			if k := o.Name + "\x00" + string(kind); !seen[k] {
+				seen[k] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
 // opOf is the cell's op named name of kind kind, nil if none.
 func (cs CellSummary) opOf(name string, kind result.Kind) *OpStats {
 	for i := range cs.Ops {
@@ -347,7 +368,7 @@ func Sections(s *Summary, results [][]*result.Result) []Table {
 		return nil
 	}
 	out := cellTables(s)
-	for _, o := range s.Cells[0].Ops {
+	for _, o := range s.allOps() {
 		title := o.Name
 		if o.Kind == result.KindPhase {
 			title += " (phase)"
