@@ -223,12 +223,13 @@ func neighbours(s *Summary, key string) []group {
 	return multi
 }
 
-// axisTable compares a group's neighbouring cells on every transaction
-// and the cycle that all of them measured.
+// axisTable compares a group's neighbouring cells on every transaction,
+// the cycle and the waits for a connection (connect, pool_wait) that all
+// of them measured.
 func axisTable(key string, g group) AxisTable {
 	t := AxisTable{Axis: key, Held: g.held, Values: g.values}
 	for _, o := range g.cells[0].Ops {
-		if !o.Kind.IsTxn() && o.Kind != result.KindCycle {
+		if !o.Kind.IsTxn() && o.Kind != result.KindCycle && o.Kind != result.KindWait {
 			continue
 		}
 		stats := make([]OpStats, len(g.cells))

@@ -98,3 +98,20 @@ func TestStudyWaitTablesAndConnectShares(t *testing.T) {
 		}
 	}
 }
+
+// TestAxisTablesCompareConnect: along a setting other than conn (--vary
+// db=A,B), the cells' connect rows are compared too (they were left out).
+func TestAxisTablesCompareConnect(t *testing.T) {
+	cell := func(db string, connect float64) CellSummary {
+		return CellSummary{Label: "db=" + db, Settings: []Setting{{"db", db}}, InvariantsOK: true, Ops: []OpStats{
+			{Name: "query", Count: 100, OpsPerS: 10, Mean: connect + 0.1, P50: connect + 0.1},
+			{Name: "connect", Kind: result.KindWait, Count: 100, OpsPerS: 10, Mean: connect, P50: connect}}}
+	}
+	s := &Summary{Format: Format, Workload: "connect-overhead", Repeat: 1, Vary: []Vary{{Key: "db", Values: []string{"sqlite", "temp-postgres"}}},
+		Cells: []CellSummary{cell("sqlite", 1), cell("temp-postgres", 3)}}
+	var b strings.Builder
+	Write(&b, s)
+	if !strings.Contains(b.String(), "| connect | mean (ms) |   1.00 |          3.00 |           +200% (3.00x) |") {
+		t.Errorf("the db comparison lacks the connect row:\n%s", b.String())
+	}
+}
