@@ -395,6 +395,9 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 			MaxRSSMB: float64(out.CPU.MaxRSSKB) / 1024,
 		},
 	}
+	if c, ok := s.Workload.(workload.CycleCounter); ok {
+		r.CycleUnit = c.CycleUnit()
+	}
 	if n, ok := s.Workload.(workload.Noter); ok {
 		r.Notes = n.Notes()
 	}

@@ -86,6 +86,9 @@ type Result struct {
 	Interrupted bool             `json:"interrupted,omitempty"`
 	// Stalled says no op completed in the window's last StallAfter or more.
 	Stalled *Stall `json:"stalled,omitempty"`
+	// CycleUnit names what one cycle is when the workload's users count
+	// cycles rather than transactions ("workflows"); "" otherwise.
+	CycleUnit string `json:"cycle_unit,omitempty"`
 	// Behind says the --rate schedule fell behind (ScheduleBehind).
 	Behind *Behind `json:"behind_schedule,omitempty"`
 	// AbortedClients stopped early on an error that ends a client (a
