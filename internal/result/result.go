@@ -483,6 +483,7 @@ func Merge(rs []*Result) (*Result, error) {
 	m.Telemetry = mergeTelemetry(rs)
 	m.SlowOps = mergeSlowOps(rs)
 	m.SetServerTimes()
+	m.Behind = ScheduleBehind(&m) // against the whole run's rate
 	return &m, nil
 }
 
