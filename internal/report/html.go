@@ -238,8 +238,8 @@ func runPage(r *result.Result) page {
 		if o.ServerMS > 0 {
 			server = ms(o.ServerMS)
 		}
-		ops.Rows = append(ops.Rows, []string{o.Name, o.Kind.Label(), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1),
-			ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max), server, thousands(o.Retries), thousands(o.ErrorCount())})
+		row := append([]string{o.Name, o.Kind.Label(), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1)}, opLatencies(o)...)
+		ops.Rows = append(ops.Rows, append(row, server, thousands(o.Retries), thousands(o.ErrorCount())))
 	}
 	p.Tables = append(p.Tables, ops)
 	if f := faultTable(r); len(f.Rows) > 0 {

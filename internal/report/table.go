@@ -81,13 +81,7 @@ func Table(w io.Writer, r *result.Result) {
 		if r.MeasuredS > 0 {
 			rate = float64(o.Count) / r.MeasuredS
 		}
-		lat := []string{ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max)}
-		if o.Count+o.AfterWindow == 0 { // no latency was measured
-			for i := range lat {
-				lat[i] = texttable.None
-			}
-		}
-		row := append([]string{elapsed, firstLine(o.Name, 48), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1)}, lat...)
+		row := append([]string{elapsed, firstLine(o.Name, 48), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1)}, opLatencies(o)...)
 		row = append(row, thousands(o.Retries), thousands(o.ErrorCount()))
 		if server {
 			st := "-"
@@ -275,6 +269,15 @@ func ms(v float64) string { return texttable.MS(v) }
 func fixed(v float64, prec int) string { return texttable.Fixed(v, prec) }
 
 func thousands(n int64) string { return texttable.Count(n) }
+
+// opLatencies are an op's mean, p50, p90, p95, p99 and max as ms, "-"
+// each when no latency was measured.
+func opLatencies(o result.Op) []string {
+	if o.Count+o.AfterWindow == 0 {
+		return []string{texttable.None, texttable.None, texttable.None, texttable.None, texttable.None, texttable.None}
+	}
+	return []string{ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max)}
+}
 
 // latencies are an op's p50 and p99 as ms, "-" when nothing completed.
 func latencies(count int64, p50, p99 float64) (string, string) {

@@ -361,4 +361,18 @@ func TestTableMicrosecondsAndNothingMeasured(t *testing.T) {
 	if f := strings.Fields(ref); len(f) < 11 || f[5] != "-" || f[10] != "-" {
 		t.Errorf("an op that completed nothing reads %q:\n%s", f, b.String())
 	}
+	// the HTML page's per-op table alike
+	var h bytes.Buffer
+	if err := HTML(&h, r); err != nil {
+		t.Fatal(err)
+	}
+	page := h.String()
+	i := strings.Index(page, ">refused<")
+	if i < 0 {
+		t.Fatal("no refused row on the page")
+	}
+	row, _, _ := strings.Cut(page[i:], "</tr>")
+	if strings.Contains(row, "0.00") || strings.Count(row, ">-<") < 6 {
+		t.Errorf("the page's row of an op that completed nothing: %s", row)
+	}
 }
