@@ -153,7 +153,7 @@ func (a *app) reportStudy(path, html string) error {
 		}
 	}
 	if html != "" { // files first: a reader that stops early (| head) does not cost them
-		if err := writeAtomic(html, func(w io.Writer) error { return report.StudyHTML(w, s, runs) }); err != nil {
+		if err := writeAtomic(html, func(w io.Writer) error { return report.StudyHTML(w, s, runs, all) }); err != nil {
 			return err
 		}
 		a.status("HTML report written to " + html)

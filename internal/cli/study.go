@@ -268,8 +268,8 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 			}
 			return res, err
 		},
-		HTML: func(path string, s *study.Summary, firsts []*result.Result) error {
-			return writeAtomic(path, func(w io.Writer) error { return report.StudyHTML(w, s, firsts) })
+		HTML: func(path string, s *study.Summary, firsts []*result.Result, all [][]*result.Result) error {
+			return writeAtomic(path, func(w io.Writer) error { return report.StudyHTML(w, s, firsts, all) })
 		},
 		Status: a.status,
 	}

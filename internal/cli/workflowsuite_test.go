@@ -37,7 +37,7 @@ func TestWorkflowBaselineValidates(t *testing.T) {
 			t.Errorf("%s: %v", e.Name, err)
 			continue
 		}
-		if p.settings["clients"] == "" || p.settings["iterations"] == "" || p.settings["signal-workers"] == "" {
+		if p.settings["clients"] == "" || p.settings["iterations"] == "" && p.settings["duration"] == "" || p.settings["signal-workers"] == "" {
 			t.Errorf("%s: settings %v", e.Name, p.settings)
 		}
 	}

@@ -77,16 +77,13 @@ func plural(n int) string {
 func format(unit string, v float64) string {
 	switch unit {
 	case unitRate:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case unitMS, unitCount:
-		if v != 0 && v < 1 {
-			return strconv.FormatFloat(v, 'f', 3, 64)
-		}
-		return strconv.FormatFloat(v, 'f', 2, 64)
+		return texttable.Fixed(v, 1)
+	case unitMS, unitCount: // a count per transaction is a ratio: its digits like a latency's
+		return texttable.MS(v)
 	case unitRatio:
-		return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
+		return texttable.Fixed(100*v, 2) + "%"
 	case unitBytes:
-		return strconv.FormatFloat(v, 'f', 0, 64)
+		return texttable.Count(v)
 	case unitOK:
 		if v >= 1 {
 			return "OK"

@@ -93,6 +93,20 @@ type Database struct {
 	poolerName   string // e.g. "PgBouncer 1.18.0"
 	poolerDetail string // e.g. "transaction pooling, 20 server connections"
 	connURL      string // what the clients connect to, with its password
+	// server is the database whose cluster this one borrows (a study's
+	// pooled cells on the cluster of its direct ones): it supervises and
+	// stops the cluster; nil when this one owns what it runs on.
+	server *Database
+}
+
+// borrow opens a new database on d's cluster that leaves the cluster to
+// d: its Close does not stop it, and d supervises it.
+func (d *Database) borrow(ctx context.Context) (*Database, error) {
+	t, err := target.Open(ctx, d.cluster.URL())
+	if err != nil {
+		return nil, err
+	}
+	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.cluster.URL(), server: d}, nil
 }
 
 // Close closes the target and stops what was started for it.
@@ -103,7 +117,7 @@ func (d *Database) Close() error {
 			err = serr
 		}
 	}
-	if d.cluster != nil {
+	if d.cluster != nil && d.server == nil {
 		if serr := d.cluster.Stop(); serr != nil && err == nil {
 			err = serr
 		}
@@ -400,6 +414,9 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 			MaxRSSMB: float64(out.CPU.MaxRSSKB) / 1024,
 		},
 	}
+	if c, ok := s.Workload.(workload.CycleCounter); ok {
+		r.CycleUnit = c.CycleUnit()
+	}
 	if n, ok := s.Workload.(workload.Noter); ok {
 		r.Notes = n.Notes()
 	}
@@ -424,6 +441,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	if rc.Warmup > 0 {
 		r.Config.Warmup = rc.Warmup.String()
 	}
+	r.Behind = result.ScheduleBehind(r)
 	if c := r.Op(result.CycleOp); c != nil && c.Count > 0 {
 		r.Client.CPUPerCycleMS = out.CPU.Total().Seconds() * 1000 / float64(c.Count)
 	}

@@ -4,25 +4,34 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/txnbench/txnbench/internal/target"
 )
 
 // Shared opens the databases of a set of specifications (a study's cells)
 // once each: specifications on the same database share it, a throwaway
 // cluster sized for the most connections and a pooler for the most
-// clients of any of them.
+// clients of any of them. Specifications on the same throwaway cluster
+// (--db temp-postgres, --pg-bin, --pg-conf) share it whatever their
+// pooler: a cell via PgBouncer runs against the same cluster as a direct
+// one, behind a PgBouncer of its own that runs only while its cells do.
 type Shared struct {
 	specs                []Spec
-	maxConns, maxClients map[string]int
+	maxConns, maxClients map[string]int // by dbKey, and by serverKey for clusters
 	dbs                  map[string]*Database
+	servers              map[string]*Database // the clusters, by serverKey
 }
 
 // NewShared readies the databases of specs; nothing opens until Open.
 func NewShared(specs []Spec) *Shared {
-	s := &Shared{specs: specs, maxConns: map[string]int{}, maxClients: map[string]int{}, dbs: map[string]*Database{}}
+	s := &Shared{specs: specs, maxConns: map[string]int{}, maxClients: map[string]int{}, dbs: map[string]*Database{}, servers: map[string]*Database{}}
 	for _, sp := range specs {
 		k := dbKey(sp)
 		s.maxConns[k] = max(s.maxConns[k], sp.ServerConnections())
 		s.maxClients[k] = max(s.maxClients[k], sp.Runner.Clients)
+		if sk, ok := serverKey(sp); ok {
+			s.maxConns[sk] = max(s.maxConns[sk], sp.ServerConnections())
+		}
 	}
 	return s
 }
@@ -30,29 +39,106 @@ func NewShared(specs []Spec) *Shared {
 // Open returns the database of the i-th specification, opening it the
 // first time one of the specifications sharing it asks.
 func (s *Shared) Open(ctx context.Context, i int) (*Database, error) {
-	k := dbKey(s.specs[i])
+	sp := s.specs[i]
+	k := dbKey(sp)
+	sk, cluster := serverKey(sp)
+	if cluster {
+		s.release(sk, k)
+	}
 	if db, ok := s.dbs[k]; ok {
 		return db, nil
 	}
-	sized := s.specs[i]
-	sized.Runner.Clients = s.maxClients[k]
-	db, err := Open(ctx, sized, s.maxConns[k])
+	if !cluster {
+		sized := sp
+		sized.Runner.Clients = s.maxClients[k]
+		db, err := Open(ctx, sized, s.maxConns[k])
+		if err != nil {
+			return nil, err
+		}
+		s.dbs[k] = db
+		return db, nil
+	}
+	server, ok := s.servers[sk]
+	if !ok {
+		var err error
+		if server, err = openServer(ctx, sp, s.maxConns[sk]); err != nil {
+			return nil, err
+		}
+		s.servers[sk] = server
+	}
+	if sp.Pooler.Via != ViaPgBouncer {
+		s.dbs[k] = server
+		return server, nil
+	}
+	db, err := server.borrow(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := startPoolers(ctx, sp, db, s.maxClients[k]); err != nil {
+		db.Close()
 		return nil, err
 	}
 	s.dbs[k] = db
 	return db, nil
 }
 
-// Close closes every database opened.
+// release stops the PgBouncers of the cluster sk other than the database
+// keyed k's: a pooler waiting for its cells would hold server connections
+// through another cell's run; the next of its cells starts it again
+// (each run restarts its pooler anyway, see Isolate).
+func (s *Shared) release(sk, k string) {
+	server := s.servers[sk]
+	if server == nil {
+		return
+	}
+	for k2, db := range s.dbs {
+		if k2 != k && db.server == server {
+			db.Close()
+			delete(s.dbs, k2)
+		}
+	}
+}
+
+// Close closes every database opened, the clusters last.
 func (s *Shared) Close() {
 	for _, db := range s.dbs {
+		if db.server != nil {
+			db.Close()
+		}
+	}
+	for _, db := range s.servers {
 		db.Close()
 	}
+	for _, db := range s.dbs {
+		if db.server == nil && !s.isServer(db) {
+			db.Close()
+		}
+	}
+}
+
+// isServer reports whether db is one of the clusters.
+func (s *Shared) isServer(db *Database) bool {
+	for _, sv := range s.servers {
+		if sv == db {
+			return true
+		}
+	}
+	return false
 }
 
 // dbKey identifies a database that specifications can share.
 func dbKey(s Spec) string {
 	p := s.Pooler
 	return strings.Join(append([]string{s.DB, s.PGBin, p.Via, p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, s.PGConf...), "\x00")
+}
+
+// serverKey identifies the throwaway cluster of a specification that runs
+// directly or via a throwaway PgBouncer on one; false for any other (a
+// server or a pooler given by URL, SQLite).
+func serverKey(s Spec) (string, bool) {
+	sp, err := target.ParseSpec(s.DB)
+	if err != nil || sp.Kind != target.TempPostgres || target.IsServerURL(s.Pooler.Via) {
+		return "", false
+	}
+	return strings.Join(append([]string{"cluster", s.DB, s.PGBin}, s.PGConf...), "\x00"), true
 }

@@ -110,9 +110,11 @@ func HTML(w io.Writer, r *result.Result) error {
 // StudyHTML writes a study as one self-contained HTML page: the cells side
 // by side (transactions/s, p95 and p99 per op), the concurrency ladder when
 // clients vary, and, from runs (one result per cell, in the order of
-// s.Cells, nil where none could be read), throughput and p99 over time.
-func StudyHTML(w io.Writer, s *study.Summary, runs []*result.Result) error {
-	p := studyPage(s, runs)
+// s.Cells, nil where none could be read), throughput and p99 over time
+// with the cells' faults marked; then every section of study.md, the
+// client vs server one from all (every run of each cell; nil leaves it out).
+func StudyHTML(w io.Writer, s *study.Summary, runs []*result.Result, all [][]*result.Result) error {
+	p := studyPage(s, runs, all)
 	data := studyCharts(s, runs)
 	return render(w, p, data)
 }
@@ -237,8 +239,8 @@ func runPage(r *result.Result) page {
 		if o.ServerMS > 0 {
 			server = ms(o.ServerMS)
 		}
-		ops.Rows = append(ops.Rows, []string{o.Name, o.Kind.Label(), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1),
-			ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max), server, thousands(o.Retries), thousands(o.ErrorCount())})
+		row := append([]string{o.Name, o.Kind.Label(), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1)}, opLatencies(o)...)
+		ops.Rows = append(ops.Rows, append(row, server, thousands(o.Retries), thousands(o.ErrorCount())))
 	}
 	p.Tables = append(p.Tables, ops)
 	if f := faultTable(r); len(f.Rows) > 0 {
@@ -731,7 +733,7 @@ func waitsChart(t *result.Telemetry, ss []result.Sample, ls []float64) *chart {
 }
 
 // studyPage is the text of a study's page.
-func studyPage(s *study.Summary, runs []*result.Result) page {
+func studyPage(s *study.Summary, runs []*result.Result, all [][]*result.Result) page {
 	p := page{Title: "txnbench study " + s.Workload}
 	p.Header = append(p.Header, field{"workload", s.Workload})
 	var varied []string
@@ -763,19 +765,13 @@ func studyPage(s *study.Summary, runs []*result.Result) page {
 		if c.Invariants().Violated() {
 			p.Notes = append(p.Notes, "invariants VIOLATED in cell "+c.Label)
 		}
+		if b := c.Behind; b != nil {
+			p.Notes = append(p.Notes, fmt.Sprintf("cell %s fell behind its schedule in %d of %d runs: %s", c.Label, c.BehindRuns, max(len(c.Results), c.BehindRuns), b.Text()))
+		}
 		cells.Rows = append(cells.Rows, []string{c.Label, c.Server, fixed(c.TxnPerS, 1), vs, inv, fixed(c.ClientCPUPerTxnMS, 3), fixed(c.AllocPerTxnKB, 1), fixed(c.PeakMB, 0)})
 	}
 	p.Tables = append(p.Tables, vsFirst(s, cells))
-	ops := table{Title: "per op (medians)", Columns: []string{"cell", "op", "ops/s", "mean (ms)", "p50 (ms)", "p95 (ms)", "p99 (ms)", "errors", "spread"}, Left: map[int]bool{1: true}}
-	for _, c := range s.Cells {
-		for _, o := range c.Ops {
-			ops.Rows = append(ops.Rows, []string{c.Label, o.Name, fixed(o.OpsPerS, 1), ms(o.Mean), ms(o.P50), ms(o.P95), ms(o.P99),
-				strconv.FormatFloat(o.Errors, 'f', -1, 64), fmt.Sprintf("%.0f%%", o.Spread)})
-		}
-	}
-	ops.Note = "spread: the range of the mean latency across repetitions, relative to its median"
-	p.After = append(p.After, ops)
-	p.After = append(p.After, studyComparisons(s)...)
+	p.After = append(p.After, studyTables(s, all)...)
 	for i, r := range runs {
 		if r == nil && i < len(s.Cells) {
 			p.Notes = append(p.Notes, "no result file could be read for cell "+s.Cells[i].Label+": its charts over time are left out")
@@ -788,6 +784,19 @@ func studyPage(s *study.Summary, runs []*result.Result) page {
 // runs, the cells over time.
 func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 	var d chartData
+	// the cells' faults, once each where cells ran the same schedule
+	marked := map[mark]bool{}
+	for _, r := range runs {
+		if r == nil {
+			continue
+		}
+		for _, m := range faultMarks(r) {
+			if k := (mark{X: math.Round(m.X*10) / 10, Label: m.Label}); !marked[k] {
+				marked[k] = true
+				d.Marks = append(d.Marks, m)
+			}
+		}
+	}
 	cmp := section{Title: "cells compared"}
 	var labels []string
 	for _, c := range s.Cells {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/txnbench/txnbench/internal/testutil"
+	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -277,7 +279,7 @@ func TestHTMLInvariantsNotChecked(t *testing.T) {
 	s, runs := studyFixture()
 	s.Cells[1].InvariantsOK, s.Cells[1].InvariantsNotChecked = false, "custom scripts"
 	var b bytes.Buffer
-	if err := StudyHTML(&b, s, runs); err != nil {
+	if err := StudyHTML(&b, s, runs, nil); err != nil {
 		t.Fatal(err)
 	}
 	if page := b.String(); !strings.Contains(page, "not checked (custom scripts)") || strings.Contains(page, "VIOLATED") {
@@ -343,7 +345,7 @@ func studyFixture() (*study.Summary, []*result.Result) {
 func TestStudyHTML(t *testing.T) {
 	s, runs := studyFixture()
 	var b bytes.Buffer
-	if err := StudyHTML(&b, s, runs); err != nil {
+	if err := StudyHTML(&b, s, runs, nil); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -406,7 +408,7 @@ func TestStudyHTMLWithoutClients(t *testing.T) {
 		s.Cells[i].Label = "variant=" + s.Cells[i].Settings[0].Value
 	}
 	var b bytes.Buffer
-	if err := StudyHTML(&b, s, runs); err != nil {
+	if err := StudyHTML(&b, s, runs, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, d := dataOf(t, b.String())
@@ -485,5 +487,50 @@ func TestHTMLLeavesOutTheDrain(t *testing.T) {
 	}
 	if n := len(r.Intervals); n != 7 {
 		t.Errorf("the result lost its drain interval: %d intervals", n)
+	}
+}
+
+// TestStudyHTMLHasEveryMarkdownSection: every section of study.md is on
+// study.html (faults: recovery, client vs server and database were not),
+// and the cells' faults are marked on its charts over time.
+func TestStudyHTMLHasEveryMarkdownSection(t *testing.T) {
+	s := &study.Summary{Format: study.Format, Workload: "train-events", Vary: []study.Vary{{Key: "clients", Values: []string{"4", "8"}}}, Repeat: 1}
+	var all [][]*result.Result
+	var firsts []*result.Result
+	first := 0.4
+	for i, n := range []int{4, 8} {
+		r := htmlResult()
+		r.Faults = []result.Fault{{AtS: 2, Kind: "kill-server", Arg: "1s", Injected: true, Recovery: &result.Recovery{FirstOKS: &first}}}
+		c := study.Cell{Settings: []study.Setting{{Key: "clients", Value: fmt.Sprint(n)}}}
+		s.Cells = append(s.Cells, study.Summarise(c, []*result.Result{r}, []string{fmt.Sprintf("cell%02d-rep1.json", i+1)}))
+		all, firsts = append(all, []*result.Result{r}), append(firsts, r)
+	}
+	var md strings.Builder
+	study.Write(&md, s)
+	study.WriteServerGaps(&md, s, all)
+	var heads []string
+	for _, l := range strings.Split(md.String(), "\n") {
+		if h, ok := strings.CutPrefix(l, "## "); ok {
+			heads = append(heads, h)
+		}
+	}
+	for _, want := range []string{"faults: recovery", "client vs server", "database", "summary (all transactions)"} {
+		if !slices.Contains(heads, want) {
+			t.Fatalf("the fixture's study.md lacks the section %q: %v", want, heads)
+		}
+	}
+	var b bytes.Buffer
+	if err := StudyHTML(&b, s, firsts, all); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, h := range heads {
+		if !strings.Contains(page, ">"+html.EscapeString(h)+"<") {
+			t.Errorf("study.html lacks study.md's section %q", h)
+		}
+	}
+	_, d := dataOf(t, page)
+	if len(d.Marks) != 1 || d.Marks[0].X != 2 || !strings.Contains(d.Marks[0].Label, "kill-server") {
+		t.Errorf("fault marks %+v, want kill-server at 2 s", d.Marks)
 	}
 }

@@ -1,17 +1,22 @@
 package report
 
-import "github.com/txnbench/txnbench/internal/study"
+import (
+	"strings"
 
-// studyComparisons are a study's comparison tables (study.Comparisons),
-// the same as study.md's.
-func studyComparisons(s *study.Summary) []table {
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/study"
+)
+
+// studyTables are study.md's sections (study.Sections) as the page's
+// tables, notes below a table joined to the one above it.
+func studyTables(s *study.Summary, all [][]*result.Result) []table {
 	var out []table
-	for _, t := range study.Compare(s).Tables() {
+	for _, t := range study.Sections(s, all) {
 		left := map[int]bool{}
 		for _, i := range t.Left {
 			left[i] = true
 		}
-		out = append(out, table{Title: t.Title, Note: t.Note, Columns: t.Rows[0], Rows: t.Rows[1:], Left: left})
+		out = append(out, table{Title: t.Title, Note: strings.TrimSpace(t.Note + " " + t.After), Columns: t.Rows[0], Rows: t.Rows[1:], Left: left})
 	}
 	return out
 }

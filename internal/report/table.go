@@ -82,11 +82,8 @@ func Table(w io.Writer, r *result.Result) {
 		if r.MeasuredS > 0 {
 			rate = float64(o.Count) / r.MeasuredS
 		}
-		row := []string{
-			elapsed, firstLine(o.Name, 48), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1),
-			ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max),
-			thousands(o.Retries), thousands(o.ErrorCount()),
-		}
+		row := append([]string{elapsed, firstLine(o.Name, 48), strconv.Itoa(o.Clients), thousands(o.Count), fixed(rate, 1)}, opLatencies(o)...)
+		row = append(row, thousands(o.Retries), thousands(o.ErrorCount()))
 		if server {
 			st := "-"
 			if o.ServerMS > 0 {
@@ -266,38 +263,34 @@ func ProgressLine(iv result.Interval) string {
 	for _, o := range ops {
 		errs += o.Errors
 		retries += o.Retries
-		fmt.Fprintf(&b, " | %s %s/s p50 %s p99 %s", o.Name, fixed(float64(o.Count)/intervalS, 1), ms(o.P50), ms(o.P99))
+		p50, p99 := latencies(o.Count, o.P50, o.P99)
+		fmt.Fprintf(&b, " | %s %s/s p50 %s p99 %s", o.Name, fixed(float64(o.Count)/intervalS, 1), p50, p99)
 	}
 	fmt.Fprintf(&b, " | retries %d errors %d", retries, errs)
 	return b.String()
 }
 
-func ms(v float64) string { return thousandsFloat(v, 2) }
+// ms, fixed and thousands are texttable's formats, the one number
+// format of every table.
+func ms(v float64) string { return texttable.MS(v) }
 
-func fixed(v float64, prec int) string { return thousandsFloat(v, prec) }
+func fixed(v float64, prec int) string { return texttable.Fixed(v, prec) }
 
-func thousands(n int64) string { return thousandsFloat(float64(n), 0) }
+func thousands(n int64) string { return texttable.Count(n) }
 
-// thousandsFloat formats v with prec decimals and comma thousands
-// separators, as dbworkload's tables do.
-func thousandsFloat(v float64, prec int) string {
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	intPart, frac := s, ""
-	if i := strings.IndexByte(s, '.'); i >= 0 {
-		intPart, frac = s[:i], s[i:]
+// opLatencies are an op's mean, p50, p90, p95, p99 and max as ms, "-"
+// each when no latency was measured.
+func opLatencies(o result.Op) []string {
+	if o.Count+o.AfterWindow == 0 {
+		return []string{texttable.None, texttable.None, texttable.None, texttable.None, texttable.None, texttable.None}
 	}
-	neg := strings.HasPrefix(intPart, "-")
-	intPart = strings.TrimPrefix(intPart, "-")
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
+	return []string{ms(o.Mean), ms(o.P50), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max)}
+}
+
+// latencies are an op's p50 and p99 as ms, "-" when nothing completed.
+func latencies(count int64, p50, p99 float64) (string, string) {
+	if count == 0 {
+		return texttable.None, texttable.None
 	}
-	out := b.String() + frac
-	if neg {
-		out = "-" + out
-	}
-	return out
+	return ms(p50), ms(p99)
 }

@@ -254,7 +254,7 @@ func TestProgressLine(t *testing.T) {
 			{Name: result.CycleOp, Errors: 3, Summary: metrics.Summary{Count: 25, P50: 150, P99: 300.25}},
 		},
 	}
-	want := "    65s | cycle 5.0/s p50 150.00 p99 300.25 | add 10.0/s p50 1.50 p99 12.50 | process 9.8/s p50 0.75 p99 1,234.50 | retries 3 errors 4"
+	want := "    65s | cycle 5.0/s p50 150.00 p99 300.25 | add 10.0/s p50 1.50 p99 12.50 | process 9.8/s p50 0.750 p99 1,234.50 | retries 3 errors 4"
 	if got := ProgressLine(iv); got != want {
 		t.Errorf("ProgressLine =\n%q\nwant\n%q", got, want)
 	}
@@ -280,7 +280,7 @@ func TestProgressLine(t *testing.T) {
 		{
 			name: "zero length does not divide by zero",
 			iv:   result.Interval{ElapsedS: 0, LengthS: 0, Ops: []result.IntervalOp{{Name: "add"}}},
-			want: "     0s | add 0.0/s p50 0.00 p99 0.00 | retries 0 errors 0",
+			want: "     0s | add 0.0/s p50 - p99 - | retries 0 errors 0",
 		},
 		{
 			name: "no ops",
@@ -294,46 +294,6 @@ func TestProgressLine(t *testing.T) {
 				t.Errorf("ProgressLine = %q, want %q", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestThousandsFloat(t *testing.T) {
-	tests := []struct {
-		v    float64
-		prec int
-		want string
-	}{
-		{0, 0, "0"},
-		{0, 2, "0.00"},
-		{7, 1, "7.0"},
-		{999, 0, "999"},
-		{1000, 0, "1,000"},
-		{999.999, 2, "1,000.00"},
-		{12345, 0, "12,345"},
-		{123456, 1, "123,456.0"},
-		{1234567.891, 2, "1,234,567.89"},
-		{1234567.891, 0, "1,234,568"},
-		{1e9, 0, "1,000,000,000"},
-		{-1, 0, "-1"},
-		{-999, 0, "-999"},
-		{-1000, 0, "-1,000"},
-		{-1234.5, 1, "-1,234.5"},
-		{-1234567.891, 2, "-1,234,567.89"},
-		{0.125, 2, "0.12"},
-	}
-	for _, tc := range tests {
-		if got := thousandsFloat(tc.v, tc.prec); got != tc.want {
-			t.Errorf("thousandsFloat(%v, %d) = %q, want %q", tc.v, tc.prec, got, tc.want)
-		}
-	}
-	intTests := []struct {
-		n    int64
-		want string
-	}{{0, "0"}, {100, "100"}, {4800, "4,800"}, {-52000, "-52,000"}}
-	for _, tc := range intTests {
-		if got := thousands(tc.n); got != tc.want {
-			t.Errorf("thousands(%d) = %q, want %q", tc.n, got, tc.want)
-		}
 	}
 }
 
@@ -373,5 +333,46 @@ func TestHeaderDescribesRun(t *testing.T) {
 	Header(&b, r)
 	if strings.Contains(b.String(), "max tries") {
 		t.Errorf("max tries shown unset:\n%s", b.String())
+	}
+}
+
+// TestTableMicrosecondsAndNothingMeasured: a latency of a few
+// microseconds keeps its digits (it printed 0.00), and an op that
+// completed nothing shows "-" for its latencies, not 0.00.
+func TestTableMicrosecondsAndNothingMeasured(t *testing.T) {
+	r := fixedResult()
+	fast := opOf("select", 8, histOf(4800, 0.004, 0.009))
+	none := opOf("refused", 8, histOf(0, 0, 0))
+	r.Ops = append(r.Ops, fast, none)
+	var b bytes.Buffer
+	Table(&b, r)
+	var sel, ref string
+	for _, l := range strings.Split(b.String(), "\n") {
+		switch f := strings.Fields(l); {
+		case len(f) > 1 && f[1] == "select":
+			sel = l
+		case len(f) > 1 && f[1] == "refused":
+			ref = l
+		}
+	}
+	if f := strings.Fields(sel); len(f) < 6 || f[5] == "0.00" || !strings.HasPrefix(f[5], "0.00") {
+		t.Errorf("a 4 us op's mean reads %q:\n%s", f, b.String())
+	}
+	if f := strings.Fields(ref); len(f) < 11 || f[5] != "-" || f[10] != "-" {
+		t.Errorf("an op that completed nothing reads %q:\n%s", f, b.String())
+	}
+	// the HTML page's per-op table alike
+	var h bytes.Buffer
+	if err := HTML(&h, r); err != nil {
+		t.Fatal(err)
+	}
+	page := h.String()
+	i := strings.Index(page, ">refused<")
+	if i < 0 {
+		t.Fatal("no refused row on the page")
+	}
+	row, _, _ := strings.Cut(page[i:], "</tr>")
+	if strings.Contains(row, "0.00") || strings.Count(row, ">-<") < 6 {
+		t.Errorf("the page's row of an op that completed nothing: %s", row)
 	}
 }

@@ -22,6 +22,8 @@ func TestWindowNotes(t *testing.T) {
 		switch r.Ops[i].Name {
 		case "add":
 			r.Ops[i].AfterWindow = 3
+			r.Ops[i].AfterWindowRetries = 2
+			r.Ops[i].AfterWindowErrors = map[string]int64{"deadlock": 1, "serialization": 4}
 			r.Ops[i].Unfinished, r.Ops[i].UnfinishedMaxMS = 16, 10012.5
 		case result.CycleOp:
 			r.Ops[i].Unfinished, r.Ops[i].UnfinishedMaxMS = 16, 10250
@@ -33,6 +35,7 @@ func TestWindowNotes(t *testing.T) {
 	for _, want := range []string{
 		"completed after the window (in the latencies, not in ops or ops/s): add 3\n",
 		"unfinished when the run ended (in no column): cycle 16 (running 10,250.00 ms or more), add 16 (running 10,012.50 ms or more)\n",
+		"retried or failed after the window (in no column): add 2 retries, 5 errors (deadlock 1, serialization 4)\n",
 		"stalled: 16 clients waiting since 12.3 s\n",
 	} {
 		if !strings.Contains(b.String(), want) {

@@ -86,6 +86,11 @@ type Result struct {
 	Interrupted bool             `json:"interrupted,omitempty"`
 	// Stalled says no op completed in the window's last StallAfter or more.
 	Stalled *Stall `json:"stalled,omitempty"`
+	// CycleUnit names what one cycle is when the workload's users count
+	// cycles rather than transactions ("workflows"); "" otherwise.
+	CycleUnit string `json:"cycle_unit,omitempty"`
+	// Behind says the --rate schedule fell behind (ScheduleBehind).
+	Behind *Behind `json:"behind_schedule,omitempty"`
 	// AbortedClients stopped early on an error that ends a client (a
 	// script's runtime error; any error with pgbench's semantics).
 	AbortedClients int        `json:"aborted_clients,omitempty"`
@@ -184,6 +189,12 @@ type Op struct {
 	// histogram, but not in Count, which (like every rate) counts only ops
 	// completed inside the window.
 	AfterWindow int64 `json:"after_window,omitempty"`
+	// AfterWindowRetries and AfterWindowErrors (by class) are the retries
+	// and failures of the window's ops that came in the grace period after
+	// it: not in Retries and Errors, which (like the intervals) count only
+	// what happened inside the window.
+	AfterWindowRetries int64            `json:"after_window_retries,omitempty"`
+	AfterWindowErrors  map[string]int64 `json:"after_window_errors,omitempty"`
 	// Unfinished ops started in the window and were still running when the
 	// run ended (cancelled after the grace period, or interrupted); they
 	// are in no statistic. UnfinishedMaxMS is the longest any of them had
@@ -478,6 +489,7 @@ func Merge(rs []*Result) (*Result, error) {
 	m.Telemetry = mergeTelemetry(rs)
 	m.SlowOps = mergeSlowOps(rs)
 	m.SetServerTimes()
+	m.Behind = ScheduleBehind(&m) // against the whole run's rate
 	return &m, nil
 }
 
@@ -529,6 +541,8 @@ func (t *Op) add(o Op) {
 	t.Count -= t.AfterWindow // the histogram holds them, the count does not
 	t.Clients += o.Clients
 	t.Retries += o.Retries
+	t.AfterWindowRetries += o.AfterWindowRetries
+	t.AfterWindowErrors = addCounts(t.AfterWindowErrors, o.AfterWindowErrors)
 	t.Late += o.Late
 	t.Skipped += o.Skipped
 	t.Unfinished += o.Unfinished

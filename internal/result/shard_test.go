@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -93,5 +94,36 @@ func TestMergeShardFaults(t *testing.T) {
 	}
 	if a.Faults[0].Target != "network" || a.Faults[0].Recovery.Invariants != "not checked (shard 1 of 2)" {
 		t.Errorf("the shard's own result changed: %+v", a.Faults[0])
+	}
+}
+
+// TestMergedShardsKeepTheirRate: whether a merged run fell behind its
+// schedule is judged again, on the whole run's rate and cycles, not taken
+// from its first shard (which said 20/s and a shard's cycles).
+func TestMergedShardsKeepTheirRate(t *testing.T) {
+	shard := func(i int, cycles int64) *result.Result {
+		r := shardOf(t, "run1", i, 2, t0, 0, i == 1)
+		r.Config.Rate = 20
+		c := r.Op(result.CycleOp)
+		c.Hist = metrics.NewHist()
+		for range cycles {
+			c.Hist.Record(time.Millisecond)
+		}
+		c.Summary = c.Hist.Summary()
+		r.Behind = result.ScheduleBehind(r)
+		return r
+	}
+	for _, c := range []struct {
+		cycles int64
+		behind bool
+	}{{int64(20 * 60), false}, {int64(5 * 60), true}} {
+		a, b := shard(0, c.cycles), shard(1, c.cycles)
+		m, err := result.Merge([]*result.Result{a, b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Config.Rate != 40 || (m.Behind != nil) != c.behind || (a.Behind != nil) != c.behind || m.Behind != nil && (m.Behind.RatePerS != 40 || m.Behind.AchievedPerS != 10) {
+			t.Errorf("%d cycles per shard: merged rate %.0f behind %+v (a shard: %+v)", c.cycles, m.Config.Rate, m.Behind, a.Behind)
+		}
 	}
 }

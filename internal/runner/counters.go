@@ -123,3 +123,44 @@ func (c *counters) interval(op int) (retries, errs int64, classes map[string]int
 	c.lastRetries[op], c.lastSkipped[op] = r, s
 	return retries, errs, classes, skipped
 }
+
+// opCounts is an op's retries and errors by class name (nil if none) at
+// one moment.
+type opCounts struct {
+	retries int64
+	errors  map[string]int64
+}
+
+// snapshot is every op's totals as the intervals so far counted them:
+// taken by the ticker's goroutine right after the window's last interval,
+// it splits a run's retries and errors into the window's and those after
+// it, so the intervals add up to the window's exactly.
+func (c *counters) snapshot() []opCounts {
+	s := make([]opCounts, len(c.retries))
+	for i := range s {
+		s[i].retries = c.lastRetries[i]
+		for j, n := range c.lastErrors[i] {
+			if n > 0 {
+				if s[i].errors == nil {
+					s[i].errors = map[string]int64{}
+				}
+				s[i].errors[string(target.Classes[j])] = n
+			}
+		}
+	}
+	return s
+}
+
+// after is what totals taken later (retries, errors) added to s.
+func (s opCounts) after(retries int64, errs map[string]int64) (int64, map[string]int64) {
+	var more map[string]int64
+	for k, n := range errs {
+		if d := n - s.errors[k]; d > 0 {
+			if more == nil {
+				more = map[string]int64{}
+			}
+			more[k] = d
+		}
+	}
+	return retries - s.retries, more
+}

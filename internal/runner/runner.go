@@ -258,6 +258,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 	var graceEnd <-chan time.Time
 	var windowEnd time.Time // when the duration ended, the run was interrupted or the last cycle ended
+	var inWindow []opCounts // each op's retries and errors when the window closed
 	// closeWindow ends the measured window: its last interval ends with it,
 	// and what completes later is not in any interval.
 	closeWindow := func() {
@@ -269,6 +270,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 			o.WindowEnd()
 		}
 		r.tick(out, windowEnd)
+		inWindow = r.counts.snapshot()
 		out.Stalled = r.stall(windowEnd)
 		tickC = nil
 	}
@@ -333,6 +335,8 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	for i, name := range r.names {
 		h := totals[i]
 		retries, errs := r.counts.total(i)
+		afterRetries, afterErrs := inWindow[i].after(retries, errs)
+		retries, errs = inWindow[i].retries, inWindow[i].errors
 		sum := h.Summary()
 		afterWindow := after[i].Count()
 		sum.Count -= afterWindow
@@ -340,6 +344,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 			Name: name, Kind: r.kind(i), Clients: cfg.Clients, Retries: retries, Errors: errs,
 			Late: r.counts.late[i].Load(), Skipped: r.counts.skipped[i].Load(),
 			ErrorSamples: r.counts.samplesOf(i), Summary: sum, Hist: h, AfterWindow: afterWindow,
+			AfterWindowRetries: afterRetries, AfterWindowErrors: afterErrs,
 			Unfinished:      r.counts.unfinished[i].Load(),
 			UnfinishedMaxMS: float64(r.counts.unfinishedMax[i].Load()) / 1e6,
 		})

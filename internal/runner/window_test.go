@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -130,6 +131,51 @@ func TestCycleAndOpInOneInterval(t *testing.T) {
 		}
 		if bump != cycle {
 			t.Errorf("interval %d: %d bumps, %d cycles", i, bump, cycle)
+		}
+	}
+}
+
+// TestRetriesAndErrorsAfterTheWindow: an op in flight when the window
+// closes can retry or fail in the grace period; those are counted after
+// the window, so the intervals' retries and errors add up to the op's
+// (a run's progress said 3 retries and its table 4).
+func TestRetriesAndErrorsAfterTheWindow(t *testing.T) {
+	for _, tries := range []int{3, 1} {
+		// Every odd attempt fails with a deadlock after 150 ms: with 3
+		// tries it is retried, with 1 it is an error.
+		w := &counterWorkload{opTime: 150 * time.Millisecond, failErr: &pgconn.PgError{Code: "40P01", Message: "deadlock detected"}, failEvery: 2, failLate: true}
+		cfg := baseConfig()
+		cfg.MaxTries = tries
+		cfg.Duration = 400 * time.Millisecond
+		cfg.Progress = 100 * time.Millisecond
+		cfg.Grace = 5 * time.Second
+		out, err := Run(context.Background(), cfg, openSQLite(t), w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := op(t, out, "bump")
+		var retries, errs int64
+		for _, iv := range out.Intervals {
+			for _, o := range iv.Ops {
+				if o.Name == "bump" {
+					retries, errs = retries+o.Retries, errs+o.Errors
+				}
+			}
+		}
+		if retries != b.Retries || errs != b.ErrorCount() {
+			t.Errorf("%d tries: the intervals add up to %d retries and %d errors, the op has %d and %d", tries, retries, errs, b.Retries, b.ErrorCount())
+		}
+		// Every client was in an op when the window closed: some attempt
+		// of theirs failed after it (the failure this test plants).
+		after := b.AfterWindowRetries
+		if tries == 1 {
+			after = 0
+			for _, n := range b.AfterWindowErrors {
+				after += n
+			}
+		}
+		if most := int64(tries * cfg.Clients); after == 0 || after > most {
+			t.Errorf("%d tries: %d retries and %v errors after the window; want 1-%d", tries, b.AfterWindowRetries, b.AfterWindowErrors, most)
 		}
 	}
 }

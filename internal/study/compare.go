@@ -118,10 +118,20 @@ type ConnectOverhead struct {
 	// Speedup is per-txn latency / pooled latency (mean, and p50).
 	Speedup    float64 `json:"speedup"`
 	SpeedupP50 float64 `json:"speedup_p50"`
-	// ConnectPct is connecting's share of a per-txn op's time:
-	// (per-txn - pooled) / per-txn mean, in %.
+	// ConnectPct is connecting's share of a per-txn op's time by
+	// difference: (per-txn - pooled) / per-txn mean, in %.
 	ConnectPct float64 `json:"connect_pct"`
+	// ConnectTimePct is seed 001's connect share, measured in the per-txn
+	// cell alone: connect time / (connect time + query time) per
+	// transaction, that is the mean of its connect wait over the op's
+	// mean (which includes the connect), in %; 0 when the cell has no
+	// connect row.
+	ConnectTimePct float64 `json:"connect_time_pct,omitempty"`
 }
+
+// connectWait names the wait row of getting a new connection (a
+// connector's WaitName), measured per connect.
+const connectWait = "connect"
 
 // metric is one column of OpStats an axis compares.
 type metric struct {
@@ -135,6 +145,7 @@ var axisMetrics = []metric{
 	{"p95_ms", "p95 (ms)", func(o OpStats) float64 { return o.P95 }},
 	{"p99_ms", "p99 (ms)", func(o OpStats) float64 { return o.P99 }},
 	{"ops_per_s", "ops/s", func(o OpStats) float64 { return o.OpsPerS }},
+	{"errors", "errors", func(o OpStats) float64 { return o.Errors }},
 }
 
 // Compare computes s's comparisons for its compare mode; nil with
@@ -212,12 +223,13 @@ func neighbours(s *Summary, key string) []group {
 	return multi
 }
 
-// axisTable compares a group's neighbouring cells on every transaction
-// and the cycle that all of them measured.
+// axisTable compares a group's neighbouring cells on every transaction,
+// the cycle and the waits for a connection (connect, pool_wait) that all
+// of them measured.
 func axisTable(key string, g group) AxisTable {
 	t := AxisTable{Axis: key, Held: g.held, Values: g.values}
 	for _, o := range g.cells[0].Ops {
-		if !o.Kind.IsTxn() && o.Kind != result.KindCycle {
+		if !o.Kind.IsTxn() && o.Kind != result.KindCycle && o.Kind != result.KindWait {
 			continue
 		}
 		stats := make([]OpStats, len(g.cells))
@@ -337,6 +349,9 @@ func connectOverhead(s *Summary) []ConnectOverhead {
 				if p.P50 > 0 {
 					co.SpeedupP50 = o.P50 / p.P50
 				}
+				if cw := g.cells[base].op(connectWait); cw != nil && cw.Mean > 0 {
+					co.ConnectTimePct = 100 * min(cw.Mean/o.Mean, 1)
+				}
 				out = append(out, co)
 			}
 		}
@@ -344,13 +359,15 @@ func connectOverhead(s *Summary) []ConnectOverhead {
 	return out
 }
 
-// Table is one comparison as rows, the first the header: study.md and
-// study.html draw the same tables.
+// Table is one section of study.md as rows, the first the header, with
+// the note above it and the one below: study.md and study.html draw the
+// same tables (Sections).
 type Table struct {
 	Title string
 	Note  string
 	Rows  [][]string
 	Left  []int // the columns aligned left
+	After string
 }
 
 // changeNote says how to read a change, in every table that has one.
@@ -378,7 +395,7 @@ func (c *Comparisons) Tables() []Table {
 		for _, r := range a.Rows {
 			row := []string{r.Op, metricLabel(r.Metric), axisValue(r.Metric, r.Values[0])}
 			for i := 1; i < len(r.Values); i++ {
-				row = append(row, axisValue(r.Metric, r.Values[i]), Change(r.Values[i-1], r.Values[i]))
+				row = append(row, axisValue(r.Metric, r.Values[i]), axisChange(r.Values[i-1], r.Values[i]))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -389,19 +406,23 @@ func (c *Comparisons) Tables() []Table {
 	}
 	if len(c.Connect) > 0 {
 		t := Table{Title: "connect overhead: per-txn against kept connections", Left: []int{0, 1, 2},
-			Note: "speedup = per-txn latency / the kept connection's (mean, and p50); connect share = (per-txn - kept) / per-txn mean: the part of a per-txn op's time spent connecting."}
-		t.Rows = append(t.Rows, []string{"settings", "op", "against", "per-txn mean (ms)", "kept mean (ms)", "speedup", "speedup (p50)", "connect share"})
+			Note: "speedup = per-txn latency / the kept connection's (mean, and p50); connect share (by difference) = (per-txn - kept) / per-txn mean: the latency a kept connection saves; connect time share = connect time / (connect time + query time) per transaction, from the per-txn cell's connect row alone (its connect mean / the op's mean, which includes it): the definition of seed 001. They differ when keeping a connection also changes the query's time (a pool's wait, a warm session's caches)."}
+		t.Rows = append(t.Rows, []string{"settings", "op", "against", "per-txn mean (ms)", "kept mean (ms)", "speedup", "speedup (p50)", "connect share (by difference)", "connect time share"})
 		for _, co := range c.Connect {
 			held := Cell{Settings: co.Held}.Label()
 			if held == "" {
 				held = "-"
 			}
+			timeShare := texttable.None
+			if co.ConnectTimePct > 0 {
+				timeShare = fmt.Sprintf("%.1f%%", co.ConnectTimePct)
+			}
 			p50 := "-"
 			if co.SpeedupP50 > 0 {
 				p50 = fmt.Sprintf("%.1fx", co.SpeedupP50)
 			}
-			t.Rows = append(t.Rows, []string{held, co.Op, "conn=" + co.Pooled, f3(co.PerTxnMS), f3(co.PooledMS),
-				fmt.Sprintf("%.1fx", co.Speedup), p50, fmt.Sprintf("%.1f%%", co.ConnectPct)})
+			t.Rows = append(t.Rows, []string{held, co.Op, "conn=" + co.Pooled, ms(co.PerTxnMS), ms(co.PooledMS),
+				fmt.Sprintf("%.1fx", co.Speedup), p50, fmt.Sprintf("%.1f%%", co.ConnectPct), timeShare})
 		}
 		out = append(out, t)
 	}
@@ -434,7 +455,7 @@ func (c *Comparisons) fixedWorkTable() Table {
 	}
 	t.Rows = append(t.Rows, head)
 	for _, w := range c.FixedWork {
-		row := []string{w.Cell, fmt.Sprint(w.Cycles), wallTime(w.WallS)}
+		row := []string{w.Cell, num(float64(w.Cycles)), wallTime(w.WallS)}
 		for _, a := range cols {
 			cell := "-"
 			for _, v := range w.Vs {
@@ -471,22 +492,36 @@ func metricLabel(name string) string {
 }
 
 func axisValue(metric string, v float64) string {
-	if metric == "ops_per_s" {
+	switch metric {
+	case "ops_per_s":
 		return f1(v)
+	case "errors":
+		return num(v)
 	}
-	return f2(v)
+	return ms(v)
 }
 
-func f3(v float64) string { return fmt.Sprintf("%.3f", v) }
+// axisChange is the change from a to b in an axis table: a count that
+// grew from none says so, none both times is "-".
+func axisChange(a, b float64) string {
+	switch {
+	case a == 0 && b == 0:
+		return texttable.None
+	case a == 0:
+		return "from 0"
+	}
+	return Change(a, b)
+}
 
-// writeComparisons writes the comparisons of s into study.md.
-func writeComparisons(w io.Writer, s *Summary) {
-	for _, t := range Compare(s).Tables() {
-		fmt.Fprintf(w, "## %s\n\n", t.Title)
-		if t.Note != "" {
-			fmt.Fprintf(w, "%s\n\n", t.Note)
-		}
-		texttable.Write(w, texttable.Markdown, t.Rows, t.Left...)
+// write writes t as a section of study.md.
+func (t Table) write(w io.Writer) {
+	fmt.Fprintf(w, "## %s\n\n", t.Title)
+	if t.Note != "" {
+		fmt.Fprintf(w, "%s\n\n", t.Note)
+	}
+	texttable.Write(w, texttable.Markdown, t.Rows, t.Left...)
+	if t.After != "" {
+		fmt.Fprintf(w, "%s\n\n", t.After)
 	}
 }
 

@@ -267,7 +267,7 @@ func TestCompareModes(t *testing.T) {
 	if strings.Contains(axis, "vs first") || !strings.Contains(axis, "## variant: jsonb -> manual -> text (via=direct)") || !strings.Contains(axis, "| jsonb -> manual |") {
 		t.Errorf("--compare axis:\n%s", axis)
 	}
-	if !strings.Contains(first, "mean vs first") || strings.Contains(first, "jsonb -> manual") || !strings.Contains(first, "| -90% (0.10x) |") {
+	if !strings.Contains(first, "mean vs first") || strings.Contains(first, "jsonb -> manual") || !strings.Contains(first, "| -90% (0.099x) |") {
 		t.Errorf("--compare first:\n%s", first)
 	}
 	if strings.Contains(none, "vs first") || strings.Contains(none, " -> ") || strings.Contains(none, "fixed work") {
@@ -326,7 +326,7 @@ func TestKneeNeedsAgreeingRepetitions(t *testing.T) {
 		t.Errorf("note %q", n)
 	}
 	var b strings.Builder
-	l.write(&b)
+	l.table().write(&b)
 	for _, want := range []string{"+1% to +12%", "<- repetitions disagree: knee not established", "<- throughput stops growing"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("ladder lacks %q:\n%s", want, b.String())

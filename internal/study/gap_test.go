@@ -42,8 +42,8 @@ func TestServerGaps(t *testing.T) {
 	WriteServerGaps(&md, s, results)
 	for _, line := range []string{
 		"## client vs server",
-		"| clients=1 | wr.sql |            3.000 |       1.000 |    2.000 |          33% |",
-		"| clients=4 | wr.sql |           10.000 |       4.000 |    6.000 |          40% |",
+		"| clients=1 | wr.sql |             3.00 |        1.00 |     2.00 |          33% |",
+		"| clients=4 | wr.sql |            10.00 |        4.00 |     6.00 |          40% |",
 	} {
 		if !strings.Contains(md.String(), line) {
 			t.Errorf("study.md lacks %q:\n%s", line, md.String())

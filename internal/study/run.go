@@ -31,9 +31,9 @@ type Env struct {
 	// Run runs one repetition of a cell; a result is returned when the
 	// run measured something, even beside an error.
 	Run func(ctx context.Context, cell int) (*result.Result, error)
-	// HTML writes study.html to path from the summary and each cell's
-	// first result.
-	HTML func(path string, s *Summary, firsts []*result.Result) error
+	// HTML writes study.html to path from the summary, each cell's first
+	// result and all of its results.
+	HTML func(path string, s *Summary, firsts []*result.Result, all [][]*result.Result) error
 	// Status shows a progress or status line.
 	Status func(string)
 }
@@ -104,7 +104,7 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 	if err := os.WriteFile(filepath.Join(p.Out, "study.md"), []byte(o.Markdown), 0o644); err != nil {
 		return o, err
 	}
-	if err := env.HTML(filepath.Join(p.Out, "study.html"), sum, firsts); err != nil {
+	if err := env.HTML(filepath.Join(p.Out, "study.html"), sum, firsts, ran); err != nil {
 		return o, err
 	}
 	env.Status("study written to " + p.Out + " (study.md, study.html, study.json, one JSON per run)")

@@ -27,7 +27,7 @@ func TestRunInterleavesSavesAndReturnsInMemory(t *testing.T) {
 			order = append(order, c)
 			return res(int64(100*(c+1)), 1, 1, true), nil
 		},
-		HTML: func(path string, _ *Summary, firsts []*result.Result) error {
+		HTML: func(path string, _ *Summary, firsts []*result.Result, _ [][]*result.Result) error {
 			return os.WriteFile(path, []byte("html"), 0o644)
 		},
 		Status: func(s string) { status = append(status, s) },
@@ -65,7 +65,7 @@ func TestRunStopsAtAnErrorAndKeepsWhatFinished(t *testing.T) {
 			}
 			return res(10, 1, 1, true), nil
 		},
-		HTML:   func(string, *Summary, []*result.Result) error { return nil },
+		HTML:   func(string, *Summary, []*result.Result, [][]*result.Result) error { return nil },
 		Status: func(string) {},
 	}
 	o, err := Run(context.Background(), Plan{Workload: "w", Cells: cells, Repeat: 2, Out: t.TempDir()}, env)

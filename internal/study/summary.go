@@ -3,7 +3,6 @@ package study
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -67,6 +66,10 @@ type CellSummary struct {
 	TopWaitShare float64 `json:"top_wait_share,omitempty"`
 	// Faults are the injected faults and what followed them (--fault).
 	Faults []FaultRecovery `json:"faults,omitempty"`
+	// Behind is the repetition whose --rate schedule fell furthest behind
+	// (result.ScheduleBehind), BehindRuns how many did; nil when all kept up.
+	Behind     *result.Behind `json:"behind_schedule,omitempty"`
+	BehindRuns int            `json:"behind_runs,omitempty"`
 }
 
 // Invariants is the cell's check over its repetitions, without the
@@ -89,7 +92,41 @@ type OpStats struct {
 	P99     float64     `json:"p99_ms"`
 	Max     float64     `json:"max_ms"`
 	Errors  float64     `json:"errors"` // median count
-	Spread  float64     `json:"spread_pct"`
+	// ErrorClasses is the median count of each error class (a run
+	// without the class counts 0), on a cell's transactions row.
+	ErrorClasses map[string]float64 `json:"error_classes,omitempty"`
+	Spread       float64            `json:"spread_pct"`
+}
+
+// SuccessPct is the share of the ops that succeeded, in % (medians of
+// both); "-" when none ended.
+func (o OpStats) SuccessPct() string {
+	if o.Count+o.Errors <= 0 {
+		return texttable.None
+	}
+	return texttable.Fixed(100*o.Count/(o.Count+o.Errors), 2) + "%"
+}
+
+// classes is o's errors by class, largest first: "too_many_connections
+// 190, connect_refused 3"; "-" when none.
+func (o OpStats) classes() string {
+	var names []string
+	for k, v := range o.ErrorClasses {
+		if v > 0 {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		return texttable.None
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := o.ErrorClasses[names[i]], o.ErrorClasses[names[j]]
+		return a > b || a == b && names[i] < names[j]
+	})
+	for i, k := range names {
+		names[i] = k + " " + num(o.ErrorClasses[k])
+	}
+	return strings.Join(names, ", ")
 }
 
 // Summarise reduces a cell's repetitions to medians.
@@ -120,6 +157,18 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	cs.TxnPerS = metrics.Median(txn)
 	cs.ClientCPUPerTxnMS, cs.AllocPerTxnKB, cs.PeakMB = metrics.Median(cpu), metrics.Median(alloc), metrics.Median(peak)
 	cs.Faults = faultRecoveries(rs)
+	for _, r := range rs {
+		b := r.Behind
+		if b == nil {
+			b = result.ScheduleBehind(r) // a result saved before it was recorded
+		}
+		if b != nil {
+			cs.BehindRuns++
+			if cs.Behind == nil || b.AchievedPerS/b.RatePerS < cs.Behind.AchievedPerS/cs.Behind.RatePerS {
+				cs.Behind = b
+			}
+		}
+	}
 	for _, o := range rs[0].Ops {
 		cs.Ops = append(cs.Ops, medianStats(o.Name, o.Kind, rs, func(r *result.Result) (metrics.Summary, int64, bool) {
 			if ro := r.OpOf(o.Name, o.Kind); ro != nil {
@@ -132,6 +181,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 		_, failed := r.Transactions()
 		return r.TxnSummary(), failed, true
 	})
+	cs.Txn.ErrorClasses = txnErrorClasses(rs)
 	cs.Clients = rs[0].Config.Clients
 	cs.DurationS = median(rs, func(r *result.Result) (float64, bool) { return r.MeasuredS, true })
 	for _, k := range result.DeltaCounters {
@@ -151,6 +201,37 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	}
 	cs.TopWait, cs.TopWaitShare = result.TopWait(rs...)
 	return cs
+}
+
+// txnErrorClasses is the median count of each error class of the
+// transactions across the runs rs (nil when none failed).
+func txnErrorClasses(rs []*result.Result) map[string]float64 {
+	per := make([]map[string]int64, len(rs))
+	names := map[string]bool{}
+	for i, r := range rs {
+		per[i] = map[string]int64{}
+		for _, o := range r.Ops {
+			if !o.Kind.IsTxn() {
+				continue
+			}
+			for k, n := range o.Errors {
+				per[i][k] += n
+				names[k] = true
+			}
+		}
+	}
+	var out map[string]float64
+	for k := range names {
+		xs := make([]float64, len(rs))
+		for i := range rs {
+			xs[i] = float64(per[i][k])
+		}
+		if out == nil {
+			out = map[string]float64{}
+		}
+		out[k] = metrics.Median(xs)
+	}
+	return out
 }
 
 // TxnRow names a cell's row of all its transactions (CellSummary.Txn).
@@ -192,6 +273,27 @@ func median(rs []*result.Result, v func(*result.Result) (float64, bool)) float64
 	return metrics.Median(xs)
 }
 
+// allOps are the ops of every cell, each once, in the order cells first
+// have them: a pool cell's pool_wait, or the connect of a cell after a
+// first one that has none (an embedded database), get their tables too.
+func (s *Summary) allOps() []OpStats {
+	var out []OpStats
+	seen := map[string]bool{}
+	for _, c := range s.Cells {
+		for _, o := range c.Ops {
+			kind := o.Kind
+			if kind.IsTxn() {
+				kind = result.KindTxn
+			}
+			if k := o.Name + "\x00" + string(kind); !seen[k] {
+				seen[k] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
 // opOf is the cell's op named name of kind kind, nil if none.
 func (cs CellSummary) opOf(name string, kind result.Kind) *OpStats {
 	for i := range cs.Ops {
@@ -216,7 +318,7 @@ func Change(a, b float64) string {
 	if a == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%+.0f%% (%.2fx)", 100*(b-a)/a, b/a)
+	return fmt.Sprintf("%+.0f%% (%s)", 100*(b-a)/a, texttable.Ratio(b/a))
 }
 
 // Write renders the study as Markdown: what was compared, one table per
@@ -246,16 +348,31 @@ func Write(w io.Writer, s *Summary) {
 	if bad == 0 {
 		fmt.Fprintf(w, "invariants: OK in every run\n\n")
 	}
-	if len(s.Cells) == 0 {
-		return
+	for _, c := range s.Cells {
+		if b := c.Behind; b != nil {
+			fmt.Fprintf(w, "**cell %s fell behind its schedule** in %d of %d runs: %s\n\n", c.Label, c.BehindRuns, max(len(c.Results), c.BehindRuns), b.Text())
+		}
 	}
-	writeCellTables(w, s)
-	for _, o := range s.Cells[0].Ops {
+	for _, t := range Sections(s, nil) {
+		t.write(w)
+	}
+}
+
+// Sections are study.md's sections after its header, in order, as tables
+// with their notes: the per-cell tables, one table per op, the client's
+// cost, the comparisons, the faults' recovery, the ladders and, from the
+// runs of each cell (results, in the order of s.Cells; nil leaves it
+// out), the client against the server. study.html shows them all.
+func Sections(s *Summary, results [][]*result.Result) []Table {
+	if len(s.Cells) == 0 {
+		return nil
+	}
+	out := cellTables(s)
+	for _, o := range s.allOps() {
 		title := o.Name
 		if o.Kind == result.KindPhase {
 			title += " (phase)"
 		}
-		fmt.Fprintf(w, "## %s\n\n", title)
 		rows := [][]string{{"cell", "ops/s", "mean (ms)", "p50 (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "spread", "mean vs first", "ops/s vs first"}}
 		first := s.Cells[0].opOf(o.Name, o.Kind)
 		for i, c := range s.Cells {
@@ -267,26 +384,26 @@ func Write(w io.Writer, s *Summary) {
 			if i > 0 && first != nil {
 				vsMean, vsRate = Change(first.Mean, st.Mean), Change(first.OpsPerS, st.OpsPerS)
 			}
-			rows = append(rows, []string{c.Label, f1(st.OpsPerS), f2(st.Mean), f2(st.P50), f2(st.P90), f2(st.P95), f2(st.P99), f2(st.Max),
-				strconv.FormatFloat(st.Errors, 'f', -1, 64), fmt.Sprintf("%.0f%%", st.Spread), vsMean, vsRate})
+			rows = append(rows, []string{c.Label, f1(st.OpsPerS), ms(st.Mean), ms(st.P50), ms(st.P90), ms(st.P95), ms(st.P99), ms(st.Max),
+				num(st.Errors), texttable.Spread(st.Spread, s.Repeat), vsMean, vsRate})
 		}
-		texttable.Write(w, texttable.Markdown, s.VsFirst(rows), 0)
+		out = append(out, Table{Title: title, Rows: s.VsFirst(rows), Left: []int{0}})
 	}
-	fmt.Fprintf(w, "## client (txnbench's own cost)\n\n")
 	rows := [][]string{{"cell", "txn/s", "CPU per txn (ms)", "allocated per txn (KB)", "peak memory (MB)", "txn/s vs first"}}
 	for i, c := range s.Cells {
 		vs := "-"
 		if i > 0 {
 			vs = Change(s.Cells[0].TxnPerS, c.TxnPerS)
 		}
-		rows = append(rows, []string{c.Label, f1(c.TxnPerS), fmt.Sprintf("%.3f", c.ClientCPUPerTxnMS), f1(c.AllocPerTxnKB), fmt.Sprintf("%.0f", c.PeakMB), vs})
+		rows = append(rows, []string{c.Label, f1(c.TxnPerS), ms(c.ClientCPUPerTxnMS), f1(c.AllocPerTxnKB), texttable.Fixed(c.PeakMB, 0), vs})
 	}
-	texttable.Write(w, texttable.Markdown, s.VsFirst(rows), 0)
-	writeComparisons(w, s)
-	writeRecovery(w, s)
+	out = append(out, Table{Title: "client (txnbench's own cost)", Rows: s.VsFirst(rows), Left: []int{0}})
+	out = append(out, Compare(s).Tables()...)
+	out = append(out, recoveryTables(s)...)
 	for _, l := range Ladders(s) {
-		l.write(w)
+		out = append(out, l.table())
 	}
+	return append(out, gapTables(s, results)...)
 }
 
 // Ladder is throughput against client count for cells that differ only in
@@ -384,12 +501,12 @@ func Ladders(s *Summary) []Ladder {
 	return out
 }
 
-func (l Ladder) write(w io.Writer) {
+// table is the ladder as a section of study.md.
+func (l Ladder) table() Table {
 	title := "throughput by clients"
 	if l.Others != "" {
 		title += " (" + l.Others + ")"
 	}
-	fmt.Fprintf(w, "## %s\n\n", title)
 	rows := [][]string{{"clients", "txn/s", "vs previous", "gain per repetition", "cycle p99 (ms)", ""}}
 	for i, s := range l.Steps {
 		vs, gain := "-", "-"
@@ -402,12 +519,9 @@ func (l Ladder) write(w io.Writer) {
 		case s.Paired > 1:
 			gain = fmt.Sprintf("%+.0f%% to %+.0f%%", s.GainMin, s.GainMax)
 		}
-		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, gain, f2(s.CycleP99), l.mark(i)})
+		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, gain, ms(s.CycleP99), l.mark(i)})
 	}
-	texttable.Write(w, texttable.Markdown, rows, 0, 5)
-	if n := l.Note(); n != "" {
-		fmt.Fprintf(w, "%s\n\n", n)
-	}
+	return Table{Title: title, Rows: rows, Left: []int{0, 5}, After: l.Note()}
 }
 
 // stalls says whether step i grew less than KneeGain% over the step
@@ -455,10 +569,8 @@ func (l Ladder) Note() string {
 	return ""
 }
 
-func f1(v float64) string { return strconv.FormatFloat(round(v, 1), 'f', 1, 64) }
-func f2(v float64) string { return strconv.FormatFloat(round(v, 2), 'f', 2, 64) }
-
-func round(v float64, prec int) float64 {
-	p := math.Pow10(prec)
-	return math.Round(v*p) / p
-}
+// f1, ms and num are texttable's number formats, the one format of every
+// table: a rate with one decimal, a latency, a (median) count.
+func f1(v float64) string  { return texttable.Fixed(v, 1) }
+func ms(v float64) string  { return texttable.MS(v) }
+func num(v float64) string { return texttable.Count(v) }

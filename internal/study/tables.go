@@ -2,7 +2,6 @@ package study
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/txnbench/txnbench/internal/report/texttable"
@@ -15,42 +14,40 @@ var deltaHeads = map[string]string{
 	"tup_inserted": "tup inserted", "tup_updated": "tup updated", "tup_deleted": "tup deleted",
 }
 
-// writeCellTables writes the per-cell tables of a published baseline:
-// the summary of all transactions, the phases (when the workload has
-// any) and the database counters with the top wait (when telemetry ran).
-// A study.json from before these columns has none of them to show.
-func writeCellTables(w io.Writer, s *Summary) {
+// cellTables are the per-cell tables of a published baseline: the
+// summary of all transactions, the phases (when the workload has any) and
+// the database counters with the top wait (when telemetry ran). A
+// study.json from before these columns has none of them to show.
+func cellTables(s *Summary) []Table {
+	var out []Table
 	var txns, phases, db bool
 	for _, c := range s.Cells {
-		txns = txns || c.Txn.Count > 0
+		txns = txns || c.Txn.Count > 0 || c.Txn.Errors > 0
 		db = db || len(c.Database) > 0 || c.TopWait != ""
 		for _, o := range c.Ops {
 			phases = phases || o.Kind == result.KindPhase
 		}
 	}
 	if txns {
-		fmt.Fprintf(w, "## summary (all transactions)\n\n")
-		rows := [][]string{{"cell", "clients", "txns", "duration (s)", "txn/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors"}}
+		rows := [][]string{{"cell", "clients", "txns", "duration (s)", "txn/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "success", "errors by class"}}
 		for _, c := range s.Cells {
 			t := c.Txn
-			rows = append(rows, []string{c.Label, strconv.Itoa(c.Clients), num(t.Count), f2(c.DurationS), f1(c.TxnPerS),
-				f2(t.Mean), f2(t.P90), f2(t.P95), f2(t.P99), f2(t.Max), num(t.Errors)})
+			rows = append(rows, []string{c.Label, strconv.Itoa(c.Clients), num(t.Count), texttable.Fixed(c.DurationS, 2), f1(c.TxnPerS),
+				ms(t.Mean), ms(t.P90), ms(t.P95), ms(t.P99), ms(t.Max), num(t.Errors), t.SuccessPct(), t.classes()})
 		}
-		texttable.Write(w, texttable.Markdown, rows, 0)
-		fmt.Fprintf(w, "txns are the transactions committed in the measured window, every transaction op merged; errors failed after their retries.\n\n")
+		out = append(out, Table{Title: "summary (all transactions)", Rows: rows, Left: []int{0, 12},
+			After: "txns are the transactions committed in the measured window, every transaction op merged; errors failed after their retries (medians, by class too); success is txns / (txns + errors)."})
 	}
 	if phases {
-		fmt.Fprintf(w, "## phases\n\n")
 		rows := [][]string{{"cell", "phase", "count", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)"}}
 		for _, c := range s.Cells {
 			for _, o := range result.PhaseRows(c.Ops, func(o OpStats) result.Kind { return o.Kind }) {
-				rows = append(rows, []string{c.Label, o.Name, num(o.Count), f2(o.Mean), f2(o.P90), f2(o.P95), f2(o.P99), f2(o.Max)})
+				rows = append(rows, []string{c.Label, o.Name, num(o.Count), ms(o.Mean), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max)})
 			}
 		}
-		texttable.Write(w, texttable.Markdown, rows, 0, 1)
+		out = append(out, Table{Title: "phases", Rows: rows, Left: []int{0, 1}})
 	}
 	if db {
-		fmt.Fprintf(w, "## database\n\n")
 		head := []string{"cell", "txn/s"}
 		for _, k := range result.DeltaCounters {
 			head = append(head, deltaHeads[k])
@@ -72,10 +69,8 @@ func writeCellTables(w io.Writer, s *Summary) {
 			}
 			rows = append(rows, append(row, top))
 		}
-		texttable.Write(w, texttable.Markdown, rows, 0, len(head))
-		fmt.Fprintf(w, "Counters are the run database's change over the measured window (pg_stat_database); the top wait is the wait event the cell's sessions were seen in most while in a transaction, over all its runs, with its share of the samples.\n\n")
+		out = append(out, Table{Title: "database", Rows: rows, Left: []int{0, len(head)},
+			After: "Counters are the run database's change over the measured window (pg_stat_database); the top wait is the wait event the cell's sessions were seen in most while in a transaction, over all its runs, with its share of the samples."})
 	}
+	return out
 }
-
-// num prints a count that is a median: whole unless it fell between two.
-func num(v float64) string { return strconv.FormatFloat(round(v, 1), 'f', -1, 64) }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/report/texttable"
 )
 
 // Interrupted is a Scenario's Error when Ctrl-C stopped it.
@@ -82,8 +84,9 @@ func WriteMarkdown(w io.Writer, r *Report) {
 // it ends.
 func WriteTables(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "\n## Scenario summary\n\n")
-	fmt.Fprintln(w, "| Scenario | Tier | Workload | Ops | Conc | Duration s | Throughput/s | Avg ms | P90 ms | P95 ms | P99 ms | Max ms | Failures | Invariants |")
-	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	fmt.Fprintln(w, "| Scenario | Tier | Workload | Ops | Txns | Conc | Duration s | Throughput/s | Avg ms | P90 ms | P95 ms | P99 ms | Max ms | Failures | Invariants |")
+	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	units := false
 	studies := false
 	for _, s := range r.Scenarios {
 		name := "`" + s.Name + "`"
@@ -99,7 +102,7 @@ func WriteTables(w io.Writer, r *Report) {
 			failed = "INTERRUPTED"
 		}
 		if s.Error != "" && s.Summary.Ops == 0 {
-			fmt.Fprintf(w, "| %s | %s | %s | | | | | | | | | | | %s |\n", name, s.tier(), s.Workload, failed)
+			fmt.Fprintf(w, "| %s | %s | %s | | | | | | | | | | | | %s |\n", name, s.tier(), s.Workload, failed)
 			continue
 		}
 		m := s.Summary
@@ -107,10 +110,19 @@ func WriteTables(w io.Writer, r *Report) {
 		if s.Error != "" {
 			inv += "; " + failed
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %s |\n",
-			name, s.tier(), s.Workload, m.Ops, m.Clients, m.DurationS, m.TxnPerS, m.MeanMS, m.P90MS, m.P95MS, m.P99MS, m.MaxMS, m.Failures, inv)
+		ops := texttable.Count(m.Ops)
+		if m.Unit != "" {
+			ops += " " + m.Unit
+			units = true
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			name, s.tier(), s.Workload, ops, texttable.Count(m.txns()), m.Clients, texttable.Fixed(m.DurationS, 2), texttable.Fixed(m.rate(), 2),
+			texttable.MS(m.MeanMS), texttable.MS(m.P90MS), texttable.MS(m.P95MS), texttable.MS(m.P99MS), texttable.MS(m.MaxMS), texttable.Count(m.Failures), inv)
 	}
-	fmt.Fprintln(w, "\nOps are committed transactions in the measured window; latencies are per transaction, all transaction types merged; failures are transactions that failed after their retries.")
+	fmt.Fprintln(w, "\nOps are committed transactions in the measured window (Txns); latencies are per transaction, all transaction types merged; failures are transactions that failed after their retries.")
+	if units {
+		fmt.Fprintln(w, "Where ops name a unit (workflows), the workload counts its cycles: ops, throughput, latencies and failures are those cycles' (one workflow from its start to its completion), and Txns its transactions.")
+	}
 	if studies {
 		fmt.Fprintln(w, "For a study, ops and duration are summed over its cells (each the median of its repetitions), throughput is their ratio, latencies are those of its slowest cell (highest p95), concurrency the most clients of any cell, failures summed over every run; its study.md compares the cells.")
 	}

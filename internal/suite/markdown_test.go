@@ -155,3 +155,33 @@ func TestMarkdownInvariantsNotChecked(t *testing.T) {
 		t.Errorf("RunSummary: %+v", s)
 	}
 }
+
+// TestWorkflowSummaryCountsCycles: for a workload that counts its cycles
+// (workflows), the scenario summary's ops, throughput, latencies and
+// failures are the cycles', the transactions in their own column (seed
+// 003's c1 showed 95 ops, 294/s and 5.6 ms, its transactions, where the
+// seed counts 16 workflows, 4.1/s, 3,738 ms); a study scenario's too.
+func TestWorkflowSummaryCountsCycles(t *testing.T) {
+	wf := func() *result.Result {
+		r := run(100, 10, 10, 4, 0, true) // 200 transactions, 100 cycles of 100 ms
+		r.CycleUnit = "workflows"
+		return r
+	}
+	s := RunSummary(wf())
+	if s.Unit != "workflows" || s.Ops != 100 || s.Txns != 200 || !near(s.OpsPerS, 10) || !near(s.TxnPerS, 20) || !near(s.MeanMS, 100) || s.Failures != 100 {
+		t.Errorf("run: %+v", s)
+	}
+	st := StudySummary([][]*result.Result{{wf()}, {wf()}})
+	if st.Unit != "workflows" || st.Ops != 200 || st.Txns != 400 || !near(st.OpsPerS, 10) || !near(st.TxnPerS, 20) || !near(st.MeanMS, 100) {
+		t.Errorf("study: %+v", st)
+	}
+	plain := RunSummary(run(100, 10, 10, 4, 0, true))
+	if plain.Unit != "" || plain.Ops != 200 || plain.Txns != 200 || !near(plain.OpsPerS, 20) {
+		t.Errorf("train-events: %+v", plain)
+	}
+	var b strings.Builder
+	WriteTables(&b, &Report{Scenarios: []Scenario{{Name: "c1", Workload: "workflow", Tiers: []string{"capacity"}, Summary: s}}})
+	if !strings.Contains(b.String(), "| `c1` | capacity | workflow | 100 workflows | 200 | 4 | 10.00 | 10.00 | 100.00 |") {
+		t.Errorf("suite.md:\n%s", b.String())
+	}
+}

@@ -69,14 +69,21 @@ const (
 // RunSummary): its transactions (ops of kind "") over the measured
 // window, latencies from their merged histogram. For a study (see
 // StudySummary): Ops and DurationS are the sums over cells of each cell's
-// median across repetitions, TxnPerS is Ops over DurationS, latencies are
+// median across repetitions, OpsPerS and TxnPerS are Ops and Txns over DurationS, latencies are
 // the medians of the slowest cell (highest median p95), Clients the most
 // of any cell, Failures the sum over every run, InvariantsOK true only if
 // every run's check passed.
 type Summary struct {
-	Ops          int64   `json:"ops"` // transactions that succeeded
+	// Ops are the transactions that succeeded or, when Unit names the
+	// cycles the workload counts ("workflows"), the cycles; OpsPerS, the
+	// latencies and Failures are of the same. Txns and TxnPerS are the
+	// transactions either way.
+	Ops          int64   `json:"ops"`
+	Unit         string  `json:"unit,omitempty"`
+	Txns         int64   `json:"txns"`
 	Clients      int     `json:"clients"`
 	DurationS    float64 `json:"duration_s"` // measured
+	OpsPerS      float64 `json:"ops_per_s"`
 	TxnPerS      float64 `json:"txn_per_s"`
 	MeanMS       float64 `json:"mean_ms"`
 	P90MS        float64 `json:"p90_ms"`

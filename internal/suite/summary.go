@@ -18,13 +18,20 @@ func RunSummary(r *result.Result) Summary {
 	}
 	hs := r.TxnSummary()
 	s := Summary{
-		Ops: hs.Count, Clients: r.Config.Clients, DurationS: r.MeasuredS,
+		Ops: hs.Count, Txns: hs.Count, Clients: r.Config.Clients, DurationS: r.MeasuredS,
 		MeanMS: hs.Mean, P90MS: hs.P90, P95MS: hs.P95, P99MS: hs.P99, MaxMS: hs.Max,
 		Failures:             failures,
 		InvariantsOK:         r.Check().OK,
 		InvariantsNotChecked: r.Check().NotChecked,
 	}
+	if c := r.Op(result.CycleOp); c != nil && r.CycleUnit != "" {
+		s.Unit, s.Ops, s.Failures = r.CycleUnit, c.Count, c.ErrorCount()
+		s.MeanMS, s.P90MS, s.P95MS, s.P99MS, s.MaxMS = c.Mean, c.P90, c.P95, c.P99, c.Max
+	}
 	s.TxnPerS = r.TxnPerS()
+	if r.MeasuredS > 0 {
+		s.OpsPerS = float64(s.Ops) / r.MeasuredS
+	}
 	for _, o := range result.PhaseRows(r.Ops, func(o result.Op) result.Kind { return o.Kind }) {
 		s.Phases = append(s.Phases, Phase{Name: o.Name, Count: o.Count, MeanMS: o.Mean, P90MS: o.P90, P95MS: o.P95, P99MS: o.P99, MaxMS: o.Max})
 	}
@@ -78,6 +85,8 @@ func StudySummary(cells [][]*result.Result) Summary {
 			return metrics.Median(xs)
 		}
 		s.Ops += int64(med(func(r Summary) float64 { return float64(r.Ops) }) + 0.5)
+		s.Txns += int64(med(func(r Summary) float64 { return float64(r.Txns) }) + 0.5)
+		s.Unit = rows[0].Unit
 		s.DurationS += med(func(r Summary) float64 { return r.DurationS })
 		for _, k := range result.DeltaCounters {
 			if _, ok := rows[0].Database[k]; ok {
@@ -99,7 +108,7 @@ func StudySummary(cells [][]*result.Result) Summary {
 	}
 	s.InvariantsOK, s.InvariantsNotChecked = inv.OK, inv.NotChecked
 	if s.DurationS > 0 {
-		s.TxnPerS = float64(s.Ops) / s.DurationS
+		s.OpsPerS, s.TxnPerS = float64(s.Ops)/s.DurationS, float64(s.Txns)/s.DurationS
 	}
 	s.TopWait, s.TopWaitShare = result.TopWait(all...)
 	return s
@@ -131,4 +140,22 @@ func medianPhases(rows []Summary) []Phase {
 			MaxMS: med(func(q Phase) float64 { return q.MaxMS })})
 	}
 	return out
+}
+
+// rate is the Throughput/s column: ops per second (a suite.json from
+// before ops_per_s has its transactions' rate, the same thing then).
+func (s Summary) rate() float64 {
+	if s.OpsPerS == 0 && s.Unit == "" {
+		return s.TxnPerS
+	}
+	return s.OpsPerS
+}
+
+// txns is the Txns column: the transactions (a suite.json from before
+// txns has them as its ops).
+func (s Summary) txns() int64 {
+	if s.Txns == 0 && s.Unit == "" {
+		return s.Ops
+	}
+	return s.Txns
 }

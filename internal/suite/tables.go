@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/report/texttable"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -51,7 +52,8 @@ func writeTables(w io.Writer, r *Report) {
 		fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 		for _, s := range phases {
 			for _, p := range s.Summary.Phases {
-				fmt.Fprintf(w, "| `%s` | `%s` | %d | %.2f | %.2f | %.2f | %.2f | %.2f |\n", s.Name, p.Name, p.Count, p.MeanMS, p.P90MS, p.P95MS, p.P99MS, p.MaxMS)
+				fmt.Fprintf(w, "| `%s` | `%s` | %s | %s | %s | %s | %s | %s |\n", s.Name, p.Name, texttable.Count(p.Count),
+					texttable.MS(p.MeanMS), texttable.MS(p.P90MS), texttable.MS(p.P95MS), texttable.MS(p.P99MS), texttable.MS(p.MaxMS))
 			}
 		}
 		fmt.Fprintln(w, "\nPhases are timed parts of a workload's ops, measured in the same window (one may span sessions, from a signal's publication to its workflow's completion, say); count is how many completed in the window; for a study, its slowest cell's medians.")
@@ -65,7 +67,7 @@ func writeTables(w io.Writer, r *Report) {
 		head, align = append(head, "Top Wait"), append(align, "---")
 		fmt.Fprintf(w, "| %s |\n| %s |\n", strings.Join(head, " | "), strings.Join(align, " | "))
 		for _, s := range db {
-			row := []string{"`" + s.Name + "`", fmt.Sprintf("%.2f", s.Summary.TxnPerS)}
+			row := []string{"`" + s.Name + "`", texttable.Fixed(s.Summary.TxnPerS, 2)}
 			for _, k := range result.DeltaCounters {
 				v, ok := s.Summary.Database[k]
 				row = append(row, countCell(v, ok))
@@ -81,7 +83,7 @@ func countCell(v int64, ok bool) string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprint(v)
+	return texttable.Count(v)
 }
 
 // topWaitCell is a top wait as a table cell: "`Client:ClientRead` (62%)",

@@ -74,6 +74,13 @@ type Workload interface {
 	Check(ctx context.Context, c target.Conn) (Check, error)
 }
 
+// CycleCounter is a workload whose users count its cycles, not its
+// transactions: each cycle is one of what CycleUnit names, plural
+// ("workflows"), and summaries count those, transactions beside them.
+type CycleCounter interface {
+	CycleUnit() string
+}
+
 // Noter is a workload that says how it fitted itself to the database
 // (after Init); the notes are recorded as the Result's Notes.
 type Noter interface {

@@ -203,6 +203,10 @@ func (w *Workload) Settings() map[string]any {
 // Notes say how the workload fitted itself to the database.
 func (w *Workload) Notes() []string { return w.notes }
 
+// CycleUnit: each cycle starts and awaits one workflow, what a workflow
+// engine's baseline counts.
+func (w *Workload) CycleUnit() string { return "workflows" }
+
 // OpNames lists the clients' ops in report order.
 func (w *Workload) OpNames() []string { return []string{opStart, opPublish, opAwait} }
 

@@ -1,0 +1,117 @@
+package study
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// TestStudyNumbers: study.md prints counts whole with thousands
+// separators (errors 190.0 and reconnects 16.0 were printed, and
+// 13570.51 beside the run table's 13,570.51), a latency of a few
+// microseconds with its digits, and no spread with one repetition.
+func TestStudyNumbers(t *testing.T) {
+	recs := 16.0
+	s := &Summary{Format: Format, Workload: "w", Repeat: 1, Vary: []Vary{{Key: "conn", Values: []string{"pool"}}},
+		Cells: []CellSummary{{Label: "conn=pool", Settings: []Setting{{Key: "conn", Value: "pool"}}, InvariantsOK: true, TxnPerS: 13570.51,
+			Ops:    []OpStats{{Name: "select", OpsPerS: 13570.51, Count: 135705, Mean: 0.0043, P50: 0.004, P99: 0.009, Errors: 190, Spread: 0}},
+			Faults: []FaultRecovery{{Fault: "restart at 2.0 s", Errors: 190, Reconnects: &recs, Runs: 1}}}}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	for _, want := range []string{
+		"| conn=pool | 13,570.5 |   0.00430 |  0.00400 |",
+		"|    190 |      - |",
+		"| conn=pool | restart at 2.0 s |",
+		"|    190 |         16 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
+	}
+	for _, bad := range []string{"190.0", "16.0", "13570", "| 0% |"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("study.md has %q:\n%s", bad, md)
+		}
+	}
+}
+
+// TestStudyErrorsByClass: a cell's errors are shown by class with its
+// success %, and the comparisons along a setting have an errors row
+// (study.md showed an error total only: direct failing at 1,000 clients
+// and PgBouncer not was one number among many).
+func TestStudyErrorsByClass(t *testing.T) {
+	cell := func(via string, errs map[string]int64) CellSummary {
+		var rs []*result.Result
+		for range 3 {
+			r := res(100, 10, 10, true)
+			r.Ops[0].Errors = errs
+			rs = append(rs, r)
+		}
+		return Summarise(Cell{Settings: []Setting{{"via", via}}}, rs, []string{"a", "b", "c"})
+	}
+	s := &Summary{Format: Format, Workload: "w", Repeat: 3, Vary: []Vary{{Key: "via", Values: []string{"direct", "pgbouncer"}}},
+		Cells: []CellSummary{cell("direct", map[string]int64{"too_many_connections": 190, "connect_refused": 10}), cell("pgbouncer", nil)}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	for _, want := range []string{
+		"| errors | success | errors by class ",
+		"|    200 |  33.33% | too_many_connections 190, connect_refused 10 |",
+		"|      0 | 100.00% | -  ",
+		"| add   | errors    |    200 |         0 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestStudyWaitTablesAndConnectShares: a study's per-op tables cover the
+// ops of every cell, not the first cell's alone (pool cells' pool_wait had
+// no table, a connect that the first cell lacked neither), and connect
+// overhead gives both definitions of connect share.
+func TestStudyWaitTablesAndConnectShares(t *testing.T) {
+	op := func(name string, kind result.Kind, mean float64) OpStats {
+		return OpStats{Name: name, Kind: kind, Count: 100, OpsPerS: 10, Mean: mean, P50: mean}
+	}
+	cell := func(conn string, ops ...OpStats) CellSummary {
+		return CellSummary{Label: "conn=" + conn, Settings: []Setting{{"conn", conn}}, InvariantsOK: true, Ops: ops}
+	}
+	s := &Summary{Format: Format, Workload: "connect-overhead", Repeat: 1, Vary: []Vary{{Key: "conn", Values: []string{"pool", "per-txn"}}},
+		Cells: []CellSummary{
+			cell("pool", op("select1", result.KindTxn, 0.5), op("pool_wait", result.KindWait, 0.002)),
+			cell("per-txn", op("select1", result.KindTxn, 4), op("connect", result.KindWait, 3)),
+		}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	for _, want := range []string{
+		"## pool_wait\n", "| conn=pool    |",
+		"## connect\n", "| conn=per-txn |",
+		"| connect share (by difference) | connect time share |",
+		"|                         87.5% |              75.0% |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestAxisTablesCompareConnect: along a setting other than conn (--vary
+// db=A,B), the cells' connect rows are compared too (they were left out).
+func TestAxisTablesCompareConnect(t *testing.T) {
+	cell := func(db string, connect float64) CellSummary {
+		return CellSummary{Label: "db=" + db, Settings: []Setting{{"db", db}}, InvariantsOK: true, Ops: []OpStats{
+			{Name: "query", Count: 100, OpsPerS: 10, Mean: connect + 0.1, P50: connect + 0.1},
+			{Name: "connect", Kind: result.KindWait, Count: 100, OpsPerS: 10, Mean: connect, P50: connect}}}
+	}
+	s := &Summary{Format: Format, Workload: "connect-overhead", Repeat: 1, Vary: []Vary{{Key: "db", Values: []string{"sqlite", "temp-postgres"}}},
+		Cells: []CellSummary{cell("sqlite", 1), cell("temp-postgres", 3)}}
+	var b strings.Builder
+	Write(&b, s)
+	if !strings.Contains(b.String(), "| connect | mean (ms) |   1.00 |          3.00 |           +200% (3.00x) |") {
+		t.Errorf("the db comparison lacks the connect row:\n%s", b.String())
+	}
+}
