@@ -94,10 +94,12 @@ type Sample struct {
 }
 
 // SetServerTimes sets each transaction op's ServerMS from the statements
-// tagged with its name: their total execution time over the op's
-// executions. An execution is an attempt: a success, a retry or a final
-// failure each ran the op's statements (as far as they got). Ops without
-// tagged statements keep 0.
+// tagged with its name: their total execution time between the window's
+// first reading and its last over the op's executions in that time
+// (Op.Executions: those completed after the window too, whose time the
+// last reading holds). An execution is an attempt: a success, a retry or
+// a final failure each ran the op's statements (as far as they got). Ops
+// without tagged statements keep 0.
 func (r *Result) SetServerTimes() {
 	if r.Telemetry == nil {
 		return
@@ -115,7 +117,7 @@ func (r *Result) SetServerTimes() {
 		if !o.Kind.IsTxn() || !ok {
 			continue
 		}
-		if n := o.Count + o.Retries + o.ErrorCount(); n > 0 {
+		if n := o.Executions(); n > 0 {
 			o.ServerMS = ms / float64(n)
 		}
 	}

@@ -151,6 +151,7 @@ type run struct {
 	aborted atomic.Int64
 
 	measuring atomic.Bool  // past the warm-up
+	baselined atomic.Bool  // the observers' window began: the server counts from here
 	measureAt atomic.Int64 // unix nanos when measuring began
 	claimed   atomic.Int64 // cycles claimed, for Iterations
 	stop      context.Context
@@ -214,6 +215,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	out := &Outcome{Started: time.Now()}
 	var cpu0 CPUUsage
 	startMeasuring := func() {
+		r.baselined.Store(true)
 		for _, o := range cfg.Observers {
 			o.Start()
 		}
@@ -340,6 +342,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 			Name: name, Kind: r.kind(i), Clients: cfg.Clients, Retries: retries, Errors: errs,
 			Late: r.counts.late[i].Load(), Skipped: r.counts.skipped[i].Load(),
 			ErrorSamples: r.counts.samplesOf(i), Summary: sum, Hist: h, AfterWindow: afterWindow,
+			BeforeWindow:    r.counts.before[i].Load(),
 			Unfinished:      r.counts.unfinished[i].Load(),
 			UnfinishedMaxMS: float64(r.counts.unfinishedMax[i].Load()) / 1e6,
 		})
@@ -703,6 +706,8 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 				lat := time.Since(from)
 				c.pending = append(c.pending, metrics.Sample{Op: opIdx, D: lat}) // with the cycle's, by flush
 				c.slow.op(c.shard, &c.slowCyc, c.id, opIdx, from, lat, conn)
+			} else if c.baselined.Load() {
+				c.counts.before[opIdx].Add(1) // the server counts it
 			}
 			return try - 1, err
 		}
