@@ -89,8 +89,14 @@ func (t *pgTarget) Connect(ctx context.Context) (target.Conn, error) {
 		return nil, serverFirst(err)
 	}
 	registerArrayCodecs(c.TypeMap())
-	m := t.cfg.DefaultQueryExecMode
-	return &pgConn{c: c, prepares: m == pgx.QueryExecModeCacheStatement || m == pgx.QueryExecModeCacheDescribe}, nil
+	p := newPGConn(c)
+	return &p, nil
+}
+
+// newPGConn wraps c, a session of its own or a pool's.
+func newPGConn(c *pgx.Conn) pgConn {
+	m := c.Config().DefaultQueryExecMode
+	return pgConn{c: c, prepares: m == pgx.QueryExecModeCacheStatement || m == pgx.QueryExecModeCacheDescribe}
 }
 
 type pgConn struct {
