@@ -79,6 +79,13 @@ type Sample struct {
 	// same names as Telemetry.Database and Telemetry.Pooler).
 	Database map[string]int64 `json:"database,omitempty"`
 	Pooler   map[string]int64 `json:"pooler,omitempty"`
+	// SpanS is the time in seconds Database covers: from the previous
+	// reading of the server's counters to this one, which is not the
+	// interval's length when a reading was late or missed, and for the
+	// last sample runs on to the final reading, after the clients were
+	// gone (what completed after the window is in it). A rate is Database
+	// over SpanS; 0 in results from before it was kept.
+	SpanS float64 `json:"span_s,omitempty"`
 	// Waits counts active backend samples per wait class in the interval.
 	Waits map[string]int64 `json:"waits,omitempty"`
 	// ClientCPU is txnbench's CPU use in cores (1 = one core busy);
