@@ -177,7 +177,9 @@ type Op struct {
 	// unknown. Latency minus it is the network, the client and think time.
 	ServerMS float64 `json:"server_ms,omitempty"`
 	// AfterWindow ops started in the window and completed in the grace
-	// period after it: their latencies are in the statistics and the
+	// period after it, or completed before its end in a cycle that ended
+	// after it (an op is recorded with its cycle, so that no interval
+	// splits them): their latencies are in the statistics and the
 	// histogram, but not in Count, which (like every rate) counts only ops
 	// completed inside the window.
 	AfterWindow int64 `json:"after_window,omitempty"`
