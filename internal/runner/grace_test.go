@@ -10,6 +10,7 @@ import (
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -74,22 +75,29 @@ func TestInterruptDuringGrace(t *testing.T) {
 // already running finish and none begins, in both modes: not a cycle's
 // next op, not an op that was waiting for its turn at the pool (it
 // began: every client queued for a connection ran its whole cycle after
-// the window). The cycles cut short count unfinished.
+// the window). The cycles cut short count unfinished. A fake clock closes
+// the window once two clients are in their first op.
 func TestNoTransactionBeginsAfterTheWindow(t *testing.T) {
 	inBothModes(t, func(t *testing.T, conns connect.Connector, workers int) {
 		var closed atomic.Bool
-		var after atomic.Int64
-		w := &twoOpWorkload{counterWorkload{opTime: 500 * time.Millisecond}}
+		var begun, after atomic.Int64
+		w := &twoOpWorkload{counterWorkload{opTime: 2 * time.Second}}
 		w.began = func() {
+			begun.Add(1)
 			if closed.Load() {
 				after.Add(1)
 			}
 		}
+		clock := &fakeClock{now: time.Now()}
 		cfg := baseConfig()
 		// 6 clients on 2 connections: 2 in their first op when the
 		// window closes, 4 waiting for a connection
-		cfg.Clients, cfg.Duration, cfg.Grace, cfg.workers = 6, 100*time.Millisecond, time.Hour, workers
+		cfg.Clients, cfg.Duration, cfg.Grace, cfg.workers, cfg.Clock = 6, time.Second, time.Hour, workers, clock
 		cfg.Observers = []Observer{Funcs{OnWindowEnd: func() { closed.Store(true) }}}
+		go func() {
+			testutil.Poll(30*time.Second, time.Millisecond, func() bool { return begun.Load() == 2 && clock.pending() == 2 })
+			clock.advance(time.Second)
+		}()
 		out := runWithin(t, context.Background(), cfg, conns, w, "the run did not end")
 		bump, bump2, cycle := op(t, out, "bump"), op(t, out, "bump2"), op(t, out, result.CycleOp)
 		if n := after.Load(); n != 0 {
