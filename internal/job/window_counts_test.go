@@ -125,7 +125,7 @@ func TestServerTimeWithinLatency(t *testing.T) {
 	if err := os.WriteFile(file, []byte("SELECT pg_sleep(0.05);\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := spec(t, TempPostgres, runner.Config{Clients: 8, Warmup: 300 * time.Millisecond, Duration: 400 * time.Millisecond, Progress: 200 * time.Millisecond})
+	s := spec(t, TempPostgres, runner.Config{Clients: 8, Warmup: time.Second, Duration: 400 * time.Millisecond, Progress: 200 * time.Millisecond})
 	s.Name, s.Workload = "script", newWorkload(t, "script", "-f", file)
 	r := run(t, s)
 	timed := 0
