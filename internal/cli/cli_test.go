@@ -124,7 +124,7 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 	testutil.NeedPostgres(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out}, quick...)...)
-	err := interruptWhen(cmd, stderr, func(s string) bool { return strings.Contains(s, "1s |") })
+	err := interruptWhen(cmd, stderr, func(s string) bool { return strings.Contains(s, "1.0s |") })
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
 		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, ExitInterrupted, stderr.String())
 	}

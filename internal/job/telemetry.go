@@ -58,11 +58,18 @@ func startTelemetry(ctx context.Context, s Spec, db *Database) *telemetry.Collec
 	}
 	if o.ServerURL != "" {
 		db.closePoolerServers(ctx) // the load's backends publish their statistics as they exit
+		if s.Runner.Warmup > 0 {
+			notes = append(notes, warmupNote)
+		}
 	}
 	c := telemetry.Start(ctx, o)
 	c.AddNotes(notes...)
 	return c
 }
+
+// warmupNote says why, after a warm-up, the server's counters hold more
+// than the window's transactions: its sessions are busy as the window opens.
+const warmupNote = "the database counters include up to the last second of each session's warm-up (PostgreSQL publishes a busy session's counters at most once a second), so with --warmup the server's commits exceed the clients' transactions; the statement times do not lag"
 
 // createStatements installs pg_stat_statements in the throwaway cluster's
 // run database.

@@ -59,6 +59,18 @@ func seriesAligned(t *testing.T, r *result.Result) {
 			t.Errorf("sample %d: client %.3f cores, %.1f MB, machine %.3f", i, s.ClientCPU, s.ClientRSSMB, s.MachineCPU)
 		}
 	}
+	// The server's counters cover the time from one reading to the next;
+	// the last sample's up to the final reading, after the window.
+	var span float64
+	for i, s := range tel.Series {
+		if s.Database != nil && s.SpanS <= 0 {
+			t.Errorf("sample %d: database counters over %.3f s", i, s.SpanS)
+		}
+		span += s.SpanS
+	}
+	if last := tel.Series[len(tel.Series)-1]; last.Database != nil && (last.SpanS < r.Intervals[len(r.Intervals)-1].LengthS || span < r.MeasuredS) {
+		t.Errorf("the last sample's counters cover %.3f s, its interval %.3f s; all %.3f s for a window of %.3f s", last.SpanS, r.Intervals[len(r.Intervals)-1].LengthS, span, r.MeasuredS)
+	}
 }
 
 // TestTelemetryTrainEvents: a short train-events run on temp-postgres sees

@@ -587,9 +587,12 @@ func telemetryCharts(r *result.Result, t *result.Telemetry) section {
 				}
 				v, ok := pick(smp)[name]
 				present = present || (ok && (!nonzero || v != 0))
-				y := 0.0
-				if ls[i] > 0 {
-					y = float64(v) / ls[i] / scale
+				y, l := 0.0, ls[i]
+				if smp.SpanS > 0 {
+					l = smp.SpanS // the time the server's counters cover
+				}
+				if l > 0 {
+					y = float64(v) / l / scale
 				}
 				s.Points = append(s.Points, [2]float64{round3(smp.ElapsedS), round3(y)})
 			}

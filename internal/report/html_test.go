@@ -534,3 +534,35 @@ func TestStudyHTMLHasEveryMarkdownSection(t *testing.T) {
 		t.Errorf("fault marks %+v, want kill-server at 2 s", d.Marks)
 	}
 }
+
+// TestHTMLServerRatesOverTheirSpan: a server sample's rate is its counters
+// over the time they cover: the last one's runs on until the final
+// reading, after the clients were gone, and its commits over the last
+// interval's length alone made a jump at the end of the chart.
+func TestHTMLServerRatesOverTheirSpan(t *testing.T) {
+	r := htmlResult()
+	ss := r.Telemetry.Series
+	for i := range ss {
+		ss[i].SpanS = 10
+	}
+	last := &ss[len(ss)-1]
+	last.Database["xact_commit"] += 2400 // what completed after the window, and the late
+	last.SpanS = 20                      // over the interval and the 10 s after it
+	_, d := dataOf(t, render1(t, r))
+	for _, s := range d.Sections {
+		for _, c := range s.Charts {
+			if c.ID != "db-xact" {
+				continue
+			}
+			pts := c.Series[0].Points
+			if got, want := pts[len(pts)-1], [2]float64{60, 4850.0 / 20}; got != want {
+				t.Errorf("last commits point %v, want %v (over the 20 s it covers)", got, want)
+			}
+			if got, want := pts[0], [2]float64{20, 241}; got != want {
+				t.Errorf("first commits point %v, want %v", got, want)
+			}
+			return
+		}
+	}
+	t.Fatal("no db-xact chart")
+}

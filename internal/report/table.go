@@ -250,7 +250,7 @@ func firstLine(s string, width int) string {
 func ProgressLine(iv result.Interval) string {
 	intervalS := max(iv.LengthS, 1e-9)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%6.0fs", iv.ElapsedS)
+	b.WriteString(intervalLabel(iv))
 	var errs, retries int64
 	ops := iv.Ops
 	// the cycle first

@@ -275,7 +275,7 @@ func TestProgressLine(t *testing.T) {
 		{
 			name: "short last interval",
 			iv:   result.Interval{ElapsedS: 61.5, LengthS: 0.5, Ops: []result.IntervalOp{{Name: "add", Summary: metrics.Summary{Count: 3}}}},
-			want: "    62s | add 6.0/s p50 0.00 p99 0.00 | retries 0 errors 0",
+			want: "  61.5s | add 6.0/s p50 0.00 p99 0.00 | retries 0 errors 0",
 		},
 		{
 			name: "zero length does not divide by zero",

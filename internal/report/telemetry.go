@@ -33,14 +33,14 @@ func Telemetry(w io.Writer, r *result.Result) {
 		var parts []string
 		for _, o := range r.Ops {
 			if o.ServerMS > 0 && o.Mean > 0 {
-				parts = append(parts, fmt.Sprintf("%s %s of %s ms (%.0f%%)", o.Name, ms(o.ServerMS), ms(o.Mean), 100*o.ServerMS/o.Mean))
+				parts = append(parts, fmt.Sprintf("%s %s of %s ms (%s)", o.Name, ms(o.ServerMS), ms(o.Mean), serverShare(o)))
 			}
 		}
 		line("server", "time per op on the server (pg_stat_statements) of its mean latency: "+strings.Join(parts, ", "), w)
 	}
 	if d := t.Database; d != nil {
-		line("database", fmt.Sprintf("commits %s, rollbacks %s; tuples inserted %s, updated %s, deleted %s, fetched %s, returned %s",
-			thousands(d["xact_commit"]), thousands(d["xact_rollback"]), thousands(d["tup_inserted"]), thousands(d["tup_updated"]),
+		line("database", fmt.Sprintf("%s, rollbacks %s; tuples inserted %s, updated %s, deleted %s, fetched %s, returned %s",
+			commitsText(r, d["xact_commit"]), thousands(d["xact_rollback"]), thousands(d["tup_inserted"]), thousands(d["tup_updated"]),
 			thousands(d["tup_deleted"]), thousands(d["tup_fetched"]), thousands(d["tup_returned"])), w)
 		buf := "buffers: no reads or hits"
 		if hit, read := d["blks_hit"], d["blks_read"]; hit+read > 0 {
@@ -96,6 +96,56 @@ func Telemetry(w io.Writer, r *result.Result) {
 	for _, n := range t.Notes {
 		line("note", n, w)
 	}
+}
+
+// serverShare is an op's server time as a share of its mean latency. The
+// two cover the same executions, so a share above 100% has a cause,
+// which it names: the server's mean is over every execution, the
+// latency's over the completed ones.
+func serverShare(o result.Op) string {
+	share := fmt.Sprintf("%.0f%%", 100*o.ServerMS/o.Mean)
+	if o.ServerMS <= o.Mean {
+		return share
+	}
+	var why []string
+	if n := o.Retries + o.ErrorCount(); n > 0 {
+		why = append(why, fmt.Sprintf("%s retried or failed executions", thousands(n)))
+	}
+	if o.Unfinished > 0 {
+		why = append(why, fmt.Sprintf("%s cut short", thousands(o.Unfinished)))
+	}
+	if o.BeforeWindow > 0 {
+		why = append(why, fmt.Sprintf("%s begun in the warm-up", thousands(o.BeforeWindow)))
+	}
+	if len(why) == 0 {
+		return share + ", above its latency: the server timed more than its executions"
+	}
+	return share + ", above its latency: the server's mean includes " + strings.Join(why, ", ") + ", the latency only completed ones"
+}
+
+// commitsText is the server's commits beside the clients' transactions,
+// and how those add up: the server's counters run from the window's
+// start until the clients are gone, so they hold the transactions
+// completed after the window (and those begun in the warm-up that
+// completed in it).
+func commitsText(r *result.Result, commits int64) string {
+	window, after, before := r.Committed()
+	parts := []string{thousands(window) + " in the window"}
+	if after > 0 {
+		parts = append(parts, thousands(after)+" completed after it")
+	}
+	if before > 0 {
+		parts = append(parts, thousands(before)+" begun in the warm-up")
+	}
+	sum := strings.Join(parts, " + ")
+	clients := window + after + before
+	switch {
+	case clients == 0:
+		return "commits " + thousands(commits)
+	case clients == commits:
+		return fmt.Sprintf("commits %s = %s", thousands(commits), sum)
+	}
+	return fmt.Sprintf("commits %s for the clients' %s transactions (%s; %+.1f%%)", thousands(commits), thousands(clients), sum, 100*float64(commits-clients)/float64(clients))
 }
 
 // line writes one labelled line of the telemetry summary.

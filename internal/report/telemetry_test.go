@@ -52,7 +52,7 @@ func TestTelemetryParts(t *testing.T) {
 	Summary(&b, telemetryResult())
 	out := b.String()
 	for _, want := range []string{
-		"server(ms)", "add 3.50 of", "commits 14,375, rollbacks 38", "inserted 96,000",
+		"server(ms)", "add 3.50 of", "commits 14,375 = 14,375 in the window, rollbacks 38", "inserted 96,000",
 		"buffer hit ratio 99.80%", "WAL 1.5 GB", "CPU 50.0%, Lock 30.0%, IO 20.0%",
 		"Lock:transactionid 30.0%", "at most 4 waiting at once",
 		"0.06 cores on average", "70% busy on average", "note       no statement times",
@@ -100,5 +100,42 @@ func TestBytesText(t *testing.T) {
 		if got := bytesText(n); got != want {
 			t.Errorf("bytesText(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestCommitsAddUp: the database line shows how the clients'
+// transactions make up the server's commits (the server's counters hold
+// those completed after the window, which the table's counts leave out),
+// and both numbers when they differ.
+func TestCommitsAddUp(t *testing.T) {
+	for _, tc := range []struct {
+		commits, after, before int64
+		want                   string
+	}{
+		{14375 + 30, 30, 0, "commits 14,405 = 14,375 in the window + 30 completed after it, rollbacks 38"},
+		{14375 + 35, 30, 5, "commits 14,410 = 14,375 in the window + 30 completed after it + 5 begun in the warm-up, rollbacks"},
+		{14375 * 2, 0, 0, "commits 28,750 for the clients' 14,375 transactions (14,375 in the window; +100.0%), rollbacks"},
+	} {
+		r := telemetryResult()
+		r.Telemetry.Database["xact_commit"] = tc.commits
+		r.Ops[0].AfterWindow, r.Ops[1].BeforeWindow = tc.after, tc.before
+		var b bytes.Buffer
+		Telemetry(&b, r)
+		if !strings.Contains(b.String(), tc.want) {
+			t.Errorf("want %q in:\n%s", tc.want, b.String())
+		}
+	}
+}
+
+// TestServerShareAboveLatency: a server time above the op's mean latency
+// says why (the server's mean is over failed and retried executions too).
+func TestServerShareAboveLatency(t *testing.T) {
+	r := telemetryResult()
+	r.Ops[0].ServerMS = 2 * r.Ops[0].Mean
+	r.Ops[0].Retries = 7
+	var b bytes.Buffer
+	Telemetry(&b, r)
+	if want := "(200%, above its latency: the server's mean includes"; !strings.Contains(b.String(), want) {
+		t.Errorf("want %q in:\n%s", want, b.String())
 	}
 }

@@ -69,7 +69,7 @@ func windowNotes(r *result.Result) []string {
 	}
 	var lines []string
 	if len(after) > 0 {
-		lines = append(lines, "completed after the window (in the latencies, not in ops or ops/s): "+strings.Join(after, ", "))
+		lines = append(lines, "completed after the window, or earlier in a cycle that ended after it (in the latencies, not in ops or ops/s): "+strings.Join(after, ", "))
 	}
 	if len(failed) > 0 {
 		lines = append(lines, "retried or failed after the window (in no column): "+strings.Join(failed, ", "))

@@ -33,7 +33,7 @@ func TestWindowNotes(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, r)
 	for _, want := range []string{
-		"completed after the window (in the latencies, not in ops or ops/s): add 3\n",
+		"completed after the window, or earlier in a cycle that ended after it (in the latencies, not in ops or ops/s): add 3\n",
 		"unfinished when the run ended (in no column): cycle 16 (running 10,250.00 ms or more), add 16 (running 10,012.50 ms or more)\n",
 		"retried or failed after the window (in no column): add 2 retries, 5 errors (deadlock 1, serialization 4)\n",
 		"stalled: 16 clients waiting since 12.3 s\n",

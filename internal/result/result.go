@@ -185,7 +185,9 @@ type Op struct {
 	// unknown. Latency minus it is the network, the client and think time.
 	ServerMS float64 `json:"server_ms,omitempty"`
 	// AfterWindow ops started in the window and completed in the grace
-	// period after it: their latencies are in the statistics and the
+	// period after it, or completed before its end in a cycle that ended
+	// after it (an op is recorded with its cycle, so that no interval
+	// splits them): their latencies are in the statistics and the
 	// histogram, but not in Count, which (like every rate) counts only ops
 	// completed inside the window.
 	AfterWindow int64 `json:"after_window,omitempty"`
@@ -195,6 +197,10 @@ type Op struct {
 	// what happened inside the window.
 	AfterWindowRetries int64            `json:"after_window_retries,omitempty"`
 	AfterWindowErrors  map[string]int64 `json:"after_window_errors,omitempty"`
+	// BeforeWindow ops belong to cycles begun before the window (in the
+	// warm-up) and completed inside it: they are in no statistic, but the
+	// server's counters, which start with the window, count them.
+	BeforeWindow int64 `json:"before_window,omitempty"`
 	// Unfinished ops started in the window and were still running when the
 	// run ended (cancelled after the grace period, or interrupted); they
 	// are in no statistic. UnfinishedMaxMS is the longest any of them had
@@ -223,6 +229,29 @@ func (o Op) ErrorCount() int64 {
 		n += v
 	}
 	return n
+}
+
+// Executions is how often the op ran on the server between the window's
+// first reading and its last (after the clients were gone): every
+// attempt, completed in the window or after it, retried, failed or cut
+// short, and those of cycles begun before the window that completed in it.
+func (o Op) Executions() int64 {
+	return o.Count + o.AfterWindow + o.BeforeWindow + o.Retries + o.ErrorCount() + o.Unfinished
+}
+
+// Committed is the transactions the clients committed while the
+// server's counters ran: those completed in the window, after it (in the
+// grace period) and before it (begun in the warm-up, completed in the
+// window). Each transaction op is one transaction.
+func (r *Result) Committed() (window, after, before int64) {
+	for _, o := range r.Ops {
+		if o.Kind.IsTxn() {
+			window += o.Count
+			after += o.AfterWindow
+			before += o.BeforeWindow
+		}
+	}
+	return window, after, before
 }
 
 // Interval is one progress interval.
@@ -537,6 +566,7 @@ func (t *Op) name() string { return t.Name + "\x00" + t.Kind.Label() }
 func (t *Op) add(o Op) {
 	t.Name, t.Kind = o.Name, o.Kind
 	t.AfterWindow += o.AfterWindow
+	t.BeforeWindow += o.BeforeWindow
 	t.Hist, t.Summary = mergedHist(t.Hist, o.Hist)
 	t.Count -= t.AfterWindow // the histogram holds them, the count does not
 	t.Clients += o.Clients

@@ -79,6 +79,13 @@ type Sample struct {
 	// same names as Telemetry.Database and Telemetry.Pooler).
 	Database map[string]int64 `json:"database,omitempty"`
 	Pooler   map[string]int64 `json:"pooler,omitempty"`
+	// SpanS is the time in seconds Database covers: from the previous
+	// reading of the server's counters to this one, which is not the
+	// interval's length when a reading was late or missed, and for the
+	// last sample runs on to the final reading, after the clients were
+	// gone (what completed after the window is in it). A rate is Database
+	// over SpanS; 0 in results from before it was kept.
+	SpanS float64 `json:"span_s,omitempty"`
 	// Waits counts active backend samples per wait class in the interval.
 	Waits map[string]int64 `json:"waits,omitempty"`
 	// ClientCPU is txnbench's CPU use in cores (1 = one core busy);
@@ -94,10 +101,12 @@ type Sample struct {
 }
 
 // SetServerTimes sets each transaction op's ServerMS from the statements
-// tagged with its name: their total execution time over the op's
-// executions. An execution is an attempt: a success, a retry or a final
-// failure each ran the op's statements (as far as they got). Ops without
-// tagged statements keep 0.
+// tagged with its name: their total execution time between the window's
+// first reading and its last over the op's executions in that time
+// (Op.Executions: those completed after the window too, whose time the
+// last reading holds). An execution is an attempt: a success, a retry or
+// a final failure each ran the op's statements (as far as they got). Ops
+// without tagged statements keep 0.
 func (r *Result) SetServerTimes() {
 	if r.Telemetry == nil {
 		return
@@ -115,7 +124,7 @@ func (r *Result) SetServerTimes() {
 		if !o.Kind.IsTxn() || !ok {
 			continue
 		}
-		if n := o.Count + o.Retries + o.ErrorCount(); n > 0 {
+		if n := o.Executions(); n > 0 {
 			o.ServerMS = ms / float64(n)
 		}
 	}

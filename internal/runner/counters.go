@@ -19,6 +19,8 @@ type counters struct {
 	// started in the window, still running when the run ended, and the
 	// longest any of them had run (nanoseconds)
 	unfinished, unfinishedMax []atomic.Int64
+	// of cycles begun before the window, completed inside it
+	before []atomic.Int64
 	// what the previous interval had seen
 	lastRetries, lastSkipped []int64
 	lastErrors               [][]int64 // [op][class]
@@ -36,6 +38,7 @@ func newCounters(ops []string) *counters {
 		skipped:       make([]atomic.Int64, len(ops)),
 		unfinished:    make([]atomic.Int64, len(ops)),
 		unfinishedMax: make([]atomic.Int64, len(ops)),
+		before:        make([]atomic.Int64, len(ops)),
 		errors:        make([][]atomic.Int64, len(ops)),
 		lastRetries:   make([]int64, len(ops)),
 		lastErrors:    make([][]int64, len(ops)),

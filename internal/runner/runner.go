@@ -151,6 +151,7 @@ type run struct {
 	aborted atomic.Int64
 
 	measuring atomic.Bool  // past the warm-up
+	baselined atomic.Bool  // the observers' window began: the server counts from here
 	measureAt atomic.Int64 // unix nanos when measuring began
 	claimed   atomic.Int64 // cycles claimed, for Iterations
 	stop      context.Context
@@ -214,6 +215,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	out := &Outcome{Started: time.Now()}
 	var cpu0 CPUUsage
 	startMeasuring := func() {
+		r.baselined.Store(true)
 		for _, o := range cfg.Observers {
 			o.Start()
 		}
@@ -276,8 +278,8 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 	stopC := r.stop.Done()
 	stopping := func() {
+		r.stopRun() // first: no transaction begins once the window is closed
 		closeWindow()
-		r.stopRun()
 		stopC, durationEnd, warmupEnd = nil, nil, nil
 		graceEnd = clock.After(cfg.Grace)
 	}
@@ -295,7 +297,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 			}
 		case <-durationEnd:
 			if cfg.OnPhase != nil {
-				cfg.OnPhase(fmt.Sprintf("duration reached: letting clients finish their current cycle (at most %s)", cfg.Grace))
+				cfg.OnPhase(fmt.Sprintf("duration reached: letting the ops running finish (at most %s); no new one begins", cfg.Grace))
 			}
 			stopping()
 		case <-stopC: // interrupted, or all iterations claimed
@@ -345,6 +347,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 			Late: r.counts.late[i].Load(), Skipped: r.counts.skipped[i].Load(),
 			ErrorSamples: r.counts.samplesOf(i), Summary: sum, Hist: h, AfterWindow: afterWindow,
 			AfterWindowRetries: afterRetries, AfterWindowErrors: afterErrs,
+			BeforeWindow:    r.counts.before[i].Load(),
 			Unfinished:      r.counts.unfinished[i].Load(),
 			UnfinishedMaxMS: float64(r.counts.unfinishedMax[i].Load()) / 1e6,
 		})
@@ -447,6 +450,7 @@ type cycleState struct {
 	lag    time.Duration // how late it started against the schedule
 	// as its ops run
 	next  int   // the next op without a Chooser
+	ran   bool  // one of its ops began
 	tries int   // retries made
 	err   error // the last op's error
 }
@@ -494,7 +498,7 @@ func (c *client) runCycle() bool {
 // beginCycle marks the start of the cycle's ops.
 func (c *client) beginCycle() {
 	c.busy[c.id].cycle.Store(c.cyc.start.UnixNano())
-	c.cyc.next, c.cyc.tries, c.cyc.err = 0, 0, nil
+	c.cyc.next, c.cyc.ran, c.cyc.tries, c.cyc.err = 0, false, 0, nil
 }
 
 // runOp runs the cycle's next op, getting a connection for it: false when
@@ -524,9 +528,9 @@ func (c *client) runOp() bool {
 func (c *client) endCycle() bool {
 	r, id, cy := c.run, c.id, &c.cyc
 	start, chosen, tries, err := cy.start, cy.chosen, cy.tries, cy.err
-	if err == errRunEnding {
-		c.flush() // the ops that completed
-		if r.counted(start) {
+	if err == errRunEnding || err == errNotBegun {
+		c.flush()                       // the ops that completed
+		if r.counted(start) && cy.ran { // a cycle none of whose ops began is no cycle
 			r.counts.unfinish(r.cycle, time.Since(start))
 		}
 		return false
@@ -647,6 +651,11 @@ func (c *client) flush() {
 // error; counted unfinished.
 var errRunEnding = errors.New("the run is ending")
 
+// errNotBegun reports an op that got its connection after the window
+// closed: it does not begin (no new transaction begins after the window),
+// and is in no count.
+var errNotBegun = errors.New("the window closed before the op began")
+
 // attempt gets a connection and runs op on it until it succeeds, fails
 // with an error that is not retried, or runs out of tries; it returns the
 // retries it made and the final error (nil on success). The op's latency
@@ -666,6 +675,8 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			c.counts.unfinish(opIdx, time.Since(from))
 		}
 	}()
+	began := c.cyc.ran
+	c.cyc.ran = true
 	conn, waited, err := c.conns.Get(c.ops)
 	waited = c.took(waited)
 	if err != nil {
@@ -681,6 +692,14 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		c.backOff(workload.ReconnectBackoff(c.fails, c.rng))
 		return 0, err
 	}
+	if c.stop.Err() != nil {
+		// The window closed while the op waited for its turn: ops already
+		// running finish, none begins. The server's counts and the
+		// clients' then cover the same transactions.
+		c.conns.Put(conn, false)
+		c.cyc.ran = began
+		return 0, errNotBegun
+	}
 	if waited > 0 && c.counted(getStart) {
 		c.rec.Record(c.wait, c.id, waited)
 	}
@@ -693,6 +712,8 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 				lat := time.Since(from)
 				c.pending = append(c.pending, metrics.Sample{Op: opIdx, D: lat}) // with the cycle's, by flush
 				c.slow.op(c.shard, &c.slowCyc, c.id, opIdx, from, lat, conn)
+			} else if c.baselined.Load() {
+				c.counts.before[opIdx].Add(1) // the server counts it
 			}
 			return try - 1, err
 		}

@@ -24,8 +24,9 @@ type counterWorkload struct {
 	pause     time.Duration
 	opTime    time.Duration
 	failErr   error
-	failEvery int  // the op fails on attempts where n % failEvery != 0 (0: never)
-	failLate  bool // a failing attempt fails after opTime, not at once
+	failEvery int    // the op fails on attempts where n % failEvery != 0 (0: never)
+	failLate  bool   // a failing attempt fails after opTime, not at once
+	began     func() // when set, called as each attempt begins
 	attempts  atomic.Int64
 	commits   atomic.Int64
 }
@@ -56,6 +57,9 @@ func (w *counterWorkload) NewClient(int, *rand.Rand) workload.Client {
 func (c *counterClient) NextCycle() time.Duration { return c.w.pause }
 func (c *counterClient) Ops() []workload.Op       { return c.ops }
 func (c *counterClient) bump(ctx context.Context, conn target.Conn) error {
+	if c.w.began != nil {
+		c.w.began()
+	}
 	n := c.w.attempts.Add(1)
 	fails := c.w.failEvery > 0 && n%int64(c.w.failEvery) != 0
 	if fails && !c.w.failLate {

@@ -12,7 +12,8 @@ import (
 // TestPreparesAreNoTransactions: a session's transactions are the only
 // ones the server counts for it (besides its login), also the first
 // time it runs each statement, which pgx prepares in a round trip of its
-// own.
+// own; a statement run outside a transaction block is one transaction,
+// also on a session that runs it once (--conn per-txn: it counted twice).
 func TestPreparesAreNoTransactions(t *testing.T) {
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
@@ -70,12 +71,38 @@ func TestPreparesAreNoTransactions(t *testing.T) {
 		} else if _, err := c.ExecCommit(ctx, "UPDATE t SET v = v WHERE v = $1", i); err != nil {
 			t.Fatal(err)
 		}
+		// outside a block: the first, second and later times
+		rows, err = c.Query(ctx, "SELECT count(*) FROM t WHERE v >= $1", i)
+		must(t, err)
+		var k int64
+		for rows.Next() {
+			must(t, rows.Scan(&k))
+		}
+		rows.Close()
+		must(t, rows.Err())
+		if _, err := c.Exec(ctx, "DELETE FROM t WHERE v < $1", -1-i); err != nil {
+			t.Fatal(err)
+		}
+		// a session of one transaction
+		once, err := tg.Connect(ctx)
+		must(t, err)
+		rows, err = once.Query(ctx, "SELECT count(*) FROM t WHERE v <= $1", i)
+		must(t, err)
+		for rows.Next() {
+			must(t, rows.Scan(&k))
+		}
+		rows.Close()
+		must(t, rows.Err())
+		if k != int64(i+1) {
+			t.Errorf("count %d, want %d", k, i+1)
+		}
+		once.Close(ctx)
 	}
 	c.Close(ctx)
 	alone()
 	after, own1 := commits()
-	if got := after - base - int64(own1-own0); got != n {
-		t.Errorf("the server counted %d commits for the session's %d transactions", got, n)
+	if got := after - base - int64(own1-own0); got != 4*n {
+		t.Errorf("the server counted %d commits for the sessions' %d transactions", got, 4*n)
 	}
 }
 

@@ -522,7 +522,9 @@ func (c *Collector) tick(ctx context.Context, elapsed float64) {
 	c.lastHost = h
 	if c.o.ServerURL != "" && c.db != "" {
 		if now, own, ok := c.readDB(ctx); ok {
+			since := c.dbAt
 			s.Database = c.dbDelta(now, own)
+			s.SpanS = c.dbAt - since
 			addTo(&c.tel.Database, s.Database)
 		} else {
 			c.gap = append(c.gap, "no database session")
@@ -585,9 +587,13 @@ func (c *Collector) finish(ctx context.Context) {
 			}
 		}
 		if now, own, ok := c.readDB(qctx); ok {
+			since := c.dbAt
 			d := c.dbDelta(now, own)
 			addTo(&c.tel.Database, d)
 			c.intoLast(d, false)
+			if n := len(c.tel.Series); n > 0 && c.tel.Series[n-1].Database != nil {
+				c.tel.Series[n-1].SpanS += c.dbAt - since // its rate is over the time it covers
+			}
 		}
 		if c.conn == nil && c.lost >= 0 {
 			c.note("database telemetry lost its session at %.1f s (%s) and could not open it again: the database counters stop there", c.lost, c.lostWhy)

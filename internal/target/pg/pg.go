@@ -89,8 +89,14 @@ func (t *pgTarget) Connect(ctx context.Context) (target.Conn, error) {
 		return nil, refusedAuth(serverFirst(err))
 	}
 	registerArrayCodecs(c.TypeMap())
-	m := t.cfg.DefaultQueryExecMode
-	return &pgConn{c: c, prepares: m == pgx.QueryExecModeCacheStatement || m == pgx.QueryExecModeCacheDescribe}, nil
+	p := newPGConn(c)
+	return &p, nil
+}
+
+// newPGConn wraps c, a session of its own or a pool's.
+func newPGConn(c *pgx.Conn) pgConn {
+	m := c.Config().DefaultQueryExecMode
+	return pgConn{c: c, prepares: m == pgx.QueryExecModeCacheStatement || m == pgx.QueryExecModeCacheDescribe}
 }
 
 type pgConn struct {
@@ -103,6 +109,78 @@ type pgConn struct {
 	// modes); seen holds the statements this session has sent.
 	prepares bool
 	seen     map[string]struct{}
+	// once holds the statements this session ran once outside a
+	// transaction block without preparing them (see autocommit).
+	once map[string]struct{}
+}
+
+// How autocommit runs a statement outside a transaction block.
+const (
+	autoAsIs       = iota // prepared already, or the mode prepares nothing
+	autoUnprepared        // the first time: unprepared, in one round trip
+	autoInBlock           // the second time: prepared inside BEGIN ... COMMIT
+)
+
+// autocommit says how to run sql outside a transaction block. pgx prepares
+// (or describes) a statement new to the session in a round trip of its
+// own, which outside a block is a transaction of its own on the server:
+// a single-statement transaction on a new session (--conn per-txn) would
+// count twice in pg_stat_database.xact_commit. So the first time a
+// session runs such a statement it goes out unprepared (Parse, Bind,
+// Execute in one round trip: one transaction), and the second time it is
+// prepared inside BEGIN ... COMMIT, which the server counts as the one
+// transaction it is; from then on it runs prepared as it is.
+func (p *pgConn) autocommit(sql string) int {
+	if p.inTx || !p.prepares {
+		return autoAsIs
+	}
+	if _, ok := p.seen[sql]; ok {
+		return autoAsIs
+	}
+	if _, ok := p.once[sql]; !ok {
+		if p.once == nil || len(p.once) > maxSeen {
+			p.once = map[string]struct{}{}
+		}
+		p.once[sql] = struct{}{}
+		return autoUnprepared
+	}
+	delete(p.once, sql)
+	return autoInBlock
+}
+
+// unprepared puts the exec mode that prepares nothing before args.
+func unprepared(args []any) []any {
+	return append([]any{pgx.QueryExecModeExec}, args...)
+}
+
+// committingRows commits the block autocommit opened once its rows are
+// read and closed.
+type committingRows struct {
+	target.Rows
+	ctx    context.Context
+	p      *pgConn
+	err    error
+	closed bool
+}
+
+func (r *committingRows) Close() {
+	r.Rows.Close()
+	if r.closed {
+		return
+	}
+	r.closed = true
+	if r.Rows.Err() != nil {
+		r.p.Rollback(context.WithoutCancel(r.ctx))
+		return
+	}
+	r.err = r.p.Commit(r.ctx)
+}
+
+func (r *committingRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.err
 }
 
 // send queues BEGIN when it is pending, then sql, and sends them together.
@@ -184,6 +262,21 @@ func (p *pgConn) ran(sqls ...string) {
 }
 
 func (p *pgConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	if len(args) > 0 { // without arguments pgx prepares nothing
+		switch p.autocommit(sql) {
+		case autoUnprepared:
+			tag, err := p.c.Exec(ctx, sql, unprepared(args)...)
+			return tag.RowsAffected(), err
+		case autoInBlock:
+			p.Begin(ctx)
+			n, err := p.Exec(ctx, sql, args...)
+			if err != nil {
+				p.Rollback(context.WithoutCancel(ctx))
+				return n, err
+			}
+			return n, p.Commit(ctx)
+		}
+	}
 	if err := p.beginFirst(ctx, sql, false); err != nil {
 		return 0, err
 	}
@@ -205,6 +298,18 @@ func (p *pgConn) Exec(ctx context.Context, sql string, args ...any) (int64, erro
 }
 
 func (p *pgConn) Query(ctx context.Context, sql string, args ...any) (target.Rows, error) {
+	switch p.autocommit(sql) {
+	case autoUnprepared:
+		return p.c.Query(ctx, sql, unprepared(args)...)
+	case autoInBlock:
+		p.Begin(ctx)
+		rows, err := p.Query(ctx, sql, args...)
+		if err != nil {
+			p.Rollback(context.WithoutCancel(ctx))
+			return nil, err
+		}
+		return &committingRows{Rows: rows, ctx: ctx, p: p}, nil
+	}
 	if err := p.beginFirst(ctx, sql, false); err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func (p *pgPool) Acquire(ctx context.Context) (target.Conn, error) {
 	data := pc.Conn().PgConn().CustomData()
 	c, ok := data[pooledKey].(*pooledPG)
 	if !ok {
-		c = &pooledPG{pgConn: pgConn{c: pc.Conn()}}
+		c = &pooledPG{pgConn: newPGConn(pc.Conn())} // prepares as a session of its own does
 		data[pooledKey] = c
 	}
 	c.pc, c.inTx, c.beginPending = pc, false, false

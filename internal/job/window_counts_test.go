@@ -1,0 +1,148 @@
+package job
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/report"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// commitsAddUp checks that the server counted exactly the clients'
+// transactions (within 1%, which below 100 transactions is exactly), and
+// that the report says how they add up.
+func commitsAddUp(t *testing.T, r *result.Result) {
+	t.Helper()
+	if r.Telemetry == nil || r.Telemetry.Database == nil {
+		t.Fatalf("no database telemetry: %+v", r.Telemetry)
+	}
+	window, after, before := r.Committed()
+	client, server := window+after+before, r.Telemetry.Database["xact_commit"]
+	var b bytes.Buffer
+	report.Telemetry(&b, r)
+	line := ""
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "database") {
+			line = l
+		}
+	}
+	t.Logf("%s (notes %q)", line, r.Telemetry.Notes)
+	if client == 0 || 100*max(server-client, client-server) > client {
+		t.Errorf("the server counted %d commits for %d client transactions (%d in the window, %d after it, %d before it)", server, client, window, after, before)
+		for _, o := range r.Ops {
+			t.Logf("%s: %d, %d after, %d unfinished, errors %v %v", o.Name, o.Count, o.AfterWindow, o.Unfinished, o.Errors, o.ErrorSamples)
+		}
+	}
+	if server == client && !strings.Contains(line, fmt.Sprintf("commits %s = ", thousandsOf(server))) {
+		t.Errorf("the report does not say how the commits add up: %q", line)
+	}
+}
+
+// thousandsOf is n with comma thousands separators.
+func thousandsOf(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// TestCommitsMatchAtLowThroughput: at 1, 16 and 64 clients pausing 100 ms
+// before each cycle, the server's commits are the clients' transactions
+// on each path: direct, per transaction, a pool smaller than the clients
+// (the worker mode) and PgBouncer; and connect-overhead's per-transaction
+// query counts once. Before, a client whose cycle waited for its turn at
+// the window's end ran it after the window, the report gave no account
+// of the commits, and the per-transaction query counted twice.
+func TestCommitsMatchAtLowThroughput(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	cfg := runner.Config{Clients: 64, Duration: time.Second, Progress: 500 * time.Millisecond}
+	direct := openDB(t, spec(t, TempPostgres, cfg), 64)
+	bouncer := Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 10}
+	s := spec(t, TempPostgres, cfg)
+	s.Pooler = bouncer
+	pooled := openDB(t, s, 64)
+	for _, path := range []struct {
+		name   string
+		conn   connect.Options
+		pooler Pooler
+	}{
+		{name: "direct"},
+		{name: "per-txn", conn: connect.Options{Strategy: connect.PerTxn}},
+		{name: "pool", conn: connect.Options{Strategy: connect.Pool, Pool: target.PoolConfig{Max: 8}}},
+		{name: "pgbouncer", pooler: bouncer},
+	} {
+		for _, clients := range []int{1, 16, 64} {
+			t.Run(fmt.Sprintf("%s/%d", path.name, clients), func(t *testing.T) {
+				db := direct
+				if path.pooler.Via != "" {
+					db = pooled
+				}
+				// a window long enough for the clients to connect and
+				// commit: on a busy machine 64 clients may still be
+				// connecting after 2 s, then the window is made longer
+				cfg.Clients = clients
+				for cfg.Duration = time.Second; ; cfg.Duration *= 2 {
+					s := spec(t, TempPostgres, cfg, "--delay", "100ms")
+					s.Conn, s.Pooler = path.conn, path.pooler
+					r := runJob(t, s, db)
+					if w, a, b := r.Committed(); w+a+b > 0 || cfg.Duration >= 16*time.Second {
+						commitsAddUp(t, r)
+						break
+					}
+				}
+			})
+		}
+	}
+	t.Run("connect-overhead/per-txn", func(t *testing.T) {
+		cfg.Clients, cfg.Duration = 16, time.Second
+		s := spec(t, TempPostgres, cfg)
+		s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "point", "--rows", "1000", "--delay", "100ms")
+		s.Conn = connect.Options{Strategy: connect.PerTxn}
+		commitsAddUp(t, runJob(t, s, direct))
+	})
+}
+
+// TestServerTimeWithinLatency: an op's server time covers the same
+// executions as its latency, though the server ran the op before the
+// window (a warm-up whose last ops complete in the window) and after it
+// (the ops completing in the grace period): a statement that is nearly
+// all server time (pg_sleep) stays within the latency. Before, the
+// server's time of every call since the baseline was divided by the
+// window's ops only.
+func TestServerTimeWithinLatency(t *testing.T) {
+	testutil.NeedPostgres(t)
+	file := filepath.Join(t.TempDir(), "sleep.sql")
+	if err := os.WriteFile(file, []byte("SELECT pg_sleep(0.05);\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := spec(t, TempPostgres, runner.Config{Clients: 8, Warmup: time.Second, Duration: 400 * time.Millisecond, Progress: 200 * time.Millisecond})
+	s.Name, s.Workload = "script", newWorkload(t, "script", "-f", file)
+	r := run(t, s)
+	timed := 0
+	for _, o := range r.Ops {
+		if !o.Kind.IsTxn() || o.ServerMS == 0 {
+			continue
+		}
+		timed++
+		t.Logf("%s: server %.2f ms, client mean %.2f ms, %d in the window, %d after, %d begun before", o.Name, o.ServerMS, o.Mean, o.Count, o.AfterWindow, o.BeforeWindow)
+		if o.AfterWindow == 0 || o.BeforeWindow == 0 {
+			t.Errorf("%s: %d after the window, %d begun before it: the test needs both", o.Name, o.AfterWindow, o.BeforeWindow)
+		}
+		if o.ServerMS > o.Mean {
+			t.Errorf("%s: %.2f ms on the server per op, above its mean latency %.2f ms", o.Name, o.ServerMS, o.Mean)
+		}
+	}
+	if timed == 0 {
+		t.Fatalf("no op with a server time: %+v (notes %q)", r.Ops, r.Telemetry.Notes)
+	}
+}
