@@ -17,7 +17,19 @@ import (
 // started.
 func bouncersOf(t *testing.T, pid int) []int {
 	t.Helper()
-	out, _ := exec.Command("pgrep", "-P", strconv.Itoa(pid), "-x", "pgbouncer").Output()
+	return childrenNamed(t, pid, "pgbouncer")
+}
+
+// childrenNamed returns the pids of the processes named name ("" for any)
+// whose parent is pid: the ones a txnbench process started, never another
+// run's.
+func childrenNamed(t *testing.T, pid int, name string) []int {
+	t.Helper()
+	args := []string{"-P", strconv.Itoa(pid)}
+	if name != "" {
+		args = append(args, "-x", name)
+	}
+	out, _ := exec.Command("pgrep", args...).Output()
 	var pids []int
 	for _, f := range strings.Fields(string(out)) {
 		p, _ := strconv.Atoi(f)

@@ -11,6 +11,7 @@ import (
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/target/pg"
 )
 
 // startPoolers starts the throwaway PgBouncers of --via pgbouncer in front
@@ -113,18 +114,20 @@ func (d *Database) adminURLs() []string {
 	return nil
 }
 
-// proxyStats reads the proxy's per-server statistics, nil without a proxy
-// or when they cannot be read.
-func (d *Database) proxyStats(ctx context.Context) []map[string]string {
+// proxyStats reads the proxy's per-server statistics (nil without a
+// proxy), within pg.AdminWait as a pooler's console.
+func (d *Database) proxyStats(ctx context.Context) (rows []map[string]string, err error) {
 	p := d.Proxy()
 	if p == nil {
-		return nil
+		return nil, nil
 	}
-	rows, err := p.Stats(ctx)
-	if err != nil {
-		return nil
-	}
-	return rows
+	sctx, cancel := context.WithTimeout(ctx, pg.AdminWait)
+	defer cancel()
+	err = d.console(ctx, proxyConsole, func() (err error) {
+		rows, err = p.Stats(sctx)
+		return err
+	})
+	return rows, err
 }
 
 // proxyResult is the proxy's view of the run: each server's counters'
@@ -141,7 +144,7 @@ func (d *Database) proxyResult(ctx context.Context, snap poolerSnapshot) *result
 		before = nil
 	}
 	r := &result.Proxy{Name: "HAProxy " + p.Version(), Detail: localdb.HAProxyBalance + ", " + localdb.HAProxyCheck}
-	after, err := p.Stats(ctx)
+	after, err := d.proxyStats(ctx)
 	if err != nil {
 		r.Note = "its statistics could not be read: " + firstLine(err.Error())
 		return r

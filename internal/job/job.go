@@ -3,6 +3,7 @@ package job
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -93,6 +94,9 @@ type Database struct {
 	poolerName   string // e.g. "PgBouncer 1.18.0"
 	poolerDetail string // e.g. "transaction pooling, 20 server connections"
 	connURL      string // what the clients connect to, with its password
+	// silent holds, by console (see console), why a pooler's console or
+	// the proxy did not answer in time since the last poolerSnapshot.
+	silent map[string]error
 }
 
 // Close closes the target and stops what was started for it.
@@ -337,6 +341,9 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 	if err != nil && wctx.Err() != nil {
 		r.Invariants = &workload.Check{NotChecked: context.Cause(wctx).Error()}
 		return r, nil
+	}
+	if errors.Is(err, errCheckNoAnswer) { // the verdict says so, and the error why
+		r.Invariants = &workload.Check{NotChecked: errCheckNoAnswer.Error()}
 	}
 	if err != nil {
 		return r, err

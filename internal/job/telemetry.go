@@ -67,6 +67,8 @@ func startTelemetry(ctx context.Context, s Spec, db *Database) *telemetry.Collec
 // createStatements installs pg_stat_statements in the throwaway cluster's
 // run database.
 func createStatements(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
 	t, err := target.Open(ctx, url)
 	if err != nil {
 		return err

@@ -11,6 +11,11 @@ import (
 // interrupted, whatever the server does.
 const interruptWait = 2 * time.Second
 
+// probeWait bounds each short exchange with a server around a run
+// (naming its sessions, installing an extension): a server that does not
+// answer within it is reported, not waited for.
+const probeWait = 30 * time.Second
+
 // errNoAnswer is why work after an interrupt was cut short.
 var errNoAnswer = errors.New("the server did not answer within 2 s")
 
