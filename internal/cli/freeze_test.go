@@ -106,3 +106,21 @@ func waitExitOrDump(t *testing.T, cmd *exec.Cmd, limit time.Duration, stderr *sy
 	t.Fatalf("still running %s after the freeze:\n%s", limit, stderr.String())
 	return 0
 }
+
+// TestFrozenServerEndsAShardsWait: a shard waiting for shard 0's load
+// mark on a server that stops answering (SIGSTOP) gives up after the
+// read's deadline with a one-line error, long before --shard-wait; each
+// poll's read waited on the frozen server without limit before.
+func TestFrozenServerEndsAShardsWait(t *testing.T) {
+	cl := testutil.Postgres(t)
+	cmd, _, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "4", "--clients", "2",
+		"--run-id", "frozen", "--shard", "1/2", "--shard-wait", "10m"}, quick...)...)
+	waitFor(t, stderr, 0, `waiting for shard 0 to create the train-events schema`)
+	stopServer(t, cl.Port())
+	took := waitExitOrDump(t, cmd, 30*time.Second+15*time.Second, stderr) // the read's deadline and 15 s
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if code := cmd.ProcessState.ExitCode(); code != ExitFailure || !strings.HasPrefix(lines[len(lines)-1], "txnbench: ") {
+		t.Errorf("exit %d %.1f s after the freeze, want %d and a one-line error:\n%s", code, took.Seconds(), ExitFailure, stderr.String())
+	}
+	t.Logf("exit %.1f s after the freeze: %s", took.Seconds(), lines[len(lines)-1])
+}
