@@ -46,7 +46,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	if cmp.Or(s.Pooler.Mode, "transaction") != "session" {
 		clientURL = withExecMode(clientURL)
 	}
-	t, err := target.Open(ctx, clientURL)
+	t, err := openTarget(ctx, clientURL)
 	if err != nil {
 		f.Stop()
 		return err

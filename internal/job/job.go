@@ -127,7 +127,7 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	via := s.Pooler.Via
 	if target.IsServerURL(via) {
 		// An existing pooler: clients connect to it, nothing is started.
-		t, err := target.Open(ctx, withExecMode(via))
+		t, err := openTarget(ctx, withExecMode(via))
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		return nil, err
 	}
 	if sp.Kind != target.TempPostgres {
-		t, err := target.Open(ctx, s.DB)
+		t, err := openTarget(ctx, s.DB)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +190,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := target.Open(ctx, cl.URL())
+	t, err := openTarget(ctx, cl.URL())
 	if err != nil {
 		cl.Stop()
 		return nil, err
@@ -443,10 +443,12 @@ func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
 		}
 	}
 	if q := db.Dialect().Caps.StatsReset; q != "" {
-		err := withConn(ctx, db, func(c target.Conn) error {
-			_, err := c.Exec(ctx, q)
+		rctx, cancel := context.WithTimeout(ctx, probeWait)
+		err := withConn(rctx, db, func(c target.Conn) error {
+			_, err := c.Exec(rctx, q)
 			return err
 		})
+		cancel()
 		if err != nil && target.Classify(err) == target.ClassPermission {
 			return statsNotReset(ctx, settle)
 		}
