@@ -202,12 +202,16 @@ func (d *Database) closePoolerServers(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	// A proxy that does not answer holds its clients' connections open,
+	// and so their server connections: waiting for those would be vain.
+	d.proxyStats(ctx)
+	wait := d.silent[proxyConsole] == nil
 	for _, admin := range d.adminURLs() {
 		err := d.console(ctx, admin, func() error {
 			_, err := pg.AdminRows(ctx, admin, "RECONNECT")
 			return err
 		})
-		for err == nil && ctx.Err() == nil {
+		for wait && err == nil && ctx.Err() == nil {
 			var rows []map[string]string
 			err = d.console(ctx, admin, func() (err error) {
 				rows, err = pg.AdminRows(ctx, admin, "SHOW SERVERS")
