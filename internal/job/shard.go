@@ -143,8 +143,10 @@ func poll(ctx context.Context, timeout time.Duration, done func(context.Context)
 }
 
 // registerShard records this shard in the run table, with its clock's
-// skew against the server's.
+// skew against the server's, within probeWait.
 func registerShard(ctx context.Context, s Spec, db *Database) (result.Shard, error) {
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
 	host, _ := os.Hostname()
 	sh := result.Shard{RunID: s.Shard.RunID, Index: s.Runner.Shard.Index, Count: s.Runner.Shard.Count, Host: host}
 	args, _ := json.Marshal(maskAll(s.Args))
