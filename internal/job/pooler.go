@@ -121,6 +121,9 @@ func (d *Database) poolerResult(ctx context.Context, before poolerSnapshot) *res
 		if a == nil {
 			unread = append(unread, name)
 			why = cmp.Or(why, target.OneLine(errs[i].Error()))
+			if len(urls) > 1 { // its line still shows what the proxy saw of it
+				p.Members = append(p.Members, result.PoolerMember{Name: name, Note: "its admin console could not be read (" + target.OneLine(errs[i].Error()) + ")"})
+			}
 			continue
 		}
 		m := result.PoolerMember{Name: name, Stats: map[string]int64{}}
