@@ -17,7 +17,19 @@ import (
 // started.
 func bouncersOf(t *testing.T, pid int) []int {
 	t.Helper()
-	out, _ := exec.Command("pgrep", "-P", strconv.Itoa(pid), "-x", "pgbouncer").Output()
+	return childrenNamed(t, pid, "pgbouncer")
+}
+
+// childrenNamed returns the pids of the processes named name ("" for any)
+// whose parent is pid: the ones a txnbench process started, never another
+// run's.
+func childrenNamed(t *testing.T, pid int, name string) []int {
+	t.Helper()
+	args := []string{"-P", strconv.Itoa(pid)}
+	if name != "" {
+		args = append(args, "-x", name)
+	}
+	out, _ := exec.Command("pgrep", args...).Output()
 	var pids []int
 	for _, f := range strings.Fields(string(out)) {
 		p, _ := strconv.Atoi(f)
@@ -110,7 +122,7 @@ func TestPoolerFleet(t *testing.T) {
 	if !strings.HasPrefix(r.Faults[0].Target, "pooler ") || !strings.HasSuffix(r.Faults[0].Target, " of 2") {
 		t.Errorf("target %q, want pooler N of 2", r.Faults[0].Target)
 	}
-	for _, want := range []string{"x2 behind HAProxy", "pooler1 ", "pooler2 ", "failed checks", "leastconn, check inter 2s fall 3 rise 2"} {
+	for _, want := range []string{"x2 behind HAProxy", "pooler1 ", "pooler2 ", "failed checks", "leastconn, pgsql-check inter 1s fall 2 rise 2"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}

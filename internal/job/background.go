@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 
-	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -26,7 +25,7 @@ func startBackground(ctx context.Context, s Spec, db *Database) (stop func(), er
 		env.Session, env.NoSession = nil, "the pooler URL given to --via is not the server (give the server's URL with --db too)"
 		return b.Background(ctx, env)
 	}
-	server, err := target.Open(ctx, u)
+	server, err := openTarget(ctx, u)
 	if err != nil {
 		return nil, err
 	}

@@ -111,7 +111,7 @@ func (f *faultRun) startProxy(ctx context.Context, connURL string) error {
 	p := faultproxy.Start(ln, backend)
 	u, _ := url.Parse(connURL)
 	u.Host = p.Addr()
-	t, err := target.Open(ctx, u.String())
+	t, err := openTarget(ctx, u.String())
 	if err != nil {
 		p.Close()
 		return err
@@ -272,6 +272,8 @@ func terminateBackends(ctx context.Context, serverURL string) (int64, error) {
 	if serverURL == "" {
 		return 0, errors.New("no server URL: give the server's with --db")
 	}
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
 	t, err := target.Open(ctx, target.WithParam(serverURL, "application_name", "txnbench-fault"))
 	if err != nil {
 		return 0, err

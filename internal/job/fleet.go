@@ -12,6 +12,7 @@ import (
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/target/pg"
 )
 
 // ErrPgBouncerNeedsServer refuses --via pgbouncer in front of an embedded
@@ -61,7 +62,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	if cmp.Or(s.Pooler.Mode, "transaction") != "session" {
 		clientURL = withExecMode(clientURL)
 	}
-	t, err := target.Open(ctx, clientURL)
+	t, err := openTarget(ctx, clientURL)
 	if err != nil {
 		f.Stop()
 		return err
@@ -129,18 +130,20 @@ func (d *Database) adminURLs() []string {
 	return nil
 }
 
-// proxyStats reads the proxy's per-server statistics, nil without a proxy
-// or when they cannot be read.
-func (d *Database) proxyStats(ctx context.Context) []map[string]string {
+// proxyStats reads the proxy's per-server statistics (nil without a
+// proxy), within pg.AdminWait as a pooler's console.
+func (d *Database) proxyStats(ctx context.Context) (rows []map[string]string, err error) {
 	p := d.Proxy()
 	if p == nil {
-		return nil
+		return nil, nil
 	}
-	rows, err := p.Stats(ctx)
-	if err != nil {
-		return nil
-	}
-	return rows
+	sctx, cancel := context.WithTimeout(ctx, pg.AdminWait)
+	defer cancel()
+	err = d.console(ctx, proxyConsole, func() (err error) {
+		rows, err = p.Stats(sctx)
+		return err
+	})
+	return rows, err
 }
 
 // proxyResult is the proxy's view of the run: each server's counters'
@@ -157,7 +160,7 @@ func (d *Database) proxyResult(ctx context.Context, snap poolerSnapshot) *result
 		before = nil
 	}
 	r := &result.Proxy{Name: "HAProxy " + p.Version(), Detail: localdb.HAProxyBalance + ", " + localdb.HAProxyCheck}
-	after, err := p.Stats(ctx)
+	after, err := d.proxyStats(ctx)
 	if err != nil {
 		r.Note = "its statistics could not be read: " + firstLine(err.Error())
 		return r

@@ -3,6 +3,7 @@ package job
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -97,12 +98,15 @@ type Database struct {
 	// pooled cells on the cluster of its direct ones): it supervises and
 	// stops the cluster; nil when this one owns what it runs on.
 	server *Database
+	// silent holds, by console (see console), why a pooler's console or
+	// the proxy did not answer in time since the last poolerSnapshot.
+	silent map[string]error
 }
 
 // borrow opens a new database on d's cluster that leaves the cluster to
 // d: its Close does not stop it, and d supervises it.
 func (d *Database) borrow(ctx context.Context) (*Database, error) {
-	t, err := target.Open(ctx, d.cluster.URL())
+	t, err := openTarget(ctx, d.cluster.URL())
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +141,7 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	via := s.Pooler.Via
 	if target.IsServerURL(via) {
 		// An existing pooler: clients connect to it, nothing is started.
-		t, err := target.Open(ctx, withExecMode(via))
+		t, err := openTarget(ctx, withExecMode(via))
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +189,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		return nil, err
 	}
 	if sp.Kind != target.TempPostgres {
-		t, err := target.Open(ctx, s.DB)
+		t, err := openTarget(ctx, s.DB)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +209,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := target.Open(ctx, cl.URL())
+	t, err := openTarget(ctx, cl.URL())
 	if err != nil {
 		cl.Stop()
 		return nil, err
@@ -357,6 +361,9 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 		r.Invariants = &workload.Check{NotChecked: context.Cause(wctx).Error()}
 		return r, nil
 	}
+	if errors.Is(err, errCheckNoAnswer) { // the verdict says so, and the error why
+		r.Invariants = &workload.Check{NotChecked: errCheckNoAnswer.Error()}
+	}
 	if err != nil {
 		return r, err
 	}
@@ -462,10 +469,12 @@ func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
 		}
 	}
 	if q := db.Dialect().Caps.StatsReset; q != "" {
-		err := withConn(ctx, db, func(c target.Conn) error {
-			_, err := c.Exec(ctx, q)
+		rctx, cancel := context.WithTimeout(ctx, probeWait)
+		err := withConn(rctx, db, func(c target.Conn) error {
+			_, err := c.Exec(rctx, q)
 			return err
 		})
+		cancel()
 		if err != nil && target.Classify(err) == target.ClassPermission {
 			return statsNotReset(ctx, settle)
 		}

@@ -1,8 +1,11 @@
 package job
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,19 +17,60 @@ import (
 
 // poolerStats reads each pooler's SHOW STATS totals (adminURLs), summed
 // over its databases (the admin console's own row left out); nil without
-// a pooler, and a nil entry for a console that cannot be reached.
-func (d *Database) poolerStats(ctx context.Context) []map[string]int64 {
+// a pooler, and a nil entry, with its error, for a console that cannot be
+// read.
+func (d *Database) poolerStats(ctx context.Context) ([]map[string]int64, []error) {
 	urls := d.adminURLs()
 	if urls == nil {
-		return nil
+		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	out := make([]map[string]int64, len(urls))
+	out, errs := make([]map[string]int64, len(urls)), make([]error, len(urls))
 	for i, u := range urls {
-		out[i], _ = telemetry.PoolerStats(ctx, u)
+		errs[i] = d.console(ctx, u, func() (err error) {
+			out[i], err = telemetry.PoolerStats(ctx, u)
+			return err
+		})
 	}
-	return out
+	return out, errs
+}
+
+// console runs read, a reading of the console named key (a pooler's admin
+// URL, or proxyConsole) bounded by ctx, unless that console already did
+// not answer in time since the last poolerSnapshot: then it returns that
+// error at once, so a stuck pooler costs one deadline, not one per
+// reading. A reading that times out on its own deadline (ctx still live)
+// marks its console so.
+func (d *Database) console(ctx context.Context, key string, read func() error) error {
+	if err := d.silent[key]; err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := read()
+	if err != nil && ctx.Err() == nil && target.Classify(err) == target.ClassTimeout {
+		if d.silent == nil {
+			d.silent = map[string]error{}
+		}
+		d.silent[key] = err
+	}
+	return err
+}
+
+// proxyConsole is the proxy's key in Database.silent.
+const proxyConsole = "HAProxy"
+
+// silentErr is why something between the clients and the server (a
+// pooler's console, the proxy) did not answer in time since the last
+// poolerSnapshot, or nil when all did.
+func (d *Database) silentErr() error {
+	keys := slices.Sorted(maps.Keys(d.silent))
+	if len(keys) == 0 {
+		return nil
+	}
+	return d.silent[keys[0]]
 }
 
 // poolerSnapshot is the poolers' and the proxy's counters before a run.
@@ -38,8 +82,12 @@ type poolerSnapshot struct {
 }
 
 // poolerSnapshot reads what poolerResult subtracts.
+// What did not answer before is asked again.
 func (d *Database) poolerSnapshot(ctx context.Context) poolerSnapshot {
-	s := poolerSnapshot{stats: d.poolerStats(ctx), pids: d.poolerPIDs(), proxy: d.proxyStats(ctx)}
+	d.silent = nil
+	s := poolerSnapshot{pids: d.poolerPIDs()}
+	s.stats, _ = d.poolerStats(ctx)
+	s.proxy, _ = d.proxyStats(ctx)
 	if p := d.Proxy(); p != nil {
 		s.proxyPID = p.PID()
 	}
@@ -64,12 +112,18 @@ func (d *Database) poolerResult(ctx context.Context, before poolerSnapshot) *res
 		return nil
 	}
 	p := &result.Pooler{Name: d.poolerName, Detail: d.poolerDetail, Proxy: d.proxyResult(ctx, before)}
-	after, pids := d.poolerStats(ctx), d.poolerPIDs()
+	after, errs := d.poolerStats(ctx)
+	pids := d.poolerPIDs()
 	var unread, restarted []string
+	var why string
 	for i, a := range after {
 		name := fmt.Sprintf("pooler%d", i+1)
 		if a == nil {
 			unread = append(unread, name)
+			why = cmp.Or(why, target.OneLine(errs[i].Error()))
+			if len(urls) > 1 { // its line still shows what the proxy saw of it
+				p.Members = append(p.Members, result.PoolerMember{Name: name, Note: "its admin console could not be read (" + target.OneLine(errs[i].Error()) + ")"})
+			}
 			continue
 		}
 		m := result.PoolerMember{Name: name, Stats: map[string]int64{}}
@@ -97,9 +151,9 @@ func (d *Database) poolerResult(ctx context.Context, before poolerSnapshot) *res
 	}
 	switch {
 	case len(urls) == 1 && p.Stats == nil:
-		p.Note = "its admin console (SHOW STATS) could not be read"
+		p.Note = "its admin console (SHOW STATS) could not be read (" + why + ")"
 	case len(unread) > 0:
-		p.Note = "the admin console (SHOW STATS) of " + strings.Join(unread, ", ") + " could not be read: the sums leave it out"
+		p.Note = "the admin console (SHOW STATS) of " + strings.Join(unread, ", ") + " could not be read (" + why + "): the sums leave it out"
 	}
 	switch {
 	case len(restarted) > 0 && len(urls) == 1:
@@ -108,13 +162,15 @@ func (d *Database) poolerResult(ctx context.Context, before poolerSnapshot) *res
 		p.Note = strings.TrimPrefix(p.Note+"; "+strings.Join(restarted, ", ")+" restarted during the run: the sums count only what it did since", "; ")
 	}
 	for _, u := range urls {
-		if rows, err := pg.AdminRows(ctx, u, "SHOW POOLS"); err == nil {
+		_ = d.console(ctx, u, func() error {
+			rows, err := pg.AdminRows(ctx, u, "SHOW POOLS")
 			for _, row := range rows {
 				if row["database"] != "pgbouncer" {
 					p.Pools = append(p.Pools, row)
 				}
 			}
-		}
+			return err
+		})
 	}
 	return p
 }
@@ -149,13 +205,22 @@ func (d *Database) closePoolerServers(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	// A proxy that does not answer holds its clients' connections open,
+	// and so their server connections: waiting for those would be vain.
+	d.proxyStats(ctx)
+	wait := d.silent[proxyConsole] == nil
 	for _, admin := range d.adminURLs() {
-		if _, err := pg.AdminRows(ctx, admin, "RECONNECT"); err != nil {
-			continue
-		}
-		for ctx.Err() == nil {
-			rows, err := pg.AdminRows(ctx, admin, "SHOW SERVERS")
-			if err != nil || len(rows) == 0 {
+		err := d.console(ctx, admin, func() error {
+			_, err := pg.AdminRows(ctx, admin, "RECONNECT")
+			return err
+		})
+		for wait && err == nil && ctx.Err() == nil {
+			var rows []map[string]string
+			err = d.console(ctx, admin, func() (err error) {
+				rows, err = pg.AdminRows(ctx, admin, "SHOW SERVERS")
+				return err
+			})
+			if len(rows) == 0 {
 				break
 			}
 			time.Sleep(20 * time.Millisecond)
@@ -200,6 +265,8 @@ func poolerRestarted(tel *result.Telemetry) bool {
 // send a SET on each server connection it links a client to: that would
 // be a transaction of its own in the server's xact_commit.
 func nameServerSessions(ctx context.Context, t target.Target) {
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
 	c, err := t.Connect(ctx)
 	if err != nil {
 		return

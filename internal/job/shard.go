@@ -101,7 +101,7 @@ func awaitLoad(ctx context.Context, s Spec, db *Database) error {
 			return nil
 		}
 		said := false
-		return poll(ctx, s.Shard.Wait, func() (bool, error) {
+		return poll(ctx, s.Shard.Wait, func(ctx context.Context) (bool, error) {
 			var n int64
 			err := target.QueryRow(ctx, c, "SELECT count(*) FROM "+runTable+" WHERE run_id = $1 AND shard = 0", []any{s.Shard.RunID}, &n)
 			if target.IsUndefinedTable(err) {
@@ -119,11 +119,14 @@ func awaitLoad(ctx context.Context, s Spec, db *Database) error {
 }
 
 // poll calls done every shardPoll until it reports true or fails, or
-// timeout passes (then the error late makes).
-func poll(ctx context.Context, timeout time.Duration, done func() (bool, error), late func() error) error {
+// timeout passes (then the error late makes). Each call of done has
+// probeWait: a server that stops answering fails the wait.
+func poll(ctx context.Context, timeout time.Duration, done func(context.Context) (bool, error), late func() error) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		ok, err := done()
+		dctx, cancel := context.WithTimeout(ctx, probeWait)
+		ok, err := done(dctx)
+		cancel()
 		if err != nil {
 			return fmt.Errorf("reading the run table %s: %w", runTable, err)
 		}
@@ -140,8 +143,10 @@ func poll(ctx context.Context, timeout time.Duration, done func() (bool, error),
 }
 
 // registerShard records this shard in the run table, with its clock's
-// skew against the server's.
+// skew against the server's, within probeWait.
 func registerShard(ctx context.Context, s Spec, db *Database) (result.Shard, error) {
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
 	host, _ := os.Hostname()
 	sh := result.Shard{RunID: s.Shard.RunID, Index: s.Runner.Shard.Index, Count: s.Runner.Shard.Count, Host: host}
 	args, _ := json.Marshal(maskAll(s.Args))
@@ -218,7 +223,7 @@ func startTogether(ctx context.Context, s Spec, db *Database) (result.Shard, err
 	var last time.Time
 	err = withConn(ctx, db, func(c target.Conn) error {
 		said := int64(-1)
-		return poll(ctx, s.Shard.Wait, func() (bool, error) {
+		return poll(ctx, s.Shard.Wait, func(ctx context.Context) (bool, error) {
 			err := target.QueryRow(ctx, c, "SELECT count(*), max(registered_at), coalesce(min(shard) FILTER (WHERE state = $2), -1) FROM "+runTable+" WHERE run_id = $1", []any{sh.RunID, refused}, &got, &last, &bad)
 			if err == nil && got < int64(n) && got != said && bad < 0 {
 				s.log(fmt.Sprintf("%s: %d of %d shards registered; waiting for the others (at most %s)", s.shardName(), got, n, s.Shard.Wait))

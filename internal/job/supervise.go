@@ -106,28 +106,59 @@ func (w *windowClock) opened(started time.Time) time.Time {
 	return started
 }
 
+// checkConnectWait bounds the invariant check's connecting, each way
+// (through the pooler, then straight to the server).
+const checkConnectWait = 5 * time.Second
+
+// errCheckNoAnswer is why the invariant check could not connect in time.
+var errCheckNoAnswer = fmt.Errorf("the server did not answer within %s", checkConnectWait)
+
 // withCheckConn runs the invariant check f on a new session through the
-// pooler as the run's clients went, or, when that cannot connect and the
-// server itself is known (a pooler that is gone), on a session straight to
-// the server, saying so in r's notes.
+// pooler as the run's clients went, or, when the server itself is known
+// and the pooler cannot be reached or something in front of the server
+// (a pooler's console, the proxy) did not answer in time (stuck), on a
+// session straight to the server, saying so in r's notes. A connection
+// that does not succeed within checkConnectWait fails with
+// errCheckNoAnswer.
 func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, f func(target.Conn) error) error {
-	c, err := db.Connect(ctx)
 	direct := db.serverURL(s)
-	if err != nil && db.poolerName != "" && direct != "" && ctx.Err() == nil {
-		t, derr := target.Open(ctx, direct)
-		if derr != nil {
-			return target.ConnectError(direct, derr)
+	bypass := db.poolerName != "" && direct != ""
+	why := db.silentErr()
+	var c target.Conn
+	err := why
+	if why == nil || !bypass {
+		c, err = connectWithin(ctx, db.Connect)
+		why = err
+	}
+	if err != nil && bypass && ctx.Err() == nil {
+		c, err = connectWithin(ctx, func(ctx context.Context) (target.Conn, error) {
+			t, err := target.Open(ctx, direct)
+			if err != nil {
+				return nil, err
+			}
+			defer t.Close() // its sessions live on
+			return t.Connect(ctx)
+		})
+		if err != nil {
+			return target.ConnectError(direct, err)
 		}
-		defer t.Close()
-		if c, derr = t.Connect(ctx); derr != nil {
-			return target.ConnectError(direct, derr)
-		}
-		r.Notes = append(r.Notes, "the invariant check connected to the server directly: the pooler could not be reached ("+target.OneLine(err.Error())+")")
-		err = nil
+		r.Notes = append(r.Notes, "the invariant check connected to the server directly: the pooler could not be reached ("+target.OneLine(why.Error())+")")
 	}
 	if err != nil {
 		return target.ConnectError(db.URL, err)
 	}
 	defer c.Close(context.Background())
 	return f(c)
+}
+
+// connectWithin runs connect within checkConnectWait; a timeout is
+// errCheckNoAnswer.
+func connectWithin(ctx context.Context, connect func(context.Context) (target.Conn, error)) (target.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, checkConnectWait)
+	defer cancel()
+	c, err := connect(cctx)
+	if err != nil && cctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w: %w", errCheckNoAnswer, err)
+	}
+	return c, err
 }

@@ -74,6 +74,8 @@ const warmupNote = "the database counters include up to the last second of each 
 // createStatements installs pg_stat_statements in the throwaway cluster's
 // run database.
 func createStatements(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
 	t, err := target.Open(ctx, url)
 	if err != nil {
 		return err

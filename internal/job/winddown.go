@@ -4,12 +4,27 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/target"
 )
 
 // interruptWait is how long what follows a run (telemetry's finish, the
 // pooler's counters, the invariant check) may still take once the run was
 // interrupted, whatever the server does.
 const interruptWait = 2 * time.Second
+
+// probeWait bounds each short exchange with a server around a run
+// (naming its sessions, installing an extension): a server that does not
+// answer within it is reported, not waited for.
+const probeWait = 30 * time.Second
+
+// openTarget is target.Open within probeWait: its connecting has the
+// target's connect timeout, the version read that follows none of its own.
+func openTarget(ctx context.Context, url string) (target.Target, error) {
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	return target.Open(ctx, url)
+}
 
 // errNoAnswer is why work after an interrupt was cut short.
 var errNoAnswer = errors.New("the server did not answer within 2 s")

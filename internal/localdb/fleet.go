@@ -24,8 +24,8 @@ type FleetOptions struct {
 // Fleet is one or more throwaway PgBouncers sharing a client password and,
 // when there are several, a throwaway HAProxy in front of them: one address
 // for the clients (URL), connections balanced leastconn, a pooler that dies
-// left out after its failed health checks and its refused connections
-// retried on another. Each member and the proxy is a supervised process:
+// or stops answering left out after its failed health checks (a protocol
+// check: see HAProxyCheck) and its refused connections retried on another. Each member and the proxy is a supervised process:
 // Restart, Kill, Supervise, Stop.
 type Fleet struct {
 	members []*Bouncer
@@ -73,7 +73,13 @@ func StartFleet(ctx context.Context, o FleetOptions) (*Fleet, error) {
 		if maxConn <= 0 {
 			maxConn = defaultMaxClientConn
 		}
-		f.proxy, err = StartHAProxy(ctx, HAProxyOptions{Bin: o.HAProxyBin, Servers: ports, MaxConn: maxConn})
+		// The health check logs in as the clients do (up to the
+		// password), so each member answers it as it answers them.
+		var user string
+		if u, err := url.Parse(f.members[0].URL("")); err == nil {
+			user = u.User.Username()
+		}
+		f.proxy, err = StartHAProxy(ctx, HAProxyOptions{Bin: o.HAProxyBin, Servers: ports, MaxConn: maxConn, CheckUser: user})
 		if err != nil {
 			return nil, err
 		}

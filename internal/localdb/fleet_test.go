@@ -216,3 +216,43 @@ func TestKilledHAProxyOwner(t *testing.T) {
 	needHAProxy(t)
 	killOwner(t, "haproxy", "haproxy")
 }
+
+// TestFleetTakesAFrozenMemberOut: HAProxy's health check asks each
+// PgBouncer for a protocol answer, so a member that stops answering
+// (SIGSTOP: its kernel still accepts TCP connections) is marked DOWN
+// within a few seconds, while live members stay UP. A TCP connect check
+// kept the frozen one UP for as long as it was stopped.
+func TestFleetTakesAFrozenMemberOut(t *testing.T) {
+	needBin(t)
+	needPgBouncer(t)
+	needHAProxy(t)
+	c := start(t, Options{})
+	f := startFleet(t, c, 2)
+	status := func(i int) string {
+		rows, err := f.Proxy().Stats(context.Background())
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("Stats = %v, %v", rows, err)
+		}
+		return rows[i]["status"]
+	}
+	// Both pass the protocol check: a check that every live member fails
+	// would take the whole fleet out.
+	waitFor(t, "both members UP", func() bool { return status(0) == "UP" && status(1) == "UP" })
+	rows, _ := f.Proxy().Stats(context.Background())
+	for _, r := range rows {
+		if r["chkfail"] != "0" {
+			t.Errorf("%s failed %s checks while it answered", r["svname"], r["chkfail"])
+		}
+	}
+	pid := f.Members()[0].PID()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	frozen := time.Now()
+	waitFor(t, "the frozen member DOWN", func() bool { return strings.HasPrefix(status(0), "DOWN") })
+	t.Logf("the frozen member was DOWN %.1f s after SIGSTOP", time.Since(frozen).Seconds())
+	if s := status(1); s != "UP" {
+		t.Errorf("the live member is %s", s)
+	}
+}

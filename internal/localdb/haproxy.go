@@ -36,10 +36,20 @@ const (
 	debianHAProxy = "/usr/sbin/haproxy"
 
 	// HAProxyBalance and HAProxyCheck are how the throwaway HAProxy
-	// balances its poolers and checks their health: seed 000's project's
-	// settings.
+	// balances its poolers and checks their health: a PostgreSQL startup
+	// packet every second, answered within 2 s (a TCP connect alone is
+	// accepted by the kernel of a pooler that is stopped or stuck); down
+	// after 2 failed checks, its sessions then cut so that their clients
+	// reconnect through another; up again after 2 good ones.
 	HAProxyBalance = "leastconn"
-	HAProxyCheck   = "check inter 2s fall 3 rise 2"
+	HAProxyCheck   = "pgsql-check " + haproxyServerCheck + ", timeout check " + haproxyCheckTimeout
+)
+
+// haproxyServerCheck and haproxyCheckTimeout are HAProxyCheck's settings
+// in the configuration.
+const (
+	haproxyServerCheck  = "inter 1s fall 2 rise 2 on-marked-down shutdown-sessions"
+	haproxyCheckTimeout = "2s"
 )
 
 // errHAProxyNotFound is the one-line error FindHAProxy returns when
@@ -59,6 +69,9 @@ type HAProxyOptions struct {
 	MaxConn int
 	// Port is the TCP port on 127.0.0.1; 0 picks a free one in 20000-32000.
 	Port int
+	// CheckUser is the user name of the health check's startup packet;
+	// "" means "txnbench".
+	CheckUser string
 	// Log receives HAProxy's output; when nil it is kept in a file in its
 	// directory and the last lines are included in startup errors.
 	Log io.Writer
@@ -66,8 +79,9 @@ type HAProxyOptions struct {
 
 // HAProxy is a running throwaway HAProxy in TCP mode: one address in
 // front of several servers, connections balanced leastconn, each server's
-// health checked every 2 s (down after 3 failed checks, up after 2 good
-// ones), a connection refused by one server retried on another. Its
+// health checked as HAProxyCheck says (a server that stops answering is
+// down within about 6 s and its sessions cut, up again after 2 good
+// checks), a connection refused by one server retried on another. Its
 // methods are safe for concurrent use; Restart, Kill, Supervise and Stop
 // are a supervised process's. Its statistics are read from a stats socket
 // in its directory.
@@ -122,6 +136,12 @@ func StartHAProxy(ctx context.Context, o HAProxyOptions) (*HAProxy, error) {
 	}
 	if o.MaxConn <= 0 {
 		o.MaxConn = defaultMaxClientConn
+	}
+	if o.CheckUser == "" {
+		o.CheckUser = "txnbench"
+	}
+	if strings.ContainsFunc(o.CheckUser, isCtlOrSpace) {
+		return nil, fmt.Errorf("HAProxy cannot check its servers as user %q: it holds a space or control character: use another user", o.CheckUser)
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return nil, fmt.Errorf("HAProxy port %d is out of range: use 1-65535, or 0 to pick a free one", o.Port)
@@ -181,8 +201,12 @@ func (h *HAProxy) config(port int) string {
 	c.WriteString("    retries 3\n    option redispatch 1\n\n")
 	fmt.Fprintf(&c, "frontend clients\n    bind 127.0.0.1:%d\n    default_backend poolers\n\n", port)
 	fmt.Fprintf(&c, "backend poolers\n    balance %s\n", HAProxyBalance)
+	// The check sends a startup packet and wants PostgreSQL's answer (an
+	// authentication request): a TCP connect alone is accepted by the
+	// kernel of a pooler that is stopped or stuck.
+	fmt.Fprintf(&c, "    option pgsql-check user %s\n    timeout check %s\n", h.o.CheckUser, haproxyCheckTimeout)
 	for i, p := range h.o.Servers {
-		fmt.Fprintf(&c, "    server pooler%d 127.0.0.1:%d %s\n", i+1, p, HAProxyCheck)
+		fmt.Fprintf(&c, "    server pooler%d 127.0.0.1:%d check %s\n", i+1, p, haproxyServerCheck)
 	}
 	return c.String()
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -41,6 +42,7 @@ func (p *supervised) restartLocked(ctx context.Context) error {
 		return fmt.Errorf("restarting a stopped %s: start a new one", p.name)
 	}
 	if p.srv != nil {
+		resume(p.srv)
 		if err := p.stop(p.srv); err != nil {
 			return fmt.Errorf("restarting %s: %w", p.name, err)
 		}
@@ -88,6 +90,7 @@ func (p *supervised) Stop() error {
 	p.stopped = true
 	var errs []error
 	if p.srv != nil {
+		resume(p.srv)
 		if err := p.stop(p.srv); err != nil {
 			errs = append(errs, err)
 		} else {
@@ -185,4 +188,14 @@ func newServerLog(path string, u *runAs, w io.Writer) *serverLog {
 		return &serverLog{tail: &tailWriter{w: w}}
 	}
 	return &serverLog{path: path, user: u}
+}
+
+// resume continues s and its children (SIGCONT) before they are asked to
+// stop: a process stopped from outside (SIGSTOP) acts on no other signal,
+// so its shutdown would wait out every timeout before SIGKILL.
+func resume(s *server) {
+	_ = syscall.Kill(s.pid, syscall.SIGCONT)
+	for _, k := range childrenOf(s.pid) {
+		_ = syscall.Kill(k.pid, syscall.SIGCONT)
+	}
 }

@@ -35,8 +35,9 @@ type Options struct {
 // The telemetry session's name in pg_stat_activity.
 const appName = "txnbench-telemetry"
 
-// queryTimeout bounds each of the telemetry session's statements: a server
-// that stops answering loses its session, which is opened again later.
+// queryTimeout bounds each of the telemetry session's statements (and
+// each interval's readings together): a server that stops answering loses
+// its session, which is opened again later.
 const queryTimeout = 5 * time.Second
 
 // reconnectEvery is how often a lost session is opened again.
@@ -79,6 +80,13 @@ type Collector struct {
 	gap     []string     // what the next sample lacks
 	dbAt    float64      // when lastDB was read
 	dropped atomic.Int64 // ticks that found the queue full
+	// finishing is set by Finish: the samples still queued are skipped,
+	// so a server or pooler that does not answer (each sample waiting out
+	// its deadline) cannot hold the final readings back.
+	finishing atomic.Bool
+	// lostStuck: the session was lost because the server did not answer
+	// in time (not closed, refused): the final readings do not try again.
+	lostStuck bool
 }
 
 type reqKind int
@@ -127,6 +135,8 @@ func Start(ctx context.Context, o Options) *Collector {
 // none is prepared in a transaction of its own.
 func (c *Collector) open(ctx context.Context) error {
 	url := target.WithParam(target.WithParam(c.o.ServerURL, "application_name", appName), "default_query_exec_mode", "simple_protocol")
+	ctx, cancel := context.WithTimeout(ctx, 2*queryTimeout) // connecting, and the statements below
+	defer cancel()
 	t, err := target.Open(ctx, url)
 	if err != nil {
 		return err
@@ -175,6 +185,8 @@ func (c *Collector) statementsFix() string {
 // scan runs one of the session's statements, counting it as its own
 // transaction when it succeeds.
 func (c *Collector) scan(ctx context.Context, q string, args []any, dest ...any) error {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
 	err := target.QueryRow(ctx, c.conn, q, args, dest...)
 	if err == nil {
 		c.own++
@@ -183,6 +195,8 @@ func (c *Collector) scan(ctx context.Context, q string, args []any, dest ...any)
 }
 
 func (c *Collector) snapshot(ctx context.Context) (map[string]stmt, error) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
 	s, err := snapshotStatements(ctx, c.conn, c.db)
 	if err == nil {
 		c.own++
@@ -192,13 +206,18 @@ func (c *Collector) snapshot(ctx context.Context) (map[string]stmt, error) {
 
 // othersGone waits, at most FlushWait, until the run database has no
 // client sessions but the telemetry session's: a session's last
-// statistics are published as it exits. It returns how many stayed.
+// statistics are published as it exits. It returns how many stayed. A
+// server that does not answer loses the session (serverLost).
 func (c *Collector) othersGone(ctx context.Context) int64 {
 	deadline := time.Now().Add(c.o.FlushWait)
 	for {
 		var n int64
 		err := c.scan(ctx, otherBackendsQuery, []any{c.db}, &n)
-		if err != nil || n == 0 || time.Now().After(deadline) {
+		if err != nil {
+			c.serverLost("waiting for the other sessions to end", err)
+			return n
+		}
+		if n == 0 || time.Now().After(deadline) {
 			return n
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -254,6 +273,7 @@ func (c *Collector) droppedTick() { c.dropped.Add(1) }
 // returns the telemetry. ctx bounds the wait for their statistics.
 func (c *Collector) Finish(ctx context.Context) *result.Telemetry {
 	r := request{kind: reqFinish, reply: make(chan struct{})}
+	c.finishing.Store(true)
 	c.reqs <- r
 	select {
 	case <-r.reply:
@@ -278,7 +298,7 @@ func (c *Collector) loop() {
 	for {
 		select {
 		case <-poll:
-			if !c.measuring {
+			if !c.measuring || c.finishing.Load() {
 				continue
 			}
 			// The wait summary stays within the window; each session's
@@ -305,7 +325,7 @@ func (c *Collector) loop() {
 			case reqEndWindow:
 				c.windowOpen = false
 			case reqTick:
-				if c.measuring {
+				if c.measuring && !c.finishing.Load() {
 					c.tick(ctx, r.elapsed)
 				}
 			case reqNotes:
@@ -337,6 +357,7 @@ func (c *Collector) elapsed() float64 {
 // machine telemetry.
 func (c *Collector) serverLost(what string, err error) {
 	c.lost, c.lostWhy = c.elapsed(), what+": "+firstLine(err.Error())
+	c.lostStuck = target.Classify(err) == target.ClassTimeout
 	c.lastTry = time.Now()
 	c.conn.Close(context.Background())
 	c.conn = nil
@@ -351,13 +372,13 @@ func (c *Collector) connected(ctx context.Context) bool {
 	if c.db == "" || time.Since(c.lastTry) < reconnectEvery {
 		return false
 	}
-	c.lastTry = time.Now()
 	if c.open(ctx) != nil {
+		c.lastTry = time.Now() // from the attempt's end: it may have waited out its deadline
 		return false
 	}
 	c.note("database telemetry lost its session at %.1f s (%s) and reconnected at %.1f s: no wait samples in between", c.lost, c.lostWhy, c.elapsed())
 	c.gap = append(c.gap, fmt.Sprintf("database session lost at %.1f s, back at %.1f s", c.lost, c.elapsed()))
-	c.lost = -1
+	c.lost, c.lostStuck = -1, false
 	return true
 }
 
@@ -383,7 +404,9 @@ func (c *Collector) readDB(ctx context.Context) (dbReading, int64, bool) {
 		}
 	}
 	own := c.own
-	if err := readDB(ctx, c.conn, c.pgNum, c.db, &r); err != nil {
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	if err := readDB(qctx, c.conn, c.pgNum, c.db, &r); err != nil {
 		c.serverLost("reading pg_stat_database", err)
 		return r, 0, false
 	}
@@ -473,6 +496,9 @@ type poolConsole struct {
 	last map[string]int64
 	at   float64 // when last was read
 	lost float64 // when the console last failed, -1 if not
+	// stuck: its last reading timed out (the pooler is stopped or hung,
+	// not down): the final reading does not wait for it again.
+	stuck bool
 }
 
 // poolDelta is pc's pooler's change since its last reading. SHOW STATS
@@ -496,11 +522,15 @@ func (c *Collector) poolDelta(pc *poolConsole, p map[string]int64) map[string]in
 
 // readPool reads the poolers' counters and returns the sum of their
 // changes, flagging a console that cannot be reached (once per outage);
-// nil when none could be read.
-func (c *Collector) readPool(ctx context.Context) map[string]int64 {
+// nil when none could be read. final skips the consoles that are stuck.
+func (c *Collector) readPool(ctx context.Context, final bool) map[string]int64 {
 	var sum map[string]int64
 	for _, pc := range c.pools {
+		if final && pc.stuck {
+			continue
+		}
 		p, err := PoolerStats(ctx, pc.url)
+		pc.stuck = target.Classify(err) == target.ClassTimeout
 		if err != nil {
 			if pc.lost < 0 {
 				pc.lost = c.elapsed()
@@ -532,7 +562,7 @@ func (c *Collector) tick(ctx context.Context, elapsed float64) {
 	}
 	s.Waits = c.waits.takeInterval()
 	if len(c.pools) > 0 {
-		s.Pooler = c.readPool(ctx)
+		s.Pooler = c.readPool(ctx, false)
 		addTo(&c.tel.Pooler, s.Pooler)
 	}
 	s.Gap = c.takeGap("")
@@ -580,8 +610,13 @@ func (c *Collector) finish(ctx context.Context) {
 			}
 		}()
 		// The run's sessions publish their last counters as they exit.
-		c.lastTry = time.Time{} // a lost session gets one more try
-		if c.connected(qctx) {
+		if !c.lostStuck {
+			c.lastTry = time.Time{} // a lost session gets one more try, of queryTimeout
+		}
+		octx, cancel := context.WithTimeout(qctx, queryTimeout)
+		reopened := c.connected(octx)
+		cancel()
+		if reopened {
 			if left := c.othersGone(qctx); left > 0 {
 				c.note("%d other sessions stayed connected to database %s after the run (a pooler's, or another client's): their last second of work may be missing from the database counters (PostgreSQL publishes an idle session's statistics after 10 s)", left, c.db)
 			}
@@ -611,7 +646,7 @@ func (c *Collector) finish(ctx context.Context) {
 		c.tel.Waits = c.waits.summary(float64(c.o.Sample) / float64(time.Millisecond))
 	}
 	if len(c.pools) > 0 {
-		if d := c.readPool(ctx); d != nil {
+		if d := c.readPool(ctx, true); d != nil {
 			addTo(&c.tel.Pooler, d)
 			c.intoLast(d, true)
 		}

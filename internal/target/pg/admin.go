@@ -3,15 +3,35 @@ package pg
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/txnbench/txnbench/internal/target"
 )
 
+// AdminWait bounds each AdminRows call, connecting included: a pooler's
+// console answers at once, so one that does not within it is stuck (its
+// process stopped or hung), and its callers go on without it.
+const AdminWait = 3 * time.Second
+
 // AdminRows runs a statement of a pooler's admin console (PgBouncer's SHOW
 // STATS, SHOW POOLS: simple protocol only) and returns its rows as text.
-func AdminRows(ctx context.Context, url, sql string) ([]map[string]string, error) {
+// It gives up after AdminWait, or earlier with ctx; a console that did not
+// answer in time is an error of class timeout (target.Classify).
+func AdminRows(ctx context.Context, url, sql string) (rows []map[string]string, err error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, AdminWait)
+	defer cancel()
+	defer func() {
+		if err != nil && ctx.Err() != nil && parent.Err() == nil {
+			err = fmt.Errorf("no answer to %s within %s: %w", sql, AdminWait, ctx.Err())
+		}
+	}()
+	return adminRows(ctx, url, sql)
+}
+
+func adminRows(ctx context.Context, url, sql string) ([]map[string]string, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %v", target.ErrMalformedURL, target.MaskURL(url), err)

@@ -1,0 +1,50 @@
+package telemetry
+
+import (
+	"context"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/target/pg"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestFinishSkipsSamplesOfAFrozenPooler: with the pooler stopped
+// (SIGSTOP) each interval's sample waits out its console's deadline, so
+// samples queue up; Finish skips those still queued and leaves the stuck
+// console out of the final reading, so it returns within about two
+// deadlines (the sample under way, and slack) instead of one per queued
+// sample (10 here: 30 s and more before).
+func TestFinishSkipsSamplesOfAFrozenPooler(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	b, err := localdb.StartPgBouncer(ctx, localdb.BouncerOptions{BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Stop() })
+	c := Start(ctx, Options{PoolerAdmins: []string{b.AdminURL()}})
+	c.Measure()
+	pid := b.PID()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	for i := range 10 {
+		c.Tick(float64(i) / 10)
+		time.Sleep(100 * time.Millisecond)
+	}
+	start := time.Now()
+	tel := c.Finish(ctx)
+	took := time.Since(start)
+	if limit := 2*pg.AdminWait + 5*time.Second; took > limit {
+		t.Errorf("Finish took %s, want at most %s", took, limit)
+	}
+	if notes := strings.Join(tel.Notes, "\n"); !strings.Contains(notes, "no answer to SHOW STATS within 3s") {
+		t.Errorf("notes: %s", notes)
+	}
+}
