@@ -99,8 +99,8 @@ type Workload struct {
 	extra    *extraState
 	checks   []userCheck
 	setupSQL []userCheck
-	// inserts marks the scripts of txnbench's own builtins, whose
-	// transactions count their inserts.
+	// inserts marks the scripts of txnbench's own builtins that insert
+	// rows: their transactions count their inserts.
 	inserts []bool
 }
 
@@ -398,7 +398,8 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	w.inserts = make([]bool, len(w.scripts))
 	for i, src := range w.Sources {
 		f := pgscript.FamilyOf(w.scripts[i].Name)
-		w.inserts[i] = src.Builtin && (f == pgscript.FamilyYCSB || f == pgscript.FamilySysbench)
+		w.inserts[i] = src.Builtin && (f == pgscript.FamilyYCSB || f == pgscript.FamilySysbench) &&
+			strings.Contains(w.scripts[i].Text, "\\set inserted 1")
 	}
 	w.cfg = &interp.Config{
 		Scripts: w.scripts, Mode: w.mode, Defines: w.defines, Scale: scale, Seeds: seeds,
