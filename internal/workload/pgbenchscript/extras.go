@@ -125,7 +125,7 @@ func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.Ini
 			}
 			created = true
 		} else if loaded != w.Sizes.TableSize {
-			o.Progress(fmt.Sprintf("table size option ignored, using the %d rows of sbtest1", loaded))
+			o.Progress(fmt.Sprintf("sbtest1 has %d loaded rows: using them, not %d (--reinit loads anew)", loaded, w.Sizes.TableSize))
 			w.Sizes.TableSize = loaded
 		}
 		for _, t := range w.extraTables() {
@@ -158,7 +158,7 @@ func ensure(ctx context.Context, c target.Conn, o workload.InitOptions, table, k
 		k, err := setup.ReadKeys(ctx, c, table, key)
 		if err == nil {
 			if k.Loaded != n {
-				o.Progress(fmt.Sprintf("record count option ignored, using the %d loaded rows of %s", k.Loaded, table))
+				o.Progress(fmt.Sprintf("%s has %d loaded rows: using them, not %d (--reinit loads anew)", table, k.Loaded, n))
 			}
 			return k.Loaded, false, nil
 		}
