@@ -73,6 +73,9 @@ func ListBuiltins() string {
 	return b.String()
 }
 
+// findBuiltin finds pgbench's builtin by name or prefix, as pgbench does;
+// txnbench's own (extras) only by their whole name, so that every name
+// pgbench takes or refuses means what it means to pgbench.
 func findBuiltin(name string) (*builtin, error) {
 	var found *builtin
 	n := 0
@@ -80,6 +83,13 @@ func findBuiltin(name string) (*builtin, error) {
 		if strings.HasPrefix(builtins[i].name, name) {
 			found = &builtins[i]
 			n++
+		}
+	}
+	if n == 0 {
+		for i := range extras {
+			if extras[i].name == name {
+				return &extras[i].builtin, nil
+			}
 		}
 	}
 	if n != 1 {

@@ -3,5 +3,7 @@
 // progress lines. It also reads back what pgbench's run mode reads from an
 // initialised database: the scale and the partitioning of
 // pgbench_accounts. On SQLite it builds the same tables and data where the
-// SQL applies and refuses the options that cannot.
+// SQL applies and refuses the options that cannot. It also loads the
+// tables of txnbench's own builtins (YCSB's usertable, sysbench's sbtestN)
+// and reads back their keys for their checks.
 package setup

@@ -39,12 +39,22 @@ func readBalances(ctx context.Context, c target.Conn) (balances, error) {
 // together: what the accounts gained, the history recorded, and (with
 // tpcb-like) the tellers and branches gained too. A transaction either
 // committed whole or not at all, so this holds even for commits whose
-// outcome the client never learnt. Custom scripts' effects are unknown:
-// nothing is checked, and the check says so (NotChecked).
+// outcome the client never learnt. With YCSB's or sysbench's builtins
+// their tables' rows are checked (checkExtras), and --check's queries
+// run (checkUser). Custom scripts' effects are otherwise unknown:
+// without --check nothing is checked, and the check says so (NotChecked).
 func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, error) {
 	var ch workload.Check
+	if err := w.checkExtras(ctx, c, &ch); err != nil {
+		return ch, err
+	}
+	if err := w.checkUser(ctx, c, &ch); err != nil {
+		return ch, err
+	}
 	if w.before == nil {
-		ch.NotChecked = "custom scripts"
+		if len(ch.Items) == 0 {
+			ch.NotChecked = "custom scripts"
+		}
 		return ch, nil
 	}
 	now, err := readBalances(ctx, c)

@@ -1,5 +1,7 @@
 // Package pgbenchscript is the workload that runs pgbench scripts: files and the
 // builtins, weighted, with pgbench's language and random streams (through
 // internal/pgbench), on any target and connector. `txnbench run script`
-// and `txnbench pgbench` both run it.
+// and `txnbench pgbench` both run it. Its check compares the builtins'
+// balances and rows before and after the run, and runs the user's --check
+// queries.
 package pgbenchscript

@@ -27,7 +27,7 @@ import (
 func init() {
 	workload.Register(workload.Def{
 		Name:    "script",
-		Summary: "pgbench scripts (-f FILE@W, -b tpcb-like|simple-update|select-only@W) with pgbench's language and random streams",
+		Summary: "pgbench scripts (-f FILE@W, -b tpcb-like|simple-update|select-only|ycsb-a..f|oltp-*@W) with pgbench's language and random streams",
 		New:     func() workload.Workload { return New() },
 	})
 }
@@ -48,6 +48,11 @@ type Workload struct {
 	Defines []string // NAME=VALUE
 	Mode    string   // simple, extended or prepared
 	Setup   setup.Options
+	// Sizes are the data of txnbench's own builtins (YCSB, sysbench).
+	Sizes Sizes
+	// SetupFile and CheckFile are --setup and --check: SQL run before the
+	// run, and the user's invariants checked after it.
+	SetupFile, CheckFile string
 	// ScaleGiven is set when -s was given (pgbench prefers the tables'
 	// scale when running builtins, and warns that -s was ignored).
 	ScaleGiven bool
@@ -83,25 +88,31 @@ type Workload struct {
 	// statement (pg_stat_statements) adds up to each script's server(ms).
 	Untagged bool
 
-	scripts []*pgscript.Script
-	mode    target.QueryMode
-	defines map[string]string
-	cfg     *interp.Config
-	choose  []*chooser // one per thread
-	stmts   *statements
-	before  *balances
-	clients int
+	scripts  []*pgscript.Script
+	mode     target.QueryMode
+	defines  map[string]string
+	cfg      *interp.Config
+	choose   []*chooser // one per thread
+	stmts    *statements
+	before   *balances
+	clients  int
+	extra    *extraState
+	checks   []userCheck
+	setupSQL []userCheck
+	// inserts marks the scripts of txnbench's own builtins that insert
+	// rows: their transactions count their inserts.
+	inserts []bool
 }
 
 // New returns the workload with pgbench's defaults.
 func New() *Workload {
-	return &Workload{Mode: "simple", Setup: setup.Defaults()}
+	return &Workload{Mode: "simple", Setup: setup.Defaults(), Sizes: Sizes{RecordCount: 1000, Tables: 1, TableSize: 10000}}
 }
 
 // Flags registers the workload's options.
 func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.VarP(&sourceFlag{w: w}, "file", "f", "a pgbench script file, optionally @weight (repeatable)")
-	fs.VarP(&sourceFlag{w: w, builtin: true}, "builtin", "b", "a builtin script: tpcb-like, simple-update or select-only, optionally @weight (repeatable)")
+	fs.VarP(&sourceFlag{w: w, builtin: true}, "builtin", "b", "a builtin script: tpcb-like, simple-update, select-only, ycsb-a to ycsb-f, oltp-read-write, oltp-read-only, oltp-write-only, oltp-point-select, oltp-update-index or oltp-insert, optionally @weight (repeatable)")
 	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "set a script variable: NAME=VALUE (repeatable)")
 	fs.StringVarP(&w.Mode, "protocol", "M", w.Mode, "how statements are sent: simple, extended or prepared")
 	fs.IntVarP(&w.Setup.Scale, "scale", "s", w.Setup.Scale, "scale of the pgbench tables the builtin scripts use (100,000 accounts each), when txnbench creates them")
@@ -109,8 +120,13 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&w.Setup.PartitionMethod, "partition-method", "range", "range or hash, with --partitions")
 	fs.BoolVar(&w.Setup.ForeignKeys, "foreign-keys", false, "create foreign keys between the pgbench tables, when txnbench creates them")
 	fs.BoolVar(&w.NoInit, "no-init", false, "with custom scripts only: do not create pgbench's tables where they are missing")
-	workload.DataFlags(fs, "scale", "partitions", "partition-method", "foreign-keys")
-	workload.RuntimeFlags(fs, "file", "builtin", "define", "protocol", "no-init")
+	fs.Int64Var(&w.Sizes.RecordCount, "record-count", w.Sizes.RecordCount, "rows of YCSB's usertable (ycsb-a to ycsb-f), when txnbench loads it")
+	fs.IntVar(&w.Sizes.Tables, "tables", w.Sizes.Tables, "sysbench tables sbtest1..N (oltp-*)")
+	fs.Int64Var(&w.Sizes.TableSize, "table-size", w.Sizes.TableSize, "rows of each sysbench table, when txnbench loads them")
+	fs.StringVar(&w.SetupFile, "setup", "", "SQL file run after the tables are made and before the run (views, data your scripts need)")
+	fs.StringVar(&w.CheckFile, "check", "", "SQL file of your invariants: each query, named by the comment line before it, must return true or no rows")
+	workload.DataFlags(fs, "scale", "partitions", "partition-method", "foreign-keys", "record-count", "tables", "table-size", "setup")
+	workload.RuntimeFlags(fs, "file", "builtin", "define", "protocol", "no-init", "check")
 }
 
 // sourceFlag keeps -f and -b in the order given: pgbench numbers scripts
@@ -157,6 +173,7 @@ func (w *Workload) Validate() error {
 	}
 	w.scripts = nil
 	var total int64
+	var err error
 	for i, src := range w.Sources {
 		s, err := Load(src)
 		if err != nil {
@@ -176,6 +193,15 @@ func (w *Workload) Validate() error {
 	if total == 0 {
 		// the chooser draws from [0, total)
 		return errors.New("total script weight must not be zero")
+	}
+	if err := w.validateExtras(); err != nil {
+		return err
+	}
+	if w.setupSQL, err = readSQLFile(w.SetupFile, "--setup", false); err != nil {
+		return err
+	}
+	if w.checks, err = readSQLFile(w.CheckFile, "--check", true); err != nil {
+		return err
 	}
 	if w.Setup.Partitions == 0 {
 		w.Setup.PartitionMethod = ""
@@ -239,10 +265,24 @@ func (w *Workload) Seeds() prng.Seeds { return w.cfg.Seeds }
 // Data is the scale of the pgbench tables as Init read it from
 // pgbench_branches (as pgbench does), when a builtin script uses them.
 func (w *Workload) Data() map[string]int64 {
-	if builtin, _ := w.usesBuiltin(); !builtin || w.cfg == nil {
+	if w.cfg == nil {
 		return nil
 	}
-	return map[string]int64{"scale": int64(w.cfg.Scale)}
+	m := map[string]int64{}
+	fam := w.families()
+	if fam[pgscript.FamilyPgbench] {
+		m["scale"] = int64(w.cfg.Scale)
+	}
+	if fam[pgscript.FamilyYCSB] {
+		m["record_count"] = w.Sizes.RecordCount
+	}
+	if fam[pgscript.FamilySysbench] {
+		m["tables"], m["table_size"] = int64(w.Sizes.Tables), w.Sizes.TableSize
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // Scale is the scale the scripts see as :scale, known after Init.
@@ -254,10 +294,10 @@ func (w *Workload) Scale() int {
 }
 
 // ChecksInvariants reports whether the run's invariants are known: every
-// script is a builtin.
+// script is a builtin, or --check gives them.
 func (w *Workload) ChecksInvariants() bool {
 	_, all := w.usesBuiltin()
-	return all
+	return all || w.CheckFile != ""
 }
 
 // Scripts are the parsed scripts, after Validate.
@@ -299,13 +339,14 @@ func OpName(s *pgscript.Script) string {
 	return name
 }
 
-// usesBuiltin reports whether any script is a builtin (they need the
-// pgbench tables), and allBuiltin whether every one is (their effects
-// are known, so the invariants can be checked).
+// usesBuiltin reports whether any script is one of pgbench's builtins
+// (they need the pgbench tables), and all whether every script is a
+// builtin of pgbench's or txnbench's (their effects are known, so the
+// invariants can be checked).
 func (w *Workload) usesBuiltin() (any, all bool) {
 	all = true
-	for _, src := range w.Sources {
-		any = any || src.Builtin
+	for i, src := range w.Sources {
+		any = any || src.Builtin && (i >= len(w.scripts) || pgscript.FamilyOf(w.scripts[i].Name) == pgscript.FamilyPgbench)
 		all = all && src.Builtin
 	}
 	return any, all
@@ -317,7 +358,12 @@ func (w *Workload) usesBuiltin() (any, all bool) {
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (created bool, err error) {
 	scale := w.Setup.Scale
 	builtin, _ := w.usesBuiltin()
+	fam := w.families()
+	extrasOnly := !builtin && (fam[pgscript.FamilyYCSB] || fam[pgscript.FamilySysbench])
+	w.clients = max(o.Clients, 1)
 	switch {
+	case extrasOnly:
+		// txnbench's own builtins need their own tables, not pgbench's
 	case builtin:
 		if scale, created, err = w.tables(ctx, c, d, o, true); err != nil {
 			return false, err
@@ -330,6 +376,14 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 			return false, err
 		}
 	}
+	loaded, err := w.initExtras(ctx, c, o)
+	if err != nil {
+		return false, err
+	}
+	created = created || loaded
+	if err := w.runSetup(ctx, c); err != nil {
+		return false, err
+	}
 	if w.Vacuum {
 		vacuum(ctx, c, w.VacuumAll, o.Progress)
 	}
@@ -338,10 +392,15 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 		seed = *w.RandomSeed
 	}
 	threads := max(w.Threads, 1)
-	w.clients = max(o.Clients, 1)
 	_, defaultSeed := w.defines["default_seed"]
 	seeds := prng.DeriveDefined(seed, w.clients, threads, defaultSeed)
 	w.stmts = newStatements(w.scripts, w.OpNames(), w.clients)
+	w.inserts = make([]bool, len(w.scripts))
+	for i, src := range w.Sources {
+		f := pgscript.FamilyOf(w.scripts[i].Name)
+		w.inserts[i] = src.Builtin && (f == pgscript.FamilyYCSB || f == pgscript.FamilySysbench) &&
+			strings.Contains(w.scripts[i].Text, "\\set inserted 1")
+	}
 	w.cfg = &interp.Config{
 		Scripts: w.scripts, Mode: w.mode, Defines: w.defines, Scale: scale, Seeds: seeds,
 		Stdout: w.Stdout, Stderr: w.Stderr, OnCommand: w.stmts.record, Debug: w.Debug,
@@ -414,9 +473,13 @@ func vacuum(ctx context.Context, c target.Conn, accounts bool, progress func(str
 	}
 }
 
-// Start records the balances the invariant check compares against.
+// Start records the balances and keys the invariant check compares
+// against.
 func (w *Workload) Start(ctx context.Context, c target.Conn) error {
-	if _, all := w.usesBuiltin(); !all {
+	if err := w.startExtras(ctx, c); err != nil {
+		return err
+	}
+	if builtin, all := w.usesBuiltin(); !all || !builtin {
 		return nil
 	}
 	b, err := readBalances(ctx, c)
@@ -439,6 +502,10 @@ func (w *Workload) NewClient(id int, _ *rand.Rand) workload.Client {
 			}
 			cl.tries++
 			err := cl.ic.Run(ctx, sc, i)
+			if w.inserts[i] {
+				v, _ := cl.ic.Variable("inserted")
+				w.counted(v == "1", err)
+			}
 			if err != nil && ctx.Err() == nil {
 				// declared here: taking its address for errors.As would
 				// otherwise put it on the heap for every transaction

@@ -1,0 +1,266 @@
+package pgbenchscript
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync/atomic"
+
+	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
+	"github.com/txnbench/txnbench/internal/pgbench/setup"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// Sizes are the data txnbench's own builtin scripts run on: YCSB's
+// records, sysbench's tables and rows per table.
+type Sizes struct {
+	RecordCount int64
+	Tables      int
+	TableSize   int64
+}
+
+// extraState is what a run of txnbench's own builtins keeps: the data's
+// keys at the start, and the inserts its clients made.
+type extraState struct {
+	before map[string]setup.Keys // by table
+	// inserts counts the transactions that inserted a row and committed;
+	// uncertain those that tried and failed, perhaps after the row was
+	// written (a commit whose outcome is unknown).
+	inserts, uncertain atomic.Int64
+}
+
+// families reports which families of builtin scripts the run uses.
+func (w *Workload) families() map[pgscript.Family]bool {
+	f := map[pgscript.Family]bool{}
+	for i, src := range w.Sources {
+		if src.Builtin && i < len(w.scripts) {
+			f[pgscript.FamilyOf(w.scripts[i].Name)] = true
+		}
+	}
+	return f
+}
+
+// extraTables are the tables of txnbench's own builtins the run uses, by
+// name, with their key column.
+func (w *Workload) extraTables() [][2]string {
+	var t [][2]string
+	fam := w.families()
+	if fam[pgscript.FamilyYCSB] {
+		t = append(t, [2]string{"usertable", "ycsb_key"})
+	}
+	if fam[pgscript.FamilySysbench] {
+		for i := 1; i <= w.Sizes.Tables; i++ {
+			t = append(t, [2]string{fmt.Sprintf("sbtest%d", i), "id"})
+		}
+	}
+	return t
+}
+
+// sizeDefine reads a size from -D NAME=VALUE when given, else keeps v.
+func (w *Workload) sizeDefine(name string, v int64) (int64, error) {
+	s, ok := w.defines[name]
+	if !ok {
+		return v, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("-D %s=%s: want a whole number of at least 1", name, s)
+	}
+	return n, nil
+}
+
+// initExtras loads (or finds) the data of txnbench's own builtins and
+// defines the variables their scripts read (pgscript.ExtraVars).
+func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.InitOptions) (created bool, err error) {
+	fam := w.families()
+	if !fam[pgscript.FamilyYCSB] && !fam[pgscript.FamilySysbench] {
+		return false, nil
+	}
+	if w.Sizes.RecordCount, err = w.sizeDefine("record_count", w.Sizes.RecordCount); err != nil {
+		return false, err
+	}
+	if w.Sizes.TableSize, err = w.sizeDefine("table_size", w.Sizes.TableSize); err != nil {
+		return false, err
+	}
+	tables, err := w.sizeDefine("tables", int64(w.Sizes.Tables))
+	if err != nil {
+		return false, err
+	}
+	w.Sizes.Tables = int(tables)
+	base := setup.InsertKeys
+	if fam[pgscript.FamilyYCSB] {
+		n, made, err := ensure(ctx, c, o, "usertable", "ycsb_key", w.Sizes.RecordCount, func() error {
+			return setup.YCSB(ctx, c, w.Sizes.RecordCount)
+		})
+		if err != nil {
+			return false, err
+		}
+		w.Sizes.RecordCount, created = n, made
+		if base, err = setup.NextKey(ctx, c, "usertable", "ycsb_key"); err != nil {
+			return false, err
+		}
+	}
+	if fam[pgscript.FamilySysbench] {
+		var loaded int64 = -1
+		var missing bool
+		for i := 1; i <= w.Sizes.Tables && !o.Fresh; i++ {
+			k, err := setup.ReadKeys(ctx, c, fmt.Sprintf("sbtest%d", i), "id")
+			if err != nil && target.IsUndefinedTable(err) {
+				missing = true
+				break
+			}
+			if err != nil {
+				return false, err
+			}
+			if i == 1 {
+				loaded = k.Loaded
+			}
+		}
+		if o.Fresh || missing {
+			o.Progress(fmt.Sprintf("loading %d sysbench tables of %d rows", w.Sizes.Tables, w.Sizes.TableSize))
+			if err := setup.Sysbench(ctx, c, w.Sizes.Tables, w.Sizes.TableSize); err != nil {
+				return false, err
+			}
+			created = true
+		} else if loaded != w.Sizes.TableSize {
+			o.Progress(fmt.Sprintf("sbtest1 has %d loaded rows: using them, not %d (--reinit loads anew)", loaded, w.Sizes.TableSize))
+			w.Sizes.TableSize = loaded
+		}
+		for _, t := range w.extraTables() {
+			if t[0] == "usertable" {
+				continue
+			}
+			b, err := setup.NextKey(ctx, c, t[0], t[1])
+			if err != nil {
+				return false, err
+			}
+			base = max(base, b)
+		}
+	}
+	vars := map[string]int64{
+		"record_count": w.Sizes.RecordCount, "tables": int64(w.Sizes.Tables), "table_size": w.Sizes.TableSize,
+		"insert_base": base, "clients": int64(w.clients), "seq": 0, "inserted": 0,
+	}
+	for _, name := range pgscript.ExtraVars {
+		w.defines[name] = strconv.FormatInt(vars[name], 10)
+	}
+	w.extra = &extraState{}
+	return created, nil
+}
+
+// ensure finds table's loaded rows, loading n first when the table is
+// missing or o.Fresh asks; an existing table's size wins, as pgbench's
+// scale does.
+func ensure(ctx context.Context, c target.Conn, o workload.InitOptions, table, key string, n int64, load func() error) (int64, bool, error) {
+	if !o.Fresh {
+		k, err := setup.ReadKeys(ctx, c, table, key)
+		if err == nil {
+			if k.Loaded != n {
+				o.Progress(fmt.Sprintf("%s has %d loaded rows: using them, not %d (--reinit loads anew)", table, k.Loaded, n))
+			}
+			return k.Loaded, false, nil
+		}
+		if !target.IsUndefinedTable(err) {
+			return 0, false, err
+		}
+	}
+	o.Progress(fmt.Sprintf("loading %s: %d rows", table, n))
+	if err := load(); err != nil {
+		return 0, false, err
+	}
+	return n, true, nil
+}
+
+// startExtras records the keys of the tables of txnbench's own builtins.
+func (w *Workload) startExtras(ctx context.Context, c target.Conn) error {
+	if w.extra == nil {
+		return nil
+	}
+	w.extra.before = map[string]setup.Keys{}
+	for _, t := range w.extraTables() {
+		k, err := setup.ReadKeys(ctx, c, t[0], t[1])
+		if err != nil {
+			return err
+		}
+		w.extra.before[t[0]] = k
+	}
+	return nil
+}
+
+// checkExtras verifies that every loaded row of the tables of txnbench's
+// own builtins survived (keys 1 to N, N of them: sysbench's delete and
+// insert of one row are one transaction) and that the inserted rows
+// are the inserts that committed (no more than those plus the ones of
+// unknown outcome).
+func (w *Workload) checkExtras(ctx context.Context, c target.Conn, ch *workload.Check) error {
+	if w.extra == nil {
+		return nil
+	}
+	var inserted int64
+	var bad []string
+	for _, t := range w.extraTables() {
+		k, err := setup.ReadKeys(ctx, c, t[0], t[1])
+		if err != nil {
+			return err
+		}
+		n := w.Sizes.TableSize
+		if t[0] == "usertable" {
+			n = w.Sizes.RecordCount
+		}
+		if k.Loaded != n || (n > 0 && (k.Min != 1 || k.Max != n)) {
+			bad = append(bad, fmt.Sprintf("%s has %d loaded rows with keys %d to %d, want %d rows with keys 1 to %d",
+				t[0], k.Loaded, k.Min, k.Max, n, n))
+		}
+		inserted += k.Inserted - w.extra.before[t[0]].Inserted
+	}
+	detail := fmt.Sprintf("%d tables, every loaded row there", len(w.extraTables()))
+	if len(bad) > 0 {
+		detail = bad[0]
+		if len(bad) > 1 {
+			detail += fmt.Sprintf(" (and %d more tables)", len(bad)-1)
+		}
+	}
+	ch.Add("row count and key range", len(bad) == 0, "%s", detail)
+	committed, uncertain := w.extra.inserts.Load(), w.extra.uncertain.Load()
+	if slices.Contains(w.inserts, true) || committed+uncertain > 0 || inserted != 0 {
+		ch.Add("inserted rows match commits", inserted >= committed && inserted <= committed+uncertain,
+			"%d rows inserted, %d inserts committed, %d of unknown outcome", inserted, committed, uncertain)
+	}
+	return nil
+}
+
+// counted records one transaction of a script of txnbench's own: an
+// insert that committed, or one that failed after trying.
+func (w *Workload) counted(tried bool, err error) {
+	if w.extra == nil || !tried {
+		return
+	}
+	if err == nil {
+		w.extra.inserts.Add(1)
+	} else {
+		w.extra.uncertain.Add(1)
+	}
+}
+
+// validateExtras checks the sizes, and that sysbench's scripts, which
+// name their table by a variable (sbtest:table_id), run in the simple
+// protocol: the others send variables as parameters, which cannot name
+// a table.
+func (w *Workload) validateExtras() error {
+	fam := map[pgscript.Family]bool{}
+	for i, src := range w.Sources {
+		if src.Builtin {
+			fam[pgscript.FamilyOf(w.scripts[i].Name)] = true
+		}
+	}
+	if fam[pgscript.FamilySysbench] && w.mode != target.QuerySimple {
+		return fmt.Errorf("the oltp-* scripts pick their table by name (sbtest:table_id): run them with -M simple, not %s", w.Mode)
+	}
+	if w.Sizes.RecordCount < 1 || w.Sizes.Tables < 1 || w.Sizes.TableSize < 1 {
+		return fmt.Errorf("--record-count, --tables and --table-size must be at least 1 (got %d, %d, %d)",
+			w.Sizes.RecordCount, w.Sizes.Tables, w.Sizes.TableSize)
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package pgbenchscript
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// maxSQLFile is the largest --setup or --check file read.
+const maxSQLFile = 1 << 20
+
+// userCheck is one statement of a --setup or --check file, named by the
+// comment line before it.
+type userCheck struct {
+	name, sql string
+}
+
+// readSQLFile reads a --setup or --check file: statements ending with
+// ';' at the end of a line, each named by the last comment line ("--")
+// before it ("-- name:" is optional). With named, a statement without a
+// name is refused. An empty path reads nothing.
+func readSQLFile(path, flag string, named bool) ([]userCheck, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s %s: not a regular file: give an SQL file", flag, path)
+	}
+	text, err := io.ReadAll(io.LimitReader(f, maxSQLFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	if len(text) > maxSQLFile {
+		return nil, fmt.Errorf("%s %s: larger than %d bytes: keep the file to its statements", flag, path, maxSQLFile)
+	}
+	var out []userCheck
+	var name string
+	var stmt []string
+	for n, line := range strings.Split(string(text), "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case len(stmt) == 0 && strings.HasPrefix(t, "--"):
+			name = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(t, "--")), "name:"))
+			continue
+		case len(stmt) == 0 && t == "":
+			continue
+		}
+		stmt = append(stmt, line)
+		if strings.HasSuffix(t, ";") {
+			if named && name == "" {
+				return nil, fmt.Errorf("%s %s:%d: the check has no name: put a comment line (-- name) before it", flag, path, n+1)
+			}
+			out = append(out, userCheck{name: name, sql: strings.TrimSpace(strings.Join(stmt, "\n"))})
+			name, stmt = "", nil
+		}
+	}
+	if len(stmt) > 0 {
+		return nil, fmt.Errorf("%s %s: the last statement does not end with ';'", flag, path)
+	}
+	if named && len(out) == 0 {
+		return nil, fmt.Errorf("%s %s: no checks in it: write queries that return true, each after a comment naming it", flag, path)
+	}
+	return out, nil
+}
+
+// runSetup runs the --setup file's statements in order.
+func (w *Workload) runSetup(ctx context.Context, c target.Conn) error {
+	for _, s := range w.setupSQL {
+		if _, err := c.Exec(ctx, s.sql); err != nil {
+			return fmt.Errorf("--setup %s: %s: %w", w.SetupFile, firstLine(s.sql), err)
+		}
+	}
+	return nil
+}
+
+// checkUser runs the --check file's queries: each holds when it returns
+// no rows or rows whose first column is true.
+func (w *Workload) checkUser(ctx context.Context, c target.Conn, ch *workload.Check) error {
+	for _, q := range w.checks {
+		ok, detail, err := holds(ctx, c, q.sql)
+		if err != nil {
+			return fmt.Errorf("--check %s: %s: %w", w.CheckFile, q.name, err)
+		}
+		ch.Add(q.name, ok, "%s", detail)
+	}
+	return nil
+}
+
+func holds(ctx context.Context, c target.Conn, q string) (ok bool, detail string, err error) {
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		return false, "", err
+	}
+	defer rows.Close()
+	n := 0
+	ok = true
+	for rows.Next() {
+		var v any
+		if err := rows.Scan(&v); err != nil {
+			return false, "", err
+		}
+		n++
+		if ok && !truthy(v) {
+			ok, detail = false, fmt.Sprintf("row %d: %v", n, v)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return false, "", err
+	}
+	if ok {
+		detail = fmt.Sprintf("%d rows, all true", n)
+	}
+	return ok, detail, nil
+}
+
+// truthy reads a boolean as the engines return one: PostgreSQL's bool,
+// SQLite's 1 (or the text "t"/"true").
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case int64:
+		return x == 1
+	case []byte:
+		return truthy(string(x))
+	case string:
+		s := strings.ToLower(x)
+		return s == "t" || s == "true" || s == "1"
+	}
+	return false
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
