@@ -14,7 +14,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/pgbench/emulate"
-	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -84,33 +83,21 @@ func (e *pgbenchEnv) write(t *testing.T, name, text string) string {
 	return p
 }
 
-// conn opens a session on the test server, closed at the test's end.
-func (e *pgbenchEnv) conn(t *testing.T) target.Conn {
-	t.Helper()
-	ctx := context.Background()
-	tg, err := target.Open(ctx, e.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(ctx) })
-	return c
-}
-
+// exec runs sql on a session of its own, closed at once: a session left
+// open would make each later txnbench run wait for it to end (telemetry
+// waits up to 3 s for the database's other sessions before its baseline).
 func (e *pgbenchEnv) exec(t *testing.T, sql string) {
 	t.Helper()
-	if _, err := e.conn(t).Exec(context.Background(), sql); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
+	testutil.Exec(t, e.url, sql)
 }
 
+// rows is the text of the first column of sql's rows, read on a session
+// of its own, closed at once.
 func (e *pgbenchEnv) rows(t *testing.T, sql string) []string {
 	t.Helper()
-	rs, err := e.conn(t).Query(context.Background(), sql)
+	_, c, done := testutil.Conn(t, e.url)
+	defer done()
+	rs, err := c.Query(context.Background(), sql)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
