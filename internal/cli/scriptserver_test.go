@@ -105,17 +105,12 @@ func TestScriptStudyServerGap(t *testing.T) {
 func TestPgbenchSendsNoTags(t *testing.T) {
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
-	tg, err := target.Open(ctx, cl.URL())
+	// The session is opened again only after the runs: one left open
+	// would make each run's telemetry wait up to 3 s for it to end.
+	_, c, done := testutil.Conn(t, cl.URL())
+	_, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	done()
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
 		t.Skipf("no pg_stat_statements: %v", err)
 	}
 	mix := filepath.Join(t.TempDir(), "mix.sql")
@@ -126,6 +121,8 @@ func TestPgbenchSendsNoTags(t *testing.T) {
 	if code, out, stderr := runMain("pgbench", "-f", mix, "-t", "5", "-M", "prepared", cl.URL()); code != 0 {
 		t.Fatalf("pgbench -f: exit %d\n%s\n%s", code, out, stderr)
 	}
+	_, c, done = testutil.Conn(t, cl.URL())
+	defer done()
 	count := func(like string) int64 {
 		var n int64
 		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM pg_stat_statements WHERE query LIKE $1", []any{like}, &n); err != nil {
