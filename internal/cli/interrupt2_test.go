@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -30,8 +29,9 @@ func TestSecondInterruptMidRunExits130(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no port in stderr:\n%s", stderr.String())
 	}
-	ps, _ := exec.Command("pgrep", "-af", "postgres .*-p "+m[1]+"( |$)").Output()
-	d := regexp.MustCompile(`-D (\S+)/data`).FindSubmatch(ps)
+	port, _ := strconv.Atoi(m[1])
+	ps, _ := os.ReadFile("/proc/" + ourPostmaster(t, port) + "/cmdline")
+	d := regexp.MustCompile(`-D\x00([^\x00]+)/data\x00`).FindSubmatch(ps)
 	if d == nil {
 		t.Fatalf("no data directory in %q", ps)
 	}
