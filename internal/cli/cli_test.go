@@ -62,6 +62,7 @@ func TestRuntimeFailures(t *testing.T) {
 }
 
 func TestWrongPassword(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	url := fmt.Sprintf("postgres://postgres:wrong-pw@127.0.0.1:%d/postgres?sslmode=disable", cl.Port())
 	code, stdout, stderr := runMain("run", "train-events", "--db", url, "--iterations", "1")
@@ -77,6 +78,7 @@ func TestWrongPassword(t *testing.T) {
 // prints the table, saves JSON with the password masked, and report
 // re-renders and merges it.
 func TestRunSaveAndReport(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	url := cl.URL()
 	out := filepath.Join(t.TempDir(), "r.json")
@@ -121,6 +123,7 @@ func TestRunSaveAndReport(t *testing.T) {
 // temp-postgres, sends SIGTERM mid-run, and expects exit 130, the table,
 // a saved result, and no cluster left behind.
 func TestSIGTERMStopsCleanly(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out}, quick...)...)

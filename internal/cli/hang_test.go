@@ -122,6 +122,7 @@ func stopServer(t *testing.T, port int) (resume func()) {
 // Ctrl-C prints and saves the result within seconds, says the check could
 // not run and counts the ops left hanging as unfinished, and exits 130.
 func TestInterruptDuringHang(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	url := cl.URL()
 	out := filepath.Join(t.TempDir(), "r.json")
@@ -158,6 +159,7 @@ func TestInterruptDuringHang(t *testing.T) {
 // the throwaway server it started (stopped here) to shut down kills it,
 // says so, and exits 130 at once, leaving nothing behind.
 func TestSecondInterruptKillsServers(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, _, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--clients", "2",

@@ -21,6 +21,7 @@ import (
 // fails on the killed server; the exit status must still say interrupted,
 // and the run's error is not printed.
 func TestSecondInterruptMidRunExits130(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	cmd, _, stderr := startTxnbench(t, "run", "workflow", "--db", "temp-postgres", "--clients", "2", "--signal-workers", "2",
 		"--duration", "60s", "--progress", "300ms", "--telemetry", "off")

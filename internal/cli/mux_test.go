@@ -17,6 +17,7 @@ import (
 // transaction waits for its connection in turn, and the pool's statistics
 // count those waits.
 func TestPoolServesTenThousandClients(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	out := filepath.Join(testutil.Artifacts(t), t.Name()+".json")
 	code, stdout, stderr := runMain("run", "connect-overhead", "--query", "select1", "--rows", "0", "--db", cl.URL(),
@@ -52,6 +53,7 @@ func TestPoolServesTenThousandClients(t *testing.T) {
 // window was not enough under load: nothing succeeded in it), and is then
 // interrupted.
 func TestPoolOfManyClientsRecoversFromARestart(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	out := filepath.Join(testutil.Artifacts(t), t.Name()+".json")
 	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--conn", "pool", "--pool-max", "4",

@@ -71,6 +71,7 @@ func realPgbench(t *testing.T, bin string, args ...string) string {
 
 // TestRunScript runs the script workload with txnbench's own flags.
 func TestRunScript(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	dir := t.TempDir()
 	custom := filepath.Join(dir, "c.sql")
@@ -99,6 +100,7 @@ func TestRunScript(t *testing.T) {
 // TestPgbenchCustomScriptOnTempPostgres: a throwaway server gets pgbench's
 // tables at -s for custom scripts too, unless --no-init (issue 12).
 func TestPgbenchCustomScriptOnTempPostgres(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	mix := filepath.Join(t.TempDir(), "mix.sql")
 	os.WriteFile(mix, []byte("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644)

@@ -17,6 +17,7 @@ import (
 // statements' time in pg_stat_statements), above zero and at most its
 // client latency, in every protocol, and the table shows it.
 func TestScriptServerTime(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -68,6 +69,7 @@ func TestScriptServerTime(t *testing.T) {
 // TestScriptStudyServerGap: a study of a script over a client ladder
 // writes the client-vs-server gap of each rung into study.md.
 func TestScriptStudyServerGap(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "rd.sql")
@@ -103,6 +105,7 @@ func TestScriptStudyServerGap(t *testing.T) {
 // TestPgbenchSendsNoTags: `txnbench pgbench` sends the script's SQL as
 // pgbench does, without the op tags `run script` adds.
 func TestPgbenchSendsNoTags(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
 	// The session is opened again only after the runs: one left open
