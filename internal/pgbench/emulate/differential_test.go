@@ -32,6 +32,8 @@ type pgbenchEnv struct {
 	cl  *localdb.Cluster
 	url string
 	dir string // scripts and logs
+	// anyDir runs txnbench in the process's directory, not in dir.
+	anyDir bool
 }
 
 func newPgbenchEnv(t *testing.T) *pgbenchEnv {
@@ -66,20 +68,18 @@ func (e *pgbenchEnv) pgbench(t *testing.T, args ...string) (code int, stdout, st
 }
 
 // txnbench runs `txnbench pgbench` in-process through Main, as the
-// command does, in dir e.dir.
+// command does, in dir e.dir; with e.anyDir in whatever directory the
+// process is in: a parallel test, whose runs name every file by its full
+// path, cannot change the process's directory under the other tests.
 func (e *pgbenchEnv) txnbench(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	return txnbenchPgbench(t, e.dir, args...)
-}
-
-// txnbenchPgbench runs `txnbench pgbench` with args through Main, in dir.
-func txnbenchPgbench(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	wd, _ := os.Getwd()
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
+	if !e.anyDir {
+		wd, _ := os.Getwd()
+		if err := os.Chdir(e.dir); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chdir(wd)
 	}
-	defer os.Chdir(wd)
 	var out, errb bytes.Buffer
 	code = emulate.Main(context.Background(), args, emulate.Env{Stdout: &out, Stderr: &errb,
 		Args: append([]string{"txnbench", "pgbench"}, args...), Version: "test", Redact: target.MaskURL,
@@ -651,7 +651,9 @@ func errLines(s string) string {
 // TestPgbenchLogs compares the -l files' formats: fields per line and the
 // tokens that must be equal.
 func TestPgbenchLogs(t *testing.T) {
+	t.Parallel()
 	e := newPgbenchEnv(t)
+	e.anyDir = true // every log is named by its full path
 	sqldiv := e.write(t, "fail.sql", "\\set x random(1, 2)\nSELECT 1/(:x - 1);\n")
 	_ = sqldiv
 	cases := []struct {
@@ -765,9 +767,10 @@ func logLines(t *testing.T, path string) [][]string {
 // TestPgbenchInit compares `txnbench pgbench -i` with pgbench -i, and runs
 // on temp-postgres, which txnbench initialises first.
 func TestPgbenchInit(t *testing.T) {
+	t.Parallel()
 	bin := testutil.NeedPgbench(t)
 	cl := testutil.Postgres(t)
-	e := &pgbenchEnv{bin: bin, cl: cl, url: cl.URL(), dir: t.TempDir()}
+	e := &pgbenchEnv{bin: bin, cl: cl, url: cl.URL(), dir: t.TempDir(), anyDir: true} // it writes no files
 	mask := regexp.MustCompile(`[0-9]+\.[0-9]+ s`)
 	for _, args := range [][]string{{"-i", "-s", "1"}, {"-i", "-s", "1", "-I", "dtGvpf", "--foreign-keys"}, {"-i", "-q", "--unlogged-tables", "--partitions", "3"}} {
 		// from no tables each: DROP TABLE IF EXISTS then sends its NOTICEs
