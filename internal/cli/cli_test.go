@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +18,14 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("TXNBENCH_CLI_MAIN") == "1" {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	// The parallel tests mostly wait (for servers to start, windows to
+	// pass, faults to recover): four at once, unless -parallel says.
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "4")
 	}
 	os.Exit(m.Run())
 }
