@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,14 @@ func TestMain(m *testing.M) {
 	}
 	if port := os.Getenv("TXNBENCH_IMPOSTOR_PORT"); port != "" {
 		os.Exit(impostorMain(port))
+	}
+	// The parallel tests mostly wait (for servers to start, windows to
+	// pass, faults to recover): four at once, unless -parallel says.
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "4")
 	}
 	os.Exit(m.Run())
 }
@@ -65,6 +74,7 @@ func TestRuntimeFailures(t *testing.T) {
 }
 
 func TestWrongPassword(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	url := fmt.Sprintf("postgres://postgres:wrong-pw@127.0.0.1:%d/postgres?sslmode=disable", cl.Port())
 	code, stdout, stderr := runMain("run", "train-events", "--db", url, "--iterations", "1")
@@ -80,6 +90,7 @@ func TestWrongPassword(t *testing.T) {
 // prints the table, saves JSON with the password masked, and report
 // re-renders and merges it.
 func TestRunSaveAndReport(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	url := cl.URL()
 	out := filepath.Join(t.TempDir(), "r.json")
@@ -121,6 +132,7 @@ func TestRunSaveAndReport(t *testing.T) {
 // temp-postgres, sends SIGTERM mid-run, and expects exit 130, the table,
 // a saved result, and no cluster left behind.
 func TestSIGTERMStopsCleanly(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out}, quick...)...)

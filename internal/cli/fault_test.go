@@ -77,6 +77,7 @@ func runFaults(t *testing.T, extra []string, faults ...string) *result.Result {
 // recovery figures, the faults that break sessions show the errors and
 // reconnects, and nothing is lost.
 func TestFaultsOnTempPostgres(t *testing.T) {
+	t.Parallel()
 	faults := []string{"1s:terminate-backends", "2500ms:reset", "4s:latency:20ms/500ms", "5s:blackhole:500ms",
 		"6s:hang-server:500ms", "7s:restart-server", "11s:kill-server:200ms"}
 	r := runFaults(t, []string{"--duration", "16s"}, faults...)
@@ -109,6 +110,7 @@ func TestFaultsOnTempPostgres(t *testing.T) {
 // TestFaultsOnAServerURL: terminate-backends and the network faults work
 // on a server txnbench did not start, given by URL.
 func TestFaultsOnAServerURL(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	runFaults(t, []string{"--db", cl.URL(), "--duration", "4s"}, "1s:terminate-backends", "2s:reset", "3s:latency:10ms/200ms")
 }
@@ -118,6 +120,7 @@ func TestFaultsOnAServerURL(t *testing.T) {
 // it stays down for the rest of the window and is restarted for the
 // invariant check. Nothing is lost.
 func TestKillPooler(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	r := runFaults(t, []string{"--duration", "6s", "--via", "pgbouncer"}, "2s:kill-pooler:300ms", "4s:kill-pooler")
 	for _, f := range r.Faults {
@@ -135,6 +138,7 @@ func TestKillPooler(t *testing.T) {
 // one address, so ops succeed again long before it is back, and nothing
 // is lost.
 func TestKillPoolerInAFleet(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	testutil.NeedHAProxy(t)
 	r := runFaults(t, []string{"--duration", "5s", "--via", "pgbouncer", "--poolers", "2"}, "1s:kill-pooler:3s")
@@ -154,6 +158,7 @@ func TestKillPoolerInAFleet(t *testing.T) {
 // a fault: the study's summary (printed and in study.json) has the
 // recovery of each cell side by side.
 func TestStudyComparesRecovery(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	testutil.NeedPgBouncer(t)
 	out := filepath.Join(t.TempDir(), "st")
@@ -188,6 +193,7 @@ func TestStudyComparesRecovery(t *testing.T) {
 // report has the faults table and its notes, and in Chromium every chart
 // draws with the faults' lines on it.
 func TestFaultsInHTMLReport(t *testing.T) {
+	t.Parallel()
 	chromium := testutil.NeedChromium(t)
 	r, err := result.Load(filepath.Join("..", "diff", "testdata", "train-events-sqlite.json"))
 	if err != nil {
@@ -233,6 +239,7 @@ func TestFaultsInHTMLReport(t *testing.T) {
 // PgBouncer's server connections to close (for the telemetry) used them
 // all up, and the run said "invariants: not checked".
 func TestInterruptDuringHangThroughPooler(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer",
 		"--clients", "2", "--duration", "60s", "--progress", "300ms", "--fault", "1s:hang-server:50s"}, quick...)...)

@@ -81,6 +81,7 @@ func killPoolerMidRun(t *testing.T, n int) (*result.Result, string) {
 // is started again, the death is on the timeline, nothing is lost and the
 // run exits 0.
 func TestKilledPgBouncerIsRestarted(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	r, _ := killPoolerMidRun(t, 1)
 	if r.Faults[0].Target != "pooler" {
@@ -93,6 +94,7 @@ func TestKilledPgBouncerIsRestarted(t *testing.T) {
 // exits 0; the report names the fleet, sums the members' counters and
 // shows HAProxy's view of each.
 func TestPoolerFleet(t *testing.T) {
+	t.Parallel()
 	testutil.NeedHAProxy(t)
 	r, stdout := killPoolerMidRun(t, 2)
 	p := r.Pooler

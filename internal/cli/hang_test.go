@@ -55,17 +55,53 @@ func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration, stderr *syncBuff
 	return time.Since(start)
 }
 
-// stopServer SIGSTOPs the cluster listening on port: the postmaster and
-// every backend (each its own process group), found by the port as
-// TestSIGTERMStopsCleanly finds them. resume SIGCONTs them; so does the
-// end of the test, so the cluster can be removed.
-func stopServer(t *testing.T, port int) (resume func()) {
+// ourPostmaster is the pid of the postmaster on port that this test
+// started, itself or through the txnbench it runs: a postgres of another
+// run (or any process named so) is never it.
+func ourPostmaster(t *testing.T, port int) string {
 	t.Helper()
 	out, _ := exec.Command("pgrep", "-f", "postgres .*-p "+strconv.Itoa(port)+"( |$)").Output()
-	pids := strings.Fields(string(out))
-	if len(pids) != 1 {
-		t.Fatalf("postmaster on port %d: pids %q", port, pids)
+	var pids []string
+	for _, p := range strings.Fields(string(out)) {
+		if pid, _ := strconv.Atoi(p); descendsFromTest(pid) {
+			pids = append(pids, p)
+		}
 	}
+	if len(pids) != 1 {
+		t.Fatalf("postmaster on port %d started by this test: pids %q (of %q)", port, pids, out)
+	}
+	return pids[0]
+}
+
+// descendsFromTest reports whether process pid is a child of the test
+// process, or of one of its children, and so on.
+func descendsFromTest(pid int) bool {
+	for range 64 {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return false
+		}
+		// the parent's pid is the second field after the command's ")"
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 2 {
+			return false
+		}
+		if pid, _ = strconv.Atoi(f[1]); pid == os.Getpid() {
+			return true
+		} else if pid <= 1 {
+			return false
+		}
+	}
+	return false
+}
+
+// stopServer SIGSTOPs the cluster listening on port: the postmaster and
+// every backend (each its own process group), found by the port among the
+// processes the test started. resume SIGCONTs them; so does the end of
+// the test, so the cluster can be removed.
+func stopServer(t *testing.T, port int) (resume func()) {
+	t.Helper()
+	pids := []string{ourPostmaster(t, port)}
 	kids, _ := exec.Command("pgrep", "-P", pids[0]).Output()
 	pids = append(pids, strings.Fields(string(kids))...)
 	for _, p := range pids {
@@ -86,6 +122,7 @@ func stopServer(t *testing.T, port int) (resume func()) {
 // Ctrl-C prints and saves the result within seconds, says the check could
 // not run and counts the ops left hanging as unfinished, and exits 130.
 func TestInterruptDuringHang(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	url := cl.URL()
 	out := filepath.Join(t.TempDir(), "r.json")
@@ -122,6 +159,7 @@ func TestInterruptDuringHang(t *testing.T) {
 // the throwaway server it started (stopped here) to shut down kills it,
 // says so, and exits 130 at once, leaving nothing behind.
 func TestSecondInterruptKillsServers(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, _, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--clients", "2",

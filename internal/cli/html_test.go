@@ -163,6 +163,7 @@ func inkOf(img image.Image) (float64, int) {
 // (study.html), and opens the pages in headless Chromium: every chart must
 // draw, none blank, and the hostile op name must stay text.
 func TestHTMLReportInChromium(t *testing.T) {
+	t.Parallel()
 	chromium := testutil.NeedChromium(t)
 	artifacts := testutil.Artifacts(t)
 	dir := t.TempDir()

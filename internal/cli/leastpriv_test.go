@@ -13,6 +13,7 @@ import (
 // server's statistics (pg_stat_reset is for superusers) still runs, saying
 // so once, and compares runs by their before/after snapshots.
 func TestStudyAsNonSuperuser(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	testutil.Exec(t, cl.URL(),
 		"CREATE ROLE bench LOGIN PASSWORD 'bench-pw-1'",

@@ -17,6 +17,7 @@ import (
 // statements' time in pg_stat_statements), above zero and at most its
 // client latency, in every protocol, and the table shows it.
 func TestScriptServerTime(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -68,6 +69,7 @@ func TestScriptServerTime(t *testing.T) {
 // TestScriptStudyServerGap: a study of a script over a client ladder
 // writes the client-vs-server gap of each rung into study.md.
 func TestScriptStudyServerGap(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "rd.sql")
@@ -103,19 +105,15 @@ func TestScriptStudyServerGap(t *testing.T) {
 // TestPgbenchSendsNoTags: `txnbench pgbench` sends the script's SQL as
 // pgbench does, without the op tags `run script` adds.
 func TestPgbenchSendsNoTags(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
-	tg, err := target.Open(ctx, cl.URL())
+	// The session is opened again only after the runs: one left open
+	// would make each run's telemetry wait up to 3 s for it to end.
+	_, c, done := testutil.Conn(t, cl.URL())
+	_, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	done()
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
 		t.Skipf("no pg_stat_statements: %v", err)
 	}
 	mix := filepath.Join(t.TempDir(), "mix.sql")
@@ -126,6 +124,8 @@ func TestPgbenchSendsNoTags(t *testing.T) {
 	if code, out, stderr := runMain("pgbench", "-f", mix, "-t", "5", "-M", "prepared", cl.URL()); code != 0 {
 		t.Fatalf("pgbench -f: exit %d\n%s\n%s", code, out, stderr)
 	}
+	_, c, done = testutil.Conn(t, cl.URL())
+	defer done()
 	count := func(like string) int64 {
 		var n int64
 		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM pg_stat_statements WHERE query LIKE $1", []any{like}, &n); err != nil {

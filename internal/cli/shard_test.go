@@ -242,6 +242,7 @@ func TestShardBadInput(t *testing.T) {
 // --shard-wait (exit 1, saying what it waited for), and the run it left
 // cannot be checked (exit 1, naming the missing shard).
 func TestShardMissing(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	args := append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "4", "--clients", "2", "--run-id", "lonely", "--shard", "0/2", "--shard-wait", "500ms"}, quick...)
 	code, _, stderr := runMain(args...)
@@ -259,6 +260,7 @@ func TestShardMissing(t *testing.T) {
 // (exit 2, naming the fix), and the first stops waiting for it at once
 // rather than running a window whose merge would mix two runs.
 func TestShardOtherSettingsRefused(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	args := func(shard, clients string) []string {
 		return append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "8", "--run-id", "mixed",

@@ -22,6 +22,7 @@ func lastLine(s string) string {
 // classed read_only, and the clients back off instead of hammering the
 // server (far fewer errors than the cycles they could have run).
 func TestReadOnlyDatabase(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	url := cl.URL()
 	if code, _, stderr := runMain(append([]string{"init", "train-events", "--db", url}, quick...)...); code != ExitOK {
@@ -70,6 +71,7 @@ func failingScripts(t *testing.T) (dir, miss, half string) {
 // success rate is below it, and custom scripts' check says "not checked",
 // never OK, in the terminal, the saved JSON and a study's summary.
 func TestExitStatusReflectsFailure(t *testing.T) {
+	t.Parallel()
 	dir, miss, half := failingScripts(t)
 	db := func(name string) string { return "sqlite:" + filepath.Join(dir, name) }
 	cases := []struct {

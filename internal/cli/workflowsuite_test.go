@@ -48,6 +48,7 @@ func TestWorkflowBaselineValidates(t *testing.T) {
 // tuples, top wait) per scenario, suite.json's summary with them, and the
 // study scenario's study.md its per-cell summary and database tables.
 func TestSuiteTablesOnPostgres(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "pg.toml")

@@ -21,6 +21,8 @@ func TestRecovery(t *testing.T) {
 	s.fired[0].Store(at(2 * time.Second).UnixNano())
 	s.end.Store(at(6 * time.Second).UnixNano())
 	s.done[0], s.faults[0].LastedS = true, 0.5
+	var logged []string
+	s.Log = func(msg string) { logged = append(logged, msg) }
 	cycle := s.OnCycle(nil)
 	ok := func(end time.Duration) {
 		cycle(runner.CycleEvent{Start: at(end - 10*time.Millisecond), Latency: 10 * time.Millisecond})
@@ -33,6 +35,11 @@ func TestRecovery(t *testing.T) {
 		ok(d)
 	}
 	cycle(runner.CycleEvent{Start: at(5 * time.Second), Skipped: true})
+	// The first success after the fault is said once, as it happens: what
+	// a test (or a person) watching the run waits for.
+	if want := "fault at 2.0 s (reset): a cycle begun after it succeeded 1.05 s after it"; len(logged) != 1 || logged[0] != want {
+		t.Errorf("logged %q, want just %q", logged, want)
+	}
 	fs := s.Faults(&result.Result{Invariants: &result.Check{OK: true, UnknownCommits: 2}})
 	rc := fs[0].Recovery
 	if rc == nil || rc.FirstOKS == nil || rc.ThroughputS == nil || rc.Reconnects == nil || rc.UnknownCommits == nil {

@@ -183,8 +183,9 @@ func (s *Schedule) cycle(ev runner.CycleEvent) {
 	}
 	start := ev.Start.Add(ev.Lag).UnixNano() // when it began, behind a --rate schedule too
 	for i := range s.fired {
-		if at := s.fired[i].Load(); at != 0 && start >= at && s.firstOK[i].Load() == 0 {
-			s.firstOK[i].CompareAndSwap(0, end)
+		if at := s.fired[i].Load(); at != 0 && start >= at && s.firstOK[i].Load() == 0 && s.firstOK[i].CompareAndSwap(0, end) {
+			s.log(fmt.Sprintf("fault at %.1f s (%s): a cycle begun after it succeeded %.2f s after it",
+				float64(at-s.t0.Load())/1e9, s.specs[i].Name(), float64(end-at)/1e9))
 		}
 	}
 }

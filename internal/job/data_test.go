@@ -53,6 +53,7 @@ func dbs(t *testing.T) map[string]func(t *testing.T) string {
 // asked for --rows 5000 says the existing data is used, records the rows
 // it was made with, and counts what it found.
 func TestExistingDataIsRecorded(t *testing.T) {
+	t.Parallel()
 	for name, newDB := range dbs(t) {
 		t.Run(name, func(t *testing.T) {
 			url := newDB(t)
@@ -162,6 +163,7 @@ func TestConnectOverheadData(t *testing.T) {
 // TestScriptRecordsTheTablesScale: the pgbench tables' scale, read from
 // pgbench_branches, is what the Result records, not --scale.
 func TestScriptRecordsTheTablesScale(t *testing.T) {
+	t.Parallel()
 	url := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
 	mk := func(scale string) Spec {
 		return Spec{DB: url, Name: "script", Workload: newWorkload(t, "script", "-b", "select-only", "--scale", scale),
@@ -180,6 +182,7 @@ func TestScriptRecordsTheTablesScale(t *testing.T) {
 // and exactly one creates the schema; with Fresh each recreates it in
 // turn. A held schema lock makes Init wait and say so.
 func TestConcurrentInit(t *testing.T) {
+	t.Parallel()
 	for name, newDB := range dbs(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()

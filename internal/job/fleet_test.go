@@ -18,6 +18,7 @@ import (
 // the invariant check cannot go through it and connects to the server
 // directly, and verifies.
 func TestCheckGoesDirectWhenThePoolerIsGone(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 1500 * time.Millisecond})
 	s.Pooler = Pooler{Via: ViaPgBouncer, Size: 4}
@@ -59,6 +60,7 @@ func diedTargets(t *testing.T, r *result.Result) []string {
 // outside, as a crash): supervision starts it again, the death is on the
 // timeline, and nothing is lost.
 func TestKilledServerIsRestarted(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 2 * time.Second})
 	db := openDB(t, s, 4)
@@ -76,6 +78,7 @@ func TestKilledServerIsRestarted(t *testing.T) {
 // HAProxy mid-run: it is started again on its port and the run goes on
 // through it.
 func TestFleetSurvivesItsProxy(t *testing.T) {
+	t.Parallel()
 	testutil.NeedHAProxy(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 2 * time.Second})
 	s.Pooler = Pooler{Via: ViaPgBouncer, Size: 4, Poolers: 2}
@@ -102,6 +105,7 @@ func TestFleetSurvivesItsProxy(t *testing.T) {
 // The run works as through one pooler; the counters read through the
 // HAProxy are one member's, and the report says so.
 func TestViaURLOfAnHAProxy(t *testing.T) {
+	t.Parallel()
 	testutil.NeedHAProxy(t)
 	cl := testutil.Postgres(t)
 	f, err := localdb.StartFleet(context.Background(), localdb.FleetOptions{Size: 2, Bouncer: localdb.BouncerOptions{

@@ -146,6 +146,7 @@ func TestTrainEventsSQLite(t *testing.T) {
 }
 
 func TestTrainEventsPostgres(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	for _, v := range []string{"jsonb", "manual", "text"} {
 		t.Run(v, func(t *testing.T) {
@@ -178,6 +179,7 @@ func TestRunKeepsExistingData(t *testing.T) {
 // TestServerRestartMidRun restarts PostgreSQL while clients run: the run
 // goes on, classifies the errors, reconnects and loses nothing.
 func TestServerRestartMidRun(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	s := spec(t, cl.URL(), runner.Config{Clients: 8, Duration: 5 * time.Second, Progress: 500 * time.Millisecond})
 	// Restart once cycles are completing, then keep measuring.
@@ -239,6 +241,7 @@ func TestServerRestartMidRun(t *testing.T) {
 // TestTempPostgresLeavesNothing runs on --db temp-postgres and checks
 // that the cluster's directory and processes are gone after Close.
 func TestTempPostgresLeavesNothing(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Iterations: 20})
 	ctx := context.Background()
@@ -269,6 +272,7 @@ func TestTempPostgresLeavesNothing(t *testing.T) {
 // as too_many_connections) and the run still completes with nothing lost;
 // a pool smaller than the limit serves every transaction.
 func TestOverloadIsReportedNotFatal(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t, "max_connections=8")
 	cfg := runner.Config{Clients: 24, Duration: 3 * time.Second, Progress: time.Second}
 
@@ -302,6 +306,7 @@ func TestOverloadIsReportedNotFatal(t *testing.T) {
 // TestViaPgBouncer runs train-events through a throwaway PgBouncer 1.18 in
 // transaction mode (no named prepared statements) and reads its counters.
 func TestViaPgBouncer(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 8, Iterations: 40})
 	s.Pooler = Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 4}
@@ -320,6 +325,7 @@ func TestViaPgBouncer(t *testing.T) {
 // issue 3 at small scale: clients connecting per transaction outnumber
 // max_connections; directly many are refused, through PgBouncer all succeed.
 func TestRefusedDirectlyServedThroughPgBouncer(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	cl := testutil.Postgres(t, "max_connections=8")
 	mk := func(via string) Spec {

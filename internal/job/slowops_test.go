@@ -19,6 +19,7 @@ import (
 // The run's slowest op must name its session and a Lock wait of about that
 // long, and the table's notes must show it.
 func TestSlowOpsNameLockWait(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	const hold = 1500 * time.Millisecond
 	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
@@ -86,6 +87,7 @@ func TestSlowOpsSQLite(t *testing.T) {
 // TestSlowOpsPooled: through PgBouncer in transaction mode the client's
 // server session is unknown, and says so.
 func TestSlowOpsPooled(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	testutil.NeedPgBouncer(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 500 * time.Millisecond})

@@ -15,6 +15,7 @@ import (
 // TestTelemetryCommitsMatch: the server's commits over the window are the
 // clients' committed transactions within 1%, on each connection path.
 func TestTelemetryCommitsMatch(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	for _, tc := range []struct {
 		name   string
@@ -44,6 +45,7 @@ func TestTelemetryCommitsMatch(t *testing.T) {
 // no inserted rows: the load, made through the pooler just before, is
 // published before the baseline.
 func TestTelemetryLoadBeforeWindow(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: time.Second, Progress: 500 * time.Millisecond})
 	s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "point", "--rows", "2000")

@@ -497,8 +497,26 @@ func TestPortInUse(t *testing.T) {
 	assertReady(t, c)
 }
 
+// ownTMPDIR points TMPDIR at a new directory of the test's own (0755, so
+// the unprivileged user the servers run as can enter it), removed at the
+// end: cluster directories made there, and processes naming them, are
+// the test's and no one else's.
+func ownTMPDIR(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "txnbench-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", dir)
+	return dir
+}
+
 // orphans lists live processes whose command line names a cluster directory
-// that no longer exists.
+// in os.TempDir() that no longer exists.
 func orphans() []string {
 	ents, _ := os.ReadDir("/proc")
 	var found []string
@@ -523,8 +541,11 @@ func orphans() []string {
 
 // TestCancelledStart cancels Start at various points (during initdb, during
 // server startup) and checks nothing is left: no directory, no process.
+// Its clusters live in a TMPDIR of its own, so the processes it looks for
+// are its own, never another run's.
 func TestCancelledStart(t *testing.T) {
 	needBin(t)
+	ownTMPDIR(t)
 	before := ourDirs(t)
 	for _, d := range []time.Duration{0, 50 * time.Millisecond, 200 * time.Millisecond} {
 		ctx, cancel := context.WithTimeout(context.Background(), d)

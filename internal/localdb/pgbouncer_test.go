@@ -404,16 +404,8 @@ func TestPgBouncer(t *testing.T) {
 	t.Run("TCPOnly", func(t *testing.T) {
 		// A TMPDIR too long for a Unix socket path: PgBouncer listens on
 		// TCP only, and exits when it cannot.
-		base, err := os.MkdirTemp("", "txnbench-longtmp-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = os.RemoveAll(base) })
-		long := filepath.Join(base, strings.Repeat("d", 100))
+		long := filepath.Join(ownTMPDIR(t), strings.Repeat("d", 100))
 		if err := os.MkdirAll(long, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(base, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		t.Setenv("TMPDIR", long)

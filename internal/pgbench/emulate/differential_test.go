@@ -1,4 +1,4 @@
-package cli
+package emulate_test
 
 import (
 	"bytes"
@@ -19,11 +19,12 @@ import (
 )
 
 // The differential tests run PostgreSQL's pgbench and `txnbench pgbench`
-// with the same options on one throwaway server and compare what can be
-// compared: the report's lines (their keys always, their numbers where
-// they are deterministic), the values scripts produce for one
-// --random-seed, the error messages and the exit codes, and the log
-// formats.
+// (through Main, as the command does) with the same options on one
+// throwaway server and compare what can be compared: the report's lines
+// (their keys always, their numbers where they are deterministic), the
+// values scripts produce for one --random-seed, the error messages and the
+// exit codes, and the log formats. The command's own --version and --help
+// are compared in internal/cli (TestPgbenchVersionAndHelp).
 
 // pgbenchEnv is one throwaway server with pgbench's tables at scale 1.
 type pgbenchEnv struct {
@@ -31,6 +32,8 @@ type pgbenchEnv struct {
 	cl  *localdb.Cluster
 	url string
 	dir string // scripts and logs
+	// anyDir runs txnbench in the process's directory, not in dir.
+	anyDir bool
 }
 
 func newPgbenchEnv(t *testing.T) *pgbenchEnv {
@@ -64,15 +67,34 @@ func (e *pgbenchEnv) pgbench(t *testing.T, args ...string) (code int, stdout, st
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
-// txnbench runs `txnbench pgbench` in-process, in dir e.dir.
+// txnbench runs `txnbench pgbench` in-process through Main, as the
+// command does, in dir e.dir; with e.anyDir in whatever directory the
+// process is in: a parallel test, whose runs name every file by its full
+// path, cannot change the process's directory under the other tests.
 func (e *pgbenchEnv) txnbench(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	wd, _ := os.Getwd()
-	if err := os.Chdir(e.dir); err != nil {
-		t.Fatal(err)
+	if !e.anyDir {
+		wd, _ := os.Getwd()
+		if err := os.Chdir(e.dir); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chdir(wd)
 	}
-	defer os.Chdir(wd)
-	return runMain(append([]string{"pgbench"}, args...)...)
+	var out, errb bytes.Buffer
+	code = emulate.Main(context.Background(), args, emulate.Env{Stdout: &out, Stderr: &errb,
+		Args: append([]string{"txnbench", "pgbench"}, args...), Version: "test", Redact: target.MaskURL,
+		CheckOutFile: dirExists})
+	return code, out.String(), errb.String()
+}
+
+// dirExists stands in for the command's check of an output file (the
+// command's own is tested in internal/cli: TestBadInputIsRefused): it
+// refuses a file whose directory is missing or not a directory.
+func dirExists(flag, path string) error {
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s %s: directory %s does not exist", flag, path, filepath.Dir(path))
+	}
+	return nil
 }
 
 func (e *pgbenchEnv) write(t *testing.T, name, text string) string {
@@ -84,33 +106,21 @@ func (e *pgbenchEnv) write(t *testing.T, name, text string) string {
 	return p
 }
 
-// conn opens a session on the test server, closed at the test's end.
-func (e *pgbenchEnv) conn(t *testing.T) target.Conn {
-	t.Helper()
-	ctx := context.Background()
-	tg, err := target.Open(ctx, e.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(ctx) })
-	return c
-}
-
+// exec runs sql on a session of its own, closed at once: a session left
+// open would make each later txnbench run wait for it to end (telemetry
+// waits up to 3 s for the database's other sessions before its baseline).
 func (e *pgbenchEnv) exec(t *testing.T, sql string) {
 	t.Helper()
-	if _, err := e.conn(t).Exec(context.Background(), sql); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
+	testutil.Exec(t, e.url, sql)
 }
 
+// rows is the text of the first column of sql's rows, read on a session
+// of its own, closed at once.
 func (e *pgbenchEnv) rows(t *testing.T, sql string) []string {
 	t.Helper()
-	rs, err := e.conn(t).Query(context.Background(), sql)
+	_, c, done := testutil.Conn(t, e.url)
+	defer done()
+	rs, err := c.Query(context.Background(), sql)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
@@ -367,25 +377,6 @@ END $$`)
 		}
 	})
 
-	t.Run("version", func(t *testing.T) {
-		// pgbench's first word, program and release, then its build
-		_, pout, _ := e.pgbench(t, "--version")
-		release := regexp.MustCompile(`^pgbench \(PostgreSQL\) [0-9]+\.[0-9]+ `)
-		for _, args := range [][]string{{"pgbench", "--version"}, {"pgbench", "-V"}} {
-			cmd := exec.Command(os.Args[0], args...)
-			cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
-			out, err := cmd.Output()
-			if err != nil || release.FindString(string(out)) != release.FindString(pout) || !strings.Contains(string(out), "(txnbench ") {
-				t.Errorf("%v: %q (%v), pgbench %q", args, out, err, pout)
-			}
-		}
-		cmd := exec.Command(os.Args[0], "--version")
-		cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
-		if out, err := cmd.Output(); err != nil || !strings.HasPrefix(string(out), "txnbench ") {
-			t.Errorf("txnbench --version: %q (%v)", out, err)
-		}
-	})
-
 	t.Run("debug", func(t *testing.T) {
 		// --debug's lines, once each: pgbench prints "receiving" as
 		// often as its socket wakes it
@@ -401,22 +392,6 @@ END $$`)
 			if p, g := debugLines(perr), debugLines(terr); p != g {
 				t.Errorf("%v: --debug lines differ:\npgbench:\n%s\ntxnbench:\n%s", c, p, g)
 			}
-		}
-	})
-
-	t.Run("help", func(t *testing.T) {
-		// pgbench's sections and options, line for line, up to where
-		// pgbench names where to report bugs: txnbench's own options
-		// come there, then its address.
-		_, pout, _ := e.pgbench(t, "--help")
-		cmd := exec.Command(os.Args[0], "pgbench", "--help")
-		cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
-		out, err := cmd.Output()
-		tout := strings.ReplaceAll(string(out), "txnbench pgbench", "pgbench")
-		p, _, _ := strings.Cut(pout, "Report bugs to")
-		g, own, _ := strings.Cut(tout, "txnbench options:\n")
-		if err != nil || p != g || !strings.Contains(own, "--pgbench-output") || !strings.Contains(own, "Report bugs to") {
-			t.Errorf("--help (%v):\n%s\npgbench's:\n%s", err, out, pout)
 		}
 	})
 
@@ -676,7 +651,9 @@ func errLines(s string) string {
 // TestPgbenchLogs compares the -l files' formats: fields per line and the
 // tokens that must be equal.
 func TestPgbenchLogs(t *testing.T) {
+	t.Parallel()
 	e := newPgbenchEnv(t)
+	e.anyDir = true // every log is named by its full path
 	sqldiv := e.write(t, "fail.sql", "\\set x random(1, 2)\nSELECT 1/(:x - 1);\n")
 	_ = sqldiv
 	cases := []struct {
@@ -790,9 +767,10 @@ func logLines(t *testing.T, path string) [][]string {
 // TestPgbenchInit compares `txnbench pgbench -i` with pgbench -i, and runs
 // on temp-postgres, which txnbench initialises first.
 func TestPgbenchInit(t *testing.T) {
+	t.Parallel()
 	bin := testutil.NeedPgbench(t)
 	cl := testutil.Postgres(t)
-	e := &pgbenchEnv{bin: bin, cl: cl, url: testutil.LibpqURL(cl.URL()), dir: t.TempDir()}
+	e := &pgbenchEnv{bin: bin, cl: cl, url: testutil.LibpqURL(cl.URL()), dir: t.TempDir(), anyDir: true} // it writes no files
 	mask := regexp.MustCompile(`[0-9]+\.[0-9]+ s`)
 	for _, args := range [][]string{{"-i", "-s", "1"}, {"-i", "-s", "1", "-I", "dtGvpf", "--foreign-keys"}, {"-i", "-q", "--unlogged-tables", "--partitions", "3"}} {
 		// from no tables each: DROP TABLE IF EXISTS then sends its NOTICEs
@@ -820,56 +798,8 @@ func TestPgbenchInit(t *testing.T) {
 		}
 	}
 
-	code, out, stderr := runMain("pgbench", "--db", "temp-postgres", "-s", "1", "-t", "5", "-c", "2")
+	code, out, stderr := e.txnbench(t, "--db", "temp-postgres", "-s", "1", "-t", "5", "-c", "2")
 	if code != 0 || !strings.Contains(out, "number of transactions actually processed: 10/10") || !strings.Contains(out, "invariants: OK") {
 		t.Errorf("temp-postgres: exit %d\n%s\n%s", code, out, stderr)
-	}
-}
-
-// TestRunScript runs the script workload with txnbench's own flags.
-func TestRunScript(t *testing.T) {
-	testutil.NeedPostgres(t)
-	dir := t.TempDir()
-	custom := filepath.Join(dir, "c.sql")
-	os.WriteFile(custom, []byte("\\set x random(1, 1000)\nSELECT :x;\n"), 0o644)
-	cases := [][]string{
-		{"run", "script", "-b", "tpcb-like", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--iterations", "20", "--clients", "2"},
-		{"run", "script", "-b", "tpcb-like@2", "-b", "select-only@1", "--db", "temp-postgres", "--conn", "pool", "--iterations", "20", "--clients", "4"},
-		{"run", "script", "-f", custom, "-D", "y=3", "-M", "prepared", "--db", "sqlite:" + filepath.Join(dir, "c.db"), "--iterations", "10"},
-		{"study", "script", "-b", "select-only", "--db", "sqlite:" + filepath.Join(dir, "st.db"), "--vary", "clients=1,2", "--iterations", "5", "--settle", "0s", "--out", filepath.Join(dir, "st")},
-	}
-	for _, args := range cases {
-		code, out, stderr := runMain(args...)
-		if code != ExitOK {
-			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, stderr)
-			continue
-		}
-		if args[0] == "run" && args[2] == "-b" && !strings.Contains(out, "invariants: OK") {
-			t.Errorf("%v: no invariants:\n%s", args, out)
-		}
-		if args[0] == "study" && !strings.Contains(out+stderr, "clients=2") {
-			t.Errorf("%v: output:\n%s\n%s", args, out, stderr)
-		}
-	}
-}
-
-// TestPgbenchCustomScriptOnTempPostgres: a throwaway server gets pgbench's
-// tables at -s for custom scripts too, unless --no-init (issue 12).
-func TestPgbenchCustomScriptOnTempPostgres(t *testing.T) {
-	testutil.NeedPostgres(t)
-	mix := filepath.Join(t.TempDir(), "mix.sql")
-	os.WriteFile(mix, []byte("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644)
-
-	code, out, stderr := runMain("pgbench", "--db", "temp-postgres", "-s", "1", "-f", mix, "-t", "5")
-	if code != 0 || !strings.Contains(out, "number of transactions actually processed: 5/5") {
-		t.Errorf("pgbench -f on temp-postgres: exit %d\n%s\n%s", code, out, stderr)
-	}
-	code, out, stderr = runMain("pgbench", "--db", "temp-postgres", "--no-init", "-f", mix, "-t", "1")
-	if code != 2 || !strings.Contains(stderr, `relation "pgbench_accounts" does not exist`) {
-		t.Errorf("--no-init: exit %d, want 2 and the missing table\n%s\n%s", code, out, stderr)
-	}
-	code, out, stderr = runMain("run", "script", "-f", mix, "--db", "temp-postgres", "--iterations", "5")
-	if code != 0 || strings.Contains(stderr, "using the existing") || !strings.Contains(stderr, "creating the pgbench tables at scale 1") {
-		t.Errorf("run script on temp-postgres: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
