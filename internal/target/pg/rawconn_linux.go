@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -25,17 +26,25 @@ import (
 //
 // Deadlines and Close still interrupt a waiting Read or Write: the wait
 // is the poller's.
+//
+// Like any net.Conn it may be read (or written) by two goroutines at
+// once: pgx's Close, called while a query waits for its answer, may start
+// its background reader beside the query's Read. rmu and wmu keep each
+// call's buffer its own until it returns (the poller serialises the
+// system calls, not the fields below).
 type rawConn struct {
 	net.Conn
 	rc syscall.RawConn
 
 	// The current Read's buffer and outcome, and the function given to
 	// RawConn.Read (made once: a closure per call would allocate).
+	rmu    sync.Mutex
 	rbuf   []byte
 	rn     int
 	rerr   error
 	readFn func(fd uintptr) bool
 
+	wmu     sync.Mutex
 	wbuf    []byte
 	wn      int
 	werr    error
@@ -85,6 +94,7 @@ func (c *rawConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	c.rmu.Lock()
 	c.rbuf, c.rn, c.rerr = b, 0, nil
 	err := c.rc.Read(c.readFn)
 	n := c.rn
@@ -92,6 +102,7 @@ func (c *rawConn) Read(b []byte) (int, error) {
 		err = c.rerr
 	}
 	c.rbuf, c.rerr = nil, nil
+	c.rmu.Unlock()
 	if err != nil && err != io.EOF {
 		err = &net.OpError{Op: "read", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 	}
@@ -120,6 +131,7 @@ func (c *rawConn) Write(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	c.wmu.Lock()
 	c.wbuf, c.wn, c.werr = b, 0, nil
 	err := c.rc.Write(c.writeFn)
 	n := c.wn
@@ -127,6 +139,7 @@ func (c *rawConn) Write(b []byte) (int, error) {
 		err = c.werr
 	}
 	c.wbuf, c.werr = nil, nil
+	c.wmu.Unlock()
 	if err != nil {
 		err = &net.OpError{Op: "write", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 	}

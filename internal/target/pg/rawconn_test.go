@@ -96,3 +96,58 @@ func TestRawConn(t *testing.T) {
 		t.Fatalf("Read after the peer closed: %v, want io.EOF", err)
 	}
 }
+
+// TestRawConnConcurrentReads: two goroutines read one connection at once,
+// as pgx does when Close starts its background reader beside a query's
+// Read. Each Read fills its own buffer; before, the second Read's buffer
+// replaced the first's while the first waited, so the first read into
+// the second's buffer and the second indexed a nil one (a panic in
+// TestHangAtWindowEnd under load).
+func TestRawConnConcurrentReads(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	srv := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		srv <- c
+	}()
+	d, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := wrapRaw(d)
+	defer c.Close()
+	s := <-srv
+	if s == nil {
+		t.Fatal("accept failed")
+	}
+	defer s.Close()
+
+	const readers = 8
+	type got struct {
+		buf []byte
+		n   int
+		err error
+	}
+	results := make(chan got, readers)
+	for range readers {
+		go func() {
+			b := make([]byte, 1) // one byte each: every reader gets one write
+			n, err := c.Read(b)
+			results <- got{b, n, err}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // let the readers queue on the idle socket
+	for i := range readers {
+		if _, err := s.Write([]byte{byte('a' + i)}); err != nil {
+			t.Fatal(err)
+		}
+		r := <-results // one reader wakes per byte
+		if r.err != nil || r.n != 1 || r.buf[0] < 'a' || r.buf[0] >= 'a'+readers {
+			t.Fatalf("reader %d: n %d, err %v, its buffer %q: data went to another reader's buffer", i, r.n, r.err, r.buf)
+		}
+	}
+}
