@@ -2,7 +2,7 @@ package job
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/target"
@@ -10,8 +10,10 @@ import (
 
 // interruptWait is how long what follows a run (telemetry's finish, the
 // pooler's counters, the invariant check) may still take once the run was
-// interrupted, whatever the server does.
-const interruptWait = 2 * time.Second
+// interrupted, whatever the server does: long enough for a server that
+// resumes with the interrupt (a hang fault ending) to answer the check on a
+// busy machine, short enough that Ctrl-C still feels prompt.
+const interruptWait = 5 * time.Second
 
 // probeWait bounds each short exchange with a server around a run
 // (naming its sessions, installing an extension): a server that does not
@@ -27,11 +29,11 @@ func openTarget(ctx context.Context, url string) (target.Target, error) {
 }
 
 // errNoAnswer is why work after an interrupt was cut short.
-var errNoAnswer = errors.New("the server did not answer within 2 s")
+var errNoAnswer = fmt.Errorf("the server did not answer within %v", interruptWait)
 
 // errNoTelemetry is why the telemetry's final readings were cut short
 // after an interrupt.
-var errNoTelemetry = errors.New("the server did not answer within 1 s")
+var errNoTelemetry = fmt.Errorf("the server did not answer within %v", interruptWait/2)
 
 // telemetryCtx bounds the telemetry's final readings: after an interrupt
 // (run is done) to half of the time left, so that the invariant check

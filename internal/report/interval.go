@@ -23,7 +23,7 @@ func intervalLabel(iv result.Interval) string {
 	p := 2
 	for d := 0; d < 2 && iv.LengthS > 0; d++ {
 		x := iv.LengthS * math.Pow10(d)
-		if x >= 0.9 && math.Abs(x-math.Round(x)) < 0.1 {
+		if x >= 0.75 && math.Abs(x-math.Round(x)) < 0.25 {
 			p = d
 			break
 		}

@@ -46,7 +46,9 @@ func TestIntervalLabels(t *testing.T) {
 		{1, []float64{1, 2.0004, 3}, []string{"1s", "2s", "3s"}},
 		{0.25, []float64{0.25, 0.5, 0.75}, []string{"0.25s", "0.50s", "0.75s"}},
 		{0.1, []float64{0.1, 0.2}, []string{"0.1s", "0.2s"}},
-		{0.287, []float64{10.287}, []string{"10.29s"}}, // a last sliver
+		{0.287, []float64{10.287}, []string{"10.3s"}}, // a last sliver
+		{0.52, []float64{0.52}, []string{"0.5s"}},     // a first tick a little late
+		{0.48, []float64{1.0}, []string{"1.0s"}},      // and the next one on time
 	} {
 		for i, end := range tc.ends {
 			if got := strings.TrimSpace(intervalLabel(result.Interval{ElapsedS: end, LengthS: tc.length})); got != tc.want[i] {
