@@ -66,6 +66,13 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 		}
 	}
 
+	// report merges the two as parts of one run (docs/html.md): both
+	// verdicts held the sum, so the merged one does.
+	code, stdout, stderr := runMain("report", filepath.Join(dir, "te-0.json"), filepath.Join(dir, "te-1.json"))
+	if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+		t.Errorf("report of the two runs: exit %d, want 0 and OK: %s\n%s", code, stderr, stdout)
+	}
+
 	// A deletion planted while both run is found by the sum.
 	ctx := context.Background()
 	db, err := target.Open(ctx, cl.URL())
@@ -180,5 +187,69 @@ func TestTerminateBackendsOwnSessions(t *testing.T) {
 	}
 	if conn := ra.Op("connect"); errs != 0 || conn == nil || conn.Count != 2 {
 		t.Errorf("the other run saw %d errors and %+v connects, want none and its 2 clients' first: the fault ended its sessions", errs, conn)
+	}
+}
+
+// TestCheckPartialKilledShard: a split run whose shard 1 is killed
+// mid-run cannot be checked whole (check says the shard stopped without
+// finishing, exit 1); check --partial counts the killed shard's books as
+// of its last heartbeat as a range with no top: no event lost (OK, and
+// it says that invented ones cannot be told), and an event deleted
+// afterwards is found (exit 3). Before, --partial did not exist (exit 2)
+// and the run could never be checked.
+func TestCheckPartialKilledShard(t *testing.T) {
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	db, err := target.Open(ctx, cl.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c := testutil.Session(t, db)
+	const id = "partial-test"
+	args := func(shard string) []string {
+		return append([]string{"run", "train-events", "--db", cl.URL(), "--shard", shard, "--run-id", id, "--seed", "5", "--duration", "8s", "--clients", "2"}, quick...)
+	}
+	s0, _, s0Err := startTxnbench(t, args("0/2")...)
+	s1, _, s1Err := startTxnbench(t, args("1/2")...)
+	if !testutil.Poll(120*time.Second, 50*time.Millisecond, func() bool { // shard 1 has beaten with books
+		var books string
+		target.QueryRow(ctx, c, "SELECT coalesce(ledger, '') FROM txnbench_shards WHERE run_id = $1 AND shard = 1", []any{id}, &books)
+		return regexp.MustCompile(`"committed_events":[1-9]`).MatchString(books)
+	}) {
+		t.Fatalf("shard 1 never recorded its books:\n%s", s1Err.String())
+	}
+	s1.Process.Kill()
+	s1.Wait()
+	s0.Wait()
+	if code := s0.ProcessState.ExitCode(); code != ExitOK {
+		t.Fatalf("shard 0: exit %d\n%s", code, s0Err.String())
+	}
+	var code int
+	var stdout, stderr string
+	if !testutil.Poll(120*time.Second, 500*time.Millisecond, func() bool {
+		code, stdout, stderr = runMain("check", id, "--db", cl.URL())
+		return strings.Contains(stderr, "stopped without finishing")
+	}) || code != ExitFailure || !strings.Contains(stderr, "txnbench check "+id+" --partial") {
+		t.Fatalf("check of the run with a killed shard: exit %d, want 1 naming --partial: %s\n%s", code, stderr, stdout)
+	}
+	code, stdout, stderr = runMain("check", id, "--db", cl.URL(), "--partial")
+	if code != ExitOK || !regexp.MustCompile(`ok +no event lost +\d+ events live or archived; expected at least`).MatchString(stdout) ||
+		!strings.Contains(stdout, "not checked: whether any was invented") || !strings.Contains(stdout, "invariants: OK") {
+		t.Fatalf("check --partial: exit %d, want 0 with the total as a range: %s\n%s", code, stderr, stdout)
+	}
+	if _, err := c.Exec(ctx, "DELETE FROM events_jsonb WHERE id IN (SELECT id FROM events_jsonb LIMIT 1)"); err != nil {
+		t.Fatal(err)
+	}
+	// the killed shard's events after its last beat may hide one deletion:
+	// delete more than two seconds of its work could add
+	var committed int64
+	target.QueryRow(ctx, c, "SELECT count(*) FROM events_jsonb_archive", nil, &committed)
+	if _, err := c.Exec(ctx, "DELETE FROM events_jsonb_archive"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runMain("check", id, "--db", cl.URL(), "--partial")
+	if code != ExitInvariants || !strings.Contains(stdout, "FAIL no event lost") {
+		t.Fatalf("check --partial after %d events were deleted: exit %d, want 3: %s\n%s", committed+1, code, stderr, stdout)
 	}
 }
