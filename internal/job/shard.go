@@ -281,7 +281,7 @@ func finishShard(ctx context.Context, s Spec, c target.Conn, m *member) (whole b
 	if err != nil {
 		return false, err
 	}
-	return run.unfinished("") == "", nil
+	return run.unfinished(false, "") == "", nil
 }
 
 // books is s's workload's books (workload.Ledger) as the run table keeps
@@ -359,8 +359,9 @@ func readRun(ctx context.Context, c target.Conn, id string) (runRows, error) {
 
 // unfinished says which shards have not finished (or never registered),
 // "" when all have; with partial, shards that were killed count as
-// finished (their books as far as their last heartbeat).
-func (run runRows) unfinished(partial string) string {
+// finished (their books as far as their last heartbeat); hint follows a
+// killed shard's mention otherwise.
+func (run runRows) unfinished(partial bool, hint string) string {
 	if len(run) == 0 {
 		return "no shard registered"
 	}
@@ -372,9 +373,9 @@ func (run runRows) unfinished(partial string) string {
 		case r.state == "finished":
 		case r.state == refused:
 			missing = append(missing, fmt.Sprintf("shard %d (on %s) was refused: it was started with other settings", r.shard, r.host))
-		case r.killed() && partial != "":
+		case r.killed() && partial:
 		case r.killed():
-			missing = append(missing, fmt.Sprintf("shard %d (on %s) stopped without finishing (no heartbeat since %s: killed?; %s)", r.shard, r.host, clock(r.beat), partial))
+			missing = append(missing, fmt.Sprintf("shard %d (on %s) stopped without finishing (no heartbeat since %s: killed?%s)", r.shard, r.host, clock(r.beat), hint))
 		default:
 			missing = append(missing, fmt.Sprintf("shard %d (on %s) has not finished", r.shard, r.host))
 		}
@@ -454,11 +455,7 @@ func CheckRun(ctx context.Context, s Spec, db *Database, id string, partial bool
 		if err != nil {
 			return err
 		}
-		hint := "check what can be with txnbench check " + id + " --partial"
-		if partial {
-			hint = "partial"
-		}
-		if u := run.unfinished(hint); u != "" {
+		if u := run.unfinished(partial, "; check what can be with txnbench check "+id+" --partial"); u != "" {
 			return fmt.Errorf("run %s is not finished: %s; check it when every shard has ended", id, u)
 		}
 		if _, ok := s.Workload.(workload.Ledger); !ok {
