@@ -49,7 +49,8 @@ func twoRuns(t *testing.T, dir, name string, during func(), args ...string) (cod
 // books (each run's check says so): OK, and a row deleted while they ran
 // is still found (exit 3 for both). workflow has no books: its starts do
 // not collide on ids, and each check says it did not check, naming the
-// other run. connect-overhead only reads: each one's check is its own.
+// other run; so does pgbench's tpcb-like. connect-overhead only reads:
+// each one's check is its own.
 // On the code before the run table registered every run, the train-events
 // pair both failed (exit 3, each took the other's events for invented
 // ones) and one workflow run's starts all failed on duplicate ids while
@@ -121,6 +122,16 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 		}
 		if !strings.Contains(outs[i], "invariants: not checked (run workflow@") || !strings.Contains(outs[i], "wrote these tables at the same time)") {
 			t.Errorf("workflow run %d: want its check to say another run wrote its tables:\n%s", i, outs[i])
+		}
+	}
+
+	// pgbench's tpcb-like keeps no books: its balances moved together,
+	// but by both runs' transactions, so neither says OK for the pair.
+	sc := []string{"script", "-b", "tpcb-like", "--db", cl.URL(), "--duration", "2s", "--clients", "2"}
+	codes, outs, _ = twoRuns(t, dir, "sc", nil, sc...)
+	for i := range 2 {
+		if codes[i] != ExitOK || !strings.Contains(outs[i], "invariants: not checked (run script@") {
+			t.Errorf("tpcb-like run %d: exit %d, want its check to say another run wrote its tables:\n%s", i, codes[i], outs[i])
 		}
 	}
 
