@@ -264,3 +264,31 @@ func TestCheckPartialKilledShard(t *testing.T) {
 		t.Fatalf("check --partial after %d events were deleted: exit %d, want 3: %s\n%s", committed+1, code, stderr, stdout)
 	}
 }
+
+// TestConcurrentRunKilled: a run that wrote the same tables at the same
+// time and stopped without finishing (its heartbeat stopped: killed) is
+// named so, and the check says it did not check rather than a verdict
+// on that run's unknown work. (The killed run is a row planted in the run
+// table, as a killed txnbench leaves it.)
+func TestConcurrentRunKilled(t *testing.T) {
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	te := append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "20", "--clients", "2"}, quick...)
+	if code, stdout, stderr := runMain(te...); code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+		t.Fatalf("a run alone: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	db, err := target.Open(ctx, cl.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c := testutil.Session(t, db)
+	if _, err := c.Exec(ctx, `INSERT INTO txnbench_shards (run_id, shard, shards, host, workload, args, skew_ms, state, tables, began_at, beat_at)
+		VALUES ('ghost', 0, 1, 'elsewhere', 'train-events', '[]', 0, 'registered', 'train-events:events_jsonb', clock_timestamp(), clock_timestamp())`); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runMain(te...)
+	if code != ExitOK || !regexp.MustCompile(`invariants: not checked \(run ghost \(no heartbeat since \d\d:\d\d:\d\d UTC: killed\?\) wrote these tables at the same time and stopped without finishing\)`).MatchString(stdout) {
+		t.Errorf("a run beside a killed one: exit %d, want 0 and not checked naming it: %s\n%s", code, stderr, stdout)
+	}
+}

@@ -71,7 +71,7 @@ func (m *member) end(s Spec, db *Database) {
 	if m == nil || m.finished {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // an interrupted run ends within about 2 s
 	defer cancel()
 	withConn(ctx, db, func(c target.Conn) error {
 		_, err := finishShard(ctx, s, c, m)
