@@ -317,6 +317,7 @@ type shardRow struct {
 const rowColumns = `run_id, shard, shards, host, state, workload, args, registered_at, coalesce(ledger, ''),
 	coalesce(began_at, registered_at), coalesce(finished_at, clock_timestamp()), coalesce(beat_at, registered_at), clock_timestamp()`
 
+// scanRow reads one row of rowColumns.
 func scanRow(rows target.Rows) (shardRow, error) {
 	var r shardRow
 	err := rows.Scan(&r.runID, &r.shard, &r.shards, &r.host, &r.state, &r.workload, &r.args, &r.registered, &r.ledger, &r.began, &r.ended, &r.beat, &r.now)

@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -113,12 +114,13 @@ func registerRun(ctx context.Context, s Spec, db *Database) (*member, error) {
 	m := &member{runID: wholeRunID(s.Name), stop: func() {}}
 	m.name = "run " + m.runID
 	host, _ := os.Hostname()
+	args, _ := json.Marshal(maskAll(s.Args))
 	err := withConn(ctx, db, func(c target.Conn) error {
 		if err := lockedRunTable(ctx, s, db, c); err != nil {
 			return err
 		}
-		_, err := c.Exec(ctx, "INSERT INTO "+runTable+" (run_id, shard, shards, host, workload, args, skew_ms, state, settings, tables, began_at, beat_at) VALUES ($1, 0, 1, $2, $3, '[]', 0, 'registered', '', $4, clock_timestamp(), clock_timestamp())",
-			m.runID, host, s.Name, s.tables())
+		_, err := c.Exec(ctx, "INSERT INTO "+runTable+" (run_id, shard, shards, host, workload, args, skew_ms, state, settings, tables, began_at, beat_at) VALUES ($1, 0, 1, $2, $3, $4, 0, 'registered', '', $5, clock_timestamp(), clock_timestamp())",
+			m.runID, host, s.Name, string(args), s.tables())
 		if err != nil {
 			return fmt.Errorf("registering %s in %s: %w", m.name, runTable, err)
 		}
@@ -224,9 +226,9 @@ func shareBooks(ctx context.Context, s Spec, c target.Conn, id string, wait time
 			}
 			continue
 		case len(running) > 0:
-			sh.not = &result.Check{NotChecked: fmt.Sprintf("%s wrote these tables at the same time and had not ended %s after this run", list(running), wait)}
+			sh.not = &result.Check{NotChecked: fmt.Sprintf("%s wrote these tables at the same time and had not ended %s after this run; txnbench check %s checks them all once they have", list(running), wait, id)}
 		case len(killed) > 0 && !partial:
-			sh.not = &result.Check{NotChecked: fmt.Sprintf("%s wrote these tables at the same time and stopped without finishing", list(killed))}
+			sh.not = &result.Check{NotChecked: fmt.Sprintf("%s wrote these tables at the same time and stopped without finishing; txnbench check %s --partial checks what can be", list(killed), id)}
 		case len(sh.with) > 0 && !ledger:
 			sh.not = &result.Check{NotChecked: fmt.Sprintf("%s wrote these tables at the same time", list(prefix("run ", sh.with)))}
 		case ledger:
@@ -319,6 +321,7 @@ func list(items []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:3], ", "), len(items)-3)
 }
 
+// prefix is items, each after p.
 func prefix(p string, items []string) []string {
 	out := make([]string, len(items))
 	for i, s := range items {
