@@ -298,4 +298,8 @@ func TestConcurrentRunKilled(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "expected at least") || !strings.Contains(stdout, "invariants: OK") {
 		t.Errorf("check %s --partial beside a killed run: exit %d, want 0 with the total as a range: %s\n%s", id, code, stderr, stdout)
 	}
+	// A run long after the killed one died is checked alone.
+	if code, stdout, stderr := runMain(te...); code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+		t.Errorf("a run after the killed one: exit %d, want its own OK: %s\n%s", code, stderr, stdout)
+	}
 }

@@ -245,14 +245,20 @@ func (sh sharing) after(ctx context.Context, s Spec, c target.Conn, ch *workload
 	if sh.key == "" || len(sh.group) == 0 {
 		return nil
 	}
-	rows, err := readRows(ctx, c, "tables = $1 AND state <> $2 AND began_at IS NOT NULL AND began_at <= clock_timestamp() AND coalesce(finished_at, clock_timestamp()) > (SELECT min(began_at) FROM "+runTable+" WHERE run_id = $3)", sh.key, refused, sh.group[0])
+	rows, err := readRows(ctx, c, "tables = $1 AND state <> $2 AND began_at IS NOT NULL AND coalesce(finished_at, clock_timestamp()) > (SELECT min(began_at) FROM "+runTable+" WHERE run_id = $3)", sh.key, refused, sh.group[0])
 	if err != nil {
 		return err
 	}
-	var late []string
-	for _, r := range rows.runs("") {
-		if !slices.Contains(sh.group, r) {
-			late = append(late, "run "+r)
+	var lo time.Time // when the first run counted began
+	for _, r := range rows {
+		if slices.Contains(sh.group, r.runID) && (lo.IsZero() || r.began.Before(lo)) {
+			lo = r.began
+		}
+	}
+	var late []string // not counted, yet writing after lo (a killed run's end is its last heartbeat)
+	for _, r := range rows {
+		if !slices.Contains(sh.group, r.runID) && r.ended.After(lo) && !slices.Contains(late, "run "+r.runID) {
+			late = append(late, "run "+r.runID)
 		}
 	}
 	if len(late) > 0 {
