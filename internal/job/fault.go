@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"syscall"
@@ -211,7 +212,7 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 			resume()
 			return "server", ""
 		case fault.TerminateBackends:
-			n, err := terminateBackends(ctx, d.serverURL(s))
+			n, err := terminateBackends(ctx, d.serverURL(s), nameIn(d.connURL))
 			if err != nil {
 				return "server", "terminating the run's sessions failed: " + firstLine(err.Error())
 			}
@@ -266,9 +267,10 @@ func restart(p interface{ Restart(context.Context) error }) string {
 }
 
 // terminateBackends ends the run's client sessions on the server at
-// serverURL (those named txnbench in the run's database) and returns how
-// many it ended.
-func terminateBackends(ctx context.Context, serverURL string) (int64, error) {
+// serverURL (those named name in the run's database: this process's, see
+// sessionName; another txnbench's are left alone) and returns how many it
+// ended.
+func terminateBackends(ctx context.Context, serverURL, name string) (int64, error) {
 	if serverURL == "" {
 		return 0, errors.New("no server URL: give the server's with --db")
 	}
@@ -286,6 +288,39 @@ func terminateBackends(ctx context.Context, serverURL string) (int64, error) {
 	defer c.Close(context.Background())
 	var n int64
 	err = target.QueryRow(ctx, c, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-		WHERE application_name = 'txnbench' AND datname = current_database() AND pid <> pg_backend_pid()`, nil, &n)
+		WHERE application_name = $1 AND datname = current_database() AND pid <> pg_backend_pid()`, []any{name}, &n)
 	return n, err
+}
+
+// sessionName is what this process's client sessions are called on the
+// server (application_name): txnbench, the process id and the host, so
+// that terminate-backends ends this run's sessions and no other
+// txnbench's on the same database. It is letters, digits and -_.@ (as
+// safe in a URL as in the server), within the server's 63 bytes.
+var sessionName = func() string {
+	host, _ := os.Hostname()
+	b := []byte(fmt.Sprintf("txnbench-%d@%s", os.Getpid(), host))
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.@", c) >= 0) {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 63 {
+		b = b[:63]
+	}
+	return string(b)
+}()
+
+// named is the server URL u with this process's sessionName, unless u
+// names its sessions itself.
+func named(u string) string {
+	return target.WithParam(u, "application_name", sessionName)
+}
+
+// nameIn is the application_name the sessions opened with URL u have.
+func nameIn(u string) string {
+	if p, err := url.Parse(u); err == nil && p.Query().Has("application_name") {
+		return p.Query().Get("application_name")
+	}
+	return sessionName
 }

@@ -58,7 +58,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	if err != nil {
 		return err
 	}
-	clientURL := f.URL(dbname)
+	clientURL := named(f.URL(dbname)) // as the server's sessions are named (nameServerSessions): PgBouncer need not SET it
 	if cmp.Or(s.Pooler.Mode, "transaction") != "session" {
 		clientURL = withExecMode(clientURL)
 	}

@@ -189,7 +189,11 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		return nil, err
 	}
 	if sp.Kind != target.TempPostgres {
-		t, err := openTarget(ctx, s.DB)
+		u := s.DB
+		if sp.Kind == target.ServerURL {
+			u = named(u)
+		}
+		t, err := openTarget(ctx, u)
 		if err != nil {
 			return nil, err
 		}
@@ -197,7 +201,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		if sp.Kind == target.SQLiteTemp {
 			shown = "sqlite (a temporary file, removed at exit)"
 		}
-		return &Database{Target: t, URL: shown, connURL: s.DB}, nil
+		return &Database{Target: t, URL: shown, connURL: u}, nil
 	}
 	conf := s.PGConf
 	if !hasSetting(conf, "max_connections") {
@@ -209,13 +213,13 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := openTarget(ctx, cl.URL())
+	t, err := openTarget(ctx, named(cl.URL()))
 	if err != nil {
 		cl.Stop()
 		return nil, err
 	}
 	s.log(fmt.Sprintf("PostgreSQL %s ready on 127.0.0.1:%d in %.1f s", cl.Version(), cl.Port(), time.Since(started).Seconds()))
-	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, connURL: cl.URL()}, nil
+	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, connURL: named(cl.URL())}, nil
 }
 
 func hasSetting(conf []string, key string) bool {
@@ -265,8 +269,28 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 	if !created {
 		s.log("using the existing " + s.Name + " schema and data (--reinit to start fresh)")
 	}
+	// The run is in the run table before Start counts anything, so that
+	// a run writing the same tables at the same time is known (share.go).
+	var m *member
+	var began time.Time
+	switch {
+	case s.sharded():
+		if began, err = serverNow(ctx, db); err != nil {
+			return nil, err
+		}
+	case s.registers(db):
+		if m, err = registerRun(ctx, s, db); err != nil {
+			s.log("not registered in the run table: runs writing the same tables at the same time cannot be told apart (" + firstLine(err.Error()) + ")")
+			m = nil
+		}
+		defer func() { m.end(s, db) }()
+	}
 	if err := withConn(ctx, db, func(c target.Conn) error { return s.Workload.Start(ctx, c) }); err != nil {
 		return nil, err
+	}
+	if m != nil {
+		m.beat(s, db)
+		defer m.stop()
 	}
 	faults, err := startFaults(ctx, s, db)
 	if err != nil {
@@ -301,13 +325,16 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 	}
 	var shard result.Shard
 	if s.sharded() { // the last thing before the run: the shards start together
-		if shard, err = startTogether(ctx, s, db); err != nil {
+		if shard, err = startTogether(ctx, s, db, began); err != nil {
 			conns.Close()
 			if tel != nil {
 				tel.Finish(ctx)
 			}
 			return nil, err
 		}
+		m = &member{runID: s.Shard.RunID, shard: s.Runner.Shard.Index, name: s.shardName()}
+		m.beat(s, db)
+		defer m.stop()
 	}
 	faults.hook(&rc)
 	out, err := runner.Run(ctx, rc, conns, s.Workload)
@@ -348,14 +375,30 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 	checkCtx, cancel := context.WithTimeout(wctx, 5*time.Minute)
 	defer cancel()
 	if s.sharded() {
-		if r.Invariants, err = endShard(checkCtx, s, db, r, shard); r.Invariants != nil || err != nil {
+		if r.Invariants, err = endShard(checkCtx, s, db, r, shard, m); r.Invariants != nil || err != nil {
 			return r, err
 		}
 	}
 	var ch workload.Check
 	err = withCheckConn(checkCtx, s, db, r, func(c target.Conn) (err error) {
-		ch, err = s.Workload.Check(checkCtx, c)
-		return err
+		var sh sharing
+		if m != nil {
+			if !s.sharded() {
+				if _, err := finishShard(checkCtx, s, c, m); err != nil {
+					return err
+				}
+			}
+			if sh, err = shareBooks(checkCtx, s, c, m.runID, shareWait, false); err != nil || sh.not != nil {
+				if sh.not != nil {
+					ch = *sh.not
+				}
+				return err
+			}
+		}
+		if ch, err = s.Workload.Check(checkCtx, c); err != nil || m == nil {
+			return err
+		}
+		return sh.after(checkCtx, s, c, &ch)
 	})
 	if err != nil && wctx.Err() != nil {
 		r.Invariants = &workload.Check{NotChecked: context.Cause(wctx).Error()}

@@ -272,5 +272,5 @@ func nameServerSessions(ctx context.Context, t target.Target) {
 		return
 	}
 	defer c.Close(ctx)
-	c.Exec(ctx, "ALTER ROLE CURRENT_USER SET application_name = 'txnbench'")
+	c.Exec(ctx, "ALTER ROLE CURRENT_USER SET application_name = '"+sessionName+"'")
 }

@@ -77,28 +77,7 @@ func awaitLoad(ctx context.Context, s Spec, db *Database) error {
 	}
 	return withConn(ctx, db, func(c target.Conn) error {
 		if s.Runner.Shard.Index == 0 {
-			unlock, err := lockSchema(ctx, Spec{Name: runTable, Log: s.Log}, db, c)
-			if err != nil {
-				return err
-			}
-			defer unlock()
-			_, err = c.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+runTable+` (
-	run_id TEXT NOT NULL, shard INT NOT NULL, shards INT NOT NULL, host TEXT NOT NULL,
-	workload TEXT NOT NULL, args TEXT NOT NULL,
-	registered_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(), skew_ms DOUBLE PRECISION NOT NULL,
-	state TEXT NOT NULL, finished_at TIMESTAMPTZ, ledger TEXT,
-	PRIMARY KEY (run_id, shard))`)
-			var has int64 // a run table of an older txnbench lacks settings (altered only then: it may be another role's)
-			if err == nil {
-				err = target.QueryRow(ctx, c, "SELECT count(*) FROM pg_attribute WHERE attrelid = '"+runTable+"'::regclass AND attname = 'settings' AND NOT attisdropped", nil, &has)
-			}
-			if err == nil && has == 0 {
-				_, err = c.Exec(ctx, `ALTER TABLE `+runTable+` ADD COLUMN settings TEXT NOT NULL DEFAULT ''`)
-			}
-			if err != nil {
-				return fmt.Errorf("creating the run table %s: %w", runTable, err)
-			}
-			return nil
+			return lockedRunTable(ctx, s, db, c)
 		}
 		said := false
 		return poll(ctx, s.Shard.Wait, func(ctx context.Context) (bool, error) {
@@ -116,6 +95,45 @@ func awaitLoad(ctx context.Context, s Spec, db *Database) error {
 			return fmt.Errorf("%s: shard 0 did not load the data within %s: start shard 0 with the same --run-id, or raise --shard-wait", s.shardName(), s.Shard.Wait)
 		})
 	})
+}
+
+// lockedRunTable makes the run table, one txnbench at a time.
+func lockedRunTable(ctx context.Context, s Spec, db *Database, c target.Conn) error {
+	unlock, err := lockSchema(ctx, Spec{Name: runTable, Log: s.Log}, db, c)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return ensureRunTable(ctx, c)
+}
+
+// ensureRunTable makes the run table, and adds the columns an older
+// txnbench's lacks (altered only then: the table may be another role's).
+func ensureRunTable(ctx context.Context, c target.Conn) error {
+	_, err := c.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+runTable+` (
+	run_id TEXT NOT NULL, shard INT NOT NULL, shards INT NOT NULL, host TEXT NOT NULL,
+	workload TEXT NOT NULL, args TEXT NOT NULL,
+	registered_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(), skew_ms DOUBLE PRECISION NOT NULL,
+	state TEXT NOT NULL, finished_at TIMESTAMPTZ, ledger TEXT,
+	PRIMARY KEY (run_id, shard))`)
+	for _, col := range []struct{ name, def string }{
+		{"settings", "TEXT NOT NULL DEFAULT ''"},
+		{"tables", "TEXT NOT NULL DEFAULT ''"}, // what the run writes (Spec.tables)
+		{"began_at", "TIMESTAMPTZ"},            // before the run's Start counted anything
+		{"beat_at", "TIMESTAMPTZ"},             // its last heartbeat
+	} {
+		var has int64
+		if err == nil {
+			err = target.QueryRow(ctx, c, "SELECT count(*) FROM pg_attribute WHERE attrelid = '"+runTable+"'::regclass AND attname = $1 AND NOT attisdropped", []any{col.name}, &has)
+		}
+		if err == nil && has == 0 {
+			_, err = c.Exec(ctx, `ALTER TABLE `+runTable+` ADD COLUMN `+col.name+` `+col.def)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("creating the run table %s: %w", runTable, err)
+	}
+	return nil
 }
 
 // poll calls done every shardPoll until it reports true or fails, or
@@ -144,7 +162,7 @@ func poll(ctx context.Context, timeout time.Duration, done func(context.Context)
 
 // registerShard records this shard in the run table, with its clock's
 // skew against the server's, within probeWait.
-func registerShard(ctx context.Context, s Spec, db *Database) (result.Shard, error) {
+func registerShard(ctx context.Context, s Spec, db *Database, began time.Time) (result.Shard, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
 	host, _ := os.Hostname()
@@ -175,8 +193,8 @@ func registerShard(ctx context.Context, s Spec, db *Database) (result.Shard, err
 			return err
 		}
 		sh.SkewMS, sh.RTTMS = ms(skew), ms(rtt)
-		_, err = c.Exec(ctx, "INSERT INTO "+runTable+" (run_id, shard, shards, host, workload, args, skew_ms, state, settings) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-			sh.RunID, sh.Index, sh.Count, host, s.Name, string(args), sh.SkewMS, state, s.Shard.Settings)
+		_, err = c.Exec(ctx, "INSERT INTO "+runTable+" (run_id, shard, shards, host, workload, args, skew_ms, state, settings, tables, began_at, beat_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp())",
+			sh.RunID, sh.Index, sh.Count, host, s.Name, string(args), sh.SkewMS, state, s.Shard.Settings, s.tables(), began)
 		if err != nil {
 			return fmt.Errorf("registering %s in %s: %w", s.shardName(), runTable, err)
 		}
@@ -213,8 +231,8 @@ func measureSkew(ctx context.Context, c target.Conn) (skew, rtt time.Duration, e
 // registered, on the server's clock, which each shard turns into its own
 // with its skew. It comes after the workload's Start (so every shard has
 // counted what the check starts from before any of them runs).
-func startTogether(ctx context.Context, s Spec, db *Database) (result.Shard, error) {
-	sh, err := registerShard(ctx, s, db)
+func startTogether(ctx context.Context, s Spec, db *Database, began time.Time) (result.Shard, error) {
+	sh, err := registerShard(ctx, s, db, began)
 	if err != nil {
 		return sh, err
 	}
@@ -252,60 +270,89 @@ func startTogether(ctx context.Context, s Spec, db *Database) (result.Shard, err
 	return sh, nil
 }
 
-// finishShard records this shard's end and its books in the run table,
-// and reports whether the invariant check may cover the whole run from
-// here: always for a workload without books (its check holds whoever ran
-// what), and for one with books (workload.Ledger) when every shard has
-// finished: then Check counts all their books.
-func finishShard(ctx context.Context, s Spec, db *Database) (whole bool, err error) {
-	l, ok := s.Workload.(workload.Ledger)
-	var books []byte
-	if ok {
-		books, _ = json.Marshal(l.Ledger())
+// finishShard stops m's heartbeat, records the end of this part of the
+// run and its books in the run table, and reports whether the invariant
+// check may cover the whole run from here: always for a workload without
+// books (its check holds whoever ran what), and for one with books
+// (workload.Ledger) when every shard of the run has finished (a whole run
+// is its own only shard).
+func finishShard(ctx context.Context, s Spec, c target.Conn, m *member) (whole bool, err error) {
+	m.stop()
+	_, err = c.Exec(ctx, "UPDATE "+runTable+" SET state = 'finished', finished_at = clock_timestamp(), ledger = $3 WHERE run_id = $1 AND shard = $2",
+		m.runID, m.shard, s.books())
+	if err != nil {
+		return false, fmt.Errorf("recording the end of %s in %s: %w", m.name, runTable, err)
 	}
-	err = withConn(ctx, db, func(c target.Conn) error {
-		_, err := c.Exec(ctx, "UPDATE "+runTable+" SET state = 'finished', finished_at = clock_timestamp(), ledger = $3 WHERE run_id = $1 AND shard = $2",
-			s.Shard.RunID, s.Runner.Shard.Index, string(books))
-		if err != nil {
-			return fmt.Errorf("recording the end of %s in %s: %w", s.shardName(), runTable, err)
-		}
-		if !ok {
-			whole = true
-			return nil
-		}
-		run, err := readRun(ctx, c, s.Shard.RunID)
-		if err != nil || run.unfinished() != "" {
-			return err
-		}
-		whole = true
-		return run.use(l)
-	})
-	return whole, err
+	m.finished = true
+	if _, ok := s.Workload.(workload.Ledger); !ok {
+		return true, nil // its check holds whoever ran what
+	}
+	run, err := readRun(ctx, c, m.runID)
+	if err != nil {
+		return false, err
+	}
+	return run.unfinished(false, "") == "", nil
 }
 
-// shardRow is one shard's row in the run table.
+// books is s's workload's books (workload.Ledger) as the run table keeps
+// them, "" for a workload without.
+func (s Spec) books() string {
+	l, ok := s.Workload.(workload.Ledger)
+	if !ok {
+		return ""
+	}
+	b, _ := json.Marshal(l.Ledger())
+	return string(b)
+}
+
+// shardRow is one row of the run table: a shard of a split run, or a
+// whole run (shard 0 of 1).
 type shardRow struct {
+	runID          string
 	shard, shards  int
 	host, state    string
 	workload, args string
 	registered     time.Time
 	ledger         string
+	began, ended   time.Time // ended: when it finished, or its last sign of life
+	beat, now      time.Time // its last heartbeat, and the server's clock as read
 }
 
-// runRows are a split run's rows, by shard.
+// rowColumns are what scanRow reads, in its order.
+const rowColumns = `run_id, shard, shards, host, state, workload, args, registered_at, coalesce(ledger, ''),
+	coalesce(began_at, registered_at), coalesce(finished_at, clock_timestamp()), coalesce(beat_at, registered_at), clock_timestamp()`
+
+// scanRow reads one row of rowColumns.
+func scanRow(rows target.Rows) (shardRow, error) {
+	var r shardRow
+	err := rows.Scan(&r.runID, &r.shard, &r.shards, &r.host, &r.state, &r.workload, &r.args, &r.registered, &r.ledger, &r.began, &r.ended, &r.beat, &r.now)
+	if r.killed() {
+		r.ended = r.beat.Add(beatEvery)
+	}
+	return r, err
+}
+
+// killed reports whether r's process stopped without finishing: its
+// heartbeat is older than beatStale.
+func (r shardRow) killed() bool {
+	return r.state != "finished" && r.state != refused && r.now.Sub(r.beat) > beatStale
+}
+
+// runRows are rows of the run table: one run's, by shard, or the runs
+// that shared tables.
 type runRows []shardRow
 
-// readRun reads the rows of run id.
-func readRun(ctx context.Context, c target.Conn, id string) (runRows, error) {
-	rows, err := c.Query(ctx, "SELECT shard, shards, host, state, workload, args, registered_at, coalesce(ledger, '') FROM "+runTable+" WHERE run_id = $1 ORDER BY shard", id)
+// readRows reads the run table's rows where cond holds (with args).
+func readRows(ctx context.Context, c target.Conn, cond string, args ...any) (runRows, error) {
+	rows, err := c.Query(ctx, "SELECT "+rowColumns+" FROM "+runTable+" WHERE "+cond+" ORDER BY run_id, shard", args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the run table %s: %w", runTable, err)
 	}
 	defer rows.Close()
 	var run runRows
 	for rows.Next() {
-		var r shardRow
-		if err := rows.Scan(&r.shard, &r.shards, &r.host, &r.state, &r.workload, &r.args, &r.registered, &r.ledger); err != nil {
+		r, err := scanRow(rows)
+		if err != nil {
 			return nil, fmt.Errorf("reading the run table %s: %w", runTable, err)
 		}
 		run = append(run, r)
@@ -316,9 +363,16 @@ func readRun(ctx context.Context, c target.Conn, id string) (runRows, error) {
 	return run, nil
 }
 
+// readRun reads the rows of run id.
+func readRun(ctx context.Context, c target.Conn, id string) (runRows, error) {
+	return readRows(ctx, c, "run_id = $1", id)
+}
+
 // unfinished says which shards have not finished (or never registered),
-// "" when all have.
-func (run runRows) unfinished() string {
+// "" when all have; with partial, shards that were killed count as
+// finished (their books as far as their last heartbeat); hint follows a
+// killed shard's mention otherwise.
+func (run runRows) unfinished(partial bool, hint string) string {
 	if len(run) == 0 {
 		return "no shard registered"
 	}
@@ -326,10 +380,13 @@ func (run runRows) unfinished() string {
 	have := map[int]bool{}
 	for _, r := range run {
 		have[r.shard] = true
-		switch r.state {
-		case "finished":
-		case refused:
+		switch {
+		case r.state == "finished":
+		case r.state == refused:
 			missing = append(missing, fmt.Sprintf("shard %d (on %s) was refused: it was started with other settings", r.shard, r.host))
+		case r.killed() && partial:
+		case r.killed():
+			missing = append(missing, fmt.Sprintf("shard %d (on %s) stopped without finishing (no heartbeat since %s: killed?%s)", r.shard, r.host, clock(r.beat), hint))
 		default:
 			missing = append(missing, fmt.Sprintf("shard %d (on %s) has not finished", r.shard, r.host))
 		}
@@ -342,12 +399,24 @@ func (run runRows) unfinished() string {
 	return strings.Join(missing, ", ")
 }
 
-// use hands every shard's books to l.
+// clock is t on the server's clock, for messages.
+func clock(t time.Time) string { return t.UTC().Format("15:04:05 UTC") }
+
+// use hands the books of every row to l; a killed row's (its last
+// heartbeat's, or none) are marked open (workload.BookOpen).
 func (run runRows) use(l workload.Ledger) error {
 	books := make([]map[string]int64, len(run))
 	for i, r := range run {
-		if err := json.Unmarshal([]byte(r.ledger), &books[i]); err != nil {
-			return fmt.Errorf("reading the books of shard %d in %s: %w", r.shard, runTable, err)
+		if r.ledger != "" {
+			if err := json.Unmarshal([]byte(r.ledger), &books[i]); err != nil {
+				return fmt.Errorf("reading the books of %s shard %d in %s: %w", r.runID, r.shard, runTable, err)
+			}
+		}
+		if books[i] == nil {
+			books[i] = map[string]int64{}
+		}
+		if r.state != "finished" {
+			books[i][workload.BookOpen] = 1
 		}
 	}
 	l.UseLedgers(books)
@@ -382,8 +451,11 @@ func ReadRunRecord(ctx context.Context, db *Database, id string) (RunRecord, err
 // CheckRun checks the invariants of the whole split run id once every
 // shard finished: s is the run's workload, its settings parsed from the
 // run's record (ReadRunRecord). Init finds the schema and data the shards
-// used (it never creates them: s.Fresh is ignored).
-func CheckRun(ctx context.Context, s Spec, db *Database, id string) (*result.Check, error) {
+// used (it never creates them: s.Fresh is ignored). With partial, shards
+// that were killed count with their books as far as their last
+// heartbeat, as a range with no top: the check says what it could not
+// verify.
+func CheckRun(ctx context.Context, s Spec, db *Database, id string, partial bool) (*result.Check, error) {
 	s.Fresh = false
 	if _, err := Init(ctx, s, db); err != nil {
 		return nil, err
@@ -394,18 +466,23 @@ func CheckRun(ctx context.Context, s Spec, db *Database, id string) (*result.Che
 		if err != nil {
 			return err
 		}
-		if u := run.unfinished(); u != "" {
+		if u := run.unfinished(partial, "; check what can be with txnbench check "+id+" --partial"); u != "" {
 			return fmt.Errorf("run %s is not finished: %s; check it when every shard has ended", id, u)
 		}
-		l, ok := s.Workload.(workload.Ledger)
-		if !ok {
+		if _, ok := s.Workload.(workload.Ledger); !ok {
 			return fmt.Errorf("run %s ran %s, whose check needs no shard's books: each shard's own check covered the whole run (see its result)", id, s.Name)
 		}
-		if err := run.use(l); err != nil {
+		sh, err := shareBooks(ctx, s, c, id, shareWait, partial)
+		if err != nil || sh.not != nil {
+			if sh.not != nil {
+				ch = *sh.not
+			}
 			return err
 		}
-		ch, err = s.Workload.Check(ctx, c)
-		return err
+		if ch, err = s.Workload.Check(ctx, c); err != nil {
+			return err
+		}
+		return sh.after(ctx, s, c, &ch)
 	})
 	if err != nil {
 		return nil, err
@@ -416,8 +493,12 @@ func CheckRun(ctx context.Context, s Spec, db *Database, id string) (*result.Che
 // endShard records the shard in r and its end in the run table. The
 // invariant check that follows covers the whole run when finishShard says
 // so; otherwise the check it returns says who checks the run.
-func endShard(ctx context.Context, s Spec, db *Database, r *result.Result, sh result.Shard) (*result.Check, error) {
-	whole, err := finishShard(ctx, s, db)
+func endShard(ctx context.Context, s Spec, db *Database, r *result.Result, sh result.Shard, m *member) (*result.Check, error) {
+	var whole bool
+	err := withConn(ctx, db, func(c target.Conn) (err error) {
+		whole, err = finishShard(ctx, s, c, m)
+		return err
+	})
 	sh.Checked = whole
 	r.Shards = []result.Shard{sh}
 	if err != nil || whole {

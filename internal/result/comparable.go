@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 )
 
 // Incomparable is Merge's refusal of results that are not parts of one
@@ -88,7 +89,7 @@ func Comparable(rs []*Result) error {
 		}
 		sort.Strings(sorted)
 		for _, k := range sorted {
-			if err := diff(k, settingText(rs[0].Settings, k), settingText(r.Settings, k)); err != nil {
+			if err := diff(k, rs[0].settingText(k), r.settingText(k)); err != nil {
 				return err
 			}
 		}
@@ -96,10 +97,27 @@ func Comparable(rs []*Result) error {
 	return nil
 }
 
-// settingText is setting k of s as text: a string as it is, anything else
-// as JSON, "(unset)" when s lacks it.
-func settingText(s map[string]any, k string) string {
-	v, ok := s[k]
+// dataSeed is the setting a run records when it used data made with
+// another seed than its own; without it the data was made with its seed.
+const dataSeed = "data_seed"
+
+// settingText is r's workload setting k as text: a string as it is,
+// anything else as JSON, "(unset)" when r lacks it. A run without a data
+// seed made its data with its own seed: two runs on the same data (one
+// loaded it, the other found it) have the same. Seeds are compared as
+// saved results hold them, to float64's precision.
+func (r *Result) settingText(k string) string {
+	v, ok := r.Settings[k]
+	if k == dataSeed { // a saved result's is a JSON number (float64): compared as one
+		f := float64(r.Config.Seed)
+		switch n := v.(type) {
+		case uint64:
+			f = float64(n)
+		case float64:
+			f = n
+		}
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
 	if !ok {
 		return "(unset)"
 	}

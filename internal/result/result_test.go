@@ -574,10 +574,21 @@ func TestMergeEdgeCases(t *testing.T) {
 	if _, err := result.Merge([]*result.Result{one, part}); err != nil {
 		t.Errorf("merging parts with other clients and seeds: %v", err)
 	}
+	// Two runs on the same data at once: the first loaded it with its
+	// seed, the second found it (data_seed, the first's seed): one run's
+	// parts. (They were refused: data_seed (unset) against a number.)
+	loader, finder := sample(t, 1, 3, true), sample(t, 1, 3, true)
+	loader.Config.Seed, finder.Config.Seed = 7, 9
+	loader.Settings = map[string]any{"variant": "manual"}
+	finder.Settings = map[string]any{"variant": "manual", "data_seed": uint64(7)}
+	if _, err := result.Merge([]*result.Result{loader, finder}); err != nil {
+		t.Errorf("merging runs on the same data, one of which loaded it: %v", err)
+	}
 	for _, tc := range []struct {
 		change func(r *result.Result)
 		want   string
 	}{
+		{func(r *result.Result) { r.Settings = map[string]any{"variant": "manual", "data_seed": uint64(8)} }, "cannot merge: data_seed differs"},
 		{func(r *result.Result) { r.Settings = map[string]any{"variant": "text"} }, "cannot merge: variant differs (manual in result 1, text in result 2); merge parts of one run only"},
 		{func(r *result.Result) { r.Settings = map[string]any{"variant": "manual", "rows": 5} }, "cannot merge: rows differs ((unset) in result 1, 5 in result 2)"},
 		{func(r *result.Result) { r.Server.Dialect = "SQLite" }, "cannot merge: database differs"},

@@ -13,3 +13,17 @@ type Ledger interface {
 	// (each one's Ledger) instead of this process's own.
 	UseLedgers(books []map[string]int64)
 }
+
+// BookOpen, set to 1 in a run's books, says they stop short: the run was
+// killed after recording them (at its last heartbeat), so what it did
+// afterwards is unknown and a check counts it as a range with no top.
+const BookOpen = "open"
+
+// Tables is implemented by a workload to name the tables its ops write,
+// as a key: two runs with the same key at the same time wrote the same
+// tables, so neither's check can hold the other's work for its own. ""
+// says its ops write nothing (its check reads only what it loaded). A
+// workload without Tables is taken to write tables keyed by its name.
+type Tables interface {
+	Tables() string
+}

@@ -266,3 +266,6 @@ const usersPerRegion = 20
 func regionCount[T int | int64](users T) int {
 	return max(1, int(users/usersPerRegion))
 }
+
+// Tables is "": the ops only read what the load wrote.
+func (w *Workload) Tables() string { return "" }

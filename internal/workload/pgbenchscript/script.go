@@ -670,3 +670,7 @@ func (w *Workload) Steps() []workload.Step {
 	}
 	return w.stmts.steps
 }
+
+// Tables is pgbench's: every script, builtin or custom, runs on the
+// pgbench_* tables.
+func (w *Workload) Tables() string { return "pgbench" }

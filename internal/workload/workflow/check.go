@@ -23,7 +23,7 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, er
 	first := w.base + 1
 	cutoff := micros(time.Now().Add(-w.stuckAfter))
 	for _, q := range w.sql.checkCounts {
-		args := []any{first}
+		args := []any{first, w.last}
 		if q.cutoff {
 			args = append(args, cutoff)
 		}
@@ -34,7 +34,7 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, er
 		got[q.name] = n
 	}
 	var leases int64
-	if err := target.QueryRow(ctx, c, w.sql.leasesHeld, []any{first}, &leases); err != nil {
+	if err := target.QueryRow(ctx, c, w.sql.leasesHeld, []any{first, w.last}, &leases); err != nil {
 		return ch, fmt.Errorf("checking invariants (leases): %w", err)
 	}
 	stuck, dead := got["stuck"], got["dead"]

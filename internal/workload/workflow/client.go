@@ -25,9 +25,9 @@ type waiter struct {
 // finished tells the waiter of instance id, if it still waits for it,
 // that the instance's final state committed at t. A workflow of an
 // earlier run (its signals left queued when that run was interrupted or
-// killed) has no waiter.
+// killed) or of another run sharing the tables has no waiter.
 func (w *Workload) finished(id int64, t time.Time) {
-	if id <= w.base {
+	if id <= w.base || id > w.last {
 		return
 	}
 	wt := &w.waiters[int((id-w.base-1)%int64(len(w.waiters)))]

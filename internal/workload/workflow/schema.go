@@ -14,6 +14,7 @@ const (
 	tSignals   = "workflow_signals"
 	tDead      = "workflow_dead_letters"
 	tHistory   = "workflow_history"
+	tBlocks    = "workflow_id_blocks" // the blocks of instance ids runs took (idBits)
 )
 
 // notifyChannel is the channel pg_notify wakes the workers on; its payload
@@ -35,29 +36,32 @@ const (
 type schema struct {
 	drop, ddl, probe []string
 
-	start         string // $1 id, $2 definition, $3 steps, $4 now, $5 business key
-	publish       string // instance to waiting by id: $1 id, $2 now
-	publishByKey  string // the same by business key, RETURNING id: $1 key, $2 now
-	insertSignals string // the steps' signals: $1 instance, $2 due, $3 payload
-	notify        string // pg_notify with the due time as payload: $1 due; "" without
-	readInstance  string // $1 id: state, completed_us
-	claim         string // $1 worker, $2 lease until, $3 now, $4 batch: RETURNING instance_id, step, attempts, due_us
-	readVersion   string // $1 id: version, applied, steps
-	advance       string // $1 id, $2 version, $3 now
-	takeSignal    string // delete the signal while the lease is ours: $1 instance, $2 step, $3 worker, $4 attempts
-	insertHistory string // $1 instance, $2 step, $3 worker, $4 attempts, $5 now
-	retryLater    string // release with a new due time: $1 instance, $2 step, $3 worker, $4 attempts, $5 due
-	insertDead    string // $1 instance, $2 step, $3 attempts, $4 error, $5 now
-	failInstance  string // $1 id, $2 version, $3 now
-	releaseLeases string // $1 worker
-	maxInstance   string
-	checkCounts   []checkQuery // the invariant check's counts; $1 the run's first instance id
-	leasesHeld    string       // $1 the run's first instance id: an earlier, killed run's leases are not this run's
+	start         string       // $1 id, $2 definition, $3 steps, $4 now, $5 business key
+	publish       string       // instance to waiting by id: $1 id, $2 now
+	publishByKey  string       // the same by business key, RETURNING id: $1 key, $2 now
+	insertSignals string       // the steps' signals: $1 instance, $2 due, $3 payload
+	notify        string       // pg_notify with the due time as payload: $1 due; "" without
+	readInstance  string       // $1 id: state, completed_us
+	claim         string       // $1 worker, $2 lease until, $3 now, $4 batch: RETURNING instance_id, step, attempts, due_us
+	readVersion   string       // $1 id: version, applied, steps
+	advance       string       // $1 id, $2 version, $3 now
+	takeSignal    string       // delete the signal while the lease is ours: $1 instance, $2 step, $3 worker, $4 attempts
+	insertHistory string       // $1 instance, $2 step, $3 worker, $4 attempts, $5 now
+	retryLater    string       // release with a new due time: $1 instance, $2 step, $3 worker, $4 attempts, $5 due
+	insertDead    string       // $1 instance, $2 step, $3 attempts, $4 error, $5 now
+	failInstance  string       // $1 id, $2 version, $3 now
+	releaseLeases string       // $1 worker
+	maxInstance   string       // the highest instance id
+	blocks        string       // creates the table of the runs' blocks of instance ids (idBits)
+	lastBlock     string       // the highest block a run took
+	takeBlock     string       // $1 the block: fails when another run took it first
+	checkCounts   []checkQuery // the invariant check's counts; $1 and $2 the run's first and last instance id
+	leasesHeld    string       // $1 and $2 the run's first and last instance id: other runs' leases are not this run's
 }
 
-// checkQuery is one count of the invariant check: $1 is the run's first
-// instance id and, when cutoff is set, $2 the creation time before which a
-// workflow not final is stuck.
+// checkQuery is one count of the invariant check: $1 and $2 are the run's
+// first and last instance id and, when cutoff is set, $3 the creation time
+// before which a workflow not final is stuck.
 type checkQuery struct {
 	name, sql string
 	cutoff    bool
@@ -67,7 +71,7 @@ type checkQuery struct {
 // notify adds pg_notify to the publish.
 func newSchema(caps target.Capabilities, steps int, notify bool) schema {
 	var s schema
-	for _, t := range []string{tHistory, tDead, tSignals, tInstances} {
+	for _, t := range []string{tHistory, tDead, tSignals, tInstances, tBlocks} {
 		s.drop = append(s.drop, "DROP TABLE IF EXISTS "+t)
 	}
 	s.ddl = []string{
@@ -149,25 +153,28 @@ func newSchema(caps target.Capabilities, steps int, notify bool) schema {
 	s.failInstance = tag(stepApply) + "UPDATE " + tInstances + " SET state = '" + stateFailed + "', version = version + 1, updated_us = $3 WHERE id = $1 AND version = $2"
 	s.releaseLeases = "UPDATE " + tSignals + " SET lease_owner = NULL, lease_until_us = NULL WHERE lease_owner = $1"
 	s.maxInstance = "SELECT COALESCE(MAX(id), 0) FROM " + tInstances
+	s.blocks = "CREATE TABLE IF NOT EXISTS " + tBlocks + " (block BIGINT PRIMARY KEY)"
+	s.lastBlock = "SELECT COALESCE(MAX(block), 0) FROM " + tBlocks
+	s.takeBlock = "INSERT INTO " + tBlocks + " (block) VALUES ($1)"
 
 	count := func(t string) string {
 		return "(SELECT count(*) FROM " + t + " AS x WHERE x.instance_id = i.id)"
 	}
 	outcomes := count(tHistory) + " + " + count(tSignals) + " + " + count(tDead)
-	mine := "SELECT count(*) FROM " + tInstances + " AS i WHERE i.id >= $1 AND "
+	mine := "SELECT count(*) FROM " + tInstances + " AS i WHERE i.id BETWEEN $1 AND $2 AND "
 	s.checkCounts = []checkQuery{
-		{"started", "SELECT count(*) FROM " + tInstances + " AS i WHERE i.id >= $1", false},
-		{"stuck", mine + "i.state NOT IN ('" + stateCompleted + "', '" + stateFailed + "') AND i.created_us < $2", true},
-		{"unfinished", mine + "i.state NOT IN ('" + stateCompleted + "', '" + stateFailed + "') AND i.created_us >= $2", true},
+		{"started", "SELECT count(*) FROM " + tInstances + " AS i WHERE i.id BETWEEN $1 AND $2", false},
+		{"stuck", mine + "i.state NOT IN ('" + stateCompleted + "', '" + stateFailed + "') AND i.created_us < $3", true},
+		{"unfinished", mine + "i.state NOT IN ('" + stateCompleted + "', '" + stateFailed + "') AND i.created_us >= $3", true},
 		{"failed", mine + "i.state = '" + stateFailed + "'", false},
 		{"lost", mine + "i.state <> '" + stateStarted + "' AND i.steps > " + outcomes, false},
 		{"twice", mine + "(i.applied > i.steps OR " + outcomes + " > i.steps)", false},
 		{"unrecorded", mine + "i.applied <> " + count(tHistory), false},
-		{"dead", "SELECT count(*) FROM " + tDead + " WHERE instance_id >= $1", false},
-		{"applied", "SELECT count(*) FROM " + tHistory + " WHERE instance_id >= $1", false},
+		{"dead", "SELECT count(*) FROM " + tDead + " WHERE instance_id BETWEEN $1 AND $2", false},
+		{"applied", "SELECT count(*) FROM " + tHistory + " WHERE instance_id BETWEEN $1 AND $2", false},
 		{"attempts", "SELECT COALESCE(SUM(a.attempts), 0) FROM (SELECT instance_id, attempts FROM " + tHistory + " UNION ALL SELECT instance_id, attempts FROM " + tDead +
-			" UNION ALL SELECT instance_id, attempts FROM " + tSignals + ") AS a WHERE a.instance_id >= $1", false},
+			" UNION ALL SELECT instance_id, attempts FROM " + tSignals + ") AS a WHERE a.instance_id BETWEEN $1 AND $2", false},
 	}
-	s.leasesHeld = "SELECT count(*) FROM " + tSignals + " WHERE instance_id >= $1 AND lease_owner IS NOT NULL"
+	s.leasesHeld = "SELECT count(*) FROM " + tSignals + " WHERE instance_id BETWEEN $1 AND $2 AND lease_owner IS NOT NULL"
 	return s
 }

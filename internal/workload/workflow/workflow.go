@@ -106,6 +106,7 @@ type Workload struct {
 
 	// the run
 	base            int64 // instance ids of this run are above it
+	last            int64 // and up to it (its block, idBits)
 	waiters         []waiter
 	rec             atomic.Pointer[recorder] // the first client's, for the workers
 	conflicts       atomic.Int64             // optimistic version misses
@@ -245,6 +246,9 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	if !o.Fresh {
 		exists, err := w.exists(ctx, c)
 		if err != nil || exists {
+			if err == nil { // tables of a txnbench before id blocks lack theirs
+				err = w.createBlocks(ctx, c)
+			}
 			return false, err
 		}
 	}
@@ -258,7 +262,16 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 			return false, fmt.Errorf("creating the workflow tables: %w", err)
 		}
 	}
-	return true, nil
+	return true, w.createBlocks(ctx, c)
+}
+
+// createBlocks makes the table of the runs' blocks of instance ids, in
+// Init: one txnbench at a time (two at once may both fail to).
+func (w *Workload) createBlocks(ctx context.Context, c target.Conn) error {
+	if _, err := c.Exec(ctx, w.sql.blocks); err != nil {
+		return fmt.Errorf("creating the table of workflow id blocks: %w", err)
+	}
+	return nil
 }
 
 func (w *Workload) note(n string) { w.notes = append(w.notes, n) }
@@ -282,14 +295,21 @@ func (w *Workload) exists(ctx context.Context, c target.Conn) (bool, error) {
 	return true, nil
 }
 
-// Start finds where this run's instance ids begin and resets the run's
+// idBits is how many low bits of an instance id number a run's
+// workflows: each run takes a block of 1<<idBits ids of its own (a row in
+// the blocks table, which two runs cannot both insert), so that runs
+// sharing the tables never start a workflow with the same id, and each
+// one's check counts its own workflows alone.
+const idBits = 32
+
+// Start takes this run's block of instance ids and resets the run's
 // counters.
 func (w *Workload) Start(ctx context.Context, c target.Conn) error {
-	var base int64
-	if err := target.QueryRow(ctx, c, w.sql.maxInstance, nil, &base); err != nil {
-		return fmt.Errorf("reading the last workflow id: %w", err)
+	block, err := w.takeBlock(ctx, c)
+	if err != nil {
+		return err
 	}
-	w.base = base
+	w.base, w.last = block<<idBits, (block+1)<<idBits-1
 	w.waiters = make([]waiter, w.clients)
 	for i := range w.waiters {
 		w.waiters[i].done = make(chan struct{}, 1)
@@ -302,6 +322,27 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	w.unknownCommits.Store(0)
 	w.failedPublishes.Store(0)
 	return nil
+}
+
+// takeBlock takes the next block of instance ids: above every id in the
+// table (those of runs before blocks) and every block taken; when another
+// run takes the same block first, the next one.
+func (w *Workload) takeBlock(ctx context.Context, c target.Conn) (int64, error) {
+	var err error
+	for range 20 {
+		var top, last int64
+		if err = target.QueryRow(ctx, c, w.sql.maxInstance, nil, &top); err != nil {
+			return 0, fmt.Errorf("reading the last workflow id: %w", err)
+		}
+		if err = target.QueryRow(ctx, c, w.sql.lastBlock, nil, &last); err != nil {
+			return 0, fmt.Errorf("reading the last block of workflow ids: %w", err)
+		}
+		block := max(top>>idBits, last) + 1
+		if _, err = c.Exec(ctx, w.sql.takeBlock, block); err == nil {
+			return block, nil
+		}
+	}
+	return 0, fmt.Errorf("taking a block of workflow ids (other runs took each one first): %w", err)
 }
 
 // NewClient makes client id (a starter).
