@@ -54,7 +54,7 @@ func TestPostgresVersions(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "st")
 	cmd, stdout, stderr := startTxnbench(t, "study", "connect-overhead", "--vary", "db="+strings.Join(dbs, ","),
-		"--clients", "2", "--iterations", "300", "--settle", "0s", "--out", out)
+		"--rows", "200", "--clients", "2", "--iterations", "300", "--settle", "0s", "--out", out)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("study: %v\n%s\n%s", err, stdout, stderr)
 	}
