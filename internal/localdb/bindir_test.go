@@ -56,6 +56,7 @@ func TestInstallationsSearchesPGDirs(t *testing.T) {
 	}
 }
 
+// copyFile copies from to a new executable file to.
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	in, err := os.Open(from)
