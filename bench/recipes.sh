@@ -44,6 +44,8 @@ recipe seed001-sqlite study connect-overhead --clients 1 --duration "$short" \
   --vary conn=per-txn,pool --vary query=select1,point,complex
 recipe seed001-db study connect-overhead --clients 1 --duration "$short" \
   --vary db=sqlite:,temp-postgres --vary conn=per-txn,pool
+recipe pg-versions study connect-overhead --clients 1 --duration "$short" \
+  --vary db=temp-postgres@15,temp-postgres@16,temp-postgres@17 --vary conn=per-txn,session
 recipe seed002-ladder study script --db temp-postgres -f examples/scripts/wd01.sql@3 -f examples/scripts/wd02.sql@1 \
   --scale "$scale" --duration "$rung" --vary clients="$ladder"
 recipe train-ladder study train-events --db temp-postgres --variant text --duration "$rung" --vary clients="$ladder"

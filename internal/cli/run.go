@@ -16,6 +16,7 @@ import (
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/live"
+	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
@@ -47,7 +48,7 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.db, "db", "", "database: sqlite:PATH, temp-postgres (a throwaway local cluster) or postgres://user:password@host:port/db; default: SQLite in a temporary file")
-	fs.StringVar(&f.pgBin, "pg-bin", "", "directory with initdb and postgres for temp-postgres (default: pg_config --bindir, PATH, /usr/lib/postgresql/*/bin)")
+	fs.StringVar(&f.pgBin, "pg-bin", "", "directory with initdb and postgres for temp-postgres (default: pg_config --bindir, PATH, /usr/lib/postgresql/*/bin; --db temp-postgres@17 picks an installed version)")
 	fs.StringArrayVar(&f.pgConf, "pg-conf", nil, "server setting key=value for temp-postgres (repeatable)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for data and op choices; 0 picks one, which is printed and saved")
 	fs.BoolVar(&f.reinit, "reinit", false, "drop and recreate the workload's schema and data first")
@@ -95,9 +96,22 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.db == "" && fs.Changed("db") { // an unset variable: not the temporary SQLite
 		return usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres or a postgres:// URL, or leave --db out for a temporary SQLite"))
 	}
-	if _, err := target.ParseSpec(f.db); err != nil {
+	sp, err := target.ParseSpec(f.db)
+	if err != nil {
+		if strings.HasPrefix(f.db, job.TempPostgres+"@") {
+			return usage(err)
+		}
 		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres or a postgres:// URL", f.db))
 	}
+	if sp.Version != "" {
+		if f.pgBin != "" {
+			return usage(fmt.Errorf("--pg-bin with --db %s: give one of them (the version is looked up, --pg-bin names the directory)", f.db))
+		}
+		if f.pgBin, err = localdb.FindVersion(sp.Version); err != nil {
+			return usage(err)
+		}
+	}
+	tempPG := sp.Kind == target.TempPostgres
 	if err := checkSQLiteDir(f.db); err != nil {
 		return err
 	}
@@ -106,7 +120,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 			return usage(fmt.Errorf("--pg-conf %q: want key=value, e.g. --pg-conf shared_buffers=256MB", kv))
 		}
 	}
-	if len(f.pgConf) > 0 && f.db != job.TempPostgres {
+	if len(f.pgConf) > 0 && !tempPG {
 		return usage(errors.New("--pg-conf only applies to --db temp-postgres: set server settings on your own server directly"))
 	}
 	if f.seed == 0 {
@@ -114,7 +128,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	f.cfg.Seed = f.seed
 	if !run {
-		if f.db == job.TempPostgres {
+		if tempPG {
 			return usage(errors.New("init on temp-postgres would be thrown away at exit: give --db sqlite:PATH or a postgres:// URL, or just use run"))
 		}
 		return nil
@@ -137,7 +151,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	switch v := f.pooler.Via; {
 	case v == job.Direct, v == job.ViaPgBouncer:
 	case target.IsServerURL(v):
-		if f.db == job.TempPostgres {
+		if tempPG {
 			return usage(errors.New("--via URL with --db temp-postgres: an existing pooler cannot front a throwaway server; use --via pgbouncer"))
 		}
 	default:

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
@@ -158,8 +159,12 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 		}
 		spec.Fresh = true
 		spec.Runner.OnPhase = a.status
+		if c.Shown, err = serverShown(c, spec); err != nil {
+			return usage(fmt.Errorf("cell %s: %w", c.Label(), err))
+		}
 		runs = append(runs, studyCell{cell: c, spec: spec})
 	}
+	distinctShown(runs)
 	sf.metricsAddr = first.f.metricsAddr // checked with every cell's flags
 	sf.minSuccess = first.f.minSuccess
 	out := sf.out
@@ -168,6 +173,47 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 	}
 	*p = studyPlan{name: def.Name, runs: runs, varies: varies, sf: *sf, out: out}
 	return nil
+}
+
+// serverShown names a cell's varied server by its version: "pg 17.10"
+// for --vary pg-bin=DIR and for --vary db=temp-postgres@17, whose
+// directories validate found.
+func serverShown(c study.Cell, spec job.Spec) (map[string]string, error) {
+	var key string
+	if _, ok := c.Value("pg-bin"); ok {
+		key = "pg-bin"
+	} else if db, ok := c.Value("db"); ok && spec.PGBin != "" && target.IsTempPostgres(db) {
+		key = "db"
+	} else {
+		return nil, nil
+	}
+	v, err := localdb.BinVersion(spec.PGBin)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{key: "pg " + v}, nil
+}
+
+// distinctShown adds the value to the names serverShown gave when two
+// values of a setting share one (two directories of one version).
+func distinctShown(runs []studyCell) {
+	values := map[string]map[string]bool{} // key\x00shown -> values
+	for _, r := range runs {
+		for k, sh := range r.cell.Shown {
+			v, _ := r.cell.Value(k)
+			if values[k+"\x00"+sh] == nil {
+				values[k+"\x00"+sh] = map[string]bool{}
+			}
+			values[k+"\x00"+sh][v] = true
+		}
+	}
+	for _, r := range runs {
+		for k, sh := range r.cell.Shown {
+			if v, _ := r.cell.Value(k); len(values[k+"\x00"+sh]) > 1 {
+				r.cell.Shown[k] = sh + " (" + v + ")"
+			}
+		}
+	}
 }
 
 // parsedStudyFlags is what studyFlagSet read besides the run flags.

@@ -209,7 +209,13 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	}
 	s.log("starting a throwaway PostgreSQL")
 	started := time.Now()
-	cl, err := localdb.Start(ctx, localdb.Options{BinDir: s.PGBin, Conf: conf})
+	bin := s.PGBin
+	if bin == "" && sp.Version != "" {
+		if bin, err = localdb.FindVersion(sp.Version); err != nil {
+			return nil, err
+		}
+	}
+	cl, err := localdb.Start(ctx, localdb.Options{BinDir: bin, Conf: conf})
 	if err != nil {
 		return nil, err
 	}

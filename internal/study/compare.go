@@ -197,6 +197,9 @@ func neighbours(s *Summary, key string) []group {
 		for _, st := range c.Settings {
 			if st.Key == key {
 				value, found = st.Value, true
+				if sh, ok := c.Shown[key]; ok {
+					value = sh
+				}
 			} else {
 				held = append(held, st)
 			}

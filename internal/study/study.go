@@ -38,13 +38,20 @@ type Setting struct {
 // Cell is one combination of the varied settings.
 type Cell struct {
 	Settings []Setting
+	// Shown names a setting's value, by key, where key=value would not
+	// say what it is: "pg 17.10" for pg-bin=DIR.
+	Shown map[string]string
 }
 
-// Label names the cell, e.g. "variant=jsonb via=pgbouncer".
+// Label names the cell, e.g. "variant=jsonb via=pgbouncer" or
+// "pg 17.10 clients=8".
 func (c Cell) Label() string {
 	parts := make([]string, len(c.Settings))
 	for i, s := range c.Settings {
 		parts[i] = s.Key + "=" + s.Value
+		if sh, ok := c.Shown[s.Key]; ok {
+			parts[i] = sh
+		}
 	}
 	return strings.Join(parts, " ")
 }

@@ -35,8 +35,10 @@ type Summary struct {
 type CellSummary struct {
 	Label    string    `json:"label"`
 	Settings []Setting `json:"settings"`
-	Results  []string  `json:"results"` // result files, one per repetition
-	Ops      []OpStats `json:"ops"`
+	// Shown is Cell.Shown: how the label names a setting's value.
+	Shown   map[string]string `json:"shown,omitempty"`
+	Results []string          `json:"results"` // result files, one per repetition
+	Ops     []OpStats         `json:"ops"`
 	// TxnPerS is transactions per second (all ops that are transactions).
 	TxnPerS      float64 `json:"txn_per_s"`
 	InvariantsOK bool    `json:"invariants_ok"`
@@ -131,7 +133,7 @@ func (o OpStats) classes() string {
 
 // Summarise reduces a cell's repetitions to medians.
 func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
-	cs := CellSummary{Label: c.Label(), Settings: c.Settings, Results: files, InvariantsOK: true}
+	cs := CellSummary{Label: c.Label(), Settings: c.Settings, Shown: c.Shown, Results: files, InvariantsOK: true}
 	if len(rs) == 0 {
 		return cs
 	}

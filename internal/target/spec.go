@@ -3,6 +3,7 @@ package target
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -15,8 +16,9 @@ const (
 	SQLiteTemp SpecKind = iota
 	// SQLiteFile is "sqlite:PATH": SQLite in the file PATH.
 	SQLiteFile
-	// TempPostgres is "temp-postgres": a throwaway local cluster, started
-	// by the caller (see localdb), not by Open.
+	// TempPostgres is "temp-postgres" or "temp-postgres@VERSION": a
+	// throwaway local cluster, started by the caller (see localdb), not by
+	// Open.
 	TempPostgres
 	// ServerURL is a postgres:// or postgresql:// URL of a server or pooler.
 	ServerURL
@@ -31,11 +33,15 @@ type Spec struct {
 	Kind SpecKind
 	Path string // SQLiteFile: the file
 	URL  string // ServerURL: the URL as given
+	// Version is TempPostgres's server version, "17" of temp-postgres@17
+	// ("" for whichever is found first).
+	Version string
 }
 
 // ParseSpec reads a database spec: "" or "sqlite:" (a temporary SQLite
-// file), "sqlite:PATH", "temp-postgres", or a postgres:// or postgresql://
-// URL. Anything else is an error naming the accepted forms.
+// file), "sqlite:PATH", "temp-postgres", "temp-postgres@VERSION" (VERSION
+// a major version or a release: 17, 17.10), or a postgres:// or
+// postgresql:// URL. Anything else is an error naming the accepted forms.
 func ParseSpec(s string) (Spec, error) {
 	switch {
 	case s == "", s == "sqlite:":
@@ -44,10 +50,25 @@ func ParseSpec(s string) (Spec, error) {
 		return Spec{Kind: SQLiteFile, Path: strings.TrimPrefix(s, "sqlite:")}, nil
 	case s == TempPostgresSpec:
 		return Spec{Kind: TempPostgres}, nil
+	case strings.HasPrefix(s, TempPostgresSpec+"@"):
+		v := strings.TrimPrefix(s, TempPostgresSpec+"@")
+		if !versionRE.MatchString(v) {
+			return Spec{}, fmt.Errorf("--db %s: give a PostgreSQL version such as temp-postgres@17 or temp-postgres@17.10", s)
+		}
+		return Spec{Kind: TempPostgres, Version: v}, nil
 	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
 		return Spec{Kind: ServerURL, URL: s}, nil
 	}
 	return Spec{}, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres or a postgres:// URL", MaskURL(s))
+}
+
+// versionRE is a PostgreSQL version as temp-postgres@VERSION takes it.
+var versionRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+
+// IsTempPostgres reports whether s names a throwaway local cluster.
+func IsTempPostgres(s string) bool {
+	sp, err := ParseSpec(s)
+	return err == nil && sp.Kind == TempPostgres
 }
 
 // IsServerURL reports whether s is a postgres:// or postgresql:// URL.

@@ -639,6 +639,9 @@ func (c *Collector) finish(ctx context.Context) {
 				c.note("no statement times: %s", firstLine(err.Error()))
 			} else {
 				c.tel.Statements = statementDeltas(c.stmts0, after)
+				if n := untaggedNote(c.pgNum, c.tel.Statements); n != "" {
+					c.note("%s", n)
+				}
 			}
 		}
 	}

@@ -156,6 +156,21 @@ func statementDeltas(before, after map[string]stmt) []result.Statement {
 	return out
 }
 
+// untaggedNote is the note for statements none of which names its op
+// on PostgreSQL 18 and later, whose pg_stat_statements keeps a normalised
+// query's text without its leading comment (the op tag), or "".
+func untaggedNote(pgNum int, st []result.Statement) string {
+	if pgNum < 180000 || len(st) == 0 {
+		return ""
+	}
+	for _, s := range st {
+		if s.Op != "" {
+			return ""
+		}
+	}
+	return "no server time per op: PostgreSQL 18's pg_stat_statements keeps query texts without the leading comment that names each statement's op (" + tagPrefix + "NAME */), so the statements are listed without their ops (the telemetry session's own among them)"
+}
+
 // PoolerStats reads a pooler's SHOW STATS totals (total_* columns),
 // summed over its databases, the admin console's own row left out.
 func PoolerStats(ctx context.Context, adminURL string) (map[string]int64, error) {

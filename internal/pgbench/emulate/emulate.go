@@ -638,7 +638,7 @@ func (e *emulator) pgbenchConnectFail(err error, db, what string) error {
 }
 
 func (e *emulator) pgbenchInit(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
-	if spec.DB == job.TempPostgres {
+	if target.IsTempPostgres(spec.DB) {
 		return e.pgbenchFail(badOption("initialising temp-postgres would be thrown away at exit: run with -s instead, which initialises it first"))
 	}
 	db, err := job.Open(ctx, spec, 1)
@@ -658,7 +658,7 @@ func (e *emulator) pgbenchInit(ctx context.Context, spec job.Spec, o *pgbenchOpt
 }
 
 func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
-	if spec.DB == job.TempPostgres || spec.DB == "sqlite:" {
+	if target.IsTempPostgres(spec.DB) || spec.DB == "sqlite:" {
 		o.w.NoAutoInit = false // a throwaway database: make the tables first
 	}
 	tally := newRetryTally(len(o.w.Sources))
