@@ -48,18 +48,20 @@ func TestRuntimeFailures(t *testing.T) {
 	cases := []struct {
 		args []string
 		want string
+		code int
 	}{
 		// Nothing listens on port 1.
-		{[]string{"run", "train-events", "--db", "postgres://bob:s3cretpw@127.0.0.1:1/db", "--json", out}, "connection refused; is the server running"},
-		{[]string{"run", "train-events", "--db", "temp-postgres", "--pg-bin", "/nonexistent", "--json", out}, "--pg-bin"},
-		{[]string{"run", "train-events", "--db", "sqlite:/nonexistent/dir/x.db", "--json", out}, "does not exist"},
-		{[]string{"run", "train-events", "--via", "pgbouncer", "--json", out}, "--via pgbouncer needs a PostgreSQL server"},
-		{[]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-bin", "/nonexistent/pgbouncer", "--json", out}, "--pgbouncer-bin"},
+		{[]string{"run", "train-events", "--db", "postgres://bob:s3cretpw@127.0.0.1:1/db", "--json", out}, "connection refused; is the server running", ExitFailure},
+		{[]string{"run", "train-events", "--db", "temp-postgres", "--pg-bin", "/nonexistent", "--json", out}, "--pg-bin", ExitFailure},
+		{[]string{"run", "train-events", "--db", "sqlite:/nonexistent/dir/x.db", "--json", out}, "does not exist", ExitFailure},
+		{[]string{"run", "train-events", "--via", "pgbouncer", "--json", out}, "--via pgbouncer needs a PostgreSQL server", ExitUsage},
+		{[]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-bin", "/nonexistent/pgbouncer", "--json", out}, "--pgbouncer-bin", ExitFailure},
 	}
 	for _, c := range cases {
+		want := c.code
 		code, stdout, stderr := runMain(c.args...)
-		if code != ExitFailure || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d stderr %q; want exit %d saying %q", c.args, code, stderr, ExitFailure, c.want)
+		if code != want || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d stderr %q; want exit %d saying %q", c.args, code, stderr, want, c.want)
 		}
 		if strings.Contains(stdout+stderr, "s3cretpw") {
 			t.Errorf("%v: password printed", c.args)

@@ -10,6 +10,7 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead"
 	_ "github.com/txnbench/txnbench/internal/workload/pgbenchscript"
+	_ "github.com/txnbench/txnbench/internal/workload/tpcc"
 	_ "github.com/txnbench/txnbench/internal/workload/trainevents"
 	_ "github.com/txnbench/txnbench/internal/workload/workflow"
 )
@@ -20,7 +21,8 @@ import (
 func TestEveryFlagIsDeclared(t *testing.T) {
 	want := map[string][]string{ // the data-shaping flags
 		"connect-overhead": {"rows"},
-		"script":           {"foreign-keys", "partition-method", "partitions", "scale"},
+		"script":           {"foreign-keys", "partition-method", "partitions", "record-count", "scale", "setup", "table-size", "tables"},
+		"tpcc":             {"customers-per-district", "items", "warehouses"},
 		"train-events":     {"flat-columns", "inverted-index", "payload", "rows", "variant"},
 		"workflow":         nil, // no initial data: every run adds its own workflows
 	}
