@@ -29,10 +29,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	backend := s.DB
 	if db.cluster != nil {
 		nameServerSessions(ctx, db.Target)
-		var err error
-		if backend, err = createLoadRole(ctx, db); err != nil {
-			return err
-		}
+		backend = db.loadURL
 	}
 	u, err := url.Parse(backend)
 	if err != nil {
@@ -209,11 +206,12 @@ func notePartialPooler(r *result.Result, db *Database) {
 	}
 }
 
-// loadRole is the role the clients log in to txnbench's PgBouncer as, and
-// PgBouncer to its throwaway cluster: not a superuser, it owns the run
-// database (so it creates the workloads' tables) and may reset its
-// statistics; the telemetry, the faults and the workloads' background
-// sessions go to the server directly as its superuser.
+// loadRole is the role txnbench's clients log in to its throwaway cluster
+// as, directly or through its PgBouncer (and PgBouncer to the cluster): not
+// a superuser, it owns the run database (so it creates the workloads'
+// tables) and may reset its statistics; the telemetry, the faults and the
+// workloads' background sessions go to the server directly as its
+// superuser.
 const loadRole = "txnbench_load"
 
 // createLoadRole creates loadRole on db's throwaway cluster, with a

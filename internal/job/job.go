@@ -94,6 +94,7 @@ type Database struct {
 	poolerName   string // e.g. "PgBouncer 1.18.0"
 	poolerDetail string // e.g. "transaction pooling, 20 server connections"
 	connURL      string // what the clients connect to, with its password
+	loadURL      string // on a throwaway cluster, the run database as loadRole
 	// server is the database whose cluster this one borrows (a study's
 	// pooled cells on the cluster of its direct ones): it supervises and
 	// stops the cluster; nil when this one owns what it runs on.
@@ -106,11 +107,11 @@ type Database struct {
 // borrow opens a new database on d's cluster that leaves the cluster to
 // d: its Close does not stop it, and d supervises it.
 func (d *Database) borrow(ctx context.Context) (*Database, error) {
-	t, err := openTarget(ctx, d.cluster.URL())
+	t, err := openTarget(ctx, d.connURL)
 	if err != nil {
 		return nil, err
 	}
-	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.cluster.URL(), server: d}, nil
+	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.connURL, loadURL: d.loadURL, server: d}, nil
 }
 
 // Close closes the target and stops what was started for it.
@@ -219,13 +220,35 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := openTarget(ctx, named(cl.URL()))
+	db, err := openAsLoadRole(ctx, cl)
 	if err != nil {
 		cl.Stop()
 		return nil, err
 	}
 	s.log(fmt.Sprintf("PostgreSQL %s ready on 127.0.0.1:%d in %.1f s", cl.Version(), cl.Port(), time.Since(started).Seconds()))
-	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, connURL: named(cl.URL())}, nil
+	return db, nil
+}
+
+// openAsLoadRole creates loadRole on the throwaway cluster cl, as its
+// superuser, and opens the run database as loadRole: the workloads' data
+// and every client session, direct or through a pooler, are the load
+// role's; the telemetry and the faults go to the server as its superuser
+// (serverURL).
+func openAsLoadRole(ctx context.Context, cl *localdb.Cluster) (*Database, error) {
+	su, err := openTarget(ctx, named(cl.URL()))
+	if err != nil {
+		return nil, err
+	}
+	loadURL, err := createLoadRole(ctx, &Database{Target: su, cluster: cl})
+	su.Close()
+	if err != nil {
+		return nil, err
+	}
+	t, err := openTarget(ctx, named(loadURL))
+	if err != nil {
+		return nil, err
+	}
+	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, connURL: named(loadURL), loadURL: loadURL}, nil
 }
 
 func hasSetting(conf []string, key string) bool {
