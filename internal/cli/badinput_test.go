@@ -142,7 +142,7 @@ func badInputs(t *testing.T) []badInput {
 		// run train-events: URLs and targets
 		{args: te("--db", ""), want: "--db is empty"},
 		{args: []string{"init", "train-events", "--db", ""}, want: "--db is empty"},
-		{args: te("--db", "mysql://x"), want: `unknown --db "mysql://x"`},
+		{args: te("--db", "mongodb://x"), want: `unknown --db "mongodb://x"`},
 		{args: te("--db", "/tmp/x.db"), want: `unknown --db "/tmp/x.db"`},
 		{args: te("--db", "postgres://u:hunter22@[::1/db"), want: "malformed database URL"},
 		{args: te("--db", "postgres://u:hunter22@127.0.0.1:notaport/db"), want: "malformed database URL"},

@@ -93,10 +93,10 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 // validate checks the shared flags; usage errors name the fix.
 func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.db == "" && fs.Changed("db") { // an unset variable: not the temporary SQLite
-		return usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres or a postgres:// URL, or leave --db out for a temporary SQLite"))
+		return usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres, a postgres:// URL or a mysql:// URL, or leave --db out for a temporary SQLite"))
 	}
 	if _, err := target.ParseSpec(f.db); err != nil {
-		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres or a postgres:// URL", f.db))
+		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres, a postgres:// URL or a mysql:// URL", target.MaskURL(f.db)))
 	}
 	if err := checkSQLiteDir(f.db); err != nil {
 		return err

@@ -20,22 +20,26 @@ const (
 	TempPostgres
 	// ServerURL is a postgres:// or postgresql:// URL of a server or pooler.
 	ServerURL
+	// MySQLURL is a mysql:// URL of a MySQL-protocol server (MariaDB,
+	// MySQL).
+	MySQLURL
 )
 
 // TempPostgresSpec is the spec that names a throwaway local cluster.
 const TempPostgresSpec = "temp-postgres"
 
 // Spec is a parsed database spec (--db, --via): its kind, and the file
-// (SQLiteFile) or URL (ServerURL) it names.
+// (SQLiteFile) or URL (ServerURL, MySQLURL) it names.
 type Spec struct {
 	Kind SpecKind
 	Path string // SQLiteFile: the file
-	URL  string // ServerURL: the URL as given
+	URL  string // ServerURL, MySQLURL: the URL as given
 }
 
 // ParseSpec reads a database spec: "" or "sqlite:" (a temporary SQLite
-// file), "sqlite:PATH", "temp-postgres", or a postgres:// or postgresql://
-// URL. Anything else is an error naming the accepted forms.
+// file), "sqlite:PATH", "temp-postgres", a postgres:// or postgresql://
+// URL, or a mysql:// URL. Anything else is an error naming the accepted
+// forms.
 func ParseSpec(s string) (Spec, error) {
 	switch {
 	case s == "", s == "sqlite:":
@@ -46,8 +50,10 @@ func ParseSpec(s string) (Spec, error) {
 		return Spec{Kind: TempPostgres}, nil
 	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
 		return Spec{Kind: ServerURL, URL: s}, nil
+	case strings.HasPrefix(s, "mysql://"):
+		return Spec{Kind: MySQLURL, URL: s}, nil
 	}
-	return Spec{}, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres or a postgres:// URL", MaskURL(s))
+	return Spec{}, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres, a postgres:// URL or a mysql:// URL", MaskURL(s))
 }
 
 // IsServerURL reports whether s is a postgres:// or postgresql:// URL.
