@@ -20,6 +20,9 @@ const (
 	TempPostgres
 	// ServerURL is a postgres:// or postgresql:// URL of a server or pooler.
 	ServerURL
+	// TempMariaDB is "temp-mariadb": a throwaway local MariaDB, started by
+	// the caller (see localdb), not by Open.
+	TempMariaDB
 	// MySQLURL is a mysql:// URL of a MySQL-protocol server (MariaDB,
 	// MySQL).
 	MySQLURL
@@ -27,6 +30,9 @@ const (
 
 // TempPostgresSpec is the spec that names a throwaway local cluster.
 const TempPostgresSpec = "temp-postgres"
+
+// TempMariaDBSpec is the spec that names a throwaway local MariaDB.
+const TempMariaDBSpec = "temp-mariadb"
 
 // Spec is a parsed database spec (--db, --via): its kind, and the file
 // (SQLiteFile) or URL (ServerURL, MySQLURL) it names.
@@ -37,8 +43,8 @@ type Spec struct {
 }
 
 // ParseSpec reads a database spec: "" or "sqlite:" (a temporary SQLite
-// file), "sqlite:PATH", "temp-postgres", a postgres:// or postgresql://
-// URL, or a mysql:// URL. Anything else is an error naming the accepted
+// file), "sqlite:PATH", "temp-postgres", "temp-mariadb", a postgres:// or
+// postgresql:// URL, or a mysql:// URL. Anything else is an error naming the accepted
 // forms.
 func ParseSpec(s string) (Spec, error) {
 	switch {
@@ -48,12 +54,14 @@ func ParseSpec(s string) (Spec, error) {
 		return Spec{Kind: SQLiteFile, Path: strings.TrimPrefix(s, "sqlite:")}, nil
 	case s == TempPostgresSpec:
 		return Spec{Kind: TempPostgres}, nil
+	case s == TempMariaDBSpec:
+		return Spec{Kind: TempMariaDB}, nil
 	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
 		return Spec{Kind: ServerURL, URL: s}, nil
 	case strings.HasPrefix(s, "mysql://"):
 		return Spec{Kind: MySQLURL, URL: s}, nil
 	}
-	return Spec{}, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres, a postgres:// URL or a mysql:// URL", MaskURL(s))
+	return Spec{}, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL", MaskURL(s))
 }
 
 // IsServerURL reports whether s is a postgres:// or postgresql:// URL.

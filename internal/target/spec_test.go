@@ -14,6 +14,7 @@ func TestParseSpec(t *testing.T) {
 		{"sqlite:", Spec{Kind: SQLiteTemp}},
 		{"sqlite:/tmp/a.db", Spec{Kind: SQLiteFile, Path: "/tmp/a.db"}},
 		{"temp-postgres", Spec{Kind: TempPostgres}},
+		{"temp-mariadb", Spec{Kind: TempMariaDB}},
 		{"postgres://u@h/db", Spec{Kind: ServerURL, URL: "postgres://u@h/db"}},
 		{"postgresql://u@h/db?sslmode=disable", Spec{Kind: ServerURL, URL: "postgresql://u@h/db?sslmode=disable"}},
 		{"mysql://u:p@h:3306/db", Spec{Kind: MySQLURL, URL: "mysql://u:p@h:3306/db"}},
@@ -25,7 +26,7 @@ func TestParseSpec(t *testing.T) {
 	}
 	for _, bad := range []string{"temp-postgres2", "mongodb://u@h/db", "direct", "pg://u:secret@h/db"} {
 		_, err := ParseSpec(bad)
-		if err == nil || !strings.Contains(err.Error(), "use sqlite:PATH, temp-postgres, a postgres:// URL or a mysql:// URL") {
+		if err == nil || !strings.Contains(err.Error(), "use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL") {
 			t.Errorf("ParseSpec(%q) error = %v, want one naming the accepted forms", bad, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "secret") {

@@ -114,7 +114,9 @@ func (s *mysqlConn) check(err error) error {
 	return err
 }
 
+// Exec and Query take target's $n placeholders (see placeholders).
 func (s *mysqlConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	query, args = placeholders(query, args)
 	res, err := s.c.ExecContext(ctx, query, args...)
 	if err != nil {
 		return 0, s.check(err)
@@ -123,6 +125,7 @@ func (s *mysqlConn) Exec(ctx context.Context, query string, args ...any) (int64,
 }
 
 func (s *mysqlConn) Query(ctx context.Context, query string, args ...any) (target.Rows, error) {
+	query, args = placeholders(query, args)
 	r, err := s.c.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, s.check(err)
