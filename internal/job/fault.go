@@ -34,12 +34,12 @@ func (s Spec) CheckFaults() error {
 	if err != nil {
 		return err
 	}
-	embedded := sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL
+	embedded := sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL && sp.Kind != target.TempMariaDB && sp.Kind != target.MySQLURL
 	for _, f := range s.Faults {
 		switch f.Kind.Needs() {
 		case fault.NeedsServer:
-			if sp.Kind != target.TempPostgres {
-				return fmt.Errorf("--fault %s acts on a server txnbench started: use --db temp-postgres, or terminate-backends and the network faults on your own server", f)
+			if sp.Kind != target.TempPostgres && sp.Kind != target.TempMariaDB {
+				return fmt.Errorf("--fault %s acts on a server txnbench started: use --db temp-postgres or temp-mariadb, or terminate-backends and the network faults on your own server", f)
 			}
 		case fault.NeedsPooler:
 			if s.Pooler.Via != ViaPgBouncer {
@@ -184,7 +184,7 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 		// CheckFaults refused a fault without what it acts on; this only
 		// keeps a new way to open a database from ending in a panic
 		switch needs := f.Kind.Needs(); {
-		case needs == fault.NeedsServer && d.cluster == nil:
+		case needs == fault.NeedsServer && d.server == nil:
 			return "", "not injected: no server txnbench started"
 		case needs == fault.NeedsPooler && len(d.Poolers()) == 0:
 			return "", "not injected: no pooler txnbench started"
@@ -197,13 +197,13 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 			if f.Kind == fault.RestartServer {
 				sig = syscall.SIGQUIT // the postmaster's immediate shutdown
 			}
-			if err := d.cluster.Kill(sig); err != nil {
+			if err := d.server.Kill(sig); err != nil {
 				return "server", err.Error()
 			}
 			runner.Sleep(ctx, f.Delay) // ends early with the window
-			return "server", restart(d.cluster)
+			return "server", restart(d.server)
 		case fault.HangServer:
-			resume, err := d.cluster.Pause()
+			resume, err := d.server.Pause()
 			if err != nil {
 				return "server", err.Error()
 			}

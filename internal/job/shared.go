@@ -54,5 +54,5 @@ func (s *Shared) Close() {
 // dbKey identifies a database that specifications can share.
 func dbKey(s Spec) string {
 	p := s.Pooler
-	return strings.Join(append([]string{s.DB, s.PGBin, p.Via, p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, s.PGConf...), "\x00")
+	return strings.Join(append([]string{s.DB, s.PGBin, p.Via, p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
 }

@@ -43,8 +43,8 @@ func (d *Database) supervise() {
 			d.deaths.events = append(d.deaths.events, death{ev, target})
 		}
 	}
-	if d.cluster != nil {
-		d.cluster.Supervise(seen("server"))
+	if d.server != nil {
+		d.server.Supervise(seen("server"))
 	}
 	for i, b := range d.Poolers() {
 		b.Supervise(seen(d.PoolerTarget(i)))
@@ -59,8 +59,8 @@ func (d *Database) supervise() {
 // start), forgetting them.
 func (d *Database) addDeaths(r *result.Result, window time.Time) {
 	// A supervised process holds its lock while supervision restarts it.
-	if d.cluster != nil {
-		d.cluster.PID()
+	if d.server != nil {
+		d.server.PID()
 	}
 	d.poolerPIDs()
 	if p := d.Proxy(); p != nil {

@@ -23,7 +23,8 @@ const dialTimeout = 10 * time.Second
 // its query parameters those of the driver's DSN (tls, timeout, ...).
 // Placeholders are interpolated in the client (interpolateParams) unless
 // the URL says otherwise, so a statement with arguments is one round
-// trip, not a prepare, an execute and a close. The driver's own log
+// trip, not a prepare, an execute and a close; DATETIME columns scan into
+// time.Time (parseTime, in UTC). The driver's own log
 // lines are dropped: errors reach the caller.
 func config(rawURL string) (*mysql.Config, error) {
 	u, err := url.Parse(rawURL)
@@ -35,8 +36,10 @@ func config(rawURL string) (*mysql.Config, error) {
 		port = defaultPort
 	}
 	q := u.Query()
-	if !q.Has("interpolateParams") {
-		q.Set("interpolateParams", "true")
+	for k, v := range map[string]string{"interpolateParams": "true", "parseTime": "true"} {
+		if !q.Has(k) {
+			q.Set(k, v)
+		}
 	}
 	cfg, err := mysql.ParseDSN("tcp(" + net.JoinHostPort(host, port) + ")/" + strings.TrimPrefix(u.Path, "/") + "?" + q.Encode())
 	if err != nil {
@@ -75,7 +78,7 @@ func openMySQL(ctx context.Context, rawURL string) (target.Target, error) {
 		t.db.Close()
 		return nil, target.ConnectError(rawURL, err)
 	}
-	t.dialect = parseBanner(banner)
+	t.dialect = target.ParseBanner(banner)
 	return t, nil
 }
 
