@@ -77,6 +77,15 @@ func TestMariaDB(t *testing.T) {
 		}
 	})
 
+	t.Run("faults not supported yet", func(t *testing.T) {
+		for _, f := range []string{"500ms:terminate-backends", "500ms:reset", "500ms:latency:5ms/100ms", "500ms:blackhole:100ms"} {
+			code, _, stderr := runMain(append(coMaria, "--db", url, "--fault", f)...)
+			if code != ExitUsage || !strings.Contains(stderr, "is not supported on a MySQL-protocol server yet") {
+				t.Errorf("%s: exit %d: %s", f, code, stderr)
+			}
+		}
+	})
+
 	t.Run("temp-mariadb faults", func(t *testing.T) {
 		out := filepath.Join(testutil.Artifacts(t), "faults.json")
 		faults := []string{"1s:hang-server:300ms", "2s:restart-server", "4s:kill-server:200ms"}

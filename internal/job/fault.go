@@ -34,8 +34,12 @@ func (s Spec) CheckFaults() error {
 	if err != nil {
 		return err
 	}
-	embedded := sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL && sp.Kind != target.TempMariaDB && sp.Kind != target.MySQLURL
+	mysql := sp.Kind == target.TempMariaDB || sp.Kind == target.MySQLURL
+	embedded := sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL && !mysql
 	for _, f := range s.Faults {
+		if needs := f.Kind.Needs(); mysql && (needs == fault.NeedsSQL || needs == fault.NeedsNetwork) {
+			return fmt.Errorf("--fault %s is not supported on a MySQL-protocol server yet: use kill-server, restart-server or hang-server on --db temp-mariadb", f)
+		}
 		switch f.Kind.Needs() {
 		case fault.NeedsServer:
 			if sp.Kind != target.TempPostgres && sp.Kind != target.TempMariaDB {
