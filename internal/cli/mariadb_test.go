@@ -30,9 +30,9 @@ func needMariaDB(t *testing.T) {
 // coMaria is a short connect-overhead run on tiny data.
 var coMaria = []string{"run", "connect-overhead", "--rows", "300", "--clients", "2", "--warmup", "0s", "--duration", "1s", "--progress", "1s", "--telemetry", "off"}
 
-// TestMariaDB runs the workloads adapted to MariaDB through the binary on
-// one throwaway MariaDB given by its mysql:// URL (invariants OK, and a
-// planted loss caught), then a run on --db temp-mariadb with the server
+// TestMariaDB runs the workloads adapted to MariaDB (connect-overhead,
+// workflow) through the binary on one throwaway MariaDB given by its
+// mysql:// URL (invariants OK, and a planted loss caught), then a run on --db temp-mariadb with the server
 // faults injected into it.
 func TestMariaDB(t *testing.T) {
 	needMariaDB(t)
@@ -53,6 +53,19 @@ func TestMariaDB(t *testing.T) {
 			}
 			if strings.Contains(stdout+stderr, m.Password()) {
 				t.Errorf("the output shows the password")
+			}
+		}
+	})
+
+	t.Run("workflow", func(t *testing.T) {
+		for _, sc := range []string{"immediate-burst", "external-resume"} {
+			code, stdout, stderr := runMain("run", "workflow", "--db", url, "--scenario", sc, "--clients", "2", "--warmup", "0s", "--duration", "1s",
+				"--progress", "1s", "--telemetry", "off")
+			if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+				t.Fatalf("%s: exit %d: %s\n%s", sc, code, stderr, stdout)
+			}
+			if !strings.Contains(stdout, "signal workers poll every") || !strings.Contains(stdout, "MariaDB has no LISTEN/NOTIFY") {
+				t.Errorf("%s: no note on polling:\n%s", sc, stdout)
 			}
 		}
 	})

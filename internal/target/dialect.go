@@ -33,6 +33,9 @@ type Capabilities struct {
 	// ArrayParams: array parameters that unnest() turns into rows. Without
 	// them, batches travel as one JSON array that json_each() unpacks.
 	ArrayParams bool
+	// UpdateReturning: UPDATE ... RETURNING (MariaDB and MySQL have
+	// none: a transaction selects the rows FOR UPDATE, then updates them).
+	UpdateReturning bool
 	// JSONTable: JSON_TABLE(json, '$[*]' COLUMNS (...)), rows from a JSON
 	// array, for batches where there are neither array parameters nor
 	// json_each().
@@ -117,7 +120,7 @@ func ParseBanner(banner string) Dialect {
 		InvertedIndex: "CREATE INDEX {name} ON {table} USING gin ({column})",
 		UUIDType:      "uuid", JSONType: "jsonb", TimestampType: "timestamptz", Now: "now()",
 		StatsReset: "SELECT pg_stat_reset()", AdvisoryLocks: true,
-		StatViews: true, PostgresDDL: true, ListenNotify: true,
+		StatViews: true, PostgresDDL: true, ListenNotify: true, UpdateReturning: true,
 	}
 	if m := crdbVersion.FindStringSubmatch(banner); m != nil {
 		c := pgFamily
