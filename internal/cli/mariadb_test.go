@@ -70,6 +70,13 @@ func TestMariaDB(t *testing.T) {
 		}
 	})
 
+	t.Run("train-events refused", func(t *testing.T) {
+		code, stdout, stderr := runMain("run", "train-events", "--db", url, "--duration", "1s", "--telemetry", "off")
+		if code != ExitUsage || !strings.Contains(stderr, "train-events sends its batches as array parameters or a JSON array for json_each(), and MariaDB has neither") {
+			t.Errorf("exit %d: %s\n%s", code, stderr, stdout)
+		}
+	})
+
 	t.Run("planted deletion", func(t *testing.T) {
 		tg, err := target.Open(ctx, url)
 		if err != nil {

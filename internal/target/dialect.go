@@ -36,6 +36,9 @@ type Capabilities struct {
 	// UpdateReturning: UPDATE ... RETURNING (MariaDB and MySQL have
 	// none: a transaction selects the rows FOR UPDATE, then updates them).
 	UpdateReturning bool
+	// JSONEach: json_each(json) expands a JSON array into rows, for
+	// batches where there are no array parameters (SQLite).
+	JSONEach bool
 	// JSONTable: JSON_TABLE(json, '$[*]' COLUMNS (...)), rows from a JSON
 	// array, for batches where there are neither array parameters nor
 	// json_each().
