@@ -98,7 +98,7 @@ func TestMariaDB(t *testing.T) {
 	})
 
 	t.Run("faults not supported yet", func(t *testing.T) {
-		for _, f := range []string{"500ms:terminate-backends", "500ms:reset", "500ms:latency:5ms/100ms", "500ms:blackhole:100ms"} {
+		for _, f := range []string{"500ms:reset", "500ms:latency:5ms/100ms", "500ms:blackhole:100ms"} {
 			code, _, stderr := runMain(append(coMaria, "--db", url, "--fault", f)...)
 			if code != ExitUsage || !strings.Contains(stderr, "is not supported on a MySQL-protocol server yet") {
 				t.Errorf("%s: exit %d: %s", f, code, stderr)
@@ -108,9 +108,9 @@ func TestMariaDB(t *testing.T) {
 
 	t.Run("temp-mariadb faults", func(t *testing.T) {
 		out := filepath.Join(testutil.Artifacts(t), "faults.json")
-		faults := []string{"1s:hang-server:300ms", "2s:restart-server", "4s:kill-server:200ms"}
+		faults := []string{"1s:terminate-backends", "2s:hang-server:300ms", "3s:restart-server", "5s:kill-server:200ms"}
 		args := append(append([]string{}, coMaria...), "--db", "temp-mariadb", "--mariadb-conf", "innodb_buffer_pool_size=32M",
-			"--duration", "6s", "--json", out)
+			"--duration", "7s", "--json", out)
 		for _, f := range faults {
 			args = append(args, "--fault", f)
 		}
@@ -137,6 +137,9 @@ func TestMariaDB(t *testing.T) {
 				t.Errorf("%s: no op succeeded after it: %+v", faults[i], f)
 			case rc.Invariants != "OK":
 				t.Errorf("%s: invariants %q", faults[i], rc.Invariants)
+			case f.Kind == "terminate-backends" && (!strings.HasPrefix(f.Note, "2 sessions terminated") || rc.Reconnects == nil || *rc.Reconnects == 0):
+				// the two clients' sessions, not the fault's own
+				t.Errorf("%s: %s, reconnects %v", faults[i], f.Note, rc.Reconnects)
 			}
 		}
 	})

@@ -37,8 +37,8 @@ func (s Spec) CheckFaults() error {
 	mysql := sp.Kind == target.TempMariaDB || sp.Kind == target.MySQLURL
 	embedded := sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL && !mysql
 	for _, f := range s.Faults {
-		if needs := f.Kind.Needs(); mysql && (needs == fault.NeedsSQL || needs == fault.NeedsNetwork) {
-			return fmt.Errorf("--fault %s is not supported on a MySQL-protocol server yet: use kill-server, restart-server or hang-server on --db temp-mariadb", f)
+		if mysql && f.Kind.Needs() == fault.NeedsNetwork {
+			return fmt.Errorf("--fault %s is not supported on a MySQL-protocol server yet: use kill-server, restart-server, hang-server or terminate-backends", f)
 		}
 		switch f.Kind.Needs() {
 		case fault.NeedsServer:
@@ -215,7 +215,13 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 			resume()
 			return "server", ""
 		case fault.TerminateBackends:
-			n, err := terminateBackends(ctx, d.serverURL(s))
+			var n int64
+			var err error
+			if st, ok := d.Target.(target.SessionTerminator); ok {
+				n, err = st.TerminateSessions(ctx)
+			} else {
+				n, err = terminateBackends(ctx, d.serverURL(s))
+			}
 			if err != nil {
 				return "server", "terminating the run's sessions failed: " + firstLine(err.Error())
 			}

@@ -50,6 +50,9 @@ func config(rawURL string) (*mysql.Config, error) {
 	if !q.Has("timeout") {
 		cfg.Timeout = dialTimeout
 	}
+	if !q.Has("connectionAttributes") {
+		cfg.ConnectionAttributes = "program_name:" + programName // see TerminateSessions
+	}
 	cfg.Logger = &mysql.NopLogger{}
 	return cfg, nil
 }
