@@ -32,8 +32,8 @@ var coMaria = []string{"run", "connect-overhead", "--rows", "300", "--clients", 
 
 // TestMariaDB runs the workloads adapted to MariaDB (connect-overhead,
 // workflow) through the binary on one throwaway MariaDB given by its
-// mysql:// URL (invariants OK, and a planted loss caught), then a run on --db temp-mariadb with the server
-// faults injected into it.
+// mysql:// URL (invariants OK, and a planted loss caught), then a run on
+// --db temp-mariadb with every server and network fault injected into it.
 func TestMariaDB(t *testing.T) {
 	needMariaDB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -97,20 +97,12 @@ func TestMariaDB(t *testing.T) {
 		}
 	})
 
-	t.Run("faults not supported yet", func(t *testing.T) {
-		for _, f := range []string{"500ms:reset", "500ms:latency:5ms/100ms", "500ms:blackhole:100ms"} {
-			code, _, stderr := runMain(append(coMaria, "--db", url, "--fault", f)...)
-			if code != ExitUsage || !strings.Contains(stderr, "is not supported on a MySQL-protocol server yet") {
-				t.Errorf("%s: exit %d: %s", f, code, stderr)
-			}
-		}
-	})
-
 	t.Run("temp-mariadb faults", func(t *testing.T) {
 		out := filepath.Join(testutil.Artifacts(t), "faults.json")
-		faults := []string{"1s:terminate-backends", "2s:hang-server:300ms", "3s:restart-server", "5s:kill-server:200ms"}
+		faults := []string{"1s:terminate-backends", "1500ms:reset", "2s:latency:20ms/300ms", "2500ms:blackhole:300ms",
+			"3s:hang-server:300ms", "4s:restart-server", "6s:kill-server:200ms"}
 		args := append(append([]string{}, coMaria...), "--db", "temp-mariadb", "--mariadb-conf", "innodb_buffer_pool_size=32M",
-			"--duration", "7s", "--json", out)
+			"--duration", "8s", "--json", out)
 		for _, f := range faults {
 			args = append(args, "--fault", f)
 		}

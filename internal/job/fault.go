@@ -22,9 +22,9 @@ import (
 )
 
 // CheckFaults checks that what each of s's faults acts on is there: a
-// throwaway server (temp-postgres) for the server kinds, a throwaway
-// PgBouncer (--via pgbouncer) for kill-pooler, a PostgreSQL server for
-// terminate-backends, a PostgreSQL-wire connection for the network kinds;
+// throwaway server (temp-postgres, temp-mariadb) for the server kinds, a
+// throwaway PgBouncer (--via pgbouncer) for kill-pooler, a database server
+// (not an embedded one) for terminate-backends and the network kinds;
 // and that each fits in the window. Its errors name the fix.
 func (s Spec) CheckFaults() error {
 	if err := fault.Check(s.Faults, s.Runner.Duration, s.Pooler.Poolers); err != nil {
@@ -34,12 +34,8 @@ func (s Spec) CheckFaults() error {
 	if err != nil {
 		return err
 	}
-	mysql := sp.Kind == target.TempMariaDB || sp.Kind == target.MySQLURL
-	embedded := sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL && !mysql
+	embedded := sp.Kind == target.SQLiteTemp || sp.Kind == target.SQLiteFile
 	for _, f := range s.Faults {
-		if mysql && f.Kind.Needs() == fault.NeedsNetwork {
-			return fmt.Errorf("--fault %s is not supported on a MySQL-protocol server yet: use kill-server, restart-server, hang-server or terminate-backends", f)
-		}
 		switch f.Kind.Needs() {
 		case fault.NeedsServer:
 			if sp.Kind != target.TempPostgres && sp.Kind != target.TempMariaDB {
@@ -51,7 +47,7 @@ func (s Spec) CheckFaults() error {
 			}
 		case fault.NeedsSQL:
 			if embedded {
-				return fmt.Errorf("--fault %s needs a PostgreSQL server: use --db temp-postgres or a postgres:// URL", f)
+				return fmt.Errorf("--fault %s needs a database server: use --db temp-postgres, temp-mariadb or a server URL", f)
 			}
 		case fault.NeedsNetwork:
 			clients := s.Pooler.Via // what the clients connect to, when a URL
@@ -59,7 +55,7 @@ func (s Spec) CheckFaults() error {
 				clients = s.DB
 			}
 			if embedded && !target.IsServerURL(clients) {
-				return fmt.Errorf("--fault %s puts a proxy in the network path, which an embedded database has not: use --db temp-postgres or a postgres:// URL", f)
+				return fmt.Errorf("--fault %s puts a proxy in the network path, which an embedded database has not: use --db temp-postgres, temp-mariadb or a server URL", f)
 			}
 			if _, err := proxyBackend(clients); target.IsServerURL(clients) && err != nil {
 				return fmt.Errorf("--fault %s: %w", f, err)
@@ -131,7 +127,7 @@ func proxyBackend(connURL string) (string, error) {
 	if err != nil || u.Hostname() == "" || strings.HasPrefix(u.Hostname(), "/") || strings.Contains(u.Host, ",") {
 		return "", fmt.Errorf("network faults put a proxy in front of one TCP address; %s has none: give host:port in the URL (not a Unix socket or several hosts)", target.MaskURL(connURL))
 	}
-	return net.JoinHostPort(u.Hostname(), cmp.Or(u.Port(), "5432")), nil
+	return net.JoinHostPort(u.Hostname(), cmp.Or(u.Port(), target.DefaultPort(connURL))), nil
 }
 
 // target is what the clients connect to: db, or the proxy in front of

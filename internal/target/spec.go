@@ -91,3 +91,12 @@ var ErrMalformedURL = errors.New("malformed database URL")
 // password or an MD5 hash where require_auth asks for SCRAM). It is of
 // ClassAuth.
 var ErrAuthRefused = errors.New("the client refused the server's authentication method")
+
+// DefaultPort is the server port a URL means when it names none: 3306
+// for mysql://, else PostgreSQL's 5432.
+func DefaultPort(u string) string {
+	if strings.HasPrefix(u, "mysql://") {
+		return "3306"
+	}
+	return "5432"
+}
