@@ -195,6 +195,39 @@ func TestMariaDBServer(t *testing.T) {
 		}
 	})
 
+	t.Run("pooled session killed", func(t *testing.T) {
+		p, err := tg.OpenPool(ctx, target.PoolConfig{Max: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		c, err := p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var id int64
+		if err := target.QueryRow(ctx, c, "SELECT CONNECTION_ID()", nil, &id); err != nil {
+			t.Fatal(err)
+		}
+		exec(t, root, fmt.Sprintf("KILL %d", id))
+		if _, err := c.Exec(ctx, "SELECT 1"); err == nil || !c.Broken() {
+			t.Fatalf("a killed pooled session: %v, broken %v", err, c.Broken())
+		}
+		target.Discard(c)
+		c, err = p.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again int64
+		if err := target.QueryRow(ctx, c, "SELECT CONNECTION_ID()", nil, &again); err != nil || again == id {
+			t.Errorf("after the killed session: %d, %v", again, err)
+		}
+		c.Close(ctx)
+		if st := p.Stats(); st.NewConns != 2 || st.Destroyed != 1 {
+			t.Errorf("pool stats %+v, want 2 sessions opened and 1 destroyed", st)
+		}
+	})
+
 	t.Run("killed session", func(t *testing.T) {
 		c := conn(t)
 		var id int64

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"sync/atomic"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -14,22 +15,41 @@ import (
 var errBad = driver.ErrBadConn
 
 func (t *mysqlTarget) OpenPool(ctx context.Context, c target.PoolConfig) (target.Pool, error) {
-	db, err := t.open()
+	conn, err := mysql.NewConnector(t.cfg)
 	if err != nil {
 		return nil, err
 	}
+	p := &mysqlPool{}
+	db := sql.OpenDB(countingConnector{conn, &p.opened})
 	db.SetMaxOpenConns(c.Max)
 	db.SetMaxIdleConns(c.Max)
 	if c.Lifetime > 0 {
 		db.SetConnMaxLifetime(c.Lifetime)
 	}
-	return &mysqlPool{db: db}, nil
+	p.db = db
+	return p, nil
+}
+
+// countingConnector counts the sessions a pool opens: database/sql does
+// not count those it drops as broken.
+type countingConnector struct {
+	driver.Connector
+	opened *atomic.Int64
+}
+
+func (c countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err == nil {
+		c.opened.Add(1)
+	}
+	return conn, err
 }
 
 // mysqlPool is database/sql's pool of server sessions.
 type mysqlPool struct {
 	db       *sql.DB
 	acquires atomic.Int64 // database/sql does not count them
+	opened   atomic.Int64 // sessions opened (countingConnector)
 }
 
 func (p *mysqlPool) Acquire(ctx context.Context) (target.Conn, error) {
@@ -45,8 +65,8 @@ func (p *mysqlPool) Stats() target.PoolStats {
 	s := p.db.Stats()
 	return target.PoolStats{
 		MaxConns: s.MaxOpenConnections, Acquires: p.acquires.Load(), EmptyAcquires: s.WaitCount, WaitS: s.WaitDuration.Seconds(),
-		NewConns:  int64(s.OpenConnections) + s.MaxIdleClosed + s.MaxLifetimeClosed + s.MaxIdleTimeClosed,
-		Destroyed: s.MaxLifetimeClosed + s.MaxIdleTimeClosed,
+		NewConns:  p.opened.Load(),
+		Destroyed: p.opened.Load() - int64(s.OpenConnections) - s.MaxIdleClosed,
 	}
 }
 
