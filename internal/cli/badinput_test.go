@@ -142,7 +142,7 @@ func badInputs(t *testing.T) []badInput {
 		// run train-events: URLs and targets
 		{args: te("--db", ""), want: "--db is empty"},
 		{args: []string{"init", "train-events", "--db", ""}, want: "--db is empty"},
-		{args: te("--db", "mysql://x"), want: `unknown --db "mysql://x"`},
+		{args: te("--db", "mongodb://x"), want: `unknown --db "mongodb://x"`},
 		{args: te("--db", "/tmp/x.db"), want: `unknown --db "/tmp/x.db"`},
 		{args: te("--db", "postgres://u:hunter22@[::1/db"), want: "malformed database URL"},
 		{args: te("--db", "postgres://u:hunter22@127.0.0.1:notaport/db"), want: "malformed database URL"},
@@ -166,7 +166,7 @@ func badInputs(t *testing.T) []badInput {
 		{args: te("--db", "temp-postgres", "--duration", "10s", "--fault", "3s:blackhole:3s", "--fault", "4s:blackhole:1s"), want: "--fault 4s:blackhole:1s starts while --fault 3s:blackhole:3s is going on (until 6s): one fault at a time"},
 		{args: te("--db", "postgres://u:hunter22@127.0.0.1/db", "--fault", "1s:kill-server"), want: "acts on a server txnbench started: use --db temp-postgres"},
 		{args: te("--db", "temp-postgres", "--fault", "1s:kill-pooler"), want: "acts on a PgBouncer txnbench started: add --via pgbouncer"},
-		{args: te("--fault", "1s:terminate-backends"), want: "needs a PostgreSQL server"},
+		{args: te("--fault", "1s:terminate-backends"), want: "needs a database server"},
 		{args: te("--fault", "1s:latency:5ms"), want: "which an embedded database has not"},
 		{args: te("--db", "postgres://u@/db?host=/run/postgresql", "--fault", "1s:reset"), want: "give host:port in the URL (not a Unix socket or several hosts)"},
 		{args: []string{"study", "train-events", "--db", "temp-postgres", "--vary", "fault=1s:kill-server,1s:bogus"}, want: `unknown fault "bogus"`},

@@ -26,18 +26,19 @@ import (
 
 // runFlags are the flags every workload's run and init share.
 type runFlags struct {
-	db, pgBin string
-	pgConf    []string
-	cfg       runner.Config
-	conn      connect.Options
-	pooler    job.Pooler
-	seed      uint64
-	json      string
-	html      string
-	reinit    bool
-	profile   string
-	telemetry string // on or off
-	tel       job.Telemetry
+	db, pgBin   string
+	pgConf      []string
+	mariadbConf []string
+	cfg         runner.Config
+	conn        connect.Options
+	pooler      job.Pooler
+	seed        uint64
+	json        string
+	html        string
+	reinit      bool
+	profile     string
+	telemetry   string // on or off
+	tel         job.Telemetry
 	// metricsAddr serves live Prometheus metrics (--metrics-addr).
 	metricsAddr string
 	// minSuccess fails a run whose transactions succeeded less often, in
@@ -47,12 +48,13 @@ type runFlags struct {
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
-	fs.StringVar(&f.db, "db", "", "database: sqlite:PATH, temp-postgres (a throwaway local cluster) or postgres://user:password@host:port/db; default: SQLite in a temporary file")
+	fs.StringVar(&f.db, "db", "", "database: sqlite:PATH, temp-postgres (a throwaway local cluster), temp-mariadb (a throwaway local MariaDB), postgres://user:password@host:port/db or mysql://user:password@host:port/db; default: SQLite in a temporary file")
 	fs.StringVar(&f.pgBin, "pg-bin", "", "directory with initdb and postgres for temp-postgres (default: pg_config --bindir, PATH, /usr/lib/postgresql/*/bin; --db temp-postgres@17 picks an installed version)")
 	fs.StringArrayVar(&f.pgConf, "pg-conf", nil, "server setting key=value for temp-postgres (repeatable)")
+	fs.StringArrayVar(&f.mariadbConf, "mariadb-conf", nil, "server setting name=value for temp-mariadb, passed as --name=value (repeatable)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for data and op choices; 0 picks one, which is printed and saved")
 	fs.BoolVar(&f.reinit, "reinit", false, "drop and recreate the workload's schema and data first")
-	declareFlags(fs, kindSetting, "db", "pg-bin", "pg-conf", "seed")
+	declareFlags(fs, kindSetting, "db", "pg-bin", "pg-conf", "mariadb-conf", "seed")
 	declareFlags(fs, kindControl, "reinit")
 	if !run {
 		return
@@ -94,14 +96,14 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 // validate checks the shared flags; usage errors name the fix.
 func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.db == "" && fs.Changed("db") { // an unset variable: not the temporary SQLite
-		return usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres or a postgres:// URL, or leave --db out for a temporary SQLite"))
+		return usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL, or leave --db out for a temporary SQLite"))
 	}
 	sp, err := target.ParseSpec(f.db)
 	if err != nil {
 		if strings.HasPrefix(f.db, job.TempPostgres+"@") {
 			return usage(err)
 		}
-		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres or a postgres:// URL", f.db))
+		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL", target.MaskURL(f.db)))
 	}
 	if sp.Version != "" {
 		if f.pgBin != "" {
@@ -122,6 +124,14 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if len(f.pgConf) > 0 && !tempPG {
 		return usage(errors.New("--pg-conf only applies to --db temp-postgres: set server settings on your own server directly"))
+	}
+	for _, kv := range f.mariadbConf {
+		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
+			return usage(fmt.Errorf("--mariadb-conf %q: want name=value, e.g. --mariadb-conf innodb_buffer_pool_size=256M", kv))
+		}
+	}
+	if len(f.mariadbConf) > 0 && f.db != job.TempMariaDB {
+		return usage(errors.New("--mariadb-conf only applies to --db temp-mariadb: set server settings on your own server directly"))
 	}
 	if f.seed == 0 {
 		f.seed = rand.Uint64()>>1 | 1
@@ -283,7 +293,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	}
 	f := &rs.f
 	spec := job.Spec{
-		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
+		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, MariaDBConf: f.mariadbConf, Name: rs.def.Name, Workload: rs.w,
 		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
 	}
 	return spec, faultsOf(&spec, f.faults)

@@ -23,9 +23,9 @@ import (
 )
 
 // CheckFaults checks that what each of s's faults acts on is there: a
-// throwaway server (temp-postgres) for the server kinds, a throwaway
-// PgBouncer (--via pgbouncer) for kill-pooler, a PostgreSQL server for
-// terminate-backends, a PostgreSQL-wire connection for the network kinds;
+// throwaway server (temp-postgres, temp-mariadb) for the server kinds, a
+// throwaway PgBouncer (--via pgbouncer) for kill-pooler, a database server
+// (not an embedded one) for terminate-backends and the network kinds;
 // and that each fits in the window. Its errors name the fix.
 func (s Spec) CheckFaults() error {
 	if err := fault.Check(s.Faults, s.Runner.Duration, s.Pooler.Poolers); err != nil {
@@ -35,12 +35,12 @@ func (s Spec) CheckFaults() error {
 	if err != nil {
 		return err
 	}
-	embedded := sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL
+	embedded := sp.Kind == target.SQLiteTemp || sp.Kind == target.SQLiteFile
 	for _, f := range s.Faults {
 		switch f.Kind.Needs() {
 		case fault.NeedsServer:
-			if sp.Kind != target.TempPostgres {
-				return fmt.Errorf("--fault %s acts on a server txnbench started: use --db temp-postgres, or terminate-backends and the network faults on your own server", f)
+			if sp.Kind != target.TempPostgres && sp.Kind != target.TempMariaDB {
+				return fmt.Errorf("--fault %s acts on a server txnbench started: use --db temp-postgres or temp-mariadb, or terminate-backends and the network faults on your own server", f)
 			}
 		case fault.NeedsPooler:
 			if s.Pooler.Via != ViaPgBouncer {
@@ -48,7 +48,7 @@ func (s Spec) CheckFaults() error {
 			}
 		case fault.NeedsSQL:
 			if embedded {
-				return fmt.Errorf("--fault %s needs a PostgreSQL server: use --db temp-postgres or a postgres:// URL", f)
+				return fmt.Errorf("--fault %s needs a database server: use --db temp-postgres, temp-mariadb or a server URL", f)
 			}
 		case fault.NeedsNetwork:
 			clients := s.Pooler.Via // what the clients connect to, when a URL
@@ -56,7 +56,7 @@ func (s Spec) CheckFaults() error {
 				clients = s.DB
 			}
 			if embedded && !target.IsServerURL(clients) {
-				return fmt.Errorf("--fault %s puts a proxy in the network path, which an embedded database has not: use --db temp-postgres or a postgres:// URL", f)
+				return fmt.Errorf("--fault %s puts a proxy in the network path, which an embedded database has not: use --db temp-postgres, temp-mariadb or a server URL", f)
 			}
 			if _, err := proxyBackend(clients); target.IsServerURL(clients) && err != nil {
 				return fmt.Errorf("--fault %s: %w", f, err)
@@ -128,7 +128,7 @@ func proxyBackend(connURL string) (string, error) {
 	if err != nil || u.Hostname() == "" || strings.HasPrefix(u.Hostname(), "/") || strings.Contains(u.Host, ",") {
 		return "", fmt.Errorf("network faults put a proxy in front of one TCP address; %s has none: give host:port in the URL (not a Unix socket or several hosts)", target.MaskURL(connURL))
 	}
-	return net.JoinHostPort(u.Hostname(), cmp.Or(u.Port(), "5432")), nil
+	return net.JoinHostPort(u.Hostname(), cmp.Or(u.Port(), target.DefaultPort(connURL))), nil
 }
 
 // target is what the clients connect to: db, or the proxy in front of
@@ -185,7 +185,7 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 		// CheckFaults refused a fault without what it acts on; this only
 		// keeps a new way to open a database from ending in a panic
 		switch needs := f.Kind.Needs(); {
-		case needs == fault.NeedsServer && d.cluster == nil:
+		case needs == fault.NeedsServer && d.server == nil:
 			return "", "not injected: no server txnbench started"
 		case needs == fault.NeedsPooler && len(d.Poolers()) == 0:
 			return "", "not injected: no pooler txnbench started"
@@ -198,13 +198,13 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 			if f.Kind == fault.RestartServer {
 				sig = syscall.SIGQUIT // the postmaster's immediate shutdown
 			}
-			if err := d.cluster.Kill(sig); err != nil {
+			if err := d.server.Kill(sig); err != nil {
 				return "server", err.Error()
 			}
 			runner.Sleep(ctx, f.Delay) // ends early with the window
-			return "server", restart(d.cluster)
+			return "server", restart(d.server)
 		case fault.HangServer:
-			resume, err := d.cluster.Pause()
+			resume, err := d.server.Pause()
 			if err != nil {
 				return "server", err.Error()
 			}
@@ -212,7 +212,13 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 			resume()
 			return "server", ""
 		case fault.TerminateBackends:
-			n, err := terminateBackends(ctx, d.serverURL(s), nameIn(d.connURL))
+			var n int64
+			var err error
+			if st, ok := d.Target.(target.SessionTerminator); ok {
+				n, err = st.TerminateSessions(ctx)
+			} else {
+				n, err = terminateBackends(ctx, d.serverURL(s), nameIn(d.connURL))
+			}
 			if err != nil {
 				return "server", "terminating the run's sessions failed: " + firstLine(err.Error())
 			}

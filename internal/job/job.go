@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
@@ -24,16 +25,21 @@ import (
 // TempPostgres is the --db value that starts a throwaway cluster.
 const TempPostgres = target.TempPostgresSpec
 
+// TempMariaDB is the --db value that starts a throwaway MariaDB.
+const TempMariaDB = target.TempMariaDBSpec
+
 // Spec is one run, as the command line gave it.
 type Spec struct {
-	DB       string   // "" (temporary SQLite), sqlite:PATH, temp-postgres or a URL
-	PGBin    string   // where initdb and postgres are, for temp-postgres
-	PGConf   []string // key=value server settings for temp-postgres
-	Name     string   // workload name
-	Workload workload.Workload
-	Runner   runner.Config
-	Conn     connect.Options // how clients get connections
-	Pooler   Pooler          // a connection pooler between clients and the server
+	DB     string   // "" (temporary SQLite), sqlite:PATH, temp-postgres, temp-mariadb or a URL
+	PGBin  string   // where initdb and postgres are, for temp-postgres
+	PGConf []string // key=value server settings for temp-postgres
+	// MariaDBConf holds name=value server settings for temp-mariadb.
+	MariaDBConf []string
+	Name        string // workload name
+	Workload    workload.Workload
+	Runner      runner.Config
+	Conn        connect.Options // how clients get connections
+	Pooler      Pooler          // a connection pooler between clients and the server
 	// Telemetry is what is watched beside the run (on unless Off).
 	Telemetry Telemetry
 	Fresh     bool         // drop and recreate the workload's schema
@@ -86,8 +92,12 @@ type Database struct {
 	target.Target
 	URL     string // masked
 	cluster *localdb.Cluster
-	fleet   *localdb.Fleet // the throwaway PgBouncers (and HAProxy) of --via pgbouncer
-	deaths  deaths         // what supervision restarted (supervise.go)
+	// server is the throwaway server txnbench started (the cluster, or a
+	// MariaDB), which the server faults and supervision act on; nil when
+	// none.
+	server localServer
+	fleet  *localdb.Fleet // the throwaway PgBouncers (and HAProxy) of --via pgbouncer
+	deaths deaths         // what supervision restarted (supervise.go)
 	// adminURL is the pooler's admin console, "" without a pooler or
 	// with a fleet of several (adminURLs has each member's).
 	adminURL     string
@@ -95,10 +105,10 @@ type Database struct {
 	poolerDetail string // e.g. "transaction pooling, 20 server connections"
 	connURL      string // what the clients connect to, with its password
 	loadURL      string // on a throwaway cluster, the run database as loadRole
-	// server is the database whose cluster this one borrows (a study's
+	// lender is the database whose cluster this one borrows (a study's
 	// pooled cells on the cluster of its direct ones): it supervises and
 	// stops the cluster; nil when this one owns what it runs on.
-	server *Database
+	lender *Database
 	// silent holds, by console (see console), why a pooler's console or
 	// the proxy did not answer in time since the last poolerSnapshot.
 	silent map[string]error
@@ -111,7 +121,7 @@ func (d *Database) borrow(ctx context.Context) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.connURL, loadURL: d.loadURL, server: d}, nil
+	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.connURL, loadURL: d.loadURL, server: d.server, lender: d}, nil
 }
 
 // Close closes the target and stops what was started for it.
@@ -122,12 +132,22 @@ func (d *Database) Close() error {
 			err = serr
 		}
 	}
-	if d.cluster != nil && d.server == nil {
-		if serr := d.cluster.Stop(); serr != nil && err == nil {
+	if d.server != nil && d.lender == nil {
+		if serr := d.server.Stop(); serr != nil && err == nil {
 			err = serr
 		}
 	}
 	return err
+}
+
+// localServer is a throwaway server as localdb runs it.
+type localServer interface {
+	Kill(sig syscall.Signal) error
+	Pause() (resume func(), err error)
+	Restart(ctx context.Context) error
+	Supervise(onDeath func(localdb.Event))
+	PID() int
+	Stop() error
 }
 
 // Cluster is the throwaway cluster behind the database, or nil.
@@ -189,6 +209,9 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sp.Kind == target.TempMariaDB {
+		return openMariaDB(ctx, s, conns)
+	}
 	if sp.Kind != target.TempPostgres {
 		u := s.DB
 		if sp.Kind == target.ServerURL {
@@ -248,7 +271,29 @@ func openAsLoadRole(ctx context.Context, cl *localdb.Cluster) (*Database, error)
 	if err != nil {
 		return nil, err
 	}
-	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, connURL: named(loadURL), loadURL: loadURL}, nil
+	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, server: cl, connURL: named(loadURL), loadURL: loadURL}, nil
+}
+
+// openMariaDB starts a throwaway MariaDB sized for conns connections and
+// opens it.
+func openMariaDB(ctx context.Context, s Spec, conns int) (*Database, error) {
+	conf := s.MariaDBConf
+	if !hasSetting(conf, "max_connections") && !hasSetting(conf, "max-connections") {
+		conf = append([]string{"max_connections=" + strconv.Itoa(max(151, conns+20))}, conf...)
+	}
+	s.log("starting a throwaway MariaDB")
+	started := time.Now()
+	m, err := localdb.StartMariaDB(ctx, localdb.MariaDBOptions{Conf: conf})
+	if err != nil {
+		return nil, err
+	}
+	t, err := target.Open(ctx, m.URL())
+	if err != nil {
+		m.Stop()
+		return nil, err
+	}
+	s.log(fmt.Sprintf("MariaDB %s ready on 127.0.0.1:%d in %.1f s", m.Version(), m.Port(), time.Since(started).Seconds()))
+	return &Database{Target: t, URL: TempMariaDB + " (" + target.MaskURL(m.URL()) + ")", server: m, connURL: m.URL()}, nil
 }
 
 func hasSetting(conf []string, key string) bool {

@@ -92,7 +92,7 @@ func (s *Shared) release(sk, k string) {
 		return
 	}
 	for k2, db := range s.dbs {
-		if k2 != k && db.server == server {
+		if k2 != k && db.lender == server {
 			db.Close()
 			delete(s.dbs, k2)
 		}
@@ -102,7 +102,7 @@ func (s *Shared) release(sk, k string) {
 // Close closes every database opened, the clusters last.
 func (s *Shared) Close() {
 	for _, db := range s.dbs {
-		if db.server != nil {
+		if db.lender != nil {
 			db.Close()
 		}
 	}
@@ -110,7 +110,7 @@ func (s *Shared) Close() {
 		db.Close()
 	}
 	for _, db := range s.dbs {
-		if db.server == nil && !s.isServer(db) {
+		if db.lender == nil && !s.isServer(db) {
 			db.Close()
 		}
 	}
@@ -129,7 +129,7 @@ func (s *Shared) isServer(db *Database) bool {
 // dbKey identifies a database that specifications can share.
 func dbKey(s Spec) string {
 	p := s.Pooler
-	return strings.Join(append([]string{s.DB, s.PGBin, p.Via, p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, s.PGConf...), "\x00")
+	return strings.Join(append([]string{s.DB, s.PGBin, p.Via, p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
 }
 
 // serverKey identifies the throwaway cluster of a specification that runs

@@ -30,8 +30,8 @@ type death struct {
 // restarted when it dies unasked, each death kept for the next run's
 // Faults. A deliberate kill (a process's Kill) is not one.
 func (d *Database) supervise() {
-	if d.server != nil {
-		d.server.supervise() // the borrowed cluster, once, by its owner
+	if d.lender != nil {
+		d.lender.supervise() // the borrowed cluster, once, by its owner
 	}
 	d.deaths.mu.Lock()
 	defer d.deaths.mu.Unlock()
@@ -46,8 +46,8 @@ func (d *Database) supervise() {
 			d.deaths.events = append(d.deaths.events, death{ev, target})
 		}
 	}
-	if d.cluster != nil && d.server == nil {
-		d.cluster.Supervise(seen("server"))
+	if d.server != nil && d.lender == nil {
+		d.server.Supervise(seen("server"))
 	}
 	for i, b := range d.Poolers() {
 		b.Supervise(seen(d.PoolerTarget(i)))
@@ -61,12 +61,12 @@ func (d *Database) supervise() {
 // and puts the deaths seen so far on r's timeline (times from the window's
 // start), forgetting them.
 func (d *Database) addDeaths(r *result.Result, window time.Time) {
-	if d.server != nil {
-		d.server.addDeaths(r, window) // the borrowed cluster's, seen during this run
+	if d.lender != nil {
+		d.lender.addDeaths(r, window) // the borrowed cluster's, seen during this run
 	}
 	// A supervised process holds its lock while supervision restarts it.
-	if d.cluster != nil {
-		d.cluster.PID()
+	if d.server != nil {
+		d.server.PID()
 	}
 	d.poolerPIDs()
 	if p := d.Proxy(); p != nil {

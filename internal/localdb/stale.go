@@ -31,7 +31,7 @@ const (
 	unmarkedGrace = 10 * time.Minute
 )
 
-// CleanStale removes cluster, PgBouncer, HAProxy and temporary SQLite directories
+// CleanStale removes cluster, PgBouncer, HAProxy, MariaDB and temporary SQLite directories
 // left in os.TempDir() by a txnbench that died without cleaning up (for
 // instance after SIGKILL or out of memory): directories whose recorded
 // owner process is no longer alive. A postgres or pgbouncer still running in
@@ -39,7 +39,7 @@ const (
 // removed. Start, StartPgBouncer and TempSQLiteDir call it first.
 func CleanStale() int {
 	var matches []string
-	for _, prefix := range []string{dirPrefix, bouncerDirPrefix, haproxyDirPrefix, sqliteDirPrefix} {
+	for _, prefix := range []string{dirPrefix, bouncerDirPrefix, haproxyDirPrefix, sqliteDirPrefix, mariaDirPrefix} {
 		m, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
 		matches = append(matches, m...)
 	}
@@ -179,6 +179,9 @@ func killLeftoverServer(dir string) {
 	}
 	if pid, err := readPidFile(filepath.Join(dir, haproxyPidName)); err == nil {
 		killLeftover(pid, filepath.Join(dir, haproxyConfName))
+	}
+	if pid, err := readPidFile(filepath.Join(dir, mariaPidName)); err == nil {
+		killLeftover(pid, filepath.Join(dir, "data"))
 	}
 }
 

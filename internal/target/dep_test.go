@@ -8,7 +8,8 @@ import (
 
 // TestDriversStayInTheirPackages keeps each driver library behind its
 // driver package: only internal/target/pg (and localdb, for its admin
-// needs) imports pgx, only internal/target/sqlite imports modernc.org/sqlite.
+// needs) imports pgx, only internal/target/sqlite imports modernc.org/sqlite, only
+// internal/target/mysql imports github.com/go-sql-driver/mysql.
 // It reads the packages' own imports (tests excluded), so packages above
 // target reach the drivers only through target's interfaces.
 func TestDriversStayInTheirPackages(t *testing.T) {
@@ -16,8 +17,9 @@ func TestDriversStayInTheirPackages(t *testing.T) {
 		t.Skip("runs go list")
 	}
 	allowed := map[string][]string{
-		"github.com/jackc/pgx": {"internal/target/pg", "internal/localdb"},
-		"modernc.org/sqlite":   {"internal/target/sqlite"},
+		"github.com/jackc/pgx":           {"internal/target/pg", "internal/localdb"},
+		"modernc.org/sqlite":             {"internal/target/sqlite"},
+		"github.com/go-sql-driver/mysql": {"internal/target/mysql"},
 	}
 	const mod = "github.com/txnbench/txnbench/"
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, mod+"...").Output()

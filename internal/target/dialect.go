@@ -33,6 +33,22 @@ type Capabilities struct {
 	// ArrayParams: array parameters that unnest() turns into rows. Without
 	// them, batches travel as one JSON array that json_each() unpacks.
 	ArrayParams bool
+	// UpdateReturning: UPDATE ... RETURNING (MariaDB and MySQL have
+	// none: a transaction selects the rows FOR UPDATE, then updates them).
+	UpdateReturning bool
+	// JSONEach: json_each(json) expands a JSON array into rows, for
+	// batches where there are no array parameters (SQLite).
+	JSONEach bool
+	// JSONTable: JSON_TABLE(json, '$[*]' COLUMNS (...)), rows from a JSON
+	// array, for batches where there are neither array parameters nor
+	// json_each().
+	JSONTable bool
+	// AnalyzeTable is the statement that refreshes a table's planner
+	// statistics, {table} its placeholder; "" means ANALYZE {table}.
+	AnalyzeTable string
+	// KeyText is the type of a text column that is a key or indexed
+	// whole; "" means TEXT (MySQL indexes TEXT only by a prefix).
+	KeyText string
 	// InvertedIndex is the DDL template for an inverted (GIN-like) index on a
 	// JSON column with {name}, {table} and {column} placeholders; "" if none.
 	InvertedIndex string
@@ -63,6 +79,22 @@ type Capabilities struct {
 	ListenNotify bool
 }
 
+// AnalyzeSQL is the statement refreshing table's planner statistics.
+func (c Capabilities) AnalyzeSQL(table string) string {
+	if c.AnalyzeTable == "" {
+		return "ANALYZE " + table
+	}
+	return strings.ReplaceAll(c.AnalyzeTable, "{table}", table)
+}
+
+// KeyTextType is KeyText, TEXT when the dialect indexes TEXT whole.
+func (c Capabilities) KeyTextType() string {
+	if c.KeyText == "" {
+		return "TEXT"
+	}
+	return c.KeyText
+}
+
 // InvertedIndexDDL returns the statement creating an inverted index, or ""
 // when the dialect has none.
 func (c Capabilities) InvertedIndexDDL(name, table, column string) string {
@@ -78,14 +110,20 @@ var (
 	pgVersion   = regexp.MustCompile(`PostgreSQL (\d+)(?:\.(\d+))?`)
 )
 
-// ParseBanner derives the dialect from what SELECT version() returned.
+// ParseBanner derives the dialect from what SELECT version() returned: a
+// PostgreSQL-wire server's (PostgreSQL, CockroachDB, YugabyteDB) or a
+// MySQL-protocol server's (MariaDB, MySQL), whose banner starts with its
+// version.
 func ParseBanner(banner string) Dialect {
+	if mysqlVersion.MatchString(banner) {
+		return parseMySQLBanner(banner)
+	}
 	pgFamily := Capabilities{
 		SkipLocked: true, JSONB: true, GeneratedColumns: true, Enums: true, ArrayParams: true,
 		InvertedIndex: "CREATE INDEX {name} ON {table} USING gin ({column})",
 		UUIDType:      "uuid", JSONType: "jsonb", TimestampType: "timestamptz", Now: "now()",
 		StatsReset: "SELECT pg_stat_reset()", AdvisoryLocks: true,
-		StatViews: true, PostgresDDL: true, ListenNotify: true,
+		StatViews: true, PostgresDDL: true, ListenNotify: true, UpdateReturning: true,
 	}
 	if m := crdbVersion.FindStringSubmatch(banner); m != nil {
 		c := pgFamily
@@ -117,5 +155,52 @@ func ParseBanner(banner string) Dialect {
 		major, _ := strconv.Atoi(m[1])
 		d.Caps.GeneratedColumns = major >= 12
 	}
+	return d
+}
+
+// mysqlVersion matches the version at the start of SELECT version():
+// "10.11.6-MariaDB-0+deb12u1", "8.0.36" or "8.4.2-log".
+var mysqlVersion = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+))?`)
+
+// parseMySQLBanner derives a MySQL-protocol server's dialect from what
+// SELECT version() returned. MariaDB names itself in the banner; a
+// banner without its name is MySQL.
+func parseMySQLBanner(banner string) Dialect {
+	d := Dialect{Name: "MySQL", Banner: banner}
+	if strings.Contains(banner, "MariaDB") {
+		d.Name = "MariaDB"
+	}
+	var major, minor int
+	if m := mysqlVersion.FindStringSubmatch(banner); m != nil {
+		major, _ = strconv.Atoi(m[1])
+		minor, _ = strconv.Atoi(m[2])
+		d.Version = strings.TrimSuffix(m[0], ".")
+	}
+	atLeast := func(ma, mi int) bool { return major > ma || major == ma && minor >= mi }
+	c := Capabilities{
+		GeneratedColumns: true, // MariaDB 10.2, MySQL 5.7
+		KeyText:          "VARCHAR(255)",
+		AnalyzeTable:     "ANALYZE TABLE {table}",
+		JSONType:         "JSON",
+		UUIDType:         "CHAR(36)",
+		TimestampType:    "DATETIME(6)",
+		Now:              "CURRENT_TIMESTAMP(6)",
+	}
+	if d.Name == "MariaDB" {
+		// SKIP LOCKED and JSON_TABLE from 10.6; JSON is LONGTEXT checked as JSON, so no
+		// binary JSON; a native UUID type from 10.7.
+		c.SkipLocked = atLeast(10, 6)
+		c.JSONTable = atLeast(10, 6)
+		if atLeast(10, 7) {
+			c.UUIDType = "UUID"
+		}
+	} else {
+		// SKIP LOCKED, JSON_TABLE and a binary JSON type with partial
+		// in-place updates from 8.0.
+		c.SkipLocked = atLeast(8, 0)
+		c.JSONB = atLeast(8, 0)
+		c.JSONTable = atLeast(8, 0)
+	}
+	d.Caps = c
 	return d
 }

@@ -201,3 +201,30 @@ func TestListenNotify(t *testing.T) {
 		}
 	}
 }
+
+// TestParseMySQLBanner: MariaDB and MySQL servers' version() banners give
+// their dialect and the capabilities workloads read.
+func TestParseMySQLBanner(t *testing.T) {
+	for _, c := range []struct {
+		banner, name, version        string
+		skipLocked, jsonb, jsonTable bool
+	}{
+		{"10.11.19-MariaDB-0+deb12u1", "MariaDB", "10.11.19", true, false, true},
+		{"10.5.23-MariaDB", "MariaDB", "10.5.23", false, false, false},
+		{"8.0.36", "MySQL", "8.0.36", true, true, true},
+		{"5.7.44-log", "MySQL", "5.7.44", false, false, false},
+	} {
+		d := target.ParseBanner(c.banner)
+		k := d.Caps
+		if d.Name != c.name || d.Version != c.version || k.SkipLocked != c.skipLocked || k.JSONB != c.jsonb || k.JSONTable != c.jsonTable ||
+			k.ListenNotify || k.StatViews || k.AdvisoryLocks || k.PostgresDDL || k.ArrayParams || !k.GeneratedColumns || k.InvertedIndex != "" {
+			t.Errorf("%q: %s %s %+v", c.banner, d.Name, d.Version, k)
+		}
+		if k.KeyTextType() != "VARCHAR(255)" || k.AnalyzeSQL("t") != "ANALYZE TABLE t" {
+			t.Errorf("%q: key text %q, analyze %q", c.banner, k.KeyTextType(), k.AnalyzeSQL("t"))
+		}
+	}
+	if k := target.ParseBanner("PostgreSQL 15.18").Caps; k.KeyTextType() != "TEXT" || k.AnalyzeSQL("t") != "ANALYZE t" {
+		t.Errorf("PostgreSQL: key text %q, analyze %q", k.KeyTextType(), k.AnalyzeSQL("t"))
+	}
+}

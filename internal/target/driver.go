@@ -66,15 +66,15 @@ func explain[T any](f func(d Driver) (T, bool)) (T, bool) {
 	return zero, false
 }
 
-// Open opens the database named by spec (see ParseSpec); temp-postgres is
-// started by the caller, which then opens its URL.
+// Open opens the database named by spec (see ParseSpec); temp-postgres and
+// temp-mariadb are started by the caller, which then opens its URL.
 // It connects once to read the dialect and version.
 func Open(ctx context.Context, spec string) (Target, error) {
 	sp, err := ParseSpec(spec)
 	if err != nil {
 		return nil, err
 	}
-	if sp.Kind == TempPostgres {
+	if sp.Kind == TempPostgres || sp.Kind == TempMariaDB {
 		return nil, fmt.Errorf("%s is started first (job.Open does), then opened by its URL", spec)
 	}
 	d := driverOf(sp.Kind)

@@ -22,17 +22,26 @@ const (
 	TempPostgres
 	// ServerURL is a postgres:// or postgresql:// URL of a server or pooler.
 	ServerURL
+	// TempMariaDB is "temp-mariadb": a throwaway local MariaDB, started by
+	// the caller (see localdb), not by Open.
+	TempMariaDB
+	// MySQLURL is a mysql:// URL of a MySQL-protocol server (MariaDB,
+	// MySQL).
+	MySQLURL
 )
 
 // TempPostgresSpec is the spec that names a throwaway local cluster.
 const TempPostgresSpec = "temp-postgres"
 
+// TempMariaDBSpec is the spec that names a throwaway local MariaDB.
+const TempMariaDBSpec = "temp-mariadb"
+
 // Spec is a parsed database spec (--db, --via): its kind, and the file
-// (SQLiteFile) or URL (ServerURL) it names.
+// (SQLiteFile) or URL (ServerURL, MySQLURL) it names.
 type Spec struct {
 	Kind SpecKind
 	Path string // SQLiteFile: the file
-	URL  string // ServerURL: the URL as given
+	URL  string // ServerURL, MySQLURL: the URL as given
 	// Version is TempPostgres's server version, "17" of temp-postgres@17
 	// ("" for whichever is found first).
 	Version string
@@ -40,8 +49,9 @@ type Spec struct {
 
 // ParseSpec reads a database spec: "" or "sqlite:" (a temporary SQLite
 // file), "sqlite:PATH", "temp-postgres", "temp-postgres@VERSION" (VERSION
-// a major version or a release: 17, 17.10), or a postgres:// or
-// postgresql:// URL. Anything else is an error naming the accepted forms.
+// a major version or a release: 17, 17.10), "temp-mariadb", a postgres://
+// or postgresql:// URL, or a mysql:// URL. Anything else is an error naming
+// the accepted forms.
 func ParseSpec(s string) (Spec, error) {
 	switch {
 	case s == "", s == "sqlite:":
@@ -56,10 +66,14 @@ func ParseSpec(s string) (Spec, error) {
 			return Spec{}, fmt.Errorf("--db %s: give a PostgreSQL version such as temp-postgres@17 or temp-postgres@17.10", s)
 		}
 		return Spec{Kind: TempPostgres, Version: v}, nil
+	case s == TempMariaDBSpec:
+		return Spec{Kind: TempMariaDB}, nil
 	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
 		return Spec{Kind: ServerURL, URL: s}, nil
+	case strings.HasPrefix(s, "mysql://"):
+		return Spec{Kind: MySQLURL, URL: s}, nil
 	}
-	return Spec{}, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres or a postgres:// URL", MaskURL(s))
+	return Spec{}, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL", MaskURL(s))
 }
 
 // versionRE is a PostgreSQL version as temp-postgres@VERSION takes it.
@@ -98,3 +112,12 @@ var ErrMalformedURL = errors.New("malformed database URL")
 // password or an MD5 hash where require_auth asks for SCRAM). It is of
 // ClassAuth.
 var ErrAuthRefused = errors.New("the client refused the server's authentication method")
+
+// DefaultPort is the server port a URL means when it names none: 3306
+// for mysql://, else PostgreSQL's 5432.
+func DefaultPort(u string) string {
+	if strings.HasPrefix(u, "mysql://") {
+		return "3306"
+	}
+	return "5432"
+}

@@ -317,7 +317,7 @@ func TestSQLiteRollbackIgnoresCancel(t *testing.T) {
 func TestOpenUnknownSpec(t *testing.T) {
 	// "" is the default temporary SQLite (ParseSpec); the CLI refuses an
 	// empty --db itself.
-	for _, spec := range []string{"mysql://x", "mysql://root:s3cretpw@h/db", "sqlite", "postgres:/x"} {
+	for _, spec := range []string{"mongodb://x", "mongodb://root:s3cretpw@h/db", "sqlite", "postgres:/x"} {
 		tg, err := target.Open(context.Background(), spec)
 		if err == nil {
 			tg.Close()

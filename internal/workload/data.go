@@ -121,14 +121,15 @@ func Reuse(ctx context.Context, c target.Conn, name, what string, s map[string]a
 	return l, nil
 }
 
-// metaTable holds one row per finished load, keyed by the data's name.
+// metaTable holds one row per finished load, keyed by the data's name
+// (VARCHAR: every engine indexes it whole; MySQL does not index TEXT).
 const metaTable = "txnbench_meta"
 
 // ClearLoaded removes name's completeness mark, creating the table that
 // holds the marks if it is missing. A load calls it before it changes
 // anything, so an interrupted load leaves no mark.
 func ClearLoaded(ctx context.Context, c target.Conn, name string) error {
-	if _, err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+metaTable+" (name TEXT PRIMARY KEY, loaded TEXT NOT NULL)"); err != nil {
+	if _, err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+metaTable+" (name VARCHAR(255) PRIMARY KEY, loaded TEXT NOT NULL)"); err != nil {
 		return fmt.Errorf("creating %s: %w", metaTable, err)
 	}
 	if _, err := c.Exec(ctx, "DELETE FROM "+metaTable+" WHERE name = $1", name); err != nil {

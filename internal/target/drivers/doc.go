@@ -4,6 +4,7 @@
 package drivers
 
 import (
+	_ "github.com/txnbench/txnbench/internal/target/mysql"  // mysql:// URLs
 	_ "github.com/txnbench/txnbench/internal/target/pg"     // postgres:// URLs
 	_ "github.com/txnbench/txnbench/internal/target/sqlite" // sqlite:, sqlite:PATH
 )

@@ -2,6 +2,7 @@ package connectoverhead
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
@@ -38,9 +39,9 @@ type schema struct {
 // INTEGER PRIMARY KEY, which on SQLite is the rowid itself.
 func newSchema(c target.Capabilities) schema {
 	s := schema{arrays: c.ArrayParams}
-	ts := c.TimestampType
+	ts, key := c.TimestampType, c.KeyTextType()
 	s.ddl = []string{
-		fmt.Sprintf("CREATE TABLE %s (\n  id INTEGER PRIMARY KEY,\n  email TEXT NOT NULL,\n  name TEXT NOT NULL,\n  region TEXT NOT NULL,\n  status TEXT NOT NULL,\n  created_at %s NOT NULL\n)", tableUsers, ts),
+		fmt.Sprintf("CREATE TABLE %s (\n  id INTEGER PRIMARY KEY,\n  email %s NOT NULL,\n  name TEXT NOT NULL,\n  region %s NOT NULL,\n  status TEXT NOT NULL,\n  created_at %s NOT NULL\n)", tableUsers, key, key, ts),
 		fmt.Sprintf("CREATE UNIQUE INDEX %s_email ON %s (email)", tableUsers, tableUsers),
 		fmt.Sprintf("CREATE INDEX %s_region ON %s (region)", tableUsers, tableUsers),
 		fmt.Sprintf("CREATE TABLE %s (\n  id INTEGER PRIMARY KEY,\n  user_id INTEGER NOT NULL REFERENCES %s (id),\n  status TEXT NOT NULL,\n  ordered_at %s NOT NULL,\n  total_cents INTEGER NOT NULL\n)", tableOrders, tableUsers, ts),
@@ -54,7 +55,7 @@ func newSchema(c target.Capabilities) schema {
 	}
 	// Fresh statistics so the planner sees the loaded data at once.
 	for _, t := range []string{tableUsers, tableOrders, tableItems} {
-		s.analyze = append(s.analyze, "ANALYZE "+t)
+		s.analyze = append(s.analyze, c.AnalyzeSQL(t))
 	}
 
 	if c.ArrayParams {
@@ -62,6 +63,23 @@ func newSchema(c target.Capabilities) schema {
 		s.insertUsers = fmt.Sprintf("INSERT INTO %s (id, email, name, region, status, created_at) SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::%s[])", tableUsers, ts)
 		s.insertOrders = fmt.Sprintf("INSERT INTO %s (id, user_id, status, ordered_at, total_cents) SELECT * FROM unnest($1::integer[], $2::integer[], $3::text[], $4::%s[], $5::integer[])", tableOrders, ts)
 		s.insertItems = fmt.Sprintf("INSERT INTO %s (id, order_id, product_id, quantity, price_cents) SELECT * FROM unnest($1::integer[], $2::integer[], $3::integer[], $4::integer[], $5::integer[])", tableItems)
+	} else if c.JSONTable {
+		// One JSON array of rows that JSON_TABLE expands; the timestamps
+		// in the JSON end in Z, which DATETIME does not read.
+		rows := func(cols ...string) string {
+			var b strings.Builder
+			for i, c := range cols {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "c%d %s PATH '$[%d]'", i, c, i)
+			}
+			return "JSON_TABLE($1, '$[*]' COLUMNS (" + b.String() + ")) AS j"
+		}
+		stamp := func(col string) string { return "STR_TO_DATE(" + col + ", '%Y-%m-%dT%H:%i:%s.%fZ')" }
+		s.insertUsers = fmt.Sprintf("INSERT INTO %s (id, email, name, region, status, created_at) SELECT j.c0, j.c1, j.c2, j.c3, j.c4, %s FROM %s", tableUsers, stamp("j.c5"), rows("BIGINT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT"))
+		s.insertOrders = fmt.Sprintf("INSERT INTO %s (id, user_id, status, ordered_at, total_cents) SELECT j.c0, j.c1, j.c2, %s, j.c4 FROM %s", tableOrders, stamp("j.c3"), rows("BIGINT", "BIGINT", "TEXT", "TEXT", "BIGINT"))
+		s.insertItems = fmt.Sprintf("INSERT INTO %s (id, order_id, product_id, quantity, price_cents) SELECT j.c0, j.c1, j.c2, j.c3, j.c4 FROM %s", tableItems, rows("BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT"))
 	} else {
 		// One JSON array of rows that json_each() expands.
 		s.insertUsers = fmt.Sprintf("INSERT INTO %s (id, email, name, region, status, created_at) SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, j.value->>5 FROM json_each($1) AS j", tableUsers)

@@ -17,11 +17,14 @@ import (
 // pg15Banner is what SELECT version() says on Debian 12's PostgreSQL 15.
 const pg15Banner = "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit"
 
-// dialectNames are the dialects of the golden files, in order.
-var dialectNames = []string{"postgresql-15", "sqlite"}
+// mariaBanner is what SELECT version() says on Debian 12's MariaDB.
+const mariaBanner = "10.11.19-MariaDB-0+deb12u1"
 
-// testDialects returns PostgreSQL 15 from its banner and SQLite from a
-// real temporary database.
+// dialectNames are the dialects of the golden files, in order.
+var dialectNames = []string{"postgresql-15", "sqlite", "mariadb-10.11"}
+
+// testDialects returns PostgreSQL 15 and MariaDB 10.11 from their banners
+// and SQLite from a real temporary database.
 func testDialects(t *testing.T) map[string]target.Dialect {
 	t.Helper()
 	tg, err := target.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
@@ -29,7 +32,7 @@ func testDialects(t *testing.T) map[string]target.Dialect {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	return map[string]target.Dialect{"postgresql-15": target.ParseBanner(pg15Banner), "sqlite": tg.Dialect()}
+	return map[string]target.Dialect{"postgresql-15": target.ParseBanner(pg15Banner), "sqlite": tg.Dialect(), "mariadb-10.11": target.ParseBanner(mariaBanner)}
 }
 
 // parseWorkload parses args into a fresh workload and validates it.
@@ -99,8 +102,9 @@ func TestSchemaProperties(t *testing.T) {
 			t.Errorf("%s: arrays %v with ArrayParams %v", dn, s.arrays, d.Caps.ArrayParams)
 		}
 		load := s.insertUsers + s.insertOrders + s.insertItems
-		if d.Caps.ArrayParams != strings.Contains(load, "unnest(") || d.Caps.ArrayParams == strings.Contains(load, "json_each(") {
-			t.Errorf("%s: load statements do not fit ArrayParams=%v:\n%s", dn, d.Caps.ArrayParams, load)
+		jsonEach := !d.Caps.ArrayParams && !d.Caps.JSONTable
+		if d.Caps.ArrayParams != strings.Contains(load, "unnest(") || jsonEach != strings.Contains(load, "json_each(") || d.Caps.JSONTable != strings.Contains(load, "JSON_TABLE(") {
+			t.Errorf("%s: load statements do not fit ArrayParams=%v JSONTable=%v:\n%s", dn, d.Caps.ArrayParams, d.Caps.JSONTable, load)
 		}
 		all := strings.Join(append(append([]string{}, s.ddl...), s.drop...), "\n")
 		for _, tbl := range []string{tableUsers, tableOrders, tableItems} {

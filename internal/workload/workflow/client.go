@@ -142,7 +142,12 @@ func (c *client) publish(ctx context.Context, conn target.Conn) (err error) {
 	defer conn.Rollback(ctx)
 	if w.sc.byKey {
 		var id int64
-		if err := target.QueryRow(ctx, conn, w.sql.publishByKey, []any{c.key, micros(now)}, &id); err != nil {
+		if w.sql.keyID == "" {
+			err = target.QueryRow(ctx, conn, w.sql.publishByKey, []any{c.key, micros(now)}, &id)
+		} else if _, err = conn.Exec(ctx, w.sql.publishByKey, c.key, micros(now)); err == nil {
+			err = target.QueryRow(ctx, conn, w.sql.keyID, []any{c.key}, &id)
+		}
+		if err != nil {
 			return fmt.Errorf("resuming workflow %s: %w", c.key, err)
 		}
 		if id != c.inst {

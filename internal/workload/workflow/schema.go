@@ -36,13 +36,21 @@ const (
 type schema struct {
 	drop, ddl, probe []string
 
-	start         string       // $1 id, $2 definition, $3 steps, $4 now, $5 business key
-	publish       string       // instance to waiting by id: $1 id, $2 now
-	publishByKey  string       // the same by business key, RETURNING id: $1 key, $2 now
-	insertSignals string       // the steps' signals: $1 instance, $2 due, $3 payload
-	notify        string       // pg_notify with the due time as payload: $1 due; "" without
-	readInstance  string       // $1 id: state, completed_us
-	claim         string       // $1 worker, $2 lease until, $3 now, $4 batch: RETURNING instance_id, step, attempts, due_us
+	start        string // $1 id, $2 definition, $3 steps, $4 now, $5 business key
+	publish      string // instance to waiting by id: $1 id, $2 now
+	publishByKey string // the same by business key, RETURNING id: $1 key, $2 now
+	// keyID reads the id of a business key ($1), after publishByKey
+	// where the dialect has no UPDATE ... RETURNING; "" where it has.
+	keyID         string
+	insertSignals string // the steps' signals: $1 instance, $2 due, $3 payload
+	notify        string // pg_notify with the due time as payload: $1 due; "" without
+	readInstance  string // $1 id: state, completed_us
+	claim         string // $1 worker, $2 lease until, $3 now, $4 batch: RETURNING instance_id, step, attempts, due_us
+	// Without UPDATE ... RETURNING the claim is a transaction: pick
+	// ($1 now, $2 batch: instance_id, step, attempts, due_us, locked),
+	// then lease each ($1 worker, $2 lease until, $3 instance, $4 step);
+	// claim is "" then.
+	pick, lease   string
 	readVersion   string       // $1 id: version, applied, steps
 	advance       string       // $1 id, $2 version, $3 now
 	takeSignal    string       // delete the signal while the lease is ours: $1 instance, $2 step, $3 worker, $4 attempts
@@ -78,7 +86,7 @@ func newSchema(caps target.Capabilities, steps int, notify bool) schema {
 		`CREATE TABLE ` + tInstances + ` (
   id BIGINT PRIMARY KEY,
   definition TEXT NOT NULL,
-  business_key TEXT,
+  business_key ` + caps.KeyTextType() + `,
   state TEXT NOT NULL,
   version INTEGER NOT NULL,
   steps INTEGER NOT NULL,
@@ -125,6 +133,10 @@ func newSchema(caps target.Capabilities, steps int, notify bool) schema {
 	setWaiting := "UPDATE " + tInstances + " SET state = '" + stateWaiting + "', version = version + 1, updated_us = $2 WHERE "
 	s.publish = tag(opPublish) + setWaiting + "id = $1 AND state = '" + stateStarted + "'"
 	s.publishByKey = tag(opPublish) + setWaiting + "business_key = $1 AND state = '" + stateStarted + "' RETURNING id"
+	if !caps.UpdateReturning {
+		s.publishByKey = strings.TrimSuffix(s.publishByKey, " RETURNING id")
+		s.keyID = tag(opPublish) + "SELECT id FROM " + tInstances + " WHERE business_key = $1"
+	}
 	var values []string
 	for i := 0; i < steps; i++ {
 		values = append(values, fmt.Sprintf("($1, %d, 'resume', $3, $2, 0)", i))
@@ -138,8 +150,14 @@ func newSchema(caps target.Capabilities, steps int, notify bool) schema {
 	if caps.SkipLocked {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
-	s.claim = tag(stepClaim) + "UPDATE " + tSignals + " SET lease_owner = $1, lease_until_us = $2, attempts = attempts + 1 WHERE (instance_id, step) IN (SELECT instance_id, step FROM " + tSignals +
-		" WHERE due_us <= $3 AND (lease_until_us IS NULL OR lease_until_us < $3) ORDER BY due_us LIMIT $4" + lock + ") RETURNING instance_id, step, attempts, due_us"
+	due := " WHERE due_us <= $3 AND (lease_until_us IS NULL OR lease_until_us < $3) ORDER BY due_us LIMIT $4" + lock
+	if caps.UpdateReturning {
+		s.claim = tag(stepClaim) + "UPDATE " + tSignals + " SET lease_owner = $1, lease_until_us = $2, attempts = attempts + 1 WHERE (instance_id, step) IN (SELECT instance_id, step FROM " + tSignals +
+			due + ") RETURNING instance_id, step, attempts, due_us"
+	} else {
+		s.pick = tag(stepClaim) + "SELECT instance_id, step, attempts, due_us FROM " + tSignals + strings.NewReplacer("$3", "$1", "$4", "$2").Replace(due)
+		s.lease = tag(stepClaim) + "UPDATE " + tSignals + " SET lease_owner = $1, lease_until_us = $2, attempts = attempts + 1 WHERE instance_id = $3 AND step = $4"
+	}
 	s.readVersion = tag(stepApply) + "SELECT version, applied, steps FROM " + tInstances + " WHERE id = $1"
 	s.advance = tag(stepApply) + "UPDATE " + tInstances + " SET version = version + 1, applied = applied + 1, updated_us = $3," +
 		" state = CASE WHEN state = '" + stateWaiting + "' AND applied + 1 >= steps THEN '" + stateCompleted + "' ELSE state END," +

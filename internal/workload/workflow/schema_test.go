@@ -25,8 +25,8 @@ func render(s schema) string {
 		add(fmt.Sprint("ddl ", i+1), q)
 	}
 	for _, st := range [][2]string{
-		{"start", s.start}, {"publish", s.publish}, {"publish by key", s.publishByKey}, {"insert signals", s.insertSignals},
-		{"notify", s.notify}, {"read instance", s.readInstance}, {"claim", s.claim}, {"read version", s.readVersion},
+		{"start", s.start}, {"publish", s.publish}, {"publish by key", s.publishByKey}, {"key id", s.keyID}, {"insert signals", s.insertSignals},
+		{"notify", s.notify}, {"read instance", s.readInstance}, {"claim", s.claim}, {"pick", s.pick}, {"lease", s.lease}, {"read version", s.readVersion},
 		{"advance", s.advance}, {"take signal", s.takeSignal}, {"insert history", s.insertHistory}, {"retry later", s.retryLater},
 		{"insert dead", s.insertDead}, {"fail instance", s.failInstance}, {"release leases", s.releaseLeases},
 		{"max instance", s.maxInstance}, {"leases held", s.leasesHeld},
@@ -51,12 +51,16 @@ func TestSchemaGolden(t *testing.T) {
 		{"postgresql", target.ParseBanner("PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu")},
 		{"cockroachdb", target.ParseBanner("CockroachDB CCL v23.2.1 (x86_64-pc-linux-gnu, built 2024/01/16 14:48:46, go1.21.5)")},
 		{"sqlite", lite},
+		{"mariadb", target.ParseBanner("10.11.19-MariaDB-0+deb12u1")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSchema(tc.d.Caps, 2, tc.d.Caps.ListenNotify)
 			got := render(s)
 			if strings.Contains(got, "SKIP LOCKED") != tc.d.Caps.SkipLocked || strings.Contains(got, "pg_notify") != tc.d.Caps.ListenNotify {
 				t.Errorf("%s: SKIP LOCKED or pg_notify where the dialect has none", tc.name)
+			}
+			if strings.Contains(got, "RETURNING") != tc.d.Caps.UpdateReturning || (s.claim == "") != (s.pick != "" && s.lease != "") {
+				t.Errorf("%s: UPDATE ... RETURNING where the dialect has none, or no claim", tc.name)
 			}
 			testutil.Golden(t, "schema_"+tc.name+".golden", got)
 		})

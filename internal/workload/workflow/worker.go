@@ -255,6 +255,13 @@ func (k *worker) claim(ctx context.Context) error {
 	w := k.w
 	k.claimed = k.claimed[:0]
 	t0 := time.Now()
+	if w.sql.claim == "" {
+		if err := k.pickAndLease(ctx, t0); err != nil {
+			return err
+		}
+		k.record(iClaim, time.Since(t0))
+		return nil
+	}
 	rows, err := k.conn.Query(ctx, w.sql.claim, k.id, micros(t0.Add(w.lease)), micros(t0), w.claimBatch)
 	if err != nil {
 		return err
@@ -272,6 +279,46 @@ func (k *worker) claim(ctx context.Context) error {
 		return err
 	}
 	k.record(iClaim, time.Since(t0))
+	return nil
+}
+
+// pickAndLease is claim without UPDATE ... RETURNING: in one
+// transaction, lock the due signals (skipping those another worker has
+// locked), then lease each.
+func (k *worker) pickAndLease(ctx context.Context, t0 time.Time) error {
+	w := k.w
+	if err := k.conn.Begin(ctx); err != nil {
+		return err
+	}
+	defer k.conn.Rollback(ctx)
+	rows, err := k.conn.Query(ctx, w.sql.pick, micros(t0), w.claimBatch)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var s claimed
+		if err := rows.Scan(&s.inst, &s.step, &s.attempts, &s.due); err != nil {
+			rows.Close()
+			return err
+		}
+		s.attempts++ // as the lease sets it
+		k.claimed = append(k.claimed, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	until := micros(t0.Add(w.lease))
+	for _, s := range k.claimed {
+		if _, err := k.conn.Exec(ctx, w.sql.lease, k.id, until, s.inst, s.step); err != nil {
+			k.claimed = k.claimed[:0]
+			return err
+		}
+	}
+	if err := k.conn.Commit(ctx); err != nil {
+		k.claimed = k.claimed[:0]
+		return err
+	}
 	return nil
 }
 

@@ -1,0 +1,221 @@
+package localdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needMariaDB skips the test when MariaDB's server is not installed,
+// unless CI is set, where that is a failure.
+func needMariaDB(t *testing.T) {
+	t.Helper()
+	if _, _, err := findMariaDB(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set and %v", err)
+		}
+		t.Skip(err)
+	}
+}
+
+// TestMariaDB starts one throwaway MariaDB and checks, in turn: it
+// answers with its password and has performance_schema on; another
+// local user (nobody) gets nothing without the password, over TCP or the
+// socket; its files are its user's alone and none holds the password;
+// --mariadb-conf settings reach it; it restarts on its port; and a
+// server whose txnbench died is killed and its directory removed by
+// CleanStale.
+func TestMariaDB(t *testing.T) {
+	needMariaDB(t)
+	if _, err := StartMariaDB(context.Background(), MariaDBOptions{Conf: []string{"bad"}}); err == nil || !strings.Contains(err.Error(), `--mariadb-conf "bad": want key=value`) {
+		t.Errorf("a bad --mariadb-conf: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d, err := StartMariaDB(ctx, MariaDBOptions{Conf: []string{"max_connections=77"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Stop() })
+	if p := d.Port(); p < portMin || p > portMax {
+		t.Errorf("port %d is outside %d-%d", p, portMin, portMax)
+	}
+	client, err := exec.LookPath("mariadb")
+	if err != nil {
+		t.Fatalf("the mariadb client is needed: %v", err)
+	}
+	// runAs runs the mariadb client as user ("" for ourselves), with
+	// password pw ("" for none).
+	runAs := func(user, pw string, args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		argv := append([]string{client, "--no-defaults", "-N", "-B"}, args...)
+		if user != "" {
+			argv = append([]string{"runuser", "-u", user, "--"}, argv...)
+		}
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Dir = "/"
+		cmd.Env = append(childEnv(), "HOME=/nonexistent")
+		if pw != "" {
+			cmd.Env = append(cmd.Env, "MYSQL_PWD="+pw)
+		}
+		out, err := cmd.CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	run := func(asNobody bool, pw string, args ...string) (string, error) {
+		if asNobody {
+			return runAs("nobody", pw, args...)
+		}
+		return runAs("", pw, args...)
+	}
+	tcp := []string{"-h", "127.0.0.1", "-P", strconv.Itoa(d.Port())}
+	query := func(t *testing.T, sql string) string {
+		t.Helper()
+		out, err := run(false, d.Password(), append(tcp, "-u", MariaDBUser, MariaDBDatabase, "-e", sql)...)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", sql, out, err)
+		}
+		return out
+	}
+
+	t.Run("ready", func(t *testing.T) {
+		if got := query(t, "SELECT @@performance_schema, @@max_connections, @@bind_address"); got != "1\t77\t127.0.0.1" {
+			t.Errorf("performance_schema, max_connections, bind_address = %q, want 1, 77 (--mariadb-conf), 127.0.0.1", got)
+		}
+		if v := query(t, "SELECT version()"); !strings.HasPrefix(v, d.Version()+"-MariaDB") {
+			t.Errorf("version() = %q, Version() = %q", v, d.Version())
+		}
+		if got := query(t, "SELECT GROUP_CONCAT(CONCAT(user, '@', host, ':', plugin) ORDER BY user, host) FROM mysql.user"); got != "mariadb.sys@localhost:mysql_native_password,root@127.0.0.1:mysql_native_password,root@localhost:mysql_native_password" {
+			t.Errorf("accounts: %s", got)
+		}
+	})
+
+	t.Run("nobody gets nothing", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			if os.Getenv("CI") == "true" {
+				t.Fatal("CI must run this test as root: it acts as user nobody")
+			}
+			t.Skip("not root: cannot act as user nobody")
+		}
+		if d.user == nil || d.user.name == "nobody" {
+			t.Skipf("the server runs as %v: nobody is not a second user", d.user)
+		}
+		// With the password nobody gets in over TCP: the refusals below
+		// are the server's.
+		if out, err := run(true, d.Password(), append(tcp, "-u", MariaDBUser, "-e", "SELECT 1")...); err != nil || out != "1" {
+			t.Fatalf("as nobody with the password: %q, %v", out, err)
+		}
+		for _, tc := range []struct {
+			name string
+			pw   string
+			args []string
+		}{
+			{"TCP as nobody", "", append(tcp, "-e", "SELECT 1")},
+			{"TCP as root", "", append(tcp, "-u", "root", "-e", "SELECT 1")},
+			{"TCP as root, wrong password", "wrong", append(tcp, "-u", "root", "-e", "SELECT 1")},
+			{"TCP as the anonymous user", "", append(tcp, "-u", "", "-e", "SELECT 1")},
+			{"TCP as mariadb.sys", "", append(tcp, "-u", "mariadb.sys", "-e", "SELECT 1")},
+			{"socket as nobody (unix_socket)", "", []string{"-S", d.SocketPath(), "-e", "SELECT 1"}},
+			{"socket as root", "", []string{"-S", d.SocketPath(), "-u", "root", "-e", "SELECT 1"}},
+			{"socket as the server's user", "", []string{"-S", d.SocketPath(), "-u", d.user.name, "-e", "SELECT 1"}},
+		} {
+			if out, err := run(true, tc.pw, tc.args...); err == nil {
+				t.Errorf("%s: nobody got in: %q", tc.name, out)
+			} else {
+				t.Logf("%s: refused: %s", tc.name, out)
+			}
+		}
+		if out, err := run(true, "", "-h", "::1", "-P", strconv.Itoa(d.Port()), "-e", "SELECT 1"); err == nil {
+			t.Errorf("the server answers on ::1: %q", out)
+		}
+		// The server's own user reaches the socket: no unix_socket
+		// account lets it in either.
+		for _, u := range []string{"", "root", d.user.name} {
+			if out, err := runAs(d.user.name, "", "-S", d.SocketPath(), "-u", u, "-e", "SELECT 1"); err == nil {
+				t.Errorf("socket as %q from the server's user: got in: %q", u, out)
+			} else {
+				t.Logf("socket as %q from the server's user: refused: %s", u, out)
+			}
+		}
+		if out, err := exec.Command("runuser", "-u", "nobody", "--", "ls", d.Dir()).CombinedOutput(); err == nil {
+			t.Errorf("nobody can list %s: %s", d.Dir(), out)
+		}
+	})
+
+	t.Run("files", func(t *testing.T) {
+		if _, err := os.Stat(filepath.Join(d.Dir(), mariaInitName)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the init file with the password is still there: %v", err)
+		}
+		query(t, "CREATE TABLE t (id int primary key) ENGINE=InnoDB")
+		err := filepath.WalkDir(d.Dir(), func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			fi, err := e.Info()
+			if err != nil {
+				return err
+			}
+			switch {
+			case e.IsDir() && fi.Mode().Perm()&0o077 != 0:
+				t.Errorf("directory %s is %v, want 0700", path, fi.Mode().Perm())
+			case e.Type().IsRegular():
+				if fi.Mode().Perm()&0o037 != 0 && e.Name() != markerName {
+					t.Errorf("file %s is %v, want no more than 0640", path, fi.Mode().Perm())
+				}
+				if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), d.Password()) {
+					t.Errorf("%s holds the password", path)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data []string
+		filepath.WalkDir(filepath.Join(d.Dir(), "data"), func(path string, e fs.DirEntry, err error) error {
+			if fi, ierr := os.Stat(path); err == nil && ierr == nil && e.Type().IsRegular() && fi.Mode().Perm() != 0o600 {
+				data = append(data, fmt.Sprintf("%s %v", path, fi.Mode().Perm()))
+			}
+			return nil
+		})
+		if len(data) > 0 {
+			t.Errorf("data files not 0600: %v", data)
+		}
+	})
+
+	t.Run("restart", func(t *testing.T) {
+		port, pid := d.Port(), d.PID()
+		if err := d.Restart(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if d.Port() != port || d.PID() == pid {
+			t.Errorf("after Restart: port %d pid %d, was %d %d", d.Port(), d.PID(), port, pid)
+		}
+		if got := query(t, "SELECT COUNT(*) FROM t"); got != "0" {
+			t.Errorf("after Restart: %q", got)
+		}
+	})
+
+	t.Run("stale", func(t *testing.T) {
+		pid, dir := d.PID(), d.Dir()
+		if err := os.WriteFile(filepath.Join(dir, markerName), []byte("999999999 0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		CleanStale() // a concurrent txnbench may get there first: assert the outcome
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("CleanStale left %s", dir)
+		}
+		if err := d.Stop(); err != nil {
+			t.Errorf("Stop after CleanStale: %v", err)
+		}
+		assertDead(t, pid)
+	})
+}

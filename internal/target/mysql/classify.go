@@ -1,0 +1,143 @@
+package mysql
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// mysqlDriver is the MySQL-protocol driver as target sees it.
+type mysqlDriver struct{}
+
+func init() { target.Register(mysqlDriver{}, target.MySQLURL) }
+
+func (mysqlDriver) Open(ctx context.Context, sp target.Spec) (target.Target, error) {
+	return openMySQL(ctx, sp.URL)
+}
+
+// The server error numbers txnbench classifies (MariaDB and MySQL share
+// them unless noted).
+const (
+	errDiskFull           = 1021 // ER_DISK_FULL
+	errAccessDenied       = 1045 // ER_ACCESS_DENIED_ERROR
+	errDBAccessDenied     = 1044 // ER_DBACCESS_DENIED_ERROR
+	errTooManyConnections = 1040 // ER_CON_COUNT_ERROR
+	errUserConnections    = 1203 // ER_TOO_MANY_USER_CONNECTIONS
+	errOutOfMemory        = 1037 // ER_OUTOFMEMORY
+	errOutOfSortMemory    = 1038 // ER_OUT_OF_SORTMEMORY
+	errOutOfResources     = 1041 // ER_OUT_OF_RESOURCES
+	errShutdown           = 1053 // ER_SERVER_SHUTDOWN
+	errBadDB              = 1049 // ER_BAD_DB_ERROR
+	errBadField           = 1054 // ER_BAD_FIELD_ERROR
+	errTableFull          = 1114 // ER_RECORD_FILE_FULL: the table (tablespace) is full
+	errTableAccess        = 1142 // ER_TABLEACCESS_DENIED_ERROR
+	errColumnAccess       = 1143 // ER_COLUMNACCESS_DENIED_ERROR
+	errNoSuchTable        = 1146 // ER_NO_SUCH_TABLE
+	errLockWaitTimeout    = 1205 // ER_LOCK_WAIT_TIMEOUT
+	errDeadlock           = 1213 // ER_LOCK_DEADLOCK
+	errSpecificAccess     = 1227 // ER_SPECIFIC_ACCESS_DENIED_ERROR
+	errReadOnly           = 1290 // ER_OPTION_PREVENTS_STATEMENT (--read-only)
+	errNoSuchFunction     = 1305 // ER_SP_DOES_NOT_EXIST
+	errQueryInterrupted   = 1317 // ER_QUERY_INTERRUPTED (KILL QUERY)
+	errAccessDeniedNoPass = 1698 // ER_ACCESS_DENIED_NO_PASSWORD_ERROR
+	errReadOnlyTx         = 1792 // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+	errConnectionKilled   = 1927 // ER_CONNECTION_KILLED (MariaDB)
+	errStatementTimeout   = 1969 // ER_STATEMENT_TIMEOUT (MariaDB max_statement_time)
+	errExecutionTimeout   = 3024 // ER_QUERY_TIMEOUT (MySQL max_execution_time)
+)
+
+// classifyNumber maps a server error number to a class.
+func classifyNumber(n uint16) target.Class {
+	switch n {
+	case errDeadlock:
+		return target.ClassDeadlock
+	case errLockWaitTimeout:
+		// The row lock stayed taken: retried as SQLite's busy is.
+		return target.ClassBusy
+	case errTooManyConnections, errUserConnections:
+		return target.ClassTooManyConnections
+	case errAccessDenied, errAccessDeniedNoPass:
+		return target.ClassAuth
+	case errReadOnly, errReadOnlyTx:
+		return target.ClassReadOnly
+	case errDiskFull, errTableFull:
+		return target.ClassDiskFull
+	case errOutOfMemory, errOutOfSortMemory, errOutOfResources:
+		return target.ClassInsufficientResources
+	case errShutdown, errConnectionKilled:
+		return target.ClassAdminShutdown
+	case errStatementTimeout, errExecutionTimeout, errQueryInterrupted:
+		return target.ClassTimeout
+	case errNoSuchTable, errBadField, errNoSuchFunction, errBadDB:
+		return target.ClassUndefinedObject
+	case errDBAccessDenied, errTableAccess, errColumnAccess, errSpecificAccess:
+		return target.ClassPermission
+	}
+	return target.ClassOther
+}
+
+// Classify maps a server error number, and a connection the driver found
+// broken, to a class. Other network errors (refused, reset, timed out)
+// are left to target's generic checks.
+func (mysqlDriver) Classify(err error) (target.Class, bool) {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return classifyNumber(me.Number), true
+	}
+	if connLost(err) {
+		return target.ClassConnectionLost, true
+	}
+	return target.ClassNone, false
+}
+
+// connLost reports whether err says the session's connection is gone:
+// the driver's own invalid or bad connection errors.
+func connLost(err error) bool {
+	return errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn)
+}
+
+// CommitOutcomeUnknown: a commit the server answered with an error did
+// not happen; one the driver refused before sending it (a connection it
+// knew was bad) did not either. A lost connection is not the driver's to
+// decide (target's default: unknown).
+func (mysqlDriver) CommitOutcomeUnknown(err error) (bool, bool) {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == errShutdown || me.Number == errConnectionKilled, true
+	}
+	if errors.Is(err, driver.ErrBadConn) {
+		return false, true
+	}
+	return false, false
+}
+
+// Message is the server's message, its error number and SQLSTATE.
+func (mysqlDriver) Message(err error) (string, bool) {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		return "", false
+	}
+	return fmt.Sprintf("%s (error %d, SQLSTATE %s)", target.MaskURL(me.Message), me.Number, me.SQLState[:]), true
+}
+
+// ResultMessage words a server error as libpq does: "ERROR:  message".
+func (mysqlDriver) ResultMessage(err error, _ string) (string, bool) {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		return "", false
+	}
+	return "ERROR:  " + me.Message + "\n", true
+}
+
+// UndefinedTable is error 1146, a table that does not exist.
+func (mysqlDriver) UndefinedTable(err error) (bool, bool) {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == errNoSuchTable, true
+	}
+	return false, false
+}

@@ -1,0 +1,194 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// defaultPort is the MySQL protocol's port.
+const defaultPort = "3306"
+
+// dialTimeout bounds connecting when the URL sets no timeout.
+const dialTimeout = 10 * time.Second
+
+// config reads a mysql:// URL: mysql://USER:PASSWORD@HOST[:PORT]/DB,
+// its query parameters those of the driver's DSN (tls, timeout, ...).
+// Placeholders are interpolated in the client (interpolateParams) unless
+// the URL says otherwise, so a statement with arguments is one round
+// trip, not a prepare, an execute and a close; DATETIME columns scan into
+// time.Time (parseTime, in UTC). The driver's own log
+// lines are dropped: errors reach the caller.
+func config(rawURL string) (*mysql.Config, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "mysql" || u.Host == "" {
+		return nil, fmt.Errorf("%w: %s: want mysql://USER:PASSWORD@HOST:PORT/DATABASE", target.ErrMalformedURL, target.MaskURL(rawURL))
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = defaultPort
+	}
+	q := u.Query()
+	for k, v := range map[string]string{"interpolateParams": "true", "parseTime": "true"} {
+		if !q.Has(k) {
+			q.Set(k, v)
+		}
+	}
+	cfg, err := mysql.ParseDSN("tcp(" + net.JoinHostPort(host, port) + ")/" + strings.TrimPrefix(u.Path, "/") + "?" + q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %s", target.ErrMalformedURL, target.MaskURL(rawURL), target.MaskURL(err.Error()))
+	}
+	cfg.User = u.User.Username()
+	cfg.Passwd, _ = u.User.Password()
+	if !q.Has("timeout") {
+		cfg.Timeout = dialTimeout
+	}
+	if !q.Has("connectionAttributes") {
+		cfg.ConnectionAttributes = "program_name:" + programName // see TerminateSessions
+	}
+	cfg.Logger = &mysql.NopLogger{}
+	return cfg, nil
+}
+
+type mysqlTarget struct {
+	cfg     *mysql.Config
+	db      *sql.DB // Connect's sessions: none kept idle
+	dialect target.Dialect
+}
+
+func openMySQL(ctx context.Context, rawURL string) (target.Target, error) {
+	cfg, err := config(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	t := &mysqlTarget{cfg: cfg}
+	if t.db, err = t.open(); err != nil {
+		return nil, err
+	}
+	// Connect opens a new session each time and Close really closes it,
+	// so connecting per transaction costs what it costs; pools are
+	// separate.
+	t.db.SetMaxIdleConns(0)
+	var banner string
+	if err := t.db.QueryRowContext(ctx, "SELECT version()").Scan(&banner); err != nil {
+		t.db.Close()
+		return nil, target.ConnectError(rawURL, err)
+	}
+	t.dialect = target.ParseBanner(banner)
+	return t, nil
+}
+
+func (t *mysqlTarget) open() (*sql.DB, error) {
+	conn, err := mysql.NewConnector(t.cfg)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(conn), nil
+}
+
+func (t *mysqlTarget) Dialect() target.Dialect { return t.dialect }
+
+func (t *mysqlTarget) Close() error { return t.db.Close() }
+
+func (t *mysqlTarget) Connect(ctx context.Context) (target.Conn, error) {
+	c, err := t.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mysqlConn{c: c}, nil
+}
+
+// mysqlConn pins one connection of a database/sql pool to one client.
+type mysqlConn struct {
+	c      *sql.Conn
+	inTx   bool
+	broken bool // an error said the connection is gone
+}
+
+// check notes an error that broke the connection and returns err.
+func (s *mysqlConn) check(err error) error {
+	if err != nil && (connLost(err) || target.Classify(err) == target.ClassConnectionLost) {
+		s.broken = true
+	}
+	return err
+}
+
+// Exec and Query take target's $n placeholders (see placeholders).
+func (s *mysqlConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	query, args = placeholders(query, args)
+	res, err := s.c.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, s.check(err)
+	}
+	return res.RowsAffected()
+}
+
+func (s *mysqlConn) Query(ctx context.Context, query string, args ...any) (target.Rows, error) {
+	query, args = placeholders(query, args)
+	r, err := s.c.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, s.check(err)
+	}
+	return mysqlRows{r}, nil
+}
+
+type mysqlRows struct{ *sql.Rows }
+
+func (r mysqlRows) Close() { r.Rows.Close() }
+
+func (s *mysqlConn) Begin(ctx context.Context) error {
+	if _, err := s.c.ExecContext(ctx, "BEGIN"); err != nil {
+		return s.check(err)
+	}
+	s.inTx = true
+	return nil
+}
+
+func (s *mysqlConn) Commit(ctx context.Context) error {
+	_, err := s.c.ExecContext(ctx, "COMMIT")
+	if err == nil {
+		s.inTx = false
+	}
+	return s.check(err)
+}
+
+func (s *mysqlConn) ExecCommit(ctx context.Context, query string, args ...any) (int64, error) {
+	n, err := s.Exec(ctx, query, args...)
+	if err != nil {
+		s.Rollback(ctx)
+		return n, err
+	}
+	if err := s.Commit(ctx); err != nil {
+		s.Rollback(ctx)
+		return n, err
+	}
+	return n, nil
+}
+
+func (s *mysqlConn) Rollback(ctx context.Context) error {
+	if !s.inTx {
+		return nil
+	}
+	s.inTx = false
+	// Roll back even when ctx is cancelled: the row locks must not
+	// outlive the client's transaction.
+	_, err := s.c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+	return s.check(err)
+}
+
+func (s *mysqlConn) Broken() bool { return s.broken }
+
+func (s *mysqlConn) Close(context.Context) error {
+	if s.broken {
+		// Hand the dead connection back as bad, so the pool drops it.
+		_ = s.c.Raw(func(any) error { return errBad })
+	}
+	return s.c.Close()
+}
