@@ -78,6 +78,10 @@ type app struct {
 func Main(args []string, stdout, stderr io.Writer) int {
 	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"txnbench"}, args...), exiting: make(chan struct{})}
 	a.collectSecrets(args)
+	if pw := os.Getenv("PGPASSWORD"); pw != "" {
+		// libpq's password from the environment: masked like a URL's
+		a.secrets = append(a.secrets, pw, url.QueryEscape(pw), url.PathEscape(pw))
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -20,6 +20,7 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -100,6 +101,15 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if err := checkSQLiteDir(f.db); err != nil {
 		return err
+	}
+	if target.IsServerURL(f.db) {
+		f.db = pg.ResolveURL(f.db) // PGHOST & co., seen by every part of the run
+	}
+	if target.IsServerURL(f.pooler.Via) {
+		f.pooler.Via = pg.ResolveURL(f.pooler.Via)
+	}
+	if f.pooler.Via == job.ViaPgBouncer && target.IsServerURL(f.db) && pg.MultiHost(f.db) {
+		return usage(errors.New("--via pgbouncer with several --db hosts: PgBouncer fronts one server; give one host"))
 	}
 	for _, kv := range f.pgConf {
 		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
