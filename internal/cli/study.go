@@ -176,8 +176,8 @@ type parsedStudyFlags struct {
 	studyFlags
 	help        bool
 	settings    []string // set from the environment or --config (flagSettings)
-	metricsAddr string  // a run flag, served for the whole study
-	minSuccess  float64 // a run flag, applied to every run of every cell
+	metricsAddr string   // a run flag, served for the whole study
+	minSuccess  float64  // a run flag, applied to every run of every cell
 	mode        study.CompareMode
 }
 
