@@ -233,6 +233,7 @@ func (a *app) runCommand(initOnly bool) *cobra.Command {
 			return err
 		}
 		sub.Flags().SortFlags = false
+		sub.SetHelpFunc(func(cmd *cobra.Command, _ []string) { groupedHelp(cmd.OutOrStdout(), cmd, def) })
 		parent.AddCommand(sub)
 	}
 	return parent
