@@ -14,18 +14,25 @@ import (
 // elsewhere written into it: the hosts and ports, user and database that
 // PGHOST, PGPORT, PGUSER, PGDATABASE and a service file (PGSERVICE or
 // service=, PGSERVICEFILE or ~/.pg_service.conf) give, or libpq's
-// defaults, and PGSSLMODE's sslmode. Values in u win, as in libpq. The
-// password is never written: the connection reads it again from u,
+// defaults, and PGSSLMODE's sslmode (not with a service, whose own
+// sslmode wins over it). Values in u win, as in libpq. The password is
+// never written: the connection reads it again from u,
 // PGPASSWORD, ~/.pgpass or the service file, so a resolved URL can be
 // shown and recorded. Every host of a multi-host URL (h1:p1,h2:p2) is
-// kept, in order. A URL that does not parse is returned as it is, for
-// Open to explain.
+// kept, in order. Anything else, or a URL that does not parse, is
+// returned as it is, for Open to explain.
 func ResolveURL(u string) string {
+	if !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		return u // a key=value string: what pgx would read of it is its own
+	}
 	cfg, err := pgconn.ParseConfig(u)
 	if err != nil {
 		return u
 	}
-	pu, err := url.Parse(u)
+	// The hosts are rewritten from cfg: keep them from url.Parse, which
+	// refuses some that pgx takes (h1:1,h2, a host without a port after one
+	// with).
+	pu, err := url.Parse(withoutHosts(u))
 	if err != nil {
 		return u
 	}
@@ -71,11 +78,33 @@ func ResolveURL(u string) string {
 	if strings.TrimPrefix(pu.Path, "/") == "" && q.Get("dbname") == "" {
 		pu.Path = "/" + cfg.Database
 	}
-	if mode := os.Getenv("PGSSLMODE"); mode != "" && q.Get("sslmode") == "" {
+	// A service file's sslmode wins over PGSSLMODE (and the connection
+	// reads it again): PGSSLMODE is written only without a service.
+	service := q.Get("service") != "" || os.Getenv("PGSERVICE") != ""
+	if mode := os.Getenv("PGSSLMODE"); mode != "" && q.Get("sslmode") == "" && !service {
 		q.Set("sslmode", mode)
 	}
 	pu.RawQuery = q.Encode()
 	return pu.String()
+}
+
+// withoutHosts is the URL u with its hosts, if any, replaced by one
+// placeholder host.
+func withoutHosts(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return u
+	}
+	rest := u[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@") + 1
+	if at == end {
+		return u // no host
+	}
+	return u[:i+3] + rest[:at] + "placeholder" + rest[end:]
 }
 
 // Password is the password a connection to the postgres:// URL u sends:
