@@ -18,9 +18,10 @@ import (
 // is --clients.
 const envPrefix = "TXNBENCH_"
 
-// ownEnv are flags whose variable the command reads itself, with its own
-// precedence (TXNBENCH_SHARD yields to --shards).
-var ownEnv = []string{"shard"}
+// ownEnv are flags no variable sets: those whose variable the command
+// reads itself, with its own precedence (TXNBENCH_SHARD yields to
+// --shards), and help.
+var ownEnv = []string{"shard", "help"}
 
 // envName is the variable that sets the flag name: TXNBENCH_ and the name
 // in capitals, dashes as underscores.
