@@ -55,8 +55,8 @@ func (a *app) recordSettings(added []string) {
 // flagSettings gives fs's flags not set on the command line (of the
 // command called cmdPath) their value from the environment (TXNBENCH_NAME),
 // then from the TOML file of --config (or TXNBENCH_CONFIG): flag >
-// environment > file. It returns each value so set as --name=value, with
-// --config=FILE first when the file came from the environment.
+// environment > file. It returns each value so set as --name=value
+// (--config=FILE among them when the file came from the environment).
 func flagSettings(fs *pflag.FlagSet, cmdPath string) (added []string, err error) {
 	set := func(f *pflag.Flag, value, from string) error {
 		if err := fs.Set(f.Name, value); err != nil {

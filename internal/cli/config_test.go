@@ -111,4 +111,9 @@ func TestConfigFile(t *testing.T) {
 	if code, out := runWithEnv(t, nil, "run", "train-events", "--config", filepath.Join(dir, "missing.toml")); code != ExitUsage || !strings.Contains(out, "give a readable TOML file") {
 		t.Errorf("a missing file: exit %d output %q", code, out)
 	}
+	// A password in the file is masked like one on the command line.
+	write(bad, "db = \"postgres://bob:filepw99@127.0.0.1:1/db\"\n")
+	if code, out := runWithEnv(t, nil, "run", "train-events", "--config", bad); code != ExitFailure || strings.Contains(out, "filepw99") || !strings.Contains(out, "bob:xxxxx@") {
+		t.Errorf("a file's unreachable --db: exit %d output %q; want exit %d, the password masked", code, out, ExitFailure)
+	}
 }
