@@ -29,7 +29,7 @@ func ResolveURL(u string) string {
 	if err != nil {
 		return u
 	}
-	// The hosts are rewritten from cfg: keep them from url.Parse, which
+	// The hosts are rewritten from cfg: keep them away from url.Parse, which
 	// refuses some that pgx takes (h1:1,h2, a host without a port after one
 	// with).
 	pu, err := url.Parse(withoutHosts(u))
