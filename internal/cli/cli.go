@@ -78,6 +78,10 @@ type app struct {
 func Main(args []string, stdout, stderr io.Writer) int {
 	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"txnbench"}, args...), exiting: make(chan struct{})}
 	a.collectSecrets(args)
+	if pw := os.Getenv("PGPASSWORD"); pw != "" {
+		// libpq's password from the environment: masked like a URL's
+		a.secrets = append(a.secrets, pw, url.QueryEscape(pw), url.PathEscape(pw))
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -174,6 +178,9 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 		Version:       version(),
 	}
 	root.SetVersionTemplate("txnbench {{.Version}}\n")
+	root.PersistentFlags().String("config", "", configUsage)
+	declareFlags(root.PersistentFlags(), kindControl, "config")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.applySettings(cmd) }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.pgbenchCommand(), a.reportCommand(), a.diffCommand(), &cobra.Command{
 		Use:   "version",

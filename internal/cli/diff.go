@@ -15,10 +15,11 @@ func (a *app) diffCommand() *cobra.Command {
 	var (
 		threshold float64
 		allow     bool
+		markdown  bool
 		jsonOut   string
 	)
 	cmd := &cobra.Command{
-		Use:   "diff BASE NEW [--threshold PCT] [--allow-different] [--json FILE]",
+		Use:   "diff BASE NEW [--threshold PCT] [--allow-different] [--markdown] [--json FILE]",
 		Short: "Compare two results, studies or suites metric by metric and exit 4 on a regression",
 		Long: `diff compares NEW against BASE: two result JSONs, two studies (study.json or
 its directory) or two suites (suite.json or its directory), scenario by
@@ -36,7 +37,8 @@ Exit status: 0 no regression, 4 a regression, 2 bad input.
 
   txnbench suite run examples/suite.toml --tier smoke --out base
   txnbench suite run examples/suite.toml --tier smoke --out new
-  txnbench diff base new || exit`,
+  txnbench diff base new || exit
+  txnbench diff base new --markdown >> "$GITHUB_STEP_SUMMARY"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usage(fmt.Errorf("diff takes two arguments, BASE and NEW (result JSONs, studies or suites), got %d", len(args)))
@@ -78,7 +80,11 @@ Exit status: 0 no regression, 4 a regression, 2 bad input.
 			if len(rep.Different) > 0 {
 				a.status("warning: fixed settings differ, compared anyway: " + strings.Join(rep.Different, "; "))
 			}
-			diff.Write(a.stdout, rep)
+			if markdown {
+				diff.WriteMarkdown(a.stdout, rep)
+			} else {
+				diff.Write(a.stdout, rep)
+			}
 			if jsonOut != "" {
 				b, err := json.MarshalIndent(rep, "", "  ")
 				if err != nil {
@@ -99,6 +105,7 @@ Exit status: 0 no regression, 4 a regression, 2 bad input.
 	fs.Float64Var(&threshold, "threshold", 0, fmt.Sprintf("relative change in %% beyond which any metric counts as moved, instead of the per-family defaults (throughput %g, mean/p50 %g, p95 %g, p99 %g, errors %g, database %g) and a study's spread",
 		d.Throughput, d.Mean, d.P95, d.P99, d.Errors, d.Database))
 	fs.BoolVar(&allow, "allow-different", false, "compare even when fixed settings (workload, its settings, clients, duration, connector, database kind, versions) differ; the differences are printed as a warning")
+	fs.BoolVar(&markdown, "markdown", false, "print the comparison as Markdown (a pull request's comment, a CI job's summary) instead of text")
 	fs.StringVar(&jsonOut, "json", "", "also write the decisions as JSON to this file")
 	return cmd
 }

@@ -30,7 +30,7 @@ func TestEveryFlagIsDeclared(t *testing.T) {
 	}{
 		{"init", initFS, nil, []string{"reinit"}},
 		{"run", runFS, []string{"cpu-profile", "html", "json"}, []string{"metrics-addr", "min-success", "progress", "reinit"}},
-		{"study", studyFS, []string{"cpu-profile", "html", "json"}, []string{"compare", "help", "metrics-addr", "min-success", "out", "progress", "reinit", "repeat", "settle", "vary"}},
+		{"study", studyFS, []string{"cpu-profile", "html", "json"}, []string{"compare", "config", "help", "metrics-addr", "min-success", "out", "progress", "reinit", "repeat", "settle", "vary"}},
 	} {
 		c.fs.VisitAll(func(f *pflag.Flag) {
 			if _, byWorkload := workload.IsDataFlag(f); !byWorkload && kindOf(f) == "" {

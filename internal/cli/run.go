@@ -21,6 +21,7 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -116,6 +117,15 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	tempPG := sp.Kind == target.TempPostgres
 	if err := checkSQLiteDir(f.db); err != nil {
 		return err
+	}
+	if target.IsServerURL(f.db) {
+		f.db = pg.ResolveURL(f.db) // PGHOST & co., seen by every part of the run
+	}
+	if target.IsServerURL(f.pooler.Via) {
+		f.pooler.Via = pg.ResolveURL(f.pooler.Via)
+	}
+	if f.pooler.Via == job.ViaPgBouncer && target.IsServerURL(f.db) && pg.MultiHost(f.db) {
+		return usage(errors.New("--via pgbouncer with several --db hosts: PgBouncer fronts one server; give one host"))
 	}
 	for _, kv := range f.pgConf {
 		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
@@ -247,6 +257,7 @@ func (a *app) runCommand(initOnly bool) *cobra.Command {
 			return err
 		}
 		sub.Flags().SortFlags = false
+		sub.SetHelpFunc(func(cmd *cobra.Command, _ []string) { groupedHelp(cmd.OutOrStdout(), cmd, def) })
 		parent.AddCommand(sub)
 	}
 	return parent

@@ -111,6 +111,7 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 	if err != nil {
 		return err
 	}
+	a.recordSettings(sf.settings)
 	if sf.help {
 		fs.SetOutput(a.stdout)
 		fmt.Fprintf(a.stdout, "txnbench study %s [run flags] --vary NAME=V1,V2 [--vary ...] [--repeat N]\n\n", def.Name)
@@ -220,8 +221,9 @@ func distinctShown(runs []studyCell) {
 type parsedStudyFlags struct {
 	studyFlags
 	help        bool
-	metricsAddr string  // a run flag, served for the whole study
-	minSuccess  float64 // a run flag, applied to every run of every cell
+	settings    []string // set from the environment or --config (flagSettings)
+	metricsAddr string   // a run flag, served for the whole study
+	minSuccess  float64  // a run flag, applied to every run of every cell
 	mode        study.CompareMode
 }
 
@@ -255,9 +257,14 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 	sf := &parsedStudyFlags{}
 	sf.register(fs)
 	fs.BoolVarP(&sf.help, "help", "h", false, "help")
-	declareFlags(fs, kindControl, "help")
+	fs.String("config", "", configUsage)
+	declareFlags(fs, kindControl, "help", "config")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, nil, usage(err)
+	}
+	var err error
+	if sf.settings, err = flagSettings(fs, "txnbench study "+def.Name); err != nil {
+		return nil, nil, nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, nil, nil, usage(fmt.Errorf("unexpected argument %q: flags only after the workload", fs.Arg(0)))

@@ -545,6 +545,9 @@ func TestGolden(t *testing.T) {
 	var sb strings.Builder
 	Write(&sb, rep)
 	testutil.Golden(t, "diff.golden", sb.String())
+	sb.Reset()
+	WriteMarkdown(&sb, rep)
+	testutil.Golden(t, "diff.md.golden", sb.String())
 }
 
 // FuzzLoad: no input file makes Load panic.

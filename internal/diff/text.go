@@ -14,14 +14,7 @@ import (
 // verdict) with its notes, and a summary line.
 func Write(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "txnbench diff: %s %s (base) vs %s (new)\n", r.Kind, r.Base, r.New)
-	t := r.Thresholds
-	how := "defaults from measured run-to-run spread"
-	if r.Fixed {
-		how = "--threshold"
-	}
-	fmt.Fprintf(w, "thresholds (%s): throughput %s, mean/p50 %s, p95 %s, p99 %s, errors %s, database %s; changes below %g ms, %g%% points of errors, %g per txn (%d bytes) never count\n",
-		how, pct(t.Throughput), pct(t.Mean), pct(t.P95), pct(t.P99), pct(t.Errors), pct(t.Database),
-		LatencyFloorMS, ErrorRateFloor*100, CountPerTxnFloor, BytesPerTxnFloor)
+	fmt.Fprintln(w, thresholdsText(r))
 	if len(r.Different) > 0 {
 		fmt.Fprintf(w, "WARNING: fixed settings differ, compared anyway (--allow-different): %s\n", strings.Join(r.Different, "; "))
 	}
@@ -42,6 +35,18 @@ func Write(w io.Writer, r *Report) {
 		}
 	}
 	fmt.Fprintf(w, "\n%s\n", Summary(r))
+}
+
+// thresholdsText says which thresholds and floors decided.
+func thresholdsText(r *Report) string {
+	t := r.Thresholds
+	how := "defaults from measured run-to-run spread"
+	if r.Fixed {
+		how = "--threshold"
+	}
+	return fmt.Sprintf("thresholds (%s): throughput %s, mean/p50 %s, p95 %s, p99 %s, errors %s, database %s; changes below %g ms, %g%% points of errors, %g per txn (%d bytes) never count",
+		how, pct(t.Throughput), pct(t.Mean), pct(t.P95), pct(t.P99), pct(t.Errors), pct(t.Database),
+		LatencyFloorMS, ErrorRateFloor*100, CountPerTxnFloor, BytesPerTxnFloor)
 }
 
 // Summary is the report's last line: "2 regressions in 1 of 3 scenarios"

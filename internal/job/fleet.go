@@ -36,7 +36,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		return fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(backend))
 	}
 	port, _ := strconv.Atoi(cmp.Or(u.Port(), "5432"))
-	password, _ := u.User.Password()
+	password := pg.Password(backend) // the URL's, or PGPASSWORD's, ~/.pgpass's
 	dbname := cmp.Or(strings.TrimPrefix(u.Path, "/"), u.User.Username())
 	host := u.Hostname()
 	if db.cluster != nil && db.cluster.SocketDir() != "" {
