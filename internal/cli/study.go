@@ -32,7 +32,7 @@ type studyFlags struct {
 func (s *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&s.vary, "vary", nil, "a run setting and its values, e.g. --vary variant=jsonb,manual,text (repeatable: every combination runs)")
 	fs.IntVar(&s.repeat, "repeat", 1, "run every cell this many times, interleaved (A B A B), and report medians")
-	fs.StringVar(&s.out, "out", "", "directory for the results: one JSON per run, study.json, study.md and study.html (default study-DATE-TIME)")
+	fs.StringVar(&s.out, "out", "", "directory for the results: one JSON per run, study.json, study.md, study.csv and study.html (default study-DATE-TIME)")
 	fs.DurationVar(&s.settle, "settle", 3*time.Second, "pause before each run, after the server's statistics are reset")
 	fs.StringVar(&s.compare, "compare", string(study.CompareAxis), "what the changes compare: axis (neighbouring values of each varied setting, the others held), first (every cell against the first) or none")
 	declareFlags(fs, kindControl, "vary", "repeat", "out", "settle", "compare")
@@ -48,7 +48,7 @@ statistics are reset and a settle pause, repeats them interleaved, and prints
 per op the medians of every cell, then their comparisons (--compare axis: the
 change between neighbouring values of each varied setting, the others held),
 plus a throughput ladder when clients vary. It writes one JSON per run, study.json,
-study.md and study.html (charts) into --out.
+study.md, study.csv (one row per op per cell) and study.html (charts) into --out.
 
   txnbench study train-events --db temp-postgres --vary variant=jsonb,manual,text --duration 60s
   txnbench study train-events --db temp-postgres --vary clients=4,8,16,32 --repeat 2`,
@@ -218,7 +218,7 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 	}
 	for _, name := range runOnly {
 		if fs.Changed(name) {
-			return nil, nil, nil, usage(fmt.Errorf("--%s does not apply to a study: its --out directory has study.json, study.md, study.html and one JSON per run", name))
+			return nil, nil, nil, usage(fmt.Errorf("--%s does not apply to a study: its --out directory has study.json, study.md, study.html, study.csv and one JSON per run", name))
 		}
 	}
 	return fs, rs, sf, nil
@@ -270,6 +270,9 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 		},
 		HTML: func(path string, s *study.Summary, firsts []*result.Result, all [][]*result.Result) error {
 			return writeAtomic(path, func(w io.Writer) error { return report.StudyHTML(w, s, firsts, all) })
+		},
+		CSV: func(path string, s *study.Summary) error {
+			return writeAtomic(path, func(w io.Writer) error { return report.StudyCSV(w, s) })
 		},
 		Status: a.status,
 	}

@@ -34,6 +34,8 @@ type Env struct {
 	// HTML writes study.html to path from the summary, each cell's first
 	// result and all of its results.
 	HTML func(path string, s *Summary, firsts []*result.Result, all [][]*result.Result) error
+	// CSV writes study.csv to path: the cells, one row per op each.
+	CSV func(path string, s *Summary) error
 	// Status shows a progress or status line.
 	Status func(string)
 }
@@ -47,7 +49,7 @@ type Outcome struct {
 }
 
 // Run runs a plan's cells, their repetitions interleaved, saving one JSON
-// per run into p.Out and then study.json, study.md and study.html. It
+// per run into p.Out and then study.json, study.md, study.csv and study.html. It
 // stops at the first error or when ctx ends; the outcome holds what
 // finished either way.
 func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
@@ -104,9 +106,12 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 	if err := os.WriteFile(filepath.Join(p.Out, "study.md"), []byte(o.Markdown), 0o644); err != nil {
 		return o, err
 	}
+	if err := env.CSV(filepath.Join(p.Out, "study.csv"), sum); err != nil {
+		return o, err
+	}
 	if err := env.HTML(filepath.Join(p.Out, "study.html"), sum, firsts, ran); err != nil {
 		return o, err
 	}
-	env.Status("study written to " + p.Out + " (study.md, study.html, study.json, one JSON per run)")
+	env.Status("study written to " + p.Out + " (study.md, study.html, study.json, study.csv, one JSON per run)")
 	return o, runErr
 }
