@@ -175,7 +175,7 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 	}
 	root.SetVersionTemplate("txnbench {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
-	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.pgbenchCommand(), a.reportCommand(), a.diffCommand(), &cobra.Command{
+	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.capacityCommand(), a.pgbenchCommand(), a.reportCommand(), a.diffCommand(), &cobra.Command{
 		Use:   "version",
 		Short: "Print txnbench's version",
 		Args:  cobra.NoArgs,

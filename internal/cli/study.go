@@ -92,6 +92,11 @@ type studyPlan struct {
 	varies []study.Vary
 	sf     parsedStudyFlags
 	out    string
+	// next and sizing make the study a search (capacity): next chooses
+	// the cells as it goes, adding each new one's run to runs, and every
+	// cell runs on the database of sizing (the search's bound).
+	next   func(cells []study.Cell, results [][]*result.Result) (study.Cell, bool, error)
+	sizing *job.Spec
 }
 
 // planStudy checks a study's arguments (WORKLOAD and flags) and every
@@ -197,6 +202,12 @@ func workloadSettings(def workload.Def, fs *pflag.FlagSet) []string {
 // studyFlagSet parses args with the study's flags and a fresh workload's
 // run flags.
 func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *parsedStudyFlags, error) {
+	return studyFlagSetWith(def, args, nil)
+}
+
+// studyFlagSetWith is studyFlagSet with the flags more registers too (a
+// capacity search's own).
+func studyFlagSetWith(def workload.Def, args []string, more func(*pflag.FlagSet)) (*pflag.FlagSet, *runSpec, *parsedStudyFlags, error) {
 	fs := pflag.NewFlagSet("study "+def.Name, pflag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder)) // errors are returned, not printed
 	rs := newRunSpec(def, fs, true)
@@ -210,6 +221,9 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 	sf.register(fs)
 	fs.BoolVarP(&sf.help, "help", "h", false, "help")
 	declareFlags(fs, kindControl, "help")
+	if more != nil {
+		more(fs)
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, nil, usage(err)
 	}
@@ -239,17 +253,21 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 	for i, r := range p.runs {
 		specs[i], cells[i] = r.spec, r.cell
 	}
+	dbOf := func(i int) int { return i }
+	if p.sizing != nil { // a search's cells share one database, sized for its bound
+		specs, dbOf = []job.Spec{*p.sizing}, func(int) int { return 0 }
+	}
 	dbs := job.NewShared(specs)
 	defer dbs.Close()
 	statsNoted := false
 	env := study.Env{
 		Open: func(ctx context.Context, i int) error {
-			_, err := dbs.Open(ctx, i)
+			_, err := dbs.Open(ctx, dbOf(i))
 			return err
 		},
 		Run: func(ctx context.Context, i int) (*result.Result, error) {
 			r := p.runs[i] // this run's copy
-			db, err := dbs.Open(ctx, i)
+			db, err := dbs.Open(ctx, dbOf(i))
 			if err != nil {
 				return nil, err
 			}
@@ -276,7 +294,7 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 		},
 		Status: a.status,
 	}
-	o, runErr := study.Run(ctx, study.Plan{Workload: p.name, Cells: cells, Vary: p.varies, Repeat: p.sf.repeat, Out: p.out, Args: a.maskedArgs(), Compare: p.sf.mode}, env)
+	o, runErr := study.Run(ctx, study.Plan{Workload: p.name, Cells: cells, Vary: p.varies, Repeat: p.sf.repeat, Out: p.out, Args: a.maskedArgs(), Compare: p.sf.mode, Next: p.next}, env)
 	if o != nil && o.Markdown != "" {
 		fmt.Fprint(a.stdout, "\n"+o.Markdown)
 	}
