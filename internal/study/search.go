@@ -230,8 +230,7 @@ func WriteSearch(w io.Writer, s *Search) {
 		}
 		rows = append(rows, row)
 	}
-	texttable.Write(w, texttable.Markdown, rows, 3)
-	fmt.Fprintln(w)
+	texttable.Write(w, texttable.Markdown, rows, 3) // ends with a blank line
 	if s.Best > 0 {
 		fmt.Fprintf(w, "highest %s that met every goal: **%s**\n", s.Key, s.Value(s.Best))
 	} else {
