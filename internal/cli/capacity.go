@@ -37,6 +37,9 @@ func (c *capacityFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&c.maxRepeat, "max-repeat", 4, "repeat a step at most this many times while its repetitions disagree (then it counts as missed)")
 	fs.IntVar(&c.maxSteps, "max-steps", 12, "run at most this many steps (values)")
 	declareFlags(fs, kindControl, "slo", "by", "from", "max", "precision", "max-repeat", "max-steps")
+	for _, name := range []string{"vary", "compare"} { // a study's, refused: --by varies
+		fs.MarkHidden(name)
+	}
 }
 
 func (a *app) capacityCommand() *cobra.Command {
@@ -181,7 +184,9 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	enc := json.NewEncoder(&js)
 	enc.SetEscapeHTML(false) // the goals read as given: cycle.p99<=50ms
 	enc.SetIndent("", "  ")
-	enc.Encode(s)
+	if err := enc.Encode(s); err != nil {
+		return fmt.Errorf("capacity.json: %w", err)
+	}
 	if err := os.WriteFile(filepath.Join(out, "capacity.json"), []byte(js.String()), 0o644); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -52,7 +53,7 @@ type SearchStep struct {
 // RepGoal is how one repetition of a step did: every goal's measure,
 // and the first goal it missed ("" when it met all).
 type RepGoal struct {
-	Measured []float64 `json:"measured"` // per goal, in the goals' order
+	Measured []Measure `json:"measured"` // per goal, in the goals' order
 	Missed   string    `json:"missed,omitempty"`
 	TxnPerS  float64   `json:"txn_per_s"`
 }
@@ -168,7 +169,7 @@ func (s *Search) judge(r *result.Result) (RepGoal, error) {
 		if err != nil {
 			return rg, err
 		}
-		rg.Measured = append(rg.Measured, v)
+		rg.Measured = append(rg.Measured, Measure(v))
 		if !g.Met(v) && rg.Missed == "" {
 			rg.Missed = fmt.Sprintf("%s (measured %s)", g.Text, g.Show(v))
 		}
@@ -220,9 +221,9 @@ func WriteSearch(w io.Writer, s *Search) {
 		}
 		row := []string{strconv.Itoa(i + 1), s.Value(st.Value), strconv.Itoa(len(st.Reps)), verdict, texttable.Fixed(metrics.Median(tps), 1)}
 		for k, g := range s.Goals {
-			worst := st.Reps[0].Measured[k]
+			worst := float64(st.Reps[0].Measured[k])
 			for _, rg := range st.Reps[1:] {
-				if v := rg.Measured[k]; g.Cmp[0] == '<' && v > worst || g.Cmp[0] == '>' && v < worst {
+				if v := float64(rg.Measured[k]); g.Cmp[0] == '<' && v > worst || g.Cmp[0] == '>' && v < worst {
 					worst = v
 				}
 			}
@@ -242,4 +243,25 @@ func WriteSearch(w io.Writer, s *Search) {
 		fmt.Fprintf(w, "no %s tried missed a goal\n", s.Key)
 	}
 	fmt.Fprintf(w, "stopped: %s\n", s.Stop)
+}
+
+// Measure is a goal's measure in a repetition; +Inf (a latency of an op
+// that completed nothing) is saved as null, which JSON has for it.
+type Measure float64
+
+// MarshalJSON writes m, null for +Inf.
+func (m Measure) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(m), 0) || math.IsNaN(float64(m)) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(m))
+}
+
+// UnmarshalJSON reads m, +Inf for null.
+func (m *Measure) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*m = Measure(math.Inf(1))
+		return nil
+	}
+	return json.Unmarshal(b, (*float64)(m))
 }

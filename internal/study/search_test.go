@@ -1,6 +1,8 @@
 package study
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -73,5 +75,19 @@ func TestSearchHalvesAndStopsAtTheStepBound(t *testing.T) {
 	runs := drive(t, s, func(v float64, _ int) *result.Result { return p99(v) })
 	if len(runs) != 3 || runs[1] != 50 || runs[2] != 25 || s.Best != 0 || s.Missed != 25 || !strings.Contains(s.Stop, "step bound (3 steps)") {
 		t.Errorf("ladder %v, best %g, missed %g, stop %q", runs, s.Best, s.Missed, s.Stop)
+	}
+}
+
+// TestMeasureJSON: a measure of nothing (+Inf) saves as null and reads
+// back; json.Marshal refuses a bare +Inf, which left capacity.json empty.
+func TestMeasureJSON(t *testing.T) {
+	rg := RepGoal{Measured: []Measure{Measure(math.Inf(1)), 2.5}}
+	b, err := json.Marshal(rg)
+	if err != nil || !strings.Contains(string(b), `"measured":[null,2.5]`) {
+		t.Fatalf("%s %v", b, err)
+	}
+	var back RepGoal
+	if err := json.Unmarshal(b, &back); err != nil || !math.IsInf(float64(back.Measured[0]), 1) || back.Measured[1] != 2.5 {
+		t.Errorf("%+v %v", back, err)
 	}
 }
