@@ -17,7 +17,7 @@ import (
 )
 
 func (a *app) reportCommand() *cobra.Command {
-	var out, html string
+	var out, html, csvOut string
 	cmd := &cobra.Command{
 		Use:   "report RESULT.json... | STUDY",
 		Short: "Re-render saved results (several are merged exactly) or a study, as tables or as an HTML page with charts",
@@ -25,15 +25,16 @@ func (a *app) reportCommand() *cobra.Command {
 at the same time are merged exactly (histograms, counts). A study (its
 study.json, or the directory that holds it) prints its comparison.
 --html also writes one self-contained HTML page with charts, which opens
-without a network.
+without a network; --csv writes a result's progress intervals (one row per
+op per interval) or a study's cells (one row per op per cell) as CSV.
 
-  txnbench report run.json --html run.html
+  txnbench report run.json --html run.html --csv run.csv
   txnbench report study-20250101-120000 --html study.html`,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if len(files) == 0 {
 				return usage(errors.New("no result files given: txnbench report RESULT.json..."))
 			}
-			if err := checkOutFiles(outFile{"--html", html}, outFile{"--json", out}); err != nil {
+			if err := checkOutFiles(outFile{"--html", html}, outFile{"--json", out}, outFile{"--csv", csvOut}); err != nil {
 				return err
 			}
 			if path, ok := studyPath(files); ok {
@@ -43,7 +44,7 @@ without a network.
 				if out != "" {
 					return usage(errors.New("--json merges results; a study is already saved as study.json"))
 				}
-				return a.reportStudy(path, html)
+				return a.reportStudy(path, html, csvOut)
 			}
 			var rs []*result.Result
 			for _, f := range files {
@@ -75,6 +76,11 @@ without a network.
 				}
 				a.status("HTML report written to " + html)
 			}
+			if csvOut != "" {
+				if err := a.writeCSV(csvOut, m); err != nil {
+					return err
+				}
+			}
 			report.Summary(a.stdout, m)
 			if m.Invariants.Violated() {
 				bad := 0
@@ -90,6 +96,7 @@ without a network.
 	}
 	cmd.Flags().StringVar(&out, "json", "", "also write the (merged) result to this file")
 	cmd.Flags().StringVar(&html, "html", "", "also write a self-contained HTML report with charts to this file")
+	cmd.Flags().StringVar(&csvOut, "csv", "", "also write a result's progress intervals, or a study's cells, as CSV to this file")
 	return cmd
 }
 
@@ -114,8 +121,9 @@ func studyPath(files []string) (string, bool) {
 	return "", false
 }
 
-// reportStudy prints a saved study and, with html, writes its page.
-func (a *app) reportStudy(path, html string) error {
+// reportStudy prints a saved study and, with html, writes its page, with
+// csvOut its cells as CSV.
+func (a *app) reportStudy(path, html, csvOut string) error {
 	s, err := loadStudy(path)
 	if err != nil {
 		return usage(err)
@@ -157,6 +165,12 @@ func (a *app) reportStudy(path, html string) error {
 			return err
 		}
 		a.status("HTML report written to " + html)
+	}
+	if csvOut != "" {
+		if err := writeAtomic(csvOut, func(w io.Writer) error { return report.StudyCSV(w, s) }); err != nil {
+			return err
+		}
+		a.status("CSV written to " + csvOut)
 	}
 	study.Write(a.stdout, s)
 	study.WriteServerGaps(a.stdout, s, all)

@@ -36,6 +36,8 @@ type runFlags struct {
 	seed        uint64
 	json        string
 	html        string
+	csv         string // --csv: the intervals, one row per op each
+	jsonl       string // --jsonl: the intervals as JSON lines, as they close
 	reinit      bool
 	profile     string
 	telemetry   string // on or off
@@ -82,6 +84,8 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.DurationVar(&f.cfg.Grace, "grace", 30*time.Second, "after --duration, how long ops still running may take to finish (their latency counts, their count not) before they are cancelled and counted unfinished")
 	fs.StringVar(&f.json, "json", "", "write the full result as JSON to this file")
 	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report with charts to this file")
+	fs.StringVar(&f.csv, "csv", "", "write the progress intervals as CSV to this file: one row per op per interval (docs/outputs.md)")
+	fs.StringVar(&f.jsonl, "jsonl", "", "write each progress interval as a JSON line to this file as it closes, for tailing (docs/outputs.md)")
 	fs.StringVar(&f.telemetry, "telemetry", "on", "on: watch the database (pg_stat_database, wait events, pg_stat_statements), the pooler and the client's and machine's CPU during the run; off: nothing")
 	fs.DurationVar(&f.tel.Sample, "telemetry-sample", 100*time.Millisecond, "how often wait events are sampled from pg_stat_activity")
 	fs.StringVar(&f.profile, "cpu-profile", "", "write a Go CPU profile of txnbench itself during the run to this file (go tool pprof)")
@@ -90,7 +94,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringArrayVar(&f.faults, "fault", nil, "inject a fault at AT in the window: AT:KIND[:ARG] with KIND kill-server, restart-server, hang-server, terminate-backends, kill-pooler, latency, blackhole or reset (repeatable; see docs/faults.md)")
 	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
 		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault")
-	declareFlags(fs, kindOutput, "json", "html", "cpu-profile")
+	declareFlags(fs, kindOutput, "json", "html", "cpu-profile", "csv", "jsonl")
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
 
@@ -208,7 +212,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 			return usage(fmt.Errorf("--metrics-addr %q: %w", f.metricsAddr, err))
 		}
 	}
-	return checkOutFiles(outFile{"--json", f.json}, outFile{"--html", f.html}, outFile{"--cpu-profile", f.profile})
+	return checkOutFiles(outFile{"--json", f.json}, outFile{"--html", f.html}, outFile{"--cpu-profile", f.profile}, outFile{"--csv", f.csv}, outFile{"--jsonl", f.jsonl})
 }
 
 // runCommand builds "run" (or "init") with one subcommand per workload.
@@ -341,6 +345,11 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 		a.status(report.ProgressLine(iv))
 	}}}
 	s.Runner.OnPhase = a.status
+	jl := &jsonlOut{path: f.jsonl}
+	if f.jsonl != "" {
+		s.Runner.Observers = append(s.Runner.Observers, jl)
+	}
+	defer jl.close()
 	db, err := job.Open(ctx, s, s.ServerConnections())
 	if err != nil {
 		if ctx.Err() != nil {
@@ -387,6 +396,14 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 			return r, herr
 		}
 		a.status("HTML report written to " + f.html)
+	}
+	if f.csv != "" {
+		if cerr := a.writeCSV(f.csv, r); cerr != nil {
+			return r, cerr
+		}
+	}
+	if jerr := jl.close(); jerr != nil {
+		return r, jerr
 	}
 	switch {
 	case err != nil:

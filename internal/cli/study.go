@@ -33,7 +33,7 @@ type studyFlags struct {
 func (s *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&s.vary, "vary", nil, "a run setting and its values, e.g. --vary variant=jsonb,manual,text (repeatable: every combination runs)")
 	fs.IntVar(&s.repeat, "repeat", 1, "run every cell this many times, interleaved (A B A B), and report medians")
-	fs.StringVar(&s.out, "out", "", "directory for the results: one JSON per run, study.json, study.md and study.html (default study-DATE-TIME)")
+	fs.StringVar(&s.out, "out", "", "directory for the results: one JSON per run, study.json, study.md, study.csv and study.html (default study-DATE-TIME)")
 	fs.DurationVar(&s.settle, "settle", 3*time.Second, "pause before each run, after the server's statistics are reset")
 	fs.StringVar(&s.compare, "compare", string(study.CompareAxis), "what the changes compare: axis (neighbouring values of each varied setting, the others held), first (every cell against the first) or none")
 	declareFlags(fs, kindControl, "vary", "repeat", "out", "settle", "compare")
@@ -49,7 +49,7 @@ statistics are reset and a settle pause, repeats them interleaved, and prints
 per op the medians of every cell, then their comparisons (--compare axis: the
 change between neighbouring values of each varied setting, the others held),
 plus a throughput ladder when clients vary. It writes one JSON per run, study.json,
-study.md and study.html (charts) into --out.
+study.md, study.csv (one row per op per cell) and study.html (charts) into --out.
 
   txnbench study train-events --db temp-postgres --vary variant=jsonb,manual,text --duration 60s
   txnbench study train-events --db temp-postgres --vary clients=4,8,16,32 --repeat 2`,
@@ -93,6 +93,11 @@ type studyPlan struct {
 	varies []study.Vary
 	sf     parsedStudyFlags
 	out    string
+	// next and sizing make the study a search (capacity): next chooses
+	// the cells as it goes, adding each new one's run to runs, and every
+	// cell runs on the database of sizing (the search's bound).
+	next   func(cells []study.Cell, results [][]*result.Result) (study.Cell, bool, error)
+	sizing *job.Spec
 }
 
 // planStudy checks a study's arguments (WORKLOAD and flags) and every
@@ -245,6 +250,12 @@ func workloadSettings(def workload.Def, fs *pflag.FlagSet) []string {
 // studyFlagSet parses args with the study's flags and a fresh workload's
 // run flags.
 func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *parsedStudyFlags, error) {
+	return studyFlagSetWith(def, args, nil)
+}
+
+// studyFlagSetWith is studyFlagSet with the flags more registers too (a
+// capacity search's own).
+func studyFlagSetWith(def workload.Def, args []string, more func(*pflag.FlagSet)) (*pflag.FlagSet, *runSpec, *parsedStudyFlags, error) {
 	fs := pflag.NewFlagSet("study "+def.Name, pflag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder)) // errors are returned, not printed
 	rs := newRunSpec(def, fs, true)
@@ -259,6 +270,9 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 	fs.BoolVarP(&sf.help, "help", "h", false, "help")
 	fs.String("config", "", configUsage)
 	declareFlags(fs, kindControl, "help", "config")
+	if more != nil {
+		more(fs)
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, nil, usage(err)
 	}
@@ -271,7 +285,7 @@ func studyFlagSet(def workload.Def, args []string) (*pflag.FlagSet, *runSpec, *p
 	}
 	for _, name := range runOnly {
 		if fs.Changed(name) {
-			return nil, nil, nil, usage(fmt.Errorf("--%s does not apply to a study: its --out directory has study.json, study.md, study.html and one JSON per run", name))
+			return nil, nil, nil, usage(fmt.Errorf("--%s does not apply to a study: its --out directory has study.json, study.md, study.html, study.csv and one JSON per run", name))
 		}
 	}
 	return fs, rs, sf, nil
@@ -292,17 +306,21 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 	for i, r := range p.runs {
 		specs[i], cells[i] = r.spec, r.cell
 	}
+	dbOf := func(i int) int { return i }
+	if p.sizing != nil { // a search's cells share one database, sized for its bound
+		specs, dbOf = []job.Spec{*p.sizing}, func(int) int { return 0 }
+	}
 	dbs := job.NewShared(specs)
 	defer dbs.Close()
 	statsNoted := false
 	env := study.Env{
 		Open: func(ctx context.Context, i int) error {
-			_, err := dbs.Open(ctx, i)
+			_, err := dbs.Open(ctx, dbOf(i))
 			return err
 		},
 		Run: func(ctx context.Context, i int) (*result.Result, error) {
 			r := p.runs[i] // this run's copy
-			db, err := dbs.Open(ctx, i)
+			db, err := dbs.Open(ctx, dbOf(i))
 			if err != nil {
 				return nil, err
 			}
@@ -324,9 +342,12 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 		HTML: func(path string, s *study.Summary, firsts []*result.Result, all [][]*result.Result) error {
 			return writeAtomic(path, func(w io.Writer) error { return report.StudyHTML(w, s, firsts, all) })
 		},
+		CSV: func(path string, s *study.Summary) error {
+			return writeAtomic(path, func(w io.Writer) error { return report.StudyCSV(w, s) })
+		},
 		Status: a.status,
 	}
-	o, runErr := study.Run(ctx, study.Plan{Workload: p.name, Cells: cells, Vary: p.varies, Repeat: p.sf.repeat, Out: p.out, Args: a.maskedArgs(), Compare: p.sf.mode}, env)
+	o, runErr := study.Run(ctx, study.Plan{Workload: p.name, Cells: cells, Vary: p.varies, Repeat: p.sf.repeat, Out: p.out, Args: a.maskedArgs(), Compare: p.sf.mode, Next: p.next}, env)
 	if o != nil && o.Markdown != "" {
 		fmt.Fprint(a.stdout, "\n"+o.Markdown)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +23,14 @@ type Plan struct {
 	Out      string   // an existing directory
 	Args     []string // the study's command line, passwords masked
 	Compare  CompareMode
+	// Next, when set, makes the study a search (txnbench capacity): the
+	// cells are chosen as it goes instead of Cells being run interleaved.
+	// Before each run it is given the cells so far and each one's results,
+	// and returns the cell to run, one of cells again (by label) for
+	// another repetition or a new one, or ok false when the study is done.
+	// The summary's cells are then in the order of their first setting's
+	// value when every value is a number, and Vary lists the values run.
+	Next func(cells []Cell, results [][]*result.Result) (c Cell, ok bool, err error)
 }
 
 // Env is what a study needs from its caller: it runs the cells, renders
@@ -34,6 +44,8 @@ type Env struct {
 	// HTML writes study.html to path from the summary, each cell's first
 	// result and all of its results.
 	HTML func(path string, s *Summary, firsts []*result.Result, all [][]*result.Result) error
+	// CSV writes study.csv to path: the cells, one row per op each.
+	CSV func(path string, s *Summary) error
 	// Status shows a progress or status line.
 	Status func(string)
 }
@@ -47,23 +59,47 @@ type Outcome struct {
 }
 
 // Run runs a plan's cells, their repetitions interleaved, saving one JSON
-// per run into p.Out and then study.json, study.md and study.html. It
+// per run into p.Out and then study.json, study.md, study.csv and study.html. It
 // stops at the first error or when ctx ends; the outcome holds what
 // finished either way.
 func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 	steps := Schedule(len(p.Cells), p.Repeat)
-	o := &Outcome{Results: make([][]*result.Result, len(p.Cells))}
-	files := make([][]string, len(p.Cells))
+	cells := append([]Cell(nil), p.Cells...)
+	o := &Outcome{Results: make([][]*result.Result, len(cells))}
+	files := make([][]string, len(cells))
 	started := time.Now()
 	var runErr error
-	for i, st := range steps {
+	for i := 0; ; i++ {
 		if ctx.Err() != nil {
 			break
+		}
+		var st Step
+		if p.Next == nil {
+			if i >= len(steps) {
+				break
+			}
+			st = steps[i]
+		} else {
+			c, ok, err := p.Next(cells, o.Results)
+			if runErr = err; err != nil || !ok {
+				break
+			}
+			st.Cell = cellIndex(cells, c)
+			if st.Cell == len(cells) {
+				cells = append(cells, c)
+				o.Results = append(o.Results, nil)
+				files = append(files, nil)
+			}
+			st.Rep = len(o.Results[st.Cell])
 		}
 		if runErr = env.Open(ctx, st.Cell); runErr != nil {
 			break
 		}
-		env.Status(fmt.Sprintf("[%d/%d] %s (repetition %d of %d), %s elapsed", i+1, len(steps), p.Cells[st.Cell].Label(), st.Rep+1, p.Repeat, time.Since(started).Round(time.Second)))
+		if p.Next == nil {
+			env.Status(fmt.Sprintf("[%d/%d] %s (repetition %d of %d), %s elapsed", i+1, len(steps), cells[st.Cell].Label(), st.Rep+1, p.Repeat, time.Since(started).Round(time.Second)))
+		} else {
+			env.Status(fmt.Sprintf("[%d] %s (repetition %d), %s elapsed", i+1, cells[st.Cell].Label(), st.Rep+1, time.Since(started).Round(time.Second)))
+		}
 		res, err := env.Run(ctx, st.Cell)
 		if res != nil && !res.Interrupted {
 			file := filepath.Join(p.Out, fmt.Sprintf("cell%02d-rep%d.json", st.Cell+1, st.Rep+1))
@@ -78,11 +114,19 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 			break
 		}
 	}
-	sum := &Summary{Format: Format, Workload: p.Workload, Vary: p.Vary, Repeat: p.Repeat, Args: p.Args, Compare: p.Compare}
+	order := make([]int, len(cells))
+	for i := range order {
+		order[i] = i
+	}
+	vary := p.Vary
+	if p.Next != nil {
+		order, vary = searchOrder(cells, o.Results)
+	}
+	sum := &Summary{Format: Format, Workload: p.Workload, Vary: vary, Repeat: p.Repeat, Args: p.Args, Compare: p.Compare}
 	var firsts []*result.Result // each cell's first run, for study.html
 	var ran [][]*result.Result  // the runs of each cell of sum
-	for i, c := range p.Cells {
-		if len(o.Results[i]) > 0 {
+	for _, i := range order {
+		if c := cells[i]; len(o.Results[i]) > 0 {
 			sum.Cells = append(sum.Cells, Summarise(c, o.Results[i], files[i]))
 			firsts = append(firsts, o.Results[i][0])
 			ran = append(ran, o.Results[i])
@@ -104,9 +148,52 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 	if err := os.WriteFile(filepath.Join(p.Out, "study.md"), []byte(o.Markdown), 0o644); err != nil {
 		return o, err
 	}
+	if err := env.CSV(filepath.Join(p.Out, "study.csv"), sum); err != nil {
+		return o, err
+	}
 	if err := env.HTML(filepath.Join(p.Out, "study.html"), sum, firsts, ran); err != nil {
 		return o, err
 	}
-	env.Status("study written to " + p.Out + " (study.md, study.html, study.json, one JSON per run)")
+	env.Status("study written to " + p.Out + " (study.md, study.html, study.json, study.csv, one JSON per run)")
 	return o, runErr
+}
+
+// cellIndex is the index of the cell of cells labelled as c's, or
+// len(cells) when there is none.
+func cellIndex(cells []Cell, c Cell) int {
+	for i, x := range cells {
+		if x.Label() == c.Label() {
+			return i
+		}
+	}
+	return len(cells)
+}
+
+// searchOrder orders a search's cells that ran by their first setting's
+// value (numerically when every value is a number, else in run order) and
+// lists the values, as the Vary of the study's summary.
+func searchOrder(cells []Cell, results [][]*result.Result) ([]int, []Vary) {
+	var order []int
+	nums := map[int]float64{}
+	numeric := true
+	for i, c := range cells {
+		if len(results[i]) == 0 || len(c.Settings) == 0 {
+			continue
+		}
+		order = append(order, i)
+		v, err := strconv.ParseFloat(c.Settings[0].Value, 64)
+		numeric = numeric && err == nil
+		nums[i] = v
+	}
+	if numeric {
+		sort.SliceStable(order, func(a, b int) bool { return nums[order[a]] < nums[order[b]] })
+	}
+	if len(order) == 0 {
+		return order, nil
+	}
+	v := Vary{Key: cells[order[0]].Settings[0].Key}
+	for _, i := range order {
+		v.Values = append(v.Values, cells[i].Settings[0].Value)
+	}
+	return order, []Vary{v}
 }

@@ -14,7 +14,7 @@ import (
 
 // TestRunInterleavesSavesAndReturnsInMemory: Run runs every repetition
 // interleaved through the caller's Env, saves one JSON per run and
-// study.json/md/html, returns the results in memory and prints nothing
+// study.json/md/csv/html, returns the results in memory and prints nothing
 // (its progress goes to Status).
 func TestRunInterleavesSavesAndReturnsInMemory(t *testing.T) {
 	dir := t.TempDir()
@@ -30,6 +30,9 @@ func TestRunInterleavesSavesAndReturnsInMemory(t *testing.T) {
 		HTML: func(path string, _ *Summary, firsts []*result.Result, _ [][]*result.Result) error {
 			return os.WriteFile(path, []byte("html"), 0o644)
 		},
+		CSV: func(path string, _ *Summary) error {
+			return os.WriteFile(path, []byte("csv"), 0o644)
+		},
 		Status: func(s string) { status = append(status, s) },
 	}
 	o, err := Run(context.Background(), Plan{Workload: "w", Cells: cells, Repeat: 2, Out: dir}, env)
@@ -42,7 +45,7 @@ func TestRunInterleavesSavesAndReturnsInMemory(t *testing.T) {
 	if len(o.Results) != 2 || len(o.Results[0]) != 2 || len(o.Results[1]) != 2 || o.Summary == nil || len(o.Summary.Cells) != 2 {
 		t.Fatalf("outcome %+v: want 2 cells of 2 results in memory", o)
 	}
-	for _, f := range []string{"cell01-rep1.json", "cell02-rep2.json", "study.json", "study.md", "study.html"} {
+	for _, f := range []string{"cell01-rep1.json", "cell02-rep2.json", "study.json", "study.md", "study.html", "study.csv"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s not written: %v", f, err)
 		}
@@ -66,6 +69,7 @@ func TestRunStopsAtAnErrorAndKeepsWhatFinished(t *testing.T) {
 			return res(10, 1, 1, true), nil
 		},
 		HTML:   func(string, *Summary, []*result.Result, [][]*result.Result) error { return nil },
+		CSV:    func(string, *Summary) error { return nil },
 		Status: func(string) {},
 	}
 	o, err := Run(context.Background(), Plan{Workload: "w", Cells: cells, Repeat: 2, Out: t.TempDir()}, env)

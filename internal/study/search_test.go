@@ -1,0 +1,93 @@
+package study
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// drive runs a search to its end, measuring each repetition with measure
+// (the value and the repetition, from 0): the ladder of values run, one
+// entry per repetition.
+func drive(t *testing.T, s *Search, measure func(v float64, rep int) *result.Result) []float64 {
+	t.Helper()
+	var runs []float64
+	var last []*result.Result
+	cur := -1.0
+	for i := 0; i < 100; i++ {
+		v, done, err := s.Next(last)
+		if err != nil || done {
+			return runs
+		}
+		if v != cur {
+			last, cur = nil, v
+		}
+		last = append(last, measure(v, len(last)))
+		runs = append(runs, v)
+	}
+	t.Fatal("the search never ended")
+	return nil
+}
+
+// p99 is a result whose add op's p99 is ms.
+func p99(ms float64) *result.Result { return res(10, ms, 1, true) }
+
+func TestSearchBracketsThenBisects(t *testing.T) {
+	g, _ := ParseSLO("add.p99<=50ms")
+	s := &Search{Key: "rate", From: 10, Max: 1e5, Precision: 0.05, MinReps: 1, MaxReps: 3, MaxSteps: 20, Goals: []SLO{g}}
+	// latency crosses 50 ms at rate 300 (HDR rounding may move it a little)
+	runs := drive(t, s, func(v float64, _ int) *result.Result { return p99(v / 6) })
+	if s.Best < 280 || s.Best > 300 || s.Missed <= s.Best || s.Missed > s.Best*1.05 || !strings.HasPrefix(s.Stop, "converged") {
+		t.Errorf("best %g, missed %g, stop %q after %v", s.Best, s.Missed, s.Stop, runs)
+	}
+	if runs[0] != 10 || runs[1] != 20 || runs[5] != 320 || runs[6] != 160*1.5 {
+		t.Errorf("ladder %v: want doubling 10..320, then bisection from 240", runs)
+	}
+}
+
+// TestSearchRepeatsUntilAgreement: a step whose repetitions disagree is
+// run again up to MaxReps, then counts as missed.
+func TestSearchRepeatsUntilAgreement(t *testing.T) {
+	g, _ := ParseSLO("add.p99<=50ms")
+	s := &Search{Key: "clients", Integer: true, From: 1, Max: 8, Precision: 0.01, MinReps: 2, MaxReps: 4, MaxSteps: 20, Goals: []SLO{g}}
+	runs := drive(t, s, func(v float64, rep int) *result.Result {
+		if v == 4 && rep%2 == 1 { // 4 clients: met, missed, met, missed
+			return p99(60)
+		}
+		return p99(10 * v)
+	})
+	st := s.Steps[2]
+	if st.Value != 4 || len(st.Reps) != 4 || st.Met || st.Agreed {
+		t.Errorf("step 3: %+v, want 4 disagreeing repetitions of 4 clients, missed", st)
+	}
+	if s.Best != 3 || s.Missed != 4 || !strings.HasPrefix(s.MissedGoal, "repetitions disagreed: add.p99<=50ms (measured") {
+		t.Errorf("best %g, missed %g on %q (ladder %v)", s.Best, s.Missed, s.MissedGoal, runs)
+	}
+}
+
+// TestSearchHalvesWhenTheFirstMisses and stops at the step bound.
+func TestSearchHalvesAndStopsAtTheStepBound(t *testing.T) {
+	g, _ := ParseSLO("add.p99<=5ms")
+	s := &Search{Key: "rate", From: 100, Max: 1e5, Precision: 0.05, MinReps: 1, MaxReps: 1, MaxSteps: 3, Goals: []SLO{g}}
+	runs := drive(t, s, func(v float64, _ int) *result.Result { return p99(v) })
+	if len(runs) != 3 || runs[1] != 50 || runs[2] != 25 || s.Best != 0 || s.Missed != 25 || !strings.Contains(s.Stop, "step bound (3 steps)") {
+		t.Errorf("ladder %v, best %g, missed %g, stop %q", runs, s.Best, s.Missed, s.Stop)
+	}
+}
+
+// TestMeasureJSON: a measure of nothing (+Inf) saves as null and reads
+// back; json.Marshal refuses a bare +Inf, which left capacity.json empty.
+func TestMeasureJSON(t *testing.T) {
+	rg := RepGoal{Measured: []Measure{Measure(math.Inf(1)), 2.5}}
+	b, err := json.Marshal(rg)
+	if err != nil || !strings.Contains(string(b), `"measured":[null,2.5]`) {
+		t.Fatalf("%s %v", b, err)
+	}
+	var back RepGoal
+	if err := json.Unmarshal(b, &back); err != nil || !math.IsInf(float64(back.Measured[0]), 1) || back.Measured[1] != 2.5 {
+		t.Errorf("%+v %v", back, err)
+	}
+}
