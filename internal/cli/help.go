@@ -20,12 +20,12 @@ var helpGroups = []struct {
 	title string
 	flags []string
 }{
-	{"Database", []string{"db", "pg-bin", "pg-conf", "seed", "reinit", "config"}},
+	{"Database", []string{"db", "pg-bin", "pg-conf", "mariadb-conf", "seed", "reinit", "config"}},
 	{"Load shape", []string{"clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "max-tries", "grace"}},
 	{"Connections", []string{"conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check"}},
 	{"Pooler", []string{"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers"}},
 	{"Faults", []string{"fault"}},
-	{"Outputs", []string{"json", "html", "progress", "min-success", "cpu-profile"}},
+	{"Outputs", []string{"json", "html", "csv", "jsonl", "progress", "min-success", "cpu-profile"}},
 	{"Telemetry", []string{"telemetry", "telemetry-sample", "metrics-addr"}},
 	{"Shards (one run split across processes or machines)", []string{"shard", "shards", "run-id", "shard-wait"}},
 }

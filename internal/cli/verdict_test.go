@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -139,7 +140,11 @@ func TestReportRefusesToMergeDifferentRuns(t *testing.T) {
 	_, save := diffInputs(t)
 	a := save("a.json", func(r *result.Result) { r.Settings["variant"] = "manual" })
 	b := save("b.json", func(r *result.Result) { r.Settings["variant"] = "text" })
-	part := save("part.json", func(r *result.Result) { r.Settings["variant"] = "manual"; r.Config.Clients = 2 })
+	part := save("part.json", func(r *result.Result) {
+		r.Settings["variant"] = "manual"
+		r.Config.Clients = 2
+		r.Started = r.Started.Add(time.Millisecond) // another process's part, begun a moment later
+	})
 	code, _, stderr := runMain("report", a, b)
 	want := fmt.Sprintf("txnbench: cannot merge: variant differs (manual in %s, text in %s); merge parts of one run only", a, b)
 	if code != ExitUsage || lastLine(stderr) != want {

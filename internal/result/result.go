@@ -418,10 +418,10 @@ func Merge(rs []*Result) (*Result, error) {
 	if len(rs) == 1 {
 		return rs[0], nil
 	}
-	if err := samePart(rs); err != nil {
+	if err := Comparable(rs); err != nil {
 		return nil, err
 	}
-	if err := Comparable(rs); err != nil {
+	if err := samePart(rs); err != nil {
 		return nil, err
 	}
 	if err := sameRun(rs); err != nil {
