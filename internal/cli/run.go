@@ -43,6 +43,9 @@ type runFlags struct {
 	// % (--min-success; 0: off).
 	minSuccess float64
 	faults     []string // --fault AT:KIND[:ARG], each
+	// connectTimeout is --connect-timeout: how long a client's login may
+	// take (0: as long as it takes).
+	connectTimeout time.Duration
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -83,9 +86,10 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.profile, "cpu-profile", "", "write a Go CPU profile of txnbench itself during the run to this file (go tool pprof)")
 	fs.Float64Var(&f.minSuccess, "min-success", 0, "fail (exit 1) when less than this % of transactions succeeded, e.g. 99.9 for a CI gate (0: off; a run in which an op never succeeded fails anyway)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://HOST:PORT/metrics during the run (port 0: a free one); they update every --progress interval, so scrape with e.g. --progress 1s")
+	fs.DurationVar(&f.connectTimeout, "connect-timeout", 10*time.Second, "how long a client's login may take, in whole seconds, before it counts as an error (0: as long as it takes, as pgbench); raise it for slow networks or thousands of clients logging in at once")
 	fs.StringArrayVar(&f.faults, "fault", nil, "inject a fault at AT in the window: AT:KIND[:ARG] with KIND kill-server, restart-server, hang-server, terminate-backends, kill-pooler, latency, blackhole or reset (repeatable; see docs/faults.md)")
 	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
-		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault")
+		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout")
 	declareFlags(fs, kindOutput, "json", "html", "cpu-profile")
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
@@ -127,6 +131,9 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if err := f.cfg.Validate(); err != nil {
 		return usage(err)
+	}
+	if f.connectTimeout < 0 || f.connectTimeout%time.Second != 0 {
+		return usage(fmt.Errorf("--connect-timeout %s: give whole seconds such as 10s, or 0 to wait as long as a login takes", f.connectTimeout))
 	}
 	if f.cfg.Grace == 0 {
 		return usage(errors.New("--grace 0s: give a positive duration such as 1s (ops still running are then cancelled)"))
@@ -270,9 +277,17 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	spec := job.Spec{
 		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
+		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
 	}
 	return spec, faultsOf(&spec, f.faults)
+}
+
+// connectTimeout is job.Spec.ConnectTimeout for --connect-timeout d.
+func connectTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return job.NoConnectTimeout
+	}
+	return d
 }
 
 func (a *app) initWorkload(ctx context.Context, s job.Spec) error {

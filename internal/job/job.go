@@ -33,6 +33,10 @@ type Spec struct {
 	Runner   runner.Config
 	Conn     connect.Options // how clients get connections
 	Pooler   Pooler          // a connection pooler between clients and the server
+	// ConnectTimeout is how long a client's login may take: 0 is the
+	// driver's default (10 s), NoConnectTimeout waits as long as it
+	// takes. A connect_timeout in the URL wins.
+	ConnectTimeout time.Duration
 	// Telemetry is what is watched beside the run (on unless Off).
 	Telemetry Telemetry
 	Fresh     bool         // drop and recreate the workload's schema
@@ -123,11 +127,12 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	via := s.Pooler.Via
 	if target.IsServerURL(via) {
 		// An existing pooler: clients connect to it, nothing is started.
-		t, err := target.Open(ctx, withExecMode(via))
+		via = s.clientURL(withExecMode(via))
+		t, err := target.Open(ctx, via)
 		if err != nil {
 			return nil, err
 		}
-		return &Database{Target: t, connURL: withExecMode(via), URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}, nil
+		return &Database{Target: t, connURL: via, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}, nil
 	}
 	db, err := openServer(ctx, s, conns)
 	if err != nil || via != ViaPgBouncer {
@@ -171,7 +176,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		return nil, err
 	}
 	if sp.Kind != target.TempPostgres {
-		t, err := target.Open(ctx, s.DB)
+		t, err := target.Open(ctx, s.clientURL(s.DB))
 		if err != nil {
 			return nil, err
 		}
@@ -179,7 +184,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		if sp.Kind == target.SQLiteTemp {
 			shown = "sqlite (a temporary file, removed at exit)"
 		}
-		return &Database{Target: t, URL: shown, connURL: s.DB}, nil
+		return &Database{Target: t, URL: shown, connURL: s.clientURL(s.DB)}, nil
 	}
 	conf := s.PGConf
 	if !hasSetting(conf, "max_connections") {
@@ -191,13 +196,13 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := target.Open(ctx, cl.URL())
+	t, err := target.Open(ctx, s.clientURL(cl.URL()))
 	if err != nil {
 		cl.Stop()
 		return nil, err
 	}
 	s.log(fmt.Sprintf("PostgreSQL %s ready on 127.0.0.1:%d in %.1f s", cl.Version(), cl.Port(), time.Since(started).Seconds()))
-	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, connURL: cl.URL()}, nil
+	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, connURL: s.clientURL(cl.URL())}, nil
 }
 
 func hasSetting(conf []string, key string) bool {
