@@ -3,10 +3,13 @@ package cli
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -41,6 +44,77 @@ func TestConnectTimeoutFlag(t *testing.T) {
 		code, _, stderr := runMain("run", "train-events", "--db", "temp-postgres", "--connect-timeout", v)
 		if code != exitcode.Usage || !strings.Contains(stderr, "--connect-timeout") || strings.Contains(stderr, "starting a throwaway PostgreSQL") {
 			t.Errorf("--connect-timeout %s: exit %d, want %d naming the flag before any work\n%s", v, code, exitcode.Usage, stderr)
+		}
+	}
+}
+
+// runBinary runs the real command in a child process and returns its
+// exit code and output.
+func runBinary(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String(), errb.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String(), errb.String()
+}
+
+// TestNetworkRoundTrip: --network rtt=X makes the round trip between the
+// clients and the server X: the one measured through the same path (the
+// fastest of 100 trivial queries, the server's time included) is within
+// 20% of it, and the header, JSON and HTML say both.
+func TestNetworkRoundTrip(t *testing.T) {
+	cl := testutil.Postgres(t)
+	dir := t.TempDir()
+	for _, rtt := range []time.Duration{500 * time.Microsecond, 2 * time.Millisecond, 10 * time.Millisecond} {
+		js, html := filepath.Join(dir, rtt.String()+".json"), filepath.Join(dir, rtt.String()+".html")
+		args := append([]string{"run", "train-events", "--db", cl.URL(), "--network", "rtt=" + rtt.String(), "--iterations", "5", "--clients", "1",
+			"--telemetry", "off", "--json", js, "--html", html}, quick...)
+		code, out, stderr := runBinary(t, args...)
+		if code != 0 {
+			t.Fatalf("--network rtt=%s: exit %d\n%s\n%s", rtt, code, out, stderr)
+		}
+		r, err := result.Load(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Network == nil {
+			t.Fatalf("--network rtt=%s: no network in the JSON", rtt)
+		}
+		got := time.Duration(r.Network.MeasuredRTTMs * float64(time.Millisecond))
+		if got < rtt*8/10 || got > rtt*12/10 {
+			t.Errorf("--network rtt=%s: measured rtt %s, want within 20%%", rtt, got)
+		}
+		line := "network    " + r.Network.String()
+		if r.Network.Shape != "rtt="+rtt.String() || !strings.Contains(out, line+"\n") || !strings.Contains(out, "measured rtt") {
+			t.Errorf("--network rtt=%s: shape %q, header without %q:\n%s", rtt, r.Network.Shape, line, out)
+		}
+		if h, err := os.ReadFile(html); err != nil || !strings.Contains(string(h), "measured rtt") {
+			t.Errorf("--network rtt=%s: HTML without the measured rtt (%v)", rtt, err)
+		}
+	}
+}
+
+// TestNetworkFlagRefused: bad --network values exit 2 before anything
+// starts, naming the flag.
+func TestNetworkFlagRefused(t *testing.T) {
+	for _, c := range []struct{ args []string }{
+		{[]string{"--db", "temp-postgres", "--network", "rtt=fast"}},
+		{[]string{"--db", "temp-postgres", "--network", "2ms"}},
+		{[]string{"--db", "temp-postgres", "--network", "rtt=2ms,loss=2"}},
+		{[]string{"--db", "temp-postgres", "--network", "rtt=2ms,jitter=5ms"}},
+		{[]string{"--db", "temp-postgres", "--network", "rtt=2ms,rate=lots"}},
+		{[]string{"--network", "rtt=2ms"}}, // the temporary SQLite: no network to make
+	} {
+		code, _, stderr := runBinary(t, append([]string{"run", "train-events"}, c.args...)...)
+		if code != exitcode.Usage || !strings.Contains(stderr, "--network") || strings.Contains(stderr, "starting a throwaway") {
+			t.Errorf("%v: exit %d, want %d naming --network before any work\n%s", c.args, code, exitcode.Usage, stderr)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/live"
 	"github.com/txnbench/txnbench/internal/report"
@@ -46,6 +47,9 @@ type runFlags struct {
 	// connectTimeout is --connect-timeout: how long a client's login may
 	// take (0: as long as it takes).
 	connectTimeout time.Duration
+	// network is --network, shape its parsed value (nil: none).
+	network string
+	shape   *faultproxy.Shape
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -87,9 +91,10 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.Float64Var(&f.minSuccess, "min-success", 0, "fail (exit 1) when less than this % of transactions succeeded, e.g. 99.9 for a CI gate (0: off; a run in which an op never succeeded fails anyway)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://HOST:PORT/metrics during the run (port 0: a free one); they update every --progress interval, so scrape with e.g. --progress 1s")
 	fs.DurationVar(&f.connectTimeout, "connect-timeout", 10*time.Second, "how long a client's login may take, in whole seconds, before it counts as an error (0: as long as it takes, as pgbench); raise it for slow networks or thousands of clients logging in at once")
+	fs.StringVar(&f.network, "network", "", "make a network between the clients and what they connect to (server, PgBouncer or HAProxy): rtt=2ms[,jitter=0.2ms][,rate=1gbit][,loss=0.1%] (keys also joined by +, as in --vary network=rtt=0ms,rtt=2ms+jitter=0.2ms; none: no network); see docs/network.md")
 	fs.StringArrayVar(&f.faults, "fault", nil, "inject a fault at AT in the window: AT:KIND[:ARG] with KIND kill-server, restart-server, hang-server, terminate-backends, kill-pooler, latency, blackhole or reset (repeatable; see docs/faults.md)")
 	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
-		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout")
+		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network")
 	declareFlags(fs, kindOutput, "json", "html", "cpu-profile")
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
@@ -134,6 +139,10 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if f.connectTimeout < 0 || f.connectTimeout%time.Second != 0 {
 		return usage(fmt.Errorf("--connect-timeout %s: give whole seconds such as 10s, or 0 to wait as long as a login takes", f.connectTimeout))
+	}
+	var err error
+	if f.shape, err = parseNetwork(f.network, f.db, f.pooler.Via); err != nil {
+		return usage(err)
 	}
 	if f.cfg.Grace == 0 {
 		return usage(errors.New("--grace 0s: give a positive duration such as 1s (ops still running are then cancelled)"))
@@ -277,9 +286,24 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	spec := job.Spec{
 		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
+		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
 	}
 	return spec, faultsOf(&spec, f.faults)
+}
+
+// parseNetwork parses --network v for --db db and --via via: nil for none.
+func parseNetwork(v, db, via string) (*faultproxy.Shape, error) {
+	if v == "" || v == "none" {
+		return nil, nil
+	}
+	sh, err := faultproxy.ParseShape(v)
+	if err != nil {
+		return nil, fmt.Errorf("--network %s: %w", v, err)
+	}
+	if sp, _ := target.ParseSpec(db); sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL && !target.IsServerURL(via) {
+		return nil, errors.New("--network needs a server the clients reach over TCP: use --db temp-postgres or a postgres:// URL")
+	}
+	return &sh, nil
 }
 
 // connectTimeout is job.Spec.ConnectTimeout for --connect-timeout d.

@@ -16,6 +16,7 @@ type Proxy struct {
 	backend string
 	delay   atomic.Int64 // added to each request, ns
 	shape   *Shape       // nil: traffic passes as it comes
+	early   atomic.Int64 // how early shaped links wake, ns (link.adjust)
 
 	mu     sync.Mutex
 	conns  map[*pair]struct{}
@@ -175,7 +176,7 @@ func (p *Proxy) copyShaped(pr *pair, dst, src net.Conn, toServer bool) {
 	if toServer {
 		first = p.shape.RTT
 	}
-	l := newLink(pr, dst, *p.shape, rand.Uint64(), first)
+	l := newLink(pr, dst, *p.shape, rand.Uint64(), first, &p.early)
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -30,11 +32,13 @@ const lossPenalty = 200 * time.Millisecond
 // in flight before its reader waits, like a full TCP window.
 const maxQueued = 4 << 20
 
-// ParseShape parses rtt=2ms[,jitter=0.2ms][,rate=1gbit][,loss=0.1%].
+// ParseShape parses rtt=2ms[,jitter=0.2ms][,rate=1gbit][,loss=0.1%]; +
+// separates the keys too (rtt=2ms+jitter=0.2ms), for lists that commas
+// separate, such as a study's --vary values.
 func ParseShape(s string) (Shape, error) {
 	var sh Shape
 	seen := map[string]bool{}
-	for _, kv := range strings.Split(s, ",") {
+	for _, kv := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '+' }) {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok || v == "" {
 			return sh, fmt.Errorf("%q: want key=value, e.g. rtt=2ms,jitter=0.2ms,rate=1gbit,loss=0.1%%", kv)
@@ -132,6 +136,39 @@ func formatRate(r int64) string {
 	return strconv.FormatInt(r, 10) + "bit"
 }
 
+// timerSlack is how late a Go timer may fire in an idle process (its
+// poller waits in whole milliseconds): a link's timer is set this much
+// early, and the rest slept precisely.
+const timerSlack = time.Millisecond
+
+// maxEarly caps how early a link wakes; so does half its one-way delay.
+const maxEarly = time.Millisecond
+
+// adjust corrects how early links wake by how late the write of a chunk
+// was: waking and writing takes the proxy time, which would otherwise add
+// to every delay, and a sub-millisecond round trip is not much more. A
+// write that came early takes half its earliness off at once, a late one
+// adds a 64th of its lateness, so links wake early by about the least
+// lateness the machine shows (a busy moment adds to some chunks, never
+// takes off). The round trip measured through the path says what the
+// clients got.
+func (l *link) adjust(late, early time.Duration) {
+	step := late / 64
+	if late < 0 {
+		step = late / 2
+	}
+	next := min(max(early+step, 0), maxEarly, l.shape.RTT/4)
+	l.early.CompareAndSwap(int64(early), int64(next))
+}
+
+// preciseSleep sleeps d in the kernel (nanosleep), blocking its thread,
+// accurate to microseconds where a Go timer is to milliseconds.
+func preciseSleep(d time.Duration) {
+	ts := syscall.NsecToTimespec(int64(d))
+	for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
+	}
+}
+
 // bufPool holds the chunks in flight.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
@@ -162,10 +199,13 @@ type link struct {
 	txFree time.Time // when the link has sent what it holds, at Rate
 	wake   chan struct{}
 	ended  bool
+	// early is the proxy's: how much before a chunk's due time its link
+	// wakes to write it (see lateness).
+	early *atomic.Int64
 }
 
-func newLink(pr *pair, dst net.Conn, s Shape, seed uint64, first time.Duration) *link {
-	l := &link{pr: pr, dst: dst, shape: s, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), first: first, wake: make(chan struct{}, 1)}
+func newLink(pr *pair, dst net.Conn, s Shape, seed uint64, first time.Duration, early *atomic.Int64) *link {
+	l := &link{pr: pr, dst: dst, shape: s, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), first: first, wake: make(chan struct{}, 1), early: early}
 	l.cond = sync.NewCond(&l.mu)
 	return l
 }
@@ -251,8 +291,13 @@ func (l *link) send() {
 			}
 		}
 		now := time.Now()
-		i, eof := 0, false
-		for ; i < len(l.q) && !l.q[i].at.After(now); i++ {
+		early := time.Duration(l.early.Load())
+		horizon := now.Add(early)
+		i, eof, due := 0, false, time.Time{}
+		for ; i < len(l.q) && !l.q[i].at.After(horizon); i++ {
+			if i == 0 {
+				due = l.q[0].at
+			}
 			c := l.q[i]
 			if c.eof {
 				eof = true
@@ -264,9 +309,16 @@ func (l *link) send() {
 			l.queued -= c.n
 		}
 		if i == 0 {
-			wait := l.q[0].at.Sub(now)
+			wait := l.q[0].at.Sub(horizon)
 			l.mu.Unlock()
-			timer.Reset(wait)
+			if wait <= timerSlack {
+				// Go's timers wake an idle process in whole
+				// milliseconds: a sub-millisecond delay would
+				// become one. Sleep in the kernel instead.
+				preciseSleep(wait)
+				continue
+			}
+			timer.Reset(wait - timerSlack)
 			select {
 			case <-timer.C:
 				continue
@@ -281,6 +333,7 @@ func (l *link) send() {
 		if len(out) > 0 {
 			w := out // WriteTo consumes its receiver
 			_, err := w.WriteTo(l.dst)
+			l.adjust(time.Since(due), early)
 			for _, b := range bufs {
 				bufPool.Put(b)
 			}

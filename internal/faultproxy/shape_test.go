@@ -28,6 +28,7 @@ func TestParseShape(t *testing.T) {
 		"rtt=0ms": {},
 		"rtt=2ms,jitter=0.2ms,rate=1gbit,loss=0.1%": {RTT: 2 * time.Millisecond, Jitter: 200 * time.Microsecond, Rate: 1e9, Loss: 0.001},
 		" rtt=10ms , rate=100mbit":                  {RTT: 10 * time.Millisecond, Rate: 1e8},
+		"rtt=1ms+loss=1%":                           {RTT: time.Millisecond, Loss: 0.01},
 	} {
 		got, err := ParseShape(in)
 		if err != nil || got != want {
@@ -38,7 +39,7 @@ func TestParseShape(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"":                     "key=value",
+		"":                     "no rtt",
 		"2ms":                  "key=value",
 		"jitter=1ms":           "no rtt",
 		"rtt=-1ms":             "0 to 1m",
@@ -61,9 +62,8 @@ func TestParseShape(t *testing.T) {
 	}
 }
 
-// TestShapedRoundTrip: every round trip through a shaped proxy takes at
-// least rtt, and the fastest of many not much more (the proxy's timers
-// and hops; a busy machine only adds to some).
+// TestShapedRoundTrip: the fastest of many round trips through a shaped
+// proxy takes about rtt (a busy machine only adds to some).
 func TestShapedRoundTrip(t *testing.T) {
 	for _, rtt := range []time.Duration{2 * time.Millisecond, 10 * time.Millisecond} {
 		p := startShaped(t, echo(t), Shape{RTT: rtt})
@@ -78,8 +78,10 @@ func TestShapedRoundTrip(t *testing.T) {
 		}
 		c.Close()
 		fastest := slices.Min(trips)
-		if fastest < rtt || fastest > rtt+rtt/2+time.Millisecond {
-			t.Errorf("rtt=%s: fastest round trip %s, want %s to %s", rtt, fastest, rtt, rtt+rtt/2+time.Millisecond)
+		// Links wake early by the proxy's least lateness (link.adjust), so
+		// the fastest may come a little before rtt, never much.
+		if lo, hi := rtt*9/10, rtt+rtt/2+time.Millisecond; fastest < lo || fastest > hi {
+			t.Errorf("rtt=%s: fastest round trip %s, want %s to %s", rtt, fastest, lo, hi)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/fault"
+	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
@@ -37,6 +38,9 @@ type Spec struct {
 	// driver's default (10 s), NoConnectTimeout waits as long as it
 	// takes. A connect_timeout in the URL wins.
 	ConnectTimeout time.Duration
+	// Network is the network between the clients and what they connect
+	// to (--network); nil: none.
+	Network *faultproxy.Shape
 	// Telemetry is what is watched beside the run (on unless Off).
 	Telemetry Telemetry
 	Fresh     bool         // drop and recreate the workload's schema
@@ -97,11 +101,16 @@ type Database struct {
 	poolerName   string // e.g. "PgBouncer 1.18.0"
 	poolerDetail string // e.g. "transaction pooling, 20 server connections"
 	connURL      string // what the clients connect to, with its password
+	// shaper is the proxy making --network between the clients and
+	// what they connect to (nil without), network what it measured.
+	shaper  *faultproxy.Proxy
+	network *result.Network
 }
 
 // Close closes the target and stops what was started for it.
 func (d *Database) Close() error {
 	err := d.Target.Close()
+	_ = d.shaper.Close()
 	if d.fleet != nil {
 		if serr := d.fleet.Stop(); serr != nil && err == nil {
 			err = serr
@@ -132,17 +141,20 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Database{Target: t, connURL: via, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}, nil
+		db := &Database{Target: t, connURL: via, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}
+		return db, shapeOrClose(ctx, s, db)
 	}
 	db, err := openServer(ctx, s, conns)
-	if err != nil || via != ViaPgBouncer {
-		return db, err
-	}
-	if err := startPoolers(ctx, s, db, clients); err != nil {
-		db.Close()
+	if err != nil {
 		return nil, err
 	}
-	return db, nil
+	if via == ViaPgBouncer {
+		if err := startPoolers(ctx, s, db, clients); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return db, shapeOrClose(ctx, s, db)
 }
 
 // withExecMode makes pgx describe statements and send each one whole
@@ -415,6 +427,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		r.Config.Pool = &s.Conn.Pool
 	}
 	r.Config.Via = target.MaskURL(cmp.Or(s.Pooler.Via, Direct))
+	r.Network = db.network
 	if rc.Duration > 0 {
 		r.Config.Duration = rc.Duration.String()
 	}

@@ -1,11 +1,89 @@
 package job
 
 import (
+	"context"
+	"fmt"
+	"net/url"
 	"strconv"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/faultproxy"
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 )
+
+// pings is how many trivial queries measure a path's round trip: the
+// fastest counts, the others having met a busy machine.
+const pings = 100
+
+// shapeOrClose puts the --network proxy between the clients and db
+// (shapeNetwork), closing db if that fails.
+func shapeOrClose(ctx context.Context, s Spec, db *Database) error {
+	if err := shapeNetwork(ctx, s, db); err != nil {
+		db.Close()
+		return err
+	}
+	return nil
+}
+
+// shapeNetwork starts a shaped proxy (--network) in front of the address
+// the clients connect to, on a port txnbench holds for the run, makes db's
+// target the one through it, and measures the round trip through it.
+// Without s.Network it does nothing.
+func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
+	if s.Network == nil {
+		return nil
+	}
+	backend, err := proxyBackend(db.connURL)
+	if err != nil {
+		return fmt.Errorf("--network: %w", err)
+	}
+	ln, err := localdb.Listen()
+	if err != nil {
+		return err
+	}
+	p := faultproxy.StartShaped(ln, backend, *s.Network)
+	u, _ := url.Parse(db.connURL) // proxyBackend parsed it
+	u.Host = p.Addr()
+	t, err := target.Open(ctx, u.String())
+	if err != nil {
+		p.Close()
+		return err
+	}
+	rtt, err := measureRTT(ctx, t)
+	if err != nil {
+		t.Close()
+		p.Close()
+		return fmt.Errorf("measuring the round trip through --network %s: %w", s.Network, err)
+	}
+	db.Target.Close()
+	db.Target, db.connURL, db.shaper = t, u.String(), p
+	db.network = &result.Network{Shape: s.Network.String(), MeasuredRTTMs: float64(rtt) / float64(time.Millisecond)}
+	s.log(fmt.Sprintf("network %s between the clients and %s (proxy on %s)", db.network, db.URL, p.Addr()))
+	return nil
+}
+
+// measureRTT is the fastest of a few trivial queries on one new session
+// of t, after one to warm it up.
+func measureRTT(ctx context.Context, t target.Target) (time.Duration, error) {
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(context.Background())
+	best := time.Duration(1<<63 - 1)
+	for i := range pings + 1 {
+		t0 := time.Now()
+		if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
+			return 0, err
+		}
+		if d := time.Since(t0); i > 0 {
+			best = min(best, d)
+		}
+	}
+	return best, nil
+}
 
 // NoConnectTimeout as Spec.ConnectTimeout makes clients wait for a login
 // as long as it takes, as pgbench (libpq without connect_timeout) does.

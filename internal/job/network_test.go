@@ -11,7 +11,7 @@ import (
 func TestClientURL(t *testing.T) {
 	const u = "postgres://u:pw@127.0.0.1:5432/db?sslmode=disable"
 	for _, c := range []struct {
-		timeout  time.Duration
+		timeout   time.Duration
 		url, want string
 	}{
 		{0, u, u},

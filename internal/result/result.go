@@ -96,6 +96,9 @@ type Result struct {
 	Pool *PoolStats `json:"pool,omitempty"`
 	// Pooler is what a pooler between clients and server did, with --via.
 	Pooler *Pooler `json:"pooler,omitempty"`
+	// Network is the network txnbench made between the clients and what
+	// they connect to (--network); nil without one.
+	Network *Network `json:"network,omitempty"`
 	// Telemetry is the database's, pooler's and machine's side of the run;
 	// nil with --telemetry off.
 	Telemetry *Telemetry `json:"telemetry,omitempty"`
@@ -115,6 +118,21 @@ type Result struct {
 	// Shards are the parts of a run split across processes: this one's,
 	// or every merged one's.
 	Shards []Shard `json:"shards,omitempty"`
+}
+
+// Network is a network txnbench's proxy made between two parts of the
+// run, and the round trip measured through it.
+type Network struct {
+	// Shape is what was asked: rtt=2ms[,jitter=...][,rate=...][,loss=...].
+	Shape string `json:"shape"`
+	// MeasuredRTTMs is the fastest of a few trivial queries through the
+	// same path, server and pooler time included, in ms.
+	MeasuredRTTMs float64 `json:"measured_rtt_ms"`
+}
+
+// String is the network as the report shows it.
+func (n *Network) String() string {
+	return fmt.Sprintf("%s, measured rtt %.2f ms", n.Shape, n.MeasuredRTTMs)
 }
 
 // Tool is the txnbench build that produced the result.
