@@ -101,7 +101,36 @@ func TestNetworkRoundTrip(t *testing.T) {
 	}
 }
 
-// TestNetworkFlagRefused: bad --network values exit 2 before anything
+// TestPoolerNetwork: --pooler-network puts the network between
+// txnbench's PgBouncer and the server (PgBouncer then reaches
+// temp-postgres over TCP through the proxy, logging in with the clients'
+// SCRAM keys), its round trip measured within 20%.
+func TestPoolerNetwork(t *testing.T) {
+	testutil.NeedPostgres(t)
+	testutil.NeedPgBouncer(t)
+	js := filepath.Join(t.TempDir(), "r.json")
+	args := append([]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pooler-network", "rtt=2ms",
+		"--iterations", "5", "--clients", "2", "--telemetry", "off", "--json", js}, quick...)
+	code, out, stderr := runBinary(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	r, err := result.Load(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Network == nil || r.Network.PoolerShape != "rtt=2ms" || r.Network.Shape != "" {
+		t.Fatalf("network = %+v, want the pooler's rtt=2ms alone", r.Network)
+	}
+	if got := r.Network.PoolerMeasuredRTTMs; got < 1.6 || got > 2.4 {
+		t.Errorf("pooler to server measured rtt %.2f ms, want 2 ms within 20%%", got)
+	}
+	if !strings.Contains(out, "network    pooler to server rtt=2ms, measured rtt") {
+		t.Errorf("header without the pooler's network:\n%s", out)
+	}
+}
+
+// TestNetworkFlagRefused: bad --network and --pooler-network values exit 2 before anything
 // starts, naming the flag.
 func TestNetworkFlagRefused(t *testing.T) {
 	for _, c := range []struct{ args []string }{
@@ -111,9 +140,11 @@ func TestNetworkFlagRefused(t *testing.T) {
 		{[]string{"--db", "temp-postgres", "--network", "rtt=2ms,jitter=5ms"}},
 		{[]string{"--db", "temp-postgres", "--network", "rtt=2ms,rate=lots"}},
 		{[]string{"--network", "rtt=2ms"}}, // the temporary SQLite: no network to make
+		{[]string{"--db", "temp-postgres", "--via", "pgbouncer", "--pooler-network", "rtt=2ms,jitter=-1ms"}},
+		{[]string{"--db", "temp-postgres", "--pooler-network", "rtt=2ms"}}, // no pooler of txnbench's
 	} {
 		code, _, stderr := runBinary(t, append([]string{"run", "train-events"}, c.args...)...)
-		if code != exitcode.Usage || !strings.Contains(stderr, "--network") || strings.Contains(stderr, "starting a throwaway") {
+		if code != exitcode.Usage || !strings.Contains(stderr, "network") || strings.Contains(stderr, "starting a throwaway") {
 			t.Errorf("%v: exit %d, want %d naming --network before any work\n%s", c.args, code, exitcode.Usage, stderr)
 		}
 	}

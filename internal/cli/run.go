@@ -50,6 +50,9 @@ type runFlags struct {
 	// network is --network, shape its parsed value (nil: none).
 	network string
 	shape   *faultproxy.Shape
+	// poolerNetwork is --pooler-network, poolerShape its parsed value.
+	poolerNetwork string
+	poolerShape   *faultproxy.Shape
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -92,9 +95,10 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://HOST:PORT/metrics during the run (port 0: a free one); they update every --progress interval, so scrape with e.g. --progress 1s")
 	fs.DurationVar(&f.connectTimeout, "connect-timeout", 10*time.Second, "how long a client's login may take, in whole seconds, before it counts as an error (0: as long as it takes, as pgbench); raise it for slow networks or thousands of clients logging in at once")
 	fs.StringVar(&f.network, "network", "", "make a network between the clients and what they connect to (server, PgBouncer or HAProxy): rtt=2ms[,jitter=0.2ms][,rate=1gbit][,loss=0.1%] (keys also joined by +, as in --vary network=rtt=0ms,rtt=2ms+jitter=0.2ms; none: no network); see docs/network.md")
+	fs.StringVar(&f.poolerNetwork, "pooler-network", "", "with --via pgbouncer: make a network between txnbench's PgBouncers and the server, shaped as --network (which then puts the pooler beside the clients when rtt=0ms or left out)")
 	fs.StringArrayVar(&f.faults, "fault", nil, "inject a fault at AT in the window: AT:KIND[:ARG] with KIND kill-server, restart-server, hang-server, terminate-backends, kill-pooler, latency, blackhole or reset (repeatable; see docs/faults.md)")
 	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
-		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network")
+		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network", "pooler-network")
 	declareFlags(fs, kindOutput, "json", "html", "cpu-profile")
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
@@ -143,6 +147,12 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	var err error
 	if f.shape, err = parseNetwork(f.network, f.db, f.pooler.Via); err != nil {
 		return usage(err)
+	}
+	if f.poolerShape, err = parseNetwork(f.poolerNetwork, f.db, ""); err != nil {
+		return usage(errors.New(strings.Replace(err.Error(), "--network", "--pooler-network", 1)))
+	}
+	if f.poolerShape != nil && f.pooler.Via != job.ViaPgBouncer {
+		return usage(errors.New("--pooler-network is between txnbench's PgBouncer and the server: add --via pgbouncer, or use --network for the clients' side"))
 	}
 	if f.cfg.Grace == 0 {
 		return usage(errors.New("--grace 0s: give a positive duration such as 1s (ops still running are then cancelled)"))
@@ -286,7 +296,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	spec := job.Spec{
 		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
+		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, PoolerNetwork: f.poolerShape, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
 	}
 	return spec, faultsOf(&spec, f.faults)
 }

@@ -48,6 +48,11 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		// another user could on the TCP port while the server is down.
 		host = db.cluster.SocketDir()
 	}
+	if s.PoolerNetwork != nil { // over TCP through a shaped proxy instead
+		if host, port, err = shapePoolerNetwork(ctx, s, db, u); err != nil {
+			return err
+		}
+	}
 	n := max(s.Pooler.Poolers, 1)
 	bo := localdb.BouncerOptions{
 		Bin: s.Pooler.Bin, BackendHost: host, BackendPort: port,

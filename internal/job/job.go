@@ -41,6 +41,9 @@ type Spec struct {
 	// Network is the network between the clients and what they connect
 	// to (--network); nil: none.
 	Network *faultproxy.Shape
+	// PoolerNetwork is the network between txnbench's PgBouncers and the
+	// server (--pooler-network); nil: none.
+	PoolerNetwork *faultproxy.Shape
 	// Telemetry is what is watched beside the run (on unless Off).
 	Telemetry Telemetry
 	Fresh     bool         // drop and recreate the workload's schema
@@ -103,8 +106,9 @@ type Database struct {
 	connURL      string // what the clients connect to, with its password
 	// shaper is the proxy making --network between the clients and
 	// what they connect to (nil without), network what it measured.
-	shaper  *faultproxy.Proxy
-	network *result.Network
+	shaper       *faultproxy.Proxy
+	poolerShaper *faultproxy.Proxy // --pooler-network's
+	network      *result.Network
 }
 
 // Close closes the target and stops what was started for it.
@@ -116,6 +120,7 @@ func (d *Database) Close() error {
 			err = serr
 		}
 	}
+	_ = d.poolerShaper.Close() // after the poolers it carries
 	if d.cluster != nil {
 		if serr := d.cluster.Stop(); serr != nil && err == nil {
 			err = serr

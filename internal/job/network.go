@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
 	"time"
@@ -59,9 +60,53 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 	}
 	db.Target.Close()
 	db.Target, db.connURL, db.shaper = t, u.String(), p
-	db.network = &result.Network{Shape: s.Network.String(), MeasuredRTTMs: float64(rtt) / float64(time.Millisecond)}
-	s.log(fmt.Sprintf("network %s between the clients and %s (proxy on %s)", db.network, db.URL, p.Addr()))
+	if db.network == nil {
+		db.network = &result.Network{}
+	}
+	db.network.Shape, db.network.MeasuredRTTMs = s.Network.String(), ms(rtt)
+	s.log(fmt.Sprintf("network %s, measured rtt %.2f ms, between the clients and %s (proxy on %s)", s.Network, ms(rtt), db.URL, p.Addr()))
 	return nil
+}
+
+// shapePoolerNetwork starts a shaped proxy (--pooler-network) in front of
+// the server's TCP address in backend (the URL PgBouncer logs in with),
+// on a port txnbench holds for the run, measures the round trip to the
+// server through it, and returns the address PgBouncer is to use. In front
+// of temp-postgres PgBouncer then reaches the server over TCP, not its
+// Unix socket: it logs in with the keys of a client's SCRAM login (see
+// localdb.BouncerOptions.Verifier), which hold no password to give away
+// should another process take the server's port while it is down.
+func shapePoolerNetwork(ctx context.Context, s Spec, db *Database, backend *url.URL) (host string, port int, err error) {
+	addr, err := proxyBackend(backend.String())
+	if err != nil {
+		return "", 0, fmt.Errorf("--pooler-network: %w", err)
+	}
+	ln, err := localdb.Listen()
+	if err != nil {
+		return "", 0, err
+	}
+	p := faultproxy.StartShaped(ln, addr, *s.PoolerNetwork)
+	via := *backend
+	via.Host = p.Addr()
+	t, err := target.Open(ctx, via.String())
+	if err != nil {
+		p.Close()
+		return "", 0, err
+	}
+	rtt, err := measureRTT(ctx, t)
+	t.Close()
+	if err != nil {
+		p.Close()
+		return "", 0, fmt.Errorf("measuring the round trip through --pooler-network %s: %w", s.PoolerNetwork, err)
+	}
+	db.poolerShaper = p
+	if db.network == nil {
+		db.network = &result.Network{}
+	}
+	db.network.PoolerShape, db.network.PoolerMeasuredRTTMs = s.PoolerNetwork.String(), ms(rtt)
+	s.log(fmt.Sprintf("network %s, measured rtt %.2f ms, between the pooler and the server (proxy on %s)", s.PoolerNetwork, ms(rtt), p.Addr()))
+	lp := ln.Addr().(*net.TCPAddr)
+	return lp.IP.String(), lp.Port, nil
 }
 
 // measureRTT is the fastest of a few trivial queries on one new session

@@ -128,11 +128,23 @@ type Network struct {
 	// MeasuredRTTMs is the fastest of a few trivial queries through the
 	// same path, server and pooler time included, in ms.
 	MeasuredRTTMs float64 `json:"measured_rtt_ms"`
+	// PoolerShape and PoolerMeasuredRTTMs are the same between the
+	// pooler and the server (--pooler-network), the queries sent to the
+	// server directly through it.
+	PoolerShape         string  `json:"pooler_shape,omitempty"`
+	PoolerMeasuredRTTMs float64 `json:"pooler_measured_rtt_ms,omitempty"`
 }
 
 // String is the network as the report shows it.
 func (n *Network) String() string {
-	return fmt.Sprintf("%s, measured rtt %.2f ms", n.Shape, n.MeasuredRTTMs)
+	var parts []string
+	if n.Shape != "" {
+		parts = append(parts, fmt.Sprintf("%s, measured rtt %.2f ms", n.Shape, n.MeasuredRTTMs))
+	}
+	if n.PoolerShape != "" {
+		parts = append(parts, fmt.Sprintf("pooler to server %s, measured rtt %.2f ms", n.PoolerShape, n.PoolerMeasuredRTTMs))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Tool is the txnbench build that produced the result.
