@@ -150,5 +150,22 @@ func TestNetworkFlagRefused(t *testing.T) {
 	}
 }
 
+// TestCPUsFlag: bad --cpus values exit 2 before any work; a run with
+// parts sharing a CPU says so in its header.
+func TestCPUsFlag(t *testing.T) {
+	for _, v := range []string{"server", "disk=0", "server=5000", "server=1-0", "server=0,server=0"} {
+		code, _, stderr := runBinary(t, "run", "train-events", "--db", "temp-postgres", "--cpus", v)
+		if code != exitcode.Usage || !strings.Contains(stderr, "--cpus") || strings.Contains(stderr, "starting a throwaway") {
+			t.Errorf("--cpus %s: exit %d, want %d naming --cpus before any work\n%s", v, code, exitcode.Usage, stderr)
+		}
+	}
+	testutil.NeedPostgres(t)
+	args := append([]string{"run", "train-events", "--db", "temp-postgres", "--cpus", "server=0,clients=0", "--iterations", "5", "--clients", "1", "--telemetry", "off"}, quick...)
+	code, out, stderr := runBinary(t, args...)
+	if code != 0 || !strings.Contains(out, "note       --cpus: the server and the clients share CPU 0") {
+		t.Errorf("--cpus server=0,clients=0: exit %d, want a note that they share CPU 0\n%s\n%s", code, out, stderr)
+	}
+}
+
 // tail is the last n bytes of s.
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }

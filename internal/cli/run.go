@@ -53,6 +53,9 @@ type runFlags struct {
 	// poolerNetwork is --pooler-network, poolerShape its parsed value.
 	poolerNetwork string
 	poolerShape   *faultproxy.Shape
+	// cpus is --cpus, cpuSets its parsed value (nil: none).
+	cpus    string
+	cpuSets job.CPUs
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -96,9 +99,10 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.DurationVar(&f.connectTimeout, "connect-timeout", 10*time.Second, "how long a client's login may take, in whole seconds, before it counts as an error (0: as long as it takes, as pgbench); raise it for slow networks or thousands of clients logging in at once")
 	fs.StringVar(&f.network, "network", "", "make a network between the clients and what they connect to (server, PgBouncer or HAProxy): rtt=2ms[,jitter=0.2ms][,rate=1gbit][,loss=0.1%] (keys also joined by +, as in --vary network=rtt=0ms,rtt=2ms+jitter=0.2ms; none: no network); see docs/network.md")
 	fs.StringVar(&f.poolerNetwork, "pooler-network", "", "with --via pgbouncer: make a network between txnbench's PgBouncers and the server, shaped as --network (which then puts the pooler beside the clients when rtt=0ms or left out)")
+	fs.StringVar(&f.cpus, "cpus", "", "CPUs for each part: server=0-1,pooler=2,clients=3 (the throwaway server, txnbench's PgBouncers and HAProxy, txnbench itself with its clients and network proxies); a part left out runs on any, and the result notes a part with no CPU of its own")
 	fs.StringArrayVar(&f.faults, "fault", nil, "inject a fault at AT in the window: AT:KIND[:ARG] with KIND kill-server, restart-server, hang-server, terminate-backends, kill-pooler, latency, blackhole or reset (repeatable; see docs/faults.md)")
 	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
-		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network", "pooler-network")
+		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network", "pooler-network", "cpus")
 	declareFlags(fs, kindOutput, "json", "html", "cpu-profile")
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
@@ -150,6 +154,11 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if f.poolerShape, err = parseNetwork(f.poolerNetwork, f.db, ""); err != nil {
 		return usage(errors.New(strings.Replace(err.Error(), "--network", "--pooler-network", 1)))
+	}
+	if f.cpus != "" {
+		if f.cpuSets, err = job.ParseCPUs(f.cpus); err != nil {
+			return usage(fmt.Errorf("--cpus %s: %w", f.cpus, err))
+		}
 	}
 	if f.poolerShape != nil && f.pooler.Via != job.ViaPgBouncer {
 		return usage(errors.New("--pooler-network is between txnbench's PgBouncer and the server: add --via pgbouncer, or use --network for the clients' side"))
@@ -296,7 +305,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	spec := job.Spec{
 		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, PoolerNetwork: f.poolerShape, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
+		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, PoolerNetwork: f.poolerShape, CPUs: f.cpuSets, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
 	}
 	return spec, faultsOf(&spec, f.faults)
 }

@@ -44,6 +44,9 @@ type Spec struct {
 	// PoolerNetwork is the network between txnbench's PgBouncers and the
 	// server (--pooler-network); nil: none.
 	PoolerNetwork *faultproxy.Shape
+	// CPUs is where the server, the poolers and txnbench's clients run
+	// (--cpus); nil: anywhere.
+	CPUs CPUs
 	// Telemetry is what is watched beside the run (on unless Off).
 	Telemetry Telemetry
 	Fresh     bool         // drop and recreate the workload's schema
@@ -159,7 +162,40 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 			return nil, err
 		}
 	}
-	return db, shapeOrClose(ctx, s, db)
+	if err := shapeOrClose(ctx, s, db); err != nil {
+		return nil, err
+	}
+	if err := pinParts(s, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// pinParts places the server, the poolers and txnbench itself (its
+// clients, and the network proxies it runs) on their --cpus.
+func pinParts(s Spec, db *Database) error {
+	if s.CPUs == nil {
+		return nil
+	}
+	if db.cluster != nil {
+		if err := s.CPUs.pin("server", db.cluster.PID()); err != nil {
+			return err
+		}
+	}
+	if db.fleet != nil {
+		for _, m := range db.fleet.Members() {
+			if err := s.CPUs.pin("pooler", m.PID()); err != nil {
+				return err
+			}
+		}
+		if p := db.fleet.Proxy(); p != nil {
+			if err := s.CPUs.pin("pooler", p.PID()); err != nil {
+				return err
+			}
+		}
+	}
+	return s.CPUs.pin("clients", os.Getpid())
 }
 
 // withExecMode makes pgx describe statements and send each one whole
@@ -433,6 +469,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	}
 	r.Config.Via = target.MaskURL(cmp.Or(s.Pooler.Via, Direct))
 	r.Network = db.network
+	r.Notes = append(r.Notes, s.CPUs.Notes(db.fleet != nil)...)
 	if rc.Duration > 0 {
 		r.Config.Duration = rc.Duration.String()
 	}
