@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/live"
 	"github.com/txnbench/txnbench/internal/localdb"
@@ -48,6 +49,18 @@ type runFlags struct {
 	// % (--min-success; 0: off).
 	minSuccess float64
 	faults     []string // --fault AT:KIND[:ARG], each
+	// connectTimeout is --connect-timeout: how long a client's login may
+	// take (0: as long as it takes).
+	connectTimeout time.Duration
+	// network is --network, shape its parsed value (nil: none).
+	network string
+	shape   *faultproxy.Shape
+	// poolerNetwork is --pooler-network, poolerShape its parsed value.
+	poolerNetwork string
+	poolerShape   *faultproxy.Shape
+	// cpus is --cpus, cpuSets its parsed value (nil: none).
+	cpus    string
+	cpuSets job.CPUs
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -91,9 +104,13 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.profile, "cpu-profile", "", "write a Go CPU profile of txnbench itself during the run to this file (go tool pprof)")
 	fs.Float64Var(&f.minSuccess, "min-success", 0, "fail (exit 1) when less than this % of transactions succeeded, e.g. 99.9 for a CI gate (0: off; a run in which an op never succeeded fails anyway)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://HOST:PORT/metrics during the run (port 0: a free one); they update every --progress interval, so scrape with e.g. --progress 1s")
+	fs.DurationVar(&f.connectTimeout, "connect-timeout", 10*time.Second, "how long a client's login may take, in whole seconds, before it counts as an error (0: as long as it takes, as pgbench); raise it for slow networks or thousands of clients logging in at once")
+	fs.StringVar(&f.network, "network", "", "make a network between the clients and what they connect to (server, PgBouncer or HAProxy): rtt=2ms[,jitter=0.2ms][,rate=1gbit][,loss=0.1%] (keys also joined by +, as in --vary network=rtt=0ms,rtt=2ms+jitter=0.2ms; none: no network); see docs/network.md")
+	fs.StringVar(&f.poolerNetwork, "pooler-network", "", "with --via pgbouncer: make a network between txnbench's PgBouncers and the server, shaped as --network (which then puts the pooler beside the clients when rtt=0ms or left out)")
+	fs.StringVar(&f.cpus, "cpus", "", "CPUs for each part: server=0-1,pooler=2,clients=3 (the throwaway server, txnbench's PgBouncers and HAProxy, txnbench itself with its clients and network proxies); a part left out runs on any, and the result notes a part with no CPU of its own")
 	fs.StringArrayVar(&f.faults, "fault", nil, "inject a fault at AT in the window: AT:KIND[:ARG] with KIND kill-server, restart-server, hang-server, terminate-backends, kill-pooler, latency, blackhole or reset (repeatable; see docs/faults.md)")
 	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
-		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault")
+		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network", "pooler-network", "cpus")
 	declareFlags(fs, kindOutput, "json", "html", "cpu-profile", "csv", "jsonl")
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
@@ -165,6 +182,23 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	if err := f.cfg.Validate(); err != nil {
 		return usage(err)
+	}
+	if f.connectTimeout < 0 || f.connectTimeout%time.Second != 0 {
+		return usage(fmt.Errorf("--connect-timeout %s: give whole seconds such as 10s, or 0 to wait as long as a login takes", f.connectTimeout))
+	}
+	if f.shape, err = parseNetwork(f.network, f.db, f.pooler.Via); err != nil {
+		return usage(err)
+	}
+	if f.poolerShape, err = parseNetwork(f.poolerNetwork, f.db, ""); err != nil {
+		return usage(errors.New(strings.Replace(err.Error(), "--network", "--pooler-network", 1)))
+	}
+	if f.cpus != "" {
+		if f.cpuSets, err = job.ParseCPUs(f.cpus); err != nil {
+			return usage(fmt.Errorf("--cpus %s: %w", f.cpus, err))
+		}
+	}
+	if f.poolerShape != nil && f.pooler.Via != job.ViaPgBouncer {
+		return usage(errors.New("--pooler-network is between txnbench's PgBouncer and the server: add --via pgbouncer, or use --network for the clients' side"))
 	}
 	if f.cfg.Grace == 0 {
 		return usage(errors.New("--grace 0s: give a positive duration such as 1s (ops still running are then cancelled)"))
@@ -309,9 +343,32 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	spec := job.Spec{
 		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, MariaDBConf: f.mariadbConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
+		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, PoolerNetwork: f.poolerShape, CPUs: f.cpuSets, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
 	}
 	return spec, faultsOf(&spec, f.faults)
+}
+
+// parseNetwork parses --network v for --db db and --via via: nil for none.
+func parseNetwork(v, db, via string) (*faultproxy.Shape, error) {
+	if v == "" || v == "none" {
+		return nil, nil
+	}
+	sh, err := faultproxy.ParseShape(v)
+	if err != nil {
+		return nil, fmt.Errorf("--network %s: %w", v, err)
+	}
+	if sp, _ := target.ParseSpec(db); sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL && !target.IsServerURL(via) {
+		return nil, errors.New("--network needs a server the clients reach over TCP: use --db temp-postgres or a postgres:// URL")
+	}
+	return &sh, nil
+}
+
+// connectTimeout is job.Spec.ConnectTimeout for --connect-timeout d.
+func connectTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return job.NoConnectTimeout
+	}
+	return d
 }
 
 func (a *app) initWorkload(ctx context.Context, s job.Spec) error {

@@ -2,6 +2,7 @@ package faultproxy
 
 import (
 	"errors"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,8 @@ type Proxy struct {
 	ln      net.Listener
 	backend string
 	delay   atomic.Int64 // added to each request, ns
+	shape   *Shape       // nil: traffic passes as it comes
+	early   atomic.Int64 // how early shaped links wake, ns (link.adjust)
 
 	mu     sync.Mutex
 	conns  map[*pair]struct{}
@@ -63,7 +66,22 @@ func (p *pair) close(reset bool) {
 
 // Start proxies connections accepted on ln to backend (host:port).
 func Start(ln net.Listener, backend string) *Proxy {
-	p := &Proxy{ln: ln, backend: backend, conns: map[*pair]struct{}{}}
+	return startProxy(ln, backend, nil)
+}
+
+// StartShaped proxies connections accepted on ln to backend (host:port)
+// through a network of shape s: each direction of a connection is a FIFO
+// of what was read, each chunk due half a round trip later (with its
+// jitter, its turn at the rate, a retransmission timeout if lost), sent by
+// one goroutine with one timer, every chunk due at once in one write. A
+// connection's first request waits a round trip more, for the TCP
+// handshake a network would have had.
+func StartShaped(ln net.Listener, backend string, s Shape) *Proxy {
+	return startProxy(ln, backend, &s)
+}
+
+func startProxy(ln net.Listener, backend string, s *Shape) *Proxy {
+	p := &Proxy{ln: ln, backend: backend, shape: s, conns: map[*pair]struct{}{}}
 	p.wg.Add(1)
 	go p.accept()
 	return p
@@ -127,24 +145,21 @@ func (p *Proxy) serve(pr *pair) {
 }
 
 // copy forwards src to dst until either side ends, holding data in a
-// black hole and delaying requests (toServer) by the added latency.
+// black hole and delaying requests (toServer) by the added latency. On a
+// shaped proxy it queues what it reads on the direction's link, which
+// writes it when due and ends the connection after the last of it.
 func (p *Proxy) copy(pr *pair, dst, src net.Conn, toServer bool) {
+	if p.shape != nil {
+		p.copyShaped(pr, dst, src, toServer)
+		return
+	}
 	defer pr.close(false)
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			if !p.pass(pr) {
+			if !p.forward(pr, toServer) {
 				return
-			}
-			if d := time.Duration(p.delay.Load()); toServer && d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-pr.done:
-					t.Stop()
-					return
-				case <-t.C:
-				}
 			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return
@@ -154,6 +169,54 @@ func (p *Proxy) copy(pr *pair, dst, src net.Conn, toServer bool) {
 			return
 		}
 	}
+}
+
+func (p *Proxy) copyShaped(pr *pair, dst, src net.Conn, toServer bool) {
+	first := time.Duration(0)
+	if toServer {
+		first = p.shape.RTT
+	}
+	l := newLink(pr, dst, *p.shape, rand.Uint64(), first, &p.early)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		l.send()
+	}()
+	for {
+		buf := bufPool.Get().(*[]byte)
+		n, err := src.Read(*buf)
+		if n > 0 {
+			if !p.forward(pr, toServer) || !l.put(buf, n, false) {
+				bufPool.Put(buf)
+				return
+			}
+		} else {
+			bufPool.Put(buf)
+		}
+		if err != nil {
+			l.put(nil, 0, true)
+			return
+		}
+	}
+}
+
+// forward waits as the faults say before data read is passed on: through
+// a black hole, and the added latency for requests; false when the
+// connection ended meanwhile.
+func (p *Proxy) forward(pr *pair, toServer bool) bool {
+	if !p.pass(pr) {
+		return false
+	}
+	if d := time.Duration(p.delay.Load()); toServer && d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-pr.done:
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+	}
+	return true
 }
 
 // pass waits while a black hole holds traffic; false when the connection

@@ -26,10 +26,10 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	if db.Dialect().Embedded {
 		return ErrPgBouncerNeedsServer
 	}
-	backend := s.DB
+	backend, verifier := s.DB, ""
 	if db.cluster != nil {
 		nameServerSessions(ctx, db.Target)
-		backend = db.loadURL
+		backend, verifier = db.loadURL, db.loadVerifier
 	}
 	u, err := url.Parse(backend)
 	if err != nil {
@@ -46,16 +46,28 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		// another user could on the TCP port while the server is down.
 		host = db.cluster.SocketDir()
 	}
+	if s.PoolerNetwork != nil { // over TCP through a shaped proxy instead
+		if host, port, err = shapePoolerNetwork(ctx, s, db, u); err != nil {
+			return err
+		}
+	}
 	n := max(s.Pooler.Poolers, 1)
-	f, err := localdb.StartFleet(ctx, localdb.FleetOptions{Size: n, Bouncer: localdb.BouncerOptions{
+	bo := localdb.BouncerOptions{
 		Bin: s.Pooler.Bin, BackendHost: host, BackendPort: port,
 		BackendUser: u.User.Username(), BackendPassword: password,
-		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: clients + backgroundSessions(s.Workload) + 50,
-	}})
+		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: poolerMaxClientConn(clients + backgroundSessions(s.Workload)),
+	}
+	if verifier != "" {
+		// The load role's own login, checked by PgBouncer with the
+		// verifier the server stores too (SCRAM pass-through): no
+		// key derivation per login on PgBouncer's one thread.
+		bo.Password, bo.Verifier, bo.BackendPassword = password, verifier, ""
+	}
+	f, err := localdb.StartFleet(ctx, localdb.FleetOptions{Size: n, Bouncer: bo})
 	if err != nil {
 		return err
 	}
-	clientURL := named(f.URL(dbname)) // as the server's sessions are named (nameServerSessions): PgBouncer need not SET it
+	clientURL := s.clientURL(named(f.URL(dbname))) // named as the server's sessions are (nameServerSessions): PgBouncer need not SET it
 	if cmp.Or(s.Pooler.Mode, "transaction") != "session" {
 		clientURL = withExecMode(clientURL)
 	}
@@ -215,24 +227,27 @@ func notePartialPooler(r *result.Result, db *Database) {
 const loadRole = "txnbench_load"
 
 // createLoadRole creates loadRole on db's throwaway cluster, with a
-// password of its own, and returns the URL of the run database as it.
-func createLoadRole(ctx context.Context, db *Database) (string, error) {
-	pw, err := localdb.NewPassword()
+// password of its own, and returns the URL of the run database as it and
+// the password's SCRAM verifier, which the server stores.
+func createLoadRole(ctx context.Context, db *Database) (backend, verifier string, err error) {
+	pw, verifier, err := localdb.NewLogin()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	u, err := url.Parse(db.cluster.URL())
 	if err != nil {
-		return "", fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(db.cluster.URL()))
+		return "", "", fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(db.cluster.URL()))
 	}
 	err = withConn(ctx, db, func(c target.Conn) error {
 		for _, q := range []string{
 			// the server's login is SCRAM only: so is the stored password
 			"SET password_encryption = 'scram-sha-256'",
-			"CREATE ROLE " + loadRole + " LOGIN NOSUPERUSER PASSWORD '" + pw + "'", // hex digits: nothing to quote
-			"ALTER ROLE " + loadRole + " SET application_name = 'txnbench'",        // see nameServerSessions
-			"ALTER DATABASE postgres OWNER TO " + loadRole,                         // the run database (Cluster.URL)
-			"GRANT EXECUTE ON FUNCTION pg_stat_reset() TO " + loadRole,             // Isolate
+			// its verifier, which PgBouncer's auth file holds too: see
+			// localdb.BouncerOptions.Verifier
+			"CREATE ROLE " + loadRole + " LOGIN NOSUPERUSER PASSWORD '" + verifier + "'", // base64 and $: nothing to quote
+			"ALTER ROLE " + loadRole + " SET application_name = 'txnbench'",              // see nameServerSessions
+			"ALTER DATABASE postgres OWNER TO " + loadRole,                               // the run database (Cluster.URL)
+			"GRANT EXECUTE ON FUNCTION pg_stat_reset() TO " + loadRole,                   // Isolate
 		} {
 			if _, err := c.Exec(ctx, q); err != nil {
 				return fmt.Errorf("creating the load role %s: %s: %w", loadRole, strings.Fields(q)[0], err)
@@ -241,8 +256,8 @@ func createLoadRole(ctx context.Context, db *Database) (string, error) {
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	u.User = url.UserPassword(loadRole, pw)
-	return u.String(), nil
+	return u.String(), verifier, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/fault"
+	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
@@ -40,6 +41,19 @@ type Spec struct {
 	Runner      runner.Config
 	Conn        connect.Options // how clients get connections
 	Pooler      Pooler          // a connection pooler between clients and the server
+	// ConnectTimeout is how long a client's login may take: 0 is the
+	// driver's default (10 s), NoConnectTimeout waits as long as it
+	// takes. A connect_timeout in the URL wins.
+	ConnectTimeout time.Duration
+	// Network is the network between the clients and what they connect
+	// to (--network); nil: none.
+	Network *faultproxy.Shape
+	// PoolerNetwork is the network between txnbench's PgBouncers and the
+	// server (--pooler-network); nil: none.
+	PoolerNetwork *faultproxy.Shape
+	// CPUs is where the server, the poolers and txnbench's clients run
+	// (--cpus); nil: anywhere.
+	CPUs CPUs
 	// Telemetry is what is watched beside the run (on unless Off).
 	Telemetry Telemetry
 	Fresh     bool         // drop and recreate the workload's schema
@@ -105,6 +119,7 @@ type Database struct {
 	poolerDetail string // e.g. "transaction pooling, 20 server connections"
 	connURL      string // what the clients connect to, with its password
 	loadURL      string // on a throwaway cluster, the run database as loadRole
+	loadVerifier string // loadRole's SCRAM verifier, which txnbench's PgBouncer keeps
 	// lender is the database whose cluster this one borrows (a study's
 	// pooled cells on the cluster of its direct ones): it supervises and
 	// stops the cluster; nil when this one owns what it runs on.
@@ -112,6 +127,11 @@ type Database struct {
 	// silent holds, by console (see console), why a pooler's console or
 	// the proxy did not answer in time since the last poolerSnapshot.
 	silent map[string]error
+	// shaper is the proxy making --network between the clients and
+	// what they connect to (nil without), network what it measured.
+	shaper       *faultproxy.Proxy
+	poolerShaper *faultproxy.Proxy // --pooler-network's
+	network      *result.Network
 }
 
 // borrow opens a new database on d's cluster that leaves the cluster to
@@ -127,11 +147,13 @@ func (d *Database) borrow(ctx context.Context) (*Database, error) {
 // Close closes the target and stops what was started for it.
 func (d *Database) Close() error {
 	err := d.Target.Close()
+	_ = d.shaper.Close()
 	if d.fleet != nil {
 		if serr := d.fleet.Stop(); serr != nil && err == nil {
 			err = serr
 		}
 	}
+	_ = d.poolerShaper.Close() // after the poolers it carries
 	if d.server != nil && d.lender == nil {
 		if serr := d.server.Stop(); serr != nil && err == nil {
 			err = serr
@@ -162,21 +184,58 @@ func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	via := s.Pooler.Via
 	if target.IsServerURL(via) {
 		// An existing pooler: clients connect to it, nothing is started.
-		t, err := openTarget(ctx, withExecMode(via))
+		via = s.clientURL(withExecMode(via))
+		t, err := openTarget(ctx, via)
 		if err != nil {
 			return nil, err
 		}
-		return &Database{Target: t, connURL: withExecMode(via), URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}, nil
+		db := &Database{Target: t, connURL: via, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}
+		return db, shapeOrClose(ctx, s, db)
 	}
 	db, err := openServer(ctx, s, conns)
-	if err != nil || via != ViaPgBouncer {
-		return db, err
+	if err != nil {
+		return nil, err
 	}
-	if err := startPoolers(ctx, s, db, clients); err != nil {
+	if via == ViaPgBouncer {
+		if err := startPoolers(ctx, s, db, clients); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	if err := shapeOrClose(ctx, s, db); err != nil {
+		return nil, err
+	}
+	if err := pinParts(s, db); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// pinParts places the server, the poolers and txnbench itself (its
+// clients, and the network proxies it runs) on their --cpus.
+func pinParts(s Spec, db *Database) error {
+	if s.CPUs == nil {
+		return nil
+	}
+	if db.cluster != nil {
+		if err := s.CPUs.pin("server", db.cluster.PID()); err != nil {
+			return err
+		}
+	}
+	if db.fleet != nil {
+		for _, m := range db.fleet.Members() {
+			if err := s.CPUs.pin("pooler", m.PID()); err != nil {
+				return err
+			}
+		}
+		if p := db.fleet.Proxy(); p != nil {
+			if err := s.CPUs.pin("pooler", p.PID()); err != nil {
+				return err
+			}
+		}
+	}
+	return s.CPUs.pin("clients", os.Getpid())
 }
 
 // withExecMode makes pgx describe statements and send each one whole
@@ -213,7 +272,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		return openMariaDB(ctx, s, conns)
 	}
 	if sp.Kind != target.TempPostgres {
-		u := s.DB
+		u := s.clientURL(s.DB)
 		if sp.Kind == target.ServerURL {
 			u = named(u)
 		}
@@ -243,7 +302,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := openAsLoadRole(ctx, cl)
+	db, err := openAsLoadRole(ctx, s, cl)
 	if err != nil {
 		cl.Stop()
 		return nil, err
@@ -257,21 +316,21 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 // and every client session, direct or through a pooler, are the load
 // role's; the telemetry and the faults go to the server as its superuser
 // (serverURL).
-func openAsLoadRole(ctx context.Context, cl *localdb.Cluster) (*Database, error) {
+func openAsLoadRole(ctx context.Context, s Spec, cl *localdb.Cluster) (*Database, error) {
 	su, err := openTarget(ctx, named(cl.URL()))
 	if err != nil {
 		return nil, err
 	}
-	loadURL, err := createLoadRole(ctx, &Database{Target: su, cluster: cl})
+	loadURL, verifier, err := createLoadRole(ctx, &Database{Target: su, cluster: cl})
 	su.Close()
 	if err != nil {
 		return nil, err
 	}
-	t, err := openTarget(ctx, named(loadURL))
+	t, err := openTarget(ctx, s.clientURL(named(loadURL)))
 	if err != nil {
 		return nil, err
 	}
-	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, server: cl, connURL: named(loadURL), loadURL: loadURL}, nil
+	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, server: cl, connURL: s.clientURL(named(loadURL)), loadURL: loadURL, loadVerifier: verifier}, nil
 }
 
 // openMariaDB starts a throwaway MariaDB sized for conns connections and
@@ -287,7 +346,7 @@ func openMariaDB(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := target.Open(ctx, m.URL())
+	t, err := openTarget(ctx, m.URL())
 	if err != nil {
 		m.Stop()
 		return nil, err
@@ -551,6 +610,8 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		r.Config.Pool = &s.Conn.Pool
 	}
 	r.Config.Via = target.MaskURL(cmp.Or(s.Pooler.Via, Direct))
+	r.Network = db.network
+	r.Notes = append(r.Notes, s.CPUs.Notes(db.fleet != nil)...)
 	if rc.Duration > 0 {
 		r.Config.Duration = rc.Duration.String()
 	}

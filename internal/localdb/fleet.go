@@ -12,8 +12,8 @@ import (
 // FleetOptions configures a fleet of throwaway PgBouncers in front of one
 // server.
 type FleetOptions struct {
-	// Bouncer configures each member alike; its Port and Password are
-	// the fleet's to choose.
+	// Bouncer configures each member alike; its Port is the fleet's to
+	// choose, and so is its Password when "" (one for all members).
 	Bouncer BouncerOptions
 	// Size is how many PgBouncers; 0 or 1 is one, with no HAProxy.
 	Size int
@@ -53,8 +53,10 @@ func StartFleet(ctx context.Context, o FleetOptions) (*Fleet, error) {
 	bo := o.Bouncer
 	bo.Port = 0
 	var err error
-	if bo.Password, err = NewPassword(); err != nil {
-		return nil, err
+	if bo.Password == "" {
+		if bo.Password, err = NewPassword(); err != nil {
+			return nil, err
+		}
 	}
 	ports := make([]int, n)
 	for i := range n {

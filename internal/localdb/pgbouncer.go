@@ -1,6 +1,7 @@
 package localdb
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -87,6 +88,17 @@ type BouncerOptions struct {
 	// Password is what clients log in with; "" makes a new one. A fleet's
 	// members share one, so that clients log in to any of them alike.
 	Password string
+	// Verifier, when set, is Password's SCRAM verifier (NewLogin) and the
+	// very one the server stores for BackendUser (CREATE ROLE ... PASSWORD
+	// 'SCRAM-SHA-256$...'). The auth file then holds it instead of the
+	// password, so PgBouncer checks a login with two hashes instead of
+	// deriving a key (PBKDF2, 4,096 rounds) on its one thread for each,
+	// and logs in to the server with the keys of a client's login (SCRAM
+	// pass-through, which PgBouncer uses whenever the auth file holds a
+	// verifier): BackendPassword must then be "". Without it the auth
+	// file holds the password, for a server whose stored secret is not
+	// known.
+	Verifier string
 	// Log receives PgBouncer's log. When nil the log is kept in a file
 	// inside its directory and the last lines are included in startup
 	// errors.
@@ -205,6 +217,12 @@ func (o BouncerOptions) withDefaults() (BouncerOptions, error) {
 	if strings.ContainsFunc(o.Password, isCtl) {
 		return o, errors.New("PgBouncer cannot use the client password: it holds a control character (a newline?)")
 	}
+	if o.Verifier != "" && (o.Password == "" || o.BackendPassword != "") {
+		return o, errors.New("PgBouncer with a SCRAM verifier needs the client password it was made from, and logs in to the server with it: give Password, not BackendPassword")
+	}
+	if strings.ContainsFunc(o.Verifier, isCtlOrSpace) || strings.Contains(o.Verifier, `"`) {
+		return o, errors.New("PgBouncer cannot use the SCRAM verifier: it holds a space, double quote or control character")
+	}
 	if strings.ContainsFunc(o.BackendPassword, isCtl) {
 		return o, errors.New("PgBouncer cannot use the backend password: it holds a control character (a newline?)")
 	}
@@ -266,15 +284,20 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 func (b *Bouncer) setup(u *runAs, version string) error {
 	b.user, b.version = u, version
 	// Clients log in with a password of this PgBouncer's own (SCRAM, from
-	// the auth file); the server password goes into the [databases]
-	// connection string, so clients never learn it.
+	// the auth file); the server password, if any, goes into the
+	// [databases] connection string, so clients never learn it.
 	if b.password = b.o.Password; b.password == "" {
 		var err error
 		if b.password, err = NewPassword(); err != nil {
 			return err
 		}
 	}
-	auth := fmt.Sprintf("%s %s\n", authQuote(b.o.BackendUser), authQuote(b.password))
+	// With a verifier (see BouncerOptions.Verifier) PgBouncer checks each
+	// login with two hashes; with the password it derives a key (PBKDF2,
+	// 4,096 rounds) on its one thread for every login, which made a
+	// thousand clients logging in at once wait past their connect timeout.
+	secret := cmp.Or(b.o.Verifier, b.password)
+	auth := fmt.Sprintf("%s %s\n", authQuote(b.o.BackendUser), authQuote(secret))
 	if err := b.writeFile(bouncerAuthName, auth); err != nil {
 		return err
 	}
@@ -314,10 +337,15 @@ func (b *Bouncer) Dir() string { return b.dir }
 // of their line, unquoted; connection-string values are single-quoted.
 func (b *Bouncer) config(port int) string {
 	o := b.o
-	connstr := fmt.Sprintf("host=%s port=%d user=%s", cstrQuote(o.BackendHost), o.BackendPort, cstrQuote(o.BackendUser))
-	if o.BackendPassword != "" {
-		connstr += " password=" + cstrQuote(o.BackendPassword)
+	connstr := fmt.Sprintf("host=%s port=%d", cstrQuote(o.BackendHost), o.BackendPort)
+	if o.Verifier == "" {
+		connstr += " user=" + cstrQuote(o.BackendUser)
+		if o.BackendPassword != "" {
+			connstr += " password=" + cstrQuote(o.BackendPassword)
+		}
 	}
+	// With a verifier PgBouncer logs in to the server as the client did
+	// (the auth file's one user), with the keys of the client's login.
 	sockDir := ""
 	if len(b.dir)+len("/.s.PGSQL.65535") <= maxSocketPath {
 		sockDir = b.dir

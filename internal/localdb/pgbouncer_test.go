@@ -174,6 +174,49 @@ func TestPgBouncer(t *testing.T) {
 		return o
 	}
 
+	// A verifier in the auth file: PgBouncer checks logins without
+	// deriving a key each, and logs in to the server with the client's
+	// keys, so the server must store the same verifier.
+	t.Run("Verifier", func(t *testing.T) {
+		if psqlBin == "" {
+			t.Skip("no psql to create the role with")
+		}
+		pw, verifier, err := NewLogin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := psql(t, psqlBin, c.URL(), "CREATE ROLE verifier_login LOGIN PASSWORD '"+verifier+"'"); err != nil {
+			t.Fatalf("CREATE ROLE with the verifier: %v", err)
+		}
+		b := startBouncer(t, BouncerOptions{BackendHost: "127.0.0.1", BackendPort: c.Port(), BackendUser: "verifier_login", Password: pw, Verifier: verifier})
+		auth, err := os.ReadFile(filepath.Join(b.Dir(), bouncerAuthName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `"verifier_login" "` + verifier + "\"\n"; string(auth) != want || strings.Contains(string(auth), pw) {
+			t.Errorf("auth file = %q, want %q (the verifier, not the password)", auth, want)
+		}
+		if !regexp.MustCompile(`^SCRAM-SHA-256\$4096:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$`).MatchString(verifier) {
+			t.Errorf("verifier = %q, want SCRAM-SHA-256$4096:SALT$STOREDKEY:SERVERKEY", verifier)
+		}
+		// The client logs in with the password, and the server accepts
+		// PgBouncer's login with the client's keys.
+		if out, err := psql(t, psqlBin, b.URL("postgres"), "SELECT current_user"); err != nil || out != "verifier_login" {
+			t.Errorf("SELECT current_user through PgBouncer = %q, %v; want verifier_login", out, err)
+		}
+		wrong := b.URL("postgres")
+		wrong = strings.Replace(wrong, pw, strings.Repeat("0", len(pw)), 1)
+		if _, err := psql(t, psqlBin, wrong, "SELECT 1"); err == nil || !strings.Contains(err.Error(), "SASL authentication failed") {
+			t.Errorf("SELECT 1 with a wrong password: %v, want SASL authentication failed", err)
+		}
+		if cfg, err := os.ReadFile(filepath.Join(b.Dir(), bouncerConfName)); err != nil || strings.Contains(string(cfg), "password") {
+			t.Errorf("pgbouncer.ini holds a password (%v):\n%s", err, cfg)
+		}
+		if _, err := StartPgBouncer(context.Background(), BouncerOptions{BackendPort: c.Port(), BackendUser: "verifier_login", Password: pw, Verifier: verifier, BackendPassword: "x"}); err == nil || !strings.Contains(err.Error(), "not BackendPassword") {
+			t.Errorf("StartPgBouncer with a verifier and a backend password: %v, want refused", err)
+		}
+	})
+
 	t.Run("StartStop", func(t *testing.T) {
 		before := ourBouncerDirs(t)
 		b := startBouncer(t, backend(BouncerOptions{MaxClientConn: 3000}))

@@ -1,8 +1,13 @@
 package localdb
 
 import (
+	"crypto/hmac"
+	"crypto/pbkdf2"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 )
@@ -40,4 +45,52 @@ func writeSecret(path, content string, u *runAs) error {
 		return err
 	}
 	return nil
+}
+
+// NewLogin returns a new password (NewPassword) and its SCRAM-SHA-256
+// verifier, to store both in a server (CREATE ROLE ... PASSWORD
+// 'VERIFIER') and in a PgBouncer (BouncerOptions.Verifier).
+func NewLogin() (password, verifier string, err error) {
+	if password, err = NewPassword(); err != nil {
+		return "", "", err
+	}
+	if verifier, err = scramVerifier(password); err != nil {
+		return "", "", err
+	}
+	return password, verifier, nil
+}
+
+// scramIterations is the PBKDF2 iteration count of the SCRAM verifiers
+// scramVerifier makes: PostgreSQL's default (scram_iterations).
+const scramIterations = 4096
+
+// scramVerifier returns password's SCRAM-SHA-256 verifier in PostgreSQL's
+// form, SCRAM-SHA-256$ITERATIONS:SALT$STOREDKEY:SERVERKEY (RFC 5802 and
+// 7677, base64), with a new random salt. A service that stores it checks a
+// client's proof with two hashes; one that stores the password derives the
+// salted password (PBKDF2, 4,096 rounds) for every login. The password
+// must be printable ASCII (as NewPassword's are), which SASLprep leaves
+// as it is.
+func scramVerifier(password string) (string, error) {
+	for _, r := range password {
+		if r < 0x20 || r > 0x7e {
+			return "", errors.New("a SCRAM verifier is made here only for a printable ASCII password")
+		}
+	}
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", fmt.Errorf("generating a SCRAM salt: %w", err)
+	}
+	salted, err := pbkdf2.Key(sha256.New, password, salt, scramIterations, sha256.Size)
+	if err != nil {
+		return "", fmt.Errorf("deriving a SCRAM key: %w", err)
+	}
+	mac := func(msg string) []byte {
+		h := hmac.New(sha256.New, salted)
+		h.Write([]byte(msg))
+		return h.Sum(nil)
+	}
+	stored := sha256.Sum256(mac("Client Key"))
+	b64 := base64.StdEncoding.EncodeToString
+	return fmt.Sprintf("SCRAM-SHA-256$%d:%s$%s:%s", scramIterations, b64(salt), b64(stored[:]), b64(mac("Server Key"))), nil
 }

@@ -185,6 +185,9 @@ func runPage(r *result.Result) page {
 	add("database", strings.TrimSpace(r.Server.Dialect+" "+r.Server.Version))
 	add("server", r.Server.Banner)
 	add("url", redact.URL(r.Config.DB))
+	if r.Network != nil {
+		add("network", r.Network.String())
+	}
 	add("run", runLine(r))
 	if len(r.Config.PGConf) > 0 {
 		add("server settings", strings.Join(r.Config.PGConf, " "))

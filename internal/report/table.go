@@ -35,6 +35,9 @@ func Header(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "data       %s\n", dataLine(r.Data))
 	}
 	fmt.Fprintf(w, "database   %s %s  %s\n", r.Server.Dialect, r.Server.Version, r.Config.DB)
+	if r.Network != nil {
+		fmt.Fprintf(w, "network    %s\n", r.Network)
+	}
 	run := runLine(r)
 	if r.Interrupted {
 		run += ", INTERRUPTED"

@@ -101,6 +101,9 @@ type Result struct {
 	Pool *PoolStats `json:"pool,omitempty"`
 	// Pooler is what a pooler between clients and server did, with --via.
 	Pooler *Pooler `json:"pooler,omitempty"`
+	// Network is the network txnbench made between the clients and what
+	// they connect to (--network); nil without one.
+	Network *Network `json:"network,omitempty"`
 	// Telemetry is the database's, pooler's and machine's side of the run;
 	// nil with --telemetry off.
 	Telemetry *Telemetry `json:"telemetry,omitempty"`
@@ -120,6 +123,33 @@ type Result struct {
 	// Shards are the parts of a run split across processes: this one's,
 	// or every merged one's.
 	Shards []Shard `json:"shards,omitempty"`
+}
+
+// Network is a network txnbench's proxy made between two parts of the
+// run, and the round trip measured through it.
+type Network struct {
+	// Shape is what was asked: rtt=2ms[,jitter=...][,rate=...][,loss=...].
+	Shape string `json:"shape"`
+	// MeasuredRTTMs is the fastest of a few trivial queries through the
+	// same path, server and pooler time included, in ms.
+	MeasuredRTTMs float64 `json:"measured_rtt_ms"`
+	// PoolerShape and PoolerMeasuredRTTMs are the same between the
+	// pooler and the server (--pooler-network), the queries sent to the
+	// server directly through it.
+	PoolerShape         string  `json:"pooler_shape,omitempty"`
+	PoolerMeasuredRTTMs float64 `json:"pooler_measured_rtt_ms,omitempty"`
+}
+
+// String is the network as the report shows it.
+func (n *Network) String() string {
+	var parts []string
+	if n.Shape != "" {
+		parts = append(parts, fmt.Sprintf("%s, measured rtt %.2f ms", n.Shape, n.MeasuredRTTMs))
+	}
+	if n.PoolerShape != "" {
+		parts = append(parts, fmt.Sprintf("pooler to server %s, measured rtt %.2f ms", n.PoolerShape, n.PoolerMeasuredRTTMs))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Tool is the txnbench build that produced the result.

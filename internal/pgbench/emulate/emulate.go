@@ -582,6 +582,7 @@ func (e *emulator) pgbench(ctx context.Context, args []string) error {
 	spec := job.Spec{
 		DB: o.target(), PGBin: o.pgBin, PGConf: o.pgConf, Name: "script", Workload: o.w,
 		Pooler: job.Pooler{Via: o.via, Mode: "transaction", Size: 20}, Args: e.Args, Version: e.Version,
+		ConnectTimeout: job.NoConnectTimeout, // libpq without connect_timeout waits, so pgbench does
 		Log: func(msg string) {
 			switch {
 			case strings.HasPrefix(msg, "scale option ignored"):

@@ -24,7 +24,8 @@ func openPG(ctx context.Context, url string) (target.Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %s: check its syntax (postgres://USER@HOST:PORT/DB, with the password after USER: and special characters percent-encoded)", target.ErrMalformedURL, target.MaskURL(url), target.MaskURL(parseErrorText(err)))
 	}
-	if cfg.ConnectTimeout == 0 {
+	if cfg.ConnectTimeout == 0 && !strings.Contains(url, "connect_timeout=") {
+		// connect_timeout=0 waits as long as it takes, as in libpq.
 		cfg.ConnectTimeout = 10 * time.Second
 	}
 	if !strings.Contains(url, "statement_cache_capacity") {

@@ -1,0 +1,164 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/faultproxy"
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// pings is how many trivial queries measure a path's round trip: the
+// fastest counts, the others having met a busy machine.
+const pings = 100
+
+// shapeOrClose puts the --network proxy between the clients and db
+// (shapeNetwork), closing db if that fails.
+func shapeOrClose(ctx context.Context, s Spec, db *Database) error {
+	if err := shapeNetwork(ctx, s, db); err != nil {
+		db.Close()
+		return err
+	}
+	return nil
+}
+
+// shapeNetwork starts a shaped proxy (--network) in front of the address
+// the clients connect to, on a port txnbench holds for the run, makes db's
+// target the one through it, and measures the round trip through it.
+// Without s.Network it does nothing.
+func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
+	if s.Network == nil {
+		return nil
+	}
+	backend, err := proxyBackend(db.connURL)
+	if err != nil {
+		return fmt.Errorf("--network: %w", err)
+	}
+	ln, err := localdb.Listen()
+	if err != nil {
+		return err
+	}
+	p := faultproxy.StartShaped(ln, backend, *s.Network)
+	u, _ := url.Parse(db.connURL) // proxyBackend parsed it
+	u.Host = p.Addr()
+	t, err := target.Open(ctx, u.String())
+	if err != nil {
+		p.Close()
+		return err
+	}
+	rtt, err := measureRTT(ctx, t)
+	if err != nil {
+		t.Close()
+		p.Close()
+		return fmt.Errorf("measuring the round trip through --network %s: %w", s.Network, err)
+	}
+	db.Target.Close()
+	db.Target, db.connURL, db.shaper = t, u.String(), p
+	if db.network == nil {
+		db.network = &result.Network{}
+	}
+	db.network.Shape, db.network.MeasuredRTTMs = s.Network.String(), ms(rtt)
+	s.log(fmt.Sprintf("network %s, measured rtt %.2f ms, between the clients and %s (proxy on %s)", s.Network, ms(rtt), db.URL, p.Addr()))
+	return nil
+}
+
+// shapePoolerNetwork starts a shaped proxy (--pooler-network) in front of
+// the server's TCP address in backend (the URL PgBouncer logs in with),
+// on a port txnbench holds for the run, measures the round trip to the
+// server through it, and returns the address PgBouncer is to use. In front
+// of temp-postgres PgBouncer then reaches the server over TCP, not its
+// Unix socket: it logs in with the keys of a client's SCRAM login (see
+// localdb.BouncerOptions.Verifier), which hold no password to give away
+// should another process take the server's port while it is down.
+func shapePoolerNetwork(ctx context.Context, s Spec, db *Database, backend *url.URL) (host string, port int, err error) {
+	addr, err := proxyBackend(backend.String())
+	if err != nil {
+		return "", 0, fmt.Errorf("--pooler-network: %w", err)
+	}
+	ln, err := localdb.Listen()
+	if err != nil {
+		return "", 0, err
+	}
+	p := faultproxy.StartShaped(ln, addr, *s.PoolerNetwork)
+	via := *backend
+	via.Host = p.Addr()
+	t, err := target.Open(ctx, via.String())
+	if err != nil {
+		p.Close()
+		return "", 0, err
+	}
+	rtt, err := measureRTT(ctx, t)
+	t.Close()
+	if err != nil {
+		p.Close()
+		return "", 0, fmt.Errorf("measuring the round trip through --pooler-network %s: %w", s.PoolerNetwork, err)
+	}
+	db.poolerShaper = p
+	if db.network == nil {
+		db.network = &result.Network{}
+	}
+	db.network.PoolerShape, db.network.PoolerMeasuredRTTMs = s.PoolerNetwork.String(), ms(rtt)
+	s.log(fmt.Sprintf("network %s, measured rtt %.2f ms, between the pooler and the server (proxy on %s)", s.PoolerNetwork, ms(rtt), p.Addr()))
+	lp := ln.Addr().(*net.TCPAddr)
+	return lp.IP.String(), lp.Port, nil
+}
+
+// measureRTT is the fastest of a few trivial queries on one new session
+// of t, after one to warm it up.
+func measureRTT(ctx context.Context, t target.Target) (time.Duration, error) {
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(context.Background())
+	best := time.Duration(1<<63 - 1)
+	for i := range pings + 1 {
+		t0 := time.Now()
+		if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
+			return 0, err
+		}
+		if d := time.Since(t0); i > 0 {
+			best = min(best, d)
+		}
+	}
+	return best, nil
+}
+
+// NoConnectTimeout as Spec.ConnectTimeout makes clients wait for a login
+// as long as it takes, as pgbench (libpq without connect_timeout) does.
+const NoConnectTimeout time.Duration = -1
+
+// poolerClientReserve is how many client connections a throwaway
+// PgBouncer accepts beyond twice the run's: txnbench's own (the probe, the
+// admin console, telemetry) and headroom.
+const poolerClientReserve = 100
+
+// poolerMaxClientConn is max_client_conn for a throwaway PgBouncer serving
+// sessions client connections: twice as many, so that clients that
+// reconnect (per-txn, retries after errors) never meet it while PgBouncer
+// has not yet seen the closes of their old connections, and at least
+// PgBouncer's own default of 1,000. A connection slot costs PgBouncer a
+// file descriptor and nothing else until it is used.
+func poolerMaxClientConn(sessions int) int {
+	return max(2*sessions+poolerClientReserve, 1000)
+}
+
+// clientURL is u with the spec's connect timeout (connect_timeout, whole
+// seconds, rounded up; 0 waits as long as it takes) unless u gives its
+// own: ConnectTimeout 0 leaves u alone (the driver's default, 10 s).
+func (s Spec) clientURL(u string) string {
+	switch {
+	case s.ConnectTimeout == 0 || !target.IsServerURL(u):
+		return u
+	case s.ConnectTimeout < 0:
+		return target.WithParam(u, "connect_timeout", "0")
+	}
+	secs := (s.ConnectTimeout + time.Second - 1) / time.Second
+	return target.WithParam(u, "connect_timeout", strconv.FormatInt(int64(secs), 10))
+}

@@ -1,0 +1,39 @@
+package job
+
+import (
+	"testing"
+	"time"
+)
+
+// TestClientURL: --connect-timeout reaches the clients' URL in whole
+// seconds (rounded up), waiting forever is connect_timeout=0, a URL's own
+// value wins, and the default leaves the URL alone.
+func TestClientURL(t *testing.T) {
+	const u = "postgres://u:pw@127.0.0.1:5432/db?sslmode=disable"
+	for _, c := range []struct {
+		timeout   time.Duration
+		url, want string
+	}{
+		{0, u, u},
+		{10 * time.Second, u, u + "&connect_timeout=10"},
+		{1500 * time.Millisecond, u, u + "&connect_timeout=2"},
+		{NoConnectTimeout, u, u + "&connect_timeout=0"},
+		{30 * time.Second, u + "&connect_timeout=3", u + "&connect_timeout=3"},
+		{NoConnectTimeout, "sqlite:/tmp/x.db", "sqlite:/tmp/x.db"},
+	} {
+		if got := (Spec{ConnectTimeout: c.timeout}).clientURL(c.url); got != c.want {
+			t.Errorf("clientURL(%s) with %v = %s, want %s", c.url, c.timeout, got, c.want)
+		}
+	}
+}
+
+// TestPoolerMaxClientConn: the throwaway PgBouncer's max_client_conn
+// leaves room for every client to hold an old and a new connection at
+// once, and is never below PgBouncer's default.
+func TestPoolerMaxClientConn(t *testing.T) {
+	for sessions, want := range map[int]int{1: 1000, 450: 1000, 1000: 2100, 5000: 10100} {
+		if got := poolerMaxClientConn(sessions); got != want {
+			t.Errorf("poolerMaxClientConn(%d) = %d, want %d", sessions, got, want)
+		}
+	}
+}
