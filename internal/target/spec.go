@@ -3,6 +3,7 @@ package target
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 )
@@ -92,7 +93,8 @@ func IsServerURL(s string) bool {
 }
 
 // WithParam adds key=value to a URL's query parameters, unless the URL
-// already sets key (a value given by the user wins).
+// already sets key (a value given by the user wins); value is escaped
+// (a session name txnbench-PID@HOST keeps its @ out of the URL's authority).
 func WithParam(u, key, value string) string {
 	if strings.Contains(u, key+"=") {
 		return u
@@ -101,7 +103,7 @@ func WithParam(u, key, value string) string {
 	if strings.Contains(u, "?") {
 		sep = "&"
 	}
-	return u + sep + key + "=" + value
+	return u + sep + key + "=" + url.QueryEscape(value)
 }
 
 // ErrMalformedURL marks a database URL that cannot be parsed.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/localdb"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -59,10 +60,22 @@ func openSQLite(ctx context.Context, path string) (target.Target, error) {
 	// so connecting per transaction costs what it costs; pools are separate.
 	db.SetMaxIdleConns(0)
 	t.db = db
+	// The first connection to a new file switches it to WAL, which needs
+	// the file to itself: SQLite answers a second process (or pool)
+	// opening it at that moment SQLITE_BUSY at once, without its busy
+	// handler. Wait for it as busy_timeout would.
 	var version string
-	if err := db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version); err != nil {
-		t.Close()
-		return nil, fmt.Errorf("opening SQLite file %s: %w", path, err)
+	deadline := time.Now().Add(sqliteBusyTimeoutMS * time.Millisecond)
+	for {
+		err := db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version)
+		if err == nil {
+			break
+		}
+		if c, _ := (driver{}).Classify(err); c != target.ClassBusy || time.Now().After(deadline) {
+			t.Close()
+			return nil, fmt.Errorf("opening SQLite file %s: %w", path, err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	t.dialect = sqliteDialect(version)
 	return t, nil
