@@ -621,3 +621,21 @@ func TestMedian(t *testing.T) {
 		t.Errorf("Median sorted its argument: %v", xs)
 	}
 }
+
+// TestSummaryMaxIsHdrMax: Summary reads Max as the 100th percentile, in
+// the scan that finds the others (issue 31); it is exactly hdrhistogram's
+// Max for one value, for values across the whole range (every bucket)
+// and up to the histogram's ceiling.
+func TestSummaryMaxIsHdrMax(t *testing.T) {
+	h := NewHist()
+	for v := time.Microsecond; v < time.Hour; v = v*21/16 + time.Microsecond {
+		h.Record(v)
+		if got, want := h.Summary().Max, float64(h.h.Max())/1000; got != want {
+			t.Fatalf("after %s: Max %v ms, hdrhistogram's %v ms", v, got, want)
+		}
+	}
+	h.Record(2 * time.Hour) // clamped to the ceiling
+	if got, want := h.Summary().Max, float64(h.h.Max())/1000; got != want {
+		t.Fatalf("at the ceiling: Max %v ms, hdrhistogram's %v ms", got, want)
+	}
+}
