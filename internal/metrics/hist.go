@@ -134,9 +134,9 @@ func (h *Hist) Merge(o *Hist) {
 		return
 	}
 	// Dropped counts are impossible: both sides have the same geometry.
-	// hdrhistogram's Merge reads each bucket before adding to it, so
-	// h.Merge(h) doubles h correctly.
-	h.hist().Merge(src)
+	// mergeHDR copies src before adding it, so h.Merge(h) doubles h
+	// correctly.
+	mergeHDR(h.hist(), src)
 }
 
 // Count returns the number of samples.

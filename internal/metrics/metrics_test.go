@@ -639,3 +639,33 @@ func TestSummaryMaxIsHdrMax(t *testing.T) {
 		t.Fatalf("at the ceiling: Max %v ms, hdrhistogram's %v ms", got, want)
 	}
 }
+
+// TestMergeHDRMatchesHdrMerge: mergeHDR (through a packed copy, issue 31)
+// leaves exactly the counts hdrhistogram's own Merge leaves, for values in
+// every bucket up to the ceiling, into an empty and a non-empty histogram,
+// and merging a histogram into itself doubles it.
+func TestMergeHDRMatchesHdrMerge(t *testing.T) {
+	src := newHDR()
+	for v := int64(1); v < maxMicros; v = v*19/16 + 1 {
+		src.RecordValues(v, v%7+1)
+	}
+	src.RecordValue(maxMicros)
+	for _, seed := range []int64{0, 1, 999_999} {
+		got, want := newHDR(), newHDR()
+		if seed != 0 {
+			got.RecordValues(seed, 3)
+			want.RecordValues(seed, 3)
+		}
+		mergeHDR(got, src)
+		want.Merge(src)
+		if !got.Equals(want) || got.TotalCount() != want.TotalCount() {
+			t.Fatalf("into a histogram holding %d: counts differ from hdrhistogram's Merge", seed)
+		}
+	}
+	self, want := src.Clone(), src.Clone()
+	mergeHDR(self, self)
+	want.Merge(src)
+	if !self.Equals(want) {
+		t.Errorf("merged into itself: not doubled")
+	}
+}

@@ -112,12 +112,12 @@ func (r *Recorder) Tick() []*Hist {
 			s.h = r.spare
 			s.mu.Unlock()
 			if old.TotalCount() != 0 {
-				iv.Merge(old)
+				mergeHDR(iv, old)
 				old.Reset()
 			}
 			r.spare = old
 		}
-		r.total[op].Merge(iv)
+		mergeHDR(r.total[op], iv)
 		out[op] = &Hist{h: iv}
 	}
 	return out
