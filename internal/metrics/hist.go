@@ -186,7 +186,7 @@ func (h *Hist) Summary() Summary {
 	v := h.h.ValueAtPercentilesSlice([]float64{50, 90, 95, 99, 100})
 	return Summary{
 		Count: h.h.TotalCount(),
-		Mean:  h.h.Mean() / 1000,
+		Mean:  meanHDR(h.h) / 1000,
 		P50:   ms(v[0]),
 		P90:   ms(v[1]),
 		P95:   ms(v[2]),

@@ -25,10 +25,25 @@ var merges merger
 func mergeHDR(dst, src *hdrhistogram.Histogram) {
 	merges.mu.Lock()
 	defer merges.mu.Unlock()
-	if merges.packed == nil {
-		merges.packed = hdrhistogram.NewPacked(minMicros, maxMicros, sigDigits)
+	merges.copyOf(src).MergeInto(dst)
+}
+
+// meanHDR is h's mean as hdrhistogram-go's Histogram.Mean computes it (each
+// bucket's count times its median equivalent value over the total, summed
+// in bucket order), read from the packed copy: Histogram.Mean walks every
+// bucket up to the largest value with the general iterator.
+func meanHDR(h *hdrhistogram.Histogram) float64 {
+	merges.mu.Lock()
+	defer merges.mu.Unlock()
+	return merges.copyOf(h).Mean()
+}
+
+// copyOf returns the packed copy holding h's counts; m.mu is held.
+func (m *merger) copyOf(h *hdrhistogram.Histogram) *hdrhistogram.PackedHistogram {
+	if m.packed == nil {
+		m.packed = hdrhistogram.NewPacked(minMicros, maxMicros, sigDigits)
 	}
-	merges.packed.Reset()
-	merges.packed.MergeFrom(src)
-	merges.packed.MergeInto(dst)
+	m.packed.Reset()
+	m.packed.MergeFrom(h) // drops nothing: the same geometry
+	return m.packed
 }

@@ -622,22 +622,29 @@ func TestMedian(t *testing.T) {
 	}
 }
 
-// TestSummaryMaxIsHdrMax: Summary reads Max as the 100th percentile, in
-// the scan that finds the others (issue 31); it is exactly hdrhistogram's
-// Max for one value, for values across the whole range (every bucket)
-// and up to the histogram's ceiling.
-func TestSummaryMaxIsHdrMax(t *testing.T) {
+// TestSummaryIsHdrs: Summary reads Max as the 100th percentile, in the
+// scan that finds the others, and Mean from a packed copy (issue 31); both
+// are exactly hdrhistogram's Max and Mean, for values across the whole
+// range (every bucket) and up to the histogram's ceiling.
+func TestSummaryIsHdrs(t *testing.T) {
 	h := NewHist()
-	for v := time.Microsecond; v < time.Hour; v = v*21/16 + time.Microsecond {
-		h.Record(v)
-		if got, want := h.Summary().Max, float64(h.h.Max())/1000; got != want {
-			t.Fatalf("after %s: Max %v ms, hdrhistogram's %v ms", v, got, want)
+	check := func(after string) {
+		t.Helper()
+		s := h.Summary()
+		if want := float64(h.h.Max()) / 1000; s.Max != want {
+			t.Fatalf("after %s: Max %v ms, hdrhistogram's %v ms", after, s.Max, want)
+		}
+		if want := h.h.Mean() / 1000; s.Mean != want {
+			t.Fatalf("after %s: Mean %v ms, hdrhistogram's %v ms", after, s.Mean, want)
 		}
 	}
-	h.Record(2 * time.Hour) // clamped to the ceiling
-	if got, want := h.Summary().Max, float64(h.h.Max())/1000; got != want {
-		t.Fatalf("at the ceiling: Max %v ms, hdrhistogram's %v ms", got, want)
+	for v := time.Microsecond; v < time.Hour; v = v*21/16 + time.Microsecond {
+		h.Record(v)
+		h.Record(v / 3)
+		check(v.String())
 	}
+	h.Record(2 * time.Hour) // clamped to the ceiling
+	check("the ceiling")
 }
 
 // TestMergeHDRMatchesHdrMerge: mergeHDR (through a packed copy, issue 31)
