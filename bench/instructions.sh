@@ -35,8 +35,8 @@ done
 shift $((OPTIND - 1))
 command -v valgrind >/dev/null || { echo "valgrind is not installed: apt-get install valgrind" >&2; exit 1; }
 
-out=$PWD/bench/out/instructions-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+mkdir -p bench/out
+out=$(mktemp -d "$PWD/bench/out/instructions-$(date +%Y%m%d-%H%M%S)-XXXX") # two may start in one second
 chmod 777 "$out"
 bin=${1:-}
 if [ -z "$bin" ]; then
