@@ -23,6 +23,9 @@ var merges merger
 // mergeHDR adds every count of src to dst (both of Hist's geometry, so
 // nothing is dropped). dst may be src: it is doubled.
 func mergeHDR(dst, src *hdrhistogram.Histogram) {
+	if src.TotalCount() == 0 {
+		return
+	}
 	merges.mu.Lock()
 	defer merges.mu.Unlock()
 	merges.copyOf(src).MergeInto(dst)
