@@ -134,9 +134,9 @@ func (h *Hist) Merge(o *Hist) {
 		return
 	}
 	// Dropped counts are impossible: both sides have the same geometry.
-	// mergeHDR copies src before adding it, so h.Merge(h) doubles h
-	// correctly.
-	mergeHDR(h.hist(), src)
+	// hdrhistogram's Merge reads each bucket before adding to it, so
+	// h.Merge(h) doubles h correctly.
+	h.hist().Merge(src)
 }
 
 // Count returns the number of samples.
@@ -186,7 +186,7 @@ func (h *Hist) Summary() Summary {
 	v := h.h.ValueAtPercentilesSlice([]float64{50, 90, 95, 99, 100})
 	return Summary{
 		Count: h.h.TotalCount(),
-		Mean:  meanHDR(h.h) / 1000,
+		Mean:  h.h.Mean() / 1000,
 		P50:   ms(v[0]),
 		P90:   ms(v[1]),
 		P95:   ms(v[2]),

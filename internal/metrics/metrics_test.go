@@ -624,9 +624,9 @@ func TestMedian(t *testing.T) {
 }
 
 // TestSummaryIsHdrs: Summary reads Max as the 100th percentile, in the
-// scan that finds the others, and Mean from a packed copy (issue 31); both
-// are exactly hdrhistogram's Max and Mean, for values across the whole
-// range (every bucket) and up to the histogram's ceiling.
+// scan that finds the others (issue 31); Max and Mean are exactly
+// hdrhistogram's, for values across the whole range (every bucket) and up
+// to the histogram's ceiling.
 func TestSummaryIsHdrs(t *testing.T) {
 	h := NewHist()
 	check := func(after string) {
@@ -646,36 +646,6 @@ func TestSummaryIsHdrs(t *testing.T) {
 	}
 	h.Record(2 * time.Hour) // clamped to the ceiling
 	check("the ceiling")
-}
-
-// TestMergeHDRMatchesHdrMerge: mergeHDR (through a packed copy, issue 31)
-// leaves exactly the counts hdrhistogram's own Merge leaves, for values in
-// every bucket up to the ceiling, into an empty and a non-empty histogram,
-// and merging a histogram into itself doubles it.
-func TestMergeHDRMatchesHdrMerge(t *testing.T) {
-	src := newHDR()
-	for v := int64(1); v < maxMicros; v = v*19/16 + 1 {
-		src.RecordValues(v, v%7+1)
-	}
-	src.RecordValue(maxMicros)
-	for _, seed := range []int64{0, 1, 999_999} {
-		got, want := newHDR(), newHDR()
-		if seed != 0 {
-			got.RecordValues(seed, 3)
-			want.RecordValues(seed, 3)
-		}
-		mergeHDR(got, src)
-		want.Merge(src)
-		if !got.Equals(want) || got.TotalCount() != want.TotalCount() {
-			t.Fatalf("into a histogram holding %d: counts differ from hdrhistogram's Merge", seed)
-		}
-	}
-	self, want := src.Clone(), src.Clone()
-	mergeHDR(self, self)
-	want.Merge(src)
-	if !self.Equals(want) {
-		t.Errorf("merged into itself: not doubled")
-	}
 }
 
 // TestNewRecorderIsSmall: a recorder makes the histogram of a shard when

@@ -117,12 +117,14 @@ func (r *Recorder) Tick() []*Hist {
 			s.h = r.spare
 			s.mu.Unlock()
 			if old.TotalCount() != 0 {
-				mergeHDR(iv, old)
+				iv.Merge(old)
 				old.Reset()
 			}
 			r.spare = old
 		}
-		mergeHDR(r.total[op], iv)
+		if iv.TotalCount() != 0 {
+			r.total[op].Merge(iv)
+		}
 		out[op] = &Hist{h: iv}
 	}
 	return out
