@@ -180,7 +180,10 @@ func (h *Hist) Summary() Summary {
 		return Summary{}
 	}
 	ms := func(us int64) float64 { return float64(us) / 1000 }
-	v := h.h.ValueAtPercentilesSlice([]float64{50, 90, 95, 99})
+	// The 100th percentile is Max (the highest equivalent value of the
+	// last non-empty bucket), read in the same scan of the counts: Max
+	// itself walks them again, slowly (issue 31).
+	v := h.h.ValueAtPercentilesSlice([]float64{50, 90, 95, 99, 100})
 	return Summary{
 		Count: h.h.TotalCount(),
 		Mean:  h.h.Mean() / 1000,
@@ -188,7 +191,7 @@ func (h *Hist) Summary() Summary {
 		P90:   ms(v[1]),
 		P95:   ms(v[2]),
 		P99:   ms(v[3]),
-		Max:   ms(h.h.Max()),
+		Max:   ms(v[4]),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -619,5 +620,57 @@ func TestMedian(t *testing.T) {
 	}
 	if xs[0] != 3 || xs[3] != 10 {
 		t.Errorf("Median sorted its argument: %v", xs)
+	}
+}
+
+// TestSummaryIsHdrs: Summary reads Max as the 100th percentile, in the
+// scan that finds the others (issue 31); Max and Mean are exactly
+// hdrhistogram's, for values across the whole range (every bucket) and up
+// to the histogram's ceiling.
+func TestSummaryIsHdrs(t *testing.T) {
+	h := NewHist()
+	check := func(after string) {
+		t.Helper()
+		s := h.Summary()
+		if want := float64(h.h.Max()) / 1000; s.Max != want {
+			t.Fatalf("after %s: Max %v ms, hdrhistogram's %v ms", after, s.Max, want)
+		}
+		if want := h.h.Mean() / 1000; s.Mean != want {
+			t.Fatalf("after %s: Mean %v ms, hdrhistogram's %v ms", after, s.Mean, want)
+		}
+	}
+	for v := time.Microsecond; v < time.Hour; v = v*21/16 + time.Microsecond {
+		h.Record(v)
+		h.Record(v / 3)
+		check(v.String())
+	}
+	h.Record(2 * time.Hour) // clamped to the ceiling
+	check("the ceiling")
+}
+
+// TestNewRecorderIsSmall: a recorder makes the histogram of a shard when
+// the shard takes its first sample (issue 31: at few clients most never
+// do), so a new one allocates about one histogram per op (the totals), not
+// one per shard; its ticks and totals are those of eager shards.
+func TestNewRecorderIsSmall(t *testing.T) {
+	ops := []string{"a", "b", "c"}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r := NewRecorder(ops)
+	runtime.ReadMemStats(&after)
+	perHist := int64(hdrhistogram.New(minMicros, maxMicros, sigDigits).ByteSize())
+	if got := int64(after.TotalAlloc - before.TotalAlloc); got > int64(len(ops)+1)*perHist {
+		t.Errorf("NewRecorder(3 ops) allocated %d bytes, want at most %d (a histogram per op)", got, int64(len(ops)+1)*perHist)
+	}
+	r.Record(1, 5, 2*time.Millisecond)
+	r.Record(1, 6, 3*time.Millisecond)
+	iv := r.Tick()
+	if iv[0].Count() != 0 || iv[1].Count() != 2 || iv[2].Count() != 0 {
+		t.Errorf("interval counts %d %d %d, want 0 2 0", iv[0].Count(), iv[1].Count(), iv[2].Count())
+	}
+	r.Record(1, 5, time.Millisecond)
+	r.Tick()
+	if tot := r.Total(); tot[1].Count() != 3 || tot[1].Summary().Max < 3 {
+		t.Errorf("total %+v, want 3 samples up to 3 ms", tot[1].Summary())
 	}
 }

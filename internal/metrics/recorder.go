@@ -13,7 +13,9 @@ import (
 const numShards = 8
 
 // shard is one mutex-guarded interval histogram, padded so that neighbouring
-// shards do not share a cache line.
+// shards do not share a cache line. Its histogram (190 KB of counts) is
+// made by the first sample it takes: most shards of a run with few clients
+// never take one (issue 31: start-up).
 type shard struct {
 	mu sync.Mutex
 	h  *hdrhistogram.Histogram
@@ -34,7 +36,7 @@ type Recorder struct {
 
 	tickMu sync.Mutex                // guards total and spare
 	total  []*hdrhistogram.Histogram // cumulative, one per op
-	spare  *hdrhistogram.Histogram   // empty; swapped into a shard on Tick
+	spare  *hdrhistogram.Histogram   // empty or nil; swapped into a shard on Tick
 }
 
 // NewRecorder returns a Recorder for the named ops. Record's op argument is
@@ -44,10 +46,6 @@ func NewRecorder(ops []string) *Recorder {
 		ops:    append([]string(nil), ops...),
 		shards: make([]shard, len(ops)*numShards),
 		total:  make([]*hdrhistogram.Histogram, len(ops)),
-		spare:  newHDR(),
-	}
-	for i := range r.shards {
-		r.shards[i].h = newHDR()
 	}
 	for i := range r.total {
 		r.total[i] = newHDR()
@@ -72,6 +70,9 @@ func (r *Recorder) Record(op int, shard int, d time.Duration) {
 	}
 	s := &r.shards[op*numShards+int(uint(shard)%numShards)]
 	s.mu.Lock()
+	if s.h == nil {
+		s.h = newHDR()
+	}
 	_ = s.h.RecordValue(us) // cannot fail: us is within range
 	s.mu.Unlock()
 }
@@ -109,6 +110,10 @@ func (r *Recorder) Tick() []*Hist {
 			s := &r.shards[op*numShards+i]
 			s.mu.Lock()
 			old := s.h
+			if old == nil { // never took a sample
+				s.mu.Unlock()
+				continue
+			}
 			s.h = r.spare
 			s.mu.Unlock()
 			if old.TotalCount() != 0 {
@@ -117,7 +122,9 @@ func (r *Recorder) Tick() []*Hist {
 			}
 			r.spare = old
 		}
-		r.total[op].Merge(iv)
+		if iv.TotalCount() != 0 {
+			r.total[op].Merge(iv)
+		}
 		out[op] = &Hist{h: iv}
 	}
 	return out

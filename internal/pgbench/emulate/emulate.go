@@ -69,6 +69,7 @@ type pgbenchOpts struct {
 	db, via, json, pgBin string
 	pgConf               []string
 	output               string // --pgbench-output: txnbench or strict
+	telemetry            string // --telemetry: on or off
 
 	// checkOut refuses an output file that could not be written after
 	// the run (Env.CheckOutFile); nil checks nothing.
@@ -147,6 +148,7 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.StringArrayVar(&o.pgConf, "pg-conf", nil, "txnbench: server setting key=value for temp-postgres (repeatable)")
 	fs.BoolVar(&o.w.NoInit, "no-init", false, "txnbench: on temp-postgres, do not create pgbench's tables for custom scripts")
 	fs.StringVar(&o.output, "pgbench-output", "txnbench", "txnbench: txnbench (pgbench's report plus percentiles and the balance check) or strict (pgbench's lines only)")
+	fs.StringVar(&o.telemetry, "telemetry", "on", "txnbench: on (watch the database, its wait events and statement times, and the client's CPU beside the run; needs --json to be seen) or off (nothing: no session of its own, no sampling)")
 	o.perClientInt = &perClient
 	return o
 }
@@ -688,6 +690,7 @@ func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts
 		return e.pgbenchFail(badOption("%v", err))
 	}
 	spec.Runner = cfg
+	spec.Telemetry.Off = o.telemetry == "off"
 	if o.connect {
 		spec.Conn = connect.Options{Strategy: connect.PerTxn}
 	}

@@ -176,6 +176,10 @@ func (o *pgbenchOpts) readOption(opt string) error {
 		if o.output != "txnbench" && o.output != "strict" {
 			return badOption("invalid --pgbench-output \"%s\": choose txnbench or strict", o.output)
 		}
+	case "telemetry":
+		if o.telemetry != "on" && o.telemetry != "off" {
+			return badOption("invalid --telemetry \"%s\": choose on or off", o.telemetry)
+		}
 	}
 	return nil
 }

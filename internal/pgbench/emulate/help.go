@@ -80,7 +80,7 @@ Common options:
 `
 
 // txnbenchOptions are the options txnbench pgbench adds to pgbench's.
-var txnbenchOptions = []string{"db", "via", "json", "pg-bin", "pg-conf", "no-init", "pgbench-output"}
+var txnbenchOptions = []string{"db", "via", "json", "pg-bin", "pg-conf", "no-init", "pgbench-output", "telemetry"}
 
 // printPgbenchHelp prints pgbench's help, then txnbench's options in a
 // section of their own, where pgbench names where to report bugs.

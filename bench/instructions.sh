@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# instructions.sh: user-space instructions per transaction of txnbench pgbench
+# against the real pgbench, counted by valgrind's callgrind, which counts
+# every instruction the client executes and nothing else: on a busy machine
+# the counts repeat where CPU time does not (issue 31).
+#
+#   bench/instructions.sh [-a T1] [-b T2] [-s SCALE] [-p PORT] [-k "CASES"] [-x "TXNBENCH ARGS"] [BIN]
+#
+# One client (-c 1 -j 1 -n) against one throwaway PostgreSQL (initdb as the
+# postgres user when run as root, port 5493 or -p, synchronous_commit=off,
+# pgbench -i -s SCALE). Each tool runs each case twice, with -t T1 (200)
+# and -t T2 (20000); the marginal count (I(T2) - I(T1)) / (T2 - T1) is the
+# instructions per transaction without start-up and exit. txnbench runs
+# with GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1: callgrind runs one thread at
+# a time and stretches time ~50x, so otherwise the Go scheduler's idle
+# spinning and preemption signals grow with wall time, not with work.
+# Cases (-k): select-only-prepared (-b select-only -M prepared),
+# tpcb-prepared (-b tpcb-like -M prepared), tpcb-simple (-b tpcb-like -M
+# simple). -x adds arguments to txnbench's command line (e.g. "--telemetry
+# off"). Prints per case both counts and the ratio txnbench / pgbench (goal:
+# at most 1.1), then, for txnbench, the marginal instructions per
+# transaction by part: each function's own (exclusive) cost from
+# callgrind_annotate, grouped by package, so the parts add up to the total.
+# With no binary it builds the working tree.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+t1=200 t2=20000 scale=1 port=5493 cases="select-only-prepared tpcb-prepared tpcb-simple" extra=""
+while getopts "a:b:s:p:k:x:" o; do
+  case $o in
+    a) t1=$OPTARG ;; b) t2=$OPTARG ;; s) scale=$OPTARG ;; p) port=$OPTARG ;; k) cases=$OPTARG ;; x) extra=$OPTARG ;;
+    *) echo "usage: $0 [-a T1] [-b T2] [-s scale] [-p port] [-k cases] [-x txnbench-args] [BIN]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+command -v valgrind >/dev/null || { echo "valgrind is not installed: apt-get install valgrind" >&2; exit 1; }
+
+mkdir -p bench/out
+out=$(mktemp -d "$PWD/bench/out/instructions-$(date +%Y%m%d-%H%M%S)-XXXX") # two may start in one second
+chmod 777 "$out"
+bin=${1:-}
+if [ -z "$bin" ]; then
+  go build -o "$out/txnbench" ./cmd/txnbench
+  bin=$out/txnbench
+  echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo ' plus uncommitted changes')"
+fi
+bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+pgbench=${PGBENCH:-$bindir/pgbench} # the binary itself: /usr/bin/pgbench is a wrapper script
+as=()
+[ "$(id -u)" = 0 ] && as=(runuser -u postgres --)
+
+data=$out/data
+"${as[@]}" "$bindir/initdb" -D "$data" -A trust -U postgres >/dev/null
+"${as[@]}" "$bindir/pg_ctl" -D "$data" -l "$out/server.log" -w \
+  -o "-p $port -k $out -c listen_addresses=127.0.0.1 -c synchronous_commit=off" start >/dev/null
+trap '"${as[@]}" "$bindir/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1 || true' EXIT
+url="postgres://postgres@127.0.0.1:$port/postgres"
+"$pgbench" -i -q -s "$scale" "$url" >/dev/null 2>&1
+
+echo "# $("$pgbench" --version); $("$bin" version | head -1); scale $scale, -c 1, marginal between -t $t1 and -t $t2"
+echo "# txnbench: GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1${extra:+, extra arguments: $extra}; load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# count TOOL CASE T: runs one under callgrind, prints its total instructions
+count() {
+  local tool=$1 case=$2 t=$3 args f=$out/$1-$2-$3
+  case $case in
+    select-only-prepared) args=(-b select-only -M prepared) ;;
+    tpcb-prepared) args=(-b tpcb-like -M prepared) ;;
+    tpcb-simple) args=(-b tpcb-like -M simple) ;;
+    *) echo "unknown case $case" >&2; exit 2 ;;
+  esac
+  local cmd=("$pgbench" -n -c 1 -j 1 -t "$t" "${args[@]}" "$url")
+  local env=()
+  if [ "$tool" = txnbench ]; then
+    # shellcheck disable=SC2206 # extra is a list of words
+    cmd=("$bin" pgbench "${cmd[@]:1}" $extra)
+    env=(GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1)
+  fi
+  env "${env[@]}" valgrind --tool=callgrind --callgrind-out-file="$f.cg" "${cmd[@]}" >"$f.log" 2>&1 ||
+    { echo "$tool $case -t $t failed: see $f.log" >&2; exit 1; }
+  sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$f.cg" | tail -1
+}
+
+declare -A per
+for c in $cases; do
+  for tool in pgbench txnbench; do
+    a=$(count "$tool" "$c" "$t1") b=$(count "$tool" "$c" "$t2")
+    per[$tool-$c]=$(( (b - a) / (t2 - t1) ))
+    echo "$c $tool $a $b" >>"$out/counts.txt"
+  done
+done
+
+echo
+printf '%-22s %12s %12s %8s  %s\n' case pgbench txnbench ratio "(instructions per transaction)"
+for c in $cases; do
+  p=${per[pgbench-$c]} x=${per[txnbench-$c]}
+  printf '%-22s %12s %12s %8s\n' "$c" "$p" "$x" "$(awk -v x="$x" -v p="$p" 'BEGIN { printf "%.2fx", x / p }')"
+done
+
+# parts: exclusive cost per function from both runs, the marginal per
+# transaction grouped by package.
+for c in $cases; do
+  echo
+  echo "# txnbench $c: marginal instructions per transaction by part (own cost of each function, grouped)"
+  for t in "$t1" "$t2"; do
+    callgrind_annotate --auto=no --inclusive=no --threshold=100 "$out/txnbench-$c-$t.cg" 2>/dev/null |
+      awk '/^ *[0-9,]+ +\(.*%\) .*:/ { n = $1; gsub(",", "", n); l = $0; sub(/^ *[0-9,]+ +\([^)]*\) +/, "", l); sub(/ \[.*$/, "", l); print n "\t" l }' >"$out/txnbench-$c-$t.fn"
+  done
+  python3 - "$out/txnbench-$c-$t1.fn" "$out/txnbench-$c-$t2.fn" "$((t2 - t1))" <<'PY'
+import sys, collections
+def load(p):
+    d = collections.Counter()
+    for line in open(p):
+        n, fn = line.rstrip("\n").split("\t", 1)
+        d[fn.split(":", 1)[-1]] += int(n)
+    return d
+a, b, txns = load(sys.argv[1]), load(sys.argv[2]), int(sys.argv[3])
+def part(fn):
+    f = fn.split(" ")[0]
+    for prefix, name in [
+        ("github.com/txnbench/txnbench/internal/pgbench/", "txnbench: pgbench interpreter"),
+        ("github.com/txnbench/txnbench/internal/runner", "txnbench: runner"),
+        ("github.com/txnbench/txnbench/internal/metrics", "txnbench: latency recording (metrics)"),
+        ("github.com/txnbench/txnbench/internal/target", "txnbench: target"),
+        ("github.com/txnbench/txnbench/internal/telemetry", "txnbench: telemetry"),
+        ("github.com/txnbench/txnbench/", "txnbench: other"),
+        ("github.com/jackc/pgx/v5/pgproto3", "pgx: pgproto3"),
+        ("github.com/jackc/pgx/v5/internal/sanitize", "pgx: simple-protocol sanitize"),
+        ("github.com/jackc/", "pgx: other"),
+        ("github.com/HdrHistogram/", "hdrhistogram"),
+        ("compress/", "zlib/flate"),
+        ("runtime.mallocgc", "runtime: allocation"), ("runtime.memclr", "runtime: allocation"),
+        ("runtime.memmove", "runtime: memmove"),
+        ("runtime.gcDrain", "runtime: GC"), ("runtime.scanobject", "runtime: GC"), ("runtime.greyobject", "runtime: GC"),
+        ("runtime.findObject", "runtime: GC"), ("runtime.markBits", "runtime: GC"), ("runtime.(*gcWork)", "runtime: GC"),
+        ("runtime.(*mspan)", "runtime: allocation"), ("runtime.(*mcache)", "runtime: allocation"), ("runtime.(*mheap)", "runtime: allocation"),
+        ("runtime.findRunnable", "runtime: scheduler"), ("runtime.schedule", "runtime: scheduler"), ("runtime.stealWork", "runtime: scheduler"),
+        ("runtime.netpoll", "runtime: scheduler"), ("runtime.park", "runtime: scheduler"), ("runtime.gopark", "runtime: scheduler"),
+        ("runtime.ready", "runtime: scheduler"), ("runtime.goready", "runtime: scheduler"), ("runtime.runqget", "runtime: scheduler"),
+        ("runtime.checkTimers", "runtime: timers"), ("runtime.(*timer", "runtime: timers"), ("runtime.nanotime", "clock"),
+        ("runtime.walltime", "clock"), ("time.now", "clock"), ("time.Now", "clock"), ("time.Since", "clock"), ("__vdso", "clock"),
+        ("time.", "clock"), ("context.", "context"), ("io.", "net, poll"),
+        ("aeshashbody", "runtime: other"), ("indexbytebody", "runtime: other"), ("memeqbody", "runtime: other"),
+        ("runtime.", "runtime: other"), ("internal/runtime", "runtime: other"), ("syscall.", "syscalls"),
+        ("internal/poll", "net, poll"), ("net.", "net, poll"), ("sync.", "sync"), ("internal/sync", "sync"),
+        ("strconv.", "strconv, fmt"), ("fmt.", "strconv, fmt"), ("math/", "math")]:
+        if f.startswith(prefix) or ("/" + prefix) in f:
+            return name
+    return "other: " + f[:50]
+parts = collections.Counter()
+for fn in set(a) | set(b):
+    parts[part(fn)] += b[fn] - a[fn]
+total = sum(parts.values())
+print(f"{'part':44} {'instr/txn':>10} {'share':>6}")
+for name, n in parts.most_common():
+    if abs(n / txns) >= 20:
+        print(f"{name:44} {n / txns:10.0f} {n / total:6.1%}")
+print(f"{'total (functions above 0.01% of the run)':44} {total / txns:10.0f}")
+PY
+done
+echo "# raw counts and callgrind files in $out"
