@@ -1,4 +1,4 @@
-package cli
+package emulate_test
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 // the clients' work), on (the default) does, and anything else is refused
 // with the choices.
 func TestPgbenchTelemetry(t *testing.T) {
+	t.Parallel()
 	e := newPgbenchEnv(t)
 	for _, c := range []struct {
 		flag string
