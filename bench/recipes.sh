@@ -46,9 +46,9 @@ recipe seed001-db study connect-overhead --clients 1 --duration "$short" \
   --vary db=sqlite:,temp-postgres --vary conn=per-txn,pool
 recipe pg-versions study connect-overhead --clients 1 --duration "$short" \
   --vary db=temp-postgres@15,temp-postgres@16,temp-postgres@17 --vary conn=per-txn,session
-recipe capacity-rate capacity train-events --db temp-postgres --variant text --slo 'add.p99<=100ms' --slo 'errors<=0.1%' \
+recipe capacity-rate capacity train-events --db temp-postgres --variant text --slo "'add.p99<=100ms'" --slo "'errors<=0.1%'" \
   --from 5 --duration 5s --settle 1s --repeat 1 --max-steps 6
-recipe capacity-clients capacity script -b tpcb-like --db temp-postgres --by clients --slo 'tpcb-like.p95<=50ms' --slo 'errors<=0.1%' \
+recipe capacity-clients capacity script -b tpcb-like --db temp-postgres --by clients --slo "'tpcb-like.p95<=50ms'" --slo "'errors<=0.1%'" \
   --duration 5s --settle 1s --repeat 1 --max-steps 6
 recipe seed002-ladder study script --db temp-postgres -f examples/scripts/wd01.sql@3 -f examples/scripts/wd02.sql@1 \
   --scale "$scale" --duration "$rung" --vary clients="$ladder"
@@ -96,7 +96,8 @@ for name in "${names[@]}"; do
   [ -n "${RECIPES_OUT:-}" ] && [ ${#sel[@]} -eq 0 ] && [ -f "$out/$name.status" ] && continue # ran before
   echo "== $name: txnbench ${args[$name]}"
   t0=$SECONDS
-  # eval: a recipe's arguments may quote what the shell would read (--slo 'p99<=50ms')
+  # eval: a recipe's arguments may hold quotes for what the shell would
+  # read (--slo "'p99<=50ms'" keeps the quotes in the command shown too)
   eval "\"\$bin\" ${args[$name]} --out \"\$out/\$name\"" >"$out/$name.md" 2>"$out/$name.log"
   code=$?
   echo "$code $((SECONDS - t0))" >"$out/$name.status"
