@@ -44,3 +44,17 @@ type Target interface {
 	// Close releases what Open made (for a temporary SQLite file: the file).
 	Close() error
 }
+
+// ExecThenCommit is ExecCommit for a driver that has no faster way: the
+// statement, then Commit; on either's failure Rollback ends the
+// transaction, and the first error is returned.
+func ExecThenCommit(ctx context.Context, c Conn, sql string, args ...any) (int64, error) {
+	n, err := c.Exec(ctx, sql, args...)
+	if err == nil {
+		err = c.Commit(ctx)
+	}
+	if err != nil {
+		c.Rollback(ctx)
+	}
+	return n, err
+}

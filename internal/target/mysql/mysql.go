@@ -160,16 +160,7 @@ func (s *mysqlConn) Commit(ctx context.Context) error {
 }
 
 func (s *mysqlConn) ExecCommit(ctx context.Context, query string, args ...any) (int64, error) {
-	n, err := s.Exec(ctx, query, args...)
-	if err != nil {
-		s.Rollback(ctx)
-		return n, err
-	}
-	if err := s.Commit(ctx); err != nil {
-		s.Rollback(ctx)
-		return n, err
-	}
-	return n, nil
+	return target.ExecThenCommit(ctx, s, query, args...)
 }
 
 func (s *mysqlConn) Rollback(ctx context.Context) error {

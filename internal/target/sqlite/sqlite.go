@@ -150,16 +150,7 @@ func (s *sqliteConn) Commit(ctx context.Context) error {
 }
 
 func (s *sqliteConn) ExecCommit(ctx context.Context, query string, args ...any) (int64, error) {
-	n, err := s.Exec(ctx, query, args...)
-	if err != nil {
-		s.Rollback(ctx)
-		return n, err
-	}
-	if err := s.Commit(ctx); err != nil {
-		s.Rollback(ctx)
-		return n, err
-	}
-	return n, nil
+	return target.ExecThenCommit(ctx, s, query, args...)
 }
 
 func (s *sqliteConn) Rollback(ctx context.Context) error {
