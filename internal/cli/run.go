@@ -18,6 +18,7 @@ import (
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/live"
 	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
@@ -88,8 +89,8 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.DurationVar(&f.conn.Pool.Lifetime, "pool-lifetime", 0, "replace a pooled connection after this long (0: the driver's default, 1h)")
 	fs.DurationVar(&f.conn.Pool.HealthCheck, "pool-health-check", 0, "check idle pooled connections this often (0: the driver's default, 1m)")
 	fs.StringVar(&f.pooler.Via, "via", job.Direct, "what clients connect through: direct, pgbouncer (a throwaway PgBouncer in front of --db) or the postgres:// URL of an existing pooler")
-	fs.StringVar(&f.pooler.Mode, "pool-mode", "transaction", "pool_mode of the throwaway PgBouncer: transaction, session or statement")
-	fs.IntVar(&f.pooler.Size, "pgbouncer-pool-size", 20, "server connections of the throwaway PgBouncer (default_pool_size)")
+	fs.StringVar(&f.pooler.Mode, "pool-mode", pooler.DefaultMode, "pool_mode of the throwaway PgBouncer: transaction, session or statement")
+	fs.IntVar(&f.pooler.Size, "pgbouncer-pool-size", pooler.DefaultSize, "server connections of the throwaway PgBouncer (default_pool_size)")
 	fs.StringVar(&f.pooler.Bin, "pgbouncer-bin", "", "the pgbouncer binary (default: PATH, /usr/sbin/pgbouncer)")
 	fs.IntVar(&f.pooler.Poolers, "poolers", 1, "with --via pgbouncer: how many throwaway PgBouncers; more than 1 puts a throwaway HAProxy in front (leastconn, health checks every 2 s)")
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")

@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/target/pg"
 )
 
 // ErrPgBouncerNeedsServer refuses --via pgbouncer in front of an embedded
@@ -36,7 +36,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		return fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(backend))
 	}
 	port, _ := strconv.Atoi(cmp.Or(u.Port(), "5432"))
-	password := pg.Password(backend) // the URL's, or PGPASSWORD's, ~/.pgpass's
+	password := target.Password(backend) // the URL's, or PGPASSWORD's, ~/.pgpass's
 	dbname := cmp.Or(strings.TrimPrefix(u.Path, "/"), u.User.Username())
 	host := u.Hostname()
 	if db.cluster != nil && db.cluster.SocketDir() != "" {
@@ -68,7 +68,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		return err
 	}
 	clientURL := s.clientURL(named(f.URL(dbname))) // named as the server's sessions are (nameServerSessions): PgBouncer need not SET it
-	if cmp.Or(s.Pooler.Mode, "transaction") != "session" {
+	if pooler.Mode(s.Pooler.Mode) != "session" {
 		clientURL = withExecMode(clientURL)
 	}
 	t, err := openTarget(ctx, clientURL)
@@ -79,7 +79,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	db.Target.Close()
 	db.Target, db.fleet, db.connURL = t, f, clientURL
 	m := f.Members()[0]
-	mode, size := cmp.Or(s.Pooler.Mode, "transaction"), cmp.Or(s.Pooler.Size, 20)
+	mode, size := pooler.Mode(s.Pooler.Mode), pooler.Size(s.Pooler.Size)
 	db.poolerName = "PgBouncer " + m.Version()
 	db.poolerDetail = fmt.Sprintf("%s pooling, %d server connections", mode, size)
 	if p := f.Proxy(); p != nil {
@@ -140,13 +140,13 @@ func (d *Database) adminURLs() []string {
 }
 
 // proxyStats reads the proxy's per-server statistics (nil without a
-// proxy), within pg.AdminWait as a pooler's console.
+// proxy), within pooler.ConsoleWait as a pooler's console.
 func (d *Database) proxyStats(ctx context.Context) (rows []map[string]string, err error) {
 	p := d.Proxy()
 	if p == nil {
 		return nil, nil
 	}
-	sctx, cancel := context.WithTimeout(ctx, pg.AdminWait)
+	sctx, cancel := context.WithTimeout(ctx, pooler.ConsoleWait)
 	defer cancel()
 	err = d.console(ctx, proxyConsole, func() (err error) {
 		rows, err = p.Stats(sctx)
@@ -174,26 +174,8 @@ func (d *Database) proxyResult(ctx context.Context, snap poolerSnapshot) *result
 		r.Note = "its statistics could not be read: " + firstLine(err.Error())
 		return r
 	}
-	for i, row := range after {
-		var was map[string]string
-		if i < len(before) {
-			was = before[i]
-		}
-		delta := func(k string) int64 {
-			a, _ := strconv.ParseInt(row[k], 10, 64)
-			b, _ := strconv.ParseInt(was[k], 10, 64)
-			if a < b { // it restarted: its counters began again
-				restarted = true
-				return a
-			}
-			return a - b
-		}
-		r.Servers = append(r.Servers, result.ProxyServer{
-			Name: row["svname"], Status: row["status"], Sessions: delta("stot"),
-			ConnectErrors: delta("econ"), Redispatched: delta("wredis"),
-			FailedChecks: delta("chkfail"), Downs: delta("chkdown"),
-		})
-	}
+	servers, again := pooler.ProxyServers(before, after)
+	r.Servers, restarted = servers, restarted || again
 	if restarted {
 		r.Note = "it restarted during the run: its counts are since then"
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/txnbench/txnbench/internal/fault"
 	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
@@ -77,7 +78,7 @@ func (s Spec) ServerConnections() int {
 func (s Spec) clientConnections() int {
 	switch {
 	case s.Pooler.Via == ViaPgBouncer:
-		return cmp.Or(s.Pooler.Size, 20) * max(s.Pooler.Poolers, 1)
+		return pooler.Size(s.Pooler.Size) * max(s.Pooler.Poolers, 1)
 	case s.Conn.Strategy == connect.Pool:
 		return s.Conn.Pool.Max
 	}

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/telemetry"
 )
 
@@ -29,7 +29,7 @@ func (d *Database) poolerStats(ctx context.Context) ([]map[string]int64, []error
 	out, errs := make([]map[string]int64, len(urls)), make([]error, len(urls))
 	for i, u := range urls {
 		errs[i] = d.console(ctx, u, func() (err error) {
-			out[i], err = telemetry.PoolerStats(ctx, u)
+			out[i], err = pooler.Stats(ctx, u)
 			return err
 		})
 	}
@@ -163,12 +163,8 @@ func (d *Database) poolerResult(ctx context.Context, before poolerSnapshot) *res
 	}
 	for _, u := range urls {
 		_ = d.console(ctx, u, func() error {
-			rows, err := pg.AdminRows(ctx, u, "SHOW POOLS")
-			for _, row := range rows {
-				if row["database"] != "pgbouncer" {
-					p.Pools = append(p.Pools, row)
-				}
-			}
+			pools, err := pooler.Pools(ctx, u)
+			p.Pools = append(p.Pools, pools...)
 			return err
 		})
 	}
@@ -211,13 +207,12 @@ func (d *Database) closePoolerServers(ctx context.Context) {
 	wait := d.silent[proxyConsole] == nil
 	for _, admin := range d.adminURLs() {
 		err := d.console(ctx, admin, func() error {
-			_, err := pg.AdminRows(ctx, admin, "RECONNECT")
-			return err
+			return pooler.Reconnect(ctx, admin)
 		})
 		for wait && err == nil && ctx.Err() == nil {
 			var rows []map[string]string
 			err = d.console(ctx, admin, func() (err error) {
-				rows, err = pg.AdminRows(ctx, admin, "SHOW SERVERS")
+				rows, err = pooler.Servers(ctx, admin)
 				return err
 			})
 			if len(rows) == 0 {

@@ -12,11 +12,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/pooler"
 )
 
 const (
@@ -33,9 +36,8 @@ const (
 	// mode for clients to leave) before shutting it down at once.
 	bouncerSafeStopTimeout = 5 * time.Second
 
-	// defaultPoolSize and defaultMaxClientConn apply when BouncerOptions
-	// leaves PoolSize and MaxClientConn at 0.
-	defaultPoolSize      = 20
+	// defaultMaxClientConn applies when BouncerOptions leaves
+	// MaxClientConn at 0 (pooler.DefaultSize when it leaves PoolSize).
 	defaultMaxClientConn = 1000
 	// bouncerFdReserve is how many file descriptors PgBouncer gets beyond
 	// one per client and per server connection: listening sockets, the log,
@@ -54,10 +56,6 @@ const (
 // discovery fails.
 var errBouncerNotFound = errors.New("PgBouncer not found: install it (Debian: apt-get install pgbouncer) or pass --pgbouncer-bin PATH")
 
-// poolModes are the valid BouncerOptions.PoolMode values; the first is the
-// default.
-var poolModes = []string{"transaction", "session", "statement"}
-
 // BouncerOptions configures a throwaway PgBouncer in front of a server.
 type BouncerOptions struct {
 	// Bin is the pgbouncer binary; "" discovers it with FindPgBouncer.
@@ -75,10 +73,10 @@ type BouncerOptions struct {
 	// BackendPassword is BackendUser's password on the server; "" when the
 	// server trusts it.
 	BackendPassword string
-	// PoolMode is transaction (the default when ""), session or statement.
+	// PoolMode is one of pooler.Modes; "" is pooler.DefaultMode.
 	PoolMode string
 	// PoolSize is default_pool_size, the server connections per database
-	// and user; 0 means 20.
+	// and user; 0 means pooler.DefaultSize.
 	PoolSize int
 	// MaxClientConn is max_client_conn; 0 means 1000. Size it for the
 	// clients that will connect.
@@ -172,21 +170,15 @@ func bouncerVersion(bin string) (string, error) {
 func (o BouncerOptions) withDefaults() (BouncerOptions, error) {
 	mode := o.PoolMode
 	o.PoolMode = strings.ToLower(strings.TrimSpace(o.PoolMode))
-	if o.PoolMode == "" {
-		o.PoolMode = poolModes[0]
-	}
-	valid := false
-	for _, m := range poolModes {
-		valid = valid || o.PoolMode == m
-	}
-	if !valid {
+	o.PoolMode = pooler.Mode(o.PoolMode)
+	if !slices.Contains(pooler.Modes, o.PoolMode) {
 		return o, fmt.Errorf("--pool-mode %q: want transaction, session or statement", mode)
 	}
 	switch {
 	case o.PoolSize < 0:
-		return o, fmt.Errorf("--pgbouncer-pool-size %d: want a positive number, or 0 for %d", o.PoolSize, defaultPoolSize)
+		return o, fmt.Errorf("--pgbouncer-pool-size %d: want a positive number, or 0 for %d", o.PoolSize, pooler.DefaultSize)
 	case o.PoolSize == 0:
-		o.PoolSize = defaultPoolSize
+		o.PoolSize = pooler.DefaultSize
 	}
 	switch {
 	case o.MaxClientConn < 0 || o.MaxClientConn > 1<<30:

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/pooler"
 )
 
 // needPgBouncer returns the pgbouncer binary, skipping the test when it is
@@ -250,7 +252,7 @@ func TestPgBouncer(t *testing.T) {
 				t.Errorf("running as root, but pgbouncer runs as root too (stat: %v)", err)
 			}
 		}
-		if got, need := procOpenFiles(t, b.PID()), uint64(3000+defaultPoolSize+bouncerFdReserve); got < need {
+		if got, need := procOpenFiles(t, b.PID()), uint64(3000+pooler.DefaultSize+bouncerFdReserve); got < need {
 			t.Errorf("pgbouncer may open %d files, want at least %d for max_client_conn 3000", got, need)
 		}
 		assertServes(t, psqlBin, b)

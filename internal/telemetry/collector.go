@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 )
@@ -466,7 +467,7 @@ func (c *Collector) measure(ctx context.Context) {
 		if len(c.o.PoolerAdmins) > 1 {
 			pc.name = fmt.Sprintf("pooler%d", i+1)
 		}
-		p, err := PoolerStats(ctx, u)
+		p, err := pooler.Stats(ctx, u)
 		if err != nil {
 			c.note("no statistics of %s: SHOW STATS: %s", pc.name, firstLine(err.Error()))
 			continue
@@ -534,7 +535,7 @@ func (c *Collector) readPool(ctx context.Context, final bool) map[string]int64 {
 		if final && pc.stuck {
 			continue
 		}
-		p, err := PoolerStats(ctx, pc.url)
+		p, err := pooler.Stats(ctx, pc.url)
 		pc.stuck = target.Classify(err) == target.ClassTimeout
 		if err != nil {
 			if pc.lost < 0 {

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/target/pg"
 )
 
 // dbCounters are the names of Telemetry.Database, in the order dbQuery
@@ -169,27 +167,6 @@ func untaggedNote(pgNum int, st []result.Statement) string {
 		}
 	}
 	return "no server time per op: PostgreSQL 18's pg_stat_statements keeps query texts without the leading comment that names each statement's op (" + tagPrefix + "NAME */), so the statements are listed without their ops (the telemetry session's own among them)"
-}
-
-// PoolerStats reads a pooler's SHOW STATS totals (total_* columns),
-// summed over its databases, the admin console's own row left out.
-func PoolerStats(ctx context.Context, adminURL string) (map[string]int64, error) {
-	rows, err := pg.AdminRows(ctx, adminURL, "SHOW STATS")
-	if err != nil {
-		return nil, err
-	}
-	totals := map[string]int64{}
-	for _, row := range rows {
-		if row["database"] == "pgbouncer" {
-			continue
-		}
-		for k, v := range row {
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil && len(k) > 6 && k[:6] == "total_" {
-				totals[k] += n
-			}
-		}
-	}
-	return totals, nil
 }
 
 // subtract is b - a by key.

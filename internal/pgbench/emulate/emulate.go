@@ -22,11 +22,11 @@ import (
 	"github.com/txnbench/txnbench/internal/job"
 	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/workload/pgbenchscript"
 )
 
@@ -583,7 +583,7 @@ func (e *emulator) pgbench(ctx context.Context, args []string) error {
 	}
 	spec := job.Spec{
 		DB: o.target(), PGBin: o.pgBin, PGConf: o.pgConf, Name: "script", Workload: o.w,
-		Pooler: job.Pooler{Via: o.via, Mode: "transaction", Size: 20}, Args: e.Args, Version: e.Version,
+		Pooler: job.Pooler{Via: o.via, Mode: pooler.DefaultMode, Size: pooler.DefaultSize}, Args: e.Args, Version: e.Version,
 		ConnectTimeout: job.NoConnectTimeout, // libpq without connect_timeout waits, so pgbench does
 		Log: func(msg string) {
 			switch {
@@ -630,7 +630,7 @@ func (e *emulator) pgbenchFail(err error) error {
 // pgbenchConnectFail prints a failure to connect to db as pgbench does:
 // libpq's message, then what pgbench could not do without the connection.
 func (e *emulator) pgbenchConnectFail(err error, db, what string) error {
-	msg, ok := pg.LibpqConnectMessage(err)
+	msg, ok := target.ConnectMessage(err)
 	if !ok && errors.Is(err, target.ErrMalformedURL) {
 		msg, ok = libpqPortMessage(db)
 	}
@@ -707,7 +707,7 @@ func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts
 	}
 
 	if o.debug {
-		host, port, dbName := pg.LibpqConnInfo(db.URL)
+		host, port, dbName := target.ConnInfo(db.URL)
 		what, n := "nxacts", o.perClient
 		if o.duration > 0 {
 			what, n = "duration", int64(o.duration)

@@ -3,17 +3,26 @@ package pg
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
-// AdminWait bounds each AdminRows call, connecting included: a pooler's
-// console answers at once, so one that does not within it is stuck (its
-// process stopped or hung), and its callers go on without it.
-const AdminWait = 3 * time.Second
+func init() { pooler.RegisterConsole(console{}) }
+
+// console reads a pooler's admin console for package pooler.
+type console struct{}
+
+// Rows is AdminRows.
+func (console) Rows(ctx context.Context, url, sql string) ([]map[string]string, error) {
+	return AdminRows(ctx, url, sql)
+}
+
+// AdminWait bounds each AdminRows call, connecting included: it is
+// pooler.ConsoleWait.
+const AdminWait = pooler.ConsoleWait
 
 // AdminRows runs a statement of a pooler's admin console (PgBouncer's SHOW
 // STATS, SHOW POOLS: simple protocol only) and returns its rows as text.

@@ -143,3 +143,9 @@ func (driver) UndefinedTable(err error) (bool, bool) {
 	}
 	return false, false
 }
+
+var (
+	_ target.ConnectWorder  = driver{}
+	_ target.ConnInfoer     = driver{}
+	_ target.PasswordFinder = driver{}
+)

@@ -133,3 +133,6 @@ func MultiHost(u string) bool {
 	}
 	return false
 }
+
+// Password is Password (target.PasswordFinder).
+func (driver) Password(u string) string { return Password(u) }

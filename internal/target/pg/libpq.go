@@ -175,3 +175,9 @@ func LibpqConnInfo(url string) (host, port, db string) {
 	}
 	return cfg.Host, strconv.Itoa(int(cfg.Port)), cfg.Database
 }
+
+// ConnectMessage is LibpqConnectMessage (target.ConnectWorder).
+func (driver) ConnectMessage(err error) (string, bool) { return LibpqConnectMessage(err) }
+
+// ConnInfo is LibpqConnInfo (target.ConnInfoer).
+func (driver) ConnInfo(url string) (host, port, db string) { return LibpqConnInfo(url) }

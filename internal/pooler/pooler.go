@@ -1,0 +1,150 @@
+package pooler
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// Modes are PgBouncer's pool modes (pool_mode); the first is DefaultMode.
+var Modes = []string{"transaction", "session", "statement"}
+
+const (
+	// DefaultMode is the pool mode of a PgBouncer txnbench starts when
+	// none is given.
+	DefaultMode = "transaction"
+	// DefaultSize is its default_pool_size when none is given: the server
+	// connections per database and user.
+	DefaultSize = 20
+	// ConsoleWait bounds each reading of an admin console, connecting
+	// included: a pooler's console answers at once, so one that does not
+	// within it is stuck (its process stopped or hung), and its callers go
+	// on without it.
+	ConsoleWait = 3 * time.Second
+)
+
+// Mode is mode, or DefaultMode when it is "".
+func Mode(mode string) string { return cmp.Or(mode, DefaultMode) }
+
+// Size is size, or DefaultSize when it is 0.
+func Size(size int) int { return cmp.Or(size, DefaultSize) }
+
+// Console reads a pooler's admin console (PgBouncer's: SHOW STATS, SHOW
+// POOLS, RECONNECT; the simple query protocol only): Rows runs one
+// statement on the console at adminURL and returns its rows as text,
+// giving up after ConsoleWait (an error of class timeout) or with ctx.
+type Console interface {
+	Rows(ctx context.Context, adminURL, sql string) ([]map[string]string, error)
+}
+
+var console struct {
+	sync.RWMutex
+	c Console
+}
+
+// RegisterConsole makes c the reader of every admin console; a driver
+// registers it from its init.
+func RegisterConsole(c Console) {
+	console.Lock()
+	defer console.Unlock()
+	console.c = c
+}
+
+// errNoConsole is the error of a reading with no Console registered.
+var errNoConsole = errors.New("no driver reads a pooler's admin console: import internal/target/drivers")
+
+// rows runs sql on the console at adminURL.
+func rows(ctx context.Context, adminURL, sql string) ([]map[string]string, error) {
+	console.RLock()
+	c := console.c
+	console.RUnlock()
+	if c == nil {
+		return nil, errNoConsole
+	}
+	return c.Rows(ctx, adminURL, sql)
+}
+
+// consoleDB is the admin console's own database, whose rows the readings
+// leave out.
+const consoleDB = "pgbouncer"
+
+// Stats reads a pooler's SHOW STATS totals (total_* columns), summed over
+// its databases, the admin console's own row left out.
+func Stats(ctx context.Context, adminURL string) (map[string]int64, error) {
+	rs, err := rows(ctx, adminURL, "SHOW STATS")
+	if err != nil {
+		return nil, err
+	}
+	totals := map[string]int64{}
+	for _, row := range rs {
+		if row["database"] == consoleDB {
+			continue
+		}
+		for k, v := range row {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && len(k) > 6 && strings.HasPrefix(k, "total_") {
+				totals[k] += n
+			}
+		}
+	}
+	return totals, nil
+}
+
+// Pools reads a pooler's SHOW POOLS, the admin console's own pool left
+// out; the rows read before an error come with it.
+func Pools(ctx context.Context, adminURL string) ([]map[string]string, error) {
+	rs, err := rows(ctx, adminURL, "SHOW POOLS")
+	var out []map[string]string
+	for _, row := range rs {
+		if row["database"] != consoleDB {
+			out = append(out, row)
+		}
+	}
+	return out, err
+}
+
+// Servers reads a pooler's SHOW SERVERS: its server connections.
+func Servers(ctx context.Context, adminURL string) ([]map[string]string, error) {
+	return rows(ctx, adminURL, "SHOW SERVERS")
+}
+
+// Reconnect makes a pooler close each server connection once it is
+// released (RECONNECT).
+func Reconnect(ctx context.Context, adminURL string) error {
+	_, err := rows(ctx, adminURL, "RECONNECT")
+	return err
+}
+
+// ProxyServers is HAProxy's view of the poolers behind it during a run:
+// each server's counters' change between two readings of its statistics
+// (before and after, one row per server in the same order) and its status
+// after. restarted reports that a counter went down: the proxy restarted,
+// and its counts are since then.
+func ProxyServers(before, after []map[string]string) (servers []result.ProxyServer, restarted bool) {
+	for i, row := range after {
+		var was map[string]string
+		if i < len(before) {
+			was = before[i]
+		}
+		delta := func(k string) int64 {
+			a, _ := strconv.ParseInt(row[k], 10, 64)
+			b, _ := strconv.ParseInt(was[k], 10, 64)
+			if a < b { // it restarted: its counters began again
+				restarted = true
+				return a
+			}
+			return a - b
+		}
+		servers = append(servers, result.ProxyServer{
+			Name: row["svname"], Status: row["status"], Sessions: delta("stot"),
+			ConnectErrors: delta("econ"), Redispatched: delta("wredis"),
+			FailedChecks: delta("chkfail"), Downs: delta("chkdown"),
+		})
+	}
+	return servers, restarted
+}
