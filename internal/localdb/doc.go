@@ -12,9 +12,9 @@
 // MariaDB (StartMariaDB, for --db temp-mariadb) lives in txnbench-mariadb-*,
 // its socket there, on 127.0.0.1 only.
 // Stop shuts the process down and removes the directory; CleanStale removes
-// directories of these kinds, and the txnbench-sqlite-* directories of
-// temporary SQLite files (TempSQLiteDir), left behind by a txnbench that was
-// killed before it could.
+// directories of these kinds left behind by a txnbench that was killed
+// before it could (internal/tempdir owns the directories and their owner
+// markers; the SQLite driver's temporary files are its own).
 //
 // Neither trusts local users: a cluster's superuser has a new random
 // password (scram-sha-256 on TCP and the Unix socket), a MariaDB's only

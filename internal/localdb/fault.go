@@ -5,6 +5,8 @@ import (
 	"net"
 	"strconv"
 	"syscall"
+
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 // Pause stops the process and its children (SIGSTOP), as a machine that
@@ -17,13 +19,13 @@ func (p *supervised) Pause() (resume func(), err error) {
 	if s == nil {
 		return nil, fmt.Errorf("%s is not running", p.name)
 	}
-	procs := append([]procRef{{s.pid, procStartTime(s.pid)}}, childrenOf(s.pid)...)
+	procs := append([]procRef{{s.pid, tempdir.StartTime(s.pid)}}, childrenOf(s.pid)...)
 	for _, pr := range procs {
 		_ = syscall.Kill(pr.pid, syscall.SIGSTOP)
 	}
 	return func() {
 		for _, pr := range procs {
-			if alive(pr.pid, pr.start) {
+			if tempdir.Alive(pr.pid, pr.start) {
 				_ = syscall.Kill(pr.pid, syscall.SIGCONT)
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 // TestKillThenRestart: Kill leaves the server down, its backends gone
@@ -28,7 +30,7 @@ func TestKillThenRestart(t *testing.T) {
 		}
 		assertDead(t, pid)
 		for _, k := range kids {
-			if alive(k.pid, k.start) {
+			if tempdir.Alive(k.pid, k.start) {
 				t.Errorf("backend %d outlived Kill(%v)", k.pid, sig)
 			}
 		}

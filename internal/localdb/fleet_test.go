@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 // needHAProxy skips the test when haproxy is missing, unless CI is set.
@@ -146,14 +148,14 @@ func TestCleanStaleKillsHAProxy(t *testing.T) {
 	}
 	defer h.Stop()
 	pid, dir := h.PID(), h.Dir()
-	if err := os.WriteFile(filepath.Join(dir, markerName), []byte("999999999 0\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, tempdir.MarkerName), []byte("999999999 0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	CleanStale()
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("CleanStale left %s", dir)
 	}
-	waitFor(t, "haproxy to exit", func() bool { return !alive(pid, 0) })
+	waitFor(t, "haproxy to exit", func() bool { return !tempdir.Alive(pid, 0) })
 }
 
 func TestParseStat(t *testing.T) {

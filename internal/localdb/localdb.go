@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 const (
@@ -368,7 +370,7 @@ func killServer(s *server) error {
 	_ = syscall.Kill(-s.pid, syscall.SIGKILL)
 	_ = syscall.Kill(s.pid, syscall.SIGKILL)
 	for _, k := range kids {
-		if alive(k.pid, k.start) {
+		if tempdir.Alive(k.pid, k.start) {
 			_ = syscall.Kill(k.pid, syscall.SIGKILL)
 		}
 	}
@@ -397,8 +399,8 @@ func childrenOf(pid int) []procRef {
 		if err != nil {
 			continue
 		}
-		if st, ok := procStat(p); ok && st.ppid == pid {
-			kids = append(kids, procRef{p, st.start})
+		if st, ok := tempdir.Stat(p); ok && st.PPID == pid {
+			kids = append(kids, procRef{p, st.Start})
 		}
 	}
 	return kids

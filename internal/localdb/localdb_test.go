@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 // needBin returns the PostgreSQL bin directory, skipping the test when the
@@ -56,7 +58,7 @@ func ourDirs(t *testing.T) map[string]bool {
 	}
 	dirs := map[string]bool{}
 	for _, m := range matches {
-		if pid, _, err := readMarker(m); err == nil && pid == os.Getpid() {
+		if pid, _, err := tempdir.Owner(m); err == nil && pid == os.Getpid() {
 			dirs[m] = true
 		}
 	}
@@ -293,15 +295,15 @@ func TestCleanStale(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = os.RemoveAll(dir) })
-		if err := os.WriteFile(filepath.Join(dir, markerName), []byte(marker), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, tempdir.MarkerName), []byte(marker), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return dir
 	}
 	dead := mk("999999999 0\n")
 	// Our pid, but another start time: the pid was reused, the owner is gone.
-	reused := mk(fmt.Sprintf("%d %d\n", os.Getpid(), procStartTime(os.Getpid())+12345))
-	live := mk(fmt.Sprintf("%d %d\n", os.Getpid(), procStartTime(os.Getpid())))
+	reused := mk(fmt.Sprintf("%d %d\n", os.Getpid(), tempdir.StartTime(os.Getpid())+12345))
+	live := mk(fmt.Sprintf("%d %d\n", os.Getpid(), tempdir.StartTime(os.Getpid())))
 	liveNoStart := mk(fmt.Sprintf("%d\n", os.Getpid()))
 
 	CleanStale() // concurrent txnbench processes may clean too: assert outcomes
@@ -423,10 +425,10 @@ func killOwner(t *testing.T, kind, proc string) {
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	deadline := time.Now().Add(10 * time.Second)
-	for alive(pid, 0) && time.Now().Before(deadline) {
+	for tempdir.Alive(pid, 0) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if alive(pid, 0) {
+	if tempdir.Alive(pid, 0) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("%s %d still alive 10 s after its owner was killed", proc, pid)
 	}
@@ -445,7 +447,7 @@ func TestCleanStaleKillsServer(t *testing.T) {
 	needBin(t)
 	c := start(t, Options{})
 	pid, dir := c.PID(), c.Dir()
-	if err := os.WriteFile(filepath.Join(dir, markerName), []byte("999999999 0\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, tempdir.MarkerName), []byte("999999999 0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	CleanStale() // a concurrent txnbench may get there first: assert the outcome
@@ -523,7 +525,7 @@ func orphans() []string {
 	re := regexp.MustCompile(regexp.QuoteMeta(filepath.Join(os.TempDir(), dirPrefix)) + `[0-9]+`)
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid, 0) {
+		if err != nil || !tempdir.Alive(pid, 0) {
 			continue
 		}
 		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")

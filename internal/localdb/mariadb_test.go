@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 // needMariaDB skips the test when MariaDB's server is not installed,
@@ -167,7 +169,7 @@ func TestMariaDB(t *testing.T) {
 			case e.IsDir() && fi.Mode().Perm()&0o077 != 0:
 				t.Errorf("directory %s is %v, want 0700", path, fi.Mode().Perm())
 			case e.Type().IsRegular():
-				if fi.Mode().Perm()&0o037 != 0 && e.Name() != markerName {
+				if fi.Mode().Perm()&0o037 != 0 && e.Name() != tempdir.MarkerName {
 					t.Errorf("file %s is %v, want no more than 0640", path, fi.Mode().Perm())
 				}
 				if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), d.Password()) {
@@ -206,7 +208,7 @@ func TestMariaDB(t *testing.T) {
 
 	t.Run("stale", func(t *testing.T) {
 		pid, dir := d.PID(), d.Dir()
-		if err := os.WriteFile(filepath.Join(dir, markerName), []byte("999999999 0\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, tempdir.MarkerName), []byte("999999999 0\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		CleanStale() // a concurrent txnbench may get there first: assert the outcome

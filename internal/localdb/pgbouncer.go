@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/pooler"
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 const (
@@ -442,7 +443,7 @@ func accepting(pid, port int) bool {
 		return false
 	}
 	_ = conn.Close()
-	return alive(pid, 0)
+	return tempdir.Alive(pid, 0)
 }
 
 // listensOn reports whether process pid holds a TCP socket listening on
@@ -460,7 +461,7 @@ func listensOn(pid, port int) (owns, known bool) {
 	ents, err := os.ReadDir(fdDir)
 	if err != nil {
 		// An exited process (a zombie until reaped) has no fd list.
-		return false, !alive(pid, 0)
+		return false, !tempdir.Alive(pid, 0)
 	}
 	for _, e := range ents {
 		if link, err := os.Readlink(filepath.Join(fdDir, e.Name())); err == nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/pooler"
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 // needPgBouncer returns the pgbouncer binary, skipping the test when it is
@@ -117,7 +118,7 @@ func ourBouncerDirs(t *testing.T) map[string]bool {
 	}
 	dirs := map[string]bool{}
 	for _, m := range matches {
-		if pid, _, err := readMarker(m); err == nil && pid == os.Getpid() {
+		if pid, _, err := tempdir.Owner(m); err == nil && pid == os.Getpid() {
 			dirs[m] = true
 		}
 	}
@@ -480,7 +481,7 @@ func TestPgBouncer(t *testing.T) {
 	t.Run("CleanStale", func(t *testing.T) {
 		b := startBouncer(t, backend(BouncerOptions{}))
 		pid, dir := b.PID(), b.Dir()
-		if err := os.WriteFile(filepath.Join(dir, markerName), []byte("999999999 0\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, tempdir.MarkerName), []byte("999999999 0\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		CleanStale() // a concurrent txnbench may get there first: assert the outcome

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 const (
@@ -100,7 +102,7 @@ func (p *supervised) Kill(sig syscall.Signal) error {
 	}
 	deadline := time.Now().Add(killTimeout)
 	for _, k := range kids {
-		for alive(k.pid, k.start) {
+		for tempdir.Alive(k.pid, k.start) {
 			if time.Now().After(deadline) {
 				_ = syscall.Kill(k.pid, syscall.SIGKILL)
 			}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 // supervised is what a cluster, a PgBouncer and an HAProxy share: a process txnbench
@@ -152,12 +154,9 @@ func (p *supervised) firstStart(ctx context.Context, want int) error {
 // characters and returns its absolute path. KillAll removes it until
 // Stop has.
 func tempDir(prefix string) (string, error) {
-	dir, err := os.MkdirTemp(os.TempDir(), prefix+"*")
+	dir, err := tempdir.New(prefix)
 	if err != nil {
-		return "", fmt.Errorf("creating a temporary directory: %w: set TMPDIR to a writable directory", err)
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
+		return "", err
 	}
 	own(dir)
 	return dir, nil
@@ -166,13 +165,13 @@ func tempDir(prefix string) (string, error) {
 // claimDir marks dir as this process's (for CleanStale) and hands it to u,
 // who runs the process named proc in it, checking that u can enter it.
 func claimDir(dir string, u *runAs, proc string) error {
-	if err := writeMarker(dir); err != nil {
+	if err := tempdir.Claim(dir); err != nil {
 		return err
 	}
 	if err := u.chown(dir); err != nil {
 		return err
 	}
-	if err := u.chown(filepath.Join(dir, markerName)); err != nil {
+	if err := u.chown(filepath.Join(dir, tempdir.MarkerName)); err != nil {
 		return err
 	}
 	if err := u.checkReachable(dir); err != nil {

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/localdb"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 type sqliteTarget struct {
@@ -27,10 +27,31 @@ type sqliteTarget struct {
 // SQLITE_BUSY, which the runner then retries.
 const sqliteBusyTimeoutMS = 5000
 
+// tempPrefix names every directory of a temporary SQLite file under
+// os.TempDir().
+const tempPrefix = "txnbench-sqlite-"
+
+// newTempDir creates the directory of a temporary SQLite file, recording
+// this process as its owner so that a later run removes it should txnbench
+// die before it does; it first removes such directories whose owner is
+// gone (tempdir.Sweep).
+func newTempDir() (string, error) {
+	tempdir.Sweep(nil, tempPrefix)
+	dir, err := tempdir.New(tempPrefix)
+	if err != nil {
+		return "", err
+	}
+	if err := tempdir.Claim(dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
 func openSQLite(ctx context.Context, path string) (target.Target, error) {
 	t := &sqliteTarget{}
 	if path == "" {
-		dir, err := localdb.TempSQLiteDir()
+		dir, err := newTempDir()
 		if err != nil {
 			return nil, fmt.Errorf("creating a temporary SQLite file: %w", err)
 		}
