@@ -6,5 +6,5 @@
 // It is a leaf: its types (Check, PoolStats, PoolConfig, Class) are its
 // own, and the workload and target packages use them, so everything that
 // only reads results (report, diff, study, suite, live) links no database
-// driver. TestNoDrivers keeps it so.
+// driver. internal/deps_test.go (TestDepsFollowLayers) keeps it so.
 package result

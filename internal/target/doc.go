@@ -4,6 +4,8 @@
 // specs, and stable error classes. Open hands a spec to the driver
 // registered for its kind (Register): internal/target/pg and
 // internal/target/sqlite register themselves, and importing
-// internal/target/drivers links both. target imports no driver; everything
+// internal/target/drivers links both. What only some drivers do beyond
+// Driver (ConnectMessage, ConnInfo, Password) target asks the driver for
+// by type assertion (optional.go). target imports no driver; everything
 // above it talks to Conn and tests Capabilities, never dialect names.
 package target
