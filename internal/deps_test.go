@@ -87,12 +87,7 @@ func TestDepsPlantedEdges(t *testing.T) {
 		{"target/pg", "github.com/jackc/pgx/v5/pgxpool", ""},
 		{"cli", module + "target/pg", ""},
 	} {
-		graph := map[string][]string{}
-		for p, imps := range real {
-			graph[p] = slices.Clone(imps)
-		}
-		graph[c.pkg] = append(graph[c.pkg], c.imp)
-		errs := checkDeps(rows, graph)
+		errs := checkDeps(rows, planted(real, c.pkg, c.imp))
 		switch {
 		case c.want == "" && len(errs) > 0:
 			t.Errorf("planted %s -> %s, allowed, failed: %v", c.pkg, c.imp, errs)
@@ -102,21 +97,26 @@ func TestDepsPlantedEdges(t *testing.T) {
 	}
 	// The transitive rule on its own: with a table that lets live import
 	// runner, live reaches target through it, and that still fails.
-	graph := map[string][]string{}
-	for p, imps := range real {
-		graph[p] = slices.Clone(imps)
-	}
-	graph["live"] = append(graph["live"], module+"runner")
 	loose := slices.Clone(rows)
 	for i := range loose {
 		if loose[i].pkg == "live" {
 			loose[i].imports = append(slices.Clone(loose[i].imports), "runner")
 		}
 	}
-	errs := checkDeps(loose, graph)
+	errs := checkDeps(loose, planted(real, "live", module+"runner"))
 	if !slices.ContainsFunc(errs, func(e string) bool { return strings.Contains(e, "live reaches target through live -> runner -> ") }) {
 		t.Errorf("live -> runner -> target with a table allowing each edge: errors %q, want live's path to target", errs)
 	}
+}
+
+// planted is a copy of graph in which pkg imports imp too.
+func planted(graph map[string][]string, pkg, imp string) map[string][]string {
+	out := make(map[string][]string, len(graph)+1)
+	for p, imps := range graph {
+		out[p] = slices.Clone(imps)
+	}
+	out[pkg] = append(out[pkg], imp)
+	return out
 }
 
 // TestLayersTableReads keeps the table's own rules: each row's imports are
