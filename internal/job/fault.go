@@ -143,22 +143,6 @@ func (f *faultRun) target(db *Database) target.Target {
 	return fault.ConnectCounter{Target: db, S: f.Schedule}
 }
 
-// hook adds the schedule to the runner's observers and cycle callback.
-func (f *faultRun) hook(rc *runner.Config) {
-	if f == nil {
-		return
-	}
-	rc.Observers = append(rc.Observers, f.Observer())
-	rc.OnCycle = f.OnCycle(rc.OnCycle)
-}
-
-// wait returns once every fault is over: the server or pooler is back.
-func (f *faultRun) wait() {
-	if f != nil {
-		f.Wait()
-	}
-}
-
 // finish puts the faults on the run's timeline, with what followed each,
 // once the run (and its invariant check) is done, and stops the proxy.
 func (f *faultRun) finish(r **result.Result) {
