@@ -31,11 +31,12 @@ type Database struct {
 	// adminURL is the pooler's admin console, "" without a pooler or
 	// with a fleet of several (adminURLs has each member's).
 	adminURL     string
-	poolerName   string // e.g. "PgBouncer 1.18.0"
-	poolerDetail string // e.g. "transaction pooling, 20 server connections"
-	connURL      string // what the clients connect to, with its password
-	loadURL      string // on a throwaway cluster, the run database as loadRole
-	loadVerifier string // loadRole's SCRAM verifier, which txnbench's PgBouncer keeps
+	poolerName   string      // e.g. "PgBouncer 1.18.0"
+	poolerDetail string      // e.g. "transaction pooling, 20 server connections"
+	connURL      string      // what the clients connect to, with its password
+	addr         target.Addr // connURL's server (a proxy's once shaped)
+	loadURL      string      // on a throwaway cluster, the run database as loadRole
+	loadVerifier string      // loadRole's SCRAM verifier, which txnbench's PgBouncer keeps
 	// lender is the database whose cluster this one borrows (a study's
 	// pooled cells on the cluster of its direct ones): it supervises and
 	// stops the cluster; nil when this one owns what it runs on.
@@ -57,7 +58,7 @@ func (d *Database) borrow(ctx context.Context) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.connURL, loadURL: d.loadURL, server: d.server, lender: d}, nil
+	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.connURL, addr: d.addr, loadURL: d.loadURL, server: d.server, lender: d}, nil
 }
 
 // Close closes the target and stops what was started for it.
@@ -97,22 +98,21 @@ func (d *Database) Cluster() *localdb.Cluster { return d.cluster }
 // spec's clients; clients then go through the pooler.
 func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	clients := s.Runner.Clients
-	via := s.Pooler.Via
-	if target.IsServerURL(via) {
+	if v := s.DB.Via; v.Kind == target.ViaURL {
 		// An existing pooler: clients connect to it, nothing is started.
-		via = s.clientURL(withExecMode(via))
+		via := s.clientURL(withExecMode(v.URL))
 		t, err := openTarget(ctx, via)
 		if err != nil {
 			return nil, err
 		}
-		db := &Database{Target: t, connURL: via, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}
+		db := &Database{Target: t, connURL: via, addr: v.Addr, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}
 		return db, shapeOrClose(ctx, s, db)
 	}
 	db, err := openServer(ctx, s, conns)
 	if err != nil {
 		return nil, err
 	}
-	if via == ViaPgBouncer {
+	if s.DB.Via.Kind == target.ViaPgBouncer {
 		if err := startPoolers(ctx, s, db, clients); err != nil {
 			db.Close()
 			return nil, err
@@ -156,28 +156,27 @@ func pinParts(s Spec, db *Database) error {
 
 // openServer opens the database itself, sized for conns connections.
 func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
-	sp, err := target.ParseSpec(s.DB)
-	if err != nil {
-		return nil, err
-	}
+	sp := s.DB
 	if sp.Kind == target.TempMariaDB {
 		return openMariaDB(ctx, s, conns)
 	}
 	if sp.Kind != target.TempPostgres {
-		u := s.clientURL(s.DB)
+		open := sp
+		open.Via = target.Via{}
 		if sp.Kind == target.ServerURL {
-			u = named(u)
+			open.URL = named(s.clientURL(sp.URL))
 		}
-		t, err := openTarget(ctx, u)
+		t, err := openSpec(ctx, open)
 		if err != nil {
 			return nil, err
 		}
-		shown := target.MaskURL(s.DB)
+		shown := target.MaskURL(sp.String())
 		if sp.Kind == target.SQLiteTemp {
 			shown = "sqlite (a temporary file, removed at exit)"
 		}
-		return &Database{Target: t, URL: shown, connURL: u}, nil
+		return &Database{Target: t, URL: shown, connURL: open.String(), addr: sp.Addr}, nil
 	}
+	var err error
 	conf := s.PGConf
 	if !hasSetting(conf, "max_connections") {
 		conf = append([]string{"max_connections=" + strconv.Itoa(max(100, conns+20))}, conf...)
@@ -222,7 +221,7 @@ func openAsLoadRole(ctx context.Context, s Spec, cl *localdb.Cluster) (*Database
 	if err != nil {
 		return nil, err
 	}
-	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, server: cl, connURL: s.clientURL(named(loadURL)), loadURL: loadURL, loadVerifier: verifier}, nil
+	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, server: cl, connURL: s.clientURL(named(loadURL)), addr: localAddr(cl.Port()), loadURL: loadURL, loadVerifier: verifier}, nil
 }
 
 // openMariaDB starts a throwaway MariaDB sized for conns connections and
@@ -244,7 +243,13 @@ func openMariaDB(ctx context.Context, s Spec, conns int) (*Database, error) {
 		return nil, err
 	}
 	s.log(fmt.Sprintf("MariaDB %s ready on 127.0.0.1:%d in %.1f s", m.Version(), m.Port(), time.Since(started).Seconds()))
-	return &Database{Target: t, URL: TempMariaDB + " (" + target.MaskURL(m.URL()) + ")", server: m, connURL: m.URL()}, nil
+	return &Database{Target: t, URL: TempMariaDB + " (" + target.MaskURL(m.URL()) + ")", server: m, connURL: m.URL(), addr: localAddr(m.Port())}, nil
+}
+
+// localAddr is the address of a server or pooler txnbench started: they
+// listen on 127.0.0.1.
+func localAddr(port int) target.Addr {
+	return target.Addr{Host: "127.0.0.1", Port: strconv.Itoa(port)}
 }
 
 func hasSetting(conf []string, key string) bool {
@@ -263,8 +268,8 @@ func (d *Database) serverURL(s Spec) string {
 	if d.cluster != nil {
 		return d.cluster.URL()
 	}
-	if target.IsServerURL(s.DB) {
-		return s.DB
+	if s.DB.Kind == target.ServerURL {
+		return s.DB.URL
 	}
 	return ""
 }

@@ -26,7 +26,8 @@ const TempMariaDB = target.TempMariaDBSpec
 
 // Spec is one run, as the command line gave it.
 type Spec struct {
-	DB     string   // "" (temporary SQLite), sqlite:PATH, temp-postgres, temp-mariadb or a URL
+	// DB is the database, and what the clients connect through (DB.Via).
+	DB     target.Spec
 	PGBin  string   // where initdb and postgres are, for temp-postgres
 	PGConf []string // key=value server settings for temp-postgres
 	// MariaDBConf holds name=value server settings for temp-mariadb.
@@ -35,7 +36,6 @@ type Spec struct {
 	Workload    workload.Workload
 	Runner      runner.Config
 	Conn        connect.Options // how clients get connections
-	Pooler      Pooler          // a connection pooler between clients and the server
 	// ConnectTimeout is how long a client's login may take: 0 is the
 	// driver's default (10 s), NoConnectTimeout waits as long as it
 	// takes. A connect_timeout in the URL wins.
@@ -71,30 +71,13 @@ func (s Spec) ServerConnections() int {
 
 func (s Spec) clientConnections() int {
 	switch {
-	case s.Pooler.Via == ViaPgBouncer:
-		return cmp.Or(s.Pooler.Size, 20) * max(s.Pooler.Poolers, 1)
+	case s.DB.Via.Kind == target.ViaPgBouncer:
+		return cmp.Or(s.DB.Via.PgBouncer.Size, 20) * max(s.DB.Via.PgBouncer.Poolers, 1)
 	case s.Conn.Strategy == connect.Pool:
 		return s.Conn.Pool.Max
 	}
 	return s.Runner.Clients
 }
-
-// Pooler is what sits between the clients and the server.
-type Pooler struct {
-	Via  string // Direct, ViaPgBouncer (a throwaway one) or the URL of an existing pooler
-	Mode string // the throwaway PgBouncer's pool_mode
-	Size int    // its default_pool_size
-	Bin  string // its binary; "" = find it
-	// Poolers is how many throwaway PgBouncers (behind a throwaway
-	// HAProxy when more than one); 0 means 1.
-	Poolers int
-}
-
-// The --via values besides a URL.
-const (
-	Direct       = "direct"
-	ViaPgBouncer = "pgbouncer"
-)
 
 // withExecMode makes pgx describe statements and send each one whole
 // (Parse, Bind, Execute in one round trip, unnamed), which any pooler in
@@ -203,7 +186,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	if s.Conn.Strategy == connect.Pool {
 		r.Config.Pool = &s.Conn.Pool
 	}
-	r.Config.Via = target.MaskURL(cmp.Or(s.Pooler.Via, Direct))
+	r.Config.Via = target.MaskURL(s.DB.Via.String())
 	r.Network = db.network
 	r.Notes = append(r.Notes, s.CPUs.Notes(db.fleet != nil)...)
 	if rc.Duration > 0 {

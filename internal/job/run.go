@@ -1,7 +1,6 @@
 package job
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -290,7 +289,7 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 	}
 	r.Telemetry = rn.telemetry
 	r.SlowOps = out.SlowOps
-	rn.collector.ExplainSlowOps(r.SlowOps, cmp.Or(s.Pooler.Via, Direct) != Direct)
+	rn.collector.ExplainSlowOps(r.SlowOps, s.DB.Via.Kind != target.ViaDirect)
 	r.SetServerTimes()
 	r.Pool = rn.pool
 	r.Pooler = db.poolerResult(rn.wind(), rn.before)

@@ -63,7 +63,7 @@ const warmupNote = "the database counters include up to the last second of each 
 func createStatements(ctx context.Context, url string) error {
 	ctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	t, err := target.Open(ctx, url)
+	t, err := target.OpenURL(ctx, url)
 	if err != nil {
 		return err
 	}
