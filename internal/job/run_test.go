@@ -3,7 +3,9 @@ package job
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -35,4 +37,39 @@ func TestStageFailingStopsTheOnesBefore(t *testing.T) {
 	if !slices.Equal(log, want) {
 		t.Errorf("after a second unwind %q, want %q", log, want)
 	}
+}
+
+// TestArchitectureNamesStages: docs/ARCHITECTURE.md's run diagram names
+// every stage of Run, in the order Run goes through them; a stage added,
+// renamed or moved without the diagram fails here.
+func TestArchitectureNamesStages(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, diagram, _ := strings.Cut(string(doc), "## A run, end to end\n\n```\n")
+	diagram, _, _ = strings.Cut(diagram, "```")
+	want := []string{"init"}
+	for _, st := range stages {
+		want = append(want, st.name)
+	}
+	want = append(want, "run", "stop stages", "assemble", "check")
+	lines := strings.Split(diagram, "\n")
+	at := 0
+	for _, name := range want {
+		for at < len(lines) && !namesStage(lines[at], name) {
+			at++
+		}
+		if at == len(lines) {
+			t.Fatalf("the run diagram in docs/ARCHITECTURE.md does not name the stage %q after the ones before it (want, in order: %q)", name, want)
+		}
+		at++
+	}
+}
+
+// namesStage reports whether a diagram line starts with the stage's name,
+// followed by its description after two spaces or by nothing.
+func namesStage(line, name string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), name)
+	return ok && (rest == "" || strings.HasPrefix(rest, "  "))
 }
