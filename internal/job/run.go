@@ -24,7 +24,7 @@ import (
 // stages in reverse order, assemble (the Result) and check (the
 // invariants). What outlives the stop stages (the run table's heartbeat,
 // the faults' timeline) ends as Run returns.
-func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error) {
+func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	rn := &running{s: s, db: db, ctx: ctx}
 	defer rn.atEnd.unwind()
 	if err := rn.init(); err != nil {
