@@ -116,16 +116,15 @@ func checkWritableDir(flag, path, dir string) error {
 // write in: SQLite creates the file and its -wal and -shm files there, and
 // would only say "unable to open database file". A directory that does
 // not exist is the SQLite target's to say.
-func checkSQLiteDir(db string) error {
-	sp, err := target.ParseSpec(db)
-	if err != nil || sp.Kind != target.SQLiteFile {
+func checkSQLiteDir(sp target.Spec) error {
+	if sp.Kind != target.SQLiteFile {
 		return nil
 	}
 	dir := filepath.Dir(sp.Path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil
 	}
-	return checkWritableDir("--db", db, dir)
+	return checkWritableDir("--db", sp.String(), dir)
 }
 
 // unwrapPath drops the operation and path a *os.PathError repeats.

@@ -45,11 +45,12 @@ database unreachable).`,
 			if err := checkRunID("RUN_ID", args[0]); err != nil {
 				return err
 			}
-			if !target.IsServerURL(db) {
+			sp, err := target.ParseSpec(db)
+			if err != nil || sp.Kind != target.ServerURL {
 				return usage(errors.New("--db: give the postgres:// URL of the database the shards ran against"))
 			}
 			ctx := cmd.Context()
-			d, err := job.Open(ctx, job.Spec{DB: db}, 1)
+			d, err := job.Open(ctx, job.Spec{DB: sp}, 1)
 			if err != nil {
 				return err
 			}
@@ -63,7 +64,7 @@ database unreachable).`,
 			if err != nil {
 				return fmt.Errorf("run %s: %w", id, err)
 			}
-			s.DB, s.Log = db, a.status
+			s.DB, s.Log = sp, a.status
 			ch, err := job.CheckRun(ctx, s, d, id, partial)
 			if err != nil {
 				return err

@@ -76,7 +76,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 
 	// A deletion planted while both run is found by the sum.
 	ctx := context.Background()
-	db, err := target.Open(ctx, cl.URL())
+	db, err := target.OpenURL(ctx, cl.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestTerminateBackendsOwnSessions(t *testing.T) {
 	cl := testutil.Postgres(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	db, err := target.Open(ctx, cl.URL())
+	db, err := target.OpenURL(ctx, cl.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestTerminateBackendsOwnSessions(t *testing.T) {
 func TestCheckPartialKilledShard(t *testing.T) {
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
-	db, err := target.Open(ctx, cl.URL())
+	db, err := target.OpenURL(ctx, cl.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestConcurrentRunKilled(t *testing.T) {
 	if code, stdout, stderr := runMain(te...); code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
 		t.Fatalf("a run alone: exit %d: %s\n%s", code, stderr, stdout)
 	}
-	db, err := target.Open(ctx, cl.URL())
+	db, err := target.OpenURL(ctx, cl.URL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func sqliteCount(path, table string) int64 {
 	if _, err := os.Stat(path); err != nil {
 		return 0
 	}
-	tg, err := target.Open(ctx, "sqlite:"+path)
+	tg, err := target.OpenURL(ctx, "sqlite:"+path)
 	if err != nil {
 		return 0
 	}

@@ -78,7 +78,7 @@ func TestMariaDB(t *testing.T) {
 	})
 
 	t.Run("planted deletion", func(t *testing.T) {
-		tg, err := target.Open(ctx, url)
+		tg, err := target.OpenURL(ctx, url)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,12 +29,15 @@ import (
 
 // runFlags are the flags every workload's run and init share.
 type runFlags struct {
-	db, pgBin   string
+	db, pgBin string
+	via       string           // --via as given
+	pgbouncer target.PgBouncer // --pool-mode, --pgbouncer-pool-size, --pgbouncer-bin, --poolers
+	// spec is --db and --via, parsed once by validate.
+	spec        target.Spec
 	pgConf      []string
 	mariadbConf []string
 	cfg         runner.Config
 	conn        connect.Options
-	pooler      job.Pooler
 	seed        uint64
 	json        string
 	html        string
@@ -88,11 +91,11 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.IntVar(&f.conn.Pool.Min, "pool-min", 0, "connections the pool opens up front and keeps, with --conn pool")
 	fs.DurationVar(&f.conn.Pool.Lifetime, "pool-lifetime", 0, "replace a pooled connection after this long (0: the driver's default, 1h)")
 	fs.DurationVar(&f.conn.Pool.HealthCheck, "pool-health-check", 0, "check idle pooled connections this often (0: the driver's default, 1m)")
-	fs.StringVar(&f.pooler.Via, "via", job.Direct, "what clients connect through: direct, pgbouncer (a throwaway PgBouncer in front of --db) or the postgres:// URL of an existing pooler")
-	fs.StringVar(&f.pooler.Mode, "pool-mode", pooler.DefaultMode, "pool_mode of the throwaway PgBouncer: transaction, session or statement")
-	fs.IntVar(&f.pooler.Size, "pgbouncer-pool-size", pooler.DefaultSize, "server connections of the throwaway PgBouncer (default_pool_size)")
-	fs.StringVar(&f.pooler.Bin, "pgbouncer-bin", "", "the pgbouncer binary (default: PATH, /usr/sbin/pgbouncer)")
-	fs.IntVar(&f.pooler.Poolers, "poolers", 1, "with --via pgbouncer: how many throwaway PgBouncers; more than 1 puts a throwaway HAProxy in front (leastconn, health checks every 2 s)")
+	fs.StringVar(&f.via, "via", target.ViaDirect.String(), "what clients connect through: direct, pgbouncer (a throwaway PgBouncer in front of --db) or the postgres:// URL of an existing pooler")
+	fs.StringVar(&f.pgbouncer.Mode, "pool-mode", pooler.DefaultMode, "pool_mode of the throwaway PgBouncer: transaction, session or statement")
+	fs.IntVar(&f.pgbouncer.Size, "pgbouncer-pool-size", pooler.DefaultSize, "server connections of the throwaway PgBouncer (default_pool_size)")
+	fs.StringVar(&f.pgbouncer.Bin, "pgbouncer-bin", "", "the pgbouncer binary (default: PATH, /usr/sbin/pgbouncer)")
+	fs.IntVar(&f.pgbouncer.Poolers, "poolers", 1, "with --via pgbouncer: how many throwaway PgBouncers; more than 1 puts a throwaway HAProxy in front (leastconn, health checks every 2 s)")
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
 	fs.DurationVar(&f.cfg.Progress, "progress", 0, "interval between progress lines and chart points (default: at least 10 per --duration, from 100ms to 10s)")
 	fs.DurationVar(&f.cfg.Grace, "grace", 30*time.Second, "after --duration, how long ops still running may take to finish (their latency counts, their count not) before they are cancelled and counted unfinished")
@@ -121,7 +124,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.db == "" && fs.Changed("db") { // an unset variable: not the temporary SQLite
 		return usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL, or leave --db out for a temporary SQLite"))
 	}
-	sp, err := target.ParseSpec(f.db)
+	sp, err := target.ParseSpec(pg.ResolveURL(f.db)) // PGHOST & co., seen by every part of the run
 	if err != nil {
 		if strings.HasPrefix(f.db, job.TempPostgres+"@") {
 			return usage(err)
@@ -137,16 +140,15 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 		}
 	}
 	tempPG := sp.Kind == target.TempPostgres
-	if err := checkSQLiteDir(f.db); err != nil {
+	if err := checkSQLiteDir(sp); err != nil {
 		return err
 	}
-	if target.IsServerURL(f.db) {
-		f.db = pg.ResolveURL(f.db) // PGHOST & co., seen by every part of the run
-	}
-	if target.IsServerURL(f.pooler.Via) {
-		f.pooler.Via = pg.ResolveURL(f.pooler.Via)
-	}
-	if f.pooler.Via == job.ViaPgBouncer && target.IsServerURL(f.db) && pg.MultiHost(f.db) {
+	// --via is refused below, after the settings it does not change
+	via, viaErr := target.ParseVia(pg.ResolveURL(f.via))
+	via.PgBouncer = f.pgbouncer
+	sp.Via = via
+	f.spec = sp
+	if via.Kind == target.ViaPgBouncer && sp.Kind == target.ServerURL && pg.MultiHost(sp.URL) {
 		return usage(errors.New("--via pgbouncer with several --db hosts: PgBouncer fronts one server; give one host"))
 	}
 	for _, kv := range f.pgConf {
@@ -162,7 +164,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 			return usage(fmt.Errorf("--mariadb-conf %q: want name=value, e.g. --mariadb-conf innodb_buffer_pool_size=256M", kv))
 		}
 	}
-	if len(f.mariadbConf) > 0 && f.db != job.TempMariaDB {
+	if len(f.mariadbConf) > 0 && sp.Kind != target.TempMariaDB {
 		return usage(errors.New("--mariadb-conf only applies to --db temp-mariadb: set server settings on your own server directly"))
 	}
 	if f.seed == 0 {
@@ -187,10 +189,10 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.connectTimeout < 0 || f.connectTimeout%time.Second != 0 {
 		return usage(fmt.Errorf("--connect-timeout %s: give whole seconds such as 10s, or 0 to wait as long as a login takes", f.connectTimeout))
 	}
-	if f.shape, err = parseNetwork(f.network, f.db, f.pooler.Via); err != nil {
+	if f.shape, err = parseNetwork(f.network, sp); err != nil {
 		return usage(err)
 	}
-	if f.poolerShape, err = parseNetwork(f.poolerNetwork, f.db, ""); err != nil {
+	if f.poolerShape, err = parseNetwork(f.poolerNetwork, target.Spec{Kind: sp.Kind}); err != nil {
 		return usage(errors.New(strings.Replace(err.Error(), "--network", "--pooler-network", 1)))
 	}
 	if f.cpus != "" {
@@ -198,7 +200,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 			return usage(fmt.Errorf("--cpus %s: %w", f.cpus, err))
 		}
 	}
-	if f.poolerShape != nil && f.pooler.Via != job.ViaPgBouncer {
+	if f.poolerShape != nil && via.Kind != target.ViaPgBouncer {
 		return usage(errors.New("--pooler-network is between txnbench's PgBouncer and the server: add --via pgbouncer, or use --network for the clients' side"))
 	}
 	if f.cfg.Grace == 0 {
@@ -207,27 +209,24 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if err := f.conn.Validate(); err != nil {
 		return usage(err)
 	}
-	switch v := f.pooler.Via; {
-	case v == job.Direct, v == job.ViaPgBouncer:
-	case target.IsServerURL(v):
-		if tempPG {
-			return usage(errors.New("--via URL with --db temp-postgres: an existing pooler cannot front a throwaway server; use --via pgbouncer"))
-		}
-	default:
-		return usage(fmt.Errorf("unknown --via %q: use direct, pgbouncer or a postgres:// URL of a pooler", v))
+	if viaErr != nil {
+		return usage(viaErr)
 	}
-	switch f.pooler.Mode {
+	if via.Kind == target.ViaURL && tempPG {
+		return usage(errors.New("--via URL with --db temp-postgres: an existing pooler cannot front a throwaway server; use --via pgbouncer"))
+	}
+	switch f.pgbouncer.Mode {
 	case "transaction", "session", "statement":
 	default:
-		return usage(fmt.Errorf("unknown --pool-mode %q: choose transaction, session or statement", f.pooler.Mode))
+		return usage(fmt.Errorf("unknown --pool-mode %q: choose transaction, session or statement", f.pgbouncer.Mode))
 	}
-	if f.pooler.Size < 1 {
-		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give at least 1", f.pooler.Size))
+	if f.pgbouncer.Size < 1 {
+		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give at least 1", f.pgbouncer.Size))
 	}
-	if err := validatePoolers(f.pooler); err != nil {
+	if err := validatePoolers(via); err != nil {
 		return usage(err)
 	}
-	if sp, _ := target.ParseSpec(f.db); f.pooler.Via == job.ViaPgBouncer && sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL {
+	if via.Kind == target.ViaPgBouncer && sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL {
 		return usage(job.ErrPgBouncerNeedsServer)
 	}
 	switch f.telemetry {
@@ -343,14 +342,14 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	}
 	f := &rs.f
 	spec := job.Spec{
-		DB: f.db, PGBin: f.pgBin, PGConf: f.pgConf, MariaDBConf: f.mariadbConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Pooler: f.pooler, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, PoolerNetwork: f.poolerShape, CPUs: f.cpuSets, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
+		DB: f.spec, PGBin: f.pgBin, PGConf: f.pgConf, MariaDBConf: f.mariadbConf, Name: rs.def.Name, Workload: rs.w,
+		Runner: f.cfg, Conn: f.conn, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, PoolerNetwork: f.poolerShape, CPUs: f.cpuSets, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
 	}
 	return spec, faultsOf(&spec, f.faults)
 }
 
-// parseNetwork parses --network v for --db db and --via via: nil for none.
-func parseNetwork(v, db, via string) (*faultproxy.Shape, error) {
+// parseNetwork parses --network v for the clients of sp: nil for none.
+func parseNetwork(v string, sp target.Spec) (*faultproxy.Shape, error) {
 	if v == "" || v == "none" {
 		return nil, nil
 	}
@@ -358,7 +357,7 @@ func parseNetwork(v, db, via string) (*faultproxy.Shape, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--network %s: %w", v, err)
 	}
-	if sp, _ := target.ParseSpec(db); sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL && !target.IsServerURL(via) {
+	if sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL && sp.Via.Kind != target.ViaURL {
 		return nil, errors.New("--network needs a server the clients reach over TCP: use --db temp-postgres or a postgres:// URL")
 	}
 	return &sh, nil

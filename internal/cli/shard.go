@@ -90,7 +90,7 @@ func (f *shardFlags) resolve(fs *pflag.FlagSet, rf *runFlags, name string, w wor
 		}
 		return usage(fmt.Errorf("%s %q: want I/N, part I (from 0) of N, e.g. 0/4", from, spec))
 	}
-	if sp, _ := target.ParseSpec(rf.db); sp.Kind != target.ServerURL {
+	if rf.spec.Kind != target.ServerURL {
 		return usage(errors.New("a split run needs a database server every shard reaches: give --db postgres://... (SQLite and temp-postgres belong to one process)"))
 	}
 	if f.wait <= 0 {
@@ -125,7 +125,7 @@ func (f *shardFlags) resolve(fs *pflag.FlagSet, rf *runFlags, name string, w wor
 func settingsKey(rf *runFlags, settings map[string]any, shards int) string {
 	h := fnv.New32a()
 	c := rf.cfg
-	fmt.Fprintf(h, "%d %d %d %s %g %s %s %s", shards, c.Clients, c.Iterations, c.Duration, c.Rate, c.Warmup, rf.conn.Strategy, rf.pooler.Via)
+	fmt.Fprintf(h, "%d %d %d %s %g %s %s %s", shards, c.Clients, c.Iterations, c.Duration, c.Rate, c.Warmup, rf.conn.Strategy, rf.spec.Via)
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		fmt.Fprintf(h, " %s=%v", k, settings[k])
 	}

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"github.com/txnbench/txnbench/internal/target"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/runner"
@@ -15,7 +16,7 @@ func TestServerConnectionsCountBackgroundSessions(t *testing.T) {
 	if got := s.ServerConnections(); got != 30+13 {
 		t.Errorf("direct: %d server connections, want 43", got)
 	}
-	s.Pooler = Pooler{Via: ViaPgBouncer, Size: 4}
+	s.DB.Via = pgbouncer(target.PgBouncer{Size: 4})
 	if got := s.ServerConnections(); got != 4+13 {
 		t.Errorf("via PgBouncer: %d server connections, want 17", got)
 	}

@@ -134,7 +134,7 @@ func TestConnectOverheadData(t *testing.T) {
 	ctx := context.Background()
 	url := "sqlite:" + filepath.Join(t.TempDir(), "co.db")
 	mk := func(rows string) Spec {
-		return Spec{DB: url, Name: "connect-overhead", Workload: newWorkload(t, "connect-overhead", "--rows", rows),
+		return Spec{DB: dbSpec(t, url), Name: "connect-overhead", Workload: newWorkload(t, "connect-overhead", "--rows", rows),
 			Runner: runner.Config{Clients: 1, Iterations: 5, MaxTries: 1, Seed: 1, Progress: time.Second}, Fresh: true, Version: "test"}
 	}
 	run(t, mk("40"))
@@ -166,7 +166,7 @@ func TestScriptRecordsTheTablesScale(t *testing.T) {
 	t.Parallel()
 	url := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
 	mk := func(scale string) Spec {
-		return Spec{DB: url, Name: "script", Workload: newWorkload(t, "script", "-b", "select-only", "--scale", scale),
+		return Spec{DB: dbSpec(t, url), Name: "script", Workload: newWorkload(t, "script", "-b", "select-only", "--scale", scale),
 			Runner: runner.Config{Clients: 1, Iterations: 5, MaxTries: 1, Seed: 1, Progress: time.Second}, Fresh: true, Version: "test"}
 	}
 	run(t, mk("1"))

@@ -1,11 +1,9 @@
 package job
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"sort"
@@ -28,22 +26,19 @@ import (
 // (not an embedded one) for terminate-backends and the network kinds;
 // and that each fits in the window. Its errors name the fix.
 func (s Spec) CheckFaults() error {
-	if err := fault.Check(s.Faults, s.Runner.Duration, s.Pooler.Poolers); err != nil {
+	sp := s.DB
+	if err := fault.Check(s.Faults, s.Runner.Duration, sp.Via.PgBouncer.Poolers); err != nil {
 		return err
 	}
-	sp, err := target.ParseSpec(s.DB)
-	if err != nil {
-		return err
-	}
-	embedded := sp.Kind == target.SQLiteTemp || sp.Kind == target.SQLiteFile
+	embedded := sp.Embedded()
 	for _, f := range s.Faults {
 		switch f.Kind.Needs() {
 		case fault.NeedsServer:
-			if sp.Kind != target.TempPostgres && sp.Kind != target.TempMariaDB {
+			if !sp.Throwaway() {
 				return fmt.Errorf("--fault %s acts on a server txnbench started: use --db temp-postgres or temp-mariadb, or terminate-backends and the network faults on your own server", f)
 			}
 		case fault.NeedsPooler:
-			if s.Pooler.Via != ViaPgBouncer {
+			if sp.Via.Kind != target.ViaPgBouncer {
 				return fmt.Errorf("--fault %s acts on a PgBouncer txnbench started: add --via pgbouncer", f)
 			}
 		case fault.NeedsSQL:
@@ -51,14 +46,18 @@ func (s Spec) CheckFaults() error {
 				return fmt.Errorf("--fault %s needs a database server: use --db temp-postgres, temp-mariadb or a server URL", f)
 			}
 		case fault.NeedsNetwork:
-			clients := s.Pooler.Via // what the clients connect to, when a URL
-			if !target.IsServerURL(clients) && sp.Kind == target.ServerURL {
-				clients = s.DB
+			// what the clients connect to, when a URL
+			clients, addr := "", target.Addr{}
+			switch {
+			case sp.Via.Kind == target.ViaURL:
+				clients, addr = sp.Via.URL, sp.Via.Addr
+			case sp.Kind == target.ServerURL:
+				clients, addr = sp.URL, sp.Addr
 			}
-			if embedded && !target.IsServerURL(clients) {
+			if embedded && clients == "" {
 				return fmt.Errorf("--fault %s puts a proxy in the network path, which an embedded database has not: use --db temp-postgres, temp-mariadb or a server URL", f)
 			}
-			if _, err := proxyBackend(clients); target.IsServerURL(clients) && err != nil {
+			if _, err := proxyBackend(clients, addr); clients != "" && err != nil {
 				return fmt.Errorf("--fault %s: %w", f, err)
 			}
 		}
@@ -85,7 +84,7 @@ func startFaults(ctx context.Context, s Spec, db *Database) (*faultRun, error) {
 	f := &faultRun{}
 	for _, sp := range s.Faults {
 		if sp.Kind.Needs() == fault.NeedsNetwork && f.proxy == nil {
-			if err := f.startProxy(ctx, db.connURL); err != nil {
+			if err := f.startProxy(ctx, db); err != nil {
 				return nil, err
 			}
 			s.log("fault proxy on " + f.proxy.Addr() + " between the clients and " + db.URL)
@@ -98,10 +97,10 @@ func startFaults(ctx context.Context, s Spec, db *Database) (*faultRun, error) {
 	return f, nil
 }
 
-// startProxy starts the fault proxy in front of the address of connURL
-// and opens the target through it.
-func (f *faultRun) startProxy(ctx context.Context, connURL string) error {
-	backend, err := proxyBackend(connURL)
+// startProxy starts the fault proxy in front of the address the clients
+// of db connect to and opens the target through it.
+func (f *faultRun) startProxy(ctx context.Context, db *Database) error {
+	backend, err := proxyBackend(db.connURL, db.addr)
 	if err != nil {
 		return err
 	}
@@ -110,9 +109,7 @@ func (f *faultRun) startProxy(ctx context.Context, connURL string) error {
 		return err
 	}
 	p := faultproxy.Start(ln, backend)
-	u, _ := url.Parse(connURL)
-	u.Host = p.Addr()
-	t, err := openTarget(ctx, u.String())
+	t, err := openTarget(ctx, target.WithHost(db.connURL, p.Addr()))
 	if err != nil {
 		p.Close()
 		return err
@@ -121,14 +118,13 @@ func (f *faultRun) startProxy(ctx context.Context, connURL string) error {
 	return nil
 }
 
-// proxyBackend is the TCP address (host:port) in connURL that the fault
-// proxy forwards to.
-func proxyBackend(connURL string) (string, error) {
-	u, err := url.Parse(connURL)
-	if err != nil || u.Hostname() == "" || strings.HasPrefix(u.Hostname(), "/") || strings.Contains(u.Host, ",") {
-		return "", fmt.Errorf("network faults put a proxy in front of one TCP address; %s has none: give host:port in the URL (not a Unix socket or several hosts)", target.MaskURL(connURL))
+// proxyBackend is the TCP address (host:port) of connURL's server addr
+// that a proxy forwards to.
+func proxyBackend(connURL string, addr target.Addr) (string, error) {
+	if a := addr.TCP(); a != "" {
+		return a, nil
 	}
-	return net.JoinHostPort(u.Hostname(), cmp.Or(u.Port(), target.DefaultPort(connURL))), nil
+	return "", fmt.Errorf("network faults put a proxy in front of one TCP address; %s has none: give host:port in the URL (not a Unix socket or several hosts)", target.MaskURL(connURL))
 }
 
 // target is what the clients connect to: db, or the proxy in front of
@@ -141,22 +137,6 @@ func (f *faultRun) target(db *Database) target.Target {
 		return fault.ConnectCounter{Target: f.via, S: f.Schedule}
 	}
 	return fault.ConnectCounter{Target: db, S: f.Schedule}
-}
-
-// hook adds the schedule to the runner's observers and cycle callback.
-func (f *faultRun) hook(rc *runner.Config) {
-	if f == nil {
-		return
-	}
-	rc.Observers = append(rc.Observers, f.Observer())
-	rc.OnCycle = f.OnCycle(rc.OnCycle)
-}
-
-// wait returns once every fault is over: the server or pooler is back.
-func (f *faultRun) wait() {
-	if f != nil {
-		f.Wait()
-	}
 }
 
 // finish puts the faults on the run's timeline, with what followed each,
@@ -282,7 +262,7 @@ func terminateBackends(ctx context.Context, serverURL, name string) (int64, erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	t, err := target.Open(ctx, target.WithParam(serverURL, "application_name", "txnbench-fault"))
+	t, err := target.OpenURL(ctx, target.WithParam(serverURL, "application_name", "txnbench-fault"))
 	if err != nil {
 		return 0, err
 	}

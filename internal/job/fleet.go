@@ -26,7 +26,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	if db.Dialect().Embedded {
 		return ErrPgBouncerNeedsServer
 	}
-	backend, verifier := s.DB, ""
+	backend, verifier := s.DB.URL, ""
 	if db.cluster != nil {
 		nameServerSessions(ctx, db.Target)
 		backend, verifier = db.loadURL, db.loadVerifier
@@ -35,10 +35,10 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	if err != nil {
 		return fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(backend))
 	}
-	port, _ := strconv.Atoi(cmp.Or(u.Port(), "5432"))
+	host := db.addr.Host // the server's: not yet behind a --network proxy
+	port, _ := strconv.Atoi(db.addr.Port)
 	password := target.Password(backend) // the URL's, or PGPASSWORD's, ~/.pgpass's
 	dbname := cmp.Or(strings.TrimPrefix(u.Path, "/"), u.User.Username())
-	host := u.Hostname()
 	if db.cluster != nil && db.cluster.SocketDir() != "" {
 		// PgBouncer sends the server's password in whatever form the
 		// server asks for: on the cluster's Unix socket, in a directory
@@ -47,15 +47,16 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		host = db.cluster.SocketDir()
 	}
 	if s.PoolerNetwork != nil { // over TCP through a shaped proxy instead
-		if host, port, err = shapePoolerNetwork(ctx, s, db, u); err != nil {
+		if host, port, err = shapePoolerNetwork(ctx, s, db, backend, db.addr); err != nil {
 			return err
 		}
 	}
-	n := max(s.Pooler.Poolers, 1)
+	pb := s.DB.Via.PgBouncer
+	n := max(pb.Poolers, 1)
 	bo := localdb.BouncerOptions{
-		Bin: s.Pooler.Bin, BackendHost: host, BackendPort: port,
+		Bin: pb.Bin, BackendHost: host, BackendPort: port,
 		BackendUser: u.User.Username(), BackendPassword: password,
-		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: poolerMaxClientConn(clients + backgroundSessions(s.Workload)),
+		PoolMode: pb.Mode, PoolSize: pb.Size, MaxClientConn: poolerMaxClientConn(clients + backgroundSessions(s.Workload)),
 	}
 	if verifier != "" {
 		// The load role's own login, checked by PgBouncer with the
@@ -68,7 +69,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		return err
 	}
 	clientURL := s.clientURL(named(f.URL(dbname))) // named as the server's sessions are (nameServerSessions): PgBouncer need not SET it
-	if pooler.Mode(s.Pooler.Mode) != "session" {
+	if pooler.Mode(pb.Mode) != "session" {
 		clientURL = withExecMode(clientURL)
 	}
 	t, err := openTarget(ctx, clientURL)
@@ -77,9 +78,9 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		return err
 	}
 	db.Target.Close()
-	db.Target, db.fleet, db.connURL = t, f, clientURL
+	db.Target, db.fleet, db.connURL, db.addr = t, f, clientURL, localAddr(f.Port())
 	m := f.Members()[0]
-	mode, size := pooler.Mode(s.Pooler.Mode), pooler.Size(s.Pooler.Size)
+	mode, size := pooler.Mode(pb.Mode), pooler.Size(pb.Size)
 	db.poolerName = "PgBouncer " + m.Version()
 	db.poolerDetail = fmt.Sprintf("%s pooling, %d server connections", mode, size)
 	if p := f.Proxy(); p != nil {

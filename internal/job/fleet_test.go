@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"github.com/txnbench/txnbench/internal/target"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,7 +22,7 @@ func TestCheckGoesDirectWhenThePoolerIsGone(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 1500 * time.Millisecond})
-	s.Pooler = Pooler{Via: ViaPgBouncer, Size: 4}
+	s.DB.Via = pgbouncer(target.PgBouncer{Size: 4})
 	db := openDB(t, s, 4)
 	if len(db.Poolers()) != 1 || db.Proxy() != nil || db.PoolerTarget(0) != "pooler" {
 		t.Fatalf("poolers %v, proxy %v", db.Poolers(), db.Proxy())
@@ -81,7 +82,7 @@ func TestFleetSurvivesItsProxy(t *testing.T) {
 	t.Parallel()
 	testutil.NeedHAProxy(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 2 * time.Second})
-	s.Pooler = Pooler{Via: ViaPgBouncer, Size: 4, Poolers: 2}
+	s.DB.Via = pgbouncer(target.PgBouncer{Size: 4, Poolers: 2})
 	db := openDB(t, s, 4)
 	if len(db.Poolers()) != 2 || db.Proxy() == nil || db.PoolerTarget(1) != "pooler 2 of 2" {
 		t.Fatalf("poolers %v, proxy %v", db.Poolers(), db.Proxy())
@@ -116,7 +117,7 @@ func TestViaURLOfAnHAProxy(t *testing.T) {
 	}
 	t.Cleanup(func() { f.Stop() })
 	s := spec(t, cl.URL(), runner.Config{Clients: 4, Iterations: 40})
-	s.Pooler = Pooler{Via: f.URL("postgres")}
+	s.DB.Via = mustVia(t, f.URL("postgres"))
 	r := run(t, s)
 	checkShape(t, r, 40)
 	// Its admin console reaches one of the two: the counters say so.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
 )
 
 // openDB opens the database of s for n clients, failing the test on an
@@ -35,4 +36,30 @@ func runJob(t testing.TB, s Spec, db *Database) *result.Result {
 func atFirstTick(s *Spec, f func()) {
 	var once sync.Once
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) { once.Do(f) }}}
+}
+
+// dbSpec is the database spec db (--db), failing the test when it is not
+// one.
+func dbSpec(t testing.TB, db string) target.Spec {
+	t.Helper()
+	sp, err := target.ParseSpec(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+// mustVia is --via v, failing the test when it is not one.
+func mustVia(t testing.TB, v string) target.Via {
+	t.Helper()
+	via, err := target.ParseVia(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return via
+}
+
+// pgbouncer is --via pgbouncer with the settings pb.
+func pgbouncer(pb target.PgBouncer) target.Via {
+	return target.Via{Kind: target.ViaPgBouncer, PgBouncer: pb}
 }

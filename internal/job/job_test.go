@@ -59,7 +59,7 @@ func spec(t *testing.T, db string, cfg runner.Config, args ...string) Spec {
 		cfg.Progress = 200 * time.Millisecond
 	}
 	cfg.Seed = 42
-	return Spec{DB: db, Name: "train-events", Workload: trainEvents(t, append(quick, args...)...),
+	return Spec{DB: dbSpec(t, db), Name: "train-events", Workload: trainEvents(t, append(quick, args...)...),
 		Runner: cfg, Fresh: true, Version: "test", Args: []string{"txnbench", "run"}}
 }
 
@@ -309,14 +309,14 @@ func TestViaPgBouncer(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 8, Iterations: 40})
-	s.Pooler = Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 4}
+	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 4})
 	r := run(t, s)
 	checkShape(t, r, 40)
 	p := r.Pooler
 	if p == nil || !strings.HasPrefix(p.Name, "PgBouncer 1.") || p.Stats["total_xact_count"] < 3*40 || len(p.Pools) == 0 {
 		t.Fatalf("pooler %+v", p)
 	}
-	if !strings.Contains(r.Config.DB, "via PgBouncer") || r.Config.Via != ViaPgBouncer {
+	if !strings.Contains(r.Config.DB, "via PgBouncer") || r.Config.Via != "pgbouncer" {
 		t.Errorf("config %+v", r.Config)
 	}
 }
@@ -328,13 +328,13 @@ func TestRefusedDirectlyServedThroughPgBouncer(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	cl := testutil.Postgres(t, "max_connections=8")
-	mk := func(via string) Spec {
+	mk := func(via target.Via) Spec {
 		// Fixed work, not a window: on a busy machine 30 logins at once
 		// through PgBouncer could take a 3 s window whole (0 ok, 0 failed).
 		s := spec(t, cl.URL(), runner.Config{Clients: 30, Iterations: 90, Progress: time.Second})
 		s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "select1", "--rows", "0")
 		s.Conn = connect.Options{Strategy: connect.PerTxn}
-		s.Pooler = Pooler{Via: via, Mode: "transaction", Size: 4}
+		s.DB.Via = via
 		return s
 	}
 	outcome := func(r *result.Result) (ok, failed int64) {
@@ -346,11 +346,11 @@ func TestRefusedDirectlyServedThroughPgBouncer(t *testing.T) {
 		}
 		return ok, failed
 	}
-	direct := run(t, mk(Direct))
+	direct := run(t, mk(target.Via{}))
 	if ok, failed := outcome(direct); ok == 0 || direct.Op("query").Errors["too_many_connections"] == 0 {
 		t.Errorf("direct: %d ok, %d failed, errors %v: want refusals", ok, failed, direct.Op("query").Errors)
 	}
-	pooled := run(t, mk(ViaPgBouncer))
+	pooled := run(t, mk(pgbouncer(target.PgBouncer{Mode: "transaction", Size: 4})))
 	if ok, failed := outcome(pooled); ok == 0 || failed != 0 {
 		t.Errorf("via PgBouncer: %d ok, %d failed (%v): want every transaction served", ok, failed, pooled.Op("query").ErrorSamples)
 	}

@@ -18,7 +18,7 @@ import (
 func TestLoadRoleIsNotSuperuser(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 2, Iterations: 20})
-	s.Pooler = Pooler{Via: ViaPgBouncer, Size: 2}
+	s.DB.Via = pgbouncer(target.PgBouncer{Size: 2})
 	db := openDB(t, s, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -36,7 +35,7 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 	if s.Network == nil {
 		return nil
 	}
-	backend, err := proxyBackend(db.connURL)
+	backend, err := proxyBackend(db.connURL, db.addr)
 	if err != nil {
 		return fmt.Errorf("--network: %w", err)
 	}
@@ -45,9 +44,8 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 		return err
 	}
 	p := faultproxy.StartShaped(ln, backend, *s.Network)
-	u, _ := url.Parse(db.connURL) // proxyBackend parsed it
-	u.Host = p.Addr()
-	t, err := target.Open(ctx, u.String())
+	u := target.WithHost(db.connURL, p.Addr())
+	t, err := target.OpenURL(ctx, u)
 	if err != nil {
 		p.Close()
 		return err
@@ -59,7 +57,7 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 		return fmt.Errorf("measuring the round trip through --network %s: %w", s.Network, err)
 	}
 	db.Target.Close()
-	db.Target, db.connURL, db.shaper = t, u.String(), p
+	db.Target, db.connURL, db.addr, db.shaper = t, u, localAddr(ln.Addr().(*net.TCPAddr).Port), p
 	if db.network == nil {
 		db.network = &result.Network{}
 	}
@@ -69,15 +67,15 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 }
 
 // shapePoolerNetwork starts a shaped proxy (--pooler-network) in front of
-// the server's TCP address in backend (the URL PgBouncer logs in with),
+// the server's TCP address (backend, the URL PgBouncer logs in with, at addr),
 // on a port txnbench holds for the run, measures the round trip to the
 // server through it, and returns the address PgBouncer is to use. In front
 // of temp-postgres PgBouncer then reaches the server over TCP, not its
 // Unix socket: it logs in with the keys of a client's SCRAM login (see
 // localdb.BouncerOptions.Verifier), which hold no password to give away
 // should another process take the server's port while it is down.
-func shapePoolerNetwork(ctx context.Context, s Spec, db *Database, backend *url.URL) (host string, port int, err error) {
-	addr, err := proxyBackend(backend.String())
+func shapePoolerNetwork(ctx context.Context, s Spec, db *Database, backend string, addr target.Addr) (host string, port int, err error) {
+	tcp, err := proxyBackend(backend, addr)
 	if err != nil {
 		return "", 0, fmt.Errorf("--pooler-network: %w", err)
 	}
@@ -85,10 +83,8 @@ func shapePoolerNetwork(ctx context.Context, s Spec, db *Database, backend *url.
 	if err != nil {
 		return "", 0, err
 	}
-	p := faultproxy.StartShaped(ln, addr, *s.PoolerNetwork)
-	via := *backend
-	via.Host = p.Addr()
-	t, err := target.Open(ctx, via.String())
+	p := faultproxy.StartShaped(ln, tcp, *s.PoolerNetwork)
+	t, err := target.OpenURL(ctx, target.WithHost(backend, p.Addr()))
 	if err != nil {
 		p.Close()
 		return "", 0, err
@@ -151,10 +147,11 @@ func poolerMaxClientConn(sessions int) int {
 
 // clientURL is u with the spec's connect timeout (connect_timeout, whole
 // seconds, rounded up; 0 waits as long as it takes) unless u gives its
-// own: ConnectTimeout 0 leaves u alone (the driver's default, 10 s).
+// own: ConnectTimeout 0 leaves u alone (the driver's default, 10 s). u is
+// a postgres:// URL.
 func (s Spec) clientURL(u string) string {
 	switch {
-	case s.ConnectTimeout == 0 || !target.IsServerURL(u):
+	case s.ConnectTimeout == 0:
 		return u
 	case s.ConnectTimeout < 0:
 		return target.WithParam(u, "connect_timeout", "0")

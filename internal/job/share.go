@@ -51,8 +51,7 @@ func (s Spec) tables() string {
 // when it writes tables on a database server that other processes reach
 // (not an embedded database, nor a throwaway server of its own).
 func (s Spec) registers(db *Database) bool {
-	sp, err := target.ParseSpec(s.DB)
-	return err == nil && sp.Kind == target.ServerURL && s.tables() != "" && !db.Dialect().Embedded
+	return s.DB.Kind == target.ServerURL && s.tables() != "" && !db.Dialect().Embedded
 }
 
 // member is this process's row in the run table while it runs.

@@ -66,7 +66,7 @@ func (s *Shared) Open(ctx context.Context, i int) (*Database, error) {
 		}
 		s.servers[sk] = server
 	}
-	if sp.Pooler.Via != ViaPgBouncer {
+	if sp.DB.Via.Kind != target.ViaPgBouncer {
 		s.dbs[k] = server
 		return server, nil
 	}
@@ -128,17 +128,16 @@ func (s *Shared) isServer(db *Database) bool {
 
 // dbKey identifies a database that specifications can share.
 func dbKey(s Spec) string {
-	p := s.Pooler
-	return strings.Join(append([]string{s.DB, s.PGBin, p.Via, p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
+	p := s.DB.Via.PgBouncer
+	return strings.Join(append([]string{s.DB.String(), s.PGBin, s.DB.Via.String(), p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
 }
 
 // serverKey identifies the throwaway cluster of a specification that runs
 // directly or via a throwaway PgBouncer on one; false for any other (a
 // server or a pooler given by URL, SQLite).
 func serverKey(s Spec) (string, bool) {
-	sp, err := target.ParseSpec(s.DB)
-	if err != nil || sp.Kind != target.TempPostgres || target.IsServerURL(s.Pooler.Via) {
+	if s.DB.Kind != target.TempPostgres || s.DB.Via.Kind == target.ViaURL {
 		return "", false
 	}
-	return strings.Join(append([]string{"cluster", s.DB, s.PGBin}, s.PGConf...), "\x00"), true
+	return strings.Join(append([]string{"cluster", s.DB.String(), s.PGBin}, s.PGConf...), "\x00"), true
 }

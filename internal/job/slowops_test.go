@@ -3,6 +3,7 @@ package job
 import (
 	"bytes"
 	"context"
+	"github.com/txnbench/txnbench/internal/target"
 	"strings"
 	"testing"
 	"time"
@@ -91,7 +92,7 @@ func TestSlowOpsPooled(t *testing.T) {
 	testutil.NeedPostgres(t)
 	testutil.NeedPgBouncer(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 500 * time.Millisecond})
-	s.Pooler.Via = ViaPgBouncer
+	s.DB.Via.Kind = target.ViaPgBouncer
 	r := run(t, s)
 	if len(r.SlowOps) == 0 {
 		t.Fatal("no slow ops")

@@ -132,7 +132,7 @@ func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, 
 	}
 	if err != nil && bypass && ctx.Err() == nil {
 		c, err = connectWithin(ctx, func(ctx context.Context) (target.Conn, error) {
-			t, err := target.Open(ctx, direct)
+			t, err := target.OpenURL(ctx, direct)
 			if err != nil {
 				return nil, err
 			}

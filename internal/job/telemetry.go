@@ -17,19 +17,6 @@ type Telemetry struct {
 	Sample time.Duration // how often wait events are sampled; 0 = 100ms
 }
 
-// serverURL is the run database on the server itself, bypassing any
-// pooler, or "" when there is no server to ask (an embedded engine, or a
-// pooler URL without --db).
-func (d *Database) serverURL(s Spec) string {
-	if d.cluster != nil {
-		return d.cluster.URL()
-	}
-	if target.IsServerURL(s.DB) {
-		return s.DB
-	}
-	return ""
-}
-
 // startTelemetry starts the collector for a run, before the run opens any
 // session, or returns nil with --telemetry off. On temp-postgres it installs pg_stat_statements in the
 // run database first (the server preloads it).
@@ -76,7 +63,7 @@ const warmupNote = "the database counters include up to the last second of each 
 func createStatements(ctx context.Context, url string) error {
 	ctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	t, err := target.Open(ctx, url)
+	t, err := target.OpenURL(ctx, url)
 	if err != nil {
 		return err
 	}

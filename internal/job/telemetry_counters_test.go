@@ -20,18 +20,18 @@ func TestTelemetryCommitsMatch(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		conn   string
-		pooler Pooler
+		pooler target.Via
 	}{
 		{name: "session"},
 		{name: "per-txn", conn: connect.PerTxn},
-		{name: "pgbouncer", pooler: Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 3}},
+		{name: "pgbouncer", pooler: pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// a fixed amount of work (150 transactions), so a loaded
 			// machine cannot leave too few to compare
 			s := spec(t, TempPostgres, runner.Config{Clients: 4, Iterations: 50, Progress: 500 * time.Millisecond})
 			s.Conn.Strategy = tc.conn
-			s.Pooler = tc.pooler
+			s.DB.Via = tc.pooler
 			r := run(t, s)
 			commitsAddUp(t, r)
 			if ins := r.Telemetry.Database["tup_inserted"]; ins <= 0 {
@@ -49,7 +49,7 @@ func TestTelemetryLoadBeforeWindow(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: time.Second, Progress: 500 * time.Millisecond})
 	s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "point", "--rows", "2000")
-	s.Pooler = Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 3}
+	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
 	r := run(t, s)
 	commitsAddUp(t, r)
 	if d := r.Telemetry.Database; d["tup_inserted"] != 0 {
@@ -78,7 +78,7 @@ func TestTelemetryWaitsInWindow(t *testing.T) {
 // terminateTelemetry ends the telemetry session on the server at url.
 func terminateTelemetry(t *testing.T, url string) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
+	tg, err := target.OpenURL(ctx, url)
 	if err != nil {
 		t.Error(err)
 		return
@@ -129,7 +129,7 @@ func TestTelemetrySessionTerminated(t *testing.T) {
 func TestTelemetryPoolerRestart(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
-	s.Pooler = Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 3}
+	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
 	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
 	atFirstTick(&s, func() {

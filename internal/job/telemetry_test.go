@@ -19,7 +19,7 @@ import (
 func telemetrySessions(t *testing.T, url string) int64 {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
+	tg, err := target.OpenURL(ctx, url)
 	if err != nil {
 		t.Error(err)
 		return -1
@@ -268,7 +268,7 @@ func TestTelemetrySQLite(t *testing.T) {
 func TestTelemetryPgBouncer(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, TempPostgres, runner.Config{Clients: 6, Duration: 2 * time.Second, Progress: 500 * time.Millisecond})
-	s.Pooler = Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 3}
+	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
 	r := run(t, s)
 	tel := r.Telemetry
 	if tel == nil || tel.Pooler["total_xact_count"] <= 0 || tel.Database["xact_commit"] <= 0 {

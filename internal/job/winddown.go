@@ -20,12 +20,22 @@ const interruptWait = 5 * time.Second
 // answer within it is reported, not waited for.
 const probeWait = 30 * time.Second
 
-// openTarget is target.Open within probeWait: its connecting has the
+// openSpec is target.Open within probeWait: its connecting has the
 // target's connect timeout, the version read that follows none of its own.
-func openTarget(ctx context.Context, url string) (target.Target, error) {
+func openSpec(ctx context.Context, sp target.Spec) (target.Target, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	return target.Open(ctx, url)
+	return target.Open(ctx, sp)
+}
+
+// openTarget is openSpec for a URL txnbench made (a throwaway server's,
+// a pooler's, a proxy's).
+func openTarget(ctx context.Context, url string) (target.Target, error) {
+	sp, err := target.ParseSpec(url)
+	if err != nil {
+		return nil, err
+	}
+	return openSpec(ctx, sp)
 }
 
 // errNoAnswer is why work after an interrupt was cut short.

@@ -67,14 +67,14 @@ func TestCommitsMatchAtLowThroughput(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	cfg := runner.Config{Clients: 64, Duration: time.Second, Progress: 500 * time.Millisecond}
 	direct := openDB(t, spec(t, TempPostgres, cfg), 64)
-	bouncer := Pooler{Via: ViaPgBouncer, Mode: "transaction", Size: 10}
+	bouncer := pgbouncer(target.PgBouncer{Mode: "transaction", Size: 10})
 	s := spec(t, TempPostgres, cfg)
-	s.Pooler = bouncer
+	s.DB.Via = bouncer
 	pooled := openDB(t, s, 64)
 	for _, path := range []struct {
 		name   string
 		conn   connect.Options
-		pooler Pooler
+		pooler target.Via
 	}{
 		{name: "direct"},
 		{name: "per-txn", conn: connect.Options{Strategy: connect.PerTxn}},
@@ -84,7 +84,7 @@ func TestCommitsMatchAtLowThroughput(t *testing.T) {
 		for _, clients := range []int{1, 16, 64} {
 			t.Run(fmt.Sprintf("%s/%d", path.name, clients), func(t *testing.T) {
 				db := direct
-				if path.pooler.Via != "" {
+				if path.pooler.Kind != target.ViaDirect {
 					db = pooled
 				}
 				// a window long enough for the clients to connect and
@@ -93,7 +93,7 @@ func TestCommitsMatchAtLowThroughput(t *testing.T) {
 				cfg.Clients = clients
 				for cfg.Duration = time.Second; ; cfg.Duration *= 2 {
 					s := spec(t, TempPostgres, cfg, "--delay", "100ms")
-					s.Conn, s.Pooler = path.conn, path.pooler
+					s.Conn, s.DB.Via = path.conn, path.pooler
 					r := runJob(t, s, db)
 					if w, a, b := r.Committed(); w+a+b > 0 || cfg.Duration >= 16*time.Second {
 						commitsAddUp(t, r)

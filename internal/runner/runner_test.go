@@ -86,7 +86,7 @@ func openSQLite(t *testing.T) connect.Connector {
 func openWith(t *testing.T, o connect.Options) connect.Connector {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, "sqlite:"+t.TempDir()+"/r.db")
+	tg, err := target.OpenURL(ctx, "sqlite:"+t.TempDir()+"/r.db")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -293,7 +293,7 @@ func TestCommitOutcomeUnknown(t *testing.T) {
 // on: the error says what to do, keeps the class and hides the password.
 func TestConnectErrorRefused(t *testing.T) {
 	spec := "postgres://bench:s3cretpw@" + closedPort(t) + "/app?sslmode=disable&connect_timeout=5"
-	_, err := target.Open(context.Background(), spec)
+	_, err := target.OpenURL(context.Background(), spec)
 	if err == nil {
 		t.Fatal("Open on a closed port succeeded")
 	}

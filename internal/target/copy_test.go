@@ -168,7 +168,7 @@ func TestCopySQLite(t *testing.T) {
 
 func TestCopyPostgres(t *testing.T) {
 	cl := testutil.Postgres(t)
-	tg, err := target.Open(context.Background(), cl.URL())
+	tg, err := target.OpenURL(context.Background(), cl.URL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,20 +66,26 @@ func explain[T any](f func(d Driver) (T, bool)) (T, bool) {
 	return zero, false
 }
 
-// Open opens the database named by spec (see ParseSpec); temp-postgres and
-// temp-mariadb are started by the caller, which then opens its URL.
-// It connects once to read the dialect and version.
-func Open(ctx context.Context, spec string) (Target, error) {
+// Open opens the database sp names; temp-postgres and temp-mariadb are
+// started by the caller, which then opens its URL. It connects once to
+// read the dialect and version.
+func Open(ctx context.Context, sp Spec) (Target, error) {
+	if sp.Throwaway() {
+		return nil, fmt.Errorf("%s is started first (job.Open does), then opened by its URL", sp)
+	}
+	d := driverOf(sp.Kind)
+	if d == nil {
+		return nil, fmt.Errorf("no driver for %s: import internal/target/drivers", MaskURL(sp.String()))
+	}
+	return d.Open(ctx, sp)
+}
+
+// OpenURL opens the database a spec string names (see ParseSpec): a
+// URL txnbench made itself (a throwaway server's, a pooler's) or a test's.
+func OpenURL(ctx context.Context, spec string) (Target, error) {
 	sp, err := ParseSpec(spec)
 	if err != nil {
 		return nil, err
 	}
-	if sp.Kind == TempPostgres || sp.Kind == TempMariaDB {
-		return nil, fmt.Errorf("%s is started first (job.Open does), then opened by its URL", spec)
-	}
-	d := driverOf(sp.Kind)
-	if d == nil {
-		return nil, fmt.Errorf("no driver for %s: import internal/target/drivers", MaskURL(spec))
-	}
-	return d.Open(ctx, sp)
+	return Open(ctx, sp)
 }

@@ -49,7 +49,7 @@ func TestPreparesAreNoTransactions(t *testing.T) {
 			}
 		}
 	}
-	tg, err := target.Open(ctx, cl.URL()) // reads the version on a session of its own
+	tg, err := target.OpenURL(ctx, cl.URL()) // reads the version on a session of its own
 	must(t, err)
 	alone()
 	base, own0 := commits()
@@ -110,7 +110,7 @@ func TestPreparesAreNoTransactions(t *testing.T) {
 func open(t *testing.T, url string) target.Conn {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
+	tg, err := target.OpenURL(ctx, url)
 	must(t, err)
 	c, err := tg.Connect(ctx)
 	must(t, err)

@@ -16,7 +16,7 @@ func pgConn(t *testing.T) (target.Target, target.Conn) {
 	t.Helper()
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
-	tg, err := target.Open(ctx, cl.URL())
+	tg, err := target.OpenURL(ctx, cl.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestOpenMalformedURLHidesPassword(t *testing.T) {
 		"postgres://u:s3cretpw@h:notaport/db",
 		"postgresql://u:s3cretpw@h/db?connect_timeout=abc",
 	} {
-		_, err := target.Open(context.Background(), spec)
+		_, err := target.OpenURL(context.Background(), spec)
 		if err == nil {
 			t.Fatalf("Open(%q) succeeded, want an error", spec)
 		}
@@ -162,7 +162,7 @@ func TestMissingDatabaseSaysSoFirst(t *testing.T) {
 	}
 	u.Path = "/nosuch"
 	u.RawQuery = "" // sslmode=prefer, the default: TLS first (refused), then plain text
-	_, err = target.Open(context.Background(), u.String())
+	_, err = target.OpenURL(context.Background(), u.String())
 	if err == nil {
 		t.Fatal("opened a database that does not exist")
 	}

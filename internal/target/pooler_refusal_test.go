@@ -29,7 +29,7 @@ func TestPoolerRefusalIsNoUnknownCommit(t *testing.T) {
 	b, err := localdb.StartPgBouncer(ctx, localdb.BouncerOptions{BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password(), PoolSize: 2})
 	must(t, err)
 	t.Cleanup(func() { b.Stop() })
-	tg, err := target.Open(ctx, b.URL("postgres"))
+	tg, err := target.OpenURL(ctx, b.URL("postgres"))
 	must(t, err)
 	t.Cleanup(func() { tg.Close() })
 	commit := func(c target.Conn, ctx context.Context) error {

@@ -80,7 +80,7 @@ func textParams(params []any) [][]byte {
 func scriptBackends(t *testing.T, f func(t *testing.T, tg target.Target, c target.ScriptConn, pg bool)) {
 	t.Run("postgres", func(t *testing.T) {
 		cl := testutil.Postgres(t)
-		tg, err := target.Open(context.Background(), cl.URL())
+		tg, err := target.OpenURL(context.Background(), cl.URL())
 		must(t, err)
 		c := connectTo(t, tg)
 		f(t, tg, scriptConn(t, c), true)
@@ -193,7 +193,7 @@ func TestScriptPreparedOncePerSession(t *testing.T) {
 func TestScriptPooledPreparedSurvivesRelease(t *testing.T) {
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
-	tg, err := target.Open(ctx, cl.URL())
+	tg, err := target.OpenURL(ctx, cl.URL())
 	must(t, err)
 	pool, err := tg.OpenPool(ctx, target.PoolConfig{Max: 1})
 	must(t, err)
@@ -325,7 +325,7 @@ func TestScriptPipelines(t *testing.T) {
 // the session works again with a new context.
 func TestScriptCancel(t *testing.T) {
 	cl := testutil.Postgres(t)
-	tg, err := target.Open(context.Background(), cl.URL())
+	tg, err := target.OpenURL(context.Background(), cl.URL())
 	must(t, err)
 	c := scriptConn(t, connectTo(t, tg))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -357,7 +357,7 @@ func TestScriptPreparedThroughPgBouncer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Stop() })
-	tg, err := target.Open(ctx, b.URL("postgres"))
+	tg, err := target.OpenURL(ctx, b.URL("postgres"))
 	must(t, err)
 	a, c := scriptConn(t, connectTo(t, tg)), scriptConn(t, connectTo(t, tg))
 	stmt(t, a, target.QueryPrepared, "P_0", "SELECT 1")
@@ -382,7 +382,7 @@ func TestScriptSQLiteSplit(t *testing.T) {
 // context) allocates nothing per statement.
 func TestScriptPreparedAllocations(t *testing.T) {
 	cl := testutil.Postgres(t)
-	tg, err := target.Open(context.Background(), cl.URL())
+	tg, err := target.OpenURL(context.Background(), cl.URL())
 	must(t, err)
 	c := scriptConn(t, connectTo(t, tg))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -403,7 +403,7 @@ func TestScriptPreparedAllocations(t *testing.T) {
 
 func BenchmarkScriptPrepared(b *testing.B) {
 	cl := testutil.Postgres(b)
-	tg, _ := target.Open(context.Background(), cl.URL())
+	tg, _ := target.OpenURL(context.Background(), cl.URL())
 	cc, _ := tg.Connect(context.Background())
 	c := cc.(target.ScriptConn)
 	ctx, cancel := context.WithCancel(context.Background())

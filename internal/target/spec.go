@@ -1,8 +1,10 @@
 package target
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -37,22 +39,136 @@ const TempPostgresSpec = "temp-postgres"
 // TempMariaDBSpec is the spec that names a throwaway local MariaDB.
 const TempMariaDBSpec = "temp-mariadb"
 
-// Spec is a parsed database spec (--db, --via): its kind, and the file
-// (SQLiteFile) or URL (ServerURL, MySQLURL) it names.
+// Spec is a parsed database spec (--db) with what the clients connect
+// through (--via): the kind, the file (SQLiteFile) or URL (ServerURL,
+// MySQLURL) it names and, for a URL with one TCP host, its address. The
+// command line is parsed into a Spec once; everything after reads its
+// fields.
 type Spec struct {
 	Kind SpecKind
 	Path string // SQLiteFile: the file
-	URL  string // ServerURL, MySQLURL: the URL as given
+	URL  string // ServerURL, MySQLURL: the URL
 	// Version is TempPostgres's server version, "17" of temp-postgres@17
 	// ("" for whichever is found first).
 	Version string
+	// Addr is where URL's server listens, zero for any other kind.
+	Addr Addr
+	// Via is what the clients connect through: the database itself
+	// unless set.
+	Via Via
+}
+
+// Addr is the one server a URL names: Host is "" for a URL that names
+// none (libpq's default then); both are "" for one that names several or
+// cannot be read.
+type Addr struct {
+	Host string // a name, an IP address or a Unix socket's directory
+	Port string // the URL's, or its scheme's default (DefaultPort)
+}
+
+// TCP is host:port, or "" when a has no TCP address (no host, or a Unix
+// socket).
+func (a Addr) TCP() string {
+	if a.Host == "" || strings.HasPrefix(a.Host, "/") {
+		return ""
+	}
+	return net.JoinHostPort(a.Host, a.Port)
+}
+
+// addrOf is the server of the URL u (see Addr).
+func addrOf(u string) Addr {
+	p, err := url.Parse(u)
+	if err != nil || strings.Contains(p.Host, ",") {
+		return Addr{}
+	}
+	return Addr{Host: p.Hostname(), Port: cmp.Or(p.Port(), DefaultPort(u))}
+}
+
+// WithHost is the URL u with its host:port replaced by addr (a proxy in
+// front of the server); u is returned as it is when it cannot be read.
+func WithHost(u, addr string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	p.Host = addr
+	return p.String()
+}
+
+// ViaKind is how the clients reach the database.
+type ViaKind int
+
+const (
+	// ViaDirect is straight to the database ("direct", the default).
+	ViaDirect ViaKind = iota
+	// ViaPgBouncer is through throwaway PgBouncers txnbench starts in
+	// front of the server ("pgbouncer").
+	ViaPgBouncer
+	// ViaURL is through an existing pooler, by its postgres:// URL.
+	ViaURL
+)
+
+// String is the kind as --via names it ("" for ViaURL, which is a URL).
+func (k ViaKind) String() string {
+	switch k {
+	case ViaDirect:
+		return "direct"
+	case ViaPgBouncer:
+		return "pgbouncer"
+	}
+	return ""
+}
+
+// Via is what the clients connect through (--via).
+type Via struct {
+	Kind ViaKind
+	URL  string // ViaURL: the pooler's URL
+	Addr Addr   // ViaURL: its address
+	// PgBouncer is the throwaway PgBouncers' settings (ViaPgBouncer).
+	PgBouncer PgBouncer
+}
+
+// PgBouncer is how the throwaway PgBouncers of --via pgbouncer are set up.
+type PgBouncer struct {
+	Mode string // pool_mode
+	Size int    // default_pool_size
+	Bin  string // the binary; "" = find it
+	// Poolers is how many (behind a throwaway HAProxy when more than
+	// one); 0 means 1.
+	Poolers int
+}
+
+// String is v as --via gives it: direct, pgbouncer or the URL.
+func (v Via) String() string {
+	if v.Kind == ViaURL {
+		return v.URL
+	}
+	return v.Kind.String()
+}
+
+// ParseVia reads --via: "direct", "pgbouncer" or the postgres:// URL of
+// a pooler. Anything else is an error naming the accepted forms.
+func ParseVia(s string) (Via, error) {
+	switch {
+	case s == ViaDirect.String():
+		return Via{}, nil
+	case s == ViaPgBouncer.String():
+		return Via{Kind: ViaPgBouncer}, nil
+	case isPostgresURL(s):
+		return Via{Kind: ViaURL, URL: s, Addr: addrOf(s)}, nil
+	}
+	return Via{}, fmt.Errorf("unknown --via %q: use direct, pgbouncer or a postgres:// URL of a pooler", MaskURL(s))
+}
+
+func isPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
 // ParseSpec reads a database spec: "" or "sqlite:" (a temporary SQLite
 // file), "sqlite:PATH", "temp-postgres", "temp-postgres@VERSION" (VERSION
 // a major version or a release: 17, 17.10), "temp-mariadb", a postgres://
 // or postgresql:// URL, or a mysql:// URL. Anything else is an error naming
-// the accepted forms.
+// the accepted forms. The clients connect directly (Via is zero).
 func ParseSpec(s string) (Spec, error) {
 	switch {
 	case s == "", s == "sqlite:":
@@ -69,13 +185,40 @@ func ParseSpec(s string) (Spec, error) {
 		return Spec{Kind: TempPostgres, Version: v}, nil
 	case s == TempMariaDBSpec:
 		return Spec{Kind: TempMariaDB}, nil
-	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
-		return Spec{Kind: ServerURL, URL: s}, nil
+	case isPostgresURL(s):
+		return Spec{Kind: ServerURL, URL: s, Addr: addrOf(s)}, nil
 	case strings.HasPrefix(s, "mysql://"):
-		return Spec{Kind: MySQLURL, URL: s}, nil
+		return Spec{Kind: MySQLURL, URL: s, Addr: addrOf(s)}, nil
 	}
 	return Spec{}, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL", MaskURL(s))
 }
+
+// String is the spec as --db gives it ("sqlite:" for the temporary
+// SQLite file).
+func (sp Spec) String() string {
+	switch sp.Kind {
+	case SQLiteTemp:
+		return "sqlite:"
+	case SQLiteFile:
+		return "sqlite:" + sp.Path
+	case TempPostgres:
+		if sp.Version != "" {
+			return TempPostgresSpec + "@" + sp.Version
+		}
+		return TempPostgresSpec
+	case TempMariaDB:
+		return TempMariaDBSpec
+	}
+	return sp.URL
+}
+
+// Embedded reports whether sp is an embedded database (SQLite): no
+// server, no network.
+func (sp Spec) Embedded() bool { return sp.Kind == SQLiteTemp || sp.Kind == SQLiteFile }
+
+// Throwaway reports whether sp names a server txnbench starts itself
+// (temp-postgres, temp-mariadb).
+func (sp Spec) Throwaway() bool { return sp.Kind == TempPostgres || sp.Kind == TempMariaDB }
 
 // versionRE is a PostgreSQL version as temp-postgres@VERSION takes it.
 var versionRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
@@ -84,12 +227,6 @@ var versionRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 func IsTempPostgres(s string) bool {
 	sp, err := ParseSpec(s)
 	return err == nil && sp.Kind == TempPostgres
-}
-
-// IsServerURL reports whether s is a postgres:// or postgresql:// URL.
-func IsServerURL(s string) bool {
-	sp, err := ParseSpec(s)
-	return err == nil && sp.Kind == ServerURL
 }
 
 // WithParam adds key=value to a URL's query parameters, unless the URL

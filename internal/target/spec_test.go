@@ -15,13 +15,20 @@ func TestParseSpec(t *testing.T) {
 		{"sqlite:/tmp/a.db", Spec{Kind: SQLiteFile, Path: "/tmp/a.db"}},
 		{"temp-postgres", Spec{Kind: TempPostgres}},
 		{"temp-mariadb", Spec{Kind: TempMariaDB}},
-		{"postgres://u@h/db", Spec{Kind: ServerURL, URL: "postgres://u@h/db"}},
-		{"postgresql://u@h/db?sslmode=disable", Spec{Kind: ServerURL, URL: "postgresql://u@h/db?sslmode=disable"}},
-		{"mysql://u:p@h:3306/db", Spec{Kind: MySQLURL, URL: "mysql://u:p@h:3306/db"}},
+		{"temp-postgres@17", Spec{Kind: TempPostgres, Version: "17"}},
+		{"postgres://u@h/db", Spec{Kind: ServerURL, URL: "postgres://u@h/db", Addr: Addr{"h", "5432"}}},
+		{"postgresql://u@h:6432/db?sslmode=disable", Spec{Kind: ServerURL, URL: "postgresql://u@h:6432/db?sslmode=disable", Addr: Addr{"h", "6432"}}},
+		{"postgres://u@%2Ftmp/db", Spec{Kind: ServerURL, URL: "postgres://u@%2Ftmp/db"}}, // pgx's, not net/url's
+		{"postgres://u@/db?host=/tmp", Spec{Kind: ServerURL, URL: "postgres://u@/db?host=/tmp", Addr: Addr{"", "5432"}}},
+		{"postgres:///db?host=h", Spec{Kind: ServerURL, URL: "postgres:///db?host=h", Addr: Addr{"", "5432"}}},
+		{"postgres://u@h1,h2/db", Spec{Kind: ServerURL, URL: "postgres://u@h1,h2/db"}},
+		{"postgres://u@h1:1,h2:2/db", Spec{Kind: ServerURL, URL: "postgres://u@h1:1,h2:2/db"}},
+		{"mysql://u:p@h:3306/db", Spec{Kind: MySQLURL, URL: "mysql://u:p@h:3306/db", Addr: Addr{"h", "3306"}}},
+		{"mysql://u:p@h/db", Spec{Kind: MySQLURL, URL: "mysql://u:p@h/db", Addr: Addr{"h", "3306"}}},
 	} {
 		got, err := ParseSpec(c.in)
 		if err != nil || got != c.want {
-			t.Errorf("ParseSpec(%q) = %+v, %v; want %+v", c.in, got, err, c.want)
+			t.Errorf("ParseSpec(%q) = %#v, %v; want %#v", c.in, got, err, c.want)
 		}
 	}
 	for _, bad := range []string{"temp-postgres2", "mongodb://u@h/db", "direct", "pg://u:secret@h/db"} {
@@ -31,6 +38,58 @@ func TestParseSpec(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), "secret") {
 			t.Errorf("ParseSpec(%q) error shows the password: %v", bad, err)
+		}
+	}
+}
+
+// TestSpecString: a spec reads back as --db gives it, so what is
+// recorded and compared (a study's shared databases) is the user's text.
+func TestSpecString(t *testing.T) {
+	for _, in := range []string{"sqlite:", "sqlite:/tmp/a.db", "temp-postgres", "temp-postgres@17.2", "temp-mariadb", "postgres://u@h/db", "mysql://u@h/db"} {
+		sp, err := ParseSpec(in)
+		if err != nil || sp.String() != in {
+			t.Errorf("ParseSpec(%q).String() = %q, %v; want it back", in, sp.String(), err)
+		}
+	}
+}
+
+// TestAddrTCP: a proxy goes in front of one TCP address only, not a Unix
+// socket, several hosts or none.
+func TestAddrTCP(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u@h/db":        "h:5432",
+		"postgres://u@[::1]:6/db":  "[::1]:6",
+		"postgres://u@%2Ftmp/db":   "",
+		"postgres://u@h1,h2/db":    "",
+		"postgres:///db?host=h":    "",
+		"postgres://u@/db?host=/s": "",
+		"postgres://u@h1:1,h2:2/d": "",
+	} {
+		sp, _ := ParseSpec(in)
+		if got := sp.Addr.TCP(); got != want {
+			t.Errorf("%s: TCP address %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseVia(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Via
+	}{
+		{"direct", Via{}},
+		{"pgbouncer", Via{Kind: ViaPgBouncer}},
+		{"postgres://u@pooler:6432/db", Via{Kind: ViaURL, URL: "postgres://u@pooler:6432/db", Addr: Addr{"pooler", "6432"}}},
+	} {
+		got, err := ParseVia(c.in)
+		if err != nil || got != c.want || got.String() != c.in {
+			t.Errorf("ParseVia(%q) = %+v (%q), %v; want %+v", c.in, got, got.String(), err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "bogus", "temp-postgres", "mysql://u@h/db", "pg://u:secret@h/db"} {
+		_, err := ParseVia(bad)
+		if err == nil || !strings.Contains(err.Error(), "use direct, pgbouncer or a postgres:// URL of a pooler") || strings.Contains(err.Error(), "secret") {
+			t.Errorf("ParseVia(%q) error = %v, want one naming the accepted forms, password masked", bad, err)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 func openSQLite(t *testing.T, spec string) target.Target {
 	t.Helper()
-	tg, err := target.Open(context.Background(), spec)
+	tg, err := target.OpenURL(context.Background(), spec)
 	if err != nil {
 		t.Fatalf("Open(%q): %v", spec, err)
 	}
@@ -56,7 +56,7 @@ func TestOpenSQLiteTemporaryFileIsRemoved(t *testing.T) {
 	t.Setenv("TMPDIR", tmp) // os.TempDir, where "sqlite:" puts its file
 	glob := filepath.Join(tmp, "txnbench-sqlite-*")
 
-	tg, err := target.Open(context.Background(), "sqlite:")
+	tg, err := target.OpenURL(context.Background(), "sqlite:")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestOpenSQLiteTemporaryFileIsRemoved(t *testing.T) {
 func TestOpenSQLiteKeepsNamedFile(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "keep.db")
-	tg, err := target.Open(ctx, "sqlite:"+path)
+	tg, err := target.OpenURL(ctx, "sqlite:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestOpenSQLiteMissingDirectory(t *testing.T) {
 		{filepath.Join(notADir, "x.db"), notADir},
 	}
 	for _, tc := range tests {
-		_, err := target.Open(context.Background(), "sqlite:"+tc.path)
+		_, err := target.OpenURL(context.Background(), "sqlite:"+tc.path)
 		if err == nil {
 			t.Errorf("Open(sqlite:%s) succeeded, want an error", tc.path)
 			continue
@@ -318,7 +318,7 @@ func TestOpenUnknownSpec(t *testing.T) {
 	// "" is the default temporary SQLite (ParseSpec); the CLI refuses an
 	// empty --db itself.
 	for _, spec := range []string{"mongodb://x", "mongodb://root:s3cretpw@h/db", "sqlite", "postgres:/x"} {
-		tg, err := target.Open(context.Background(), spec)
+		tg, err := target.OpenURL(context.Background(), spec)
 		if err == nil {
 			tg.Close()
 			t.Errorf("Open(%q) succeeded, want an error", spec)

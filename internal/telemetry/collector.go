@@ -143,7 +143,7 @@ func (c *Collector) open(ctx context.Context) error {
 	url := target.WithParam(target.WithParam(c.o.ServerURL, "application_name", appName), "default_query_exec_mode", "exec")
 	ctx, cancel := context.WithTimeout(ctx, 2*queryTimeout) // connecting, and the statements below
 	defer cancel()
-	t, err := target.Open(ctx, url)
+	t, err := target.OpenURL(ctx, url)
 	if err != nil {
 		return err
 	}

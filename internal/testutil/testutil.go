@@ -175,7 +175,7 @@ func Exec(t testing.TB, url string, stmts ...string) {
 func Conn(t testing.TB, url string) (tg target.Target, c target.Conn, done func()) {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
+	tg, err := target.OpenURL(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}

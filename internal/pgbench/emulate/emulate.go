@@ -142,7 +142,7 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.StringVarP(&o.port, "port", "p", "", "database server port number")
 	fs.StringVarP(&o.user, "username", "U", "", "connect as specified database user")
 	fs.StringVar(&o.db, "db", "", "txnbench: the database as txnbench names it: a postgres:// URL, sqlite:PATH or temp-postgres")
-	fs.StringVar(&o.via, "via", job.Direct, "txnbench: direct, pgbouncer (a throwaway PgBouncer) or a pooler's postgres:// URL")
+	fs.StringVar(&o.via, "via", target.ViaDirect.String(), "txnbench: direct, pgbouncer (a throwaway PgBouncer) or a pooler's postgres:// URL")
 	fs.StringVar(&o.json, "json", "", "txnbench: write the full result as JSON to this file")
 	fs.StringVar(&o.pgBin, "pg-bin", "", "txnbench: directory with initdb and postgres for temp-postgres")
 	fs.StringArrayVar(&o.pgConf, "pg-conf", nil, "txnbench: server setting key=value for temp-postgres (repeatable)")
@@ -581,9 +581,17 @@ func (e *emulator) pgbench(ctx context.Context, args []string) error {
 		fmt.Fprint(e.Stderr, o.shown)
 		return nil
 	}
+	db, err := target.ParseSpec(o.target())
+	if err != nil {
+		return e.pgbenchFail(badOption("%v", err))
+	}
+	if db.Via, err = target.ParseVia(o.via); err != nil {
+		return e.pgbenchFail(badOption("%v", err))
+	}
+	db.Via.PgBouncer = target.PgBouncer{Mode: pooler.DefaultMode, Size: pooler.DefaultSize}
 	spec := job.Spec{
-		DB: o.target(), PGBin: o.pgBin, PGConf: o.pgConf, Name: "script", Workload: o.w,
-		Pooler: job.Pooler{Via: o.via, Mode: pooler.DefaultMode, Size: pooler.DefaultSize}, Args: e.Args, Version: e.Version,
+		DB: db, PGBin: o.pgBin, PGConf: o.pgConf, Name: "script", Workload: o.w,
+		Args: e.Args, Version: e.Version,
 		ConnectTimeout: job.NoConnectTimeout, // libpq without connect_timeout waits, so pgbench does
 		Log: func(msg string) {
 			switch {
@@ -641,17 +649,17 @@ func (e *emulator) pgbenchConnectFail(err error, db, what string) error {
 }
 
 func (e *emulator) pgbenchInit(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
-	if target.IsTempPostgres(spec.DB) {
+	if spec.DB.Kind == target.TempPostgres {
 		return e.pgbenchFail(badOption("initialising temp-postgres would be thrown away at exit: run with -s instead, which initialises it first"))
 	}
 	db, err := job.Open(ctx, spec, 1)
 	if err != nil {
-		return e.pgbenchConnectFail(err, spec.DB, "could not create connection for initialization")
+		return e.pgbenchConnectFail(err, spec.DB.String(), "could not create connection for initialization")
 	}
 	defer db.Close()
 	c, err := db.Connect(ctx)
 	if err != nil {
-		return e.pgbenchConnectFail(err, spec.DB, "could not create connection for initialization")
+		return e.pgbenchConnectFail(err, spec.DB.String(), "could not create connection for initialization")
 	}
 	defer c.Close(context.Background())
 	if err := setup.Run(ctx, c, db.Dialect(), o.w.Setup, e.Stderr); err != nil {
@@ -661,7 +669,7 @@ func (e *emulator) pgbenchInit(ctx context.Context, spec job.Spec, o *pgbenchOpt
 }
 
 func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
-	if target.IsTempPostgres(spec.DB) || spec.DB == "sqlite:" {
+	if spec.DB.Kind == target.TempPostgres || spec.DB.Kind == target.SQLiteTemp {
 		o.w.NoAutoInit = false // a throwaway database: make the tables first
 	}
 	tally := newRetryTally(len(o.w.Sources))
@@ -696,7 +704,7 @@ func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts
 	}
 	db, err := job.Open(ctx, spec, spec.ServerConnections())
 	if err != nil {
-		return e.pgbenchConnectFail(err, spec.DB, "could not create connection for setup")
+		return e.pgbenchConnectFail(err, spec.DB.String(), "could not create connection for setup")
 	}
 	defer db.Close()
 	d := db.Dialect()

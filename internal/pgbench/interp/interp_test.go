@@ -57,7 +57,7 @@ func pgURL(t testing.TB) string {
 func database(t testing.TB) target.Target {
 	t.Helper()
 	ctx := context.Background()
-	admin, err := target.Open(ctx, pgURL(t))
+	admin, err := target.OpenURL(ctx, pgURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func database(t testing.TB) target.Target {
 	}
 	c.Close(ctx)
 	u := strings.Replace(pgURL(t), "/postgres?", "/"+name+"?", 1)
-	tg, err := target.Open(ctx, u)
+	tg, err := target.OpenURL(ctx, u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,7 +561,7 @@ func TestSimpleSubstitution(t *testing.T) {
 // TestSQLite runs a script with \set, \gset, \aset, \if and a pipeline on
 // SQLite.
 func TestSQLite(t *testing.T) {
-	tg, err := target.Open(context.Background(), "sqlite:")
+	tg, err := target.OpenURL(context.Background(), "sqlite:")
 	if err != nil {
 		t.Fatal(err)
 	}

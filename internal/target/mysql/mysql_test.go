@@ -41,7 +41,7 @@ func TestMariaDBServer(t *testing.T) {
 	m := startMariaDB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	tg, err := target.Open(ctx, m.URL())
+	tg, err := target.OpenURL(ctx, m.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestMariaDBServer(t *testing.T) {
 
 	t.Run("access denied", func(t *testing.T) {
 		bad := strings.Replace(m.URL(), m.Password(), "wrongpassword", 1)
-		_, err := target.Open(ctx, bad)
+		_, err := target.OpenURL(ctx, bad)
 		if c := target.Classify(err); c != target.ClassAuth {
 			t.Errorf("class %q for %v, want auth", c, err)
 		}
@@ -150,7 +150,7 @@ func TestMariaDBServer(t *testing.T) {
 		}
 		port := l.Addr().(interface{ String() string }).String()
 		l.Close()
-		_, err = target.Open(ctx, fmt.Sprintf("mysql://root:x@%s/txnbench", port))
+		_, err = target.OpenURL(ctx, fmt.Sprintf("mysql://root:x@%s/txnbench", port))
 		if c := target.Classify(err); c != target.ClassConnectRefused {
 			t.Errorf("class %q for %v, want connect_refused", c, err)
 		}
@@ -163,7 +163,7 @@ func TestMariaDBServer(t *testing.T) {
 	plainURL := fmt.Sprintf("mysql://plain:plainpw@127.0.0.1:%d/txnbench", m.Port())
 
 	t.Run("read only", func(t *testing.T) {
-		p, err := target.Open(ctx, plainURL)
+		p, err := target.OpenURL(ctx, plainURL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +189,7 @@ func TestMariaDBServer(t *testing.T) {
 		for i := 0; i < 10; i++ {
 			conn(t)
 		}
-		_, err := target.Open(ctx, plainURL)
+		_, err := target.OpenURL(ctx, plainURL)
 		if c := target.Classify(err); c != target.ClassTooManyConnections {
 			t.Errorf("class %q for %v, want too_many_connections", c, err)
 		}

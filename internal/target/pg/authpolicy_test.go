@@ -36,7 +36,7 @@ func TestRequireSCRAMRefusesImpostor(t *testing.T) {
 		im := testutil.ServeImpostor(ln, []int{c.auth})
 		addr := ln.Addr().String()
 		url := fmt.Sprintf("postgres://postgres:s3cret-pw@%s/postgres?sslmode=disable&require_auth=scram-sha-256", addr)
-		_, err = target.Open(ctx, url)
+		_, err = target.OpenURL(ctx, url)
 		if err == nil {
 			t.Fatalf("auth %d: connected to the impostor", c.auth)
 		}
@@ -53,7 +53,7 @@ func TestRequireSCRAMRefusesImpostor(t *testing.T) {
 
 		// The plant: without the parameter the client hands over the
 		// password (or its hash, or a query).
-		_, _ = target.Open(ctx, strings.TrimSuffix(url, "&require_auth=scram-sha-256"))
+		_, _ = target.OpenURL(ctx, strings.TrimSuffix(url, "&require_auth=scram-sha-256"))
 		if sent := im.Sent(); len(sent) != 1 || c.auth == testutil.AuthCleartext && !strings.Contains(string(sent[0].Body), "s3cret-pw") {
 			t.Errorf("auth %d without require_auth: impostor got %+v, want the client's next message", c.auth, sent)
 		}

@@ -11,7 +11,7 @@ import (
 // TestPostgres runs every query kind on a throwaway PostgreSQL cluster.
 func TestPostgres(t *testing.T) {
 	cl := testutil.Postgres(t)
-	tg, err := target.Open(context.Background(), cl.URL())
+	tg, err := target.OpenURL(context.Background(), cl.URL())
 	if err != nil {
 		t.Fatal(err)
 	}

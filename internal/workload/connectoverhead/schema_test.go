@@ -27,7 +27,7 @@ var dialectNames = []string{"postgresql-15", "sqlite", "mariadb-10.11"}
 // and SQLite from a real temporary database.
 func testDialects(t *testing.T) map[string]target.Dialect {
 	t.Helper()
-	tg, err := target.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
+	tg, err := target.OpenURL(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

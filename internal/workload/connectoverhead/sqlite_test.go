@@ -14,7 +14,7 @@ import (
 
 func openSQLite(t *testing.T) target.Target {
 	t.Helper()
-	tg, err := target.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+	tg, err := target.OpenURL(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

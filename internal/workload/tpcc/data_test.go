@@ -37,7 +37,7 @@ func fingerprintOf(t *testing.T, c target.Conn) float64 {
 // other data. The load has the specification's cardinalities at its scale.
 func TestPostgresLoadDeterministic(t *testing.T) {
 	cl := testutil.Postgres(t)
-	tg, err := target.Open(context.Background(), cl.URL())
+	tg, err := target.OpenURL(context.Background(), cl.URL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ var small = []string{"--warehouses", "2", "--items", "1000", "--customers-per-di
 
 func openSQLite(t *testing.T) target.Target {
 	t.Helper()
-	tg, err := target.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+	tg, err := target.OpenURL(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // condition and the money to hold.
 func TestPostgres(t *testing.T) {
 	cl := testutil.Postgres(t)
-	tg, err := target.Open(context.Background(), cl.URL())
+	tg, err := target.OpenURL(context.Background(), cl.URL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ const pg15Banner = "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux
 // TestGoldenSQL keeps every statement of the workload, per dialect, in
 // testdata/NAME.sql (go test -update rewrites them).
 func TestGoldenSQL(t *testing.T) {
-	tg, err := target.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
+	tg, err := target.OpenURL(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

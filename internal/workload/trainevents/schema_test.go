@@ -41,7 +41,7 @@ func testDialects(t *testing.T) map[string]target.Dialect {
 		}
 	}
 	ctx := context.Background()
-	tg, err := target.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
+	tg, err := target.OpenURL(ctx, "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ var fastArgs = []string{"--rows", fmt.Sprint(initialRows), "--delay", "0", "--th
 // openSQLite opens a SQLite file in a temporary directory.
 func openSQLite(t *testing.T, path string) target.Target {
 	t.Helper()
-	tg, err := target.Open(context.Background(), "sqlite:"+path)
+	tg, err := target.OpenURL(context.Background(), "sqlite:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}

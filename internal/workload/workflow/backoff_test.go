@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"github.com/txnbench/txnbench/internal/target"
 	"math"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ func TestClaimLoopBacksOff(t *testing.T) {
 	w := newWorkflow(t, "--signal-workers", "2")
 	s := spec(job.TempPostgres, w, 2, 0)
 	s.Runner.Iterations, s.Runner.Duration, s.Runner.Grace = 0, 10*time.Second, 5*time.Second
-	s.Pooler = job.Pooler{Via: job.ViaPgBouncer, Mode: "transaction", Size: 4}
+	s.DB.Via = target.Via{Kind: target.ViaPgBouncer, PgBouncer: target.PgBouncer{Mode: "transaction", Size: 4}}
 	kill, err := fault.Parse("1s:kill-server:3s")
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"github.com/txnbench/txnbench/internal/target"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,11 @@ func newWorkflow(t *testing.T, args ...string) *Workload {
 
 // spec is a run of w on db by clients starters for iterations workflows.
 func spec(db string, w *Workload, clients, iterations int) job.Spec {
-	return job.Spec{DB: db, Name: "workflow", Workload: w, Version: "test", Args: []string{"txnbench", "run", "workflow"},
+	sp, err := target.ParseSpec(db)
+	if err != nil {
+		panic(err) // the tests give valid specs
+	}
+	return job.Spec{DB: sp, Name: "workflow", Workload: w, Version: "test", Args: []string{"txnbench", "run", "workflow"},
 		Runner:    runner.Config{Clients: clients, Iterations: int64(iterations), MaxTries: 10, Progress: 200 * time.Millisecond, Seed: 42},
 		Telemetry: job.Telemetry{Off: true}}
 }

@@ -148,7 +148,7 @@ func TestThroughPgBouncer(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	w := newWorkflow(t, "--signal-workers", "3")
 	s := spec(job.TempPostgres, w, 4, 16)
-	s.Pooler = job.Pooler{Via: job.ViaPgBouncer, Mode: "transaction", Size: 4}
+	s.DB.Via = target.Via{Kind: target.ViaPgBouncer, PgBouncer: target.PgBouncer{Mode: "transaction", Size: 4}}
 	r := runOn(t, s, openDB(t, s))
 	checkRun(t, r, 16)
 	if r.Settings["wake"] != wakeNotify || len(r.Notes) != 0 || !strings.Contains(r.Config.DB, "via PgBouncer") {
@@ -171,7 +171,9 @@ func TestThroughPoolerURL(t *testing.T) {
 	t.Cleanup(func() { b.Stop() })
 	w := newWorkflow(t, "--signal-workers", "3", "--poll-interval", "5ms")
 	s := spec("", w, 4, 16)
-	s.Pooler = job.Pooler{Via: b.URL("postgres")}
+	if s.DB.Via, err = target.ParseVia(b.URL("postgres")); err != nil {
+		t.Fatal(err)
+	}
 	r := runOn(t, s, openDB(t, s))
 	checkRun(t, r, 16)
 	if r.Settings["wake"] != wakePoll || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "signal workers poll every 5ms: LISTEN needs a session of its own and the pooler URL given to --via is not the server (give the server's URL with --db too)") {

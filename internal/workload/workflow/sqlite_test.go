@@ -69,7 +69,7 @@ func TestHandlerFailures(t *testing.T) {
 	}
 	// The same count against a model without failures violates it.
 	w.failRate = 0
-	ch, err := w.Check(context.Background(), testutil.Session(t, openTarget(t, s.DB)))
+	ch, err := w.Check(context.Background(), testutil.Session(t, openTarget(t, s.DB.String())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestHandlerFailures(t *testing.T) {
 
 func openTarget(t *testing.T, db string) target.Target {
 	t.Helper()
-	tg, err := target.Open(context.Background(), db)
+	tg, err := target.OpenURL(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestInvariantsCatchDamage(t *testing.T) {
 	w := newWorkflow(t, "--poll-interval", "2ms", "--signal-workers", "2", "--steps", "2")
 	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 10)
 	checkRun(t, runOn(t, s, openDB(t, s)), 10)
-	c := testutil.Session(t, openTarget(t, s.DB))
+	c := testutil.Session(t, openTarget(t, s.DB.String()))
 	ctx := context.Background()
 	exec := func(q string) {
 		t.Helper()
@@ -230,7 +230,7 @@ func TestFailedPublishAccepted(t *testing.T) {
 	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 3)
 	db := openDB(t, s)
 	checkRun(t, runOn(t, s, db), 3)
-	c := testutil.Session(t, openTarget(t, s.DB))
+	c := testutil.Session(t, openTarget(t, s.DB.String()))
 	ctx := context.Background()
 	if _, err := c.Exec(ctx, "CREATE TRIGGER planted BEFORE INSERT ON "+tSignals+" WHEN NEW.instance_id % 3 = 0 BEGIN SELECT RAISE(ABORT, 'planted publish failure'); END"); err != nil {
 		t.Fatal(err)
@@ -262,7 +262,7 @@ func TestEarlierRunsSignals(t *testing.T) {
 	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 2)
 	db := openDB(t, s)
 	checkRun(t, runOn(t, s, db), 2)
-	c := testutil.Session(t, openTarget(t, s.DB))
+	c := testutil.Session(t, openTarget(t, s.DB.String()))
 	ctx := context.Background()
 	for _, q := range []string{
 		fmt.Sprintf("INSERT INTO %s (id, definition, state, version, steps, applied, created_us, updated_us) VALUES (100, 'x', 'waiting', 1, 1, 0, 0, 0)", tInstances),

@@ -1,0 +1,317 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/faultproxy"
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// Database is an opened target and whatever was started for it.
+type Database struct {
+	target.Target
+	URL     string // masked
+	cluster *localdb.Cluster
+	// server is the throwaway server txnbench started (the cluster, or a
+	// MariaDB), which the server faults and supervision act on; nil when
+	// none.
+	server localServer
+	fleet  *localdb.Fleet // the throwaway PgBouncers (and HAProxy) of --via pgbouncer
+	deaths deaths         // what supervision restarted (supervise.go)
+	// adminURL is the pooler's admin console, "" without a pooler or
+	// with a fleet of several (adminURLs has each member's).
+	adminURL     string
+	poolerName   string      // e.g. "PgBouncer 1.18.0"
+	poolerDetail string      // e.g. "transaction pooling, 20 server connections"
+	connURL      string      // what the clients connect to, with its password
+	addr         target.Addr // connURL's server (a proxy's once shaped)
+	loadURL      string      // on a throwaway cluster, the run database as loadRole
+	loadVerifier string      // loadRole's SCRAM verifier, which txnbench's PgBouncer keeps
+	// lender is the database whose cluster this one borrows (a study's
+	// pooled cells on the cluster of its direct ones): it supervises and
+	// stops the cluster; nil when this one owns what it runs on.
+	lender *Database
+	// silent holds, by console (see console), why a pooler's console or
+	// the proxy did not answer in time since the last poolerSnapshot.
+	silent map[string]error
+	// shaper is the proxy making --network between the clients and
+	// what they connect to (nil without), network what it measured.
+	shaper       *faultproxy.Proxy
+	poolerShaper *faultproxy.Proxy // --pooler-network's
+	network      *result.Network
+}
+
+// borrow opens a new database on d's cluster that leaves the cluster to
+// d: its Close does not stop it, and d supervises it.
+func (d *Database) borrow(ctx context.Context) (*Database, error) {
+	t, err := openTarget(ctx, d.connURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.connURL, addr: d.addr, loadURL: d.loadURL, server: d.server, lender: d}, nil
+}
+
+// Close closes the target and stops what was started for it.
+func (d *Database) Close() error {
+	err := d.Target.Close()
+	_ = d.shaper.Close()
+	if d.fleet != nil {
+		if serr := d.fleet.Stop(); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	_ = d.poolerShaper.Close() // after the poolers it carries
+	if d.server != nil && d.lender == nil {
+		if serr := d.server.Stop(); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	return err
+}
+
+// localServer is a throwaway server as localdb runs it.
+type localServer interface {
+	Kill(sig syscall.Signal) error
+	Pause() (resume func(), err error)
+	Restart(ctx context.Context) error
+	Supervise(onDeath func(localdb.Event))
+	PID() int
+	Stop() error
+}
+
+// Cluster is the throwaway cluster behind the database, or nil.
+func (d *Database) Cluster() *localdb.Cluster { return d.cluster }
+
+// Open opens the spec's database, starting a throwaway cluster for
+// temp-postgres (max_connections sized for conns server connections) and a
+// throwaway PgBouncer in front of it with --via pgbouncer, sized for the
+// spec's clients; clients then go through the pooler.
+func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
+	clients := s.Runner.Clients
+	if v := s.DB.Via; v.Kind == target.ViaURL {
+		// An existing pooler: clients connect to it, nothing is started.
+		via := s.clientURL(withExecMode(v.URL))
+		t, err := openTarget(ctx, via)
+		if err != nil {
+			return nil, err
+		}
+		db := &Database{Target: t, connURL: via, addr: v.Addr, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}
+		return db, shapeOrClose(ctx, s, db)
+	}
+	db, err := openServer(ctx, s, conns)
+	if err != nil {
+		return nil, err
+	}
+	if s.DB.Via.Kind == target.ViaPgBouncer {
+		if err := startPoolers(ctx, s, db, clients); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	if err := shapeOrClose(ctx, s, db); err != nil {
+		return nil, err
+	}
+	if err := pinParts(s, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// pinParts places the server, the poolers and txnbench itself (its
+// clients, and the network proxies it runs) on their --cpus.
+func pinParts(s Spec, db *Database) error {
+	if s.CPUs == nil {
+		return nil
+	}
+	if db.cluster != nil {
+		if err := s.CPUs.pin("server", db.cluster.PID()); err != nil {
+			return err
+		}
+	}
+	if db.fleet != nil {
+		for _, m := range db.fleet.Members() {
+			if err := s.CPUs.pin("pooler", m.PID()); err != nil {
+				return err
+			}
+		}
+		if p := db.fleet.Proxy(); p != nil {
+			if err := s.CPUs.pin("pooler", p.PID()); err != nil {
+				return err
+			}
+		}
+	}
+	return s.CPUs.pin("clients", os.Getpid())
+}
+
+// openServer opens the database itself, sized for conns connections.
+func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
+	sp := s.DB
+	if sp.Kind == target.TempMariaDB {
+		return openMariaDB(ctx, s, conns)
+	}
+	if sp.Kind != target.TempPostgres {
+		open := sp
+		open.Via = target.Via{}
+		if sp.Kind == target.ServerURL {
+			open.URL = named(s.clientURL(sp.URL))
+		}
+		t, err := openSpec(ctx, open)
+		if err != nil {
+			return nil, err
+		}
+		shown := target.MaskURL(sp.String())
+		if sp.Kind == target.SQLiteTemp {
+			shown = "sqlite (a temporary file, removed at exit)"
+		}
+		return &Database{Target: t, URL: shown, connURL: open.String(), addr: sp.Addr}, nil
+	}
+	var err error
+	conf := s.PGConf
+	if !hasSetting(conf, "max_connections") {
+		conf = append([]string{"max_connections=" + strconv.Itoa(max(100, conns+20))}, conf...)
+	}
+	s.log("starting a throwaway PostgreSQL")
+	started := time.Now()
+	bin := s.PGBin
+	if bin == "" && sp.Version != "" {
+		if bin, err = localdb.FindVersion(sp.Version); err != nil {
+			return nil, err
+		}
+	}
+	cl, err := localdb.Start(ctx, localdb.Options{BinDir: bin, Conf: conf})
+	if err != nil {
+		return nil, err
+	}
+	db, err := openAsLoadRole(ctx, s, cl)
+	if err != nil {
+		cl.Stop()
+		return nil, err
+	}
+	s.log(fmt.Sprintf("PostgreSQL %s ready on 127.0.0.1:%d in %.1f s", cl.Version(), cl.Port(), time.Since(started).Seconds()))
+	return db, nil
+}
+
+// openAsLoadRole creates loadRole on the throwaway cluster cl, as its
+// superuser, and opens the run database as loadRole: the workloads' data
+// and every client session, direct or through a pooler, are the load
+// role's; the telemetry and the faults go to the server as its superuser
+// (serverURL).
+func openAsLoadRole(ctx context.Context, s Spec, cl *localdb.Cluster) (*Database, error) {
+	su, err := openTarget(ctx, named(cl.URL()))
+	if err != nil {
+		return nil, err
+	}
+	loadURL, verifier, err := createLoadRole(ctx, &Database{Target: su, cluster: cl})
+	su.Close()
+	if err != nil {
+		return nil, err
+	}
+	t, err := openTarget(ctx, s.clientURL(named(loadURL)))
+	if err != nil {
+		return nil, err
+	}
+	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, server: cl, connURL: s.clientURL(named(loadURL)), addr: localAddr(cl.Port()), loadURL: loadURL, loadVerifier: verifier}, nil
+}
+
+// openMariaDB starts a throwaway MariaDB sized for conns connections and
+// opens it.
+func openMariaDB(ctx context.Context, s Spec, conns int) (*Database, error) {
+	conf := s.MariaDBConf
+	if !hasSetting(conf, "max_connections") && !hasSetting(conf, "max-connections") {
+		conf = append([]string{"max_connections=" + strconv.Itoa(max(151, conns+20))}, conf...)
+	}
+	s.log("starting a throwaway MariaDB")
+	started := time.Now()
+	m, err := localdb.StartMariaDB(ctx, localdb.MariaDBOptions{Conf: conf})
+	if err != nil {
+		return nil, err
+	}
+	t, err := openTarget(ctx, m.URL())
+	if err != nil {
+		m.Stop()
+		return nil, err
+	}
+	s.log(fmt.Sprintf("MariaDB %s ready on 127.0.0.1:%d in %.1f s", m.Version(), m.Port(), time.Since(started).Seconds()))
+	return &Database{Target: t, URL: TempMariaDB + " (" + target.MaskURL(m.URL()) + ")", server: m, connURL: m.URL(), addr: localAddr(m.Port())}, nil
+}
+
+// localAddr is the address of a server or pooler txnbench started: they
+// listen on 127.0.0.1.
+func localAddr(port int) target.Addr {
+	return target.Addr{Host: "127.0.0.1", Port: strconv.Itoa(port)}
+}
+
+func hasSetting(conf []string, key string) bool {
+	for _, kv := range conf {
+		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// serverURL is the run database on the server itself, bypassing any
+// pooler, or "" when there is no server to ask (an embedded engine, or a
+// pooler URL without --db).
+func (d *Database) serverURL(s Spec) string {
+	if d.cluster != nil {
+		return d.cluster.URL()
+	}
+	if s.DB.Kind == target.ServerURL {
+		return s.DB.URL
+	}
+	return ""
+}
+
+// Isolate prepares db for the next run of a study: a throwaway pooler is
+// restarted, the server's statistics are reset where the dialect can, then
+// it waits settle so the previous run's background work (checkpoints,
+// vacuum) calms down.
+func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
+	if db.fleet != nil {
+		if err := db.fleet.Restart(ctx); err != nil {
+			return fmt.Errorf("restarting PgBouncer: %w", err)
+		}
+	}
+	if q := db.Dialect().Caps.StatsReset; q != "" {
+		rctx, cancel := context.WithTimeout(ctx, probeWait)
+		err := withConn(rctx, db, func(c target.Conn) error {
+			_, err := c.Exec(rctx, q)
+			return err
+		})
+		cancel()
+		if err != nil && target.Classify(err) == target.ClassPermission {
+			return statsNotReset(ctx, settle)
+		}
+		if err != nil {
+			return fmt.Errorf("resetting the server's statistics: %w", err)
+		}
+	}
+	return runner.Sleep(ctx, settle)
+}
+
+// ErrStatsNotReset is Isolate's answer when the role may not reset the
+// server's statistics (pg_stat_reset is for superusers unless granted):
+// the database is otherwise isolated, and each run's telemetry compares
+// its own snapshots from before and after, so the caller notes it and
+// goes on.
+var ErrStatsNotReset = errors.New("this role may not reset the server's statistics")
+
+// statsNotReset settles as Isolate would, then reports ErrStatsNotReset.
+func statsNotReset(ctx context.Context, settle time.Duration) error {
+	if err := runner.Sleep(ctx, settle); err != nil {
+		return err
+	}
+	return ErrStatsNotReset
+}

@@ -1,0 +1,363 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/telemetry"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// Run initialises the workload if needed, runs it, checks the invariants
+// and returns the Result. After an interrupt (ctx cancelled) the Result
+// holds what was measured and Interrupted is set.
+//
+// A run goes through its stages in this order (the caller opened db):
+// init (the shards' load, the schema and data, the run table, the
+// workload's Start), the start stages (see stages: each started in turn,
+// each registering its own observer of the run), the run itself, the stop
+// stages in reverse order, assemble (the Result) and check (the
+// invariants). What outlives the stop stages (the run table's heartbeat,
+// the faults' timeline) ends as Run returns.
+func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
+	rn := &running{s: s, db: db, ctx: ctx}
+	defer rn.atEnd.unwind()
+	if err := rn.init(); err != nil {
+		return nil, err
+	}
+	out, err := rn.measure()
+	if err != nil {
+		return nil, err
+	}
+	rn.r = rn.assemble(out)
+	return rn.check()
+}
+
+// running is one Run as it goes: what its stages started, and what is
+// undone when they stop (stops) and when Run returns (atEnd).
+type running struct {
+	s   Spec
+	db  *Database
+	ctx context.Context // the run's: cancelled by an interrupt
+	r   *result.Result  // once assembled
+
+	stops cleanups // the start stages', undone after the run
+	atEnd cleanups // what lasts through the check, undone as Run returns
+	// wctx bounds the work after the run (see windDown); made by wind.
+	wctx context.Context
+
+	began     time.Time                                             // a shard's start, on the server's clock
+	member    *member                                               // this run's row in the run table, or nil
+	faults    *faultRun                                             // nil without faults
+	collector *telemetry.Collector                                  // nil with --telemetry off
+	telemetry *result.Telemetry                                     // what the collector gathered
+	conns     connect.Connector                                     // the clients' connections
+	pool      *target.PoolStats                                     // the shared pool's figures, if any
+	before    poolerSnapshot                                        // the poolers' counters as the run starts
+	window    *windowClock                                          // when the window opened
+	shard     result.Shard                                          // a shard's place in its run
+	first     []runner.Observer                                     // observers before the caller's
+	last      []runner.Observer                                     // and after them
+	onCycle   func(func(runner.CycleEvent)) func(runner.CycleEvent) // wraps the runner's cycle callback
+}
+
+// A stage is started before the run, in the order of stages, and stopped
+// after it in reverse order: its start registers its observer of the run
+// and pushes its stop on rn.stops. A stage that fails to start leaves the
+// ones before it to be stopped.
+type stage struct {
+	name  string
+	start func(rn *running) error
+}
+
+// stages are a run's start stages, in the order they start.
+var stages = []stage{
+	{"faults", (*running).startFaults},                 // the schedule and, for network faults, the proxy
+	{"telemetry", (*running).startTelemetry},           // the collector, first to see the window open
+	{"connectors", (*running).openConnectors},          // how the clients get connections
+	{"background", (*running).startBackground},         // the workload's work beside the clients
+	{"pooler counters", (*running).takePoolerCounters}, // what the Result's pooler section compares to
+	{"supervision", (*running).supervise},              // restarts of what txnbench started, and the window clock
+	{"shard barrier", (*running).startTogether},        // the shards start together (sharded runs)
+	{"fault schedule", (*running).scheduleFaults},      // the faults on their schedule, over once stopped
+}
+
+// init waits for shard 0's load (a sharded run), creates the workload's
+// schema and data, registers the run in the run table and runs the
+// workload's Start.
+func (rn *running) init() error {
+	ctx, s, db := rn.ctx, &rn.s, rn.db
+	if s.sharded() {
+		s.Fresh = s.Fresh && s.Runner.Shard.Index == 0 // shard 0 alone loads
+		if err := awaitLoad(ctx, *s, db); err != nil {
+			return err
+		}
+	}
+	created, err := Init(ctx, *s, db)
+	if err != nil {
+		return err
+	}
+	if !created {
+		s.log("using the existing " + s.Name + " schema and data (--reinit to start fresh)")
+	}
+	if err := rn.register(); err != nil {
+		return err
+	}
+	if err := withConn(ctx, db, func(c target.Conn) error { return s.Workload.Start(ctx, c) }); err != nil {
+		return err
+	}
+	if m := rn.member; m != nil {
+		m.beat(*s, db)
+		rn.atEnd.push(m.stop)
+	}
+	return nil
+}
+
+// register puts the run in the run table before Start counts anything,
+// so that a run writing the same tables at the same time is known
+// (share.go); a shard reads the server's clock, its row comes with the
+// barrier.
+func (rn *running) register() (err error) {
+	ctx, s, db := rn.ctx, rn.s, rn.db
+	switch {
+	case s.sharded():
+		if rn.began, err = serverNow(ctx, db); err != nil {
+			return err
+		}
+	case s.registers(db):
+		m, err := registerRun(ctx, s, db)
+		if err != nil {
+			s.log("not registered in the run table: runs writing the same tables at the same time cannot be told apart (" + firstLine(err.Error()) + ")")
+			return nil
+		}
+		rn.member = m
+		rn.atEnd.push(func() { m.end(s, db) })
+	}
+	return nil
+}
+
+// measure starts the stages, runs the workload and stops the stages in
+// reverse order, whatever happened.
+func (rn *running) measure() (*runner.Outcome, error) {
+	defer rn.stops.unwind()
+	for _, st := range stages {
+		if err := st.start(rn); err != nil {
+			return nil, err
+		}
+	}
+	rc := rn.s.Runner
+	// a copy: the caller's observers stay as they are
+	rc.Observers = append(append(append([]runner.Observer{}, rn.first...), rc.Observers...), rn.last...)
+	if rn.onCycle != nil {
+		rc.OnCycle = rn.onCycle(rc.OnCycle)
+	}
+	return runner.Run(rn.ctx, rc, rn.conns, rn.s.Workload)
+}
+
+// wind is the context of the work after the run, made as that work
+// begins (see windDown).
+func (rn *running) wind() context.Context {
+	if rn.wctx == nil {
+		var end func()
+		rn.wctx, end = windDown(rn.ctx)
+		rn.atEnd.push(end)
+	}
+	return rn.wctx
+}
+
+// startFaults makes the faults' schedule and, for a network fault, the
+// proxy the clients connect through; as Run returns the faults go on the
+// Result's timeline.
+func (rn *running) startFaults() error {
+	f, err := startFaults(rn.ctx, rn.s, rn.db)
+	if err != nil {
+		return err
+	}
+	rn.faults = f
+	rn.atEnd.push(func() { f.finish(&rn.r) })
+	return nil
+}
+
+// startTelemetry starts the collector (nil with --telemetry off), the
+// first observer of the run: its baseline comes before anything else as
+// the window opens. Its stop lets the pooler's server sessions end (their
+// backends publish their statistics as they exit) and finishes it.
+func (rn *running) startTelemetry() error {
+	tel := startTelemetry(rn.ctx, rn.s, rn.db)
+	if tel == nil {
+		return nil
+	}
+	rn.collector = tel
+	rn.first = append(rn.first, telemetryObserver{tel})
+	rn.stops.push(func() {
+		wctx := rn.wind()
+		if rn.ctx.Err() == nil { // after an interrupt, the 2 s left are the check's
+			rn.db.closePoolerServers(wctx)
+		}
+		fctx, cancel := telemetryCtx(rn.ctx, wctx)
+		rn.telemetry = tel.Finish(fctx)
+		cancel()
+	})
+	return nil
+}
+
+// openConnectors opens what the clients get their connections from,
+// through the fault proxy when there is one; its stop keeps the pool's
+// figures and closes the sessions (the server publishes their
+// statistics).
+func (rn *running) openConnectors() error {
+	conns, err := connect.New(rn.ctx, rn.faults.target(rn.db), rn.s.Conn)
+	if err != nil {
+		return err
+	}
+	rn.conns = conns
+	rn.stops.push(func() {
+		rn.pool = conns.PoolStats()
+		conns.Close()
+	})
+	return nil
+}
+
+// startBackground starts the workload's own work beside the clients.
+func (rn *running) startBackground() error {
+	stop, err := startBackground(rn.ctx, rn.s, rn.db)
+	if err != nil {
+		return err
+	}
+	rn.stops.push(stop)
+	return nil
+}
+
+// takePoolerCounters reads the poolers' counters before the run.
+func (rn *running) takePoolerCounters() error {
+	rn.before = rn.db.poolerSnapshot(rn.ctx)
+	return nil
+}
+
+// supervise has what txnbench started restarted when it dies unasked,
+// and observes when the window opens (the deaths' times count from it).
+func (rn *running) supervise() error {
+	rn.db.supervise()
+	rn.window = &windowClock{}
+	rn.first = append(rn.first, rn.window)
+	return nil
+}
+
+// startTogether is the last thing before a sharded run: the shards start
+// together, each then marked alive in the run table until Run returns.
+func (rn *running) startTogether() (err error) {
+	s, db := rn.s, rn.db
+	if !s.sharded() {
+		return nil
+	}
+	if rn.shard, err = startTogether(rn.ctx, s, db, rn.began); err != nil {
+		return err
+	}
+	m := &member{runID: s.Shard.RunID, shard: s.Runner.Shard.Index, name: s.shardName()}
+	m.beat(s, db)
+	rn.member = m
+	rn.atEnd.push(m.stop)
+	return nil
+}
+
+// scheduleFaults observes the run with the faults' schedule; its stop,
+// the first after the run, waits until every fault is over: the server
+// and pooler are back before anything reads them.
+func (rn *running) scheduleFaults() error {
+	f := rn.faults
+	if f == nil {
+		return nil
+	}
+	rn.last = append(rn.last, f.Observer())
+	rn.onCycle = f.OnCycle
+	rn.stops.push(f.Wait)
+	return nil
+}
+
+// assemble makes the Result of the run's outcome and what its stages
+// gathered.
+func (rn *running) assemble(out *runner.Outcome) *result.Result {
+	s, db := rn.s, rn.db
+	r := assemble(s, db, out)
+	if d, ok := s.Workload.(workload.DataReporter); ok {
+		r.Data = d.Data() // what Start found
+	}
+	r.Telemetry = rn.telemetry
+	r.SlowOps = out.SlowOps
+	rn.collector.ExplainSlowOps(r.SlowOps, s.DB.Via.Kind != target.ViaDirect)
+	r.SetServerTimes()
+	r.Pool = rn.pool
+	r.Pooler = db.poolerResult(rn.wind(), rn.before)
+	mendPooler(r.Pooler, rn.telemetry, db.fleet == nil)
+	notePartialPooler(r, db)
+	db.addDeaths(r, rn.window.opened(out.Started))
+	return r
+}
+
+// check runs the invariant check, even after an interrupt: it is quick
+// and says whether anything was lost. It gets a session of its own: the
+// server may have restarted during the run.
+func (rn *running) check() (*result.Result, error) {
+	s, db, r, m := rn.s, rn.db, rn.r, rn.member
+	wctx := rn.wind()
+	ctx, cancel := context.WithTimeout(wctx, 5*time.Minute)
+	defer cancel()
+	var err error
+	if s.sharded() {
+		if r.Invariants, err = endShard(ctx, s, db, r, rn.shard, m); r.Invariants != nil || err != nil {
+			return r, err
+		}
+	}
+	var ch workload.Check
+	err = withCheckConn(ctx, s, db, r, func(c target.Conn) (err error) {
+		var sh sharing
+		if m != nil {
+			if !s.sharded() {
+				if _, err := finishShard(ctx, s, c, m); err != nil {
+					return err
+				}
+			}
+			if sh, err = shareBooks(ctx, s, c, m.runID, shareWait, false); err != nil || sh.not != nil {
+				if sh.not != nil {
+					ch = *sh.not
+				}
+				return err
+			}
+		}
+		if ch, err = s.Workload.Check(ctx, c); err != nil || m == nil {
+			return err
+		}
+		return sh.after(ctx, s, c, &ch)
+	})
+	if err != nil && wctx.Err() != nil {
+		r.Invariants = &workload.Check{NotChecked: context.Cause(wctx).Error()}
+		return r, nil
+	}
+	if errors.Is(err, errCheckNoAnswer) { // the verdict says so, and the error why
+		r.Invariants = &workload.Check{NotChecked: errCheckNoAnswer.Error()}
+	}
+	if err != nil {
+		return r, err
+	}
+	r.Invariants = &ch
+	return r, nil
+}
+
+// cleanups is a stack of what to undo, last pushed first.
+type cleanups []func()
+
+func (c *cleanups) push(f func()) { *c = append(*c, f) }
+
+// unwind undoes everything pushed, in reverse order, and empties c.
+func (c *cleanups) unwind() {
+	for len(*c) > 0 {
+		f := (*c)[len(*c)-1]
+		*c = (*c)[:len(*c)-1]
+		f()
+	}
+}
