@@ -57,6 +57,9 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		BackendUser: u.User.Username(), BackendPassword: password,
 		PoolMode: s.Pooler.Mode, PoolSize: s.Pooler.Size, MaxClientConn: poolerMaxClientConn(clients + backgroundSessions(s.Workload)),
 	}
+	if db.cluster != nil {
+		bo.TLS = db.cluster.CA() // nil without --tls
+	}
 	if verifier != "" {
 		// The load role's own login, checked by PgBouncer with the
 		// verifier the server stores too (SCRAM pass-through): no

@@ -54,6 +54,10 @@ type Spec struct {
 	// CPUs is where the server, the poolers and txnbench's clients run
 	// (--cpus); nil: anywhere.
 	CPUs CPUs
+	// TLS makes the throwaway server and PgBouncers serve TLS with
+	// certificates of a CA made for the run, which clients verify
+	// (--tls); temp-postgres only.
+	TLS bool
 	// Telemetry is what is watched beside the run (on unless Off).
 	Telemetry Telemetry
 	Fresh     bool         // drop and recreate the workload's schema
@@ -132,6 +136,7 @@ type Database struct {
 	shaper       *faultproxy.Proxy
 	poolerShaper *faultproxy.Proxy // --pooler-network's
 	network      *result.Network
+	tls          *result.TLS // what the clients' connections negotiated (noteTLS)
 }
 
 // borrow opens a new database on d's cluster that leaves the cluster to
@@ -268,6 +273,9 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.TLS && sp.Kind != target.TempPostgres {
+		return nil, ErrTLSNeedsTempPostgres
+	}
 	if sp.Kind == target.TempMariaDB {
 		return openMariaDB(ctx, s, conns)
 	}
@@ -298,7 +306,13 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 			return nil, err
 		}
 	}
-	cl, err := localdb.Start(ctx, localdb.Options{BinDir: bin, Conf: conf})
+	o := localdb.Options{BinDir: bin, Conf: conf}
+	if s.TLS {
+		if o.TLS, err = localdb.NewCA(); err != nil {
+			return nil, err
+		}
+	}
+	cl, err := localdb.Start(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +432,7 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 		}
 		defer func() { m.end(s, db) }()
 	}
-	if err := withConn(ctx, db, func(c target.Conn) error { return s.Workload.Start(ctx, c) }); err != nil {
+	if err := withConn(ctx, db, func(c target.Conn) error { db.noteTLS(s, c); return s.Workload.Start(ctx, c) }); err != nil {
 		return nil, err
 	}
 	if m != nil {
@@ -610,7 +624,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		r.Config.Pool = &s.Conn.Pool
 	}
 	r.Config.Via = target.MaskURL(cmp.Or(s.Pooler.Via, Direct))
-	r.Network = db.network
+	r.Network, r.TLS = db.network, db.tls
 	r.Notes = append(r.Notes, s.CPUs.Notes(db.fleet != nil)...)
 	if rc.Duration > 0 {
 		r.Config.Duration = rc.Duration.String()

@@ -129,7 +129,7 @@ func (s *Shared) isServer(db *Database) bool {
 // dbKey identifies a database that specifications can share.
 func dbKey(s Spec) string {
 	p := s.Pooler
-	return strings.Join(append([]string{s.DB, s.PGBin, p.Via, p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
+	return strings.Join(append([]string{s.DB, s.PGBin, strconv.FormatBool(s.TLS), p.Via, p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
 }
 
 // serverKey identifies the throwaway cluster of a specification that runs
@@ -140,5 +140,5 @@ func serverKey(s Spec) (string, bool) {
 	if err != nil || sp.Kind != target.TempPostgres || target.IsServerURL(s.Pooler.Via) {
 		return "", false
 	}
-	return strings.Join(append([]string{"cluster", s.DB, s.PGBin}, s.PGConf...), "\x00"), true
+	return strings.Join(append([]string{"cluster", s.DB, s.PGBin, strconv.FormatBool(s.TLS)}, s.PGConf...), "\x00"), true
 }

@@ -38,6 +38,9 @@ func Header(w io.Writer, r *result.Result) {
 	if r.Network != nil {
 		fmt.Fprintf(w, "network    %s\n", r.Network)
 	}
+	if r.TLS != nil {
+		fmt.Fprintf(w, "tls        %s\n", r.TLS)
+	}
 	run := runLine(r)
 	if r.Interrupted {
 		run += ", INTERRUPTED"
