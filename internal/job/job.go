@@ -465,6 +465,9 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 	window := &windowClock{}
 	rc := s.Runner
 	rc.Observers = append([]runner.Observer{window}, rc.Observers...) // a copy: the caller's stays as it is
+	if db.network != nil {
+		rc.Observers = append(rc.Observers, &proxyCPU{db: db})
+	}
 	if tel != nil {
 		// first: the sampler's baseline comes before anything else as
 		// the window opens
@@ -588,6 +591,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	d := db.Dialect()
 	host, _ := os.Hostname()
 	rc := s.Runner
+	cpu := withoutProxyCPU(out.CPU, db.network) // the client's own
 	r := &result.Result{
 		Format:   result.Format,
 		Tool:     result.Tool{Version: s.Version, Go: runtime.Version()},
@@ -607,7 +611,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		Ops:         out.Ops,
 		Intervals:   out.Intervals,
 		Client: result.Client{
-			CPUUserS: out.CPU.User.Seconds(), CPUSysS: out.CPU.Sys.Seconds(),
+			CPUUserS: cpu.User.Seconds(), CPUSysS: cpu.Sys.Seconds(),
 			MaxRSSMB: float64(out.CPU.MaxRSSKB) / 1024,
 		},
 	}
@@ -642,7 +646,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	}
 	r.Behind = result.ScheduleBehind(r)
 	if c := r.Op(result.CycleOp); c != nil && c.Count > 0 {
-		r.Client.CPUPerCycleMS = out.CPU.Total().Seconds() * 1000 / float64(c.Count)
+		r.Client.CPUPerCycleMS = cpu.Total().Seconds() * 1000 / float64(c.Count)
 	}
 	if txns, _ := r.Transactions(); txns > 0 {
 		r.Client.AllocPerTxnKB = float64(out.CPU.AllocBytes) / 1024 / float64(txns)

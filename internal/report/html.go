@@ -287,6 +287,9 @@ func runPage(r *result.Result) page {
 	if r.Server.Embedded {
 		client.Note = "the database is embedded: this includes the engine's own work"
 	}
+	if p := r.Network.ProxyCPU(r.MeasuredS); p != "" {
+		client.Note = strings.TrimPrefix(client.Note+"; "+p, "; ")
+	}
 	p.After = append(p.After, client)
 	if t := r.Telemetry; t != nil {
 		p.After = append(p.After, telemetryTables(t, r.MeasuredS)...)

@@ -212,6 +212,9 @@ func Client(w io.Writer, r *result.Result) {
 	if r.Server.Embedded {
 		line += "\n           (the database is embedded: this includes the engine's own work)"
 	}
+	if p := r.Network.ProxyCPU(r.MeasuredS); p != "" {
+		line += "\n           " + p
+	}
 	fmt.Fprintln(w, line)
 }
 
