@@ -152,3 +152,31 @@ func TestTLSImpostorRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestStudyNetworkTLS: a study's cells on temp-postgres get the --network
+// and --tls they were given, direct and through txnbench's PgBouncer
+// alike: each cell's result has the shape, a measured round trip near it
+// and the TLS. Before, the study's shared cluster left --network out.
+func TestStudyNetworkTLS(t *testing.T) {
+	testutil.NeedPostgres(t)
+	testutil.NeedPgBouncer(t)
+	out := t.TempDir()
+	code, stdout, stderr := runBinary(t, "study", "connect-overhead", "--db", "temp-postgres", "--network", "rtt=2ms", "--tls",
+		"--vary", "via=direct,pgbouncer", "--conn", "per-txn", "--clients", "2", "--iterations", "20", "--rows", "300",
+		"--telemetry", "off", "--settle", "0s", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, cell := range []string{"cell01-rep1.json", "cell02-rep1.json"} {
+		r, err := result.Load(filepath.Join(out, cell))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Network == nil || r.Network.Shape != "rtt=2ms" || r.Network.MeasuredRTTMs < 1.6 || r.Network.MeasuredRTTMs > 2.4 {
+			t.Errorf("%s (via %s): network %+v, want rtt=2ms measured within 20%%", cell, r.Config.Via, r.Network)
+		}
+		if r.TLS == nil {
+			t.Errorf("%s (via %s): no TLS recorded", cell, r.Config.Via)
+		}
+	}
+}
