@@ -24,7 +24,7 @@ var helpGroups = []struct {
 	{"Load shape", []string{"clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "max-tries", "grace"}},
 	{"Connections", []string{"conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check", "connect-timeout"}},
 	{"Pooler", []string{"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers"}},
-	{"Network and CPUs", []string{"network", "pooler-network", "cpus"}},
+	{"Network and CPUs", []string{"network", "pooler-network", "tls", "cpus"}},
 	{"Faults", []string{"fault"}},
 	{"Outputs", []string{"json", "html", "csv", "jsonl", "progress", "min-success", "cpu-profile"}},
 	{"Telemetry", []string{"telemetry", "telemetry-sample", "metrics-addr"}},

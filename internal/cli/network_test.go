@@ -101,6 +101,29 @@ func TestNetworkRoundTrip(t *testing.T) {
 	}
 }
 
+// TestNetworkProxyCPU: the shaped proxy runs inside txnbench; its CPU over
+// the window is counted apart (network.proxy_cpu_s) and the report says
+// it is not the client's. Fixed work: 60 connect-per-transaction cycles.
+func TestNetworkProxyCPU(t *testing.T) {
+	testutil.NeedPostgres(t)
+	js := filepath.Join(t.TempDir(), "r.json")
+	code, out, stderr := runBinary(t, "run", "connect-overhead", "--db", "temp-postgres", "--network", "rtt=0ms", "--conn", "per-txn",
+		"--rows", "300", "--clients", "2", "--iterations", "60", "--telemetry", "off", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	r, err := result.Load(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Network == nil || r.Network.ProxyCPUS <= 0 {
+		t.Fatalf("network = %+v, want the proxy's CPU counted", r.Network)
+	}
+	if line := r.Network.ProxyCPU(r.MeasuredS); !strings.Contains(out, "\n           "+line+"\n") || !strings.Contains(line, "not the client's") {
+		t.Errorf("report without %q under the client's line:\n%s", line, out)
+	}
+}
+
 // TestPoolerNetwork: --pooler-network puts the network between
 // txnbench's PgBouncer and the server (PgBouncer then reaches
 // temp-postgres over TCP through the proxy, logging in with the clients'

@@ -65,6 +65,8 @@ type runFlags struct {
 	// cpus is --cpus, cpuSets its parsed value (nil: none).
 	cpus    string
 	cpuSets job.CPUs
+	// tls is --tls: on or off.
+	tls string
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -112,9 +114,11 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.network, "network", "", "make a network between the clients and what they connect to (server, PgBouncer or HAProxy): rtt=2ms[,jitter=0.2ms][,rate=1gbit][,loss=0.1%] (keys also joined by +, as in --vary network=rtt=0ms,rtt=2ms+jitter=0.2ms; none: no network); see docs/network.md")
 	fs.StringVar(&f.poolerNetwork, "pooler-network", "", "with --via pgbouncer: make a network between txnbench's PgBouncers and the server, shaped as --network (which then puts the pooler beside the clients when rtt=0ms or left out)")
 	fs.StringVar(&f.cpus, "cpus", "", "CPUs for each part: server=0-1,pooler=2,clients=3 (the throwaway server, txnbench's PgBouncers and HAProxy, txnbench itself with its clients and network proxies); a part left out runs on any, and the result notes a part with no CPU of its own")
+	fs.StringVar(&f.tls, "tls", "off", "on (--tls alone): temp-postgres and txnbench's PgBouncers serve TLS with certificates of a CA made for the run, which the clients verify (verify-full); off: no TLS; see docs/network.md")
+	fs.Lookup("tls").NoOptDefVal = "on"
 	fs.StringArrayVar(&f.faults, "fault", nil, "inject a fault at AT in the window: AT:KIND[:ARG] with KIND kill-server, restart-server, hang-server, terminate-backends, kill-pooler, latency, blackhole or reset (repeatable; see docs/faults.md)")
 	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
-		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network", "pooler-network", "cpus")
+		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network", "pooler-network", "cpus", "tls")
 	declareFlags(fs, kindOutput, "json", "html", "cpu-profile", "csv", "jsonl")
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
@@ -199,6 +203,14 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 		if f.cpuSets, err = job.ParseCPUs(f.cpus); err != nil {
 			return usage(fmt.Errorf("--cpus %s: %w", f.cpus, err))
 		}
+	}
+	switch f.tls {
+	case "on", "off":
+	default:
+		return usage(fmt.Errorf("unknown --tls %q: choose on or off", f.tls))
+	}
+	if f.tls == "on" && f.spec.Kind != target.TempPostgres {
+		return usage(job.ErrTLSNeedsTempPostgres)
 	}
 	if f.poolerShape != nil && via.Kind != target.ViaPgBouncer {
 		return usage(errors.New("--pooler-network is between txnbench's PgBouncer and the server: add --via pgbouncer, or use --network for the clients' side"))
@@ -343,7 +355,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	f := &rs.f
 	spec := job.Spec{
 		DB: f.spec, PGBin: f.pgBin, PGConf: f.pgConf, MariaDBConf: f.mariadbConf, Name: rs.def.Name, Workload: rs.w,
-		Runner: f.cfg, Conn: f.conn, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, PoolerNetwork: f.poolerShape, CPUs: f.cpuSets, Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
+		Runner: f.cfg, Conn: f.conn, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, PoolerNetwork: f.poolerShape, CPUs: f.cpuSets, TLS: f.tls == "on", Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
 	}
 	return spec, faultsOf(&spec, f.faults)
 }

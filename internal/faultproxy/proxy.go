@@ -17,6 +17,7 @@ type Proxy struct {
 	delay   atomic.Int64 // added to each request, ns
 	shape   *Shape       // nil: traffic passes as it comes
 	early   atomic.Int64 // how early shaped links wake, ns (link.adjust)
+	cpu     cpuMeter     // a shaped proxy's goroutines' CPU
 
 	mu     sync.Mutex
 	conns  map[*pair]struct{}
@@ -117,6 +118,9 @@ func (p *Proxy) accept() {
 
 func (p *Proxy) serve(pr *pair) {
 	defer p.wg.Done()
+	if p.shape != nil {
+		defer p.cpu.track()()
+	}
 	defer func() {
 		pr.close(false)
 		p.mu.Lock()
@@ -138,6 +142,9 @@ func (p *Proxy) serve(pr *pair) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		if p.shape != nil {
+			defer p.cpu.track()()
+		}
 		p.copy(pr, s, pr.client, true)
 	}()
 	p.copy(pr, pr.client, s, false)
@@ -180,6 +187,7 @@ func (p *Proxy) copyShaped(pr *pair, dst, src net.Conn, toServer bool) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
+		defer p.cpu.track()()
 		l.send()
 	}()
 	for {
@@ -234,6 +242,17 @@ func (p *Proxy) pass(pr *pair) bool {
 	case <-pr.done:
 		return false
 	}
+}
+
+// CPU is the CPU time a shaped proxy's goroutines have used since it
+// started (its connections' readers and writers, each on an OS thread of
+// its own while it lives, whose CPU clock counts it); 0 for an unshaped
+// proxy, or where threads' CPU clocks cannot be read (not Linux).
+func (p *Proxy) CPU() time.Duration {
+	if p == nil {
+		return 0
+	}
+	return p.cpu.total()
 }
 
 // SetLatency adds d to every request on its way to the backend (0: none).

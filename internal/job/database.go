@@ -49,6 +49,7 @@ type Database struct {
 	shaper       *faultproxy.Proxy
 	poolerShaper *faultproxy.Proxy // --pooler-network's
 	network      *result.Network
+	tls          *result.TLS // what the clients' connections negotiated (noteTLS)
 }
 
 // borrow opens a new database on d's cluster that leaves the cluster to
@@ -157,6 +158,9 @@ func pinParts(s Spec, db *Database) error {
 // openServer opens the database itself, sized for conns connections.
 func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	sp := s.DB
+	if s.TLS && sp.Kind != target.TempPostgres {
+		return nil, ErrTLSNeedsTempPostgres
+	}
 	if sp.Kind == target.TempMariaDB {
 		return openMariaDB(ctx, s, conns)
 	}
@@ -189,7 +193,13 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 			return nil, err
 		}
 	}
-	cl, err := localdb.Start(ctx, localdb.Options{BinDir: bin, Conf: conf})
+	o := localdb.Options{BinDir: bin, Conf: conf}
+	if s.TLS {
+		if o.TLS, err = localdb.NewCA(); err != nil {
+			return nil, err
+		}
+	}
+	cl, err := localdb.Start(ctx, o)
 	if err != nil {
 		return nil, err
 	}

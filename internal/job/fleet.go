@@ -58,6 +58,9 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		BackendUser: u.User.Username(), BackendPassword: password,
 		PoolMode: pb.Mode, PoolSize: pb.Size, MaxClientConn: poolerMaxClientConn(clients + backgroundSessions(s.Workload)),
 	}
+	if db.cluster != nil {
+		bo.TLS = db.cluster.CA() // nil without --tls
+	}
 	if verifier != "" {
 		// The load role's own login, checked by PgBouncer with the
 		// verifier the server stores too (SCRAM pass-through): no

@@ -50,6 +50,10 @@ type Spec struct {
 	// CPUs is where the server, the poolers and txnbench's clients run
 	// (--cpus); nil: anywhere.
 	CPUs CPUs
+	// TLS makes the throwaway server and PgBouncers serve TLS with
+	// certificates of a CA made for the run, which clients verify
+	// (--tls); temp-postgres only.
+	TLS bool
 	// Telemetry is what is watched beside the run (on unless Off).
 	Telemetry Telemetry
 	Fresh     bool         // drop and recreate the workload's schema
@@ -152,6 +156,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	d := db.Dialect()
 	host, _ := os.Hostname()
 	rc := s.Runner
+	cpu := withoutProxyCPU(out.CPU, db.network) // the client's own
 	r := &result.Result{
 		Format:   result.Format,
 		Tool:     result.Tool{Version: s.Version, Go: runtime.Version()},
@@ -171,7 +176,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		Ops:         out.Ops,
 		Intervals:   out.Intervals,
 		Client: result.Client{
-			CPUUserS: out.CPU.User.Seconds(), CPUSysS: out.CPU.Sys.Seconds(),
+			CPUUserS: cpu.User.Seconds(), CPUSysS: cpu.Sys.Seconds(),
 			MaxRSSMB: float64(out.CPU.MaxRSSKB) / 1024,
 		},
 	}
@@ -188,7 +193,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		r.Config.Pool = &s.Conn.Pool
 	}
 	r.Config.Via = target.MaskURL(s.DB.Via.String())
-	r.Network = db.network
+	r.Network, r.TLS = db.network, db.tls
 	r.Notes = append(r.Notes, s.CPUs.Notes(db.fleet != nil)...)
 	if rc.Duration > 0 {
 		r.Config.Duration = rc.Duration.String()
@@ -206,7 +211,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 	}
 	r.Behind = result.ScheduleBehind(r)
 	if c := r.Op(result.CycleOp); c != nil && c.Count > 0 {
-		r.Client.CPUPerCycleMS = out.CPU.Total().Seconds() * 1000 / float64(c.Count)
+		r.Client.CPUPerCycleMS = cpu.Total().Seconds() * 1000 / float64(c.Count)
 	}
 	if txns, _ := r.Transactions(); txns > 0 {
 		r.Client.AllocPerTxnKB = float64(out.CPU.AllocBytes) / 1024 / float64(txns)

@@ -10,6 +10,7 @@ import (
 	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -124,6 +125,38 @@ func measureRTT(ctx context.Context, t target.Target) (time.Duration, error) {
 		}
 	}
 	return best, nil
+}
+
+// proxyCPU is a runner observer measuring the CPU the network's proxies
+// (which run inside txnbench) use over the span the runner measures the
+// client's CPU in (Start to Stop), into db.network.ProxyCPUS.
+type proxyCPU struct {
+	db   *Database
+	from time.Duration
+}
+
+func (o *proxyCPU) Start()               { o.from = o.db.proxiesCPU() }
+func (o *proxyCPU) Tick(result.Interval) {}
+func (o *proxyCPU) WindowEnd()           {}
+func (o *proxyCPU) Stop() {
+	o.db.network.ProxyCPUS = (o.db.proxiesCPU() - o.from).Seconds()
+}
+
+// proxiesCPU is the CPU the network's proxies used so far.
+func (d *Database) proxiesCPU() time.Duration { return d.shaper.CPU() + d.poolerShaper.CPU() }
+
+// withoutProxyCPU is the client's CPU u without the network proxies'
+// (n.ProxyCPUS), taken off its user and system time in proportion: a
+// thread's CPU clock does not tell them apart.
+func withoutProxyCPU(u runner.CPUUsage, n *result.Network) runner.CPUUsage {
+	total := u.Total()
+	if n == nil || n.ProxyCPUS <= 0 || total <= 0 {
+		return u
+	}
+	keep := max(1-n.ProxyCPUS/total.Seconds(), 0)
+	u.User = time.Duration(float64(u.User) * keep)
+	u.Sys = time.Duration(float64(u.Sys) * keep)
+	return u
 }
 
 // NoConnectTimeout as Spec.ConnectTimeout makes clients wait for a login

@@ -79,6 +79,7 @@ type stage struct {
 var stages = []stage{
 	{"faults", (*running).startFaults},                 // the schedule and, for network faults, the proxy
 	{"telemetry", (*running).startTelemetry},           // the collector, first to see the window open
+	{"proxy CPU", (*running).measureProxyCPU},          // the --network proxies' CPU, not the client's
 	{"connectors", (*running).openConnectors},          // how the clients get connections
 	{"background", (*running).startBackground},         // the workload's work beside the clients
 	{"pooler counters", (*running).takePoolerCounters}, // what the Result's pooler section compares to
@@ -108,7 +109,7 @@ func (rn *running) init() error {
 	if err := rn.register(); err != nil {
 		return err
 	}
-	if err := withConn(ctx, db, func(c target.Conn) error { return s.Workload.Start(ctx, c) }); err != nil {
+	if err := withConn(ctx, db, func(c target.Conn) error { db.noteTLS(*s, c); return s.Workload.Start(ctx, c) }); err != nil {
 		return err
 	}
 	if m := rn.member; m != nil {
@@ -230,6 +231,16 @@ func (rn *running) startBackground() error {
 		return err
 	}
 	rn.stops.push(stop)
+	return nil
+}
+
+// measureProxyCPU measures the CPU the --network proxies use over the
+// span the client's is measured in: they run in txnbench's process, and
+// assemble takes their share off the client's.
+func (rn *running) measureProxyCPU() error {
+	if rn.db.network != nil {
+		rn.last = append(rn.last, &proxyCPU{db: rn.db})
+	}
 	return nil
 }
 

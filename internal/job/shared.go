@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -66,7 +67,7 @@ func (s *Shared) Open(ctx context.Context, i int) (*Database, error) {
 		}
 		s.servers[sk] = server
 	}
-	if sp.DB.Via.Kind != target.ViaPgBouncer {
+	if sp.DB.Via.Kind != target.ViaPgBouncer && sp.Network == nil {
 		s.dbs[k] = server
 		return server, nil
 	}
@@ -74,8 +75,15 @@ func (s *Shared) Open(ctx context.Context, i int) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := startPoolers(ctx, sp, db, s.maxClients[k]); err != nil {
-		db.Close()
+	if sp.DB.Via.Kind == target.ViaPgBouncer {
+		if err := startPoolers(ctx, sp, db, s.maxClients[k]); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	// --network between this cell's clients and the cluster or its
+	// PgBouncer: a proxy of the cell's own, closed with it.
+	if err := shapeOrClose(ctx, sp, db); err != nil {
 		return nil, err
 	}
 	s.dbs[k] = db
@@ -129,7 +137,7 @@ func (s *Shared) isServer(db *Database) bool {
 // dbKey identifies a database that specifications can share.
 func dbKey(s Spec) string {
 	p := s.DB.Via.PgBouncer
-	return strings.Join(append([]string{s.DB.String(), s.PGBin, s.DB.Via.String(), p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
+	return strings.Join(append([]string{s.DB.String(), s.PGBin, strconv.FormatBool(s.TLS), shapeKey(s.Network), shapeKey(s.PoolerNetwork), s.DB.Via.String(), p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
 }
 
 // serverKey identifies the throwaway cluster of a specification that runs
@@ -139,5 +147,13 @@ func serverKey(s Spec) (string, bool) {
 	if s.DB.Kind != target.TempPostgres || s.DB.Via.Kind == target.ViaURL {
 		return "", false
 	}
-	return strings.Join(append([]string{"cluster", s.DB.String(), s.PGBin}, s.PGConf...), "\x00"), true
+	return strings.Join(append([]string{"cluster", s.DB.String(), s.PGBin, strconv.FormatBool(s.TLS)}, s.PGConf...), "\x00"), true
+}
+
+// shapeKey is a --network shape in a key: "" for none.
+func shapeKey(sh *faultproxy.Shape) string {
+	if sh == nil {
+		return ""
+	}
+	return sh.String()
 }

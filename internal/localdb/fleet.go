@@ -52,6 +52,7 @@ func StartFleet(ctx context.Context, o FleetOptions) (*Fleet, error) {
 	}()
 	bo := o.Bouncer
 	bo.Port = 0
+	bo.plainToo = n > 1 // HAProxy's health checks speak plain text
 	var err error
 	if bo.Password == "" {
 		if bo.Password, err = NewPassword(); err != nil {

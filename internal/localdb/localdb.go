@@ -58,6 +58,9 @@ type Options struct {
 	// kept in a file inside the data directory and the last lines are
 	// included in startup errors.
 	Log io.Writer
+	// TLS, when set, makes the server serve TLS (ssl=on) with a
+	// certificate it signs, and its clients (URL) verify it.
+	TLS *CA
 }
 
 // Cluster is a running throwaway cluster. Its methods are safe for
@@ -73,8 +76,10 @@ type Cluster struct {
 	args       []string // postgres arguments after -D and -p
 	user       *runAs   // nil: run as ourselves
 	log        *serverLog
-	password   string // the postgres superuser's, new for each cluster
-	socketDir  string // where its Unix socket is; "" when TCP only
+	password   string   // the postgres superuser's, new for each cluster
+	socketDir  string   // where its Unix socket is; "" when TCP only
+	tls        tlsFiles // its certificate, key and CA; zero without TLS
+	ca         *CA      // the CA that signed its certificate; nil without TLS
 }
 
 // server is one postmaster (or pgbouncer) process and its reaper.
@@ -159,6 +164,13 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		// Too long for a Unix socket: TCP only.
 		c.args = append(c.args, "-c", "unix_socket_directories=")
 	}
+	if o.TLS != nil {
+		c.ca = o.TLS
+		if c.tls, err = o.TLS.issue(dir, u); err != nil {
+			return nil, err
+		}
+		c.args = append(c.args, "-c", "ssl=on", "-c", "ssl_cert_file="+c.tls.cert, "-c", "ssl_key_file="+c.tls.key)
+	}
 	conf := o.Conf
 	if hasPgStatStatements(bin) {
 		conf = withPreload(conf, "pg_stat_statements")
@@ -176,10 +188,19 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 
 // URL returns the connection URL of the cluster's postgres superuser,
 // with its password: mask it (target.MaskURL) wherever it is shown. It
-// requires SCRAM (scramOnly).
+// requires SCRAM (scramOnly), and with Options.TLS verifies the server's
+// certificate against the run's CA (sslmode=verify-full).
 func (c *Cluster) URL() string {
-	return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable&%s", c.password, c.Port(), scramOnly)
+	return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?%s&%s", c.password, c.Port(), clientTLS(c.tls.ca), scramOnly)
 }
+
+// CAFile returns the path of the run's CA certificate that the server's
+// certificate is verified against, or "" when it serves no TLS.
+func (c *Cluster) CAFile() string { return c.tls.ca }
+
+// CA returns the CA that signed the server's certificate (Options.TLS),
+// or nil: a PgBouncer in front of it serves certificates of the same CA.
+func (c *Cluster) CA() *CA { return c.ca }
 
 // scramOnly is the URL parameter of every throwaway service's clients
 // (libpq's require_auth, which pgx honours): they log in only by

@@ -102,6 +102,15 @@ type BouncerOptions struct {
 	// inside its directory and the last lines are included in startup
 	// errors.
 	Log io.Writer
+	// TLS, when set, makes PgBouncer serve TLS to its clients
+	// (client_tls_sslmode=require) with a certificate it signs, which its
+	// clients (URL) verify, and verify the server's against it over TCP
+	// (server_tls_sslmode=verify-full): the server must hold a certificate
+	// of the same CA (Options.TLS). On a Unix socket there is no TLS.
+	TLS *CA
+	// plainToo lets clients in without TLS too (client_tls_sslmode=prefer),
+	// for the health checks of a fleet's HAProxy, which speak plain text.
+	plainToo bool
 }
 
 // Bouncer is a running throwaway PgBouncer. Its methods are safe for
@@ -116,7 +125,8 @@ type Bouncer struct {
 	o          BouncerOptions // with defaults filled in
 	user       *runAs         // nil: run as ourselves
 	log        *serverLog
-	password   string // what clients log in to PgBouncer with
+	password   string   // what clients log in to PgBouncer with
+	tls        tlsFiles // its certificate, key and CA; zero without TLS
 }
 
 // FindPgBouncer returns the path of the pgbouncer binary. A non-empty hint
@@ -294,6 +304,12 @@ func (b *Bouncer) setup(u *runAs, version string) error {
 	if err := b.writeFile(bouncerAuthName, auth); err != nil {
 		return err
 	}
+	if b.o.TLS != nil {
+		var err error
+		if b.tls, err = b.o.TLS.issue(b.dir, u); err != nil {
+			return err
+		}
+	}
 	b.log = newServerLog(filepath.Join(b.dir, bouncerLogName), u, b.o.Log)
 	return nil
 }
@@ -301,14 +317,15 @@ func (b *Bouncer) setup(u *runAs, version string) error {
 // URL returns the URL clients use to reach database dbname through
 // PgBouncer, as BouncerOptions.BackendUser with this PgBouncer's password:
 // mask it (target.MaskURL) wherever it is shown. It requires SCRAM
-// (scramOnly).
+// (scramOnly), and with BouncerOptions.TLS verifies PgBouncer's
+// certificate against the run's CA (sslmode=verify-full).
 func (b *Bouncer) URL(dbname string) string {
 	u := url.URL{
 		Scheme:   "postgres",
 		User:     url.UserPassword(b.o.BackendUser, b.password),
 		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port())),
 		Path:     "/" + dbname,
-		RawQuery: "sslmode=disable&" + scramOnly,
+		RawQuery: clientTLS(b.tls.ca) + "&" + scramOnly,
 	}
 	return u.String()
 }
@@ -384,6 +401,21 @@ func (b *Bouncer) config(port int) string {
 		{"ignore_startup_parameters", "extra_float_digits,application_name,statement_timeout"},
 	} {
 		fmt.Fprintf(&c, "%s = %s\n", kv[0], kv[1])
+	}
+	if b.tls.ca != "" {
+		mode := "require"
+		if o.plainToo {
+			mode = "prefer"
+		}
+		for _, kv := range [][2]string{
+			{"client_tls_sslmode", mode},
+			{"client_tls_cert_file", b.tls.cert},
+			{"client_tls_key_file", b.tls.key},
+			{"server_tls_sslmode", "verify-full"},
+			{"server_tls_ca_file", b.tls.ca},
+		} {
+			fmt.Fprintf(&c, "%s = %s\n", kv[0], kv[1])
+		}
 	}
 	return c.String()
 }

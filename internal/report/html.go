@@ -188,6 +188,9 @@ func runPage(r *result.Result) page {
 	if r.Network != nil {
 		add("network", r.Network.String())
 	}
+	if r.TLS != nil {
+		add("tls", r.TLS.String())
+	}
 	add("run", runLine(r))
 	if len(r.Config.PGConf) > 0 {
 		add("server settings", strings.Join(r.Config.PGConf, " "))
@@ -283,6 +286,9 @@ func runPage(r *result.Result) page {
 	client.Rows = append(client.Rows, []string{fixed(c.CPUUserS, 2), fixed(c.CPUSysS, 2), core, fixed(c.CPUPerCycleMS, 3), fixed(c.AllocPerTxnKB, 1), fixed(c.MaxRSSMB, 0)})
 	if r.Server.Embedded {
 		client.Note = "the database is embedded: this includes the engine's own work"
+	}
+	if p := r.Network.ProxyCPU(r.MeasuredS); p != "" {
+		client.Note = strings.TrimPrefix(client.Note+"; "+p, "; ")
 	}
 	p.After = append(p.After, client)
 	if t := r.Telemetry; t != nil {

@@ -38,6 +38,9 @@ func Header(w io.Writer, r *result.Result) {
 	if r.Network != nil {
 		fmt.Fprintf(w, "network    %s\n", r.Network)
 	}
+	if r.TLS != nil {
+		fmt.Fprintf(w, "tls        %s\n", r.TLS)
+	}
 	run := runLine(r)
 	if r.Interrupted {
 		run += ", INTERRUPTED"
@@ -208,6 +211,9 @@ func Client(w io.Writer, r *result.Result) {
 	line += fmt.Sprintf(", peak memory %.0f MB", c.MaxRSSMB)
 	if r.Server.Embedded {
 		line += "\n           (the database is embedded: this includes the engine's own work)"
+	}
+	if p := r.Network.ProxyCPU(r.MeasuredS); p != "" {
+		line += "\n           " + p
 	}
 	fmt.Fprintln(w, line)
 }

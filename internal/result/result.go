@@ -104,6 +104,8 @@ type Result struct {
 	// Network is the network txnbench made between the clients and what
 	// they connect to (--network); nil without one.
 	Network *Network `json:"network,omitempty"`
+	// TLS is the TLS the clients' connections used; nil without TLS.
+	TLS *TLS `json:"tls,omitempty"`
 	// Telemetry is the database's, pooler's and machine's side of the run;
 	// nil with --telemetry off.
 	Telemetry *Telemetry `json:"telemetry,omitempty"`
@@ -138,6 +140,45 @@ type Network struct {
 	// server directly through it.
 	PoolerShape         string  `json:"pooler_shape,omitempty"`
 	PoolerMeasuredRTTMs float64 `json:"pooler_measured_rtt_ms,omitempty"`
+	// ProxyCPUS is the CPU time the proxies making the network used in
+	// the measured window, in s: they run inside txnbench, and this is
+	// not in Client's CPU.
+	ProxyCPUS float64 `json:"proxy_cpu_s,omitempty"`
+}
+
+// ProxyCPU says what the network's proxies cost in CPU over a window of
+// measuredS seconds, apart from the client's: "" when nothing was counted.
+func (n *Network) ProxyCPU(measuredS float64) string {
+	if n == nil || n.ProxyCPUS <= 0 {
+		return ""
+	}
+	out := fmt.Sprintf("network proxy CPU %.2f s", n.ProxyCPUS)
+	if measuredS > 0 {
+		out += fmt.Sprintf(" (%.0f%% of one core)", 100*n.ProxyCPUS/measuredS)
+	}
+	return out + ", in txnbench's process but not the client's: taken off its figures"
+}
+
+// TLS is what a client's connection to the server (or to the pooler in
+// front of it) negotiated, and how the client checked the certificate.
+type TLS struct {
+	Version string `json:"version"`          // e.g. "TLS 1.3"
+	Cipher  string `json:"cipher,omitempty"` // e.g. "TLS_AES_128_GCM_SHA256"
+	// Verify is how the client checked the server: its sslmode, and
+	// what it verified against (e.g. "verify-full against the run's CA").
+	Verify string `json:"verify,omitempty"`
+}
+
+// String is the TLS as the report shows it.
+func (t *TLS) String() string {
+	out := t.Version
+	if t.Cipher != "" {
+		out += " " + t.Cipher
+	}
+	if t.Verify != "" {
+		out += ", " + t.Verify
+	}
+	return out
 }
 
 // String is the network as the report shows it.

@@ -15,3 +15,10 @@ func BackendPID(c Conn) uint32 {
 	}
 	return 0
 }
+
+// TLSReporter is a Conn that says what TLS its connection negotiated.
+type TLSReporter interface {
+	// TLS returns the connection's TLS version (e.g. "TLS 1.3") and
+	// cipher suite; ok is false on a connection without TLS.
+	TLS() (version, cipher string, ok bool)
+}

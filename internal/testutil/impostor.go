@@ -1,8 +1,15 @@
 package testutil
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/binary"
 	"io"
+	"math/big"
 	"net"
 	"sync"
 	"time"
@@ -28,6 +35,11 @@ type Impostor struct {
 	mu       sync.Mutex
 	startups int
 	sent     []ImpostorMessage
+	// tls, when set, is the certificate it answers a client's SSLRequest
+	// with (ServeTLSImpostor); sslRequests and handshakes count them.
+	tls         *tls.Config
+	sslRequests int
+	handshakes  int
 }
 
 // ImpostorMessage is a message a client sent an Impostor after its
@@ -41,7 +53,53 @@ type ImpostorMessage struct {
 // ServeImpostor serves connections on ln until it is closed. auths must
 // not be empty.
 func ServeImpostor(ln net.Listener, auths []int) *Impostor {
-	im := &Impostor{}
+	return serveImpostor(ln, auths, &Impostor{})
+}
+
+// ServeTLSImpostor is ServeImpostor serving TLS to the clients that ask
+// for it, with a certificate for 127.0.0.1 that it signed itself: as
+// another local user could make, not the one a client verifying against a
+// CA of its own (sslmode=verify-full) accepts.
+func ServeTLSImpostor(ln net.Listener, auths []int) (*Impostor, error) {
+	cert, err := selfSigned()
+	if err != nil {
+		return nil, err
+	}
+	return serveImpostor(ln, auths, &Impostor{tls: &tls.Config{Certificates: []tls.Certificate{cert}}}), nil
+}
+
+// SSLRequests is how many clients asked a TLS impostor for TLS, and
+// Handshakes how many of them completed the TLS handshake with it.
+func (im *Impostor) SSLRequests() (requests, handshakes int) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	return im.sslRequests, im.handshakes
+}
+
+// selfSigned makes a certificate for 127.0.0.1 signed by its own key.
+func selfSigned() (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		IsCA:         true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+}
+
+func serveImpostor(ln net.Listener, auths []int, im *Impostor) *Impostor {
 	go func() {
 		for n := 0; ; n++ {
 			c, err := ln.Accept()
@@ -81,7 +139,23 @@ func (im *Impostor) serve(c net.Conn, auth int) {
 		if !ok {
 			return
 		}
-		if code := binary.BigEndian.Uint32(body); code == sslRequest || code == gssRequest {
+		if code := binary.BigEndian.Uint32(body); code == sslRequest && im.tls != nil {
+			im.mu.Lock()
+			im.sslRequests++
+			im.mu.Unlock()
+			if _, err := c.Write([]byte{'S'}); err != nil {
+				return
+			}
+			tc := tls.Server(c, im.tls)
+			if err := tc.Handshake(); err != nil {
+				return // the client refused the certificate
+			}
+			im.mu.Lock()
+			im.handshakes++
+			im.mu.Unlock()
+			c = tc
+			continue
+		} else if code == sslRequest || code == gssRequest {
 			if _, err := c.Write([]byte{'N'}); err != nil {
 				return
 			}

@@ -1,0 +1,89 @@
+package localdb
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTLS serves TLS from a cluster and a PgBouncer in front of it, each
+// with a certificate of the run's CA: clients verify them (verify-full),
+// PgBouncer refuses clients without TLS and verifies the server's
+// certificate over TCP, and refuses a server whose certificate another CA
+// signed.
+func TestTLS(t *testing.T) {
+	needPgBouncer(t)
+	needBin(t)
+	psqlBin := needPsql(t)
+	if psqlBin == "" {
+		t.Skip("no psql to connect with")
+	}
+	ca, err := NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, Options{TLS: ca})
+	if !strings.Contains(c.URL(), "sslmode=verify-full") || c.CAFile() == "" {
+		t.Fatalf("URL() = %q, CAFile() = %q: want verify-full against the CA", c.URL(), c.CAFile())
+	}
+	for _, f := range []string{c.tls.ca, c.tls.cert, c.tls.key} {
+		fi, err := os.Stat(f)
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, mode %v; want 0600", f, err, fi.Mode().Perm())
+		}
+	}
+	const sslQuery = "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
+	if out, err := psql(t, psqlBin, c.URL(), sslQuery); err != nil || out != "t" {
+		t.Errorf("the server's own session: ssl = %q, %v; want t", out, err)
+	}
+	pw, verifier, err := NewLogin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := psql(t, psqlBin, c.URL(), "CREATE ROLE tls_login LOGIN PASSWORD '"+verifier+"'"); err != nil {
+		t.Fatalf("CREATE ROLE: %v", err)
+	}
+	bo := BouncerOptions{BackendHost: "127.0.0.1", BackendPort: c.Port(), BackendUser: "tls_login", Password: pw, Verifier: verifier, TLS: ca}
+
+	// Over TCP PgBouncer's server connections are TLS too, verified.
+	b := startBouncer(t, bo)
+	if out, err := psql(t, psqlBin, b.URL("postgres"), sslQuery); err != nil || out != "t" {
+		t.Errorf("through PgBouncer: the server connection's ssl = %q, %v; want t", out, err)
+	}
+	plain := strings.Replace(b.URL("postgres"), clientTLS(b.tls.ca), "sslmode=disable", 1)
+	if _, err := psql(t, psqlBin, plain, "SELECT 1"); err == nil || !strings.Contains(err.Error(), "SSL required") {
+		t.Errorf("a client without TLS: %v; want PgBouncer's SSL required", err)
+	}
+
+	// On the server's Unix socket there is no TLS to verify.
+	if c.SocketDir() != "" {
+		sb := bo
+		sb.BackendHost = c.SocketDir()
+		b := startBouncer(t, sb)
+		if out, err := psql(t, psqlBin, b.URL("postgres"), sslQuery); err != nil || out != "f" {
+			t.Errorf("through PgBouncer on the Unix socket: ssl = %q, %v; want f", out, err)
+		}
+	}
+
+	// A server whose certificate another CA signed is not the server.
+	other, err := NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob := bo
+	ob.TLS = other
+	b2 := startBouncer(t, ob)
+	if _, err := psql(t, psqlBin, b2.URL("postgres"), "SELECT 1"); err == nil {
+		t.Errorf("PgBouncer logged in to a server whose certificate its CA did not sign")
+	}
+	if log, _ := os.ReadFile(filepath.Join(b2.Dir(), bouncerLogName)); !strings.Contains(string(log), "certificate verify failed") {
+		t.Errorf("PgBouncer's log does not say why it did not log in to the server:\n%s", log)
+	}
+	// And a client of one CA does not accept a PgBouncer of the other.
+	foreign := strings.Replace(b2.URL("postgres"), url.QueryEscape(b2.tls.ca), url.QueryEscape(b.tls.ca), 1)
+	if _, err := psql(t, psqlBin, foreign, "SELECT 1"); err == nil || !strings.Contains(err.Error(), "certificate verify failed") {
+		t.Errorf("a client verifying against another CA: %v; want certificate verify failed", err)
+	}
+}
