@@ -24,7 +24,9 @@ const dialTimeout = 10 * time.Second
 // Placeholders are interpolated in the client (interpolateParams) unless
 // the URL says otherwise, so a statement with arguments is one round
 // trip, not a prepare, an execute and a close; DATETIME columns scan into
-// time.Time (parseTime, in UTC). The driver's own log
+// time.Time (parseTime, in UTC); and an UPDATE counts the rows it matched,
+// as PostgreSQL and SQLite do, not only those it changed
+// (clientFoundRows). The driver's own log
 // lines are dropped: errors reach the caller.
 func config(rawURL string) (*mysql.Config, error) {
 	u, err := url.Parse(rawURL)
@@ -36,7 +38,7 @@ func config(rawURL string) (*mysql.Config, error) {
 		port = defaultPort
 	}
 	q := u.Query()
-	for k, v := range map[string]string{"interpolateParams": "true", "parseTime": "true"} {
+	for k, v := range map[string]string{"interpolateParams": "true", "parseTime": "true", "clientFoundRows": "true"} {
 		if !q.Has(k) {
 			q.Set(k, v)
 		}

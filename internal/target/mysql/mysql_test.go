@@ -76,6 +76,15 @@ func TestMariaDBServer(t *testing.T) {
 		}
 	})
 
+	t.Run("matched rows", func(t *testing.T) {
+		// An update that changes nothing still counts its row, as on
+		// PostgreSQL: workloads check counts against what they meant to touch.
+		n, err := root.Exec(ctx, "UPDATE acct SET balance = balance WHERE id IN ($1, $2)", 1, 2)
+		if err != nil || n != 2 {
+			t.Errorf("unchanged update: %d rows, %v; want 2", n, err)
+		}
+	})
+
 	t.Run("deadlock", func(t *testing.T) {
 		a, b := conn(t), conn(t)
 		for _, c := range []target.Conn{a, b} {
