@@ -117,6 +117,29 @@ func TestMariaDB(t *testing.T) {
 		}
 	})
 
+	t.Run("pgbench scripts", func(t *testing.T) {
+		// Each builtin loads its tables (multi-row INSERTs: no COPY) and
+		// runs; tpcb-like's END is sent as COMMIT, in every query mode.
+		for _, b := range [][]string{{"-b", "tpcb-like"}, {"-b", "tpcb-like", "-M", "prepared"}, {"-b", "simple-update", "-M", "extended"},
+			{"-b", "select-only"}, {"-b", "ycsb-a", "--record-count", "2000"}, {"-b", "oltp-read-write", "--table-size", "2000"}} {
+			out := filepath.Join(t.TempDir(), "r.json")
+			code, stdout, stderr := runMain(append([]string{"run", "script", "--db", url, "--clients", "2", "--warmup", "0s", "--duration", "1s",
+				"--progress", "1s", "--telemetry", "off", "--json", out}, b...)...)
+			if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+				t.Fatalf("%v: exit %d: %s\n%s", b, code, stderr, stdout)
+			}
+			r, err := result.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range r.Ops {
+				if len(o.Errors) > 0 {
+					t.Errorf("%v: %s failed: %v", b, o.Name, o.Errors)
+				}
+			}
+		}
+	})
+
 	t.Run("planted deletion", func(t *testing.T) {
 		tg, err := target.Open(ctx, url)
 		if err != nil {

@@ -111,7 +111,8 @@ func (t *mysqlTarget) Connect(ctx context.Context) (target.Conn, error) {
 type mysqlConn struct {
 	c      *sql.Conn
 	inTx   bool
-	broken bool // an error said the connection is gone
+	broken bool              // an error said the connection is gone
+	scr    *target.SQLScript // the script engine (script.go), or nil
 }
 
 // check notes an error that broke the connection and returns err.
@@ -179,6 +180,7 @@ func (s *mysqlConn) Rollback(ctx context.Context) error {
 func (s *mysqlConn) Broken() bool { return s.broken }
 
 func (s *mysqlConn) Close(context.Context) error {
+	s.closeScript()
 	if s.broken {
 		// Hand the dead connection back as bad, so the pool drops it.
 		_ = s.c.Raw(func(any) error { return errBad })
