@@ -86,6 +86,27 @@ func TestMariaDB(t *testing.T) {
 		}
 	})
 
+	t.Run("telemetry", func(t *testing.T) {
+		// The server's status variables and performance_schema's digests
+		// give the database counters and statement times.
+		out := filepath.Join(t.TempDir(), "te.json")
+		code, stdout, stderr := runMain(append(append([]string{}, teMaria...), "--db", url, "--json", out, "--telemetry", "on")...)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+		}
+		r, err := result.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tel := r.Telemetry
+		if tel == nil || tel.Database["xact_commit"] <= 0 || tel.Database["tup_inserted"] <= 0 || tel.Database["blks_hit"] <= 0 || len(tel.Statements) == 0 {
+			t.Fatalf("no database counters or statements: %+v", tel)
+		}
+		if !strings.Contains(stdout, "database   commits") || !strings.Contains(stdout, "server's status variables") {
+			t.Errorf("no database section or note on what the counters are:\n%s", stdout)
+		}
+	})
+
 	t.Run("train-events planted deletion", func(t *testing.T) {
 		tg, err := target.Open(ctx, url)
 		if err != nil {

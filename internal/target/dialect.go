@@ -65,6 +65,11 @@ type Capabilities struct {
 	// pg_stat_statements, ...) kept as PostgreSQL keeps them, which
 	// database telemetry reads.
 	StatViews bool
+	// ServerStatus: the server's status variables (SHOW GLOBAL STATUS) and
+	// performance_schema's statement digests, as MySQL-protocol servers
+	// keep them, which database telemetry reads where there are no
+	// StatViews.
+	ServerStatus bool
 	// PostgresDDL: PostgreSQL's DDL and maintenance statements as pgbench's
 	// initialisation uses them (TRUNCATE, ALTER TABLE ... ADD PRIMARY KEY
 	// and FOREIGN KEY, partitioning, fillfactor, tablespaces, unlogged
@@ -185,6 +190,7 @@ func parseMySQLBanner(banner string) Dialect {
 		UUIDType:         "CHAR(36)",
 		TimestampType:    "DATETIME(6)",
 		Now:              "CURRENT_TIMESTAMP(6)",
+		ServerStatus:     true,
 	}
 	if d.Name == "MariaDB" {
 		// SKIP LOCKED and JSON_TABLE from 10.6; JSON is LONGTEXT checked as JSON, so no
