@@ -46,6 +46,10 @@ recipe seed001-db study connect-overhead --clients 1 --duration "$short" \
   --vary db=sqlite:,temp-postgres --vary conn=per-txn,pool
 recipe pg-versions study connect-overhead --clients 1 --duration "$short" \
   --vary db=temp-postgres@15,temp-postgres@16,temp-postgres@17 --vary conn=per-txn,session
+recipe engines-connect study connect-overhead --clients 1 --duration "$short" \
+  --vary db=temp-postgres,temp-mariadb --vary conn=per-txn,pool
+recipe engines-train study train-events --clients 8 --duration "$normal" \
+  --vary db=temp-postgres,temp-mariadb,sqlite:
 recipe capacity-rate capacity train-events --db temp-postgres --variant text --slo "'add.p99<=100ms'" --slo "'errors<=0.1%'" \
   --from 5 --duration 5s --settle 1s --repeat 1 --max-steps 6
 recipe capacity-clients capacity script -b tpcb-like --db temp-postgres --by clients --slo "'tpcb-like.p95<=50ms'" --slo "'errors<=0.1%'" \

@@ -30,8 +30,12 @@ func needMariaDB(t *testing.T) {
 // coMaria is a short connect-overhead run on tiny data.
 var coMaria = []string{"run", "connect-overhead", "--rows", "300", "--clients", "2", "--warmup", "0s", "--duration", "1s", "--progress", "1s", "--telemetry", "off"}
 
+// teMaria is a short train-events run on small data, cycling fast.
+var teMaria = []string{"run", "train-events", "--rows", "500", "--clients", "3", "--warmup", "0s", "--duration", "2s",
+	"--delay", "5ms", "--think-min", "1ms", "--think-max", "5ms", "--progress", "1s", "--telemetry", "off"}
+
 // TestMariaDB runs the workloads adapted to MariaDB (connect-overhead,
-// workflow) through the binary on one throwaway MariaDB given by its
+// workflow, train-events) through the binary on one throwaway MariaDB given by its
 // mysql:// URL (invariants OK, and a planted loss caught), then a run on
 // --db temp-mariadb with every server and network fault injected into it.
 func TestMariaDB(t *testing.T) {
@@ -70,10 +74,103 @@ func TestMariaDB(t *testing.T) {
 		}
 	})
 
-	t.Run("train-events refused", func(t *testing.T) {
-		code, stdout, stderr := runMain("run", "train-events", "--db", url, "--duration", "1s", "--telemetry", "off")
-		if code != ExitUsage || !strings.Contains(stderr, "train-events sends its batches as array parameters or a JSON array for json_each(), and MariaDB has neither") {
-			t.Errorf("exit %d: %s\n%s", code, stderr, stdout)
+	t.Run("train-events", func(t *testing.T) {
+		for _, v := range []string{"jsonb", "manual", "text"} {
+			code, stdout, stderr := runMain(append(teMaria, "--db", url, "--variant", v)...)
+			if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+				t.Fatalf("%s: exit %d: %s\n%s", v, code, stderr, stdout)
+			}
+			if !strings.Contains(stdout, "JSON_TABLE expands") {
+				t.Errorf("%s: no note on how batches travel:\n%s", v, stdout)
+			}
+		}
+	})
+
+	t.Run("telemetry", func(t *testing.T) {
+		// The server's status variables and performance_schema's digests
+		// give the database counters and statement times.
+		out := filepath.Join(t.TempDir(), "te.json")
+		code, stdout, stderr := runMain(append(append([]string{}, teMaria...), "--db", url, "--json", out, "--telemetry", "on")...)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+		}
+		r, err := result.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tel := r.Telemetry
+		if tel == nil || tel.Database["xact_commit"] <= 0 || tel.Database["tup_inserted"] <= 0 || tel.Database["blks_hit"] <= 0 || len(tel.Statements) == 0 {
+			t.Fatalf("no database counters or statements: %+v", tel)
+		}
+		if !strings.Contains(stdout, "database   commits") || !strings.Contains(stdout, "server's status variables") {
+			t.Errorf("no database section or note on what the counters are:\n%s", stdout)
+		}
+	})
+
+	t.Run("train-events planted deletion", func(t *testing.T) {
+		tg, err := target.OpenURL(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tg.Close()
+		c := testutil.Session(t, tg)
+		var before int64 // the jsonb run above archived some: wait for this run's
+		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM events_jsonb_archive", nil, &before); err != nil {
+			t.Fatal(err)
+		}
+		deleted := make(chan bool, 1)
+		go func() { // once the run has archived an event, one archived event is lost
+			ok := testutil.Poll(60*time.Second, 50*time.Millisecond, func() bool {
+				var n int64
+				return target.QueryRow(ctx, c, "SELECT count(*) FROM events_jsonb_archive", nil, &n) == nil && n > before
+			}) && testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool {
+				n, err := c.Exec(ctx, "DELETE FROM events_jsonb_archive ORDER BY archived_at DESC LIMIT 1")
+				return err == nil && n == 1
+			})
+			deleted <- ok
+		}()
+		code, stdout, stderr := runMain(append(teMaria, "--db", url, "--duration", "6s")...)
+		if !<-deleted {
+			t.Fatal("no archived event to delete while the run ran")
+		}
+		if code != ExitInvariants || !strings.Contains(stdout, "FAIL no event lost or invented") {
+			t.Errorf("with an archived event deleted: exit %d, want %d: %s\n%s", code, ExitInvariants, stderr, stdout)
+		}
+	})
+
+	t.Run("pgbench scripts", func(t *testing.T) {
+		// Each builtin loads its tables (multi-row INSERTs: no COPY) and
+		// runs; tpcb-like's END is sent as COMMIT, in every query mode.
+		for _, b := range [][]string{{"-b", "tpcb-like"}, {"-b", "tpcb-like", "-M", "prepared"}, {"-b", "simple-update", "-M", "extended"},
+			{"-b", "select-only"}, {"-b", "ycsb-a", "--record-count", "2000"}, {"-b", "oltp-read-write", "--table-size", "2000"}} {
+			out := filepath.Join(t.TempDir(), "r.json")
+			code, stdout, stderr := runMain(append([]string{"run", "script", "--db", url, "--clients", "2", "--warmup", "0s", "--duration", "1s",
+				"--progress", "1s", "--telemetry", "off", "--json", out}, b...)...)
+			if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+				t.Fatalf("%v: exit %d: %s\n%s", b, code, stderr, stdout)
+			}
+			r, err := result.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range r.Ops {
+				if len(o.Errors) > 0 {
+					t.Errorf("%v: %s failed: %v", b, o.Name, o.Errors)
+				}
+			}
+		}
+	})
+
+	t.Run("tpcc", func(t *testing.T) {
+		// Loaded as multi-row INSERTs, DATETIME literals without a zone;
+		// the updates that return rows are read after.
+		r := runTPCC(t, "--db", url, "--clients", "4", "--iterations", "300", "--telemetry", "off")
+		found := false
+		for _, n := range r.Notes {
+			found = found || strings.Contains(n, "no UPDATE ... RETURNING")
+		}
+		if !found {
+			t.Errorf("no note on the reads after the updates: %q", r.Notes)
 		}
 	})
 

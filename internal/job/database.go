@@ -278,8 +278,11 @@ func (d *Database) serverURL(s Spec) string {
 	if d.cluster != nil {
 		return d.cluster.URL()
 	}
-	if s.DB.Kind == target.ServerURL {
+	if s.DB.Kind == target.ServerURL || s.DB.Kind == target.MySQLURL {
 		return s.DB.URL
+	}
+	if srv, ok := d.server.(interface{ URL() string }); ok { // a throwaway MariaDB
+		return srv.URL()
 	}
 	return ""
 }

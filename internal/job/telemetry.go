@@ -29,12 +29,13 @@ func startTelemetry(ctx context.Context, s Spec, db *Database) *telemetry.Collec
 	d := db.Dialect()
 	switch u := db.serverURL(s); {
 	case d.Embedded:
-	case !d.Caps.StatViews:
-		notes = append(notes, fmt.Sprintf("no database telemetry: it reads PostgreSQL's statistics views, which %s does not keep alike", d.Name))
+	case !d.Caps.StatViews && !d.Caps.ServerStatus:
+		notes = append(notes, fmt.Sprintf("no database telemetry: it reads PostgreSQL's statistics views or a MySQL-protocol server's status variables, and %s keeps neither alike", d.Name))
 	case u == "":
 		notes = append(notes, "no database telemetry: the pooler URL given to --via is not the server; give the server's URL with --db too")
 	default:
 		o.ServerURL = u
+		o.ServerStatus = !d.Caps.StatViews
 		if db.cluster != nil {
 			if err := createStatements(ctx, u); err != nil {
 				o.StatementsFix = "no statement times: CREATE EXTENSION pg_stat_statements failed: " + firstLine(err.Error())

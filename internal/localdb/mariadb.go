@@ -148,9 +148,19 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (*MariaDB, error) {
 	if err := writeSecret(d.initFile, d.initSQL(), u); err != nil {
 		return nil, err
 	}
+	// Its temporary files (a multi-table UPDATE's, a sort's) stay in its
+	// own directory too, not in the shared /tmp, where another program's
+	// clean-up removed one under a running statement.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return nil, err
+	}
+	if err := u.chown(tmp); err != nil {
+		return nil, err
+	}
 	d.log = newServerLog(filepath.Join(dir, logFileName), u, o.Log)
 	d.args = []string{
-		"--datadir=" + d.dataDir, "--socket=" + d.socketPath(), "--pid-file=" + filepath.Join(dir, mariaPidName),
+		"--datadir=" + d.dataDir, "--socket=" + d.socketPath(), "--pid-file=" + filepath.Join(dir, mariaPidName), "--tmpdir=" + tmp,
 		"--bind-address=127.0.0.1", "--skip-name-resolve", "--performance-schema=ON", // its log goes to stderr: the server log
 	}
 	for _, kv := range o.Conf {

@@ -92,6 +92,14 @@ func TestMariaDB(t *testing.T) {
 		if got := query(t, "SELECT @@performance_schema, @@max_connections, @@bind_address"); got != "1\t77\t127.0.0.1" {
 			t.Errorf("performance_schema, max_connections, bind_address = %q, want 1, 77 (--mariadb-conf), 127.0.0.1", got)
 		}
+		// Temporary files in its own 0700 directory, not the shared /tmp.
+		tmp := filepath.Join(d.Dir(), "tmp")
+		if got := query(t, "SELECT @@tmpdir"); got != tmp {
+			t.Errorf("tmpdir = %q, want %q", got, tmp)
+		}
+		if fi, err := os.Stat(tmp); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v, %v; want mode 0700", tmp, fi, err)
+		}
 		if v := query(t, "SELECT version()"); !strings.HasPrefix(v, d.Version()+"-MariaDB") {
 			t.Errorf("version() = %q, Version() = %q", v, d.Version())
 		}

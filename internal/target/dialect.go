@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Dialect names a database engine and version and says what it supports.
@@ -65,6 +66,17 @@ type Capabilities struct {
 	// pg_stat_statements, ...) kept as PostgreSQL keeps them, which
 	// database telemetry reads.
 	StatViews bool
+	// ConcatFunction: strings are joined with CONCAT(a, b), || being OR
+	// (MySQL's default sql_mode).
+	ConcatFunction bool
+	// TimestampLayout is the Go time layout of a timestamp literal the
+	// dialect accepts; "" means RFC 3339 with its zone (2006-01-02T15:04:05Z).
+	TimestampLayout string
+	// ServerStatus: the server's status variables (SHOW GLOBAL STATUS) and
+	// performance_schema's statement digests, as MySQL-protocol servers
+	// keep them, which database telemetry reads where there are no
+	// StatViews.
+	ServerStatus bool
 	// PostgresDDL: PostgreSQL's DDL and maintenance statements as pgbench's
 	// initialisation uses them (TRUNCATE, ALTER TABLE ... ADD PRIMARY KEY
 	// and FOREIGN KEY, partitioning, fillfactor, tablespaces, unlogged
@@ -85,6 +97,19 @@ func (c Capabilities) AnalyzeSQL(table string) string {
 		return "ANALYZE " + table
 	}
 	return strings.ReplaceAll(c.AnalyzeTable, "{table}", table)
+}
+
+// TimestampText is t, a timestamp in RFC 3339 (UTC, with its Z), as a
+// literal the dialect accepts.
+func (c Capabilities) TimestampText(t string) string {
+	if c.TimestampLayout == "" {
+		return t
+	}
+	tm, err := time.Parse(time.RFC3339Nano, t)
+	if err != nil {
+		return t
+	}
+	return tm.UTC().Format(c.TimestampLayout)
 }
 
 // KeyTextType is KeyText, TEXT when the dialect indexes TEXT whole.
@@ -185,6 +210,9 @@ func parseMySQLBanner(banner string) Dialect {
 		UUIDType:         "CHAR(36)",
 		TimestampType:    "DATETIME(6)",
 		Now:              "CURRENT_TIMESTAMP(6)",
+		ServerStatus:     true,
+		ConcatFunction:   true,
+		TimestampLayout:  "2006-01-02 15:04:05.000000", // DATETIME takes no zone
 	}
 	if d.Name == "MariaDB" {
 		// SKIP LOCKED and JSON_TABLE from 10.6; JSON is LONGTEXT checked as JSON, so no

@@ -228,3 +228,15 @@ func TestParseMySQLBanner(t *testing.T) {
 		t.Errorf("PostgreSQL: key text %q, analyze %q", k.KeyTextType(), k.AnalyzeSQL("t"))
 	}
 }
+
+// TestTimestampText: MySQL's DATETIME takes no zone, so a load's RFC 3339
+// times are spelled without one; other dialects take them as they are.
+func TestTimestampText(t *testing.T) {
+	const ts = "2025-01-01T00:00:00.000Z"
+	if got := target.ParseBanner("10.11.6-MariaDB-0+deb12u1").Caps.TimestampText(ts); got != "2025-01-01 00:00:00.000000" {
+		t.Errorf("MariaDB: %q", got)
+	}
+	if got := target.ParseBanner("PostgreSQL 15.18").Caps.TimestampText(ts); got != ts {
+		t.Errorf("PostgreSQL: %q", got)
+	}
+}

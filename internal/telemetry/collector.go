@@ -27,6 +27,10 @@ type Options struct {
 	// StatementsFix is the Note given when pg_stat_statements is missing
 	// from the run database; "" gives the generic fix.
 	StatementsFix string
+	// ServerStatus: the server is a MySQL-protocol one, whose counters are
+	// its status variables and statement times performance_schema's
+	// digests (mariadb.go), not PostgreSQL's statistics views.
+	ServerStatus bool
 	// FlushWait bounds how long Start waits for earlier sessions (the
 	// load's) and Finish for the run's sessions to end (their statistics
 	// reach pg_stat_database as they exit); 0 is 3 s.
@@ -140,6 +144,9 @@ func Start(ctx context.Context, o Options) *Collector {
 // protocol's price: ~66,000 instructions per wait sample in the client
 // being measured, issue 31).
 func (c *Collector) open(ctx context.Context) error {
+	if c.o.ServerStatus {
+		return c.openStatus(ctx)
+	}
 	url := target.WithParam(target.WithParam(c.o.ServerURL, "application_name", appName), "default_query_exec_mode", "exec")
 	ctx, cancel := context.WithTimeout(ctx, 2*queryTimeout) // connecting, and the statements below
 	defer cancel()
@@ -203,7 +210,11 @@ func (c *Collector) scan(ctx context.Context, q string, args []any, dest ...any)
 func (c *Collector) snapshot(ctx context.Context) (map[string]stmt, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	s, err := snapshotStatements(ctx, c.conn, c.db)
+	snap := snapshotStatements
+	if c.o.ServerStatus {
+		snap = snapshotDigests
+	}
+	s, err := snap(ctx, c.conn, c.db)
 	if err == nil {
 		c.own++
 	}
@@ -215,6 +226,9 @@ func (c *Collector) snapshot(ctx context.Context) (map[string]stmt, error) {
 // statistics are published as it exits. It returns how many stayed. A
 // server that does not answer loses the session (serverLost).
 func (c *Collector) othersGone(ctx context.Context) int64 {
+	if c.o.ServerStatus {
+		return 0 // status variables count as statements end
+	}
 	deadline := time.Now().Add(c.o.FlushWait)
 	for {
 		var n int64
@@ -295,7 +309,7 @@ func (c *Collector) Finish(ctx context.Context) *result.Telemetry {
 func (c *Collector) loop() {
 	defer close(c.done)
 	var poll <-chan time.Time
-	if c.db != "" {
+	if c.db != "" && !c.o.ServerStatus { // wait samples: pg_stat_activity
 		tk := time.NewTicker(c.o.Sample)
 		defer tk.Stop()
 		poll = tk.C
@@ -401,6 +415,15 @@ func (c *Collector) readDB(ctx context.Context) (dbReading, int64, bool) {
 	var r dbReading
 	if !c.connected(ctx) {
 		return r, 0, false
+	}
+	if c.o.ServerStatus {
+		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+		defer cancel()
+		if err := readStatus(qctx, c.conn, &r); err != nil {
+			c.serverLost("reading the status variables", err)
+			return r, 0, false
+		}
+		return r, 0, true // its own statements commit nothing
 	}
 	if c.pgNum >= 150000 {
 		var s string

@@ -38,7 +38,7 @@ func Run(ctx context.Context, c target.Conn, d target.Dialect, o Options, out io
 		return err
 	}
 	method, _ := o.method()
-	r := &initRun{ctx: ctx, c: c, o: o, method: method, out: out, pgDDL: d.Caps.PostgresDDL}
+	r := &initRun{ctx: ctx, c: c, o: o, method: method, out: out, pgDDL: d.Caps.PostgresDDL, caps: d.Caps}
 	steps := o.EffectiveSteps()
 	if !r.pgDDL {
 		if err := ddlApplies(o, steps, d.Name); err != nil {
@@ -112,6 +112,7 @@ type initRun struct {
 	method string // none, range or hash
 	out    io.Writer
 	pgDDL  bool // the dialect has PostgreSQL's DDL (Capabilities.PostgresDDL)
+	caps   target.Capabilities
 }
 
 func (r *initRun) printf(format string, args ...any) {
@@ -468,12 +469,12 @@ func (r *initRun) generateServerSide() error {
 
 func (r *initRun) vacuum() error {
 	r.printf("vacuuming...\n")
-	verb := "vacuum analyze "
-	if !r.pgDDL {
-		verb = "analyze "
-	}
 	for _, t := range []string{"pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history"} {
-		if err := r.exec(verb + t); err != nil {
+		q := "vacuum analyze " + t
+		if !r.pgDDL {
+			q = r.caps.AnalyzeSQL(t) // ANALYZE t, or ANALYZE TABLE t
+		}
+		if err := r.exec(q); err != nil {
 			return err
 		}
 	}

@@ -24,7 +24,9 @@ const dialTimeout = 10 * time.Second
 // Placeholders are interpolated in the client (interpolateParams) unless
 // the URL says otherwise, so a statement with arguments is one round
 // trip, not a prepare, an execute and a close; DATETIME columns scan into
-// time.Time (parseTime, in UTC). The driver's own log
+// time.Time (parseTime, in UTC); and an UPDATE counts the rows it matched,
+// as PostgreSQL and SQLite do, not only those it changed
+// (clientFoundRows). The driver's own log
 // lines are dropped: errors reach the caller.
 func config(rawURL string) (*mysql.Config, error) {
 	u, err := url.Parse(rawURL)
@@ -36,7 +38,7 @@ func config(rawURL string) (*mysql.Config, error) {
 		port = defaultPort
 	}
 	q := u.Query()
-	for k, v := range map[string]string{"interpolateParams": "true", "parseTime": "true"} {
+	for k, v := range map[string]string{"interpolateParams": "true", "parseTime": "true", "clientFoundRows": "true"} {
 		if !q.Has(k) {
 			q.Set(k, v)
 		}
@@ -109,7 +111,8 @@ func (t *mysqlTarget) Connect(ctx context.Context) (target.Conn, error) {
 type mysqlConn struct {
 	c      *sql.Conn
 	inTx   bool
-	broken bool // an error said the connection is gone
+	broken bool              // an error said the connection is gone
+	scr    *target.SQLScript // the script engine (script.go), or nil
 }
 
 // check notes an error that broke the connection and returns err.
@@ -177,6 +180,7 @@ func (s *mysqlConn) Rollback(ctx context.Context) error {
 func (s *mysqlConn) Broken() bool { return s.broken }
 
 func (s *mysqlConn) Close(context.Context) error {
+	s.closeScript()
 	if s.broken {
 		// Hand the dead connection back as bad, so the pool drops it.
 		_ = s.c.Raw(func(any) error { return errBad })

@@ -26,6 +26,13 @@ func placeholders(query string, args []any) (string, []any) {
 	if len(args) == 0 {
 		return query, args
 	}
+	return spelled(query, args)
+}
+
+// spelled returns query with ? for its $n placeholders and args in the
+// order of the ?s, args or not (a statement prepared before its
+// arguments are known).
+func spelled(query string, args []any) (string, []any) {
 	rewrites.RLock()
 	r, ok := rewrites.m[query]
 	rewrites.RUnlock()

@@ -129,7 +129,7 @@ func (t *sqliteTarget) Connect(ctx context.Context) (target.Conn, error) {
 type sqliteConn struct {
 	c    *sql.Conn
 	inTx bool
-	scr  *sqliteScript // the script engine's state (script.go), or nil
+	scr  *target.SQLScript // the script engine (script.go), or nil
 }
 
 func (s *sqliteConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {

@@ -212,7 +212,7 @@ func (c *client) newOrder(ctx context.Context, conn target.Conn) error {
 	if err := target.QueryRow(ctx, conn, s.noWarehouse, []any{c.home}, &wTax); err != nil {
 		return err
 	}
-	if err := target.QueryRow(ctx, conn, s.noDistrict, []any{c.home, c.d}, &oid, &dTax); err != nil {
+	if err := updateRow(ctx, conn, s.noDistrict, s.read(s.noDistrict), []any{c.home, c.d}, &oid, &dTax); err != nil {
 		return err
 	}
 	if err := target.QueryRow(ctx, conn, s.noCustomer, []any{c.home, c.d, c.cid}, &discount, &last, &credit); err != nil {
@@ -246,7 +246,7 @@ func (c *client) newOrder(ctx context.Context, conn target.Conn) error {
 		}
 		var quantity int64
 		var sdata, dist string
-		if err := target.QueryRow(ctx, conn, w.stockSQL[c.d-1], []any{l.supply, l.item, l.quantity, remote}, &quantity, &sdata, &dist); err != nil {
+		if err := updateRow(ctx, conn, w.stockSQL[c.d-1], w.stockRead[c.d-1], []any{l.supply, l.item, l.quantity, remote}, &quantity, &sdata, &dist); err != nil {
 			return fmt.Errorf("stock of item %d in warehouse %d: %w", l.item, l.supply, err)
 		}
 		amount := float64(int64(l.quantity)*int64(math.Round(price*100))) / 100
@@ -312,11 +312,11 @@ func (c *client) payment(ctx context.Context, conn target.Conn) error {
 	amount := float64(c.amountCents) / 100
 	var wName, dName string
 	dest := append([]any{&wName}, c.sinks(5)...)
-	if err := target.QueryRow(ctx, conn, s.payWarehouse, []any{c.home, amount}, dest...); err != nil {
+	if err := updateRow(ctx, conn, s.payWarehouse, s.read(s.payWarehouse), []any{c.home, amount}, dest...); err != nil {
 		return err
 	}
 	dest = append([]any{&dName}, c.sinks(5)...)
-	if err := target.QueryRow(ctx, conn, s.payDistrict, []any{c.home, c.d, amount}, dest...); err != nil {
+	if err := updateRow(ctx, conn, s.payDistrict, s.read(s.payDistrict), []any{c.home, c.d, amount}, dest...); err != nil {
 		return err
 	}
 	if c.byName {
@@ -325,7 +325,7 @@ func (c *client) payment(ctx context.Context, conn target.Conn) error {
 		}
 	}
 	bad := fmt.Sprintf("%d %d %d %d %d %s | ", c.cid, c.cd, c.cw, c.d, c.home, cents(c.amountCents))
-	if err := target.QueryRow(ctx, conn, s.payCustomer, []any{c.cw, c.cd, c.cid, amount, bad}, c.sinks(14)...); err != nil {
+	if err := updateRow(ctx, conn, s.payCustomer, s.read(s.payCustomer), []any{c.cw, c.cd, c.cid, amount, bad}, c.sinks(14)...); err != nil {
 		return fmt.Errorf("customer %d of district %d, warehouse %d: %w", c.cid, c.cd, c.cw, err)
 	}
 	if _, err := conn.ExecCommit(ctx, s.payHistory, c.cid, c.cd, c.cw, c.d, c.home, amount, wName+"    "+dName); err != nil {
@@ -402,7 +402,7 @@ func (c *client) delivery(ctx context.Context, conn target.Conn) error {
 		if n == 0 {
 			continue // delivered by another terminal meanwhile
 		}
-		if err := target.QueryRow(ctx, conn, s.dlOrder, []any{c.home, d, oid, c.carrier}, &cid); err != nil {
+		if err := updateRow(ctx, conn, s.dlOrder, s.read(s.dlOrder), []any{c.home, d, oid, c.carrier}, &cid); err != nil {
 			return fmt.Errorf("order %d of district %d, warehouse %d: %w", oid, d, c.home, err)
 		}
 		if _, err := conn.Exec(ctx, s.dlLines, c.home, d, oid); err != nil {
@@ -439,4 +439,22 @@ func (c *client) stockLevel(ctx context.Context, conn target.Conn) error {
 		return err
 	}
 	return conn.Commit(ctx)
+}
+
+// updateRow runs update, an UPDATE ... RETURNING, into dest; where the
+// dialect has no such statement (read is not ""), update without its
+// RETURNING, then read, in the same transaction. A row not found is
+// target.ErrNoRow either way.
+func updateRow(ctx context.Context, conn target.Conn, update, read string, args []any, dest ...any) error {
+	if read == "" {
+		return target.QueryRow(ctx, conn, update, args, dest...)
+	}
+	n, err := conn.Exec(ctx, update, args...)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return target.ErrNoRow
+	}
+	return target.QueryRow(ctx, conn, read, args, dest...)
 }

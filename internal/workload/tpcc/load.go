@@ -127,6 +127,9 @@ type loader struct {
 	seed   uint64
 	sc     scale
 	consts constants
+	// loadTime is the entry, delivery and payment date of the loaded rows
+	// as the dialect spells a timestamp.
+	loadTime string
 }
 
 // copyRows loads n rows into table's columns; row appends row i (0-based)
@@ -239,7 +242,7 @@ func (l *loader) customers(ctx context.Context, w int) error {
 		}
 		g.address(r)
 		r.Text(g.nstring(16, 16))
-		r.Text(loadTime)
+		r.Text(l.loadTime)
 		if g.r.IntN(10) == 0 {
 			r.Text("BC")
 		} else {
@@ -266,7 +269,7 @@ func (l *loader) history(ctx context.Context, w int) error {
 		r.Int(int64(w))
 		r.Int(d)
 		r.Int(int64(w))
-		r.Text(loadTime)
+		r.Text(l.loadTime)
 		r.Text(cents(historyAmount))
 		r.Text(g.astring(12, 24))
 	})
@@ -294,7 +297,7 @@ func (l *loader) orders(ctx context.Context, w int) error {
 		r.Int(int64(i/n + 1))
 		r.Int(int64(w))
 		r.Int(int64(customer[i]))
-		r.Text(loadTime)
+		r.Text(l.loadTime)
 		if o <= done {
 			r.Int(int64(uniform(g.r, 1, 10)))
 		} else {
@@ -326,7 +329,7 @@ func (l *loader) orders(ctx context.Context, w int) error {
 		r.Int(int64(uniform(g.r, 1, l.sc.items)))
 		r.Int(int64(w))
 		if o <= done {
-			r.Text(loadTime)
+			r.Text(l.loadTime)
 		} else {
 			r.Null()
 		}

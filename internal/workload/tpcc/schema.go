@@ -28,6 +28,11 @@ type schema struct {
 	osByName, osCustomer, osOrder, osLines string
 	// Delivery
 	dlOldest, dlDelete, dlOrder, dlLines, dlCustomer string
+	// reads holds, by the text of the UPDATE ... RETURNING statements
+	// above, the read of what they return, where the dialect has no
+	// RETURNING on an UPDATE: their RETURNING is then dropped (see
+	// withoutReturning).
+	reads map[string]string
 	// Stock-Level
 	slDistrict, slCount string
 }
@@ -39,6 +44,10 @@ const moneyType = "NUMERIC(12,2)"
 // newSchema builds the SQL for a dialect with capabilities c.
 func newSchema(c target.Capabilities) schema {
 	ts, now := c.TimestampType, c.Now
+	concat := "CAST($5 AS TEXT) || c_data"
+	if c.ConcatFunction {
+		concat = "CONCAT($5, c_data)"
+	}
 	var s schema
 	s.ddl = []string{
 		`CREATE TABLE warehouse (
@@ -155,7 +164,7 @@ func newSchema(c target.Capabilities) schema {
 	for _, t := range append(append([]string{}, tables...), nurandTable) {
 		s.drop = append(s.drop, "DROP TABLE IF EXISTS "+t)
 		s.probe = append(s.probe, "SELECT 1 FROM "+t+" WHERE 1 = 0")
-		s.analyze = append(s.analyze, "ANALYZE "+t)
+		s.analyze = append(s.analyze, c.AnalyzeSQL(t))
 	}
 
 	tag := workload.OpTag(opNewOrder)
@@ -181,7 +190,7 @@ func newSchema(c target.Capabilities) schema {
 	// Bad credit customers get the payment's details in front of c_data,
 	// kept to 500 characters (clause 2.5.2.2).
 	s.payCustomer = tag + "UPDATE customer SET c_balance = c_balance - $4, c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1," +
-		" c_data = CASE WHEN c_credit = 'BC' THEN substr(CAST($5 AS TEXT) || c_data, 1, 500) ELSE c_data END" +
+		" c_data = CASE WHEN c_credit = 'BC' THEN substr(" + concat + ", 1, 500) ELSE c_data END" +
 		" WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3" +
 		" RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance"
 	s.payHistory = tag + "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES ($1, $2, $3, $4, $5, " + now + ", $6, $7)"
@@ -200,6 +209,14 @@ func newSchema(c target.Capabilities) schema {
 	// The sum is taken by the database, so amounts stay exact decimals.
 	s.dlCustomer = tag + "UPDATE customer SET c_balance = c_balance + (SELECT coalesce(sum(ol_amount), 0) FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3)," +
 		" c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $4"
+	if !c.UpdateReturning {
+		s.reads = map[string]string{}
+		for _, q := range []*string{&s.noDistrict, &s.noStock, &s.payWarehouse, &s.payDistrict, &s.payCustomer, &s.dlOrder} {
+			var read string
+			*q, read = withoutReturning(*q)
+			s.reads[*q] = read
+		}
+	}
 
 	tag = workload.OpTag(opStockLevel)
 	s.slDistrict = tag + "SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2"
@@ -222,5 +239,29 @@ func distColumns(prefix, suffix string) string {
 }
 
 // stockStatement is the New-Order's stock update returning district d's
-// s_dist_xx.
-func (s *schema) stockStatement(d int) string { return fmt.Sprintf(s.noStock, d) }
+// s_dist_xx, and where the dialect has no UPDATE ... RETURNING the read of
+// what it returns.
+func (s *schema) stockStatement(d int) (update, read string) {
+	r, ok := s.reads[s.noStock]
+	if !ok {
+		return fmt.Sprintf(s.noStock, d), ""
+	}
+	return s.noStock, fmt.Sprintf(r, d) // the column is the read's
+}
+
+// withoutReturning splits "TAG UPDATE table SET ... WHERE cond RETURNING
+// cols" into the update without its RETURNING and "TAG SELECT cols FROM
+// table WHERE cond", which, run after the update in its transaction, reads
+// the row as the update left it (the update's row lock holds it).
+func withoutReturning(q string) (update, read string) {
+	u := strings.Index(q, "UPDATE ")
+	tag, rest := q[:u], q[u+len("UPDATE "):]
+	table := rest[:strings.IndexByte(rest, ' ')]
+	i := strings.LastIndex(q, " RETURNING ")
+	update = q[:i]
+	return update, tag + "SELECT " + q[i+len(" RETURNING "):] + " FROM " + table + update[strings.LastIndex(update, " WHERE "):]
+}
+
+// read is the read of what update returns where the dialect has no
+// UPDATE ... RETURNING, or "".
+func (s *schema) read(update string) string { return s.reads[update] }

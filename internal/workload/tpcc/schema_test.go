@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -22,7 +23,9 @@ func TestGoldenSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	for name, d := range map[string]target.Dialect{"postgresql-15": target.ParseBanner(pg15Banner), "sqlite": tg.Dialect()} {
+	dialects := map[string]target.Dialect{"postgresql-15": target.ParseBanner(pg15Banner), "sqlite": tg.Dialect(),
+		"mariadb-10.11": target.ParseBanner("10.11.6-MariaDB-0+deb12u1")}
+	for name, d := range dialects {
 		s := newSchema(d.Caps)
 		var b strings.Builder
 		v := reflect.ValueOf(s)
@@ -34,6 +37,12 @@ func TestGoldenSQL(t *testing.T) {
 			case reflect.Slice:
 				for j := range f.Len() {
 					b.WriteString(f.Index(j).String() + ";\n")
+				}
+			case reflect.Map: // the reads after updates, by update
+				keys := f.MapKeys()
+				sort.Slice(keys, func(a, b int) bool { return keys[a].String() < keys[b].String() })
+				for _, k := range keys {
+					b.WriteString(f.MapIndex(k).String() + ";\n")
 				}
 			}
 		}

@@ -88,6 +88,8 @@ type Workload struct {
 	mix              [5]int
 	sql              schema
 	stockSQL         [districts]string // the stock update returning s_dist_01 .. s_dist_10
+	stockRead        [districts]string // its read, without UPDATE ... RETURNING
+	engineNote       string            // how the dialect's SQL differs, or ""
 	loaded           workload.Loaded   // what the existing data was made with
 	seed             uint64            // the run's seed
 	load, run        constants         // NURand's C values
@@ -210,8 +212,12 @@ const dataName = "tpcc"
 // refused, so an interrupted load is loaded again with --reinit.
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.sql = newSchema(d.Caps)
+	w.engineNote = ""
+	if w.sql.reads != nil {
+		w.engineNote = d.Name + " has no UPDATE ... RETURNING: New-Order, Payment and Delivery read each row they update right after the update, in the same transaction (one more round trip each)"
+	}
 	for i := range w.stockSQL {
-		w.stockSQL[i] = w.sql.stockStatement(i + 1)
+		w.stockSQL[i], w.stockRead[i] = w.sql.stockStatement(i + 1)
 	}
 	w.loaded, w.seed = nil, o.Seed
 	if !o.Fresh && w.exists(ctx, c) {
@@ -230,7 +236,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 		}
 	}
 	consts := loadConstants(stream(o.Seed, "nurand", 0))
-	l := &loader{c: cp, seed: o.Seed, sc: w.sc, consts: consts}
+	l := &loader{c: cp, seed: o.Seed, sc: w.sc, consts: consts, loadTime: d.Caps.TimestampText(loadTime)}
 	if err := l.items(ctx); err != nil {
 		return false, err
 	}
@@ -325,9 +331,13 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 // Data is what Start found: the rows of each table.
 func (w *Workload) Data() map[string]int64 { return w.data }
 
-// Notes say what the run is not: the specification's scale and waits.
+// Notes say what the run is not: the specification's scale and waits,
+// and how the engine's SQL differs.
 func (w *Workload) Notes() []string {
 	var notes []string
+	if w.engineNote != "" {
+		notes = append(notes, w.engineNote)
+	}
 	if w.sc.items != specItems || w.sc.customers != specCustomers {
 		notes = append(notes, fmt.Sprintf("TPC-C-like at a reduced scale (--items %d, --customers-per-district %d): not the specification's cardinalities", w.sc.items, w.sc.customers))
 	}

@@ -30,6 +30,9 @@ func (c *client) insertNew(ctx context.Context, conn target.Conn, n int) error {
 	b := c.w.batches.get()
 	defer c.w.batches.put(b)
 	c.gen.fill(b, n)
+	if c.w.sql.insertNoIDs {
+		return c.insertBatch(ctx, conn, b)
+	}
 	rows, err := conn.Query(ctx, c.w.sql.insertEvents, c.eventArgs(b)...)
 	clear(c.args) // drop references into b
 	if err != nil {
@@ -40,6 +43,24 @@ func (c *client) insertNew(ctx context.Context, conn target.Conn, n int) error {
 	}
 	if len(c.ids) != n {
 		return fmt.Errorf("add: inserted %d events but %d ids came back", n, len(c.ids))
+	}
+	return nil
+}
+
+// insertBatch inserts b where the insert returns no ids: they are the
+// batch's own, taken when the server counts as many rows as b holds.
+func (c *client) insertBatch(ctx context.Context, conn target.Conn, b *batch) error {
+	n, err := conn.Exec(ctx, c.w.sql.insertEvents, c.eventArgs(b)...)
+	clear(c.args) // drop references into b
+	if err != nil {
+		return err
+	}
+	if int(n) != len(b.events) {
+		return fmt.Errorf("add: inserted %d events of %d", n, len(b.events))
+	}
+	c.ids = c.ids[:0]
+	for i := range b.events {
+		c.ids = append(c.ids, b.events[i].id)
 	}
 	return nil
 }

@@ -38,6 +38,12 @@ func adapt(v variant, caps target.Capabilities, dialect string) (variant, []stri
 		v.ManualColumns = true
 		notes = append(notes, dialect+" has no generated columns: the application writes the flat columns")
 	}
+	if !caps.ArrayParams && !caps.JSONEach && caps.JSONTable {
+		notes = append(notes, dialect+" has no array parameters or UPDATE ... FROM: each batch is one JSON array that JSON_TABLE expands, and updates join it")
+	}
+	if !v.TextPayload && !caps.JSONB && caps.JSONTable {
+		notes = append(notes, dialect+"'s JSON is text checked as JSON: process rewrites each payload with JSON_SET, nothing is updated in place")
+	}
 	return v, notes
 }
 
@@ -51,6 +57,7 @@ type schema struct {
 	probe                   []string // statements that fail unless the schema exists
 
 	insertEvents, insertStatus  string
+	insertNoIDs                 bool // insertEvents returns no ids: they are the batch's own
 	selectProcess, updateStatus string
 	updatePayload               string
 	selectArchive, copyArchive  string
@@ -72,7 +79,8 @@ func newSchema(name string, v variant, c target.Capabilities) schema {
 		payloadType = "TEXT"
 	}
 	typeCheck := "CHECK (event_type IN (" + inList(eventTypes) + "))"
-	eventTypeCol := "event_type TEXT NOT NULL " + typeCheck
+	keyText := c.KeyTextType()
+	eventTypeCol := "event_type " + keyText + " NOT NULL " + typeCheck
 	if v.ManualColumns && c.Enums {
 		s.eventTypeType = s.events + "_event_type"
 		s.ddl = append(s.ddl, fmt.Sprintf("CREATE TYPE %s AS ENUM (%s)", s.eventTypeType, inList(eventTypes)))
@@ -86,11 +94,11 @@ func newSchema(name string, v variant, c target.Capabilities) schema {
 	} else {
 		gen := generatedExprs(v, c)
 		flat = []string{
-			fmt.Sprintf("event_type TEXT GENERATED ALWAYS AS (%s) STORED %s", gen[0], typeCheck),
+			fmt.Sprintf("event_type %s GENERATED ALWAYS AS (%s) STORED %s", keyText, gen[0], typeCheck),
 			fmt.Sprintf("authority_id %s GENERATED ALWAYS AS (%s) STORED", c.UUIDType, gen[1]),
 			fmt.Sprintf("train_id TEXT GENERATED ALWAYS AS (%s) STORED", gen[2]),
 		}
-		archiveTypeCol = "event_type TEXT NOT NULL " + typeCheck
+		archiveTypeCol = "event_type " + keyText + " NOT NULL " + typeCheck
 	}
 	s.ddl = append(s.ddl,
 		fmt.Sprintf("CREATE TABLE %s (\n  id %s PRIMARY KEY,\n  created_at %s NOT NULL DEFAULT %s,\n  payload %s NOT NULL,\n  %s\n)",
@@ -102,8 +110,8 @@ func newSchema(name string, v variant, c target.Capabilities) schema {
 		s.ddl = append(s.ddl, c.InvertedIndexDDL(s.events+"_payload_inv", s.events, "payload"))
 	}
 	s.ddl = append(s.ddl,
-		fmt.Sprintf("CREATE TABLE %s (\n  event_id %s PRIMARY KEY REFERENCES %s (id) ON DELETE CASCADE,\n  status TEXT NOT NULL CHECK (status IN (%s)),\n  updated_at %s NOT NULL DEFAULT %s\n)",
-			s.status, c.UUIDType, s.events, inList(statuses), c.TimestampType, c.Now),
+		fmt.Sprintf("CREATE TABLE %s (\n  event_id %s PRIMARY KEY REFERENCES %s (id) ON DELETE CASCADE,\n  status %s NOT NULL CHECK (status IN (%s)),\n  updated_at %s NOT NULL DEFAULT %s\n)",
+			s.status, c.UUIDType, s.events, keyText, inList(statuses), c.TimestampType, c.Now),
 		fmt.Sprintf("CREATE INDEX %s_status_updated ON %s (status, updated_at)", s.status, s.status),
 		fmt.Sprintf("CREATE TABLE %s (\n  id %s PRIMARY KEY,\n  archived_at %s NOT NULL DEFAULT %s,\n  payload %s NOT NULL,\n  %s,\n  authority_id %s NOT NULL,\n  created_at %s NOT NULL,\n  train_id TEXT NOT NULL\n)",
 			s.archive, c.UUIDType, c.TimestampType, c.Now, payloadType, archiveTypeCol, c.UUIDType, c.TimestampType),
@@ -116,10 +124,13 @@ func newSchema(name string, v variant, c target.Capabilities) schema {
 		s.drop = append(s.drop, "DROP TYPE IF EXISTS "+s.events+"_event_type")
 	}
 	s.countTotal = fmt.Sprintf("SELECT (SELECT count(*) FROM %s) + (SELECT count(*) FROM %s)", s.events, s.archive)
-	if c.ArrayParams {
+	switch {
+	case c.ArrayParams:
 		s.arrayStatements(v, c)
-	} else {
+	case c.JSONEach:
 		s.jsonStatements(v, c)
+	default:
+		s.jsonTableStatements(v, c)
 	}
 	s.tag()
 	return s
@@ -142,6 +153,13 @@ func (s *schema) tag() {
 // generatedExprs returns the expressions of the generated event_type,
 // authority_id and train_id columns.
 func generatedExprs(v variant, c target.Capabilities) [3]string {
+	if c.JSONTable && !c.ArrayParams { // MariaDB, MySQL: JSON is text checked as JSON
+		return [3]string{
+			"JSON_VALUE(payload, '$.eventType')",
+			"JSON_VALUE(payload, '$.authorityId')",
+			"JSON_VALUE(payload, '$.train.trainId')",
+		}
+	}
 	if !c.ArrayParams { // SQLite: json_extract reads TEXT and JSONB alike
 		return [3]string{
 			"json_extract(payload, '$.eventType')",
@@ -222,6 +240,57 @@ func (s *schema) jsonStatements(v variant, c target.Capabilities) {
 	in := "id IN (SELECT value FROM json_each($1))"
 	s.copyArchive = s.archiveCopy(in)
 	s.deleteEvents = fmt.Sprintf("DELETE FROM %s WHERE %s", s.events, in)
+}
+
+// jsonTableStatements: batches travel as one JSON array, as for
+// json_each(), that JSON_TABLE expands (MariaDB, MySQL). There is no
+// UPDATE ... FROM: updates and deletes join the expanded rows (UPDATE t
+// JOIN ... SET, DELETE t FROM t JOIN ...), which finds each row by its key
+// where an IN subquery would scan the table. There is no INSERT ...
+// RETURNING on MySQL, so the insert returns nothing and the ids are the
+// batch's own, its row count checked. InnoDB locks every row a locking
+// read examines, so the oldest PENDING and the oldest PROCESSING rows are
+// read from the index one status at a time (a sort of both would lock them
+// all); the TEXT payloads come through a derived table, as there is no
+// LIMIT in an IN subquery.
+func (s *schema) jsonTableStatements(v variant, c target.Capabilities) {
+	const id = "id CHAR(36) PATH '$[0]'"
+	rows := func(cols string) string { return "JSON_TABLE($1, '$[*]' COLUMNS (" + cols + ")) AS j" }
+	ids := rows("id CHAR(36) PATH '$'")
+	s.insertNoIDs = true
+	if v.ManualColumns {
+		s.insertEvents = fmt.Sprintf("INSERT INTO %s (id, payload, event_type, authority_id, train_id) SELECT j.id, j.payload, j.event_type, j.authority_id, j.train_id FROM %s",
+			s.events, rows(id+", payload JSON PATH '$[1]', event_type VARCHAR(64) PATH '$[2]', authority_id CHAR(36) PATH '$[3]', train_id VARCHAR(64) PATH '$[4]'"))
+	} else {
+		s.insertEvents = fmt.Sprintf("INSERT INTO %s (id, payload) SELECT j.id, j.payload FROM %s", s.events, rows(id+", payload JSON PATH '$[1]'"))
+	}
+	s.insertStatus = fmt.Sprintf("INSERT INTO %s (event_id, status) SELECT j.id, '%s' FROM %s", s.status, statusPending, ids)
+	lock := " FOR UPDATE SKIP LOCKED"
+	if !c.SkipLocked {
+		lock = " FOR UPDATE"
+	}
+	oldest := func(status string) string {
+		return fmt.Sprintf("(SELECT event_id, updated_at FROM %s WHERE status = '%s' ORDER BY updated_at LIMIT $1%s)", s.status, status, lock)
+	}
+	pick := oldest(statusPending) + " UNION ALL " + oldest(statusProcessing) + " ORDER BY updated_at LIMIT $1"
+	if s.textPayload {
+		s.selectProcess = fmt.Sprintf("SELECT e.id, e.payload FROM %s AS e JOIN (%s) AS p ON e.id = p.event_id", s.events, pick)
+	} else {
+		s.selectProcess = "SELECT p.event_id FROM (" + pick + ") AS p"
+	}
+	s.updateStatus = fmt.Sprintf("UPDATE %s AS s JOIN %s ON s.event_id = j.id SET s.status = j.status, s.updated_at = %s",
+		s.status, rows(id+", status VARCHAR(16) PATH '$[1]'"), c.Now)
+	if v.TextPayload {
+		s.updatePayload = fmt.Sprintf("UPDATE %s AS e JOIN %s ON e.id = j.id SET e.payload = j.payload", s.events, rows(id+", payload JSON PATH '$[1]'"))
+	} else {
+		// JSON_EXTRACT keeps the flag a JSON boolean (a plain column would be 1 or 0).
+		s.updatePayload = fmt.Sprintf("UPDATE %s AS e JOIN %s ON e.id = j.id SET e.payload = JSON_SET(e.payload, '$.state', j.state, '$.metrics.flags.fleeted', JSON_EXTRACT(j.fleeted, '$'))",
+			s.events, rows(id+", state VARCHAR(16) PATH '$[1]', fleeted JSON PATH '$[2]'"))
+	}
+	s.selectArchive = s.archiveSelect() + lock
+	s.copyArchive = fmt.Sprintf("INSERT INTO %s (id, payload, event_type, authority_id, created_at, train_id) SELECT e.id, e.payload, e.event_type, e.authority_id, e.created_at, e.train_id FROM %s AS e JOIN %s ON e.id = j.id",
+		s.archive, s.events, ids)
+	s.deleteEvents = fmt.Sprintf("DELETE e FROM %s AS e JOIN %s ON e.id = j.id", s.events, ids)
 }
 
 // processSelect picks (and, with lock, locks) the oldest events still to

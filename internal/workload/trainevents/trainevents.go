@@ -155,8 +155,8 @@ const loadBatch = 1000
 // marking the data complete (workload.MarkLoaded); existing data without
 // that mark is refused.
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
-	if !d.Caps.ArrayParams && !d.Caps.JSONEach {
-		return false, fmt.Errorf("%w: train-events sends its batches as array parameters or a JSON array for json_each(), and %s has neither", workload.ErrUnsupported, d.Name)
+	if !d.Caps.ArrayParams && !d.Caps.JSONEach && !d.Caps.JSONTable {
+		return false, fmt.Errorf("%w: train-events sends its batches as array parameters or a JSON array for json_each() or JSON_TABLE, and %s has none of them", workload.ErrUnsupported, d.Name)
 	}
 	w.bind(d)
 	w.loaded, w.seed = nil, o.Seed

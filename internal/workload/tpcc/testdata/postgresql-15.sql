@@ -196,6 +196,7 @@ ANALYZE tpcc_nurand;
 /* txnbench op=delivery */ UPDATE order_line SET ol_delivery_d = now() WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3;
 -- dlCustomer
 /* txnbench op=delivery */ UPDATE customer SET c_balance = c_balance + (SELECT coalesce(sum(ol_amount), 0) FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3), c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $4;
+-- reads
 -- slDistrict
 /* txnbench op=stock-level */ SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2;
 -- slCount

@@ -1,0 +1,54 @@
+package mysql
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/txnbench/txnbench/internal/target"
+)
+
+// CopyFrom inserts c.Rows in multi-row INSERTs of literal values, as
+// there is no COPY. The literals double their quotes only, so the load
+// runs with NO_BACKSLASH_ESCAPES added to the session's sql_mode (a
+// backslash in the data is then itself), and the session's mode is put
+// back afterwards. Outside a transaction the load is one of its own.
+func (s *mysqlConn) CopyFrom(ctx context.Context, c target.Copy) (n int64, err error) {
+	var mode string
+	if err := s.c.QueryRowContext(ctx, "SELECT @@SESSION.sql_mode").Scan(&mode); err != nil {
+		return 0, fmt.Errorf("copy into %s: reading sql_mode: %w", c.Table, s.check(err))
+	}
+	if _, err := s.c.ExecContext(ctx, "SET SESSION sql_mode = CONCAT(@@SESSION.sql_mode, ',NO_BACKSLASH_ESCAPES')"); err != nil {
+		return 0, fmt.Errorf("copy into %s: %w", c.Table, s.check(err))
+	}
+	defer func() {
+		if _, e := s.c.ExecContext(context.WithoutCancel(ctx), "SET SESSION sql_mode = ?", mode); e != nil && err == nil {
+			err = fmt.Errorf("copy into %s: restoring sql_mode: %w", c.Table, s.check(e))
+		}
+	}()
+	own := !s.inTx
+	if own {
+		if err := s.Begin(ctx); err != nil {
+			return 0, err
+		}
+		defer func() {
+			if err != nil {
+				s.Rollback(ctx)
+			}
+		}()
+	}
+	n, err = target.InsertBatches(c, func(sql string) error {
+		_, err := s.c.ExecContext(ctx, sql)
+		return s.check(err)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if own {
+		if err := s.Commit(ctx); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+var _ target.Copier = (*mysqlConn)(nil)
