@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
@@ -198,9 +199,9 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	case runErr != nil:
 		return runErr
 	case s.Stop == "":
-		return exitError{code: ExitInterrupted, msg: "interrupted: the ladder above is what finished"}
+		return exitError{code: exitcode.Interrupted, msg: "interrupted: the ladder above is what finished"}
 	case s.Best == 0:
-		return exitError{code: ExitFailure, msg: fmt.Sprintf("no %s tried met every goal: lower --from", s.Key)}
+		return exitError{code: exitcode.Failure, msg: fmt.Sprintf("no %s tried met every goal: lower --from", s.Key)}
 	}
 	return nil
 }

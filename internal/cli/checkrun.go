@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
@@ -70,7 +71,7 @@ database unreachable).`,
 			}
 			report.Invariants(a.stdout, &result.Result{Invariants: ch})
 			if ch.Violated() {
-				return exitError{code: ExitInvariants, msg: "invariants violated in run " + id + ": data was lost or corrupted (see the check above)"}
+				return exitError{code: exitcode.Invariants, msg: "invariants violated in run " + id + ": data was lost or corrupted (see the check above)"}
 			}
 			return nil
 		},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/txnbench/txnbench/internal/diff"
+	"github.com/txnbench/txnbench/internal/exitcode"
 )
 
 func (a *app) diffCommand() *cobra.Command {
@@ -95,7 +96,7 @@ Exit status: 0 no regression, 4 a regression, 2 bad input.
 				}
 			}
 			if rep.Regressions > 0 {
-				return exitError{code: ExitRegression}
+				return exitError{code: exitcode.Regression}
 			}
 			return nil
 		},

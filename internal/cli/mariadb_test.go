@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
@@ -48,7 +49,7 @@ func TestMariaDB(t *testing.T) {
 	t.Run("connect-overhead", func(t *testing.T) {
 		for _, q := range [][]string{{"--query", "point"}, {"--query", "complex", "--conn", "per-txn"}} {
 			code, stdout, stderr := runMain(append(append(coMaria, "--db", url), q...)...)
-			if code != ExitOK || !strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "MariaDB "+m.Version()) {
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "MariaDB "+m.Version()) {
 				t.Fatalf("%v: exit %d: %s\n%s", q, code, stderr, stdout)
 			}
 			if strings.Contains(stdout+stderr, m.Password()) {
@@ -61,7 +62,7 @@ func TestMariaDB(t *testing.T) {
 		for _, sc := range []string{"immediate-burst", "external-resume"} {
 			code, stdout, stderr := runMain("run", "workflow", "--db", url, "--scenario", sc, "--clients", "2", "--warmup", "0s", "--duration", "1s",
 				"--progress", "1s", "--telemetry", "off")
-			if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 				t.Fatalf("%s: exit %d: %s\n%s", sc, code, stderr, stdout)
 			}
 			if !strings.Contains(stdout, "signal workers poll every") || !strings.Contains(stdout, "MariaDB has no LISTEN/NOTIFY") {
@@ -72,7 +73,7 @@ func TestMariaDB(t *testing.T) {
 
 	t.Run("train-events refused", func(t *testing.T) {
 		code, stdout, stderr := runMain("run", "train-events", "--db", url, "--duration", "1s", "--telemetry", "off")
-		if code != ExitUsage || !strings.Contains(stderr, "train-events sends its batches as array parameters or a JSON array for json_each(), and MariaDB has neither") {
+		if code != exitcode.Usage || !strings.Contains(stderr, "train-events sends its batches as array parameters or a JSON array for json_each(), and MariaDB has neither") {
 			t.Errorf("exit %d: %s\n%s", code, stderr, stdout)
 		}
 	})
@@ -92,8 +93,8 @@ func TestMariaDB(t *testing.T) {
 			t.Fatalf("deleting an order item: %d, %v", n, err)
 		}
 		code, stdout, stderr := runMain(append(coMaria, "--db", url)...)
-		if code != ExitInvariants || !strings.Contains(stdout, "FAIL order totals match their items") {
-			t.Errorf("after a deleted order item: exit %d, want %d: %s\n%s", code, ExitInvariants, stderr, stdout)
+		if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL order totals match their items") {
+			t.Errorf("after a deleted order item: exit %d, want %d: %s\n%s", code, exitcode.Invariants, stderr, stdout)
 		}
 	})
 
@@ -107,7 +108,7 @@ func TestMariaDB(t *testing.T) {
 			args = append(args, "--fault", f)
 		}
 		code, stdout, stderr := runMain(args...)
-		if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+		if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 			t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 		}
 		if !regexp.MustCompile(`MariaDB 10\.\d+\.\d+ ready on 127\.0\.0\.1:\d+`).MatchString(stderr) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
@@ -89,7 +90,7 @@ op per interval) or a study's cells (one row per op per cell) as CSV.
 						bad++
 					}
 				}
-				return exitError{code: ExitInvariants, msg: fmt.Sprintf("invariants violated in %d of the %d results", bad, len(rs))}
+				return exitError{code: exitcode.Invariants, msg: fmt.Sprintf("invariants violated in %d of the %d results", bad, len(rs))}
 			}
 			return nil
 		},
@@ -176,7 +177,7 @@ func (a *app) reportStudy(path, html, csvOut string) error {
 	study.WriteServerGaps(a.stdout, s, all)
 	for _, c := range s.Cells {
 		if c.Invariants().Violated() {
-			return exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
+			return exitError{code: exitcode.Invariants, msg: "invariants violated in cell " + c.Label}
 		}
 	}
 	return nil

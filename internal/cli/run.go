@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/live"
@@ -122,7 +123,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	sp, err := target.ParseSpec(f.db)
 	if err != nil {
-		if strings.HasPrefix(f.db, job.TempPostgres+"@") {
+		if strings.HasPrefix(f.db, target.TempPostgresSpec+"@") {
 			return usage(err)
 		}
 		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL", target.MaskURL(f.db)))
@@ -410,7 +411,7 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 	db, err := job.Open(ctx, s, s.ServerConnections())
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, exitError{code: ExitInterrupted, msg: "interrupted before the run started"}
+			return nil, exitError{code: exitcode.Interrupted, msg: "interrupted before the run started"}
 		}
 		return nil, err
 	}
@@ -436,7 +437,7 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 	r, err := job.Run(ctx, s, db)
 	if r == nil {
 		if ctx.Err() != nil {
-			return nil, exitError{code: ExitInterrupted, msg: "interrupted before the run started"}
+			return nil, exitError{code: exitcode.Interrupted, msg: "interrupted before the run started"}
 		}
 		return nil, err
 	}
@@ -466,9 +467,9 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 	case err != nil:
 		return r, err
 	case r.Invariants.Violated(): // even when interrupted: a loss outranks it
-		return r, exitError{code: ExitInvariants, msg: "invariants violated: data was lost or corrupted (see the check above)"}
+		return r, exitError{code: exitcode.Invariants, msg: "invariants violated: data was lost or corrupted (see the check above)"}
 	case r.Interrupted:
-		return r, exitError{code: ExitInterrupted}
+		return r, exitError{code: exitcode.Interrupted}
 	}
 	return r, failedVerdict(r, f.minSuccess)
 }

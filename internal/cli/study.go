@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/report"
@@ -355,20 +356,20 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 	case runErr != nil:
 		return o, runErr
 	case ctx.Err() != nil:
-		return o, exitError{code: ExitInterrupted}
+		return o, exitError{code: exitcode.Interrupted}
 	}
 	if o.Summary == nil {
 		return o, nil
 	}
 	for _, c := range o.Summary.Cells {
 		if c.Invariants().Violated() {
-			return o, exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
+			return o, exitError{code: exitcode.Invariants, msg: "invariants violated in cell " + c.Label}
 		}
 	}
 	for i, rs := range o.Results {
 		for _, res := range rs {
 			if err := failedVerdict(res, p.sf.minSuccess); err != nil {
-				return o, exitError{code: ExitFailure, msg: "cell " + p.runs[i].cell.Label() + ": " + err.Error()}
+				return o, exitError{code: exitcode.Failure, msg: "cell " + p.runs[i].cell.Label() + ": " + err.Error()}
 			}
 		}
 	}

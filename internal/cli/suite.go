@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/suite"
@@ -229,11 +230,11 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 	suite.WriteTables(a.stdout, rep)
 	switch {
 	case t.Violated > 0:
-		return exitError{code: ExitInvariants, msg: fmt.Sprintf("invariants violated in %d scenarios: data was lost or corrupted (see %s)", t.Violated, filepath.Join(out, "suite.md"))}
+		return exitError{code: exitcode.Invariants, msg: fmt.Sprintf("invariants violated in %d scenarios: data was lost or corrupted (see %s)", t.Violated, filepath.Join(out, "suite.md"))}
 	case t.Interrupted:
-		return exitError{code: ExitInterrupted}
+		return exitError{code: exitcode.Interrupted}
 	case t.Failed > 0:
-		return exitError{code: ExitFailure, msg: fmt.Sprintf("%d of %d scenarios failed (see %s)", t.Failed, len(rep.Scenarios), filepath.Join(out, "suite.md"))}
+		return exitError{code: exitcode.Failure, msg: fmt.Sprintf("%d of %d scenarios failed (see %s)", t.Failed, len(rep.Scenarios), filepath.Join(out, "suite.md"))}
 	}
 	return nil
 }
@@ -274,9 +275,9 @@ func scenarioEnd(err error) suite.End {
 	switch {
 	case err == nil:
 		return suite.EndOK
-	case errors.As(err, &ee) && ee.code == ExitInvariants:
+	case errors.As(err, &ee) && ee.code == exitcode.Invariants:
 		return suite.EndViolated
-	case errors.As(err, &ee) && ee.code == ExitInterrupted:
+	case errors.As(err, &ee) && ee.code == exitcode.Interrupted:
 		return suite.EndInterrupted
 	}
 	return suite.EndFailed

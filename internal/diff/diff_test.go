@@ -3,16 +3,16 @@ package diff
 import (
 	"encoding/json"
 	"errors"
-	"github.com/txnbench/txnbench/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/testutil"
+
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/suite"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // sample is a real result: train-events on SQLite, 4 clients, 8 s.
@@ -214,7 +214,7 @@ func TestInterruptedAndAbortedAreSaid(t *testing.T) {
 }
 
 func TestInvariantsNotCheckedAreSaid(t *testing.T) {
-	n := changed(t, func(r *result.Result) { r.Invariants = &workload.Check{NotChecked: "custom scripts"} })
+	n := changed(t, func(r *result.Result) { r.Invariants = &result.Check{NotChecked: "custom scripts"} })
 	sc := compare(t, base(t), n, Options{}).Scenarios[0]
 	if !strings.Contains(strings.Join(sc.Notes, "\n"), "invariants not checked in NEW (custom scripts)") {
 		t.Errorf("notes %q do not say NEW verified nothing", sc.Notes)

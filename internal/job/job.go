@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/fault"
 	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/localdb"
@@ -22,9 +23,6 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 )
-
-// TempPostgres is the --db value that starts a throwaway cluster.
-const TempPostgres = target.TempPostgresSpec
 
 // TempMariaDB is the --db value that starts a throwaway MariaDB.
 const TempMariaDB = target.TempMariaDBSpec
@@ -330,7 +328,7 @@ func openAsLoadRole(ctx context.Context, s Spec, cl *localdb.Cluster) (*Database
 	if err != nil {
 		return nil, err
 	}
-	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, server: cl, connURL: s.clientURL(named(loadURL)), loadURL: loadURL, loadVerifier: verifier}, nil
+	return &Database{Target: t, URL: target.TempPostgresSpec + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, server: cl, connURL: s.clientURL(named(loadURL)), loadURL: loadURL, loadVerifier: verifier}, nil
 }
 
 // openMariaDB starts a throwaway MariaDB sized for conns connections and
@@ -512,7 +510,7 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 			return r, err
 		}
 	}
-	var ch workload.Check
+	var ch result.Check
 	err = withCheckConn(checkCtx, s, db, r, func(c target.Conn) (err error) {
 		var sh sharing
 		if m != nil {
@@ -534,11 +532,11 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 		return sh.after(checkCtx, s, c, &ch)
 	})
 	if err != nil && wctx.Err() != nil {
-		r.Invariants = &workload.Check{NotChecked: context.Cause(wctx).Error()}
+		r.Invariants = &result.Check{NotChecked: context.Cause(wctx).Error()}
 		return r, nil
 	}
 	if errors.Is(err, errCheckNoAnswer) { // the verdict says so, and the error why
-		r.Invariants = &workload.Check{NotChecked: errCheckNoAnswer.Error()}
+		r.Invariants = &result.Check{NotChecked: errCheckNoAnswer.Error()}
 	}
 	if err != nil {
 		return r, err
@@ -653,7 +651,7 @@ func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
 			return err
 		})
 		cancel()
-		if err != nil && target.Classify(err) == target.ClassPermission {
+		if err != nil && target.Classify(err) == errclass.Permission {
 			return statsNotReset(ctx, settle)
 		}
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
@@ -218,7 +219,7 @@ func commands(w io.Writer, prefix string, r *result.Result, s PgbenchScript, max
 func failures(o result.Op) int64 {
 	var n int64
 	for class, v := range o.Errors {
-		if result.Class(class).Retryable() {
+		if errclass.Class(class).Retryable() {
 			n += v
 		}
 	}

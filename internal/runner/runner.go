@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
@@ -623,7 +624,7 @@ type client struct {
 	// connection, or of ops with an error retrying does not cure. The client
 	// backs off on them; a success resets them.
 	fails     int
-	failClass target.Class
+	failClass errclass.Class
 	done      int64 // cycles claimed, with PerClient
 	// pending are the cycle's op latencies, recorded with the cycle's
 	// own (metrics.Recorder.RecordTogether) so an interval never splits them.
@@ -753,7 +754,7 @@ const repeatedFailures = 3
 
 // failed counts a failure of class in a row with the client's earlier
 // failures of the same class.
-func (c *client) failed(class target.Class) {
+func (c *client) failed(class errclass.Class) {
 	if class != c.failClass {
 		c.fails, c.failClass = 0, class
 	}
@@ -801,9 +802,9 @@ func (r *run) counted(start time.Time) bool {
 }
 
 // breaksSession: after these the session is replaced.
-func breaksSession(c target.Class) bool {
+func breaksSession(c errclass.Class) bool {
 	switch c {
-	case target.ClassConnectionLost, target.ClassAdminShutdown, target.ClassTimeout, target.ClassConnectRefused:
+	case errclass.ConnectionLost, errclass.AdminShutdown, errclass.Timeout, errclass.ConnectRefused:
 		return true
 	}
 	return false

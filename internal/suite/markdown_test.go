@@ -9,7 +9,6 @@ import (
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 func sampleReport() *Report {
@@ -84,7 +83,7 @@ func run(n int64, ms, measured float64, clients int, errs int64, ok bool) *resul
 	}
 	add, arch, cyc := h(n, ms), h(n, 2*ms), h(n, 10*ms)
 	return &result.Result{
-		MeasuredS: measured, Config: result.Config{Clients: clients}, Invariants: &workload.Check{OK: ok},
+		MeasuredS: measured, Config: result.Config{Clients: clients}, Invariants: &result.Check{OK: ok},
 		Ops: []result.Op{
 			{Name: "add", Summary: add.Summary(), Hist: add, Errors: map[string]int64{"serialization": errs}},
 			{Name: "archive", Summary: arch.Summary(), Hist: arch},
@@ -150,7 +149,7 @@ func TestMarkdownInvariantsNotChecked(t *testing.T) {
 	if strings.Contains(md, "VIOLATED") || strings.Contains(md, "all OK") {
 		t.Errorf("suite.md calls verified-nothing OK or violated:\n%s", md)
 	}
-	run := &result.Result{Invariants: &workload.Check{NotChecked: "custom scripts"}}
+	run := &result.Result{Invariants: &result.Check{NotChecked: "custom scripts"}}
 	if s := RunSummary(run); s.InvariantsOK || s.InvariantsNotChecked != "custom scripts" {
 		t.Errorf("RunSummary: %+v", s)
 	}

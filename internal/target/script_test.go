@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -236,7 +237,7 @@ func TestScriptErrorsAndTransactions(t *testing.T) {
 			if err == nil {
 				t.Fatalf("%s: duplicate insert succeeded", mode)
 			}
-			if cl := target.Classify(err); cl != target.ClassOther {
+			if cl := target.Classify(err); cl != errclass.Other {
 				t.Errorf("%s: duplicate key classified %q", mode, cl)
 			}
 			if !c.InTransaction() {
@@ -250,7 +251,7 @@ func TestScriptErrorsAndTransactions(t *testing.T) {
 		if pg {
 			// A serialization failure is retryable.
 			err := c.Statement(ctx, target.QueryExtended, "", "DO $$BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40001'; END$$", nil, nil)
-			if cl := target.Classify(err); cl != target.ClassSerialization || !cl.Retryable() {
+			if cl := target.Classify(err); cl != errclass.Serialization || !cl.Retryable() {
 				t.Errorf("40001 classified %q (%v)", cl, err)
 			}
 			// A simple compound stops at the failing statement.
@@ -332,7 +333,7 @@ func TestScriptCancel(t *testing.T) {
 	time.AfterFunc(200*time.Millisecond, cancel)
 	t0 := time.Now()
 	err = c.Statement(ctx, target.QueryPrepared, "sleep", "SELECT pg_sleep(20)", nil, nil)
-	if target.Classify(err) != target.ClassCanceled || time.Since(t0) > 10*time.Second {
+	if target.Classify(err) != errclass.Canceled || time.Since(t0) > 10*time.Second {
 		t.Fatalf("cancelled statement: %v after %v", err, time.Since(t0))
 	}
 	if err := c.Statement(ctx, target.QuerySimple, "", "SELECT 1", nil, nil); !errors.Is(err, context.Canceled) {

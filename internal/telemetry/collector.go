@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 )
@@ -362,7 +363,7 @@ func (c *Collector) elapsed() float64 {
 // machine telemetry.
 func (c *Collector) serverLost(what string, err error) {
 	c.lost, c.lostWhy = c.elapsed(), what+": "+firstLine(err.Error())
-	c.lostStuck = target.Classify(err) == target.ClassTimeout
+	c.lostStuck = target.Classify(err) == errclass.Timeout
 	c.lastTry = time.Now()
 	c.conn.Close(context.Background())
 	c.conn = nil
@@ -535,7 +536,7 @@ func (c *Collector) readPool(ctx context.Context, final bool) map[string]int64 {
 			continue
 		}
 		p, err := PoolerStats(ctx, pc.url)
-		pc.stuck = target.Classify(err) == target.ClassTimeout
+		pc.stuck = target.Classify(err) == errclass.Timeout
 		if err != nil {
 			if pc.lost < 0 {
 				pc.lost = c.elapsed()

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers" // tests open databases
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // NeedPostgres skips the test when PostgreSQL's binaries are missing,
@@ -234,11 +234,11 @@ func Session(t testing.TB, tg target.Target) target.Conn {
 
 // Checker is a workload that checks its invariants on a session.
 type Checker interface {
-	Check(ctx context.Context, c target.Conn) (workload.Check, error)
+	Check(ctx context.Context, c target.Conn) (result.Check, error)
 }
 
 // FailedItems lists the names of the items ch failed, in order.
-func FailedItems(ch workload.Check) []string {
+func FailedItems(ch result.Check) []string {
 	var names []string
 	for _, it := range ch.Items {
 		if !it.OK {

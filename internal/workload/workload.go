@@ -71,7 +71,7 @@ type Workload interface {
 	// NewClient makes client id, with its own random stream.
 	NewClient(id int, rng *rand.Rand) Client
 	// Check verifies the invariants after the run.
-	Check(ctx context.Context, c target.Conn) (Check, error)
+	Check(ctx context.Context, c target.Conn) (result.Check, error)
 }
 
 // CycleCounter is a workload whose users count its cycles, not its
@@ -98,13 +98,6 @@ type InitOptions struct {
 	// parallel (the caller closes it); nil when Init has only its own.
 	Connect func(ctx context.Context) (target.Conn, error)
 }
-
-// Check is the outcome of an invariant check; it is result's type, so a
-// result records it without depending on the workloads.
-type Check = result.Check
-
-// CheckItem is one verified invariant.
-type CheckItem = result.CheckItem
 
 // Def describes a registered workload.
 type Def struct {

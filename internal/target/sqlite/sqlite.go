@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -71,7 +72,7 @@ func openSQLite(ctx context.Context, path string) (target.Target, error) {
 		if err == nil {
 			break
 		}
-		if c, _ := (driver{}).Classify(err); c != target.ClassBusy || time.Now().After(deadline) {
+		if c, _ := (driver{}).Classify(err); c != errclass.Busy || time.Now().After(deadline) {
 			t.Close()
 			return nil, fmt.Errorf("opening SQLite file %s: %w", path, err)
 		}

@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // maxSQLFile is the largest --setup or --check file read.
@@ -87,7 +87,7 @@ func (w *Workload) runSetup(ctx context.Context, c target.Conn) error {
 
 // checkUser runs the --check file's queries: each holds when it returns
 // no rows or rows whose first column is true.
-func (w *Workload) checkUser(ctx context.Context, c target.Conn, ch *workload.Check) error {
+func (w *Workload) checkUser(ctx context.Context, c target.Conn, ch *result.Check) error {
 	for _, q := range w.checks {
 		ok, detail, err := holds(ctx, c, q.sql)
 		if err != nil {

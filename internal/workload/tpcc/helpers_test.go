@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
@@ -63,7 +64,7 @@ func initSeed(t *testing.T, tg target.Target, c target.Conn, fresh bool, seed ui
 }
 
 // checkOK fails the test unless every condition holds.
-func checkOK(t *testing.T, w *Workload, c target.Conn) workload.Check {
+func checkOK(t *testing.T, w *Workload, c target.Conn) result.Check {
 	t.Helper()
 	ch, err := w.Check(context.Background(), c)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/fault"
 	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
@@ -24,7 +25,7 @@ func TestClaimLoopBacksOff(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	const workers = 2
 	w := newWorkflow(t, "--signal-workers", "2")
-	s := spec(job.TempPostgres, w, 2, 0)
+	s := spec(target.TempPostgresSpec, w, 2, 0)
 	s.Runner.Iterations, s.Runner.Duration, s.Runner.Grace = 0, 10*time.Second, 5*time.Second
 	s.Pooler = job.Pooler{Via: job.ViaPgBouncer, Mode: "transaction", Size: 4}
 	kill, err := fault.Parse("1s:kill-server:3s")

@@ -147,7 +147,7 @@ func TestWorkerKilledMidClaim(t *testing.T) {
 func TestThroughPgBouncer(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	w := newWorkflow(t, "--signal-workers", "3")
-	s := spec(job.TempPostgres, w, 4, 16)
+	s := spec(target.TempPostgresSpec, w, 4, 16)
 	s.Pooler = job.Pooler{Via: job.ViaPgBouncer, Mode: "transaction", Size: 4}
 	r := runOn(t, s, openDB(t, s))
 	checkRun(t, r, 16)
