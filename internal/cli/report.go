@@ -33,6 +33,7 @@ op per interval) or a study's cells (one row per op per cell) as CSV.
   txnbench report study-20250101-120000 --html study.html`,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if len(files) == 0 {
+				//lint:ignore ST1005 "RESULT.json..." is the usage line's "one or more", as the help writes it
 				return usage(errors.New("no result files given: txnbench report RESULT.json..."))
 			}
 			if err := checkOutFiles(outFile{"--html", html}, outFile{"--json", out}, outFile{"--csv", csvOut}); err != nil {

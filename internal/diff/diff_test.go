@@ -317,6 +317,9 @@ func TestFixedSettings(t *testing.T) {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
+				if len(rep.Different) != 0 || rep.Compared == 0 {
+					t.Errorf("differences %v, %d scenarios compared: want none listed and the scenario compared", rep.Different, rep.Compared)
+				}
 				return
 			}
 			if !errors.As(err, &de) {

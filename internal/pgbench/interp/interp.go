@@ -82,13 +82,6 @@ type shellArg struct {
 	slot int    // -1 for a literal
 }
 
-const (
-	vClientID = iota
-	vScale
-	vRandomSeed
-	vDefaultSeed
-)
-
 func (cfg *Config) program() *program {
 	cfg.once.Do(func() { cfg.prog = compile(cfg) })
 	return cfg.prog
