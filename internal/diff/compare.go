@@ -180,14 +180,14 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 	sc := Scenario{Name: b.Name}
 	switch {
 	case n.Failed != "":
-		sc.Decisions = append(sc.Decisions, Decision{Metric: "finished", Family: FamInvariants, Unit: unitOK,
+		sc.Decisions = append(sc.Decisions, Decision{Metric: "finished", Family: FamInvariants, Unit: UnitOK,
 			Base: boolf(b.Failed == ""), New: 0, HigherBetter: true, Verdict: Worse}) // like a violation: broken in NEW fails the gate
 		sc.Notes = append(sc.Notes, "failed in NEW: "+n.Failed)
 		if b.Failed != "" {
 			sc.Notes = append(sc.Notes, "failed in BASE too: "+b.Failed)
 		}
 	case b.Failed != "":
-		sc.Decisions = append(sc.Decisions, Decision{Metric: "finished", Family: FamInvariants, Unit: unitOK,
+		sc.Decisions = append(sc.Decisions, Decision{Metric: "finished", Family: FamInvariants, Unit: UnitOK,
 			Base: 0, New: 1, HigherBetter: true, Verdict: Better})
 		sc.Notes = append(sc.Notes, "failed in BASE: "+b.Failed)
 	}
@@ -298,7 +298,7 @@ func unfinished(ds []Decision, notes []string, b, n []*result.Result) ([]Decisio
 		return ds, notes
 	}
 	if nu > bu {
-		ds = append(ds, Decision{Metric: "unfinished ops", Family: FamErrors, Unit: unitCount, Base: bu, New: nu, Verdict: Worse})
+		ds = append(ds, Decision{Metric: "unfinished ops", Family: FamErrors, Unit: UnitCount, Base: bu, New: nu, Verdict: Worse})
 	}
 	return ds, append(notes, fmt.Sprintf("transactions unfinished when the run ended, per run: BASE %g, NEW %g", bu, nu))
 }
@@ -354,7 +354,7 @@ func threshold(bv, nv value, b, n *Unit, opt Options) float64 {
 	default:
 		return t
 	}
-	if n := min(bv.n, nv.n); nv.unit == unitMS && n > 0 && n < RefSamples {
+	if n := min(bv.n, nv.n); nv.unit == UnitMS && n > 0 && n < RefSamples {
 		t *= math.Sqrt(float64(RefSamples) / float64(n))
 	}
 	t = max(t, bv.spread, nv.spread)
