@@ -17,6 +17,7 @@ import (
 	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 func pgErr(code string) error {
@@ -206,7 +207,7 @@ func TestClassesList(t *testing.T) {
 func sqliteBusy(t *testing.T) error {
 	t.Helper()
 	ctx := context.Background()
-	tg := openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+	tg := testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
 	c1, c2 := connectTo(t, tg), connectTo(t, tg)
 	if err := c1.Begin(ctx); err != nil {
 		t.Fatal(err)
@@ -236,7 +237,7 @@ func TestClassifySQLite(t *testing.T) {
 		t.Errorf("Classify(wrapped %v) = %q, want busy", busy, got)
 	}
 
-	c := connectTo(t, openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db")))
+	c := connectTo(t, testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db")))
 	_, syntax := c.Exec(ctx, "SELEC 1")
 	if syntax == nil {
 		t.Fatal("a syntax error was accepted")

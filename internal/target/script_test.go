@@ -87,7 +87,7 @@ func scriptBackends(t *testing.T, f func(t *testing.T, tg target.Target, c targe
 		f(t, tg, scriptConn(t, c), true)
 	})
 	t.Run("sqlite", func(t *testing.T) {
-		tg := openSQLite(t, "sqlite:")
+		tg := testutil.Open(t, "sqlite:")
 		c := connectTo(t, tg)
 		f(t, tg, scriptConn(t, c), false)
 	})
@@ -371,7 +371,7 @@ func TestScriptPreparedThroughPgBouncer(t *testing.T) {
 }
 
 func TestScriptSQLiteSplit(t *testing.T) {
-	c := scriptConn(t, connectTo(t, openSQLite(t, "sqlite:")))
+	c := scriptConn(t, connectTo(t, testutil.Open(t, "sqlite:")))
 	s := stmt(t, c, target.QuerySimple, "", "SELECT 'a;b' AS x; -- c;d\nSELECT /* e;f */ 2 AS y;;")
 	if want := []string{"0:a;b", "1:2"}; !reflect.DeepEqual(s.rows, want) {
 		t.Errorf("rows %v, want %v", s.rows, want)

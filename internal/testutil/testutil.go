@@ -170,6 +170,25 @@ func Exec(t testing.TB, url string, stmts ...string) {
 	}
 }
 
+// Open opens the database at url, failing the test on an error, and
+// closes it when the test ends.
+func Open(t testing.TB, url string) target.Target {
+	t.Helper()
+	tg, err := target.Open(context.Background(), url)
+	if err != nil {
+		t.Fatalf("opening %s: %v", url, err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+// SQLite opens a new SQLite file in the test's temporary directory (see
+// Open).
+func SQLite(t testing.TB) target.Target {
+	t.Helper()
+	return Open(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+}
+
 // Conn opens the database at url and one session to it, failing the test
 // on an error; done closes both.
 func Conn(t testing.TB, url string) (tg target.Target, c target.Conn, done func()) {

@@ -3,7 +3,6 @@ package tpcc
 import (
 	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -16,16 +15,6 @@ import (
 // small is the scale of the tests: two warehouses (so remote payments and
 // order lines happen), 1,000 items, 30 customers per district.
 var small = []string{"--warehouses", "2", "--items", "1000", "--customers-per-district", "30", "--wait=false"}
-
-func openSQLite(t *testing.T) target.Target {
-	t.Helper()
-	tg, err := target.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
 
 // parseWorkload parses args into a fresh workload and validates it.
 func parseWorkload(args ...string) (*Workload, error) {
