@@ -99,7 +99,7 @@ func recordedSpec(rec job.RunRecord) (job.Spec, error) {
 	if err := fs.Parse(rec.Args[i+1:]); err != nil {
 		return job.Spec{}, fmt.Errorf("reading its recorded command line: %w", err)
 	}
-	if err := rs.w.Validate(); err != nil {
+	if err := workload.Validate(rs.w); err != nil {
 		return job.Spec{}, fmt.Errorf("reading its recorded command line: %w", err)
 	}
 	return job.Spec{Name: def.Name, Workload: rs.w, Runner: rs.f.cfg}, nil

@@ -316,7 +316,7 @@ type runSpec struct {
 func newRunSpec(def workload.Def, fs *pflag.FlagSet, run bool) *runSpec {
 	rs := &runSpec{def: def, w: def.New(), run: run}
 	rs.f.register(fs, run)
-	rs.w.Flags(fs)
+	workload.Flags(rs.w, fs)
 	return rs
 }
 
@@ -328,7 +328,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	if err := rs.f.validate(fs, rs.run); err != nil {
 		return job.Spec{}, err
 	}
-	if err := rs.w.Validate(); err != nil {
+	if err := workload.Validate(rs.w); err != nil {
 		return job.Spec{}, usage(err)
 	}
 	if rs.shard != nil {

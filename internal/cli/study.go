@@ -238,7 +238,7 @@ type parsedStudyFlags struct {
 func workloadSettings(def workload.Def, fs *pflag.FlagSet) []string {
 	own := pflag.NewFlagSet(def.Name, pflag.ContinueOnError)
 	own.SortFlags = false
-	def.New().Flags(own)
+	workload.Flags(def.New(), own)
 	var names []string
 	own.VisitAll(func(f *pflag.Flag) {
 		if isSetting(fs, f.Name) {

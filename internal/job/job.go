@@ -416,7 +416,7 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 		}
 		defer func() { m.end(s, db) }()
 	}
-	if err := withConn(ctx, db, func(c target.Conn) error { return s.Workload.Start(ctx, c) }); err != nil {
+	if err := withConn(ctx, db, func(c target.Conn) error { return workload.Start(ctx, s.Workload, c) }); err != nil {
 		return nil, err
 	}
 	if m != nil {
@@ -576,7 +576,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		Format:   result.Format,
 		Tool:     result.Tool{Version: s.Version, Go: runtime.Version()},
 		Workload: s.Name,
-		Settings: s.Workload.Settings(),
+		Settings: workload.Settings(s.Workload),
 		Config: result.Config{
 			DB: db.URL, Clients: rc.Clients, Iterations: rc.Iterations, Seed: rc.Seed,
 			MaxTries: rc.MaxTries, PGConf: maskAll(s.PGConf), Args: maskAll(s.Args), Conn: cmp.Or(s.Conn.Strategy, connect.Session),

@@ -38,11 +38,11 @@ func newWorkload(t *testing.T, name string, args ...string) workload.Workload {
 	}
 	w := def.New()
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	w.Flags(fs)
+	workload.Flags(w, fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Validate(); err != nil {
+	if err := workload.Validate(w); err != nil {
 		t.Fatal(err)
 	}
 	return w

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/result"
@@ -32,11 +31,7 @@ type counterWorkload struct {
 	commits   atomic.Int64
 }
 
-func (w *counterWorkload) Flags(*pflag.FlagSet)                     {}
-func (w *counterWorkload) Validate() error                          { return nil }
-func (w *counterWorkload) Settings() map[string]any                 { return nil }
-func (w *counterWorkload) OpNames() []string                        { return []string{"bump"} }
-func (w *counterWorkload) Start(context.Context, target.Conn) error { return nil }
+func (w *counterWorkload) OpNames() []string { return []string{"bump"} }
 func (w *counterWorkload) Init(ctx context.Context, c target.Conn, _ target.Dialect, _ workload.InitOptions) (bool, error) {
 	_, err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS n (v INTEGER)")
 	return true, err

@@ -20,6 +20,14 @@ func init() {
 	})
 }
 
+// The optional interfaces Workload implements.
+var (
+	_ workload.Configurable = (*Workload)(nil)
+	_ workload.Starter      = (*Workload)(nil)
+	_ workload.DataReporter = (*Workload)(nil)
+	_ workload.Tables       = (*Workload)(nil)
+)
+
 // opQuery is the workload's only op.
 const opQuery = "query"
 

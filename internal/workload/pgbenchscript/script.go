@@ -33,6 +33,15 @@ func init() {
 	})
 }
 
+// The optional interfaces Workload implements.
+var (
+	_ workload.Configurable = (*Workload)(nil)
+	_ workload.Starter      = (*Workload)(nil)
+	_ workload.DataReporter = (*Workload)(nil)
+	_ workload.Tables       = (*Workload)(nil)
+	_ workload.Stepper      = (*Workload)(nil)
+)
+
 // MaxScripts is pgbench's limit on the number of scripts of a run.
 const MaxScripts = 128
 

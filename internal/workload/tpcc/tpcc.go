@@ -23,6 +23,17 @@ func init() {
 	})
 }
 
+// The optional interfaces Workload implements.
+var (
+	_ workload.Configurable    = (*Workload)(nil)
+	_ workload.Starter         = (*Workload)(nil)
+	_ workload.ClientDefaulter = (*Workload)(nil)
+	_ workload.DataReporter    = (*Workload)(nil)
+	_ workload.Figurer         = (*Workload)(nil)
+	_ workload.Ledger          = (*Workload)(nil)
+	_ workload.Noter           = (*Workload)(nil)
+)
+
 // What the workload is beside a workload.Workload.
 var (
 	_ workload.Noter           = (*Workload)(nil)

@@ -20,6 +20,17 @@ func init() {
 	})
 }
 
+// The optional interfaces Workload implements.
+var (
+	_ workload.Configurable = (*Workload)(nil)
+	_ workload.Starter      = (*Workload)(nil)
+	_ workload.DataReporter = (*Workload)(nil)
+	_ workload.Ledger       = (*Workload)(nil)
+	_ workload.Tables       = (*Workload)(nil)
+	_ workload.Noter        = (*Workload)(nil)
+	_ workload.MemoryUser   = (*Workload)(nil)
+)
+
 // Op names, in report order.
 const (
 	opAdd     = "add"

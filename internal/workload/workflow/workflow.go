@@ -23,6 +23,16 @@ func init() {
 	})
 }
 
+// The optional interfaces Workload implements.
+var (
+	_ workload.Configurable = (*Workload)(nil)
+	_ workload.Starter      = (*Workload)(nil)
+	_ workload.Backgrounder = (*Workload)(nil)
+	_ workload.Stepper      = (*Workload)(nil)
+	_ workload.CycleCounter = (*Workload)(nil)
+	_ workload.Noter        = (*Workload)(nil)
+)
+
 // The clients' ops, in report order.
 const (
 	opStart   = "start"
