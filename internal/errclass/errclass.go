@@ -1,5 +1,7 @@
 package errclass
 
+import "strings"
+
 // Class is a stable name for a kind of error, used to count errors and to
 // decide whether an op is retried.
 type Class string
@@ -40,4 +42,11 @@ var All = []Class{
 // tried again on the same connection.
 func (c Class) Retryable() bool {
 	return c == Serialization || c == Deadlock || c == Busy
+}
+
+// FirstLine is err's message up to its first newline: the one line a note
+// keeps of a server's multi-line error (its DETAIL and HINT dropped).
+func FirstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
 }

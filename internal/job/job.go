@@ -411,7 +411,7 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 		}
 	case s.registers(db):
 		if m, err = registerRun(ctx, s, db); err != nil {
-			s.log("not registered in the run table: runs writing the same tables at the same time cannot be told apart (" + firstLine(err.Error()) + ")")
+			s.log("not registered in the run table: runs writing the same tables at the same time cannot be told apart (" + errclass.FirstLine(err) + ")")
 			m = nil
 		}
 		defer func() { m.end(s, db) }()

@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -353,22 +352,11 @@ func (r *Result) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("encoding the result: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".txnbench-*.json")
+	err = WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("saving the result to %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving the result to %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("saving the result to %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes it 0600
-		return fmt.Errorf("saving the result to %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("saving the result to %s: %w", path, err)
 	}
 	return nil

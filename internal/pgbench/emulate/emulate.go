@@ -1,6 +1,7 @@
 package emulate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -506,13 +507,6 @@ func scriptError(err error) error {
 	return pe
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // target is the database to open, in txnbench's terms: pgbench's host,
 // port, user and dbname (or a URL given as dbname) make a postgres:// URL;
 // libpq's environment variables fill in the rest, as for pgbench.
@@ -545,7 +539,7 @@ func (o *pgbenchOpts) target() string {
 	if db == "" {
 		// pgbench's default: not -U, but the environment's or the
 		// system's user name
-		db = cmpOr(os.Getenv("PGDATABASE"), os.Getenv("PGUSER"))
+		db = cmp.Or(os.Getenv("PGDATABASE"), os.Getenv("PGUSER"))
 		if u, err := user.Current(); db == "" && err == nil {
 			db = u.Username
 		}

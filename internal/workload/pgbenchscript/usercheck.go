@@ -79,7 +79,8 @@ func readSQLFile(path, flag string, named bool) ([]userCheck, error) {
 func (w *Workload) runSetup(ctx context.Context, c target.Conn) error {
 	for _, s := range w.setupSQL {
 		if _, err := c.Exec(ctx, s.sql); err != nil {
-			return fmt.Errorf("--setup %s: %s: %w", w.SetupFile, firstLine(s.sql), err)
+			stmt, _, _ := strings.Cut(s.sql, "\n")
+			return fmt.Errorf("--setup %s: %s: %w", w.SetupFile, stmt, err)
 		}
 	}
 	return nil
@@ -142,7 +143,3 @@ func truthy(v any) bool {
 	return false
 }
 
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
