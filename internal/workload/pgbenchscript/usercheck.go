@@ -142,4 +142,3 @@ func truthy(v any) bool {
 	}
 	return false
 }
-
