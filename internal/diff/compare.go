@@ -203,6 +203,21 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 		sc.Regressions = countWorse(sc.Decisions)
 		return sc
 	}
+	compareValues(&sc, b, n, opt)
+	sc.Notes = append(sc.Notes, newErrorClasses(errorClasses(b.Results), errorClasses(n.Results))...)
+	sc.Notes = append(sc.Notes, runNotes(b, n)...)
+	if note := topWaitNote(b.Results, n.Results); note != "" {
+		sc.Notes = append(sc.Notes, note)
+	}
+	sc.Decisions, sc.Notes = unfinished(sc.Decisions, sc.Notes, b.Results, n.Results)
+	sc.Regressions = countWorse(sc.Decisions)
+	return sc
+}
+
+// compareValues decides every metric both units have enough samples of,
+// and notes the ops and metrics on one side only and those with too few
+// samples.
+func compareValues(sc *Scenario, b, n *Unit, opt Options) {
 	bv, nv := unitValues(b.Results), unitValues(n.Results)
 	nm := map[string]value{}
 	for _, v := range nv {
@@ -252,14 +267,18 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 	if len(few) > 0 {
 		sc.Notes = append(sc.Notes, "too few samples to compare: "+strings.Join(few, ", "))
 	}
-	sc.Notes = append(sc.Notes, newErrorClasses(errorClasses(b.Results), errorClasses(n.Results))...)
+}
+
+// runNotes says which side had an interrupted run or aborted clients.
+func runNotes(b, n *Unit) []string {
+	var notes []string
 	for _, side := range []struct {
 		name string
 		rs   []*result.Result
 	}{{"BASE", b.Results}, {"NEW", n.Results}} {
 		for _, r := range side.rs {
 			if r.Interrupted {
-				sc.Notes = append(sc.Notes, "a run of "+side.name+" was interrupted: its window was cut short")
+				notes = append(notes, "a run of "+side.name+" was interrupted: its window was cut short")
 				break
 			}
 		}
@@ -268,15 +287,10 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 			aborted += r.AbortedClients
 		}
 		if aborted > 0 {
-			sc.Notes = append(sc.Notes, fmt.Sprintf("%d client(s) aborted in %s", aborted, side.name))
+			notes = append(notes, fmt.Sprintf("%d client(s) aborted in %s", aborted, side.name))
 		}
 	}
-	if note := topWaitNote(b.Results, n.Results); note != "" {
-		sc.Notes = append(sc.Notes, note)
-	}
-	sc.Decisions, sc.Notes = unfinished(sc.Decisions, sc.Notes, b.Results, n.Results)
-	sc.Regressions = countWorse(sc.Decisions)
-	return sc
+	return notes
 }
 
 // unfinished compares the transactions still running when the runs ended

@@ -135,6 +135,14 @@ func Pgbench(w io.Writer, r *result.Result, p PgbenchRun) {
 		}
 		return
 	}
+	scriptReports(w, r, p, processed)
+}
+
+// scriptReports writes the report of each of several scripts, as pgbench
+// does after the run's: its weight, transactions, failures, latency and
+// (with --report-per-command) its commands.
+func scriptReports(w io.Writer, r *result.Result, p PgbenchRun, processed int64) {
+	pct := percent(p.Strict)
 	var weights int
 	for _, s := range p.Scripts {
 		weights += s.Weight

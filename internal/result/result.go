@@ -445,11 +445,8 @@ func Merge(rs []*Result) (*Result, error) {
 	if err := sameRun(rs); err != nil {
 		return nil, err
 	}
-	for _, r := range rs[1:] {
-		if r.Started.After(rs[0].Ended) || rs[0].Started.After(r.Ended) {
-			return nil, fmt.Errorf("the results did not run at the same time (%s and %s): merging is for concurrent runs; compare separate runs with txnbench study",
-				rs[0].Started.Format(time.RFC3339), r.Started.Format(time.RFC3339))
-		}
+	if err := overlap(rs); err != nil {
+		return nil, err
 	}
 	sameIntervals := true
 	for _, r := range rs {
@@ -488,33 +485,14 @@ func Merge(rs []*Result) (*Result, error) {
 			if m.Pool == nil {
 				m.Pool = &PoolStats{}
 			}
-			p := m.Pool
-			p.MaxConns += r.Pool.MaxConns
-			p.Acquires += r.Pool.Acquires
-			p.EmptyAcquires += r.Pool.EmptyAcquires
-			p.WaitS += r.Pool.WaitS
-			p.NewConns += r.Pool.NewConns
-			p.Destroyed += r.Pool.Destroyed
+			m.Pool.add(r.Pool)
 		}
 		cpu += r.Client.CPUUserS + r.Client.CPUSysS
 		for _, o := range r.Ops {
 			mergeByName(&m.Ops, o)
 		}
-		for i, iv := range r.Intervals {
-			if !sameIntervals {
-				break // different progress intervals cannot be lined up
-			}
-			i += shifts[k]
-			for i >= len(m.Intervals) {
-				m.Intervals = append(m.Intervals, Interval{})
-			}
-			if m.Intervals[i].LengthS == 0 {
-				m.Intervals[i].ElapsedS = iv.ElapsedS + float64(shifts[k])*iv.LengthS
-				m.Intervals[i].LengthS = iv.LengthS
-			}
-			for _, o := range iv.Ops {
-				mergeByName(&m.Intervals[i].Ops, o)
-			}
+		if sameIntervals { // different progress intervals cannot be lined up
+			m.mergeIntervals(r.Intervals, shifts[k])
 		}
 		if r.Invariants != nil {
 			if m.Invariants == nil {
@@ -538,6 +516,46 @@ func Merge(rs []*Result) (*Result, error) {
 	m.SetServerTimes()
 	m.Behind = ScheduleBehind(&m) // against the whole run's rate
 	return &m, nil
+}
+
+// overlap refuses results that did not run at the same time: adding their
+// throughputs would describe a load that never happened.
+func overlap(rs []*Result) error {
+	for _, r := range rs[1:] {
+		if r.Started.After(rs[0].Ended) || rs[0].Started.After(r.Ended) {
+			return fmt.Errorf("the results did not run at the same time (%s and %s): merging is for concurrent runs; compare separate runs with txnbench study",
+				rs[0].Started.Format(time.RFC3339), r.Started.Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// add adds o's counts into p.
+func (p *PoolStats) add(o *PoolStats) {
+	p.MaxConns += o.MaxConns
+	p.Acquires += o.Acquires
+	p.EmptyAcquires += o.EmptyAcquires
+	p.WaitS += o.WaitS
+	p.NewConns += o.NewConns
+	p.Destroyed += o.Destroyed
+}
+
+// mergeIntervals adds a part's intervals into m's, shift intervals later
+// (the part started that many intervals after the first).
+func (m *Result) mergeIntervals(ivs []Interval, shift int) {
+	for i, iv := range ivs {
+		i += shift
+		for i >= len(m.Intervals) {
+			m.Intervals = append(m.Intervals, Interval{})
+		}
+		if m.Intervals[i].LengthS == 0 {
+			m.Intervals[i].ElapsedS = iv.ElapsedS + float64(shift)*iv.LengthS
+			m.Intervals[i].LengthS = iv.LengthS
+		}
+		for _, o := range iv.Ops {
+			mergeByName(&m.Intervals[i].Ops, o)
+		}
+	}
 }
 
 // mergeByName adds o into the op of *ops with o's name, appending an
