@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -76,11 +75,8 @@ func (a *app) runStudy(ctx context.Context, args []string) error {
 	if err := a.planStudy(args, &p); err != nil || p.runs == nil {
 		return err
 	}
-	if err := checkOutTree("--out", p.out); err != nil {
+	if err := makeOut(p.out); err != nil {
 		return err
-	}
-	if err := os.MkdirAll(p.out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", p.out, err)
 	}
 	_, err := a.executeStudy(ctx, &p)
 	return err
@@ -101,17 +97,26 @@ type studyPlan struct {
 	sizing *job.Spec
 }
 
-// planStudy checks a study's arguments (WORKLOAD and flags) and every
-// cell's specification into p, starting nothing.
-func (a *app) planStudy(args []string, p *studyPlan) error {
+// workloadArg reads the WORKLOAD argument that starts a command's
+// arguments (use shows the command), and returns the rest.
+func workloadArg(args []string, use string) (workload.Def, []string, error) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return usage(fmt.Errorf("no workload given: txnbench study WORKLOAD --vary NAME=V1,V2, with WORKLOAD one of %s", strings.Join(workload.Names(), ", ")))
+		return workload.Def{}, nil, usage(fmt.Errorf("no workload given: %s, with WORKLOAD one of %s", use, strings.Join(workload.Names(), ", ")))
 	}
 	def, err := workload.Lookup(args[0])
 	if err != nil {
-		return usage(err)
+		return workload.Def{}, nil, usage(err)
 	}
-	args = args[1:]
+	return def, args[1:], nil
+}
+
+// planStudy checks a study's arguments (WORKLOAD and flags) and every
+// cell's specification into p, starting nothing.
+func (a *app) planStudy(args []string, p *studyPlan) error {
+	def, args, err := workloadArg(args, "txnbench study WORKLOAD --vary NAME=V1,V2")
+	if err != nil {
+		return err
+	}
 	// Parse everything once to check the flags and read the study's own.
 	fs, first, sf, err := studyFlagSet(def, args)
 	if err != nil {

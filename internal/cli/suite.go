@@ -211,11 +211,8 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 	if _, err := os.Stat(filepath.Join(out, "suite.json")); err == nil {
 		return usage(fmt.Errorf("--out %s already holds a suite's results: choose another directory", out))
 	}
-	if err := checkOutTree("--out", out); err != nil {
+	if err := makeOut(out); err != nil {
 		return err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
 	}
 	rep := &suite.Report{
 		Format: suite.Format, Name: f.Name, File: path, Tier: strings.Join(tiers, ","),
