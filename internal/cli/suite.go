@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/suite"
 	"github.com/txnbench/txnbench/internal/workload"
@@ -220,11 +221,11 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 		Args:    a.maskArgs(a.args),
 		Started: started,
 	}
-	t, err := suite.Run(ctx, rep, entries, out, suite.Env{Run: a.runScenario, Redact: a.redact, Status: a.status})
+	t, err := suite.Run(ctx, rep, entries, out, suite.Env{Run: a.runScenario, Redact: a.redact, Status: a.status, Markdown: report.SuiteMarkdown})
 	if err != nil {
 		return err
 	}
-	suite.WriteTables(a.stdout, rep)
+	report.SuiteTables(a.stdout, rep)
 	switch {
 	case t.Violated > 0:
 		return exitError{code: exitcode.Invariants, msg: fmt.Sprintf("invariants violated in %d scenarios: data was lost or corrupted (see %s)", t.Violated, filepath.Join(out, "suite.md"))}
