@@ -50,28 +50,22 @@ func realRefused(t *testing.T) error {
 // realNetTimeout reads from a TCP connection whose deadline has passed.
 func realNetTimeout(t *testing.T) error {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	c, err := net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.Read(make([]byte, 1))
-	if err == nil {
-		t.Fatal("read past the deadline succeeded")
-	}
-	return err
+	return readLocal(t, "read past the deadline", func(c net.Conn) {
+		if err := c.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // realClosed reads from a TCP connection this side already closed.
 func realClosed(t *testing.T) error {
+	t.Helper()
+	return readLocal(t, "read on a closed connection", func(c net.Conn) { c.Close() })
+}
+
+// readLocal reads from a TCP connection to a local listener after prepare
+// made the read fail, and returns its error.
+func readLocal(t *testing.T, what string, prepare func(net.Conn)) error {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -82,10 +76,10 @@ func realClosed(t *testing.T) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Close()
-	_, err = c.Read(make([]byte, 1))
-	if err == nil {
-		t.Fatal("read on a closed connection succeeded")
+	defer c.Close()
+	prepare(c)
+	if _, err = c.Read(make([]byte, 1)); err == nil {
+		t.Fatal(what + " succeeded")
 	}
 	return err
 }
