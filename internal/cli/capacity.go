@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 )
@@ -211,7 +212,7 @@ func checkCapacityFlags(fs *pflag.FlagSet, s *study.Search, sf *parsedStudyFlags
 // out, and returns the Markdown.
 func writeCapacity(out string, s *study.Search) (string, error) {
 	var md strings.Builder
-	study.WriteSearch(&md, s)
+	report.CapacitySearch(&md, s)
 	var js strings.Builder
 	enc := json.NewEncoder(&js)
 	enc.SetEscapeHTML(false) // the goals read as given: cycle.p99<=50ms
