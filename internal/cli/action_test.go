@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"gopkg.in/yaml.v3"
 )
 
@@ -165,7 +166,7 @@ seed = 7
 	}
 	os.RemoveAll(filepath.Join(dir, "new"))
 	code, summary = runAction(t, dir, in)
-	if code != ExitRegression || !strings.Contains(summary, "**WORSE**") {
-		t.Fatalf("against a doctored baseline: exit %d, summary:\n%s\nwant exit %d and a WORSE verdict", code, summary, ExitRegression)
+	if code != exitcode.Regression || !strings.Contains(summary, "**WORSE**") {
+		t.Fatalf("against a doctored baseline: exit %d, summary:\n%s\nwant exit %d and a WORSE verdict", code, summary, exitcode.Regression)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestRecordedArgsAreMains(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--iterations", "5", "--clients", "1", "--json", out}, quick...)
-	if code, _, stderr := runMain(args...); code != ExitOK {
+	if code, _, stderr := runMain(args...); code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	r, err := result.Load(out)

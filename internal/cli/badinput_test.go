@@ -14,10 +14,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/exitcode"
 )
 
 // badInput is one command line txnbench must refuse: with exit status
-// code (ExitUsage when 0) and one line on stderr that contains want.
+// code (exitcode.Usage when 0) and one line on stderr that contains want.
 // "{dir}" in args is the case's own directory, holding files.
 type badInput struct {
 	args  []string
@@ -252,34 +254,34 @@ func badInputs(t *testing.T) []badInput {
 		{args: []string{"diff", "{dir}/a.json", "{dir}/a.json", "--json", "/nonexistent/d.json"}, want: "does not exist", files: a},
 		{args: []string{"diff", "{dir}", "{dir}/a.json"}, want: "BASE", files: a},
 		// pgbench (pgbench's own exit status 1 for bad options)
-		{args: []string{"pgbench", "-c", "0"}, want: "-c/--clients must be in range", code: ExitFailure},
-		{args: []string{"pgbench", "-c", "100000000"}, want: "need at least 100000003 open files", code: ExitFailure},
-		{args: []string{"pgbench", "-j", "0"}, want: "-j/--jobs must be in range", code: ExitFailure},
-		{args: []string{"pgbench", "-t", "-1"}, want: "-t/--transactions must be in range", code: ExitFailure},
-		{args: []string{"pgbench", "-T", "0"}, want: "-T/--time must be in range", code: ExitFailure},
-		{args: []string{"pgbench", "-T", "5", "-t", "5"}, want: "specify either", code: ExitFailure},
-		{args: []string{"pgbench", "-R", "NaN"}, want: "invalid rate limit", code: ExitFailure},
-		{args: []string{"pgbench", "-R", "-1"}, want: "invalid rate limit", code: ExitFailure},
-		{args: []string{"pgbench", "-R", "1e12"}, want: "more than one start per nanosecond", code: ExitFailure},
-		{args: []string{"pgbench", "-L", "0"}, want: "invalid latency limit", code: ExitFailure},
-		{args: []string{"pgbench", "-M", "bogus"}, want: "invalid query mode", code: ExitFailure},
-		{args: []string{"pgbench", "-b", "nosuch"}, want: "nosuch", code: ExitFailure},
-		{args: []string{"pgbench", "-f", "{dir}/missing.sql"}, want: "missing.sql", code: ExitFailure},
-		{args: []string{"pgbench", "-f", "{dir}/bad.sql"}, want: "bad.sql", code: ExitFailure, files: map[string]string{"bad.sql": "\\set\n"}},
-		{args: []string{"pgbench", "-D", "noequals"}, want: "noequals", code: ExitFailure},
-		{args: []string{"pgbench", "--random-seed", "bogus"}, want: "bogus", code: ExitFailure},
-		{args: []string{"pgbench", "--sampling-rate", "2", "-l"}, want: "invalid sampling rate", code: ExitFailure},
-		{args: []string{"pgbench", "--aggregate-interval", "5"}, want: "log aggregation", code: ExitFailure},
-		{args: []string{"pgbench", "-i", "-s", "0"}, want: "scale", code: ExitFailure},
-		{args: []string{"pgbench", "-i", "-F", "5"}, want: "fillfactor", code: ExitFailure},
-		{args: []string{"pgbench", "-i", "-c", "4"}, want: "cannot be used in initialization", code: ExitFailure},
-		{args: []string{"pgbench", "--json", "{dir}"}, want: "--json {dir} is a directory", code: ExitFailure},
-		{args: []string{"pgbench", "--json", "/nonexistent/p.json"}, want: "does not exist", code: ExitFailure},
-		{args: []string{"pgbench", "-l", "--log-prefix", "/nonexistent/log"}, want: "No such file or directory", code: ExitFailure},
-		{args: []string{"pgbench", "-l", "--log-prefix", "/proc/log"}, want: "could not open logfile \"/proc/log.", code: ExitFailure},
-		{args: []string{"pgbench", "--db", ""}, want: "--db is empty", code: ExitFailure},
-		{args: []string{"pgbench", "--nosuch"}, want: "unrecognized option", code: ExitFailure},
-		{args: []string{"pgbench", "a", "b"}, want: "too many command-line arguments", code: ExitFailure},
+		{args: []string{"pgbench", "-c", "0"}, want: "-c/--clients must be in range", code: exitcode.Failure},
+		{args: []string{"pgbench", "-c", "100000000"}, want: "need at least 100000003 open files", code: exitcode.Failure},
+		{args: []string{"pgbench", "-j", "0"}, want: "-j/--jobs must be in range", code: exitcode.Failure},
+		{args: []string{"pgbench", "-t", "-1"}, want: "-t/--transactions must be in range", code: exitcode.Failure},
+		{args: []string{"pgbench", "-T", "0"}, want: "-T/--time must be in range", code: exitcode.Failure},
+		{args: []string{"pgbench", "-T", "5", "-t", "5"}, want: "specify either", code: exitcode.Failure},
+		{args: []string{"pgbench", "-R", "NaN"}, want: "invalid rate limit", code: exitcode.Failure},
+		{args: []string{"pgbench", "-R", "-1"}, want: "invalid rate limit", code: exitcode.Failure},
+		{args: []string{"pgbench", "-R", "1e12"}, want: "more than one start per nanosecond", code: exitcode.Failure},
+		{args: []string{"pgbench", "-L", "0"}, want: "invalid latency limit", code: exitcode.Failure},
+		{args: []string{"pgbench", "-M", "bogus"}, want: "invalid query mode", code: exitcode.Failure},
+		{args: []string{"pgbench", "-b", "nosuch"}, want: "nosuch", code: exitcode.Failure},
+		{args: []string{"pgbench", "-f", "{dir}/missing.sql"}, want: "missing.sql", code: exitcode.Failure},
+		{args: []string{"pgbench", "-f", "{dir}/bad.sql"}, want: "bad.sql", code: exitcode.Failure, files: map[string]string{"bad.sql": "\\set\n"}},
+		{args: []string{"pgbench", "-D", "noequals"}, want: "noequals", code: exitcode.Failure},
+		{args: []string{"pgbench", "--random-seed", "bogus"}, want: "bogus", code: exitcode.Failure},
+		{args: []string{"pgbench", "--sampling-rate", "2", "-l"}, want: "invalid sampling rate", code: exitcode.Failure},
+		{args: []string{"pgbench", "--aggregate-interval", "5"}, want: "log aggregation", code: exitcode.Failure},
+		{args: []string{"pgbench", "-i", "-s", "0"}, want: "scale", code: exitcode.Failure},
+		{args: []string{"pgbench", "-i", "-F", "5"}, want: "fillfactor", code: exitcode.Failure},
+		{args: []string{"pgbench", "-i", "-c", "4"}, want: "cannot be used in initialization", code: exitcode.Failure},
+		{args: []string{"pgbench", "--json", "{dir}"}, want: "--json {dir} is a directory", code: exitcode.Failure},
+		{args: []string{"pgbench", "--json", "/nonexistent/p.json"}, want: "does not exist", code: exitcode.Failure},
+		{args: []string{"pgbench", "-l", "--log-prefix", "/nonexistent/log"}, want: "No such file or directory", code: exitcode.Failure},
+		{args: []string{"pgbench", "-l", "--log-prefix", "/proc/log"}, want: "could not open logfile \"/proc/log.", code: exitcode.Failure},
+		{args: []string{"pgbench", "--db", ""}, want: "--db is empty", code: exitcode.Failure},
+		{args: []string{"pgbench", "--nosuch"}, want: "unrecognized option", code: exitcode.Failure},
+		{args: []string{"pgbench", "a", "b"}, want: "too many command-line arguments", code: exitcode.Failure},
 	}
 }
 
@@ -317,7 +319,7 @@ func TestBadInputIsRefused(t *testing.T) {
 			want := strings.ReplaceAll(c.want, "{dir}", dir)
 			code := c.code
 			if code == 0 {
-				code = ExitUsage
+				code = exitcode.Usage
 			}
 			// A refusal takes milliseconds; the deadline only keeps an input
 			// that is not refused (it runs) from hanging the test.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -19,7 +20,7 @@ func TestBehindSchedule(t *testing.T) {
 		"--clients", "1", "--rate", "50", "--duration", "1s"}
 	js := filepath.Join(dir, "r.json")
 	code, stdout, stderr := runMain(append([]string{"run", "train-events", "--db", "sqlite:" + filepath.Join(dir, "r.db"), "--json", js}, slow...)...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if n := strings.Count(stdout, "BEHIND SCHEDULE: "); n != 1 || !strings.Contains(stdout, "cycles/s of --rate 50.0 (") {
@@ -34,7 +35,7 @@ func TestBehindSchedule(t *testing.T) {
 	}
 	out := filepath.Join(dir, "st")
 	code, stdout, stderr = runMain(append([]string{"study", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--vary", "variant=text", "--settle", "0s", "--out", out}, slow...)...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("study: exit %d: %s", code, stderr)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "study.md"))

@@ -12,10 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // capacityFlags are a capacity search's own flags, beside a study's.
@@ -70,14 +71,10 @@ pause), and --out gets the study's files plus capacity.json and capacity.md
 }
 
 func (a *app) runCapacity(ctx context.Context, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return usage(fmt.Errorf("no workload given: txnbench capacity WORKLOAD --slo 'cycle.p99<=50ms', with WORKLOAD one of %s", strings.Join(workload.Names(), ", ")))
-	}
-	def, err := workload.Lookup(args[0])
+	def, args, err := workloadArg(args, "txnbench capacity WORKLOAD --slo 'cycle.p99<=50ms'")
 	if err != nil {
-		return usage(err)
+		return err
 	}
-	args = args[1:]
 	var cf capacityFlags
 	fs, first, sf, err := studyFlagSetWith(def, args, cf.register)
 	if err != nil {
@@ -93,16 +90,8 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{"vary", "compare"} {
-		if fs.Changed(name) {
-			return usage(fmt.Errorf("--%s does not apply to capacity: it varies --%s itself (--by)", name, s.Key))
-		}
-	}
-	if fs.Changed(s.Key) {
-		return usage(fmt.Errorf("--%s is what capacity searches: give --from and --max instead", s.Key))
-	}
-	if sf.settle < 0 {
-		return usage(fmt.Errorf("--settle %s is negative: give 0 or more", sf.settle))
+	if err := checkCapacityFlags(fs, s, sf); err != nil {
+		return err
 	}
 	// cellSpec checks and makes the specification of one step.
 	cellSpec := func(v float64) (study.Cell, job.Spec, error) {
@@ -137,24 +126,12 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	if out == "" {
 		out = "capacity-" + time.Now().Format("20060102-150405")
 	}
-	if err := checkOutTree("--out", out); err != nil {
+	if err := makeOut(out); err != nil {
 		return err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
 	}
 	p := studyPlan{name: def.Name, varies: []study.Vary{{Key: s.Key}}, sf: *sf, out: out, sizing: &sizing}
 	p.next = func(cells []study.Cell, results [][]*result.Result) (study.Cell, bool, error) {
-		var last []*result.Result
-		if n := len(s.Steps); n > 0 {
-			label := study.Cell{Settings: []study.Setting{{Key: s.Key, Value: s.Value(s.Steps[n-1].Value)}}}.Label()
-			for i, c := range cells {
-				if c.Label() == label {
-					last = results[i]
-				}
-			}
-		}
-		v, done, err := s.Next(last)
+		v, done, err := s.Next(lastStep(s, cells, results))
 		if err != nil {
 			return study.Cell{}, false, usage(err)
 		}
@@ -177,32 +154,79 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	if len(s.Steps) == 0 || len(s.Steps[0].Reps) == 0 {
 		return runErr
 	}
+	md, err := writeCapacity(out, s)
+	fmt.Fprint(a.stdout, "\n"+md)
+	if err != nil {
+		return err
+	}
+	a.status("capacity search written to " + out + " (capacity.md, capacity.json, and the study's files)")
+	return capacityOutcome(runErr, s)
+}
+
+// lastStep is the results of the search's last step so far (nil before
+// the first).
+func lastStep(s *study.Search, cells []study.Cell, results [][]*result.Result) []*result.Result {
+	var last []*result.Result
+	if n := len(s.Steps); n > 0 {
+		label := study.Cell{Settings: []study.Setting{{Key: s.Key, Value: s.Value(s.Steps[n-1].Value)}}}.Label()
+		for i, c := range cells {
+			if c.Label() == label {
+				last = results[i]
+			}
+		}
+	}
+	return last
+}
+
+// capacityOutcome is how the search ended, as the command's exit: its
+// error, interrupted, or no value that met every goal.
+func capacityOutcome(runErr error, s *study.Search) error {
+	switch {
+	case runErr != nil:
+		return runErr
+	case s.Stop == "":
+		return exitError{code: exitcode.Interrupted, msg: "interrupted: the ladder above is what finished"}
+	case s.Best == 0:
+		return exitError{code: exitcode.Failure, msg: fmt.Sprintf("no %s tried met every goal: lower --from", s.Key)}
+	}
+	return nil
+}
+
+// checkCapacityFlags refuses the run flags capacity sets itself.
+func checkCapacityFlags(fs *pflag.FlagSet, s *study.Search, sf *parsedStudyFlags) error {
+	for _, name := range []string{"vary", "compare"} {
+		if fs.Changed(name) {
+			return usage(fmt.Errorf("--%s does not apply to capacity: it varies --%s itself (--by)", name, s.Key))
+		}
+	}
+	if fs.Changed(s.Key) {
+		return usage(fmt.Errorf("--%s is what capacity searches: give --from and --max instead", s.Key))
+	}
+	if sf.settle < 0 {
+		return usage(fmt.Errorf("--settle %s is negative: give 0 or more", sf.settle))
+	}
+	return nil
+}
+
+// writeCapacity writes the search's capacity.json and capacity.md into
+// out, and returns the Markdown.
+func writeCapacity(out string, s *study.Search) (string, error) {
 	var md strings.Builder
-	study.WriteSearch(&md, s)
-	fmt.Fprint(a.stdout, "\n"+md.String())
+	report.CapacitySearch(&md, s)
 	var js strings.Builder
 	enc := json.NewEncoder(&js)
 	enc.SetEscapeHTML(false) // the goals read as given: cycle.p99<=50ms
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(s); err != nil {
-		return fmt.Errorf("capacity.json: %w", err)
+		return md.String(), fmt.Errorf("capacity.json: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(out, "capacity.json"), []byte(js.String()), 0o644); err != nil {
-		return err
+		return md.String(), err
 	}
 	if err := os.WriteFile(filepath.Join(out, "capacity.md"), []byte(md.String()), 0o644); err != nil {
-		return err
+		return md.String(), err
 	}
-	a.status("capacity search written to " + out + " (capacity.md, capacity.json, and the study's files)")
-	switch {
-	case runErr != nil:
-		return runErr
-	case s.Stop == "":
-		return exitError{code: ExitInterrupted, msg: "interrupted: the ladder above is what finished"}
-	case s.Best == 0:
-		return exitError{code: ExitFailure, msg: fmt.Sprintf("no %s tried met every goal: lower --from", s.Key)}
-	}
-	return nil
+	return md.String(), nil
 }
 
 // search checks the capacity flags and the goals into a search, before

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/study"
 )
 
@@ -40,7 +41,7 @@ func TestCapacityByClients(t *testing.T) {
 	args := append([]string{"capacity", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--by", "clients", "--slo", "connect.count<=3",
 		"--iterations", "40", "--settle", "0s", "--repeat", "1", "--out", out}, quick...)
 	code, stdout, stderr := runMain(args...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 	}
 	s := readSearch(t, out)
@@ -78,7 +79,7 @@ func TestCapacityByRate(t *testing.T) {
 	args := append([]string{"capacity", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--slo", "errors<=0%", "--slo", "cycle.max<=1h",
 		"--from", "20", "--max", "80", "--duration", "500ms", "--settle", "0s", "--out", out}, quick...)
 	code, stdout, stderr := runMain(args...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 	}
 	s := readSearch(t, out)
@@ -103,8 +104,8 @@ func TestCapacityNothingMet(t *testing.T) {
 	args := append([]string{"capacity", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--by", "clients", "--slo", "connect.count<=0",
 		"--from", "2", "--iterations", "4", "--settle", "0s", "--repeat", "1", "--out", out}, quick...)
 	code, stdout, stderr := runMain(args...)
-	if code != ExitFailure || !strings.Contains(stderr, "no clients tried met every goal") {
-		t.Fatalf("exit %d, want %d: %s\n%s", code, ExitFailure, stderr, stdout)
+	if code != exitcode.Failure || !strings.Contains(stderr, "no clients tried met every goal") {
+		t.Fatalf("exit %d, want %d: %s\n%s", code, exitcode.Failure, stderr, stdout)
 	}
 	if s := readSearch(t, out); ladder(s) != "2 1" || s.Best != 0 || s.Missed != 1 {
 		t.Errorf("ladder %q, highest met %g, first missed %g", ladder(s), s.Best, s.Missed)
@@ -137,8 +138,8 @@ func TestCapacityBadInput(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "cap")
 		args := append([]string{"capacity", "train-events", "--out", out}, c.args...)
 		code, _, stderr := runMain(args...)
-		if code != ExitUsage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
-			t.Errorf("%v: exit %d, want %d and one line with %q:\n%s", c.args, code, ExitUsage, c.want, stderr)
+		if code != exitcode.Usage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, want %d and one line with %q:\n%s", c.args, code, exitcode.Usage, c.want, stderr)
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("%v: --out made: %v", c.args, err)

@@ -77,6 +77,17 @@ func samePathKey(path string) string {
 	return filepath.Join(dir, base)
 }
 
+// makeOut makes the --out directory dir, after checkOutTree.
+func makeOut(dir string) error {
+	if err := checkOutTree("--out", dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", dir, err)
+	}
+	return nil
+}
+
 // checkOutTree refuses an output directory that could not be made or
 // written: one that is a file, or under a file, or in a directory where
 // nothing may be written. Missing parents are fine (they are made).

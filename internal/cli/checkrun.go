@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
@@ -71,7 +72,7 @@ database unreachable).`,
 			}
 			report.Invariants(a.stdout, &result.Result{Invariants: ch})
 			if ch.Violated() {
-				return exitError{code: ExitInvariants, msg: "invariants violated in run " + id + ": data was lost or corrupted (see the check above)"}
+				return exitError{code: exitcode.Invariants, msg: "invariants violated in run " + id + ": data was lost or corrupted (see the check above)"}
 			}
 			return nil
 		},
@@ -99,7 +100,7 @@ func recordedSpec(rec job.RunRecord) (job.Spec, error) {
 	if err := fs.Parse(rec.Args[i+1:]); err != nil {
 		return job.Spec{}, fmt.Errorf("reading its recorded command line: %w", err)
 	}
-	if err := rs.w.Validate(); err != nil {
+	if err := workload.Validate(rs.w); err != nil {
 		return job.Spec{}, fmt.Errorf("reading its recorded command line: %w", err)
 	}
 	return job.Spec{Name: def.Name, Workload: rs.w, Runner: rs.f.cfg}, nil

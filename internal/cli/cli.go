@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/localdb"
@@ -25,16 +26,6 @@ import (
 	_ "github.com/txnbench/txnbench/internal/workload/tpcc"            // registers tpcc
 	_ "github.com/txnbench/txnbench/internal/workload/trainevents"     // registers train-events
 	_ "github.com/txnbench/txnbench/internal/workload/workflow"        // registers workflow
-)
-
-// Exit codes, documented in README.md.
-const (
-	ExitOK          = exitcode.OK
-	ExitFailure     = exitcode.Failure
-	ExitUsage       = exitcode.Usage
-	ExitInvariants  = exitcode.Invariants
-	ExitRegression  = exitcode.Regression
-	ExitInterrupted = exitcode.Interrupted
 )
 
 // Version is set at build time with -ldflags "-X .../cli.Version=v1.2.3".
@@ -106,7 +97,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	err := root.ExecuteContext(ctx)
 	a.awaitExitNow()
 	if err == nil {
-		return ExitOK
+		return exitcode.OK
 	}
 	var ee exitError
 	if errors.As(err, &ee) {
@@ -118,9 +109,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	a.printErr(err.Error())
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, target.ErrMalformedURL) || errors.Is(err, workload.ErrIncompleteData) || errors.Is(err, job.ErrRunIDUsed) || errors.Is(err, job.ErrOtherSettings) || errors.Is(err, job.ErrNoRun) || errors.Is(err, workload.ErrUnsupported) {
-		return ExitUsage
+		return exitcode.Usage
 	}
-	return ExitFailure
+	return exitcode.Failure
 }
 
 // exitNow ends txnbench on a second interrupt: the servers and poolers it
@@ -136,7 +127,7 @@ func (a *app) exitNow() {
 	if err := localdb.KillAll(); err != nil {
 		a.printErr(err.Error())
 	}
-	os.Exit(ExitInterrupted)
+	os.Exit(exitcode.Interrupted)
 }
 
 // awaitExitNow blocks for good once a second interrupt began exitNow, so

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -51,11 +52,11 @@ func TestRuntimeFailures(t *testing.T) {
 		code int
 	}{
 		// Nothing listens on port 1.
-		{[]string{"run", "train-events", "--db", "postgres://bob:s3cretpw@127.0.0.1:1/db", "--json", out}, "connection refused; is the server running", ExitFailure},
-		{[]string{"run", "train-events", "--db", "temp-postgres", "--pg-bin", "/nonexistent", "--json", out}, "--pg-bin", ExitFailure},
-		{[]string{"run", "train-events", "--db", "sqlite:/nonexistent/dir/x.db", "--json", out}, "does not exist", ExitFailure},
-		{[]string{"run", "train-events", "--via", "pgbouncer", "--json", out}, "--via pgbouncer needs a PostgreSQL server", ExitUsage},
-		{[]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-bin", "/nonexistent/pgbouncer", "--json", out}, "--pgbouncer-bin", ExitFailure},
+		{[]string{"run", "train-events", "--db", "postgres://bob:s3cretpw@127.0.0.1:1/db", "--json", out}, "connection refused; is the server running", exitcode.Failure},
+		{[]string{"run", "train-events", "--db", "temp-postgres", "--pg-bin", "/nonexistent", "--json", out}, "--pg-bin", exitcode.Failure},
+		{[]string{"run", "train-events", "--db", "sqlite:/nonexistent/dir/x.db", "--json", out}, "does not exist", exitcode.Failure},
+		{[]string{"run", "train-events", "--via", "pgbouncer", "--json", out}, "--via pgbouncer needs a PostgreSQL server", exitcode.Usage},
+		{[]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-bin", "/nonexistent/pgbouncer", "--json", out}, "--pgbouncer-bin", exitcode.Failure},
 	}
 	for _, c := range cases {
 		want := c.code
@@ -80,7 +81,7 @@ func TestWrongPassword(t *testing.T) {
 	cl := testutil.Postgres(t)
 	url := fmt.Sprintf("postgres://postgres:wrong-pw@127.0.0.1:%d/postgres?sslmode=disable", cl.Port())
 	code, stdout, stderr := runMain("run", "train-events", "--db", url, "--iterations", "1")
-	if code != ExitFailure || !strings.Contains(stderr, "check the user name and password") {
+	if code != exitcode.Failure || !strings.Contains(stderr, "check the user name and password") {
 		t.Errorf("exit %d stderr %q", code, stderr)
 	}
 	if strings.Contains(stdout+stderr, "wrong-pw") {
@@ -98,7 +99,7 @@ func TestRunSaveAndReport(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--db", url, "--iterations", "30", "--clients", "4", "--seed", "7", "--json", out}, quick...)
 	code, stdout, stderr := runMain(args...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"invariants: OK", "cycle", "add", "process", "archive", "p99(ms)", "PostgreSQL 15", "seed 7"} {
@@ -117,12 +118,12 @@ func TestRunSaveAndReport(t *testing.T) {
 		t.Error("saved result does not record the masked URL")
 	}
 	code, rendered, stderr := runMain("report", out)
-	if code != ExitOK || !strings.Contains(rendered, "invariants: OK") {
+	if code != exitcode.OK || !strings.Contains(rendered, "invariants: OK") {
 		t.Fatalf("report: exit %d %s\n%s", code, stderr, rendered)
 	}
 	// One run is one part: merged with itself it would count twice.
 	merged := filepath.Join(t.TempDir(), "m.json")
-	if code, _, stderr := runMain("report", out, out, "--json", merged); code != ExitUsage || !strings.Contains(stderr, "are the same part of a run") {
+	if code, _, stderr := runMain("report", out, out, "--json", merged); code != exitcode.Usage || !strings.Contains(stderr, "are the same part of a run") {
 		t.Errorf("report of one result twice: exit %d %s", code, stderr)
 	}
 	if _, err := os.Stat(merged); !os.IsNotExist(err) {
@@ -139,8 +140,8 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, stdout, stderr := startTxnbench(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out}, quick...)...)
 	err := interruptWhen(cmd, stderr, func(s string) bool { return strings.Contains(s, "1.0s |") })
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, ExitInterrupted, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, exitcode.Interrupted, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "invariants: OK") || !strings.Contains(stdout.String(), "INTERRUPTED") {
 		t.Errorf("stdout:\n%s", stdout.String())
@@ -175,7 +176,7 @@ func TestStudy(t *testing.T) {
 	args := append([]string{"study", "train-events", "--db", "sqlite:" + filepath.Join(t.TempDir(), "s.db"),
 		"--vary", "variant=manual,text", "--iterations", "6", "--clients", "2", "--settle", "0s", "--repeat", "2", "--out", out}, quick...)
 	code, stdout, stderr := runMain(args...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"## add", "variant=manual", "variant=text", "## variant: manual -> text", " manual -> text |", "## fixed work (--iterations)", " vs previous variant |", "invariants: OK in every run", "[4/4]"} {
@@ -191,7 +192,7 @@ func TestStudy(t *testing.T) {
 	if !bytes.Contains(js, []byte(`"comparisons"`)) || !bytes.Contains(js, []byte(`"axis": "variant"`)) || !bytes.Contains(js, []byte(`"fixed_work"`)) {
 		t.Errorf("study.json lacks the comparisons:\n%s", js)
 	}
-	if code, again, stderr := runMain("report", filepath.Join(out, "study.json")); code != ExitOK || again != string(md) {
+	if code, again, stderr := runMain("report", filepath.Join(out, "study.json")); code != exitcode.OK || again != string(md) {
 		t.Errorf("report of study.json: exit %d %s, and it differs from study.md:\n%s", code, stderr, again)
 	}
 	files, _ := filepath.Glob(filepath.Join(out, "cell*-rep*.json"))
@@ -234,8 +235,8 @@ func TestStudyBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		code, _, stderr := runMain(c.args...)
-		if code != ExitUsage || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d saying %q", c.args, code, stderr, ExitUsage, c.want)
+		if code != exitcode.Usage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d saying %q", c.args, code, stderr, exitcode.Usage, c.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -32,7 +33,7 @@ func twoRuns(t *testing.T, dir, name string, during func(), args ...string) (cod
 	for i, cmd := range cmds {
 		cmd.Wait()
 		codes[i], outs[i] = cmd.ProcessState.ExitCode(), stdout[i].String()
-		if codes[i] != ExitOK && codes[i] != ExitInvariants {
+		if codes[i] != exitcode.OK && codes[i] != exitcode.Invariants {
 			t.Fatalf("%s run %d: exit %d\n%s", name, i, codes[i], stderr[i].String())
 		}
 		var err error
@@ -62,7 +63,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 
 	codes, outs, _ := twoRuns(t, dir, "te", nil, te...)
 	for i := range 2 {
-		if codes[i] != ExitOK || !strings.Contains(outs[i], "invariants: OK") || !strings.Contains(outs[i], "counted together with run train-events@") {
+		if codes[i] != exitcode.OK || !strings.Contains(outs[i], "invariants: OK") || !strings.Contains(outs[i], "counted together with run train-events@") {
 			t.Errorf("train-events run %d: exit %d, want 0 with both runs' books counted:\n%s", i, codes[i], outs[i])
 		}
 	}
@@ -70,7 +71,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 	// report merges the two as parts of one run (docs/html.md): both
 	// verdicts held the sum, so the merged one does.
 	code, stdout, stderr := runMain("report", filepath.Join(dir, "te-0.json"), filepath.Join(dir, "te-1.json"))
-	if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+	if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 		t.Errorf("report of the two runs: exit %d, want 0 and OK: %s\n%s", code, stderr, stdout)
 	}
 
@@ -108,7 +109,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 		t.Fatal("no archived event to delete while the runs ran")
 	}
 	for i := range 2 {
-		if codes[i] != ExitInvariants || !strings.Contains(outs[i], "invariants: VIOLATED") {
+		if codes[i] != exitcode.Invariants || !strings.Contains(outs[i], "invariants: VIOLATED") {
 			t.Errorf("train-events run %d with an event deleted: exit %d, want 3:\n%s", i, codes[i], outs[i])
 		}
 	}
@@ -117,7 +118,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 	codes, outs, rs := twoRuns(t, dir, "wf", nil, wf...)
 	for i := range 2 {
 		start := rs[i].Op("start")
-		if codes[i] != ExitOK || start == nil || start.Count == 0 || start.ErrorCount() != 0 {
+		if codes[i] != exitcode.OK || start == nil || start.Count == 0 || start.ErrorCount() != 0 {
 			t.Errorf("workflow run %d: exit %d, starts %+v: want every start to succeed", i, codes[i], start)
 		}
 		if !strings.Contains(outs[i], "invariants: not checked (run workflow@") || !strings.Contains(outs[i], "wrote these tables at the same time)") {
@@ -130,7 +131,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 	sc := []string{"script", "-b", "tpcb-like", "--db", cl.URL(), "--duration", "2s", "--clients", "2"}
 	codes, outs, _ = twoRuns(t, dir, "sc", nil, sc...)
 	for i := range 2 {
-		if codes[i] != ExitOK || !strings.Contains(outs[i], "invariants: not checked (run script@") {
+		if codes[i] != exitcode.OK || !strings.Contains(outs[i], "invariants: not checked (run script@") {
 			t.Errorf("tpcb-like run %d: exit %d, want its check to say another run wrote its tables:\n%s", i, codes[i], outs[i])
 		}
 	}
@@ -138,7 +139,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 	co := []string{"connect-overhead", "--db", cl.URL(), "--duration", "2s", "--clients", "2"}
 	codes, outs, _ = twoRuns(t, dir, "co", nil, co...)
 	for i := range 2 {
-		if codes[i] != ExitOK || !strings.Contains(outs[i], "invariants: OK") {
+		if codes[i] != exitcode.OK || !strings.Contains(outs[i], "invariants: OK") {
 			t.Errorf("connect-overhead run %d: exit %d, want its own OK:\n%s", i, codes[i], outs[i])
 		}
 	}
@@ -170,11 +171,11 @@ func TestTerminateBackendsOwnSessions(t *testing.T) {
 	}
 	code, stdout, stderr := runMain(append([]string{"run", "train-events", "--db", cl.URL(), "--duration", "3s", "--clients", "2",
 		"--fault", "1s:terminate-backends", "--json", filepath.Join(dir, "b.json")}, quick...)...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("the faulted run: exit %d: %s\n%s", code, stderr, stdout)
 	}
 	a.Wait()
-	if code := a.ProcessState.ExitCode(); code != ExitOK {
+	if code := a.ProcessState.ExitCode(); code != exitcode.OK {
 		t.Fatalf("the other run: exit %d\n%s", code, aErr.String())
 	}
 	ra, err := result.Load(filepath.Join(dir, "a.json"))
@@ -233,7 +234,7 @@ func TestCheckPartialKilledShard(t *testing.T) {
 	s1.Process.Kill()
 	s1.Wait()
 	s0.Wait()
-	if code := s0.ProcessState.ExitCode(); code != ExitOK {
+	if code := s0.ProcessState.ExitCode(); code != exitcode.OK {
 		t.Fatalf("shard 0: exit %d\n%s", code, s0Err.String())
 	}
 	var code int
@@ -241,11 +242,11 @@ func TestCheckPartialKilledShard(t *testing.T) {
 	if !testutil.Poll(120*time.Second, 500*time.Millisecond, func() bool {
 		code, stdout, stderr = runMain("check", id, "--db", cl.URL())
 		return strings.Contains(stderr, "stopped without finishing")
-	}) || code != ExitFailure || !strings.Contains(stderr, "txnbench check "+id+" --partial") {
+	}) || code != exitcode.Failure || !strings.Contains(stderr, "txnbench check "+id+" --partial") {
 		t.Fatalf("check of the run with a killed shard: exit %d, want 1 naming --partial: %s\n%s", code, stderr, stdout)
 	}
 	code, stdout, stderr = runMain("check", id, "--db", cl.URL(), "--partial")
-	if code != ExitOK || !regexp.MustCompile(`ok +no event lost +\d+ events live or archived; expected at least`).MatchString(stdout) ||
+	if code != exitcode.OK || !regexp.MustCompile(`ok +no event lost +\d+ events live or archived; expected at least`).MatchString(stdout) ||
 		!strings.Contains(stdout, "not checked: whether any was invented") || !strings.Contains(stdout, "invariants: OK") {
 		t.Fatalf("check --partial: exit %d, want 0 with the total as a range: %s\n%s", code, stderr, stdout)
 	}
@@ -260,7 +261,7 @@ func TestCheckPartialKilledShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr = runMain("check", id, "--db", cl.URL(), "--partial")
-	if code != ExitInvariants || !strings.Contains(stdout, "FAIL no event lost") {
+	if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL no event lost") {
 		t.Fatalf("check --partial after %d events were deleted: exit %d, want 3: %s\n%s", committed+1, code, stderr, stdout)
 	}
 }
@@ -274,7 +275,7 @@ func TestConcurrentRunKilled(t *testing.T) {
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
 	te := append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "20", "--clients", "2"}, quick...)
-	if code, stdout, stderr := runMain(te...); code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+	if code, stdout, stderr := runMain(te...); code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 		t.Fatalf("a run alone: exit %d: %s\n%s", code, stderr, stdout)
 	}
 	db, err := target.OpenURL(ctx, cl.URL())
@@ -288,18 +289,18 @@ func TestConcurrentRunKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := runMain(te...)
-	if code != ExitOK || !regexp.MustCompile(`invariants: not checked \(run ghost \(no heartbeat since \d\d:\d\d:\d\d UTC: killed\?\) wrote these tables at the same time and stopped without finishing; txnbench check \S+ --partial checks what can be\)`).MatchString(stdout) {
+	if code != exitcode.OK || !regexp.MustCompile(`invariants: not checked \(run ghost \(no heartbeat since \d\d:\d\d:\d\d UTC: killed\?\) wrote these tables at the same time and stopped without finishing; txnbench check \S+ --partial checks what can be\)`).MatchString(stdout) {
 		t.Fatalf("a run beside a killed one: exit %d, want 0 and not checked naming it: %s\n%s", code, stderr, stdout)
 	}
 	// check --partial of that run, as its line says, counts the killed
 	// run's unknown work as a range with no top.
 	id := regexp.MustCompile(`txnbench check (\S+) --partial`).FindStringSubmatch(stdout)[1]
 	code, stdout, stderr = runMain("check", id, "--db", cl.URL(), "--partial")
-	if code != ExitOK || !strings.Contains(stdout, "expected at least") || !strings.Contains(stdout, "invariants: OK") {
+	if code != exitcode.OK || !strings.Contains(stdout, "expected at least") || !strings.Contains(stdout, "invariants: OK") {
 		t.Errorf("check %s --partial beside a killed run: exit %d, want 0 with the total as a range: %s\n%s", id, code, stderr, stdout)
 	}
 	// A run long after the killed one died is checked alone.
-	if code, stdout, stderr := runMain(te...); code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+	if code, stdout, stderr := runMain(te...); code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 		t.Errorf("a run after the killed one: exit %d, want its own OK: %s\n%s", code, stderr, stdout)
 	}
 }

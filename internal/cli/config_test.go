@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -42,7 +43,7 @@ func TestConfigFile(t *testing.T) {
 			args = append(args, "--config", conf)
 		}
 		code, out := runWithEnv(t, c.env, append(args, c.flags...)...)
-		if code != ExitOK {
+		if code != exitcode.OK {
 			t.Fatalf("run %d: exit %d:\n%s", i, code, out)
 		}
 		r, err := result.Load(js)
@@ -60,7 +61,7 @@ func TestConfigFile(t *testing.T) {
 	t.Run("study", func(t *testing.T) {
 		out := filepath.Join(dir, "study")
 		code, text := runWithEnv(t, nil, "study", "train-events", "--config", conf, "--vary", "clients=1,2", "--settle", "0s", "--out", out)
-		if code != ExitOK {
+		if code != exitcode.OK {
 			t.Fatalf("exit %d:\n%s", code, text)
 		}
 		files, _ := filepath.Glob(filepath.Join(out, "*.json"))
@@ -101,19 +102,19 @@ func TestConfigFile(t *testing.T) {
 		write(bad, c.text)
 		js := filepath.Join(dir, "bad.json")
 		code, out := runWithEnv(t, c.env, append(c.cmd, "--config", bad, "--json", js)...)
-		if code != ExitUsage || !strings.Contains(out, c.want) || strings.Count(strings.TrimSpace(out), "\n") != 0 {
-			t.Errorf("%q %v: exit %d output %q; want exit %d, one line saying %q", c.text, c.env, code, out, ExitUsage, c.want)
+		if code != exitcode.Usage || !strings.Contains(out, c.want) || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+			t.Errorf("%q %v: exit %d output %q; want exit %d, one line saying %q", c.text, c.env, code, out, exitcode.Usage, c.want)
 		}
 		if _, err := os.Stat(js); err == nil {
 			t.Errorf("%q: a refused run wrote %s", c.text, js)
 		}
 	}
-	if code, out := runWithEnv(t, nil, "run", "train-events", "--config", filepath.Join(dir, "missing.toml")); code != ExitUsage || !strings.Contains(out, "give a readable TOML file") {
+	if code, out := runWithEnv(t, nil, "run", "train-events", "--config", filepath.Join(dir, "missing.toml")); code != exitcode.Usage || !strings.Contains(out, "give a readable TOML file") {
 		t.Errorf("a missing file: exit %d output %q", code, out)
 	}
 	// A password in the file is masked like one on the command line.
 	write(bad, "db = \"postgres://bob:filepw99@127.0.0.1:1/db\"\n")
-	if code, out := runWithEnv(t, nil, "run", "train-events", "--config", bad); code != ExitFailure || strings.Contains(out, "filepw99") || !strings.Contains(out, "bob:xxxxx@") {
-		t.Errorf("a file's unreachable --db: exit %d output %q; want exit %d, the password masked", code, out, ExitFailure)
+	if code, out := runWithEnv(t, nil, "run", "train-events", "--config", bad); code != exitcode.Failure || strings.Contains(out, "filepw99") || !strings.Contains(out, "bob:xxxxx@") {
+		t.Errorf("a file's unreachable --db: exit %d output %q; want exit %d, the password masked", code, out, exitcode.Failure)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -73,7 +74,7 @@ func TestRunCSVAndJSONL(t *testing.T) {
 	js, cs, jl := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.jsonl")
 	args := append([]string{"run", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--iterations", "40", "--clients", "2",
 		"--progress", "20ms", "--json", js, "--csv", cs, "--jsonl", jl}, quick...)
-	if code, _, stderr := runMain(args...); code != ExitOK {
+	if code, _, stderr := runMain(args...); code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	r, err := result.Load(js)
@@ -101,7 +102,7 @@ func TestRunCSVAndJSONL(t *testing.T) {
 		}
 	}
 	again := filepath.Join(dir, "again.csv")
-	if code, _, stderr := runMain("report", js, "--csv", again); code != ExitOK {
+	if code, _, stderr := runMain("report", js, "--csv", again); code != exitcode.OK {
 		t.Fatalf("report --csv: exit %d: %s", code, stderr)
 	}
 	if a := mustRead(t, again); !bytes.Equal(a, b) {
@@ -137,8 +138,8 @@ func TestJSONLWhileRunning(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Errorf("exit %d, want %d:\n%s", code, ExitInterrupted, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+		t.Errorf("exit %d, want %d:\n%s", code, exitcode.Interrupted, stderr.String())
 	}
 	if _, n := jsonlCounts(t, mustRead(t, jl)); n < 2 {
 		t.Errorf("%d lines after the run", n)
@@ -154,7 +155,7 @@ func TestStudyCSV(t *testing.T) {
 	out := filepath.Join(dir, "st")
 	db := "sqlite:" + filepath.Join(dir, "s.db")
 	args := append([]string{"study", "train-events", "--db", db, "--vary", "clients=1,2", "--iterations", "6", "--settle", "0s", "--out", out}, quick...)
-	if code, _, stderr := runMain(args...); code != ExitOK {
+	if code, _, stderr := runMain(args...); code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	b := mustRead(t, filepath.Join(out, "study.csv"))
@@ -175,18 +176,18 @@ func TestStudyCSV(t *testing.T) {
 		t.Errorf("cycle counts per clients %v, want 6 each:\n%s", cycles, b)
 	}
 	again := filepath.Join(dir, "again.csv")
-	if code, _, stderr := runMain("report", out, "--csv", again); code != ExitOK || !bytes.Equal(mustRead(t, again), b) {
+	if code, _, stderr := runMain("report", out, "--csv", again); code != exitcode.OK || !bytes.Equal(mustRead(t, again), b) {
 		t.Errorf("report --csv of the study: exit %d %s\n%s\n---\n%s", code, stderr, mustRead(t, again), b)
 	}
 	for _, flag := range []string{"--csv", "--jsonl"} {
 		code, _, stderr := runMain(append(args[:len(args)-len(quick)], flag, filepath.Join(dir, "x"))...)
-		if code != ExitUsage || !strings.Contains(stderr, flag+" does not apply to a study") {
+		if code != exitcode.Usage || !strings.Contains(stderr, flag+" does not apply to a study") {
 			t.Errorf("study %s: exit %d %s", flag, code, stderr)
 		}
 	}
 	same := filepath.Join(dir, "same")
 	code, _, stderr := runMain("run", "train-events", "--db", db, "--iterations", "2", "--csv", same, "--jsonl", same)
-	if code != ExitUsage || !strings.Contains(stderr, "--csv "+same+" and --jsonl "+same+" name the same file") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "--csv "+same+" and --jsonl "+same+" name the same file") {
 		t.Errorf("--csv and --jsonl on one file: exit %d %s", code, stderr)
 	}
 	if _, err := os.Stat(same); !os.IsNotExist(err) {

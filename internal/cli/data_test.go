@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -21,13 +22,13 @@ import (
 // what it found and the rows it was made with.
 func TestRunSaysWhatTheDataWas(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "te.db")
-	if code, _, stderr := runMain("init", "train-events", "--db", db, "--rows", "200"); code != ExitOK {
+	if code, _, stderr := runMain("init", "train-events", "--db", db, "--rows", "200"); code != exitcode.OK {
 		t.Fatalf("init: exit %d: %s", code, stderr)
 	}
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--db", db, "--iterations", "3", "--clients", "1", "--json", out}, quick...)
 	code, stdout, stderr := runMain(append(args, "--rows", "5000")...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
 	if want := "using the existing train-events data: 200 events, loaded with --rows 200 (--rows 5000 applies only with --reinit)"; !strings.Contains(stderr, want) {
@@ -59,7 +60,7 @@ func TestInterruptedLoadIsRefused(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code == ExitOK {
+	if code := cmd.ProcessState.ExitCode(); code == exitcode.OK {
 		t.Fatalf("the interrupted init exited 0:\n%s", stderr.String())
 	}
 
@@ -69,12 +70,12 @@ func TestInterruptedLoadIsRefused(t *testing.T) {
 	var out bytes.Buffer
 	run.Stdout, run.Stderr = &out, &out
 	run.Run()
-	if code := run.ProcessState.ExitCode(); code != ExitUsage ||
+	if code := run.ProcessState.ExitCode(); code != exitcode.Usage ||
 		!strings.Contains(out.String(), "train-events jsonb data in the database is incomplete (an earlier load was interrupted") ||
 		!strings.Contains(out.String(), "run with --reinit") {
-		t.Fatalf("run on the partial data: exit %d, want %d naming --reinit:\n%s", code, ExitUsage, out.String())
+		t.Fatalf("run on the partial data: exit %d, want %d naming --reinit:\n%s", code, exitcode.Usage, out.String())
 	}
-	if code, _, stderr := runMain(append(args, "--reinit")...); code != ExitOK {
+	if code, _, stderr := runMain(append(args, "--reinit")...); code != exitcode.OK {
 		t.Fatalf("run --reinit: exit %d: %s", code, stderr)
 	}
 }

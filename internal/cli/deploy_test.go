@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"gopkg.in/yaml.v3"
 )
 
@@ -129,8 +130,8 @@ func TestKubernetesManifests(t *testing.T) {
 		cmd := exec.Command(os.Args[0], append(c.Args, "--db", "postgres://u:p@127.0.0.1:1/db")...)
 		cmd.Env = append(os.Environ(), env...)
 		out, _ := cmd.CombinedOutput()
-		if code := cmd.ProcessState.ExitCode(); code != ExitFailure || !strings.Contains(string(out), "connection refused") {
-			t.Errorf("%s: txnbench %s: exit %d, want %d (connection refused):\n%s", name, strings.Join(c.Args, " "), code, ExitFailure, out)
+		if code := cmd.ProcessState.ExitCode(); code != exitcode.Failure || !strings.Contains(string(out), "connection refused") {
+			t.Errorf("%s: txnbench %s: exit %d, want %d (connection refused):\n%s", name, strings.Join(c.Args, " "), code, exitcode.Failure, out)
 		}
 	}
 	if !commands["run"] || !commands["init"] {
@@ -156,8 +157,8 @@ func TestEntrypointPassesStop(t *testing.T) {
 	waitFor(t, stderr, 0, `\| cycle [1-9]`)
 	cmd.Process.Signal(syscall.SIGTERM)
 	waitExit(t, cmd, 30*time.Second, stderr)
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Errorf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+		t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitcode.Interrupted, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "### txnbench result shard-0.json begin") || !strings.Contains(stdout.String(), "### txnbench result shard-0.json end") {
 		t.Errorf("no result in the log:\n%s", stdout.String())

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/txnbench/txnbench/internal/diff"
+	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/report"
 )
 
 func (a *app) diffCommand() *cobra.Command {
@@ -81,9 +83,9 @@ Exit status: 0 no regression, 4 a regression, 2 bad input.
 				a.status("warning: fixed settings differ, compared anyway: " + strings.Join(rep.Different, "; "))
 			}
 			if markdown {
-				diff.WriteMarkdown(a.stdout, rep)
+				report.DiffMarkdown(a.stdout, rep)
 			} else {
-				diff.Write(a.stdout, rep)
+				report.DiffText(a.stdout, rep)
 			}
 			if jsonOut != "" {
 				b, err := json.MarshalIndent(rep, "", "  ")
@@ -95,7 +97,7 @@ Exit status: 0 no regression, 4 a regression, 2 bad input.
 				}
 			}
 			if rep.Regressions > 0 {
-				return exitError{code: ExitRegression}
+				return exitError{code: exitcode.Regression}
 			}
 			return nil
 		},

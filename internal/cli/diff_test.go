@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -51,16 +52,16 @@ func TestDiffExitCodes(t *testing.T) {
 		stdout string // must contain
 		stderr string // must contain
 	}{
-		{[]string{"diff", base, same}, ExitOK, "no regressions", ""},
-		{[]string{"diff", base, slow, "--json", decisions}, ExitRegression, "regressions (0 better)", ""},
-		{[]string{"diff", base, slow, "--threshold", "500"}, ExitOK, "thresholds (--threshold): throughput 500%", ""},
-		{[]string{"diff", base, clients}, ExitUsage, "", "clients 4 vs 32"},
-		{[]string{"diff", base, clients, "--allow-different"}, ExitOK, "WARNING: fixed settings differ", "warning: fixed settings differ, compared anyway: clients 4 vs 32"},
-		{[]string{"diff", base}, ExitUsage, "", "diff takes two arguments, BASE and NEW"},
-		{[]string{"diff", base, filepath.Join(dir, "nosuch.json")}, ExitUsage, "", "NEW: " + filepath.Join(dir, "nosuch.json") + ": no such file"},
-		{[]string{"diff", base, dir}, ExitUsage, "", "is a result and NEW " + dir + " a study"},
-		{[]string{"diff", base, same, "--threshold", "0"}, ExitUsage, "", "--threshold 0: give a percentage above 0"},
-		{[]string{"diff", base, same, "--json", "/nonexistent/d.json"}, ExitUsage, "", "directory /nonexistent does not exist"},
+		{[]string{"diff", base, same}, exitcode.OK, "no regressions", ""},
+		{[]string{"diff", base, slow, "--json", decisions}, exitcode.Regression, "regressions (0 better)", ""},
+		{[]string{"diff", base, slow, "--threshold", "500"}, exitcode.OK, "thresholds (--threshold): throughput 500%", ""},
+		{[]string{"diff", base, clients}, exitcode.Usage, "", "clients 4 vs 32"},
+		{[]string{"diff", base, clients, "--allow-different"}, exitcode.OK, "WARNING: fixed settings differ", "warning: fixed settings differ, compared anyway: clients 4 vs 32"},
+		{[]string{"diff", base}, exitcode.Usage, "", "diff takes two arguments, BASE and NEW"},
+		{[]string{"diff", base, filepath.Join(dir, "nosuch.json")}, exitcode.Usage, "", "NEW: " + filepath.Join(dir, "nosuch.json") + ": no such file"},
+		{[]string{"diff", base, dir}, exitcode.Usage, "", "is a result and NEW " + dir + " a study"},
+		{[]string{"diff", base, same, "--threshold", "0"}, exitcode.Usage, "", "--threshold 0: give a percentage above 0"},
+		{[]string{"diff", base, same, "--json", "/nonexistent/d.json"}, exitcode.Usage, "", "directory /nonexistent does not exist"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runMain(c.args...)
@@ -70,7 +71,7 @@ func TestDiffExitCodes(t *testing.T) {
 		if !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.stderr) {
 			t.Errorf("%v:\nstdout %q\nstderr %q\nwant %q / %q", c.args[1:], stdout, stderr, c.stdout, c.stderr)
 		}
-		if c.code == ExitUsage && strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		if c.code == exitcode.Usage && strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: usage error is not one line: %q", c.args[1:], stderr)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
@@ -34,7 +35,7 @@ func runFaults(t *testing.T, extra []string, faults ...string) *result.Result {
 		args = append(args, "--fault", f)
 	}
 	code, stdout, stderr := runMain(args...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 	}
 	if !strings.Contains(stdout, "\nfaults\n") || !strings.Contains(stdout, "invariants: OK") {
@@ -165,7 +166,7 @@ func TestStudyComparesRecovery(t *testing.T) {
 	args := append([]string{"study", "train-events", "--db", "temp-postgres", "--vary", "via=direct,pgbouncer", "--vary", "fault=1s:terminate-backends",
 		"--duration", "3s", "--clients", "2", "--telemetry", "off", "--settle", "0s", "--out", out}, quick...)
 	code, stdout, stderr := runMain(args...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 	}
 	for _, want := range []string{"## faults: recovery", "| via=direct fault=1s:terminate-backends    | terminate-backends at 1.0 s",
@@ -214,7 +215,7 @@ func TestFaultsInHTMLReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := runMain("report", in, "--html", page)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("report: exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"\nfaults\n", "kill-server:1s  server", "10 (connect_refused 3, connection_lost 7) in 2.3 s",
@@ -247,8 +248,8 @@ func TestInterruptDuringHangThroughPooler(t *testing.T) {
 	waitFor(t, stderr, len(stderr.String()), `\| cycle 0\.0/s`) // every client is stuck
 	cmd.Process.Signal(syscall.SIGINT)
 	waitExit(t, cmd, 15*time.Second, stderr)
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitcode.Interrupted, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "\ninvariants: OK") {
 		t.Errorf("the check did not run after the interrupt:\n%s", stdout.String())

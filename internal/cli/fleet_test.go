@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -55,7 +56,7 @@ func killPoolerMidRun(t *testing.T, n int) (*result.Result, string) {
 		t.Fatal(err)
 	}
 	waitExit(t, cmd, 60*time.Second, stderr)
-	if code := cmd.ProcessState.ExitCode(); code != ExitOK {
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.OK {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
 	r, err := result.Load(out)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -128,8 +129,8 @@ func TestFrozenServerEndsAShardsWait(t *testing.T) {
 	stopServer(t, cl.Port())
 	took := waitExitOrDump(t, cmd, 30*time.Second+15*time.Second, stderr) // the read's deadline and 15 s
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-	if code := cmd.ProcessState.ExitCode(); code != ExitFailure || !strings.HasPrefix(lines[len(lines)-1], "txnbench: ") {
-		t.Errorf("exit %d %.1f s after the freeze, want %d and a one-line error:\n%s", code, took.Seconds(), ExitFailure, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Failure || !strings.HasPrefix(lines[len(lines)-1], "txnbench: ") {
+		t.Errorf("exit %d %.1f s after the freeze, want %d and a one-line error:\n%s", code, took.Seconds(), exitcode.Failure, stderr.String())
 	}
 	t.Logf("exit %.1f s after the freeze: %s", took.Seconds(), lines[len(lines)-1])
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -134,8 +135,8 @@ func TestInterruptDuringHang(t *testing.T) {
 	waitFor(t, stderr, len(stderr.String()), `\| cycle 0\.0/s`)
 	cmd.Process.Signal(syscall.SIGINT)
 	took := waitExit(t, cmd, 20*time.Second, stderr) // the check may wait interruptWait (5 s)
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Fatalf("exit %d after %s, want %d\nstderr:\n%s", code, took, ExitInterrupted, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+		t.Fatalf("exit %d after %s, want %d\nstderr:\n%s", code, took, exitcode.Interrupted, stderr.String())
 	}
 	for _, want := range []string{"INTERRUPTED", "invariants: not checked (the server did not answer within 5s)", "unfinished when the run ended"} {
 		if !strings.Contains(stdout.String(), want) {
@@ -178,8 +179,8 @@ func TestSecondInterruptKillsServers(t *testing.T) {
 	waitFor(t, stderr, 0, "interrupted: stopping clients")
 	cmd.Process.Signal(syscall.SIGINT)
 	waitExit(t, cmd, 15*time.Second, stderr)
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitcode.Interrupted, stderr.String())
 	}
 	if !regexp.MustCompile(`interrupted again: stopping the servers txnbench started \(postgres \(pid \d+\)\)`).MatchString(stderr.String()) {
 		t.Errorf("stderr:\n%s", stderr.String())
@@ -201,7 +202,7 @@ func TestHangAtWindowEnd(t *testing.T) {
 	waitFor(t, stderr, 0, `grace period of 300ms over: cancelled 3 ops still running`)
 	resume() // the telemetry and the check can finish
 	waitExit(t, cmd, 60*time.Second, stderr)
-	if code := cmd.ProcessState.ExitCode(); code != ExitOK {
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.OK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "unfinished when the run ended (in no column): cycle 3 (running ") {

@@ -52,7 +52,7 @@ func groupedHelp(w io.Writer, cmd *cobra.Command, def workload.Def) {
 	fmt.Fprintf(w, "\nUsage:\n  txnbench %s %s [flags]\n", verb, def.Name)
 	own := pflag.NewFlagSet(def.Name, pflag.ContinueOnError)
 	own.SortFlags = false
-	def.New().Flags(own)
+	workload.Flags(def.New(), own)
 	listed := map[string]bool{}
 	group := func(title string, names []string) {
 		var fl []*pflag.Flag

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -18,7 +19,7 @@ func TestRunHelpGrouped(t *testing.T) {
 	groups := []string{"Database:", "Load shape:", "Connections:", "Pooler:", "Faults:", "Outputs:", "Telemetry:", "Shards (one run split across processes or machines):"}
 	for _, name := range workload.Names() {
 		code, out := runWithEnv(t, nil, "run", name, "--help")
-		if code != ExitOK {
+		if code != exitcode.OK {
 			t.Fatalf("%s: exit %d:\n%s", name, code, out)
 		}
 		for i, line := range strings.Split(out, "\n") {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
@@ -170,7 +171,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	runJSON, runHTML := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.html")
 	args := append([]string{"run", "train-events", "--clients", "2", "--duration", "3s", "--progress", "500ms", "--seed", "5",
 		"--json", runJSON, "--html", runHTML}, quick...)
-	if code, _, stderr := runMain(args...); code != ExitOK {
+	if code, _, stderr := runMain(args...); code != exitcode.OK {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
 	r, err := result.Load(runJSON)
@@ -189,7 +190,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if err := r.Save(telJSON); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runMain("report", "--html", repHTML, telJSON); code != ExitOK {
+	if code, _, stderr := runMain("report", "--html", repHTML, telJSON); code != exitcode.OK {
 		t.Fatalf("report --html: exit %d: %s", code, stderr)
 	}
 	n, dom := drawn(t, chromium, repHTML)
@@ -213,7 +214,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	out := filepath.Join(dir, "study")
 	args = append([]string{"study", "train-events", "--duration", "1s", "--progress", "250ms", "--settle", "0", "--seed", "5",
 		"--vary", "clients=1,2,4", "--out", out}, quick...)
-	if code, _, stderr := runMain(args...); code != ExitOK {
+	if code, _, stderr := runMain(args...); code != exitcode.OK {
 		t.Fatalf("study: exit %d: %s", code, stderr)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "study.json"))
@@ -238,7 +239,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	}
 	// report renders the same page from the study's directory
 	again := filepath.Join(dir, "again.html")
-	if code, _, stderr := runMain("report", out, "--html", again); code != ExitOK {
+	if code, _, stderr := runMain("report", out, "--html", again); code != exitcode.OK {
 		t.Fatalf("report STUDY --html: exit %d: %s", code, stderr)
 	}
 	if n, _ := drawn(t, chromium, again); n != want {
@@ -250,7 +251,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 func TestReportHTMLArguments(t *testing.T) {
 	dir := t.TempDir()
 	res := filepath.Join(dir, "r.json")
-	if code, _, stderr := runMain(append([]string{"run", "train-events", "--iterations", "20", "--clients", "1", "--json", res}, quick...)...); code != ExitOK {
+	if code, _, stderr := runMain(append([]string{"run", "train-events", "--iterations", "20", "--clients", "1", "--json", res}, quick...)...); code != exitcode.OK {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
 	// a study directory that moved: its results are found beside study.json
@@ -268,14 +269,14 @@ func TestReportHTMLArguments(t *testing.T) {
 		code int
 		want string // in stderr
 	}{
-		{[]string{"report", "--html", "/nonexistent/dir/x.html", res}, ExitUsage, "directory /nonexistent/dir does not exist"},
-		{[]string{"run", "train-events", "--html", "/nonexistent/dir/x.html"}, ExitUsage, "--html /nonexistent/dir/x.html: directory /nonexistent/dir does not exist"},
-		{[]string{"report", filepath.Join(dir, "nostudy") + "/"}, ExitUsage, "no such file"},
-		{[]string{"report", sdir, res}, ExitUsage, "is a study: report one study at a time"},
-		{[]string{"report", sdir, "--json", filepath.Join(dir, "m.json")}, ExitUsage, "a study is already saved"},
-		{[]string{"report", sdir, "--html", filepath.Join(dir, "s.html")}, ExitOK, "HTML report written to"},
-		{[]string{"report", filepath.Join(sdir, "study.json"), "--html", filepath.Join(dir, "s2.html")}, ExitOK, "HTML report written to"},
-		{[]string{"report", res, "--html", filepath.Join(dir, "r.html")}, ExitOK, "HTML report written to"},
+		{[]string{"report", "--html", "/nonexistent/dir/x.html", res}, exitcode.Usage, "directory /nonexistent/dir does not exist"},
+		{[]string{"run", "train-events", "--html", "/nonexistent/dir/x.html"}, exitcode.Usage, "--html /nonexistent/dir/x.html: directory /nonexistent/dir does not exist"},
+		{[]string{"report", filepath.Join(dir, "nostudy") + "/"}, exitcode.Usage, "no such file"},
+		{[]string{"report", sdir, res}, exitcode.Usage, "is a study: report one study at a time"},
+		{[]string{"report", sdir, "--json", filepath.Join(dir, "m.json")}, exitcode.Usage, "a study is already saved"},
+		{[]string{"report", sdir, "--html", filepath.Join(dir, "s.html")}, exitcode.OK, "HTML report written to"},
+		{[]string{"report", filepath.Join(sdir, "study.json"), "--html", filepath.Join(dir, "s2.html")}, exitcode.OK, "HTML report written to"},
+		{[]string{"report", res, "--html", filepath.Join(dir, "r.html")}, exitcode.OK, "HTML report written to"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runMain(c.args...)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -113,7 +114,7 @@ func TestMetricsAddrSaysWhereItListens(t *testing.T) {
 	} {
 		cmd, _, stderr := startTxnbench(t, append(te("--duration", "500ms", "--metrics-addr", addr, "--telemetry", "off"), quick...)...)
 		waitExit(t, cmd, time.Minute, stderr)
-		if code := cmd.ProcessState.ExitCode(); code != ExitOK {
+		if code := cmd.ProcessState.ExitCode(); code != exitcode.OK {
 			t.Fatalf("--metrics-addr %s: exit %d\n%s", addr, code, stderr.String())
 		}
 		if !regexp.MustCompile(want).MatchString(stderr.String()) {
@@ -163,8 +164,8 @@ func TestTwoInterruptsDuringStartup(t *testing.T) {
 	time.Sleep(time.Millisecond) // two presses, not one signal coalesced
 	cmd.Process.Signal(syscall.SIGINT)
 	waitExit(t, cmd, time.Minute, stderr)
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Errorf("exit %d, want %d\n%s", code, ExitInterrupted, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+		t.Errorf("exit %d, want %d\n%s", code, exitcode.Interrupted, stderr.String())
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("left in TMPDIR after two interrupts: %v\n%s", names(left), stderr.String())

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -54,8 +55,8 @@ func TestSecondInterruptMidRunExits130(t *testing.T) {
 	waitFor(t, stderr, 0, "interrupted: stopping clients")
 	cmd.Process.Signal(syscall.SIGINT)
 	waitExit(t, cmd, 60*time.Second, stderr)
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitcode.Interrupted, stderr.String())
 	}
 	if i := strings.Index(stderr.String(), "interrupted again"); i < 0 || strings.Contains(stderr.String()[i:], "\ntxnbench: ") {
 		t.Errorf("stderr:\n%s", stderr.String())

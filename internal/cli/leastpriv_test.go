@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -24,7 +25,7 @@ func TestStudyAsNonSuperuser(t *testing.T) {
 	args := append([]string{"study", "train-events", "--db", url, "--vary", "variant=manual,text",
 		"--iterations", "4", "--clients", "2", "--settle", "0s", "--out", out}, quick...)
 	code, stdout, stderr := runMain(args...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
 	if n := strings.Count(stderr, "cannot reset the server's statistics"); n != 1 {

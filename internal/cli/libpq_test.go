@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -75,7 +76,7 @@ func TestLibpqEnvironment(t *testing.T) {
 			args := append([]string{"run", "train-events", "--db", c.db, "--clients", "2", "--iterations", "10", "--telemetry", "off", "--json", js}, quick...)
 			args = append(args, c.more...)
 			code, out := runWithEnv(t, c.env, args...)
-			if code != ExitOK {
+			if code != exitcode.OK {
 				t.Fatalf("exit %d:\n%s", code, out)
 			}
 			raw, err := os.ReadFile(js)

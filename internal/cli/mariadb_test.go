@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
@@ -52,7 +53,7 @@ func TestMariaDB(t *testing.T) {
 	t.Run("connect-overhead", func(t *testing.T) {
 		for _, q := range [][]string{{"--query", "point"}, {"--query", "complex", "--conn", "per-txn"}} {
 			code, stdout, stderr := runMain(append(append(coMaria, "--db", url), q...)...)
-			if code != ExitOK || !strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "MariaDB "+m.Version()) {
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "MariaDB "+m.Version()) {
 				t.Fatalf("%v: exit %d: %s\n%s", q, code, stderr, stdout)
 			}
 			if strings.Contains(stdout+stderr, m.Password()) {
@@ -65,7 +66,7 @@ func TestMariaDB(t *testing.T) {
 		for _, sc := range []string{"immediate-burst", "external-resume"} {
 			code, stdout, stderr := runMain("run", "workflow", "--db", url, "--scenario", sc, "--clients", "2", "--warmup", "0s", "--duration", "1s",
 				"--progress", "1s", "--telemetry", "off")
-			if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 				t.Fatalf("%s: exit %d: %s\n%s", sc, code, stderr, stdout)
 			}
 			if !strings.Contains(stdout, "signal workers poll every") || !strings.Contains(stdout, "MariaDB has no LISTEN/NOTIFY") {
@@ -77,7 +78,7 @@ func TestMariaDB(t *testing.T) {
 	t.Run("train-events", func(t *testing.T) {
 		for _, v := range []string{"jsonb", "manual", "text"} {
 			code, stdout, stderr := runMain(append(teMaria, "--db", url, "--variant", v)...)
-			if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 				t.Fatalf("%s: exit %d: %s\n%s", v, code, stderr, stdout)
 			}
 			if !strings.Contains(stdout, "JSON_TABLE expands") {
@@ -91,7 +92,7 @@ func TestMariaDB(t *testing.T) {
 		// give the database counters and statement times.
 		out := filepath.Join(t.TempDir(), "te.json")
 		code, stdout, stderr := runMain(append(append([]string{}, teMaria...), "--db", url, "--json", out, "--telemetry", "on")...)
-		if code != ExitOK {
+		if code != exitcode.OK {
 			t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 		}
 		r, err := result.Load(out)
@@ -133,8 +134,8 @@ func TestMariaDB(t *testing.T) {
 		if !<-deleted {
 			t.Fatal("no archived event to delete while the run ran")
 		}
-		if code != ExitInvariants || !strings.Contains(stdout, "FAIL no event lost or invented") {
-			t.Errorf("with an archived event deleted: exit %d, want %d: %s\n%s", code, ExitInvariants, stderr, stdout)
+		if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL no event lost or invented") {
+			t.Errorf("with an archived event deleted: exit %d, want %d: %s\n%s", code, exitcode.Invariants, stderr, stdout)
 		}
 	})
 
@@ -146,7 +147,7 @@ func TestMariaDB(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "r.json")
 			code, stdout, stderr := runMain(append([]string{"run", "script", "--db", url, "--clients", "2", "--warmup", "0s", "--duration", "1s",
 				"--progress", "1s", "--telemetry", "off", "--json", out}, b...)...)
-			if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 				t.Fatalf("%v: exit %d: %s\n%s", b, code, stderr, stdout)
 			}
 			r, err := result.Load(out)
@@ -189,8 +190,8 @@ func TestMariaDB(t *testing.T) {
 			t.Fatalf("deleting an order item: %d, %v", n, err)
 		}
 		code, stdout, stderr := runMain(append(coMaria, "--db", url)...)
-		if code != ExitInvariants || !strings.Contains(stdout, "FAIL order totals match their items") {
-			t.Errorf("after a deleted order item: exit %d, want %d: %s\n%s", code, ExitInvariants, stderr, stdout)
+		if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL order totals match their items") {
+			t.Errorf("after a deleted order item: exit %d, want %d: %s\n%s", code, exitcode.Invariants, stderr, stdout)
 		}
 	})
 
@@ -204,7 +205,7 @@ func TestMariaDB(t *testing.T) {
 			args = append(args, "--fault", f)
 		}
 		code, stdout, stderr := runMain(args...)
-		if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+		if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 			t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 		}
 		if !regexp.MustCompile(`MariaDB 10\.\d+\.\d+ ready on 127\.0\.0\.1:\d+`).MatchString(stderr) {

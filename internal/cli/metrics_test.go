@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/live/promtext"
 )
 
@@ -169,7 +170,7 @@ func TestMetricsDuringRun(t *testing.T) {
 
 	select {
 	case c := <-code:
-		if c != ExitOK {
+		if c != exitcode.OK {
 			t.Fatalf("exit %d:\n%s", c, stderr)
 		}
 	case <-time.After(60 * time.Second):
@@ -204,7 +205,7 @@ func TestMetricsDuringStudy(t *testing.T) {
 	if m := series(last, "txnbench_measuring"); m["clients=1|"] != 0 || m["clients=2|"] != 1 {
 		t.Errorf("measuring %v: want only the running cell", m)
 	}
-	if c := <-code; c != ExitOK {
+	if c := <-code; c != exitcode.OK {
 		t.Fatalf("exit %d:\n%s", c, stderr)
 	}
 	if n := strings.Count(stderr.String(), "metrics on http://"); n != 1 {
@@ -227,7 +228,7 @@ func TestMetricsAddrBusy(t *testing.T) {
 	} {
 		start := time.Now()
 		code, _, stderr := runMain(cmd...)
-		if code != ExitFailure || !strings.Contains(stderr, "--metrics-addr: "+addr+" is already in use") || !strings.Contains(stderr, "port 0") {
+		if code != exitcode.Failure || !strings.Contains(stderr, "--metrics-addr: "+addr+" is already in use") || !strings.Contains(stderr, "port 0") {
 			t.Errorf("%s: exit %d, stderr:\n%s", cmd[0], code, stderr)
 		}
 		if strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
@@ -247,7 +248,7 @@ func TestMetricsAddrUsage(t *testing.T) {
 				args = append(args, "--vary", "clients=1,2")
 			}
 			code, _, stderr := runMain(args...)
-			if code != ExitUsage || !strings.Contains(stderr, "--metrics-addr") || !strings.Contains(stderr, "127.0.0.1:9464") {
+			if code != exitcode.Usage || !strings.Contains(stderr, "--metrics-addr") || !strings.Contains(stderr, "127.0.0.1:9464") {
 				t.Errorf("%s --metrics-addr %s: exit %d, stderr:\n%s", cmd, addr, code, stderr)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -23,7 +24,7 @@ func TestPoolServesTenThousandClients(t *testing.T) {
 	code, stdout, stderr := runMain("run", "connect-overhead", "--query", "select1", "--rows", "0", "--db", cl.URL(),
 		"--conn", "pool", "--pool-max", "8", "--clients", "10000", "--iterations", "20000",
 		"--progress", "1h", "--telemetry", "off", "--json", out)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 	}
 	r, err := result.Load(out)
@@ -65,8 +66,8 @@ func TestPoolOfManyClientsRecoversFromARestart(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	waitExit(t, cmd, 2*time.Minute, stderr)
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Fatalf("exit %d, want %d (interrupted): %s\n%s", code, ExitInterrupted, stderr.String(), stdout.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+		t.Fatalf("exit %d, want %d (interrupted): %s\n%s", code, exitcode.Interrupted, stderr.String(), stdout.String())
 	}
 	if !strings.Contains(stdout.String(), "invariants: OK") {
 		t.Errorf("invariants not OK:\n%s", stdout.String())

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/exitcode"
 )
 
 // TestInterruptInGraceExits130AtOnce: Ctrl-C in the grace period, with
@@ -23,8 +25,8 @@ func TestInterruptInGraceExits130AtOnce(t *testing.T) {
 			waitFor(t, stderr, 0, `duration reached`)
 			cmd.Process.Signal(syscall.SIGINT)
 			waitExit(t, cmd, 60*time.Second, stderr)
-			if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
+			if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitcode.Interrupted, stderr.String())
 			}
 			if _, err := os.Stat(out); err != nil {
 				t.Errorf("result not saved: %v\nstderr:\n%s", err, stderr.String())

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/txnbench/txnbench/internal/exitcode"
 )
 
 // runAsNobody runs the real command as the unprivileged local user nobody,
@@ -83,11 +85,11 @@ func TestSQLiteInUnwritableDir(t *testing.T) {
 	os.Chmod(cwd, 0o755) // root's: nobody may enter, not write
 	os.Chmod(filepath.Dir(cwd), 0o755)
 	code, _, stderr := runAsNobody(t, cwd, "run", "workflow", "--iterations", "2", "--clients", "1", "--signal-workers", "1", "--db", "sqlite:wf.db")
-	if want := "txnbench: --db sqlite:wf.db: cannot write in . (permission denied): choose another place\n"; code != ExitUsage || stderr != want {
-		t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr, ExitUsage, want)
+	if want := "txnbench: --db sqlite:wf.db: cannot write in . (permission denied): choose another place\n"; code != exitcode.Usage || stderr != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr, exitcode.Usage, want)
 	}
 	code, stdout, stderr := runAsNobody(t, cwd, "run", "workflow", "--iterations", "2", "--clients", "1", "--signal-workers", "1", "--poll-interval", "5ms")
-	if code != ExitOK || !bytes.Contains([]byte(stdout), []byte("invariants: OK")) {
+	if code != exitcode.OK || !bytes.Contains([]byte(stdout), []byte("invariants: OK")) {
 		t.Errorf("the temporary SQLite as nobody: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

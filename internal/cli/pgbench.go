@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/pgbench/emulate"
 )
 
@@ -19,7 +20,7 @@ sqlite:PATH or temp-postgres (a throwaway local PostgreSQL, initialised with
 				Stdout: a.stdout, Stderr: a.stderr, Args: a.args, Version: version(),
 				Redact: a.redact, CheckOutFile: checkOutFile,
 			})
-			if code != ExitOK {
+			if code != exitcode.OK {
 				return exitError{code: code} // emulate printed why
 			}
 			return nil

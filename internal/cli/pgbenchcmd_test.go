@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -84,7 +85,7 @@ func TestRunScript(t *testing.T) {
 	}
 	for _, args := range cases {
 		code, out, stderr := runMain(args...)
-		if code != ExitOK {
+		if code != exitcode.OK {
 			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, stderr)
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
@@ -138,8 +139,8 @@ func TestPgBinCellsNamedByVersion(t *testing.T) {
 		t.Errorf("two directories of one version share the name %q", l0)
 	}
 	code, _, stderr := runMain("study", "connect-overhead", "--db", "temp-postgres", "--vary", "pg-bin="+dirs[0]+","+t.TempDir(), "--out", filepath.Join(t.TempDir(), "st"))
-	if code != ExitUsage || !strings.Contains(stderr, "no executable initdb") {
-		t.Errorf("a directory without a server: exit %d %q, want %d", code, stderr, ExitUsage)
+	if code != exitcode.Usage || !strings.Contains(stderr, "no executable initdb") {
+		t.Errorf("a directory without a server: exit %d %q, want %d", code, stderr, exitcode.Usage)
 	}
 }
 
@@ -149,8 +150,8 @@ func TestPostgresVersionNotFound(t *testing.T) {
 	majors, _ := installedVersions(t, 1)
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := runMain("run", "connect-overhead", "--db", "temp-postgres@3", "--json", out)
-	if code != ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
-		t.Errorf("exit %d, want %d in one line: %q", code, ExitUsage, stderr)
+	if code != exitcode.Usage || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("exit %d, want %d in one line: %q", code, exitcode.Usage, stderr)
 	}
 	for _, m := range majors {
 		if !strings.Contains(stderr, " "+m+".") {
@@ -164,7 +165,7 @@ func TestPostgresVersionNotFound(t *testing.T) {
 		t.Errorf("a refused run left %s", out)
 	}
 	code, _, stderr = runMain("run", "connect-overhead", "--db", "temp-postgres@"+majors[0], "--pg-bin", "/usr/bin")
-	if code != ExitUsage || !strings.Contains(stderr, "give one of them") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "give one of them") {
 		t.Errorf("--pg-bin with temp-postgres@V: exit %d %q", code, stderr)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/live/promtext"
 	"github.com/txnbench/txnbench/internal/result"
 )
@@ -51,7 +52,7 @@ func TestWorkflowPhasesPerInterval(t *testing.T) {
 	if !scraped {
 		t.Fatalf("no signal_to_completion{kind=\"phase\"} in the metrics:\n%s", stderr)
 	}
-	if exit = <-code; exit != ExitOK {
+	if exit = <-code; exit != exitcode.OK {
 		t.Fatalf("exit %d:\n%s", exit, stderr)
 	}
 	if !strings.Contains(stderr.String(), "| signal_to_completion ") {
@@ -99,15 +100,15 @@ func TestDiffFlagsPhaseRegression(t *testing.T) {
 		out := filepath.Join(dir, name+".json")
 		code, _, stderr := runMain("run", "workflow", "--db", "sqlite:"+filepath.Join(dir, name+".db"), "--iterations", "150",
 			"--clients", "16", "--signal-workers", "8", "--claim-batch", "8", "--poll-interval", poll, "--json", out)
-		if code != ExitOK {
+		if code != exitcode.OK {
 			t.Fatalf("run %s: exit %d: %s", name, code, stderr)
 		}
 		return out
 	}
 	base, slow := run("base", "2ms"), run("slow", "1s")
 	code, stdout, stderr := runMain("diff", "--allow-different", base, slow)
-	if code != ExitRegression {
-		t.Fatalf("diff: exit %d, want %d:\n%s%s", code, ExitRegression, stdout, stderr)
+	if code != exitcode.Regression {
+		t.Fatalf("diff: exit %d, want %d:\n%s%s", code, exitcode.Regression, stdout, stderr)
 	}
 	found := false
 	for _, line := range strings.Split(stdout, "\n") {

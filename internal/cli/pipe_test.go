@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/txnbench/txnbench/internal/exitcode"
 )
 
 // TestReportIntoClosedPipe: `report STUDY --html x | head` writes the
@@ -16,7 +18,7 @@ func TestReportIntoClosedPipe(t *testing.T) {
 	st := filepath.Join(dir, "st")
 	args := append([]string{"study", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"),
 		"--vary", "variant=manual,text", "--iterations", "4", "--clients", "1", "--settle", "0s", "--out", st}, quick...)
-	if code, _, stderr := runMain(args...); code != ExitOK {
+	if code, _, stderr := runMain(args...); code != exitcode.OK {
 		t.Fatalf("study: exit %d: %s", code, stderr)
 	}
 	html := filepath.Join(dir, "x.html")
@@ -31,7 +33,7 @@ func TestReportIntoClosedPipe(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = w, &stderr
 	err = cmd.Run()
 	w.Close()
-	if code := cmd.ProcessState.ExitCode(); code != ExitOK {
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.OK {
 		t.Errorf("exit %d (%v), want 0; stderr:\n%s", code, err, stderr.String())
 	}
 	if st, err := os.Stat(html); err != nil || st.Size() == 0 {

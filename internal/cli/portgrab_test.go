@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -133,7 +134,7 @@ func TestFreedPortGivesNothingAway(t *testing.T) {
 			for _, m := range rep.Sent {
 				t.Errorf("a client answered the impostor's request %d with message %q (%d bytes)", m.Auth, m.Type, len(m.Body))
 			}
-			if code != ExitOK || !strings.Contains(stdout.String(), "invariants: OK") {
+			if code != exitcode.OK || !strings.Contains(stdout.String(), "invariants: OK") {
 				t.Fatalf("exit %d, want a verdict of OK:\n%s\n%s", code, stdout, stderr)
 			}
 			r, err := result.Load(out)

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -15,7 +16,7 @@ func TestProgressDefaultFollowsDuration(t *testing.T) {
 	out := filepath.Join(dir, "r.json")
 	code, stdout, stderr := runMain("run", "connect-overhead", "--db", "sqlite:"+filepath.Join(dir, "c.db"),
 		"--clients", "1", "--duration", "1s", "--json", out)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	r, err := result.Load(out)

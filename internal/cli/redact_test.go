@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/txnbench/txnbench/internal/exitcode"
 )
 
 // TestRedactKeepsMessagesReadable: masking hides a password only where it
@@ -59,8 +61,8 @@ func TestRedactKeepsMessagesReadable(t *testing.T) {
 // (postgres:postgres) masks the password and nothing else.
 func TestUnreachableServerMessageReadable(t *testing.T) {
 	code, _, stderr := runMain("run", "train-events", "--db", "postgres://postgres:postgres@127.0.0.1:1/postgres?sslmode=disable", "--iterations", "1")
-	if code != ExitFailure {
-		t.Fatalf("exit %d, want %d: %s", code, ExitFailure, stderr)
+	if code != exitcode.Failure {
+		t.Fatalf("exit %d, want %d: %s", code, exitcode.Failure, stderr)
 	}
 	for _, want := range []string{"cannot reach postgres://postgres:xxxxx@127.0.0.1:1/postgres?sslmode=disable", "user=postgres database=postgres"} {
 		if !strings.Contains(stderr, want) {

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/txnbench/txnbench/internal/exitcode"
 )
 
 // TestReleaseScript: scripts/release.sh builds a target's binary, which
@@ -37,7 +39,7 @@ func TestReleaseScript(t *testing.T) {
 		return 0, string(out)
 	}
 	for _, bad := range [][]string{{"1.2"}, {"v1.2.0", "windows/386"}, {}} {
-		if code, out := run(bad...); code != ExitUsage || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+		if code, out := run(bad...); code != exitcode.Usage || strings.Count(strings.TrimSpace(out), "\n") != 0 {
 			t.Errorf("release.sh %v: exit %d %q; want exit 2 and one line", bad, code, out)
 		}
 	}

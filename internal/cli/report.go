@@ -1,16 +1,15 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
@@ -32,6 +31,7 @@ op per interval) or a study's cells (one row per op per cell) as CSV.
   txnbench report study-20250101-120000 --html study.html`,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if len(files) == 0 {
+				//lint:ignore ST1005 "RESULT.json..." is the usage line's "one or more", as the help writes it
 				return usage(errors.New("no result files given: txnbench report RESULT.json..."))
 			}
 			if err := checkOutFiles(outFile{"--html", html}, outFile{"--json", out}, outFile{"--csv", csvOut}); err != nil {
@@ -89,7 +89,7 @@ op per interval) or a study's cells (one row per op per cell) as CSV.
 						bad++
 					}
 				}
-				return exitError{code: ExitInvariants, msg: fmt.Sprintf("invariants violated in %d of the %d results", bad, len(rs))}
+				return exitError{code: exitcode.Invariants, msg: fmt.Sprintf("invariants violated in %d of the %d results", bad, len(rs))}
 			}
 			return nil
 		},
@@ -176,7 +176,7 @@ func (a *app) reportStudy(path, html, csvOut string) error {
 	study.WriteServerGaps(a.stdout, s, all)
 	for _, c := range s.Cells {
 		if c.Invariants().Violated() {
-			return exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
+			return exitError{code: exitcode.Invariants, msg: "invariants violated in cell " + c.Label}
 		}
 	}
 	return nil
@@ -222,27 +222,7 @@ func studyResultPath(dir, file string) string {
 // writeAtomic writes a file through write, atomically: a reader sees the
 // old file or the whole new one, never a part.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimPrefix(filepath.Base(path), ".")+"-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriter(tmp)
-	if err := write(bw); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes it 0600
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := result.WriteFile(path, write); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/live"
@@ -130,7 +131,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	sp, err := target.ParseSpec(pg.ResolveURL(f.db)) // PGHOST & co., seen by every part of the run
 	if err != nil {
-		if strings.HasPrefix(f.db, job.TempPostgres+"@") {
+		if strings.HasPrefix(f.db, target.TempPostgresSpec+"@") {
 			return usage(err)
 		}
 		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL", target.MaskURL(f.db)))
@@ -327,7 +328,7 @@ type runSpec struct {
 func newRunSpec(def workload.Def, fs *pflag.FlagSet, run bool) *runSpec {
 	rs := &runSpec{def: def, w: def.New(), run: run}
 	rs.f.register(fs, run)
-	rs.w.Flags(fs)
+	workload.Flags(rs.w, fs)
 	return rs
 }
 
@@ -339,7 +340,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	if err := rs.f.validate(fs, rs.run); err != nil {
 		return job.Spec{}, err
 	}
-	if err := rs.w.Validate(); err != nil {
+	if err := workload.Validate(rs.w); err != nil {
 		return job.Spec{}, usage(err)
 	}
 	if rs.shard != nil {
@@ -422,7 +423,7 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 	db, err := job.Open(ctx, s, s.ServerConnections())
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, exitError{code: ExitInterrupted, msg: "interrupted before the run started"}
+			return nil, exitError{code: exitcode.Interrupted, msg: "interrupted before the run started"}
 		}
 		return nil, err
 	}
@@ -448,7 +449,7 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 	r, err := job.Run(ctx, s, db)
 	if r == nil {
 		if ctx.Err() != nil {
-			return nil, exitError{code: ExitInterrupted, msg: "interrupted before the run started"}
+			return nil, exitError{code: exitcode.Interrupted, msg: "interrupted before the run started"}
 		}
 		return nil, err
 	}
@@ -478,9 +479,9 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 	case err != nil:
 		return r, err
 	case r.Invariants.Violated(): // even when interrupted: a loss outranks it
-		return r, exitError{code: ExitInvariants, msg: "invariants violated: data was lost or corrupted (see the check above)"}
+		return r, exitError{code: exitcode.Invariants, msg: "invariants violated: data was lost or corrupted (see the check above)"}
 	case r.Interrupted:
-		return r, exitError{code: ExitInterrupted}
+		return r, exitError{code: exitcode.Interrupted}
 	}
 	return r, failedVerdict(r, f.minSuccess)
 }

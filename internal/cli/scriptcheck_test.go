@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/txnbench/txnbench/internal/exitcode"
 )
 
 // scriptFiles writes the files of a custom-script run: a --setup that
@@ -43,15 +45,15 @@ func TestScriptSetupAndCheck(t *testing.T) {
 			"--iterations", "20", "--clients", "1"}, extra...)
 		return runMain(args...)
 	}
-	if code, stdout, _ := run("bare.db"); code == ExitOK && !strings.Contains(stdout, "failed") {
+	if code, stdout, _ := run("bare.db"); code == exitcode.OK && !strings.Contains(stdout, "failed") {
 		t.Fatalf("the script ran without the view: exit %d\n%s", code, stdout)
 	}
 	code, stdout, stderr := run("view.db", "--setup", p("setup.sql"))
-	if code != ExitOK || !strings.Contains(stdout, "not checked (custom scripts)") {
+	if code != exitcode.OK || !strings.Contains(stdout, "not checked (custom scripts)") {
 		t.Fatalf("with --setup: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	code, stdout, stderr = run("view.db", "--setup", p("setup.sql"), "--check", p("check.sql"))
-	if code != ExitOK || !strings.Contains(stdout, "invariants: OK") ||
+	if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") ||
 		!strings.Contains(stdout, "ok   the total is 30") || !strings.Contains(stdout, "ok   no value is negative") {
 		t.Fatalf("with --check: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -68,8 +70,8 @@ func TestScriptCheckFails(t *testing.T) {
 	for check, name := range map[string]string{"false.sql": "the total is 31", "rows.sql": "nothing above 15"} {
 		code, stdout, stderr := runMain("run", "script", "--db", "sqlite:"+p(check+".db"), "--no-init", "-f", p("view.sql"),
 			"--iterations", "5", "--clients", "1", "--setup", p("setup.sql"), "--check", p(check))
-		if code != ExitInvariants || !strings.Contains(stdout, "FAIL "+name) || !strings.Contains(stdout, "ok   the total is 30") {
-			t.Errorf("%s: exit %d, want %d naming %q\n%s\n%s", check, code, ExitInvariants, name, stdout, stderr)
+		if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL "+name) || !strings.Contains(stdout, "ok   the total is 30") {
+			t.Errorf("%s: exit %d, want %d naming %q\n%s\n%s", check, code, exitcode.Invariants, name, stdout, stderr)
 		}
 	}
 }
@@ -81,8 +83,8 @@ func TestScriptCheckBadFile(t *testing.T) {
 	for arg, want := range map[string]string{filepath.Join(dir, "noname.sql"): "has no name", dir: "not a regular file"} {
 		code, _, stderr := runMain("run", "script", "--db", "sqlite:"+filepath.Join(dir, "x.db"), "--no-init",
 			"-f", filepath.Join(dir, "view.sql"), "--iterations", "1", "--check", arg)
-		if code != ExitUsage || !strings.Contains(stderr, want) {
-			t.Errorf("--check %s: exit %d, want %d saying %q\n%s", arg, code, ExitUsage, want, stderr)
+		if code != exitcode.Usage || !strings.Contains(stderr, want) {
+			t.Errorf("--check %s: exit %d, want %d saying %q\n%s", arg, code, exitcode.Usage, want, stderr)
 		}
 	}
 }
@@ -100,12 +102,12 @@ func TestScriptBalanceCheck(t *testing.T) {
 		return runMain(append([]string{"run", "script", "--db", db, "-b", builtin, "--iterations", "20", "--clients", "1"}, extra...)...)
 	}
 	code, stdout, stderr := run("tpcb-like")
-	if code != ExitOK || !strings.Contains(stdout, "ok   accounts match history") ||
+	if code != exitcode.OK || !strings.Contains(stdout, "ok   accounts match history") ||
 		!strings.Contains(stdout, "ok   tellers and branches match") || !strings.Contains(stdout, "invariants: OK") {
 		t.Fatalf("tpcb-like: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	code, stdout, stderr = run("simple-update", "--setup", filepath.Join(dir, "skim.sql"))
-	if code != ExitInvariants || !strings.Contains(stdout, "FAIL accounts match history") {
-		t.Fatalf("simple-update with the skim: exit %d, want %d\n%s\n%s", code, ExitInvariants, stdout, stderr)
+	if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL accounts match history") {
+		t.Fatalf("simple-update with the skim: exit %d, want %d\n%s\n%s", code, exitcode.Invariants, stdout, stderr)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -36,7 +37,7 @@ func TestScriptServerTime(t *testing.T) {
 		out := filepath.Join(dir, mode+".json")
 		code, stdout, stderr := runMain("run", "script", "--db", "temp-postgres", "-f", wr+"@3", "-f", rd+"@1",
 			"--protocol", mode, "--clients", "2", "--duration", "1s", "--json", out)
-		if code != ExitOK {
+		if code != exitcode.OK {
 			t.Fatalf("%s: exit %d\n%s\n%s", mode, code, stdout, stderr)
 		}
 		if !strings.Contains(stdout, "server(ms)") {
@@ -79,7 +80,7 @@ func TestScriptStudyServerGap(t *testing.T) {
 	out := filepath.Join(dir, "study")
 	code, stdout, stderr := runMain("study", "script", "--db", "temp-postgres", "-f", script, "--duration", "1s",
 		"--settle", "0", "--vary", "clients=1,2", "--out", out)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	md, err := os.ReadFile(filepath.Join(out, "study.md"))
@@ -97,7 +98,7 @@ func TestScriptStudyServerGap(t *testing.T) {
 	}
 	// txnbench report renders the saved study again, the table included
 	code, stdout, stderr = runMain("report", out)
-	if code != ExitOK || stdout != string(md) {
+	if code != exitcode.OK || stdout != string(md) {
 		t.Errorf("report: exit %d, output differs from study.md\n%s\n%s", code, stdout, stderr)
 	}
 }

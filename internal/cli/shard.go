@@ -105,7 +105,7 @@ func (f *shardFlags) resolve(fs *pflag.FlagSet, rf *runFlags, name string, w wor
 		rf.seed = h.Sum64()>>1 | 1
 		rf.cfg.Seed = rf.seed
 	}
-	settings := settingsKey(rf, w.Settings(), n)
+	settings := settingsKey(rf, workload.Settings(w), n)
 	if f.runID == "" {
 		f.runID = fmt.Sprintf("%s-%d-%s", name, rf.seed, settings[:8])
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -117,7 +118,7 @@ func TestShardedRun(t *testing.T) {
 	merged := filepath.Join(dir, "merged.json")
 	code, stdout, errOut := runMain("report", filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json"),
 		filepath.Join(dir, "shard-2.json"), filepath.Join(dir, "shard-3.json"), "--json", merged, "--html", filepath.Join(dir, "run.html"))
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("report: exit %d %s\n%s", code, errOut, stdout)
 	}
 	if page, err := os.ReadFile(filepath.Join(dir, "run.html")); err != nil || !strings.Contains(string(page), "shard 2 of 4 of run "+id) {
@@ -150,32 +151,32 @@ func TestShardedRun(t *testing.T) {
 	if err := rs[1].Save(other); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := runMain("report", filepath.Join(dir, "shard-0.json"), other); code != ExitUsage || !strings.Contains(errOut, "shards of different runs") {
+	if code, _, errOut := runMain("report", filepath.Join(dir, "shard-0.json"), other); code != exitcode.Usage || !strings.Contains(errOut, "shards of different runs") {
 		t.Errorf("report of two runs' shards: exit %d %s", code, errOut)
 	}
 
 	// txnbench check counts every shard's books; a deleted event is lost.
-	if code, stdout, errOut := runMain("check", id, "--db", cl.URL()); code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+	if code, stdout, errOut := runMain("check", id, "--db", cl.URL()); code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 		t.Fatalf("check: exit %d %s\n%s", code, errOut, stdout)
 	}
 	testutil.Exec(t, cl.URL(), "DELETE FROM events_jsonb WHERE id = (SELECT id FROM events_jsonb LIMIT 1)")
 	code, stdout, errOut = runMain("check", id, "--db", cl.URL())
-	if code != ExitInvariants || !strings.Contains(stdout, "FAIL no event lost or invented") {
-		t.Errorf("check after a delete: exit %d, want %d\n%s\n%s", code, ExitInvariants, errOut, stdout)
+	if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL no event lost or invented") {
+		t.Errorf("check after a delete: exit %d, want %d\n%s\n%s", code, exitcode.Invariants, errOut, stdout)
 	}
 
-	if code, _, errOut := runMain("check", "no-such-run", "--db", cl.URL()); code != ExitUsage || !strings.Contains(errOut, `no split run "no-such-run"`) {
+	if code, _, errOut := runMain("check", "no-such-run", "--db", cl.URL()); code != exitcode.Usage || !strings.Contains(errOut, `no split run "no-such-run"`) {
 		t.Errorf("check of an unknown run: exit %d %s", code, errOut)
 	}
 	// A run id is used once: a shard started again is refused.
 	again := append(append([]string{"run"}, args...), "--db", cl.URL(), "--shard", "2/4")
-	if code, _, errOut := runMain(again...); code != ExitUsage || !strings.Contains(errOut, "give each run its own --run-id") {
+	if code, _, errOut := runMain(again...); code != exitcode.Usage || !strings.Contains(errOut, "give each run its own --run-id") {
 		t.Errorf("a shard of a finished run: exit %d %s", code, errOut)
 	}
 
 	// One process with the same flags does the same total work.
 	one := filepath.Join(dir, "one.json")
-	if code, _, errOut := runMain(append(append([]string{"run"}, args...), "--db", cl.URL(), "--json", one)...); code != ExitOK {
+	if code, _, errOut := runMain(append(append([]string{"run"}, args...), "--db", cl.URL(), "--json", one)...); code != exitcode.OK {
 		t.Fatalf("one process: exit %d %s", code, errOut)
 	}
 	r, err := result.Load(one)
@@ -217,8 +218,8 @@ func TestShardBadInput(t *testing.T) {
 			t.Setenv(k, v)
 		}
 		code, _, stderr := runMain(append(append([]string{}, db...), c.args...)...)
-		if code != ExitUsage || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v %s: exit %d, stderr %q; want %d saying %q", c.args, c.env, code, stderr, ExitUsage, c.want)
+		if code != exitcode.Usage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v %s: exit %d, stderr %q; want %d saying %q", c.args, c.env, code, stderr, exitcode.Usage, c.want)
 		}
 		if c.env != "" {
 			k, _, _ := strings.Cut(c.env, "=")
@@ -229,11 +230,11 @@ func TestShardBadInput(t *testing.T) {
 		{"run", "train-events", "--shard", "0/2", "--seed", "1"},
 		{"run", "train-events", "--db", "temp-postgres", "--shard", "0/2", "--seed", "1"},
 	} {
-		if code, _, stderr := runMain(args...); code != ExitUsage || !strings.Contains(stderr, "needs a database server every shard reaches") {
+		if code, _, stderr := runMain(args...); code != exitcode.Usage || !strings.Contains(stderr, "needs a database server every shard reaches") {
 			t.Errorf("%v: exit %d %s", args, code, stderr)
 		}
 	}
-	if code, _, stderr := runMain("run", "train-events", "--db", "postgres://u:p@127.0.0.1:1/db", "--shard", "0/2"); code != ExitUsage || !strings.Contains(stderr, "needs --seed or --run-id") {
+	if code, _, stderr := runMain("run", "train-events", "--db", "postgres://u:p@127.0.0.1:1/db", "--shard", "0/2"); code != exitcode.Usage || !strings.Contains(stderr, "needs --seed or --run-id") {
 		t.Errorf("no seed: exit %d %s", code, stderr)
 	}
 }
@@ -246,12 +247,12 @@ func TestShardMissing(t *testing.T) {
 	cl := testutil.Postgres(t)
 	args := append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "4", "--clients", "2", "--run-id", "lonely", "--shard", "0/2", "--shard-wait", "500ms"}, quick...)
 	code, _, stderr := runMain(args...)
-	if code != ExitFailure || !strings.Contains(stderr, "only 1 of 2 shards registered within 500ms") {
-		t.Fatalf("exit %d, want %d: %s", code, ExitFailure, stderr)
+	if code != exitcode.Failure || !strings.Contains(stderr, "only 1 of 2 shards registered within 500ms") {
+		t.Fatalf("exit %d, want %d: %s", code, exitcode.Failure, stderr)
 	}
 	code, _, stderr = runMain("check", "lonely", "--db", cl.URL())
-	if code != ExitFailure || !strings.Contains(stderr, "shard 0 (on ") || !strings.Contains(stderr, "shard 1 never registered") {
-		t.Errorf("check: exit %d, want %d: %s", code, ExitFailure, stderr)
+	if code != exitcode.Failure || !strings.Contains(stderr, "shard 0 (on ") || !strings.Contains(stderr, "shard 1 never registered") {
+		t.Errorf("check: exit %d, want %d: %s", code, exitcode.Failure, stderr)
 	}
 }
 
@@ -276,16 +277,16 @@ func TestShardOtherSettingsRefused(t *testing.T) {
 	t.Cleanup(func() { first.Process.Kill() })
 
 	code, _, stderr := runMain(args("1/2", "4")...)
-	if code != ExitUsage || !strings.Contains(stderr, "shard 1 of 2 of run mixed: shard 0 of this run id was started with other settings") ||
+	if code != exitcode.Usage || !strings.Contains(stderr, "shard 1 of 2 of run mixed: shard 0 of this run id was started with other settings") ||
 		!strings.Contains(stderr, "start every shard with the same flags but --shard, under a new --run-id") {
-		t.Errorf("second shard: exit %d, want %d: %s", code, ExitUsage, stderr)
+		t.Errorf("second shard: exit %d, want %d: %s", code, exitcode.Usage, stderr)
 	}
 	first.Wait() // long before --shard-wait
-	if code := first.ProcessState.ExitCode(); code != ExitUsage || !strings.Contains(firstErr.String(), "shard 0 of 2 of run mixed: shard 1 was refused") {
-		t.Errorf("first shard: exit %d, want %d: %s", code, ExitUsage, firstErr.String())
+	if code := first.ProcessState.ExitCode(); code != exitcode.Usage || !strings.Contains(firstErr.String(), "shard 0 of 2 of run mixed: shard 1 was refused") {
+		t.Errorf("first shard: exit %d, want %d: %s", code, exitcode.Usage, firstErr.String())
 	}
 	code, _, stderr = runMain("check", "mixed", "--db", cl.URL())
-	if code != ExitFailure || !strings.Contains(stderr, "shard 1 (on ") || !strings.Contains(stderr, ") was refused: it was started with other settings") {
-		t.Errorf("check: exit %d, want %d: %s", code, ExitFailure, stderr)
+	if code != exitcode.Failure || !strings.Contains(stderr, "shard 1 (on ") || !strings.Contains(stderr, ") was refused: it was started with other settings") {
+		t.Errorf("check: exit %d, want %d: %s", code, exitcode.Failure, stderr)
 	}
 }

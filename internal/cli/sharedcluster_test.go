@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -21,7 +22,7 @@ func TestStudyCellsShareOneCluster(t *testing.T) {
 	args := append([]string{"study", "train-events", "--db", "temp-postgres", "--vary", "via=direct,pgbouncer",
 		"--iterations", "20", "--clients", "2", "--settle", "0s", "--repeat", "2", "--out", out}, quick...)
 	code, _, stderr := runMain(args...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	clusters := regexp.MustCompile(`PostgreSQL \S+ ready on 127\.0\.0\.1:(\d+)`).FindAllStringSubmatch(stderr, -1)

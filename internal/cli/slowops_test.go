@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -15,7 +16,7 @@ func TestRunShowsAndSavesSlowOps(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--iterations", "20", "--clients", "2", "--seed", "7", "--json", out}, quick...)
 	code, stdout, stderr := runMain(args...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(stdout, "\nslowest    cycle: ") || !strings.Contains(stdout, "add: ") {
@@ -36,7 +37,7 @@ func TestRunShowsAndSavesSlowOps(t *testing.T) {
 		t.Errorf("saved slow ops per op: %v, want the 5 slowest of each", ops)
 	}
 	code, rendered, stderr := runMain("report", out)
-	if code != ExitOK || !strings.Contains(rendered, "\nslowest    cycle: ") {
+	if code != exitcode.OK || !strings.Contains(rendered, "\nslowest    cycle: ") {
 		t.Errorf("report: exit %d %s\n%s", code, stderr, rendered)
 	}
 }

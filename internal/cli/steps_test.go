@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -22,7 +23,7 @@ func TestScriptStatementsExcludeWarmup(t *testing.T) {
 	out := filepath.Join(dir, "r.json")
 	code, stdout, stderr := runMain("run", "script", "-f", custom, "--db", "sqlite:"+filepath.Join(dir, "c.db"),
 		"--clients", "2", "--warmup", "300ms", "--duration", "300ms", "--json", out)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	r, err := result.Load(out)

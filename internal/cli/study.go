@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/report"
@@ -75,11 +75,8 @@ func (a *app) runStudy(ctx context.Context, args []string) error {
 	if err := a.planStudy(args, &p); err != nil || p.runs == nil {
 		return err
 	}
-	if err := checkOutTree("--out", p.out); err != nil {
+	if err := makeOut(p.out); err != nil {
 		return err
-	}
-	if err := os.MkdirAll(p.out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", p.out, err)
 	}
 	_, err := a.executeStudy(ctx, &p)
 	return err
@@ -100,17 +97,26 @@ type studyPlan struct {
 	sizing *job.Spec
 }
 
-// planStudy checks a study's arguments (WORKLOAD and flags) and every
-// cell's specification into p, starting nothing.
-func (a *app) planStudy(args []string, p *studyPlan) error {
+// workloadArg reads the WORKLOAD argument that starts a command's
+// arguments (use shows the command), and returns the rest.
+func workloadArg(args []string, use string) (workload.Def, []string, error) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return usage(fmt.Errorf("no workload given: txnbench study WORKLOAD --vary NAME=V1,V2, with WORKLOAD one of %s", strings.Join(workload.Names(), ", ")))
+		return workload.Def{}, nil, usage(fmt.Errorf("no workload given: %s, with WORKLOAD one of %s", use, strings.Join(workload.Names(), ", ")))
 	}
 	def, err := workload.Lookup(args[0])
 	if err != nil {
-		return usage(err)
+		return workload.Def{}, nil, usage(err)
 	}
-	args = args[1:]
+	return def, args[1:], nil
+}
+
+// planStudy checks a study's arguments (WORKLOAD and flags) and every
+// cell's specification into p, starting nothing.
+func (a *app) planStudy(args []string, p *studyPlan) error {
+	def, args, err := workloadArg(args, "txnbench study WORKLOAD --vary NAME=V1,V2")
+	if err != nil {
+		return err
+	}
 	// Parse everything once to check the flags and read the study's own.
 	fs, first, sf, err := studyFlagSet(def, args)
 	if err != nil {
@@ -237,7 +243,7 @@ type parsedStudyFlags struct {
 func workloadSettings(def workload.Def, fs *pflag.FlagSet) []string {
 	own := pflag.NewFlagSet(def.Name, pflag.ContinueOnError)
 	own.SortFlags = false
-	def.New().Flags(own)
+	workload.Flags(def.New(), own)
 	var names []string
 	own.VisitAll(func(f *pflag.Flag) {
 		if isSetting(fs, f.Name) {
@@ -355,20 +361,20 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 	case runErr != nil:
 		return o, runErr
 	case ctx.Err() != nil:
-		return o, exitError{code: ExitInterrupted}
+		return o, exitError{code: exitcode.Interrupted}
 	}
 	if o.Summary == nil {
 		return o, nil
 	}
 	for _, c := range o.Summary.Cells {
 		if c.Invariants().Violated() {
-			return o, exitError{code: ExitInvariants, msg: "invariants violated in cell " + c.Label}
+			return o, exitError{code: exitcode.Invariants, msg: "invariants violated in cell " + c.Label}
 		}
 	}
 	for i, rs := range o.Results {
 		for _, res := range rs {
 			if err := failedVerdict(res, p.sf.minSuccess); err != nil {
-				return o, exitError{code: ExitFailure, msg: "cell " + p.runs[i].cell.Label() + ": " + err.Error()}
+				return o, exitError{code: exitcode.Failure, msg: "cell " + p.runs[i].cell.Label() + ": " + err.Error()}
 			}
 		}
 	}

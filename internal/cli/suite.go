@@ -13,7 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/suite"
 	"github.com/txnbench/txnbench/internal/workload"
@@ -210,11 +212,8 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 	if _, err := os.Stat(filepath.Join(out, "suite.json")); err == nil {
 		return usage(fmt.Errorf("--out %s already holds a suite's results: choose another directory", out))
 	}
-	if err := checkOutTree("--out", out); err != nil {
+	if err := makeOut(out); err != nil {
 		return err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
 	}
 	rep := &suite.Report{
 		Format: suite.Format, Name: f.Name, File: path, Tier: strings.Join(tiers, ","),
@@ -222,18 +221,18 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 		Args:    a.maskArgs(a.args),
 		Started: started,
 	}
-	t, err := suite.Run(ctx, rep, entries, out, suite.Env{Run: a.runScenario, Redact: a.redact, Status: a.status})
+	t, err := suite.Run(ctx, rep, entries, out, suite.Env{Run: a.runScenario, Redact: a.redact, Status: a.status, Markdown: report.SuiteMarkdown})
 	if err != nil {
 		return err
 	}
-	suite.WriteTables(a.stdout, rep)
+	report.SuiteTables(a.stdout, rep)
 	switch {
 	case t.Violated > 0:
-		return exitError{code: ExitInvariants, msg: fmt.Sprintf("invariants violated in %d scenarios: data was lost or corrupted (see %s)", t.Violated, filepath.Join(out, "suite.md"))}
+		return exitError{code: exitcode.Invariants, msg: fmt.Sprintf("invariants violated in %d scenarios: data was lost or corrupted (see %s)", t.Violated, filepath.Join(out, "suite.md"))}
 	case t.Interrupted:
-		return exitError{code: ExitInterrupted}
+		return exitError{code: exitcode.Interrupted}
 	case t.Failed > 0:
-		return exitError{code: ExitFailure, msg: fmt.Sprintf("%d of %d scenarios failed (see %s)", t.Failed, len(rep.Scenarios), filepath.Join(out, "suite.md"))}
+		return exitError{code: exitcode.Failure, msg: fmt.Sprintf("%d of %d scenarios failed (see %s)", t.Failed, len(rep.Scenarios), filepath.Join(out, "suite.md"))}
 	}
 	return nil
 }
@@ -274,9 +273,9 @@ func scenarioEnd(err error) suite.End {
 	switch {
 	case err == nil:
 		return suite.EndOK
-	case errors.As(err, &ee) && ee.code == ExitInvariants:
+	case errors.As(err, &ee) && ee.code == exitcode.Invariants:
 		return suite.EndViolated
-	case errors.As(err, &ee) && ee.code == ExitInterrupted:
+	case errors.As(err, &ee) && ee.code == exitcode.Interrupted:
 		return suite.EndInterrupted
 	}
 	return suite.EndFailed

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/suite"
@@ -108,8 +109,8 @@ func TestSuiteBadFiles(t *testing.T) {
 			args = append(args, "--tier", c.tier)
 		}
 		code, _, stderr := runMain(args...)
-		if code != ExitUsage || !strings.Contains(stderr, c.want) {
-			t.Errorf("%s: exit %d, stderr %q; want exit %d saying %q", filepath.Base(c.file), code, stderr, ExitUsage, c.want)
+		if code != exitcode.Usage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d saying %q", filepath.Base(c.file), code, stderr, exitcode.Usage, c.want)
 		}
 		if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 {
 			t.Errorf("%s: error not one line: %q", filepath.Base(c.file), stderr)
@@ -157,8 +158,8 @@ scenario:
 	}
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := runMain("suite", "run", file, "--tier", "smoke", "--out", out)
-	if code != ExitFailure {
-		t.Fatalf("exit %d, want %d (one scenario failed):\n%s", code, ExitFailure, stderr)
+	if code != exitcode.Failure {
+		t.Fatalf("exit %d, want %d (one scenario failed):\n%s", code, exitcode.Failure, stderr)
 	}
 	for _, want := range []string{"[1/3] scenario one-run (train-events run, tier smoke)", "[3/3] scenario ladder (train-events study, tier smoke)", "scenario refused failed", "1 of 3 scenarios failed"} {
 		if !strings.Contains(stderr, want) {
@@ -255,12 +256,12 @@ scenario:
 	}
 
 	// A second run into the same directory is refused.
-	if code, _, stderr := runMain("suite", "run", file, "--tier", "smoke", "--out", out); code != ExitUsage || !strings.Contains(stderr, "already holds") {
+	if code, _, stderr := runMain("suite", "run", file, "--tier", "smoke", "--out", out); code != exitcode.Usage || !strings.Contains(stderr, "already holds") {
 		t.Errorf("rerun into %s: exit %d %s", out, code, stderr)
 	}
 	// suite list shows every scenario and tier.
 	code, stdout, _ = runMain("suite", "list", file)
-	if code != ExitOK || !strings.Contains(stdout, "tiers smoke, nightly") || !strings.Contains(stdout, "ladder  (study of train-events; tiers smoke, nightly)") || strings.Contains(stdout, "s3cretpw") {
+	if code != exitcode.OK || !strings.Contains(stdout, "tiers smoke, nightly") || !strings.Contains(stdout, "ladder  (study of train-events; tiers smoke, nightly)") || strings.Contains(stdout, "s3cretpw") {
 		t.Errorf("suite list: exit %d\n%s", code, stdout)
 	}
 }
@@ -284,8 +285,8 @@ func TestSuiteInterrupted(t *testing.T) {
 		_, after, ok := strings.Cut(s, "[2/3]")
 		return ok && strings.Contains(after, "s |") // a progress line of the long run
 	})
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitInterrupted, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitcode.Interrupted, stderr.String())
 	}
 	b, err := os.ReadFile(filepath.Join(out, "suite.json"))
 	if err != nil {
@@ -329,7 +330,7 @@ func TestSuiteRunSeveralTiers(t *testing.T) {
 	} {
 		out := filepath.Join(dir, c.tiers)
 		code, stdout, stderr := runMain("suite", "run", file, "--tier", c.tier, "--out", out)
-		if code != ExitOK {
+		if code != exitcode.OK {
 			t.Fatalf("--tier %s: exit %d\n%s", c.tier, code, stderr)
 		}
 		// The tables are printed at the end, as suite.md has them.
@@ -359,7 +360,7 @@ func TestSuiteRunSeveralTiers(t *testing.T) {
 			t.Errorf("suite.md:\n%s", md)
 		}
 	}
-	if code, _, stderr := runMain("suite", "run", file, "--tier", "smoke,nighty", "--out", filepath.Join(dir, "bad")); code != ExitUsage || !strings.Contains(stderr, `no scenario is in tier "nighty"`) {
+	if code, _, stderr := runMain("suite", "run", file, "--tier", "smoke,nighty", "--out", filepath.Join(dir, "bad")); code != exitcode.Usage || !strings.Contains(stderr, `no scenario is in tier "nighty"`) {
 		t.Errorf("an unknown tier in the list: exit %d %s", code, stderr)
 	}
 }

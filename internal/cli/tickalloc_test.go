@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -28,7 +29,7 @@ func TestScriptTicksAllocateLittle(t *testing.T) {
 		out := filepath.Join(dir, progress+".json")
 		code, stdout, stderr := runMain("run", "script", "-f", custom, "--db", "sqlite:"+filepath.Join(dir, progress+".db"),
 			"--clients", "2", "--warmup", "300ms", "--duration", "1s", "--progress", progress, "--json", out)
-		if code != ExitOK {
+		if code != exitcode.OK {
 			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 		}
 		r, err := result.Load(out)

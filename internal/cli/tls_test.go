@@ -130,7 +130,7 @@ func TestTLSImpostorRefused(t *testing.T) {
 			if rep.Handshakes > 0 || rep.Startups > 0 || len(rep.Sent) > 0 {
 				t.Errorf("clients accepted the impostor's certificate: %d handshakes, %d startups, %d messages", rep.Handshakes, rep.Startups, len(rep.Sent))
 			}
-			if code != ExitOK || !strings.Contains(stdout.String(), "invariants: OK") {
+			if code != exitcode.OK || !strings.Contains(stdout.String(), "invariants: OK") {
 				t.Fatalf("exit %d, want a verdict of OK:\n%s\n%s", code, stdout, stderr)
 			}
 			r, err := result.Load(out)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -20,7 +21,7 @@ func runTPCC(t *testing.T, args ...string) *result.Result {
 	out := filepath.Join(t.TempDir(), "r.json")
 	args = append(append([]string{"run", "tpcc", "--json", out}, tpccSmall...), args...)
 	code, stdout, stderr := runMain(args...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 	}
 	for _, want := range []string{"3.3.2.1 W_YTD = sum(D_YTD)", "3.3.2.12 C_BALANCE + C_YTD_PAYMENT", "payments = YTD growth",
@@ -109,8 +110,8 @@ func TestTPCCBadInput(t *testing.T) {
 	} {
 		args := append([]string{"run", "tpcc", "--db", "sqlite:" + filepath.Join(t.TempDir(), "x.db")}, tt.args...)
 		code, _, stderr := runMain(args...)
-		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
-			t.Errorf("%q: exit %d, %q; want %d saying %q", tt.args, code, stderr, ExitUsage, tt.want)
+		if code != exitcode.Usage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%q: exit %d, %q; want %d saying %q", tt.args, code, stderr, exitcode.Usage, tt.want)
 		}
 	}
 }
@@ -139,7 +140,7 @@ func TestTPCCSharded(t *testing.T) {
 		t.Error("no shard checked the whole run")
 	}
 	code, stdout, errOut := runMain("report", filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json"))
-	if code != ExitOK || !strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "payments = YTD growth") {
+	if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "payments = YTD growth") {
 		t.Errorf("merged report: exit %d %s\n%s", code, errOut, stdout)
 	}
 }

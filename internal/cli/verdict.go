@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -14,7 +15,7 @@ import (
 func failedVerdict(r *result.Result, minSuccess float64) error {
 	if o, class, sample := r.NeverSucceeded(); o != nil {
 		sample, _, _ = strings.Cut(sample, "\n")
-		return exitError{code: ExitFailure, msg: fmt.Sprintf("no %s succeeded: %d failed (%s: %s)", o.Name, o.ErrorCount(), class, sample)}
+		return exitError{code: exitcode.Failure, msg: fmt.Sprintf("no %s succeeded: %d failed (%s: %s)", o.Name, o.ErrorCount(), class, sample)}
 	}
 	if minSuccess <= 0 {
 		return nil
@@ -25,7 +26,7 @@ func failedVerdict(r *result.Result, minSuccess float64) error {
 		rate = 100 * float64(ok) / float64(ok+failed)
 	}
 	if rate < minSuccess {
-		return exitError{code: ExitFailure, msg: fmt.Sprintf("%.2f%% of transactions succeeded (%d of %d), below --min-success %g", rate, ok, ok+failed, minSuccess)}
+		return exitError{code: exitcode.Failure, msg: fmt.Sprintf("%.2f%% of transactions succeeded (%d of %d), below --min-success %g", rate, ok, ok+failed, minSuccess)}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -26,14 +27,14 @@ func TestReadOnlyDatabase(t *testing.T) {
 	t.Parallel()
 	cl := testutil.Postgres(t)
 	url := cl.URL()
-	if code, _, stderr := runMain(append([]string{"init", "train-events", "--db", url}, quick...)...); code != ExitOK {
+	if code, _, stderr := runMain(append([]string{"init", "train-events", "--db", url}, quick...)...); code != exitcode.OK {
 		t.Fatalf("init: exit %d: %s", code, stderr)
 	}
 	testutil.Exec(t, url, "ALTER DATABASE postgres SET default_transaction_read_only = on")
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--db", url, "--duration", "2s", "--clients", "2", "--telemetry", "off", "--json", out}, quick...)
 	code, stdout, stderr := runMain(args...)
-	if code != ExitFailure || !strings.HasPrefix(lastLine(stderr), "txnbench: no add succeeded: ") || !strings.Contains(lastLine(stderr), "failed (read_only: ") {
+	if code != exitcode.Failure || !strings.HasPrefix(lastLine(stderr), "txnbench: no add succeeded: ") || !strings.Contains(lastLine(stderr), "failed (read_only: ") {
 		t.Fatalf("exit %d, stderr %q; want exit 1 saying no add succeeded (read_only)\n%s", code, stderr, stdout)
 	}
 	if !strings.Contains(stdout, "invariants: OK") {
@@ -81,22 +82,22 @@ func TestExitStatusReflectsFailure(t *testing.T) {
 		want string // in the last line of stderr
 	}{
 		{[]string{"run", "script", "-f", miss, "--db", db("m.db"), "--iterations", "10", "--clients", "1", "--json", filepath.Join(dir, "m.json")},
-			ExitFailure, "txnbench: no miss.sql succeeded: 10 failed (undefined_object: "},
+			exitcode.Failure, "txnbench: no miss.sql succeeded: 10 failed (undefined_object: "},
 		{[]string{"run", "script", "-f", half, "--db", db("h.db"), "--iterations", "40", "--clients", "1", "--seed", "3", "--min-success", "90"},
-			ExitFailure, "% of transactions succeeded ("},
+			exitcode.Failure, "% of transactions succeeded ("},
 		{[]string{"run", "script", "-f", half, "--db", db("h.db"), "--iterations", "40", "--clients", "1", "--seed", "3", "--min-success", "10"},
-			ExitOK, ""},
+			exitcode.OK, ""},
 		{[]string{"study", "script", "-f", half, "--db", db("s.db"), "--vary", "clients=1,2", "--iterations", "40", "--seed", "3", "--settle", "0s",
 			"--min-success", "90", "--out", filepath.Join(dir, "st")},
-			ExitFailure, "txnbench: cell clients=1: "},
-		{[]string{"run", "script", "-f", half, "--min-success", "101"}, ExitUsage, "--min-success 101: give a percentage from 0 (off) to 100"},
+			exitcode.Failure, "txnbench: cell clients=1: "},
+		{[]string{"run", "script", "-f", half, "--min-success", "101"}, exitcode.Usage, "--min-success 101: give a percentage from 0 (off) to 100"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runMain(c.args...)
 		if code != c.code || !strings.Contains(lastLine(stderr), c.want) {
 			t.Errorf("%v: exit %d, last line %q; want exit %d saying %q", c.args, code, lastLine(stderr), c.code, c.want)
 		}
-		if c.code == ExitUsage {
+		if c.code == exitcode.Usage {
 			continue
 		}
 		if strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "invariants: not checked (custom scripts)") {
@@ -114,7 +115,7 @@ func TestExitStatusReflectsFailure(t *testing.T) {
 		t.Errorf("study.md:\n%s", md)
 	}
 	code, stdout, stderr := runMain("report", filepath.Join(dir, "m.json"))
-	if code != ExitOK || !strings.Contains(stdout, "invariants: not checked (custom scripts)") {
+	if code != exitcode.OK || !strings.Contains(stdout, "invariants: not checked (custom scripts)") {
 		t.Errorf("report: exit %d %s\n%s", code, stderr, stdout)
 	}
 }
@@ -125,8 +126,8 @@ func TestInterruptedBeforeAnySuccess(t *testing.T) {
 	dir, miss, _ := failingScripts(t)
 	cmd, stdout, stderr := startTxnbench(t, "run", "script", "-f", miss, "--db", "sqlite:"+filepath.Join(dir, "m.db"), "--duration", "60s", "--progress", "200ms", "--clients", "1")
 	err := interruptWhen(cmd, stderr, func(s string) bool { return strings.Contains(s, "errors") })
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, ExitInterrupted, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
+		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, exitcode.Interrupted, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "invariants: not checked (custom scripts)") {
 		t.Errorf("stdout:\n%s", stdout.String())
@@ -147,10 +148,10 @@ func TestReportRefusesToMergeDifferentRuns(t *testing.T) {
 	})
 	code, _, stderr := runMain("report", a, b)
 	want := fmt.Sprintf("txnbench: cannot merge: variant differs (manual in %s, text in %s); merge parts of one run only", a, b)
-	if code != ExitUsage || lastLine(stderr) != want {
-		t.Errorf("exit %d, last line %q; want %d, %q", code, lastLine(stderr), ExitUsage, want)
+	if code != exitcode.Usage || lastLine(stderr) != want {
+		t.Errorf("exit %d, last line %q; want %d, %q", code, lastLine(stderr), exitcode.Usage, want)
 	}
-	if code, stdout, stderr := runMain("report", a, part); code != ExitOK || !strings.Contains(stdout, "merged from 2 results") {
+	if code, stdout, stderr := runMain("report", a, part); code != exitcode.OK || !strings.Contains(stdout, "merged from 2 results") {
 		t.Errorf("parts with different clients: exit %d %s\n%s", code, stderr, stdout)
 	}
 }

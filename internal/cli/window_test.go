@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -20,7 +21,7 @@ func TestOneMeasurementWindow(t *testing.T) {
 	args := append([]string{"run", "train-events", "--db", "sqlite:" + filepath.Join(t.TempDir(), "w.db"), "--clients", "4",
 		"--duration", "1s", "--progress", "300ms", "--json", out}, quick...)
 	code, stdout, stderr := runMain(args...)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	r, err := result.Load(out)
@@ -67,8 +68,8 @@ func thousandsOf(n int64) string {
 func TestGraceUsage(t *testing.T) {
 	for arg, want := range map[string]string{"0s": "--grace 0s: give a positive duration", "-1s": "--grace -1s is negative"} {
 		code, _, stderr := runMain("run", "train-events", "--grace", arg)
-		if code != ExitUsage || !strings.Contains(stderr, want) {
-			t.Errorf("--grace %s: exit %d, stderr %q; want %d saying %q", arg, code, stderr, ExitUsage, want)
+		if code != exitcode.Usage || !strings.Contains(stderr, want) {
+			t.Errorf("--grace %s: exit %d, stderr %q; want %d saying %q", arg, code, stderr, exitcode.Usage, want)
 		}
 	}
 }

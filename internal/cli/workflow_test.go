@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestWorkflowRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := runMain("run", "workflow", "--iterations", "8", "--clients", "2", "--signal-workers", "2", "--poll-interval", "5ms", "--json", out)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"failures 0, dead-lettered 0, runtime conflicts 0, stuck 0", "signal workers poll every 5ms: SQLite has no LISTEN/NOTIFY", "signal_to_completion", "invariants: OK"} {
@@ -36,7 +37,7 @@ func TestWorkflowRun(t *testing.T) {
 		}
 	}
 	code, _, stderr = runMain("run", "workflow", "--iterations", "1", "--wake", "notify")
-	if code != ExitUsage || !strings.Contains(stderr, "--wake notify needs LISTEN/NOTIFY, which SQLite lacks: use --wake poll") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "--wake notify needs LISTEN/NOTIFY, which SQLite lacks: use --wake poll") {
 		t.Errorf("--wake notify on SQLite: exit %d, %s", code, stderr)
 	}
 }
@@ -53,7 +54,7 @@ func TestWorkflowTooManySignalWorkers(t *testing.T) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	cmd.Run()
-	if code := cmd.ProcessState.ExitCode(); code != ExitFailure || !regexp.MustCompile(`(?m)^txnbench: connecting signal worker \d+ of 1000: .*: give fewer --signal-workers$`).MatchString(stderr.String()) {
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Failure || !regexp.MustCompile(`(?m)^txnbench: connecting signal worker \d+ of 1000: .*: give fewer --signal-workers$`).MatchString(stderr.String()) {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/suite"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
@@ -79,7 +80,7 @@ clients = [1, 2]
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	if code, _, stderr := runMain("suite", "run", file, "--tier", "smoke", "--out", out); code != ExitOK {
+	if code, _, stderr := runMain("suite", "run", file, "--tier", "smoke", "--out", out); code != exitcode.OK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "suite.json"))

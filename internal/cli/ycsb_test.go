@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/exitcode"
 	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -19,7 +20,7 @@ func runStandard(t *testing.T, db string, clients string, args ...string) string
 	t.Helper()
 	all := append([]string{"run", "script", "--db", db, "--iterations", "30", "--clients", clients}, standardSizes...)
 	code, stdout, stderr := runMain(append(all, args...)...)
-	if code != ExitOK || !strings.Contains(stdout, "invariants: OK") {
+	if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 		t.Fatalf("%v: exit %d\n%s\n%s", args, code, stdout, stderr)
 	}
 	return stdout
@@ -82,8 +83,8 @@ func TestStandardRowCountCatchesDeletion(t *testing.T) {
 		all := append([]string{"run", "script", "--db", "sqlite:" + filepath.Join(dir, tc.file+".db"),
 			"--iterations", "20", "--clients", "1", "-b", tc.builtin, "-f", plant}, standardSizes...)
 		code, stdout, stderr := runMain(all...)
-		if code != ExitInvariants || !strings.Contains(strings.Join(strings.Fields(stdout), " "), tc.want) {
-			t.Errorf("%s: exit %d, want %d and %q\n%s\n%s", tc.file, code, ExitInvariants, tc.want, stdout, stderr)
+		if code != exitcode.Invariants || !strings.Contains(strings.Join(strings.Fields(stdout), " "), tc.want) {
+			t.Errorf("%s: exit %d, want %d and %q\n%s\n%s", tc.file, code, exitcode.Invariants, tc.want, stdout, stderr)
 		}
 	}
 }

@@ -148,7 +148,7 @@ func (h *sessionHandle) Close() {
 // perTxn: a new connection for every transaction, closed after it.
 type perTxn struct{ t target.Target }
 
-func (p perTxn) Client() Handle             { return perTxnHandle{p.t} }
+func (p perTxn) Client() Handle             { return perTxnHandle(p) }
 func (perTxn) WaitName() string             { return "connect" }
 func (perTxn) PoolStats() *target.PoolStats { return nil }
 func (perTxn) Close()                       {}

@@ -180,14 +180,14 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 	sc := Scenario{Name: b.Name}
 	switch {
 	case n.Failed != "":
-		sc.Decisions = append(sc.Decisions, Decision{Metric: "finished", Family: FamInvariants, Unit: unitOK,
+		sc.Decisions = append(sc.Decisions, Decision{Metric: "finished", Family: FamInvariants, Unit: UnitOK,
 			Base: boolf(b.Failed == ""), New: 0, HigherBetter: true, Verdict: Worse}) // like a violation: broken in NEW fails the gate
 		sc.Notes = append(sc.Notes, "failed in NEW: "+n.Failed)
 		if b.Failed != "" {
 			sc.Notes = append(sc.Notes, "failed in BASE too: "+b.Failed)
 		}
 	case b.Failed != "":
-		sc.Decisions = append(sc.Decisions, Decision{Metric: "finished", Family: FamInvariants, Unit: unitOK,
+		sc.Decisions = append(sc.Decisions, Decision{Metric: "finished", Family: FamInvariants, Unit: UnitOK,
 			Base: 0, New: 1, HigherBetter: true, Verdict: Better})
 		sc.Notes = append(sc.Notes, "failed in BASE: "+b.Failed)
 	}
@@ -203,6 +203,21 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 		sc.Regressions = countWorse(sc.Decisions)
 		return sc
 	}
+	compareValues(&sc, b, n, opt)
+	sc.Notes = append(sc.Notes, newErrorClasses(errorClasses(b.Results), errorClasses(n.Results))...)
+	sc.Notes = append(sc.Notes, runNotes(b, n)...)
+	if note := topWaitNote(b.Results, n.Results); note != "" {
+		sc.Notes = append(sc.Notes, note)
+	}
+	sc.Decisions, sc.Notes = unfinished(sc.Decisions, sc.Notes, b.Results, n.Results)
+	sc.Regressions = countWorse(sc.Decisions)
+	return sc
+}
+
+// compareValues decides every metric both units have enough samples of,
+// and notes the ops and metrics on one side only and those with too few
+// samples.
+func compareValues(sc *Scenario, b, n *Unit, opt Options) {
 	bv, nv := unitValues(b.Results), unitValues(n.Results)
 	nm := map[string]value{}
 	for _, v := range nv {
@@ -252,14 +267,18 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 	if len(few) > 0 {
 		sc.Notes = append(sc.Notes, "too few samples to compare: "+strings.Join(few, ", "))
 	}
-	sc.Notes = append(sc.Notes, newErrorClasses(errorClasses(b.Results), errorClasses(n.Results))...)
+}
+
+// runNotes says which side had an interrupted run or aborted clients.
+func runNotes(b, n *Unit) []string {
+	var notes []string
 	for _, side := range []struct {
 		name string
 		rs   []*result.Result
 	}{{"BASE", b.Results}, {"NEW", n.Results}} {
 		for _, r := range side.rs {
 			if r.Interrupted {
-				sc.Notes = append(sc.Notes, "a run of "+side.name+" was interrupted: its window was cut short")
+				notes = append(notes, "a run of "+side.name+" was interrupted: its window was cut short")
 				break
 			}
 		}
@@ -268,15 +287,10 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 			aborted += r.AbortedClients
 		}
 		if aborted > 0 {
-			sc.Notes = append(sc.Notes, fmt.Sprintf("%d client(s) aborted in %s", aborted, side.name))
+			notes = append(notes, fmt.Sprintf("%d client(s) aborted in %s", aborted, side.name))
 		}
 	}
-	if note := topWaitNote(b.Results, n.Results); note != "" {
-		sc.Notes = append(sc.Notes, note)
-	}
-	sc.Decisions, sc.Notes = unfinished(sc.Decisions, sc.Notes, b.Results, n.Results)
-	sc.Regressions = countWorse(sc.Decisions)
-	return sc
+	return notes
 }
 
 // unfinished compares the transactions still running when the runs ended
@@ -298,7 +312,7 @@ func unfinished(ds []Decision, notes []string, b, n []*result.Result) ([]Decisio
 		return ds, notes
 	}
 	if nu > bu {
-		ds = append(ds, Decision{Metric: "unfinished ops", Family: FamErrors, Unit: unitCount, Base: bu, New: nu, Verdict: Worse})
+		ds = append(ds, Decision{Metric: "unfinished ops", Family: FamErrors, Unit: UnitCount, Base: bu, New: nu, Verdict: Worse})
 	}
 	return ds, append(notes, fmt.Sprintf("transactions unfinished when the run ended, per run: BASE %g, NEW %g", bu, nu))
 }
@@ -354,7 +368,7 @@ func threshold(bv, nv value, b, n *Unit, opt Options) float64 {
 	default:
 		return t
 	}
-	if n := min(bv.n, nv.n); nv.unit == unitMS && n > 0 && n < RefSamples {
+	if n := min(bv.n, nv.n); nv.unit == UnitMS && n > 0 && n < RefSamples {
 		t *= math.Sqrt(float64(RefSamples) / float64(n))
 	}
 	t = max(t, bv.spread, nv.spread)

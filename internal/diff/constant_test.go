@@ -9,7 +9,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/suite"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // TestHeldConstantForBackendComparisons: what a published baseline says
@@ -46,7 +45,7 @@ func TestHeldConstantForBackendComparisons(t *testing.T) {
 
 	checked := func(names ...string) func(*result.Result) {
 		return func(r *result.Result) {
-			r.Invariants = &workload.Check{OK: true}
+			r.Invariants = &result.Check{OK: true}
 			for _, nm := range names {
 				r.Invariants.Add(nm, true, "")
 			}
@@ -56,7 +55,7 @@ func TestHeldConstantForBackendComparisons(t *testing.T) {
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "invariants checked applied once, none lost vs none lost") {
 		t.Errorf("other correctness assertions: %v", err)
 	}
-	notChecked := changed(t, func(r *result.Result) { r.Invariants = &workload.Check{NotChecked: "timed out"} })
+	notChecked := changed(t, func(r *result.Result) { r.Invariants = &result.Check{NotChecked: "timed out"} })
 	if _, err := Compare(resultInput(changed(t, checked("none lost"))), resultInput(notChecked), Options{Thresholds: DefaultThresholds}); err != nil {
 		t.Errorf("a check that verified nothing is noted, not a different setting: %v", err)
 	}

@@ -6,5 +6,6 @@
 // (workload, its settings, clients, duration or iterations, connector,
 // database kind, server and txnbench versions, the invariants checked, a
 // suite's scenario names) differ unless told to. It is what
-// "txnbench diff BASE NEW" gates CI with.
+// "txnbench diff BASE NEW" gates CI with. It computes the Report; report
+// (diff.go) writes it as text or Markdown.
 package diff

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,14 +155,14 @@ func suiteUnits(file string, b []byte) ([]Unit, error) {
 				return nil, err
 			}
 			if len(us) == 0 {
-				units = append(units, Unit{Name: sc.Name, Failed: cmpOr(sc.Error, "no cell finished")})
+				units = append(units, Unit{Name: sc.Name, Failed: cmp.Or(sc.Error, "no cell finished")})
 			}
 			for _, u := range us {
 				u.Failed = sc.Error
 				units = append(units, u)
 			}
 		default:
-			units = append(units, Unit{Name: sc.Name, Failed: cmpOr(sc.Error, "no result recorded")})
+			units = append(units, Unit{Name: sc.Name, Failed: cmp.Or(sc.Error, "no result recorded")})
 		}
 	}
 	return units, nil
@@ -183,11 +184,4 @@ func resolve(dir, p string) string {
 		}
 	}
 	return cands[0]
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -46,31 +46,31 @@ func (v value) label() string {
 	return v.opID() + " " + v.metric
 }
 
-// The units values are printed in.
+// The units values are printed in (Decision.Unit).
 const (
-	unitRate  = "rate"  // per second
-	unitMS    = "ms"    // milliseconds
-	unitRatio = "ratio" // 0..1, printed as %
-	unitCount = "count" // per transaction
-	unitBytes = "bytes" // per transaction
-	unitOK    = "ok"    // 1 OK, 0 violated
+	UnitRate  = "rate"  // per second
+	UnitMS    = "ms"    // milliseconds
+	UnitRatio = "ratio" // 0..1, printed as %
+	UnitCount = "count" // per transaction
+	UnitBytes = "bytes" // per transaction
+	UnitOK    = "ok"    // 1 OK, 0 violated
 )
 
 // databaseCounters are the Telemetry.Database counters compared per
 // transaction, with their labels; all are costs (higher is worse).
 var databaseCounters = []struct{ key, label, unit string }{
-	{"xact_commit", "commits/txn", unitCount},
-	{"xact_rollback", "rollbacks/txn", unitCount},
-	{"blks_hit", "blks_hit/txn", unitCount},
-	{"deadlocks", "deadlocks/txn", unitCount},
-	{"blks_read", "blks_read/txn", unitCount},
-	{"tup_inserted", "tup_inserted/txn", unitCount},
-	{"tup_updated", "tup_updated/txn", unitCount},
-	{"tup_deleted", "tup_deleted/txn", unitCount},
-	{"tup_fetched", "tup_fetched/txn", unitCount},
-	{"tup_returned", "tup_returned/txn", unitCount},
-	{"wal_bytes", "wal_bytes/txn", unitBytes},
-	{"temp_bytes", "temp_bytes/txn", unitBytes},
+	{"xact_commit", "commits/txn", UnitCount},
+	{"xact_rollback", "rollbacks/txn", UnitCount},
+	{"blks_hit", "blks_hit/txn", UnitCount},
+	{"deadlocks", "deadlocks/txn", UnitCount},
+	{"blks_read", "blks_read/txn", UnitCount},
+	{"tup_inserted", "tup_inserted/txn", UnitCount},
+	{"tup_updated", "tup_updated/txn", UnitCount},
+	{"tup_deleted", "tup_deleted/txn", UnitCount},
+	{"tup_fetched", "tup_fetched/txn", UnitCount},
+	{"tup_returned", "tup_returned/txn", UnitCount},
+	{"wal_bytes", "wal_bytes/txn", UnitBytes},
+	{"temp_bytes", "temp_bytes/txn", UnitBytes},
 }
 
 // compared tells whether an op's rows are compared: transactions, the
@@ -85,7 +85,7 @@ func values(r *result.Result) []value {
 	txns, _ := r.Transactions()
 	var vs []value
 	if r.MeasuredS > 0 {
-		vs = append(vs, value{metric: "txn/s", family: FamThroughput, unit: unitRate, higher: true,
+		vs = append(vs, value{metric: "txn/s", family: FamThroughput, unit: UnitRate, higher: true,
 			v: r.TxnPerS(), n: txns, min: MinSamples})
 	}
 	for _, o := range r.Ops {
@@ -97,11 +97,11 @@ func values(r *result.Result) []value {
 			lat, p95, p99 = MinSamplesWait, max(p95, MinSamplesWait), max(p99, MinSamplesWait)
 		}
 		if (o.Kind.IsTxn() || o.Kind == result.KindPhase) && r.MeasuredS > 0 {
-			vs = append(vs, value{op: o.Name, kind: o.Kind, metric: "ops/s", family: FamThroughput, unit: unitRate, higher: true,
+			vs = append(vs, value{op: o.Name, kind: o.Kind, metric: "ops/s", family: FamThroughput, unit: UnitRate, higher: true,
 				v: float64(o.Count) / r.MeasuredS, n: o.Count, min: MinSamples})
 		}
 		lv := func(metric string, fam Family, v float64, min int64) value {
-			return value{op: o.Name, kind: o.Kind, metric: metric, family: fam, unit: unitMS, floor: LatencyFloorMS, v: v, n: o.Count, min: min}
+			return value{op: o.Name, kind: o.Kind, metric: metric, family: fam, unit: UnitMS, floor: LatencyFloorMS, v: v, n: o.Count, min: min}
 		}
 		vs = append(vs, lv("mean ms", FamMean, o.Mean, lat), lv("p50 ms", FamMean, o.P50, lat),
 			lv("p95 ms", FamP95, o.P95, p95), lv("p99 ms", FamP99, o.P99, p99))
@@ -113,7 +113,7 @@ func values(r *result.Result) []value {
 		if o.Kind != result.KindCycle && o.Kind != result.KindPhase { // a phase does not fail: its transactions do
 			errs := o.ErrorCount()
 			if attempts := o.Count + errs; attempts > 0 {
-				vs = append(vs, value{op: o.Name, metric: "errors", family: FamErrors, unit: unitRatio, floor: ErrorRateFloor,
+				vs = append(vs, value{op: o.Name, metric: "errors", family: FamErrors, unit: UnitRatio, floor: ErrorRateFloor,
 					v: float64(errs) / float64(attempts), n: attempts, min: MinSamples})
 			}
 		}
@@ -125,7 +125,7 @@ func values(r *result.Result) []value {
 				continue
 			}
 			floor := float64(CountPerTxnFloor)
-			if c.unit == unitBytes {
+			if c.unit == UnitBytes {
 				floor = BytesPerTxnFloor
 			}
 			vs = append(vs, value{op: "db", metric: c.label, family: FamDatabase, unit: c.unit, floor: floor,
@@ -137,7 +137,7 @@ func values(r *result.Result) []value {
 		if ch.OK {
 			ok = 1
 		}
-		vs = append(vs, value{metric: "invariants", family: FamInvariants, unit: unitOK, higher: true, v: ok, n: 1})
+		vs = append(vs, value{metric: "invariants", family: FamInvariants, unit: UnitOK, higher: true, v: ok, n: 1})
 	}
 	return vs
 }

@@ -115,4 +115,5 @@ const (
 	MinSamplesWait = 100
 )
 
-func pct(v float64) string { return fmt.Sprintf("%g%%", v) }
+// Pct prints a threshold, a percentage: "10%".
+func Pct(v float64) string { return fmt.Sprintf("%g%%", v) }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
@@ -67,7 +68,7 @@ type Schedule struct {
 
 type errorEvent struct {
 	at    int64 // unix ns
-	class target.Class
+	class errclass.Class
 }
 
 // New makes the schedule of specs for a window of the given length (plus

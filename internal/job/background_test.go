@@ -1,10 +1,10 @@
 package job
 
 import (
-	"github.com/txnbench/txnbench/internal/target"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/workload/workflow"
 )
 

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
@@ -231,7 +232,7 @@ func openAsLoadRole(ctx context.Context, s Spec, cl *localdb.Cluster) (*Database
 	if err != nil {
 		return nil, err
 	}
-	return &Database{Target: t, URL: TempPostgres + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, server: cl, connURL: s.clientURL(named(loadURL)), addr: localAddr(cl.Port()), loadURL: loadURL, loadVerifier: verifier}, nil
+	return &Database{Target: t, URL: target.TempPostgresSpec + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, server: cl, connURL: s.clientURL(named(loadURL)), addr: localAddr(cl.Port()), loadURL: loadURL, loadVerifier: verifier}, nil
 }
 
 // openMariaDB starts a throwaway MariaDB sized for conns connections and
@@ -304,7 +305,7 @@ func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
 			return err
 		})
 		cancel()
-		if err != nil && target.Classify(err) == target.ClassPermission {
+		if err != nil && target.Classify(err) == errclass.Permission {
 			return statsNotReset(ctx, settle)
 		}
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/fault"
 	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/localdb"
@@ -200,7 +201,7 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 				n, err = terminateBackends(ctx, d.serverURL(s), nameIn(d.connURL))
 			}
 			if err != nil {
-				return "server", "terminating the run's sessions failed: " + firstLine(err.Error())
+				return "server", "terminating the run's sessions failed: " + errclass.FirstLine(err)
 			}
 			return "server", fmt.Sprintf("%d sessions terminated", n)
 		case fault.KillPooler:
@@ -247,7 +248,7 @@ func restart(p interface{ Restart(context.Context) error }) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := p.Restart(ctx); err != nil {
-		return "restarting it failed: " + firstLine(err.Error())
+		return "restarting it failed: " + errclass.FirstLine(err)
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/result"
@@ -175,7 +176,7 @@ func (d *Database) proxyResult(ctx context.Context, snap poolerSnapshot) *result
 	r := &result.Proxy{Name: "HAProxy " + p.Version(), Detail: localdb.HAProxyBalance + ", " + localdb.HAProxyCheck}
 	after, err := d.proxyStats(ctx)
 	if err != nil {
-		r.Note = "its statistics could not be read: " + firstLine(err.Error())
+		r.Note = "its statistics could not be read: " + errclass.FirstLine(err)
 		return r
 	}
 	servers, again := pooler.ProxyServers(before, after)

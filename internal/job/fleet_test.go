@@ -2,7 +2,6 @@ package job
 
 import (
 	"context"
-	"github.com/txnbench/txnbench/internal/target"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -21,7 +21,7 @@ import (
 func TestCheckGoesDirectWhenThePoolerIsGone(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 1500 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 1500 * time.Millisecond})
 	s.DB.Via = pgbouncer(target.PgBouncer{Size: 4})
 	db := openDB(t, s, 4)
 	if len(db.Poolers()) != 1 || db.Proxy() != nil || db.PoolerTarget(0) != "pooler" {
@@ -63,7 +63,7 @@ func diedTargets(t *testing.T, r *result.Result) []string {
 func TestKilledServerIsRestarted(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 2 * time.Second})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 2 * time.Second})
 	db := openDB(t, s, 4)
 	atFirstTick(&s, func() { syscall.Kill(db.Cluster().PID(), syscall.SIGKILL) })
 	r := runJob(t, s, db)
@@ -81,7 +81,7 @@ func TestKilledServerIsRestarted(t *testing.T) {
 func TestFleetSurvivesItsProxy(t *testing.T) {
 	t.Parallel()
 	testutil.NeedHAProxy(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 2 * time.Second})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 2 * time.Second})
 	s.DB.Via = pgbouncer(target.PgBouncer{Size: 4, Poolers: 2})
 	db := openDB(t, s, 4)
 	if len(db.Poolers()) != 2 || db.Proxy() == nil || db.PoolerTarget(1) != "pooler 2 of 2" {

@@ -19,9 +19,6 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
-// TempPostgres is the --db value that starts a throwaway cluster.
-const TempPostgres = target.TempPostgresSpec
-
 // TempMariaDB is the --db value that starts a throwaway MariaDB.
 const TempMariaDB = target.TempMariaDBSpec
 
@@ -161,7 +158,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		Format:   result.Format,
 		Tool:     result.Tool{Version: s.Version, Go: runtime.Version()},
 		Workload: s.Name,
-		Settings: s.Workload.Settings(),
+		Settings: workload.Settings(s.Workload),
 		Config: result.Config{
 			DB: db.URL, Clients: rc.Clients, Iterations: rc.Iterations, Seed: rc.Seed,
 			MaxTries: rc.MaxTries, PGConf: maskAll(s.PGConf), Args: maskAll(s.Args), Conn: cmp.Or(s.Conn.Strategy, connect.Session),

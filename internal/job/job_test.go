@@ -38,11 +38,11 @@ func newWorkload(t *testing.T, name string, args ...string) workload.Workload {
 	}
 	w := def.New()
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	w.Flags(fs)
+	workload.Flags(w, fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Validate(); err != nil {
+	if err := workload.Validate(w); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -243,7 +243,7 @@ func TestServerRestartMidRun(t *testing.T) {
 func TestTempPostgresLeavesNothing(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 4, Iterations: 20})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Iterations: 20})
 	ctx := context.Background()
 	db, err := Open(ctx, s, 4)
 	if err != nil {
@@ -253,7 +253,7 @@ func TestTempPostgresLeavesNothing(t *testing.T) {
 	dir, pid := cl.Dir(), cl.PID()
 	r := runJob(t, s, db)
 	checkShape(t, r, 20)
-	if !strings.HasPrefix(r.Config.DB, TempPostgres) {
+	if !strings.HasPrefix(r.Config.DB, target.TempPostgresSpec) {
 		t.Errorf("config db %q", r.Config.DB)
 	}
 	if err := db.Close(); err != nil {
@@ -308,7 +308,7 @@ func TestOverloadIsReportedNotFatal(t *testing.T) {
 func TestViaPgBouncer(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 8, Iterations: 40})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 8, Iterations: 40})
 	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 4})
 	r := run(t, s)
 	checkShape(t, r, 40)

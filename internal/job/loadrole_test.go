@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -17,7 +18,7 @@ import (
 // tables, loads and runs, and a study's isolation may reset the statistics.
 func TestLoadRoleIsNotSuperuser(t *testing.T) {
 	testutil.NeedPgBouncer(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 2, Iterations: 20})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Iterations: 20})
 	s.DB.Via = pgbouncer(target.PgBouncer{Size: 2})
 	db := openDB(t, s, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -32,7 +33,7 @@ func TestLoadRoleIsNotSuperuser(t *testing.T) {
 			t.Errorf("the clients log in as %s (superuser %v), want %s, not a superuser", user, super, loadRole)
 		}
 		_, err := c.Exec(ctx, "COPY (SELECT 1) TO PROGRAM 'id'")
-		if target.Classify(err) != target.ClassPermission {
+		if target.Classify(err) != errclass.Permission {
 			t.Errorf("COPY TO PROGRAM through PgBouncer: %v, want a permission error", err)
 		}
 		return nil

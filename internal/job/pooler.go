@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
@@ -50,7 +51,7 @@ func (d *Database) console(ctx context.Context, key string, read func() error) e
 		return err
 	}
 	err := read()
-	if err != nil && ctx.Err() == nil && target.Classify(err) == target.ClassTimeout {
+	if err != nil && ctx.Err() == nil && target.Classify(err) == errclass.Timeout {
 		if d.silent == nil {
 			d.silent = map[string]error{}
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
@@ -109,7 +110,7 @@ func (rn *running) init() error {
 	if err := rn.register(); err != nil {
 		return err
 	}
-	if err := withConn(ctx, db, func(c target.Conn) error { db.noteTLS(*s, c); return s.Workload.Start(ctx, c) }); err != nil {
+	if err := withConn(ctx, db, func(c target.Conn) error { db.noteTLS(*s, c); return workload.Start(ctx, s.Workload, c) }); err != nil {
 		return err
 	}
 	if m := rn.member; m != nil {
@@ -133,7 +134,7 @@ func (rn *running) register() (err error) {
 	case s.registers(db):
 		m, err := registerRun(ctx, s, db)
 		if err != nil {
-			s.log("not registered in the run table: runs writing the same tables at the same time cannot be told apart (" + firstLine(err.Error()) + ")")
+			s.log("not registered in the run table: runs writing the same tables at the same time cannot be told apart (" + errclass.FirstLine(err) + ")")
 			return nil
 		}
 		rn.member = m
@@ -324,7 +325,7 @@ func (rn *running) check() (*result.Result, error) {
 			return r, err
 		}
 	}
-	var ch workload.Check
+	var ch result.Check
 	err = withCheckConn(ctx, s, db, r, func(c target.Conn) (err error) {
 		var sh sharing
 		if m != nil {
@@ -346,11 +347,11 @@ func (rn *running) check() (*result.Result, error) {
 		return sh.after(ctx, s, c, &ch)
 	})
 	if err != nil && wctx.Err() != nil {
-		r.Invariants = &workload.Check{NotChecked: context.Cause(wctx).Error()}
+		r.Invariants = &result.Check{NotChecked: context.Cause(wctx).Error()}
 		return r, nil
 	}
 	if errors.Is(err, errCheckNoAnswer) { // the verdict says so, and the error why
-		r.Invariants = &workload.Check{NotChecked: errCheckNoAnswer.Error()}
+		r.Invariants = &result.Check{NotChecked: errCheckNoAnswer.Error()}
 	}
 	if err != nil {
 		return r, err

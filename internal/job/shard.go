@@ -460,7 +460,7 @@ func CheckRun(ctx context.Context, s Spec, db *Database, id string, partial bool
 	if _, err := Init(ctx, s, db); err != nil {
 		return nil, err
 	}
-	var ch workload.Check
+	var ch result.Check
 	err := withConn(ctx, db, func(c target.Conn) error {
 		run, err := readRun(ctx, c, id)
 		if err != nil {

@@ -240,7 +240,7 @@ func shareBooks(ctx context.Context, s Spec, c target.Conn, id string, wait time
 // after runs after the check ch: ch tells which runs it counted, and is
 // made not checked when another run began writing the tables before it
 // ended (the check read that run's work without its books).
-func (sh sharing) after(ctx context.Context, s Spec, c target.Conn, ch *workload.Check) error {
+func (sh sharing) after(ctx context.Context, s Spec, c target.Conn, ch *result.Check) error {
 	if sh.key == "" || len(sh.group) == 0 {
 		return nil
 	}
@@ -261,7 +261,7 @@ func (sh sharing) after(ctx context.Context, s Spec, c target.Conn, ch *workload
 		}
 	}
 	if len(late) > 0 {
-		*ch = workload.Check{NotChecked: fmt.Sprintf("%s began writing these tables while this run's check read them", list(late))}
+		*ch = result.Check{NotChecked: fmt.Sprintf("%s began writing these tables while this run's check read them", list(late))}
 		return nil
 	}
 	if len(sh.with) > 0 && ch.NotChecked == "" {

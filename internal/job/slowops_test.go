@@ -3,7 +3,6 @@ package job
 import (
 	"bytes"
 	"context"
-	"github.com/txnbench/txnbench/internal/target"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -23,7 +23,7 @@ func TestSlowOpsNameLockWait(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
 	const hold = 1500 * time.Millisecond
-	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 50 * time.Millisecond
 	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
@@ -91,7 +91,7 @@ func TestSlowOpsPooled(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
 	testutil.NeedPgBouncer(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 500 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Duration: 500 * time.Millisecond})
 	s.DB.Via.Kind = target.ViaPgBouncer
 	r := run(t, s)
 	if len(r.SlowOps) == 0 {

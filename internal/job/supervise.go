@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
@@ -79,7 +80,7 @@ func (d *Database) addDeaths(r *result.Result, window time.Time) {
 	for _, e := range events {
 		note := fmt.Sprintf("%s (pid %d) died unasked (%s): ", e.ev.Name, e.ev.PID, e.ev.Exit)
 		if e.ev.Err != nil {
-			note += "could not start it again: " + firstLine(e.ev.Err.Error())
+			note += "could not start it again: " + errclass.FirstLine(e.ev.Err)
 		} else {
 			note += fmt.Sprintf("txnbench started it again on its port in %.2f s", e.ev.Took.Seconds())
 		}

@@ -3,9 +3,9 @@ package job
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/telemetry"
@@ -38,7 +38,7 @@ func startTelemetry(ctx context.Context, s Spec, db *Database) *telemetry.Collec
 		o.ServerStatus = !d.Caps.StatViews
 		if db.cluster != nil {
 			if err := createStatements(ctx, u); err != nil {
-				o.StatementsFix = "no statement times: CREATE EXTENSION pg_stat_statements failed: " + firstLine(err.Error())
+				o.StatementsFix = "no statement times: CREATE EXTENSION pg_stat_statements failed: " + errclass.FirstLine(err)
 			} else {
 				o.StatementsFix = "no statement times: pg_stat_statements is not preloaded by this server build (is the postgresql-contrib package installed?)"
 			}
@@ -88,8 +88,3 @@ func (t telemetryObserver) Start()                  { t.c.Measure() }
 func (t telemetryObserver) Tick(iv result.Interval) { t.c.Tick(iv.ElapsedS) }
 func (t telemetryObserver) WindowEnd()              { t.c.EndWindow() }
 func (t telemetryObserver) Stop()                   {}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}

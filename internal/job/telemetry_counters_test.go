@@ -29,7 +29,7 @@ func TestTelemetryCommitsMatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// a fixed amount of work (150 transactions), so a loaded
 			// machine cannot leave too few to compare
-			s := spec(t, TempPostgres, runner.Config{Clients: 4, Iterations: 50, Progress: 500 * time.Millisecond})
+			s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Iterations: 50, Progress: 500 * time.Millisecond})
 			s.Conn.Strategy = tc.conn
 			s.DB.Via = tc.pooler
 			r := run(t, s)
@@ -47,7 +47,7 @@ func TestTelemetryCommitsMatch(t *testing.T) {
 func TestTelemetryLoadBeforeWindow(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: time.Second, Progress: 500 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: time.Second, Progress: 500 * time.Millisecond})
 	s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "point", "--rows", "2000")
 	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
 	r := run(t, s)
@@ -61,7 +61,7 @@ func TestTelemetryLoadBeforeWindow(t *testing.T) {
 // not when the clients' last ops (here in long think times) finish.
 func TestTelemetryWaitsInWindow(t *testing.T) {
 	testutil.NeedPostgres(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: time.Second, Progress: 500 * time.Millisecond},
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Duration: time.Second, Progress: 500 * time.Millisecond},
 		"--think-min", "600ms", "--think-max", "600ms")
 	s.Telemetry.Sample = 20 * time.Millisecond
 	r := run(t, s)
@@ -100,7 +100,7 @@ func terminateTelemetry(t *testing.T, url string) {
 // series, and the counters still match the clients'.
 func TestTelemetrySessionTerminated(t *testing.T) {
 	testutil.NeedPostgres(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 20 * time.Millisecond
 	db := openDB(t, s, s.Runner.Clients)
 	atFirstTick(&s, func() { terminateTelemetry(t, db.Cluster().URL()) })
@@ -128,7 +128,7 @@ func TestTelemetrySessionTerminated(t *testing.T) {
 // negative.
 func TestTelemetryPoolerRestart(t *testing.T) {
 	testutil.NeedPgBouncer(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
 	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
@@ -181,7 +181,7 @@ func hasNote(notes []string, parts ...string) bool {
 // session is opened again, the gap is noted, and no counter goes negative.
 func TestTelemetryServerRestart(t *testing.T) {
 	testutil.NeedPostgres(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients)
 	atFirstTick(&s, func() {

@@ -79,7 +79,7 @@ func seriesAligned(t *testing.T, r *result.Result) {
 // transactions).
 func TestTelemetryTrainEvents(t *testing.T) {
 	testutil.NeedPostgres(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 2 * time.Second, Progress: 500 * time.Millisecond},
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 2 * time.Second, Progress: 500 * time.Millisecond},
 		"--think-min", "5ms", "--think-max", "10ms")
 	s.Telemetry.Sample = 20 * time.Millisecond
 	var sessions []int64
@@ -160,7 +160,7 @@ func TestTelemetryTrainEvents(t *testing.T) {
 // waits show the Lock class and lock waiters.
 func TestTelemetryLockWaits(t *testing.T) {
 	testutil.NeedPostgres(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 4, Duration: 2 * time.Second, Progress: 500 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 2 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 20 * time.Millisecond
 	ctx := context.Background()
 	db := openDB(t, s, s.Runner.Clients+1)
@@ -211,7 +211,7 @@ func TestTelemetryLockWaits(t *testing.T) {
 // TestTelemetryOff: no telemetry, and no session of its own.
 func TestTelemetryOff(t *testing.T) {
 	testutil.NeedPostgres(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 2, Duration: time.Second, Progress: 300 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Duration: time.Second, Progress: 300 * time.Millisecond})
 	s.Telemetry.Off = true
 	var seen []int64
 	var url string
@@ -267,7 +267,7 @@ func TestTelemetrySQLite(t *testing.T) {
 // counters are sampled and the database's are read on the server itself.
 func TestTelemetryPgBouncer(t *testing.T) {
 	testutil.NeedPgBouncer(t)
-	s := spec(t, TempPostgres, runner.Config{Clients: 6, Duration: 2 * time.Second, Progress: 500 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 6, Duration: 2 * time.Second, Progress: 500 * time.Millisecond})
 	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
 	r := run(t, s)
 	tel := r.Telemetry

@@ -66,9 +66,9 @@ func thousandsOf(n int64) string {
 func TestCommitsMatchAtLowThroughput(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	cfg := runner.Config{Clients: 64, Duration: time.Second, Progress: 500 * time.Millisecond}
-	direct := openDB(t, spec(t, TempPostgres, cfg), 64)
+	direct := openDB(t, spec(t, target.TempPostgresSpec, cfg), 64)
 	bouncer := pgbouncer(target.PgBouncer{Mode: "transaction", Size: 10})
-	s := spec(t, TempPostgres, cfg)
+	s := spec(t, target.TempPostgresSpec, cfg)
 	s.DB.Via = bouncer
 	pooled := openDB(t, s, 64)
 	for _, path := range []struct {
@@ -92,7 +92,7 @@ func TestCommitsMatchAtLowThroughput(t *testing.T) {
 				// connecting after 2 s, then the window is made longer
 				cfg.Clients = clients
 				for cfg.Duration = time.Second; ; cfg.Duration *= 2 {
-					s := spec(t, TempPostgres, cfg, "--delay", "100ms")
+					s := spec(t, target.TempPostgresSpec, cfg, "--delay", "100ms")
 					s.Conn, s.DB.Via = path.conn, path.pooler
 					r := runJob(t, s, db)
 					if w, a, b := r.Committed(); w+a+b > 0 || cfg.Duration >= 16*time.Second {
@@ -105,7 +105,7 @@ func TestCommitsMatchAtLowThroughput(t *testing.T) {
 	}
 	t.Run("connect-overhead/per-txn", func(t *testing.T) {
 		cfg.Clients, cfg.Duration = 16, time.Second
-		s := spec(t, TempPostgres, cfg)
+		s := spec(t, target.TempPostgresSpec, cfg)
 		s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "point", "--rows", "1000", "--delay", "100ms")
 		s.Conn = connect.Options{Strategy: connect.PerTxn}
 		commitsAddUp(t, runJob(t, s, direct))
@@ -125,7 +125,7 @@ func TestServerTimeWithinLatency(t *testing.T) {
 	if err := os.WriteFile(file, []byte("SELECT pg_sleep(0.05);\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := spec(t, TempPostgres, runner.Config{Clients: 8, Warmup: time.Second, Duration: 400 * time.Millisecond, Progress: 200 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 8, Warmup: time.Second, Duration: 400 * time.Millisecond, Progress: 200 * time.Millisecond})
 	s.Name, s.Workload = "script", newWorkload(t, "script", "-f", file)
 	r := run(t, s)
 	timed := 0

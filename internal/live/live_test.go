@@ -3,7 +3,6 @@ package live
 import (
 	"bytes"
 	"fmt"
-	"github.com/txnbench/txnbench/internal/testutil"
 	"io"
 	"math"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // iop makes an interval op whose histogram holds values (milliseconds).

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
@@ -134,7 +135,7 @@ func (m *Metrics) Observe(iv result.Interval) error {
 			classed += n
 		}
 		if rest := o.Errors - classed; rest > 0 { // errors without a class (older producers)
-			t.errors[string(result.ClassOther)] += rest
+			t.errors[string(errclass.Other)] += rest
 		}
 		if o.Hist == nil {
 			continue
@@ -246,7 +247,7 @@ func (m *Metrics) write(b *bytes.Buffer) {
 		classes := map[string]bool{}
 		var names []string
 		if s.t.kind.IsTxn() { // every class, so rate() sees the first error
-			for _, cl := range result.Classes {
+			for _, cl := range errclass.All {
 				classes[string(cl)] = true
 				names = append(names, string(cl))
 			}

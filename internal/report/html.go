@@ -173,67 +173,7 @@ func countCharts(d chartData) int {
 
 // runPage is the text of a run's page: header, tables and notes.
 func runPage(r *result.Result) page {
-	p := page{Title: "txnbench " + r.Workload}
-	add := func(name, value string) {
-		if value != "" {
-			p.Header = append(p.Header, field{name, value})
-		}
-	}
-	add("workload", r.Workload)
-	add("settings", settingsLine(r.Settings))
-	add("data", dataLine(r.Data))
-	add("database", strings.TrimSpace(r.Server.Dialect+" "+r.Server.Version))
-	add("server", r.Server.Banner)
-	add("url", redact.URL(r.Config.DB))
-	if r.Network != nil {
-		add("network", r.Network.String())
-	}
-	if r.TLS != nil {
-		add("tls", r.TLS.String())
-	}
-	add("run", runLine(r))
-	if len(r.Config.PGConf) > 0 {
-		add("server settings", strings.Join(r.Config.PGConf, " "))
-	}
-	if !r.Started.IsZero() {
-		add("started", r.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
-	}
-	add("measured", strconv.FormatFloat(r.MeasuredS, 'f', 1, 64)+" s")
-	add("machine", fmt.Sprintf("%s (%s/%s, %d CPUs)", r.Machine.Hostname, r.Machine.OS, r.Machine.Arch, r.Machine.CPUs))
-	add("txnbench", strings.TrimSpace(r.Tool.Version+" "+r.Tool.Go))
-	if len(r.Config.Args) > 0 {
-		args := make([]string, len(r.Config.Args))
-		for i, a := range r.Config.Args {
-			args[i] = redact.URL(a)
-		}
-		add("command", strings.Join(args, " "))
-	}
-	if p := r.Pooler; p != nil {
-		add("pooler", poolerLine(p))
-		for _, f := range fleetFields(p) {
-			add(f.Name, f.Value)
-		}
-	}
-	if p := r.Pool; p != nil {
-		add("pool", fmt.Sprintf("%d connections, %s acquires, %s waited or connected, %.2f s waiting in all, %s connections opened",
-			p.MaxConns, thousands(p.Acquires), thousands(p.EmptyAcquires), p.WaitS, thousands(p.NewConns)))
-	}
-	if ch := r.Invariants; ch != nil {
-		add("invariants", ch.Status())
-	}
-	p.Notes = append(p.Notes, r.Notes...)
-	p.Notes = append(p.Notes, r.Figures...)
-	p.Notes = append(p.Notes, shardLines(r)...)
-	if r.Interrupted {
-		p.Notes = append(p.Notes, "the run was interrupted: it measured less than it was asked to")
-	}
-	if r.AbortedClients > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("%d clients aborted on an error that ends a client (see errors by class)", r.AbortedClients))
-	}
-	p.Notes = append(p.Notes, windowNotes(r)...)
-	if t := r.Telemetry; t != nil {
-		p.Notes = append(p.Notes, t.Notes...)
-	}
+	p := page{Title: "txnbench " + r.Workload, Header: runHeader(r), Notes: runNotes(r)}
 
 	ops := table{Title: "per op", Wrap: map[int]bool{0: true}, Columns: []string{"op", "kind", "clients", "ops", "ops/s", "mean (ms)", "p50 (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "server (ms)", "retries", "errors"}, Left: map[int]bool{1: true}}
 	for _, o := range orderedOps(r) {
@@ -295,6 +235,76 @@ func runPage(r *result.Result) page {
 		p.After = append(p.After, telemetryTables(t, r.MeasuredS)...)
 	}
 	return p
+}
+
+// runHeader is a run page's header: what ran where, how, and its outcome.
+func runHeader(r *result.Result) []field {
+	var h []field
+	add := func(name, value string) {
+		if value != "" {
+			h = append(h, field{name, value})
+		}
+	}
+	add("workload", r.Workload)
+	add("settings", settingsLine(r.Settings))
+	add("data", dataLine(r.Data))
+	add("database", strings.TrimSpace(r.Server.Dialect+" "+r.Server.Version))
+	add("server", r.Server.Banner)
+	add("url", redact.URL(r.Config.DB))
+	if r.Network != nil {
+		add("network", r.Network.String())
+	}
+	add("run", runLine(r))
+	if len(r.Config.PGConf) > 0 {
+		add("server settings", strings.Join(r.Config.PGConf, " "))
+	}
+	if !r.Started.IsZero() {
+		add("started", r.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	add("measured", strconv.FormatFloat(r.MeasuredS, 'f', 1, 64)+" s")
+	add("machine", fmt.Sprintf("%s (%s/%s, %d CPUs)", r.Machine.Hostname, r.Machine.OS, r.Machine.Arch, r.Machine.CPUs))
+	add("txnbench", strings.TrimSpace(r.Tool.Version+" "+r.Tool.Go))
+	if len(r.Config.Args) > 0 {
+		args := make([]string, len(r.Config.Args))
+		for i, a := range r.Config.Args {
+			args[i] = redact.URL(a)
+		}
+		add("command", strings.Join(args, " "))
+	}
+	if p := r.Pooler; p != nil {
+		add("pooler", poolerLine(p))
+		for _, f := range fleetFields(p) {
+			add(f.Name, f.Value)
+		}
+	}
+	if p := r.Pool; p != nil {
+		add("pool", fmt.Sprintf("%d connections, %s acquires, %s waited or connected, %.2f s waiting in all, %s connections opened",
+			p.MaxConns, thousands(p.Acquires), thousands(p.EmptyAcquires), p.WaitS, thousands(p.NewConns)))
+	}
+	if ch := r.Invariants; ch != nil {
+		add("invariants", ch.Status())
+	}
+	return h
+}
+
+// runNotes are a run page's notes: the workload's, the shards', and what
+// cut the run short.
+func runNotes(r *result.Result) []string {
+	var notes []string
+	notes = append(notes, r.Notes...)
+	notes = append(notes, r.Figures...)
+	notes = append(notes, shardLines(r)...)
+	if r.Interrupted {
+		notes = append(notes, "the run was interrupted: it measured less than it was asked to")
+	}
+	if r.AbortedClients > 0 {
+		notes = append(notes, fmt.Sprintf("%d clients aborted on an error that ends a client (see errors by class)", r.AbortedClients))
+	}
+	notes = append(notes, windowNotes(r)...)
+	if t := r.Telemetry; t != nil {
+		notes = append(notes, t.Notes...)
+	}
+	return notes
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -573,6 +583,37 @@ func lengths(r *result.Result, ss []result.Sample) []float64 {
 	return out
 }
 
+// shareChart is a bar per wait class or event: its share of the samples
+// of sessions in a transaction.
+func shareChart(id, what, x string, shares []result.WaitShare) chart {
+	c := chart{ID: id, Title: what + " (share of samples of sessions in a transaction)", Kind: "hbar", X: axis{Title: x}, Y: axis{Title: "% of samples"}}
+	s := series{Label: "share"}
+	for _, ws := range shares {
+		c.Labels = append(c.Labels, ws.Name)
+		s.Values = append(s.Values, round3(100*ws.Share))
+	}
+	c.Series = []series{s}
+	return c
+}
+
+// clientCharts are txnbench's CPU against the machine's, and its memory.
+func clientCharts(r *result.Result, ss []result.Sample) []chart {
+	cpu := chart{ID: "cpu", Title: "CPU", Kind: "line", X: axis{Title: "elapsed (s)"}, Y: axis{Title: "cores busy"},
+		Note: "txnbench itself against the whole machine, in cores"}
+	client, machine := series{Label: "txnbench"}, series{Label: fmt.Sprintf("machine (%d CPUs)", r.Machine.CPUs)}
+	mem := chart{ID: "memory", Title: "txnbench memory", Kind: "line", X: axis{Title: "elapsed (s)"}, Y: axis{Title: "resident MB"}}
+	rss := series{Label: "txnbench"}
+	for _, smp := range ss {
+		x := round3(smp.ElapsedS)
+		client.Points = append(client.Points, [2]float64{x, round3(smp.ClientCPU)})
+		machine.Points = append(machine.Points, [2]float64{x, round3(smp.MachineCPU * float64(max(r.Machine.CPUs, 1)))})
+		rss.Points = append(rss.Points, [2]float64{x, round3(smp.ClientRSSMB)})
+	}
+	cpu.Series = []series{client, machine}
+	mem.Series = []series{rss}
+	return []chart{cpu, mem}
+}
+
 // telemetryCharts are the database's, pooler's and machine's series and
 // the wait summary.
 func telemetryCharts(r *result.Result, t *result.Telemetry) section {
@@ -641,39 +682,12 @@ func telemetryCharts(r *result.Result, t *result.Telemetry) section {
 		if w := waitsChart(t, ss, ls); w != nil {
 			sec.Charts = append(sec.Charts, *w)
 		}
-		cpu := chart{ID: "cpu", Title: "CPU", Kind: "line", X: axis{Title: "elapsed (s)"}, Y: axis{Title: "cores busy"},
-			Note: "txnbench itself against the whole machine, in cores"}
-		client, machine := series{Label: "txnbench"}, series{Label: fmt.Sprintf("machine (%d CPUs)", r.Machine.CPUs)}
-		mem := chart{ID: "memory", Title: "txnbench memory", Kind: "line", X: axis{Title: "elapsed (s)"}, Y: axis{Title: "resident MB"}}
-		rss := series{Label: "txnbench"}
-		for _, smp := range ss {
-			x := round3(smp.ElapsedS)
-			client.Points = append(client.Points, [2]float64{x, round3(smp.ClientCPU)})
-			machine.Points = append(machine.Points, [2]float64{x, round3(smp.MachineCPU * float64(max(r.Machine.CPUs, 1)))})
-			rss.Points = append(rss.Points, [2]float64{x, round3(smp.ClientRSSMB)})
-		}
-		cpu.Series = []series{client, machine}
-		mem.Series = []series{rss}
-		sec.Charts = append(sec.Charts, cpu, mem)
+		sec.Charts = append(sec.Charts, clientCharts(r, ss)...)
 	}
 	if w := t.Waits; w != nil && len(w.Classes) > 0 {
-		c := chart{ID: "wait-classes", Title: "wait classes (share of samples of sessions in a transaction)", Kind: "hbar", X: axis{Title: "wait class"}, Y: axis{Title: "% of samples"}}
-		s := series{Label: "share"}
-		for _, ws := range w.Classes {
-			c.Labels = append(c.Labels, ws.Name)
-			s.Values = append(s.Values, round3(100*ws.Share))
-		}
-		c.Series = []series{s}
-		sec.Charts = append(sec.Charts, c)
+		sec.Charts = append(sec.Charts, shareChart("wait-classes", "wait classes", "wait class", w.Classes))
 		if len(w.Events) > 0 {
-			c := chart{ID: "wait-events", Title: "top wait events (share of samples of sessions in a transaction)", Kind: "hbar", X: axis{Title: "wait event"}, Y: axis{Title: "% of samples"}}
-			s := series{Label: "share"}
-			for _, ws := range w.Events {
-				c.Labels = append(c.Labels, ws.Name)
-				s.Values = append(s.Values, round3(100*ws.Share))
-			}
-			c.Series = []series{s}
-			sec.Charts = append(sec.Charts, c)
+			sec.Charts = append(sec.Charts, shareChart("wait-events", "top wait events", "wait event", w.Events))
 		}
 	}
 	// client vs server time per op
@@ -809,6 +823,17 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 			}
 		}
 	}
+	for _, sec := range []section{cellsCompared(s), ladderSection(s), cellsOverTime(s, runs)} {
+		if len(sec.Charts) > 0 {
+			d.Sections = append(d.Sections, sec)
+		}
+	}
+	return d
+}
+
+// cellsCompared charts each cell's throughput and each transaction's and
+// the cycle's p95 and p99.
+func cellsCompared(s *study.Summary) section {
 	cmp := section{Title: "cells compared"}
 	var labels []string
 	for _, c := range s.Cells {
@@ -850,9 +875,12 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 		c.Series = []series{p95, p99}
 		cmp.Charts = append(cmp.Charts, c)
 	}
-	if len(cmp.Charts) > 0 {
-		d.Sections = append(d.Sections, cmp)
-	}
+	return cmp
+}
+
+// ladderSection charts each concurrency ladder: throughput and cycle p99
+// by clients.
+func ladderSection(s *study.Summary) section {
 	ladder := section{Title: "concurrency ladder"}
 	for i, l := range study.Ladders(s) {
 		if len(l.Steps) < 2 {
@@ -872,9 +900,12 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 		c.Note = l.Note()
 		ladder.Charts = append(ladder.Charts, c)
 	}
-	if len(ladder.Charts) > 0 {
-		d.Sections = append(d.Sections, ladder)
-	}
+	return ladder
+}
+
+// cellsOverTime charts each cell's first repetition's throughput and cycle
+// p99 over time.
+func cellsOverTime(s *study.Summary, runs []*result.Result) section {
 	over := section{Title: "cells over time (first repetition)"}
 	tput := chart{ID: "cells-throughput-time", Title: "transactions per second over time", Kind: "line", X: axis{Title: "elapsed (s)"}, Y: axis{Title: "txn/s"}}
 	p99 := chart{ID: "cells-p99-time", Title: "cycle p99 over time", Kind: "line", X: axis{Title: "elapsed (s)"}, Y: axis{Title: "ms"}}
@@ -906,10 +937,7 @@ func studyCharts(s *study.Summary, runs []*result.Result) chartData {
 	if len(p99.Series) > 0 {
 		over.Charts = append(over.Charts, p99)
 	}
-	if len(over.Charts) > 0 {
-		d.Sections = append(d.Sections, over)
-	}
-	return d
+	return over
 }
 
 // round3 rounds to 3 decimals and makes NaN and infinities 0, which JSON

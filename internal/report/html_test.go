@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/txnbench/txnbench/internal/testutil"
 	"html"
 	"regexp"
 	"slices"
@@ -12,10 +11,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/txnbench/txnbench/internal/testutil"
+
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // hostile is an op name that would run script if a report pasted it into
@@ -272,7 +272,7 @@ func render1(t testing.TB, r *result.Result) string {
 
 func TestHTMLInvariantsNotChecked(t *testing.T) {
 	r := htmlResult()
-	r.Invariants = &workload.Check{NotChecked: "custom scripts"}
+	r.Invariants = &result.Check{NotChecked: "custom scripts"}
 	if page := render1(t, r); !strings.Contains(page, "not checked (custom scripts)") || strings.Contains(page, "VIOLATED") {
 		t.Error("the page does not say the invariants were not checked")
 	}

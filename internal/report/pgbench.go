@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
@@ -134,6 +135,14 @@ func Pgbench(w io.Writer, r *result.Result, p PgbenchRun) {
 		}
 		return
 	}
+	scriptReports(w, r, p, processed)
+}
+
+// scriptReports writes the report of each of several scripts, as pgbench
+// does after the run's: its weight, transactions, failures, latency and
+// (with --report-per-command) its commands.
+func scriptReports(w io.Writer, r *result.Result, p PgbenchRun, processed int64) {
+	pct := percent(p.Strict)
 	var weights int
 	for _, s := range p.Scripts {
 		weights += s.Weight
@@ -218,7 +227,7 @@ func commands(w io.Writer, prefix string, r *result.Result, s PgbenchScript, max
 func failures(o result.Op) int64 {
 	var n int64
 	for class, v := range o.Errors {
-		if result.Class(class).Retryable() {
+		if errclass.Class(class).Retryable() {
 			n += v
 		}
 	}

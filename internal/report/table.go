@@ -61,11 +61,7 @@ func dataLine(d map[string]int64) string { return keyValues(d) }
 
 // keyValues is m as key=value pairs sorted by key.
 func keyValues[V any](m map[string]V) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(m)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%v", k, m[k])

@@ -2,14 +2,14 @@ package report
 
 import (
 	"bytes"
-	"github.com/txnbench/txnbench/internal/testutil"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/testutil"
+
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // histOf records n samples spread evenly from lo to hi milliseconds.
@@ -44,7 +44,7 @@ func fixedResult() *result.Result {
 	cycle := opOf(result.CycleOp, 8, histOf(4785, 140, 410))
 	cycle.Kind = result.KindCycle
 
-	inv := &workload.Check{}
+	inv := &result.Check{}
 	inv.Add("events accounted for", true, "%d events, %d archived", 20000+4800*10, 30123)
 	inv.Add("one status row per event", true, "%d rows", 17877)
 	inv.Add("statuses valid", true, "")
@@ -185,14 +185,14 @@ func TestErrorsOmittedWithoutErrors(t *testing.T) {
 }
 
 func TestInvariants(t *testing.T) {
-	failed := &workload.Check{}
+	failed := &result.Check{}
 	failed.Add("events accounted for", true, "%d events", 100)
 	failed.Add("one status row per event", false, "%d events without a status row", 3)
 	failed.Add("statuses valid", true, "")
 
 	tests := []struct {
 		name  string
-		check *workload.Check
+		check *result.Check
 		want  []string
 		last  string
 	}{
@@ -207,7 +207,7 @@ func TestInvariants(t *testing.T) {
 		},
 		{
 			name:  "ok with unknown commits",
-			check: &workload.Check{OK: true, Items: []workload.CheckItem{{Name: "x", OK: true, Detail: "fine"}}, UnknownCommits: 4},
+			check: &result.Check{OK: true, Items: []result.CheckItem{{Name: "x", OK: true, Detail: "fine"}}, UnknownCommits: 4},
 			want:  []string{"  ok   x", "  commits with unknown outcome: 4\n"},
 			last:  "invariants: OK",
 		},
@@ -218,7 +218,7 @@ func TestInvariants(t *testing.T) {
 		},
 		{
 			name:  "verified nothing",
-			check: &workload.Check{NotChecked: "custom scripts"},
+			check: &result.Check{NotChecked: "custom scripts"},
 			last:  "invariants: not checked (custom scripts)",
 		},
 	}

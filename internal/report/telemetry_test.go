@@ -2,11 +2,11 @@ package report
 
 import (
 	"bytes"
-	"github.com/txnbench/txnbench/internal/testutil"
 	"strings"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // telemetryResult is fixedResult with telemetry of a PostgreSQL run

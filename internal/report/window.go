@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/result"
@@ -41,11 +40,7 @@ func afterFails(o result.Op) string {
 
 // classCounts is errors by class as "class n" pairs sorted by class.
 func classCounts(m map[string]int64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(m)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + " " + thousands(m[k])

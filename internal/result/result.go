@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -394,22 +393,11 @@ func (r *Result) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("encoding the result: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".txnbench-*.json")
+	err = WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("saving the result to %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving the result to %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("saving the result to %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes it 0600
-		return fmt.Errorf("saving the result to %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("saving the result to %s: %w", path, err)
 	}
 	return nil
@@ -498,11 +486,8 @@ func Merge(rs []*Result) (*Result, error) {
 	if err := sameRun(rs); err != nil {
 		return nil, err
 	}
-	for _, r := range rs[1:] {
-		if r.Started.After(rs[0].Ended) || rs[0].Started.After(r.Ended) {
-			return nil, fmt.Errorf("the results did not run at the same time (%s and %s): merging is for concurrent runs; compare separate runs with txnbench study",
-				rs[0].Started.Format(time.RFC3339), r.Started.Format(time.RFC3339))
-		}
+	if err := overlap(rs); err != nil {
+		return nil, err
 	}
 	sameIntervals := true
 	for _, r := range rs {
@@ -541,33 +526,14 @@ func Merge(rs []*Result) (*Result, error) {
 			if m.Pool == nil {
 				m.Pool = &PoolStats{}
 			}
-			p := m.Pool
-			p.MaxConns += r.Pool.MaxConns
-			p.Acquires += r.Pool.Acquires
-			p.EmptyAcquires += r.Pool.EmptyAcquires
-			p.WaitS += r.Pool.WaitS
-			p.NewConns += r.Pool.NewConns
-			p.Destroyed += r.Pool.Destroyed
+			m.Pool.add(r.Pool)
 		}
 		cpu += r.Client.CPUUserS + r.Client.CPUSysS
 		for _, o := range r.Ops {
 			mergeByName(&m.Ops, o)
 		}
-		for i, iv := range r.Intervals {
-			if !sameIntervals {
-				break // different progress intervals cannot be lined up
-			}
-			i += shifts[k]
-			for i >= len(m.Intervals) {
-				m.Intervals = append(m.Intervals, Interval{})
-			}
-			if m.Intervals[i].LengthS == 0 {
-				m.Intervals[i].ElapsedS = iv.ElapsedS + float64(shifts[k])*iv.LengthS
-				m.Intervals[i].LengthS = iv.LengthS
-			}
-			for _, o := range iv.Ops {
-				mergeByName(&m.Intervals[i].Ops, o)
-			}
+		if sameIntervals { // different progress intervals cannot be lined up
+			m.mergeIntervals(r.Intervals, shifts[k])
 		}
 		if r.Invariants != nil {
 			if m.Invariants == nil {
@@ -591,6 +557,46 @@ func Merge(rs []*Result) (*Result, error) {
 	m.SetServerTimes()
 	m.Behind = ScheduleBehind(&m) // against the whole run's rate
 	return &m, nil
+}
+
+// overlap refuses results that did not run at the same time: adding their
+// throughputs would describe a load that never happened.
+func overlap(rs []*Result) error {
+	for _, r := range rs[1:] {
+		if r.Started.After(rs[0].Ended) || rs[0].Started.After(r.Ended) {
+			return fmt.Errorf("the results did not run at the same time (%s and %s): merging is for concurrent runs; compare separate runs with txnbench study",
+				rs[0].Started.Format(time.RFC3339), r.Started.Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// add adds o's counts into p.
+func (p *PoolStats) add(o *PoolStats) {
+	p.MaxConns += o.MaxConns
+	p.Acquires += o.Acquires
+	p.EmptyAcquires += o.EmptyAcquires
+	p.WaitS += o.WaitS
+	p.NewConns += o.NewConns
+	p.Destroyed += o.Destroyed
+}
+
+// mergeIntervals adds a part's intervals into m's, shift intervals later
+// (the part started that many intervals after the first).
+func (m *Result) mergeIntervals(ivs []Interval, shift int) {
+	for i, iv := range ivs {
+		i += shift
+		for i >= len(m.Intervals) {
+			m.Intervals = append(m.Intervals, Interval{})
+		}
+		if m.Intervals[i].LengthS == 0 {
+			m.Intervals[i].ElapsedS = iv.ElapsedS + float64(shift)*iv.LengthS
+			m.Intervals[i].LengthS = iv.LengthS
+		}
+		for _, o := range iv.Ops {
+			mergeByName(&m.Intervals[i].Ops, o)
+		}
+	}
 }
 
 // mergeByName adds o into the op of *ops with o's name, appending an

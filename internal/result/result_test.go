@@ -15,7 +15,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // hist records each value in milliseconds.
@@ -81,7 +80,7 @@ func sample(t *testing.T, scale float64, clients int, ok bool) *result.Result {
 		}
 		return out
 	}
-	inv := &workload.Check{}
+	inv := &result.Check{}
 	inv.Add("events accounted for", true, "%d of %d", 20100, 20100)
 	inv.Add("status rows", ok, "%d orphaned", map[bool]int{true: 0, false: 3}[ok])
 	inv.UnknownCommits = 1

@@ -5,13 +5,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
 // counters counts retries, errors by class, late and skipped cycles per
 // op, lock-free, with running totals and per-interval deltas.
 type counters struct {
-	classIdx map[target.Class]int
+	classIdx map[errclass.Class]int
 	retries  []atomic.Int64
 	late     []atomic.Int64   // finished later than the latency limit
 	skipped  []atomic.Int64   // not started: already later than the limit
@@ -32,7 +33,7 @@ type counters struct {
 
 func newCounters(ops []string) *counters {
 	c := &counters{
-		classIdx:      map[target.Class]int{},
+		classIdx:      map[errclass.Class]int{},
 		retries:       make([]atomic.Int64, len(ops)),
 		late:          make([]atomic.Int64, len(ops)),
 		skipped:       make([]atomic.Int64, len(ops)),
@@ -45,12 +46,12 @@ func newCounters(ops []string) *counters {
 		lastSkipped:   make([]int64, len(ops)),
 		samples:       make([]map[string]string, len(ops)),
 	}
-	for i, cl := range target.Classes {
+	for i, cl := range errclass.All {
 		c.classIdx[cl] = i
 	}
 	for i := range c.errors {
-		c.errors[i] = make([]atomic.Int64, len(target.Classes))
-		c.lastErrors[i] = make([]int64, len(target.Classes))
+		c.errors[i] = make([]atomic.Int64, len(errclass.All))
+		c.lastErrors[i] = make([]int64, len(errclass.All))
 	}
 	return c
 }
@@ -69,17 +70,17 @@ func (c *counters) unfinish(op int, d time.Duration) {
 
 // fail counts an error of op of class; err, when not nil, is kept as the
 // class's sample if it is the first.
-func (c *counters) fail(op int, class target.Class, err error) {
+func (c *counters) fail(op int, class errclass.Class, err error) {
 	i, ok := c.classIdx[class]
 	if !ok {
-		i = c.classIdx[target.ClassOther]
+		i = c.classIdx[errclass.Other]
 	}
 	if c.errors[op][i].Add(1) == 1 && err != nil {
 		c.mu.Lock()
 		if c.samples[op] == nil {
 			c.samples[op] = map[string]string{}
 		}
-		c.samples[op][string(target.Classes[i])] = target.Message(err)
+		c.samples[op][string(errclass.All[i])] = target.Message(err)
 		c.mu.Unlock()
 	}
 }
@@ -94,7 +95,7 @@ func (c *counters) samplesOf(op int) map[string]string {
 // total returns an op's retries and its errors by class name (nil if none).
 func (c *counters) total(op int) (int64, map[string]int64) {
 	var errs map[string]int64
-	for i, cl := range target.Classes {
+	for i, cl := range errclass.All {
 		if n := c.errors[op][i].Load(); n > 0 {
 			if errs == nil {
 				errs = map[string]int64{}
@@ -117,7 +118,7 @@ func (c *counters) interval(op int) (retries, errs int64, classes map[string]int
 			if classes == nil {
 				classes = map[string]int64{}
 			}
-			classes[string(target.Classes[i])] = d
+			classes[string(errclass.All[i])] = d
 			errs += d
 		}
 		c.lastErrors[op][i] = n
@@ -147,7 +148,7 @@ func (c *counters) snapshot() []opCounts {
 				if s[i].errors == nil {
 					s[i].errors = map[string]int64{}
 				}
-				s[i].errors[string(target.Classes[j])] = n
+				s[i].errors[string(errclass.All[j])] = n
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
@@ -180,19 +181,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		cfg.Clock = RealClock{}
 	}
 	clock := cfg.Clock
-	r := &run{cfg: cfg, conns: conns, w: w}
-	r.names = append(append([]string{}, w.OpNames()...), result.CycleOp, conns.WaitName())
-	r.cycle, r.wait, r.lag = len(r.names)-2, len(r.names)-1, -1
-	if cfg.Rate > 0 {
-		r.names = append(r.names, result.LagOp)
-		r.lag = len(r.names) - 1
-	}
-	r.addSteps()
-	r.rec = metrics.NewRecorder(r.names)
-	r.counts = newCounters(r.names)
-	r.busy = make([]clientState, cfg.Clients)
-	workers := r.workers()
-	r.slow = newSlowest(r.steps, cmp.Or(workers, cfg.Clients)) // a shard per client, or per worker
+	r, workers := newRun(cfg, conns, w)
 	r.stop, r.stopRun = context.WithCancel(context.Background())
 	r.ramping, r.endRamp = context.WithCancel(r.stop)
 	defer r.endRamp()
@@ -213,29 +202,174 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}()
 
 	out := &Outcome{Started: time.Now()}
-	var cpu0 CPUUsage
-	startMeasuring := func() {
-		r.baselined.Store(true)
-		for _, o := range cfg.Observers {
-			o.Start()
-		}
-		cpu0 = readCPU()
-		r.measureAt.Store(clock.Now().UnixNano())
-		r.measuring.Store(true)
-	}
+	win := &window{r: r, out: out, clock: clock}
 	if cfg.Warmup == 0 {
-		startMeasuring()
+		win.startMeasuring()
 	}
 	if cfg.Rate > 0 {
 		// after measuring starts, so no scheduled start falls before it
 		r.sched = newSchedule(cfg.Rate, cfg.Shard.scheduleSeed(cfg.Seed))
 	}
+	clientsDone := r.startClients(ctx, workers)
+	win.run(clientsDone)
+	for _, o := range cfg.Observers {
+		o.Stop()
+	}
+	out.Interrupted = ctx.Err() != nil
+	out.Aborted = int(r.aborted.Load())
+	out.Ended = time.Now()
+	out.CPU = readCPU().Sub(win.cpu0)
+	out.Measured = win.end.Sub(time.Unix(0, r.measureAt.Load()))
+	after := r.rec.Tick() // completed in the grace period: in the totals, in no interval
+	totals := r.rec.Total()
+	out.SlowOps = r.slow.result(r.names[:r.steps], totals)
+	out.Ops = r.results(totals, after, win.inWindow)
+	return out, nil
+}
 
+// window is the measured window of a run as its phases pass: the warm-up,
+// the duration, the grace period after it, the progress ticks.
+type window struct {
+	r     *run
+	out   *Outcome
+	clock Clock
+	cpu0  CPUUsage // the client's CPU when measuring began
+
+	tickC                            <-chan time.Time
+	warmupEnd, durationEnd, graceEnd <-chan time.Time
+	stopC                            <-chan struct{}
+	// due is when the duration will end; a tick due just before it is
+	// left to the window's close, so the last interval is not a sliver
+	// that repeats the previous label.
+	due time.Time
+	// end is when the duration ended, the run was interrupted or the
+	// last cycle ended; inWindow each op's retries and errors then.
+	end      time.Time
+	inWindow []opCounts
+}
+
+// startMeasuring opens the window: the observers start, and what
+// completes from now on is measured.
+func (w *window) startMeasuring() {
+	r := w.r
+	r.baselined.Store(true)
+	for _, o := range r.cfg.Observers {
+		o.Start()
+	}
+	w.cpu0 = readCPU()
+	r.measureAt.Store(w.clock.Now().UnixNano())
+	r.measuring.Store(true)
+}
+
+// close ends the measured window: its last interval ends with it, and
+// what completes later is not in any interval.
+func (w *window) close() {
+	r := w.r
+	w.end = w.clock.Now()
+	if !r.measuring.Load() { // stopped during the warm-up: an empty window
+		w.startMeasuring()
+	}
+	for _, o := range r.cfg.Observers {
+		o.WindowEnd()
+	}
+	r.tick(w.out, w.end)
+	w.inWindow = r.counts.snapshot()
+	w.out.Stalled = r.stall(w.end)
+	w.tickC = nil
+}
+
+// stopping closes the window and starts the grace period.
+func (w *window) stopping() {
+	w.r.stopRun() // first: no transaction begins once the window is closed
+	w.close()
+	w.stopC, w.durationEnd, w.warmupEnd = nil, nil, nil
+	w.graceEnd = w.clock.After(w.r.cfg.Grace)
+}
+
+// run passes the phases until the clients are done, ticking the
+// progress, and closes the window if the last cycle, not the duration or
+// an interrupt, ended it.
+func (w *window) run(clientsDone <-chan struct{}) {
+	r, cfg, clock := w.r, w.r.cfg, w.clock
+	tickC, stopTicker := clock.NewTicker(cfg.Progress)
+	defer stopTicker()
+	w.tickC = tickC
+	if cfg.Warmup > 0 {
+		w.warmupEnd = clock.After(cfg.Warmup)
+	} else if cfg.Duration > 0 {
+		w.durationEnd, w.due = clock.After(cfg.Duration), clock.Now().Add(cfg.Duration)
+	}
+	w.stopC = r.stop.Done()
+	for done := false; !done; {
+		select {
+		case <-w.warmupEnd:
+			w.warmupEnd = nil
+			r.rec.Tick() // drop anything that raced the switch
+			w.startMeasuring()
+			if cfg.OnPhase != nil {
+				cfg.OnPhase(fmt.Sprintf("warm-up of %s done; measuring", cfg.Warmup))
+			}
+			if cfg.Duration > 0 {
+				w.durationEnd, w.due = clock.After(cfg.Duration), clock.Now().Add(cfg.Duration)
+			}
+		case <-w.durationEnd:
+			if cfg.OnPhase != nil {
+				cfg.OnPhase(fmt.Sprintf("duration reached: letting the ops running finish (at most %s); no new one begins", cfg.Grace))
+			}
+			w.stopping()
+		case <-w.stopC: // interrupted, or all iterations claimed
+			w.stopping()
+		case <-w.graceEnd:
+			w.graceEnd = nil
+			n := r.running()
+			r.cancelOps()
+			if n > 0 && cfg.OnPhase != nil {
+				cfg.OnPhase(fmt.Sprintf("grace period of %s over: cancelled %d ops still running (counted unfinished)", cfg.Grace, n))
+			}
+		case <-w.tickC:
+			if !w.due.IsZero() && w.due.Sub(clock.Now()) < cfg.Progress/10 {
+				continue // the window's close ends this interval
+			}
+			if r.measuring.Load() {
+				r.tick(w.out, clock.Now())
+			}
+		case <-clientsDone:
+			done = true
+		}
+	}
+	if w.end.IsZero() { // the iterations are done
+		w.close()
+	}
+}
+
+// newRun is a run of w: its recorded ops (see run.names), their recorder
+// and counters, and the workers of the worker mode (0: a goroutine per
+// client).
+func newRun(cfg Config, conns connect.Connector, w workload.Workload) (r *run, workers int) {
+	r = &run{cfg: cfg, conns: conns, w: w}
+	r.names = append(append([]string{}, w.OpNames()...), result.CycleOp, conns.WaitName())
+	r.cycle, r.wait, r.lag = len(r.names)-2, len(r.names)-1, -1
+	if cfg.Rate > 0 {
+		r.names = append(r.names, result.LagOp)
+		r.lag = len(r.names) - 1
+	}
+	r.addSteps()
+	r.rec = metrics.NewRecorder(r.names)
+	r.counts = newCounters(r.names)
+	r.busy = make([]clientState, cfg.Clients)
+	workers = r.workers()
+	r.slow = newSlowest(r.steps, cmp.Or(workers, cfg.Clients)) // a shard per client, or per worker
+	return r, workers
+}
+
+// startClients starts the clients, a goroutine each or on workers; the
+// channel closes when they have all ended.
+func (r *run) startClients(ctx context.Context, workers int) <-chan struct{} {
 	var wg sync.WaitGroup
 	if workers > 0 {
 		startMux(ctx, r, workers, &wg)
 	} else {
-		for i := 0; i < cfg.Clients && ctx.Err() == nil; i++ { // Ctrl-C stops the start-up too
+		for i := 0; i < r.cfg.Clients && ctx.Err() == nil; i++ { // Ctrl-C stops the start-up too
 			wg.Add(1)
 			go func(id int) {
 				defer wg.Done()
@@ -245,95 +379,13 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	}
 	clientsDone := make(chan struct{})
 	go func() { wg.Wait(); close(clientsDone) }()
+	return clientsDone
+}
 
-	tickC, stopTicker := clock.NewTicker(cfg.Progress)
-	defer stopTicker()
-	var warmupEnd, durationEnd <-chan time.Time
-	// windowDue is when the duration will end; a tick due just before it
-	// is left to the window's close, so the last interval is not a sliver
-	// that repeats the previous label.
-	var windowDue time.Time
-	if cfg.Warmup > 0 {
-		warmupEnd = clock.After(cfg.Warmup)
-	} else if cfg.Duration > 0 {
-		durationEnd, windowDue = clock.After(cfg.Duration), clock.Now().Add(cfg.Duration)
-	}
-	var graceEnd <-chan time.Time
-	var windowEnd time.Time // when the duration ended, the run was interrupted or the last cycle ended
-	var inWindow []opCounts // each op's retries and errors when the window closed
-	// closeWindow ends the measured window: its last interval ends with it,
-	// and what completes later is not in any interval.
-	closeWindow := func() {
-		windowEnd = clock.Now()
-		if !r.measuring.Load() { // stopped during the warm-up: an empty window
-			startMeasuring()
-		}
-		for _, o := range cfg.Observers {
-			o.WindowEnd()
-		}
-		r.tick(out, windowEnd)
-		inWindow = r.counts.snapshot()
-		out.Stalled = r.stall(windowEnd)
-		tickC = nil
-	}
-	stopC := r.stop.Done()
-	stopping := func() {
-		r.stopRun() // first: no transaction begins once the window is closed
-		closeWindow()
-		stopC, durationEnd, warmupEnd = nil, nil, nil
-		graceEnd = clock.After(cfg.Grace)
-	}
-	for done := false; !done; {
-		select {
-		case <-warmupEnd:
-			warmupEnd = nil
-			r.rec.Tick() // drop anything that raced the switch
-			startMeasuring()
-			if cfg.OnPhase != nil {
-				cfg.OnPhase(fmt.Sprintf("warm-up of %s done; measuring", cfg.Warmup))
-			}
-			if cfg.Duration > 0 {
-				durationEnd, windowDue = clock.After(cfg.Duration), clock.Now().Add(cfg.Duration)
-			}
-		case <-durationEnd:
-			if cfg.OnPhase != nil {
-				cfg.OnPhase(fmt.Sprintf("duration reached: letting the ops running finish (at most %s); no new one begins", cfg.Grace))
-			}
-			stopping()
-		case <-stopC: // interrupted, or all iterations claimed
-			stopping()
-		case <-graceEnd:
-			graceEnd = nil
-			n := r.running()
-			r.cancelOps()
-			if n > 0 && cfg.OnPhase != nil {
-				cfg.OnPhase(fmt.Sprintf("grace period of %s over: cancelled %d ops still running (counted unfinished)", cfg.Grace, n))
-			}
-		case <-tickC:
-			if !windowDue.IsZero() && windowDue.Sub(clock.Now()) < cfg.Progress/10 {
-				continue // the window's close ends this interval
-			}
-			if r.measuring.Load() {
-				r.tick(out, clock.Now())
-			}
-		case <-clientsDone:
-			done = true
-		}
-	}
-	if windowEnd.IsZero() { // the iterations are done
-		closeWindow()
-	}
-	for _, o := range cfg.Observers {
-		o.Stop()
-	}
-	out.Interrupted = ctx.Err() != nil
-	out.Aborted = int(r.aborted.Load())
-	out.Ended = time.Now()
-	out.CPU = readCPU().Sub(cpu0)
-	out.Measured = windowEnd.Sub(time.Unix(0, r.measureAt.Load()))
-	after := r.rec.Tick() // completed in the grace period: in the totals, in no interval
-	totals := r.rec.Total()
-	out.SlowOps = r.slow.result(r.names[:r.steps], totals)
+// results are the recorded ops' totals: what completed in the window, and
+// beside it what completed after it (after), failed or never finished.
+func (r *run) results(totals, after []*metrics.Hist, inWindow []opCounts) []result.Op {
+	var ops []result.Op
 	for i, name := range r.names {
 		h := totals[i]
 		retries, errs := r.counts.total(i)
@@ -342,8 +394,8 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 		sum := h.Summary()
 		afterWindow := after[i].Count()
 		sum.Count -= afterWindow
-		out.Ops = append(out.Ops, result.Op{
-			Name: name, Kind: r.kind(i), Clients: cfg.Clients, Retries: retries, Errors: errs,
+		ops = append(ops, result.Op{
+			Name: name, Kind: r.kind(i), Clients: r.cfg.Clients, Retries: retries, Errors: errs,
 			Late: r.counts.late[i].Load(), Skipped: r.counts.skipped[i].Load(),
 			ErrorSamples: r.counts.samplesOf(i), Summary: sum, Hist: h, AfterWindow: afterWindow,
 			AfterWindowRetries: afterRetries, AfterWindowErrors: afterErrs,
@@ -352,7 +404,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 			UnfinishedMaxMS: float64(r.counts.unfinishedMax[i].Load()) / 1e6,
 		})
 	}
-	return out, nil
+	return ops
 }
 
 // kind is the kind of op i: the workload's ops are transactions, its
@@ -623,7 +675,7 @@ type client struct {
 	// connection, or of ops with an error retrying does not cure. The client
 	// backs off on them; a success resets them.
 	fails     int
-	failClass target.Class
+	failClass errclass.Class
 	done      int64 // cycles claimed, with PerClient
 	// pending are the cycle's op latencies, recorded with the cycle's
 	// own (metrics.Recorder.RecordTogether) so an interval never splits them.
@@ -753,7 +805,7 @@ const repeatedFailures = 3
 
 // failed counts a failure of class in a row with the client's earlier
 // failures of the same class.
-func (c *client) failed(class target.Class) {
+func (c *client) failed(class errclass.Class) {
 	if class != c.failClass {
 		c.fails, c.failClass = 0, class
 	}
@@ -801,9 +853,9 @@ func (r *run) counted(start time.Time) bool {
 }
 
 // breaksSession: after these the session is replaced.
-func breaksSession(c target.Class) bool {
+func breaksSession(c errclass.Class) bool {
 	switch c {
-	case target.ClassConnectionLost, target.ClassAdminShutdown, target.ClassTimeout, target.ClassConnectRefused:
+	case errclass.ConnectionLost, errclass.AdminShutdown, errclass.Timeout, errclass.ConnectRefused:
 		return true
 	}
 	return false

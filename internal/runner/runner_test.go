@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/spf13/pflag"
+
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers" // Classify knows pgx errors
@@ -31,17 +32,13 @@ type counterWorkload struct {
 	commits   atomic.Int64
 }
 
-func (w *counterWorkload) Flags(*pflag.FlagSet)                     {}
-func (w *counterWorkload) Validate() error                          { return nil }
-func (w *counterWorkload) Settings() map[string]any                 { return nil }
-func (w *counterWorkload) OpNames() []string                        { return []string{"bump"} }
-func (w *counterWorkload) Start(context.Context, target.Conn) error { return nil }
+func (w *counterWorkload) OpNames() []string { return []string{"bump"} }
 func (w *counterWorkload) Init(ctx context.Context, c target.Conn, _ target.Dialect, _ workload.InitOptions) (bool, error) {
 	_, err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS n (v INTEGER)")
 	return true, err
 }
-func (w *counterWorkload) Check(context.Context, target.Conn) (workload.Check, error) {
-	return workload.Check{OK: true}, nil
+func (w *counterWorkload) Check(context.Context, target.Conn) (result.Check, error) {
+	return result.Check{OK: true}, nil
 }
 
 type counterClient struct {
@@ -414,15 +411,15 @@ func TestIntervalErrorClasses(t *testing.T) {
 
 func TestCountersIntervalByClass(t *testing.T) {
 	c := newCounters([]string{"a", "b"})
-	c.fail(0, target.ClassDeadlock, errors.New("x"))
-	c.fail(0, target.ClassDeadlock, errors.New("x"))
-	c.fail(0, target.Class("no such class"), errors.New("y")) // counts as other
+	c.fail(0, errclass.Deadlock, errors.New("x"))
+	c.fail(0, errclass.Deadlock, errors.New("x"))
+	c.fail(0, errclass.Class("no such class"), errors.New("y")) // counts as other
 	c.retry(1)
 	_, errs, classes, _ := c.interval(0)
 	if errs != 3 || classes["deadlock"] != 2 || classes["other"] != 1 || len(classes) != 2 {
 		t.Errorf("first interval: %d errors %v", errs, classes)
 	}
-	c.fail(0, target.ClassDeadlock, errors.New("x"))
+	c.fail(0, errclass.Deadlock, errors.New("x"))
 	retries, errs, classes, _ := c.interval(0)
 	if retries != 0 || errs != 1 || classes["deadlock"] != 1 || len(classes) != 1 {
 		t.Errorf("second interval: %d retries %d errors %v", retries, errs, classes)

@@ -72,8 +72,8 @@ func (h *slowHeap) add(e slowEntry) {
 // rather than one per client): touched only by one goroutine at a time,
 // so it needs no lock.
 type slowShard struct {
-	ops      []slowHeap
-	_padding [64]byte // keep clients' shards on separate cache lines
+	ops []slowHeap
+	_   [64]byte // keep clients' shards on separate cache lines
 }
 
 // slowCycle is the session a client's current cycle's ops ran on, so a

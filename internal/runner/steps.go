@@ -3,8 +3,8 @@ package runner
 import (
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -46,7 +46,7 @@ func (c *client) RetryStep(step int) {
 
 // FailStep counts an error of step that is not retried, when c's current
 // cycle counts.
-func (c *client) FailStep(step int, class target.Class) {
+func (c *client) FailStep(step int, class errclass.Class) {
 	if c.cycleCounted() {
 		c.counts.fail(c.steps+step, class, nil)
 	}

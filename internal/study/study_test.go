@@ -9,7 +9,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 func TestParseVary(t *testing.T) {
@@ -80,7 +79,7 @@ func res(count int64, ms float64, measured float64, ok bool) *result.Result {
 	}
 	c := metrics.NewHist()
 	c.Record(time.Duration(3 * ms * float64(time.Millisecond)))
-	r := &result.Result{MeasuredS: measured, Invariants: &workload.Check{OK: ok}, Server: result.Server{Dialect: "PostgreSQL", Version: "15"}}
+	r := &result.Result{MeasuredS: measured, Invariants: &result.Check{OK: ok}, Server: result.Server{Dialect: "PostgreSQL", Version: "15"}}
 	r.Ops = []result.Op{
 		{Name: "add", Summary: h.Summary(), Hist: h},
 		{Name: result.CycleOp, Kind: result.KindCycle, Summary: c.Summary(), Hist: c},

@@ -8,7 +8,6 @@ import (
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // workflowRun is a run shaped like the workflow workload's: a transaction
@@ -34,7 +33,7 @@ func workflowRun(clients int, k float64, commits int64, waits map[string]int64) 
 		w.Events = append(w.Events, result.WaitShare{Name: ev, Samples: n})
 		w.ActiveSamples += n
 	}
-	return &result.Result{MeasuredS: 2, Config: result.Config{Clients: clients}, Invariants: &workload.Check{OK: true},
+	return &result.Result{MeasuredS: 2, Config: result.Config{Clients: clients}, Invariants: &result.Check{OK: true},
 		Server: result.Server{Dialect: "PostgreSQL", Version: "15.18"},
 		Ops: []result.Op{
 			op("start", result.KindTxn, h(4, 5, 6, 7, 30), 1),

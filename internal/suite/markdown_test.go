@@ -2,14 +2,11 @@ package suite
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/testutil"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 func sampleReport() *Report {
@@ -56,22 +53,6 @@ func sampleReport() *Report {
 	}
 }
 
-func TestWriteMarkdownGolden(t *testing.T) {
-	var b strings.Builder
-	WriteMarkdown(&b, sampleReport())
-	testutil.Golden(t, "suite.md.golden", b.String())
-}
-
-func TestHeldConstant(t *testing.T) {
-	held := heldConstant(sampleReport().Scenarios)
-	if len(held) != 1 || held["seed"] != "42" {
-		t.Errorf("held constant %v, want only seed=42", held)
-	}
-	if heldConstant(nil) != nil {
-		t.Error("nothing held constant without scenarios")
-	}
-}
-
 // run makes a result with transactions add (n of ms each) and archive,
 // plus a cycle row that must not count.
 func run(n int64, ms, measured float64, clients int, errs int64, ok bool) *result.Result {
@@ -84,7 +65,7 @@ func run(n int64, ms, measured float64, clients int, errs int64, ok bool) *resul
 	}
 	add, arch, cyc := h(n, ms), h(n, 2*ms), h(n, 10*ms)
 	return &result.Result{
-		MeasuredS: measured, Config: result.Config{Clients: clients}, Invariants: &workload.Check{OK: ok},
+		MeasuredS: measured, Config: result.Config{Clients: clients}, Invariants: &result.Check{OK: ok},
 		Ops: []result.Op{
 			{Name: "add", Summary: add.Summary(), Hist: add, Errors: map[string]int64{"serialization": errs}},
 			{Name: "archive", Summary: arch.Summary(), Hist: arch},
@@ -133,24 +114,11 @@ func TestStudySummaryReduction(t *testing.T) {
 	}
 }
 
-// TestMarkdownInvariantsNotChecked: a scenario whose check verified
-// nothing (custom scripts) is neither OK nor violated in suite.md.
-func TestMarkdownInvariantsNotChecked(t *testing.T) {
-	r := sampleReport()
-	r.Scenarios = r.Scenarios[:1]
-	r.Scenarios[0].Summary.InvariantsOK, r.Scenarios[0].Summary.InvariantsNotChecked = false, "custom scripts"
-	var b strings.Builder
-	WriteMarkdown(&b, r)
-	md := b.String()
-	for _, want := range []string{"| not checked (custom scripts) |", "1 with invariants not checked"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("suite.md lacks %q:\n%s", want, md)
-		}
-	}
-	if strings.Contains(md, "VIOLATED") || strings.Contains(md, "all OK") {
-		t.Errorf("suite.md calls verified-nothing OK or violated:\n%s", md)
-	}
-	run := &result.Result{Invariants: &workload.Check{NotChecked: "custom scripts"}}
+// TestSummaryInvariantsNotChecked: a run whose check verified nothing
+// (custom scripts) is not OK, and says why (report's
+// TestSuiteMarkdownInvariantsNotChecked shows it in suite.md).
+func TestSummaryInvariantsNotChecked(t *testing.T) {
+	run := &result.Result{Invariants: &result.Check{NotChecked: "custom scripts"}}
 	if s := RunSummary(run); s.InvariantsOK || s.InvariantsNotChecked != "custom scripts" {
 		t.Errorf("RunSummary: %+v", s)
 	}
@@ -178,10 +146,5 @@ func TestWorkflowSummaryCountsCycles(t *testing.T) {
 	plain := RunSummary(run(100, 10, 10, 4, 0, true))
 	if plain.Unit != "" || plain.Ops != 200 || plain.Txns != 200 || !near(plain.OpsPerS, 20) {
 		t.Errorf("train-events: %+v", plain)
-	}
-	var b strings.Builder
-	WriteTables(&b, &Report{Scenarios: []Scenario{{Name: "c1", Workload: "workflow", Tiers: []string{"capacity"}, Summary: s}}})
-	if !strings.Contains(b.String(), "| `c1` | capacity | workflow | 100 workflows | 200 | 4 | 10.00 | 10.00 | 100.00 |") {
-		t.Errorf("suite.md:\n%s", b.String())
 	}
 }

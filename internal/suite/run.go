@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,8 @@ type Env struct {
 	Redact func(string) string
 	// Status shows a progress or status line.
 	Status func(string)
+	// Markdown renders the report as suite.md (report.SuiteMarkdown).
+	Markdown func(io.Writer, *Report)
 }
 
 // Tally counts how a suite's scenarios ended.
@@ -81,7 +84,7 @@ func Run(ctx context.Context, rep *Report, entries []Entry, out string, env Env)
 		}
 		rep.Scenarios = append(rep.Scenarios, sc)
 		rep.Ended = time.Now()
-		if err := rep.write(out); err != nil {
+		if err := rep.write(out, env.Markdown); err != nil {
 			return t, err
 		}
 		if t.Interrupted {
@@ -89,10 +92,10 @@ func Run(ctx context.Context, rep *Report, entries []Entry, out string, env Env)
 		}
 	}
 	rep.Ended = time.Now()
-	if err := rep.write(out); err != nil {
+	if err := rep.write(out, env.Markdown); err != nil {
 		return t, err
 	}
-	env.Status(fmt.Sprintf("suite %s %s: %d scenarios in %s, written to %s (suite.md, suite.json)", rep.Name, rep.tierTitle(), len(rep.Scenarios), rep.Ended.Sub(rep.Started).Round(time.Second), out))
+	env.Status(fmt.Sprintf("suite %s %s: %d scenarios in %s, written to %s (suite.md, suite.json)", rep.Name, rep.TierTitle(), len(rep.Scenarios), rep.Ended.Sub(rep.Started).Round(time.Second), out))
 	return t, nil
 }
 
@@ -149,13 +152,13 @@ func addWorkloadSettings(m map[string]string, redact func(string) string, rs ...
 	}
 }
 
-// write writes suite.json and suite.md into dir.
-func (r *Report) write(dir string) error {
+// write writes suite.json and suite.md (rendered by markdown) into dir.
+func (r *Report) write(dir string, markdown func(io.Writer, *Report)) error {
 	if err := r.Save(filepath.Join(dir, "suite.json")); err != nil {
 		return err
 	}
 	var md strings.Builder
-	WriteMarkdown(&md, r)
+	markdown(&md, r)
 	if err := os.WriteFile(filepath.Join(dir, "suite.md"), []byte(md.String()), 0o644); err != nil {
 		return fmt.Errorf("writing the suite report: %w", err)
 	}

@@ -3,6 +3,8 @@ package suite
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,6 +45,9 @@ func TestRunSummarisesInMemoryAndGoesOn(t *testing.T) {
 		},
 		Redact: func(s string) string { return s },
 		Status: func(string) {},
+		Markdown: func(w io.Writer, r *Report) {
+			fmt.Fprintf(w, "# Suite %s, %d scenarios\n", r.Name, len(r.Scenarios))
+		},
 	}
 	rep := &Report{Format: Format, Name: "s", Tier: "smoke", Started: time.Now()}
 	tally, err := Run(context.Background(), rep, entries, out, env)
@@ -69,5 +74,8 @@ func TestRunSummarisesInMemoryAndGoesOn(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
+	}
+	if md, _ := os.ReadFile(filepath.Join(out, "suite.md")); string(md) != "# Suite s, 3 scenarios\n" {
+		t.Errorf("suite.md is not Env.Markdown's of the whole suite: %q", md)
 	}
 }

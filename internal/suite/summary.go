@@ -142,18 +142,18 @@ func medianPhases(rows []Summary) []Phase {
 	return out
 }
 
-// rate is the Throughput/s column: ops per second (a suite.json from
+// Rate is the Throughput/s column: ops per second (a suite.json from
 // before ops_per_s has its transactions' rate, the same thing then).
-func (s Summary) rate() float64 {
+func (s Summary) Rate() float64 {
 	if s.OpsPerS == 0 && s.Unit == "" {
 		return s.TxnPerS
 	}
 	return s.OpsPerS
 }
 
-// txns is the Txns column: the transactions (a suite.json from before
+// TxnCount is the Txns column: the transactions (a suite.json from before
 // txns has them as its ops).
-func (s Summary) txns() int64 {
+func (s Summary) TxnCount() int64 {
 	if s.Txns == 0 && s.Unit == "" {
 		return s.Ops
 	}

@@ -65,17 +65,6 @@ tiers = ["smoke"]
 	}
 }
 
-// TestMarkdownSeveralTiers: the title names every tier run.
-func TestMarkdownSeveralTiers(t *testing.T) {
-	r := sampleReport()
-	r.Tier = "smoke,nightly"
-	var b strings.Builder
-	WriteMarkdown(&b, r)
-	if !strings.HasPrefix(b.String(), "# Suite baseline, tiers smoke, nightly\n") {
-		t.Errorf("title: %s", strings.SplitN(b.String(), "\n", 2)[0])
-	}
-}
-
 // phased is a run of one transaction op, a phase and telemetry: its
 // phase table is the transaction, then the phase.
 func phased(startMS, signalMS float64, commits int64, waits map[string]int64) *result.Result {

@@ -7,67 +7,39 @@ import (
 	"net"
 	"syscall"
 
-	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/errclass"
 )
-
-// Class is a stable name for a kind of error, used to count errors and to
-// decide whether an op is retried; it is result's type (see result.Class).
-type Class = result.Class
-
-// The error classes, as result names them.
-const (
-	ClassNone                  = result.ClassNone
-	ClassConnectRefused        = result.ClassConnectRefused
-	ClassTooManyConnections    = result.ClassTooManyConnections
-	ClassAuth                  = result.ClassAuth
-	ClassTimeout               = result.ClassTimeout
-	ClassSerialization         = result.ClassSerialization
-	ClassDeadlock              = result.ClassDeadlock
-	ClassBusy                  = result.ClassBusy
-	ClassAdminShutdown         = result.ClassAdminShutdown
-	ClassConnectionLost        = result.ClassConnectionLost
-	ClassCanceled              = result.ClassCanceled
-	ClassDiskFull              = result.ClassDiskFull
-	ClassReadOnly              = result.ClassReadOnly
-	ClassInsufficientResources = result.ClassInsufficientResources
-	ClassUndefinedObject       = result.ClassUndefinedObject
-	ClassPermission            = result.ClassPermission
-	ClassOther                 = result.ClassOther
-)
-
-// Classes lists every error class in a stable order for reports.
-var Classes = result.Classes
 
 // Classify maps an error from any driver to its class.
-func Classify(err error) Class {
+func Classify(err error) errclass.Class {
 	if err == nil {
-		return ClassNone
+		return errclass.None
 	}
 	if errors.Is(err, context.Canceled) {
-		return ClassCanceled
+		return errclass.Canceled
 	}
 	if errors.Is(err, ErrAuthRefused) {
-		return ClassAuth
+		return errclass.Auth
 	}
-	if c, ok := explain(func(d Driver) (Class, bool) { return d.Classify(err) }); ok {
+	if c, ok := explain(func(d Driver) (errclass.Class, bool) { return d.Classify(err) }); ok {
 		return c
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		return ClassConnectRefused
+		return errclass.ConnectRefused
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return ClassTimeout
+		return errclass.Timeout
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
-		return ClassTimeout
+		return errclass.Timeout
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, net.ErrClosed) {
-		return ClassConnectionLost
+		return errclass.ConnectionLost
 	}
-	return ClassOther
+	return errclass.Other
 }
 
 // CommitOutcomeUnknown reports whether a failed COMMIT may still have

@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 func pgErr(code string) error {
@@ -48,28 +50,22 @@ func realRefused(t *testing.T) error {
 // realNetTimeout reads from a TCP connection whose deadline has passed.
 func realNetTimeout(t *testing.T) error {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	c, err := net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.Read(make([]byte, 1))
-	if err == nil {
-		t.Fatal("read past the deadline succeeded")
-	}
-	return err
+	return readLocal(t, "read past the deadline", func(c net.Conn) {
+		if err := c.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // realClosed reads from a TCP connection this side already closed.
 func realClosed(t *testing.T) error {
+	t.Helper()
+	return readLocal(t, "read on a closed connection", func(c net.Conn) { c.Close() })
+}
+
+// readLocal reads from a TCP connection to a local listener after prepare
+// made the read fail, and returns its error.
+func readLocal(t *testing.T, what string, prepare func(net.Conn)) error {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -80,10 +76,10 @@ func realClosed(t *testing.T) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Close()
-	_, err = c.Read(make([]byte, 1))
-	if err == nil {
-		t.Fatal("read on a closed connection succeeded")
+	defer c.Close()
+	prepare(c)
+	if _, err = c.Read(make([]byte, 1)); err == nil {
+		t.Fatal(what + " succeeded")
 	}
 	return err
 }
@@ -93,56 +89,56 @@ func TestClassify(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		want target.Class
+		want errclass.Class
 	}{
-		{"nil", nil, target.ClassNone},
-		{"serialization 40001", pgErr("40001"), target.ClassSerialization},
-		{"deadlock 40P01", pgErr("40P01"), target.ClassDeadlock},
-		{"too many connections 53300", pgErr("53300"), target.ClassTooManyConnections},
-		{"out of memory for connections 53400", pgErr("53400"), target.ClassTooManyConnections},
-		{"auth 28P01", pgErr("28P01"), target.ClassAuth},
-		{"auth 28000", pgErr("28000"), target.ClassAuth},
-		{"admin shutdown 57P01", pgErr("57P01"), target.ClassAdminShutdown},
-		{"crash shutdown 57P02", pgErr("57P02"), target.ClassAdminShutdown},
-		{"cannot connect now 57P03", pgErr("57P03"), target.ClassAdminShutdown},
-		{"statement timeout 57014", pgErr("57014"), target.ClassTimeout},
-		{"idle in transaction timeout 25P03", pgErr("25P03"), target.ClassTimeout},
-		{"unique violation 23505", pgErr("23505"), target.ClassOther},
-		{"syntax error 42601", pgErr("42601"), target.ClassOther},
-		{"disk full 53100", pgErr("53100"), target.ClassDiskFull},
-		{"out of memory 53200", pgErr("53200"), target.ClassInsufficientResources},
-		{"insufficient resources 53000", pgErr("53000"), target.ClassInsufficientResources},
-		{"read-only transaction 25006", pgErr("25006"), target.ClassReadOnly},
-		{"undefined table 42P01", pgErr("42P01"), target.ClassUndefinedObject},
-		{"undefined column 42703", pgErr("42703"), target.ClassUndefinedObject},
-		{"undefined function 42883", pgErr("42883"), target.ClassUndefinedObject},
-		{"undefined object 42704", pgErr("42704"), target.ClassUndefinedObject},
-		{"insufficient privilege 42501", pgErr("42501"), target.ClassPermission},
-		{"wrapped disk full", fmt.Errorf("add: %w", pgErr("53100")), target.ClassDiskFull},
-		{"wrapped serialization", fmt.Errorf("process: %w", pgErr("40001")), target.ClassSerialization},
-		{"doubly wrapped deadlock", fmt.Errorf("archive: %w", fmt.Errorf("delete: %w", pgErr("40P01"))), target.ClassDeadlock},
-		{"joined with other errors", errors.Join(errors.New("rollback failed"), pgErr("40001")), target.ClassSerialization},
-		{"context canceled", context.Canceled, target.ClassCanceled},
-		{"wrapped context canceled", fmt.Errorf("add: %w", context.Canceled), target.ClassCanceled},
-		{"canceled beats a server error", errors.Join(pgErr("57014"), context.Canceled), target.ClassCanceled},
-		{"deadline exceeded", context.DeadlineExceeded, target.ClassTimeout},
-		{"wrapped deadline exceeded", fmt.Errorf("commit: %w", context.DeadlineExceeded), target.ClassTimeout},
-		{"connection refused in net.OpError", refused, target.ClassConnectRefused},
-		{"wrapped connection refused", fmt.Errorf("connect: %w", refused), target.ClassConnectRefused},
-		{"real connection refused", realRefused(t), target.ClassConnectRefused},
-		{"real network read timeout", realNetTimeout(t), target.ClassTimeout},
-		{"io.EOF", io.EOF, target.ClassConnectionLost},
-		{"io.ErrUnexpectedEOF", io.ErrUnexpectedEOF, target.ClassConnectionLost},
-		{"wrapped unexpected EOF", fmt.Errorf("receive message failed: %w", io.ErrUnexpectedEOF), target.ClassConnectionLost},
-		{"ECONNRESET", syscall.ECONNRESET, target.ClassConnectionLost},
-		{"ECONNRESET in net.OpError", &net.OpError{Op: "read", Net: "tcp", Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}}, target.ClassConnectionLost},
-		{"EPIPE", &net.OpError{Op: "write", Net: "tcp", Err: &os.SyscallError{Syscall: "write", Err: syscall.EPIPE}}, target.ClassConnectionLost},
-		{"net.ErrClosed", net.ErrClosed, target.ClassConnectionLost},
-		{"real read on closed connection", realClosed(t), target.ClassConnectionLost},
-		{"pgx conn closed", errors.New("conn closed"), target.ClassConnectionLost},
-		{"wrapped pgx conn closed", fmt.Errorf("add: %w", errors.New("conn closed")), target.ClassConnectionLost},
-		{"plain error", errors.New("boom"), target.ClassOther},
-		{"message mentioning conn closed", errors.New("conn closed by peer: boom"), target.ClassOther},
+		{"nil", nil, errclass.None},
+		{"serialization 40001", pgErr("40001"), errclass.Serialization},
+		{"deadlock 40P01", pgErr("40P01"), errclass.Deadlock},
+		{"too many connections 53300", pgErr("53300"), errclass.TooManyConnections},
+		{"out of memory for connections 53400", pgErr("53400"), errclass.TooManyConnections},
+		{"auth 28P01", pgErr("28P01"), errclass.Auth},
+		{"auth 28000", pgErr("28000"), errclass.Auth},
+		{"admin shutdown 57P01", pgErr("57P01"), errclass.AdminShutdown},
+		{"crash shutdown 57P02", pgErr("57P02"), errclass.AdminShutdown},
+		{"cannot connect now 57P03", pgErr("57P03"), errclass.AdminShutdown},
+		{"statement timeout 57014", pgErr("57014"), errclass.Timeout},
+		{"idle in transaction timeout 25P03", pgErr("25P03"), errclass.Timeout},
+		{"unique violation 23505", pgErr("23505"), errclass.Other},
+		{"syntax error 42601", pgErr("42601"), errclass.Other},
+		{"disk full 53100", pgErr("53100"), errclass.DiskFull},
+		{"out of memory 53200", pgErr("53200"), errclass.InsufficientResources},
+		{"insufficient resources 53000", pgErr("53000"), errclass.InsufficientResources},
+		{"read-only transaction 25006", pgErr("25006"), errclass.ReadOnly},
+		{"undefined table 42P01", pgErr("42P01"), errclass.UndefinedObject},
+		{"undefined column 42703", pgErr("42703"), errclass.UndefinedObject},
+		{"undefined function 42883", pgErr("42883"), errclass.UndefinedObject},
+		{"undefined object 42704", pgErr("42704"), errclass.UndefinedObject},
+		{"insufficient privilege 42501", pgErr("42501"), errclass.Permission},
+		{"wrapped disk full", fmt.Errorf("add: %w", pgErr("53100")), errclass.DiskFull},
+		{"wrapped serialization", fmt.Errorf("process: %w", pgErr("40001")), errclass.Serialization},
+		{"doubly wrapped deadlock", fmt.Errorf("archive: %w", fmt.Errorf("delete: %w", pgErr("40P01"))), errclass.Deadlock},
+		{"joined with other errors", errors.Join(errors.New("rollback failed"), pgErr("40001")), errclass.Serialization},
+		{"context canceled", context.Canceled, errclass.Canceled},
+		{"wrapped context canceled", fmt.Errorf("add: %w", context.Canceled), errclass.Canceled},
+		{"canceled beats a server error", errors.Join(pgErr("57014"), context.Canceled), errclass.Canceled},
+		{"deadline exceeded", context.DeadlineExceeded, errclass.Timeout},
+		{"wrapped deadline exceeded", fmt.Errorf("commit: %w", context.DeadlineExceeded), errclass.Timeout},
+		{"connection refused in net.OpError", refused, errclass.ConnectRefused},
+		{"wrapped connection refused", fmt.Errorf("connect: %w", refused), errclass.ConnectRefused},
+		{"real connection refused", realRefused(t), errclass.ConnectRefused},
+		{"real network read timeout", realNetTimeout(t), errclass.Timeout},
+		{"io.EOF", io.EOF, errclass.ConnectionLost},
+		{"io.ErrUnexpectedEOF", io.ErrUnexpectedEOF, errclass.ConnectionLost},
+		{"wrapped unexpected EOF", fmt.Errorf("receive message failed: %w", io.ErrUnexpectedEOF), errclass.ConnectionLost},
+		{"ECONNRESET", syscall.ECONNRESET, errclass.ConnectionLost},
+		{"ECONNRESET in net.OpError", &net.OpError{Op: "read", Net: "tcp", Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}}, errclass.ConnectionLost},
+		{"EPIPE", &net.OpError{Op: "write", Net: "tcp", Err: &os.SyscallError{Syscall: "write", Err: syscall.EPIPE}}, errclass.ConnectionLost},
+		{"net.ErrClosed", net.ErrClosed, errclass.ConnectionLost},
+		{"real read on closed connection", realClosed(t), errclass.ConnectionLost},
+		{"pgx conn closed", errors.New("conn closed"), errclass.ConnectionLost},
+		{"wrapped pgx conn closed", fmt.Errorf("add: %w", errors.New("conn closed")), errclass.ConnectionLost},
+		{"plain error", errors.New("boom"), errclass.Other},
+		{"message mentioning conn closed", errors.New("conn closed by peer: boom"), errclass.Other},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -154,8 +150,8 @@ func TestClassify(t *testing.T) {
 }
 
 func TestRetryable(t *testing.T) {
-	retryable := map[target.Class]bool{target.ClassSerialization: true, target.ClassDeadlock: true, target.ClassBusy: true}
-	all := append([]target.Class{target.ClassNone, target.ClassCanceled}, target.Classes...)
+	retryable := map[errclass.Class]bool{errclass.Serialization: true, errclass.Deadlock: true, errclass.Busy: true}
+	all := append([]errclass.Class{errclass.None, errclass.Canceled}, errclass.All...)
 	for _, c := range all {
 		if got := c.Retryable(); got != retryable[c] {
 			t.Errorf("%q.Retryable() = %v, want %v", c, got, retryable[c])
@@ -164,7 +160,7 @@ func TestRetryable(t *testing.T) {
 	// Every retryable class is reported.
 	for c := range retryable {
 		found := false
-		for _, k := range target.Classes {
+		for _, k := range errclass.All {
 			found = found || k == c
 		}
 		if !found {
@@ -174,15 +170,15 @@ func TestRetryable(t *testing.T) {
 }
 
 func TestClassesList(t *testing.T) {
-	want := []target.Class{
-		target.ClassConnectRefused, target.ClassTooManyConnections, target.ClassAuth, target.ClassTimeout,
-		target.ClassSerialization, target.ClassDeadlock, target.ClassBusy, target.ClassAdminShutdown,
-		target.ClassConnectionLost, target.ClassDiskFull, target.ClassReadOnly, target.ClassInsufficientResources,
-		target.ClassUndefinedObject, target.ClassPermission, target.ClassOther,
+	want := []errclass.Class{
+		errclass.ConnectRefused, errclass.TooManyConnections, errclass.Auth, errclass.Timeout,
+		errclass.Serialization, errclass.Deadlock, errclass.Busy, errclass.AdminShutdown,
+		errclass.ConnectionLost, errclass.DiskFull, errclass.ReadOnly, errclass.InsufficientResources,
+		errclass.UndefinedObject, errclass.Permission, errclass.Other,
 	}
-	seen := map[target.Class]bool{}
-	for _, c := range target.Classes {
-		if c == target.ClassNone || c == target.ClassCanceled {
+	seen := map[errclass.Class]bool{}
+	for _, c := range errclass.All {
+		if c == errclass.None || c == errclass.Canceled {
 			t.Errorf("Classes lists %q, which is not an error", c)
 		}
 		if seen[c] {
@@ -195,8 +191,8 @@ func TestClassesList(t *testing.T) {
 			t.Errorf("Classes lacks %q", c)
 		}
 	}
-	if len(target.Classes) != len(want) {
-		t.Errorf("Classes has %d entries, want %d", len(target.Classes), len(want))
+	if len(errclass.All) != len(want) {
+		t.Errorf("Classes has %d entries, want %d", len(errclass.All), len(want))
 	}
 }
 
@@ -205,7 +201,7 @@ func TestClassesList(t *testing.T) {
 func sqliteBusy(t *testing.T) error {
 	t.Helper()
 	ctx := context.Background()
-	tg := openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+	tg := testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
 	c1, c2 := connectTo(t, tg), connectTo(t, tg)
 	if err := c1.Begin(ctx); err != nil {
 		t.Fatal(err)
@@ -228,23 +224,23 @@ func sqliteBusy(t *testing.T) error {
 func TestClassifySQLite(t *testing.T) {
 	ctx := context.Background()
 	busy := sqliteBusy(t)
-	if got := target.Classify(busy); got != target.ClassBusy || !got.Retryable() {
+	if got := target.Classify(busy); got != errclass.Busy || !got.Retryable() {
 		t.Errorf("Classify(%v) = %q (retryable %v), want busy, retryable", busy, got, got.Retryable())
 	}
-	if got := target.Classify(fmt.Errorf("add: %w", busy)); got != target.ClassBusy {
+	if got := target.Classify(fmt.Errorf("add: %w", busy)); got != errclass.Busy {
 		t.Errorf("Classify(wrapped %v) = %q, want busy", busy, got)
 	}
 
-	c := connectTo(t, openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db")))
+	c := connectTo(t, testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db")))
 	_, syntax := c.Exec(ctx, "SELEC 1")
 	if syntax == nil {
 		t.Fatal("a syntax error was accepted")
 	}
-	if got := target.Classify(syntax); got != target.ClassOther {
+	if got := target.Classify(syntax); got != errclass.Other {
 		t.Errorf("Classify(%v) = %q, want other", syntax, got)
 	}
 	_, missing := c.Exec(ctx, "SELECT * FROM nosuch")
-	if got := target.Classify(missing); missing == nil || got != target.ClassUndefinedObject {
+	if got := target.Classify(missing); missing == nil || got != errclass.UndefinedObject {
 		t.Errorf("Classify(%v) = %q, want undefined_object", missing, got)
 	}
 	if _, err := c.Exec(ctx, "CREATE TABLE u (id INTEGER PRIMARY KEY)"); err != nil {
@@ -257,7 +253,7 @@ func TestClassifySQLite(t *testing.T) {
 	if unique == nil {
 		t.Fatal("a duplicate primary key was accepted")
 	}
-	if got := target.Classify(unique); got != target.ClassOther {
+	if got := target.Classify(unique); got != errclass.Other {
 		t.Errorf("Classify(%v) = %q, want other", unique, got)
 	}
 }
@@ -297,7 +293,7 @@ func TestConnectErrorRefused(t *testing.T) {
 	if err == nil {
 		t.Fatal("Open on a closed port succeeded")
 	}
-	if got := target.Classify(err); got != target.ClassConnectRefused {
+	if got := target.Classify(err); got != errclass.ConnectRefused {
 		t.Errorf("Classify(%v) = %q, want connect_refused", err, got)
 	}
 	msg := err.Error()

@@ -3,6 +3,8 @@ package target
 import (
 	"errors"
 	"strings"
+
+	"github.com/txnbench/txnbench/internal/errclass"
 )
 
 // ConnectError turns a failure to connect into one line naming the fix.
@@ -10,16 +12,16 @@ func ConnectError(url string, err error) error {
 	where := MaskURL(url)
 	var msg string
 	switch Classify(err) {
-	case ClassAuth:
+	case errclass.Auth:
 		if errors.Is(err, ErrAuthRefused) { // the message says what happened
 			return &lineError{msg: "cannot log in to " + where + ": " + OneLine(err.Error()), err: err}
 		}
 		msg = "cannot log in to " + where + ": check the user name and password in the URL"
-	case ClassConnectRefused:
+	case errclass.ConnectRefused:
 		msg = "cannot reach " + where + ": connection refused; is the server running and listening there?"
-	case ClassTimeout:
+	case errclass.Timeout:
 		msg = "cannot reach " + where + ": timed out; check the host, port and firewall"
-	case ClassTooManyConnections:
+	case errclass.TooManyConnections:
 		msg = where + " refuses new connections (too many clients): lower --clients or raise max_connections"
 	default:
 		msg = "cannot connect to " + where

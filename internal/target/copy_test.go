@@ -162,7 +162,7 @@ func testCopier(t *testing.T, c target.Conn, seqType string) {
 }
 
 func TestCopySQLite(t *testing.T) {
-	c := connectTo(t, openSQLite(t, "sqlite:"))
+	c := connectTo(t, testutil.Open(t, "sqlite:"))
 	testCopier(t, c, "INTEGER PRIMARY KEY")
 }
 

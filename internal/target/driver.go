@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/txnbench/txnbench/internal/errclass"
 )
 
 // Driver is one database driver: it opens the databases of its spec kinds
@@ -15,7 +17,7 @@ type Driver interface {
 	// Open opens the database sp names.
 	Open(ctx context.Context, sp Spec) (Target, error)
 	// Classify is err's class.
-	Classify(err error) (c Class, ok bool)
+	Classify(err error) (c errclass.Class, ok bool)
 	// CommitOutcomeUnknown is CommitOutcomeUnknown for the driver's errors.
 	CommitOutcomeUnknown(err error) (unknown, ok bool)
 	// Message is the server's own message and SQLSTATE (see Message).

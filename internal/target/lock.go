@@ -36,7 +36,7 @@ type FileTarget interface {
 func LockSchema(ctx context.Context, t Target, c Conn, name string, waiting func(lock string)) (unlock func(), err error) {
 	var try func() (bool, error)
 	var what string
-	release := func() {}
+	var release func()
 	switch {
 	case t.Dialect().Caps.AdvisoryLocks:
 		key := SchemaLockKey(name)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -67,7 +68,7 @@ func TestPoolerRefusalIsNoUnknownCommit(t *testing.T) {
 	if target.CommitOutcomeUnknown(err) {
 		t.Errorf("%v: counted as a commit of unknown outcome; it never reached the server", err)
 	}
-	if c := target.Classify(err); c != target.ClassConnectRefused {
-		t.Errorf("%v: class %s, want %s", err, c, target.ClassConnectRefused)
+	if c := target.Classify(err); c != errclass.ConnectRefused {
+		t.Errorf("%v: class %s, want %s", err, c, errclass.ConnectRefused)
 	}
 }

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 func TestQueryRow(t *testing.T) {
 	ctx := context.Background()
-	c := connectTo(t, openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db")))
+	c := connectTo(t, testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db")))
 	var a, b int64
 	if err := target.QueryRow(ctx, c, "SELECT ?, ? + 1", []any{int64(4), int64(4)}, &a, &b); err != nil || a != 4 || b != 5 {
 		t.Fatalf("QueryRow = %d, %d, %v; want 4, 5, nil", a, b, err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -86,7 +87,7 @@ func scriptBackends(t *testing.T, f func(t *testing.T, tg target.Target, c targe
 		f(t, tg, scriptConn(t, c), true)
 	})
 	t.Run("sqlite", func(t *testing.T) {
-		tg := openSQLite(t, "sqlite:")
+		tg := testutil.Open(t, "sqlite:")
 		c := connectTo(t, tg)
 		f(t, tg, scriptConn(t, c), false)
 	})
@@ -236,7 +237,7 @@ func TestScriptErrorsAndTransactions(t *testing.T) {
 			if err == nil {
 				t.Fatalf("%s: duplicate insert succeeded", mode)
 			}
-			if cl := target.Classify(err); cl != target.ClassOther {
+			if cl := target.Classify(err); cl != errclass.Other {
 				t.Errorf("%s: duplicate key classified %q", mode, cl)
 			}
 			if !c.InTransaction() {
@@ -250,7 +251,7 @@ func TestScriptErrorsAndTransactions(t *testing.T) {
 		if pg {
 			// A serialization failure is retryable.
 			err := c.Statement(ctx, target.QueryExtended, "", "DO $$BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40001'; END$$", nil, nil)
-			if cl := target.Classify(err); cl != target.ClassSerialization || !cl.Retryable() {
+			if cl := target.Classify(err); cl != errclass.Serialization || !cl.Retryable() {
 				t.Errorf("40001 classified %q (%v)", cl, err)
 			}
 			// A simple compound stops at the failing statement.
@@ -332,7 +333,7 @@ func TestScriptCancel(t *testing.T) {
 	time.AfterFunc(200*time.Millisecond, cancel)
 	t0 := time.Now()
 	err = c.Statement(ctx, target.QueryPrepared, "sleep", "SELECT pg_sleep(20)", nil, nil)
-	if target.Classify(err) != target.ClassCanceled || time.Since(t0) > 10*time.Second {
+	if target.Classify(err) != errclass.Canceled || time.Since(t0) > 10*time.Second {
 		t.Fatalf("cancelled statement: %v after %v", err, time.Since(t0))
 	}
 	if err := c.Statement(ctx, target.QuerySimple, "", "SELECT 1", nil, nil); !errors.Is(err, context.Canceled) {
@@ -370,7 +371,7 @@ func TestScriptPreparedThroughPgBouncer(t *testing.T) {
 }
 
 func TestScriptSQLiteSplit(t *testing.T) {
-	c := scriptConn(t, connectTo(t, openSQLite(t, "sqlite:")))
+	c := scriptConn(t, connectTo(t, testutil.Open(t, "sqlite:")))
 	s := stmt(t, c, target.QuerySimple, "", "SELECT 'a;b' AS x; -- c;d\nSELECT /* e;f */ 2 AS y;;")
 	if want := []string{"0:a;b", "1:2"}; !reflect.DeepEqual(s.rows, want) {
 		t.Errorf("rows %v, want %v", s.rows, want)

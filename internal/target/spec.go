@@ -249,7 +249,7 @@ var ErrMalformedURL = errors.New("malformed database URL")
 // ErrAuthRefused marks a login the client broke off itself: the server
 // asked for an authentication method the URL does not allow (a cleartext
 // password or an MD5 hash where require_auth asks for SCRAM). It is of
-// ClassAuth.
+// errclass.Auth.
 var ErrAuthRefused = errors.New("the client refused the server's authentication method")
 
 // DefaultPort is the server port a URL means when it names none: 3306

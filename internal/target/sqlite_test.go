@@ -10,17 +10,8 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
-
-func openSQLite(t *testing.T, spec string) target.Target {
-	t.Helper()
-	tg, err := target.OpenURL(context.Background(), spec)
-	if err != nil {
-		t.Fatalf("Open(%q): %v", spec, err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
 
 func connectTo(t *testing.T, tg target.Target) target.Conn {
 	t.Helper()
@@ -111,7 +102,7 @@ func TestOpenSQLiteKeepsNamedFile(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("sqlite:%s was removed on Close: %v", path, err)
 	}
-	again := connectTo(t, openSQLite(t, "sqlite:"+path))
+	again := connectTo(t, testutil.Open(t, "sqlite:"+path))
 	if n := countRows(t, again, "t"); n != 1 {
 		t.Errorf("reopened file has %d rows, want 1", n)
 	}
@@ -142,7 +133,7 @@ func TestOpenSQLiteMissingDirectory(t *testing.T) {
 }
 
 func TestSQLiteDialect(t *testing.T) {
-	d := openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "d.db")).Dialect()
+	d := testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "d.db")).Dialect()
 	if d.Name != "SQLite" {
 		t.Errorf("Name = %q, want SQLite", d.Name)
 	}
@@ -182,7 +173,7 @@ func TestSQLiteDialect(t *testing.T) {
 // TestSQLiteNowExpression runs the dialect's Now: it must be an RFC 3339
 // UTC timestamp close to the current time.
 func TestSQLiteNowExpression(t *testing.T) {
-	tg := openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "n.db"))
+	tg := testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "n.db"))
 	c := connectTo(t, tg)
 	rows, err := c.Query(context.Background(), "SELECT "+tg.Dialect().Caps.Now)
 	if err != nil {
@@ -206,7 +197,7 @@ func TestSQLiteNowExpression(t *testing.T) {
 
 func TestSQLiteConnRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	tg := openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "rt.db"))
+	tg := testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "rt.db"))
 	c := connectTo(t, tg)
 
 	if _, err := c.Exec(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)"); err != nil {
@@ -283,7 +274,7 @@ func TestSQLiteConnRoundTrip(t *testing.T) {
 // TestSQLiteRollbackIgnoresCancel checks that a cancelled context still
 // rolls back, so the write lock does not outlive the transaction.
 func TestSQLiteRollbackIgnoresCancel(t *testing.T) {
-	tg := openSQLite(t, "sqlite:"+filepath.Join(t.TempDir(), "c.db"))
+	tg := testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "c.db"))
 	c1, c2 := connectTo(t, tg), connectTo(t, tg)
 	bg := context.Background()
 	if _, err := c1.Exec(bg, "CREATE TABLE t (x INTEGER)"); err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
@@ -180,7 +181,7 @@ func (c *Collector) open(ctx context.Context) error {
 		c.note("%s", c.statementsFix())
 	default:
 		if _, err := c.snapshot(ctx); err != nil {
-			c.note("no statement times: pg_stat_statements cannot be read: %s: %s", firstLine(err.Error()), c.statementsFix())
+			c.note("no statement times: pg_stat_statements cannot be read: %s: %s", errclass.FirstLine(err), c.statementsFix())
 		} else {
 			c.stmts = true
 		}
@@ -376,8 +377,8 @@ func (c *Collector) elapsed() float64 {
 // later (connected), and the run goes on meanwhile with client and
 // machine telemetry.
 func (c *Collector) serverLost(what string, err error) {
-	c.lost, c.lostWhy = c.elapsed(), what+": "+firstLine(err.Error())
-	c.lostStuck = target.Classify(err) == target.ClassTimeout
+	c.lost, c.lostWhy = c.elapsed(), what+": "+errclass.FirstLine(err)
+	c.lostStuck = target.Classify(err) == errclass.Timeout
 	c.lastTry = time.Now()
 	c.conn.Close(context.Background())
 	c.conn = nil
@@ -400,11 +401,6 @@ func (c *Collector) connected(ctx context.Context) bool {
 	c.gap = append(c.gap, fmt.Sprintf("database session lost at %.1f s, back at %.1f s", c.lost, c.elapsed()))
 	c.lost, c.lostStuck = -1, false
 	return true
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }
 
 // readDB makes the server publish the telemetry session's own counters
@@ -479,7 +475,7 @@ func (c *Collector) measure(ctx context.Context) {
 	if c.conn != nil && c.stmts {
 		s, err := c.snapshot(ctx)
 		if err != nil {
-			c.note("no statement times: %s", firstLine(err.Error()))
+			c.note("no statement times: %s", errclass.FirstLine(err))
 			c.stmts = false
 		} else {
 			c.stmts0 = s
@@ -492,7 +488,7 @@ func (c *Collector) measure(ctx context.Context) {
 		}
 		p, err := pooler.Stats(ctx, u)
 		if err != nil {
-			c.note("no statistics of %s: SHOW STATS: %s", pc.name, firstLine(err.Error()))
+			c.note("no statistics of %s: SHOW STATS: %s", pc.name, errclass.FirstLine(err))
 			continue
 		}
 		pc.last = p
@@ -559,11 +555,11 @@ func (c *Collector) readPool(ctx context.Context, final bool) map[string]int64 {
 			continue
 		}
 		p, err := pooler.Stats(ctx, pc.url)
-		pc.stuck = target.Classify(err) == target.ClassTimeout
+		pc.stuck = target.Classify(err) == errclass.Timeout
 		if err != nil {
 			if pc.lost < 0 {
 				pc.lost = c.elapsed()
-				c.note("the console of %s could not be read at %.1f s: SHOW STATS: %s", pc.name, pc.lost, firstLine(err.Error()))
+				c.note("the console of %s could not be read at %.1f s: SHOW STATS: %s", pc.name, pc.lost, errclass.FirstLine(err))
 			}
 			c.gap = append(c.gap, "pooler console unreachable")
 			continue
@@ -665,7 +661,7 @@ func (c *Collector) finish(ctx context.Context) {
 		if c.conn != nil && c.stmts && c.stmts0 != nil {
 			after, err := c.snapshot(qctx)
 			if err != nil {
-				c.note("no statement times: %s", firstLine(err.Error()))
+				c.note("no statement times: %s", errclass.FirstLine(err))
 			} else {
 				c.tel.Statements = statementDeltas(c.stmts0, after)
 				if n := untaggedNote(c.pgNum, c.tel.Statements); n != "" {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -127,7 +128,7 @@ func (c *Collector) openStatus(ctx context.Context) error {
 		return nil
 	}
 	if _, err := snapshotDigests(ctx, conn, db); err != nil {
-		c.note("no statement times: performance_schema's statement digests cannot be read: %s", firstLine(err.Error()))
+		c.note("no statement times: performance_schema's statement digests cannot be read: %s", errclass.FirstLine(err))
 		return nil
 	}
 	c.stmts = true

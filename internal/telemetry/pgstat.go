@@ -81,12 +81,6 @@ func (b *dbReading) delta(a *dbReading) map[string]int64 {
 const otherBackendsQuery = ownTag + `SELECT count(*) FROM pg_stat_activity
 WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`
 
-func otherBackends(ctx context.Context, c target.Conn, db string) (int64, error) {
-	var n int64
-	err := target.QueryRow(ctx, c, otherBackendsQuery, []any{db}, &n)
-	return n, err
-}
-
 // hasStatementsQuery: is pg_stat_statements installed in this database
 // (its view exists only where CREATE EXTENSION ran)?
 const hasStatementsQuery = ownTag + `SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_statements'`

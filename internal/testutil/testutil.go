@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers" // tests open databases
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // NeedPostgres skips the test when PostgreSQL's binaries are missing,
@@ -170,6 +170,25 @@ func Exec(t testing.TB, url string, stmts ...string) {
 	}
 }
 
+// Open opens the database at url, failing the test on an error, and
+// closes it when the test ends.
+func Open(t testing.TB, url string) target.Target {
+	t.Helper()
+	tg, err := target.OpenURL(context.Background(), url)
+	if err != nil {
+		t.Fatalf("opening %s: %v", url, err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+// SQLite opens a new SQLite file in the test's temporary directory (see
+// Open).
+func SQLite(t testing.TB) target.Target {
+	t.Helper()
+	return Open(t, "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+}
+
 // Conn opens the database at url and one session to it, failing the test
 // on an error; done closes both.
 func Conn(t testing.TB, url string) (tg target.Target, c target.Conn, done func()) {
@@ -234,11 +253,11 @@ func Session(t testing.TB, tg target.Target) target.Conn {
 
 // Checker is a workload that checks its invariants on a session.
 type Checker interface {
-	Check(ctx context.Context, c target.Conn) (workload.Check, error)
+	Check(ctx context.Context, c target.Conn) (result.Check, error)
 }
 
 // FailedItems lists the names of the items ch failed, in order.
-func FailedItems(ch workload.Check) []string {
+func FailedItems(ch result.Check) []string {
 	var names []string
 	for _, it := range ch.Items {
 		if !it.OK {

@@ -29,7 +29,7 @@ func TestEveryFlagIsDeclared(t *testing.T) {
 	for _, name := range workload.Names() {
 		def, _ := workload.Lookup(name)
 		fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-		def.New().Flags(fs)
+		workload.Flags(def.New(), fs)
 		var data []string
 		fs.VisitAll(func(f *pflag.Flag) {
 			isData, declared := workload.IsDataFlag(f)

@@ -3,8 +3,8 @@ package workload
 import (
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/target"
 )
 
 // Step is a timed part of a workload's work that is not an op of its own:
@@ -39,5 +39,5 @@ type StepRecorder interface {
 	// RetryStep counts an error of step after which the runner retries
 	// the op; FailStep one after which it does not, by class.
 	RetryStep(step int)
-	FailStep(step int, class target.Class)
+	FailStep(step int, class errclass.Class)
 }

@@ -49,15 +49,12 @@ type Client interface {
 	Ops() []Op
 }
 
-// Workload is a runnable workload. Its methods other than NewClient are
-// called from one goroutine.
+// Workload is a runnable workload: what every workload has. Its methods
+// other than NewClient are called from one goroutine. What only some
+// workloads have are optional interfaces beside it: Configurable (options),
+// Starter (a record before the run), and the rest below and in this
+// package's other files.
 type Workload interface {
-	// Flags registers the workload's options; Validate checks them after
-	// parsing and returns a usage error naming the fix.
-	Flags(fs *pflag.FlagSet)
-	Validate() error
-	// Settings are the workload's options as recorded in a Result.
-	Settings() map[string]any
 	// OpNames lists the ops in report order.
 	OpNames() []string
 	// Init creates the schema and loads the initial data, replacing what is
@@ -65,13 +62,57 @@ type Workload interface {
 	// reports whether Init had to make it. Init also fits the workload to
 	// the dialect, so it runs before Start and NewClient.
 	Init(ctx context.Context, c target.Conn, d target.Dialect, o InitOptions) (created bool, err error)
-	// Start records what the invariant check compares against. It is called
-	// after Init and before any client runs.
-	Start(ctx context.Context, c target.Conn) error
 	// NewClient makes client id, with its own random stream.
 	NewClient(id int, rng *rand.Rand) Client
 	// Check verifies the invariants after the run.
-	Check(ctx context.Context, c target.Conn) (Check, error)
+	Check(ctx context.Context, c target.Conn) (result.Check, error)
+}
+
+// Configurable is a workload with options of its own.
+type Configurable interface {
+	// Flags registers the workload's options; Validate checks them after
+	// parsing and returns a usage error naming the fix.
+	Flags(fs *pflag.FlagSet)
+	Validate() error
+	// Settings are the workload's options as recorded in a Result.
+	Settings() map[string]any
+}
+
+// Starter is a workload that records what its invariant check compares
+// against. Start is called after Init and before any client runs.
+type Starter interface {
+	Start(ctx context.Context, c target.Conn) error
+}
+
+// Flags registers w's options on fs, when it has any.
+func Flags(w Workload, fs *pflag.FlagSet) {
+	if c, ok := w.(Configurable); ok {
+		c.Flags(fs)
+	}
+}
+
+// Validate checks w's options, when it has any.
+func Validate(w Workload) error {
+	if c, ok := w.(Configurable); ok {
+		return c.Validate()
+	}
+	return nil
+}
+
+// Settings are w's options as recorded in a Result; nil when it has none.
+func Settings(w Workload) map[string]any {
+	if c, ok := w.(Configurable); ok {
+		return c.Settings()
+	}
+	return nil
+}
+
+// Start calls w's Start, when it has one.
+func Start(ctx context.Context, w Workload, c target.Conn) error {
+	if s, ok := w.(Starter); ok {
+		return s.Start(ctx, c)
+	}
+	return nil
 }
 
 // CycleCounter is a workload whose users count its cycles, not its
@@ -98,13 +139,6 @@ type InitOptions struct {
 	// parallel (the caller closes it); nil when Init has only its own.
 	Connect func(ctx context.Context) (target.Conn, error)
 }
-
-// Check is the outcome of an invariant check; it is result's type, so a
-// result records it without depending on the workloads.
-type Check = result.Check
-
-// CheckItem is one verified invariant.
-type CheckItem = result.CheckItem
 
 // Def describes a registered workload.
 type Def struct {

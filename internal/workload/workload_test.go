@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/result"
 )
 
 func TestCheckAdd(t *testing.T) {
@@ -23,7 +25,7 @@ func TestCheckAdd(t *testing.T) {
 		{"last failed", []bool{true, true, false}, false},
 	}
 	for _, tt := range tests {
-		var c Check
+		var c result.Check
 		for i, ok := range tt.items {
 			c.Add("item", ok, "%d of %s", i, "x")
 		}
@@ -39,25 +41,25 @@ func TestCheckAdd(t *testing.T) {
 }
 
 func TestCheckStatusAndMerge(t *testing.T) {
-	ok := Check{OK: true, Items: []CheckItem{{Name: "a", OK: true}}}
-	bad := Check{Items: []CheckItem{{Name: "b"}}}
-	none := Check{NotChecked: "custom scripts"}
+	ok := result.Check{OK: true, Items: []result.CheckItem{{Name: "a", OK: true}}}
+	bad := result.Check{Items: []result.CheckItem{{Name: "b"}}}
+	none := result.Check{NotChecked: "custom scripts"}
 	tests := []struct {
 		name       string
-		parts      []Check
+		parts      []result.Check
 		status     string
 		violated   bool
 		notChecked string
 	}{
-		{"ok", []Check{ok}, "OK", false, ""},
-		{"violated", []Check{bad}, "VIOLATED", true, ""},
-		{"verified nothing", []Check{none}, "not checked (custom scripts)", false, "custom scripts"},
-		{"ok and nothing", []Check{ok, none}, "not checked (custom scripts)", false, "custom scripts"},
-		{"nothing, then a violation", []Check{none, bad}, "VIOLATED", true, ""},
-		{"a violation, then nothing", []Check{bad, none}, "VIOLATED", true, ""},
+		{"ok", []result.Check{ok}, "OK", false, ""},
+		{"violated", []result.Check{bad}, "VIOLATED", true, ""},
+		{"verified nothing", []result.Check{none}, "not checked (custom scripts)", false, "custom scripts"},
+		{"ok and nothing", []result.Check{ok, none}, "not checked (custom scripts)", false, "custom scripts"},
+		{"nothing, then a violation", []result.Check{none, bad}, "VIOLATED", true, ""},
+		{"a violation, then nothing", []result.Check{bad, none}, "VIOLATED", true, ""},
 	}
 	for _, tc := range tests {
-		m := &Check{OK: true}
+		m := &result.Check{OK: true}
 		for _, p := range tc.parts {
 			m.Merge(p)
 		}
@@ -65,7 +67,7 @@ func TestCheckStatusAndMerge(t *testing.T) {
 			t.Errorf("%s: %+v: status %q violated %v, want %q %v", tc.name, m, m.Status(), m.Violated(), tc.status, tc.violated)
 		}
 	}
-	var nilCheck *Check
+	var nilCheck *result.Check
 	if nilCheck.Status() != "not checked" || nilCheck.Violated() {
 		t.Error("a nil check is not \"not checked\"")
 	}

@@ -1,6 +1,7 @@
 package emulate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -506,13 +507,6 @@ func scriptError(err error) error {
 	return pe
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // target is the database to open, in txnbench's terms: pgbench's host,
 // port, user and dbname (or a URL given as dbname) make a postgres:// URL;
 // libpq's environment variables fill in the rest, as for pgbench.
@@ -545,7 +539,7 @@ func (o *pgbenchOpts) target() string {
 	if db == "" {
 		// pgbench's default: not -U, but the environment's or the
 		// system's user name
-		db = cmpOr(os.Getenv("PGDATABASE"), os.Getenv("PGUSER"))
+		db = cmp.Or(os.Getenv("PGDATABASE"), os.Getenv("PGUSER"))
 		if u, err := user.Current(); db == "" && err == nil {
 			db = u.Username
 		}
@@ -668,14 +662,10 @@ func (e *emulator) pgbenchInit(ctx context.Context, spec job.Spec, o *pgbenchOpt
 	return nil
 }
 
-func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
-	if spec.DB.Kind == target.TempPostgres || spec.DB.Kind == target.SQLiteTemp {
-		o.w.NoAutoInit = false // a throwaway database: make the tables first
-	}
-	tally := newRetryTally(len(o.w.Sources))
-	// Clients write at once: \shell output, debug(), their errors.
-	stderr := &lockedWriter{w: e.Stderr}
-	o.w.Stdout, o.w.Stderr = &lockedWriter{w: e.Stdout}, stderr
+// runnerConfig is the runner's configuration of pgbench's options: its
+// clients, duration or transactions per client, rate, latency limit,
+// tries and progress reports (tallied into tally).
+func (e *emulator) runnerConfig(o *pgbenchOpts, tally *retryTally) runner.Config {
 	cfg := runner.Config{
 		Clients: o.clients, Duration: time.Duration(o.duration) * time.Second, Iterations: o.perClient,
 		PerClient: o.perClient > 0, Rate: o.rate, LatencyLimit: time.Duration(o.latencyLimit * float64(time.Millisecond)),
@@ -694,6 +684,38 @@ func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts
 			e.status(pgbenchProgress(iv, o, start, tally.interval()))
 		}}}
 	}
+	return cfg
+}
+
+// pgbenchReport is what pgbench's report after the run says of its
+// options and scripts.
+func pgbenchReport(o *pgbenchOpts, tally *retryTally) report.PgbenchRun {
+	run := report.PgbenchRun{
+		Scale: o.w.Scale(), Mode: o.w.Mode, Threads: o.threads, MaxTries: o.maxTries, Unlimited: o.maxTries == math.MaxInt32,
+		DurationS: o.duration, PerClient: o.perClient, Connect: o.connect, FailuresDetailed: o.failuresDetailed,
+		PerCommand: o.perCommand, Rate: o.rate, LatencyLimitMS: o.latencyLimit, Progress: o.progress > 0,
+		Retried: tally.total, ScriptRetried: tally.perScript, Strict: o.output == "strict",
+	}
+	names := o.w.OpNames()
+	for i, s := range o.w.Scripts() {
+		ps := report.PgbenchScript{Name: s.Desc, Op: names[i], Weight: s.Weight}
+		for _, c := range s.Commands {
+			ps.Commands = append(ps.Commands, c.First)
+		}
+		run.Scripts = append(run.Scripts, ps)
+	}
+	return run
+}
+
+func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
+	if spec.DB.Kind == target.TempPostgres || spec.DB.Kind == target.SQLiteTemp {
+		o.w.NoAutoInit = false // a throwaway database: make the tables first
+	}
+	tally := newRetryTally(len(o.w.Sources))
+	// Clients write at once: \shell output, debug(), their errors.
+	stderr := &lockedWriter{w: e.Stderr}
+	o.w.Stdout, o.w.Stderr = &lockedWriter{w: e.Stdout}, stderr
+	cfg := e.runnerConfig(o, tally)
 	if err := cfg.Validate(); err != nil { // before any server starts
 		return e.pgbenchFail(badOption("%v", err))
 	}
@@ -746,20 +768,7 @@ func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts
 		}
 		return e.pgbenchFail(err)
 	}
-	run := report.PgbenchRun{
-		Scale: o.w.Scale(), Mode: o.w.Mode, Threads: o.threads, MaxTries: o.maxTries, Unlimited: o.maxTries == math.MaxInt32,
-		DurationS: o.duration, PerClient: o.perClient, Connect: o.connect, FailuresDetailed: o.failuresDetailed,
-		PerCommand: o.perCommand, Rate: o.rate, LatencyLimitMS: o.latencyLimit, Progress: o.progress > 0,
-		Retried: tally.total, ScriptRetried: tally.perScript, Strict: o.output == "strict",
-	}
-	names := o.w.OpNames()
-	for i, s := range o.w.Scripts() {
-		ps := report.PgbenchScript{Name: s.Desc, Op: names[i], Weight: s.Weight}
-		for _, c := range s.Commands {
-			ps.Commands = append(ps.Commands, c.First)
-		}
-		run.Scripts = append(run.Scripts, ps)
-	}
+	run := pgbenchReport(o, tally)
 	report.Pgbench(e.Stdout, r, run)
 	if r.Invariants != nil && len(r.Invariants.Items) > 0 && o.w.ChecksInvariants() && !run.Strict {
 		report.Invariants(e.Stdout, r)

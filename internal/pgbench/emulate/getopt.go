@@ -1,6 +1,7 @@
 package emulate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -214,7 +215,7 @@ func libpqPortMessage(db string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	port := cmpOr(u.Query().Get("port"), u.Port())
+	port := cmp.Or(u.Query().Get("port"), u.Port())
 	if _, given := u.Query()["port"]; !given && port == "" {
 		port = os.Getenv("PGPORT")
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/pgbench/prng"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
@@ -121,9 +122,9 @@ func (l *txnLog) add(e runner.CycleEvent) {
 		what = "failed"
 		if l.o.failuresDetailed {
 			switch target.Classify(e.Err) {
-			case target.ClassSerialization:
+			case errclass.Serialization:
 				what = "serialization"
-			case target.ClassDeadlock:
+			case errclass.Deadlock:
 				what = "deadlock"
 			}
 		}
@@ -154,9 +155,9 @@ func (l *txnLog) aggregate(lf *logFile, e runner.CycleEvent, now int64) {
 		a.skipped++
 	case e.Err != nil:
 		switch target.Classify(e.Err) {
-		case target.ClassSerialization:
+		case errclass.Serialization:
 			a.serial++
-		case target.ClassDeadlock:
+		case errclass.Deadlock:
 			a.deadlock++
 		}
 	default:

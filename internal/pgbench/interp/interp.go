@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/pgbench/expr"
 	"github.com/txnbench/txnbench/internal/pgbench/prng"
 	"github.com/txnbench/txnbench/internal/pgbench/script"
@@ -80,13 +81,6 @@ type shellArg struct {
 	text string // literal (with one colon of "::x" removed)
 	slot int    // -1 for a literal
 }
-
-const (
-	vClientID = iota
-	vScale
-	vRandomSeed
-	vDefaultSeed
-)
 
 func (cfg *Config) program() *program {
 	cfg.once.Do(func() { cfg.prog = compile(cfg) })
@@ -538,7 +532,7 @@ func (c *Client) sql(ctx context.Context, conn target.ScriptConn, cmd *script.Co
 
 // sqlError words a failed statement as pgbench does.
 func (c *Client) sqlError(err error, query int, sql string) error {
-	if ctx := target.Classify(err); ctx == target.ClassCanceled {
+	if ctx := target.Classify(err); ctx == errclass.Canceled {
 		return err
 	}
 	return &SQLError{Client: c.id, Script: c.script, Command: c.cmd, Query: query, Err: err, SQL: sql}
@@ -576,7 +570,7 @@ func (c *Client) meta(ctx context.Context, conn target.ScriptConn, cmd *script.C
 				if cmds[j].Kind == script.SQL {
 					pc := &c.p.scripts[c.script][j]
 					if err := conn.Prepare(ctx, pc.name, pc.sql); err != nil {
-						if target.Classify(err) == target.ClassCanceled {
+						if target.Classify(err) == errclass.Canceled {
 							return err
 						}
 						return c.commandFailed("startpipeline", "failed to enter pipeline mode", err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -51,47 +52,47 @@ const (
 )
 
 // classifyNumber maps a server error number to a class.
-func classifyNumber(n uint16) target.Class {
+func classifyNumber(n uint16) errclass.Class {
 	switch n {
 	case errDeadlock:
-		return target.ClassDeadlock
+		return errclass.Deadlock
 	case errLockWaitTimeout:
 		// The row lock stayed taken: retried as SQLite's busy is.
-		return target.ClassBusy
+		return errclass.Busy
 	case errTooManyConnections, errUserConnections:
-		return target.ClassTooManyConnections
+		return errclass.TooManyConnections
 	case errAccessDenied, errAccessDeniedNoPass:
-		return target.ClassAuth
+		return errclass.Auth
 	case errReadOnly, errReadOnlyTx:
-		return target.ClassReadOnly
+		return errclass.ReadOnly
 	case errDiskFull, errTableFull:
-		return target.ClassDiskFull
+		return errclass.DiskFull
 	case errOutOfMemory, errOutOfSortMemory, errOutOfResources:
-		return target.ClassInsufficientResources
+		return errclass.InsufficientResources
 	case errShutdown, errConnectionKilled:
-		return target.ClassAdminShutdown
+		return errclass.AdminShutdown
 	case errStatementTimeout, errExecutionTimeout, errQueryInterrupted:
-		return target.ClassTimeout
+		return errclass.Timeout
 	case errNoSuchTable, errBadField, errNoSuchFunction, errBadDB:
-		return target.ClassUndefinedObject
+		return errclass.UndefinedObject
 	case errDBAccessDenied, errTableAccess, errColumnAccess, errSpecificAccess:
-		return target.ClassPermission
+		return errclass.Permission
 	}
-	return target.ClassOther
+	return errclass.Other
 }
 
 // Classify maps a server error number, and a connection the driver found
 // broken, to a class. Other network errors (refused, reset, timed out)
 // are left to target's generic checks.
-func (mysqlDriver) Classify(err error) (target.Class, bool) {
+func (mysqlDriver) Classify(err error) (errclass.Class, bool) {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		return classifyNumber(me.Number), true
 	}
 	if connLost(err) {
-		return target.ClassConnectionLost, true
+		return errclass.ConnectionLost, true
 	}
-	return target.ClassNone, false
+	return errclass.None, false
 }
 
 // connLost reports whether err says the session's connection is gone:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -117,7 +118,7 @@ type mysqlConn struct {
 
 // check notes an error that broke the connection and returns err.
 func (s *mysqlConn) check(err error) error {
-	if err != nil && (connLost(err) || target.Classify(err) == target.ClassConnectionLost) {
+	if err != nil && (connLost(err) || target.Classify(err) == errclass.ConnectionLost) {
 		s.broken = true
 	}
 	return err

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 )
@@ -139,7 +140,7 @@ func TestMariaDBServer(t *testing.T) {
 		}
 		wg.Wait()
 		err := errors.Join(errs...)
-		if c := target.Classify(err); c != target.ClassDeadlock || !c.Retryable() {
+		if c := target.Classify(err); c != errclass.Deadlock || !c.Retryable() {
 			t.Errorf("class %q (retryable %v) for %v, want deadlock", c, c.Retryable(), err)
 		}
 		if target.CommitOutcomeUnknown(err) {
@@ -156,14 +157,14 @@ func TestMariaDBServer(t *testing.T) {
 		exec(t, a, "UPDATE acct SET balance = balance + 1 WHERE id = 1")
 		exec(t, b, "SET SESSION innodb_lock_wait_timeout = 1")
 		_, err := b.Exec(ctx, "UPDATE acct SET balance = balance + 1 WHERE id = 1")
-		if c := target.Classify(err); c != target.ClassBusy || !c.Retryable() {
+		if c := target.Classify(err); c != errclass.Busy || !c.Retryable() {
 			t.Errorf("class %q for %v, want busy (retryable)", c, err)
 		}
 	})
 
 	t.Run("undefined table", func(t *testing.T) {
 		_, err := root.Query(ctx, "SELECT * FROM nope")
-		if c := target.Classify(err); c != target.ClassUndefinedObject || !target.IsUndefinedTable(err) {
+		if c := target.Classify(err); c != errclass.UndefinedObject || !target.IsUndefinedTable(err) {
 			t.Errorf("class %q, undefined table %v for %v", c, target.IsUndefinedTable(err), err)
 		}
 		if msg := target.Message(err); !strings.Contains(msg, "error 1146") {
@@ -174,7 +175,7 @@ func TestMariaDBServer(t *testing.T) {
 	t.Run("access denied", func(t *testing.T) {
 		bad := strings.Replace(m.URL(), m.Password(), "wrongpassword", 1)
 		_, err := target.OpenURL(ctx, bad)
-		if c := target.Classify(err); c != target.ClassAuth {
+		if c := target.Classify(err); c != errclass.Auth {
 			t.Errorf("class %q for %v, want auth", c, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "wrongpassword") {
@@ -190,7 +191,7 @@ func TestMariaDBServer(t *testing.T) {
 		port := l.Addr().(interface{ String() string }).String()
 		l.Close()
 		_, err = target.OpenURL(ctx, fmt.Sprintf("mysql://root:x@%s/txnbench", port))
-		if c := target.Classify(err); c != target.ClassConnectRefused {
+		if c := target.Classify(err); c != errclass.ConnectRefused {
 			t.Errorf("class %q for %v, want connect_refused", c, err)
 		}
 	})
@@ -215,7 +216,7 @@ func TestMariaDBServer(t *testing.T) {
 		exec(t, root, "SET GLOBAL read_only = 1")
 		defer exec(t, root, "SET GLOBAL read_only = 0")
 		_, err = c.Exec(ctx, "UPDATE acct SET balance = balance WHERE id = 1")
-		if cl := target.Classify(err); cl != target.ClassReadOnly {
+		if cl := target.Classify(err); cl != errclass.ReadOnly {
 			t.Errorf("class %q for %v, want read_only", cl, err)
 		}
 	})
@@ -229,7 +230,7 @@ func TestMariaDBServer(t *testing.T) {
 			conn(t)
 		}
 		_, err := target.OpenURL(ctx, plainURL)
-		if c := target.Classify(err); c != target.ClassTooManyConnections {
+		if c := target.Classify(err); c != errclass.TooManyConnections {
 			t.Errorf("class %q for %v, want too_many_connections", c, err)
 		}
 	})
@@ -275,7 +276,7 @@ func TestMariaDBServer(t *testing.T) {
 		}
 		exec(t, root, fmt.Sprintf("KILL %d", id))
 		_, err := c.Exec(ctx, "SELECT 1")
-		if cl := target.Classify(err); cl != target.ClassConnectionLost && cl != target.ClassAdminShutdown {
+		if cl := target.Classify(err); cl != errclass.ConnectionLost && cl != errclass.AdminShutdown {
 			t.Errorf("class %q for %v, want connection_lost or admin_shutdown", cl, err)
 		}
 		if !c.Broken() {
@@ -287,12 +288,12 @@ func TestMariaDBServer(t *testing.T) {
 // TestClassifyNumber covers the error numbers a test server cannot easily
 // be made to send (a full disk, out of memory, a statement timeout).
 func TestClassifyNumber(t *testing.T) {
-	for n, want := range map[uint16]target.Class{
-		1021: target.ClassDiskFull, 1114: target.ClassDiskFull, 1040: target.ClassTooManyConnections,
-		1203: target.ClassTooManyConnections, 1045: target.ClassAuth, 1290: target.ClassReadOnly,
-		1213: target.ClassDeadlock, 1205: target.ClassBusy, 1041: target.ClassInsufficientResources,
-		1969: target.ClassTimeout, 1053: target.ClassAdminShutdown, 1142: target.ClassPermission,
-		1062: target.ClassOther,
+	for n, want := range map[uint16]errclass.Class{
+		1021: errclass.DiskFull, 1114: errclass.DiskFull, 1040: errclass.TooManyConnections,
+		1203: errclass.TooManyConnections, 1045: errclass.Auth, 1290: errclass.ReadOnly,
+		1213: errclass.Deadlock, 1205: errclass.Busy, 1041: errclass.InsufficientResources,
+		1969: errclass.Timeout, 1053: errclass.AdminShutdown, 1142: errclass.Permission,
+		1062: errclass.Other,
 	} {
 		if got := classifyNumber(n); got != want {
 			t.Errorf("error %d: class %q, want %q", n, got, want)

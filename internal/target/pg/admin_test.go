@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/target/pg"
@@ -35,7 +36,7 @@ func TestAdminRowsGivesUpOnASilentConsole(t *testing.T) {
 	case <-time.After(pg.AdminWait + 30*time.Second):
 		t.Fatalf("AdminRows still waiting %s after it began", time.Since(start))
 	}
-	if took := time.Since(start); err == nil || target.Classify(err) != target.ClassTimeout || !strings.Contains(err.Error(), "no answer to SHOW POOLS within 3s") || took < pg.AdminWait {
+	if took := time.Since(start); err == nil || target.Classify(err) != errclass.Timeout || !strings.Contains(err.Error(), "no answer to SHOW POOLS within 3s") || took < pg.AdminWait {
 		t.Errorf("after %s: %v (class %s); want a timeout naming SHOW POOLS after %s", took, err, target.Classify(err), pg.AdminWait)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -40,7 +41,7 @@ func TestRequireSCRAMRefusesImpostor(t *testing.T) {
 		if err == nil {
 			t.Fatalf("auth %d: connected to the impostor", c.auth)
 		}
-		if cl := target.Classify(err); cl != target.ClassAuth {
+		if cl := target.Classify(err); cl != errclass.Auth {
 			t.Errorf("auth %d: class %s, want auth (%v)", c.auth, cl, err)
 		}
 		want := "the server at " + addr + " " + c.asked

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -22,21 +23,21 @@ func (driver) Open(ctx context.Context, sp target.Spec) (target.Target, error) {
 
 // Classify maps a server's SQLSTATE, and pgx's own timeouts and closed
 // connections, to a class.
-func (driver) Classify(err error) (target.Class, bool) {
+func (driver) Classify(err error) (errclass.Class, bool) {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		if poolerRefused(pgErr) {
-			return target.ClassConnectRefused, true
+			return errclass.ConnectRefused, true
 		}
 		return classifySQLState(pgErr.Code), true
 	}
 	if pgconn.Timeout(err) {
-		return target.ClassTimeout, true
+		return errclass.Timeout, true
 	}
 	if isConnClosed(err) {
-		return target.ClassConnectionLost, true
+		return errclass.ConnectionLost, true
 	}
-	return target.ClassNone, false
+	return errclass.None, false
 }
 
 func isConnClosed(err error) bool {
@@ -48,33 +49,33 @@ func isConnClosed(err error) bool {
 	return err.Error() == "conn closed" || errors.Unwrap(err) != nil && isConnClosed(errors.Unwrap(err))
 }
 
-func classifySQLState(code string) target.Class {
+func classifySQLState(code string) errclass.Class {
 	switch code {
 	case "40001":
-		return target.ClassSerialization
+		return errclass.Serialization
 	case "40P01":
-		return target.ClassDeadlock
+		return errclass.Deadlock
 	case "53300", "53400":
-		return target.ClassTooManyConnections
+		return errclass.TooManyConnections
 	case "28P01", "28000":
-		return target.ClassAuth
+		return errclass.Auth
 	case "57P01", "57P02", "57P03":
-		return target.ClassAdminShutdown
+		return errclass.AdminShutdown
 	case "57014", "25P03":
-		return target.ClassTimeout
+		return errclass.Timeout
 	case "53100":
-		return target.ClassDiskFull
+		return errclass.DiskFull
 	case "25006":
-		return target.ClassReadOnly
+		return errclass.ReadOnly
 	case "42P01", "42703", "42883", "42704":
-		return target.ClassUndefinedObject
+		return errclass.UndefinedObject
 	case "42501":
-		return target.ClassPermission
+		return errclass.Permission
 	}
 	if strings.HasPrefix(code, "53") {
-		return target.ClassInsufficientResources
+		return errclass.InsufficientResources
 	}
-	return target.ClassOther
+	return errclass.Other
 }
 
 // poolerRefusals are PgBouncer's messages to a client it turns away

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -35,7 +34,6 @@ type pgScript struct {
 
 	// One context at a time is watched for the whole session, rather
 	// than one per statement as pgconn does (which allocates each time).
-	mu    sync.Mutex
 	ctx   context.Context
 	stop  func() bool
 	fired chan struct{} // closed when the watched context's cancel is done

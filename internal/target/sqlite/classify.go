@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/target"
 	"modernc.org/sqlite"
 )
@@ -19,23 +20,23 @@ func (driver) Open(ctx context.Context, sp target.Spec) (target.Target, error) {
 }
 
 // Classify maps SQLite's result codes to a class.
-func (driver) Classify(err error) (target.Class, bool) {
+func (driver) Classify(err error) (errclass.Class, bool) {
 	var sqErr *sqlite.Error
 	if !errors.As(err, &sqErr) {
-		return target.ClassNone, false
+		return errclass.None, false
 	}
 	switch sqErr.Code() & 0xff {
 	case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
-		return target.ClassBusy, true
+		return errclass.Busy, true
 	case 8: // SQLITE_READONLY
-		return target.ClassReadOnly, true
+		return errclass.ReadOnly, true
 	case 13: // SQLITE_FULL
-		return target.ClassDiskFull, true
+		return errclass.DiskFull, true
 	}
 	if msg := sqErr.Error(); strings.Contains(msg, "no such table") || strings.Contains(msg, "no such column") || strings.Contains(msg, "no such function") {
-		return target.ClassUndefinedObject, true
+		return errclass.UndefinedObject, true
 	}
-	return target.ClassOther, true
+	return errclass.Other, true
 }
 
 // CommitOutcomeUnknown: an embedded engine's error is always an answer.

@@ -11,6 +11,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/tempdir"
 )
@@ -92,7 +93,7 @@ func openSQLite(ctx context.Context, path string) (target.Target, error) {
 		if err == nil {
 			break
 		}
-		if c, _ := (driver{}).Classify(err); c != target.ClassBusy || time.Now().After(deadline) {
+		if c, _ := (driver{}).Classify(err); c != errclass.Busy || time.Now().After(deadline) {
 			t.Close()
 			return nil, fmt.Errorf("opening SQLite file %s: %w", path, err)
 		}

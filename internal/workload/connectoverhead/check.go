@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // totals are the dataset's counts and checksums.
@@ -31,8 +31,8 @@ func (w *Workload) userRange(ctx context.Context, c target.Conn) (lo, hi int64, 
 // Check verifies that the read-only run left the dataset as Start found
 // it: the same users, orders and items, the same amounts, and every
 // order's total equal to the sum of its items.
-func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, error) {
-	var ch workload.Check
+func (w *Workload) Check(ctx context.Context, c target.Conn) (result.Check, error) {
+	var ch result.Check
 	t, err := w.totals(ctx, c)
 	if err != nil {
 		return ch, fmt.Errorf("checking invariants (totals): %w", err)

@@ -20,6 +20,14 @@ func init() {
 	})
 }
 
+// The optional interfaces Workload implements.
+var (
+	_ workload.Configurable = (*Workload)(nil)
+	_ workload.Starter      = (*Workload)(nil)
+	_ workload.DataReporter = (*Workload)(nil)
+	_ workload.Tables       = (*Workload)(nil)
+)
+
 // opQuery is the workload's only op.
 const opQuery = "query"
 
@@ -123,21 +131,20 @@ const dataName = "connect-overhead"
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.bind(d)
 	w.loaded, w.seed = nil, o.Seed
-	if !o.Fresh && w.exists(ctx, c) {
-		return false, w.reuse(ctx, c, o)
+	if !o.Fresh {
+		exists, err := workload.TablesExist(ctx, c, w.sql.probe, "connect-overhead tables")
+		if err != nil {
+			return false, err
+		}
+		if exists {
+			return false, w.reuse(ctx, c, o)
+		}
 	}
 	if err := workload.ClearLoaded(ctx, c, dataName); err != nil {
 		return false, err
 	}
-	for _, q := range w.sql.drop {
-		if _, err := c.Exec(ctx, q); err != nil {
-			return false, fmt.Errorf("dropping the old schema: %w", err)
-		}
-	}
-	for _, q := range w.sql.ddl {
-		if _, err := c.Exec(ctx, q); err != nil {
-			return false, fmt.Errorf("creating the schema: %w", err)
-		}
+	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "schema"); err != nil {
+		return false, err
 	}
 	g := newGenerator(o.Seed, w.rows)
 	var b dataset
@@ -205,21 +212,6 @@ func (w *Workload) load(ctx context.Context, c target.Conn, b *dataset) error {
 		}
 	}
 	return c.Commit(ctx)
-}
-
-// exists reports whether all three tables are there.
-func (w *Workload) exists(ctx context.Context, c target.Conn) bool {
-	for _, q := range w.sql.probe {
-		rows, err := c.Query(ctx, q)
-		if err != nil {
-			return false
-		}
-		rows.Close()
-		if rows.Err() != nil {
-			return false
-		}
-	}
-	return true
 }
 
 // Start records the dataset's counts and checksums for the check, and the

@@ -3,27 +3,15 @@ package connectoverhead
 import (
 	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
-func openSQLite(t *testing.T) target.Target {
-	t.Helper()
-	tg, err := target.OpenURL(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
-
 func TestSQLite(t *testing.T) {
-	runAllKinds(t, openSQLite(t))
+	runAllKinds(t, testutil.SQLite(t))
 }
 
 // TestSQLiteCheckDetectsDamage damages the dataset after Start and expects
@@ -46,7 +34,7 @@ func TestSQLiteCheckDetectsDamage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tg := openSQLite(t)
+			tg := testutil.SQLite(t)
 			conn := testutil.Session(t, tg)
 			w, _ := initWorkload(t, tg, conn, true, "--rows", "50")
 			if err := w.Start(ctx, conn); err != nil {
@@ -65,7 +53,7 @@ func TestSQLiteCheckDetectsDamage(t *testing.T) {
 // fails at Start with a message naming the fix; select1 needs no data.
 func TestSQLiteStartNeedsUsers(t *testing.T) {
 	ctx := context.Background()
-	tg := openSQLite(t)
+	tg := testutil.SQLite(t)
 	conn := testutil.Session(t, tg)
 	w, _ := initWorkload(t, tg, conn, true, "--rows", "0", "--query", "select1")
 	if err := w.Start(ctx, conn); err != nil {
@@ -85,7 +73,7 @@ func TestSQLiteStartNeedsUsers(t *testing.T) {
 // one region and every query still finds its rows.
 func TestSQLiteSmallDataset(t *testing.T) {
 	ctx := context.Background()
-	tg := openSQLite(t)
+	tg := testutil.SQLite(t)
 	conn := testutil.Session(t, tg)
 	w, created := initWorkload(t, tg, conn, true, "--rows", "3", "--query", "complex")
 	if !created {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // balances are the sums the builtin scripts move: every tpcb-like
@@ -43,8 +43,8 @@ func readBalances(ctx context.Context, c target.Conn) (balances, error) {
 // their tables' rows are checked (checkExtras), and --check's queries
 // run (checkUser). Custom scripts' effects are otherwise unknown:
 // without --check nothing is checked, and the check says so (NotChecked).
-func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, error) {
-	var ch workload.Check
+func (w *Workload) Check(ctx context.Context, c target.Conn) (result.Check, error) {
+	var ch result.Check
 	if err := w.checkExtras(ctx, c, &ch); err != nil {
 		return ch, err
 	}

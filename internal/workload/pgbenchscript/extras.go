@@ -9,6 +9,7 @@ import (
 
 	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 )
@@ -194,7 +195,7 @@ func (w *Workload) startExtras(ctx context.Context, c target.Conn) error {
 // insert of one row are one transaction) and that the inserted rows
 // are the inserts that committed (no more than those plus the ones of
 // unknown outcome).
-func (w *Workload) checkExtras(ctx context.Context, c target.Conn, ch *workload.Check) error {
+func (w *Workload) checkExtras(ctx context.Context, c target.Conn, ch *result.Check) error {
 	if w.extra == nil {
 		return nil
 	}

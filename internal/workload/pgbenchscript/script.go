@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/pgbench/interp"
 	"github.com/txnbench/txnbench/internal/pgbench/prng"
 	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
@@ -31,6 +32,15 @@ func init() {
 		New:     func() workload.Workload { return New() },
 	})
 }
+
+// The optional interfaces Workload implements.
+var (
+	_ workload.Configurable = (*Workload)(nil)
+	_ workload.Starter      = (*Workload)(nil)
+	_ workload.DataReporter = (*Workload)(nil)
+	_ workload.Tables       = (*Workload)(nil)
+	_ workload.Stepper      = (*Workload)(nil)
+)
 
 // MaxScripts is pgbench's limit on the number of scripts of a run.
 const MaxScripts = 128
@@ -571,7 +581,7 @@ func (c *client) RecordSteps(rec workload.StepRecorder) { c.stmts.recs[c.id] = r
 // failed counts an error of one command: a retry when the runner will try
 // the transaction again (a retryable error with tries left), else a
 // failure, as pgbench -r reports them.
-func (c *client) failed(script, cmd int, class target.Class, retried bool) {
+func (c *client) failed(script, cmd int, class errclass.Class, retried bool) {
 	rec := c.stmts.recs[c.id]
 	if rec == nil {
 		return

@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // maxSQLFile is the largest --setup or --check file read.
@@ -79,7 +79,8 @@ func readSQLFile(path, flag string, named bool) ([]userCheck, error) {
 func (w *Workload) runSetup(ctx context.Context, c target.Conn) error {
 	for _, s := range w.setupSQL {
 		if _, err := c.Exec(ctx, s.sql); err != nil {
-			return fmt.Errorf("--setup %s: %s: %w", w.SetupFile, firstLine(s.sql), err)
+			stmt, _, _ := strings.Cut(s.sql, "\n")
+			return fmt.Errorf("--setup %s: %s: %w", w.SetupFile, stmt, err)
 		}
 	}
 	return nil
@@ -87,7 +88,7 @@ func (w *Workload) runSetup(ctx context.Context, c target.Conn) error {
 
 // checkUser runs the --check file's queries: each holds when it returns
 // no rows or rows whose first column is true.
-func (w *Workload) checkUser(ctx context.Context, c target.Conn, ch *workload.Check) error {
+func (w *Workload) checkUser(ctx context.Context, c target.Conn, ch *result.Check) error {
 	for _, q := range w.checks {
 		ok, detail, err := holds(ctx, c, q.sql)
 		if err != nil {
@@ -140,9 +141,4 @@ func truthy(v any) bool {
 		return s == "t" || s == "true" || s == "1"
 	}
 	return false
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // money is what the tables hold in total: the warehouses' and districts'
@@ -92,8 +92,8 @@ func (w *Workload) full() bool {
 // each, and the money: the payments the clients committed are the growth
 // of the history, and the warehouses' and districts' year-to-date totals
 // grew by as much.
-func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, error) {
-	var ch workload.Check
+func (w *Workload) Check(ctx context.Context, c target.Conn) (result.Check, error) {
+	var ch result.Check
 	b := w.books()
 	ch.UnknownCommits = b[bookUnknownCommits]
 	changed := b[bookNewOrders] + b[bookDeliveries] + ch.UnknownCommits

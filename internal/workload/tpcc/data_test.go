@@ -74,7 +74,7 @@ func TestPostgresLoadDeterministic(t *testing.T) {
 // with.
 func TestSQLiteInterruptedLoad(t *testing.T) {
 	ctx := context.Background()
-	tg := openSQLite(t)
+	tg := testutil.SQLite(t)
 	conn := testutil.Session(t, tg)
 	initWorkload(t, tg, conn, true, small...)
 	w, err := parseWorkload("--warehouses", "5")

@@ -3,10 +3,10 @@ package tpcc
 import (
 	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
@@ -15,16 +15,6 @@ import (
 // small is the scale of the tests: two warehouses (so remote payments and
 // order lines happen), 1,000 items, 30 customers per district.
 var small = []string{"--warehouses", "2", "--items", "1000", "--customers-per-district", "30", "--wait=false"}
-
-func openSQLite(t *testing.T) target.Target {
-	t.Helper()
-	tg, err := target.OpenURL(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
 
 // parseWorkload parses args into a fresh workload and validates it.
 func parseWorkload(args ...string) (*Workload, error) {
@@ -63,7 +53,7 @@ func initSeed(t *testing.T, tg target.Target, c target.Conn, fresh bool, seed ui
 }
 
 // checkOK fails the test unless every condition holds.
-func checkOK(t *testing.T, w *Workload, c target.Conn) workload.Check {
+func checkOK(t *testing.T, w *Workload, c target.Conn) result.Check {
 	t.Helper()
 	ch, err := w.Check(context.Background(), c)
 	if err != nil {

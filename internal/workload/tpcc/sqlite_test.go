@@ -10,7 +10,7 @@ import (
 // ten terminals of both warehouses and expects every consistency condition and
 // the money to hold.
 func TestSQLiteRun(t *testing.T) {
-	tg := openSQLite(t)
+	tg := testutil.SQLite(t)
 	conn := testutil.Session(t, tg)
 	w := initWorkload(t, tg, conn, true, small...)
 	var ran [5]int
@@ -34,7 +34,7 @@ func TestSQLiteRun(t *testing.T) {
 // same data) pay into it; each one's own books explain only its share of
 // the money, both books together explain all of it.
 func TestSQLiteLedgers(t *testing.T) {
-	tg := openSQLite(t)
+	tg := testutil.SQLite(t)
 	conn := testutil.Session(t, tg)
 	a := initWorkload(t, tg, conn, true, small...)
 	b := initWorkload(t, tg, conn, false, small...)

@@ -23,6 +23,17 @@ func init() {
 	})
 }
 
+// The optional interfaces Workload implements.
+var (
+	_ workload.Configurable    = (*Workload)(nil)
+	_ workload.Starter         = (*Workload)(nil)
+	_ workload.ClientDefaulter = (*Workload)(nil)
+	_ workload.DataReporter    = (*Workload)(nil)
+	_ workload.Figurer         = (*Workload)(nil)
+	_ workload.Ledger          = (*Workload)(nil)
+	_ workload.Noter           = (*Workload)(nil)
+)
+
 // What the workload is beside a workload.Workload.
 var (
 	_ workload.Noter           = (*Workload)(nil)
@@ -220,8 +231,14 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 		w.stockSQL[i], w.stockRead[i] = w.sql.stockStatement(i + 1)
 	}
 	w.loaded, w.seed = nil, o.Seed
-	if !o.Fresh && w.exists(ctx, c) {
-		return false, w.reuse(ctx, c, o)
+	if !o.Fresh {
+		exists, err := workload.TablesExist(ctx, c, w.sql.probe, "TPC-C tables")
+		if err != nil {
+			return false, err
+		}
+		if exists {
+			return false, w.reuse(ctx, c, o)
+		}
 	}
 	cp, ok := c.(target.Copier)
 	if !ok {
@@ -230,10 +247,8 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	if err := workload.ClearLoaded(ctx, c, dataName); err != nil {
 		return false, err
 	}
-	for _, q := range append(append([]string{}, w.sql.drop...), w.sql.ddl...) {
-		if _, err := c.Exec(ctx, q); err != nil {
-			return false, fmt.Errorf("creating the TPC-C schema: %w", err)
-		}
+	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "TPC-C schema"); err != nil {
+		return false, err
 	}
 	consts := loadConstants(stream(o.Seed, "nurand", 0))
 	l := &loader{c: cp, seed: o.Seed, sc: w.sc, consts: consts, loadTime: d.Caps.TimestampText(loadTime)}
@@ -272,21 +287,6 @@ func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOpti
 	w.sc.items, _ = s["items"].(int)
 	w.sc.customers, _ = s["customers_per_district"].(int)
 	return nil
-}
-
-// exists reports whether every table is there.
-func (w *Workload) exists(ctx context.Context, c target.Conn) bool {
-	for _, q := range w.sql.probe {
-		rows, err := c.Query(ctx, q)
-		if err != nil {
-			return false
-		}
-		rows.Close()
-		if rows.Err() != nil {
-			return false
-		}
-	}
-	return true
 }
 
 // Start reads the load's NURand constants and draws the run's from them

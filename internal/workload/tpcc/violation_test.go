@@ -32,7 +32,7 @@ func TestSQLiteCheckDetectsEachCondition(t *testing.T) {
 		{"DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 1 AND no_o_id = 22", []int{5, 11}},
 		{"UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 1", []int{12}},
 	}
-	tg := openSQLite(t)
+	tg := testutil.SQLite(t)
 	conn := testutil.Session(t, tg)
 	initWorkload(t, tg, conn, true, small...)
 	for _, tt := range tests {
@@ -66,7 +66,7 @@ func TestSQLiteCheckDetectsEachCondition(t *testing.T) {
 // fewer warehouses than --active-warehouses, Start refuses.
 func TestSQLiteCheckScope(t *testing.T) {
 	ctx := context.Background()
-	tg := openSQLite(t)
+	tg := testutil.SQLite(t)
 	conn := testutil.Session(t, tg)
 	initWorkload(t, tg, conn, true, small...)
 	if _, err := conn.Exec(ctx, "UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 1"); err != nil {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 func (w *Workload) count(ctx context.Context, c target.Conn, q string) (int64, error) {
@@ -27,9 +27,9 @@ func (w *Workload) count(ctx context.Context, c target.Conn, q string) (int64, e
 // committed transaction is in exactly one of the live and archive tables,
 // that every live event has exactly one status row and no status row is
 // orphaned, and that every status is valid.
-func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, error) {
+func (w *Workload) Check(ctx context.Context, c target.Conn) (result.Check, error) {
 	s := w.sql
-	var ch workload.Check
+	var ch result.Check
 	baseline, committed, unknownEvents, unknownCommits, open := w.books()
 	ch.UnknownCommits = unknownCommits
 	counts := []struct{ name, q string }{

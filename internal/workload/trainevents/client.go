@@ -27,16 +27,9 @@ type client struct {
 	newState  []string
 	fleeted   []bool
 	payloads  [][]byte
-	eventCols struct { // c.events as column arrays
-		ids      [][16]byte
-		payloads [][]byte
-		types    []string
-		auths    [][16]byte
-		trains   [][]byte
-	}
-	timer workload.Timer // for the think times
-	args  []any          // statement arguments
-	enc   []byte         // JSON-encoded batch, where there are no array parameters
+	timer     workload.Timer // for the think times
+	args      []any          // statement arguments
+	enc       []byte         // JSON-encoded batch, where there are no array parameters
 
 	rowID [16]byte // scan targets, pointed to by dest
 	docs  docs

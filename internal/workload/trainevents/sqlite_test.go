@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
@@ -99,7 +100,7 @@ func runCycles(ctx context.Context, cl workload.Client, conn target.Conn, n int)
 }
 
 // checkOK runs Check and fails unless every item holds.
-func checkOK(t *testing.T, w *Workload, c target.Conn) workload.Check {
+func checkOK(t *testing.T, w *Workload, c target.Conn) result.Check {
 	t.Helper()
 	ch, err := w.Check(context.Background(), c)
 	if err != nil {

@@ -20,6 +20,17 @@ func init() {
 	})
 }
 
+// The optional interfaces Workload implements.
+var (
+	_ workload.Configurable = (*Workload)(nil)
+	_ workload.Starter      = (*Workload)(nil)
+	_ workload.DataReporter = (*Workload)(nil)
+	_ workload.Ledger       = (*Workload)(nil)
+	_ workload.Tables       = (*Workload)(nil)
+	_ workload.Noter        = (*Workload)(nil)
+	_ workload.MemoryUser   = (*Workload)(nil)
+)
+
 // Op names, in report order.
 const (
 	opAdd     = "add"
@@ -164,7 +175,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 		o.Progress(n)
 	}
 	if !o.Fresh {
-		exists, err := w.exists(ctx, c)
+		exists, err := workload.TablesExist(ctx, c, w.sql.probe, w.v.name()+" tables")
 		if err != nil {
 			return false, err
 		}
@@ -175,15 +186,8 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	if err := workload.ClearLoaded(ctx, c, w.dataName()); err != nil {
 		return false, err
 	}
-	for _, q := range w.sql.drop {
-		if _, err := c.Exec(ctx, q); err != nil {
-			return false, fmt.Errorf("dropping the old schema: %w", err)
-		}
-	}
-	for _, q := range w.sql.ddl {
-		if _, err := c.Exec(ctx, q); err != nil {
-			return false, fmt.Errorf("creating the schema: %w", err)
-		}
+	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "schema"); err != nil {
+		return false, err
 	}
 	loader := w.newClient(rand.New(rand.NewPCG(o.Seed, 1<<63)), 0)
 	start := time.Now()
@@ -228,26 +232,6 @@ func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOpti
 		return fmt.Sprintf("%d events", n), nil
 	})
 	return err
-}
-
-// exists reports whether all three tables of the variant are there. Only
-// "no such table" means no: any other error (a timeout, a permission) is
-// returned, never taken as leave to recreate the schema.
-func (w *Workload) exists(ctx context.Context, c target.Conn) (bool, error) {
-	for _, q := range w.sql.probe {
-		rows, err := c.Query(ctx, q)
-		if err == nil {
-			rows.Close()
-			err = rows.Err()
-		}
-		if target.IsUndefinedTable(err) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("looking for the %s tables: %w", w.v.name(), err)
-		}
-	}
-	return true, nil
 }
 
 // Start counts the events the invariant check starts from, and the rows of

@@ -2,13 +2,13 @@ package workflow
 
 import (
 	"context"
-	"github.com/txnbench/txnbench/internal/target"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/fault"
 	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
@@ -25,7 +25,7 @@ func TestClaimLoopBacksOff(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	const workers = 2
 	w := newWorkflow(t, "--signal-workers", "2")
-	s := spec(job.TempPostgres, w, 2, 0)
+	s := spec(target.TempPostgresSpec, w, 2, 0)
 	s.Runner.Iterations, s.Runner.Duration, s.Runner.Grace = 0, 10*time.Second, 5*time.Second
 	s.DB.Via = target.Via{Kind: target.ViaPgBouncer, PgBouncer: target.PgBouncer{Mode: "transaction", Size: 4}}
 	kill, err := fault.Parse("1s:kill-server:3s")

@@ -6,8 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // Check verifies, for the workflows this run started: every one completed
@@ -17,8 +17,8 @@ import (
 // exactly once (applied, still queued or dead-lettered, never two of
 // these, and the instance advanced once per history row); dead letters
 // within what --handler-fail-rate predicts; and no lease left held.
-func (w *Workload) Check(ctx context.Context, c target.Conn) (workload.Check, error) {
-	var ch workload.Check
+func (w *Workload) Check(ctx context.Context, c target.Conn) (result.Check, error) {
+	var ch result.Check
 	got := map[string]int64{}
 	first := w.base + 1
 	cutoff := micros(time.Now().Add(-w.stuckAfter))

@@ -2,15 +2,16 @@ package workflow
 
 import (
 	"context"
-	"github.com/txnbench/txnbench/internal/target"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
+
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
 )
 
 // newWorkflow makes a validated workflow workload from flags.

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
@@ -147,7 +146,7 @@ func TestWorkerKilledMidClaim(t *testing.T) {
 func TestThroughPgBouncer(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	w := newWorkflow(t, "--signal-workers", "3")
-	s := spec(job.TempPostgres, w, 4, 16)
+	s := spec(target.TempPostgresSpec, w, 4, 16)
 	s.DB.Via = target.Via{Kind: target.ViaPgBouncer, PgBouncer: target.PgBouncer{Mode: "transaction", Size: 4}}
 	r := runOn(t, s, openDB(t, s))
 	checkRun(t, r, 16)
@@ -223,18 +222,8 @@ func TestWorkerSessionLostMidApply(t *testing.T) {
 	w := newWorkflow(t, "--signal-workers", "3", "--claim-batch", "2", "--lease", "1h", "--stuck-after", "5s", "--steps", "3")
 	s := spec(cl.URL(), w, 4, 60)
 	var killed int64
-	done := make(chan struct{})
-	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
-		go func() {
-			defer close(done)
-			testutil.Poll(10*time.Second, time.Millisecond, func() bool {
-				var n int64
-				target.QueryRow(ctx, admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'idle in transaction' AND query LIKE '%op=apply%'", nil, &n)
-				killed += n
-				return killed >= 2
-			})
-		}()
-	}}}
+	obs, done := killMidOp(ctx, admin, "apply", &killed)
+	s.Runner.Observers = []runner.Observer{obs}
 	r := runOn(t, s, openDB(t, s))
 	<-done
 	if killed == 0 {
@@ -256,18 +245,8 @@ func TestPublishSessionLost(t *testing.T) {
 	w := newWorkflow(t, "--signal-workers", "2")
 	s := spec(cl.URL(), w, 4, 200)
 	var killed int64
-	done := make(chan struct{})
-	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
-		go func() {
-			defer close(done)
-			testutil.Poll(10*time.Second, time.Millisecond, func() bool {
-				var n int64
-				target.QueryRow(ctx, admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'idle in transaction' AND query LIKE '%op=signal_publish%'", nil, &n)
-				killed += n
-				return killed >= 2
-			})
-		}()
-	}}}
+	obs, done := killMidOp(ctx, admin, "signal_publish", &killed)
+	s.Runner.Observers = []runner.Observer{obs}
 	r := runOn(t, s, openDB(t, s))
 	<-done
 	if killed == 0 {
@@ -296,4 +275,22 @@ func TestLeaseTakenOverSpendsAttempts(t *testing.T) {
 	if !r.Invariants.OK || !strings.Contains(d.Detail, "attempts ended without the handler's verdict") {
 		t.Errorf("invariants %+v", r.Invariants)
 	}
+}
+
+// killMidOp terminates, from the window's start, the sessions idle in a
+// transaction of op (its tag) until two are gone or 10 s pass, counting
+// them in killed; done closes then.
+func killMidOp(ctx context.Context, admin target.Conn, op string, killed *int64) (runner.Observer, <-chan struct{}) {
+	done := make(chan struct{})
+	return runner.Funcs{OnStart: func() {
+		go func() {
+			defer close(done)
+			testutil.Poll(10*time.Second, time.Millisecond, func() bool {
+				var n int64
+				target.QueryRow(ctx, admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'idle in transaction' AND query LIKE '%op="+op+"%'", nil, &n)
+				*killed += n
+				return *killed >= 2
+			})
+		}()
+	}}, done
 }

@@ -263,6 +263,17 @@ func (k *worker) claim(ctx context.Context) error {
 		return nil
 	}
 	rows, err := k.conn.Query(ctx, w.sql.claim, k.id, micros(t0.Add(w.lease)), micros(t0), w.claimBatch)
+	if err := k.scanClaimed(rows, err, 0); err != nil {
+		return err
+	}
+	k.record(iClaim, time.Since(t0))
+	return nil
+}
+
+// scanClaimed appends the claimed signals rows (from a query that
+// returned err) hold to k.claimed, each with attempts more attempts than
+// the row says.
+func (k *worker) scanClaimed(rows target.Rows, err error, attempts int) error {
 	if err != nil {
 		return err
 	}
@@ -272,14 +283,11 @@ func (k *worker) claim(ctx context.Context) error {
 			rows.Close()
 			return err
 		}
+		s.attempts += attempts
 		k.claimed = append(k.claimed, s)
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	k.record(iClaim, time.Since(t0))
-	return nil
+	return rows.Err()
 }
 
 // pickAndLease is claim without UPDATE ... RETURNING: in one
@@ -292,20 +300,7 @@ func (k *worker) pickAndLease(ctx context.Context, t0 time.Time) error {
 	}
 	defer k.conn.Rollback(ctx)
 	rows, err := k.conn.Query(ctx, w.sql.pick, micros(t0), w.claimBatch)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var s claimed
-		if err := rows.Scan(&s.inst, &s.step, &s.attempts, &s.due); err != nil {
-			rows.Close()
-			return err
-		}
-		s.attempts++ // as the lease sets it
-		k.claimed = append(k.claimed, s)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := k.scanClaimed(rows, err, 1); err != nil { // the lease adds the attempt
 		return err
 	}
 	until := micros(t0.Add(w.lease))

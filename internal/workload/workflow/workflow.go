@@ -23,6 +23,16 @@ func init() {
 	})
 }
 
+// The optional interfaces Workload implements.
+var (
+	_ workload.Configurable = (*Workload)(nil)
+	_ workload.Starter      = (*Workload)(nil)
+	_ workload.Backgrounder = (*Workload)(nil)
+	_ workload.Stepper      = (*Workload)(nil)
+	_ workload.CycleCounter = (*Workload)(nil)
+	_ workload.Noter        = (*Workload)(nil)
+)
+
 // The clients' ops, in report order.
 const (
 	opStart   = "start"
@@ -244,7 +254,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 		w.note(fmt.Sprintf("signal workers claim without FOR UPDATE SKIP LOCKED: %s has one writer at a time", d.Name))
 	}
 	if !o.Fresh {
-		exists, err := w.exists(ctx, c)
+		exists, err := workload.TablesExist(ctx, c, w.sql.probe, "workflow tables")
 		if err != nil || exists {
 			if err == nil { // tables of a txnbench before id blocks lack theirs
 				err = w.createBlocks(ctx, c)
@@ -252,15 +262,8 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 			return false, err
 		}
 	}
-	for _, q := range w.sql.drop {
-		if _, err := c.Exec(ctx, q); err != nil {
-			return false, fmt.Errorf("dropping the old workflow tables: %w", err)
-		}
-	}
-	for _, q := range w.sql.ddl {
-		if _, err := c.Exec(ctx, q); err != nil {
-			return false, fmt.Errorf("creating the workflow tables: %w", err)
-		}
+	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "workflow tables"); err != nil {
+		return false, err
 	}
 	return true, w.createBlocks(ctx, c)
 }
@@ -275,25 +278,6 @@ func (w *Workload) createBlocks(ctx context.Context, c target.Conn) error {
 }
 
 func (w *Workload) note(n string) { w.notes = append(w.notes, n) }
-
-// exists reports whether the tables are there; only "no such table" means
-// no.
-func (w *Workload) exists(ctx context.Context, c target.Conn) (bool, error) {
-	for _, q := range w.sql.probe {
-		rows, err := c.Query(ctx, q)
-		if err == nil {
-			rows.Close()
-			err = rows.Err()
-		}
-		if target.IsUndefinedTable(err) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("looking for the workflow tables: %w", err)
-		}
-	}
-	return true, nil
-}
 
 // idBits is how many low bits of an instance id number a run's
 // workflows: each run takes a block of 1<<idBits ids of its own (a row in

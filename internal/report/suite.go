@@ -1,4 +1,4 @@
-package suite
+package report
 
 import (
 	"fmt"
@@ -9,17 +9,16 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/report/texttable"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/suite"
 )
 
-// Interrupted is a Scenario's Error when Ctrl-C stopped it.
-const Interrupted = "interrupted"
-
-// WriteMarkdown renders r as suite.md: what ran where, the scenario
-// summary table, the phase and database tables (see writeTables), the
+// SuiteMarkdown renders a suite report as suite.md: what ran where, the scenario
+// summary table, the phase and database tables (see suiteDetailTables), the
 // settings every scenario shared, and each scenario's own settings with
 // links to its files.
-func WriteMarkdown(w io.Writer, r *Report) {
-	fmt.Fprintf(w, "# Suite %s, %s\n\n", r.Name, r.tierTitle())
+func SuiteMarkdown(w io.Writer, r *suite.Report) {
+	fmt.Fprintf(w, "# Suite %s, %s\n\n", r.Name, r.TierTitle())
 	fmt.Fprintf(w, "- suite file: `%s`\n", r.File)
 	fmt.Fprintf(w, "- txnbench: %s (%s)\n", r.Tool.Version, r.Tool.Go)
 	if servers := serverLines(r); len(servers) > 0 {
@@ -29,12 +28,12 @@ func WriteMarkdown(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "- machine: %s, %s/%s, %d CPUs\n", m.Hostname, m.OS, m.Arch, m.CPUs)
 	}
 	fmt.Fprintf(w, "- started %s, ended %s (%s)\n", r.Started.Format(time.RFC3339), r.Ended.Format(time.RFC3339), r.Ended.Sub(r.Started).Round(time.Second))
-	fmt.Fprintf(w, "- outcome: %s\n", outcome(r))
+	fmt.Fprintf(w, "- outcome: %s\n", suiteOutcome(r))
 	if len(r.Args) > 0 {
 		fmt.Fprintf(w, "- command: `%s`\n", strings.Join(r.Args, " "))
 	}
 
-	WriteTables(w, r)
+	SuiteTables(w, r)
 
 	held := heldConstant(r.Scenarios)
 	fmt.Fprintf(w, "\n## Held constant\n\n")
@@ -65,7 +64,7 @@ func WriteMarkdown(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "- study: [%s](%s), [%sstudy.md](%sstudy.md), charts in [%sstudy.html](%sstudy.html), one result per run in [%s](%s)\n", s.Study, s.Study, dir, dir, dir, dir, dir, dir)
 		}
 		if s.Error != "" {
-			fmt.Fprintf(w, "- error: %s\n", oneLine(s.Error))
+			fmt.Fprintf(w, "- error: %s\n", strings.Join(strings.Fields(s.Error), " "))
 		}
 		var own []string
 		for _, k := range slices.Sorted(maps.Keys(s.Settings)) {
@@ -79,10 +78,10 @@ func WriteMarkdown(w io.Writer, r *Report) {
 	}
 }
 
-// WriteTables writes suite.md's tables: the scenario summary, then the
-// phase and database tables (see writeTables). suite run prints them when
+// SuiteTables writes suite.md's tables: the scenario summary, then the
+// phase and database tables (see suiteDetailTables). suite run prints them when
 // it ends.
-func WriteTables(w io.Writer, r *Report) {
+func SuiteTables(w io.Writer, r *suite.Report) {
 	fmt.Fprintf(w, "\n## Scenario summary\n\n")
 	fmt.Fprintln(w, "| Scenario | Tier | Workload | Ops | Txns | Conc | Duration s | Throughput/s | Avg ms | P90 ms | P95 ms | P99 ms | Max ms | Failures | Invariants |")
 	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
@@ -90,19 +89,19 @@ func WriteTables(w io.Writer, r *Report) {
 	studies := false
 	for _, s := range r.Scenarios {
 		name := "`" + s.Name + "`"
-		if link := s.link(); link != "" {
+		if link := scenarioLink(s); link != "" {
 			name = "[`" + s.Name + "`](" + link + ")"
 		}
-		if s.Kind == KindStudy {
+		if s.Kind == suite.KindStudy {
 			name += " (study)"
 			studies = true
 		}
-		failed := "FAILED: " + cell(s.Error)
-		if s.Error == Interrupted {
+		failed := "FAILED: " + suiteCell(s.Error)
+		if s.Error == suite.Interrupted {
 			failed = "INTERRUPTED"
 		}
 		if s.Error != "" && s.Summary.Ops == 0 {
-			fmt.Fprintf(w, "| %s | %s | %s | | | | | | | | | | | | %s |\n", name, s.tier(), s.Workload, failed)
+			fmt.Fprintf(w, "| %s | %s | %s | | | | | | | | | | | | %s |\n", name, scenarioTier(s), s.Workload, failed)
 			continue
 		}
 		m := s.Summary
@@ -116,7 +115,7 @@ func WriteTables(w io.Writer, r *Report) {
 			units = true
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			name, s.tier(), s.Workload, ops, texttable.Count(m.txns()), m.Clients, texttable.Fixed(m.DurationS, 2), texttable.Fixed(m.rate(), 2),
+			name, scenarioTier(s), s.Workload, ops, texttable.Count(m.TxnCount()), m.Clients, texttable.Fixed(m.DurationS, 2), texttable.Fixed(m.Rate(), 2),
 			texttable.MS(m.MeanMS), texttable.MS(m.P90MS), texttable.MS(m.P95MS), texttable.MS(m.P99MS), texttable.MS(m.MaxMS), texttable.Count(m.Failures), inv)
 	}
 	fmt.Fprintln(w, "\nOps are committed transactions in the measured window (Txns); latencies are per transaction, all transaction types merged; failures are transactions that failed after their retries.")
@@ -127,10 +126,10 @@ func WriteTables(w io.Writer, r *Report) {
 		fmt.Fprintln(w, "For a study, ops and duration are summed over its cells (each the median of its repetitions), throughput is their ratio, latencies are those of its slowest cell (highest p95), concurrency the most clients of any cell, failures summed over every run; its study.md compares the cells.")
 	}
 
-	writeTables(w, r)
+	suiteDetailTables(w, r)
 }
 
-func (s Scenario) link() string {
+func scenarioLink(s suite.Scenario) string {
 	if s.Result != "" {
 		return s.Result
 	}
@@ -142,7 +141,7 @@ func (s Scenario) link() string {
 
 // heldConstant is the settings with the same value in every scenario
 // (that has settings).
-func heldConstant(ss []Scenario) map[string]string {
+func heldConstant(ss []suite.Scenario) map[string]string {
 	var held map[string]string
 	for _, s := range ss {
 		if len(s.Settings) == 0 {
@@ -163,7 +162,7 @@ func heldConstant(ss []Scenario) map[string]string {
 
 // serverLines lists each server with the scenarios that ran on it, when
 // they differ; one server alone.
-func serverLines(r *Report) []string {
+func serverLines(r *suite.Report) []string {
 	var order []string
 	on := map[string][]string{}
 	for _, s := range r.Scenarios {
@@ -185,10 +184,10 @@ func serverLines(r *Report) []string {
 	return out
 }
 
-func outcome(r *Report) string {
+func suiteOutcome(r *suite.Report) string {
 	failed, violated, unchecked, stopped := 0, 0, 0, 0
 	for _, s := range r.Scenarios {
-		if s.Error == Interrupted {
+		if s.Error == suite.Interrupted {
 			stopped++
 		} else if s.Error != "" {
 			failed++
@@ -219,7 +218,84 @@ func outcome(r *Report) string {
 	return out
 }
 
-// cell makes text safe inside a table cell.
-func cell(s string) string {
+// suiteCell makes text safe inside a table cell.
+func suiteCell(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ")
+}
+
+// scenarioTier is the tier the scenario ran for (all its tiers for a report
+// written before scenarios recorded it).
+func scenarioTier(s suite.Scenario) string {
+	if s.Tier != "" {
+		return s.Tier
+	}
+	return strings.Join(s.Tiers, ", ")
+}
+
+// suiteDeltaHeads are the database table's headings of result.DeltaCounters.
+var suiteDeltaHeads = map[string]string{
+	"xact_commit": "Xact Commits", "xact_rollback": "Xact Rollbacks", "blks_hit": "Buffer Hits", "blks_read": "Buffer Reads",
+	"tup_inserted": "Tuples Inserted", "tup_updated": "Tuples Updated", "tup_deleted": "Tuples Deleted",
+}
+
+// suiteDetailTables writes the phase table, when a scenario has phases, and
+// the database table (counters and top wait), when a scenario has
+// telemetry.
+func suiteDetailTables(w io.Writer, r *suite.Report) {
+	var phases, db []suite.Scenario
+	for _, s := range r.Scenarios {
+		if len(s.Summary.Phases) > 0 {
+			phases = append(phases, s)
+		}
+		if len(s.Summary.Database) > 0 || s.Summary.TopWait != "" {
+			db = append(db, s)
+		}
+	}
+	if len(phases) > 0 {
+		fmt.Fprintf(w, "\n## Phases\n\n")
+		fmt.Fprintln(w, "| Scenario | Phase | Count | Avg ms | P90 ms | P95 ms | P99 ms | Max ms |")
+		fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+		for _, s := range phases {
+			for _, p := range s.Summary.Phases {
+				fmt.Fprintf(w, "| `%s` | `%s` | %s | %s | %s | %s | %s | %s |\n", s.Name, p.Name, texttable.Count(p.Count),
+					texttable.MS(p.MeanMS), texttable.MS(p.P90MS), texttable.MS(p.P95MS), texttable.MS(p.P99MS), texttable.MS(p.MaxMS))
+			}
+		}
+		fmt.Fprintln(w, "\nPhases are timed parts of a workload's ops, measured in the same window (one may span sessions, from a signal's publication to its workflow's completion, say); count is how many completed in the window; for a study, its slowest cell's medians.")
+	}
+	if len(db) > 0 {
+		fmt.Fprintf(w, "\n## Database\n\n")
+		head, align := []string{"Scenario", "Throughput/s"}, []string{"---", "---:"}
+		for _, k := range result.DeltaCounters {
+			head, align = append(head, suiteDeltaHeads[k]), append(align, "---:")
+		}
+		head, align = append(head, "Top Wait"), append(align, "---")
+		fmt.Fprintf(w, "| %s |\n| %s |\n", strings.Join(head, " | "), strings.Join(align, " | "))
+		for _, s := range db {
+			row := []string{"`" + s.Name + "`", texttable.Fixed(s.Summary.TxnPerS, 2)}
+			for _, k := range result.DeltaCounters {
+				v, ok := s.Summary.Database[k]
+				row = append(row, suiteCountCell(v, ok))
+			}
+			row = append(row, topWaitCell(s.Summary.TopWait, s.Summary.TopWaitShare))
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		}
+		fmt.Fprintln(w, "\nCounters are the run database's change over the measured window (pg_stat_database; for a study summed over its cells, each the median of its repetitions). The top wait is the wait event the run's sessions were seen in most often while in a transaction (running a statement, or idle in it waiting for the client), with its share of the samples; see docs/telemetry.md.")
+	}
+}
+
+func suiteCountCell(v int64, ok bool) string {
+	if !ok {
+		return ""
+	}
+	return texttable.Count(v)
+}
+
+// topWaitCell is a top wait as a table cell: "`Client:ClientRead` (62%)",
+// "" when there is none.
+func topWaitCell(name string, share float64) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf("`%s` (%.0f%%)", name, 100*share)
 }

@@ -1,0 +1,59 @@
+package suite_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/report"
+	"github.com/txnbench/txnbench/internal/suite"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestWriteMarkdownGolden: report writes a suite's suite.md as it always
+// has (the golden file is the suite package's, where the report is
+// built).
+func TestWriteMarkdownGolden(t *testing.T) {
+	var b strings.Builder
+	report.SuiteMarkdown(&b, suite.SampleReport())
+	testutil.Golden(t, "suite.md.golden", b.String())
+}
+
+// TestMarkdownInvariantsNotChecked: a scenario whose check verified
+// nothing (custom scripts) is neither OK nor violated in suite.md.
+func TestMarkdownInvariantsNotChecked(t *testing.T) {
+	r := suite.SampleReport()
+	r.Scenarios = r.Scenarios[:1]
+	r.Scenarios[0].Summary.InvariantsOK, r.Scenarios[0].Summary.InvariantsNotChecked = false, "custom scripts"
+	var b strings.Builder
+	report.SuiteMarkdown(&b, r)
+	md := b.String()
+	for _, want := range []string{"| not checked (custom scripts) |", "1 with invariants not checked"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("suite.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "VIOLATED") || strings.Contains(md, "all OK") {
+		t.Errorf("suite.md calls verified-nothing OK or violated:\n%s", md)
+	}
+}
+
+// TestMarkdownSeveralTiers: the title names every tier run.
+func TestMarkdownSeveralTiers(t *testing.T) {
+	r := suite.SampleReport()
+	r.Tier = "smoke,nightly"
+	var b strings.Builder
+	report.SuiteMarkdown(&b, r)
+	if !strings.HasPrefix(b.String(), "# Suite baseline, tiers smoke, nightly\n") {
+		t.Errorf("title: %s", strings.SplitN(b.String(), "\n", 2)[0])
+	}
+}
+
+// TestWorkflowTablesCountCycles: a workflow scenario's row counts its
+// workflows, its transactions in their own column.
+func TestWorkflowTablesCountCycles(t *testing.T) {
+	var b strings.Builder
+	report.SuiteTables(&b, &suite.Report{Scenarios: []suite.Scenario{{Name: "c1", Workload: "workflow", Tiers: []string{"capacity"}, Summary: suite.WorkflowSummary()}}})
+	if !strings.Contains(b.String(), "| `c1` | capacity | workflow | 100 workflows | 200 | 4 | 10.00 | 10.00 | 100.00 |") {
+		t.Errorf("suite.md:\n%s", b.String())
+	}
+}
