@@ -254,6 +254,9 @@ func runHeader(r *result.Result) []field {
 	if r.Network != nil {
 		add("network", r.Network.String())
 	}
+	if r.TLS != nil {
+		add("tls", r.TLS.String())
+	}
 	add("run", runLine(r))
 	if len(r.Config.PGConf) > 0 {
 		add("server settings", strings.Join(r.Config.PGConf, " "))
