@@ -18,14 +18,21 @@ import (
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
-// WaitFor polls until s holds a match of re after position from, or fails.
+// patience is how long WaitFor and InterruptWhen wait for what they wait
+// for: far more than a quiet machine needs, since a throwaway server may
+// take most of a minute to start on a busy one. A test that passes never
+// waits it out.
+const patience = 3 * time.Minute
+
+// WaitFor polls until s holds a match of re after position from, or fails
+// after patience.
 func WaitFor(t testing.TB, s *Buffer, from int, re string) {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	if testutil.Poll(60*time.Second, 50*time.Millisecond, func() bool { return rx.MatchString(s.String()[from:]) }) {
+	if testutil.Poll(patience, 50*time.Millisecond, func() bool { return rx.MatchString(s.String()[from:]) }) {
 		return
 	}
-	t.Fatalf("no %q within 60 s:\n%s", re, s.String())
+	t.Fatalf("no %q within %s:\n%s", re, patience, s.String())
 }
 
 // WaitExit waits for cmd to exit within limit and returns how long it took.
@@ -42,11 +49,11 @@ func WaitExit(t testing.TB, cmd *exec.Cmd, limit time.Duration, stderr *Buffer) 
 	return time.Since(start)
 }
 
-// InterruptWhen waits up to 30 s for what cmd wrote to stderr to satisfy
-// ready, then sends cmd SIGTERM (ready or not) and returns cmd.Wait's
-// error.
+// InterruptWhen waits up to patience for what cmd wrote to stderr to
+// satisfy ready, then sends cmd SIGTERM (ready or not) and returns
+// cmd.Wait's error.
 func InterruptWhen(cmd *exec.Cmd, stderr *Buffer, ready func(string) bool) error {
-	testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool { return ready(stderr.String()) })
+	testutil.Poll(patience, 50*time.Millisecond, func() bool { return ready(stderr.String()) })
 	cmd.Process.Signal(syscall.SIGTERM)
 	return cmd.Wait()
 }
