@@ -4,11 +4,13 @@ package testutil
 
 import (
 	"context"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -291,4 +293,18 @@ func PostgresVersions(t testing.TB, want int) (majors, dirs []string) {
 		t.Skipf("PostgreSQL %v found, %d needed (CI=true fails instead)", majors, want)
 	}
 	return majors, dirs
+}
+
+// DefaultParallel makes n the number of parallel tests go test runs at
+// once unless -parallel was given (its default is GOMAXPROCS, 2 on a
+// small machine): for a TestMain whose parallel tests mostly wait, for
+// servers to start, windows to pass or faults to recover. It parses the
+// command line's flags.
+func DefaultParallel(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }

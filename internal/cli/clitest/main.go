@@ -2,7 +2,6 @@ package clitest
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // Main is an end-to-end test package's TestMain: with TXNBENCH_CLI_MAIN=1
@@ -26,12 +26,7 @@ func Main(m *testing.M) {
 	if port := os.Getenv("TXNBENCH_IMPOSTOR_PORT"); port != "" {
 		os.Exit(impostorMain(port))
 	}
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", "4")
-	}
+	testutil.DefaultParallel(4)
 	os.Exit(m.Run())
 }
 

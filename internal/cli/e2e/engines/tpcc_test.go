@@ -62,12 +62,14 @@ func TestTPCCSQLite(t *testing.T) {
 // TestTPCCPostgres runs TPC-C on a throwaway PostgreSQL with one terminal
 // per district of both warehouses.
 func TestTPCCPostgres(t *testing.T) {
+	t.Parallel()
 	runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--duration", "3s")
 }
 
 // TestTPCCKillServer kills the server mid-run: sessions break, commits may
 // be left of unknown outcome, and every consistency condition still holds.
 func TestTPCCKillServer(t *testing.T) {
+	t.Parallel()
 	r := runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--duration", "6s", "--fault", "2s:kill-server:200ms")
 	if len(r.Faults) != 1 || !r.Faults[0].Injected {
 		t.Errorf("faults %+v", r.Faults)
@@ -92,6 +94,7 @@ func TestTPCCTerminals(t *testing.T) {
 // TestTPCCPgBouncer runs TPC-C through a throwaway PgBouncer in
 // transaction mode (1.18: no protocol-level prepared statements).
 func TestTPCCPgBouncer(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	r := runTPCC(t, "--db", "temp-postgres", "--via", "pgbouncer", "--clients", "20", "--duration", "3s")
 	if r.Pooler == nil {
@@ -121,6 +124,7 @@ func TestTPCCBadInput(t *testing.T) {
 // alone loads, the last to finish checks every condition and the money
 // against both shards' books, and the merged report is OK.
 func TestTPCCSharded(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	dir := t.TempDir()
 	args := append([]string{"tpcc", "--clients", "20", "--duration", "3s", "--seed", "5"}, tpccSmall...)

@@ -40,6 +40,7 @@ func TestStandardBuiltinsSQLite(t *testing.T) {
 // TestStandardBuiltinsPostgres: the same on one throwaway PostgreSQL
 // server for all of them, with two clients.
 func TestStandardBuiltinsPostgres(t *testing.T) {
+	t.Parallel()
 	standardBuiltins(t, testutil.Postgres(t).URL(), "2")
 }
 

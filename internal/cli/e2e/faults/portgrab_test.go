@@ -24,6 +24,7 @@ import (
 // class of their own. On the code before, the clients and PgBouncer sent
 // it the passwords.
 func TestFreedPortGivesNothingAway(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	testutil.NeedPgBouncer(t)
 	server := `PostgreSQL \S+ ready on 127\.0\.0\.1:(\d+)`

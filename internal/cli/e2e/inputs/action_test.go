@@ -104,6 +104,7 @@ func runAction(t *testing.T, dir string, inputs map[string]string) (code int, su
 // doctored to be 100 times faster. Before action.yml and diff --markdown
 // existed it failed reading action.yml.
 func TestAction(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	suite := `name = "ci"
 [[scenario]]

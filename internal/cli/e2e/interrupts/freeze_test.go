@@ -22,6 +22,7 @@ import (
 // check's connection through it) waited for as long as it was stopped,
 // and HAProxy's TCP check kept a frozen member in rotation.
 func TestFrozenProcessEndsTheRun(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPostgres(t)
 	const duration, grace = 4 * time.Second, 2 * time.Second
 	server := func(t *testing.T, pid int) []int {
@@ -123,6 +124,7 @@ func waitExitOrDump(t *testing.T, cmd *exec.Cmd, limit time.Duration, stderr *cl
 // read's deadline with a one-line error, long before --shard-wait; each
 // poll's read waited on the frozen server without limit before.
 func TestFrozenServerEndsAShardsWait(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	cmd, _, stderr := clitest.Start(t, append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "4", "--clients", "2",
 		"--run-id", "frozen", "--shard", "1/2", "--shard-wait", "10m"}, clitest.Quick...)...)

@@ -58,6 +58,7 @@ func twoRuns(t *testing.T, dir, name string, during func(), args ...string) (cod
 // ones) and one workflow run's starts all failed on duplicate ids while
 // its check said OK for the other's workflows.
 func TestConcurrentRunsOwnVerdicts(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	dir := t.TempDir()
 	te := append([]string{"train-events", "--db", cl.URL(), "--duration", "3s", "--clients", "2"}, clitest.Quick...)
@@ -153,6 +154,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 // fault ended every session named txnbench: the other run's too. (The
 // runs write different tables, so that their checks are their own.)
 func TestTerminateBackendsOwnSessions(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -211,6 +213,7 @@ func TestTerminateBackendsOwnSessions(t *testing.T) {
 // afterwards is found (exit 3). Before, --partial did not exist (exit 2)
 // and the run could never be checked.
 func TestCheckPartialKilledShard(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
 	db, err := target.Open(ctx, cl.URL())
@@ -273,6 +276,7 @@ func TestCheckPartialKilledShard(t *testing.T) {
 // on that run's unknown work. (The killed run is a row planted in the run
 // table, as a killed txnbench leaves it.)
 func TestConcurrentRunKilled(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
 	te := append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "20", "--clients", "2"}, clitest.Quick...)

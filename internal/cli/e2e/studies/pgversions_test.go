@@ -22,6 +22,7 @@ import (
 // statement times its telemetry reads on that version (pg_stat_statements'
 // columns and pg_stat_database's differ between versions).
 func TestPostgresVersions(t *testing.T) {
+	t.Parallel()
 	majors, _ := testutil.PostgresVersions(t, 1)
 	var dbs []string
 	for _, m := range majors {

@@ -18,6 +18,7 @@ import (
 // share one); the PgBouncer runs only while its cells do, and the cluster
 // is gone when the study ends.
 func TestStudyCellsShareOneCluster(t *testing.T) {
+	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	out := filepath.Join(t.TempDir(), "st")
 	args := append([]string{"study", "train-events", "--db", "temp-postgres", "--vary", "via=direct,pgbouncer",
