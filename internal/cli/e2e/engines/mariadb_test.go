@@ -37,7 +37,6 @@ var coMaria = []string{"run", "connect-overhead", "--rows", "300", "--clients", 
 // mysql:// URL (invariants OK, and a planted loss caught), then a run on
 // --db temp-mariadb with every server and network fault injected into it.
 func TestMariaDB(t *testing.T) {
-	t.Parallel()
 	needMariaDB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
