@@ -2,21 +2,12 @@ package job
 
 import (
 	"context"
-	"os"
 	"sync"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
-	"github.com/txnbench/txnbench/internal/testutil"
 )
-
-// TestMain runs four parallel tests at once unless -parallel says: they
-// mostly wait on their throwaway servers and windows.
-func TestMain(m *testing.M) {
-	testutil.DefaultParallel(4)
-	os.Exit(m.Run())
-}
 
 // openDB opens the database of s for n clients, failing the test on an
 // error, and closes it when the test ends.
