@@ -86,13 +86,17 @@ func TestSecondInterruptKillsServers(t *testing.T) {
 
 // TestHangAtWindowEnd: ops hanging on a stopped server when the window
 // ends are cancelled after --grace and counted unfinished, with how long
-// they had run, in the table and the JSON.
+// they had run, in the table and the JSON. The window lasts 8 s so that
+// the server is stopped well inside it however slow the first cycles are
+// (at load 40 the first took 1.2 s, and a 2 s window had ended before the
+// stop landed).
 func TestHangAtWindowEnd(t *testing.T) {
+	t.Parallel()
 	cl := testutil.Postgres(t)
 	url := cl.URL()
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, stdout, stderr := clitest.Start(t, append([]string{"run", "train-events", "--db", url, "--clients", "3",
-		"--duration", "2s", "--grace", "300ms", "--progress", "300ms", "--json", out}, clitest.Quick...)...)
+		"--duration", "8s", "--grace", "300ms", "--progress", "300ms", "--json", out}, clitest.Quick...)...)
 	clitest.WaitFor(t, stderr, 0, `\| cycle [1-9]`)
 	resume := clitest.StopServer(t, cl.Port())
 	clitest.WaitFor(t, stderr, 0, `grace period of 300ms over: cancelled 3 ops still running`)
