@@ -51,12 +51,14 @@ type Buffer struct {
 	b  bytes.Buffer
 }
 
+// Write appends p.
 func (s *Buffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
+// String is what was written so far.
 func (s *Buffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
