@@ -235,7 +235,8 @@ func rowOf(rows []row, pkg string) *row {
 			return &rows[i]
 		}
 	}
-	if dir, _, ok := strings.Cut(pkg, "/"); ok && !strings.Contains(pkg[len(dir)+1:], "/") {
+	if i := strings.LastIndex(pkg, "/"); i > 0 {
+		dir := pkg[:i]
 		for i := range rows {
 			if rows[i].pkg == dir+"/*" {
 				return &rows[i]

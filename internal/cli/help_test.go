@@ -18,7 +18,8 @@ import (
 func TestRunHelpGrouped(t *testing.T) {
 	groups := []string{"Database:", "Load shape:", "Connections:", "Pooler:", "Faults:", "Outputs:", "Telemetry:", "Shards (one run split across processes or machines):"}
 	for _, name := range workload.Names() {
-		code, out := runWithEnv(t, nil, "run", name, "--help")
+		code, stdout, stderr := runMain("run", name, "--help")
+		out := stdout + stderr
 		if code != exitcode.OK {
 			t.Fatalf("%s: exit %d:\n%s", name, code, out)
 		}

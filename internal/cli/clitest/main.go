@@ -1,0 +1,157 @@
+package clitest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// Main is an end-to-end test package's TestMain: with TXNBENCH_CLI_MAIN=1
+// the test binary is txnbench (Start, RunBinary and RunWithEnv run it so),
+// with TXNBENCH_IMPOSTOR_PORT another user's fake server on that port (see
+// impostorMain); otherwise it runs the tests, four parallel ones at once
+// unless -parallel says: they mostly wait (for servers to start, windows
+// to pass, faults to recover).
+func Main(m *testing.M) {
+	if os.Getenv("TXNBENCH_CLI_MAIN") == "1" {
+		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if port := os.Getenv("TXNBENCH_IMPOSTOR_PORT"); port != "" {
+		os.Exit(impostorMain(port))
+	}
+	testutil.DefaultParallel(4)
+	os.Exit(m.Run())
+}
+
+// Quick are train-events flags for short runs.
+var Quick = []string{"--rows", "200", "--delay", "1ms", "--think-min", "0s", "--think-max", "1ms", "--max-batch", "20"}
+
+// TrainEvents is "run train-events" with args.
+func TrainEvents(args ...string) []string { return append([]string{"run", "train-events"}, args...) }
+
+// Run runs the command in this process and returns its exit code and
+// output.
+func Run(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = cli.Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Buffer is a buffer written by the command and read by the test
+// meanwhile.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String is what was written so far.
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Command is the test binary as txnbench with args, in a child process
+// (its environment this one's and TXNBENCH_CLI_MAIN=1).
+func Command(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+	return cmd
+}
+
+// Start runs the real command in a child process, killed at the end of
+// the test if still running.
+func Start(t testing.TB, args ...string) (cmd *exec.Cmd, stdout, stderr *Buffer) {
+	t.Helper()
+	cmd = Command(args...)
+	stdout, stderr = &Buffer{}, &Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, stdout, stderr
+}
+
+// RunBinary runs the real command in a child process and returns its
+// exit code and output.
+func RunBinary(t testing.TB, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := Command(args...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String(), errb.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String(), errb.String()
+}
+
+// RunWithEnv runs the real command in a child process with env added to a
+// copy of this process's environment cleared of libpq's and txnbench's
+// variables, and returns its exit status and output.
+func RunWithEnv(t testing.TB, env []string, args ...string) (code int, out string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PG") && !strings.HasPrefix(kv, "TXNBENCH_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(append(cmd.Env, "TXNBENCH_CLI_MAIN=1"), env...)
+	b, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(b)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(b)
+}
+
+// Repo is the path of elem in the repository (the directory of go.mod
+// above the test's working directory): examples, deploy files, scripts
+// and other packages' testdata, wherever the test package lies.
+func Repo(t testing.TB, elem ...string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(append([]string{dir}, elem...)...)
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = up
+	}
+}
+
+// Read is the content of the file at path, failing the test if it cannot
+// be read.
+func Read(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,237 @@
+package engines
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// needMariaDB skips the test when MariaDB's server is not installed,
+// unless CI is set, where that is a failure.
+func needMariaDB(t *testing.T) {
+	t.Helper()
+	if !localdb.HasMariaDB() {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI is set and mariadbd is not installed (apt-get install mariadb-server)")
+		}
+		t.Skip("mariadbd is not installed")
+	}
+}
+
+// coMaria is a short connect-overhead run on tiny data.
+var coMaria = []string{"run", "connect-overhead", "--rows", "300", "--clients", "2", "--warmup", "0s", "--duration", "1s", "--progress", "1s", "--telemetry", "off"}
+
+// teMaria is a short train-events run on small data, cycling fast.
+var teMaria = []string{"run", "train-events", "--rows", "500", "--clients", "3", "--warmup", "0s", "--duration", "2s",
+	"--delay", "5ms", "--think-min", "1ms", "--think-max", "5ms", "--progress", "1s", "--telemetry", "off"}
+
+// TestMariaDB runs the workloads adapted to MariaDB (connect-overhead,
+// workflow, train-events) through the binary on one throwaway MariaDB given by its
+// mysql:// URL (invariants OK, and a planted loss caught), then a run on
+// --db temp-mariadb with every server and network fault injected into it.
+func TestMariaDB(t *testing.T) {
+	needMariaDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	m, err := localdb.StartMariaDB(ctx, localdb.MariaDBOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Stop() })
+	url := m.URL()
+
+	t.Run("connect-overhead", func(t *testing.T) {
+		for _, q := range [][]string{{"--query", "point"}, {"--query", "complex", "--conn", "per-txn"}} {
+			code, stdout, stderr := clitest.Run(append(append(coMaria, "--db", url), q...)...)
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "MariaDB "+m.Version()) {
+				t.Fatalf("%v: exit %d: %s\n%s", q, code, stderr, stdout)
+			}
+			if strings.Contains(stdout+stderr, m.Password()) {
+				t.Errorf("the output shows the password")
+			}
+		}
+	})
+
+	t.Run("workflow", func(t *testing.T) {
+		for _, sc := range []string{"immediate-burst", "external-resume"} {
+			code, stdout, stderr := clitest.Run("run", "workflow", "--db", url, "--scenario", sc, "--clients", "2", "--warmup", "0s", "--duration", "1s",
+				"--progress", "1s", "--telemetry", "off")
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
+				t.Fatalf("%s: exit %d: %s\n%s", sc, code, stderr, stdout)
+			}
+			if !strings.Contains(stdout, "signal workers poll every") || !strings.Contains(stdout, "MariaDB has no LISTEN/NOTIFY") {
+				t.Errorf("%s: no note on polling:\n%s", sc, stdout)
+			}
+		}
+	})
+
+	t.Run("train-events", func(t *testing.T) {
+		for _, v := range []string{"jsonb", "manual", "text"} {
+			code, stdout, stderr := clitest.Run(append(teMaria, "--db", url, "--variant", v)...)
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
+				t.Fatalf("%s: exit %d: %s\n%s", v, code, stderr, stdout)
+			}
+			if !strings.Contains(stdout, "JSON_TABLE expands") {
+				t.Errorf("%s: no note on how batches travel:\n%s", v, stdout)
+			}
+		}
+	})
+
+	t.Run("telemetry", func(t *testing.T) {
+		// The server's status variables and performance_schema's digests
+		// give the database counters and statement times.
+		out := filepath.Join(t.TempDir(), "te.json")
+		code, stdout, stderr := clitest.Run(append(append([]string{}, teMaria...), "--db", url, "--json", out, "--telemetry", "on")...)
+		if code != exitcode.OK {
+			t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+		}
+		r, err := result.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tel := r.Telemetry
+		if tel == nil || tel.Database["xact_commit"] <= 0 || tel.Database["tup_inserted"] <= 0 || tel.Database["blks_hit"] <= 0 || len(tel.Statements) == 0 {
+			t.Fatalf("no database counters or statements: %+v", tel)
+		}
+		if !strings.Contains(stdout, "database   commits") || !strings.Contains(stdout, "server's status variables") {
+			t.Errorf("no database section or note on what the counters are:\n%s", stdout)
+		}
+	})
+
+	t.Run("train-events planted deletion", func(t *testing.T) {
+		tg, err := target.OpenURL(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tg.Close()
+		c := testutil.Session(t, tg)
+		var before int64 // the jsonb run above archived some: wait for this run's
+		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM events_jsonb_archive", nil, &before); err != nil {
+			t.Fatal(err)
+		}
+		deleted := make(chan bool, 1)
+		go func() { // once the run has archived an event, one archived event is lost
+			ok := testutil.Poll(60*time.Second, 50*time.Millisecond, func() bool {
+				var n int64
+				return target.QueryRow(ctx, c, "SELECT count(*) FROM events_jsonb_archive", nil, &n) == nil && n > before
+			}) && testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool {
+				n, err := c.Exec(ctx, "DELETE FROM events_jsonb_archive ORDER BY archived_at DESC LIMIT 1")
+				return err == nil && n == 1
+			})
+			deleted <- ok
+		}()
+		code, stdout, stderr := clitest.Run(append(teMaria, "--db", url, "--duration", "6s")...)
+		if !<-deleted {
+			t.Fatal("no archived event to delete while the run ran")
+		}
+		if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL no event lost or invented") {
+			t.Errorf("with an archived event deleted: exit %d, want %d: %s\n%s", code, exitcode.Invariants, stderr, stdout)
+		}
+	})
+
+	t.Run("pgbench scripts", func(t *testing.T) {
+		// Each builtin loads its tables (multi-row INSERTs: no COPY) and
+		// runs; tpcb-like's END is sent as COMMIT, in every query mode.
+		for _, b := range [][]string{{"-b", "tpcb-like"}, {"-b", "tpcb-like", "-M", "prepared"}, {"-b", "simple-update", "-M", "extended"},
+			{"-b", "select-only"}, {"-b", "ycsb-a", "--record-count", "2000"}, {"-b", "oltp-read-write", "--table-size", "2000"}} {
+			out := filepath.Join(t.TempDir(), "r.json")
+			code, stdout, stderr := clitest.Run(append([]string{"run", "script", "--db", url, "--clients", "2", "--warmup", "0s", "--duration", "1s",
+				"--progress", "1s", "--telemetry", "off", "--json", out}, b...)...)
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
+				t.Fatalf("%v: exit %d: %s\n%s", b, code, stderr, stdout)
+			}
+			r, err := result.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range r.Ops {
+				if len(o.Errors) > 0 {
+					t.Errorf("%v: %s failed: %v", b, o.Name, o.Errors)
+				}
+			}
+		}
+	})
+
+	t.Run("tpcc", func(t *testing.T) {
+		// Loaded as multi-row INSERTs, DATETIME literals without a zone;
+		// the updates that return rows are read after.
+		r := runTPCC(t, "--db", url, "--clients", "4", "--iterations", "300", "--telemetry", "off")
+		found := false
+		for _, n := range r.Notes {
+			found = found || strings.Contains(n, "no UPDATE ... RETURNING")
+		}
+		if !found {
+			t.Errorf("no note on the reads after the updates: %q", r.Notes)
+		}
+	})
+
+	t.Run("planted deletion", func(t *testing.T) {
+		tg, err := target.OpenURL(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tg.Close()
+		c, err := tg.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		if n, err := c.Exec(ctx, "DELETE FROM co_order_items ORDER BY id LIMIT 1"); err != nil || n != 1 {
+			t.Fatalf("deleting an order item: %d, %v", n, err)
+		}
+		code, stdout, stderr := clitest.Run(append(coMaria, "--db", url)...)
+		if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL order totals match their items") {
+			t.Errorf("after a deleted order item: exit %d, want %d: %s\n%s", code, exitcode.Invariants, stderr, stdout)
+		}
+	})
+
+	t.Run("temp-mariadb faults", func(t *testing.T) {
+		out := filepath.Join(testutil.Artifacts(t), "faults.json")
+		faults := []string{"1s:terminate-backends", "1500ms:reset", "2s:latency:20ms/300ms", "2500ms:blackhole:300ms",
+			"3s:hang-server:300ms", "4s:restart-server", "6s:kill-server:200ms"}
+		args := append(append([]string{}, coMaria...), "--db", "temp-mariadb", "--mariadb-conf", "innodb_buffer_pool_size=32M",
+			"--duration", "8s", "--json", out)
+		for _, f := range faults {
+			args = append(args, "--fault", f)
+		}
+		code, stdout, stderr := clitest.Run(args...)
+		if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
+			t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+		}
+		if !regexp.MustCompile(`MariaDB 10\.\d+\.\d+ ready on 127\.0\.0\.1:\d+`).MatchString(stderr) {
+			t.Errorf("no 'MariaDB VERSION ready on 127.0.0.1:PORT':\n%s", stderr)
+		}
+		r, err := result.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Faults) != len(faults) {
+			t.Fatalf("%d faults, want %d: %+v", len(r.Faults), len(faults), r.Faults)
+		}
+		for i, f := range r.Faults {
+			rc := f.Recovery
+			switch {
+			case !f.Injected || strings.Contains(f.Note, "not injected") || strings.Contains(f.Note, "failed"):
+				t.Errorf("%s: %+v", faults[i], f)
+			case rc == nil || rc.FirstOKS == nil:
+				t.Errorf("%s: no op succeeded after it: %+v", faults[i], f)
+			case rc.Invariants != "OK":
+				t.Errorf("%s: invariants %q", faults[i], rc.Invariants)
+			case f.Kind == "terminate-backends" && (!strings.HasPrefix(f.Note, "2 sessions terminated") || rc.Reconnects == nil || *rc.Reconnects == 0):
+				// the two clients' sessions, not the fault's own
+				t.Errorf("%s: %s, reconnects %v", faults[i], f.Note, rc.Reconnects)
+			}
+		}
+	})
+}

@@ -1,0 +1,151 @@
+package engines
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// tpccSmall is a TPC-C of two warehouses at a test's scale, run flat out.
+var tpccSmall = []string{"--warehouses", "2", "--items", "1000", "--customers-per-district", "30", "--wait=false"}
+
+// runTPCC runs tpcc with args through the command and checks what every
+// TPC-C run shows: each condition's line, the figures and invariants OK.
+func runTPCC(t *testing.T, args ...string) *result.Result {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "r.json")
+	args = append(append([]string{"run", "tpcc", "--json", out}, tpccSmall...), args...)
+	code, stdout, stderr := clitest.Run(args...)
+	if code != exitcode.OK {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"3.3.2.1 W_YTD = sum(D_YTD)", "3.3.2.12 C_BALANCE + C_YTD_PAYMENT", "payments = YTD growth",
+		"tpmC ", "p90 limits new-order", "invariants: OK"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the output lacks %q:\n%s", want, stdout)
+		}
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Figures) != 2 || r.Data["order_line"] == 0 {
+		t.Errorf("figures %q, data %v", r.Figures, r.Data)
+	}
+	return r
+}
+
+// TestTPCCSQLite runs TPC-C on SQLite through the binary; the HTML report
+// has the figures too.
+func TestTPCCSQLite(t *testing.T) {
+	dir := t.TempDir()
+	html := filepath.Join(dir, "r.html")
+	r := runTPCC(t, "--db", "sqlite:"+filepath.Join(dir, "tpcc.db"), "--clients", "4", "--iterations", "400", "--html", html)
+	if o := r.Op("new-order"); o == nil || o.Count == 0 {
+		t.Errorf("no New-Order ran: %+v", r.Ops)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "New-Orders per minute") {
+		t.Error("the HTML report lacks the tpmC line")
+	}
+}
+
+// TestTPCCPostgres runs TPC-C on a throwaway PostgreSQL with one terminal
+// per district of both warehouses.
+func TestTPCCPostgres(t *testing.T) {
+	t.Parallel()
+	runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--duration", "3s")
+}
+
+// TestTPCCKillServer kills the server mid-run: sessions break, commits may
+// be left of unknown outcome, and every consistency condition still holds.
+func TestTPCCKillServer(t *testing.T) {
+	t.Parallel()
+	r := runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--duration", "6s", "--fault", "2s:kill-server:200ms")
+	if len(r.Faults) != 1 || !r.Faults[0].Injected {
+		t.Errorf("faults %+v", r.Faults)
+	}
+}
+
+// TestTPCCTerminals: without --clients a run has ten terminals per active
+// warehouse; --clients still decides when given.
+func TestTPCCTerminals(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "tpcc.db")
+	if r := runTPCC(t, "--db", db, "--active-warehouses", "1", "--iterations", "100"); r.Config.Clients != 10 {
+		t.Errorf("%d clients on one active warehouse, want 10", r.Config.Clients)
+	}
+	if r := runTPCC(t, "--db", db, "--iterations", "100"); r.Config.Clients != 20 {
+		t.Errorf("%d clients on two warehouses, want 20", r.Config.Clients)
+	}
+	if r := runTPCC(t, "--db", db, "--clients", "3", "--iterations", "100"); r.Config.Clients != 3 {
+		t.Errorf("%d clients with --clients 3", r.Config.Clients)
+	}
+}
+
+// TestTPCCPgBouncer runs TPC-C through a throwaway PgBouncer in
+// transaction mode (1.18: no protocol-level prepared statements).
+func TestTPCCPgBouncer(t *testing.T) {
+	t.Parallel()
+	testutil.NeedPgBouncer(t)
+	r := runTPCC(t, "--db", "temp-postgres", "--via", "pgbouncer", "--clients", "20", "--duration", "3s")
+	if r.Pooler == nil {
+		t.Error("no pooler in the result")
+	}
+}
+
+// TestTPCCBadInput: bad TPC-C flags are usage errors naming the fix.
+func TestTPCCBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--mix", "45,43"}, "give five weights"},
+		{[]string{"--warehouses", "2", "--active-warehouses", "3"}, "--active-warehouses 3 is more than --warehouses 2"},
+		{[]string{"--check", "all"}, `unknown --check "all"`},
+	} {
+		args := append([]string{"run", "tpcc", "--db", "sqlite:" + filepath.Join(t.TempDir(), "x.db")}, tt.args...)
+		code, _, stderr := clitest.Run(args...)
+		if code != exitcode.Usage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%q: exit %d, %q; want %d saying %q", tt.args, code, stderr, exitcode.Usage, tt.want)
+		}
+	}
+}
+
+// TestTPCCSharded: two processes split one TPC-C run's terminals; shard 0
+// alone loads, the last to finish checks every condition and the money
+// against both shards' books, and the merged report is OK.
+func TestTPCCSharded(t *testing.T) {
+	t.Parallel()
+	cl := testutil.Postgres(t)
+	dir := t.TempDir()
+	args := append([]string{"tpcc", "--clients", "20", "--duration", "3s", "--seed", "5"}, tpccSmall...)
+	rs, stderr := clitest.RunShards(t, 2, cl.URL(), dir, args...)
+	checked := 0
+	for i, r := range rs {
+		if loaded := strings.Contains(stderr[i], "loaded 2 of 2 warehouses"); loaded != (i == 0) {
+			t.Errorf("shard %d loaded the data: %v\n%s", i, loaded, stderr[i])
+		}
+		if r.Invariants != nil && len(r.Invariants.Items) > 0 {
+			checked++
+			if !r.Invariants.OK {
+				t.Errorf("shard %d's check: %+v", i, r.Invariants)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no shard checked the whole run")
+	}
+	code, stdout, errOut := clitest.Run("report", filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json"))
+	if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "payments = YTD growth") {
+		t.Errorf("merged report: exit %d %s\n%s", code, errOut, stdout)
+	}
+}

@@ -1,0 +1,174 @@
+package inputs
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/exitcode"
+	"gopkg.in/yaml.v3"
+)
+
+// actionFile is what action.yml says that this test runs.
+type actionFile struct {
+	Inputs map[string]struct {
+		Default string `yaml:"default"`
+	} `yaml:"inputs"`
+	Runs struct {
+		Using string `yaml:"using"`
+		Steps []struct {
+			Name  string            `yaml:"name"`
+			Shell string            `yaml:"shell"`
+			Env   map[string]string `yaml:"env"`
+			Run   string            `yaml:"run"`
+		} `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+// runAction runs action.yml's steps as GitHub's runner would (bash -eo
+// pipefail, ${{ inputs.X }} from inputs or the defaults, GITHUB_* files
+// in dir), with the test binary as txnbench on PATH, and returns the exit
+// status of the first step that failed (0 when none did) and the job
+// summary.
+func runAction(t *testing.T, dir string, inputs map[string]string) (code int, summary string) {
+	t.Helper()
+	b, err := os.ReadFile(clitest.Repo(t, "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var act actionFile
+	if err := yaml.Unmarshal(b, &act); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	if act.Runs.Using != "composite" {
+		t.Fatalf("action.yml runs using %q, want composite", act.Runs.Using)
+	}
+	bin := filepath.Join(dir, "bin")
+	os.MkdirAll(bin, 0o755)
+	wrapper := "#!/bin/sh\nTXNBENCH_CLI_MAIN=1 exec " + os.Args[0] + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "txnbench"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	summaryFile := filepath.Join(dir, "summary.md")
+	os.WriteFile(summaryFile, nil, 0o644)
+	input := regexp.MustCompile(`\$\{\{\s*inputs\.([a-z-]+)\s*\}\}`)
+	for _, st := range act.Runs.Steps {
+		if st.Run == "" {
+			continue
+		}
+		if st.Shell != "bash" {
+			t.Fatalf("step %q: shell %q; a composite action's step needs shell: bash", st.Name, st.Shell)
+		}
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", st.Run)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "GITHUB_STEP_SUMMARY="+summaryFile,
+			"GITHUB_PATH="+filepath.Join(dir, "path"), "GITHUB_OUTPUT="+filepath.Join(dir, "output"), "RUNNER_TEMP="+dir)
+		for k, v := range st.Env {
+			v = input.ReplaceAllStringFunc(v, func(m string) string {
+				name := input.FindStringSubmatch(m)[1]
+				if v, ok := inputs[name]; ok {
+					return v
+				}
+				in, ok := act.Inputs[name]
+				if !ok {
+					t.Fatalf("step %q uses input %s, which action.yml does not declare", st.Name, name)
+				}
+				return in.Default
+			})
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			s, _ := os.ReadFile(summaryFile)
+			t.Logf("step %q exited %d:\n%s", st.Name, ee.ExitCode(), out)
+			return ee.ExitCode(), string(s)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := os.ReadFile(summaryFile)
+	return 0, string(s)
+}
+
+// TestAction: the composite action (action.yml) runs a suite tier with
+// the locally built txnbench (install: false), makes the first run the
+// baseline, passes a second run compared with it (exit 0, the diff in the
+// job summary as Markdown), and fails with diff's 4 against a baseline
+// doctored to be 100 times faster. Before action.yml and diff --markdown
+// existed it failed reading action.yml.
+func TestAction(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	suite := `name = "ci"
+[[scenario]]
+name = "train-events-sqlite"
+workload = "train-events"
+tiers = ["smoke"]
+[scenario.flags]
+db = "sqlite:"
+clients = 1
+iterations = 300
+rows = 200
+delay = "0s"
+think-min = "0s"
+think-max = "0s"
+telemetry = "off"
+seed = 7
+`
+	if err := os.WriteFile(filepath.Join(dir, "suite.toml"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]string{"install": "false", "suite": "suite.toml", "baseline": "base", "out": "base",
+		// two small SQLite runs differ by more than diff's default
+		// thresholds: the gate is what is tested, not the noise
+		"diff-args": "--threshold 400"}
+	in["baseline"] = "missing" // the first run: no baseline yet
+	if code, summary := runAction(t, dir, in); code != 0 || !strings.Contains(summary, "no baseline") {
+		t.Fatalf("the first run: exit %d, summary %q; want 0 and no baseline", code, summary)
+	}
+	in["baseline"], in["out"] = "base", "new"
+	code, summary := runAction(t, dir, in)
+	if code != 0 || !strings.Contains(summary, "### txnbench diff: no regressions") || !strings.Contains(summary, "| metric | base | new |") {
+		t.Fatalf("compared with the baseline: exit %d, summary:\n%s\nwant exit 0 and the Markdown diff", code, summary)
+	}
+
+	// Plant a regression: the baseline's latencies were a hundredth of
+	// what they were.
+	err := filepath.WalkDir(filepath.Join(dir, "base"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil || m["ops"] == nil {
+			return nil
+		}
+		for _, op := range m["ops"].([]any) {
+			o := op.(map[string]any)
+			for _, k := range []string{"mean_ms", "p50_ms", "p95_ms", "p99_ms"} {
+				if v, ok := o[k].(float64); ok {
+					o[k] = v / 100
+				}
+			}
+		}
+		b, _ = json.Marshal(m)
+		return os.WriteFile(p, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, "new"))
+	code, summary = runAction(t, dir, in)
+	if code != exitcode.Regression || !strings.Contains(summary, "**WORSE**") {
+		t.Fatalf("against a doctored baseline: exit %d, summary:\n%s\nwant exit %d and a WORSE verdict", code, summary, exitcode.Regression)
+	}
+}

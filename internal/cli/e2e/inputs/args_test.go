@@ -1,0 +1,29 @@
+package inputs
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/result"
+)
+
+// TestRecordedArgsAreMains: a result records the command line Main was
+// given (as "txnbench ..."), not the process's os.Args, so a run started
+// in-process (a test, a future embedding) records its own command.
+func TestRecordedArgsAreMains(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	args := append([]string{"run", "train-events", "--iterations", "5", "--clients", "1", "--json", out}, clitest.Quick...)
+	if code, _, stderr := clitest.Run(args...); code != exitcode.OK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append([]string{"txnbench"}, args...); !slices.Equal(r.Config.Args, want) {
+		t.Errorf("recorded args %q, want %q", r.Config.Args, want)
+	}
+}

@@ -1,0 +1,47 @@
+package inputs
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/exitcode"
+)
+
+// runAsNobody runs the real command as the unprivileged local user nobody,
+// from a copy of the test binary nobody can run, in cwd, with HOME a
+// directory of nobody's own. It needs root (CI runs as root).
+func runAsNobody(t *testing.T, cwd string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := clitest.NobodyCommand(t, args...)
+	cmd.Dir = cwd
+	cmd.Env = append(cmd.Env, "TXNBENCH_CLI_MAIN=1")
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), o.String(), e.String()
+}
+
+// TestSQLiteInUnwritableDir: as a user who cannot write in the current
+// directory, --db sqlite:wf.db is refused before anything runs (exit 2),
+// saying where it cannot write and to choose another place; the default
+// temporary SQLite still runs.
+func TestSQLiteInUnwritableDir(t *testing.T) {
+	cwd := t.TempDir()
+	os.Chmod(cwd, 0o755) // root's: nobody may enter, not write
+	os.Chmod(filepath.Dir(cwd), 0o755)
+	code, _, stderr := runAsNobody(t, cwd, "run", "workflow", "--iterations", "2", "--clients", "1", "--signal-workers", "1", "--db", "sqlite:wf.db")
+	if want := "txnbench: --db sqlite:wf.db: cannot write in . (permission denied): choose another place\n"; code != exitcode.Usage || stderr != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr, exitcode.Usage, want)
+	}
+	code, stdout, stderr := runAsNobody(t, cwd, "run", "workflow", "--iterations", "2", "--clients", "1", "--signal-workers", "1", "--poll-interval", "5ms")
+	if code != exitcode.OK || !bytes.Contains([]byte(stdout), []byte("invariants: OK")) {
+		t.Errorf("the temporary SQLite as nobody: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,79 @@
+package poolers
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestLibpqEnvironment: a --db URL without host, port, user, database or
+// sslmode takes them from PGHOST & co., a service file and ~/.pgpass as
+// psql does; the result records the resolved URL (the host and port the
+// run measured) without the password; a multi-host URL fails over from a
+// dead host to a live one. Before txnbench resolved the URL, the result
+// recorded "postgres://" alone.
+func TestLibpqEnvironment(t *testing.T) {
+	cl := testutil.Postgres(t)
+	pw := cl.Password()
+	dir := t.TempDir()
+	pgpass := filepath.Join(dir, "pgpass")
+	if err := os.WriteFile(pgpass, fmt.Appendf(nil, "127.0.0.1:%d:*:postgres:%s\n", cl.Port(), pw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	services := filepath.Join(dir, "pg_service.conf")
+	if err := os.WriteFile(services, fmt.Appendf(nil, "[bench]\nhost=127.0.0.1\nport=%d\nuser=postgres\ndbname=postgres\nsslmode=disable\n", cl.Port()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hostPort := fmt.Sprintf("127.0.0.1:%d", cl.Port())
+	vars := []string{"PGHOST=127.0.0.1", fmt.Sprintf("PGPORT=%d", cl.Port()), "PGUSER=postgres", "PGPASSWORD=" + pw, "PGDATABASE=postgres", "PGSSLMODE=disable"}
+	cases := []struct {
+		name string
+		db   string
+		env  []string
+		want []string // in the recorded URL
+		more []string // flags
+	}{
+		{"environment", "postgres://", vars, []string{"postgres://postgres@" + hostPort + "/postgres", "sslmode=disable"}, nil},
+		{"service file and pgpass", "postgresql://", []string{"PGSERVICEFILE=" + services, "PGSERVICE=bench", "PGPASSFILE=" + pgpass}, []string{"postgresql://postgres@" + hostPort + "/postgres"}, nil},
+		{"failover", "postgres://127.0.0.1:1," + hostPort + "/postgres?sslmode=disable", vars, []string{"postgres://postgres@127.0.0.1:1," + hostPort + "/postgres"}, nil},
+		// PgBouncer gets the backend's password from PGPASSWORD
+		{"pgbouncer", "postgres://", vars, []string{"postgres://postgres@" + hostPort + "/postgres"}, []string{"--via", "pgbouncer"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			js := filepath.Join(t.TempDir(), "r.json")
+			if len(c.more) > 0 {
+				testutil.NeedPgBouncer(t)
+			}
+			args := append([]string{"run", "train-events", "--db", c.db, "--clients", "2", "--iterations", "10", "--telemetry", "off", "--json", js}, clitest.Quick...)
+			args = append(args, c.more...)
+			code, out := clitest.RunWithEnv(t, c.env, args...)
+			if code != exitcode.OK {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			raw, err := os.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(raw)+out, pw) {
+				t.Errorf("the password from the environment is in the result or the output")
+			}
+			r, err := result.Load(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(r.Config.DB, w) {
+					t.Errorf("recorded db %q lacks %q", r.Config.DB, w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,122 @@
+package scripts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// The pgbench emulation's differential tests (its reports, errors, logs
+// and -i against PostgreSQL's pgbench) are internal/pgbench/emulate's;
+// here is what belongs to the command: its --version and --help from the
+// binary, and the script workload through txnbench's own commands.
+
+// TestPgbenchVersionAndHelp compares the binary's `txnbench pgbench
+// --version` and `--help` with PostgreSQL's pgbench.
+func TestPgbenchVersionAndHelp(t *testing.T) {
+	bin := testutil.NeedPgbench(t)
+	t.Run("version", func(t *testing.T) {
+		// pgbench's first word, program and release, then its build
+		pout := realPgbench(t, bin, "--version")
+		release := regexp.MustCompile(`^pgbench \(PostgreSQL\) [0-9]+\.[0-9]+ `)
+		for _, args := range [][]string{{"pgbench", "--version"}, {"pgbench", "-V"}} {
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+			out, err := cmd.Output()
+			if err != nil || release.FindString(string(out)) != release.FindString(pout) || !strings.Contains(string(out), "(txnbench ") {
+				t.Errorf("%v: %q (%v), pgbench %q", args, out, err, pout)
+			}
+		}
+		cmd := exec.Command(os.Args[0], "--version")
+		cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+		if out, err := cmd.Output(); err != nil || !strings.HasPrefix(string(out), "txnbench ") {
+			t.Errorf("txnbench --version: %q (%v)", out, err)
+		}
+	})
+
+	t.Run("help", func(t *testing.T) {
+		// pgbench's sections and options, line for line, up to where
+		// pgbench names where to report bugs: txnbench's own options
+		// come there, then its address.
+		pout := realPgbench(t, bin, "--help")
+		cmd := exec.Command(os.Args[0], "pgbench", "--help")
+		cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+		out, err := cmd.Output()
+		tout := strings.ReplaceAll(string(out), "txnbench pgbench", "pgbench")
+		p, _, _ := strings.Cut(pout, "Report bugs to")
+		g, own, _ := strings.Cut(tout, "txnbench options:\n")
+		if err != nil || p != g || !strings.Contains(own, "--pgbench-output") || !strings.Contains(own, "Report bugs to") {
+			t.Errorf("--help (%v):\n%s\npgbench's:\n%s", err, out, pout)
+		}
+	})
+}
+
+// realPgbench is what PostgreSQL's pgbench at bin prints on stdout with
+// args (in the C locale).
+func realPgbench(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	out, err := cmd.Output()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatalf("running pgbench: %v", err)
+	}
+	return string(out)
+}
+
+// TestRunScript runs the script workload with txnbench's own flags.
+func TestRunScript(t *testing.T) {
+	t.Parallel()
+	testutil.NeedPostgres(t)
+	dir := t.TempDir()
+	custom := filepath.Join(dir, "c.sql")
+	os.WriteFile(custom, []byte("\\set x random(1, 1000)\nSELECT :x;\n"), 0o644)
+	cases := [][]string{
+		{"run", "script", "-b", "tpcb-like", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--iterations", "20", "--clients", "2"},
+		{"run", "script", "-b", "tpcb-like@2", "-b", "select-only@1", "--db", "temp-postgres", "--conn", "pool", "--iterations", "20", "--clients", "4"},
+		{"run", "script", "-f", custom, "-D", "y=3", "-M", "prepared", "--db", "sqlite:" + filepath.Join(dir, "c.db"), "--iterations", "10"},
+		{"study", "script", "-b", "select-only", "--db", "sqlite:" + filepath.Join(dir, "st.db"), "--vary", "clients=1,2", "--iterations", "5", "--settle", "0s", "--out", filepath.Join(dir, "st")},
+	}
+	for _, args := range cases {
+		code, out, stderr := clitest.Run(args...)
+		if code != exitcode.OK {
+			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, stderr)
+			continue
+		}
+		if args[0] == "run" && args[2] == "-b" && !strings.Contains(out, "invariants: OK") {
+			t.Errorf("%v: no invariants:\n%s", args, out)
+		}
+		if args[0] == "study" && !strings.Contains(out+stderr, "clients=2") {
+			t.Errorf("%v: output:\n%s\n%s", args, out, stderr)
+		}
+	}
+}
+
+// TestPgbenchCustomScriptOnTempPostgres: a throwaway server gets pgbench's
+// tables at -s for custom scripts too, unless --no-init (issue 12).
+func TestPgbenchCustomScriptOnTempPostgres(t *testing.T) {
+	t.Parallel()
+	testutil.NeedPostgres(t)
+	mix := filepath.Join(t.TempDir(), "mix.sql")
+	os.WriteFile(mix, []byte("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644)
+
+	code, out, stderr := clitest.Run("pgbench", "--db", "temp-postgres", "-s", "1", "-f", mix, "-t", "5")
+	if code != 0 || !strings.Contains(out, "number of transactions actually processed: 5/5") {
+		t.Errorf("pgbench -f on temp-postgres: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr = clitest.Run("pgbench", "--db", "temp-postgres", "--no-init", "-f", mix, "-t", "1")
+	if code != 2 || !strings.Contains(stderr, `relation "pgbench_accounts" does not exist`) {
+		t.Errorf("--no-init: exit %d, want 2 and the missing table\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr = clitest.Run("run", "script", "-f", mix, "--db", "temp-postgres", "--iterations", "5")
+	if code != 0 || strings.Contains(stderr, "using the existing") || !strings.Contains(stderr, "creating the pgbench tables at scale 1") {
+		t.Errorf("run script on temp-postgres: exit %d\n%s\n%s", code, out, stderr)
+	}
+}

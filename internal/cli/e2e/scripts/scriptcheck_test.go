@@ -1,0 +1,114 @@
+package scripts
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/exitcode"
+)
+
+// scriptFiles writes the files of a custom-script run: a --setup that
+// makes a table and a view, a script that reads the view, and --check
+// files.
+func scriptFiles(t *testing.T, files map[string]string) (dir string) {
+	dir = t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const (
+	viewSetup = "-- the table and the view the script reads\n" +
+		"CREATE TABLE IF NOT EXISTS kv (k integer PRIMARY KEY, v integer NOT NULL);\n" +
+		"DELETE FROM kv;\n" +
+		"INSERT INTO kv (k, v) VALUES (1, 10), (2, 20);\n" +
+		"CREATE VIEW IF NOT EXISTS total AS SELECT sum(v) AS s FROM kv;\n"
+	viewScript = "SELECT s FROM total;\n"
+	goodChecks = "-- name: the total is 30\nSELECT s = 30 FROM total;\n\n" +
+		"-- no value is negative\nSELECT k FROM kv\n WHERE v < 0;\n"
+)
+
+// TestScriptSetupAndCheck: --setup makes the view the script reads
+// (without it the script fails), and --check's true queries (one
+// returning true, one returning no rows) make the verdict OK where
+// custom scripts alone are not checked.
+func TestScriptSetupAndCheck(t *testing.T) {
+	dir := scriptFiles(t, map[string]string{"setup.sql": viewSetup, "view.sql": viewScript, "check.sql": goodChecks})
+	p := func(name string) string { return filepath.Join(dir, name) }
+	run := func(db string, extra ...string) (int, string, string) {
+		args := append([]string{"run", "script", "--db", "sqlite:" + p(db), "--no-init", "-f", p("view.sql"),
+			"--iterations", "20", "--clients", "1"}, extra...)
+		return clitest.Run(args...)
+	}
+	if code, stdout, _ := run("bare.db"); code == exitcode.OK && !strings.Contains(stdout, "failed") {
+		t.Fatalf("the script ran without the view: exit %d\n%s", code, stdout)
+	}
+	code, stdout, stderr := run("view.db", "--setup", p("setup.sql"))
+	if code != exitcode.OK || !strings.Contains(stdout, "not checked (custom scripts)") {
+		t.Fatalf("with --setup: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = run("view.db", "--setup", p("setup.sql"), "--check", p("check.sql"))
+	if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") ||
+		!strings.Contains(stdout, "ok   the total is 30") || !strings.Contains(stdout, "ok   no value is negative") {
+		t.Fatalf("with --check: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestScriptCheckFails: a --check query that returns false fails the
+// check under its name, and so does one that returns rows it should
+// not; the run exits 3.
+func TestScriptCheckFails(t *testing.T) {
+	dir := scriptFiles(t, map[string]string{"setup.sql": viewSetup, "view.sql": viewScript,
+		"false.sql": goodChecks + "-- name: the total is 31\nSELECT s = 31 FROM total;\n",
+		"rows.sql":  goodChecks + "-- nothing above 15\nSELECT k FROM kv WHERE v > 15;\n"})
+	p := func(name string) string { return filepath.Join(dir, name) }
+	for check, name := range map[string]string{"false.sql": "the total is 31", "rows.sql": "nothing above 15"} {
+		code, stdout, stderr := clitest.Run("run", "script", "--db", "sqlite:"+p(check+".db"), "--no-init", "-f", p("view.sql"),
+			"--iterations", "5", "--clients", "1", "--setup", p("setup.sql"), "--check", p(check))
+		if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL "+name) || !strings.Contains(stdout, "ok   the total is 30") {
+			t.Errorf("%s: exit %d, want %d naming %q\n%s\n%s", check, code, exitcode.Invariants, name, stdout, stderr)
+		}
+	}
+}
+
+// TestScriptCheckBadFile: a --check file whose query has no name, or a
+// directory, is refused before anything runs, with exit 2.
+func TestScriptCheckBadFile(t *testing.T) {
+	dir := scriptFiles(t, map[string]string{"view.sql": viewScript, "noname.sql": "SELECT true;\n"})
+	for arg, want := range map[string]string{filepath.Join(dir, "noname.sql"): "has no name", dir: "not a regular file"} {
+		code, _, stderr := clitest.Run("run", "script", "--db", "sqlite:"+filepath.Join(dir, "x.db"), "--no-init",
+			"-f", filepath.Join(dir, "view.sql"), "--iterations", "1", "--check", arg)
+		if code != exitcode.Usage || !strings.Contains(stderr, want) {
+			t.Errorf("--check %s: exit %d, want %d saying %q\n%s", arg, code, exitcode.Usage, want, stderr)
+		}
+	}
+}
+
+// TestScriptBalanceCheck: the tpcb-like and simple-update builtins are
+// checked by default (accounts against history, and tellers and branches
+// for tpcb-like); a trigger planted by --setup that adds to an account on
+// every history row breaks the balance, and the check names it, exit 3.
+func TestScriptBalanceCheck(t *testing.T) {
+	dir := scriptFiles(t, map[string]string{"skim.sql": "-- every history row skims one unit into account 1\n" +
+		"CREATE TRIGGER IF NOT EXISTS skim AFTER INSERT ON pgbench_history BEGIN\n" +
+		"UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1; END;\n"})
+	db := "sqlite:" + filepath.Join(dir, "bank.db")
+	run := func(builtin string, extra ...string) (int, string, string) {
+		return clitest.Run(append([]string{"run", "script", "--db", db, "-b", builtin, "--iterations", "20", "--clients", "1"}, extra...)...)
+	}
+	code, stdout, stderr := run("tpcb-like")
+	if code != exitcode.OK || !strings.Contains(stdout, "ok   accounts match history") ||
+		!strings.Contains(stdout, "ok   tellers and branches match") || !strings.Contains(stdout, "invariants: OK") {
+		t.Fatalf("tpcb-like: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = run("simple-update", "--setup", filepath.Join(dir, "skim.sql"))
+	if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL accounts match history") {
+		t.Fatalf("simple-update with the skim: exit %d, want %d\n%s\n%s", code, exitcode.Invariants, stdout, stderr)
+	}
+}

@@ -1,0 +1,144 @@
+package scripts
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestScriptServerTime: `run script` tags each script's statements, so
+// each script gets the server's time per transaction (the sum of its
+// statements' time in pg_stat_statements), above zero and at most its
+// client latency, in every protocol, and the table shows it.
+func TestScriptServerTime(t *testing.T) {
+	t.Parallel()
+	testutil.NeedPostgres(t)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	wr := write("wr.sql", "\\set aid random(1, 100000)\n\\set delta random(-5000, 5000)\nBEGIN;\n"+
+		"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"+
+		"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nEND;\n")
+	rd := write("rd.sql", "\\set aid random(1, 100000)\n"+
+		"SELECT a.abalance, b.bbalance FROM pgbench_accounts a JOIN pgbench_branches b USING (bid) WHERE a.aid = :aid;\n")
+	for _, mode := range []string{"simple", "extended", "prepared"} {
+		out := filepath.Join(dir, mode+".json")
+		code, stdout, stderr := clitest.Run("run", "script", "--db", "temp-postgres", "-f", wr+"@3", "-f", rd+"@1",
+			"--protocol", mode, "--clients", "2", "--duration", "1s", "--json", out)
+		if code != exitcode.OK {
+			t.Fatalf("%s: exit %d\n%s\n%s", mode, code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "server(ms)") {
+			t.Errorf("%s: no server(ms) column:\n%s", mode, stdout)
+		}
+		r, err := result.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"wr.sql", "rd.sql"} {
+			o := r.Op(name)
+			if o == nil || o.Count == 0 {
+				t.Fatalf("%s: no transactions of %s", mode, name)
+			}
+			if o.ServerMS <= 0 || o.ServerMS > o.Mean {
+				t.Errorf("%s: %s server %.4f ms, client mean %.4f ms", mode, name, o.ServerMS, o.Mean)
+			}
+		}
+		tagged := map[string]int{}
+		for _, st := range r.Telemetry.Statements {
+			tagged[st.Op]++
+		}
+		// wr.sql: BEGIN, UPDATE, SELECT, END; rd.sql: SELECT
+		if tagged["wr.sql"] != 4 || tagged["rd.sql"] != 1 {
+			t.Errorf("%s: statements by script %v", mode, tagged)
+		}
+	}
+}
+
+// TestScriptStudyServerGap: a study of a script over a client ladder
+// writes the client-vs-server gap of each rung into study.md.
+func TestScriptStudyServerGap(t *testing.T) {
+	t.Parallel()
+	testutil.NeedPostgres(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "rd.sql")
+	if err := os.WriteFile(script, []byte("\\set aid random(1, 100000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "study")
+	code, stdout, stderr := clitest.Run("study", "script", "--db", "temp-postgres", "-f", script, "--duration", "1s",
+		"--settle", "0", "--vary", "clients=1,2", "--out", out)
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "study.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(md), "## client vs server")
+	if !ok {
+		t.Fatalf("no client vs server table in study.md:\n%s", md)
+	}
+	for _, rung := range []string{"| clients=1 | rd.sql |", "| clients=2 | rd.sql |"} {
+		if !strings.Contains(table, rung) {
+			t.Errorf("no row %q in:\n%s", rung, table)
+		}
+	}
+	// txnbench report renders the saved study again, the table included
+	code, stdout, stderr = clitest.Run("report", out)
+	if code != exitcode.OK || stdout != string(md) {
+		t.Errorf("report: exit %d, output differs from study.md\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestPgbenchSendsNoTags: `txnbench pgbench` sends the script's SQL as
+// pgbench does, without the op tags `run script` adds.
+func TestPgbenchSendsNoTags(t *testing.T) {
+	t.Parallel()
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	// The session is opened again only after the runs: one left open
+	// would make each run's telemetry wait up to 3 s for it to end.
+	_, c, done := testutil.Conn(t, cl.URL())
+	_, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	done()
+	if err != nil {
+		t.Skipf("no pg_stat_statements: %v", err)
+	}
+	mix := filepath.Join(t.TempDir(), "mix.sql")
+	os.WriteFile(mix, []byte("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644)
+	if code, out, stderr := clitest.Run("pgbench", "-i", "-s", "1", cl.URL()); code != 0 {
+		t.Fatalf("pgbench -i: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if code, out, stderr := clitest.Run("pgbench", "-f", mix, "-t", "5", "-M", "prepared", cl.URL()); code != 0 {
+		t.Fatalf("pgbench -f: exit %d\n%s\n%s", code, out, stderr)
+	}
+	_, c, done = testutil.Conn(t, cl.URL())
+	defer done()
+	count := func(like string) int64 {
+		var n int64
+		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM pg_stat_statements WHERE query LIKE $1", []any{like}, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count("%FROM pgbench_accounts WHERE aid%"); n == 0 {
+		t.Fatal("the script's statement is not in pg_stat_statements")
+	}
+	if n := count("%txnbench op=%"); n != 0 {
+		t.Errorf("%d statements carry an op tag", n)
+	}
+}

@@ -1,0 +1,48 @@
+package studies
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestStudyCellsShareOneCluster: a study's direct and PgBouncer cells on
+// temp-postgres run on one throwaway cluster (each study started a second
+// one for its PgBouncer cells while the README said cells sharing --db
+// share one); the PgBouncer runs only while its cells do, and the cluster
+// is gone when the study ends.
+func TestStudyCellsShareOneCluster(t *testing.T) {
+	t.Parallel()
+	testutil.NeedPgBouncer(t)
+	out := filepath.Join(t.TempDir(), "st")
+	args := append([]string{"study", "train-events", "--db", "temp-postgres", "--vary", "via=direct,pgbouncer",
+		"--iterations", "20", "--clients", "2", "--settle", "0s", "--repeat", "2", "--out", out}, clitest.Quick...)
+	code, _, stderr := clitest.Run(args...)
+	if code != exitcode.OK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	clusters := regexp.MustCompile(`PostgreSQL \S+ ready on 127\.0\.0\.1:(\d+)`).FindAllStringSubmatch(stderr, -1)
+	if len(clusters) != 1 {
+		t.Fatalf("%d clusters started, want 1:\n%s", len(clusters), stderr)
+	}
+	if n := strings.Count(stderr, "in front of it"); n != 2 {
+		t.Errorf("PgBouncer started %d times, want 2 (once for each round of its cells, A B A B):\n%s", n, stderr)
+	}
+	port := clusters[0][1]
+	for _, f := range []string{"cell01-rep1.json", "cell01-rep2.json", "cell02-rep1.json", "cell02-rep2.json"} {
+		r, err := result.Load(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.Config.DB, ":"+port) || r.Op("cycle").Count != 20 || !r.Check().OK {
+			t.Errorf("%s: db %s, %d cycles, check %+v; want the one cluster on port %s, 20 cycles, OK", f, r.Config.DB, r.Op("cycle").Count, r.Check(), port)
+		}
+	}
+	clitest.CheckClusterGone(t, port)
+}

@@ -1,0 +1,86 @@
+package studies
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/suite"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestSuiteTablesOnPostgres: a suite run on temp-postgres writes the
+// baseline's tables: suite.md's database table (commits, buffer hits,
+// tuples, top wait) per scenario, suite.json's summary with them, and the
+// study scenario's study.md its per-cell summary and database tables.
+func TestSuiteTablesOnPostgres(t *testing.T) {
+	t.Parallel()
+	testutil.NeedPostgres(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "pg.toml")
+	text := `name = "pg"
+[defaults]
+db = "temp-postgres"
+iterations = 40
+rows = 100
+delay = "0s"
+think-min = "1ms"
+think-max = "2ms"
+[[scenario]]
+name = "one"
+workload = "train-events"
+tiers = ["smoke"]
+[scenario.flags]
+clients = 2
+[[scenario]]
+name = "ladder"
+workload = "train-events"
+tiers = ["smoke"]
+[scenario.flags]
+settle = "0s"
+[scenario.vary]
+clients = [1, 2]
+`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := clitest.Run("suite", "run", file, "--tier", "smoke", "--out", out); code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "suite.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep suite.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep.Scenarios {
+		if m := s.Summary; m.Database["xact_commit"] <= 0 || m.Database["blks_hit"] <= 0 || m.Database["tup_inserted"] <= 0 || m.TopWait == "" || m.TopWaitShare <= 0 || m.P90MS <= 0 {
+			t.Errorf("%s: summary %+v", s.Name, m)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "suite.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Database", "| Scenario | Throughput/s | Xact Commits |", "| `one` | ", "| `ladder` | "} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("suite.md lacks %q:\n%s", want, md)
+		}
+	}
+	smd, err := os.ReadFile(filepath.Join(out, "ladder", "study.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## summary (all transactions)", "## database", "| clients=2 ", "p90 (ms)", "max (ms)"} {
+		if !strings.Contains(string(smd), want) {
+			t.Errorf("study.md lacks %q:\n%s", want, smd)
+		}
+	}
+}
