@@ -209,6 +209,13 @@ type Client struct {
 
 	debugPrepared map[string]bool // statements --debug said it prepared
 
+	// seen are the last variables expressions named, with their slots: an
+	// expression names its variables by the same strings at every
+	// evaluation, which compare equal at once (same pointer), where the
+	// map of names hashes each (issue 31). A slot never changes.
+	seen  [4]seenVar
+	nseen int
+
 	params  [][]byte
 	sqlBuf  []byte
 	results resultSink
@@ -242,9 +249,26 @@ func NewClient(cfg *Config, id int) *Client {
 // that a retry draws the same values.
 func (c *Client) Begin() { c.needSnap = true }
 
+type seenVar struct {
+	name string
+	slot int
+}
+
 // Var returns a variable's value for an expression (expr.Env).
 func (c *Client) Var(name string) (expr.Value, error) {
-	s, ok := c.slot(name)
+	s, ok := -1, false
+	for i := range c.seen {
+		if c.seen[i].name == name && name != "" {
+			s, ok = c.seen[i].slot, true
+			break
+		}
+	}
+	if !ok {
+		if s, ok = c.slot(name); ok {
+			c.seen[c.nseen%len(c.seen)] = seenVar{name: name, slot: s}
+			c.nseen++
+		}
+	}
 	if !ok || !c.vars[s].defined {
 		return expr.Value{}, expr.UndefinedVariable(name)
 	}
