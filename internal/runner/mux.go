@@ -325,12 +325,13 @@ func (m *mux) end(c *client) {
 }
 
 // since is when the client's next op began waiting for its connection:
-// when it became ready for a worker in the worker mode, else now.
+// when it became ready for a worker in the worker mode, else now (the
+// end of its last op, when it has not waited since).
 func (c *client) since() time.Time {
 	if !c.readyAt.IsZero() {
 		return c.readyAt
 	}
-	return time.Now()
+	return c.now()
 }
 
 // took returns the wait for a connection as the client saw it, given the

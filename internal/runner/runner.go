@@ -460,7 +460,10 @@ func (r *run) client(id int) {
 	c := &client{run: r, id: id, shard: id}
 	c.init()
 	defer c.conns.Close()
-	for c.next(time.Now()) {
+	for c.next(c.now()) {
+		if r.sched != nil || c.cyc.pause > 0 {
+			c.ended = time.Time{} // the client waits: its clock must be read again
+		}
 		if r.sched != nil {
 			if c.timer.Sleep(r.stop, time.Until(c.cyc.start)) != nil {
 				return
@@ -587,7 +590,7 @@ func (c *client) endCycle() bool {
 		}
 		return false
 	}
-	latency := time.Since(start)
+	latency := c.now().Sub(start)
 	if r.counted(start) {
 		r.slow.endCycle(c.shard, &c.slowCyc, id, r.cycle, start, latency, err)
 		if err == nil || errors.Is(err, workload.ErrAbortAfter) {
@@ -680,6 +683,12 @@ type client struct {
 	// pending are the cycle's op latencies, recorded with the cycle's
 	// own (metrics.Recorder.RecordTogether) so an interval never splits them.
 	pending []metrics.Sample
+	// ended is when the client's last op completed, while the client has
+	// done nothing since but its bookkeeping (zero otherwise): the end of
+	// its cycle and the start of its next, so that an op costs one clock
+	// read (issue 31), as pgbench reuses one reading of the clock from a
+	// transaction's end to the next one's start.
+	ended time.Time
 
 	timer workload.Timer // for the pauses
 
@@ -689,6 +698,14 @@ type client struct {
 	cyc       cycleState
 	slowCyc   slowCycle
 	muxClient // its state in the worker mode (mux.go)
+}
+
+// now is ended when set, else the time now.
+func (c *client) now() time.Time {
+	if !c.ended.IsZero() {
+		return c.ended
+	}
+	return time.Now()
 }
 
 // flush records the cycle's pending latencies together.
@@ -716,13 +733,14 @@ var errNotBegun = errors.New("the window closed before the op began")
 // at all is decided by the cycle's start, so a cycle's ops count together.
 func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retries int, err error) {
 	getStart := c.since() // in the worker mode, when the client became ready
+	c.ended = time.Time{} // set again when the op completes
 	st := &c.busy[c.id]
 	st.since.Store(getStart.UnixNano())
 	defer func() {
 		st.since.Store(0)
 		switch {
 		case err == nil:
-			st.done.Store(time.Now().UnixNano())
+			st.done.Store(c.ended.UnixNano())
 		case err == errRunEnding && c.counted(start):
 			c.counts.unfinish(opIdx, time.Since(from))
 		}
@@ -758,10 +776,11 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 	for try := 1; ; try++ {
 		err := op.Run(c.ops, conn)
 		if err == nil || errors.Is(err, workload.ErrAbortAfter) {
+			c.ended = time.Now() // the op's one clock read
 			c.conns.Put(conn, err != nil)
 			c.fails = 0
 			if c.counted(start) {
-				lat := time.Since(from)
+				lat := c.ended.Sub(from)
 				c.pending = append(c.pending, metrics.Sample{Op: opIdx, D: lat}) // with the cycle's, by flush
 				c.slow.op(c.shard, &c.slowCyc, c.id, opIdx, from, lat, conn)
 			} else if c.baselined.Load() {
@@ -849,7 +868,12 @@ func (r *run) stall(end time.Time) *result.Stall {
 // counted reports whether an op started at start falls in the measured
 // window.
 func (r *run) counted(start time.Time) bool {
-	return r.measuring.Load() && !start.Before(time.Unix(0, r.measureAt.Load()))
+	return r.countedAt(start.UnixNano())
+}
+
+// countedAt is counted for a start in unix nanoseconds.
+func (r *run) countedAt(ns int64) bool {
+	return r.measuring.Load() && ns >= r.measureAt.Load()
 }
 
 // breaksSession: after these the session is replaced.

@@ -431,3 +431,27 @@ func TestCountersIntervalByClass(t *testing.T) {
 		t.Errorf("op b: %d retries %d errors %v", retries, errs, classes)
 	}
 }
+
+// TestCyclesShareOneClockRead: a client's next cycle starts when its last
+// op ended, read once (issue 31: one clock read per op, shared by the
+// latencies, the window check and the next start), so no time between
+// cycles is lost or counted twice.
+func TestCyclesShareOneClockRead(t *testing.T) {
+	w := &counterWorkload{}
+	cfg := baseConfig()
+	cfg.Clients = 1
+	cfg.Iterations = 30
+	var evs []CycleEvent
+	cfg.OnCycle = func(ev CycleEvent) { evs = append(evs, ev) }
+	if _, err := Run(context.Background(), cfg, openSQLite(t), w); err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 30 {
+		t.Fatalf("%d cycles seen, want 30", len(evs))
+	}
+	for i := 1; i < len(evs); i++ {
+		if end := evs[i-1].Start.Add(evs[i-1].Latency); !evs[i].Start.Equal(end) {
+			t.Fatalf("cycle %d starts %s after cycle %d ended", i, evs[i].Start.Sub(end), i-1)
+		}
+	}
+}

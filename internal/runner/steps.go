@@ -55,5 +55,5 @@ func (c *client) FailStep(step int, class errclass.Class) {
 // cycleCounted reports whether c's current cycle falls in the measured
 // window.
 func (c *client) cycleCounted() bool {
-	return c.counted(time.Unix(0, c.busy[c.id].cycle.Load()))
+	return c.countedAt(c.busy[c.id].cycle.Load())
 }

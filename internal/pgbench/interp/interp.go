@@ -203,6 +203,13 @@ type Client struct {
 
 	debugPrepared map[string]bool // statements --debug said it prepared
 
+	// seen are the last variables expressions named, with their slots: an
+	// expression names its variables by the same strings at every
+	// evaluation, which compare equal at once (same pointer), where the
+	// map of names hashes each (issue 31). A slot never changes.
+	seen  [4]seenVar
+	nseen int
+
 	params  [][]byte
 	sqlBuf  []byte
 	results resultSink
@@ -236,9 +243,26 @@ func NewClient(cfg *Config, id int) *Client {
 // that a retry draws the same values.
 func (c *Client) Begin() { c.needSnap = true }
 
+type seenVar struct {
+	name string
+	slot int
+}
+
 // Var returns a variable's value for an expression (expr.Env).
 func (c *Client) Var(name string) (expr.Value, error) {
-	s, ok := c.slot(name)
+	s, ok := -1, false
+	for i := range c.seen {
+		if c.seen[i].name == name && name != "" {
+			s, ok = c.seen[i].slot, true
+			break
+		}
+	}
+	if !ok {
+		if s, ok = c.slot(name); ok {
+			c.seen[c.nseen%len(c.seen)] = seenVar{name: name, slot: s}
+			c.nseen++
+		}
+	}
 	if !ok || !c.vars[s].defined {
 		return expr.Value{}, expr.UndefinedVariable(name)
 	}
@@ -364,14 +388,16 @@ func (c *Client) run(ctx context.Context, conn target.ScriptConn, si int) error 
 	if c.cfg.Debug {
 		c.debugf("client %d executing script \"%s\"", c.id, c.cfg.Scripts[si].Desc)
 	}
+	// Each command is timed from the end of the one before (the clock is
+	// read once per command, issue 31), the first from here.
 	timed := c.cfg.OnCommand != nil
 	var t0 time.Time
+	if timed {
+		t0 = time.Now()
+	}
 	for i := 0; i < len(cmds); {
 		cmd := cmds[i]
 		c.cmd = i
-		if timed {
-			t0 = time.Now()
-		}
 		next := i + 1
 		if cmd.Kind == script.SQL {
 			if err := c.sql(ctx, conn, cmd, &comp[i]); err != nil {
@@ -386,7 +412,7 @@ func (c *Client) run(ctx context.Context, conn target.ScriptConn, si int) error 
 					break
 				}
 				var err error
-				if next, err = c.branch(cmds, i, t0); err != nil {
+				if next, err = c.branch(cmds, i, &t0); err != nil {
 					return err
 				}
 				i = next
@@ -410,7 +436,9 @@ func (c *Client) run(ctx context.Context, conn target.ScriptConn, si int) error 
 			}
 		}
 		if timed {
-			c.cfg.OnCommand(c.id, si, i, time.Since(t0))
+			t1 := time.Now()
+			c.cfg.OnCommand(c.id, si, i, t1.Sub(t0))
+			t0 = t1
 		}
 		i = next
 	}
@@ -425,9 +453,10 @@ func (c *Client) run(ctx context.Context, conn target.ScriptConn, si int) error 
 	return nil
 }
 
-// branch evaluates \if at i (started at t0) and the \elif conditions it
-// falls through to, timing each, and returns the command to go on with.
-func (c *Client) branch(cmds []*script.Command, i int, t0 time.Time) (int, error) {
+// branch evaluates \if at i (started at *t0) and the \elif conditions it
+// falls through to, timing each from the end of the one before (*t0 is
+// left at the last one's end), and returns the command to go on with.
+func (c *Client) branch(cmds []*script.Command, i int, t0 *time.Time) (int, error) {
 	for {
 		cmd := cmds[i]
 		if c.cfg.Debug && (cmd.Meta == script.If || cmd.Meta == script.Elif) {
@@ -437,15 +466,14 @@ func (c *Client) branch(cmds []*script.Command, i int, t0 time.Time) (int, error
 			return i + 1, nil // \else's branch, or past \endif
 		}
 		c.cmd = i
-		if cmd.Meta == script.Elif && c.cfg.OnCommand != nil {
-			t0 = time.Now()
-		}
 		v, err := cmd.Expr.Eval(c)
 		if err != nil {
 			return 0, c.commandFailed(cmd.Meta.String(), "evaluation of meta-command failed", err)
 		}
 		if c.cfg.OnCommand != nil {
-			c.cfg.OnCommand(c.id, c.script, i, time.Since(t0))
+			t1 := time.Now()
+			c.cfg.OnCommand(c.id, c.script, i, t1.Sub(*t0))
+			*t0 = t1
 		}
 		if truth(v) {
 			return i + 1, nil

@@ -622,3 +622,30 @@ func TestSleep(t *testing.T) {
 		t.Errorf("cancelled sleep: %v after %v", err, time.Since(t0))
 	}
 }
+
+// TestVarsBeyondTheSeenCache: more variables than the client remembers
+// the slots of (four), named in turn by expressions, each evaluated twice,
+// read their own values.
+func TestVarsBeyondTheSeenCache(t *testing.T) {
+	tg := database(t)
+	s := parse(t, `\set a 1
+\set b 2
+\set c 3
+\set d 4
+\set e 5
+\set f 6
+\set s :a + :b * 10 + :c * 100 + :d * 1000 + :e * 10000 + :f * 100000
+\set r :f + :e * 10 + :d * 100 + :c * 1000 + :b * 10000 + :a * 100000
+`)
+	cl := interp.NewClient(config(target.QuerySimple, 1, s), 0)
+	c := connect(t, tg)
+	for i := range 2 {
+		cl.Begin()
+		if err := cl.Run(context.Background(), c, 0); err != nil {
+			t.Fatal(err)
+		}
+		if got := vars(cl, "s", "r"); got != "s=654321 r=123456" {
+			t.Errorf("run %d: %s, want s=654321 r=123456", i, got)
+		}
+	}
+}

@@ -20,13 +20,7 @@ type pgScript struct {
 	prepared map[string]*pgconn.StatementDescription // prepared on this session
 	cols     []string                                // column names of the current result
 
-	// messages, reused
-	query    pgproto3.Query
-	parse    pgproto3.Parse
-	bind     pgproto3.Bind
-	describe pgproto3.Describe
-	execute  pgproto3.Execute
-	sync     pgproto3.Sync
+	w wire // a statement's messages, in a reused buffer
 
 	pipe      *pgconn.Pipeline
 	pipeSinks []target.RowSink // queued statements' sinks, nil for a Prepare
@@ -47,7 +41,6 @@ func (p *pgConn) script() *pgScript {
 	s, ok := pc.CustomData()[pgScriptKey].(*pgScript)
 	if !ok {
 		s = &pgScript{prepared: map[string]*pgconn.StatementDescription{}}
-		s.describe.ObjectType = 'P'
 		pc.CustomData()[pgScriptKey] = s
 	}
 	p.scr = s
@@ -122,10 +115,10 @@ func (p *pgConn) Statement(ctx context.Context, mode target.QueryMode, name, sql
 		return err
 	}
 	// The messages go out as libpq sends them for PQsendQuery,
-	// PQsendQueryParams and PQsendQueryPrepared, and the answers are read
-	// here rather than by pgconn's result readers, which copy the command
-	// tag and column names of every result.
-	f := pc.Frontend()
+	// PQsendQueryParams and PQsendQueryPrepared (written by wire straight
+	// into one buffer), and the answers are read here rather than by
+	// pgconn's result readers, which copy the command tag and column names
+	// of every result.
 	var fields []pgconn.FieldDescription
 	var prepErr error
 	switch mode {
@@ -133,18 +126,15 @@ func (p *pgConn) Statement(ctx context.Context, mode target.QueryMode, name, sql
 		if len(params) > 0 {
 			return target.ErrSimpleParams
 		}
-		s.query.String = sql
-		f.SendQuery(&s.query)
+		s.w.query(sql)
 	case target.QueryExtended:
-		s.parse.Query = sql
-		f.SendParse(&s.parse)
-		s.bind.PreparedStatement, s.bind.Parameters = "", params
-		f.SendBind(&s.bind)
+		s.w.parse(sql)
+		s.w.bind("", params)
 		if rows != nil {
-			f.SendDescribe(&s.describe)
+			s.w.describePortal()
 		}
-		f.SendExecute(&s.execute)
-		f.SendSync(&s.sync)
+		s.w.execute()
+		s.w.sync()
 	case target.QueryPrepared:
 		sd, err := p.prepare(s, pc, name, sql)
 		switch {
@@ -158,14 +148,12 @@ func (p *pgConn) Statement(ctx context.Context, mode target.QueryMode, name, sql
 		default:
 			return ctxErr(ctx, err)
 		}
-		s.bind.PreparedStatement, s.bind.Parameters = name, params
-		f.SendBind(&s.bind)
-		f.SendExecute(&s.execute)
-		f.SendSync(&s.sync)
+		s.w.bind(name, params)
+		s.w.execute()
+		s.w.sync()
 	default:
 		return fmt.Errorf("unknown query mode %d", mode)
 	}
-	s.bind.Parameters = nil
 	err := s.roundTrip(pc, fields, rows)
 	switch {
 	case prepErr != nil && err != nil:
@@ -185,13 +173,13 @@ func refusedPrepare(err error) bool {
 
 var errCopy = errors.New("COPY is not supported in pgbench, aborting")
 
-// roundTrip flushes the queued messages and reads the answers up to
+// roundTrip sends the statement's messages and reads the answers up to
 // ReadyForQuery, passing rows to sink. fields describe the rows when no
 // RowDescription comes (a prepared statement executed without Describe).
 // The first error the server reports is returned; a connection that fails
 // is closed, so that Broken reports it.
 func (s *pgScript) roundTrip(pc *pgconn.PgConn, fields []pgconn.FieldDescription, sink target.RowSink) error {
-	if err := pc.Frontend().Flush(); err != nil {
+	if err := s.w.send(pc.Conn()); err != nil {
 		s.abandon(pc)
 		return err
 	}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# pgbench-cost.sh: issue 31's goals for `txnbench pgbench` against the real
+# pgbench, in one run:
+#   1. user-space instructions per transaction at one client under
+#      callgrind (bench/instructions.sh, --telemetry off): select-only
+#      -M prepared, tpcb-like -M prepared and -M simple; goal <= 1.1x;
+#   2. client CPU per transaction and TPS at 8, 32 and 128 clients for
+#      select-only and tpcb-like, simple and prepared (bench/pgbench.sh:
+#      interleaved, repeated, medians); goal CPU <= 1.0x, TPS >= 1x;
+#   3. start-up: CPU of `-c 1 -t 1 -S -M prepared` (bench/pgbench.sh -u);
+#      goal <= 2x.
+# CPU time is only comparable when the machine is quiet: each part prints
+# the load it ran under; the instruction counts do not depend on it.
+#
+#   bench/pgbench-cost.sh [-r REPEATS] [-T SECONDS] [-c "8 32 128"] [-u STARTS] [-p PORT] [BIN]
+#
+# -p is the CPU part's server port (5497); the instruction part's is PORT - 4.
+#
+# With no binary it builds the working tree once for both parts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+repeats=3 secs=10 clientsets="8 32 128" starts=5 port=5497
+while getopts "r:T:c:u:p:" o; do
+  case $o in
+    r) repeats=$OPTARG ;; T) secs=$OPTARG ;; c) clientsets=$OPTARG ;; u) starts=$OPTARG ;; p) port=$OPTARG ;;
+    *) echo "usage: $0 [-r repeats] [-T seconds] [-c clients] [-u starts] [-p port] [BIN]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+
+bin=${1:-}
+if [ -z "$bin" ]; then
+  mkdir -p bench/out
+  bin=$PWD/bench/out/txnbench-$(date +%Y%m%d-%H%M%S)-$$
+  go build -o "$bin" ./cmd/txnbench
+  echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo ' plus uncommitted changes')"
+fi
+
+echo "## 1. instructions per transaction (goal: ratio <= 1.1)"
+bench/instructions.sh -p $((port - 4)) -x "--telemetry off" "$bin"
+echo
+echo "## 2. client CPU per transaction (goal: <= 1.0x pgbench) and 3. start-up (goal: <= 2x)"
+bench/pgbench.sh -r "$repeats" -T "$secs" -c "$clientsets" -g 1.0 -u "$starts" -p "$port" \
+  -k "select-only select-only-prepared tpcb-like tpcb-prepared" "$bin"
