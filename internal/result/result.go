@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/report/texttable"
 )
 
 // Format identifies the document so a future reader can tell versions apart.
@@ -282,6 +283,53 @@ func (r *Result) Committed() (window, after, before int64) {
 		}
 	}
 	return window, after, before
+}
+
+// Commits is the server's commits over a run beside the clients'
+// transactions they cover: the server's counters run from the window's
+// start until the clients are gone, so they hold the transactions
+// completed in the window, after it (in the grace period) and those begun
+// in the warm-up that completed in it (Result.Committed). The run report
+// and the study's database table both show it, through Text.
+type Commits struct {
+	Server int64 `json:"server"`
+	Window int64 `json:"window"`
+	After  int64 `json:"after,omitempty"`
+	Before int64 `json:"before,omitempty"`
+}
+
+// CommitsOf is the run's transactions beside server, the commits the
+// server counted over the run.
+func (r *Result) CommitsOf(server int64) Commits {
+	window, after, before := r.Committed()
+	return Commits{Server: server, Window: window, After: after, Before: before}
+}
+
+// Clients is the transactions the clients committed while the server's
+// counters ran.
+func (c Commits) Clients() int64 { return c.Window + c.After + c.Before }
+
+// Text is the server's commits and how the clients' transactions add up
+// to them: "14,405 = 14,375 in the window + 30 completed after it", or,
+// when they do not, "14,410 for the clients' 14,375 transactions (14,375
+// in the window; +0.2%)"; the commits alone without client counts.
+func (c Commits) Text() string {
+	parts := []string{texttable.Count(c.Window) + " in the window"}
+	if c.After > 0 {
+		parts = append(parts, texttable.Count(c.After)+" completed after it")
+	}
+	if c.Before > 0 {
+		parts = append(parts, texttable.Count(c.Before)+" begun in the warm-up")
+	}
+	sum := strings.Join(parts, " + ")
+	switch clients := c.Clients(); {
+	case clients == 0:
+		return texttable.Count(c.Server)
+	case clients == c.Server:
+		return texttable.Count(c.Server) + " = " + sum
+	default:
+		return fmt.Sprintf("%s for the clients' %s transactions (%s; %+.1f%%)", texttable.Count(c.Server), texttable.Count(clients), sum, 100*float64(c.Server-clients)/float64(clients))
+	}
 }
 
 // Interval is one progress interval.

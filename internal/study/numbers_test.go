@@ -115,3 +115,30 @@ func TestAxisTablesCompareConnect(t *testing.T) {
 		t.Errorf("the db comparison lacks the connect row:\n%s", b.String())
 	}
 }
+
+// TestStudyCommitsAddUp: the database table's commits are shown with
+// the clients' transactions they cover, as the run's report adds them up
+// (seed 000's cells printed 4,298 commits beside 4,200 transactions: the
+// 98 completed after the window were left out), from the repetition with
+// the median commits so that the parts add up.
+func TestStudyCommitsAddUp(t *testing.T) {
+	run := func(window, after int64) *result.Result {
+		r := res(window, 10, 60, true)
+		r.Ops[0].AfterWindow = after
+		r.Telemetry = &result.Telemetry{Database: map[string]int64{"xact_commit": window + after}}
+		return r
+	}
+	rs := []*result.Result{run(4300, 90), run(4200, 98), run(4100, 97)}
+	s := &Summary{Format: Format, Workload: "w", Repeat: 3, Vary: []Vary{{Key: "via", Values: []string{"direct"}}},
+		Cells: []CellSummary{Summarise(Cell{Settings: []Setting{{"via", "direct"}}}, rs, []string{"a", "b", "c"})}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	want := "4,298 = 4,200 in the window + 98 completed after it"
+	if !strings.Contains(md, "| "+want+" |") {
+		t.Errorf("the database table lacks %q:\n%s", want, md)
+	}
+	if got := "commits " + rs[1].CommitsOf(4298).Text(); !strings.Contains(got, want) {
+		t.Errorf("the run report's line %q differs from the study's %q", got, want)
+	}
+}

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -62,6 +63,10 @@ type CellSummary struct {
 	// Database is the median change of each of result.DeltaCounters
 	// over the window; absent without database telemetry.
 	Database map[string]float64 `json:"database,omitempty"`
+	// Commits is the server's commits beside the clients' transactions
+	// (result.Commits) of the repetition with the median commits (the
+	// lower middle one of an even number), so that its parts add up.
+	Commits *result.Commits `json:"commits,omitempty"`
 	// TopWait is the wait event the cell's sessions were seen in most,
 	// over all its runs, and TopWaitShare its share of the samples.
 	TopWait      string  `json:"top_wait,omitempty"`
@@ -201,8 +206,29 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 			cs.Database[k] = median(rs, v)
 		}
 	}
+	cs.Commits = medianCommits(rs)
 	cs.TopWait, cs.TopWaitShare = result.TopWait(rs...)
 	return cs
+}
+
+// medianCommits is the commits of the run among rs with the median
+// commits (the lower middle one of an even number); nil without database
+// telemetry.
+func medianCommits(rs []*result.Result) *result.Commits {
+	var cs []result.Commits
+	for _, r := range rs {
+		if r.Telemetry == nil {
+			continue
+		}
+		if n, ok := r.Telemetry.Database["xact_commit"]; ok {
+			cs = append(cs, r.CommitsOf(n))
+		}
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	slices.SortFunc(cs, func(a, b result.Commits) int { return cmp.Compare(a.Server, b.Server) })
+	return &cs[(len(cs)-1)/2]
 }
 
 // txnErrorClasses is the median count of each error class of the

@@ -2,6 +2,7 @@ package study
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/txnbench/txnbench/internal/report/texttable"
@@ -57,11 +58,14 @@ func cellTables(s *Summary) []Table {
 			row := []string{c.Label, f1(c.TxnPerS)}
 			for _, k := range result.DeltaCounters {
 				v, ok := c.Database[k]
-				if !ok {
+				switch {
+				case !ok:
 					row = append(row, "")
-					continue
+				case k == "xact_commit" && c.Commits != nil:
+					row = append(row, c.Commits.Text())
+				default:
+					row = append(row, num(v))
 				}
-				row = append(row, num(v))
 			}
 			top := ""
 			if c.TopWait != "" {
@@ -69,8 +73,12 @@ func cellTables(s *Summary) []Table {
 			}
 			rows = append(rows, append(row, top))
 		}
-		out = append(out, Table{Title: "database", Rows: rows, Left: []int{0, len(head)},
-			After: "Counters are the run database's change over the measured window (pg_stat_database); the top wait is the wait event the cell's sessions were seen in most while in a transaction, over all its runs, with its share of the samples."})
+		left := []int{0, len(head)}
+		if i := slices.Index(result.DeltaCounters, "xact_commit"); i >= 0 {
+			left = append(left, 2+i) // commits read as a sum
+		}
+		out = append(out, Table{Title: "database", Rows: rows, Left: left,
+			After: "Counters are the run database's change over the measured window (pg_stat_database), until the clients are gone: commits are those of the repetition with the median commits, with the clients' transactions they cover (those completed in the window, after it, and begun in the warm-up), as the run's report adds them up; the top wait is the wait event the cell's sessions were seen in most while in a transaction, over all its runs, with its share of the samples."})
 	}
 	return out
 }
