@@ -3,7 +3,9 @@ package study
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -140,5 +142,42 @@ func TestStudyCommitsAddUp(t *testing.T) {
 	}
 	if got := "commits " + rs[1].CommitsOf(4298).Text(); !strings.Contains(got, want) {
 		t.Errorf("the run report's line %q differs from the study's %q", got, want)
+	}
+}
+
+// TestStudyWorkflowSummaryCountsWorkflows: for a workload that counts
+// its cycles (the workflow workload's workflows), the summary's count,
+// rate and latencies are the workflows', with the transactions in their
+// own columns (seed 003's c1 read "95 ops, 24.4/s, 5.6 ms": transactions,
+// where the seed counts 16 workflows of 3,738 ms).
+func TestStudyWorkflowSummaryCountsWorkflows(t *testing.T) {
+	run := func() *result.Result {
+		r := res(95, 5.6, 3.9, true)
+		h := metrics.NewHist()
+		for range 16 {
+			h.Record(3738 * time.Millisecond)
+		}
+		r.Ops[1].Summary, r.Ops[1].Hist = h.Summary(), h
+		r.CycleUnit, r.Config.Clients = "workflows", 1
+		return r
+	}
+	s := &Summary{Format: Format, Workload: "workflow", Repeat: 1, Vary: []Vary{{Key: "clients", Values: []string{"1"}}},
+		Cells: []CellSummary{Summarise(Cell{Settings: []Setting{{"clients", "1"}}}, []*result.Result{run()}, []string{"a"})}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	for _, want := range []string{
+		"## summary (workflows)",
+		"| cell      | clients | workflows | duration (s) | workflows/s | mean (ms) |",
+		"| clients=1 |       1 |        16 |         3.90 |         4.1 |  3,738.62 |",
+		"| txns | txn/s | txn errors by class |",
+		"|   95 |  24.4 | -                   |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "summary (all transactions)") {
+		t.Errorf("the workflow study's summary counts transactions:\n%s", md)
 	}
 }

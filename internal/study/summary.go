@@ -60,6 +60,10 @@ type CellSummary struct {
 	Txn       OpStats `json:"transactions"`
 	Clients   int     `json:"clients"`
 	DurationS float64 `json:"duration_s"`
+	// Unit names what one cycle is when the workload counts its cycles
+	// (result.Result.CycleUnit: "workflows"); the summary then counts
+	// them, with the transactions in their own column.
+	Unit string `json:"unit,omitempty"`
 	// Database is the median change of each of result.DeltaCounters
 	// over the window; absent without database telemetry.
 	Database map[string]float64 `json:"database,omitempty"`
@@ -189,7 +193,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 		return r.TxnSummary(), failed, true
 	})
 	cs.Txn.ErrorClasses = txnErrorClasses(rs)
-	cs.Clients = rs[0].Config.Clients
+	cs.Clients, cs.Unit = rs[0].Config.Clients, rs[0].CycleUnit
 	cs.DurationS = median(rs, func(r *result.Result) (float64, bool) { return r.MeasuredS, true })
 	for _, k := range result.DeltaCounters {
 		v := func(r *result.Result) (float64, bool) {

@@ -29,7 +29,9 @@ func cellTables(s *Summary) []Table {
 			phases = phases || o.Kind == result.KindPhase
 		}
 	}
-	if txns {
+	if unit := cycleUnit(s); unit != "" {
+		out = append(out, unitSummary(s, unit))
+	} else if txns {
 		rows := [][]string{{"cell", "clients", "txns", "duration (s)", "txn/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "success", "errors by class"}}
 		for _, c := range s.Cells {
 			t := c.Txn
@@ -81,4 +83,31 @@ func cellTables(s *Summary) []Table {
 			After: "Counters are the run database's change over the measured window (pg_stat_database), until the clients are gone: commits are those of the repetition with the median commits, with the clients' transactions they cover (those completed in the window, after it, and begun in the warm-up), as the run's report adds them up; the top wait is the wait event the cell's sessions were seen in most while in a transaction, over all its runs, with its share of the samples."})
 	}
 	return out
+}
+
+// cycleUnit is what the cells' cycles are when every cell's workload
+// counts them ("workflows"), "" otherwise.
+func cycleUnit(s *Summary) string {
+	unit := s.Cells[0].Unit
+	for _, c := range s.Cells {
+		if c.Unit != unit || c.op(result.CycleOp) == nil {
+			return ""
+		}
+	}
+	return unit
+}
+
+// unitSummary is the per-cell summary of a workload that counts its
+// cycles as units (the workflow workload's workflows): their count,
+// rate, latencies and errors, with the transactions in their own
+// columns, each heading naming what it counts.
+func unitSummary(s *Summary, unit string) Table {
+	rows := [][]string{{"cell", "clients", unit, "duration (s)", unit + "/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "success", "txns", "txn/s", "txn errors by class"}}
+	for _, c := range s.Cells {
+		cy := c.op(result.CycleOp)
+		rows = append(rows, []string{c.Label, strconv.Itoa(c.Clients), num(cy.Count), texttable.Fixed(c.DurationS, 2), f1(cy.OpsPerS),
+			ms(cy.Mean), ms(cy.P90), ms(cy.P95), ms(cy.P99), ms(cy.Max), num(cy.Errors), cy.SuccessPct(), num(c.Txn.Count), f1(c.TxnPerS), c.Txn.classes()})
+	}
+	return Table{Title: "summary (" + unit + ")", Rows: rows, Left: []int{0, 14},
+		After: fmt.Sprintf("%s are the workload's cycles completed in the measured window, each one of them from its start to its completion: %s/s, the latencies, errors and success (%s / (%s + errors)) are theirs; txns are the transactions committed in the window, every transaction op merged (a cycle runs several), txn/s their rate, and their errors by class (medians).", unit, unit, unit, unit)}
 }
