@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -69,6 +71,51 @@ func TestTPCCKillServer(t *testing.T) {
 	r := runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--duration", "6s", "--fault", "2s:kill-server:200ms")
 	if len(r.Faults) != 1 || !r.Faults[0].Injected {
 		t.Errorf("faults %+v", r.Faults)
+	}
+}
+
+// TestTPCCPlantedViolationExits3: a change to loaded data that a run
+// cannot undo (a warehouse's w_ytd one higher than its districts' d_ytd
+// and its history, a customer's c_ytd_payment one higher than what was
+// delivered to it) makes the next run's check fail on exactly those
+// conditions (3.3.2.1, 8 and 12), exit 3; the money's line, which compares
+// growth within the run, still holds.
+// Before the plant the same data passes.
+func TestTPCCPlantedViolationExits3(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "tpcc.db")
+	runTPCC(t, "--db", db, "--clients", "2", "--iterations", "40")
+	ctx := context.Background()
+	tg, err := target.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1",
+		"UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 2 AND c_d_id = 3 AND c_id = 4",
+	} {
+		if n, err := c.Exec(ctx, q); err != nil || n != 1 {
+			t.Fatalf("%s: %d rows, %v", q, n, err)
+		}
+	}
+	c.Close(ctx)
+	tg.Close()
+	args := append([]string{"run", "tpcc", "--db", db, "--clients", "2", "--iterations", "40"}, tpccSmall...)
+	code, stdout, stderr := runMain(args...)
+	if code != ExitInvariants {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitInvariants, stdout, stderr)
+	}
+	failed := map[string]bool{}
+	for _, l := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "FAIL" {
+			failed[f[1]] = true
+		}
+	}
+	if !failed["3.3.2.1"] || !failed["3.3.2.8"] || !failed["3.3.2.12"] || len(failed) != 3 {
+		t.Errorf("failed conditions %v, want 3.3.2.1, 3.3.2.8 and 3.3.2.12 alone:\n%s", failed, stdout)
 	}
 }
 
