@@ -456,6 +456,7 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 		// the window opens
 		rc.Observers = append([]runner.Observer{telemetryObserver{tel}}, rc.Observers...)
 	}
+	notified := windowNotifications(s.Workload, &rc)
 	var shard result.Shard
 	if s.sharded() { // the last thing before the run: the shards start together
 		if shard, err = startTogether(ctx, s, db, began); err != nil {
@@ -490,6 +491,7 @@ func Run(ctx context.Context, s Spec, db *Database) (r *result.Result, err error
 		return nil, err
 	}
 	r = assemble(s, db, out)
+	r.Notifications = notified()
 	if d, ok := s.Workload.(workload.DataReporter); ok {
 		r.Data = d.Data() // what Start found
 	}

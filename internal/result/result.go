@@ -87,6 +87,11 @@ type Result struct {
 	Interrupted bool             `json:"interrupted,omitempty"`
 	// Stalled says no op completed in the window's last StallAfter or more.
 	Stalled *Stall `json:"stalled,omitempty"`
+	// Notifications is how many notifications the workload's LISTEN
+	// session received from the window's start until the clients were
+	// gone (workload.Notified): the server reads them in transactions of
+	// its own, up to one each, which no op records.
+	Notifications int64 `json:"notifications,omitempty"`
 	// CycleUnit names what one cycle is when the workload's users count
 	// cycles rather than transactions ("workflows"); "" otherwise.
 	CycleUnit string `json:"cycle_unit,omitempty"`
@@ -296,13 +301,16 @@ type Commits struct {
 	Window int64 `json:"window"`
 	After  int64 `json:"after,omitempty"`
 	Before int64 `json:"before,omitempty"`
+	// Notified is Result.Notifications: the server's reading of them may
+	// add up to as many commits.
+	Notified int64 `json:"notified,omitempty"`
 }
 
 // CommitsOf is the run's transactions beside server, the commits the
 // server counted over the run.
 func (r *Result) CommitsOf(server int64) Commits {
 	window, after, before := r.Committed()
-	return Commits{Server: server, Window: window, After: after, Before: before}
+	return Commits{Server: server, Window: window, After: after, Before: before, Notified: r.Notifications}
 }
 
 // Clients is the transactions the clients committed while the server's
@@ -312,7 +320,10 @@ func (c Commits) Clients() int64 { return c.Window + c.After + c.Before }
 // Text is the server's commits and how the clients' transactions add up
 // to them: "14,405 = 14,375 in the window + 30 completed after it", or,
 // when they do not, "14,410 for the clients' 14,375 transactions (14,375
-// in the window; +0.2%)"; the commits alone without client counts.
+// in the window; +0.2%)", with what the server's delivering of
+// notifications may add ("+14.8%; the server also delivered the
+// listener's 2,035 notifications, in up to as many transactions of its
+// own"); the commits alone without client counts.
 func (c Commits) Text() string {
 	parts := []string{texttable.Count(c.Window) + " in the window"}
 	if c.After > 0 {
@@ -328,7 +339,11 @@ func (c Commits) Text() string {
 	case clients == c.Server:
 		return texttable.Count(c.Server) + " = " + sum
 	default:
-		return fmt.Sprintf("%s for the clients' %s transactions (%s; %+.1f%%)", texttable.Count(c.Server), texttable.Count(clients), sum, 100*float64(c.Server-clients)/float64(clients))
+		why := ""
+		if c.Notified > 0 && c.Server > clients {
+			why = fmt.Sprintf("; the server also delivered the listener's %s notifications, in up to as many transactions of its own", texttable.Count(c.Notified))
+		}
+		return fmt.Sprintf("%s for the clients' %s transactions (%s; %+.1f%%%s)", texttable.Count(c.Server), texttable.Count(clients), sum, 100*float64(c.Server-clients)/float64(clients), why)
 	}
 }
 
