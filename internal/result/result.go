@@ -313,6 +313,33 @@ func (r *Result) CommitsOf(server int64) Commits {
 	return Commits{Server: server, Window: window, After: after, Before: before, Notified: r.Notifications}
 }
 
+// MedianCommits is the commits among cs with the median Server (the
+// lower middle one of an even number), whole, so that its parts add up;
+// nil when cs is empty.
+func MedianCommits(cs []Commits) *Commits {
+	if len(cs) == 0 {
+		return nil
+	}
+	cs = slices.Clone(cs)
+	slices.SortStableFunc(cs, func(a, b Commits) int { return cmpInt64(a.Server, b.Server) })
+	return &cs[(len(cs)-1)/2]
+}
+
+// Add adds o's counts to c's (a suite's study scenario sums its cells').
+func (c *Commits) Add(o Commits) {
+	c.Server, c.Window, c.After, c.Before, c.Notified = c.Server+o.Server, c.Window+o.Window, c.After+o.After, c.Before+o.Before, c.Notified+o.Notified
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
 // Clients is the transactions the clients committed while the server's
 // counters ran.
 func (c Commits) Clients() int64 { return c.Window + c.After + c.Before }

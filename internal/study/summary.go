@@ -1,7 +1,6 @@
 package study
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -216,8 +215,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 }
 
 // medianCommits is the commits of the run among rs with the median
-// commits (the lower middle one of an even number); nil without database
-// telemetry.
+// commits (result.MedianCommits); nil without database telemetry.
 func medianCommits(rs []*result.Result) *result.Commits {
 	var cs []result.Commits
 	for _, r := range rs {
@@ -228,11 +226,7 @@ func medianCommits(rs []*result.Result) *result.Commits {
 			cs = append(cs, r.CommitsOf(n))
 		}
 	}
-	if len(cs) == 0 {
-		return nil
-	}
-	slices.SortFunc(cs, func(a, b result.Commits) int { return cmp.Compare(a.Server, b.Server) })
-	return &cs[(len(cs)-1)/2]
+	return result.MedianCommits(cs)
 }
 
 // txnErrorClasses is the median count of each error class of the
