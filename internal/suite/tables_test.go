@@ -159,7 +159,7 @@ func TestSuiteCommitsAddUp(t *testing.T) {
 	var b strings.Builder
 	WriteMarkdown(&b, rep)
 	for _, want := range []string{
-		" | 5 = 2 in the window + 3 completed after it | ",  // the run: 2 start ops in the window
+		" | 5 = 2 in the window + 3 completed after it | ",   // the run: 2 start ops in the window
 		" | 18 = 4 in the window + 14 completed after it | ", // the study: 6 = 2 + 4, and 12 = 2 + 10
 	} {
 		if !strings.Contains(b.String(), want) {
