@@ -190,3 +190,26 @@ func TestTPCCSharded(t *testing.T) {
 		t.Errorf("merged report: exit %d %s\n%s", code, errOut, stdout)
 	}
 }
+
+// TestTPCCStudy: TPC-C in a study (issue 28: in studies, suites and
+// shards): both cells load once into their database, run, and keep every
+// condition.
+func TestTPCCStudy(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "study")
+	args := append([]string{"study", "tpcc", "--db", "sqlite:" + filepath.Join(dir, "tpcc.db"), "--iterations", "40", "--out", out,
+		"--vary", "clients=1,2"}, tpccSmall...)
+	code, stdout, stderr := runMain(args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "study.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"invariants: OK in every run", "## new-order", "| clients=2 "} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
+	}
+}
