@@ -5,13 +5,14 @@
 # as a share of the server's, one flat-out run (--wait=false), and the peak
 # memory of 1,000 terminals.
 #
-#   bench/tpcc.sh [-w "1 10 50"] [-d 4m] [-u 1m] [-t 1000] [-f 1m] [BIN]
+#   bench/tpcc.sh [-w "1 10 50"] [-d 4m] [-u 1m] [-t 1000] [-f 1m] [-x ARGS] [BIN]
 #
 # -w the warehouse counts (each loaded into a database of its own with
 # `txnbench init tpcc`, timed), -d each run's measured window and -u its
 # warm-up, -t the terminals of the memory run (on the most warehouses
 # loaded; 0 leaves it out), -f the flat-out run's window (20 terminals on
-# the first warehouse count above 1, else the first; 0 leaves it out).
+# the first warehouse count above 1, else the first; 0 leaves it out), -x
+# more arguments for every run (-x "--telemetry off").
 #
 # The server's CPU is that of the cluster's processes: the postmaster's own
 # and its reaped children's (utime, stime, cutime, cstime in
@@ -29,11 +30,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-whs="1 10 50" window=4m warmup=1m terminals=1000 flat=1m
-while getopts "w:d:u:t:f:" o; do
+whs="1 10 50" window=4m warmup=1m terminals=1000 flat=1m extra=""
+while getopts "w:d:u:t:f:x:" o; do
   case $o in
-    w) whs=$OPTARG ;; d) window=$OPTARG ;; u) warmup=$OPTARG ;; t) terminals=$OPTARG ;; f) flat=$OPTARG ;;
-    *) echo "usage: $0 [-w \"1 10 50\"] [-d window] [-u warm-up] [-t terminals] [-f flat-out window] [BIN]" >&2; exit 2 ;;
+    w) whs=$OPTARG ;; d) window=$OPTARG ;; u) warmup=$OPTARG ;; t) terminals=$OPTARG ;; f) flat=$OPTARG ;; x) extra=$OPTARG ;;
+    *) echo "usage: $0 [-w \"1 10 50\"] [-d window] [-u warm-up] [-t terminals] [-f flat-out window] [-x args] [BIN]" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -89,14 +90,14 @@ run() {
   local before after TIMEFORMAT='%U %S'
   before=$(server_cpu)
   { time "$bin" run tpcc --db "postgres://postgres@127.0.0.1:$port/w$w" --warehouses "$w" --check quick \
-    --progress 1m --json "$out/$name.json" "$@" >"$out/$name.log" 2>&1; } 2>"$out/$name.client-cpu" ||
+    --progress 1m --json "$out/$name.json" $extra "$@" >"$out/$name.log" 2>&1; } 2>"$out/$name.client-cpu" ||
     { echo "run $name failed: see $out/$name.log" >&2; exit 1; }
   after=$(server_cpu)
   echo "$before $after" >"$out/$name.server-cpu"
 }
 
 echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# $("$bin" version); PostgreSQL $("${psql[@]}" -c 'SHOW server_version'), window $window, warm-up $warmup; raw output in $out"
+echo "# $("$bin" version); PostgreSQL $("${psql[@]}" -c 'SHOW server_version'), window $window, warm-up $warmup${extra:+, $extra}; raw output in $out"
 for w in $whs; do
   "${psql[@]}" -c "CREATE DATABASE w$w"
   start=$(date +%s.%N)
