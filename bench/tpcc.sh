@@ -25,7 +25,7 @@
 # (initdb as the postgres user when run as root) listens on port 5498
 # (TPCC_PORT) with max_connections 1100.
 # Goals (issue 28): client CPU under 10% of the server's, load under 10 s per
-# warehouse. Raw output lands in bench/out/tpcc-DATE. With no binary it
+# warehouse. Raw output lands in bench/out/tpcc-DATE-PID. With no binary it
 # builds the working tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +39,7 @@ while getopts "w:d:u:t:f:x:" o; do
 done
 shift $((OPTIND - 1))
 
-out=$PWD/bench/out/tpcc-$(date +%Y%m%d-%H%M%S)
+out=$PWD/bench/out/tpcc-$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$out"
 chmod 777 "$out"
 bin=${1:-}
