@@ -181,3 +181,24 @@ func TestStudyWorkflowSummaryCountsWorkflows(t *testing.T) {
 		t.Errorf("the workflow study's summary counts transactions:\n%s", md)
 	}
 }
+
+// TestStudyNothingMeasuredIsDash: a cell whose window completed nothing
+// (a capacity rung whose schedule started no transaction in it) shows
+// "-" for its latencies in the summary and the op's table, not 0.00.
+func TestStudyNothingMeasuredIsDash(t *testing.T) {
+	s := &Summary{Format: Format, Workload: "w", Repeat: 1, Vary: []Vary{{Key: "rate", Values: []string{"0.625", "1.25"}}},
+		Cells: []CellSummary{Summarise(Cell{Settings: []Setting{{"rate", "0.625"}}}, []*result.Result{res(0, 10, 5, true)}, []string{"a"}),
+			Summarise(Cell{Settings: []Setting{{"rate", "1.25"}}}, []*result.Result{res(6, 10, 5, true)}, []string{"b"})}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	for _, want := range []string{
+		"| rate=0.625 |       0 |    0 |         5.00 |   0.0 |         - |        - |        - |        - |        - |      0 |       - |",
+		"| rate=0.625 |   0.0 |         - |        - |        - |        - |        - |        - |      0 |      - |",
+		"| rate=1.25  |       0 |    6 |         5.00 |   1.2 |     10.00 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -410,7 +410,11 @@ func Sections(s *Summary, results [][]*result.Result) []Table {
 			if i > 0 && first != nil {
 				vsMean, vsRate = Change(first.Mean, st.Mean), Change(first.OpsPerS, st.OpsPerS)
 			}
-			rows = append(rows, []string{c.Label, f1(st.OpsPerS), ms(st.Mean), ms(st.P50), ms(st.P90), ms(st.P95), ms(st.P99), ms(st.Max),
+			l, p50 := st.lats(), texttable.None
+			if st.Count > 0 {
+				p50 = ms(st.P50)
+			}
+			rows = append(rows, []string{c.Label, f1(st.OpsPerS), l[0], p50, l[1], l[2], l[3], l[4],
 				num(st.Errors), texttable.Spread(st.Spread, s.Repeat), vsMean, vsRate})
 		}
 		out = append(out, Table{Title: title, Rows: s.VsFirst(rows), Left: []int{0}})
@@ -599,4 +603,14 @@ func (l Ladder) Note() string {
 // table: a rate with one decimal, a latency, a (median) count.
 func f1(v float64) string  { return texttable.Fixed(v, 1) }
 func ms(v float64) string  { return texttable.MS(v) }
+
+// lats are o's latencies (mean, p90, p95, p99, max): "-" each when
+// nothing completed, so nothing was measured (a capacity rung whose
+// schedule started no transaction in its window printed 0.00).
+func (o OpStats) lats() []string {
+	if o.Count <= 0 {
+		return []string{texttable.None, texttable.None, texttable.None, texttable.None, texttable.None}
+	}
+	return []string{ms(o.Mean), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max)}
+}
 func num(v float64) string { return texttable.Count(v) }

@@ -35,8 +35,9 @@ func cellTables(s *Summary) []Table {
 		rows := [][]string{{"cell", "clients", "txns", "duration (s)", "txn/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "success", "errors by class"}}
 		for _, c := range s.Cells {
 			t := c.Txn
-			rows = append(rows, []string{c.Label, strconv.Itoa(c.Clients), num(t.Count), texttable.Fixed(c.DurationS, 2), f1(c.TxnPerS),
-				ms(t.Mean), ms(t.P90), ms(t.P95), ms(t.P99), ms(t.Max), num(t.Errors), t.SuccessPct(), t.classes()})
+			row := []string{c.Label, strconv.Itoa(c.Clients), num(t.Count), texttable.Fixed(c.DurationS, 2), f1(c.TxnPerS)}
+			row = append(append(row, t.lats()...), num(t.Errors), t.SuccessPct(), t.classes())
+			rows = append(rows, row)
 		}
 		out = append(out, Table{Title: "summary (all transactions)", Rows: rows, Left: []int{0, 12},
 			After: "txns are the transactions committed in the measured window, every transaction op merged; errors failed after their retries (medians, by class too); success is txns / (txns + errors)."})
@@ -105,8 +106,9 @@ func unitSummary(s *Summary, unit string) Table {
 	rows := [][]string{{"cell", "clients", unit, "duration (s)", unit + "/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "success", "txns", "txn/s", "txn errors by class"}}
 	for _, c := range s.Cells {
 		cy := c.op(result.CycleOp)
-		rows = append(rows, []string{c.Label, strconv.Itoa(c.Clients), num(cy.Count), texttable.Fixed(c.DurationS, 2), f1(cy.OpsPerS),
-			ms(cy.Mean), ms(cy.P90), ms(cy.P95), ms(cy.P99), ms(cy.Max), num(cy.Errors), cy.SuccessPct(), num(c.Txn.Count), f1(c.TxnPerS), c.Txn.classes()})
+		row := []string{c.Label, strconv.Itoa(c.Clients), num(cy.Count), texttable.Fixed(c.DurationS, 2), f1(cy.OpsPerS)}
+		row = append(append(row, cy.lats()...), num(cy.Errors), cy.SuccessPct(), num(c.Txn.Count), f1(c.TxnPerS), c.Txn.classes())
+		rows = append(rows, row)
 	}
 	return Table{Title: "summary (" + unit + ")", Rows: rows, Left: []int{0, 14},
 		After: fmt.Sprintf("%s are the workload's cycles completed in the measured window, each one of them from its start to its completion: %s/s, the latencies, errors and success (%s / (%s + errors)) are theirs; txns are the transactions committed in the window, every transaction op merged (a cycle runs several), txn/s their rate, and their errors by class (medians).", unit, unit, unit, unit)}
