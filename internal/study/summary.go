@@ -411,7 +411,7 @@ func Sections(s *Summary, results [][]*result.Result) []Table {
 				vsMean, vsRate = Change(first.Mean, st.Mean), Change(first.OpsPerS, st.OpsPerS)
 			}
 			l, p50 := st.lats(), texttable.None
-			if st.Count > 0 {
+			if st.measured() {
 				p50 = ms(st.P50)
 			}
 			rows = append(rows, []string{c.Label, f1(st.OpsPerS), l[0], p50, l[1], l[2], l[3], l[4],
@@ -601,14 +601,18 @@ func (l Ladder) Note() string {
 
 // f1, ms and num are texttable's number formats, the one format of every
 // table: a rate with one decimal, a latency, a (median) count.
-func f1(v float64) string  { return texttable.Fixed(v, 1) }
-func ms(v float64) string  { return texttable.MS(v) }
+func f1(v float64) string { return texttable.Fixed(v, 1) }
+func ms(v float64) string { return texttable.MS(v) }
+
+// measured reports whether o has latencies: something completed (a
+// summary from before counts were kept has a mean).
+func (o OpStats) measured() bool { return o.Count > 0 || o.Mean != 0 || o.Max != 0 }
 
 // lats are o's latencies (mean, p90, p95, p99, max): "-" each when
 // nothing completed, so nothing was measured (a capacity rung whose
 // schedule started no transaction in its window printed 0.00).
 func (o OpStats) lats() []string {
-	if o.Count <= 0 {
+	if !o.measured() {
 		return []string{texttable.None, texttable.None, texttable.None, texttable.None, texttable.None}
 	}
 	return []string{ms(o.Mean), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max)}
