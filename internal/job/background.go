@@ -2,7 +2,9 @@ package job
 
 import (
 	"context"
+	"sync/atomic"
 
+	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -45,4 +47,26 @@ func backgroundSessions(w workload.Workload) int {
 		return b.BackgroundSessions()
 	}
 	return 0
+}
+
+// windowNotifications counts the notifications w's LISTEN session
+// (workload.Notified) receives from the window's start, as the server's
+// counters do: its observer reads the count as the window opens. The
+// returned func, called once the background work has stopped, is how many
+// came since; 0 for a workload without one (whose observer is nil), or a
+// run whose window never opened.
+func windowNotifications(w workload.Workload) (runner.Observer, func() int64) {
+	n, ok := w.(workload.Notified)
+	if !ok {
+		return nil, func() int64 { return 0 }
+	}
+	var at atomic.Int64
+	opened := atomic.Bool{}
+	o := runner.Funcs{OnStart: func() { at.Store(n.Notifications()); opened.Store(true) }}
+	return o, func() int64 {
+		if !opened.Load() {
+			return 0
+		}
+		return n.Notifications() - at.Load()
+	}
 }

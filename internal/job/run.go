@@ -65,6 +65,7 @@ type running struct {
 	first     []runner.Observer                                     // observers before the caller's
 	last      []runner.Observer                                     // and after them
 	onCycle   func(func(runner.CycleEvent)) func(runner.CycleEvent) // wraps the runner's cycle callback
+	notified  func() int64                                          // the background's notifications since the window opened
 }
 
 // A stage is started before the run, in the order of stages, and stopped
@@ -232,6 +233,10 @@ func (rn *running) startBackground() error {
 		return err
 	}
 	rn.stops.push(stop)
+	var o runner.Observer
+	if o, rn.notified = windowNotifications(rn.s.Workload); o != nil {
+		rn.last = append(rn.last, o)
+	}
 	return nil
 }
 
@@ -296,6 +301,9 @@ func (rn *running) scheduleFaults() error {
 func (rn *running) assemble(out *runner.Outcome) *result.Result {
 	s, db := rn.s, rn.db
 	r := assemble(s, db, out)
+	if rn.notified != nil {
+		r.Notifications = rn.notified()
+	}
 	if d, ok := s.Workload.(workload.DataReporter); ok {
 		r.Data = d.Data() // what Start found
 	}

@@ -275,12 +275,16 @@ func suiteDetailTables(w io.Writer, r *suite.Report) {
 			row := []string{"`" + s.Name + "`", texttable.Fixed(s.Summary.TxnPerS, 2)}
 			for _, k := range result.DeltaCounters {
 				v, ok := s.Summary.Database[k]
+				if c := s.Summary.Commits; k == "xact_commit" && ok && c != nil {
+					row = append(row, c.Text())
+					continue
+				}
 				row = append(row, suiteCountCell(v, ok))
 			}
 			row = append(row, topWaitCell(s.Summary.TopWait, s.Summary.TopWaitShare))
 			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 		}
-		fmt.Fprintln(w, "\nCounters are the run database's change over the measured window (pg_stat_database; for a study summed over its cells, each the median of its repetitions). The top wait is the wait event the run's sessions were seen in most often while in a transaction (running a statement, or idle in it waiting for the client), with its share of the samples; see docs/telemetry.md.")
+		fmt.Fprintln(w, "\nCounters are the run database's change over the measured window (pg_stat_database; for a study summed over its cells, each the median of its repetitions), until the clients are gone: commits add up as the run's report adds them, with the clients' transactions they cover (for a study, each cell's repetition with the median commits). The top wait is the wait event the run's sessions were seen in most often while in a transaction (running a statement, or idle in it waiting for the client), with its share of the samples; see docs/telemetry.md.")
 	}
 }
 

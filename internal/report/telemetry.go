@@ -40,7 +40,7 @@ func Telemetry(w io.Writer, r *result.Result) {
 	}
 	if d := t.Database; d != nil {
 		line("database", fmt.Sprintf("%s, rollbacks %s; tuples inserted %s, updated %s, deleted %s, fetched %s, returned %s",
-			commitsText(r, d["xact_commit"]), thousands(d["xact_rollback"]), thousands(d["tup_inserted"]), thousands(d["tup_updated"]),
+			"commits "+r.CommitsOf(d["xact_commit"]).Text(), thousands(d["xact_rollback"]), thousands(d["tup_inserted"]), thousands(d["tup_updated"]),
 			thousands(d["tup_deleted"]), thousands(d["tup_fetched"]), thousands(d["tup_returned"])), w)
 		buf := "buffers: no reads or hits"
 		if hit, read := d["blks_hit"], d["blks_read"]; hit+read > 0 {
@@ -121,31 +121,6 @@ func serverShare(o result.Op) string {
 		return share + ", above its latency: the server timed more than its executions"
 	}
 	return share + ", above its latency: the server's mean includes " + strings.Join(why, ", ") + ", the latency only completed ones"
-}
-
-// commitsText is the server's commits beside the clients' transactions,
-// and how those add up: the server's counters run from the window's
-// start until the clients are gone, so they hold the transactions
-// completed after the window (and those begun in the warm-up that
-// completed in it).
-func commitsText(r *result.Result, commits int64) string {
-	window, after, before := r.Committed()
-	parts := []string{thousands(window) + " in the window"}
-	if after > 0 {
-		parts = append(parts, thousands(after)+" completed after it")
-	}
-	if before > 0 {
-		parts = append(parts, thousands(before)+" begun in the warm-up")
-	}
-	sum := strings.Join(parts, " + ")
-	clients := window + after + before
-	switch {
-	case clients == 0:
-		return "commits " + thousands(commits)
-	case clients == commits:
-		return fmt.Sprintf("commits %s = %s", thousands(commits), sum)
-	}
-	return fmt.Sprintf("commits %s for the clients' %s transactions (%s; %+.1f%%)", thousands(commits), thousands(clients), sum, 100*float64(commits-clients)/float64(clients))
 }
 
 // line writes one labelled line of the telemetry summary.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/report/texttable"
 )
 
 // Format identifies the document so a future reader can tell versions apart.
@@ -85,6 +86,11 @@ type Result struct {
 	Interrupted bool             `json:"interrupted,omitempty"`
 	// Stalled says no op completed in the window's last StallAfter or more.
 	Stalled *Stall `json:"stalled,omitempty"`
+	// Notifications is how many notifications the workload's LISTEN
+	// session received from the window's start until the clients were
+	// gone (workload.Notified): the server reads them in transactions of
+	// its own, up to one each, which no op records.
+	Notifications int64 `json:"notifications,omitempty"`
 	// CycleUnit names what one cycle is when the workload's users count
 	// cycles rather than transactions ("workflows"); "" otherwise.
 	CycleUnit string `json:"cycle_unit,omitempty"`
@@ -322,6 +328,90 @@ func (r *Result) Committed() (window, after, before int64) {
 		}
 	}
 	return window, after, before
+}
+
+// Commits is the server's commits over a run beside the clients'
+// transactions they cover: the server's counters run from the window's
+// start until the clients are gone, so they hold the transactions
+// completed in the window, after it (in the grace period) and those begun
+// in the warm-up that completed in it (Result.Committed). The run report
+// and the study's database table both show it, through Text.
+type Commits struct {
+	Server int64 `json:"server"`
+	Window int64 `json:"window"`
+	After  int64 `json:"after,omitempty"`
+	Before int64 `json:"before,omitempty"`
+	// Notified is Result.Notifications: the server's reading of them may
+	// add up to as many commits.
+	Notified int64 `json:"notified,omitempty"`
+}
+
+// CommitsOf is the run's transactions beside server, the commits the
+// server counted over the run.
+func (r *Result) CommitsOf(server int64) Commits {
+	window, after, before := r.Committed()
+	return Commits{Server: server, Window: window, After: after, Before: before, Notified: r.Notifications}
+}
+
+// MedianCommits is the commits among cs with the median Server (the
+// lower middle one of an even number), whole, so that its parts add up;
+// nil when cs is empty.
+func MedianCommits(cs []Commits) *Commits {
+	if len(cs) == 0 {
+		return nil
+	}
+	cs = slices.Clone(cs)
+	slices.SortStableFunc(cs, func(a, b Commits) int { return cmpInt64(a.Server, b.Server) })
+	return &cs[(len(cs)-1)/2]
+}
+
+// Add adds o's counts to c's (a suite's study scenario sums its cells').
+func (c *Commits) Add(o Commits) {
+	c.Server, c.Window, c.After, c.Before, c.Notified = c.Server+o.Server, c.Window+o.Window, c.After+o.After, c.Before+o.Before, c.Notified+o.Notified
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Clients is the transactions the clients committed while the server's
+// counters ran.
+func (c Commits) Clients() int64 { return c.Window + c.After + c.Before }
+
+// Text is the server's commits and how the clients' transactions add up
+// to them: "14,405 = 14,375 in the window + 30 completed after it", or,
+// when they do not, "14,410 for the clients' 14,375 transactions (14,375
+// in the window; +0.2%)", with what the server's delivering of
+// notifications may add ("+14.8%; the server also delivered the
+// listener's 2,035 notifications, in up to as many transactions of its
+// own"); the commits alone without client counts.
+func (c Commits) Text() string {
+	parts := []string{texttable.Count(c.Window) + " in the window"}
+	if c.After > 0 {
+		parts = append(parts, texttable.Count(c.After)+" completed after it")
+	}
+	if c.Before > 0 {
+		parts = append(parts, texttable.Count(c.Before)+" begun in the warm-up")
+	}
+	sum := strings.Join(parts, " + ")
+	switch clients := c.Clients(); {
+	case clients == 0:
+		return texttable.Count(c.Server)
+	case clients == c.Server:
+		return texttable.Count(c.Server) + " = " + sum
+	default:
+		why := ""
+		if c.Notified > 0 && c.Server > clients {
+			why = fmt.Sprintf("; the server also delivered the listener's %s notifications, in up to as many transactions of its own", texttable.Count(c.Notified))
+		}
+		return fmt.Sprintf("%s for the clients' %s transactions (%s; %+.1f%%%s)", texttable.Count(c.Server), texttable.Count(clients), sum, 100*float64(c.Server-clients)/float64(clients), why)
+	}
 }
 
 // Interval is one progress interval.

@@ -718,3 +718,25 @@ func TestLoadMovesOldNotes(t *testing.T) {
 		t.Errorf("after a save, notes %q", again.Notes)
 	}
 }
+
+// TestCommitsText: the server's commits with the clients' transactions
+// they cover, and, beyond them, the notifications the server delivered
+// in transactions of its own (a workflow run's commits were 14.8% above
+// its transactions, and nothing said why).
+func TestCommitsText(t *testing.T) {
+	for _, tt := range []struct {
+		c    result.Commits
+		want string
+	}{
+		{result.Commits{Server: 14405, Window: 14375, After: 30}, "14,405 = 14,375 in the window + 30 completed after it"},
+		{result.Commits{Server: 14410, Window: 14375}, "14,410 for the clients' 14,375 transactions (14,375 in the window; +0.2%)"},
+		{result.Commits{Server: 14020, Window: 12199, After: 13, Notified: 2035},
+			"14,020 for the clients' 12,212 transactions (12,199 in the window + 13 completed after it; +14.8%; the server also delivered the listener's 2,035 notifications, in up to as many transactions of its own)"},
+		{result.Commits{Server: 12000, Window: 12199, Notified: 2035}, "12,000 for the clients' 12,199 transactions (12,199 in the window; -1.6%)"},
+		{result.Commits{Server: 5}, "5"},
+	} {
+		if got := tt.c.Text(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.c, got, tt.want)
+		}
+	}
+}

@@ -3,7 +3,9 @@ package study
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -113,5 +115,90 @@ func TestAxisTablesCompareConnect(t *testing.T) {
 	Write(&b, s)
 	if !strings.Contains(b.String(), "| connect | mean (ms) |   1.00 |          3.00 |           +200% (3.00x) |") {
 		t.Errorf("the db comparison lacks the connect row:\n%s", b.String())
+	}
+}
+
+// TestStudyCommitsAddUp: the database table's commits are shown with
+// the clients' transactions they cover, as the run's report adds them up
+// (seed 000's cells printed 4,298 commits beside 4,200 transactions: the
+// 98 completed after the window were left out), from the repetition with
+// the median commits so that the parts add up.
+func TestStudyCommitsAddUp(t *testing.T) {
+	run := func(window, after int64) *result.Result {
+		r := res(window, 10, 60, true)
+		r.Ops[0].AfterWindow = after
+		r.Telemetry = &result.Telemetry{Database: map[string]int64{"xact_commit": window + after}}
+		return r
+	}
+	rs := []*result.Result{run(4300, 90), run(4200, 98), run(4100, 97)}
+	s := &Summary{Format: Format, Workload: "w", Repeat: 3, Vary: []Vary{{Key: "via", Values: []string{"direct"}}},
+		Cells: []CellSummary{Summarise(Cell{Settings: []Setting{{"via", "direct"}}}, rs, []string{"a", "b", "c"})}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	want := "4,298 = 4,200 in the window + 98 completed after it"
+	if !strings.Contains(md, "| "+want+" |") {
+		t.Errorf("the database table lacks %q:\n%s", want, md)
+	}
+	if got := "commits " + rs[1].CommitsOf(4298).Text(); !strings.Contains(got, want) {
+		t.Errorf("the run report's line %q differs from the study's %q", got, want)
+	}
+}
+
+// TestStudyWorkflowSummaryCountsWorkflows: for a workload that counts
+// its cycles (the workflow workload's workflows), the summary's count,
+// rate and latencies are the workflows', with the transactions in their
+// own columns (seed 003's c1 read "95 ops, 24.4/s, 5.6 ms": transactions,
+// where the seed counts 16 workflows of 3,738 ms).
+func TestStudyWorkflowSummaryCountsWorkflows(t *testing.T) {
+	run := func() *result.Result {
+		r := res(95, 5.6, 3.9, true)
+		h := metrics.NewHist()
+		for range 16 {
+			h.Record(3738 * time.Millisecond)
+		}
+		r.Ops[1].Summary, r.Ops[1].Hist = h.Summary(), h
+		r.CycleUnit, r.Config.Clients = "workflows", 1
+		return r
+	}
+	s := &Summary{Format: Format, Workload: "workflow", Repeat: 1, Vary: []Vary{{Key: "clients", Values: []string{"1"}}},
+		Cells: []CellSummary{Summarise(Cell{Settings: []Setting{{"clients", "1"}}}, []*result.Result{run()}, []string{"a"})}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	for _, want := range []string{
+		"## summary (workflows)",
+		"| cell      | clients | workflows | duration (s) | workflows/s | mean (ms) |",
+		"| clients=1 |       1 |        16 |         3.90 |         4.1 |  3,738.62 |",
+		"| txns | txn/s | txn errors by class |",
+		"|   95 |  24.4 | -                   |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "summary (all transactions)") {
+		t.Errorf("the workflow study's summary counts transactions:\n%s", md)
+	}
+}
+
+// TestStudyNothingMeasuredIsDash: a cell whose window completed nothing
+// (a capacity rung whose schedule started no transaction in it) shows
+// "-" for its latencies in the summary and the op's table, not 0.00.
+func TestStudyNothingMeasuredIsDash(t *testing.T) {
+	s := &Summary{Format: Format, Workload: "w", Repeat: 1, Vary: []Vary{{Key: "rate", Values: []string{"0.625", "1.25"}}},
+		Cells: []CellSummary{Summarise(Cell{Settings: []Setting{{"rate", "0.625"}}}, []*result.Result{res(0, 10, 5, true)}, []string{"a"}),
+			Summarise(Cell{Settings: []Setting{{"rate", "1.25"}}}, []*result.Result{res(6, 10, 5, true)}, []string{"b"})}}
+	var b strings.Builder
+	Write(&b, s)
+	md := b.String()
+	for _, want := range []string{
+		"| rate=0.625 |       0 |    0 |         5.00 |   0.0 |         - |        - |        - |        - |        - |      0 |       - |",
+		"| rate=0.625 |   0.0 |         - |        - |        - |        - |        - |        - |      0 |      - |",
+		"| rate=1.25  |       0 |    6 |         5.00 |   1.2 |     10.00 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
 	}
 }

@@ -59,9 +59,17 @@ type CellSummary struct {
 	Txn       OpStats `json:"transactions"`
 	Clients   int     `json:"clients"`
 	DurationS float64 `json:"duration_s"`
+	// Unit names what one cycle is when the workload counts its cycles
+	// (result.Result.CycleUnit: "workflows"); the summary then counts
+	// them, with the transactions in their own column.
+	Unit string `json:"unit,omitempty"`
 	// Database is the median change of each of result.DeltaCounters
 	// over the window; absent without database telemetry.
 	Database map[string]float64 `json:"database,omitempty"`
+	// Commits is the server's commits beside the clients' transactions
+	// (result.Commits) of the repetition with the median commits (the
+	// lower middle one of an even number), so that its parts add up.
+	Commits *result.Commits `json:"commits,omitempty"`
 	// TopWait is the wait event the cell's sessions were seen in most,
 	// over all its runs, and TopWaitShare its share of the samples.
 	TopWait      string  `json:"top_wait,omitempty"`
@@ -184,7 +192,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 		return r.TxnSummary(), failed, true
 	})
 	cs.Txn.ErrorClasses = txnErrorClasses(rs)
-	cs.Clients = rs[0].Config.Clients
+	cs.Clients, cs.Unit = rs[0].Config.Clients, rs[0].CycleUnit
 	cs.DurationS = median(rs, func(r *result.Result) (float64, bool) { return r.MeasuredS, true })
 	for _, k := range result.DeltaCounters {
 		v := func(r *result.Result) (float64, bool) {
@@ -201,8 +209,24 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 			cs.Database[k] = median(rs, v)
 		}
 	}
+	cs.Commits = medianCommits(rs)
 	cs.TopWait, cs.TopWaitShare = result.TopWait(rs...)
 	return cs
+}
+
+// medianCommits is the commits of the run among rs with the median
+// commits (result.MedianCommits); nil without database telemetry.
+func medianCommits(rs []*result.Result) *result.Commits {
+	var cs []result.Commits
+	for _, r := range rs {
+		if r.Telemetry == nil {
+			continue
+		}
+		if n, ok := r.Telemetry.Database["xact_commit"]; ok {
+			cs = append(cs, r.CommitsOf(n))
+		}
+	}
+	return result.MedianCommits(cs)
 }
 
 // txnErrorClasses is the median count of each error class of the
@@ -386,7 +410,11 @@ func Sections(s *Summary, results [][]*result.Result) []Table {
 			if i > 0 && first != nil {
 				vsMean, vsRate = Change(first.Mean, st.Mean), Change(first.OpsPerS, st.OpsPerS)
 			}
-			rows = append(rows, []string{c.Label, f1(st.OpsPerS), ms(st.Mean), ms(st.P50), ms(st.P90), ms(st.P95), ms(st.P99), ms(st.Max),
+			l, p50 := st.lats(), texttable.None
+			if st.measured() {
+				p50 = ms(st.P50)
+			}
+			rows = append(rows, []string{c.Label, f1(st.OpsPerS), l[0], p50, l[1], l[2], l[3], l[4],
 				num(st.Errors), texttable.Spread(st.Spread, s.Repeat), vsMean, vsRate})
 		}
 		out = append(out, Table{Title: title, Rows: s.VsFirst(rows), Left: []int{0}})
@@ -573,6 +601,20 @@ func (l Ladder) Note() string {
 
 // f1, ms and num are texttable's number formats, the one format of every
 // table: a rate with one decimal, a latency, a (median) count.
-func f1(v float64) string  { return texttable.Fixed(v, 1) }
-func ms(v float64) string  { return texttable.MS(v) }
+func f1(v float64) string { return texttable.Fixed(v, 1) }
+func ms(v float64) string { return texttable.MS(v) }
+
+// measured reports whether o has latencies: something completed (a
+// summary from before counts were kept has a mean).
+func (o OpStats) measured() bool { return o.Count > 0 || o.Mean != 0 || o.Max != 0 }
+
+// lats are o's latencies (mean, p90, p95, p99, max): "-" each when
+// nothing completed, so nothing was measured (a capacity rung whose
+// schedule started no transaction in its window printed 0.00).
+func (o OpStats) lats() []string {
+	if !o.measured() {
+		return []string{texttable.None, texttable.None, texttable.None, texttable.None, texttable.None}
+	}
+	return []string{ms(o.Mean), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max)}
+}
 func num(v float64) string { return texttable.Count(v) }

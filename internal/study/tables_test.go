@@ -33,7 +33,7 @@ func workflowRun(clients int, k float64, commits int64, waits map[string]int64) 
 		w.Events = append(w.Events, result.WaitShare{Name: ev, Samples: n})
 		w.ActiveSamples += n
 	}
-	return &result.Result{MeasuredS: 2, Config: result.Config{Clients: clients}, Invariants: &result.Check{OK: true},
+	r := &result.Result{MeasuredS: 2, Config: result.Config{Clients: clients}, Invariants: &result.Check{OK: true},
 		Server: result.Server{Dialect: "PostgreSQL", Version: "15.18"},
 		Ops: []result.Op{
 			op("start", result.KindTxn, h(4, 5, 6, 7, 30), 1),
@@ -46,6 +46,8 @@ func workflowRun(clients int, k float64, commits int64, waits map[string]int64) 
 			Waits:    w,
 		},
 	}
+	r.Ops[0].AfterWindow = commits - 10 // the 10 transactions in the window and those after it make the commits
+	return r
 }
 
 // TestWriteTablesGolden: study.md has the per-cell summary of all

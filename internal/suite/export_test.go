@@ -11,3 +11,7 @@ func WorkflowSummary() Summary {
 	r.CycleUnit = "workflows"
 	return RunSummary(r)
 }
+
+// Phased is phased (a workflow run with the given phase latencies,
+// commits and waits), for render_test.go.
+var Phased = phased

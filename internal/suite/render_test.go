@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/report"
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/suite"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -55,5 +56,36 @@ func TestWorkflowTablesCountCycles(t *testing.T) {
 	report.SuiteTables(&b, &suite.Report{Scenarios: []suite.Scenario{{Name: "c1", Workload: "workflow", Tiers: []string{"capacity"}, Summary: suite.WorkflowSummary()}}})
 	if !strings.Contains(b.String(), "| `c1` | capacity | workflow | 100 workflows | 200 | 4 | 10.00 | 10.00 | 100.00 |") {
 		t.Errorf("suite.md:\n%s", b.String())
+	}
+}
+
+// TestSuiteCommitsAddUp: the database table's commits add up as the
+// run's report adds them (the server's counters run until the clients
+// are gone, so they hold the transactions completed after the window),
+// for a run and for a study summed over its cells, each cell's
+// repetition with the median commits; before, the table printed the
+// commits alone beside a throughput that left those out.
+func TestSuiteCommitsAddUp(t *testing.T) {
+	run := func(commits, after int64) *result.Result {
+		r := suite.Phased(5, 300, commits, nil)
+		r.Ops[0].AfterWindow = after
+		return r
+	}
+	rep := suite.SampleReport()
+	rep.Scenarios = rep.Scenarios[:1]
+	rep.Scenarios[0].Summary = suite.RunSummary(run(5, 3))
+	study := rep.Scenarios[0]
+	study.Name = "ladder"
+	study.Summary = suite.StudySummary([][]*result.Result{{run(6, 4), run(4, 2), run(9, 7)}, {run(12, 10)}})
+	rep.Scenarios = append(rep.Scenarios, study)
+	var b strings.Builder
+	report.SuiteMarkdown(&b, rep)
+	for _, want := range []string{
+		" | 5 = 2 in the window + 3 completed after it | ",   // the run: 2 start ops in the window
+		" | 18 = 4 in the window + 14 completed after it | ", // the study: 6 = 2 + 4, and 12 = 2 + 10
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("suite.md lacks %q:\n%s", want, b.String())
+		}
 	}
 }

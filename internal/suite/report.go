@@ -102,6 +102,10 @@ type Summary struct {
 	// measured window (a study's: summed over cells, each the median of
 	// its repetitions); absent without database telemetry.
 	Database map[string]int64 `json:"database,omitempty"`
+	// Commits are the server's commits beside the clients' transactions
+	// they cover (result.Commits; a study's: summed over cells, each that
+	// of the repetition with the median commits).
+	Commits *result.Commits `json:"commits,omitempty"`
 	// TopWait is the wait event the run's sessions were seen in most (a
 	// study's: over all its runs), TopWaitShare its share of the
 	// samples (0..1); "" when nothing was sampled.

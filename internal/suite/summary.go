@@ -44,6 +44,10 @@ func RunSummary(r *result.Result) Summary {
 				s.Database[k] = v
 			}
 		}
+		if v, ok := r.Telemetry.Database["xact_commit"]; ok {
+			c := r.CommitsOf(v)
+			s.Commits = &c
+		}
 	}
 	s.TopWait, s.TopWaitShare = result.TopWait(r)
 	return s
@@ -95,6 +99,18 @@ func StudySummary(cells [][]*result.Result) Summary {
 				}
 				s.Database[k] += int64(med(func(r Summary) float64 { return float64(r.Database[k]) }) + 0.5)
 			}
+		}
+		var cs []result.Commits
+		for _, r := range rows {
+			if r.Commits != nil {
+				cs = append(cs, *r.Commits)
+			}
+		}
+		if c := result.MedianCommits(cs); c != nil {
+			if s.Commits == nil {
+				s.Commits = &result.Commits{}
+			}
+			s.Commits.Add(*c)
 		}
 		if m := med(func(r Summary) float64 { return r.P95MS }); m > slowest {
 			slowest = m

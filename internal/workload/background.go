@@ -32,3 +32,12 @@ type BackgroundEnv struct {
 	Session   func(ctx context.Context) (target.Conn, error)
 	NoSession string
 }
+
+// Notified is a Backgrounder with a session that LISTENs: the server
+// reads a session's notifications in transactions of its own, one each
+// time it delivers them (several notifications at once when they arrive
+// together), which no op records. Notifications is how many the session
+// received so far.
+type Notified interface {
+	Notifications() int64
+}

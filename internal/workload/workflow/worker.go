@@ -105,6 +105,10 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 // BackgroundSessions are the workers' sessions and the listener's.
 func (w *Workload) BackgroundSessions() int { return w.workers + 1 }
 
+// Notifications is how many notifications the listener received since
+// Start (workload.Notified).
+func (w *Workload) Notifications() int64 { return w.notified.Load() }
+
 // openListener opens a session of the server's own that listens on the
 // workload's channel.
 func openListener(ctx context.Context, env workload.BackgroundEnv) (target.Conn, error) {

@@ -1,6 +1,7 @@
 package engines
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -73,6 +75,51 @@ func TestTPCCKillServer(t *testing.T) {
 	r := runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--duration", "6s", "--fault", "2s:kill-server:200ms")
 	if len(r.Faults) != 1 || !r.Faults[0].Injected {
 		t.Errorf("faults %+v", r.Faults)
+	}
+}
+
+// TestTPCCPlantedViolationExits3: a change to loaded data that a run
+// cannot undo (a warehouse's w_ytd one higher than its districts' d_ytd
+// and its history, a customer's c_ytd_payment one higher than what was
+// delivered to it) makes the next run's check fail on exactly those
+// conditions (3.3.2.1, 8 and 12), exit 3; the money's line, which compares
+// growth within the run, still holds.
+// Before the plant the same data passes.
+func TestTPCCPlantedViolationExits3(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "tpcc.db")
+	runTPCC(t, "--db", db, "--clients", "2", "--iterations", "40")
+	ctx := context.Background()
+	tg, err := target.OpenURL(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1",
+		"UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 2 AND c_d_id = 3 AND c_id = 4",
+	} {
+		if n, err := c.Exec(ctx, q); err != nil || n != 1 {
+			t.Fatalf("%s: %d rows, %v", q, n, err)
+		}
+	}
+	c.Close(ctx)
+	tg.Close()
+	args := append([]string{"run", "tpcc", "--db", db, "--clients", "2", "--iterations", "40"}, tpccSmall...)
+	code, stdout, stderr := clitest.Run(args...)
+	if code != exitcode.Invariants {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitcode.Invariants, stdout, stderr)
+	}
+	failed := map[string]bool{}
+	for _, l := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "FAIL" {
+			failed[f[1]] = true
+		}
+	}
+	if !failed["3.3.2.1"] || !failed["3.3.2.8"] || !failed["3.3.2.12"] || len(failed) != 3 {
+		t.Errorf("failed conditions %v, want 3.3.2.1, 3.3.2.8 and 3.3.2.12 alone:\n%s", failed, stdout)
 	}
 }
 
@@ -147,5 +194,28 @@ func TestTPCCSharded(t *testing.T) {
 	code, stdout, errOut := clitest.Run("report", filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json"))
 	if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "payments = YTD growth") {
 		t.Errorf("merged report: exit %d %s\n%s", code, errOut, stdout)
+	}
+}
+
+// TestTPCCStudy: TPC-C in a study (issue 28: in studies, suites and
+// shards): both cells load once into their database, run, and keep every
+// condition.
+func TestTPCCStudy(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "study")
+	args := append([]string{"study", "tpcc", "--db", "sqlite:" + filepath.Join(dir, "tpcc.db"), "--iterations", "40", "--out", out,
+		"--vary", "clients=1,2"}, tpccSmall...)
+	code, stdout, stderr := clitest.Run(args...)
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "study.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"invariants: OK in every run", "## new-order", "| clients=2 "} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
 	}
 }
