@@ -533,12 +533,12 @@ func (c *client) next(now time.Time) bool {
 	return true
 }
 
-// started records the lag of a scheduled start that has come.
+// started takes the lag of a scheduled start that has come; endCycle
+// records it with the cycle, so that a cycle the window's end cut off
+// before its ops began counts no lag either (the lag row's count is the
+// cycles').
 func (c *client) started() {
 	c.cyc.lag = time.Since(c.cyc.start)
-	if c.counted(c.cyc.start) {
-		c.rec.Record(c.run.lag, c.id, c.cyc.lag)
-	}
 }
 
 // runCycle runs the cycle's ops, after its pause, and records it; false when
@@ -593,6 +593,9 @@ func (c *client) endCycle() bool {
 	latency := c.now().Sub(start)
 	if r.counted(start) {
 		r.slow.endCycle(c.shard, &c.slowCyc, id, r.cycle, start, latency, err)
+		if r.lag >= 0 {
+			c.pending = append(c.pending, metrics.Sample{Op: r.lag, D: cy.lag})
+		}
 		if err == nil || errors.Is(err, workload.ErrAbortAfter) {
 			c.pending = append(c.pending, metrics.Sample{Op: r.cycle, D: latency})
 			if r.cfg.LatencyLimit > 0 && latency > r.cfg.LatencyLimit {
