@@ -112,6 +112,28 @@ func TestPipelinedTransactions(t *testing.T) {
 	}
 }
 
+// TestRollbackWithContextDone: Rollback ends the transaction on the server
+// even when its context is done (a run's end cancelled the work midway),
+// so that what the session runs next is not part of it: the insert after
+// it commits alone.
+func TestRollbackWithContextDone(t *testing.T) {
+	tg, c := pgConn(t)
+	ctx := context.Background()
+	must(t, c.Begin(ctx))
+	if _, err := c.Exec(ctx, "INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	c.Rollback(done)
+	if _, err := c.Exec(ctx, "INSERT INTO t VALUES (2)"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, testutil.Session(t, tg)); n != 1 {
+		t.Errorf("another session sees %d rows, want 1: the insert after the rollback went into the transaction still open", n)
+	}
+}
+
 func TestFatalDuringCommitIsUnknown(t *testing.T) {
 	for _, sev := range []string{"FATAL", "PANIC"} {
 		if !target.CommitOutcomeUnknown(&pgconn.PgError{Severity: sev, Code: "57P01"}) {

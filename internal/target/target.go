@@ -19,7 +19,8 @@ type Conn interface {
 	// round trip on a server. It returns the statement's rows affected; if
 	// the statement fails, nothing is committed.
 	ExecCommit(ctx context.Context, sql string, args ...any) (int64, error)
-	// Rollback ends an open transaction; without one it does nothing.
+	// Rollback ends an open transaction, even when ctx is done (the work
+	// was cancelled midway); without one it does nothing.
 	Rollback(ctx context.Context) error
 	// Broken reports whether the session is unusable and must be replaced.
 	Broken() bool

@@ -409,7 +409,11 @@ func (p *pgConn) Rollback(ctx context.Context) error {
 	if !sent || p.c.IsClosed() {
 		return nil
 	}
-	_, err := p.c.Exec(ctx, "ROLLBACK")
+	// Sent even when ctx is done (the work was cancelled midway): skipped,
+	// it would leave the transaction open on a session that believes it
+	// ended, and the session's next statements would run, and be lost, in
+	// it.
+	_, err := p.c.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 	return err
 }
 

@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // workerSessions counts the server sessions whose last statement was a
@@ -293,4 +295,96 @@ func killMidOp(ctx context.Context, admin target.Conn, op string, killed *int64)
 			})
 		}()
 	}}, done
+}
+
+// TestClaimInFlightWhenRunEnds: a claim the server is still running when
+// the run ends is not cut short, so the worker gives its lease back. A
+// trigger holds each claim on an advisory lock the test holds, and lets
+// it commit even when the client cancels it (a claim whose cancel request
+// lands during its commit commits); the test lets the lock go once the
+// worker stopped, or once it did not stop within stopWait. Cut short by the
+// run's end, the claim broke its session and was cancelled while the
+// server went on; the worker gave back its leases on a new session and
+// stopped, then the claim committed: its lease was left held.
+func TestClaimInFlightWhenRunEnds(t *testing.T) {
+	const key, stopWait = 7341, 2 * time.Second // stopWait: well within claimGrace
+	cl := testutil.Postgres(t)
+	ctx := context.Background()
+	tg := openTarget(t, cl.URL())
+	admin := testutil.Session(t, tg)
+	locker := testutil.Session(t, tg)
+	w := newWorkflow(t, "--signal-workers", "1", "--wake", "poll", "--poll-interval", "5ms")
+	if _, err := w.Init(ctx, admin, tg.Dialect(), workload.InitOptions{Fresh: true, Clients: 1, Progress: func(string) {}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(ctx, admin); err != nil {
+		t.Fatal(err)
+	}
+	lock := "PERFORM pg_advisory_xact_lock_shared(" + strconv.Itoa(key) + ");"
+	for _, q := range []string{
+		"CREATE SEQUENCE claims_cancelled",
+		"CREATE FUNCTION hold_claim() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.lease_owner IS NOT NULL THEN BEGIN " + lock +
+			" EXCEPTION WHEN query_canceled THEN PERFORM nextval('claims_cancelled'); " + lock + " END; END IF; RETURN NEW; END $$",
+		"CREATE TRIGGER hold_claim BEFORE UPDATE ON " + tSignals + " FOR EACH ROW EXECUTE FUNCTION hold_claim()",
+		"SELECT pg_advisory_lock(" + strconv.Itoa(key) + ")",
+	} {
+		if _, err := locker.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := "INSERT INTO " + tSignals + " (instance_id, step, kind, payload, due_us, attempts) VALUES ($1, 0, 'resume', '{}', 0, 0)"
+	if _, err := admin.Exec(ctx, q, w.base+1); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, endRun := context.WithCancel(ctx)
+	defer endRun()
+	stop, err := w.Background(runCtx, workload.BackgroundEnv{Connect: tg.Connect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := func() int64 { // claims waiting for the test's lock
+		var n int64
+		q := "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%op=claim%' AND wait_event_type = 'Lock' AND wait_event = 'advisory'"
+		if err := target.QueryRow(ctx, admin, q, nil, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if !testutil.Poll(30*time.Second, 10*time.Millisecond, func() bool { return held() == 1 }) {
+		t.Fatal("no claim waiting for the test's lock")
+	}
+	endRun()
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	testutil.Poll(stopWait, 10*time.Millisecond, func() bool {
+		select {
+		case <-stopped:
+			return true
+		default:
+			return false
+		}
+	})
+	if _, err := locker.Exec(ctx, "SELECT pg_advisory_unlock("+strconv.Itoa(key)+")"); err != nil {
+		t.Fatal(err)
+	}
+	<-stopped
+	if !testutil.Poll(30*time.Second, 10*time.Millisecond, func() bool { return held() == 0 }) {
+		t.Fatal("the claim still waits after the lock was let go")
+	}
+	var attempts, cancelled int64
+	if err := target.QueryRow(ctx, admin, "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM claims_cancelled", nil, &cancelled); err != nil {
+		t.Fatal(err)
+	}
+	if err := target.QueryRow(ctx, admin, "SELECT attempts FROM "+tSignals+" WHERE instance_id = $1", []any{w.base + 1}, &attempts); err != nil || attempts != 1 {
+		t.Fatalf("the signal's attempts %d (%v, the claim cancelled %d times): want the claim committed once", attempts, err, cancelled)
+	}
+	ch, err := w.Check(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range ch.Items {
+		if it.Name == "no lease left held" && !it.OK {
+			t.Errorf("%s (the claim cancelled %d times): %s", it.Name, cancelled, it.Detail)
+		}
+	}
 }

@@ -18,6 +18,13 @@ import (
 // no one.
 const notifyIdle = time.Second
 
+// claimGrace bounds how long a claim may go on after the run's end was
+// asked for. The end does not cut a claim short: cut, it would break the
+// session while the server may still commit the claim (a cancel request
+// that lands during the commit is too late), and the worker's release on
+// a new session could run before that commit, leaving its lease held.
+const claimGrace = 10 * time.Second
+
 // maxConflicts is how often a worker retries an application that lost the
 // optimistic version check before it leaves the signal to lease expiry.
 const maxConflicts = 100
@@ -255,7 +262,11 @@ func (k *worker) idle(ctx context.Context) {
 }
 
 // claim leases up to --claim-batch due signals, in one short transaction.
+// It runs to its end even when ctx ends meanwhile (up to claimGrace), so
+// that what it leased is known and the worker's release gives it back.
 func (k *worker) claim(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimGrace)
+	defer cancel()
 	w := k.w
 	k.claimed = k.claimed[:0]
 	t0 := time.Now()
