@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"os/exec"
+	"testing"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -20,6 +22,41 @@ type ImpostorReport struct {
 	// with its certificate.
 	SSLRequests int `json:"ssl_requests"`
 	Handshakes  int `json:"handshakes"`
+}
+
+// Impostor is the test binary run as an impostor by another local user
+// (NobodyCommand), trying to bind a port.
+type Impostor struct {
+	cmd *exec.Cmd
+	out *Buffer
+}
+
+// StartImpostor starts an impostor on 127.0.0.1:port that holds it for
+// hold at most once it got it; tls makes it serve TLS to clients that
+// ask. It is killed when the test ends.
+func StartImpostor(t testing.TB, port string, hold time.Duration, tls bool) *Impostor {
+	im := &Impostor{cmd: NobodyCommand(t), out: &Buffer{}}
+	im.cmd.Env = append(im.cmd.Env, "TXNBENCH_IMPOSTOR_PORT="+port, "TXNBENCH_IMPOSTOR_HOLD="+hold.String())
+	if tls {
+		im.cmd.Env = append(im.cmd.Env, "TXNBENCH_IMPOSTOR_TLS=1")
+	}
+	im.cmd.Stdout, im.cmd.Stderr = im.out, im.out
+	if err := im.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { im.cmd.Process.Kill() })
+	return im
+}
+
+// Report stops the impostor and returns what it saw.
+func (im *Impostor) Report(t testing.TB) ImpostorReport {
+	im.cmd.Process.Kill()
+	im.cmd.Wait()
+	var rep ImpostorReport
+	if err := json.Unmarshal([]byte(im.out.String()), &rep); err != nil {
+		t.Fatalf("impostor: %v: %s", err, im.out)
+	}
+	return rep
 }
 
 // impostorMain is the test binary as another local user's fake server

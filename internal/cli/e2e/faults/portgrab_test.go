@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -49,23 +48,11 @@ func TestFreedPortGivesNothingAway(t *testing.T) {
 
 			// The fault leaves the service down 5 s; the impostor lets the
 			// port go at most 3 s after it got it, before the restart.
-			im := clitest.NobodyCommand(t)
-			im.Env = append(im.Env, "TXNBENCH_IMPOSTOR_PORT="+port, "TXNBENCH_IMPOSTOR_HOLD=3s")
-			imOut := &clitest.Buffer{}
-			im.Stdout, im.Stderr = imOut, imOut
-			if err := im.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { im.Process.Kill() })
+			im := clitest.StartImpostor(t, port, 3*time.Second, false)
 
 			clitest.WaitExit(t, cmd, 3*time.Minute, stderr)
 			code := cmd.ProcessState.ExitCode()
-			im.Process.Kill()
-			im.Wait()
-			var rep clitest.ImpostorReport
-			if err := json.Unmarshal([]byte(imOut.String()), &rep); err != nil {
-				t.Fatalf("impostor: %v: %s", err, imOut)
-			}
+			rep := im.Report(t)
 			if !rep.Bound || rep.Startups == 0 {
 				t.Fatalf("the impostor did not get port %s or no client came (bound %v, %d startups): nothing tested\n%s", port, rep.Bound, rep.Startups, stderr)
 			}

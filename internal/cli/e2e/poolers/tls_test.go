@@ -1,7 +1,6 @@
 package poolers
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -107,23 +106,11 @@ func TestTLSImpostorRefused(t *testing.T) {
 			clitest.WaitFor(t, stderr, 0, c.port)
 			port := regexp.MustCompile(c.port).FindStringSubmatch(stderr.String())[1]
 
-			im := clitest.NobodyCommand(t)
-			im.Env = append(im.Env, "TXNBENCH_IMPOSTOR_PORT="+port, "TXNBENCH_IMPOSTOR_HOLD=3s", "TXNBENCH_IMPOSTOR_TLS=1")
-			imOut := &clitest.Buffer{}
-			im.Stdout, im.Stderr = imOut, imOut
-			if err := im.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { im.Process.Kill() })
+			im := clitest.StartImpostor(t, port, 3*time.Second, true)
 
 			clitest.WaitExit(t, cmd, 3*time.Minute, stderr)
 			code := cmd.ProcessState.ExitCode()
-			im.Process.Kill()
-			im.Wait()
-			var rep clitest.ImpostorReport
-			if err := json.Unmarshal([]byte(imOut.String()), &rep); err != nil {
-				t.Fatalf("impostor: %v: %s", err, imOut)
-			}
+			rep := im.Report(t)
 			if !rep.Bound || rep.SSLRequests == 0 {
 				t.Fatalf("the impostor did not get port %s or no client asked it for TLS (bound %v, %d TLS requests, %d startups): nothing tested\n%s",
 					port, rep.Bound, rep.SSLRequests, rep.Startups, stderr)
