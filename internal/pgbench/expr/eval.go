@@ -434,15 +434,21 @@ func toDouble(v Value) (float64, error) {
 	return 0, errMsg("cannot coerce " + v.Kind.String() + " to double")
 }
 
+// doubles are a and b as doubles.
+func doubles(a, b Value) (float64, float64, error) {
+	ld, err := toDouble(a)
+	if err != nil {
+		return 0, 0, err
+	}
+	rd, err := toDouble(b)
+	return ld, rd, err
+}
+
 func binary(op fn, a, b Value) (Value, error) {
 	switch op {
 	case fAdd, fSub, fMul, fDiv, fLT, fLE, fEQ, fNE:
 		if a.Kind == Double || b.Kind == Double {
-			ld, err := toDouble(a)
-			if err != nil {
-				return Value{}, err
-			}
-			rd, err := toDouble(b)
+			ld, rd, err := doubles(a, b)
 			if err != nil {
 				return Value{}, err
 			}
@@ -466,11 +472,7 @@ func binary(op fn, a, b Value) (Value, error) {
 			}
 		}
 	case fPow:
-		ld, err := toDouble(a)
-		if err != nil {
-			return Value{}, err
-		}
-		rd, err := toDouble(b)
+		ld, rd, err := doubles(a, b)
 		if err != nil {
 			return Value{}, err
 		}
