@@ -5,9 +5,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"regexp"
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -57,6 +59,36 @@ func (im *Impostor) Report(t testing.TB) ImpostorReport {
 		t.Fatalf("impostor: %v: %s", err, im.out)
 	}
 	return rep
+}
+
+// RunAgainstImpostor starts txnbench with args (a run whose fault frees
+// a port), waits for the line of its stderr that names the port (portRe,
+// the port its first group), has an impostor that holds it 3 s at most
+// take it once it is free (StartImpostor) and returns, once txnbench has
+// exited, its exit code and output, the port and what the impostor saw.
+func RunAgainstImpostor(t testing.TB, portRe string, tls bool, args ...string) (code int, stdout, stderr, port string, rep ImpostorReport) {
+	t.Helper()
+	cmd, out, errOut := Start(t, args...)
+	WaitFor(t, errOut, 0, portRe)
+	port = regexp.MustCompile(portRe).FindStringSubmatch(errOut.String())[1]
+	im := StartImpostor(t, port, 3*time.Second, tls)
+	WaitExit(t, cmd, 3*time.Minute, errOut)
+	code = cmd.ProcessState.ExitCode()
+	rep = im.Report(t)
+	return code, out.String(), errOut.String(), port, rep
+}
+
+// OutageErrors are the errors of r's faults' outages, by class.
+func OutageErrors(r *result.Result) map[string]int64 {
+	errs := map[string]int64{}
+	for _, f := range r.Faults {
+		if f.Recovery != nil {
+			for k, n := range f.Recovery.Errors {
+				errs[k] += n
+			}
+		}
+	}
+	return errs
 }
 
 // impostorMain is the test binary as another local user's fake server
