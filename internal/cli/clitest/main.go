@@ -2,6 +2,7 @@ package clitest
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli"
+	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -154,4 +156,15 @@ func Read(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// ReadStudy is the study.json of the study written into dir, failing
+// the test if it cannot be read.
+func ReadStudy(t testing.TB, dir string) *study.Summary {
+	t.Helper()
+	var s study.Summary
+	if err := json.Unmarshal(Read(t, filepath.Join(dir, "study.json")), &s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
 }
