@@ -163,8 +163,15 @@ func Read(t testing.TB, path string) []byte {
 func ReadStudy(t testing.TB, dir string) *study.Summary {
 	t.Helper()
 	var s study.Summary
-	if err := json.Unmarshal(Read(t, filepath.Join(dir, "study.json")), &s); err != nil {
-		t.Fatal(err)
-	}
+	ReadJSON(t, filepath.Join(dir, "study.json"), &s)
 	return &s
+}
+
+// ReadJSON decodes the JSON file at path into v, failing the test if it
+// cannot be read or decoded.
+func ReadJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	if err := json.Unmarshal(Read(t, path), v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 }

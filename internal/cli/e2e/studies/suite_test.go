@@ -292,8 +292,6 @@ func TestSuiteRunSeveralTiers(t *testing.T) {
 func readSuite(t *testing.T, out string) suite.Report {
 	t.Helper()
 	var rep suite.Report
-	if err := json.Unmarshal(clitest.Read(t, filepath.Join(out, "suite.json")), &rep); err != nil {
-		t.Fatal(err)
-	}
+	clitest.ReadJSON(t, filepath.Join(out, "suite.json"), &rep)
 	return rep
 }
