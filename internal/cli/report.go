@@ -172,8 +172,7 @@ func (a *app) reportStudy(path, html, csvOut string) error {
 		}
 		a.status("CSV written to " + csvOut)
 	}
-	study.Write(a.stdout, s)
-	study.WriteServerGaps(a.stdout, s, all)
+	report.StudyMarkdown(a.stdout, s, all)
 	for _, c := range s.Cells {
 		if c.Invariants().Violated() {
 			return exitError{code: exitcode.Invariants, msg: "invariants violated in cell " + c.Label}

@@ -124,64 +124,101 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
 
-// validate checks the shared flags; usage errors name the fix.
+// validate checks the shared flags; usage errors name the fix. The
+// checks run in this order, so that of several bad flags the same one is
+// named first.
 func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
-	if f.db == "" && fs.Changed("db") { // an unset variable: not the temporary SQLite
-		return usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL, or leave --db out for a temporary SQLite"))
-	}
-	sp, err := target.ParseSpec(pg.ResolveURL(f.db)) // PGHOST & co., seen by every part of the run
+	viaErr, err := f.validateDB(fs)
 	if err != nil {
-		if strings.HasPrefix(f.db, target.TempPostgresSpec+"@") {
-			return usage(err)
-		}
-		return usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL", target.MaskURL(f.db)))
-	}
-	if sp.Version != "" {
-		if f.pgBin != "" {
-			return usage(fmt.Errorf("--pg-bin with --db %s: give one of them (the version is looked up, --pg-bin names the directory)", f.db))
-		}
-		if f.pgBin, err = localdb.FindVersion(sp.Version); err != nil {
-			return usage(err)
-		}
-	}
-	tempPG := sp.Kind == target.TempPostgres
-	if err := checkSQLiteDir(sp); err != nil {
 		return err
-	}
-	// --via is refused below, after the settings it does not change
-	via, viaErr := target.ParseVia(pg.ResolveURL(f.via))
-	via.PgBouncer = f.pgbouncer
-	sp.Via = via
-	f.spec = sp
-	if via.Kind == target.ViaPgBouncer && sp.Kind == target.ServerURL && pg.MultiHost(sp.URL) {
-		return usage(errors.New("--via pgbouncer with several --db hosts: PgBouncer fronts one server; give one host"))
-	}
-	for _, kv := range f.pgConf {
-		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
-			return usage(fmt.Errorf("--pg-conf %q: want key=value, e.g. --pg-conf shared_buffers=256MB", kv))
-		}
-	}
-	if len(f.pgConf) > 0 && !tempPG {
-		return usage(errors.New("--pg-conf only applies to --db temp-postgres: set server settings on your own server directly"))
-	}
-	for _, kv := range f.mariadbConf {
-		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
-			return usage(fmt.Errorf("--mariadb-conf %q: want name=value, e.g. --mariadb-conf innodb_buffer_pool_size=256M", kv))
-		}
-	}
-	if len(f.mariadbConf) > 0 && sp.Kind != target.TempMariaDB {
-		return usage(errors.New("--mariadb-conf only applies to --db temp-mariadb: set server settings on your own server directly"))
 	}
 	if f.seed == 0 {
 		f.seed = rand.Uint64()>>1 | 1
 	}
 	f.cfg.Seed = f.seed
 	if !run {
-		if tempPG {
+		if f.spec.Kind == target.TempPostgres {
 			return usage(errors.New("init on temp-postgres would be thrown away at exit: give --db sqlite:PATH or a postgres:// URL, or just use run"))
 		}
 		return nil
 	}
+	if err := f.validateWindow(fs); err != nil {
+		return err
+	}
+	if err := f.validateNetwork(); err != nil {
+		return err
+	}
+	if f.cfg.Grace == 0 {
+		return usage(errors.New("--grace 0s: give a positive duration such as 1s (ops still running are then cancelled)"))
+	}
+	if err := f.conn.Validate(); err != nil {
+		return usage(err)
+	}
+	if err := f.validateVia(viaErr); err != nil {
+		return err
+	}
+	if err := f.validateWatch(); err != nil {
+		return err
+	}
+	return checkOutFiles(outFile{"--json", f.json}, outFile{"--html", f.html}, outFile{"--cpu-profile", f.profile}, outFile{"--csv", f.csv}, outFile{"--jsonl", f.jsonl})
+}
+
+// validateDB reads --db and --via into f.spec and checks the server's
+// own flags (--pg-bin, --pg-conf, --mariadb-conf) against it. An error
+// reading --via is returned apart (viaErr), to be reported after the
+// settings it does not change.
+func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
+	if f.db == "" && fs.Changed("db") { // an unset variable: not the temporary SQLite
+		return nil, usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL, or leave --db out for a temporary SQLite"))
+	}
+	sp, err := target.ParseSpec(pg.ResolveURL(f.db)) // PGHOST & co., seen by every part of the run
+	if err != nil {
+		if strings.HasPrefix(f.db, target.TempPostgresSpec+"@") {
+			return nil, usage(err)
+		}
+		return nil, usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL", target.MaskURL(f.db)))
+	}
+	if sp.Version != "" {
+		if f.pgBin != "" {
+			return nil, usage(fmt.Errorf("--pg-bin with --db %s: give one of them (the version is looked up, --pg-bin names the directory)", f.db))
+		}
+		if f.pgBin, err = localdb.FindVersion(sp.Version); err != nil {
+			return nil, usage(err)
+		}
+	}
+	if err := checkSQLiteDir(sp); err != nil {
+		return nil, err
+	}
+	via, viaErr := target.ParseVia(pg.ResolveURL(f.via))
+	via.PgBouncer = f.pgbouncer
+	sp.Via = via
+	f.spec = sp
+	if via.Kind == target.ViaPgBouncer && sp.Kind == target.ServerURL && pg.MultiHost(sp.URL) {
+		return nil, usage(errors.New("--via pgbouncer with several --db hosts: PgBouncer fronts one server; give one host"))
+	}
+	for _, kv := range f.pgConf {
+		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
+			return nil, usage(fmt.Errorf("--pg-conf %q: want key=value, e.g. --pg-conf shared_buffers=256MB", kv))
+		}
+	}
+	if len(f.pgConf) > 0 && sp.Kind != target.TempPostgres {
+		return nil, usage(errors.New("--pg-conf only applies to --db temp-postgres: set server settings on your own server directly"))
+	}
+	for _, kv := range f.mariadbConf {
+		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
+			return nil, usage(fmt.Errorf("--mariadb-conf %q: want name=value, e.g. --mariadb-conf innodb_buffer_pool_size=256M", kv))
+		}
+	}
+	if len(f.mariadbConf) > 0 && sp.Kind != target.TempMariaDB {
+		return nil, usage(errors.New("--mariadb-conf only applies to --db temp-mariadb: set server settings on your own server directly"))
+	}
+	return viaErr, nil
+}
+
+// validateWindow checks the run's window: --iterations alone runs
+// without a duration, --progress defaults from the duration, the
+// runner's settings, --connect-timeout.
+func (f *runFlags) validateWindow(fs *pflag.FlagSet) error {
 	if fs.Changed("iterations") && !fs.Changed("duration") {
 		f.cfg.Duration = 0
 	}
@@ -194,10 +231,17 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.connectTimeout < 0 || f.connectTimeout%time.Second != 0 {
 		return usage(fmt.Errorf("--connect-timeout %s: give whole seconds such as 10s, or 0 to wait as long as a login takes", f.connectTimeout))
 	}
-	if f.shape, err = parseNetwork(f.network, sp); err != nil {
+	return nil
+}
+
+// validateNetwork reads --network, --pooler-network and --cpus and
+// checks --tls against the spec.
+func (f *runFlags) validateNetwork() error {
+	var err error
+	if f.shape, err = parseNetwork(f.network, f.spec); err != nil {
 		return usage(err)
 	}
-	if f.poolerShape, err = parseNetwork(f.poolerNetwork, target.Spec{Kind: sp.Kind}); err != nil {
+	if f.poolerShape, err = parseNetwork(f.poolerNetwork, target.Spec{Kind: f.spec.Kind}); err != nil {
 		return usage(errors.New(strings.Replace(err.Error(), "--network", "--pooler-network", 1)))
 	}
 	if f.cpus != "" {
@@ -213,19 +257,20 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if f.tls == "on" && f.spec.Kind != target.TempPostgres {
 		return usage(job.ErrTLSNeedsTempPostgres)
 	}
-	if f.poolerShape != nil && via.Kind != target.ViaPgBouncer {
+	if f.poolerShape != nil && f.spec.Via.Kind != target.ViaPgBouncer {
 		return usage(errors.New("--pooler-network is between txnbench's PgBouncer and the server: add --via pgbouncer, or use --network for the clients' side"))
 	}
-	if f.cfg.Grace == 0 {
-		return usage(errors.New("--grace 0s: give a positive duration such as 1s (ops still running are then cancelled)"))
-	}
-	if err := f.conn.Validate(); err != nil {
-		return usage(err)
-	}
+	return nil
+}
+
+// validateVia checks --via (viaErr is validateDB's reading of it) and the
+// settings of txnbench's PgBouncers against the spec.
+func (f *runFlags) validateVia(viaErr error) error {
 	if viaErr != nil {
 		return usage(viaErr)
 	}
-	if via.Kind == target.ViaURL && tempPG {
+	via, kind := f.spec.Via, f.spec.Kind
+	if via.Kind == target.ViaURL && kind == target.TempPostgres {
 		return usage(errors.New("--via URL with --db temp-postgres: an existing pooler cannot front a throwaway server; use --via pgbouncer"))
 	}
 	switch f.pgbouncer.Mode {
@@ -239,9 +284,15 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if err := validatePoolers(via); err != nil {
 		return usage(err)
 	}
-	if via.Kind == target.ViaPgBouncer && sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL {
+	if via.Kind == target.ViaPgBouncer && kind != target.TempPostgres && kind != target.ServerURL {
 		return usage(job.ErrPgBouncerNeedsServer)
 	}
+	return nil
+}
+
+// validateWatch checks what watches the run: --telemetry and its sample,
+// the --min-success gate, --metrics-addr.
+func (f *runFlags) validateWatch() error {
 	switch f.telemetry {
 	case "on", "off":
 		f.tel.Off = f.telemetry == "off"
@@ -259,7 +310,7 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 			return usage(fmt.Errorf("--metrics-addr %q: %w", f.metricsAddr, err))
 		}
 	}
-	return checkOutFiles(outFile{"--json", f.json}, outFile{"--html", f.html}, outFile{"--cpu-profile", f.profile}, outFile{"--csv", f.csv}, outFile{"--jsonl", f.jsonl})
+	return nil
 }
 
 // runCommand builds "run" (or "init") with one subcommand per workload.

@@ -351,7 +351,8 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 		CSV: func(path string, s *study.Summary) error {
 			return writeAtomic(path, func(w io.Writer) error { return report.StudyCSV(w, s) })
 		},
-		Status: a.status,
+		Status:   a.status,
+		Markdown: report.StudyMarkdown,
 	}
 	o, runErr := study.Run(ctx, study.Plan{Workload: p.name, Cells: cells, Vary: p.varies, Repeat: p.sf.repeat, Out: p.out, Args: a.maskedArgs(), Compare: p.sf.mode, Next: p.next}, env)
 	if o != nil && o.Markdown != "" {

@@ -22,17 +22,25 @@ import (
 )
 
 // needBin returns the PostgreSQL bin directory, skipping the test when the
-// binaries are missing, unless CI is set, where that is a failure.
+// binaries are missing (see need).
 func needBin(t *testing.T) string {
 	t.Helper()
 	bin, err := FindBinDir("")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set and %v", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
+	need(t, err)
 	return bin
+}
+
+// need skips the test when err says a binary it needs is missing, unless
+// CI is set, where that is a failure.
+func need(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("CI is set and %v", err)
+	}
+	t.Skipf("skipping: %v", err)
 }
 
 func start(t *testing.T, o Options) *Cluster {

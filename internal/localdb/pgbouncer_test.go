@@ -24,12 +24,7 @@ import (
 func needPgBouncer(t *testing.T) string {
 	t.Helper()
 	bin, err := FindPgBouncer("")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set and %v", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
+	need(t, err)
 	return bin
 }
 

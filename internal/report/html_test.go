@@ -506,8 +506,7 @@ func TestStudyHTMLHasEveryMarkdownSection(t *testing.T) {
 		all, firsts = append(all, []*result.Result{r}), append(firsts, r)
 	}
 	var md strings.Builder
-	study.Write(&md, s)
-	study.WriteServerGaps(&md, s, all)
+	StudyMarkdown(&md, s, all)
 	var heads []string
 	for _, l := range strings.Split(md.String(), "\n") {
 		if h, ok := strings.CutPrefix(l, "## "); ok {

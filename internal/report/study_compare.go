@@ -7,11 +7,11 @@ import (
 	"github.com/txnbench/txnbench/internal/study"
 )
 
-// studyTables are study.md's sections (study.Sections) as the page's
+// studyTables are study.md's sections (studySections) as the page's
 // tables, notes below a table joined to the one above it.
 func studyTables(s *study.Summary, all [][]*result.Result) []table {
 	var out []table
-	for _, t := range study.Sections(s, all) {
+	for _, t := range studySections(s, all) {
 		left := map[int]bool{}
 		for _, i := range t.Left {
 			left[i] = true
@@ -28,7 +28,7 @@ func vsFirst(s *study.Summary, t table) table {
 	for i, c := range t.Columns {
 		leftCol[c] = t.Left[i]
 	}
-	rows := s.VsFirst(append([][]string{t.Columns}, t.Rows...))
+	rows := studyVsFirst(s, append([][]string{t.Columns}, t.Rows...))
 	t.Columns, t.Rows, t.Left = rows[0], rows[1:], map[int]bool{}
 	for i, c := range t.Columns {
 		t.Left[i] = leftCol[c]

@@ -16,6 +16,7 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers" // Classify knows pgx errors
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -83,11 +84,7 @@ func openSQLite(t *testing.T) connect.Connector {
 func openWith(t *testing.T, o connect.Options) connect.Connector {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.OpenURL(ctx, "sqlite:"+t.TempDir()+"/r.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testutil.Open(t, "sqlite:"+t.TempDir()+"/r.db")
 	c, err := tg.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,8 @@ package study
 
 import (
 	"fmt"
-	"io"
-	"strings"
-	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
-	"github.com/txnbench/txnbench/internal/report/texttable"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -34,9 +30,9 @@ func ParseCompare(s string) (CompareMode, error) {
 	return "", fmt.Errorf("--compare %q: choose axis (neighbouring values of each varied setting), first (every cell against the first) or none", s)
 }
 
-// mode is s's compare mode; a study.json from before --compare compares
+// Mode is s's compare mode; a study.json from before --compare compares
 // along the axes.
-func (s *Summary) mode() CompareMode {
+func (s *Summary) Mode() CompareMode {
 	if s.Compare == "" {
 		return CompareAxis
 	}
@@ -69,6 +65,10 @@ type Comparisons struct {
 	Connect   []ConnectOverhead `json:"connect_overhead,omitempty"`
 	axes      []string          // the varied settings, in order: the fixed work's columns
 }
+
+// Varied are the study's varied settings, in order: the fixed work's
+// columns.
+func (c *Comparisons) Varied() []string { return c.axes }
 
 // AxisTable compares the cells that differ only in the setting Axis, in
 // the order of its values.
@@ -151,11 +151,11 @@ var axisMetrics = []metric{
 // Compare computes s's comparisons for its compare mode; nil with
 // CompareNone.
 func Compare(s *Summary) *Comparisons {
-	if s.mode() == CompareNone {
+	if s.Mode() == CompareNone {
 		return nil
 	}
 	c := &Comparisons{FixedWork: fixedWork(s), Connect: connectOverhead(s), axes: axes(s)}
-	if s.mode() == CompareAxis {
+	if s.Mode() == CompareAxis {
 		for _, key := range axes(s) {
 			for _, g := range neighbours(s, key) {
 				if t := axisTable(key, g); len(t.Rows) > 0 {
@@ -238,7 +238,7 @@ func axisTable(key string, g group) AxisTable {
 		stats := make([]OpStats, len(g.cells))
 		all := true
 		for i, c := range g.cells {
-			st := c.op(o.Name)
+			st := c.Op(o.Name)
 			if st == nil {
 				all = false
 				break
@@ -298,7 +298,7 @@ func fixedWork(s *Summary) []WallTime {
 			continue
 		}
 		wt := WallTime{Cell: c.Label, Cycles: c.Reps[0].Iterations, WallS: w}
-		if s.mode() == CompareFirst {
+		if s.Mode() == CompareFirst {
 			if f, ok := wall[&s.Cells[0]]; ok && i > 0 && f > 0 {
 				wt.Vs = append(wt.Vs, WallRatio{Against: s.Cells[0].Label, Ratio: w / f})
 			}
@@ -343,7 +343,7 @@ func connectOverhead(s *Summary) []ConnectOverhead {
 				continue
 			}
 			for _, o := range g.cells[base].Ops {
-				p := pooled.op(o.Name)
+				p := pooled.Op(o.Name)
 				if !o.Kind.IsTxn() || p == nil || p.Mean <= 0 || o.Mean <= 0 {
 					continue
 				}
@@ -352,7 +352,7 @@ func connectOverhead(s *Summary) []ConnectOverhead {
 				if p.P50 > 0 {
 					co.SpeedupP50 = o.P50 / p.P50
 				}
-				if cw := g.cells[base].op(connectWait); cw != nil && cw.Mean > 0 {
+				if cw := g.cells[base].Op(connectWait); cw != nil && cw.Mean > 0 {
 					co.ConnectTimePct = 100 * min(cw.Mean/o.Mean, 1)
 				}
 				out = append(out, co)
@@ -362,191 +362,12 @@ func connectOverhead(s *Summary) []ConnectOverhead {
 	return out
 }
 
-// Table is one section of study.md as rows, the first the header, with
-// the note above it and the one below: study.md and study.html draw the
-// same tables (Sections).
-type Table struct {
-	Title string
-	Note  string
-	Rows  [][]string
-	Left  []int // the columns aligned left
-	After string
-}
-
-// changeNote says how to read a change, in every table that has one.
-const changeNote = "change = (to - from) / from and the factor to/from: latency (ms) is better lower, so -89% (0.11x) is 89% faster; ops/s is better higher, so +25% is 25% more."
-
-// Tables renders the comparisons.
-func (c *Comparisons) Tables() []Table {
-	if c == nil {
-		return nil
-	}
-	var out []Table
-	for i, a := range c.Axes {
-		t := Table{Title: a.Axis + ": " + strings.Join(a.Values, " -> "), Left: []int{0, 1}}
-		if i == 0 {
-			t.Note = changeNote // once, above the first
-		}
-		if len(a.Held) > 0 {
-			t.Title += " (" + Cell{Settings: a.Held}.Label() + ")"
-		}
-		head := []string{"op", "metric", a.Values[0]}
-		for i := 1; i < len(a.Values); i++ {
-			head = append(head, a.Values[i], a.Values[i-1]+" -> "+a.Values[i])
-		}
-		t.Rows = append(t.Rows, head)
-		for _, r := range a.Rows {
-			row := []string{r.Op, metricLabel(r.Metric), axisValue(r.Metric, r.Values[0])}
-			for i := 1; i < len(r.Values); i++ {
-				row = append(row, axisValue(r.Metric, r.Values[i]), axisChange(r.Values[i-1], r.Values[i]))
-			}
-			t.Rows = append(t.Rows, row)
-		}
-		out = append(out, t)
-	}
-	if len(c.FixedWork) > 0 {
-		out = append(out, c.fixedWorkTable())
-	}
-	if len(c.Connect) > 0 {
-		t := Table{Title: "connect overhead: per-txn against kept connections", Left: []int{0, 1, 2},
-			Note: "speedup = per-txn latency / the kept connection's (mean, and p50); connect share (by difference) = (per-txn - kept) / per-txn mean: the latency a kept connection saves; connect time share = connect time / (connect time + query time) per transaction, from the per-txn cell's connect row alone (its connect mean / the op's mean, which includes it): the definition of seed 001. They differ when keeping a connection also changes the query's time (a pool's wait, a warm session's caches)."}
-		t.Rows = append(t.Rows, []string{"settings", "op", "against", "per-txn mean (ms)", "kept mean (ms)", "speedup", "speedup (p50)", "connect share (by difference)", "connect time share"})
-		for _, co := range c.Connect {
-			held := Cell{Settings: co.Held}.Label()
-			if held == "" {
-				held = "-"
-			}
-			timeShare := texttable.None
-			if co.ConnectTimePct > 0 {
-				timeShare = fmt.Sprintf("%.1f%%", co.ConnectTimePct)
-			}
-			p50 := "-"
-			if co.SpeedupP50 > 0 {
-				p50 = fmt.Sprintf("%.1fx", co.SpeedupP50)
-			}
-			t.Rows = append(t.Rows, []string{held, co.Op, "conn=" + co.Pooled, ms(co.PerTxnMS), ms(co.PooledMS),
-				fmt.Sprintf("%.1fx", co.Speedup), p50, fmt.Sprintf("%.1f%%", co.ConnectPct), timeShare})
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// fixedWorkTable is the wall times, one column per kind of ratio.
-func (c *Comparisons) fixedWorkTable() Table {
-	seen := map[string]bool{}
-	for _, w := range c.FixedWork {
-		for _, v := range w.Vs {
-			seen[v.Axis] = true
-		}
-	}
-	var cols []string // the axes compared, in order, "" for the first cell
-	for _, a := range append([]string{""}, c.axes...) {
-		if seen[a] {
-			cols = append(cols, a)
-		}
-	}
-	t := Table{Title: "fixed work (--iterations)", Left: []int{0},
-		Note: "wall time: the median measured window of the cell's repetitions, from the first cycle to the last; a change against the previous value of a setting (the others held) is better lower."}
-	head := []string{"cell", "cycles", "wall time"}
-	for _, a := range cols {
-		if a == "" {
-			head = append(head, "vs first")
-		} else {
-			head = append(head, "vs previous "+a)
-		}
-	}
-	t.Rows = append(t.Rows, head)
-	for _, w := range c.FixedWork {
-		row := []string{w.Cell, num(float64(w.Cycles)), wallTime(w.WallS)}
-		for _, a := range cols {
-			cell := "-"
-			for _, v := range w.Vs {
-				if v.Axis == a {
-					cell = Change(1, v.Ratio)
-				}
-			}
-			row = append(row, cell)
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return t
-}
-
-// wallTime prints seconds as a duration: 185ms, 4.2s, 14m36s, 1h14m49s.
-func wallTime(s float64) string {
-	d := time.Duration(s * float64(time.Second))
-	switch {
-	case d >= time.Minute:
-		return d.Round(time.Second).String()
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.Round(time.Millisecond).String()
-}
-
-func metricLabel(name string) string {
+// MetricLabel is how the tables name an axis row's metric ("mean (ms)").
+func MetricLabel(name string) string {
 	for _, m := range axisMetrics {
 		if m.name == name {
 			return m.label
 		}
 	}
 	return name
-}
-
-func axisValue(metric string, v float64) string {
-	switch metric {
-	case "ops_per_s":
-		return f1(v)
-	case "errors":
-		return num(v)
-	}
-	return ms(v)
-}
-
-// axisChange is the change from a to b in an axis table: a count that
-// grew from none says so, none both times is "-".
-func axisChange(a, b float64) string {
-	switch {
-	case a == 0 && b == 0:
-		return texttable.None
-	case a == 0:
-		return "from 0"
-	}
-	return Change(a, b)
-}
-
-// write writes t as a section of study.md.
-func (t Table) write(w io.Writer) {
-	fmt.Fprintf(w, "## %s\n\n", t.Title)
-	if t.Note != "" {
-		fmt.Fprintf(w, "%s\n\n", t.Note)
-	}
-	texttable.Write(w, texttable.Markdown, t.Rows, t.Left...)
-	if t.After != "" {
-		fmt.Fprintf(w, "%s\n\n", t.After)
-	}
-}
-
-// VsFirst drops the "vs first" columns of a table's rows (the first is
-// the header) unless s compares with the first cell (--compare first).
-func (s *Summary) VsFirst(rows [][]string) [][]string {
-	if s.mode() == CompareFirst || len(rows) == 0 {
-		return rows
-	}
-	var keep []int
-	for i, h := range rows[0] {
-		if !strings.HasSuffix(h, " vs first") {
-			keep = append(keep, i)
-		}
-	}
-	out := make([][]string, len(rows))
-	for r, row := range rows {
-		for _, i := range keep {
-			if i < len(row) {
-				out[r] = append(out[r], row[i])
-			}
-		}
-	}
-	return out
 }

@@ -1,9 +1,6 @@
 package study
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
@@ -50,32 +47,4 @@ func ServerGaps(s *Summary, results [][]*result.Result) []ServerGap {
 		}
 	}
 	return out
-}
-
-// WriteServerGaps writes study.md's "client vs server" table: per cell
-// (a rung, when clients vary) and op, the client's mean latency, the
-// server's time and the gap. Nothing when no op was timed by the server.
-func WriteServerGaps(w io.Writer, s *Summary, results [][]*result.Result) {
-	for _, t := range gapTables(s, results) {
-		t.write(w)
-	}
-}
-
-// gapTables is the "client vs server" table, none when no op was timed by
-// the server.
-func gapTables(s *Summary, results [][]*result.Result) []Table {
-	gaps := ServerGaps(s, results)
-	if len(gaps) == 0 {
-		return nil
-	}
-	rows := [][]string{{"cell", "op", "client mean (ms)", "server (ms)", "gap (ms)", "server share"}}
-	for _, g := range gaps {
-		share := "-"
-		if g.ClientMS > 0 {
-			share = fmt.Sprintf("%.0f%%", 100*g.ServerMS/g.ClientMS)
-		}
-		rows = append(rows, []string{g.Cell, g.Op, ms(g.ClientMS), ms(g.ServerMS), ms(g.GapMS), share})
-	}
-	return []Table{{Title: "client vs server", Rows: rows, Left: []int{0, 1},
-		Note: "Per transaction: the client's mean latency, the server's execution time of its statements (pg_stat_statements), and the gap: network, client, think time, parse and commit."}}
 }

@@ -1,4 +1,4 @@
-package study
+package study_test
 
 import (
 	"strings"
@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/study"
 )
 
 // TestStudyNumbers: study.md prints counts whole with thousands
@@ -15,12 +17,12 @@ import (
 // microseconds with its digits, and no spread with one repetition.
 func TestStudyNumbers(t *testing.T) {
 	recs := 16.0
-	s := &Summary{Format: Format, Workload: "w", Repeat: 1, Vary: []Vary{{Key: "conn", Values: []string{"pool"}}},
-		Cells: []CellSummary{{Label: "conn=pool", Settings: []Setting{{Key: "conn", Value: "pool"}}, InvariantsOK: true, TxnPerS: 13570.51,
-			Ops:    []OpStats{{Name: "select", OpsPerS: 13570.51, Count: 135705, Mean: 0.0043, P50: 0.004, P99: 0.009, Errors: 190, Spread: 0}},
-			Faults: []FaultRecovery{{Fault: "restart at 2.0 s", Errors: 190, Reconnects: &recs, Runs: 1}}}}}
+	s := &study.Summary{Format: study.Format, Workload: "w", Repeat: 1, Vary: []study.Vary{{Key: "conn", Values: []string{"pool"}}},
+		Cells: []study.CellSummary{{Label: "conn=pool", Settings: []study.Setting{{Key: "conn", Value: "pool"}}, InvariantsOK: true, TxnPerS: 13570.51,
+			Ops:    []study.OpStats{{Name: "select", OpsPerS: 13570.51, Count: 135705, Mean: 0.0043, P50: 0.004, P99: 0.009, Errors: 190, Spread: 0}},
+			Faults: []study.FaultRecovery{{Fault: "restart at 2.0 s", Errors: 190, Reconnects: &recs, Runs: 1}}}}}
 	var b strings.Builder
-	Write(&b, s)
+	report.StudyMarkdown(&b, s, nil)
 	md := b.String()
 	for _, want := range []string{
 		"| conn=pool | 13,570.5 |   0.00430 |  0.00400 |",
@@ -44,19 +46,19 @@ func TestStudyNumbers(t *testing.T) {
 // (study.md showed an error total only: direct failing at 1,000 clients
 // and PgBouncer not was one number among many).
 func TestStudyErrorsByClass(t *testing.T) {
-	cell := func(via string, errs map[string]int64) CellSummary {
+	cell := func(via string, errs map[string]int64) study.CellSummary {
 		var rs []*result.Result
 		for range 3 {
-			r := res(100, 10, 10, true)
+			r := study.Res(100, 10, 10, true)
 			r.Ops[0].Errors = errs
 			rs = append(rs, r)
 		}
-		return Summarise(Cell{Settings: []Setting{{"via", via}}}, rs, []string{"a", "b", "c"})
+		return study.Summarise(study.Cell{Settings: []study.Setting{{"via", via}}}, rs, []string{"a", "b", "c"})
 	}
-	s := &Summary{Format: Format, Workload: "w", Repeat: 3, Vary: []Vary{{Key: "via", Values: []string{"direct", "pgbouncer"}}},
-		Cells: []CellSummary{cell("direct", map[string]int64{"too_many_connections": 190, "connect_refused": 10}), cell("pgbouncer", nil)}}
+	s := &study.Summary{Format: study.Format, Workload: "w", Repeat: 3, Vary: []study.Vary{{Key: "via", Values: []string{"direct", "pgbouncer"}}},
+		Cells: []study.CellSummary{cell("direct", map[string]int64{"too_many_connections": 190, "connect_refused": 10}), cell("pgbouncer", nil)}}
 	var b strings.Builder
-	Write(&b, s)
+	report.StudyMarkdown(&b, s, nil)
 	md := b.String()
 	for _, want := range []string{
 		"| errors | success | errors by class ",
@@ -75,19 +77,19 @@ func TestStudyErrorsByClass(t *testing.T) {
 // no table, a connect that the first cell lacked neither), and connect
 // overhead gives both definitions of connect share.
 func TestStudyWaitTablesAndConnectShares(t *testing.T) {
-	op := func(name string, kind result.Kind, mean float64) OpStats {
-		return OpStats{Name: name, Kind: kind, Count: 100, OpsPerS: 10, Mean: mean, P50: mean}
+	op := func(name string, kind result.Kind, mean float64) study.OpStats {
+		return study.OpStats{Name: name, Kind: kind, Count: 100, OpsPerS: 10, Mean: mean, P50: mean}
 	}
-	cell := func(conn string, ops ...OpStats) CellSummary {
-		return CellSummary{Label: "conn=" + conn, Settings: []Setting{{"conn", conn}}, InvariantsOK: true, Ops: ops}
+	cell := func(conn string, ops ...study.OpStats) study.CellSummary {
+		return study.CellSummary{Label: "conn=" + conn, Settings: []study.Setting{{"conn", conn}}, InvariantsOK: true, Ops: ops}
 	}
-	s := &Summary{Format: Format, Workload: "connect-overhead", Repeat: 1, Vary: []Vary{{Key: "conn", Values: []string{"pool", "per-txn"}}},
-		Cells: []CellSummary{
+	s := &study.Summary{Format: study.Format, Workload: "connect-overhead", Repeat: 1, Vary: []study.Vary{{Key: "conn", Values: []string{"pool", "per-txn"}}},
+		Cells: []study.CellSummary{
 			cell("pool", op("select1", result.KindTxn, 0.5), op("pool_wait", result.KindWait, 0.002)),
 			cell("per-txn", op("select1", result.KindTxn, 4), op("connect", result.KindWait, 3)),
 		}}
 	var b strings.Builder
-	Write(&b, s)
+	report.StudyMarkdown(&b, s, nil)
 	md := b.String()
 	for _, want := range []string{
 		"## pool_wait\n", "| conn=pool    |",
@@ -104,15 +106,15 @@ func TestStudyWaitTablesAndConnectShares(t *testing.T) {
 // TestAxisTablesCompareConnect: along a setting other than conn (--vary
 // db=A,B), the cells' connect rows are compared too (they were left out).
 func TestAxisTablesCompareConnect(t *testing.T) {
-	cell := func(db string, connect float64) CellSummary {
-		return CellSummary{Label: "db=" + db, Settings: []Setting{{"db", db}}, InvariantsOK: true, Ops: []OpStats{
+	cell := func(db string, connect float64) study.CellSummary {
+		return study.CellSummary{Label: "db=" + db, Settings: []study.Setting{{"db", db}}, InvariantsOK: true, Ops: []study.OpStats{
 			{Name: "query", Count: 100, OpsPerS: 10, Mean: connect + 0.1, P50: connect + 0.1},
 			{Name: "connect", Kind: result.KindWait, Count: 100, OpsPerS: 10, Mean: connect, P50: connect}}}
 	}
-	s := &Summary{Format: Format, Workload: "connect-overhead", Repeat: 1, Vary: []Vary{{Key: "db", Values: []string{"sqlite", "temp-postgres"}}},
-		Cells: []CellSummary{cell("sqlite", 1), cell("temp-postgres", 3)}}
+	s := &study.Summary{Format: study.Format, Workload: "connect-overhead", Repeat: 1, Vary: []study.Vary{{Key: "db", Values: []string{"sqlite", "temp-postgres"}}},
+		Cells: []study.CellSummary{cell("sqlite", 1), cell("temp-postgres", 3)}}
 	var b strings.Builder
-	Write(&b, s)
+	report.StudyMarkdown(&b, s, nil)
 	if !strings.Contains(b.String(), "| connect | mean (ms) |   1.00 |          3.00 |           +200% (3.00x) |") {
 		t.Errorf("the db comparison lacks the connect row:\n%s", b.String())
 	}
@@ -125,16 +127,16 @@ func TestAxisTablesCompareConnect(t *testing.T) {
 // the median commits so that the parts add up.
 func TestStudyCommitsAddUp(t *testing.T) {
 	run := func(window, after int64) *result.Result {
-		r := res(window, 10, 60, true)
+		r := study.Res(window, 10, 60, true)
 		r.Ops[0].AfterWindow = after
 		r.Telemetry = &result.Telemetry{Database: map[string]int64{"xact_commit": window + after}}
 		return r
 	}
 	rs := []*result.Result{run(4300, 90), run(4200, 98), run(4100, 97)}
-	s := &Summary{Format: Format, Workload: "w", Repeat: 3, Vary: []Vary{{Key: "via", Values: []string{"direct"}}},
-		Cells: []CellSummary{Summarise(Cell{Settings: []Setting{{"via", "direct"}}}, rs, []string{"a", "b", "c"})}}
+	s := &study.Summary{Format: study.Format, Workload: "w", Repeat: 3, Vary: []study.Vary{{Key: "via", Values: []string{"direct"}}},
+		Cells: []study.CellSummary{study.Summarise(study.Cell{Settings: []study.Setting{{"via", "direct"}}}, rs, []string{"a", "b", "c"})}}
 	var b strings.Builder
-	Write(&b, s)
+	report.StudyMarkdown(&b, s, nil)
 	md := b.String()
 	want := "4,298 = 4,200 in the window + 98 completed after it"
 	if !strings.Contains(md, "| "+want+" |") {
@@ -152,7 +154,7 @@ func TestStudyCommitsAddUp(t *testing.T) {
 // where the seed counts 16 workflows of 3,738 ms).
 func TestStudyWorkflowSummaryCountsWorkflows(t *testing.T) {
 	run := func() *result.Result {
-		r := res(95, 5.6, 3.9, true)
+		r := study.Res(95, 5.6, 3.9, true)
 		h := metrics.NewHist()
 		for range 16 {
 			h.Record(3738 * time.Millisecond)
@@ -161,10 +163,10 @@ func TestStudyWorkflowSummaryCountsWorkflows(t *testing.T) {
 		r.CycleUnit, r.Config.Clients = "workflows", 1
 		return r
 	}
-	s := &Summary{Format: Format, Workload: "workflow", Repeat: 1, Vary: []Vary{{Key: "clients", Values: []string{"1"}}},
-		Cells: []CellSummary{Summarise(Cell{Settings: []Setting{{"clients", "1"}}}, []*result.Result{run()}, []string{"a"})}}
+	s := &study.Summary{Format: study.Format, Workload: "workflow", Repeat: 1, Vary: []study.Vary{{Key: "clients", Values: []string{"1"}}},
+		Cells: []study.CellSummary{study.Summarise(study.Cell{Settings: []study.Setting{{"clients", "1"}}}, []*result.Result{run()}, []string{"a"})}}
 	var b strings.Builder
-	Write(&b, s)
+	report.StudyMarkdown(&b, s, nil)
 	md := b.String()
 	for _, want := range []string{
 		"## summary (workflows)",
@@ -186,11 +188,11 @@ func TestStudyWorkflowSummaryCountsWorkflows(t *testing.T) {
 // (a capacity rung whose schedule started no transaction in it) shows
 // "-" for its latencies in the summary and the op's table, not 0.00.
 func TestStudyNothingMeasuredIsDash(t *testing.T) {
-	s := &Summary{Format: Format, Workload: "w", Repeat: 1, Vary: []Vary{{Key: "rate", Values: []string{"0.625", "1.25"}}},
-		Cells: []CellSummary{Summarise(Cell{Settings: []Setting{{"rate", "0.625"}}}, []*result.Result{res(0, 10, 5, true)}, []string{"a"}),
-			Summarise(Cell{Settings: []Setting{{"rate", "1.25"}}}, []*result.Result{res(6, 10, 5, true)}, []string{"b"})}}
+	s := &study.Summary{Format: study.Format, Workload: "w", Repeat: 1, Vary: []study.Vary{{Key: "rate", Values: []string{"0.625", "1.25"}}},
+		Cells: []study.CellSummary{study.Summarise(study.Cell{Settings: []study.Setting{{"rate", "0.625"}}}, []*result.Result{study.Res(0, 10, 5, true)}, []string{"a"}),
+			study.Summarise(study.Cell{Settings: []study.Setting{{"rate", "1.25"}}}, []*result.Result{study.Res(6, 10, 5, true)}, []string{"b"})}}
 	var b strings.Builder
-	Write(&b, s)
+	report.StudyMarkdown(&b, s, nil)
 	md := b.String()
 	for _, want := range []string{
 		"| rate=0.625 |       0 |    0 |         5.00 |   0.0 |         - |        - |        - |        - |        - |      0 |       - |",

@@ -1,11 +1,9 @@
 package study
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/txnbench/txnbench/internal/metrics"
-	"github.com/txnbench/txnbench/internal/report/texttable"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -94,37 +92,4 @@ func medianPtr(vs []float64) *float64 {
 	}
 	m := metrics.Median(vs)
 	return &m
-}
-
-// recoveryTables is the faults' recovery per cell, when a cell had
-// faults: the cells side by side, so connection strategies compare.
-func recoveryTables(s *Summary) []Table {
-	rows := [][]string{{"cell", "fault", "first ok after (s)", "90% throughput after (s)", "errors", "reconnects", "invariants"}}
-	for _, c := range s.Cells {
-		for _, f := range c.Faults {
-			recs := "-"
-			if f.Reconnects != nil {
-				recs = num(*f.Reconnects)
-			}
-			rows = append(rows, []string{c.Label, f.Fault, recovered(f.FirstOKS, f.NoFirstOK, f.Runs),
-				recovered(f.ThroughputS, f.NoThroughput, f.Runs), num(f.Errors), recs, c.Invariants().Status()})
-		}
-	}
-	if len(rows) == 1 {
-		return nil
-	}
-	return []Table{{Title: "faults: recovery", Rows: rows, Left: []int{0, 1, 6},
-		After: "medians across repetitions; \"never\" counts the repetitions that did not recover so before the next fault or the window's end."}}
-}
-
-// recovered is a median recovery time and how many runs never recovered.
-func recovered(v *float64, never, runs int) string {
-	s := "-"
-	if v != nil {
-		s = texttable.Fixed(*v, 2)
-	}
-	if never > 0 {
-		s += fmt.Sprintf(" (never in %d of %d)", never, runs)
-	}
-	return s
 }

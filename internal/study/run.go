@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -48,6 +49,9 @@ type Env struct {
 	CSV func(path string, s *Summary) error
 	// Status shows a progress or status line.
 	Status func(string)
+	// Markdown renders study.md from the summary and each cell's runs
+	// (report.StudyMarkdown).
+	Markdown func(w io.Writer, s *Summary, results [][]*result.Result)
 }
 
 // Outcome is what a study produced: its summary (nil when no run
@@ -138,8 +142,7 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 	o.Summary = sum
 	sum.Comparisons = Compare(sum)
 	var md strings.Builder
-	Write(&md, sum)
-	WriteServerGaps(&md, sum, ran)
+	env.Markdown(&md, sum, ran)
 	o.Markdown = md.String()
 	b, _ := json.MarshalIndent(sum, "", "  ")
 	if err := os.WriteFile(filepath.Join(p.Out, "study.json"), append(b, '\n'), 0o644); err != nil {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/result"
@@ -34,6 +34,11 @@ func TestRunInterleavesSavesAndReturnsInMemory(t *testing.T) {
 			return os.WriteFile(path, []byte("csv"), 0o644)
 		},
 		Status: func(s string) { status = append(status, s) },
+		Markdown: func(w io.Writer, s *Summary, rs [][]*result.Result) {
+			for i, c := range s.Cells {
+				fmt.Fprintf(w, "%s: %d runs\n", c.Label, len(rs[i]))
+			}
+		},
 	}
 	o, err := Run(context.Background(), Plan{Workload: "w", Cells: cells, Repeat: 2, Out: dir}, env)
 	if err != nil {
@@ -50,8 +55,11 @@ func TestRunInterleavesSavesAndReturnsInMemory(t *testing.T) {
 			t.Errorf("%s not written: %v", f, err)
 		}
 	}
-	if !strings.Contains(o.Markdown, "clients=2") || len(status) != 9 {
+	if o.Markdown != "clients=1: 2 runs\nclients=2: 2 runs\n" || len(status) != 9 {
 		t.Errorf("markdown %q, status %q", o.Markdown, status)
+	}
+	if md, err := os.ReadFile(filepath.Join(dir, "study.md")); err != nil || string(md) != o.Markdown {
+		t.Errorf("study.md %q (%v), want Env.Markdown's %q", md, err, o.Markdown)
 	}
 }
 
@@ -68,9 +76,10 @@ func TestRunStopsAtAnErrorAndKeepsWhatFinished(t *testing.T) {
 			}
 			return res(10, 1, 1, true), nil
 		},
-		HTML:   func(string, *Summary, []*result.Result, [][]*result.Result) error { return nil },
-		CSV:    func(string, *Summary) error { return nil },
-		Status: func(string) {},
+		HTML:     func(string, *Summary, []*result.Result, [][]*result.Result) error { return nil },
+		CSV:      func(string, *Summary) error { return nil },
+		Status:   func(string) {},
+		Markdown: func(io.Writer, *Summary, [][]*result.Result) {},
 	}
 	o, err := Run(context.Background(), Plan{Workload: "w", Cells: cells, Repeat: 2, Out: t.TempDir()}, env)
 	if !errors.Is(err, boom) || o.Summary == nil || len(o.Summary.Cells) != 1 || len(o.Results[0]) != 1 {

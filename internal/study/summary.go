@@ -2,7 +2,6 @@ package study
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strconv"
@@ -106,37 +105,6 @@ type OpStats struct {
 	// without the class counts 0), on a cell's transactions row.
 	ErrorClasses map[string]float64 `json:"error_classes,omitempty"`
 	Spread       float64            `json:"spread_pct"`
-}
-
-// SuccessPct is the share of the ops that succeeded, in % (medians of
-// both); "-" when none ended.
-func (o OpStats) SuccessPct() string {
-	if o.Count+o.Errors <= 0 {
-		return texttable.None
-	}
-	return texttable.Fixed(100*o.Count/(o.Count+o.Errors), 2) + "%"
-}
-
-// classes is o's errors by class, largest first: "too_many_connections
-// 190, connect_refused 3"; "-" when none.
-func (o OpStats) classes() string {
-	var names []string
-	for k, v := range o.ErrorClasses {
-		if v > 0 {
-			names = append(names, k)
-		}
-	}
-	if len(names) == 0 {
-		return texttable.None
-	}
-	sort.Slice(names, func(i, j int) bool {
-		a, b := o.ErrorClasses[names[i]], o.ErrorClasses[names[j]]
-		return a > b || a == b && names[i] < names[j]
-	})
-	for i, k := range names {
-		names[i] = k + " " + num(o.ErrorClasses[k])
-	}
-	return strings.Join(names, ", ")
 }
 
 // Summarise reduces a cell's repetitions to medians.
@@ -299,10 +267,10 @@ func median(rs []*result.Result, v func(*result.Result) (float64, bool)) float64
 	return metrics.Median(xs)
 }
 
-// allOps are the ops of every cell, each once, in the order cells first
+// AllOps are the ops of every cell, each once, in the order cells first
 // have them: a pool cell's pool_wait, or the connect of a cell after a
 // first one that has none (an embedded database), get their tables too.
-func (s *Summary) allOps() []OpStats {
+func (s *Summary) AllOps() []OpStats {
 	var out []OpStats
 	seen := map[string]bool{}
 	for _, c := range s.Cells {
@@ -320,8 +288,8 @@ func (s *Summary) allOps() []OpStats {
 	return out
 }
 
-// opOf is the cell's op named name of kind kind, nil if none.
-func (cs CellSummary) opOf(name string, kind result.Kind) *OpStats {
+// OpOf is the cell's op named name of kind kind, nil if none.
+func (cs CellSummary) OpOf(name string, kind result.Kind) *OpStats {
 	for i := range cs.Ops {
 		if o := &cs.Ops[i]; o.Name == name && (o.Kind == kind || o.Kind.IsTxn() && kind.IsTxn()) {
 			return o
@@ -330,7 +298,8 @@ func (cs CellSummary) opOf(name string, kind result.Kind) *OpStats {
 	return nil
 }
 
-func (cs CellSummary) op(name string) *OpStats {
+// Op is the cell's op named name, nil if none.
+func (cs CellSummary) Op(name string) *OpStats {
 	for i := range cs.Ops {
 		if cs.Ops[i].Name == name {
 			return &cs.Ops[i]
@@ -345,95 +314,6 @@ func Change(a, b float64) string {
 		return ""
 	}
 	return fmt.Sprintf("%+.0f%% (%s)", 100*(b-a)/a, texttable.Ratio(b/a))
-}
-
-// Write renders the study as Markdown: what was compared, one table per
-// op with every cell (and its change against the first with --compare
-// first), the comparisons (compare.go), and the ladder when clients vary.
-// Markdown tables read well in a terminal too.
-func Write(w io.Writer, s *Summary) {
-	fmt.Fprintf(w, "# txnbench study: %s\n\n", s.Workload)
-	fmt.Fprintf(w, "`%s`\n\n", strings.Join(s.Args, " "))
-	var varied []string
-	for _, v := range s.Vary {
-		varied = append(varied, v.Key+" = "+strings.Join(v.Values, ", "))
-	}
-	fmt.Fprintf(w, "%d cells (%s), %d repetition(s) each, interleaved; medians across repetitions, spread = range of the mean across repetitions.\n\n",
-		len(s.Cells), strings.Join(varied, "; "), s.Repeat)
-	bad := 0
-	for _, c := range s.Cells {
-		switch inv := c.Invariants(); {
-		case inv.Violated():
-			bad++
-			fmt.Fprintf(w, "**invariants VIOLATED in cell %s**\n\n", c.Label)
-		case inv.NotChecked != "":
-			bad++
-			fmt.Fprintf(w, "invariants: %s in cell %s\n\n", inv.Status(), c.Label)
-		}
-	}
-	if bad == 0 {
-		fmt.Fprintf(w, "invariants: OK in every run\n\n")
-	}
-	for _, c := range s.Cells {
-		if b := c.Behind; b != nil {
-			fmt.Fprintf(w, "**cell %s fell behind its schedule** in %d of %d runs: %s\n\n", c.Label, c.BehindRuns, max(len(c.Results), c.BehindRuns), b.Text())
-		}
-	}
-	for _, t := range Sections(s, nil) {
-		t.write(w)
-	}
-}
-
-// Sections are study.md's sections after its header, in order, as tables
-// with their notes: the per-cell tables, one table per op, the client's
-// cost, the comparisons, the faults' recovery, the ladders and, from the
-// runs of each cell (results, in the order of s.Cells; nil leaves it
-// out), the client against the server. study.html shows them all.
-func Sections(s *Summary, results [][]*result.Result) []Table {
-	if len(s.Cells) == 0 {
-		return nil
-	}
-	out := cellTables(s)
-	for _, o := range s.allOps() {
-		title := o.Name
-		if o.Kind == result.KindPhase {
-			title += " (phase)"
-		}
-		rows := [][]string{{"cell", "ops/s", "mean (ms)", "p50 (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "spread", "mean vs first", "ops/s vs first"}}
-		first := s.Cells[0].opOf(o.Name, o.Kind)
-		for i, c := range s.Cells {
-			st := c.opOf(o.Name, o.Kind)
-			if st == nil {
-				continue
-			}
-			vsMean, vsRate := "-", "-"
-			if i > 0 && first != nil {
-				vsMean, vsRate = Change(first.Mean, st.Mean), Change(first.OpsPerS, st.OpsPerS)
-			}
-			l, p50 := st.lats(), texttable.None
-			if st.measured() {
-				p50 = ms(st.P50)
-			}
-			rows = append(rows, []string{c.Label, f1(st.OpsPerS), l[0], p50, l[1], l[2], l[3], l[4],
-				num(st.Errors), texttable.Spread(st.Spread, s.Repeat), vsMean, vsRate})
-		}
-		out = append(out, Table{Title: title, Rows: s.VsFirst(rows), Left: []int{0}})
-	}
-	rows := [][]string{{"cell", "txn/s", "CPU per txn (ms)", "allocated per txn (KB)", "peak memory (MB)", "txn/s vs first"}}
-	for i, c := range s.Cells {
-		vs := "-"
-		if i > 0 {
-			vs = Change(s.Cells[0].TxnPerS, c.TxnPerS)
-		}
-		rows = append(rows, []string{c.Label, f1(c.TxnPerS), ms(c.ClientCPUPerTxnMS), f1(c.AllocPerTxnKB), texttable.Fixed(c.PeakMB, 0), vs})
-	}
-	out = append(out, Table{Title: "client (txnbench's own cost)", Rows: s.VsFirst(rows), Left: []int{0}})
-	out = append(out, Compare(s).Tables()...)
-	out = append(out, recoveryTables(s)...)
-	for _, l := range Ladders(s) {
-		out = append(out, l.table())
-	}
-	return append(out, gapTables(s, results)...)
 }
 
 // Ladder is throughput against client count for cells that differ only in
@@ -496,7 +376,7 @@ func Ladders(s *Summary) []Ladder {
 			order = append(order, key)
 		}
 		step := LadderStep{Clients: clients, TxnPerS: c.TxnPerS, reps: c.Reps}
-		if cy := c.op(result.CycleOp); cy != nil {
+		if cy := c.Op(result.CycleOp); cy != nil {
 			step.CycleP99 = cy.P99
 		}
 		l.Steps = append(l.Steps, step)
@@ -531,49 +411,11 @@ func Ladders(s *Summary) []Ladder {
 	return out
 }
 
-// table is the ladder as a section of study.md.
-func (l Ladder) table() Table {
-	title := "throughput by clients"
-	if l.Others != "" {
-		title += " (" + l.Others + ")"
-	}
-	rows := [][]string{{"clients", "txn/s", "vs previous", "gain per repetition", "cycle p99 (ms)", ""}}
-	for i, s := range l.Steps {
-		vs, gain := "-", "-"
-		if i > 0 {
-			vs = Change(l.Steps[i-1].TxnPerS, s.TxnPerS)
-		}
-		switch {
-		case s.Paired == 1:
-			gain = fmt.Sprintf("%+.0f%% (1 rep)", s.GainMin)
-		case s.Paired > 1:
-			gain = fmt.Sprintf("%+.0f%% to %+.0f%%", s.GainMin, s.GainMax)
-		}
-		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, gain, ms(s.CycleP99), l.mark(i)})
-	}
-	return Table{Title: title, Rows: rows, Left: []int{0, 5}, After: l.Note()}
-}
-
-// stalls says whether step i grew less than KneeGain% over the step
+// Stalls says whether step i grew less than KneeGain% over the step
 // before, by the medians or in some repetition: a knee if all agree.
-func (l Ladder) stalls(i int) bool {
+func (l Ladder) Stalls(i int) bool {
 	st, prev := l.Steps[i], l.Steps[i-1].TxnPerS
 	return prev > 0 && st.TxnPerS < prev*(1+KneeGain/100) || st.Paired > 0 && st.GainMin < KneeGain
-}
-
-// mark is the ladder table's last column at step i.
-func (l Ladder) mark(i int) string {
-	switch {
-	case i == l.Knee:
-		return "<- throughput stops growing"
-	case i == 0 || l.Knee >= 0 && i > l.Knee || !l.stalls(i):
-		return ""
-	case l.Steps[i].Paired == 1:
-		return fmt.Sprintf("<- under %+.0f%% on one repetition: knee not established", KneeGain)
-	case l.Steps[i].Paired > 1:
-		return "<- repetitions disagree: knee not established"
-	}
-	return "<- repetitions not recorded: knee not established"
 }
 
 // Note says in one sentence where throughput stops growing, or why no
@@ -584,7 +426,7 @@ func (l Ladder) Note() string {
 		return fmt.Sprintf("Throughput stops growing at %d clients: each of %d repetitions gained less than %.0f%% (%+.0f%% to %+.0f%%).", st.Clients, st.Paired, KneeGain, st.GainMin, st.GainMax)
 	}
 	for i := 1; i < len(l.Steps); i++ {
-		if !l.stalls(i) {
+		if !l.Stalls(i) {
 			continue
 		}
 		switch st := l.Steps[i]; {
@@ -599,22 +441,6 @@ func (l Ladder) Note() string {
 	return ""
 }
 
-// f1, ms and num are texttable's number formats, the one format of every
-// table: a rate with one decimal, a latency, a (median) count.
-func f1(v float64) string { return texttable.Fixed(v, 1) }
-func ms(v float64) string { return texttable.MS(v) }
-
-// measured reports whether o has latencies: something completed (a
+// Measured reports whether o has latencies: something completed (a
 // summary from before counts were kept has a mean).
-func (o OpStats) measured() bool { return o.Count > 0 || o.Mean != 0 || o.Max != 0 }
-
-// lats are o's latencies (mean, p90, p95, p99, max): "-" each when
-// nothing completed, so nothing was measured (a capacity rung whose
-// schedule started no transaction in its window printed 0.00).
-func (o OpStats) lats() []string {
-	if !o.measured() {
-		return []string{texttable.None, texttable.None, texttable.None, texttable.None, texttable.None}
-	}
-	return []string{ms(o.Mean), ms(o.P90), ms(o.P95), ms(o.P99), ms(o.Max)}
-}
-func num(v float64) string { return texttable.Count(v) }
+func (o OpStats) Measured() bool { return o.Count > 0 || o.Mean != 0 || o.Max != 0 }

@@ -1,4 +1,4 @@
-package study
+package study_test
 
 import (
 	"strings"
@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -55,12 +57,12 @@ func workflowRun(clients int, k float64, commits int64, waits map[string]int64) 
 // p90 and max in every op's table; the phase table shows the
 // transactions of the cycle, then its phases.
 func TestWriteTablesGolden(t *testing.T) {
-	s := &Summary{Format: Format, Workload: "workflow", Args: []string{"txnbench", "study", "workflow", "--vary", "clients=1,4"},
-		Vary: []Vary{{Key: "clients", Values: []string{"1", "4"}}}, Repeat: 2}
+	s := &study.Summary{Format: study.Format, Workload: "workflow", Args: []string{"txnbench", "study", "workflow", "--vary", "clients=1,4"},
+		Vary: []study.Vary{{Key: "clients", Values: []string{"1", "4"}}}, Repeat: 2}
 	for i, n := range []int{1, 4} {
-		c := Cell{Settings: []Setting{{"clients", []string{"1", "4"}[i]}}}
+		c := study.Cell{Settings: []study.Setting{{"clients", []string{"1", "4"}[i]}}}
 		k := float64(1 + i)
-		s.Cells = append(s.Cells, Summarise(c, []*result.Result{
+		s.Cells = append(s.Cells, study.Summarise(c, []*result.Result{
 			workflowRun(n, k, 250*int64(n), map[string]int64{"Client:ClientRead": 30, "CPU": 10}),
 			workflowRun(n, k*1.1, 260*int64(n), map[string]int64{"Client:ClientRead": 20, "Lock:transactionid": 15}),
 		}, nil))
@@ -69,10 +71,10 @@ func TestWriteTablesGolden(t *testing.T) {
 	if c.Txn.Count != 10 || c.Txn.Errors != 1 || c.Clients != 4 || c.DurationS != 2 || c.Database["xact_commit"] != 1020 || c.TopWait != "Client:ClientRead" {
 		t.Errorf("cell %+v", c)
 	}
-	if phase, txn := c.opOf("workflow", result.KindPhase), c.opOf("start", result.KindTxn); phase == nil || txn == nil || phase.Max < 1.5*txn.Max {
+	if phase, txn := c.OpOf("workflow", result.KindPhase), c.OpOf("start", result.KindTxn); phase == nil || txn == nil || phase.Max < 1.5*txn.Max {
 		t.Errorf("the workflow phase and the start transaction: %+v", c.Ops)
 	}
 	var b strings.Builder
-	Write(&b, s)
+	report.StudyMarkdown(&b, s, nil)
 	testutil.Golden(t, "tables.md.golden", b.String())
 }

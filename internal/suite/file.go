@@ -294,24 +294,55 @@ func resolve(rs rawScenario, defaults map[string]any, order []string) (Entry, er
 	case len(rs.Tiers) == 0:
 		return s, errors.New("no tiers: add tiers = [\"smoke\", ...]")
 	}
-	for _, t := range rs.Tiers {
+	var err error
+	if s.Tiers, err = resolveTiers(rs.Tiers); err != nil {
+		return s, err
+	}
+	if s.Args, err = resolveFlags(rs, defaults); err != nil {
+		return s, err
+	}
+	if s.Vary, err = resolveVary(rs.Vary, order); err != nil {
+		return s, err
+	}
+	switch {
+	case s.Repeat < 0:
+		return s, fmt.Errorf("repeat %d: give 1 or more", s.Repeat)
+	case s.Repeat > 1 && len(s.Vary) == 0:
+		return s, fmt.Errorf("repeat %d without vary: repeat applies to studies; add a vary table or drop repeat", s.Repeat)
+	case s.Repeat == 0:
+		s.Repeat = 1
+	}
+	return s, nil
+}
+
+// resolveTiers are a scenario's tiers, each once, in the file's order.
+func resolveTiers(raw []string) ([]string, error) {
+	var tiers []string
+	for _, t := range raw {
 		t = strings.TrimSpace(t)
 		if !safeName.MatchString(t) {
-			return s, fmt.Errorf("tier %q: use letters, digits, '.', '_' and '-' only (it names the output directory)", t)
+			return nil, fmt.Errorf("tier %q: use letters, digits, '.', '_' and '-' only (it names the output directory)", t)
 		}
 		if t == AllTiers {
-			return s, fmt.Errorf("tier %q is reserved (suite run --tier %s runs every tier): name the tier otherwise", t, AllTiers)
+			return nil, fmt.Errorf("tier %q is reserved (suite run --tier %s runs every tier): name the tier otherwise", t, AllTiers)
 		}
-		if !slices.Contains(s.Tiers, t) {
-			s.Tiers = append(s.Tiers, t)
+		if !slices.Contains(tiers, t) {
+			tiers = append(tiers, t)
 		}
 	}
+	return tiers, nil
+}
+
+// resolveFlags are a scenario's flags as arguments (--key=value),
+// sorted by key: its own over the suite's defaults, key by key.
+func resolveFlags(rs rawScenario, defaults map[string]any) ([]string, error) {
+	var args []string
 	for k := range rs.Flags {
 		if why, bad := refused[k]; bad {
-			return s, fmt.Errorf("%s cannot be set in a suite file: %s", k, why)
+			return nil, fmt.Errorf("%s cannot be set in a suite file: %s", k, why)
 		}
 		if _, varied := rs.Vary[k]; varied {
-			return s, fmt.Errorf("%s is both in flags and vary: keep it in one", k)
+			return nil, fmt.Errorf("%s is both in flags and vary: keep it in one", k)
 		}
 	}
 	// The scenario's flags replace the defaults key by key (a list
@@ -332,26 +363,32 @@ func resolve(rs rawScenario, defaults map[string]any, order []string) (Entry, er
 	sort.Strings(keys)
 	for _, k := range keys {
 		if err := flagName(k); err != nil {
-			return s, err
+			return nil, err
 		}
 		vals, err := values(merged[k], true)
 		if err != nil {
-			return s, fmt.Errorf("flag %s: %w", k, err)
+			return nil, fmt.Errorf("flag %s: %w", k, err)
 		}
 		for _, v := range vals {
-			s.Args = append(s.Args, "--"+k+"="+v)
+			args = append(args, "--"+k+"="+v)
 		}
 	}
+	return args, nil
+}
+
+// resolveVary are a scenario's varied flags and their values.
+func resolveVary(vary map[string][]any, order []string) ([]VaryKey, error) {
+	var out []VaryKey
 	// Vary keys in file order (TOML's key order or YAML's node order);
 	// any the order missed follow sorted, so nothing is lost.
 	var vkeys []string
 	for _, k := range order {
-		if _, ok := rs.Vary[k]; ok && !slices.Contains(vkeys, k) {
+		if _, ok := vary[k]; ok && !slices.Contains(vkeys, k) {
 			vkeys = append(vkeys, k)
 		}
 	}
 	var rest []string
-	for k := range rs.Vary {
+	for k := range vary {
 		if !slices.Contains(vkeys, k) {
 			rest = append(rest, k)
 		}
@@ -359,36 +396,28 @@ func resolve(rs rawScenario, defaults map[string]any, order []string) (Entry, er
 	sort.Strings(rest)
 	for _, k := range append(vkeys, rest...) {
 		if err := flagName(k); err != nil {
-			return s, err
+			return nil, err
 		}
 		if why, bad := refused[k]; bad {
-			return s, fmt.Errorf("vary %s: it cannot be varied: %s", k, why)
+			return nil, fmt.Errorf("vary %s: it cannot be varied: %s", k, why)
 		}
-		if len(rs.Vary[k]) == 0 {
-			return s, fmt.Errorf("vary %s: no values: give a list, e.g. %s = [4, 8, 16]", k, k)
+		if len(vary[k]) == 0 {
+			return nil, fmt.Errorf("vary %s: no values: give a list, e.g. %s = [4, 8, 16]", k, k)
 		}
 		var vals []string
-		for _, v := range rs.Vary[k] {
+		for _, v := range vary[k] {
 			one, err := values(v, false)
 			if err != nil {
-				return s, fmt.Errorf("vary %s: %w", k, err)
+				return nil, fmt.Errorf("vary %s: %w", k, err)
 			}
 			if strings.Contains(one[0], ",") || strings.TrimSpace(one[0]) == "" {
-				return s, fmt.Errorf("vary %s: value %q: a varied value may not be empty or hold a comma", k, one[0])
+				return nil, fmt.Errorf("vary %s: value %q: a varied value may not be empty or hold a comma", k, one[0])
 			}
 			vals = append(vals, one[0])
 		}
-		s.Vary = append(s.Vary, VaryKey{Key: k, Values: vals})
+		out = append(out, VaryKey{Key: k, Values: vals})
 	}
-	switch {
-	case s.Repeat < 0:
-		return s, fmt.Errorf("repeat %d: give 1 or more", s.Repeat)
-	case s.Repeat > 1 && len(s.Vary) == 0:
-		return s, fmt.Errorf("repeat %d without vary: repeat applies to studies; add a vary table or drop repeat", s.Repeat)
-	case s.Repeat == 0:
-		s.Repeat = 1
-	}
-	return s, nil
+	return out, nil
 }
 
 func flagName(k string) error {

@@ -222,6 +222,31 @@ const (
 	insertBatchBytes = 256 << 10
 )
 
+// InsertOwnTx is InsertBatches in a transaction of its own on conn
+// unless one is open (inTx): begun first, committed after, rolled back
+// when the load or the commit fails.
+func InsertOwnTx(ctx context.Context, conn Conn, inTx bool, c Copy, exec func(sql string) error) (int64, error) {
+	if inTx {
+		n, err := InsertBatches(c, exec)
+		if err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
+	if err := conn.Begin(ctx); err != nil {
+		return 0, err
+	}
+	n, err := InsertBatches(c, exec)
+	if err == nil {
+		err = conn.Commit(ctx)
+	}
+	if err != nil {
+		conn.Rollback(ctx)
+		return 0, err
+	}
+	return n, nil
+}
+
 // InsertBatches loads c's rows as multi-row INSERTs of SQL literals (for
 // engines without COPY), calling exec with each statement, and returns
 // how many rows it loaded. The caller provides the transaction.

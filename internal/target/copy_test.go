@@ -168,11 +168,7 @@ func TestCopySQLite(t *testing.T) {
 
 func TestCopyPostgres(t *testing.T) {
 	cl := testutil.Postgres(t)
-	tg, err := target.OpenURL(context.Background(), cl.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testutil.Open(t, cl.URL())
 	c := connectTo(t, tg)
 	testCopier(t, c, "bigint GENERATED ALWAYS AS IDENTITY")
 

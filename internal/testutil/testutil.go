@@ -4,6 +4,7 @@ package testutil
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -25,12 +26,21 @@ import (
 // unless CI is set: there a missing binary is a failure.
 func NeedPostgres(t testing.TB) {
 	t.Helper()
-	if _, err := localdb.FindBinDir(""); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI needs PostgreSQL: %v", err)
-		}
-		t.Skipf("PostgreSQL binaries missing: %v", err)
+	_, err := localdb.FindBinDir("")
+	need(t, "PostgreSQL", err)
+}
+
+// need skips the test when err says what it needs is missing, unless CI
+// is set: there a missing binary is a failure.
+func need(t testing.TB, what string, err error) {
+	t.Helper()
+	if err == nil {
+		return
 	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("CI needs %s: %v", what, err)
+	}
+	t.Skipf("%s missing: %v", what, err)
 }
 
 // Postgres starts a throwaway cluster for the test and stops it at the end.
@@ -53,12 +63,8 @@ func Postgres(t testing.TB, conf ...string) *localdb.Cluster {
 func NeedPgBouncer(t testing.TB) {
 	t.Helper()
 	NeedPostgres(t)
-	if _, err := localdb.FindPgBouncer(""); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI needs PgBouncer: %v", err)
-		}
-		t.Skipf("PgBouncer missing: %v", err)
-	}
+	_, err := localdb.FindPgBouncer("")
+	need(t, "PgBouncer", err)
 }
 
 // NeedHAProxy skips the test when PgBouncer or HAProxy (for a fleet of
@@ -66,11 +72,16 @@ func NeedPgBouncer(t testing.TB) {
 func NeedHAProxy(t testing.TB) {
 	t.Helper()
 	NeedPgBouncer(t)
-	if _, err := localdb.FindHAProxy(""); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI needs HAProxy: %v", err)
-		}
-		t.Skipf("HAProxy missing: %v", err)
+	_, err := localdb.FindHAProxy("")
+	need(t, "HAProxy", err)
+}
+
+// NeedMariaDB skips the test when MariaDB's server is not installed,
+// unless CI is set.
+func NeedMariaDB(t testing.TB) {
+	t.Helper()
+	if !localdb.HasMariaDB() {
+		need(t, "MariaDB", errors.New("mariadbd is not installed (apt-get install mariadb-server)"))
 	}
 }
 
@@ -209,6 +220,17 @@ func Conn(t testing.TB, url string) (tg target.Target, c target.Conn, done func(
 		c.Close(ctx)
 		tg.Close()
 	}
+}
+
+// WriteFile writes text to the file name in dir, failing the test on an
+// error, and returns its path.
+func WriteFile(t testing.TB, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // Poll calls cond every interval until it returns true or timeout has

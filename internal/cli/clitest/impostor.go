@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"os/exec"
+	"regexp"
+	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -20,6 +24,71 @@ type ImpostorReport struct {
 	// with its certificate.
 	SSLRequests int `json:"ssl_requests"`
 	Handshakes  int `json:"handshakes"`
+}
+
+// Impostor is the test binary run as an impostor by another local user
+// (NobodyCommand), trying to bind a port.
+type Impostor struct {
+	cmd *exec.Cmd
+	out *Buffer
+}
+
+// StartImpostor starts an impostor on 127.0.0.1:port that holds it for
+// hold at most once it got it; tls makes it serve TLS to clients that
+// ask. It is killed when the test ends.
+func StartImpostor(t testing.TB, port string, hold time.Duration, tls bool) *Impostor {
+	im := &Impostor{cmd: NobodyCommand(t), out: &Buffer{}}
+	im.cmd.Env = append(im.cmd.Env, "TXNBENCH_IMPOSTOR_PORT="+port, "TXNBENCH_IMPOSTOR_HOLD="+hold.String())
+	if tls {
+		im.cmd.Env = append(im.cmd.Env, "TXNBENCH_IMPOSTOR_TLS=1")
+	}
+	im.cmd.Stdout, im.cmd.Stderr = im.out, im.out
+	if err := im.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { im.cmd.Process.Kill() })
+	return im
+}
+
+// Report stops the impostor and returns what it saw.
+func (im *Impostor) Report(t testing.TB) ImpostorReport {
+	im.cmd.Process.Kill()
+	im.cmd.Wait()
+	var rep ImpostorReport
+	if err := json.Unmarshal([]byte(im.out.String()), &rep); err != nil {
+		t.Fatalf("impostor: %v: %s", err, im.out)
+	}
+	return rep
+}
+
+// RunAgainstImpostor starts txnbench with args (a run whose fault frees
+// a port), waits for the line of its stderr that names the port (portRe,
+// the port its first group), has an impostor that holds it 3 s at most
+// take it once it is free (StartImpostor) and returns, once txnbench has
+// exited, its exit code and output, the port and what the impostor saw.
+func RunAgainstImpostor(t testing.TB, portRe string, tls bool, args ...string) (code int, stdout, stderr, port string, rep ImpostorReport) {
+	t.Helper()
+	cmd, out, errOut := Start(t, args...)
+	WaitFor(t, errOut, 0, portRe)
+	port = regexp.MustCompile(portRe).FindStringSubmatch(errOut.String())[1]
+	im := StartImpostor(t, port, 3*time.Second, tls)
+	WaitExit(t, cmd, 3*time.Minute, errOut)
+	code = cmd.ProcessState.ExitCode()
+	rep = im.Report(t)
+	return code, out.String(), errOut.String(), port, rep
+}
+
+// OutageErrors are the errors of r's faults' outages, by class.
+func OutageErrors(r *result.Result) map[string]int64 {
+	errs := map[string]int64{}
+	for _, f := range r.Faults {
+		if f.Recovery != nil {
+			for k, n := range f.Recovery.Errors {
+				errs[k] += n
+			}
+		}
+	}
+	return errs
 }
 
 // impostorMain is the test binary as another local user's fake server

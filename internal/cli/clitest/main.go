@@ -2,6 +2,7 @@ package clitest
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli"
+	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -154,4 +156,22 @@ func Read(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// ReadStudy is the study.json of the study written into dir, failing
+// the test if it cannot be read.
+func ReadStudy(t testing.TB, dir string) *study.Summary {
+	t.Helper()
+	var s study.Summary
+	ReadJSON(t, filepath.Join(dir, "study.json"), &s)
+	return &s
+}
+
+// ReadJSON decodes the JSON file at path into v, failing the test if it
+// cannot be read or decoded.
+func ReadJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	if err := json.Unmarshal(Read(t, path), v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 }

@@ -337,27 +337,14 @@ func random(op fn, args []Value, env Env) (Value, error) {
 	return IntValue(env.Rand().Exponential(imin, imax, param)), nil
 }
 
-// andNode, orNode and caseNode evaluate lazily, as pgbench's evalLazyFunc.
-type andNode struct{ a, b node }
-
-func (n *andNode) eval(env Env) (Value, error) {
-	a, err := n.a.eval(env)
-	if err != nil || a.Kind == Null {
-		return Value{}, err
-	}
-	ba, err := toBool(a)
-	if err != nil {
-		return Value{}, err
-	}
-	if !ba {
-		return BoolValue(false), nil
-	}
-	return lazyBool(n.b, env)
+// logicNode (AND, OR) and caseNode evaluate lazily, as pgbench's
+// evalLazyFunc.
+type logicNode struct {
+	a, b node
+	or   bool // OR: a true a decides; AND: a false a decides
 }
 
-type orNode struct{ a, b node }
-
-func (n *orNode) eval(env Env) (Value, error) {
+func (n *logicNode) eval(env Env) (Value, error) {
 	a, err := n.a.eval(env)
 	if err != nil || a.Kind == Null {
 		return Value{}, err
@@ -366,8 +353,8 @@ func (n *orNode) eval(env Env) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	if ba {
-		return BoolValue(true), nil
+	if ba == n.or {
+		return BoolValue(n.or), nil
 	}
 	return lazyBool(n.b, env)
 }
@@ -447,15 +434,21 @@ func toDouble(v Value) (float64, error) {
 	return 0, errMsg("cannot coerce " + v.Kind.String() + " to double")
 }
 
+// doubles are a and b as doubles.
+func doubles(a, b Value) (float64, float64, error) {
+	ld, err := toDouble(a)
+	if err != nil {
+		return 0, 0, err
+	}
+	rd, err := toDouble(b)
+	return ld, rd, err
+}
+
 func binary(op fn, a, b Value) (Value, error) {
 	switch op {
 	case fAdd, fSub, fMul, fDiv, fLT, fLE, fEQ, fNE:
 		if a.Kind == Double || b.Kind == Double {
-			ld, err := toDouble(a)
-			if err != nil {
-				return Value{}, err
-			}
-			rd, err := toDouble(b)
+			ld, rd, err := doubles(a, b)
 			if err != nil {
 				return Value{}, err
 			}
@@ -479,11 +472,7 @@ func binary(op fn, a, b Value) (Value, error) {
 			}
 		}
 	case fPow:
-		ld, err := toDouble(a)
-		if err != nil {
-			return Value{}, err
-		}
-		rd, err := toDouble(b)
+		ld, rd, err := doubles(a, b)
 		if err != nil {
 			return Value{}, err
 		}
@@ -576,10 +565,7 @@ func collectVars(n node, f func(string)) {
 		for _, a := range n.args {
 			collectVars(a, f)
 		}
-	case *andNode:
-		collectVars(n.a, f)
-		collectVars(n.b, f)
-	case *orNode:
+	case *logicNode:
 		collectVars(n.a, f)
 		collectVars(n.b, f)
 	case *caseNode:

@@ -240,9 +240,9 @@ func (p *parser) expr(min int) (node, error) {
 		}
 		switch k {
 		case tOr:
-			left = &orNode{a: left, b: right}
+			left = &logicNode{a: left, b: right, or: true}
 		case tAnd:
-			left = &andNode{a: left, b: right}
+			left = &logicNode{a: left, b: right}
 		case tGT: // a > b is b < a, evaluated right first
 			left = &binNode{op: fLT, a: right, b: left}
 		case tGE:

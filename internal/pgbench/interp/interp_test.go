@@ -71,12 +71,7 @@ func database(t testing.TB) target.Target {
 	}
 	c.Close(ctx)
 	u := strings.Replace(pgURL(t), "/postgres?", "/"+name+"?", 1)
-	tg, err := target.OpenURL(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
+	return testutil.Open(t, u)
 }
 
 func connect(t testing.TB, tg target.Target) target.ScriptConn {
@@ -561,11 +556,7 @@ func TestSimpleSubstitution(t *testing.T) {
 // TestSQLite runs a script with \set, \gset, \aset, \if and a pipeline on
 // SQLite.
 func TestSQLite(t *testing.T) {
-	tg, err := target.OpenURL(context.Background(), "sqlite:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg := testutil.Open(t, "sqlite:")
 	c := connect(t, tg)
 	exec(t, c, "CREATE TABLE s (k INTEGER PRIMARY KEY, v INTEGER)")
 	text := `\set k random(1, 1000) + 1000 * :client_id

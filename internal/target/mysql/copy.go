@@ -25,30 +25,10 @@ func (s *mysqlConn) CopyFrom(ctx context.Context, c target.Copy) (n int64, err e
 			err = fmt.Errorf("copy into %s: restoring sql_mode: %w", c.Table, s.check(e))
 		}
 	}()
-	own := !s.inTx
-	if own {
-		if err := s.Begin(ctx); err != nil {
-			return 0, err
-		}
-		defer func() {
-			if err != nil {
-				s.Rollback(ctx)
-			}
-		}()
-	}
-	n, err = target.InsertBatches(c, func(sql string) error {
+	return target.InsertOwnTx(ctx, s, s.inTx, c, func(sql string) error {
 		_, err := s.c.ExecContext(ctx, sql)
 		return s.check(err)
 	})
-	if err != nil {
-		return 0, err
-	}
-	if own {
-		if err := s.Commit(ctx); err != nil {
-			return 0, err
-		}
-	}
-	return n, nil
 }
 
 var _ target.Copier = (*mysqlConn)(nil)

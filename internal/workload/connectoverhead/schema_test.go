@@ -1,7 +1,6 @@
 package connectoverhead
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -27,11 +26,7 @@ var dialectNames = []string{"postgresql-15", "sqlite", "mariadb-10.11"}
 // and SQLite from a real temporary database.
 func testDialects(t *testing.T) map[string]target.Dialect {
 	t.Helper()
-	tg, err := target.OpenURL(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg := testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
 	return map[string]target.Dialect{"postgresql-15": target.ParseBanner(pg15Banner), "sqlite": tg.Dialect(), "mariadb-10.11": target.ParseBanner(mariaBanner)}
 }
 

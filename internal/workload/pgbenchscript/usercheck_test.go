@@ -1,10 +1,10 @@
 package pgbenchscript
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // TestReadSQLFile: statements end at a ';' that ends a line, each named
@@ -12,13 +12,7 @@ import (
 // name, an unfinished statement and a file over the cap are refused.
 func TestReadSQLFile(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return testutil.WriteFile(t, dir, name, text) }
 	got, err := readSQLFile(write("ok.sql", "-- ignored\n-- name: first one\nSELECT 1\n  = 1;\n\n-- second\nSELECT true;\n"), "--check", true)
 	if err != nil || len(got) != 2 || got[0].name != "first one" || got[0].sql != "SELECT 1\n  = 1;" || got[1].name != "second" {
 		t.Fatalf("got %+v, %v", got, err)

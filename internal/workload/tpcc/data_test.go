@@ -37,11 +37,7 @@ func fingerprintOf(t *testing.T, c target.Conn) float64 {
 // other data. The load has the specification's cardinalities at its scale.
 func TestPostgresLoadDeterministic(t *testing.T) {
 	cl := testutil.Postgres(t)
-	tg, err := target.OpenURL(context.Background(), cl.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testutil.Open(t, cl.URL())
 	conn := testutil.Session(t, tg)
 	args := []string{"--warehouses", "3", "--items", "1000", "--customers-per-district", "30"}
 	if n := loadSessions(tg.Dialect(), workload.InitOptions{Connect: tg.Connect}, 3); n < 2 {

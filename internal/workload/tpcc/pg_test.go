@@ -1,10 +1,8 @@
 package tpcc
 
 import (
-	"context"
 	"testing"
 
-	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -13,11 +11,7 @@ import (
 // condition and the money to hold.
 func TestPostgres(t *testing.T) {
 	cl := testutil.Postgres(t)
-	tg, err := target.OpenURL(context.Background(), cl.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testutil.Open(t, cl.URL())
 	conn := testutil.Session(t, tg)
 	w := initWorkload(t, tg, conn, true, small...)
 	for _, id := range []int{0, 1, 2, 3, 4, 10, 11, 12, 13, 14} {

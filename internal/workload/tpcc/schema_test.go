@@ -1,7 +1,6 @@
 package tpcc
 
 import (
-	"context"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -18,11 +17,7 @@ const pg15Banner = "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux
 // TestGoldenSQL keeps every statement of the workload, per dialect, in
 // testdata/NAME.sql (go test -update rewrites them).
 func TestGoldenSQL(t *testing.T) {
-	tg, err := target.OpenURL(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg := testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
 	dialects := map[string]target.Dialect{"postgresql-15": target.ParseBanner(pg15Banner), "sqlite": tg.Dialect(),
 		"mariadb-10.11": target.ParseBanner("10.11.6-MariaDB-0+deb12u1")}
 	for name, d := range dialects {

@@ -32,16 +32,7 @@ var (
 	_ workload.Figurer         = (*Workload)(nil)
 	_ workload.Ledger          = (*Workload)(nil)
 	_ workload.Noter           = (*Workload)(nil)
-)
-
-// What the workload is beside a workload.Workload.
-var (
-	_ workload.Noter           = (*Workload)(nil)
-	_ workload.DataReporter    = (*Workload)(nil)
-	_ workload.Figurer         = (*Workload)(nil)
-	_ workload.ClientDefaulter = (*Workload)(nil)
-	_ workload.Ledger          = (*Workload)(nil)
-	_ workload.Chooser         = (*client)(nil)
+	_ workload.Chooser         = (*client)(nil) // its clients
 )
 
 // Op names, in report order (the specification's transactions).

@@ -1,7 +1,6 @@
 package trainevents
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -40,12 +39,7 @@ func testDialects(t *testing.T) map[string]target.Dialect {
 			ds[n] = target.ParseBanner(banners[n])
 		}
 	}
-	ctx := context.Background()
-	tg, err := target.OpenURL(ctx, "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg := testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "dialect.db"))
 	ds["sqlite"] = tg.Dialect()
 	return ds
 }

@@ -24,11 +24,7 @@ var fastArgs = []string{"--rows", fmt.Sprint(initialRows), "--delay", "0", "--th
 // openSQLite opens a SQLite file in a temporary directory.
 func openSQLite(t *testing.T, path string) target.Target {
 	t.Helper()
-	tg, err := target.OpenURL(context.Background(), "sqlite:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testutil.Open(t, "sqlite:"+path)
 	return tg
 }
 

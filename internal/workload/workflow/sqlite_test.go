@@ -80,11 +80,7 @@ func TestHandlerFailures(t *testing.T) {
 
 func openTarget(t *testing.T, db string) target.Target {
 	t.Helper()
-	tg, err := target.OpenURL(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
+	tg := testutil.Open(t, db)
 	return tg
 }
 

@@ -2,7 +2,6 @@ package engines
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,18 +16,6 @@ import (
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
-// needMariaDB skips the test when MariaDB's server is not installed,
-// unless CI is set, where that is a failure.
-func needMariaDB(t *testing.T) {
-	t.Helper()
-	if !localdb.HasMariaDB() {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set and mariadbd is not installed (apt-get install mariadb-server)")
-		}
-		t.Skip("mariadbd is not installed")
-	}
-}
-
 // coMaria is a short connect-overhead run on tiny data.
 var coMaria = []string{"run", "connect-overhead", "--rows", "300", "--clients", "2", "--warmup", "0s", "--duration", "1s", "--progress", "1s", "--telemetry", "off"}
 
@@ -41,7 +28,7 @@ var teMaria = []string{"run", "train-events", "--rows", "500", "--clients", "3",
 // mysql:// URL (invariants OK, and a planted loss caught), then a run on
 // --db temp-mariadb with every server and network fault injected into it.
 func TestMariaDB(t *testing.T) {
-	needMariaDB(t)
+	testutil.NeedMariaDB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	m, err := localdb.StartMariaDB(ctx, localdb.MariaDBOptions{})
@@ -110,12 +97,7 @@ func TestMariaDB(t *testing.T) {
 	})
 
 	t.Run("train-events planted deletion", func(t *testing.T) {
-		tg, err := target.OpenURL(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tg.Close()
-		c := testutil.Session(t, tg)
+		c := testutil.Session(t, testutil.Open(t, url))
 		var before int64 // the jsonb run above archived some: wait for this run's
 		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM events_jsonb_archive", nil, &before); err != nil {
 			t.Fatal(err)
@@ -177,16 +159,8 @@ func TestMariaDB(t *testing.T) {
 	})
 
 	t.Run("planted deletion", func(t *testing.T) {
-		tg, err := target.OpenURL(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tg.Close()
-		c, err := tg.Connect(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(ctx)
+		_, c, done := testutil.Conn(t, url)
+		defer done()
 		if n, err := c.Exec(ctx, "DELETE FROM co_order_items ORDER BY id LIMIT 1"); err != nil || n != 1 {
 			t.Fatalf("deleting an order item: %d, %v", n, err)
 		}

@@ -1,8 +1,6 @@
 package faults
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -175,14 +172,7 @@ func TestStudyComparesRecovery(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(out, "study.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s study.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
+	s := clitest.ReadStudy(t, out)
 	for _, c := range s.Cells {
 		if len(c.Faults) != 1 || c.Faults[0].Runs != 1 || c.Faults[0].FirstOKS == nil {
 			t.Errorf("cell %s: faults %+v", c.Label, c.Faults)

@@ -1,12 +1,9 @@
 package faults
 
 import (
-	"encoding/json"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
@@ -43,53 +40,28 @@ func TestFreedPortGivesNothingAway(t *testing.T) {
 			out := filepath.Join(testutil.Artifacts(t), c.name+".json")
 			args := append([]string{"run", "train-events", "--db", "temp-postgres", "--clients", "3", "--duration", "9s",
 				"--progress", "1s", "--fault", c.fault, "--json", out}, clitest.Quick...)
-			cmd, stdout, stderr := clitest.Start(t, append(args, c.args...)...)
-			clitest.WaitFor(t, stderr, 0, c.port)
-			port := regexp.MustCompile(c.port).FindStringSubmatch(stderr.String())[1]
-
 			// The fault leaves the service down 5 s; the impostor lets the
 			// port go at most 3 s after it got it, before the restart.
-			im := clitest.NobodyCommand(t)
-			im.Env = append(im.Env, "TXNBENCH_IMPOSTOR_PORT="+port, "TXNBENCH_IMPOSTOR_HOLD=3s")
-			imOut := &clitest.Buffer{}
-			im.Stdout, im.Stderr = imOut, imOut
-			if err := im.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { im.Process.Kill() })
-
-			clitest.WaitExit(t, cmd, 3*time.Minute, stderr)
-			code := cmd.ProcessState.ExitCode()
-			im.Process.Kill()
-			im.Wait()
-			var rep clitest.ImpostorReport
-			if err := json.Unmarshal([]byte(imOut.String()), &rep); err != nil {
-				t.Fatalf("impostor: %v: %s", err, imOut)
-			}
+			code, stdout, stderr, port, rep := clitest.RunAgainstImpostor(t, c.port, false, append(args, c.args...)...)
 			if !rep.Bound || rep.Startups == 0 {
 				t.Fatalf("the impostor did not get port %s or no client came (bound %v, %d startups): nothing tested\n%s", port, rep.Bound, rep.Startups, stderr)
 			}
 			for _, m := range rep.Sent {
 				t.Errorf("a client answered the impostor's request %d with message %q (%d bytes)", m.Auth, m.Type, len(m.Body))
 			}
-			if code != exitcode.OK || !strings.Contains(stdout.String(), "invariants: OK") {
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 				t.Fatalf("exit %d, want a verdict of OK:\n%s\n%s", code, stdout, stderr)
 			}
 			r, err := result.Load(out)
 			if err != nil {
 				t.Fatal(err)
 			}
-			errs := map[string]int64{}
 			for _, f := range r.Faults {
-				if f.Recovery != nil {
-					for k, n := range f.Recovery.Errors {
-						errs[k] += n
-					}
-				}
 				if strings.Contains(f.Note, "failed") {
 					t.Errorf("fault: %+v", f)
 				}
 			}
+			errs := clitest.OutageErrors(r)
 			t.Logf("impostor: %d startups; errors in the outage by class: %v", rep.Startups, errs)
 			if c.args == nil || c.port == pooler { // the clients met the impostor themselves
 				if errs["auth"] == 0 || errs["other"] > 0 {

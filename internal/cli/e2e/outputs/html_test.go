@@ -218,14 +218,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if code, _, stderr := clitest.Run(args...); code != exitcode.OK {
 		t.Fatalf("study: exit %d: %s", code, stderr)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "study.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s study.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
+	s := clitest.ReadStudy(t, out)
 	var runs []*result.Result
 	for _, c := range s.Cells {
 		cr, err := result.Load(c.Results[0])
@@ -234,7 +227,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		}
 		runs = append(runs, cr)
 	}
-	want := report.StudyChartCount(&s, runs)
+	want := report.StudyChartCount(s, runs)
 	if n, _ := drawn(t, chromium, filepath.Join(out, "study.html")); n != want || n < 6 {
 		t.Errorf("study.html: %d charts drawn, want %d", n, want)
 	}

@@ -1,13 +1,10 @@
 package poolers
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
@@ -103,27 +100,7 @@ func TestTLSImpostorRefused(t *testing.T) {
 			out := filepath.Join(testutil.Artifacts(t), "tls-"+c.name+".json")
 			args := append([]string{"run", "train-events", "--db", "temp-postgres", "--tls", "--clients", "3", "--duration", "9s",
 				"--progress", "1s", "--fault", c.fault, "--json", out}, clitest.Quick...)
-			cmd, stdout, stderr := clitest.Start(t, append(args, c.args...)...)
-			clitest.WaitFor(t, stderr, 0, c.port)
-			port := regexp.MustCompile(c.port).FindStringSubmatch(stderr.String())[1]
-
-			im := clitest.NobodyCommand(t)
-			im.Env = append(im.Env, "TXNBENCH_IMPOSTOR_PORT="+port, "TXNBENCH_IMPOSTOR_HOLD=3s", "TXNBENCH_IMPOSTOR_TLS=1")
-			imOut := &clitest.Buffer{}
-			im.Stdout, im.Stderr = imOut, imOut
-			if err := im.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { im.Process.Kill() })
-
-			clitest.WaitExit(t, cmd, 3*time.Minute, stderr)
-			code := cmd.ProcessState.ExitCode()
-			im.Process.Kill()
-			im.Wait()
-			var rep clitest.ImpostorReport
-			if err := json.Unmarshal([]byte(imOut.String()), &rep); err != nil {
-				t.Fatalf("impostor: %v: %s", err, imOut)
-			}
+			code, stdout, stderr, port, rep := clitest.RunAgainstImpostor(t, c.port, true, append(args, c.args...)...)
 			if !rep.Bound || rep.SSLRequests == 0 {
 				t.Fatalf("the impostor did not get port %s or no client asked it for TLS (bound %v, %d TLS requests, %d startups): nothing tested\n%s",
 					port, rep.Bound, rep.SSLRequests, rep.Startups, stderr)
@@ -131,21 +108,14 @@ func TestTLSImpostorRefused(t *testing.T) {
 			if rep.Handshakes > 0 || rep.Startups > 0 || len(rep.Sent) > 0 {
 				t.Errorf("clients accepted the impostor's certificate: %d handshakes, %d startups, %d messages", rep.Handshakes, rep.Startups, len(rep.Sent))
 			}
-			if code != exitcode.OK || !strings.Contains(stdout.String(), "invariants: OK") {
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 				t.Fatalf("exit %d, want a verdict of OK:\n%s\n%s", code, stdout, stderr)
 			}
 			r, err := result.Load(out)
 			if err != nil {
 				t.Fatal(err)
 			}
-			errs := map[string]int64{}
-			for _, f := range r.Faults {
-				if f.Recovery != nil {
-					for k, n := range f.Recovery.Errors {
-						errs[k] += n
-					}
-				}
-			}
+			errs := clitest.OutageErrors(r)
 			t.Logf("impostor: %d TLS requests; errors in the outage by class: %v", rep.SSLRequests, errs)
 			if errs["auth"] == 0 || errs["other"] > 0 {
 				t.Errorf("errors in the outage by class: %v: want the refused certificates counted as auth, none unclassified", errs)

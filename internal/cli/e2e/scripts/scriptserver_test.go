@@ -22,13 +22,7 @@ func TestScriptServerTime(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return testutil.WriteFile(t, dir, name, text) }
 	wr := write("wr.sql", "\\set aid random(1, 100000)\n\\set delta random(-5000, 5000)\nBEGIN;\n"+
 		"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"+
 		"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nEND;\n")

@@ -79,11 +79,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 
 	// A deletion planted while both run is found by the sum.
 	ctx := context.Background()
-	db, err := target.OpenURL(ctx, cl.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testutil.Open(t, cl.URL())
 	c := testutil.Session(t, db)
 	deleted := false
 	var before int64
@@ -158,11 +154,7 @@ func TestTerminateBackendsOwnSessions(t *testing.T) {
 	cl := testutil.Postgres(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	db, err := target.OpenURL(ctx, cl.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testutil.Open(t, cl.URL())
 	c := testutil.Session(t, db)
 	a, _, aErr := clitest.Start(t, append([]string{"run", "train-events", "--db", cl.URL(), "--duration", "20s", "--clients", "2", "--variant", "text", "--json", filepath.Join(dir, "a.json")}, clitest.Quick...)...)
 	if !testutil.Poll(120*time.Second, 50*time.Millisecond, func() bool { // a's clients are connected (before, one session at a time)
@@ -216,11 +208,7 @@ func TestCheckPartialKilledShard(t *testing.T) {
 	t.Parallel()
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
-	db, err := target.OpenURL(ctx, cl.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testutil.Open(t, cl.URL())
 	c := testutil.Session(t, db)
 	const id = "partial-test"
 	args := func(shard string) []string {
@@ -283,11 +271,7 @@ func TestConcurrentRunKilled(t *testing.T) {
 	if code, stdout, stderr := clitest.Run(te...); code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 		t.Fatalf("a run alone: exit %d: %s\n%s", code, stderr, stdout)
 	}
-	db, err := target.OpenURL(ctx, cl.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testutil.Open(t, cl.URL())
 	c := testutil.Session(t, db)
 	if _, err := c.Exec(ctx, `INSERT INTO txnbench_shards (run_id, shard, shards, host, workload, args, skew_ms, state, tables, began_at, beat_at)
 		VALUES ('ghost', 0, 1, 'elsewhere', 'train-events', '[]', 0, 'registered', 'train-events:events_jsonb', clock_timestamp(), clock_timestamp())`); err != nil {

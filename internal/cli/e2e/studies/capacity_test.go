@@ -1,7 +1,6 @@
 package studies
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,9 +15,7 @@ import (
 func readSearch(t *testing.T, dir string) study.Search {
 	t.Helper()
 	var s study.Search
-	if err := json.Unmarshal(clitest.Read(t, filepath.Join(dir, "capacity.json")), &s); err != nil {
-		t.Fatal(err)
-	}
+	clitest.ReadJSON(t, filepath.Join(dir, "capacity.json"), &s)
 	return s
 }
 

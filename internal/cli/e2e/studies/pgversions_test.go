@@ -1,7 +1,6 @@
 package studies
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/study"
 )
 
 // TestPostgresVersions: one study through the real binary runs the quick
@@ -37,14 +35,7 @@ func TestPostgresVersions(t *testing.T) {
 	if !strings.Contains(stdout.String(), "invariants: OK") {
 		t.Errorf("no invariants: OK:\n%s", stdout)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "study.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s study.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
+	s := clitest.ReadStudy(t, out)
 	if len(s.Cells) != len(majors) {
 		t.Fatalf("%d cells, want %d", len(s.Cells), len(majors))
 	}

@@ -14,17 +14,13 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/suite"
+
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 func TestSuiteBadFiles(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return testutil.WriteFile(t, dir, name, text) }
 	one := func(workload, flags string) string {
 		return "name = \"s\"\n[[scenario]]\nname = \"a\"\nworkload = \"" + workload + "\"\ntiers = [\"smoke\"]\n[scenario.flags]\n" + flags
 	}
@@ -229,14 +225,7 @@ func TestSuiteInterrupted(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
 		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitcode.Interrupted, stderr.String())
 	}
-	b, err := os.ReadFile(filepath.Join(out, "suite.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep suite.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readSuite(t, out)
 	if len(rep.Scenarios) != 2 || rep.Scenarios[0].Error != "" || rep.Scenarios[1].Error != suite.Interrupted {
 		t.Fatalf("scenarios %+v", rep.Scenarios)
 	}
@@ -278,14 +267,7 @@ func TestSuiteRunSeveralTiers(t *testing.T) {
 		if _, end, _ := strings.Cut(stdout, "## Scenario summary"); !strings.Contains(end, "| [`b-both`](b-both.json) | "+c.bTier+" | train-events |") || strings.Contains(end, "| [`d-soak`]") != (c.tier == "all") {
 			t.Errorf("--tier %s: the summary table is not printed at the end:\n%s", c.tier, stdout)
 		}
-		b, err := os.ReadFile(filepath.Join(out, "suite.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rep suite.Report
-		if err := json.Unmarshal(b, &rep); err != nil {
-			t.Fatal(err)
-		}
+		rep := readSuite(t, out)
 		var got []string
 		for _, s := range rep.Scenarios {
 			got = append(got, s.Name+"@"+s.Tier)
@@ -304,4 +286,12 @@ func TestSuiteRunSeveralTiers(t *testing.T) {
 	if code, _, stderr := clitest.Run("suite", "run", file, "--tier", "smoke,nighty", "--out", filepath.Join(dir, "bad")); code != exitcode.Usage || !strings.Contains(stderr, `no scenario is in tier "nighty"`) {
 		t.Errorf("an unknown tier in the list: exit %d %s", code, stderr)
 	}
+}
+
+// readSuite is the suite.json of the suite run written into out.
+func readSuite(t *testing.T, out string) suite.Report {
+	t.Helper()
+	var rep suite.Report
+	clitest.ReadJSON(t, filepath.Join(out, "suite.json"), &rep)
+	return rep
 }

@@ -1,7 +1,6 @@
 package studies
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/suite"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -52,14 +50,7 @@ clients = [1, 2]
 	if code, _, stderr := clitest.Run("suite", "run", file, "--tier", "smoke", "--out", out); code != exitcode.OK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "suite.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep suite.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readSuite(t, out)
 	for _, s := range rep.Scenarios {
 		if m := s.Summary; m.Database["xact_commit"] <= 0 || m.Database["blks_hit"] <= 0 || m.Database["tup_inserted"] <= 0 || m.TopWait == "" || m.TopWaitShare <= 0 || m.P90MS <= 0 {
 			t.Errorf("%s: summary %+v", s.Name, m)

@@ -1,0 +1,106 @@
+package study_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/report"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/study"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// The tests of study.md: report writes it (report.StudyMarkdown) from
+// what study computes; its golden files are study's, where the summary
+// is built.
+
+// TestStudyMarkdownGolden: study.md of seed 000's matrix, seed 001's
+// connect study and a repeated ladder.
+func TestStudyMarkdownGolden(t *testing.T) {
+	for name, s := range map[string]*study.Summary{
+		"study_seed000.md": study.Seed000(),
+		"study_seed001.md": study.Seed001(),
+		"study_ladder.md":  study.LadderOf(map[int][]float64{50: {4000, 4100}, 100: {7000, 6900}, 150: {7150, 7300}, 200: {9100, 9400}, 250: {9300, 9450}}, 50, 100, 150, 200, 250),
+	} {
+		var b strings.Builder
+		report.StudyMarkdown(&b, s, nil)
+		testutil.Golden(t, name, b.String())
+	}
+}
+
+// TestCompareModes: axis (the default) replaces the "vs first" columns
+// with the axis tables, first keeps them alone, none prints neither.
+func TestCompareModes(t *testing.T) {
+	md := func(m study.CompareMode) string {
+		s := study.Seed000()
+		s.Compare = m
+		var b strings.Builder
+		report.StudyMarkdown(&b, s, nil)
+		return b.String()
+	}
+	axis, first, none := md(""), md(study.CompareFirst), md(study.CompareNone)
+	if strings.Contains(axis, "vs first") || !strings.Contains(axis, "## variant: jsonb -> manual -> text (via=direct)") || !strings.Contains(axis, "| jsonb -> manual |") {
+		t.Errorf("--compare axis:\n%s", axis)
+	}
+	if !strings.Contains(first, "mean vs first") || strings.Contains(first, "jsonb -> manual") || !strings.Contains(first, "| -90% (0.099x) |") {
+		t.Errorf("--compare first:\n%s", first)
+	}
+	if strings.Contains(none, "vs first") || strings.Contains(none, " -> ") || strings.Contains(none, "fixed work") {
+		t.Errorf("--compare none:\n%s", none)
+	}
+	for _, in := range []string{"axis", "first", "none"} {
+		if m, err := study.ParseCompare(in); err != nil || string(m) != in {
+			t.Errorf("ParseCompare(%q) = %q, %v", in, m, err)
+		}
+	}
+	if _, err := study.ParseCompare("neighbours"); err == nil || !strings.Contains(err.Error(), "choose axis") {
+		t.Errorf("ParseCompare(neighbours) = %v", err)
+	}
+}
+
+// TestLadderTableMarksTheKnee: the ladder's table shows each rung's
+// gains per repetition and marks where they disagree and the knee.
+func TestLadderTableMarksTheKnee(t *testing.T) {
+	s := study.LadderOf(map[int][]float64{5: {4000, 4000}, 10: {4040, 4480}, 20: {7000, 7500}, 40: {7140, 7800}}, 5, 10, 20, 40)
+	var b strings.Builder
+	report.StudyMarkdown(&b, s, nil)
+	for _, want := range []string{"+1% to +12%", "<- repetitions disagree: knee not established", "<- throughput stops growing"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("ladder lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestStudyMarkdownLadder: study.md of a clients ladder on one
+// repetition has each op's table against the first cell, the ladder, no
+// knee established, and the invariants' line.
+func TestStudyMarkdownLadder(t *testing.T) {
+	s := &study.Summary{Workload: "w", Repeat: 1}
+	rates := map[string]int64{"5": 100, "10": 190, "20": 300, "40": 305, "80": 250}
+	for _, n := range []string{"5", "10", "20", "40", "80"} {
+		c := study.Cell{Settings: []study.Setting{{Key: "clients", Value: n}, {Key: "conn", Value: "pool"}}}
+		s.Cells = append(s.Cells, study.Summarise(c, []*result.Result{study.Res(rates[n], 5, 1, true)}, nil))
+	}
+	var b strings.Builder
+	report.StudyMarkdown(&b, s, nil)
+	out := b.String()
+	for _, want := range []string{"## add", "| clients=5 conn=pool", "+90% (1.90x)", "throughput by clients (conn=pool)", "| 40      | 305.0 |  +2% (1.02x) |", "<- under +5% on one repetition: knee not established", "invariants: OK in every run"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestStudyMarkdownInvariantsNotChecked: a cell a repetition of which
+// verified nothing is named, and study.md does not call every run OK.
+func TestStudyMarkdownInvariantsNotChecked(t *testing.T) {
+	c := study.Cell{Settings: []study.Setting{{Key: "clients", Value: "4"}}}
+	unchecked := study.Res(10, 1, 1, false)
+	unchecked.Invariants.NotChecked = "custom scripts"
+	nc := study.Summarise(c, []*result.Result{study.Res(10, 1, 1, true), unchecked}, nil)
+	var md strings.Builder
+	report.StudyMarkdown(&md, &study.Summary{Cells: []study.CellSummary{nc}}, nil)
+	if !strings.Contains(md.String(), "invariants: not checked (custom scripts) in cell clients=4") || strings.Contains(md.String(), "OK in every run") {
+		t.Errorf("study.md:\n%s", md.String())
+	}
+}
