@@ -167,8 +167,7 @@ func TestCopySQLite(t *testing.T) {
 }
 
 func TestCopyPostgres(t *testing.T) {
-	cl := testutil.Postgres(t)
-	tg, err := target.OpenURL(context.Background(), cl.URL())
+	tg, err := target.OpenURL(context.Background(), testutil.SharedPostgres(t))
 	if err != nil {
 		t.Fatal(err)
 	}
