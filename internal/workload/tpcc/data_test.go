@@ -36,8 +36,7 @@ func fingerprintOf(t *testing.T, c target.Conn) float64 {
 // the warehouses load in parallel or on one session; another seed makes
 // other data. The load has the specification's cardinalities at its scale.
 func TestPostgresLoadDeterministic(t *testing.T) {
-	cl := testutil.Postgres(t)
-	tg, err := target.OpenURL(context.Background(), cl.URL())
+	tg, err := target.OpenURL(context.Background(), testutil.SharedPostgres(t))
 	if err != nil {
 		t.Fatal(err)
 	}

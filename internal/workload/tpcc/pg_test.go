@@ -12,8 +12,7 @@ import (
 // COPY, runs a full deck on ten terminals and expects every consistency
 // condition and the money to hold.
 func TestPostgres(t *testing.T) {
-	cl := testutil.Postgres(t)
-	tg, err := target.OpenURL(context.Background(), cl.URL())
+	tg, err := target.OpenURL(context.Background(), testutil.SharedPostgres(t))
 	if err != nil {
 		t.Fatal(err)
 	}
