@@ -22,14 +22,14 @@ import (
 // every 100 ms: a tick allocated about 1 MB per op until issue 18 (about
 // 390 KB per transaction here), now less than 1 KB.
 func TestTrainEventsAllocation(t *testing.T) {
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	const batch, minEventBytes = 100, 1100
 	for _, c := range []struct {
 		variant string
 		passes  int // payloads through the client per cycle
 	}{{"jsonb", 1}, {"manual", 1}, {"text", 3}} {
 		t.Run(c.variant, func(t *testing.T) {
-			s := spec(t, cl.URL(), runner.Config{Clients: 4, Warmup: time.Second, Duration: 3 * time.Second, Progress: 100 * time.Millisecond},
+			s := spec(t, dbURL, runner.Config{Clients: 4, Warmup: time.Second, Duration: 3 * time.Second, Progress: 100 * time.Millisecond},
 				"--variant", c.variant, "--min-batch", "100", "--max-batch", "100", "--rows", "2000")
 			s.Telemetry.Off = true // the workload's path alone
 			r := run(t, s)

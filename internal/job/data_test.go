@@ -45,7 +45,7 @@ func (l *logLines) find(sub string) string {
 func dbs(t *testing.T) map[string]func(t *testing.T) string {
 	return map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "te.db") },
-		"postgres": func(t *testing.T) string { return testutil.Postgres(t).URL() },
+		"postgres": func(t *testing.T) string { return testutil.SharedPostgres(t) },
 	}
 }
 

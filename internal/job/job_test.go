@@ -147,10 +147,10 @@ func TestTrainEventsSQLite(t *testing.T) {
 
 func TestTrainEventsPostgres(t *testing.T) {
 	t.Parallel()
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	for _, v := range []string{"jsonb", "manual", "text"} {
 		t.Run(v, func(t *testing.T) {
-			r := run(t, spec(t, cl.URL(), runner.Config{Clients: 8, Iterations: 80}, "--variant", v))
+			r := run(t, spec(t, dbURL, runner.Config{Clients: 8, Iterations: 80}, "--variant", v))
 			checkShape(t, r, 80)
 			if r.Server.Dialect != "PostgreSQL" || !strings.HasPrefix(r.Server.Version, "1") {
 				t.Errorf("server %+v", r.Server)

@@ -291,8 +291,8 @@ func TestTelemetryPgBouncer(t *testing.T) {
 // never installs pg_stat_statements: without it the database counters and
 // waits are there, and a note names the fix.
 func TestTelemetryURLWithoutStatements(t *testing.T) {
-	cl := testutil.Postgres(t)
-	s := spec(t, cl.URL(), runner.Config{Clients: 2, Duration: time.Second, Progress: 500 * time.Millisecond})
+	dbURL := testutil.SharedPostgres(t)
+	s := spec(t, dbURL, runner.Config{Clients: 2, Duration: time.Second, Progress: 500 * time.Millisecond})
 	r := run(t, s)
 	tel := r.Telemetry
 	if tel == nil || tel.Database["xact_commit"] <= 0 || tel.Waits == nil || tel.Statements != nil {

@@ -167,8 +167,7 @@ func TestCopySQLite(t *testing.T) {
 }
 
 func TestCopyPostgres(t *testing.T) {
-	cl := testutil.Postgres(t)
-	tg := testutil.Open(t, cl.URL())
+	tg := testutil.Open(t, testutil.SharedPostgres(t))
 	c := connectTo(t, tg)
 	testCopier(t, c, "bigint GENERATED ALWAYS AS IDENTITY")
 

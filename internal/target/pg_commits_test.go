@@ -15,9 +15,9 @@ import (
 // own; a statement run outside a transaction block is one transaction,
 // also on a session that runs it once (--conn per-txn: it counted twice).
 func TestPreparesAreNoTransactions(t *testing.T) {
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	ctx := context.Background()
-	obs := open(t, cl.URL()+"&default_query_exec_mode=simple_protocol")
+	obs := open(t, dbURL+"&default_query_exec_mode=simple_protocol")
 	own := 0 // the observer's transactions, one per statement
 	scan := func(q string) int64 {
 		t.Helper()
@@ -49,7 +49,7 @@ func TestPreparesAreNoTransactions(t *testing.T) {
 			}
 		}
 	}
-	tg, err := target.OpenURL(ctx, cl.URL()) // reads the version on a session of its own
+	tg, err := target.OpenURL(ctx, dbURL) // reads the version on a session of its own
 	must(t, err)
 	alone()
 	base, own0 := commits()

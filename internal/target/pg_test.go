@@ -14,9 +14,8 @@ import (
 
 func pgConn(t *testing.T) (target.Target, target.Conn) {
 	t.Helper()
-	cl := testutil.Postgres(t)
 	ctx := context.Background()
-	tg, err := target.OpenURL(ctx, cl.URL())
+	tg, err := target.OpenURL(ctx, testutil.SharedPostgres(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,8 +176,7 @@ func TestOpenMalformedURLHidesPassword(t *testing.T) {
 // tries TLS and then plain text; the server's answer to the plain-text
 // attempt (the database does not exist) is the cause, so it comes first.
 func TestMissingDatabaseSaysSoFirst(t *testing.T) {
-	cl := testutil.Postgres(t)
-	u, err := url.Parse(cl.URL())
+	u, err := url.Parse(testutil.SharedPostgres(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,8 +80,7 @@ func textParams(params []any) [][]byte {
 // scriptBackends runs f against PostgreSQL and SQLite.
 func scriptBackends(t *testing.T, f func(t *testing.T, tg target.Target, c target.ScriptConn, pg bool)) {
 	t.Run("postgres", func(t *testing.T) {
-		cl := testutil.Postgres(t)
-		tg, err := target.OpenURL(context.Background(), cl.URL())
+		tg, err := target.OpenURL(context.Background(), testutil.SharedPostgres(t))
 		must(t, err)
 		c := connectTo(t, tg)
 		f(t, tg, scriptConn(t, c), true)
@@ -192,9 +191,8 @@ func TestScriptPreparedOncePerSession(t *testing.T) {
 // TestScriptPooledPreparedSurvivesRelease: a pool hands the same session
 // out again; its prepared statements are remembered with it.
 func TestScriptPooledPreparedSurvivesRelease(t *testing.T) {
-	cl := testutil.Postgres(t)
 	ctx := context.Background()
-	tg, err := target.OpenURL(ctx, cl.URL())
+	tg, err := target.OpenURL(ctx, testutil.SharedPostgres(t))
 	must(t, err)
 	pool, err := tg.OpenPool(ctx, target.PoolConfig{Max: 1})
 	must(t, err)
@@ -325,8 +323,7 @@ func TestScriptPipelines(t *testing.T) {
 // TestScriptCancel: cancelling the context stops a running statement, and
 // the session works again with a new context.
 func TestScriptCancel(t *testing.T) {
-	cl := testutil.Postgres(t)
-	tg, err := target.OpenURL(context.Background(), cl.URL())
+	tg, err := target.OpenURL(context.Background(), testutil.SharedPostgres(t))
 	must(t, err)
 	c := scriptConn(t, connectTo(t, tg))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -382,8 +379,7 @@ func TestScriptSQLiteSplit(t *testing.T) {
 // prepared statement with a parameter, rows skipped, a cancellable
 // context) allocates nothing per statement.
 func TestScriptPreparedAllocations(t *testing.T) {
-	cl := testutil.Postgres(t)
-	tg, err := target.OpenURL(context.Background(), cl.URL())
+	tg, err := target.OpenURL(context.Background(), testutil.SharedPostgres(t))
 	must(t, err)
 	c := scriptConn(t, connectTo(t, tg))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -20,7 +20,8 @@ import (
 // with TXNBENCH_IMPOSTOR_PORT another user's fake server on that port (see
 // impostorMain); otherwise it runs the tests, four parallel ones at once
 // unless -parallel says: they mostly wait (for servers to start, windows
-// to pass, faults to recover).
+// to pass, faults to recover), and stops the cluster they share
+// (testutil.SharedPostgres).
 func Main(m *testing.M) {
 	if os.Getenv("TXNBENCH_CLI_MAIN") == "1" {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
@@ -29,7 +30,7 @@ func Main(m *testing.M) {
 		os.Exit(impostorMain(port))
 	}
 	testutil.DefaultParallel(4)
-	os.Exit(m.Run())
+	os.Exit(testutil.Main(m))
 }
 
 // Quick are train-events flags for short runs.

@@ -36,8 +36,7 @@ func fingerprintOf(t *testing.T, c target.Conn) float64 {
 // the warehouses load in parallel or on one session; another seed makes
 // other data. The load has the specification's cardinalities at its scale.
 func TestPostgresLoadDeterministic(t *testing.T) {
-	cl := testutil.Postgres(t)
-	tg := testutil.Open(t, cl.URL())
+	tg := testutil.Open(t, testutil.SharedPostgres(t))
 	conn := testutil.Session(t, tg)
 	args := []string{"--warehouses", "3", "--items", "1000", "--customers-per-district", "30"}
 	if n := loadSessions(tg.Dialect(), workload.InitOptions{Connect: tg.Connect}, 3); n < 2 {

@@ -10,8 +10,7 @@ import (
 // COPY, runs a full deck on ten terminals and expects every consistency
 // condition and the money to hold.
 func TestPostgres(t *testing.T) {
-	cl := testutil.Postgres(t)
-	tg := testutil.Open(t, cl.URL())
+	tg := testutil.Open(t, testutil.SharedPostgres(t))
 	conn := testutil.Session(t, tg)
 	w := initWorkload(t, tg, conn, true, small...)
 	for _, id := range []int{0, 1, 2, 3, 4, 10, 11, 12, 13, 14} {

@@ -172,10 +172,10 @@ func TestTPCCBadInput(t *testing.T) {
 // against both shards' books, and the merged report is OK.
 func TestTPCCSharded(t *testing.T) {
 	t.Parallel()
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	dir := t.TempDir()
 	args := append([]string{"tpcc", "--clients", "20", "--duration", "3s", "--seed", "5"}, tpccSmall...)
-	rs, stderr := clitest.RunShards(t, 2, cl.URL(), dir, args...)
+	rs, stderr := clitest.RunShards(t, 2, dbURL, dir, args...)
 	checked := 0
 	for i, r := range rs {
 		if loaded := strings.Contains(stderr[i], "loaded 2 of 2 warehouses"); loaded != (i == 0) {

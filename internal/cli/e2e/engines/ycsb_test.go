@@ -40,7 +40,7 @@ func TestStandardBuiltinsSQLite(t *testing.T) {
 // server for all of them, with two clients.
 func TestStandardBuiltinsPostgres(t *testing.T) {
 	t.Parallel()
-	standardBuiltins(t, testutil.Postgres(t).URL(), "2")
+	standardBuiltins(t, testutil.SharedPostgres(t), "2")
 }
 
 func standardBuiltins(t *testing.T, db, clients string) {

@@ -20,9 +20,9 @@ import (
 // count those waits.
 func TestPoolServesTenThousandClients(t *testing.T) {
 	t.Parallel()
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	out := filepath.Join(testutil.Artifacts(t), t.Name()+".json")
-	code, stdout, stderr := clitest.Run("run", "connect-overhead", "--query", "select1", "--rows", "0", "--db", cl.URL(),
+	code, stdout, stderr := clitest.Run("run", "connect-overhead", "--query", "select1", "--rows", "0", "--db", dbURL,
 		"--conn", "pool", "--pool-max", "8", "--clients", "10000", "--iterations", "20000",
 		"--progress", "1h", "--telemetry", "off", "--json", out)
 	if code != exitcode.OK {

@@ -118,7 +118,7 @@ func TestScriptBalanceCheck(t *testing.T) {
 // (issue 28 asks for every workload on both): --setup makes the view,
 // --check's queries hold, and tpcb-like's balance check is OK by default.
 func TestScriptChecksPostgres(t *testing.T) {
-	url := testutil.Postgres(t).URL()
+	url := testutil.SharedPostgres(t)
 	setup := strings.Replace(viewSetup, "CREATE VIEW IF NOT EXISTS", "CREATE OR REPLACE VIEW", 1)
 	dir := scriptFiles(t, map[string]string{"setup.sql": setup, "view.sql": viewScript, "check.sql": goodChecks})
 	p := func(name string) string { return filepath.Join(dir, name) }

@@ -59,9 +59,9 @@ func twoRuns(t *testing.T, dir, name string, during func(), args ...string) (cod
 // its check said OK for the other's workflows.
 func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 	t.Parallel()
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	dir := t.TempDir()
-	te := append([]string{"train-events", "--db", cl.URL(), "--duration", "3s", "--clients", "2"}, clitest.Quick...)
+	te := append([]string{"train-events", "--db", dbURL, "--duration", "3s", "--clients", "2"}, clitest.Quick...)
 
 	codes, outs, _ := twoRuns(t, dir, "te", nil, te...)
 	for i := range 2 {
@@ -79,7 +79,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 
 	// A deletion planted while both run is found by the sum.
 	ctx := context.Background()
-	db := testutil.Open(t, cl.URL())
+	db := testutil.Open(t, dbURL)
 	c := testutil.Session(t, db)
 	deleted := false
 	var before int64
@@ -112,7 +112,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 		}
 	}
 
-	wf := []string{"workflow", "--db", cl.URL(), "--duration", "3s", "--clients", "2", "--signal-workers", "2"}
+	wf := []string{"workflow", "--db", dbURL, "--duration", "3s", "--clients", "2", "--signal-workers", "2"}
 	codes, outs, rs := twoRuns(t, dir, "wf", nil, wf...)
 	for i := range 2 {
 		start := rs[i].Op("start")
@@ -126,7 +126,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 
 	// pgbench's tpcb-like keeps no books: its balances moved together,
 	// but by both runs' transactions, so neither says OK for the pair.
-	sc := []string{"script", "-b", "tpcb-like", "--db", cl.URL(), "--duration", "2s", "--clients", "2"}
+	sc := []string{"script", "-b", "tpcb-like", "--db", dbURL, "--duration", "2s", "--clients", "2"}
 	codes, outs, _ = twoRuns(t, dir, "sc", nil, sc...)
 	for i := range 2 {
 		if codes[i] != exitcode.OK || !strings.Contains(outs[i], "invariants: not checked (run script@") {
@@ -134,7 +134,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 		}
 	}
 
-	co := []string{"connect-overhead", "--db", cl.URL(), "--duration", "2s", "--clients", "2"}
+	co := []string{"connect-overhead", "--db", dbURL, "--duration", "2s", "--clients", "2"}
 	codes, outs, _ = twoRuns(t, dir, "co", nil, co...)
 	for i := range 2 {
 		if codes[i] != exitcode.OK || !strings.Contains(outs[i], "invariants: OK") {
@@ -151,20 +151,20 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 // runs write different tables, so that their checks are their own.)
 func TestTerminateBackendsOwnSessions(t *testing.T) {
 	t.Parallel()
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	db := testutil.Open(t, cl.URL())
+	db := testutil.Open(t, dbURL)
 	c := testutil.Session(t, db)
-	a, _, aErr := clitest.Start(t, append([]string{"run", "train-events", "--db", cl.URL(), "--duration", "20s", "--clients", "2", "--variant", "text", "--json", filepath.Join(dir, "a.json")}, clitest.Quick...)...)
+	a, _, aErr := clitest.Start(t, append([]string{"run", "train-events", "--db", dbURL, "--duration", "20s", "--clients", "2", "--variant", "text", "--json", filepath.Join(dir, "a.json")}, clitest.Quick...)...)
 	if !testutil.Poll(120*time.Second, 50*time.Millisecond, func() bool { // a's clients are connected (before, one session at a time)
 		var n int64
-		target.QueryRow(ctx, c, "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'txnbench%' AND application_name <> 'txnbench-telemetry' AND pid <> pg_backend_pid()", nil, &n)
+		target.QueryRow(ctx, c, "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'txnbench%' AND application_name <> 'txnbench-telemetry' AND datname = current_database() AND pid <> pg_backend_pid()", nil, &n)
 		return n >= 2
 	}) {
 		t.Fatalf("the first run's sessions never connected:\n%s", aErr.String())
 	}
-	code, stdout, stderr := clitest.Run(append([]string{"run", "train-events", "--db", cl.URL(), "--duration", "3s", "--clients", "2",
+	code, stdout, stderr := clitest.Run(append([]string{"run", "train-events", "--db", dbURL, "--duration", "3s", "--clients", "2",
 		"--fault", "1s:terminate-backends", "--json", filepath.Join(dir, "b.json")}, clitest.Quick...)...)
 	if code != exitcode.OK {
 		t.Fatalf("the faulted run: exit %d: %s\n%s", code, stderr, stdout)
@@ -206,13 +206,13 @@ func TestTerminateBackendsOwnSessions(t *testing.T) {
 // and the run could never be checked.
 func TestCheckPartialKilledShard(t *testing.T) {
 	t.Parallel()
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	ctx := context.Background()
-	db := testutil.Open(t, cl.URL())
+	db := testutil.Open(t, dbURL)
 	c := testutil.Session(t, db)
 	const id = "partial-test"
 	args := func(shard string) []string {
-		return append([]string{"run", "train-events", "--db", cl.URL(), "--shard", shard, "--run-id", id, "--seed", "5", "--duration", "8s", "--clients", "2"}, clitest.Quick...)
+		return append([]string{"run", "train-events", "--db", dbURL, "--shard", shard, "--run-id", id, "--seed", "5", "--duration", "8s", "--clients", "2"}, clitest.Quick...)
 	}
 	s0, _, s0Err := clitest.Start(t, args("0/2")...)
 	s1, _, s1Err := clitest.Start(t, args("1/2")...)
@@ -232,12 +232,12 @@ func TestCheckPartialKilledShard(t *testing.T) {
 	var code int
 	var stdout, stderr string
 	if !testutil.Poll(120*time.Second, 500*time.Millisecond, func() bool {
-		code, stdout, stderr = clitest.Run("check", id, "--db", cl.URL())
+		code, stdout, stderr = clitest.Run("check", id, "--db", dbURL)
 		return strings.Contains(stderr, "stopped without finishing")
 	}) || code != exitcode.Failure || !strings.Contains(stderr, "txnbench check "+id+" --partial") {
 		t.Fatalf("check of the run with a killed shard: exit %d, want 1 naming --partial: %s\n%s", code, stderr, stdout)
 	}
-	code, stdout, stderr = clitest.Run("check", id, "--db", cl.URL(), "--partial")
+	code, stdout, stderr = clitest.Run("check", id, "--db", dbURL, "--partial")
 	if code != exitcode.OK || !regexp.MustCompile(`ok +no event lost +\d+ events live or archived; expected at least`).MatchString(stdout) ||
 		!strings.Contains(stdout, "not checked: whether any was invented") || !strings.Contains(stdout, "invariants: OK") {
 		t.Fatalf("check --partial: exit %d, want 0 with the total as a range: %s\n%s", code, stderr, stdout)
@@ -252,7 +252,7 @@ func TestCheckPartialKilledShard(t *testing.T) {
 	if _, err := c.Exec(ctx, "DELETE FROM events_jsonb_archive"); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr = clitest.Run("check", id, "--db", cl.URL(), "--partial")
+	code, stdout, stderr = clitest.Run("check", id, "--db", dbURL, "--partial")
 	if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL no event lost") {
 		t.Fatalf("check --partial after %d events were deleted: exit %d, want 3: %s\n%s", committed+1, code, stderr, stdout)
 	}
@@ -265,13 +265,13 @@ func TestCheckPartialKilledShard(t *testing.T) {
 // table, as a killed txnbench leaves it.)
 func TestConcurrentRunKilled(t *testing.T) {
 	t.Parallel()
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	ctx := context.Background()
-	te := append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "20", "--clients", "2"}, clitest.Quick...)
+	te := append([]string{"run", "train-events", "--db", dbURL, "--iterations", "20", "--clients", "2"}, clitest.Quick...)
 	if code, stdout, stderr := clitest.Run(te...); code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 		t.Fatalf("a run alone: exit %d: %s\n%s", code, stderr, stdout)
 	}
-	db := testutil.Open(t, cl.URL())
+	db := testutil.Open(t, dbURL)
 	c := testutil.Session(t, db)
 	if _, err := c.Exec(ctx, `INSERT INTO txnbench_shards (run_id, shard, shards, host, workload, args, skew_ms, state, tables, began_at, beat_at)
 		VALUES ('ghost', 0, 1, 'elsewhere', 'train-events', '[]', 0, 'registered', 'train-events:events_jsonb', clock_timestamp(), clock_timestamp())`); err != nil {
@@ -284,7 +284,7 @@ func TestConcurrentRunKilled(t *testing.T) {
 	// check --partial of that run, as its line says, counts the killed
 	// run's unknown work as a range with no top.
 	id := regexp.MustCompile(`txnbench check (\S+) --partial`).FindStringSubmatch(stdout)[1]
-	code, stdout, stderr = clitest.Run("check", id, "--db", cl.URL(), "--partial")
+	code, stdout, stderr = clitest.Run("check", id, "--db", dbURL, "--partial")
 	if code != exitcode.OK || !strings.Contains(stdout, "expected at least") || !strings.Contains(stdout, "invariants: OK") {
 		t.Errorf("check %s --partial beside a killed run: exit %d, want 0 with the total as a range: %s\n%s", id, code, stderr, stdout)
 	}

@@ -22,10 +22,10 @@ import (
 // for invented ones), txnbench check finds a deleted event (exit 3), and
 // one process with the same flags does the same total work.
 func TestShardedRun(t *testing.T) {
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	dir := t.TempDir()
 	args := append([]string{"train-events", "--clients", "8", "--iterations", "42", "--seed", "11", "--progress", "200ms"}, clitest.Quick...)
-	rs, stderr := clitest.RunShards(t, 4, cl.URL(), dir, args...)
+	rs, stderr := clitest.RunShards(t, 4, dbURL, dir, args...)
 
 	// The schema was created and loaded once, by shard 0.
 	for i, e := range stderr {
@@ -100,27 +100,27 @@ func TestShardedRun(t *testing.T) {
 	}
 
 	// txnbench check counts every shard's books; a deleted event is lost.
-	if code, stdout, errOut := clitest.Run("check", id, "--db", cl.URL()); code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
+	if code, stdout, errOut := clitest.Run("check", id, "--db", dbURL); code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 		t.Fatalf("check: exit %d %s\n%s", code, errOut, stdout)
 	}
-	testutil.Exec(t, cl.URL(), "DELETE FROM events_jsonb WHERE id = (SELECT id FROM events_jsonb LIMIT 1)")
-	code, stdout, errOut = clitest.Run("check", id, "--db", cl.URL())
+	testutil.Exec(t, dbURL, "DELETE FROM events_jsonb WHERE id = (SELECT id FROM events_jsonb LIMIT 1)")
+	code, stdout, errOut = clitest.Run("check", id, "--db", dbURL)
 	if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL no event lost or invented") {
 		t.Errorf("check after a delete: exit %d, want %d\n%s\n%s", code, exitcode.Invariants, errOut, stdout)
 	}
 
-	if code, _, errOut := clitest.Run("check", "no-such-run", "--db", cl.URL()); code != exitcode.Usage || !strings.Contains(errOut, `no split run "no-such-run"`) {
+	if code, _, errOut := clitest.Run("check", "no-such-run", "--db", dbURL); code != exitcode.Usage || !strings.Contains(errOut, `no split run "no-such-run"`) {
 		t.Errorf("check of an unknown run: exit %d %s", code, errOut)
 	}
 	// A run id is used once: a shard started again is refused.
-	again := append(append([]string{"run"}, args...), "--db", cl.URL(), "--shard", "2/4")
+	again := append(append([]string{"run"}, args...), "--db", dbURL, "--shard", "2/4")
 	if code, _, errOut := clitest.Run(again...); code != exitcode.Usage || !strings.Contains(errOut, "give each run its own --run-id") {
 		t.Errorf("a shard of a finished run: exit %d %s", code, errOut)
 	}
 
 	// One process with the same flags does the same total work.
 	one := filepath.Join(dir, "one.json")
-	if code, _, errOut := clitest.Run(append(append([]string{"run"}, args...), "--db", cl.URL(), "--json", one)...); code != exitcode.OK {
+	if code, _, errOut := clitest.Run(append(append([]string{"run"}, args...), "--db", dbURL, "--json", one)...); code != exitcode.OK {
 		t.Fatalf("one process: exit %d %s", code, errOut)
 	}
 	r, err := result.Load(one)
@@ -188,13 +188,13 @@ func TestShardBadInput(t *testing.T) {
 // cannot be checked (exit 1, naming the missing shard).
 func TestShardMissing(t *testing.T) {
 	t.Parallel()
-	cl := testutil.Postgres(t)
-	args := append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "4", "--clients", "2", "--run-id", "lonely", "--shard", "0/2", "--shard-wait", "500ms"}, clitest.Quick...)
+	dbURL := testutil.SharedPostgres(t)
+	args := append([]string{"run", "train-events", "--db", dbURL, "--iterations", "4", "--clients", "2", "--run-id", "lonely", "--shard", "0/2", "--shard-wait", "500ms"}, clitest.Quick...)
 	code, _, stderr := clitest.Run(args...)
 	if code != exitcode.Failure || !strings.Contains(stderr, "only 1 of 2 shards registered within 500ms") {
 		t.Fatalf("exit %d, want %d: %s", code, exitcode.Failure, stderr)
 	}
-	code, _, stderr = clitest.Run("check", "lonely", "--db", cl.URL())
+	code, _, stderr = clitest.Run("check", "lonely", "--db", dbURL)
 	if code != exitcode.Failure || !strings.Contains(stderr, "shard 0 (on ") || !strings.Contains(stderr, "shard 1 never registered") {
 		t.Errorf("check: exit %d, want %d: %s", code, exitcode.Failure, stderr)
 	}
@@ -206,9 +206,9 @@ func TestShardMissing(t *testing.T) {
 // rather than running a window whose merge would mix two runs.
 func TestShardOtherSettingsRefused(t *testing.T) {
 	t.Parallel()
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	args := func(shard, clients string) []string {
-		return append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "8", "--run-id", "mixed",
+		return append([]string{"run", "train-events", "--db", dbURL, "--iterations", "8", "--run-id", "mixed",
 			"--shard", shard, "--clients", clients, "--shard-wait", "2m"}, clitest.Quick...)
 	}
 	first := exec.Command(os.Args[0], args("0/2", "2")...)
@@ -229,7 +229,7 @@ func TestShardOtherSettingsRefused(t *testing.T) {
 	if code := first.ProcessState.ExitCode(); code != exitcode.Usage || !strings.Contains(firstErr.String(), "shard 0 of 2 of run mixed: shard 1 was refused") {
 		t.Errorf("first shard: exit %d, want %d: %s", code, exitcode.Usage, firstErr.String())
 	}
-	code, _, stderr = clitest.Run("check", "mixed", "--db", cl.URL())
+	code, _, stderr = clitest.Run("check", "mixed", "--db", dbURL)
 	if code != exitcode.Failure || !strings.Contains(stderr, "shard 1 (on ") || !strings.Contains(stderr, ") was refused: it was started with other settings") {
 		t.Errorf("check: exit %d, want %d: %s", code, exitcode.Failure, stderr)
 	}
