@@ -106,7 +106,10 @@ func (s *SQLScript) endSegment(ctx context.Context) {
 		if s.pipeErr != nil {
 			end = "ROLLBACK"
 		}
-		if _, err := s.conn.ExecContext(context.WithoutCancel(ctx), end); err != nil && s.pipeErr == nil {
+		ectx, cancel := Ending(ctx)
+		_, err := s.conn.ExecContext(ectx, end)
+		cancel()
+		if err != nil && s.pipeErr == nil {
 			s.pipeErr = err
 		}
 		s.inTx, s.implicit = false, false

@@ -1,6 +1,9 @@
 package target
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Conn is one database session. Transactions are explicit: Begin, then
 // Exec/Query, then Commit or Rollback. A Conn is used by one goroutine.
@@ -20,7 +23,8 @@ type Conn interface {
 	// the statement fails, nothing is committed.
 	ExecCommit(ctx context.Context, sql string, args ...any) (int64, error)
 	// Rollback ends an open transaction, even when ctx is done (the work
-	// was cancelled midway); without one it does nothing.
+	// was cancelled midway), waiting EndWait at most for the server (see
+	// Ending); without one it does nothing.
 	Rollback(ctx context.Context) error
 	// Broken reports whether the session is unusable and must be replaced.
 	Broken() bool
@@ -58,4 +62,16 @@ func ExecThenCommit(ctx context.Context, c Conn, sql string, args ...any) (int64
 		c.Rollback(ctx)
 	}
 	return n, err
+}
+
+// EndWait is how long ending a transaction on a context that is done may
+// wait for the server (Ending).
+const EndWait = 5 * time.Second
+
+// Ending is the context for ending a transaction whose work ctx may have
+// cancelled: not cancelled with ctx (a skipped ROLLBACK would leave the
+// transaction open on a session that believes it ended), but bounded by
+// EndWait, so that a frozen server cannot hold the client forever.
+func Ending(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), EndWait)
 }

@@ -174,7 +174,9 @@ func (s *mysqlConn) Rollback(ctx context.Context) error {
 	s.inTx = false
 	// Roll back even when ctx is cancelled: the row locks must not
 	// outlive the client's transaction.
-	_, err := s.c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+	ectx, cancel := target.Ending(ctx)
+	defer cancel()
+	_, err := s.c.ExecContext(ectx, "ROLLBACK")
 	return s.check(err)
 }
 

@@ -413,7 +413,9 @@ func (p *pgConn) Rollback(ctx context.Context) error {
 	// it would leave the transaction open on a session that believes it
 	// ended, and the session's next statements would run, and be lost, in
 	// it.
-	_, err := p.c.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	ectx, cancel := target.Ending(ctx)
+	defer cancel()
+	_, err := p.c.Exec(ectx, "ROLLBACK")
 	return err
 }
 
