@@ -98,7 +98,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.pgbouncer.Mode, "pool-mode", pooler.DefaultMode, "pool_mode of the throwaway PgBouncer: transaction, session or statement")
 	fs.IntVar(&f.pgbouncer.Size, "pgbouncer-pool-size", pooler.DefaultSize, "server connections of the throwaway PgBouncer (default_pool_size)")
 	fs.StringVar(&f.pgbouncer.Bin, "pgbouncer-bin", "", "the pgbouncer binary (default: PATH, /usr/sbin/pgbouncer)")
-	fs.IntVar(&f.pgbouncer.Poolers, "poolers", 1, "with --via pgbouncer: how many throwaway PgBouncers; more than 1 puts a throwaway HAProxy in front (leastconn, health checks every 2 s)")
+	fs.IntVar(&f.pgbouncer.Poolers, "poolers", 1, "with --via pgbouncer: how many throwaway PgBouncers; more than 1 puts a throwaway HAProxy in front (leastconn, health checks every second)")
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
 	fs.DurationVar(&f.cfg.Progress, "progress", 0, "interval between progress lines and chart points (default: at least 10 per --duration, from 100ms to 10s)")
 	fs.DurationVar(&f.cfg.Grace, "grace", 30*time.Second, "after --duration, how long ops still running may take to finish (their latency counts, their count not) before they are cancelled and counted unfinished")

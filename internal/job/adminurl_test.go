@@ -2,13 +2,16 @@ package job
 
 import "testing"
 
-// TestAdminURLKeepsRequireAuth: the admin console of a pooler given by URL
-// keeps the URL's require_auth (a user's opt-in to SCRAM only), and only
-// that of its parameters.
-func TestAdminURLKeepsRequireAuth(t *testing.T) {
+// TestAdminURLKeepsAuthAndTLS: the admin console of a pooler given by URL
+// keeps the URL's require_auth (a user's opt-in to SCRAM only) and its TLS
+// settings (the console is verified as the pooler is: without them pgx's
+// default sslmode=prefer would verify nothing), and only those of its
+// parameters.
+func TestAdminURLKeepsAuthAndTLS(t *testing.T) {
 	for in, want := range map[string]string{
-		"postgres://u:p@127.0.0.1:6432/db?sslmode=disable&require_auth=scram-sha-256": "postgres://u:p@127.0.0.1:6432/pgbouncer?require_auth=scram-sha-256",
-		"postgres://u:p@127.0.0.1:6432/db?default_query_exec_mode=cache_describe":     "postgres://u:p@127.0.0.1:6432/pgbouncer",
+		"postgres://u:p@127.0.0.1:6432/db?sslmode=disable&require_auth=scram-sha-256":    "postgres://u:p@127.0.0.1:6432/pgbouncer?require_auth=scram-sha-256&sslmode=disable",
+		"postgres://u:p@127.0.0.1:6432/db?sslmode=verify-full&sslrootcert=/d/ca.crt&x=1": "postgres://u:p@127.0.0.1:6432/pgbouncer?sslmode=verify-full&sslrootcert=%2Fd%2Fca.crt",
+		"postgres://u:p@127.0.0.1:6432/db?default_query_exec_mode=cache_describe":        "postgres://u:p@127.0.0.1:6432/pgbouncer",
 	} {
 		if got := adminURL(in); got != want {
 			t.Errorf("adminURL(%s) = %s, want %s", in, got, want)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
@@ -90,7 +91,8 @@ func withExecMode(u string) string {
 }
 
 // adminURL is PgBouncer's admin console on the same address, with the
-// URL's require_auth if it has one.
+// URL's require_auth and TLS settings (sslmode, sslrootcert, ...) if it
+// has them: the console is verified as the pooler is.
 func adminURL(pooler string) string {
 	u, err := url.Parse(pooler)
 	if err != nil {
@@ -98,8 +100,10 @@ func adminURL(pooler string) string {
 	}
 	u.Path = "/pgbouncer"
 	q := url.Values{}
-	if ra := u.Query().Get("require_auth"); ra != "" {
-		q.Set("require_auth", ra)
+	for k, v := range u.Query() {
+		if k == "require_auth" || strings.HasPrefix(k, "ssl") {
+			q[k] = v
+		}
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
@@ -190,7 +194,11 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		r.Config.Pool = &s.Conn.Pool
 	}
 	r.Config.Via = target.MaskURL(s.DB.Via.String())
-	r.Network, r.TLS = db.network, db.tls
+	if db.network != nil { // a copy: the next run on db measures its own proxy CPU
+		n := *db.network
+		r.Network = &n
+	}
+	r.TLS = db.tls
 	r.Notes = append(r.Notes, s.CPUs.Notes(db.fleet != nil)...)
 	if rc.Duration > 0 {
 		r.Config.Duration = rc.Duration.String()
