@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -159,14 +158,6 @@ func (l *link) adjust(late, early time.Duration) {
 	}
 	next := min(max(early+step, 0), maxEarly, l.shape.RTT/4)
 	l.early.CompareAndSwap(int64(early), int64(next))
-}
-
-// preciseSleep sleeps d in the kernel (nanosleep), blocking its thread,
-// accurate to microseconds where a Go timer is to milliseconds.
-func preciseSleep(d time.Duration) {
-	ts := syscall.NsecToTimespec(int64(d))
-	for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
-	}
 }
 
 // bufPool holds the chunks in flight.

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // cpuParts are the parts --cpus places, in the order notes name them.
@@ -22,8 +20,8 @@ type CPUs map[string][]int
 // their own part=: server=0-1,server=3 is refused) against the CPUs this
 // process may use.
 func ParseCPUs(s string) (CPUs, error) {
-	var allowed unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+	allowed, err := allowedCPUs()
+	if err != nil {
 		return nil, fmt.Errorf("reading the CPUs txnbench may use: %w", err)
 	}
 	c := CPUs{}
@@ -45,7 +43,7 @@ func ParseCPUs(s string) (CPUs, error) {
 			return nil, fmt.Errorf("%s=%s: want a CPU number or a range such as 0-1", part, list)
 		}
 		for cpu := a; cpu <= b; cpu++ {
-			if !allowed.IsSet(cpu) {
+			if !slices.Contains(allowed, cpu) {
 				return nil, fmt.Errorf("%s=%s: CPU %d is not one txnbench may use (it may use %s)", part, list, cpu, cpuList(allowed))
 			}
 			c[part] = append(c[part], cpu)
@@ -54,14 +52,12 @@ func ParseCPUs(s string) (CPUs, error) {
 	return c, nil
 }
 
-func cpuList(s unix.CPUSet) string {
-	var cpus []string
-	for i := range 1024 {
-		if s.IsSet(i) {
-			cpus = append(cpus, strconv.Itoa(i))
-		}
+func cpuList(cpus []int) string {
+	s := make([]string, len(cpus))
+	for i, c := range cpus {
+		s[i] = strconv.Itoa(c)
 	}
-	return strings.Join(cpus, ",")
+	return strings.Join(s, ",")
 }
 
 // Notes says which of the run's parts (pooler: whether it has one) got no
@@ -103,16 +99,12 @@ func (c CPUs) pin(part string, pid int) error {
 	if !ok || pid <= 0 {
 		return nil
 	}
-	var set unix.CPUSet
-	for _, cpu := range cpus {
-		set.Set(cpu)
-	}
 	pids := append([]int{pid}, children(pid)...)
 	for _, p := range pids {
 		tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(p) + "/task/*")
 		for _, t := range tasks {
 			tid, _ := strconv.Atoi(filepath.Base(t))
-			if err := unix.SchedSetaffinity(tid, &set); err != nil && p == pid {
+			if err := setAffinity(tid, cpus); err != nil && p == pid {
 				return fmt.Errorf("--cpus %s: setting the CPUs of process %d: %w", part, pid, err)
 			}
 		}

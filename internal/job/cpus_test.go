@@ -63,14 +63,14 @@ func TestPinServer(t *testing.T) {
 		t.Fatalf("postmaster %d has children %v, want its background processes", cl.PID(), children(cl.PID()))
 	}
 	for _, pid := range pids {
-		if got := allowedCPUs(t, pid); got != "0" {
+		if got := cpusAllowedList(t, pid); got != "0" {
 			t.Errorf("process %d (postmaster %d) may run on CPUs %q, want 0", pid, cl.PID(), got)
 		}
 	}
 }
 
-// allowedCPUs is Cpus_allowed_list of process pid.
-func allowedCPUs(t *testing.T, pid int) string {
+// cpusAllowedList is Cpus_allowed_list of process pid.
+func cpusAllowedList(t *testing.T, pid int) string {
 	t.Helper()
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {

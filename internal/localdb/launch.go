@@ -61,13 +61,9 @@ func launch(p process) (*server, error) {
 	cmd.Dir = p.dir
 	cmd.Env = append(childEnv(), p.env...)
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		// Its own process group: a terminal Ctrl-C reaches txnbench only,
-		// and txnbench decides when the child goes down.
-		Setpgid:    true,
-		Pdeathsig:  p.deathSig,
-		Credential: p.user.credential(),
-	}
+	// Its own process group: a terminal Ctrl-C reaches txnbench only,
+	// and txnbench decides when the child goes down.
+	cmd.SysProcAttr = procAttr(p.deathSig, p.user.credential())
 	// With a log writer of the caller's, output goes through a pipe; do
 	// not wait for it forever once the child has exited.
 	cmd.WaitDelay = 2 * time.Second

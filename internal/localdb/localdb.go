@@ -246,11 +246,7 @@ func (c *Cluster) initdb(ctx context.Context) error {
 	cmd.Env = childEnv()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid:    true,
-		Pdeathsig:  syscall.SIGKILL,
-		Credential: c.user.credential(),
-	}
+	cmd.SysProcAttr = procAttr(syscall.SIGKILL, c.user.credential())
 	// initdb runs postgres in single-user mode as its own child: kill both.
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second

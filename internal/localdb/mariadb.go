@@ -185,7 +185,7 @@ func (d *MariaDB) installDB(ctx context.Context, install string) error {
 	cmd.Env = append(childEnv(), mariaEnv...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: d.user.credential()}
+	cmd.SysProcAttr = procAttr(syscall.SIGKILL, d.user.credential())
 	// It runs mariadbd --bootstrap as its own child: kill both.
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
