@@ -22,6 +22,18 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# The go test flags after "--" are set aside first: getopts would take
+# the "--" as the end of its options and leave the flags as packages.
+flags=()
+args=("$@")
+for i in "${!args[@]}"; do
+  if [ "${args[$i]}" = "--" ]; then
+    flags=("${args[@]:i+1}")
+    set -- "${args[@]:0:i}"
+    break
+  fi
+done
+
 per_core=2 quiet=""
 while getopts "s:q" o; do
   case $o in
@@ -31,10 +43,7 @@ while getopts "s:q" o; do
   esac
 done
 shift $((OPTIND - 1))
-pkgs=() flags=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do pkgs+=("$1"); shift; done
-[ "${1:-}" = "--" ] && shift
-flags=("$@")
+pkgs=("$@")
 [ ${#pkgs[@]} -eq 0 ] && pkgs=(./...)
 export CI="${CI:-true}"
 
