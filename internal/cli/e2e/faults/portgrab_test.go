@@ -63,10 +63,15 @@ func TestFreedPortGivesNothingAway(t *testing.T) {
 			}
 			errs := clitest.OutageErrors(r)
 			t.Logf("impostor: %d startups; errors in the outage by class: %v", rep.Startups, errs)
-			if c.args == nil || c.port == pooler { // the clients met the impostor themselves
-				if errs["auth"] == 0 || errs["other"] > 0 {
-					t.Errorf("errors in the outage by class: %v: want the refusals counted as auth, none unclassified", errs)
-				}
+			// A refusal is class auth, never unclassified. Which connections
+			// meet the impostor is the machine's: on a busy one txnbench's own
+			// readiness probes may be its startups, the clients finding the
+			// port free (connect_refused) instead.
+			if errs["other"] > 0 {
+				t.Errorf("errors in the outage by class: %v: want the refusals counted as auth, none unclassified", errs)
+			}
+			if errs["auth"] == 0 {
+				t.Logf("no client met the impostor in this outage (%d startups, %v): the refusal's class was not exercised", rep.Startups, errs)
 			}
 		})
 	}
