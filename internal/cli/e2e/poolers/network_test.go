@@ -1,6 +1,7 @@
 package poolers
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,6 +57,19 @@ func TestConnectTimeoutFlag(t *testing.T) {
 func TestNetworkRoundTrip(t *testing.T) {
 	cl := testutil.Postgres(t)
 	dir := t.TempDir()
+	// The measured figure includes the query's own round trip on
+	// loopback, which a busy machine stretches to a fifth of 0.5 ms: the
+	// delay the path adds is held to 20%, over the fastest of the same
+	// queries without the proxy.
+	c := testutil.Session(t, testutil.Open(t, cl.URL()))
+	direct := time.Duration(1 << 62)
+	for range 100 {
+		t0 := time.Now()
+		if _, err := c.Exec(context.Background(), "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+		direct = min(direct, time.Since(t0))
+	}
 	for _, rtt := range []time.Duration{500 * time.Microsecond, 2 * time.Millisecond, 10 * time.Millisecond} {
 		js, html := filepath.Join(dir, rtt.String()+".json"), filepath.Join(dir, rtt.String()+".html")
 		args := append([]string{"run", "train-events", "--db", cl.URL(), "--network", "rtt=" + rtt.String(), "--iterations", "5", "--clients", "1",
@@ -72,8 +86,8 @@ func TestNetworkRoundTrip(t *testing.T) {
 			t.Fatalf("--network rtt=%s: no network in the JSON", rtt)
 		}
 		got := time.Duration(r.Network.MeasuredRTTMs * float64(time.Millisecond))
-		if got < rtt*8/10 || got > rtt*12/10 {
-			t.Errorf("--network rtt=%s: measured rtt %s, want within 20%%", rtt, got)
+		if got < rtt*8/10 || got > rtt*12/10+direct {
+			t.Errorf("--network rtt=%s: measured rtt %s, want within 20%% (and the %s a query takes without the proxy)", rtt, got, direct)
 		}
 		line := "network    " + r.Network.String()
 		if r.Network.Shape != "rtt="+rtt.String() || !strings.Contains(out, line+"\n") || !strings.Contains(out, "measured rtt") {
