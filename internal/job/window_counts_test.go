@@ -160,7 +160,7 @@ func TestWorkflowCommitsAccountForNotifications(t *testing.T) {
 	if r.Telemetry == nil || r.Telemetry.Database == nil {
 		t.Fatalf("no database telemetry: %+v", r.Telemetry)
 	}
-	c := r.CommitsOf(r.Telemetry.Database["xact_commit"])
+	c, _ := r.ServerCommits()
 	var b bytes.Buffer
 	report.Telemetry(&b, r)
 	t.Logf("%+v, %d notifications\n%s", c, r.Notifications, b.String())

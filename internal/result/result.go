@@ -344,13 +344,26 @@ type Commits struct {
 	// Notified is Result.Notifications: the server's reading of them may
 	// add up to as many commits.
 	Notified int64 `json:"notified,omitempty"`
+	// Autovacuum is how many times autovacuum and autoanalyze processed
+	// the database's tables over the same span (Telemetry.Database's
+	// autovacuum): each adds commits of its own.
+	Autovacuum int64 `json:"autovacuum,omitempty"`
 }
 
-// CommitsOf is the run's transactions beside server, the commits the
-// server counted over the run.
-func (r *Result) CommitsOf(server int64) Commits {
+// ServerCommits is the commits the server counted over the run
+// (Telemetry.Database's xact_commit) beside the run's transactions; false
+// without database telemetry.
+func (r *Result) ServerCommits() (Commits, bool) {
+	if r.Telemetry == nil {
+		return Commits{}, false
+	}
+	server, ok := r.Telemetry.Database["xact_commit"]
+	if !ok {
+		return Commits{}, false
+	}
 	window, after, before := r.Committed()
-	return Commits{Server: server, Window: window, After: after, Before: before, Notified: r.Notifications}
+	return Commits{Server: server, Window: window, After: after, Before: before,
+		Notified: r.Notifications, Autovacuum: r.Telemetry.Database["autovacuum"]}, true
 }
 
 // MedianCommits is the commits among cs with the median Server (the
@@ -367,7 +380,8 @@ func MedianCommits(cs []Commits) *Commits {
 
 // Add adds o's counts to c's (a suite's study scenario sums its cells').
 func (c *Commits) Add(o Commits) {
-	c.Server, c.Window, c.After, c.Before, c.Notified = c.Server+o.Server, c.Window+o.Window, c.After+o.After, c.Before+o.Before, c.Notified+o.Notified
+	c.Server, c.Window, c.After, c.Before = c.Server+o.Server, c.Window+o.Window, c.After+o.After, c.Before+o.Before
+	c.Notified, c.Autovacuum = c.Notified+o.Notified, c.Autovacuum+o.Autovacuum
 }
 
 func cmpInt64(a, b int64) int {
@@ -388,9 +402,11 @@ func (c Commits) Clients() int64 { return c.Window + c.After + c.Before }
 // to them: "14,405 = 14,375 in the window + 30 completed after it", or,
 // when they do not, "14,410 for the clients' 14,375 transactions (14,375
 // in the window; +0.2%)", with what the server's delivering of
-// notifications may add ("+14.8%; the server also delivered the
-// listener's 2,035 notifications, in up to as many transactions of its
-// own"); the commits alone without client counts.
+// notifications ("+14.8%; the server also delivered the listener's 2,035
+// notifications, in up to as many transactions of its own") and
+// autovacuum may add ("+25.8%; autovacuum and autoanalyze processed
+// tables 6 times, in transactions of their own"); the commits alone
+// without client counts.
 func (c Commits) Text() string {
 	parts := []string{texttable.Count(c.Window) + " in the window"}
 	if c.After > 0 {
@@ -408,7 +424,10 @@ func (c Commits) Text() string {
 	default:
 		why := ""
 		if c.Notified > 0 && c.Server > clients {
-			why = fmt.Sprintf("; the server also delivered the listener's %s notifications, in up to as many transactions of its own", texttable.Count(c.Notified))
+			why += fmt.Sprintf("; the server also delivered the listener's %s notifications, in up to as many transactions of its own", texttable.Count(c.Notified))
+		}
+		if c.Autovacuum > 0 && c.Server > clients {
+			why += fmt.Sprintf("; autovacuum and autoanalyze processed tables %s times, in transactions of their own", texttable.Count(c.Autovacuum))
 		}
 		return fmt.Sprintf("%s for the clients' %s transactions (%s; %+.1f%%%s)", texttable.Count(c.Server), texttable.Count(clients), sum, 100*float64(c.Server-clients)/float64(clients), why)
 	}

@@ -733,6 +733,7 @@ func TestCommitsText(t *testing.T) {
 		{result.Commits{Server: 14020, Window: 12199, After: 13, Notified: 2035},
 			"14,020 for the clients' 12,212 transactions (12,199 in the window + 13 completed after it; +14.8%; the server also delivered the listener's 2,035 notifications, in up to as many transactions of its own)"},
 		{result.Commits{Server: 12000, Window: 12199, Notified: 2035}, "12,000 for the clients' 12,199 transactions (12,199 in the window; -1.6%)"},
+		{result.Commits{Server: 39, Window: 30, After: 1, Autovacuum: 6}, "39 for the clients' 31 transactions (30 in the window + 1 completed after it; +25.8%; autovacuum and autoanalyze processed tables 6 times, in transactions of their own)"},
 		{result.Commits{Server: 5}, "5"},
 	} {
 		if got := tt.c.Text(); got != tt.want {

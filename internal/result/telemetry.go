@@ -12,7 +12,10 @@ type Telemetry struct {
 	// window, named as PostgreSQL names them: xact_commit, xact_rollback,
 	// blks_hit, blks_read, tup_inserted, tup_updated, tup_deleted,
 	// tup_fetched, tup_returned, deadlocks, temp_files, temp_bytes,
-	// conflicts (pg_stat_database) and wal_bytes (the WAL position).
+	// conflicts (pg_stat_database), wal_bytes (the WAL position) and
+	// autovacuum (how many times autovacuum and autoanalyze processed the
+	// database's tables: pg_stat_all_tables' autovacuum_count and
+	// autoanalyze_count).
 	Database map[string]int64 `json:"database,omitempty"`
 	// Waits summarises pg_stat_activity sampled during the window.
 	Waits *Waits `json:"waits,omitempty"`

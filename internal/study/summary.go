@@ -187,11 +187,8 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 func medianCommits(rs []*result.Result) *result.Commits {
 	var cs []result.Commits
 	for _, r := range rs {
-		if r.Telemetry == nil {
-			continue
-		}
-		if n, ok := r.Telemetry.Database["xact_commit"]; ok {
-			cs = append(cs, r.CommitsOf(n))
+		if c, ok := r.ServerCommits(); ok {
+			cs = append(cs, c)
 		}
 	}
 	return result.MedianCommits(cs)

@@ -44,8 +44,7 @@ func RunSummary(r *result.Result) Summary {
 				s.Database[k] = v
 			}
 		}
-		if v, ok := r.Telemetry.Database["xact_commit"]; ok {
-			c := r.CommitsOf(v)
+		if c, ok := r.ServerCommits(); ok {
 			s.Commits = &c
 		}
 	}

@@ -15,14 +15,18 @@ import (
 var dbCounters = []string{
 	"xact_commit", "xact_rollback", "blks_hit", "blks_read",
 	"tup_inserted", "tup_updated", "tup_deleted", "tup_fetched", "tup_returned",
-	"deadlocks", "temp_files", "temp_bytes", "conflicts", "wal_bytes",
+	"deadlocks", "temp_files", "temp_bytes", "conflicts", "wal_bytes", "autovacuum",
 }
 
 // walCounter is the one counter that is not pg_stat_database's.
 const walCounter = "wal_bytes"
 
 // dbQuery reads the run database's counters, the WAL position (-1 on a
-// standby, which has no current WAL position of its own), the sessions
+// standby, which has no current WAL position of its own), how many times
+// autovacuum and autoanalyze processed the database's tables (each run
+// commits transactions of its own, which xact_commit counts beside the
+// clients'; 0 when the session is in another database, whose tables
+// pg_stat_all_tables does not show), the sessions
 // opened (PostgreSQL 14 and later; each one's login is a transaction in
 // xact_commit) and when the statistics were last reset (microseconds).
 func dbQuery(pgNum int) string {
@@ -34,18 +38,19 @@ func dbQuery(pgNum int) string {
   tup_inserted, tup_updated, tup_deleted, tup_fetched, tup_returned,
   deadlocks, temp_files, temp_bytes, conflicts,
   CASE WHEN pg_is_in_recovery() THEN -1 ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint END,
+  CASE WHEN current_database() = $1 THEN (SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0)::bigint FROM pg_stat_all_tables) ELSE 0 END,
   ` + sessions + `, coalesce((extract(epoch from stats_reset) * 1e6)::bigint, 0)
 FROM pg_stat_database WHERE datname = $1`
 }
 
 // dbReading is one reading of dbCounters, then sessionsAt and resetAt.
-type dbReading [16]int64
+type dbReading [17]int64
 
 // The readings past dbCounters.
 const (
 	walAt      = 13
-	sessionsAt = 14
-	resetAt    = 15
+	sessionsAt = 15
+	resetAt    = 16
 )
 
 // wasReset says whether the statistics were reset between a and b: a
@@ -56,7 +61,7 @@ func (b *dbReading) wasReset(a *dbReading) bool {
 
 func readDB(ctx context.Context, c target.Conn, pgNum int, db string, out *dbReading) error {
 	o := out
-	err := target.QueryRow(ctx, c, dbQuery(pgNum), []any{db}, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15])
+	err := target.QueryRow(ctx, c, dbQuery(pgNum), []any{db}, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16])
 	if errors.Is(err, target.ErrNoRow) {
 		return fmt.Errorf("pg_stat_database has no row for database %s", db)
 	}
