@@ -33,13 +33,16 @@ var statusVars = map[string]int{
 	"INNODB_LSN_CURRENT":               walAt,
 }
 
-// statusQuery reads statusVars.
+// statusQuery reads statusVars. SHOW GLOBAL STATUS, not
+// information_schema.GLOBAL_STATUS: MySQL 8 has no such table (its
+// performance_schema.global_status is MariaDB's since 10.5 only), and
+// both servers answer SHOW alike.
 var statusQuery = func() string {
 	names := make([]string, 0, len(statusVars))
 	for n := range statusVars {
-		names = append(names, "'"+n+"'")
+		names = append(names, "'"+strings.ToLower(n)+"'")
 	}
-	return ownTag + "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN (" + strings.Join(names, ", ") + ")"
+	return ownTag + "SHOW GLOBAL STATUS WHERE Variable_name IN (" + strings.Join(names, ", ") + ")"
 }()
 
 // readStatus reads the server's status variables into out. The server has
@@ -76,7 +79,7 @@ func readStatus(ctx context.Context, c target.Conn, out *dbReading) error {
 const digestsQuery = ownTag + `SELECT DIGEST, DIGEST_TEXT, COUNT_STAR, SUM_ROWS_SENT + SUM_ROWS_AFFECTED, SUM_TIMER_WAIT / 1000000000
 FROM performance_schema.events_statements_summary_by_digest
 WHERE SCHEMA_NAME = $1 AND DIGEST IS NOT NULL
-AND DIGEST_TEXT NOT LIKE '%events\_statements\_summary\_by\_digest%' AND DIGEST_TEXT NOT LIKE '%GLOBAL\_STATUS%'`
+AND DIGEST_TEXT NOT LIKE '%events\_statements\_summary\_by\_digest%' AND DIGEST_TEXT NOT LIKE 'SHOW GLOBAL STATUS%'`
 
 func snapshotDigests(ctx context.Context, c target.Conn, db string) (map[string]stmt, error) {
 	rows, err := c.Query(ctx, digestsQuery, db)

@@ -94,6 +94,11 @@ func TestMariaDB(t *testing.T) {
 		if !strings.Contains(stdout, "database   commits") || !strings.Contains(stdout, "server's status variables") {
 			t.Errorf("no database section or note on what the counters are:\n%s", stdout)
 		}
+		for _, st := range tel.Statements { // the telemetry's own reads are not the clients'
+			if q := strings.ToUpper(st.Query); strings.Contains(q, "GLOBAL STATUS") || strings.Contains(q, "SUMMARY_BY_DIGEST") {
+				t.Errorf("the telemetry's own statement among the clients': %q", st.Query)
+			}
+		}
 	})
 
 	t.Run("train-events planted deletion", func(t *testing.T) {
