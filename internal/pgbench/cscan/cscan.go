@@ -32,3 +32,24 @@ func Digits(s string, i int) (u uint64, over bool, end int) {
 	}
 	return u, over, i
 }
+
+// Exponent reads the exponent of a number in s at index i: 'e' or 'E', an
+// optional sign and at least one digit. It returns the index after it, or
+// i when there is none (an 'e' without digits is not the number's: flex's
+// longest match leaves it to what follows).
+func Exponent(s string, i int) int {
+	if i >= len(s) || (s[i] != 'e' && s[i] != 'E') {
+		return i
+	}
+	j := i + 1
+	if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	if j >= len(s) || s[j] < '0' || s[j] > '9' {
+		return i
+	}
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j
+}

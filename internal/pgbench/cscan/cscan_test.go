@@ -24,3 +24,23 @@ func TestSignDigits(t *testing.T) {
 		}
 	}
 }
+
+func TestExponent(t *testing.T) {
+	for _, tc := range []struct {
+		s       string
+		i, want int
+	}{
+		{"1e5", 1, 3},
+		{"1E+12x", 1, 5},
+		{"1e-0", 1, 4},
+		{"1e", 1, 1},
+		{"1e+", 1, 1},
+		{"1ex", 1, 1},
+		{"12", 2, 2},
+		{"1.5", 1, 1},
+	} {
+		if got := Exponent(tc.s, tc.i); got != tc.want {
+			t.Errorf("Exponent(%q, %d) = %d, want %d", tc.s, tc.i, got, tc.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/pgbench/cscan"
 	"github.com/txnbench/txnbench/internal/pgbench/expr"
 )
 
@@ -561,18 +562,7 @@ func lastUnexpected(text string, from int) int {
 					i++
 				}
 			}
-			if i < len(text) && (text[i] == 'e' || text[i] == 'E') {
-				j := i + 1
-				if j < len(text) && (text[j] == '+' || text[j] == '-') {
-					j++
-				}
-				if j < len(text) && isDigit(text[j]) {
-					for j < len(text) && isDigit(text[j]) {
-						j++
-					}
-					i = j
-				}
-			}
+			i = cscan.Exponent(text, i)
 		case isIdentStart(c):
 			for i < len(text) && isVarChar(text[i]) {
 				i++
