@@ -1,5 +1,7 @@
 package cscan
 
+import "math"
+
 // IsSpace reports whether c is white space to C's isspace in the C locale.
 func IsSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
@@ -52,4 +54,25 @@ func Exponent(s string, i int) int {
 		j++
 	}
 	return j
+}
+
+// Strtol is C's strtol(s, &end, 10): leading white space, a sign and
+// decimal digits. It returns their value, saturated at the int64 bounds
+// on overflow (erange then set, as strtol sets ERANGE), and the index
+// after the digits: 0 when there are none, as strtol leaves end at s.
+func Strtol(s string) (v int64, end int, erange bool) {
+	start, neg := Sign(s)
+	u, over, end := Digits(s, start)
+	switch {
+	case end == start:
+		return 0, 0, false
+	case over || (!neg && u > math.MaxInt64) || (neg && u > 1<<63):
+		if neg {
+			return math.MinInt64, end, true
+		}
+		return math.MaxInt64, end, true
+	case neg:
+		return int64(-u), end, false
+	}
+	return int64(u), end, false
 }
