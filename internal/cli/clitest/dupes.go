@@ -1,9 +1,19 @@
 package clitest
 
 import (
+	"errors"
+	"os/exec"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/result"
+)
+
+// ServerReady and PoolerReady match the lines of a run's stderr that
+// name the port of its throwaway PostgreSQL and of the PgBouncer in front
+// of it (the port is the first group): RunAgainstImpostor's portRe.
+const (
+	ServerReady = `PostgreSQL \S+ ready on 127\.0\.0\.1:(\d+)`
+	PoolerReady = `ready on 127\.0\.0\.1:(\d+) in front of it`
 )
 
 // RefusalsAsAuth loads the result a run against an impostor
@@ -29,4 +39,15 @@ func RefusalsAsAuth(t testing.TB, out, met string) *result.Result {
 		t.Logf("no client met the impostor in this outage (%s, %v): the refusal's class was not exercised", met, errs)
 	}
 	return r
+}
+
+// Exited runs cmd to its end and returns its exit status; a command that
+// could not run fails the test.
+func Exited(t testing.TB, cmd *exec.Cmd) int {
+	t.Helper()
+	var ee *exec.ExitError
+	if err := cmd.Run(); err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode()
 }

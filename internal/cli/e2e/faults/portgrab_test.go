@@ -24,8 +24,7 @@ func TestFreedPortGivesNothingAway(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
 	testutil.NeedPgBouncer(t)
-	server := `PostgreSQL \S+ ready on 127\.0\.0\.1:(\d+)`
-	pooler := `ready on 127\.0\.0\.1:(\d+) in front of it`
+	server, pooler := clitest.ServerReady, clitest.PoolerReady
 	for _, c := range []struct {
 		name  string
 		args  []string

@@ -86,8 +86,7 @@ func TestTLSRun(t *testing.T) {
 func TestTLSImpostorRefused(t *testing.T) {
 	testutil.NeedPostgres(t)
 	testutil.NeedPgBouncer(t)
-	server := `PostgreSQL \S+ ready on 127\.0\.0\.1:(\d+)`
-	pooler := `ready on 127\.0\.0\.1:(\d+) in front of it`
+	server, pooler := clitest.ServerReady, clitest.PoolerReady
 	for _, c := range []struct {
 		name  string
 		args  []string
