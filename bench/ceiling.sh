@@ -15,6 +15,7 @@
 # hardly changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 repeats=1 duration=15s clients="8 64"
 while getopts "r:d:c:" o; do
@@ -38,7 +39,7 @@ declare -A cases=(
   [trains-paced]="train-events --rows 2000"
   [trains-flat]="train-events --rows 2000 --delay 0s --think-min 0s --think-max 0s"
 )
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+say_machine
 echo "# $($bin version); duration $duration, $repeats repeats, telemetry off"
 for rep in $(seq 1 "$repeats"); do
   for name in select1 trains-paced trains-flat; do

@@ -12,6 +12,7 @@
 # clients, <= 3 us per generated event.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 repeats=3 duration=30s clients="16" variants="jsonb manual text"
 while getopts "r:d:c:v:" o; do
@@ -30,7 +31,7 @@ if [ ${#bins[@]} -eq 0 ]; then
   bins=("$out/txnbench")
 fi
 
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+say_machine
 echo "# $(${bins[0]} version); duration $duration, $repeats repeats, interleaved"
 for rep in $(seq 1 "$repeats"); do
   for v in $variants; do

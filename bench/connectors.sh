@@ -26,6 +26,7 @@
 # acquire overhead < 2 us of CPU with 10,000 clients over 64 connections.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 repeats=3 duration=20s clients=16 poolmax="" sduration=30s sclients=10000 parts="conn scale"
 while getopts "r:d:c:p:D:n:s:" o; do
@@ -42,9 +43,8 @@ out=bench/out/connectors-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 bins=("$@")
 if [ ${#bins[@]} -eq 0 ]; then
-  go build -o "$out/txnbench" ./cmd/txnbench
+  build_txnbench "$out/txnbench"
   bins=("$out/txnbench")
-  echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo ' plus uncommitted changes')"
 fi
 
 common=(run connect-overhead --query select1 --rows 0 --db temp-postgres --progress 1h)
@@ -61,7 +61,7 @@ cell() {
   done
 }
 
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+say_machine
 for i in "${!bins[@]}"; do echo "# binary $i: ${bins[$i]}: $("${bins[$i]}" version)"; done
 echo "# conn: $clients clients, pool-max $poolmax, $duration + 5s warm-up; scale: $sclients clients, $sduration + 10s warm-up; $repeats repeats, interleaved"
 scale=(--duration "$sduration" --warmup 10s --ramp 10s --pg-conf max_connections=200)

@@ -9,6 +9,7 @@
 #   bench/engines.sh [-r REPEATS] [-d DURATION]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 repeats=3 duration=10s
 while getopts "r:d:" o; do
@@ -21,7 +22,7 @@ done
 out=bench/out/engines-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 go build -o "$out/txnbench" ./cmd/txnbench
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+say_machine
 echo "# $("$out/txnbench" version | head -n 1); duration $duration, $repeats repetitions, interleaved"
 
 study() {

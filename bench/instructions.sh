@@ -24,6 +24,7 @@
 # With no binary it builds the working tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 t1=200 t2=20000 scale=1 port=5493 cases="select-only-prepared tpcb-prepared tpcb-simple" extra=""
 while getopts "a:b:s:p:k:x:" o; do
@@ -38,22 +39,11 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed: apt-get ins
 mkdir -p bench/out
 out=$(mktemp -d "$PWD/bench/out/instructions-$(date +%Y%m%d-%H%M%S)-XXXX") # two may start in one second
 chmod 777 "$out"
-bin=${1:-}
-if [ -z "$bin" ]; then
-  go build -o "$out/txnbench" ./cmd/txnbench
-  bin=$out/txnbench
-  echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo ' plus uncommitted changes')"
-fi
-bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+use_txnbench "$out" "${1:-}"
+find_postgres
 pgbench=${PGBENCH:-$bindir/pgbench} # the binary itself: /usr/bin/pgbench is a wrapper script
-as=()
-[ "$(id -u)" = 0 ] && as=(runuser -u postgres --)
 
-data=$out/data
-"${as[@]}" "$bindir/initdb" -D "$data" -A trust -U postgres >/dev/null
-"${as[@]}" "$bindir/pg_ctl" -D "$data" -l "$out/server.log" -w \
-  -o "-p $port -k $out -c listen_addresses=127.0.0.1 -c synchronous_commit=off" start >/dev/null
-trap '"${as[@]}" "$bindir/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1 || true' EXIT
+start_postgres "$out" "$port" immediate "-c synchronous_commit=off"
 url="postgres://postgres@127.0.0.1:$port/postgres"
 "$pgbench" -i -q -s "$scale" "$url" >/dev/null 2>&1
 

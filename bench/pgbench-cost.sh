@@ -19,6 +19,7 @@
 # With no binary it builds the working tree once for both parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 repeats=3 secs=10 clientsets="8 32 128" starts=5 port=5497
 while getopts "r:T:c:u:p:" o; do
@@ -33,8 +34,7 @@ bin=${1:-}
 if [ -z "$bin" ]; then
   mkdir -p bench/out
   bin=$PWD/bench/out/txnbench-$(date +%Y%m%d-%H%M%S)-$$
-  go build -o "$bin" ./cmd/txnbench
-  echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo ' plus uncommitted changes')"
+  build_txnbench "$bin"
 fi
 
 echo "## 1. instructions per transaction (goal: ratio <= 1.1)"

@@ -30,6 +30,7 @@
 # With no binary it builds the working tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 repeats=3 secs=10 scale=10 clientsets="8 64" cases="select-only select1-prepared tpcb-like" goal=0.8 starts=0 port=5497
 while getopts "r:T:s:c:k:g:u:p:" o; do
@@ -44,32 +45,21 @@ shift $((OPTIND - 1))
 out=$PWD/bench/out/pgbench-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 chmod 777 "$out"
-bin=${1:-}
-if [ -z "$bin" ]; then
-  go build -o "$out/txnbench" ./cmd/txnbench
-  bin=$out/txnbench
-  echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo ' plus uncommitted changes')"
-fi
+use_txnbench "$out" "${1:-}"
 floor=yes
 if ! cc -O2 -pthread -o "$out/floor" bench/floor.c 2>"$out/floor.cc.log"; then
   floor=""
   echo "# bench/floor.c did not build (no C compiler? see $out/floor.cc.log): the floor client is left out"
 fi
-bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+find_postgres
 pgbench=${PGBENCH:-$bindir/pgbench} # the binary itself: /usr/bin/pgbench is a Perl wrapper whose start-up would count as pgbench's
-as=()
-[ "$(id -u)" = 0 ] && as=(runuser -u postgres --)
 
-data=$out/data
-"${as[@]}" "$bindir/initdb" -D "$data" -A trust -U postgres >/dev/null
-"${as[@]}" "$bindir/pg_ctl" -D "$data" -l "$out/server.log" -w \
-  -o "-p $port -k $out -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB -c synchronous_commit=off" start >/dev/null
-trap '"${as[@]}" "$bindir/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1 || true' EXIT
+start_postgres "$out" "$port" immediate "-c max_connections=200 -c shared_buffers=256MB -c synchronous_commit=off"
 url="postgres://postgres@127.0.0.1:$port/postgres"
 "$pgbench" -i -q -s "$scale" "$url" >/dev/null 2>&1
 printf 'SELECT 1;\n' >"$out/select1.sql"
 
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+say_machine
 echo "# $("$pgbench" --version), scale $scale, ${secs}s per run, $repeats interleaved repetitions, -j 2"
 
 # one TOOL CASE CLIENTS: prints "tps cpu_us_per_txn"

@@ -34,6 +34,7 @@
 # With no binary it builds the working tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 repeats=8 duration=12s scenarios="te-sqlite te-pg select1-pg" niceness=0 again=""
 while getopts "r:d:s:n:a:" o; do
@@ -56,7 +57,7 @@ fi
 if [ -z "$again" ]; then
   te=(run train-events --clients 4 --rows 2000 --delay 10ms --think-min 1ms --think-max 5ms)
   common=(--duration "$duration" --warmup 2s --progress 1h)
-  echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  say_machine
   echo "# $("$bin" version); $repeats repeats of $duration (+2s warm-up) per scenario, interleaved, niceness $niceness: $scenarios"
   for rep in $(seq 1 "$repeats"); do
     for s in $scenarios; do

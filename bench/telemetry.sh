@@ -13,6 +13,7 @@
 # on/off. With no binary it builds the working tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 repeats=3 duration=20s clients=8 sample=100ms
 while getopts "r:d:c:s:" o; do
@@ -25,13 +26,8 @@ shift $((OPTIND - 1))
 
 out=bench/out/telemetry-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
-bin=${1:-}
-if [ -z "$bin" ]; then
-  go build -o "$out/txnbench" ./cmd/txnbench
-  bin=$out/txnbench
-  echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo ' plus uncommitted changes')"
-fi
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+use_txnbench "$out" "${1:-}"
+say_machine
 echo "# connect-overhead --query point, $clients clients, $duration, temp-postgres, telemetry sample $sample, $repeats interleaved pairs"
 
 for rep in $(seq 1 "$repeats"); do

@@ -29,6 +29,7 @@
 # builds the working tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 whs="1 10 50" window=4m warmup=1m terminals=1000 flat=1m extra=""
 while getopts "w:d:u:t:f:x:" o; do
@@ -42,21 +43,11 @@ shift $((OPTIND - 1))
 out=$PWD/bench/out/tpcc-$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$out"
 chmod 777 "$out"
-bin=${1:-}
-if [ -z "$bin" ]; then
-  go build -o "$out/txnbench" ./cmd/txnbench
-  bin=$out/txnbench
-  echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo ' plus uncommitted changes')"
-fi
-bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-as=()
-[ "$(id -u)" = 0 ] && as=(runuser -u postgres --)
+use_txnbench "$out" "${1:-}"
+find_postgres
 
-port=${TPCC_PORT:-5498} data=$out/data
-"${as[@]}" "$bindir/initdb" -D "$data" -A trust -U postgres >/dev/null
-"${as[@]}" "$bindir/pg_ctl" -D "$data" -l "$out/server.log" -w \
-  -o "-p $port -k $out -c listen_addresses=127.0.0.1 -c max_connections=1100 -c shared_buffers=1GB -c max_wal_size=4GB" start >/dev/null
-trap '"${as[@]}" "$bindir/pg_ctl" -D "$data" -m fast stop >/dev/null 2>&1 || true' EXIT
+port=${TPCC_PORT:-5498}
+start_postgres "$out" "$port" fast "-c max_connections=1100 -c shared_buffers=1GB -c max_wal_size=4GB"
 postmaster=$(head -1 "$data/postmaster.pid")
 psql=("$bindir/psql" -qAt -h 127.0.0.1 -p "$port" -U postgres)
 
@@ -96,7 +87,7 @@ run() {
   echo "$before $after" >"$out/$name.server-cpu"
 }
 
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+say_machine
 echo "# $("$bin" version); PostgreSQL $("${psql[@]}" -c 'SHOW server_version'), window $window, warm-up $warmup${extra:+, $extra}; raw output in $out"
 for w in $whs; do
   "${psql[@]}" -c "CREATE DATABASE w$w"

@@ -15,6 +15,7 @@
 # it builds the working tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 repeats=3 duration=20s clients=16 workers=8 ladder=1,4,8,16,32,64
 while getopts "r:d:c:w:l:" o; do
@@ -27,13 +28,8 @@ shift $((OPTIND - 1))
 
 out=bench/out/workflow-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
-bin=${1:-}
-if [ -z "$bin" ]; then
-  go build -o "$out/txnbench" ./cmd/txnbench
-  bin=$out/txnbench
-  echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' || echo ' plus uncommitted changes')"
-fi
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+use_txnbench "$out" "${1:-}"
+say_machine
 echo "# workflow signal-roundtrip, temp-postgres, $clients clients, $workers signal workers, $duration, $repeats interleaved pairs; ladder $ladder"
 
 run() { # name clients wake

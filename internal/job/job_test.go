@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
@@ -37,12 +36,7 @@ func newWorkload(t *testing.T, name string, args ...string) workload.Workload {
 		t.Fatal(err)
 	}
 	w := def.New()
-	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	workload.Flags(w, fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	if err := workload.Validate(w); err != nil {
+	if err := workload.Parse(w, args...); err != nil {
 		t.Fatal(err)
 	}
 	return w

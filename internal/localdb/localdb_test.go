@@ -57,10 +57,33 @@ func start(t *testing.T, o Options) *Cluster {
 	return c
 }
 
+// pickBusyFirst makes the next port pick return busy (a port someone took
+// first) and the picks after it free ports, until the test ends. It
+// returns the count of picks.
+func pickBusyFirst(t *testing.T, busy int) *int {
+	calls := 0
+	pickPortFn = func() (int, error) {
+		calls++
+		if calls == 1 {
+			return busy, nil
+		}
+		return pickPort()
+	}
+	t.Cleanup(func() { pickPortFn = pickPort })
+	return &calls
+}
+
 // ourDirs lists cluster directories in os.TempDir() owned by this process.
 func ourDirs(t *testing.T) map[string]bool {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	return ownedDirs(t, dirPrefix)
+}
+
+// ownedDirs lists the directories in os.TempDir() named prefix* that this
+// process owns (tempdir.Owner).
+func ownedDirs(t *testing.T, prefix string) map[string]bool {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +477,13 @@ func killOwner(t *testing.T, kind, proc string) {
 func TestCleanStaleKillsServer(t *testing.T) {
 	needBin(t)
 	c := start(t, Options{})
-	pid, dir := c.PID(), c.Dir()
+	assertStaleKilled(t, c.PID(), c.Dir(), c.Stop)
+}
+
+// assertStaleKilled marks dir, where process pid runs, as owned by a dead
+// txnbench: CleanStale removes dir and kills pid, and stop succeeds after.
+func assertStaleKilled(t *testing.T, pid int, dir string, stop func() error) {
+	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, tempdir.MarkerName), []byte("999999999 0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +491,7 @@ func TestCleanStaleKillsServer(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("CleanStale left %s", dir)
 	}
-	if err := c.Stop(); err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("Stop after CleanStale: %v", err)
 	}
 	assertDead(t, pid)
@@ -491,18 +520,10 @@ func TestPortInUse(t *testing.T) {
 	}
 
 	// A picked port that someone takes first: Start picks another.
-	calls := 0
-	pickPortFn = func() (int, error) {
-		calls++
-		if calls == 1 {
-			return busy, nil
-		}
-		return pickPort()
-	}
-	defer func() { pickPortFn = pickPort }()
+	calls := pickBusyFirst(t, busy)
 	c := start(t, Options{})
-	if c.Port() == busy || calls != 2 {
-		t.Errorf("port %d after %d picks, want a second pick other than the busy %d", c.Port(), calls, busy)
+	if c.Port() == busy || *calls != 2 {
+		t.Errorf("port %d after %d picks, want a second pick other than the busy %d", c.Port(), *calls, busy)
 	}
 	assertReady(t, c)
 }

@@ -211,17 +211,6 @@ func TestMariaDB(t *testing.T) {
 	})
 
 	t.Run("stale", func(t *testing.T) {
-		pid, dir := d.PID(), d.Dir()
-		if err := os.WriteFile(filepath.Join(dir, tempdir.MarkerName), []byte("999999999 0\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		CleanStale() // a concurrent txnbench may get there first: assert the outcome
-		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("CleanStale left %s", dir)
-		}
-		if err := d.Stop(); err != nil {
-			t.Errorf("Stop after CleanStale: %v", err)
-		}
-		assertDead(t, pid)
+		assertStaleKilled(t, d.PID(), d.Dir(), d.Stop)
 	})
 }

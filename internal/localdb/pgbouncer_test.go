@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/pooler"
-	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 // needPgBouncer returns the pgbouncer binary, skipping the test when it is
@@ -107,17 +106,7 @@ func startBouncer(t *testing.T, o BouncerOptions) *Bouncer {
 // process.
 func ourBouncerDirs(t *testing.T) map[string]bool {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(os.TempDir(), bouncerDirPrefix+"*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dirs := map[string]bool{}
-	for _, m := range matches {
-		if pid, _, err := tempdir.Owner(m); err == nil && pid == os.Getpid() {
-			dirs[m] = true
-		}
-	}
-	return dirs
+	return ownedDirs(t, bouncerDirPrefix)
 }
 
 func assertDialable(t *testing.T, port int) {
@@ -426,18 +415,10 @@ func TestPgBouncer(t *testing.T) {
 		}
 
 		// A picked port that someone takes first: another pick.
-		calls := 0
-		pickPortFn = func() (int, error) {
-			calls++
-			if calls == 1 {
-				return busy, nil
-			}
-			return pickPort()
-		}
-		defer func() { pickPortFn = pickPort }()
+		calls := pickBusyFirst(t, busy)
 		b = startBouncer(t, backend(BouncerOptions{}))
-		if b.Port() == busy || calls != 2 {
-			t.Errorf("port %d after %d picks, want a second pick other than the busy %d", b.Port(), calls, busy)
+		if b.Port() == busy || *calls != 2 {
+			t.Errorf("port %d after %d picks, want a second pick other than the busy %d", b.Port(), *calls, busy)
 		}
 		assertServes(t, psqlBin, b)
 	})
@@ -475,18 +456,7 @@ func TestPgBouncer(t *testing.T) {
 
 	t.Run("CleanStale", func(t *testing.T) {
 		b := startBouncer(t, backend(BouncerOptions{}))
-		pid, dir := b.PID(), b.Dir()
-		if err := os.WriteFile(filepath.Join(dir, tempdir.MarkerName), []byte("999999999 0\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		CleanStale() // a concurrent txnbench may get there first: assert the outcome
-		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("CleanStale left %s", dir)
-		}
-		if err := b.Stop(); err != nil {
-			t.Errorf("Stop after CleanStale: %v", err)
-		}
-		assertDead(t, pid)
+		assertStaleKilled(t, b.PID(), b.Dir(), b.Stop)
 	})
 }
 

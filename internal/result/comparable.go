@@ -18,10 +18,7 @@ type Incomparable struct {
 }
 
 func (e *Incomparable) Error() string {
-	a, b := fmt.Sprintf("result %d", e.A+1), fmt.Sprintf("result %d", e.B+1)
-	if e.A < len(e.Names) && e.B < len(e.Names) {
-		a, b = e.Names[e.A], e.Names[e.B]
-	}
+	a, b := resultNames(e.A, e.B, e.Names)
 	return fmt.Sprintf("cannot merge: %s differs (%s in %s, %s in %s); merge parts of one run only", e.Setting, e.ValueA, a, e.ValueB, b)
 }
 
@@ -36,11 +33,17 @@ type SamePart struct {
 }
 
 func (e *SamePart) Error() string {
-	a, b := fmt.Sprintf("result %d", e.A+1), fmt.Sprintf("result %d", e.B+1)
-	if e.A < len(e.Names) && e.B < len(e.Names) {
-		a, b = e.Names[e.A], e.Names[e.B]
-	}
+	a, b := resultNames(e.A, e.B, e.Names)
 	return fmt.Sprintf("cannot merge: %s and %s are the same part of a run (same start, machine and seed), which would count it twice: give each part once", a, b)
+}
+
+// resultNames names results a and b (indexes into Merge's argument) by
+// names when it names both, else "result N" counting from 1.
+func resultNames(a, b int, names []string) (string, string) {
+	if a < len(names) && b < len(names) {
+		return names[a], names[b]
+	}
+	return fmt.Sprintf("result %d", a+1), fmt.Sprintf("result %d", b+1)
 }
 
 // samePart returns a *SamePart for the first two results that are one

@@ -201,16 +201,9 @@ func (m *mux) woken(c *client) {
 // stop ends the waits for a time at the run's stop, as a goroutine's
 // sleep on the run's stop ends.
 func (m *mux) stop() {
-	var woken []*client
 	m.mu.Lock()
 	m.stopped = true
-	for _, c := range m.all {
-		if c.sleeping {
-			c.sleeping = false
-			c.wake.Stop()
-			woken = append(woken, c)
-		}
-	}
+	woken := m.wakeLocked(func(*client) bool { return true })
 	m.mu.Unlock()
 	for _, c := range woken {
 		m.advance(c, m.r.stop.Err(), false)
@@ -221,19 +214,27 @@ func (m *mux) stop() {
 // goroutine's ramp sleep ends: at the stop, or once every iteration is
 // claimed.
 func (m *mux) endRamps() {
-	var ended []*client
 	m.mu.Lock()
-	for _, c := range m.all {
-		if c.sleeping && c.phase == muxRamp {
-			c.sleeping = false
-			c.wake.Stop()
-			ended = append(ended, c)
-		}
-	}
+	ended := m.wakeLocked(func(c *client) bool { return c.phase == muxRamp })
 	m.mu.Unlock()
 	for _, c := range ended {
 		m.advance(c, m.r.ramping.Err(), false)
 	}
+}
+
+// wakeLocked takes the sleeping clients that match out of their sleep,
+// their timers stopped, and returns them for the caller to advance once
+// it lets m.mu go. The caller holds m.mu.
+func (m *mux) wakeLocked(match func(*client) bool) []*client {
+	var woken []*client
+	for _, c := range m.all {
+		if c.sleeping && match(c) {
+			c.sleeping = false
+			c.wake.Stop()
+			woken = append(woken, c)
+		}
+	}
+	return woken
 }
 
 // advance moves c on from its phase, err being how its wait ended (the

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/txnbench/txnbench/internal/errclass"
-	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -23,13 +22,10 @@ import (
 // invariant check accepts. Failed before: the refusal is FATAL, which was
 // counted as a commit of unknown outcome and classed "other".
 func TestPoolerRefusalIsNoUnknownCommit(t *testing.T) {
-	testutil.NeedPgBouncer(t)
 	cl := testutil.Postgres(t)
 	ctx := context.Background()
 	testutil.Exec(t, cl.URL(), "CREATE TABLE t (v int)")
-	b, err := localdb.StartPgBouncer(ctx, localdb.BouncerOptions{BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password(), PoolSize: 2})
-	must(t, err)
-	t.Cleanup(func() { b.Stop() })
+	b := testutil.PgBouncer(t, cl, 2)
 	tg, err := target.OpenURL(ctx, b.URL("postgres"))
 	must(t, err)
 	t.Cleanup(func() { tg.Close() })

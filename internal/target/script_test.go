@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/errclass"
-	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -346,15 +345,9 @@ func TestScriptCancel(t *testing.T) {
 // hands clients whatever server connection is free, so named prepared
 // statements collide; the error names the fix.
 func TestScriptPreparedThroughPgBouncer(t *testing.T) {
-	testutil.NeedPgBouncer(t)
-	cl := testutil.Postgres(t)
+	b := testutil.PgBouncer(t, testutil.Postgres(t), 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	b, err := localdb.StartPgBouncer(ctx, localdb.BouncerOptions{BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password(), PoolSize: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Stop() })
 	tg, err := target.OpenURL(ctx, b.URL("postgres"))
 	must(t, err)
 	a, c := scriptConn(t, connectTo(t, tg)), scriptConn(t, connectTo(t, tg))

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -19,14 +18,8 @@ import (
 // deadlines (the sample under way, and slack) instead of one per queued
 // sample (10 here: 30 s and more before).
 func TestFinishSkipsSamplesOfAFrozenPooler(t *testing.T) {
-	testutil.NeedPgBouncer(t)
-	cl := testutil.Postgres(t)
 	ctx := context.Background()
-	b, err := localdb.StartPgBouncer(ctx, localdb.BouncerOptions{BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Stop() })
+	b := testutil.PgBouncer(t, testutil.Postgres(t), 0)
 	c := Start(ctx, Options{PoolerAdmins: []string{b.AdminURL()}})
 	c.Measure()
 	pid := b.PID()

@@ -52,21 +52,16 @@ func (h *waitHistory) add(at time.Time, pids string) {
 	tick := h.base + uint32(len(h.times))
 	h.times = append(h.times, at.UnixNano())
 	for pids != "" {
-		part := pids
-		if i := strings.IndexByte(pids, ','); i >= 0 {
-			part, pids = pids[:i], pids[i+1:]
-		} else {
-			pids = ""
-		}
-		eq := strings.LastIndexByte(part, '=')
-		if eq <= 0 {
-			continue
-		}
-		ev, ok := h.event(part[:eq])
+		name, list, rest, ok := nextPair(pids)
+		pids = rest
 		if !ok {
 			continue
 		}
-		for list := part[eq+1:]; list != ""; {
+		ev, ok := h.event(name)
+		if !ok {
+			continue
+		}
+		for list != "" {
 			p := list
 			if i := strings.IndexByte(list, ' '); i >= 0 {
 				p, list = list[:i], list[i+1:]

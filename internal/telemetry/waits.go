@@ -52,27 +52,34 @@ func newWaitCounter() *waitCounter {
 	return &waitCounter{events: map[string]int64{}, interval: map[string]int64{}, classOf: map[string]string{}}
 }
 
+// nextPair cuts the first part off list, a comma-separated list of
+// name=value parts (the name runs to the part's last '='), and returns its
+// name and value and the rest of list; ok is false for a part without a
+// name. It allocates nothing.
+func nextPair(list string) (name, value, rest string, ok bool) {
+	part, rest, _ := strings.Cut(list, ",")
+	eq := strings.LastIndexByte(part, '=')
+	if eq <= 0 {
+		return "", "", rest, false
+	}
+	return part[:eq], part[eq+1:], rest, true
+}
+
 // add counts one sample, as waitsQuery returns it. Malformed parts are
 // skipped.
 func (w *waitCounter) add(agg string) {
 	w.samples++
 	locks := 0
 	for agg != "" {
-		part := agg
-		if i := strings.IndexByte(agg, ','); i >= 0 {
-			part, agg = agg[:i], agg[i+1:]
-		} else {
-			agg = ""
-		}
-		eq := strings.LastIndexByte(part, '=')
-		if eq <= 0 {
+		ev, count, rest, ok := nextPair(agg)
+		agg = rest
+		if !ok {
 			continue
 		}
-		n, err := strconv.ParseInt(part[eq+1:], 10, 64)
+		n, err := strconv.ParseInt(count, 10, 64)
 		if err != nil || n < 0 || n > maxBackends {
 			continue
 		}
-		ev := part[:eq]
 		class, ok := w.classOf[ev]
 		if !ok {
 			ev = strings.Clone(ev) // keep the key, not the whole sample

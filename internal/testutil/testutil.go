@@ -59,6 +59,21 @@ func Postgres(t testing.TB, conf ...string) *localdb.Cluster {
 	return c
 }
 
+// PgBouncer starts a throwaway PgBouncer in front of cl, as its postgres
+// user, with pool size poolSize (0: pooler.DefaultSize), and stops it at
+// the end. It skips the test when PgBouncer is missing, unless CI is set.
+func PgBouncer(t testing.TB, cl *localdb.Cluster, poolSize int) *localdb.Bouncer {
+	t.Helper()
+	NeedPgBouncer(t)
+	b, err := localdb.StartPgBouncer(context.Background(), localdb.BouncerOptions{
+		BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password(), PoolSize: poolSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Stop() })
+	return b
+}
+
 // NeedPgBouncer skips the test when PgBouncer is missing, unless CI is set.
 func NeedPgBouncer(t testing.TB) {
 	t.Helper()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -86,5 +87,29 @@ func TestLoaded(t *testing.T) {
 	l.Apply(same, 1)
 	if _, ok := same["data_seed"]; ok {
 		t.Errorf("settings %v: data_seed recorded though it is the run's seed", same)
+	}
+}
+
+// TestParse: Parse sets a workload's options from args and returns what
+// parsing or validating them refuses.
+func TestParse(t *testing.T) {
+	def, err := workload.Lookup("train-events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := def.New()
+	if err := workload.Parse(w, "--rows", "77"); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(workload.Settings(w)["rows"]); got != "77" {
+		t.Errorf("rows %s after --rows 77", got)
+	}
+	for says, args := range map[string][]string{
+		"unknown flag: --nosuch": {"--nosuch"},
+		"--min-batch 0":          {"--min-batch", "0"},
+	} {
+		if err := workload.Parse(def.New(), args...); err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("Parse(%q) = %v, want an error saying %q", args, err, says)
+		}
 	}
 }

@@ -99,6 +99,18 @@ func Validate(w Workload) error {
 	return nil
 }
 
+// Parse reads args as w's options, on a flag set of their own, and
+// validates them: what the command line does with a workload's flags,
+// for the tests of a workload and those that run one.
+func Parse(w Workload, args ...string) error {
+	fs := pflag.NewFlagSet("workload", pflag.ContinueOnError)
+	Flags(w, fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return Validate(w)
+}
+
 // Settings are w's options as recorded in a Result; nil when it has none.
 func Settings(w Workload) map[string]any {
 	if c, ok := w.(Configurable); ok {

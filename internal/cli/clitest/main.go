@@ -97,13 +97,8 @@ func RunBinary(t testing.TB, args ...string) (code int, stdout, stderr string) {
 	cmd := Command(args...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), out.String(), errb.String()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return 0, out.String(), errb.String()
+	code = Exited(t, cmd)
+	return code, out.String(), errb.String()
 }
 
 // RunWithEnv runs the real command in a child process with env added to a
@@ -118,13 +113,10 @@ func RunWithEnv(t testing.TB, env []string, args ...string) (code int, out strin
 		}
 	}
 	cmd.Env = append(append(cmd.Env, "TXNBENCH_CLI_MAIN=1"), env...)
-	b, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), string(b)
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return 0, string(b)
+	var b Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	code = Exited(t, cmd)
+	return code, b.String()
 }
 
 // Repo is the path of elem in the repository (the directory of go.mod

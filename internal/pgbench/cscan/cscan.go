@@ -1,5 +1,7 @@
 package cscan
 
+import "math"
+
 // IsSpace reports whether c is white space to C's isspace in the C locale.
 func IsSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
@@ -31,4 +33,46 @@ func Digits(s string, i int) (u uint64, over bool, end int) {
 		u = u*10 + d
 	}
 	return u, over, i
+}
+
+// Exponent reads the exponent of a number in s at index i: 'e' or 'E', an
+// optional sign and at least one digit. It returns the index after it, or
+// i when there is none (an 'e' without digits is not the number's: flex's
+// longest match leaves it to what follows).
+func Exponent(s string, i int) int {
+	if i >= len(s) || (s[i] != 'e' && s[i] != 'E') {
+		return i
+	}
+	j := i + 1
+	if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	if j >= len(s) || s[j] < '0' || s[j] > '9' {
+		return i
+	}
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j
+}
+
+// Strtol is C's strtol(s, &end, 10): leading white space, a sign and
+// decimal digits. It returns their value, saturated at the int64 bounds
+// on overflow (erange then set, as strtol sets ERANGE), and the index
+// after the digits: 0 when there are none, as strtol leaves end at s.
+func Strtol(s string) (v int64, end int, erange bool) {
+	start, neg := Sign(s)
+	u, over, end := Digits(s, start)
+	switch {
+	case end == start:
+		return 0, 0, false
+	case over || (!neg && u > math.MaxInt64) || (neg && u > 1<<63):
+		if neg {
+			return math.MinInt64, end, true
+		}
+		return math.MaxInt64, end, true
+	case neg:
+		return int64(-u), end, false
+	}
+	return int64(u), end, false
 }

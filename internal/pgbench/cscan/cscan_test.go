@@ -24,3 +24,47 @@ func TestSignDigits(t *testing.T) {
 		}
 	}
 }
+
+func TestExponent(t *testing.T) {
+	for _, tc := range []struct {
+		s       string
+		i, want int
+	}{
+		{"1e5", 1, 3},
+		{"1E+12x", 1, 5},
+		{"1e-0", 1, 4},
+		{"1e", 1, 1},
+		{"1e+", 1, 1},
+		{"1ex", 1, 1},
+		{"12", 2, 2},
+		{"1.5", 1, 1},
+	} {
+		if got := Exponent(tc.s, tc.i); got != tc.want {
+			t.Errorf("Exponent(%q, %d) = %d, want %d", tc.s, tc.i, got, tc.want)
+		}
+	}
+}
+
+func TestStrtol(t *testing.T) {
+	for _, tc := range []struct {
+		s      string
+		v      int64
+		end    int
+		erange bool
+	}{
+		{s: " 42x", v: 42, end: 3},
+		{s: "-7", v: -7, end: 2},
+		{s: " +", end: 0},
+		{s: "", end: 0},
+		{s: "9223372036854775807", v: 1<<63 - 1, end: 19},
+		{s: "9223372036854775808", v: 1<<63 - 1, end: 19, erange: true},
+		{s: "-9223372036854775808", v: -1 << 63, end: 20},
+		{s: "-9223372036854775809 ", v: -1 << 63, end: 20, erange: true},
+		{s: "99999999999999999999999", v: 1<<63 - 1, end: 23, erange: true},
+	} {
+		v, end, erange := Strtol(tc.s)
+		if v != tc.v || end != tc.end || erange != tc.erange {
+			t.Errorf("Strtol(%q) = %d, %d, %v; want %d, %d, %v", tc.s, v, end, erange, tc.v, tc.end, tc.erange)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package expr
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/txnbench/txnbench/internal/pgbench/cscan"
+)
 
 type tokKind uint8
 
@@ -218,18 +222,8 @@ func (l *lexer) number(start int) (token, *SyntaxError) {
 		}
 		isDouble = true
 	}
-	if p < len(s) && (s[p] == 'e' || s[p] == 'E') {
-		q := p + 1
-		if q < len(s) && (s[q] == '+' || s[q] == '-') {
-			q++
-		}
-		if q < len(s) && isDigit(s[q]) {
-			for q < len(s) && isDigit(s[q]) {
-				q++
-			}
-			p = q
-			isDouble = true
-		}
+	if e := cscan.Exponent(s, p); e > p {
+		p, isDouble = e, true
 	}
 	l.pos = p
 	text := s[start:p]

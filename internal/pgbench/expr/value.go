@@ -175,19 +175,14 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // strToInt64 is strtol(s, &end, 10) with the whole string consumed: ok,
 // or whether it failed on range.
 func strToInt64(s string) (v int64, ok, rangeErr bool) {
-	start, neg := cscan.Sign(s)
-	u, over, i := cscan.Digits(s, start)
-	if i == start {
+	v, end, erange := cscan.Strtol(s)
+	switch {
+	case end == 0:
 		return 0, false, false
-	}
-	if over || (!neg && u > math.MaxInt64) || (neg && u > 1<<63) {
+	case erange:
 		return 0, false, true
-	}
-	if i != len(s) {
+	case end != len(s):
 		return 0, false, false
 	}
-	if neg {
-		return int64(-u), true, false
-	}
-	return int64(u), true, false
+	return v, true, false
 }

@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/pgbench/cscan"
 	"github.com/txnbench/txnbench/internal/pgbench/expr"
 	"github.com/txnbench/txnbench/internal/pgbench/script"
 )
@@ -130,35 +130,9 @@ func firstLine(r io.Reader, max int) (string, error) {
 // (leading white space, a sign, digits), then only white space. It
 // returns strtol's value, which saturates on overflow.
 func strtol(s string) (int64, bool) {
-	i := 0
-	for i < len(s) && isSpace(s[i]) {
-		i++
-	}
-	start := i
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	digits := i
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	var v int64
-	end := 0 // strtol's endptr: the start when there are no digits
-	if i > digits {
-		end = i
-		n, err := strconv.ParseInt(s[start:i], 10, 64)
-		if err != nil {
-			n = 1<<63 - 1
-			if s[start] == '-' {
-				n = -1 << 63
-			}
-		}
-		v = n
-	}
-	for end < len(s) && isSpace(s[end]) {
+	v, end, _ := cscan.Strtol(s)
+	for end < len(s) && cscan.IsSpace(s[end]) {
 		end++
 	}
 	return v, end == len(s)
 }
-
-func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }

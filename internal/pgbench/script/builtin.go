@@ -3,8 +3,9 @@ package script
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
+
+	"github.com/txnbench/txnbench/internal/pgbench/cscan"
 )
 
 type builtin struct{ name, desc, text string }
@@ -154,23 +155,8 @@ func ParseWeighted(arg string) (nameOrFile string, weight int, err error) {
 	}
 	spec := arg[i:]
 	w := spec[1:]
-	j := 0
-	for j < len(w) && isCSpace(w[j]) {
-		j++
-	}
-	k := j
-	if k < len(w) && (w[k] == '+' || w[k] == '-') {
-		k++
-	}
-	d := k
-	for d < len(w) && isDigit(w[d]) {
-		d++
-	}
-	if d == k || d != len(w) {
-		return "", 0, &WeightError{Spec: spec}
-	}
-	v, perr := strconv.ParseInt(w[j:], 10, 64)
-	if perr != nil { // ERANGE
+	v, end, erange := cscan.Strtol(w)
+	if end == 0 || end != len(w) || erange {
 		return "", 0, &WeightError{Spec: spec}
 	}
 	if v > math.MaxInt32 || v < 0 {

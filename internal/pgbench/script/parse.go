@@ -3,9 +3,9 @@ package script
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/pgbench/cscan"
 	"github.com/txnbench/txnbench/internal/pgbench/expr"
 )
 
@@ -177,7 +177,7 @@ func (p *parser) attachGset(c *Command, line int) error {
 func newSQLCommand(text string, compounds int) *Command {
 	i := 0
 	for {
-		if i < len(text) && isCSpace(text[i]) {
+		if i < len(text) && cscan.IsSpace(text[i]) {
 			i++
 		} else if strings.HasPrefix(text[i:], "--") {
 			j := strings.IndexByte(text[i:], '\n')
@@ -204,8 +204,6 @@ func newSQLCommand(text string, compounds int) *Command {
 	c.Parts, c.Params, c.ParamSQL = splitVariables(sql)
 	return c
 }
-
-func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 
 // splitVariables finds :name references as pgbench's parseVariable does:
 // anywhere in the text (quotes are not special), a name starting with a
@@ -444,29 +442,7 @@ func (p *parser) backslash(start, line int) (*Command, error) {
 
 // atoi mimics C's atoi (strtol cast to int) on the leading integer of s.
 func atoi(s string) int64 {
-	i := 0
-	for i < len(s) && isCSpace(s[i]) {
-		i++
-	}
-	j := i
-	if j < len(s) && (s[j] == '+' || s[j] == '-') {
-		j++
-	}
-	k := j
-	for k < len(s) && isDigit(s[k]) {
-		k++
-	}
-	if k == j {
-		return 0
-	}
-	v, err := strconv.ParseInt(s[i:k], 10, 64)
-	if err != nil { // strtol saturates
-		if s[i] == '-' {
-			v = -1 << 63
-		} else {
-			v = 1<<63 - 1
-		}
-	}
+	v, _, _ := cscan.Strtol(s)
 	return int64(int32(v))
 }
 
@@ -561,18 +537,7 @@ func lastUnexpected(text string, from int) int {
 					i++
 				}
 			}
-			if i < len(text) && (text[i] == 'e' || text[i] == 'E') {
-				j := i + 1
-				if j < len(text) && (text[j] == '+' || text[j] == '-') {
-					j++
-				}
-				if j < len(text) && isDigit(text[j]) {
-					for j < len(text) && isDigit(text[j]) {
-						j++
-					}
-					i = j
-				}
-			}
+			i = cscan.Exponent(text, i)
 		case isIdentStart(c):
 			for i < len(text) && isVarChar(text[i]) {
 				i++

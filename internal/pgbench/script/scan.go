@@ -1,6 +1,10 @@
 package script
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/txnbench/txnbench/internal/pgbench/cscan"
+)
 
 // This file splits a script the way pgbench's psqlscan.l-based loop does
 // (PostgreSQL 15, standard_conforming_strings on, SQL_ASCII): SQL text is
@@ -494,18 +498,7 @@ func (s *sqlScanner) scanNumber(buf *strings.Builder) {
 			i++
 		}
 	}
-	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
-		j := i + 1
-		if j < len(src) && (src[j] == '+' || src[j] == '-') {
-			j++
-		}
-		if j < len(src) && isDigit(src[j]) {
-			for j < len(src) && isDigit(src[j]) {
-				j++
-			}
-			i = j
-		}
-	}
+	i = cscan.Exponent(src, i)
 	buf.WriteString(src[s.pos:i])
 	s.pos = i
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
@@ -33,12 +32,7 @@ func testDialects(t *testing.T) map[string]target.Dialect {
 // parseWorkload parses args into a fresh workload and validates it.
 func parseWorkload(args ...string) (*Workload, error) {
 	w := &Workload{}
-	fs := pflag.NewFlagSet("connect-overhead", pflag.ContinueOnError)
-	w.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	return w, w.Validate()
+	return w, workload.Parse(w, args...)
 }
 
 func newTestWorkload(t *testing.T, args ...string) *Workload {

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -19,12 +18,7 @@ var small = []string{"--warehouses", "2", "--items", "1000", "--customers-per-di
 // parseWorkload parses args into a fresh workload and validates it.
 func parseWorkload(args ...string) (*Workload, error) {
 	w := &Workload{}
-	fs := pflag.NewFlagSet("tpcc", pflag.ContinueOnError)
-	w.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	return w, w.Validate()
+	return w, workload.Parse(w, args...)
 }
 
 // initWorkload validates args and runs Init with seed 1 (loading in

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // Realistic banners of SELECT version() for the PostgreSQL family.
@@ -71,13 +72,8 @@ func TestTestDialects(t *testing.T) {
 func newTestWorkload(t *testing.T, args ...string) *Workload {
 	t.Helper()
 	w := &Workload{}
-	fs := pflag.NewFlagSet("train-events", pflag.ContinueOnError)
-	w.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatalf("parsing %q: %v", args, err)
-	}
-	if err := w.Validate(); err != nil {
-		t.Fatalf("validating %q: %v", args, err)
+	if err := workload.Parse(w, args...); err != nil {
+		t.Fatalf("%q: %v", args, err)
 	}
 	return w
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -163,15 +162,10 @@ func TestThroughPgBouncer(t *testing.T) {
 // TestThroughPoolerURL: through a pooler given by URL, with no server URL
 // to LISTEN on, the workers poll and the run says why.
 func TestThroughPoolerURL(t *testing.T) {
-	testutil.NeedPgBouncer(t)
-	cl := testutil.Postgres(t)
-	b, err := localdb.StartPgBouncer(context.Background(), localdb.BouncerOptions{BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password(), PoolSize: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Stop() })
+	b := testutil.PgBouncer(t, testutil.Postgres(t), 4)
 	w := newWorkflow(t, "--signal-workers", "3", "--poll-interval", "5ms")
 	s := spec("", w, 4, 16)
+	var err error
 	if s.DB.Via, err = target.ParseVia(b.URL("postgres")); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -330,12 +329,7 @@ func TestBadInputIsRefused(t *testing.T) {
 			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			var ee *exec.ExitError
-			if err != nil && !errors.As(err, &ee) {
-				t.Fatal(err)
-			}
-			if got := cmd.ProcessState.ExitCode(); got != code {
+			if got := clitest.Exited(t, cmd); got != code {
 				t.Errorf("exit %d, want %d (stderr %q)", got, code, stderr.String())
 			}
 			errText := stderr.String()

@@ -3,7 +3,6 @@ package inputs
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -21,11 +20,8 @@ func runAsNobody(t *testing.T, cwd string, args ...string) (code int, stdout, st
 	cmd.Env = append(cmd.Env, "TXNBENCH_CLI_MAIN=1")
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode(), o.String(), e.String()
+	code = clitest.Exited(t, cmd)
+	return code, o.String(), e.String()
 }
 
 // TestSQLiteInUnwritableDir: as a user who cannot write in the current

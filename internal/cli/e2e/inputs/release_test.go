@@ -31,13 +31,10 @@ func TestReleaseScript(t *testing.T) {
 	run := func(args ...string) (int, string) {
 		cmd := exec.Command("bash", append([]string{script}, args...)...)
 		cmd.Env = append(os.Environ(), "DIST="+dist)
-		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode(), string(out)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return 0, string(out)
+		var out clitest.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		code := clitest.Exited(t, cmd)
+		return code, out.String()
 	}
 	for _, bad := range [][]string{{"1.2"}, {"v1.2.0", "windows/386"}, {}} {
 		if code, out := run(bad...); code != exitcode.Usage || strings.Count(strings.TrimSpace(out), "\n") != 0 {

@@ -27,7 +27,7 @@ func TestStudyCellsShareOneCluster(t *testing.T) {
 	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	clusters := regexp.MustCompile(`PostgreSQL \S+ ready on 127\.0\.0\.1:(\d+)`).FindAllStringSubmatch(stderr, -1)
+	clusters := regexp.MustCompile(clitest.ServerReady).FindAllStringSubmatch(stderr, -1)
 	if len(clusters) != 1 {
 		t.Fatalf("%d clusters started, want 1:\n%s", len(clusters), stderr)
 	}
