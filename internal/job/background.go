@@ -49,24 +49,23 @@ func backgroundSessions(w workload.Workload) int {
 	return 0
 }
 
-// windowNotifications counts the notifications w's LISTEN session
-// (workload.Notified) receives from the window's start, as the server's
-// counters do: its observer reads the count as the window opens. The
-// returned func, called once the background work has stopped, is how many
-// came since; 0 for a workload without one (whose observer is nil), or a
-// run whose window never opened.
-func windowNotifications(w workload.Workload) (runner.Observer, func() int64) {
-	n, ok := w.(workload.Notified)
+// windowUnrecorded counts what w's sessions commit beside its ops
+// (workload.Unrecorder) from the window's start, as the server's counters
+// do: its observer reads the count as the window opens. The returned
+// func, called once the background work has stopped, is what was
+// committed since: zero for a workload without such commits (whose
+// observer is nil), or a run whose window never opened.
+func windowUnrecorded(w workload.Workload) (runner.Observer, func() workload.Unrecorded) {
+	u, ok := w.(workload.Unrecorder)
 	if !ok {
-		return nil, func() int64 { return 0 }
+		return nil, func() workload.Unrecorded { return workload.Unrecorded{} }
 	}
-	var at atomic.Int64
-	opened := atomic.Bool{}
-	o := runner.Funcs{OnStart: func() { at.Store(n.Notifications()); opened.Store(true) }}
-	return o, func() int64 {
-		if !opened.Load() {
-			return 0
+	var at atomic.Pointer[workload.Unrecorded]
+	o := runner.Funcs{OnStart: func() { now := u.Unrecorded(); at.Store(&now) }}
+	return o, func() workload.Unrecorded {
+		if p := at.Load(); p != nil {
+			return u.Unrecorded().Sub(*p)
 		}
-		return n.Notifications() - at.Load()
+		return workload.Unrecorded{}
 	}
 }

@@ -65,7 +65,7 @@ type running struct {
 	first     []runner.Observer                                     // observers before the caller's
 	last      []runner.Observer                                     // and after them
 	onCycle   func(func(runner.CycleEvent)) func(runner.CycleEvent) // wraps the runner's cycle callback
-	notified  func() int64                                          // the background's notifications since the window opened
+	beside    func() workload.Unrecorded                            // what the workload committed beside its ops since the window opened
 }
 
 // A stage is started before the run, in the order of stages, and stopped
@@ -234,7 +234,7 @@ func (rn *running) startBackground() error {
 	}
 	rn.stops.push(stop)
 	var o runner.Observer
-	if o, rn.notified = windowNotifications(rn.s.Workload); o != nil {
+	if o, rn.beside = windowUnrecorded(rn.s.Workload); o != nil {
 		rn.last = append(rn.last, o)
 	}
 	return nil
@@ -301,8 +301,9 @@ func (rn *running) scheduleFaults() error {
 func (rn *running) assemble(out *runner.Outcome) *result.Result {
 	s, db := rn.s, rn.db
 	r := assemble(s, db, out)
-	if rn.notified != nil {
-		r.Notifications = rn.notified()
+	if rn.beside != nil {
+		u := rn.beside()
+		r.WorkloadCommits, r.Notifications = u.Commits, u.Notifications
 	}
 	if d, ok := s.Workload.(workload.DataReporter); ok {
 		r.Data = d.Data() // what Start found

@@ -86,10 +86,15 @@ type Result struct {
 	Interrupted bool             `json:"interrupted,omitempty"`
 	// Stalled says no op completed in the window's last StallAfter or more.
 	Stalled *Stall `json:"stalled,omitempty"`
+	// WorkloadCommits is how many transactions the workload's sessions
+	// committed beside its ops, which no op records (workload.Unrecorder:
+	// the workflow's await looking again, its signal workers releasing
+	// their leases), from the window's start until they were gone.
+	WorkloadCommits int64 `json:"workload_commits,omitempty"`
 	// Notifications is how many notifications the workload's LISTEN
-	// session received from the window's start until the clients were
-	// gone (workload.Notified): the server reads them in transactions of
-	// its own, up to one each, which no op records.
+	// session received over the same span (workload.Unrecorder): the
+	// server reads them in transactions of its own, up to one each, which
+	// no op records.
 	Notifications int64 `json:"notifications,omitempty"`
 	// CycleUnit names what one cycle is when the workload's users count
 	// cycles rather than transactions ("workflows"); "" otherwise.
@@ -341,6 +346,9 @@ type Commits struct {
 	Window int64 `json:"window"`
 	After  int64 `json:"after,omitempty"`
 	Before int64 `json:"before,omitempty"`
+	// Workload is Result.WorkloadCommits: the workload's own, one commit
+	// each.
+	Workload int64 `json:"workload,omitempty"`
 	// Notified is Result.Notifications: the server's reading of them may
 	// add up to as many commits.
 	Notified int64 `json:"notified,omitempty"`
@@ -362,7 +370,7 @@ func (r *Result) ServerCommits() (Commits, bool) {
 		return Commits{}, false
 	}
 	window, after, before := r.Committed()
-	return Commits{Server: server, Window: window, After: after, Before: before,
+	return Commits{Server: server, Window: window, After: after, Before: before, Workload: r.WorkloadCommits,
 		Notified: r.Notifications, Autovacuum: r.Telemetry.Database["autovacuum"]}, true
 }
 
@@ -381,7 +389,7 @@ func MedianCommits(cs []Commits) *Commits {
 // Add adds o's counts to c's (a suite's study scenario sums its cells').
 func (c *Commits) Add(o Commits) {
 	c.Server, c.Window, c.After, c.Before = c.Server+o.Server, c.Window+o.Window, c.After+o.After, c.Before+o.Before
-	c.Notified, c.Autovacuum = c.Notified+o.Notified, c.Autovacuum+o.Autovacuum
+	c.Workload, c.Notified, c.Autovacuum = c.Workload+o.Workload, c.Notified+o.Notified, c.Autovacuum+o.Autovacuum
 }
 
 func cmpInt64(a, b int64) int {
@@ -398,15 +406,17 @@ func cmpInt64(a, b int64) int {
 // counters ran.
 func (c Commits) Clients() int64 { return c.Window + c.After + c.Before }
 
-// Text is the server's commits and how the clients' transactions add up
-// to them: "14,405 = 14,375 in the window + 30 completed after it", or,
-// when they do not, "14,410 for the clients' 14,375 transactions (14,375
-// in the window; +0.2%)", with what the server's delivering of
-// notifications ("+14.8%; the server also delivered the listener's 2,035
-// notifications, in up to as many transactions of its own") and
-// autovacuum may add ("+25.8%; autovacuum and autoanalyze processed
-// tables 6 times, in transactions of their own"); the commits alone
-// without client counts.
+// Text is the server's commits and how the clients' transactions (and
+// the workload's beside its ops) add up to them: "14,405 = 14,375 in the
+// window + 30 completed after it", or, when they do not, "14,410 for the
+// clients' 14,375 transactions (14,375 in the window; +0.2%)" ("14,083
+// for 14,060 transactions (12,199 in the window + 1,861 the workload
+// committed beside its ops; ...)" with the workload's), with what the
+// server's delivering of notifications ("+14.8%; the server also
+// delivered the listener's 2,035 notifications, in up to as many
+// transactions of its own") and autovacuum may add ("+25.8%; autovacuum
+// and autoanalyze processed tables 6 times, in transactions of their
+// own"); the commits alone without client counts.
 func (c Commits) Text() string {
 	parts := []string{texttable.Count(c.Window) + " in the window"}
 	if c.After > 0 {
@@ -415,21 +425,26 @@ func (c Commits) Text() string {
 	if c.Before > 0 {
 		parts = append(parts, texttable.Count(c.Before)+" begun in the warm-up")
 	}
+	whose := "the clients' "
+	if c.Workload > 0 {
+		parts = append(parts, texttable.Count(c.Workload)+" the workload committed beside its ops")
+		whose = ""
+	}
 	sum := strings.Join(parts, " + ")
-	switch clients := c.Clients(); {
-	case clients == 0:
+	switch known := c.Clients() + c.Workload; {
+	case c.Clients() == 0:
 		return texttable.Count(c.Server)
-	case clients == c.Server:
+	case known == c.Server:
 		return texttable.Count(c.Server) + " = " + sum
 	default:
 		why := ""
-		if c.Notified > 0 && c.Server > clients {
+		if c.Notified > 0 && c.Server > known {
 			why += fmt.Sprintf("; the server also delivered the listener's %s notifications, in up to as many transactions of its own", texttable.Count(c.Notified))
 		}
-		if c.Autovacuum > 0 && c.Server > clients {
+		if c.Autovacuum > 0 && c.Server > known {
 			why += fmt.Sprintf("; autovacuum and autoanalyze processed tables %s times, in transactions of their own", texttable.Count(c.Autovacuum))
 		}
-		return fmt.Sprintf("%s for the clients' %s transactions (%s; %+.1f%%%s)", texttable.Count(c.Server), texttable.Count(clients), sum, 100*float64(c.Server-clients)/float64(clients), why)
+		return fmt.Sprintf("%s for %s%s transactions (%s; %+.1f%%%s)", texttable.Count(c.Server), whose, texttable.Count(known), sum, 100*float64(c.Server-known)/float64(known), why)
 	}
 }
 

@@ -735,6 +735,12 @@ func TestCommitsText(t *testing.T) {
 		{result.Commits{Server: 12000, Window: 12199, Notified: 2035}, "12,000 for the clients' 12,199 transactions (12,199 in the window; -1.6%)"},
 		{result.Commits{Server: 39, Window: 30, After: 1, Autovacuum: 6}, "39 for the clients' 31 transactions (30 in the window + 1 completed after it; +25.8%; autovacuum and autoanalyze processed tables 6 times, in transactions of their own)"},
 		{result.Commits{Server: 5}, "5"},
+		// the workload's own commits beside its ops are a part of the sum
+		{result.Commits{Server: 589, Window: 549, Workload: 40}, "589 = 549 in the window + 40 the workload committed beside its ops"},
+		{result.Commits{Server: 599, Window: 554, Workload: 32, Notified: 12},
+			"599 for 586 transactions (554 in the window + 32 the workload committed beside its ops; +2.2%; the server also delivered the listener's 12 notifications, in up to as many transactions of its own)"},
+		{result.Commits{Server: 580, Window: 554, After: 1, Workload: 32, Notified: 12}, "580 for 587 transactions (554 in the window + 1 completed after it + 32 the workload committed beside its ops; -1.2%)"},
+		{result.Commits{Server: 7, Workload: 7}, "7"},
 	} {
 		if got := tt.c.Text(); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.c, got, tt.want)

@@ -33,11 +33,28 @@ type BackgroundEnv struct {
 	NoSession string
 }
 
-// Notified is a Backgrounder with a session that LISTENs: the server
-// reads a session's notifications in transactions of its own, one each
-// time it delivers them (several notifications at once when they arrive
-// together), which no op records. Notifications is how many the session
-// received so far.
-type Notified interface {
-	Notifications() int64
+// Unrecorder is a Workload whose own sessions make the server commit
+// transactions that no op records. Unrecorded is how many so far, since
+// Start.
+type Unrecorder interface {
+	Unrecorded() Unrecorded
+}
+
+// Unrecorded is what a workload's sessions committed beside its ops
+// (Unrecorder).
+type Unrecorded struct {
+	// Commits are transactions of its own, one commit each (the
+	// workflow's: an await's looks at its instance row after the first,
+	// the signal workers' release of their leases, the listener's LISTEN).
+	Commits int64
+	// Notifications are those its LISTEN session received: the server
+	// reads them in transactions of its own, one each time it delivers
+	// them (several at once when they arrive together), so up to as many
+	// commits.
+	Notifications int64
+}
+
+// Sub is u less o: what was committed since o.
+func (u Unrecorded) Sub(o Unrecorded) Unrecorded {
+	return Unrecorded{Commits: u.Commits - o.Commits, Notifications: u.Notifications - o.Notifications}
 }

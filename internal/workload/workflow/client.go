@@ -187,8 +187,17 @@ const awaitPoll = time.Second
 // and reads the instance row: the database says whether it completed. It
 // records the phases from the publish commit and from the cycle's start
 // to the completion commit. A workflow not final within --stuck-after is
-// an error (and stays stuck for the invariant check).
-func (c *client) await(ctx context.Context, conn target.Conn) error {
+// an error (and stays stuck for the invariant check). Each read is a
+// transaction of its own: those beyond the one the op records are counted
+// beside the ops (Unrecorded).
+func (c *client) await(ctx context.Context, conn target.Conn) (err error) {
+	var reads int64
+	defer func() {
+		if err == nil {
+			reads-- // the op's own
+		}
+		c.w.besideOps.Add(max(reads, 0))
+	}()
 	deadline := c.published.Add(c.w.stuckAfter)
 	for {
 		wait := min(awaitPoll, time.Until(deadline))
@@ -206,6 +215,7 @@ func (c *client) await(ctx context.Context, conn target.Conn) error {
 		if err := target.QueryRow(ctx, conn, c.w.sql.readInstance, []any{c.inst}, &state, &completed); err != nil {
 			return err
 		}
+		reads++
 		switch state {
 		case stateCompleted:
 			at := c.wt.at.Load()

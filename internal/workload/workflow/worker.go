@@ -86,7 +86,7 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 		w.note(fmt.Sprintf("--poll-interval %s has no effect: the signal workers wait for NOTIFY (--wake notify); give --wake poll to compare polling", w.pollEvery))
 	}
 	if w.wake == wakeNotify {
-		l, err := openListener(ctx, env)
+		l, err := w.openListener(ctx, env)
 		if err != nil {
 			cancel()
 			closeAll()
@@ -112,13 +112,17 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 // BackgroundSessions are the workers' sessions and the listener's.
 func (w *Workload) BackgroundSessions() int { return w.workers + 1 }
 
-// Notifications is how many notifications the listener received since
-// Start (workload.Notified).
-func (w *Workload) Notifications() int64 { return w.notified.Load() }
+// Unrecorded is what the workload's sessions committed since Start that
+// no op records (workload.Unrecorder): an await's looks at its instance
+// row after the first, the workers' releases of their leases, the
+// listener's LISTEN, and the notifications the listener received.
+func (w *Workload) Unrecorded() workload.Unrecorded {
+	return workload.Unrecorded{Commits: w.besideOps.Load(), Notifications: w.notified.Load()}
+}
 
 // openListener opens a session of the server's own that listens on the
 // workload's channel.
-func openListener(ctx context.Context, env workload.BackgroundEnv) (target.Conn, error) {
+func (w *Workload) openListener(ctx context.Context, env workload.BackgroundEnv) (target.Conn, error) {
 	c, err := env.Session(ctx)
 	if err != nil {
 		return nil, err
@@ -132,6 +136,7 @@ func openListener(ctx context.Context, env workload.BackgroundEnv) (target.Conn,
 		c.Close(ctx)
 		return nil, err
 	}
+	w.besideOps.Add(1)
 	return c, nil
 }
 
@@ -148,7 +153,7 @@ func (w *Workload) listen(ctx context.Context, env workload.BackgroundEnv, c tar
 	for ctx.Err() == nil {
 		if c == nil {
 			var err error
-			if c, err = openListener(ctx, env); err != nil {
+			if c, err = w.openListener(ctx, env); err != nil {
 				c = nil
 				sleep(ctx, notifyIdle)
 				continue
@@ -212,6 +217,11 @@ type claimed struct {
 // and they would otherwise wait for --lease to expire.
 func (k *worker) run(ctx context.Context) {
 	defer k.release()
+	// The first look at the queue waits for a wake-up (or the idle wait):
+	// one at once would commit just before the window opens, in the
+	// second after the session's start in which the server holds back its
+	// statistics, and the server's counters of the window would hold it.
+	k.idle(ctx)
 	for ctx.Err() == nil {
 		if k.conn == nil {
 			c, err := k.env.Connect(ctx)
@@ -222,7 +232,9 @@ func (k *worker) run(ctx context.Context) {
 			}
 			k.conn = c
 			if k.lost {
-				c.Exec(ctx, k.w.sql.releaseLeases, k.id) // on failure, they expire
+				if _, err := c.Exec(ctx, k.w.sql.releaseLeases, k.id); err == nil { // on failure, they expire
+					k.w.besideOps.Add(1)
+				}
 				k.lost = false
 			}
 		}
@@ -492,6 +504,7 @@ func (k *worker) release() {
 			k.conn = c
 		}
 		if _, err := k.conn.Exec(ctx, k.w.sql.releaseLeases, k.id); err == nil {
+			k.w.besideOps.Add(1)
 			break
 		}
 	}

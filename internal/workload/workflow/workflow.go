@@ -31,6 +31,7 @@ var (
 	_ workload.Stepper      = (*Workload)(nil)
 	_ workload.CycleCounter = (*Workload)(nil)
 	_ workload.Noter        = (*Workload)(nil)
+	_ workload.Unrecorder   = (*Workload)(nil)
 )
 
 // The clients' ops, in report order.
@@ -123,6 +124,7 @@ type Workload struct {
 	leaseLost       atomic.Int64             // applications refused because the lease had passed on
 	handlerFailures atomic.Int64             // handler failures retried or dead-lettered
 	notified        atomic.Int64             // notifications the listener received
+	besideOps       atomic.Int64             // transactions committed that no op records (Unrecorded)
 	unknownCommits  atomic.Int64             // starts and publishes whose commit outcome is unknown
 	failedPublishes atomic.Int64             // publishes that failed (rolled back): their workflows stay started
 }
@@ -303,6 +305,7 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	w.leaseLost.Store(0)
 	w.handlerFailures.Store(0)
 	w.notified.Store(0)
+	w.besideOps.Store(0)
 	w.unknownCommits.Store(0)
 	w.failedPublishes.Store(0)
 	return nil
