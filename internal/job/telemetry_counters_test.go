@@ -17,7 +17,7 @@ import (
 func TestTelemetryCommitsMatch(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
-	for _, tc := range []struct {
+	cases := []struct {
 		name   string
 		conn   string
 		pooler target.Via
@@ -25,14 +25,25 @@ func TestTelemetryCommitsMatch(t *testing.T) {
 		{name: "session"},
 		{name: "per-txn", conn: connect.PerTxn},
 		{name: "pgbouncer", pooler: pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})},
-	} {
+	}
+	// a fixed amount of work (150 transactions), so a loaded machine
+	// cannot leave too few to compare; one cluster for the three, as a
+	// study's cells share it (the pooled one behind a PgBouncer of its own)
+	specs := make([]Spec, len(cases))
+	for i, tc := range cases {
+		specs[i] = spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Iterations: 50, Progress: 500 * time.Millisecond})
+		specs[i].Conn.Strategy = tc.conn
+		specs[i].DB.Via = tc.pooler
+	}
+	dbs := NewShared(specs)
+	t.Cleanup(dbs.Close)
+	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			// a fixed amount of work (150 transactions), so a loaded
-			// machine cannot leave too few to compare
-			s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Iterations: 50, Progress: 500 * time.Millisecond})
-			s.Conn.Strategy = tc.conn
-			s.DB.Via = tc.pooler
-			r := run(t, s)
+			db, err := dbs.Open(context.Background(), i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := runJob(t, specs[i], db)
 			commitsAddUp(t, r)
 			if ins := r.Telemetry.Database["tup_inserted"]; ins <= 0 {
 				t.Errorf("tup_inserted %d", ins)
