@@ -48,8 +48,12 @@ func newWorkload(t *testing.T, name string, args ...string) workload.Workload {
 	return w
 }
 
-// quick is a small, fast train-events configuration.
-var quick = []string{"--rows", "500", "--delay", "2ms", "--think-min", "0s", "--think-max", "2ms", "--min-batch", "5", "--max-batch", "20"}
+// quick is a small, fast train-events configuration. The pause before
+// each cycle (the workload's default, 100 ms) keeps a window's clients
+// from running at full speed: the tests that run for a time want
+// activity, not throughput, and at 2 ms each second of a window cost the
+// server 1-2 CPU-seconds (its jsonb inverted index most).
+var quick = []string{"--rows", "500", "--delay", "100ms", "--think-min", "0s", "--think-max", "2ms", "--min-batch", "5", "--max-batch", "20"}
 
 func spec(t *testing.T, db string, cfg runner.Config, args ...string) Spec {
 	if cfg.MaxTries == 0 {
