@@ -75,7 +75,7 @@ func TestTelemetryWaitsInWindow(t *testing.T) {
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Duration: time.Second, Progress: 500 * time.Millisecond},
 		"--think-min", "600ms", "--think-max", "600ms")
 	s.Telemetry.Sample = 20 * time.Millisecond
-	r := run(t, s)
+	r := runJob(t, s, sequentialTempPostgres(t, s))
 	w := r.Telemetry.Waits
 	if w == nil {
 		t.Fatal("no wait samples")
@@ -113,7 +113,7 @@ func TestTelemetrySessionTerminated(t *testing.T) {
 	testutil.NeedPostgres(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 20 * time.Millisecond
-	db := openDB(t, s, s.Runner.Clients)
+	db := sequentialTempPostgres(t, s)
 	atFirstTick(&s, func() { terminateTelemetry(t, db.Cluster().URL()) })
 	r := runJob(t, s, db)
 	tel := r.Telemetry
@@ -142,7 +142,7 @@ func TestTelemetryPoolerRestart(t *testing.T) {
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
 	ctx := context.Background()
-	db := openDB(t, s, s.Runner.Clients)
+	db := sequentialTempPostgres(t, s)
 	atFirstTick(&s, func() {
 		if err := db.fleet.Restart(ctx); err != nil {
 			t.Error(err)

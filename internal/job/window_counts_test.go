@@ -2,7 +2,6 @@ package job
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,21 +70,10 @@ func TestCommitsMatchAtLowThroughput(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	const most = 16 // clients
 	cfg := runner.Config{Clients: most, Duration: time.Second, Progress: 250 * time.Millisecond}
-	// one cluster, as a study's cells share it: the direct paths' and,
-	// behind a PgBouncer of its own, the pooled one's
+	// the package's sequential temp-postgres, as a study's cells share
+	// one: the pgbouncer path behind a PgBouncer of its own for each run
 	bouncer := pgbouncer(target.PgBouncer{Mode: "transaction", Size: 10})
-	s := spec(t, target.TempPostgresSpec, cfg)
-	s.DB.Via = bouncer
-	dbs := NewShared([]Spec{spec(t, target.TempPostgresSpec, cfg), s})
-	t.Cleanup(dbs.Close)
-	open := func(t *testing.T, i int) *Database {
-		t.Helper()
-		db, err := dbs.Open(context.Background(), i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
+	direct := sequentialTempPostgres(t, spec(t, target.TempPostgresSpec, cfg))
 	for _, path := range []struct {
 		name   string
 		conn   connect.Options
@@ -98,9 +86,11 @@ func TestCommitsMatchAtLowThroughput(t *testing.T) {
 	} {
 		for _, clients := range []int{1, most} {
 			t.Run(fmt.Sprintf("%s/%d", path.name, clients), func(t *testing.T) {
-				db := open(t, 0)
+				db := direct
 				if path.pooler.Kind != target.ViaDirect {
-					db = open(t, 1)
+					s := spec(t, target.TempPostgresSpec, cfg)
+					s.DB.Via = bouncer
+					db = sequentialTempPostgres(t, s)
 				}
 				// a window long enough for the clients to connect and
 				// commit: on a busy machine 16 clients may still be
@@ -123,7 +113,7 @@ func TestCommitsMatchAtLowThroughput(t *testing.T) {
 		s := spec(t, target.TempPostgresSpec, cfg)
 		s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "point", "--rows", "1000", "--delay", "100ms")
 		s.Conn = connect.Options{Strategy: connect.PerTxn}
-		commitsAddUp(t, runJob(t, s, open(t, 0)))
+		commitsAddUp(t, runJob(t, s, direct))
 	})
 }
 
@@ -142,7 +132,7 @@ func TestServerTimeWithinLatency(t *testing.T) {
 	}
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 8, Warmup: time.Second, Duration: 400 * time.Millisecond, Progress: 200 * time.Millisecond})
 	s.Name, s.Workload = "script", newWorkload(t, "script", "-f", file)
-	r := run(t, s)
+	r := runJob(t, s, sequentialTempPostgres(t, s))
 	timed := 0
 	for _, o := range r.Ops {
 		if !o.Kind.IsTxn() || o.ServerMS == 0 {
@@ -171,7 +161,7 @@ func TestServerTimeWithinLatency(t *testing.T) {
 func TestWorkflowCommitsAccountForNotifications(t *testing.T) {
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 2 * time.Second, Progress: 500 * time.Millisecond})
 	s.Name, s.Workload = "workflow", newWorkload(t, "workflow", "--signal-workers", "2")
-	r := run(t, s)
+	r := runJob(t, s, sequentialTempPostgres(t, s))
 	if r.Telemetry == nil || r.Telemetry.Database == nil {
 		t.Fatalf("no database telemetry: %+v", r.Telemetry)
 	}
