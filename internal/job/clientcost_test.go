@@ -13,8 +13,9 @@ import (
 // (it was 4-7 times before issue 18, and 3 times for manual while its
 // insert sent small arrays after the payloads). The goal, twice, is
 // bench/client-cost.sh's to measure. Per transaction is the marginal
-// figure between two runs of fixed work on one database, 10 and 50 cycles
-// (30 and 150 transactions): the difference leaves out what a run
+// figure between two runs of fixed work on one database, 10 and 70 cycles
+// (30 and 210 transactions), the second on the data the first loaded:
+// the difference leaves out what a run
 // allocates whatever its length (connecting, the first statements, the
 // histograms, the window's edges: about 8 MB at 4 clients, which a single
 // run must spread over 720 transactions to stay near its marginal figure,
@@ -36,10 +37,11 @@ func TestTrainEventsAllocation(t *testing.T) {
 		t.Run(c.variant, func(t *testing.T) {
 			// allocated is what a run of n cycles allocated, in KB, and
 			// its transactions.
-			allocated := func(n int64) (kb float64, txns int64) {
+			allocated := func(n int64, fresh bool) (kb float64, txns int64) {
 				s := spec(t, dbURL, runner.Config{Clients: 4, Iterations: n, Progress: 100 * time.Millisecond},
 					"--variant", c.variant, "--min-batch", "100", "--max-batch", "100", "--rows", "2000")
 				s.Telemetry.Off = true // the workload's path alone
+				s.Fresh = fresh
 				r := run(t, s)
 				txns, _ = r.Transactions()
 				if txns == 0 || r.Invariants == nil || !r.Invariants.OK {
@@ -47,8 +49,8 @@ func TestTrainEventsAllocation(t *testing.T) {
 				}
 				return r.Client.AllocPerTxnKB * float64(txns), txns
 			}
-			shortKB, shortTxns := allocated(10)
-			longKB, longTxns := allocated(50)
+			shortKB, shortTxns := allocated(10, true)
+			longKB, longTxns := allocated(70, false) // on the data left, not loaded again
 			payloadKB := float64(batch*minEventBytes*c.passes) / 3 / 1024
 			got := (longKB - shortKB) / float64(longTxns-shortTxns)
 			t.Logf("allocated %.1f KB per transaction for %.1f KB of payload (%.0f KB in %d transactions, %.0f KB in %d)",
