@@ -154,8 +154,8 @@ func TestTrainEventsPostgres(t *testing.T) {
 	dbURL := testutil.SharedPostgres(t)
 	for _, v := range []string{"jsonb", "manual", "text"} {
 		t.Run(v, func(t *testing.T) {
-			r := run(t, spec(t, dbURL, runner.Config{Clients: 8, Iterations: 80}, "--variant", v))
-			checkShape(t, r, 80)
+			r := run(t, spec(t, dbURL, runner.Config{Clients: 8, Iterations: 40}, "--variant", v))
+			checkShape(t, r, 40)
 			if r.Server.Dialect != "PostgreSQL" || !strings.HasPrefix(r.Server.Version, "1") {
 				t.Errorf("server %+v", r.Server)
 			}
@@ -314,11 +314,10 @@ func TestOverloadIsReportedNotFatal(t *testing.T) {
 // TestViaPgBouncer runs train-events through a throwaway PgBouncer 1.18 in
 // transaction mode (no named prepared statements) and reads its counters.
 func TestViaPgBouncer(t *testing.T) {
-	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 8, Iterations: 40})
 	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 4})
-	r := run(t, s)
+	r := runJob(t, s, sequentialTempPostgres(t, s))
 	checkShape(t, r, 40)
 	p := r.Pooler
 	if p == nil || !strings.HasPrefix(p.Name, "PgBouncer 1.") || p.Stats["total_xact_count"] < 3*40 || len(p.Pools) == 0 {

@@ -56,12 +56,11 @@ func TestTelemetryCommitsMatch(t *testing.T) {
 // no inserted rows: the load, made through the pooler just before, is
 // published before the baseline.
 func TestTelemetryLoadBeforeWindow(t *testing.T) {
-	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: time.Second, Progress: 500 * time.Millisecond})
 	s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "point", "--rows", "2000")
 	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
-	r := run(t, s)
+	r := runJob(t, s, sequentialTempPostgres(t, s))
 	commitsAddUp(t, r)
 	if d := r.Telemetry.Database; d["tup_inserted"] != 0 {
 		t.Errorf("a read-only run inserted %d rows: %v", d["tup_inserted"], d)
