@@ -2,6 +2,8 @@ package job
 
 import (
 	"context"
+	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -108,16 +110,25 @@ func TestFleetSurvivesItsProxy(t *testing.T) {
 func TestViaURLOfAnHAProxy(t *testing.T) {
 	t.Parallel()
 	testutil.NeedHAProxy(t)
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t) // a database of its own: the server is not what it measures
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		t.Fatal(err)
+	}
+	password, _ := u.User.Password()
 	f, err := localdb.StartFleet(context.Background(), localdb.FleetOptions{Size: 2, Bouncer: localdb.BouncerOptions{
-		BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password(), MaxClientConn: 50,
+		BackendPort: port, BackendUser: u.User.Username(), BackendPassword: password, MaxClientConn: 50,
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Stop() })
-	s := spec(t, cl.URL(), runner.Config{Clients: 4, Iterations: 40})
-	s.DB.Via = mustVia(t, f.URL("postgres"))
+	s := spec(t, dbURL, runner.Config{Clients: 4, Iterations: 40})
+	s.DB.Via = mustVia(t, f.URL(strings.TrimPrefix(u.Path, "/")))
 	r := run(t, s)
 	checkShape(t, r, 40)
 	// Its admin console reaches one of the two: the counters say so.

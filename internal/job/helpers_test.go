@@ -8,6 +8,7 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // openDB opens the database of s for n clients, failing the test on an
@@ -62,4 +63,64 @@ func mustVia(t testing.TB, v string) target.Via {
 // pgbouncer is --via pgbouncer with the settings pb.
 func pgbouncer(pb target.PgBouncer) target.Via {
 	return target.Via{Kind: target.ViaPgBouncer, PgBouncer: pb}
+}
+
+// sequentialTemp is the --db temp-postgres the package's sequential
+// tests share (sequentialTempPostgres), opened by the first that asks.
+var sequentialTemp struct {
+	mu  sync.Mutex
+	db  *Database
+	err error
+}
+
+// sequentialTempPostgres opens the database of s, a --db temp-postgres
+// spec without server settings of its own (--pg-conf, --pg-bin, --tls),
+// on the throwaway cluster that the package's sequential tests share, as
+// a study's cells share one (job.Shared): the same temp-postgres (its
+// pg_stat_statements, its load role) with, for --via pgbouncer, a
+// PgBouncer of the test's own in front, stopped when the test ends. Only
+// for a test that does not call t.Parallel, so that no other run is on
+// the cluster meanwhile, and that does not restart, kill or configure the
+// server: a throwaway cluster costs about a CPU-second to start (initdb).
+// TestMain stops it.
+func sequentialTempPostgres(t *testing.T, s Spec) *Database {
+	t.Helper()
+	testutil.NeedPostgres(t)
+	if s.DB.String() != target.TempPostgresSpec || len(s.PGConf) > 0 || s.PGBin != "" || s.TLS || s.Network != nil || s.PoolerNetwork != nil {
+		t.Fatalf("sequentialTempPostgres shares a plain --db temp-postgres, not %s %v", s.DB, s.PGConf)
+	}
+	ctx := context.Background()
+	sequentialTemp.mu.Lock()
+	if sequentialTemp.db == nil && sequentialTemp.err == nil {
+		server := s
+		server.DB.Via = target.Via{}
+		sequentialTemp.db, sequentialTemp.err = openServer(ctx, server, 32)
+	}
+	server, err := sequentialTemp.db, sequentialTemp.err
+	sequentialTemp.mu.Unlock()
+	if err != nil {
+		t.Fatalf("the sequential tests' temp-postgres: %v", err)
+	}
+	db, err := server.borrow(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if s.DB.Via.Kind == target.ViaPgBouncer {
+		if err := startPoolers(ctx, s, db, s.Runner.Clients); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+// closeSequentialTempPostgres stops the cluster of
+// sequentialTempPostgres, if a test started it.
+func closeSequentialTempPostgres() error {
+	sequentialTemp.mu.Lock()
+	defer sequentialTemp.mu.Unlock()
+	if sequentialTemp.db == nil {
+		return nil
+	}
+	return sequentialTemp.db.Close()
 }

@@ -20,7 +20,7 @@ func TestLoadRoleIsNotSuperuser(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Iterations: 20})
 	s.DB.Via = pgbouncer(target.PgBouncer{Size: 2})
-	db := openDB(t, s, 2)
+	db := sequentialTempPostgres(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	err := withConn(ctx, db, func(c target.Conn) error {

@@ -1,11 +1,20 @@
 package job
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
-// TestMain stops the cluster the tests share (testutil.SharedPostgres).
-func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+// TestMain stops the clusters the tests share (testutil.SharedPostgres's
+// and sequentialTempPostgres's).
+func TestMain(m *testing.M) {
+	code := testutil.Main(m)
+	if err := closeSequentialTempPostgres(); err != nil {
+		fmt.Fprintf(os.Stderr, "stopping the sequential tests' temp-postgres: %v\n", err)
+		code = max(code, 1)
+	}
+	os.Exit(code)
+}

@@ -20,13 +20,12 @@ import (
 // The run's slowest op must name its session and a Lock wait of about that
 // long, and the table's notes must show it.
 func TestSlowOpsNameLockWait(t *testing.T) {
-	t.Parallel()
 	testutil.NeedPostgres(t)
 	const hold = 1500 * time.Millisecond
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 50 * time.Millisecond
 	ctx := context.Background()
-	db := openDB(t, s, s.Runner.Clients)
+	db := sequentialTempPostgres(t, s)
 	locker := testutil.Session(t, db)
 	locked := make(chan error, 1)
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
@@ -88,12 +87,11 @@ func TestSlowOpsSQLite(t *testing.T) {
 // TestSlowOpsPooled: through PgBouncer in transaction mode the client's
 // server session is unknown, and says so.
 func TestSlowOpsPooled(t *testing.T) {
-	t.Parallel()
 	testutil.NeedPostgres(t)
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Duration: 500 * time.Millisecond})
 	s.DB.Via.Kind = target.ViaPgBouncer
-	r := run(t, s)
+	r := runJob(t, s, sequentialTempPostgres(t, s))
 	if len(r.SlowOps) == 0 {
 		t.Fatal("no slow ops")
 	}

@@ -17,7 +17,7 @@ import (
 func TestTelemetryCommitsMatch(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
-	for _, tc := range []struct {
+	cases := []struct {
 		name   string
 		conn   string
 		pooler target.Via
@@ -25,14 +25,25 @@ func TestTelemetryCommitsMatch(t *testing.T) {
 		{name: "session"},
 		{name: "per-txn", conn: connect.PerTxn},
 		{name: "pgbouncer", pooler: pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})},
-	} {
+	}
+	// a fixed amount of work (150 transactions), so a loaded machine
+	// cannot leave too few to compare; one cluster for the three, as a
+	// study's cells share it (the pooled one behind a PgBouncer of its own)
+	specs := make([]Spec, len(cases))
+	for i, tc := range cases {
+		specs[i] = spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Iterations: 50, Progress: 500 * time.Millisecond})
+		specs[i].Conn.Strategy = tc.conn
+		specs[i].DB.Via = tc.pooler
+	}
+	dbs := NewShared(specs)
+	t.Cleanup(dbs.Close)
+	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			// a fixed amount of work (150 transactions), so a loaded
-			// machine cannot leave too few to compare
-			s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Iterations: 50, Progress: 500 * time.Millisecond})
-			s.Conn.Strategy = tc.conn
-			s.DB.Via = tc.pooler
-			r := run(t, s)
+			db, err := dbs.Open(context.Background(), i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := runJob(t, specs[i], db)
 			commitsAddUp(t, r)
 			if ins := r.Telemetry.Database["tup_inserted"]; ins <= 0 {
 				t.Errorf("tup_inserted %d", ins)
@@ -45,12 +56,11 @@ func TestTelemetryCommitsMatch(t *testing.T) {
 // no inserted rows: the load, made through the pooler just before, is
 // published before the baseline.
 func TestTelemetryLoadBeforeWindow(t *testing.T) {
-	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: time.Second, Progress: 500 * time.Millisecond})
 	s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "point", "--rows", "2000")
 	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
-	r := run(t, s)
+	r := runJob(t, s, sequentialTempPostgres(t, s))
 	commitsAddUp(t, r)
 	if d := r.Telemetry.Database; d["tup_inserted"] != 0 {
 		t.Errorf("a read-only run inserted %d rows: %v", d["tup_inserted"], d)
@@ -64,7 +74,7 @@ func TestTelemetryWaitsInWindow(t *testing.T) {
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Duration: time.Second, Progress: 500 * time.Millisecond},
 		"--think-min", "600ms", "--think-max", "600ms")
 	s.Telemetry.Sample = 20 * time.Millisecond
-	r := run(t, s)
+	r := runJob(t, s, sequentialTempPostgres(t, s))
 	w := r.Telemetry.Waits
 	if w == nil {
 		t.Fatal("no wait samples")
@@ -102,7 +112,7 @@ func TestTelemetrySessionTerminated(t *testing.T) {
 	testutil.NeedPostgres(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 20 * time.Millisecond
-	db := openDB(t, s, s.Runner.Clients)
+	db := sequentialTempPostgres(t, s)
 	atFirstTick(&s, func() { terminateTelemetry(t, db.Cluster().URL()) })
 	r := runJob(t, s, db)
 	tel := r.Telemetry
@@ -131,7 +141,7 @@ func TestTelemetryPoolerRestart(t *testing.T) {
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
 	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
 	ctx := context.Background()
-	db := openDB(t, s, s.Runner.Clients)
+	db := sequentialTempPostgres(t, s)
 	atFirstTick(&s, func() {
 		if err := db.fleet.Restart(ctx); err != nil {
 			t.Error(err)

@@ -92,7 +92,7 @@ func TestTelemetryTrainEvents(t *testing.T) {
 			sessions = append(sessions, telemetrySessions(t, url))
 		}
 	}}}
-	db := openDB(t, s, s.Runner.Clients)
+	db := sequentialTempPostgres(t, s)
 	url = db.Cluster().URL()
 	r := runJob(t, s, db)
 	if len(sessions) != 1 || sessions[0] != 1 {
@@ -163,7 +163,7 @@ func TestTelemetryLockWaits(t *testing.T) {
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 2 * time.Second, Progress: 500 * time.Millisecond})
 	s.Telemetry.Sample = 20 * time.Millisecond
 	ctx := context.Background()
-	db := openDB(t, s, s.Runner.Clients+1)
+	db := sequentialTempPostgres(t, s)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnStart: func() {
@@ -216,7 +216,7 @@ func TestTelemetryOff(t *testing.T) {
 	var seen []int64
 	var url string
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(result.Interval) { seen = append(seen, telemetrySessions(t, url)) }}}
-	db := openDB(t, s, s.Runner.Clients)
+	db := sequentialTempPostgres(t, s)
 	url = db.Cluster().URL()
 	r := runJob(t, s, db)
 	if r.Telemetry != nil {
@@ -269,7 +269,7 @@ func TestTelemetryPgBouncer(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 6, Duration: 2 * time.Second, Progress: 500 * time.Millisecond})
 	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
-	r := run(t, s)
+	r := runJob(t, s, sequentialTempPostgres(t, s))
 	tel := r.Telemetry
 	if tel == nil || tel.Pooler["total_xact_count"] <= 0 || tel.Database["xact_commit"] <= 0 {
 		t.Fatalf("telemetry %+v", tel)
