@@ -61,11 +61,12 @@ func TestTPCCSQLite(t *testing.T) {
 	}
 }
 
-// TestTPCCPostgres runs TPC-C on a throwaway PostgreSQL with one terminal
-// per district of both warehouses, ten transactions each.
+// TestTPCCPostgres runs TPC-C on PostgreSQL (a database of its own on the
+// package's throwaway cluster) with one terminal per district of both
+// warehouses, ten transactions each.
 func TestTPCCPostgres(t *testing.T) {
 	t.Parallel()
-	runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--iterations", "200")
+	runTPCC(t, "--db", testutil.SharedPostgres(t), "--clients", "20", "--iterations", "200")
 }
 
 // TestTPCCKillServer kills the server mid-run: sessions break, commits may

@@ -120,8 +120,7 @@ func TestFaultsOnTempPostgres(t *testing.T) {
 // on a server txnbench did not start, given by URL.
 func TestFaultsOnAServerURL(t *testing.T) {
 	t.Parallel()
-	cl := testutil.Postgres(t)
-	runFaults(t, []string{"--db", cl.URL(), "--duration", "4s"}, "1s:terminate-backends", "2s:reset", "3s:latency:10ms/200ms")
+	runFaults(t, []string{"--db", testutil.SharedPostgres(t), "--duration", "4s"}, "1s:terminate-backends", "2s:reset", "3s:latency:10ms/200ms")
 }
 
 // TestKillPooler kills the throwaway PgBouncer mid-run and restarts it
