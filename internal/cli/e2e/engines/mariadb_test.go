@@ -16,11 +16,13 @@ import (
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
-// coMaria is a short connect-overhead run on tiny data.
-var coMaria = []string{"run", "connect-overhead", "--rows", "300", "--clients", "2", "--warmup", "0s", "--duration", "1s", "--progress", "1s", "--telemetry", "off"}
+// coMaria is a connect-overhead run on tiny data; each use gives its
+// amount of work (--iterations, or --duration and a --rate).
+var coMaria = []string{"run", "connect-overhead", "--rows", "300", "--clients", "2", "--warmup", "0s", "--progress", "1s", "--telemetry", "off"}
 
-// teMaria is a short train-events run on small data, cycling fast.
-var teMaria = []string{"run", "train-events", "--rows", "500", "--clients", "3", "--warmup", "0s", "--duration", "2s",
+// teMaria is a train-events run on small data, cycling fast; each use
+// gives its amount of work.
+var teMaria = []string{"run", "train-events", "--rows", "500", "--clients", "3", "--warmup", "0s",
 	"--delay", "5ms", "--think-min", "1ms", "--think-max", "5ms", "--progress", "1s", "--telemetry", "off"}
 
 // TestMariaDB runs the workloads adapted to MariaDB (connect-overhead,
@@ -40,7 +42,7 @@ func TestMariaDB(t *testing.T) {
 
 	t.Run("connect-overhead", func(t *testing.T) {
 		for _, q := range [][]string{{"--query", "point"}, {"--query", "complex", "--conn", "per-txn"}} {
-			code, stdout, stderr := clitest.Run(append(append(coMaria, "--db", url), q...)...)
+			code, stdout, stderr := clitest.Run(append(append(coMaria, "--db", url, "--iterations", "40"), q...)...)
 			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") || !strings.Contains(stdout, "MariaDB "+m.Version()) {
 				t.Fatalf("%v: exit %d: %s\n%s", q, code, stderr, stdout)
 			}
@@ -52,7 +54,7 @@ func TestMariaDB(t *testing.T) {
 
 	t.Run("workflow", func(t *testing.T) {
 		for _, sc := range []string{"immediate-burst", "external-resume"} {
-			code, stdout, stderr := clitest.Run("run", "workflow", "--db", url, "--scenario", sc, "--clients", "2", "--warmup", "0s", "--duration", "1s",
+			code, stdout, stderr := clitest.Run("run", "workflow", "--db", url, "--scenario", sc, "--clients", "2", "--warmup", "0s", "--iterations", "10",
 				"--progress", "1s", "--telemetry", "off")
 			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 				t.Fatalf("%s: exit %d: %s\n%s", sc, code, stderr, stdout)
@@ -65,7 +67,7 @@ func TestMariaDB(t *testing.T) {
 
 	t.Run("train-events", func(t *testing.T) {
 		for _, v := range []string{"jsonb", "manual", "text"} {
-			code, stdout, stderr := clitest.Run(append(teMaria, "--db", url, "--variant", v)...)
+			code, stdout, stderr := clitest.Run(append(teMaria, "--db", url, "--variant", v, "--iterations", "30")...)
 			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 				t.Fatalf("%s: exit %d: %s\n%s", v, code, stderr, stdout)
 			}
@@ -79,7 +81,7 @@ func TestMariaDB(t *testing.T) {
 		// The server's status variables and performance_schema's digests
 		// give the database counters and statement times.
 		out := filepath.Join(t.TempDir(), "te.json")
-		code, stdout, stderr := clitest.Run(append(append([]string{}, teMaria...), "--db", url, "--json", out, "--telemetry", "on")...)
+		code, stdout, stderr := clitest.Run(append(append([]string{}, teMaria...), "--db", url, "--iterations", "30", "--json", out, "--telemetry", "on")...)
 		if code != exitcode.OK {
 			t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 		}
@@ -118,7 +120,8 @@ func TestMariaDB(t *testing.T) {
 			})
 			deleted <- ok
 		}()
-		code, stdout, stderr := clitest.Run(append(teMaria, "--db", url, "--duration", "6s")...)
+		// The window leaves time for the deletion, the rate keeps its work small.
+		code, stdout, stderr := clitest.Run(append(teMaria, "--db", url, "--duration", "6s", "--rate", "20")...)
 		if !<-deleted {
 			t.Fatal("no archived event to delete while the run ran")
 		}
@@ -133,7 +136,7 @@ func TestMariaDB(t *testing.T) {
 		for _, b := range [][]string{{"-b", "tpcb-like"}, {"-b", "tpcb-like", "-M", "prepared"}, {"-b", "simple-update", "-M", "extended"},
 			{"-b", "select-only"}, {"-b", "ycsb-a", "--record-count", "2000"}, {"-b", "oltp-read-write", "--table-size", "2000"}} {
 			out := filepath.Join(t.TempDir(), "r.json")
-			code, stdout, stderr := clitest.Run(append([]string{"run", "script", "--db", url, "--clients", "2", "--warmup", "0s", "--duration", "1s",
+			code, stdout, stderr := clitest.Run(append([]string{"run", "script", "--db", url, "--clients", "2", "--warmup", "0s", "--iterations", "30",
 				"--progress", "1s", "--telemetry", "off", "--json", out}, b...)...)
 			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 				t.Fatalf("%v: exit %d: %s\n%s", b, code, stderr, stdout)
@@ -169,7 +172,7 @@ func TestMariaDB(t *testing.T) {
 		if n, err := c.Exec(ctx, "DELETE FROM co_order_items ORDER BY id LIMIT 1"); err != nil || n != 1 {
 			t.Fatalf("deleting an order item: %d, %v", n, err)
 		}
-		code, stdout, stderr := clitest.Run(append(coMaria, "--db", url)...)
+		code, stdout, stderr := clitest.Run(append(coMaria, "--db", url, "--iterations", "10")...)
 		if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL order totals match their items") {
 			t.Errorf("after a deleted order item: exit %d, want %d: %s\n%s", code, exitcode.Invariants, stderr, stdout)
 		}
@@ -180,7 +183,7 @@ func TestMariaDB(t *testing.T) {
 		faults := []string{"1s:terminate-backends", "1500ms:reset", "2s:latency:20ms/300ms", "2500ms:blackhole:300ms",
 			"3s:hang-server:300ms", "4s:restart-server", "6s:kill-server:200ms"}
 		args := append(append([]string{}, coMaria...), "--db", "temp-mariadb", "--mariadb-conf", "innodb_buffer_pool_size=32M",
-			"--duration", "8s", "--json", out)
+			"--duration", "8s", "--rate", "40", "--json", out)
 		for _, f := range faults {
 			args = append(args, "--fault", f)
 		}

@@ -61,18 +61,21 @@ func TestTPCCSQLite(t *testing.T) {
 	}
 }
 
-// TestTPCCPostgres runs TPC-C on a throwaway PostgreSQL with one terminal
-// per district of both warehouses.
+// TestTPCCPostgres runs TPC-C on PostgreSQL (a database of its own on the
+// package's throwaway cluster) with one terminal per district of both
+// warehouses, ten transactions each.
 func TestTPCCPostgres(t *testing.T) {
 	t.Parallel()
-	runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--duration", "3s")
+	runTPCC(t, "--db", testutil.SharedPostgres(t), "--clients", "20", "--iterations", "200")
 }
 
 // TestTPCCKillServer kills the server mid-run: sessions break, commits may
 // be left of unknown outcome, and every consistency condition still holds.
+// The window is paced (--rate): the sessions are there when the server dies
+// either way.
 func TestTPCCKillServer(t *testing.T) {
 	t.Parallel()
-	r := runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--duration", "6s", "--fault", "2s:kill-server:200ms")
+	r := runTPCC(t, "--db", "temp-postgres", "--clients", "20", "--duration", "6s", "--rate", "40", "--fault", "2s:kill-server:200ms")
 	if len(r.Faults) != 1 || !r.Faults[0].Injected {
 		t.Errorf("faults %+v", r.Faults)
 	}
@@ -139,11 +142,12 @@ func TestTPCCTerminals(t *testing.T) {
 }
 
 // TestTPCCPgBouncer runs TPC-C through a throwaway PgBouncer in
-// transaction mode (1.18: no protocol-level prepared statements).
+// transaction mode (1.18: no protocol-level prepared statements), ten
+// transactions a terminal.
 func TestTPCCPgBouncer(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
-	r := runTPCC(t, "--db", "temp-postgres", "--via", "pgbouncer", "--clients", "20", "--duration", "3s")
+	r := runTPCC(t, "--db", "temp-postgres", "--via", "pgbouncer", "--clients", "20", "--iterations", "200")
 	if r.Pooler == nil {
 		t.Error("no pooler in the result")
 	}
@@ -174,7 +178,7 @@ func TestTPCCSharded(t *testing.T) {
 	t.Parallel()
 	dbURL := testutil.SharedPostgres(t)
 	dir := t.TempDir()
-	args := append([]string{"tpcc", "--clients", "20", "--duration", "3s", "--seed", "5"}, tpccSmall...)
+	args := append([]string{"tpcc", "--clients", "20", "--iterations", "200", "--seed", "5"}, tpccSmall...)
 	rs, stderr := clitest.RunShards(t, 2, dbURL, dir, args...)
 	checked := 0
 	for i, r := range rs {

@@ -19,7 +19,8 @@ import (
 // impostor receives no password message and no query: the clients refuse
 // it; and the run still ends with its verdict, the refusals counted in a
 // class of their own. On the code before, the clients and PgBouncer sent
-// it the passwords.
+// it the passwords. The three runs (each its own server, pooler and
+// impostor on its own port) run side by side.
 func TestFreedPortGivesNothingAway(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
@@ -36,6 +37,7 @@ func TestFreedPortGivesNothingAway(t *testing.T) {
 		{"kill-pooler", []string{"--via", "pgbouncer"}, pooler, "2s:kill-pooler:5s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out := filepath.Join(testutil.Artifacts(t), c.name+".json")
 			args := append([]string{"run", "train-events", "--db", "temp-postgres", "--clients", "3", "--duration", "9s",
 				"--progress", "1s", "--fault", c.fault, "--json", out}, clitest.Quick...)

@@ -21,6 +21,9 @@ import (
 // deadline, a frozen PgBouncer's final SHOW POOLS (and the invariant
 // check's connection through it) waited for as long as it was stopped,
 // and HAProxy's TCP check kept a frozen member in rotation.
+// The four runs are independent (each its own server and poolers) and
+// mostly wait out deadlines: they run side by side, at a --rate (what
+// ends a run is the frozen process, not the clients' pace).
 func TestFrozenProcessEndsTheRun(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
@@ -54,13 +57,14 @@ func TestFrozenProcessEndsTheRun(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			if len(c.args) > 0 {
 				testutil.NeedPgBouncer(t)
 			}
 			if strings.Contains(strings.Join(c.args, " "), "--poolers") {
 				testutil.NeedHAProxy(t)
 			}
-			args := append([]string{"run", "train-events", "--db", "temp-postgres", "--clients", "4",
+			args := append([]string{"run", "train-events", "--db", "temp-postgres", "--clients", "4", "--rate", "30",
 				"--duration", duration.String(), "--grace", grace.String(), "--progress", "300ms"}, c.args...)
 			cmd, stdout, stderr := clitest.Start(t, append(args, clitest.Quick...)...)
 			clitest.WaitFor(t, stderr, 0, `\| cycle [1-9]`)

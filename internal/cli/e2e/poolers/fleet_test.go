@@ -14,14 +14,15 @@ import (
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
-// killPoolerMidRun runs train-events through --poolers n PgBouncers,
-// SIGKILLs one of them from outside once cycles complete, and returns the
-// saved result and stdout after checking the run exited 0.
+// killPoolerMidRun runs train-events through --poolers n PgBouncers, at
+// a --rate (the clients need only come through the poolers, not at full
+// speed), SIGKILLs one of them from outside once cycles complete, and
+// returns the saved result and stdout after checking the run exited 0.
 func killPoolerMidRun(t *testing.T, n int) (*result.Result, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd, stdout, stderr := clitest.Start(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer",
-		"--poolers", strconv.Itoa(n), "--pgbouncer-pool-size", "4", "--clients", "4", "--duration", "3s", "--progress", "300ms", "--json", out}, clitest.Quick...)...)
+		"--poolers", strconv.Itoa(n), "--pgbouncer-pool-size", "4", "--clients", "4", "--duration", "3s", "--rate", "30", "--progress", "300ms", "--json", out}, clitest.Quick...)...)
 	clitest.WaitFor(t, stderr, 0, `\| cycle [1-9]`)
 	pids := clitest.BouncersOf(t, cmd.Process.Pid)
 	if len(pids) != n {

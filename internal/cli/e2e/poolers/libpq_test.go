@@ -2,6 +2,7 @@ package poolers
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,19 +21,23 @@ import (
 // dead host to a live one. Before txnbench resolved the URL, the result
 // recorded "postgres://" alone.
 func TestLibpqEnvironment(t *testing.T) {
-	cl := testutil.Postgres(t)
-	pw := cl.Password()
+	u, err := url.Parse(testutil.SharedPostgres(t)) // the superuser postgres on the package's cluster, a database of its own
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, _ := u.User.Password()
+	port, db := u.Port(), strings.TrimPrefix(u.Path, "/")
 	dir := t.TempDir()
 	pgpass := filepath.Join(dir, "pgpass")
-	if err := os.WriteFile(pgpass, fmt.Appendf(nil, "127.0.0.1:%d:*:postgres:%s\n", cl.Port(), pw), 0o600); err != nil {
+	if err := os.WriteFile(pgpass, fmt.Appendf(nil, "127.0.0.1:%s:*:postgres:%s\n", port, pw), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	services := filepath.Join(dir, "pg_service.conf")
-	if err := os.WriteFile(services, fmt.Appendf(nil, "[bench]\nhost=127.0.0.1\nport=%d\nuser=postgres\ndbname=postgres\nsslmode=disable\n", cl.Port()), 0o600); err != nil {
+	if err := os.WriteFile(services, fmt.Appendf(nil, "[bench]\nhost=127.0.0.1\nport=%s\nuser=postgres\ndbname=%s\nsslmode=disable\n", port, db), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	hostPort := fmt.Sprintf("127.0.0.1:%d", cl.Port())
-	vars := []string{"PGHOST=127.0.0.1", fmt.Sprintf("PGPORT=%d", cl.Port()), "PGUSER=postgres", "PGPASSWORD=" + pw, "PGDATABASE=postgres", "PGSSLMODE=disable"}
+	hostPort := "127.0.0.1:" + port
+	vars := []string{"PGHOST=127.0.0.1", "PGPORT=" + port, "PGUSER=postgres", "PGPASSWORD=" + pw, "PGDATABASE=" + db, "PGSSLMODE=disable"}
 	cases := []struct {
 		name string
 		db   string
@@ -40,11 +45,11 @@ func TestLibpqEnvironment(t *testing.T) {
 		want []string // in the recorded URL
 		more []string // flags
 	}{
-		{"environment", "postgres://", vars, []string{"postgres://postgres@" + hostPort + "/postgres", "sslmode=disable"}, nil},
-		{"service file and pgpass", "postgresql://", []string{"PGSERVICEFILE=" + services, "PGSERVICE=bench", "PGPASSFILE=" + pgpass}, []string{"postgresql://postgres@" + hostPort + "/postgres"}, nil},
-		{"failover", "postgres://127.0.0.1:1," + hostPort + "/postgres?sslmode=disable", vars, []string{"postgres://postgres@127.0.0.1:1," + hostPort + "/postgres"}, nil},
+		{"environment", "postgres://", vars, []string{"postgres://postgres@" + hostPort + "/" + db, "sslmode=disable"}, nil},
+		{"service file and pgpass", "postgresql://", []string{"PGSERVICEFILE=" + services, "PGSERVICE=bench", "PGPASSFILE=" + pgpass}, []string{"postgresql://postgres@" + hostPort + "/" + db}, nil},
+		{"failover", "postgres://127.0.0.1:1," + hostPort + "/" + db + "?sslmode=disable", vars, []string{"postgres://postgres@127.0.0.1:1," + hostPort + "/" + db}, nil},
 		// PgBouncer gets the backend's password from PGPASSWORD
-		{"pgbouncer", "postgres://", vars, []string{"postgres://postgres@" + hostPort + "/postgres"}, []string{"--via", "pgbouncer"}},
+		{"pgbouncer", "postgres://", vars, []string{"postgres://postgres@" + hostPort + "/" + db}, []string{"--via", "pgbouncer"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -55,13 +55,13 @@ func TestConnectTimeoutFlag(t *testing.T) {
 // fastest of 100 trivial queries, the server's time included) is within
 // 20% of it, and the header, JSON and HTML say both.
 func TestNetworkRoundTrip(t *testing.T) {
-	cl := testutil.Postgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	dir := t.TempDir()
 	// The measured figure includes the query's own round trip on
 	// loopback, which a busy machine stretches to a fifth of 0.5 ms: the
 	// delay the path adds is held to 20%, over the fastest of the same
 	// queries without the proxy.
-	c := testutil.Session(t, testutil.Open(t, cl.URL()))
+	c := testutil.Session(t, testutil.Open(t, dbURL))
 	direct := time.Duration(1 << 62)
 	for range 100 {
 		t0 := time.Now()
@@ -72,7 +72,7 @@ func TestNetworkRoundTrip(t *testing.T) {
 	}
 	for _, rtt := range []time.Duration{500 * time.Microsecond, 2 * time.Millisecond, 10 * time.Millisecond} {
 		js, html := filepath.Join(dir, rtt.String()+".json"), filepath.Join(dir, rtt.String()+".html")
-		args := append([]string{"run", "train-events", "--db", cl.URL(), "--network", "rtt=" + rtt.String(), "--iterations", "5", "--clients", "1",
+		args := append([]string{"run", "train-events", "--db", dbURL, "--network", "rtt=" + rtt.String(), "--iterations", "5", "--clients", "1",
 			"--telemetry", "off", "--json", js, "--html", html}, clitest.Quick...)
 		code, out, stderr := clitest.RunBinary(t, args...)
 		if code != 0 {
@@ -103,9 +103,9 @@ func TestNetworkRoundTrip(t *testing.T) {
 // the window is counted apart (network.proxy_cpu_s) and the report says
 // it is not the client's. Fixed work: 60 connect-per-transaction cycles.
 func TestNetworkProxyCPU(t *testing.T) {
-	testutil.NeedPostgres(t)
+	dbURL := testutil.SharedPostgres(t)
 	js := filepath.Join(t.TempDir(), "r.json")
-	code, out, stderr := clitest.RunBinary(t, "run", "connect-overhead", "--db", "temp-postgres", "--network", "rtt=0ms", "--conn", "per-txn",
+	code, out, stderr := clitest.RunBinary(t, "run", "connect-overhead", "--db", dbURL, "--network", "rtt=0ms", "--conn", "per-txn",
 		"--rows", "300", "--clients", "2", "--iterations", "60", "--telemetry", "off", "--json", js)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)

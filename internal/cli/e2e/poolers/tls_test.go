@@ -82,7 +82,8 @@ func TestTLSRun(t *testing.T) {
 // ask it for TLS, refuse its certificate (it is not the run's CA's) and
 // send it nothing; their refusals are errors of class auth, and the run
 // ends with its invariants OK. Without verify-full (sslmode=disable, as
-// before --tls) the clients never asked for TLS.
+// before --tls) the clients never asked for TLS. The two runs (each its own
+// server and impostor on its own port) run side by side.
 func TestTLSImpostorRefused(t *testing.T) {
 	testutil.NeedPostgres(t)
 	testutil.NeedPgBouncer(t)
@@ -97,6 +98,7 @@ func TestTLSImpostorRefused(t *testing.T) {
 		{"kill-pooler", []string{"--via", "pgbouncer"}, pooler, "2s:kill-pooler:5s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out := filepath.Join(testutil.Artifacts(t), "tls-"+c.name+".json")
 			args := append([]string{"run", "train-events", "--db", "temp-postgres", "--tls", "--clients", "3", "--duration", "9s",
 				"--progress", "1s", "--fault", c.fault, "--json", out}, clitest.Quick...)

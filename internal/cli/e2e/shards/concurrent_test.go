@@ -61,7 +61,9 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 	t.Parallel()
 	dbURL := testutil.SharedPostgres(t)
 	dir := t.TempDir()
-	te := append([]string{"train-events", "--db", dbURL, "--duration", "3s", "--clients", "2"}, clitest.Quick...)
+	// Each pair's windows overlap for their duration; a --rate keeps the
+	// work in them small (the verdicts are about whose work is whose).
+	te := append([]string{"train-events", "--db", dbURL, "--duration", "3s", "--rate", "20", "--clients", "2", "--telemetry", "off"}, clitest.Quick...)
 
 	codes, outs, _ := twoRuns(t, dir, "te", nil, te...)
 	for i := range 2 {
@@ -116,7 +118,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 		}
 	}
 
-	wf := []string{"workflow", "--db", dbURL, "--duration", "3s", "--clients", "2", "--signal-workers", "2"}
+	wf := []string{"workflow", "--db", dbURL, "--duration", "3s", "--rate", "20", "--clients", "2", "--signal-workers", "2", "--telemetry", "off"}
 	codes, outs, rs := twoRuns(t, dir, "wf", nil, wf...)
 	for i := range 2 {
 		start := rs[i].Op("start")
@@ -130,7 +132,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 
 	// pgbench's tpcb-like keeps no books: its balances moved together,
 	// but by both runs' transactions, so neither says OK for the pair.
-	sc := []string{"script", "-b", "tpcb-like", "--db", dbURL, "--duration", "2s", "--clients", "2"}
+	sc := []string{"script", "-b", "tpcb-like", "--db", dbURL, "--duration", "2s", "--rate", "50", "--clients", "2", "--telemetry", "off"}
 	codes, outs, _ = twoRuns(t, dir, "sc", nil, sc...)
 	for i := range 2 {
 		if codes[i] != exitcode.OK || !strings.Contains(outs[i], "invariants: not checked (run script@") {
@@ -138,7 +140,7 @@ func TestConcurrentRunsOwnVerdicts(t *testing.T) {
 		}
 	}
 
-	co := []string{"connect-overhead", "--db", dbURL, "--duration", "2s", "--clients", "2"}
+	co := []string{"connect-overhead", "--db", dbURL, "--rows", "300", "--duration", "2s", "--rate", "50", "--clients", "2", "--telemetry", "off"}
 	codes, outs, _ = twoRuns(t, dir, "co", nil, co...)
 	for i := range 2 {
 		if codes[i] != exitcode.OK || !strings.Contains(outs[i], "invariants: OK") {
@@ -160,7 +162,9 @@ func TestTerminateBackendsOwnSessions(t *testing.T) {
 	ctx := context.Background()
 	db := testutil.Open(t, dbURL)
 	c := testutil.Session(t, db)
-	a, _, aErr := clitest.Start(t, append([]string{"run", "train-events", "--db", dbURL, "--duration", "20s", "--clients", "2", "--variant", "text", "--json", filepath.Join(dir, "a.json")}, clitest.Quick...)...)
+	// a's window spans b's fault however slowly b starts; the rates keep
+	// both runs' work small.
+	a, _, aErr := clitest.Start(t, append([]string{"run", "train-events", "--db", dbURL, "--duration", "20s", "--rate", "20", "--clients", "2", "--telemetry", "off", "--variant", "text", "--json", filepath.Join(dir, "a.json")}, clitest.Quick...)...)
 	if !testutil.Poll(120*time.Second, 50*time.Millisecond, func() bool { // a's clients are connected (before, one session at a time)
 		var n int64
 		target.QueryRow(ctx, c, "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'txnbench%' AND application_name <> 'txnbench-telemetry' AND datname = current_database() AND pid <> pg_backend_pid()", nil, &n)
@@ -168,7 +172,7 @@ func TestTerminateBackendsOwnSessions(t *testing.T) {
 	}) {
 		t.Fatalf("the first run's sessions never connected:\n%s", aErr.String())
 	}
-	code, stdout, stderr := clitest.Run(append([]string{"run", "train-events", "--db", dbURL, "--duration", "3s", "--clients", "2",
+	code, stdout, stderr := clitest.Run(append([]string{"run", "train-events", "--db", dbURL, "--duration", "3s", "--rate", "20", "--clients", "2",
 		"--fault", "1s:terminate-backends", "--json", filepath.Join(dir, "b.json")}, clitest.Quick...)...)
 	if code != exitcode.OK {
 		t.Fatalf("the faulted run: exit %d: %s\n%s", code, stderr, stdout)
@@ -216,7 +220,7 @@ func TestCheckPartialKilledShard(t *testing.T) {
 	c := testutil.Session(t, db)
 	const id = "partial-test"
 	args := func(shard string) []string {
-		return append([]string{"run", "train-events", "--db", dbURL, "--shard", shard, "--run-id", id, "--seed", "5", "--duration", "8s", "--clients", "2"}, clitest.Quick...)
+		return append([]string{"run", "train-events", "--db", dbURL, "--shard", shard, "--run-id", id, "--seed", "5", "--duration", "8s", "--rate", "20", "--clients", "2", "--telemetry", "off"}, clitest.Quick...)
 	}
 	s0, _, s0Err := clitest.Start(t, args("0/2")...)
 	s1, _, s1Err := clitest.Start(t, args("1/2")...)
