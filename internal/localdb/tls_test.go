@@ -3,9 +3,11 @@ package localdb
 import (
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestTLS serves TLS from a cluster and a PgBouncer in front of it, each
@@ -75,15 +77,46 @@ func TestTLS(t *testing.T) {
 	ob := bo
 	ob.TLS = other
 	b2 := startBouncer(t, ob)
-	if _, err := psql(t, psqlBin, b2.URL("postgres"), "SELECT 1"); err == nil {
+	if answered, log := psqlUntilLogged(t, psqlBin, b2.URL("postgres"), filepath.Join(b2.Dir(), bouncerLogName), "certificate verify failed"); answered {
 		t.Errorf("PgBouncer logged in to a server whose certificate its CA did not sign")
-	}
-	if log, _ := os.ReadFile(filepath.Join(b2.Dir(), bouncerLogName)); !strings.Contains(string(log), "certificate verify failed") {
+	} else if !strings.Contains(log, "certificate verify failed") {
 		t.Errorf("PgBouncer's log does not say why it did not log in to the server:\n%s", log)
 	}
 	// And a client of one CA does not accept a PgBouncer of the other.
 	foreign := strings.Replace(b2.URL("postgres"), url.QueryEscape(b2.tls.ca), url.QueryEscape(b.tls.ca), 1)
 	if _, err := psql(t, psqlBin, foreign, "SELECT 1"); err == nil || !strings.Contains(err.Error(), "certificate verify failed") {
 		t.Errorf("a client verifying against another CA: %v; want certificate verify failed", err)
+	}
+}
+
+// psqlUntilLogged runs SELECT 1 with psql through url until it ends or the
+// log at logPath says want, and then stops it: a client PgBouncer cannot
+// serve waits for its connect timeout (10 s), the log says why at once.
+// It reports whether psql got its answer, and the log.
+func psqlUntilLogged(t *testing.T, bin, url, logPath, want string) (answered bool, log string) {
+	t.Helper()
+	cmd := exec.Command(bin, "-X", libpqURL(url), "-Atc", "SELECT 1")
+	cmd.Env = append(childEnv(), "PGCONNECT_TIMEOUT=10")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- cmd.Wait() }()
+	logged := func() bool {
+		b, _ := os.ReadFile(logPath)
+		log = string(b)
+		return strings.Contains(log, want)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		select {
+		case err := <-ended:
+			logged()
+			return err == nil, log
+		case <-time.After(20 * time.Millisecond):
+		}
+		if logged() || time.Now().After(deadline) {
+			cmd.Process.Kill()
+			return <-ended == nil, log
+		}
 	}
 }

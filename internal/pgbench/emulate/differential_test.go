@@ -10,9 +10,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
-	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/pgbench/emulate"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -26,25 +26,37 @@ import (
 // exit codes, and the log formats. The command's own --version and --help
 // are compared in internal/cli (TestPgbenchVersionAndHelp).
 
-// pgbenchEnv is one throwaway server with pgbench's tables at scale 1.
+// pgbenchEnv is a database of its own, with pgbench's tables at scale 1,
+// on the package's shared cluster.
 type pgbenchEnv struct {
 	bin string
-	cl  *localdb.Cluster
 	url string
 	dir string // scripts and logs
 	// anyDir runs txnbench in the process's directory, not in dir.
 	anyDir bool
 }
 
+// pgbenchTables is the database pgbench -i filled once, which each
+// pgbenchEnv copies: the tests change only their copies.
+var pgbenchTables struct {
+	once sync.Once
+	url  string
+}
+
 func newPgbenchEnv(t *testing.T) *pgbenchEnv {
 	t.Helper()
-	bin := testutil.NeedPgbench(t)
-	cl := testutil.Postgres(t)
-	e := &pgbenchEnv{bin: bin, cl: cl, url: testutil.LibpqURL(cl.URL()), dir: t.TempDir()}
-	if code, _, stderr := e.pgbench(t, "-i", "-s", "1", "-q", e.url); code != 0 {
-		t.Fatalf("pgbench -i: exit %d\n%s", code, stderr)
+	bin := testutil.Pgbench(t)
+	pgbenchTables.once.Do(func() {
+		e := &pgbenchEnv{bin: bin, url: testutil.LibpqURL(testutil.SharedPostgres(t)), dir: t.TempDir()}
+		if code, _, stderr := e.pgbench(t, "-i", "-s", "1", "-q", e.url); code != 0 {
+			t.Fatalf("pgbench -i: exit %d\n%s", code, stderr)
+		}
+		pgbenchTables.url = e.url
+	})
+	if pgbenchTables.url == "" {
+		t.Fatal("pgbench -i failed in an earlier test")
 	}
-	return e
+	return &pgbenchEnv{bin: bin, url: testutil.SharedPostgresCopy(t, pgbenchTables.url), dir: t.TempDir()}
 }
 
 // pgbench runs the real pgbench in dir e.dir.
@@ -465,10 +477,10 @@ END $$`)
 			{"--nosuch"}, {"-z"}, {"-t"},
 			{"-f", syn}, {"-n", "-f", div, "-t", "2"}, {"-n", "-f", sqldiv, "-t", "2", "-c", "2"},
 			{"-b", "list"}, {"--show-script=tpcb"},
-			{"-t", "1", strings.Replace(e.url, "/postgres?", "/template1?", 1)},
+			{"-t", "1", testutil.DatabaseURL(t, e.url, "template1")},
 			// a custom script on a database without pgbench's tables: the vacuum's errors
-			{"-f", bad["select"], "-t", "1", strings.Replace(e.url, "/postgres?", "/template1?", 1)},
-			{"-v", "-f", bad["select"], "-t", "1", strings.Replace(e.url, "/postgres?", "/template1?", 1)},
+			{"-f", bad["select"], "-t", "1", testutil.DatabaseURL(t, e.url, "template1")},
+			{"-v", "-f", bad["select"], "-t", "1", testutil.DatabaseURL(t, e.url, "template1")},
 			// issue 12: refused before connecting, as pgbench refuses them
 			{"-n", "-b", "se@0", "-b", "si@0", "-b", "tpcb@0", "-T", "2"}, {"-b", "se@0", "x"},
 			{"-S", "-F", "90"}, {"-I", "dtg"}, {"-N", "--foreign-keys"}, {"-i", "-S"}, {"-i", "--log-prefix=x"},
@@ -483,8 +495,8 @@ END $$`)
 			{"-f", "nosuch.sql", "-c", "0"}, {"-c", "0", "-f", "nosuch.sql"}, {"-b", "list", "-c", "0"},
 			{"-b", "nosuch", "-M", "bogus"}, {"-f", syn, "-R", "0"},
 			// a database that does not exist, a socket nobody listens on
-			{"-t", "1", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
-			{"-i", strings.Replace(e.url, "/postgres?", "/nosuchdb?", 1)},
+			{"-t", "1", testutil.DatabaseURL(t, e.url, "nosuchdb")},
+			{"-i", testutil.DatabaseURL(t, e.url, "nosuchdb")},
 			{"-t", "1", "-h", e.dir, "-p", "1", "nosuchdb"},
 			// server errors in full: LINE and caret, CONTEXT; a refused PREPARE
 			{"-n", "-f", badsql, "-t", "1"}, {"-n", "-M", "extended", "-f", badsql, "-t", "1"},
@@ -768,9 +780,7 @@ func logLines(t *testing.T, path string) [][]string {
 // on temp-postgres, which txnbench initialises first.
 func TestPgbenchInit(t *testing.T) {
 	t.Parallel()
-	bin := testutil.NeedPgbench(t)
-	cl := testutil.Postgres(t)
-	e := &pgbenchEnv{bin: bin, cl: cl, url: testutil.LibpqURL(cl.URL()), dir: t.TempDir(), anyDir: true} // it writes no files
+	e := &pgbenchEnv{bin: testutil.Pgbench(t), url: testutil.LibpqURL(testutil.SharedPostgres(t)), dir: t.TempDir(), anyDir: true} // it writes no files
 	mask := regexp.MustCompile(`[0-9]+\.[0-9]+ s`)
 	for _, args := range [][]string{{"-i", "-s", "1"}, {"-i", "-s", "1", "-I", "dtGvpf", "--foreign-keys"}, {"-i", "-q", "--unlogged-tables", "--partitions", "3"}} {
 		// from no tables each: DROP TABLE IF EXISTS then sends its NOTICEs

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/pgbench/expr"
 	"github.com/txnbench/txnbench/internal/pgbench/prng"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -241,7 +240,7 @@ func simulate(t *testing.T, exprs []*expr.Expr, seeds prng.Seeds, client, txns i
 // TestDifferential compares every \set value with the real pgbench for
 // several seeds, clients and transactions.
 func TestDifferential(t *testing.T) {
-	pgbench, c, dir := pgbenchAndServer(t)
+	pgbench, u, dir := pgbenchAndServer(t)
 	script := filepath.Join(dir, "exprs.sql")
 	if err := os.WriteFile(script, []byte(pgbenchScript(diffExprs)), 0o644); err != nil {
 		t.Fatal(err)
@@ -257,7 +256,7 @@ func TestDifferential(t *testing.T) {
 	const clients, txns = 3, 20
 	for _, seed := range []string{"1", "42", "18446744073709551615", "987654321"} {
 		t.Run("seed="+seed, func(t *testing.T) {
-			out, stderr, err := runPgbench(t, pgbench, c.URL(), "-n", "-c", fmt.Sprint(clients), "-j", "1",
+			out, stderr, err := runPgbench(t, pgbench, u, "-n", "-c", fmt.Sprint(clients), "-j", "1",
 				"-t", fmt.Sprint(txns), "--random-seed="+seed, "-f", script)
 			if err != nil {
 				t.Fatalf("pgbench: %v\n%s", err, stderr)
@@ -322,13 +321,14 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
-// pgbenchAndServer returns pgbench's path, a throwaway cluster and a
-// directory for scripts, for the differential tests; they are skipped with
-// -short.
-func pgbenchAndServer(t *testing.T) (pgbench string, c *localdb.Cluster, dir string) {
+// pgbenchAndServer returns pgbench's path, the URL of a database of the
+// test's own on the package's shared cluster (testutil.SharedPostgres) and
+// a directory for scripts, for the differential tests; they are skipped
+// with -short.
+func pgbenchAndServer(t *testing.T) (pgbench, url, dir string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and runs pgbench")
 	}
-	return testutil.NeedPgbench(t), testutil.Postgres(t), t.TempDir()
+	return testutil.Pgbench(t), testutil.SharedPostgres(t), t.TempDir()
 }

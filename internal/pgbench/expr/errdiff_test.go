@@ -30,7 +30,7 @@ var badSyntax = []string{
 // TestSyntaxErrorsDifferential compares our SyntaxError with pgbench's
 // message and caret column; pgbench reports them before connecting.
 func TestSyntaxErrorsDifferential(t *testing.T) {
-	pgbench := testutil.NeedPgbench(t)
+	pgbench := testutil.Pgbench(t)
 	dir := t.TempDir()
 	for i, src := range badSyntax {
 		script := filepath.Join(dir, fmt.Sprintf("s%d.sql", i))
@@ -81,13 +81,13 @@ var badRuntime = []string{
 // TestRuntimeErrorsDifferential compares our evaluation errors with
 // pgbench's error line.
 func TestRuntimeErrorsDifferential(t *testing.T) {
-	pgbench, c, dir := pgbenchAndServer(t)
+	pgbench, u, dir := pgbenchAndServer(t)
 	for i, src := range badRuntime {
 		script := filepath.Join(dir, fmt.Sprintf("r%d.sql", i))
 		if err := os.WriteFile(script, []byte("\\set x "+src+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, stderr, _ := runPgbench(t, pgbench, c.URL(), "-n", "-t", "1", "--random-seed=1", "-f", script)
+		_, stderr, _ := runPgbench(t, pgbench, u, "-n", "-t", "1", "--random-seed=1", "-f", script)
 		var msgs []string
 		for _, l := range strings.Split(stderr, "\n") {
 			if m, ok := strings.CutPrefix(l, "pgbench: error: "); ok && !strings.HasPrefix(m, "client ") && !strings.HasPrefix(m, "Run was aborted") {
@@ -130,7 +130,7 @@ var badVariableStrings = []string{
 // TestVariableValuesDifferential compares ParseValue with pgbench reading
 // -D variables in an expression.
 func TestVariableValuesDifferential(t *testing.T) {
-	pgbench, c, dir := pgbenchAndServer(t)
+	pgbench, u, dir := pgbenchAndServer(t)
 	script := filepath.Join(dir, "vars.sql")
 	var b strings.Builder
 	args := []string{"-n", "-t", "1", "-f", script}
@@ -141,7 +141,7 @@ func TestVariableValuesDifferential(t *testing.T) {
 	if err := os.WriteFile(script, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := runPgbench(t, pgbench, c.URL(), args...)
+	out, stderr, err := runPgbench(t, pgbench, u, args...)
 	if err != nil {
 		t.Fatalf("pgbench: %v\n%s", err, stderr)
 	}
@@ -172,7 +172,7 @@ func TestVariableValuesDifferential(t *testing.T) {
 		if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, stderr, _ := runPgbench(t, pgbench, c.URL(), args...)
+		_, stderr, _ := runPgbench(t, pgbench, u, args...)
 		var msgs []string
 		for _, l := range strings.Split(stderr, "\n") {
 			if m, ok := strings.CutPrefix(l, "pgbench: error: "); ok && !strings.HasPrefix(m, "client ") && !strings.HasPrefix(m, "Run was aborted") {

@@ -81,7 +81,7 @@ func TestValidation(t *testing.T) {
 // TestValidationDifferential checks the wanted messages are pgbench's own:
 // pgbench validates before it connects, so no server is needed.
 func TestValidationDifferential(t *testing.T) {
-	bin := testutil.NeedPgbench(t)
+	bin := testutil.Pgbench(t)
 	for _, tc := range validationCases {
 		cmd := exec.Command(bin, append(append([]string{"-i"}, tc.args...), "-h", "/nonexistent", "nodb")...)
 		var stderr bytes.Buffer

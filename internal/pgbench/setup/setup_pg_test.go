@@ -26,7 +26,8 @@ var timings = regexp.MustCompile(`\d+\.\d\d s`)
 
 func maskTimings(s string) string { return timings.ReplaceAllString(s, "X s") }
 
-// server is a throwaway cluster with the real pgbench beside it.
+// server is a throwaway cluster of its own (TestDifferential makes a
+// tablespace in its directory) with the real pgbench beside it.
 type server struct {
 	cl      *localdb.Cluster
 	pgbench string
@@ -36,8 +37,10 @@ type server struct {
 
 func newServer(t *testing.T) *server {
 	t.Helper()
-	bin := testutil.NeedPgbench(t)
-	cl := testutil.Postgres(t)
+	bin := testutil.Pgbench(t)
+	// Nothing here survives a crash: the cases fill and drop hundreds of
+	// megabytes of tables, which need not reach the disk.
+	cl := testutil.Postgres(t, "fsync=off", "full_page_writes=off")
 	s := &server{cl: cl, pgbench: bin}
 	s.admin = connect(t, cl.URL())
 	return s
@@ -51,14 +54,29 @@ func connect(t *testing.T, u string) target.Conn {
 	return c
 }
 
-// newDB creates an empty database and returns its name and URL.
+// newDB creates an empty database and returns its name and URL; it is
+// dropped when the test ends: a dropped database's pages are never
+// written, where the many tables the cases fill would be written by the
+// cluster's last checkpoint.
 func (s *server) newDB(t *testing.T, prefix string) (string, string) {
+	t.Helper()
+	return s.newDBUntil(t, t, prefix)
+}
+
+// newDBUntil is newDB with the database dropped when until ends (t or a
+// test t runs in).
+func (s *server) newDBUntil(t, until *testing.T, prefix string) (string, string) {
 	t.Helper()
 	s.n++
 	name := fmt.Sprintf("%s_%d", prefix, s.n)
 	if _, err := s.admin.Exec(context.Background(), "create database "+name); err != nil {
 		t.Fatal(err)
 	}
+	until.Cleanup(func() {
+		if _, err := s.admin.Exec(context.Background(), "drop database "+name+" with (force)"); err != nil {
+			until.Errorf("dropping %s: %v", name, err)
+		}
+	})
 	u, _ := url.Parse(s.cl.URL())
 	u.Path = "/" + name
 	return name, u.String()
@@ -223,17 +241,44 @@ func TestDifferential(t *testing.T) {
 			with(func(o *setup.Options) { o.IndexTablespace = "nosuch"; o.Steps = "dtgp" }), false, true},
 		{"generate without tables", []string{"-I", "g"}, with(func(o *setup.Options) { o.Steps = "g" }), false, true},
 	}
-	for _, tc := range cases {
+	// A case that reruns an earlier case's command line (again) reruns it
+	// into the databases that case initialised, when it passed, instead
+	// of initialising two more the same way.
+	type dbs struct{ theirDB, theirURL, ourURL string }
+	left := map[string]dbs{}
+	for i, tc := range cases {
+		key := strings.Join(tc.args, " ")
+		until := (*testing.T)(nil) // the end of the case, unless a later one reruns it
+		for _, later := range cases[i+1:] {
+			if later.again && strings.Join(later.args, " ") == key {
+				until = t
+			}
+		}
+		parent := t
 		t.Run(tc.name, func(t *testing.T) {
-			theirDB, theirURL := s.newDB(t, "theirs")
-			_, ourURL := s.newDB(t, "ours")
-			if tc.again {
+			if until == nil {
+				until = t
+			}
+			d, reuse := left[key]
+			if !tc.again || !reuse {
+				d.theirDB, d.theirURL = s.newDBUntil(t, until, "theirs")
+				_, d.ourURL = s.newDBUntil(t, until, "ours")
+			}
+			theirDB, theirURL, ourURL := d.theirDB, d.theirURL, d.ourURL
+			if tc.again && !reuse {
 				if out, err := s.runPgbench(t, theirDB, tc.args); err != nil {
 					t.Fatalf("pgbench: %v\n%s", err, out)
 				}
 				if out, err := runOurs(t, ourURL, tc.opts); err != nil {
 					t.Fatalf("ours: %v\n%s", err, out)
 				}
+			}
+			if until == parent {
+				defer func() {
+					if !t.Failed() {
+						left[key] = d
+					}
+				}()
 			}
 			theirOut, theirErr := s.runPgbench(t, theirDB, tc.args)
 			ourOut, ourErr := runOurs(t, ourURL, tc.opts)
@@ -269,7 +314,15 @@ func dropServerContext(s string) string {
 // TestTableInfo reads the scale and partitioning back and compares the
 // missing-table errors with pgbench's run mode.
 func TestTableInfo(t *testing.T) {
-	s := newServer(t)
+	pgbench := testutil.Pgbench(t)
+	newDB := func() (string, string) {
+		u := testutil.SharedPostgres(t)
+		p, err := url.Parse(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimPrefix(p.Path, "/"), u
+	}
 	ctx := context.Background()
 	cases := []struct {
 		opts       setup.Options
@@ -281,7 +334,7 @@ func TestTableInfo(t *testing.T) {
 		{setup.Options{Scale: 2, FillFactor: 100, Steps: "dtG", Partitions: 2, PartitionMethod: "hash"}, 2, "hash"},
 	}
 	for _, tc := range cases {
-		_, u := s.newDB(t, "info")
+		_, u := newDB()
 		if out, err := runOurs(t, u, tc.opts); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
@@ -300,9 +353,8 @@ func TestTableInfo(t *testing.T) {
 	}
 
 	// No tables: compare with what pgbench's run mode says.
-	db, u := s.newDB(t, "empty")
-	cmd := exec.Command(s.pgbench, "-t", "1", "-h", "127.0.0.1", "-p", strconv.Itoa(s.cl.Port()), "-U", "postgres", db)
-	cmd.Env = append(os.Environ(), "PGPASSWORD="+s.cl.Password())
+	db, u := newDB()
+	cmd := exec.Command(pgbench, "-t", "1", testutil.LibpqURL(u))
 	theirs, _ := cmd.CombinedOutput()
 	_, err := setup.Scale(ctx, connect(t, u))
 	if err == nil {

@@ -14,12 +14,12 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
-// workerSessions counts the server sessions whose last statement was a
-// worker's claim or LISTEN.
+// workerSessions counts the sessions on c's database whose last statement
+// was a worker's claim or LISTEN.
 func workerSessions(t *testing.T, c target.Conn) int64 {
 	t.Helper()
 	var n int64
-	q := "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND (query LIKE '%op=claim%' OR query LIKE 'LISTEN%')"
+	q := "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND (query LIKE '%op=claim%' OR query LIKE 'LISTEN%')"
 	if err := target.QueryRow(context.Background(), c, q, nil, &n); err != nil {
 		t.Fatal(err)
 	}
@@ -31,8 +31,8 @@ func workerSessions(t *testing.T, c target.Conn) int64 {
 // round trip, by polling; the runs share the tables, each checking its
 // own workflows. When a run ends its workers' sessions are gone.
 func TestPostgresScenarios(t *testing.T) {
-	cl := testutil.Postgres(t)
-	admin := testutil.Session(t, openTarget(t, cl.URL()))
+	db := testutil.SharedPostgres(t)
+	admin := testutil.Session(t, openTarget(t, db))
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -49,7 +49,7 @@ func TestPostgresScenarios(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorkflow(t, append(tc.args, "--signal-workers", "3")...)
-			s := spec(cl.URL(), w, 4, 24)
+			s := spec(db, w, 4, 24)
 			r := runOn(t, s, openDB(t, s))
 			checkRun(t, r, 24)
 			if tc.name == "handler failures" {
@@ -263,9 +263,8 @@ func TestPublishSessionLost(t *testing.T) {
 // than --handler-fail-rate alone would; the check accepts those spent
 // attempts, says how many, and still holds.
 func TestLeaseTakenOverSpendsAttempts(t *testing.T) {
-	cl := testutil.Postgres(t)
 	w := newWorkflow(t, "--signal-workers", "6", "--lease", "1ns", "--handler-fail-rate", "0.5", "--max-attempts", "3", "--retry-backoff", "1ms")
-	s := spec(cl.URL(), w, 8, 400)
+	s := spec(testutil.SharedPostgres(t), w, 8, 400)
 	r := runOn(t, s, openDB(t, s))
 	d := r.Invariants.Items[4]
 	if !r.Invariants.OK || !strings.Contains(d.Detail, "attempts ended without the handler's verdict") {
@@ -302,9 +301,10 @@ func killMidOp(ctx context.Context, admin target.Conn, op string, killed *int64)
 // stopped, then the claim committed: its lease was left held.
 func TestClaimInFlightWhenRunEnds(t *testing.T) {
 	const key, stopWait = 7341, 2 * time.Second // stopWait: well within claimGrace
-	cl := testutil.Postgres(t)
+	// a database of its own is enough: advisory locks are the database's
+	db := testutil.SharedPostgres(t)
 	ctx := context.Background()
-	tg := openTarget(t, cl.URL())
+	tg := openTarget(t, db)
 	admin := testutil.Session(t, tg)
 	locker := testutil.Session(t, tg)
 	w := newWorkflow(t, "--signal-workers", "1", "--wake", "poll", "--poll-interval", "5ms")

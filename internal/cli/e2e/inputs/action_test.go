@@ -113,7 +113,7 @@ tiers = ["smoke"]
 [scenario.flags]
 db = "sqlite:"
 clients = 1
-iterations = 300
+iterations = 100
 rows = 200
 delay = "0s"
 think-min = "0s"
@@ -126,7 +126,9 @@ seed = 7
 	}
 	in := map[string]string{"install": "false", "suite": "suite.toml", "baseline": "base", "out": "base",
 		// two small SQLite runs differ by more than diff's default
-		// thresholds: the gate is what is tested, not the noise
+		// thresholds: the gate is what is tested, not the noise (100
+		// iterations: 100 samples per op, the fewest diff compares a
+		// p95 of, widening a latency's threshold by sqrt(300/100))
 		"diff-args": "--threshold 400"}
 	in["baseline"] = "missing" // the first run: no baseline yet
 	if code, summary := runAction(t, dir, in); code != 0 || !strings.Contains(summary, "no baseline") {

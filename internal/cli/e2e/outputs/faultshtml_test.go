@@ -46,12 +46,11 @@ func TestFaultsInHTMLReport(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
 	}
-	n, dom := drawn(t, chromium, page)
+	n, dom := drawn(t, chromium, page, filepath.Join(testutil.Artifacts(t), "faults.png"))
 	if want := report.ChartCount(r); n != want {
 		t.Errorf("%d charts drawn, want %d", n, want)
 	}
 	if !strings.Contains(dom, `"marks":[{"x":1,"label":"kill-server:1s"},{"x":2,"label":"reset"}]`) || !strings.Contains(dom, "<h2>faults</h2>") {
 		t.Error("the page lacks the faults' marks or table")
 	}
-	screenshot(t, chromium, page, filepath.Join(testutil.Artifacts(t), "faults.png"))
 }

@@ -64,18 +64,28 @@ func withTelemetry(r *result.Result) {
 }
 
 // drawn renders page in headless Chromium and returns what the page says
-// it drew, failing the test on blank or failed charts.
-func drawn(t *testing.T, chromium, page string) (int, string) {
+// it drew, failing the test on blank or failed charts. With png, the same
+// Chromium also keeps a picture of the page there (see checkPNG): one
+// browser start for both.
+func drawn(t *testing.T, chromium, page, png string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(),
-		"--virtual-time-budget=10000", "--dump-dom", "file://"+page)
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir(),
+		"--virtual-time-budget=10000", "--dump-dom"}
+	if png != "" {
+		args = append(args, "--hide-scrollbars", "--window-size=1280,4000", "--screenshot="+png)
+	}
+	cmd := exec.CommandContext(ctx, chromium, append(args, "file://"+page)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("chromium --dump-dom %s: %v\n%s", page, err, stderr.String())
+	}
+	if png != "" {
+		t.Logf("screenshot of %s: %s", filepath.Base(page), png)
+		checkPNG(t, png)
 	}
 	dom := string(out)
 	tag := regexp.MustCompile(`<html[^>]*>`).FindString(dom)
@@ -102,21 +112,8 @@ func drawn(t *testing.T, chromium, page string) (int, string) {
 	return count, dom
 }
 
-// screenshot keeps a picture of page in the artifacts and checks that it
-// is a real page: a PNG of the window's size, much of it not background.
-func screenshot(t *testing.T, chromium, page, png string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--user-data-dir="+t.TempDir(),
-		"--virtual-time-budget=10000", "--window-size=1280,4000", "--screenshot="+png, "file://"+page)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
-	}
-	t.Logf("screenshot of %s: %s", filepath.Base(page), png)
-	checkPNG(t, png)
-}
-
+// checkPNG checks that the picture at path is a real page: a PNG of the
+// window's size, much of it not background.
 func checkPNG(t *testing.T, path string) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -182,7 +179,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if len(r.Intervals) < 4 {
 		t.Fatalf("%d intervals, want at least 4", len(r.Intervals))
 	}
-	if n, _ := drawn(t, chromium, runHTML); n != report.ChartCount(r) || n < 5 {
+	if n, _ := drawn(t, chromium, runHTML, ""); n != report.ChartCount(r) || n < 5 {
 		t.Errorf("run --html: %d charts drawn, want %d", n, report.ChartCount(r))
 	}
 
@@ -194,7 +191,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if code, _, stderr := clitest.Run("report", "--html", repHTML, telJSON); code != exitcode.OK {
 		t.Fatalf("report --html: exit %d: %s", code, stderr)
 	}
-	n, dom := drawn(t, chromium, repHTML)
+	n, dom := drawn(t, chromium, repHTML, filepath.Join(artifacts, "report.png"))
 	if want := report.ChartCount(r); n != want || n < 12 {
 		t.Errorf("report with telemetry: %d charts drawn, want %d", n, want)
 	}
@@ -210,7 +207,6 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if !strings.Contains(dom, "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;") {
 		t.Error("the hostile op name is not shown as text")
 	}
-	screenshot(t, chromium, repHTML, filepath.Join(artifacts, "report.png"))
 
 	out := filepath.Join(dir, "study")
 	args = append([]string{"study", "train-events", "--duration", "1s", "--progress", "250ms", "--settle", "0", "--seed", "5",
@@ -228,7 +224,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		runs = append(runs, cr)
 	}
 	want := report.StudyChartCount(s, runs)
-	if n, _ := drawn(t, chromium, filepath.Join(out, "study.html")); n != want || n < 6 {
+	if n, _ := drawn(t, chromium, filepath.Join(out, "study.html"), ""); n != want || n < 6 {
 		t.Errorf("study.html: %d charts drawn, want %d", n, want)
 	}
 	// report renders the same page from the study's directory
@@ -236,10 +232,9 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if code, _, stderr := clitest.Run("report", out, "--html", again); code != exitcode.OK {
 		t.Fatalf("report STUDY --html: exit %d: %s", code, stderr)
 	}
-	if n, _ := drawn(t, chromium, again); n != want {
+	if n, _ := drawn(t, chromium, again, filepath.Join(artifacts, "study.png")); n != want {
 		t.Errorf("report of the study: %d charts drawn, want %d", n, want)
 	}
-	screenshot(t, chromium, again, filepath.Join(artifacts, "study.png"))
 }
 
 func TestReportHTMLArguments(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 // TestPgbenchVersionAndHelp compares the binary's `txnbench pgbench
 // --version` and `--help` with PostgreSQL's pgbench.
 func TestPgbenchVersionAndHelp(t *testing.T) {
-	bin := testutil.NeedPgbench(t)
+	bin := testutil.Pgbench(t)
 	t.Run("version", func(t *testing.T) {
 		// pgbench's first word, program and release, then its build
 		pout := realPgbench(t, bin, "--version")

@@ -102,11 +102,11 @@ func TestScriptStudyServerGap(t *testing.T) {
 // pgbench does, without the op tags `run script` adds.
 func TestPgbenchSendsNoTags(t *testing.T) {
 	t.Parallel()
-	cl := testutil.Postgres(t)
+	url := testutil.SharedPostgres(t)
 	ctx := context.Background()
 	// The session is opened again only after the runs: one left open
 	// would make each run's telemetry wait up to 3 s for it to end.
-	_, c, done := testutil.Conn(t, cl.URL())
+	_, c, done := testutil.Conn(t, url)
 	_, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
 	done()
 	if err != nil {
@@ -114,17 +114,20 @@ func TestPgbenchSendsNoTags(t *testing.T) {
 	}
 	mix := filepath.Join(t.TempDir(), "mix.sql")
 	os.WriteFile(mix, []byte("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644)
-	if code, out, stderr := clitest.Run("pgbench", "-i", "-s", "1", cl.URL()); code != 0 {
+	if code, out, stderr := clitest.Run("pgbench", "-i", "-s", "1", url); code != 0 {
 		t.Fatalf("pgbench -i: exit %d\n%s\n%s", code, out, stderr)
 	}
-	if code, out, stderr := clitest.Run("pgbench", "-f", mix, "-t", "5", "-M", "prepared", cl.URL()); code != 0 {
+	if code, out, stderr := clitest.Run("pgbench", "-f", mix, "-t", "5", "-M", "prepared", url); code != 0 {
 		t.Fatalf("pgbench -f: exit %d\n%s\n%s", code, out, stderr)
 	}
-	_, c, done = testutil.Conn(t, cl.URL())
+	_, c, done = testutil.Conn(t, url)
 	defer done()
+	// the statements of this test's database: the cluster is the
+	// package's, and other tests' runs tag theirs
 	count := func(like string) int64 {
 		var n int64
-		if err := target.QueryRow(ctx, c, "SELECT count(*) FROM pg_stat_statements WHERE query LIKE $1", []any{like}, &n); err != nil {
+		q := "SELECT count(*) FROM pg_stat_statements WHERE query LIKE $1 AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+		if err := target.QueryRow(ctx, c, q, []any{like}, &n); err != nil {
 			t.Fatal(err)
 		}
 		return n

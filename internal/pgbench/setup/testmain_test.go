@@ -1,0 +1,12 @@
+package setup_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestMain stops the cluster tests share (testutil.SharedPostgres) when
+// they are done.
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
