@@ -60,7 +60,11 @@ func seriesAligned(t *testing.T, r *result.Result) {
 		}
 	}
 	// The server's counters cover the time from one reading to the next;
-	// the last sample's up to the final reading, after the window.
+	// the last sample's up to the final reading, after the window. A
+	// reading taken late (the machine busy) shortens the span after it by
+	// as much: up to a fifth of the interval is allowed, far from what a
+	// span taken over another stretch (the grace alone, or half the
+	// interval) would show.
 	var span float64
 	for i, s := range tel.Series {
 		if s.Database != nil && s.SpanS <= 0 {
@@ -68,7 +72,7 @@ func seriesAligned(t *testing.T, r *result.Result) {
 		}
 		span += s.SpanS
 	}
-	if last := tel.Series[len(tel.Series)-1]; last.Database != nil && (last.SpanS < r.Intervals[len(r.Intervals)-1].LengthS || span < r.MeasuredS) {
+	if last := tel.Series[len(tel.Series)-1]; last.Database != nil && (last.SpanS < 0.8*r.Intervals[len(r.Intervals)-1].LengthS || span < r.MeasuredS-0.2*r.Intervals[0].LengthS) {
 		t.Errorf("the last sample's counters cover %.3f s, its interval %.3f s; all %.3f s for a window of %.3f s", last.SpanS, r.Intervals[len(r.Intervals)-1].LengthS, span, r.MeasuredS)
 	}
 }
