@@ -20,7 +20,14 @@ import (
 // client latency, in every protocol, and the table shows it.
 func TestScriptServerTime(t *testing.T) {
 	t.Parallel()
-	testutil.NeedPostgres(t)
+	// The three runs share a database with pgbench's tables (temp-postgres
+	// runs of scripts: TestPgbenchCustomScriptOnTempPostgres); the server's
+	// time comes from the statements of the run's own database.
+	url := testutil.SharedPostgres(t)
+	testutil.Exec(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	if code, out, stderr := clitest.Run("pgbench", "-i", "-s", "1", "-q", url); code != 0 {
+		t.Fatalf("pgbench -i: exit %d\n%s\n%s", code, out, stderr)
+	}
 	dir := t.TempDir()
 	write := func(name, text string) string { return testutil.WriteFile(t, dir, name, text) }
 	wr := write("wr.sql", "\\set aid random(1, 100000)\n\\set delta random(-5000, 5000)\nBEGIN;\n"+
@@ -30,7 +37,7 @@ func TestScriptServerTime(t *testing.T) {
 		"SELECT a.abalance, b.bbalance FROM pgbench_accounts a JOIN pgbench_branches b USING (bid) WHERE a.aid = :aid;\n")
 	for _, mode := range []string{"simple", "extended", "prepared"} {
 		out := filepath.Join(dir, mode+".json")
-		code, stdout, stderr := clitest.Run("run", "script", "--db", "temp-postgres", "-f", wr+"@3", "-f", rd+"@1",
+		code, stdout, stderr := clitest.Run("run", "script", "--db", url, "-f", wr+"@3", "-f", rd+"@1",
 			"--protocol", mode, "--clients", "2", "--duration", "1s", "--json", out)
 		if code != exitcode.OK {
 			t.Fatalf("%s: exit %d\n%s\n%s", mode, code, stdout, stderr)
