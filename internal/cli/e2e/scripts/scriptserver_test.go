@@ -20,14 +20,7 @@ import (
 // client latency, in every protocol, and the table shows it.
 func TestScriptServerTime(t *testing.T) {
 	t.Parallel()
-	// The three runs share a database with pgbench's tables (temp-postgres
-	// runs of scripts: TestPgbenchCustomScriptOnTempPostgres); the server's
-	// time comes from the statements of the run's own database.
-	url := testutil.SharedPostgres(t)
-	testutil.Exec(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-	if code, out, stderr := clitest.Run("pgbench", "-i", "-s", "1", "-q", url); code != 0 {
-		t.Fatalf("pgbench -i: exit %d\n%s\n%s", code, out, stderr)
-	}
+	url := pgbenchDatabase(t)
 	dir := t.TempDir()
 	write := func(name, text string) string { return testutil.WriteFile(t, dir, name, text) }
 	wr := write("wr.sql", "\\set aid random(1, 100000)\n\\set delta random(-5000, 5000)\nBEGIN;\n"+
@@ -69,18 +62,33 @@ func TestScriptServerTime(t *testing.T) {
 	}
 }
 
+// pgbenchDatabase is a database of the test's own on the package's
+// shared cluster, with pgbench's tables at scale 1 and pg_stat_statements:
+// for runs of scripts that look at the server's time (telemetry reads the
+// run database's statements); temp-postgres runs of scripts are
+// TestPgbenchCustomScriptOnTempPostgres's.
+func pgbenchDatabase(t *testing.T) string {
+	t.Helper()
+	url := testutil.SharedPostgres(t)
+	testutil.Exec(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	if code, out, stderr := clitest.Run("pgbench", "-i", "-s", "1", "-q", url); code != 0 {
+		t.Fatalf("pgbench -i: exit %d\n%s\n%s", code, out, stderr)
+	}
+	return url
+}
+
 // TestScriptStudyServerGap: a study of a script over a client ladder
 // writes the client-vs-server gap of each rung into study.md.
 func TestScriptStudyServerGap(t *testing.T) {
 	t.Parallel()
-	testutil.NeedPostgres(t)
+	url := pgbenchDatabase(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "rd.sql")
 	if err := os.WriteFile(script, []byte("\\set aid random(1, 100000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "study")
-	code, stdout, stderr := clitest.Run("study", "script", "--db", "temp-postgres", "-f", script, "--duration", "1s",
+	code, stdout, stderr := clitest.Run("study", "script", "--db", url, "-f", script, "--duration", "1s",
 		"--settle", "0", "--vary", "clients=1,2", "--out", out)
 	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
