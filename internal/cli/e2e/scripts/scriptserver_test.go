@@ -20,7 +20,7 @@ import (
 // client latency, in every protocol, and the table shows it.
 func TestScriptServerTime(t *testing.T) {
 	t.Parallel()
-	testutil.NeedPostgres(t)
+	url := pgbenchDatabase(t)
 	dir := t.TempDir()
 	write := func(name, text string) string { return testutil.WriteFile(t, dir, name, text) }
 	wr := write("wr.sql", "\\set aid random(1, 100000)\n\\set delta random(-5000, 5000)\nBEGIN;\n"+
@@ -30,7 +30,7 @@ func TestScriptServerTime(t *testing.T) {
 		"SELECT a.abalance, b.bbalance FROM pgbench_accounts a JOIN pgbench_branches b USING (bid) WHERE a.aid = :aid;\n")
 	for _, mode := range []string{"simple", "extended", "prepared"} {
 		out := filepath.Join(dir, mode+".json")
-		code, stdout, stderr := clitest.Run("run", "script", "--db", "temp-postgres", "-f", wr+"@3", "-f", rd+"@1",
+		code, stdout, stderr := clitest.Run("run", "script", "--db", url, "-f", wr+"@3", "-f", rd+"@1",
 			"--protocol", mode, "--clients", "2", "--duration", "1s", "--json", out)
 		if code != exitcode.OK {
 			t.Fatalf("%s: exit %d\n%s\n%s", mode, code, stdout, stderr)
@@ -62,18 +62,33 @@ func TestScriptServerTime(t *testing.T) {
 	}
 }
 
+// pgbenchDatabase is a database of the test's own on the package's
+// shared cluster, with pgbench's tables at scale 1 and pg_stat_statements:
+// for runs of scripts that look at the server's time (telemetry reads the
+// run database's statements); temp-postgres runs of scripts are
+// TestPgbenchCustomScriptOnTempPostgres's.
+func pgbenchDatabase(t *testing.T) string {
+	t.Helper()
+	url := testutil.SharedPostgres(t)
+	testutil.Exec(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	if code, out, stderr := clitest.Run("pgbench", "-i", "-s", "1", "-q", url); code != 0 {
+		t.Fatalf("pgbench -i: exit %d\n%s\n%s", code, out, stderr)
+	}
+	return url
+}
+
 // TestScriptStudyServerGap: a study of a script over a client ladder
 // writes the client-vs-server gap of each rung into study.md.
 func TestScriptStudyServerGap(t *testing.T) {
 	t.Parallel()
-	testutil.NeedPostgres(t)
+	url := pgbenchDatabase(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "rd.sql")
 	if err := os.WriteFile(script, []byte("\\set aid random(1, 100000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "study")
-	code, stdout, stderr := clitest.Run("study", "script", "--db", "temp-postgres", "-f", script, "--duration", "1s",
+	code, stdout, stderr := clitest.Run("study", "script", "--db", url, "-f", script, "--duration", "1s",
 		"--settle", "0", "--vary", "clients=1,2", "--out", out)
 	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
