@@ -630,6 +630,7 @@ func Merge(rs []*Result) (*Result, error) {
 	m.Pooler = nil // each run's pooler counted only its own clients
 	m.Config.Clients = 0
 	m.AbortedClients = 0
+	m.WorkloadCommits = 0
 	var cpu float64
 	for k, r := range rs {
 		m.Sources += max(r.Sources, 1)
@@ -643,6 +644,7 @@ func Merge(rs []*Result) (*Result, error) {
 		}
 		m.Interrupted = m.Interrupted || r.Interrupted
 		m.AbortedClients += r.AbortedClients
+		m.WorkloadCommits += r.WorkloadCommits // each shard's sessions committed their own
 		m.Client.CPUUserS += r.Client.CPUUserS
 		m.Client.CPUSysS += r.Client.CPUSysS
 		m.Client.MaxRSSMB = max(m.Client.MaxRSSMB, r.Client.MaxRSSMB)

@@ -353,6 +353,7 @@ func TestMerge(t *testing.T) {
 		intervalOp(t, "add", 0, 0, 1, 2, 3),
 	}})
 	b.Client = result.Client{CPUUserS: 2, CPUSysS: 1, MaxRSSMB: 55}
+	a.WorkloadCommits, b.WorkloadCommits = 3, 4 // each shard's own
 	a.Intervals[0].Ops[0].ErrorClasses = map[string]int64{"deadlock": 2, "timeout": 1}
 	b.Intervals[0].Ops[0].ErrorClasses = map[string]int64{"deadlock": 3}
 	aAddCount := a.Ops[0].Hist.Count()
@@ -361,6 +362,9 @@ func TestMerge(t *testing.T) {
 	m, err := result.Merge([]*result.Result{a, b})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m.WorkloadCommits != 7 {
+		t.Errorf("the workload's commits beside its ops: %d, want both shards' 7", m.WorkloadCommits)
 	}
 
 	// Op counts add up; percentiles are those of one histogram holding

@@ -188,16 +188,11 @@ const awaitPoll = time.Second
 // records the phases from the publish commit and from the cycle's start
 // to the completion commit. A workflow not final within --stuck-after is
 // an error (and stays stuck for the invariant check). Each read is a
-// transaction of its own: those beyond the one the op records are counted
-// beside the ops (Unrecorded).
-func (c *client) await(ctx context.Context, conn target.Conn) (err error) {
-	var reads int64
-	defer func() {
-		if err == nil {
-			reads-- // the op's own
-		}
-		c.w.besideOps.Add(max(reads, 0))
-	}()
+// transaction of its own: those that find the instance not yet final are
+// beyond the one the op records, and are counted beside the ops
+// (Unrecorded) as they commit, so that those before the window stay out
+// of its count as they stay out of the server's.
+func (c *client) await(ctx context.Context, conn target.Conn) error {
 	deadline := c.published.Add(c.w.stuckAfter)
 	for {
 		wait := min(awaitPoll, time.Until(deadline))
@@ -215,7 +210,6 @@ func (c *client) await(ctx context.Context, conn target.Conn) (err error) {
 		if err := target.QueryRow(ctx, conn, c.w.sql.readInstance, []any{c.inst}, &state, &completed); err != nil {
 			return err
 		}
-		reads++
 		switch state {
 		case stateCompleted:
 			at := c.wt.at.Load()
@@ -229,6 +223,7 @@ func (c *client) await(ctx context.Context, conn target.Conn) (err error) {
 		case stateFailed:
 			return nil // a dead-lettered signal, as --handler-fail-rate asked: counted by the check
 		}
+		c.w.besideOps.Add(1)
 		if !time.Now().Before(deadline) {
 			return fmt.Errorf("%w: workflow %d not completed within --stuck-after %s", errStuck, c.inst, c.w.stuckAfter)
 		}

@@ -217,11 +217,15 @@ type claimed struct {
 // and they would otherwise wait for --lease to expire.
 func (k *worker) run(ctx context.Context) {
 	defer k.release()
-	// The first look at the queue waits for a wake-up (or the idle wait):
-	// one at once would commit just before the window opens, in the
-	// second after the session's start in which the server holds back its
-	// statistics, and the server's counters of the window would hold it.
-	k.idle(ctx)
+	// With --wake notify, the first look at the queue waits for a wake-up
+	// (or the idle wait): one at once would commit just before the window
+	// opens, in the second after the session's start in which the server
+	// holds back its statistics, and the server's counters of the window
+	// would hold it. With --wake poll, nothing wakes a worker: it looks at
+	// once, as it always did.
+	if k.w.wake == wakeNotify {
+		k.idle(ctx)
+	}
 	for ctx.Err() == nil {
 		if k.conn == nil {
 			c, err := k.env.Connect(ctx)
