@@ -356,6 +356,10 @@ type Commits struct {
 	// the database's tables over the same span (Telemetry.Database's
 	// autovacuum): each adds commits of its own.
 	Autovacuum int64 `json:"autovacuum,omitempty"`
+	// Statements: the server counts COMMIT statements, not transactions
+	// (MariaDB's and MySQL's Com_commit: an autocommitted statement is
+	// none), so the two are not compared.
+	Statements bool `json:"commit_statements,omitempty"`
 }
 
 // ServerCommits is the commits the server counted over the run
@@ -371,7 +375,8 @@ func (r *Result) ServerCommits() (Commits, bool) {
 	}
 	window, after, before := r.Committed()
 	return Commits{Server: server, Window: window, After: after, Before: before, Workload: r.WorkloadCommits,
-		Notified: r.Notifications, Autovacuum: r.Telemetry.Database["autovacuum"]}, true
+		Notified: r.Notifications, Autovacuum: r.Telemetry.Database["autovacuum"],
+		Statements: r.Server.Dialect == "MariaDB" || r.Server.Dialect == "MySQL"}, true
 }
 
 // MedianCommits is the commits among cs with the median Server (the
@@ -434,6 +439,8 @@ func (c Commits) Text() string {
 	switch known := c.Clients() + c.Workload; {
 	case c.Clients() == 0:
 		return texttable.Count(c.Server)
+	case c.Statements:
+		return fmt.Sprintf("%s COMMIT statements beside %s%s transactions (%s; the server counts no autocommitted statement)", texttable.Count(c.Server), whose, texttable.Count(known), sum)
 	case known == c.Server:
 		return texttable.Count(c.Server) + " = " + sum
 	default:
