@@ -54,17 +54,10 @@ func connect(t *testing.T, u string) target.Conn {
 	return c
 }
 
-// newDB creates an empty database and returns its name and URL; it is
-// dropped when the test ends: a dropped database's pages are never
-// written, where the many tables the cases fill would be written by the
-// cluster's last checkpoint.
-func (s *server) newDB(t *testing.T, prefix string) (string, string) {
-	t.Helper()
-	return s.newDBUntil(t, t, prefix)
-}
-
-// newDBUntil is newDB with the database dropped when until ends (t or a
-// test t runs in).
+// newDBUntil creates an empty database and returns its name and URL; it
+// is dropped when until ends (t or a test t runs in): a dropped
+// database's pages are never written, where the many tables the cases
+// fill would be written by the cluster's last checkpoint.
 func (s *server) newDBUntil(t, until *testing.T, prefix string) (string, string) {
 	t.Helper()
 	s.n++
