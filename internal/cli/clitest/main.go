@@ -3,6 +3,7 @@ package clitest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,4 +168,15 @@ func ReadJSON(t testing.TB, path string, v any) {
 	if err := json.Unmarshal(Read(t, path), v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+}
+
+// Exited runs cmd to its end and returns its exit status; a command that
+// could not run fails the test.
+func Exited(t testing.TB, cmd *exec.Cmd) int {
+	t.Helper()
+	var ee *exec.ExitError
+	if err := cmd.Run(); err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode()
 }

@@ -1,11 +1,8 @@
 package testutil
 
 import (
-	"fmt"
-	"net/url"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 )
@@ -51,40 +48,4 @@ func unwrapPgbench(p string) string {
 		}
 	}
 	return ""
-}
-
-// SharedPostgresCopy returns the URL of a new database on the package's
-// shared cluster (SharedPostgres), a copy of the database at template (a
-// URL SharedPostgres returned, which no session may be using): tests that
-// need the same tables fill them once and copy the database (a file copy
-// in the server) instead of filling each their own.
-func SharedPostgresCopy(t testing.TB, template string) string {
-	t.Helper()
-	u, err := url.Parse(template)
-	if err != nil {
-		t.Fatal(err)
-	}
-	from := strings.TrimPrefix(u.Path, "/")
-	shared.mu.Lock()
-	c := shared.c
-	shared.dbs++
-	name := fmt.Sprintf("t%d", shared.dbs)
-	shared.mu.Unlock()
-	if c == nil {
-		t.Fatal("SharedPostgresCopy: no shared cluster: template is not SharedPostgres's")
-	}
-	Exec(t, c.URL(), fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, from))
-	u.Path = "/" + name
-	return u.String()
-}
-
-// DatabaseURL is u with its database replaced by name.
-func DatabaseURL(t testing.TB, u, name string) string {
-	t.Helper()
-	p, err := url.Parse(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Path = "/" + name
-	return p.String()
 }
