@@ -82,6 +82,9 @@ var sequentialTemp struct {
 // for a test that does not call t.Parallel, so that no other run is on
 // the cluster meanwhile, and that does not restart, kill or configure the
 // server: a throwaway cluster costs about a CPU-second to start (initdb).
+// The cluster runs without autovacuum: the dead rows earlier tests leave
+// would otherwise be cleaned inside a later test's window, in commits of
+// their own (several a run) that the commits tests would have to allow.
 // TestMain stops it.
 func sequentialTempPostgres(t *testing.T, s Spec) *Database {
 	t.Helper()
@@ -94,6 +97,7 @@ func sequentialTempPostgres(t *testing.T, s Spec) *Database {
 	if sequentialTemp.db == nil && sequentialTemp.err == nil {
 		server := s
 		server.DB.Via = target.Via{}
+		server.PGConf = []string{"autovacuum=off"}
 		sequentialTemp.db, sequentialTemp.err = openServer(ctx, server, 32)
 	}
 	server, err := sequentialTemp.db, sequentialTemp.err

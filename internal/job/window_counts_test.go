@@ -36,8 +36,8 @@ func commitsAddUp(t *testing.T, r *result.Result) {
 		}
 	}
 	t.Logf("%s (notes %q)", line, r.Telemetry.Notes)
-	// Autovacuum's transactions count too (the package's sequential tests
-	// share one cluster, whose earlier tests left it dead rows); the run
+	// Autovacuum's transactions count too (on a cluster of the test's
+	// own; the sequential tests' shared one runs without it); the run
 	// names them.
 	autovacuum := r.Telemetry.Database["autovacuum"]
 	if client == 0 || 100*max(server-client-autovacuum, client-server) > client {
@@ -193,8 +193,7 @@ func TestWorkflowCommitsAccountForNotifications(t *testing.T) {
 	// idle session's statistics after 10 s or as it ends), and a claim
 	// per worker that committed as the runner took its last count (a
 	// worker looks at the queue once a second until it stops); and what
-	// autovacuum committed, on a cluster the package's sequential tests
-	// share.
+	// autovacuum committed, if it ran.
 	handful := int64(1+workers) + c.Autovacuum
 	if extra := c.Server - c.Clients() - c.Workload; extra < 0 || extra > r.Notifications+handful {
 		t.Errorf("the server counted %d commits beyond the clients' %d transactions and the workload's %d beside its ops; the listener received %d notifications", extra, c.Clients(), c.Workload, r.Notifications)

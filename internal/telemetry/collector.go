@@ -86,9 +86,11 @@ type Collector struct {
 	gap     []string     // what the next sample lacks
 	dbAt    float64      // when lastDB was read
 	dropped atomic.Int64 // ticks that found the queue full
-	// finishing is set by Finish: the samples still queued are skipped,
-	// so a server or pooler that does not answer (each sample waiting out
-	// its deadline) cannot hold the final readings back.
+	// finishing is set by Finish: the samples still queued are taken
+	// without reading the server or the poolers (their counters go to the
+	// final readings, into the last sample), so a server or pooler that
+	// does not answer (each sample waiting out its deadline) cannot hold
+	// the final readings back, and every interval still has its sample.
 	finishing atomic.Bool
 	// lostStuck: the session was lost because the server did not answer
 	// in time (not closed, refused): the final readings do not try again.
@@ -346,8 +348,8 @@ func (c *Collector) loop() {
 			case reqEndWindow:
 				c.windowOpen = false
 			case reqTick:
-				if c.measuring && !c.finishing.Load() {
-					c.tick(ctx, r.elapsed)
+				if c.measuring {
+					c.tick(ctx, r.elapsed, !c.finishing.Load())
 				}
 			case reqNotes:
 				c.tel.Notes = append(c.tel.Notes, r.notes...)
@@ -570,12 +572,24 @@ func (c *Collector) readPool(ctx context.Context, final bool) map[string]int64 {
 	return sum
 }
 
-func (c *Collector) tick(ctx context.Context, elapsed float64) {
+// sampleAtFinish is the gap of a sample whose interval's server and
+// pooler readings were left to the final ones: the run ended while the
+// sampler was behind.
+const sampleAtFinish = "server counters in the final reading (the run ended before this sample's)"
+
+// tick takes an interval's sample; server says whether to read the
+// server's and the poolers' counters for it, or leave them to the final
+// readings.
+func (c *Collector) tick(ctx context.Context, elapsed float64, server bool) {
 	h := c.host.read()
 	s := result.Sample{ElapsedS: elapsed, ClientRSSMB: h.rssMB}
 	s.ClientCPU, s.MachineCPU = usage(c.lastHost, h)
 	c.lastHost = h
-	if c.o.ServerURL != "" && c.db != "" {
+	dbToo := c.o.ServerURL != "" && c.db != ""
+	if !server && (dbToo || len(c.pools) > 0) {
+		c.gap = append(c.gap, sampleAtFinish)
+	}
+	if server && dbToo {
 		if now, own, ok := c.readDB(ctx); ok {
 			since := c.dbAt
 			s.Database = c.dbDelta(now, own)
@@ -586,7 +600,7 @@ func (c *Collector) tick(ctx context.Context, elapsed float64) {
 		}
 	}
 	s.Waits = c.waits.takeInterval()
-	if len(c.pools) > 0 {
+	if server && len(c.pools) > 0 {
 		s.Pooler = c.readPool(ctx, false)
 		addTo(&c.tel.Pooler, s.Pooler)
 	}

@@ -13,10 +13,12 @@ import (
 
 // TestFinishSkipsSamplesOfAFrozenPooler: with the pooler stopped
 // (SIGSTOP) each interval's sample waits out its console's deadline, so
-// samples queue up; Finish skips those still queued and leaves the stuck
-// console out of the final reading, so it returns within about two
-// deadlines (the sample under way, and slack) instead of one per queued
-// sample (10 here: 30 s and more before).
+// samples queue up; Finish takes those still queued without reading the
+// consoles and leaves the stuck console out of the final reading, so it
+// returns within about two deadlines (the sample under way, and slack)
+// instead of one per queued sample (10 here: 30 s and more before), and
+// every tick still has its sample (queued ones were dropped before: a
+// series shorter than the run's intervals).
 func TestFinishSkipsSamplesOfAFrozenPooler(t *testing.T) {
 	ctx := context.Background()
 	b := testutil.PgBouncer(t, testutil.Postgres(t), 0)
@@ -39,5 +41,11 @@ func TestFinishSkipsSamplesOfAFrozenPooler(t *testing.T) {
 	}
 	if notes := strings.Join(tel.Notes, "\n"); !strings.Contains(notes, "no answer to SHOW STATS within 3s") {
 		t.Errorf("notes: %s", notes)
+	}
+	if len(tel.Series) != 10 {
+		t.Fatalf("%d samples for 10 ticks", len(tel.Series))
+	}
+	if last := tel.Series[9]; !strings.Contains(last.Gap, sampleAtFinish) || last.ElapsedS != 0.9 {
+		t.Errorf("the last sample, queued when the run finished: %+v", last)
 	}
 }
