@@ -185,21 +185,37 @@ func NobodyCommand(t testing.TB, args ...string) *exec.Cmd {
 	}
 	os.Chown(home, uid, gid)
 	os.Chmod(dir, 0o755)
-	src, err := os.Open(os.Args[0])
-	if err != nil {
+	if err := linkOrCopy(os.Args[0], bin); err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	dst.Close()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "HOME="+home, "TMPDIR=")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	return cmd
+}
+
+// linkOrCopy makes dst the executable src: a hard link where both are on
+// one file system, a copy otherwise. A link never opens the program for
+// writing, so it cannot meet Go's ETXTBSY race: a copy just written can
+// still be open in a child that another test forked meanwhile, until that
+// child executes, and executing the copy then fails with "text file busy"
+// (as it did for parallel subtests under load).
+func linkOrCopy(src, dst string) error {
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
