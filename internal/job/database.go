@@ -159,7 +159,7 @@ func pinParts(s Spec, db *Database) error {
 // openServer opens the database itself, sized for conns connections.
 func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	sp := s.DB
-	if s.TLS && sp.Kind != target.TempPostgres {
+	if s.TLS && !TLSServed(sp.Kind) {
 		return nil, ErrTLSNeedsTempPostgres
 	}
 	if sp.Kind == target.TempMariaDB {
@@ -236,7 +236,11 @@ func openAsLoadRole(ctx context.Context, s Spec, cl *localdb.Cluster) (*Database
 }
 
 // openMariaDB starts a throwaway MariaDB sized for conns connections and
-// opens it.
+// opens it as its load user (localdb.MariaDBLoadUser), as openAsLoadRole
+// opens a throwaway cluster: the workloads' data and every client session
+// are the load user's, with privileges on the run database alone; the
+// telemetry, the faults and the checks of the server go to it as root
+// (serverURL). Both verify the server against the run's CA.
 func openMariaDB(ctx context.Context, s Spec, conns int) (*Database, error) {
 	conf := s.MariaDBConf
 	if !hasSetting(conf, "max_connections") && !hasSetting(conf, "max-connections") {
@@ -248,13 +252,13 @@ func openMariaDB(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := openTarget(ctx, m.URL())
+	t, err := openTarget(ctx, m.LoadURL())
 	if err != nil {
 		m.Stop()
 		return nil, err
 	}
 	s.log(fmt.Sprintf("MariaDB %s ready on 127.0.0.1:%d in %.1f s", m.Version(), m.Port(), time.Since(started).Seconds()))
-	return &Database{Target: t, URL: TempMariaDB + " (" + target.MaskURL(m.URL()) + ")", server: m, connURL: m.URL(), addr: localAddr(m.Port())}, nil
+	return &Database{Target: t, URL: TempMariaDB + " (" + target.MaskURL(m.URL()) + ")", server: m, connURL: m.LoadURL(), addr: localAddr(m.Port())}, nil
 }
 
 // localAddr is the address of a server or pooler txnbench started: they

@@ -10,12 +10,17 @@ import (
 )
 
 // ErrTLSNeedsTempPostgres refuses --tls on anything but a throwaway
-// PostgreSQL, the one server whose certificates txnbench makes.
-var ErrTLSNeedsTempPostgres = errors.New("--tls makes txnbench's throwaway PostgreSQL and PgBouncer serve TLS: use --db temp-postgres (for a server of yours put sslmode=verify-full and sslrootcert in its URL instead; temp-mariadb serves no TLS yet)")
+// server, the only ones whose certificates txnbench makes (temp-mariadb
+// serves TLS with or without it).
+var ErrTLSNeedsTempPostgres = errors.New("--tls makes txnbench's throwaway PostgreSQL and PgBouncer serve TLS: use --db temp-postgres (temp-mariadb always serves TLS; for a server of yours put sslmode=verify-full and sslrootcert, or tls-ca, in its URL instead)")
+
+// TLSServed reports whether --tls may be given with a --db of kind k:
+// temp-postgres, and temp-mariadb, which serves TLS anyway.
+func TLSServed(k target.SpecKind) bool { return k == target.TempPostgres || k == target.TempMariaDB }
 
 // noteTLS records what TLS c, a client's session, negotiated, and how the
-// client checked the server: with --tls against the run's CA, else as the
-// URL's sslmode says.
+// client checked the server: against the run's CA with --tls and on
+// temp-mariadb, else as the URL's sslmode (or tls-ca) says.
 func (d *Database) noteTLS(s Spec, c target.Conn) {
 	tr, ok := c.(target.TLSReporter)
 	if !ok {
@@ -28,8 +33,11 @@ func (d *Database) noteTLS(s Spec, c target.Conn) {
 	verify := "sslmode=prefer"
 	if u, err := url.Parse(d.connURL); err == nil {
 		verify = "sslmode=" + cmp.Or(u.Query().Get("sslmode"), "prefer")
+		if u.Query().Has("tls-ca") {
+			verify = "tls-ca"
+		}
 	}
-	if s.TLS {
+	if s.TLS || s.DB.Kind == target.TempMariaDB {
 		verify += " against the run's CA"
 	}
 	d.tls = &result.TLS{Version: version, Cipher: cipher, Verify: verify}

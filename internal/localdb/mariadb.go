@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,8 +27,13 @@ const (
 	// mariaInitName is the SQL mariadbd runs at its first start, holding
 	// the password; removed once the server is ready.
 	mariaInitName = "init.sql"
-	// MariaDBUser is the account a throwaway MariaDB's URL logs in as.
+	// MariaDBUser is the account a throwaway MariaDB's URL logs in as:
+	// txnbench's own sessions (telemetry, faults, checks of the server).
 	MariaDBUser = "root"
+	// MariaDBLoadUser is the account of LoadURL: the workloads' data and
+	// every client session, with privileges on MariaDBDatabase alone (no
+	// FILE, no SUPER, nothing global).
+	MariaDBLoadUser = "txnbench_load"
 	// MariaDBDatabase is the database a throwaway MariaDB's URL names.
 	MariaDBDatabase = "txnbench"
 )
@@ -55,6 +61,8 @@ type MariaDB struct {
 	user     *runAs
 	log      *serverLog
 	password string
+	loadPass string // MariaDBLoadUser's
+	caFile   string // the run's CA certificate, which clients verify the server against
 	initFile string // run at the first start only; "" afterwards
 }
 
@@ -89,9 +97,14 @@ func HasMariaDB() bool {
 // StartMariaDB creates a temporary directory, runs mariadb-install-db in
 // it and starts mariadbd on 127.0.0.1, returning once it accepts
 // connections. Its only accounts are MariaDBUser at 127.0.0.1 and at
-// localhost (the socket) with a new random password, and the locked
-// mariadb.sys: the anonymous and unix_socket accounts mariadb-install-db
-// makes are dropped before the server takes connections. Files are 0600
+// localhost (the socket) with a new random password, MariaDBLoadUser at
+// 127.0.0.1 with another, and the locked mariadb.sys: the anonymous and
+// unix_socket accounts mariadb-install-db makes are dropped before the
+// server takes connections. Over TCP it speaks TLS only
+// (require_secure_transport), with a certificate of a CA made for this
+// server (NewCA), whose key is gone once the certificate is signed; its
+// URLs verify it (tls-ca), so a process that takes the port while the
+// server is down learns no password and passes for nothing. Files are 0600
 // in 0700 directories. On any error it leaves nothing behind.
 func StartMariaDB(ctx context.Context, o MariaDBOptions) (*MariaDB, error) {
 	CleanStale()
@@ -129,6 +142,9 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (*MariaDB, error) {
 	if d.password, err = NewPassword(); err != nil {
 		return nil, err
 	}
+	if d.loadPass, err = NewPassword(); err != nil {
+		return nil, err
+	}
 	d.start = d.startServer
 	ok := false
 	defer func() {
@@ -148,6 +164,15 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (*MariaDB, error) {
 	if err := writeSecret(d.initFile, d.initSQL(), u); err != nil {
 		return nil, err
 	}
+	ca, err := NewCA()
+	if err != nil {
+		return nil, err
+	}
+	tlsf, err := ca.issue(dir, u)
+	if err != nil {
+		return nil, err
+	}
+	d.caFile = tlsf.ca
 	// Its temporary files (a multi-table UPDATE's, a sort's) stay in its
 	// own directory too, not in the shared /tmp, where another program's
 	// clean-up removed one under a running statement.
@@ -162,6 +187,7 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (*MariaDB, error) {
 	d.args = []string{
 		"--datadir=" + d.dataDir, "--socket=" + d.socketPath(), "--pid-file=" + filepath.Join(dir, mariaPidName), "--tmpdir=" + tmp,
 		"--bind-address=127.0.0.1", "--skip-name-resolve", "--performance-schema=ON", // its log goes to stderr: the server log
+		"--ssl-ca=" + tlsf.ca, "--ssl-cert=" + tlsf.cert, "--ssl-key=" + tlsf.key, "--require-secure-transport=ON",
 	}
 	for _, kv := range o.Conf {
 		k, v, _ := strings.Cut(kv, "=")
@@ -210,7 +236,8 @@ func (d *MariaDB) installDB(ctx context.Context, install string) error {
 // initSQL drops every account mariadb-install-db made but the locked
 // mariadb.sys (root without a password over TCP, root and the server's
 // user by unix_socket, the anonymous ones) and their proxy grants, then
-// makes MariaDBUser with the password, and the database. mariadbd reads
+// makes MariaDBUser with the password, the database, and MariaDBLoadUser
+// with every privilege on the database and none beyond it. mariadbd reads
 // its init file one statement per line.
 func (d *MariaDB) initSQL() string {
 	var b strings.Builder
@@ -222,6 +249,8 @@ func (d *MariaDB) initSQL() string {
 		fmt.Fprintf(&b, "GRANT ALL ON *.* TO '%s'@'%s' WITH GRANT OPTION;\n", MariaDBUser, host)
 	}
 	fmt.Fprintf(&b, "CREATE DATABASE %s;\n", MariaDBDatabase)
+	fmt.Fprintf(&b, "CREATE USER '%s'@'127.0.0.1' IDENTIFIED BY '%s';\n", MariaDBLoadUser, d.loadPass)
+	fmt.Fprintf(&b, "GRANT ALL ON %s.* TO '%s'@'127.0.0.1';\n", MariaDBDatabase, MariaDBLoadUser)
 	return b.String()
 }
 
@@ -279,11 +308,21 @@ func summarizeMaria(lines []string) string {
 // it, killing it after stopTimeout.
 func stopMariaDB(s *server) error { return terminate(s, syscall.SIGTERM) }
 
-// URL returns the mysql:// URL of MariaDBUser over TCP, with its password:
-// mask it wherever it is shown.
-func (d *MariaDB) URL() string {
-	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s", MariaDBUser, d.password, d.Port(), MariaDBDatabase)
+// URL returns the mysql:// URL of MariaDBUser over TCP, with its password
+// (mask it wherever it is shown), verifying the server against the run's
+// CA.
+func (d *MariaDB) URL() string { return d.urlOf(MariaDBUser, d.password) }
+
+// LoadURL is URL as MariaDBLoadUser.
+func (d *MariaDB) LoadURL() string { return d.urlOf(MariaDBLoadUser, d.loadPass) }
+
+func (d *MariaDB) urlOf(user, password string) string {
+	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s?tls-ca=%s", user, password, d.Port(), MariaDBDatabase, url.QueryEscape(d.caFile))
 }
+
+// CAFile is the run's CA certificate, which the server's certificate is
+// signed by.
+func (d *MariaDB) CAFile() string { return d.caFile }
 
 // Password returns MariaDBUser's password.
 func (d *MariaDB) Password() string { return d.password }

@@ -2,11 +2,14 @@ package mysql
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -27,9 +30,11 @@ const dialTimeout = 10 * time.Second
 // trip, not a prepare, an execute and a close; DATETIME columns scan into
 // time.Time (parseTime, in UTC); and an UPDATE counts the rows it matched,
 // as PostgreSQL and SQLite do, not only those it changed
-// (clientFoundRows). The driver's own log
-// lines are dropped: errors reach the caller.
-func config(rawURL string) (*mysql.Config, error) {
+// (clientFoundRows). With tls-ca=FILE (see caParam) it speaks TLS only,
+// verified against FILE's CA for the URL's host; seen receives what each
+// handshake negotiated. The driver's own log lines are dropped: errors
+// reach the caller.
+func config(rawURL string, seen *atomic.Pointer[tls.ConnectionState]) (*mysql.Config, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme != "mysql" || u.Host == "" {
 		return nil, fmt.Errorf("%w: %s: want mysql://USER:PASSWORD@HOST:PORT/DATABASE", target.ErrMalformedURL, target.MaskURL(rawURL))
@@ -39,6 +44,11 @@ func config(rawURL string) (*mysql.Config, error) {
 		port = defaultPort
 	}
 	q := u.Query()
+	ca := q.Get(caParam)
+	if q.Has(caParam) && (ca == "" || q.Has("tls")) {
+		return nil, fmt.Errorf("%w: %s: %s wants a CA certificate file, and no tls parameter beside it", target.ErrMalformedURL, target.MaskURL(rawURL), caParam)
+	}
+	q.Del(caParam)
 	for k, v := range map[string]string{"interpolateParams": "true", "parseTime": "true", "clientFoundRows": "true"} {
 		if !q.Has(k) {
 			q.Set(k, v)
@@ -57,21 +67,29 @@ func config(rawURL string) (*mysql.Config, error) {
 		cfg.ConnectionAttributes = "program_name:" + programName // see TerminateSessions
 	}
 	cfg.Logger = &mysql.NopLogger{}
+	if ca != "" {
+		if cfg.TLS, err = verifiedTLS(ca, host, seen); err != nil {
+			return nil, err
+		}
+		cfg.AllowFallbackToPlaintext = false
+	}
 	return cfg, nil
 }
 
 type mysqlTarget struct {
 	cfg     *mysql.Config
-	db      *sql.DB // Connect's sessions: none kept idle
+	tls     atomic.Pointer[tls.ConnectionState] // the last verified handshake's (tls-ca)
+	db      *sql.DB                             // Connect's sessions: none kept idle
 	dialect target.Dialect
 }
 
 func openMySQL(ctx context.Context, rawURL string) (target.Target, error) {
-	cfg, err := config(rawURL)
+	t := &mysqlTarget{}
+	cfg, err := config(rawURL, &t.tls)
 	if err != nil {
 		return nil, err
 	}
-	t := &mysqlTarget{cfg: cfg}
+	t.cfg = cfg
 	if t.db, err = t.open(); err != nil {
 		return nil, err
 	}
@@ -89,11 +107,21 @@ func openMySQL(ctx context.Context, rawURL string) (target.Target, error) {
 }
 
 func (t *mysqlTarget) open() (*sql.DB, error) {
-	conn, err := mysql.NewConnector(t.cfg)
+	conn, err := t.connector()
 	if err != nil {
 		return nil, err
 	}
 	return sql.OpenDB(conn), nil
+}
+
+// connector is the driver's connector for t's sessions; with tls-ca a
+// server that cannot show the CA's certificate is refused by name.
+func (t *mysqlTarget) connector() (driver.Connector, error) {
+	conn, err := mysql.NewConnector(t.cfg)
+	if err != nil || t.cfg.TLS == nil {
+		return conn, err
+	}
+	return refusingConnector{Connector: conn, cfg: t.cfg}, nil
 }
 
 func (t *mysqlTarget) Dialect() target.Dialect { return t.dialect }
@@ -105,15 +133,16 @@ func (t *mysqlTarget) Connect(ctx context.Context) (target.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mysqlConn{c: c}, nil
+	return &mysqlConn{c: c, tls: &t.tls}, nil
 }
 
 // mysqlConn pins one connection of a database/sql pool to one client.
 type mysqlConn struct {
 	c      *sql.Conn
 	inTx   bool
-	broken bool              // an error said the connection is gone
-	scr    *target.SQLScript // the script engine (script.go), or nil
+	broken bool                                 // an error said the connection is gone
+	scr    *target.SQLScript                    // the script engine (script.go), or nil
+	tls    *atomic.Pointer[tls.ConnectionState] // its target's (TLS)
 }
 
 // check notes an error that broke the connection and returns err.

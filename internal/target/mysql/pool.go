@@ -2,11 +2,11 @@ package mysql
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql"
 	"database/sql/driver"
 	"sync/atomic"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -15,11 +15,11 @@ import (
 var errBad = driver.ErrBadConn
 
 func (t *mysqlTarget) OpenPool(ctx context.Context, c target.PoolConfig) (target.Pool, error) {
-	conn, err := mysql.NewConnector(t.cfg)
+	conn, err := t.connector()
 	if err != nil {
 		return nil, err
 	}
-	p := &mysqlPool{}
+	p := &mysqlPool{tls: &t.tls}
 	db := sql.OpenDB(countingConnector{conn, &p.opened})
 	db.SetMaxOpenConns(c.Max)
 	db.SetMaxIdleConns(c.Max)
@@ -50,6 +50,7 @@ type mysqlPool struct {
 	db       *sql.DB
 	acquires atomic.Int64 // database/sql does not count them
 	opened   atomic.Int64 // sessions opened (countingConnector)
+	tls      *atomic.Pointer[tls.ConnectionState]
 }
 
 func (p *mysqlPool) Acquire(ctx context.Context) (target.Conn, error) {
@@ -58,7 +59,7 @@ func (p *mysqlPool) Acquire(ctx context.Context) (target.Conn, error) {
 		return nil, err
 	}
 	p.acquires.Add(1)
-	return &mysqlConn{c: c}, nil
+	return &mysqlConn{c: c, tls: p.tls}, nil
 }
 
 func (p *mysqlPool) Stats() target.PoolStats {
