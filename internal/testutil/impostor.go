@@ -40,6 +40,7 @@ type Impostor struct {
 	tls         *tls.Config
 	sslRequests int
 	handshakes  int
+	leaked      []string // the passwords a MySQL impostor read
 }
 
 // ImpostorMessage is a message a client sent an Impostor after its

@@ -3,6 +3,8 @@ package pg_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -59,5 +61,44 @@ func TestRequireSCRAMRefusesImpostor(t *testing.T) {
 			t.Errorf("auth %d without require_auth: impostor got %+v, want the client's next message", c.auth, sent)
 		}
 		ln.Close()
+	}
+}
+
+// TestTLSRefusingImpostor: a client whose URL requires verified TLS, as
+// every --tls run's does, meets a fake server that answers its SSLRequest
+// with "no TLS". The failure is of class auth, one line naming the server,
+// that it refused TLS and the port hint (before, class other and pgx's
+// "server refused TLS connection" alone); the impostor receives no startup.
+func TestTLSRefusingImpostor(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ca, err := localdb.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(caFile, ca.PEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := localdb.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	im := testutil.ServeImpostor(ln, []int{testutil.AuthCleartext})
+	addr := ln.Addr().String()
+	_, err = target.OpenURL(ctx, fmt.Sprintf("postgres://postgres:s3cret-pw@%s/postgres?sslmode=verify-full&sslrootcert=%s&require_auth=scram-sha-256", addr, caFile))
+	if err == nil {
+		t.Fatal("connected to the impostor")
+	}
+	if cl := target.Classify(err); cl != errclass.Auth {
+		t.Errorf("class %s, want auth (%v)", cl, err)
+	}
+	want := "the server at " + addr + " refused TLS, which the URL's sslmode requires: another local process may hold the port"
+	if msg := err.Error(); !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
+		t.Errorf("error %q, want one line containing %q", msg, want)
+	}
+	if im.Startups() != 0 {
+		t.Errorf("the impostor saw %d startups, want none", im.Startups())
 	}
 }
