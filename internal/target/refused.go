@@ -20,8 +20,10 @@ type Refused struct {
 	Err    error  // the driver's error
 }
 
+// Error leads with the hint, so a report that shortens the message keeps
+// it.
 func (e *Refused) Error() string {
-	return "the server at " + e.Addr + " " + e.Reason + ": another local process may hold the port"
+	return "another local process may hold the port: the server at " + e.Addr + " " + e.Reason
 }
 
 func (e *Refused) Unwrap() []error { return []error{ErrAuthRefused, e.Err} }

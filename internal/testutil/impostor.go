@@ -33,6 +33,7 @@ const (
 // AuthOk (followed by ReadyForQuery) its first query.
 type Impostor struct {
 	mu       sync.Mutex
+	conns    int // accepted
 	startups int
 	sent     []ImpostorMessage
 	// tls, when set, is the certificate it answers a client's SSLRequest
@@ -107,10 +108,25 @@ func serveImpostor(ln net.Listener, auths []int, im *Impostor) *Impostor {
 			if err != nil {
 				return
 			}
+			im.accepted()
 			go im.serve(c, auths[n%len(auths)])
 		}
 	}()
 	return im
+}
+
+// accepted counts a connection.
+func (im *Impostor) accepted() {
+	im.mu.Lock()
+	im.conns++
+	im.mu.Unlock()
+}
+
+// Conns is how many connections it accepted.
+func (im *Impostor) Conns() int {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	return im.conns
 }
 
 // Startups is how many clients sent a startup message.

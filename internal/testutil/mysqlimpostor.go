@@ -52,6 +52,7 @@ func ServeMySQLImpostor(ln net.Listener) (*Impostor, error) {
 			if err != nil {
 				return
 			}
+			im.accepted()
 			go im.serveMySQL(c, n%2 == 0, key)
 		}
 	}()

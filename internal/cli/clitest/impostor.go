@@ -17,6 +17,7 @@ import (
 // TXNBENCH_IMPOSTOR_PORT set; see Main).
 type ImpostorReport struct {
 	Bound    bool                       `json:"bound"`
+	Conns    int                        `json:"conns"` // the connections it accepted
 	Startups int                        `json:"startups"`
 	Sent     []testutil.ImpostorMessage `json:"sent"`
 	// SSLRequests and Handshakes are the clients that asked a TLS
@@ -24,7 +25,25 @@ type ImpostorReport struct {
 	// with its certificate.
 	SSLRequests int `json:"ssl_requests"`
 	Handshakes  int `json:"handshakes"`
+	// Leaked is the passwords a MySQL impostor read.
+	Leaked []string `json:"leaked"`
 }
+
+// ImpostorKind is the fake server an Impostor runs.
+type ImpostorKind string
+
+const (
+	// PGImpostor asks PostgreSQL clients for a cleartext password, an
+	// MD5 hash or nothing (testutil.ServeImpostor).
+	PGImpostor ImpostorKind = "pg"
+	// PGTLSImpostor is PGImpostor serving TLS with a certificate of its
+	// own (testutil.ServeTLSImpostor).
+	PGTLSImpostor ImpostorKind = "pg-tls"
+	// MySQLImpostor is a MySQL 8 server that asks for the password with
+	// caching_sha2_password and its own RSA key, with a certificate of
+	// its own or no TLS (testutil.ServeMySQLImpostor).
+	MySQLImpostor ImpostorKind = "mysql"
+)
 
 // Impostor is the test binary run as an impostor by another local user
 // (NobodyCommand), trying to bind a port.
@@ -33,15 +52,11 @@ type Impostor struct {
 	out *Buffer
 }
 
-// StartImpostor starts an impostor on 127.0.0.1:port that holds it for
-// hold at most once it got it; tls makes it serve TLS to clients that
-// ask. It is killed when the test ends.
-func StartImpostor(t testing.TB, port string, hold time.Duration, tls bool) *Impostor {
+// StartImpostor starts an impostor of kind on 127.0.0.1:port that holds
+// it for hold at most once it got it. It is killed when the test ends.
+func StartImpostor(t testing.TB, port string, hold time.Duration, kind ImpostorKind) *Impostor {
 	im := &Impostor{cmd: NobodyCommand(t), out: &Buffer{}}
-	im.cmd.Env = append(im.cmd.Env, "TXNBENCH_IMPOSTOR_PORT="+port, "TXNBENCH_IMPOSTOR_HOLD="+hold.String())
-	if tls {
-		im.cmd.Env = append(im.cmd.Env, "TXNBENCH_IMPOSTOR_TLS=1")
-	}
+	im.cmd.Env = append(im.cmd.Env, "TXNBENCH_IMPOSTOR_PORT="+port, "TXNBENCH_IMPOSTOR_HOLD="+hold.String(), "TXNBENCH_IMPOSTOR_KIND="+string(kind))
 	im.cmd.Stdout, im.cmd.Stderr = im.out, im.out
 	if err := im.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -66,12 +81,12 @@ func (im *Impostor) Report(t testing.TB) ImpostorReport {
 // the port its first group), has an impostor that holds it 3 s at most
 // take it once it is free (StartImpostor) and returns, once txnbench has
 // exited, its exit code and output, the port and what the impostor saw.
-func RunAgainstImpostor(t testing.TB, portRe string, tls bool, args ...string) (code int, stdout, stderr, port string, rep ImpostorReport) {
+func RunAgainstImpostor(t testing.TB, portRe string, kind ImpostorKind, args ...string) (code int, stdout, stderr, port string, rep ImpostorReport) {
 	t.Helper()
 	cmd, out, errOut := Start(t, args...)
 	WaitFor(t, errOut, 0, portRe)
 	port = regexp.MustCompile(portRe).FindStringSubmatch(errOut.String())[1]
-	im := StartImpostor(t, port, 3*time.Second, tls)
+	im := StartImpostor(t, port, 3*time.Second, kind)
 	WaitExit(t, cmd, 3*time.Minute, errOut)
 	code = cmd.ProcessState.ExitCode()
 	rep = im.Report(t)
@@ -97,9 +112,10 @@ func OutageErrors(r *result.Result) map[string]int64 {
 // testutil.Impostor on it until three clients came or for
 // TXNBENCH_IMPOSTOR_HOLD at most, asking for a cleartext password, an MD5
 // hash or nothing in turn, then lets the port go and prints what it saw as
-// JSON. With TXNBENCH_IMPOSTOR_TLS set it serves TLS to clients that ask,
-// with a certificate of its own (testutil.ServeTLSImpostor), and lets go
-// after three of them.
+// JSON. With TXNBENCH_IMPOSTOR_KIND pg-tls it serves TLS to clients that
+// ask, with a certificate of its own (testutil.ServeTLSImpostor), and lets
+// go after three of them; with mysql it is testutil.ServeMySQLImpostor,
+// letting go after three TLS requests or logins.
 func impostorMain(port string) int {
 	hold, err := time.ParseDuration(os.Getenv("TXNBENCH_IMPOSTOR_HOLD"))
 	if err != nil {
@@ -116,12 +132,16 @@ func impostorMain(port string) int {
 		rep.Bound = true
 		auths := []int{testutil.AuthCleartext, testutil.AuthMD5, testutil.AuthOk}
 		var im *testutil.Impostor
-		if os.Getenv("TXNBENCH_IMPOSTOR_TLS") != "" {
-			if im, err = testutil.ServeTLSImpostor(ln, auths); err != nil {
-				return 2
-			}
-		} else {
+		switch ImpostorKind(os.Getenv("TXNBENCH_IMPOSTOR_KIND")) {
+		case PGTLSImpostor:
+			im, err = testutil.ServeTLSImpostor(ln, auths)
+		case MySQLImpostor:
+			im, err = testutil.ServeMySQLImpostor(ln)
+		default:
 			im = testutil.ServeImpostor(ln, auths)
+		}
+		if err != nil {
+			return 2
 		}
 		// Three clients (one of each request) are enough: letting go
 		// early leaves the restart its port however slow the machine.
@@ -135,6 +155,7 @@ func impostorMain(port string) int {
 		time.Sleep(200 * time.Millisecond) // the last clients' messages
 		rep.Startups, rep.Sent = im.Startups(), im.Sent()
 		rep.SSLRequests, rep.Handshakes = im.SSLRequests()
+		rep.Conns, rep.Leaked = im.Conns(), im.Leaked()
 		break
 	}
 	_ = json.NewEncoder(os.Stdout).Encode(rep)
@@ -145,8 +166,9 @@ func impostorMain(port string) int {
 // name the port of its throwaway PostgreSQL and of the PgBouncer in front
 // of it (the port is the first group): RunAgainstImpostor's portRe.
 const (
-	ServerReady = `PostgreSQL \S+ ready on 127\.0\.0\.1:(\d+)`
-	PoolerReady = `ready on 127\.0\.0\.1:(\d+) in front of it`
+	ServerReady  = `PostgreSQL \S+ ready on 127\.0\.0\.1:(\d+)`
+	MariaDBReady = `MariaDB \S+ ready on 127\.0\.0\.1:(\d+)`
+	PoolerReady  = `ready on 127\.0\.0\.1:(\d+) in front of it`
 )
 
 // RefusalsAsAuth loads the result a run against an impostor

@@ -57,7 +57,7 @@ func TestTLSCARefusesImpostor(t *testing.T) {
 		if cl := target.Classify(err); cl != errclass.Auth {
 			t.Errorf("class %s, want auth (%v)", cl, err)
 		}
-		want := "the server at " + addr + " " + did + ": another local process may hold the port"
+		want := "another local process may hold the port: the server at " + addr + " " + did
 		if msg := err.Error(); !strings.Contains(msg, want) || strings.Contains(msg, "\n") || strings.Contains(msg, "s3cret-pw") {
 			t.Errorf("error %q, want one line containing %q, no password", msg, want)
 		}

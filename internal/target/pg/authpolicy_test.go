@@ -94,7 +94,7 @@ func TestTLSRefusingImpostor(t *testing.T) {
 	if cl := target.Classify(err); cl != errclass.Auth {
 		t.Errorf("class %s, want auth (%v)", cl, err)
 	}
-	want := "the server at " + addr + " refused TLS, which the URL's sslmode requires: another local process may hold the port"
+	want := "another local process may hold the port: the server at " + addr + " refused TLS, which the URL's sslmode requires"
 	if msg := err.Error(); !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
 		t.Errorf("error %q, want one line containing %q", msg, want)
 	}

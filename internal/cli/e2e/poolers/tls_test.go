@@ -102,7 +102,7 @@ func TestTLSImpostorRefused(t *testing.T) {
 			out := filepath.Join(testutil.Artifacts(t), "tls-"+c.name+".json")
 			args := append([]string{"run", "train-events", "--db", "temp-postgres", "--tls", "--clients", "3", "--duration", "9s",
 				"--progress", "1s", "--fault", c.fault, "--json", out}, clitest.Quick...)
-			code, stdout, stderr, port, rep := clitest.RunAgainstImpostor(t, c.port, true, append(args, c.args...)...)
+			code, stdout, stderr, port, rep := clitest.RunAgainstImpostor(t, c.port, clitest.PGTLSImpostor, append(args, c.args...)...)
 			if !rep.Bound || rep.SSLRequests == 0 {
 				t.Fatalf("the impostor did not get port %s or no client asked it for TLS (bound %v, %d TLS requests, %d startups): nothing tested\n%s",
 					port, rep.Bound, rep.SSLRequests, rep.Startups, stderr)
