@@ -158,7 +158,18 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (*MariaDB, error) {
 	if len(d.socketPath()) > maxSocketPath {
 		return nil, fmt.Errorf("temporary directory %s is too long for a Unix socket: set TMPDIR to a shorter directory, e.g. /tmp", dir)
 	}
-	if err := d.installDB(ctx, install); err != nil {
+	// Its temporary files (a multi-table UPDATE's, a sort's, the
+	// bootstrap's) stay in its own directory too, not in the shared /tmp,
+	// where another program's clean-up removed one under a running
+	// statement, nor in a $TMPDIR the server's user may not write.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return nil, err
+	}
+	if err := u.chown(tmp); err != nil {
+		return nil, err
+	}
+	if err := d.installDB(ctx, install, tmp); err != nil {
 		return nil, err
 	}
 	if err := writeSecret(d.initFile, d.initSQL(), u); err != nil {
@@ -173,16 +184,6 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (*MariaDB, error) {
 		return nil, err
 	}
 	d.caFile = tlsf.ca
-	// Its temporary files (a multi-table UPDATE's, a sort's) stay in its
-	// own directory too, not in the shared /tmp, where another program's
-	// clean-up removed one under a running statement.
-	tmp := filepath.Join(dir, "tmp")
-	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return nil, err
-	}
-	if err := u.chown(tmp); err != nil {
-		return nil, err
-	}
 	d.log = newServerLog(filepath.Join(dir, logFileName), u, o.Log)
 	d.args = []string{
 		"--datadir=" + d.dataDir, "--socket=" + d.socketPath(), "--pid-file=" + filepath.Join(dir, mariaPidName), "--tmpdir=" + tmp,
@@ -203,10 +204,11 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (*MariaDB, error) {
 // mariaEnv makes the server's files 0600 and its directories 0700.
 var mariaEnv = []string{"UMASK=0600", "UMASK_DIR=0700"}
 
-// installDB creates the data directory and the system tables.
-func (d *MariaDB) installDB(ctx context.Context, install string) error {
+// installDB creates the data directory and the system tables, the
+// bootstrap's temporary files in tmp.
+func (d *MariaDB) installDB(ctx context.Context, install, tmp string) error {
 	cmd := exec.CommandContext(ctx, install, "--no-defaults", "--datadir="+d.dataDir,
-		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve")
+		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve", "--tmpdir="+tmp)
 	cmd.Dir = d.dir
 	cmd.Env = append(childEnv(), mariaEnv...)
 	var out bytes.Buffer
@@ -219,7 +221,7 @@ func (d *MariaDB) installDB(ctx context.Context, install string) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("mariadb-install-db interrupted: %w", ctx.Err())
 		}
-		return fmt.Errorf("mariadb-install-db failed: %s: %w", summarize(lastLines(out.Bytes(), 3)), err)
+		return fmt.Errorf("mariadb-install-db failed: %s: %w", installError(out.Bytes()), err)
 	}
 	// It writes some files without the server's UMASK: close them too.
 	return filepath.WalkDir(d.dataDir, func(path string, e fs.DirEntry, err error) error {
@@ -292,6 +294,10 @@ func (d *MariaDB) startServer(ctx context.Context, port int) (*server, int, erro
 	}
 	return s, port, nil
 }
+
+// installError is what mariadb-install-db's output says went wrong: the
+// first [ERROR] line, not its closing advice to report bugs.
+func installError(out []byte) string { return summarizeMaria(lastLines(out, 200)) }
 
 // summarizeMaria returns the first [ERROR] line of mariadbd's log, else
 // the last line.

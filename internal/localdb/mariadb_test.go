@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,16 +26,33 @@ func needMariaDB(t *testing.T) {
 }
 
 // TestMariaDB starts one throwaway MariaDB and checks, in turn: it
-// answers with its password and has performance_schema on; another
+// answers with its password and has performance_schema on; over TCP it
+// speaks TLS only, with a certificate of the run's CA, and its load user
+// has the run database and nothing more (no FILE); another
 // local user (nobody) gets nothing without the password, over TCP or the
 // socket; its files are its user's alone and none holds the password;
-// --mariadb-conf settings reach it; it restarts on its port; and a
+// --mariadb-conf settings reach it, also under a $TMPDIR only root may
+// write; it restarts on its port; and a
 // server whose txnbench died is killed and its directory removed by
 // CleanStale.
 func TestMariaDB(t *testing.T) {
 	needMariaDB(t)
 	if _, err := StartMariaDB(context.Background(), MariaDBOptions{Conf: []string{"bad"}}); err == nil || !strings.Contains(err.Error(), `--mariadb-conf "bad": want key=value`) {
 		t.Errorf("a bad --mariadb-conf: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		// Under a $TMPDIR the server's user may not write (root's, 0755),
+		// where temp-postgres runs: the bootstrap's temporary files go to
+		// the server's own directory (before, mariadb-install-db failed).
+		tmp, err := os.MkdirTemp("", "txnbench-rootonly-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(tmp) })
+		if err := os.Chmod(tmp, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("TMPDIR", tmp)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -74,7 +92,10 @@ func TestMariaDB(t *testing.T) {
 		}
 		return runAs("", pw, args...)
 	}
-	tcp := []string{"-h", "127.0.0.1", "-P", strconv.Itoa(d.Port())}
+	// Over TCP the server speaks TLS only: tcp verifies it against the
+	// run's CA, plainTCP is TCP without TLS.
+	plainTCP := []string{"-h", "127.0.0.1", "-P", strconv.Itoa(d.Port())}
+	tcp := append([]string{"--ssl", "--ssl-verify-server-cert", "--ssl-ca=" + d.CAFile()}, plainTCP...)
 	query := func(t *testing.T, sql string) string {
 		t.Helper()
 		out, err := run(false, d.Password(), append(tcp, "-u", MariaDBUser, MariaDBDatabase, "-e", sql)...)
@@ -99,8 +120,39 @@ func TestMariaDB(t *testing.T) {
 		if v := query(t, "SELECT version()"); !strings.HasPrefix(v, d.Version()+"-MariaDB") {
 			t.Errorf("version() = %q, Version() = %q", v, d.Version())
 		}
-		if got := query(t, "SELECT GROUP_CONCAT(CONCAT(user, '@', host, ':', plugin) ORDER BY user, host) FROM mysql.user"); got != "mariadb.sys@localhost:mysql_native_password,root@127.0.0.1:mysql_native_password,root@localhost:mysql_native_password" {
+		if got := query(t, "SELECT GROUP_CONCAT(CONCAT(user, '@', host, ':', plugin) ORDER BY user, host) FROM mysql.user"); got != "mariadb.sys@localhost:mysql_native_password,root@127.0.0.1:mysql_native_password,root@localhost:mysql_native_password,txnbench_load@127.0.0.1:mysql_native_password" {
 			t.Errorf("accounts: %s", got)
+		}
+	})
+
+	t.Run("TLS only, a load user with the run database alone", func(t *testing.T) {
+		if got := query(t, "SELECT @@require_secure_transport, @@have_ssl"); got != "1\tYES" {
+			t.Errorf("require_secure_transport, have_ssl = %q, want 1, YES", got)
+		}
+		// Without TLS the right password gets nothing over TCP.
+		if out, err := run(false, d.Password(), append(plainTCP, "--skip-ssl", "-u", MariaDBUser, "-e", "SELECT 1")...); err == nil {
+			t.Errorf("root logged in over TCP without TLS: %q", out)
+		}
+		u, _ := url.Parse(d.LoadURL())
+		pw, _ := u.User.Password()
+		if u.User.Username() != MariaDBLoadUser || pw == "" || pw == d.Password() || u.Query().Get("tls-ca") != d.CAFile() {
+			t.Fatalf("LoadURL %s: want %s with a password of its own, verified against %s", u.Redacted(), MariaDBLoadUser, d.CAFile())
+		}
+		load := func(sql string) (string, error) {
+			return run(false, pw, append(tcp, "-u", MariaDBLoadUser, MariaDBDatabase, "-e", sql)...)
+		}
+		if out, err := load("CREATE TABLE loadable (id int primary key); DROP TABLE loadable; SELECT 1"); err != nil || out != "1" {
+			t.Errorf("the load user in the run database: %q, %v", out, err)
+		}
+		grants, err := load("SHOW GRANTS")
+		if want := "GRANT USAGE ON *.* TO `txnbench_load`@`127.0.0.1` IDENTIFIED BY PASSWORD"; err != nil || !strings.HasPrefix(grants, want) ||
+			!strings.HasSuffix(grants, "\nGRANT ALL PRIVILEGES ON `txnbench`.* TO `txnbench_load`@`127.0.0.1`") || strings.Count(grants, "\n") != 1 {
+			t.Errorf("the load user's grants: %q, %v; want USAGE on *.* and ALL on txnbench.* alone", grants, err)
+		}
+		for _, sql := range []string{"SELECT load_file('/etc/hostname') IS NULL", "CREATE DATABASE other", "SELECT COUNT(*) FROM mysql.user"} {
+			if out, err := load(sql); err == nil && out != "1" {
+				t.Errorf("the load user: %s: %q", sql, out)
+			}
 		}
 	})
 
@@ -114,9 +166,11 @@ func TestMariaDB(t *testing.T) {
 		if d.user == nil || d.user.name == "nobody" {
 			t.Skipf("the server runs as %v: nobody is not a second user", d.user)
 		}
-		// With the password nobody gets in over TCP: the refusals below
-		// are the server's.
-		if out, err := run(true, d.Password(), append(tcp, "-u", MariaDBUser, "-e", "SELECT 1")...); err != nil || out != "1" {
+		// With the password nobody gets in over TCP (TLS, which it
+		// cannot verify: it may not read the CA's file): the refusals
+		// below are the server's.
+		nobodyTCP := append([]string{"--ssl"}, plainTCP...)
+		if out, err := run(true, d.Password(), append(nobodyTCP, "-u", MariaDBUser, "-e", "SELECT 1")...); err != nil || out != "1" {
 			t.Fatalf("as nobody with the password: %q, %v", out, err)
 		}
 		for _, tc := range []struct {
@@ -124,11 +178,12 @@ func TestMariaDB(t *testing.T) {
 			pw   string
 			args []string
 		}{
-			{"TCP as nobody", "", append(tcp, "-e", "SELECT 1")},
-			{"TCP as root", "", append(tcp, "-u", "root", "-e", "SELECT 1")},
-			{"TCP as root, wrong password", "wrong", append(tcp, "-u", "root", "-e", "SELECT 1")},
-			{"TCP as the anonymous user", "", append(tcp, "-u", "", "-e", "SELECT 1")},
-			{"TCP as mariadb.sys", "", append(tcp, "-u", "mariadb.sys", "-e", "SELECT 1")},
+			{"TCP without TLS, with the password", d.Password(), append(plainTCP, "--skip-ssl", "-u", MariaDBUser, "-e", "SELECT 1")},
+			{"TCP as nobody", "", append(nobodyTCP, "-e", "SELECT 1")},
+			{"TCP as root", "", append(nobodyTCP, "-u", "root", "-e", "SELECT 1")},
+			{"TCP as root, wrong password", "wrong", append(nobodyTCP, "-u", "root", "-e", "SELECT 1")},
+			{"TCP as the anonymous user", "", append(nobodyTCP, "-u", "", "-e", "SELECT 1")},
+			{"TCP as mariadb.sys", "", append(nobodyTCP, "-u", "mariadb.sys", "-e", "SELECT 1")},
 			{"socket as nobody (unix_socket)", "", []string{"-S", d.SocketPath(), "-e", "SELECT 1"}},
 			{"socket as root", "", []string{"-S", d.SocketPath(), "-u", "root", "-e", "SELECT 1"}},
 			{"socket as the server's user", "", []string{"-S", d.SocketPath(), "-u", d.user.name, "-e", "SELECT 1"}},
@@ -139,7 +194,7 @@ func TestMariaDB(t *testing.T) {
 				t.Logf("%s: refused: %s", tc.name, out)
 			}
 		}
-		if out, err := run(true, "", "-h", "::1", "-P", strconv.Itoa(d.Port()), "-e", "SELECT 1"); err == nil {
+		if out, err := run(true, "", "--ssl", "-h", "::1", "-P", strconv.Itoa(d.Port()), "-e", "SELECT 1"); err == nil {
 			t.Errorf("the server answers on ::1: %q", out)
 		}
 		// The server's own user reaches the socket: no unix_socket
@@ -176,7 +231,7 @@ func TestMariaDB(t *testing.T) {
 				if fi.Mode().Perm()&0o037 != 0 && e.Name() != tempdir.MarkerName {
 					t.Errorf("file %s is %v, want no more than 0640", path, fi.Mode().Perm())
 				}
-				if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), d.Password()) {
+				if b, err := os.ReadFile(path); err == nil && (strings.Contains(string(b), d.Password()) || strings.Contains(string(b), d.loadPass)) {
 					t.Errorf("%s holds the password", path)
 				}
 			}
@@ -213,4 +268,48 @@ func TestMariaDB(t *testing.T) {
 	t.Run("stale", func(t *testing.T) {
 		assertStaleKilled(t, d.PID(), d.Dir(), d.Stop)
 	})
+}
+
+// TestInstallError: a failed mariadb-install-db is told by its first
+// [ERROR] line, not by the advice it ends with (before: "at
+// https://mariadb.org/jira").
+func TestInstallError(t *testing.T) {
+	out := `2026-12-01 22:51:30 0 [Note] InnoDB: Initializing buffer pool, total size = 128.000MiB, chunk size = 2.000MiB
+2026-12-01 22:51:30 0 [ERROR] mariadbd: Can't create/write to file '/tmp/root-only/ibPnNT10' (Errcode: 13 "Permission denied")
+2026-12-01 22:51:30 0 [ERROR] InnoDB: Unable to create temporary file; errno: 13
+2026-12-01 22:51:30 0 [ERROR] Aborting
+
+Installation of system tables failed!  Examine the logs in
+/tmp/txnbench-mariadb-1/data for more information.
+
+The problem could be conflicting information in an external
+my.cnf files. You can ignore these by doing:
+
+    shell> /usr/bin/mariadb-install-db --defaults-file=~/.my.cnf
+
+You can also try to start the mariadbd daemon with:
+
+    shell> /usr/sbin/mariadbd --skip-grant-tables --general-log &
+
+and use the command line tool /usr/bin/mariadb
+to connect to the mysql database and look at the grant tables:
+
+    shell> /usr/bin/mariadb -u root mysql
+    MariaDB> show tables;
+
+Try '/usr/sbin/mariadbd --help' if you have problems with paths.  Using
+--general-log gives you a log in /tmp/txnbench-mariadb-1/data that may be helpful.
+
+The latest information about mariadb-install-db is available at
+https://mariadb.com/kb/en/installing-system-tables-mysql_install_db
+You can find the latest source at https://downloads.mariadb.org and
+the maria-discuss email list at https://launchpad.net/~maria-discuss
+
+Please check all of the above before submitting a bug report
+at https://mariadb.org/jira
+`
+	want := `[ERROR] mariadbd: Can't create/write to file '/tmp/root-only/ibPnNT10' (Errcode: 13 "Permission denied")`
+	if got := installError([]byte(out)); got != want {
+		t.Errorf("installError = %q, want %q", got, want)
+	}
 }

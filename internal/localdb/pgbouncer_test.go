@@ -624,3 +624,17 @@ func TestKilledBouncerOwner(t *testing.T) {
 	needPgBouncer(t)
 	killOwner(t, "pgbouncer", "pgbouncer")
 }
+
+// readPidFile reads a file whose first line is a pid.
+func readPidFile(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("bad pid file %s", path)
+	}
+	return pid, nil
+}

@@ -2,11 +2,9 @@ package localdb
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -33,22 +31,37 @@ func CleanStale() int {
 	return tempdir.Sweep(killLeftoverServer, dirPrefix, bouncerDirPrefix, haproxyDirPrefix, mariaDirPrefix)
 }
 
-// killLeftoverServer kills a postmaster still running in dir's data
-// directory, or a pgbouncer or haproxy still running from dir's
-// configuration.
+// killLeftoverServer kills every process still running from dir, a dead
+// txnbench's: those whose command line names a path in it, each with its
+// process group and children. That is the server, pooler or proxy, and a
+// start caught midway: initdb, or mariadb-install-db and its mariadbd
+// --bootstrap, which have no pid file and outlived their txnbench, writing
+// into the directory while it was removed. A command line naming dir is
+// the dead run's own, as a pid in a pid file, perhaps reused, is not.
 func killLeftoverServer(dir string) {
-	if pm, err := readPostmasterPid(filepath.Join(dir, "data")); err == nil {
-		killLeftover(pm.pid, filepath.Join(dir, "data"))
+	for _, pid := range naming(dir + string(filepath.Separator)) {
+		killLeftover(pid, dir)
 	}
-	if pid, err := readPidFile(filepath.Join(dir, bouncerPidName)); err == nil {
-		killLeftover(pid, filepath.Join(dir, bouncerConfName))
+}
+
+// naming lists the processes (but this one) whose command line holds
+// path.
+func naming(path string) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
 	}
-	if pid, err := readPidFile(filepath.Join(dir, haproxyPidName)); err == nil {
-		killLeftover(pid, filepath.Join(dir, haproxyConfName))
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(cmdline, []byte(path)) {
+			pids = append(pids, pid)
+		}
 	}
-	if pid, err := readPidFile(filepath.Join(dir, mariaPidName)); err == nil {
-		killLeftover(pid, filepath.Join(dir, "data"))
-	}
+	return pids
 }
 
 // killLeftover SIGKILLs process pid, its process group and its children,
@@ -75,18 +88,4 @@ func killLeftover(pid int, path string) {
 	for deadline := time.Now().Add(2 * time.Second); tempdir.Alive(pid, 0) && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// readPidFile reads a file whose first line is a pid.
-func readPidFile(path string) (int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || pid <= 0 {
-		return 0, fmt.Errorf("bad pid file %s", path)
-	}
-	return pid, nil
 }

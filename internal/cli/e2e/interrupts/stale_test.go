@@ -5,11 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // TestKilledRunSQLiteDirCleaned: a run on a temporary SQLite file killed
@@ -45,4 +48,73 @@ func TestKilledRunSQLiteDirCleaned(t *testing.T) {
 	if dirs, _ := filepath.Glob(filepath.Join(tmp, "txnbench-sqlite-*")); len(dirs) != 0 {
 		t.Errorf("SQLite directories left after the next run: %v", dirs)
 	}
+}
+
+// TestKilledMariaDBBootstrapSwept: a temp-mariadb run killed with SIGKILL
+// while mariadb-install-db runs leaves the bootstrap running (its
+// subshells and mariadbd --bootstrap, which no pid file names) in its
+// txnbench-mariadb-* directory; the sweep every later start runs
+// (localdb.CleanStale) kills them and removes the directory, as it does a
+// killed temp-postgres run's. Before, it killed nothing and removed the
+// directory under the still-running bootstrap, which wrote it anew: a
+// directory no later run removed, and the processes ran on.
+func TestKilledMariaDBBootstrapSwept(t *testing.T) {
+	testutil.NeedMariaDB(t)
+	tmp, err := os.MkdirTemp("", "txnbench-sweep-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	if err := os.Chmod(tmp, 0o755); err != nil { // the server's user enters it
+		t.Fatal(err)
+	}
+	killed := clitest.Command("run", "connect-overhead", "--db", "temp-mariadb", "--rows", "300", "--iterations", "10", "--telemetry", "off")
+	killed.Env = append(killed.Env, "TMPDIR="+tmp)
+	var stderr bytes.Buffer
+	killed.Stderr = &stderr
+	if err := killed.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var boot []int
+	for deadline := time.Now().Add(2 * time.Minute); len(boot) == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		boot = running(tmp, "--bootstrap")
+	}
+	_ = killed.Process.Signal(syscall.SIGKILL)
+	_ = killed.Wait()
+	if len(boot) == 0 {
+		t.Fatalf("no mariadbd --bootstrap seen in %s\nstderr:\n%s", tmp, stderr.String())
+	}
+	t.Cleanup(func() { // whatever the sweep left
+		for _, pid := range running(tmp, "") {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	t.Setenv("TMPDIR", tmp)
+	time.Sleep(200 * time.Millisecond) // what the kill ends is gone
+	localdb.CleanStale()
+	if left := running(tmp, ""); len(left) > 0 {
+		t.Errorf("processes still running from the killed run's directory after the sweep: %v", left)
+	}
+	localdb.CleanStale() // a later run's
+	if dirs, _ := filepath.Glob(filepath.Join(tmp, "txnbench-mariadb-*")); len(dirs) != 0 {
+		t.Errorf("MariaDB directories left after the sweep: %v", dirs)
+	}
+}
+
+// running lists the processes whose command line names dir and holds arg.
+func running(dir, arg string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(b, []byte(dir+"/")) && bytes.Contains(b, []byte(arg)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
