@@ -254,7 +254,7 @@ func (f *runFlags) validateNetwork() error {
 	default:
 		return usage(fmt.Errorf("unknown --tls %q: choose on or off", f.tls))
 	}
-	if f.tls == "on" && !job.TLSServed(f.spec.Kind) {
+	if f.tls == "on" && f.spec.Kind != target.TempPostgres {
 		return usage(job.ErrTLSNeedsTempPostgres)
 	}
 	if f.poolerShape != nil && f.spec.Via.Kind != target.ViaPgBouncer {

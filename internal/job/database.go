@@ -159,7 +159,7 @@ func pinParts(s Spec, db *Database) error {
 // openServer opens the database itself, sized for conns connections.
 func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	sp := s.DB
-	if s.TLS && !TLSServed(sp.Kind) {
+	if s.TLS && sp.Kind != target.TempPostgres {
 		return nil, ErrTLSNeedsTempPostgres
 	}
 	if sp.Kind == target.TempMariaDB {

@@ -10,13 +10,9 @@ import (
 )
 
 // ErrTLSNeedsTempPostgres refuses --tls on anything but a throwaway
-// server, the only ones whose certificates txnbench makes (temp-mariadb
-// serves TLS with or without it).
-var ErrTLSNeedsTempPostgres = errors.New("--tls makes txnbench's throwaway PostgreSQL and PgBouncer serve TLS: use --db temp-postgres (temp-mariadb always serves TLS; for a server of yours put sslmode=verify-full and sslrootcert, or tls-ca, in its URL instead)")
-
-// TLSServed reports whether --tls may be given with a --db of kind k:
-// temp-postgres, and temp-mariadb, which serves TLS anyway.
-func TLSServed(k target.SpecKind) bool { return k == target.TempPostgres || k == target.TempMariaDB }
+// PostgreSQL, the one server whose TLS it turns on: temp-mariadb serves
+// TLS always, so --tls=off could not be what it runs.
+var ErrTLSNeedsTempPostgres = errors.New("--tls makes txnbench's throwaway PostgreSQL and PgBouncer serve TLS: use --db temp-postgres (temp-mariadb always serves TLS, verified against the run's CA; for a server of yours put sslmode=verify-full and sslrootcert, or tls-ca, in its URL instead)")
 
 // noteTLS records what TLS c, a client's session, negotiated, and how the
 // client checked the server: against the run's CA with --tls and on
@@ -37,7 +33,7 @@ func (d *Database) noteTLS(s Spec, c target.Conn) {
 			verify = "tls-ca"
 		}
 	}
-	if s.TLS || s.DB.Kind == target.TempMariaDB {
+	if s.TLS || s.DB.Kind == target.TempMariaDB { // temp-mariadb's URLs verify it against its CA
 		verify += " against the run's CA"
 	}
 	d.tls = &result.TLS{Version: version, Cipher: cipher, Verify: verify}
