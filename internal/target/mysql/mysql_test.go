@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -200,7 +201,7 @@ func TestMariaDBServer(t *testing.T) {
 	// max_connections.
 	exec(t, root, "CREATE USER plain@'127.0.0.1' IDENTIFIED BY 'plainpw'")
 	exec(t, root, "GRANT SELECT, INSERT, UPDATE ON txnbench.* TO plain@'127.0.0.1'")
-	plainURL := fmt.Sprintf("mysql://plain:plainpw@127.0.0.1:%d/txnbench", m.Port())
+	plainURL := fmt.Sprintf("mysql://plain:plainpw@127.0.0.1:%d/txnbench?tls-ca=%s", m.Port(), url.QueryEscape(m.CAFile()))
 
 	t.Run("read only", func(t *testing.T) {
 		p, err := target.OpenURL(ctx, plainURL)
