@@ -193,13 +193,7 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 			resume()
 			return "server", ""
 		case fault.TerminateBackends:
-			var n int64
-			var err error
-			if st, ok := d.Target.(target.SessionTerminator); ok {
-				n, err = st.TerminateSessions(ctx)
-			} else {
-				n, err = terminateBackends(ctx, d.serverURL(s), nameIn(d.connURL))
-			}
+			n, err := terminateRunSessions(ctx, d.serverURL(s), d)
 			if err != nil {
 				return "server", "terminating the run's sessions failed: " + errclass.FirstLine(err)
 			}
@@ -251,6 +245,31 @@ func restart(p interface{ Restart(context.Context) error }) string {
 		return "restarting it failed: " + errclass.FirstLine(err)
 	}
 	return ""
+}
+
+// terminateRunSessions ends the run's client sessions: through the
+// dialect's own way (a target.SessionTerminator) as the server's own
+// account when serverURL names it (temp-mariadb's root: its load user may
+// not list the sessions), else with terminateBackends.
+func terminateRunSessions(ctx context.Context, serverURL string, d *Database) (int64, error) {
+	st, ok := d.Target.(target.SessionTerminator)
+	if !ok {
+		return terminateBackends(ctx, serverURL, nameIn(d.connURL))
+	}
+	if serverURL == "" || serverURL == d.connURL {
+		return st.TerminateSessions(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	t, err := target.OpenURL(ctx, serverURL)
+	if err != nil {
+		return 0, err
+	}
+	defer t.Close()
+	if st, ok = t.(target.SessionTerminator); !ok {
+		return 0, fmt.Errorf("%s cannot end sessions", target.MaskURL(serverURL))
+	}
+	return st.TerminateSessions(ctx)
 }
 
 // terminateBackends ends the run's client sessions on the server at
