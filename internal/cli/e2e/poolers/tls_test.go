@@ -78,11 +78,12 @@ func TestTLSRun(t *testing.T) {
 
 // TestTLSImpostorRefused: while a fault holds a --tls run's server (or
 // PgBouncer) down, a fake server run as another local user (nobody) takes
-// its port and serves TLS with a certificate it made itself. The clients
-// ask it for TLS, refuse its certificate (it is not the run's CA's) and
-// send it nothing; their refusals are errors of class auth, and the run
+// its port and serves TLS with a certificate it made itself, or refuses
+// TLS. The clients ask it for TLS, refuse its certificate (it is not the
+// run's CA's) or its plain text, and send it nothing; their refusals are
+// errors of class auth (a refused TLS was class other before), and the run
 // ends with its invariants OK. Without verify-full (sslmode=disable, as
-// before --tls) the clients never asked for TLS. The two runs (each its own
+// before --tls) the clients never asked for TLS. The runs (each its own
 // server and impostor on its own port) run side by side.
 func TestTLSImpostorRefused(t *testing.T) {
 	testutil.NeedPostgres(t)
@@ -93,28 +94,35 @@ func TestTLSImpostorRefused(t *testing.T) {
 		args  []string
 		port  string
 		fault string
+		kind  clitest.ImpostorKind
 	}{
-		{"kill-server", nil, server, "2s:kill-server:5s"},
-		{"kill-pooler", []string{"--via", "pgbouncer"}, pooler, "2s:kill-pooler:5s"},
+		{"kill-server", nil, server, "2s:kill-server:5s", clitest.PGTLSImpostor},
+		{"kill-pooler", []string{"--via", "pgbouncer"}, pooler, "2s:kill-pooler:5s", clitest.PGTLSImpostor},
+		{"kill-server-no-tls", nil, server, "2s:kill-server:5s", clitest.PGImpostor},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(testutil.Artifacts(t), "tls-"+c.name+".json")
 			args := append([]string{"run", "train-events", "--db", "temp-postgres", "--tls", "--clients", "3", "--duration", "9s",
 				"--progress", "1s", "--fault", c.fault, "--json", out}, clitest.Quick...)
-			code, stdout, stderr, port, rep := clitest.RunAgainstImpostor(t, c.port, clitest.PGTLSImpostor, append(args, c.args...)...)
-			if !rep.Bound || rep.SSLRequests == 0 {
-				t.Fatalf("the impostor did not get port %s or no client asked it for TLS (bound %v, %d TLS requests, %d startups): nothing tested\n%s",
-					port, rep.Bound, rep.SSLRequests, rep.Startups, stderr)
+			code, stdout, stderr, port, rep := clitest.RunAgainstImpostor(t, c.port, c.kind, append(args, c.args...)...)
+			asked := rep.SSLRequests // the TLS impostor counts the clients that asked
+			if c.kind == clitest.PGImpostor {
+				asked = rep.Conns // the other one answers every TLS request no
+			}
+			if !rep.Bound || asked == 0 {
+				t.Fatalf("the impostor did not get port %s or no client asked it for TLS (bound %v, %d connections, %d TLS requests, %d startups): nothing tested\n%s",
+					port, rep.Bound, rep.Conns, rep.SSLRequests, rep.Startups, stderr)
 			}
 			if rep.Handshakes > 0 || rep.Startups > 0 || len(rep.Sent) > 0 {
-				t.Errorf("clients accepted the impostor's certificate: %d handshakes, %d startups, %d messages", rep.Handshakes, rep.Startups, len(rep.Sent))
+				t.Errorf("clients went on with the impostor: %d handshakes, %d startups, %d messages", rep.Handshakes, rep.Startups, len(rep.Sent))
 			}
 			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 				t.Fatalf("exit %d, want a verdict of OK:\n%s\n%s", code, stdout, stderr)
 			}
-			// A refused certificate is class auth, as a refused password is.
-			clitest.RefusalsAsAuth(t, out, fmt.Sprintf("%d TLS requests", rep.SSLRequests))
+			// A refused certificate, or TLS refused, is class auth, as a
+			// refused password is.
+			clitest.RefusalsAsAuth(t, out, fmt.Sprintf("%d connections, %d TLS requests", rep.Conns, rep.SSLRequests))
 		})
 	}
 }
