@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,7 +65,9 @@ func TestFreedPortGivesNothingAway(t *testing.T) {
 }
 
 // TestFreedMariaDBPortGivesNothingAway is TestFreedPortGivesNothingAway
-// for temp-mariadb: while kill-server holds it down, a fake MySQL 8 server
+// for temp-mariadb (the run of issue 37, oltp-read-write, with checks that
+// its clients are the load user and read no file): while kill-server holds
+// it down, a fake MySQL 8 server
 // run as nobody takes its port, offers caching_sha2_password and hands out
 // its own RSA key, with a certificate of its own or no TLS. The clients
 // (the load user) and txnbench's own sessions (root) refuse it at the TLS
@@ -75,9 +78,19 @@ func TestFreedPortGivesNothingAway(t *testing.T) {
 func TestFreedMariaDBPortGivesNothingAway(t *testing.T) {
 	t.Parallel()
 	testutil.NeedMariaDB(t)
-	out := filepath.Join(testutil.Artifacts(t), "mariadb-kill-server.json")
-	args := append([]string{"run", "train-events", "--db", "temp-mariadb", "--clients", "3", "--duration", "9s",
-		"--progress", "1s", "--fault", "2s:kill-server:5s", "--json", out}, clitest.Quick...)
+	dir := testutil.Artifacts(t)
+	out, check := filepath.Join(dir, "mariadb-kill-server.json"), filepath.Join(dir, "load-user.sql")
+	// The clients' sessions (the check's too) are the load user's, who
+	// may not read the server's files.
+	if err := os.WriteFile(check, []byte(`-- name: the clients are the load user
+SELECT CURRENT_USER() = 'txnbench_load@127.0.0.1';
+-- name: the load user reads no file
+SELECT load_file('/etc/hostname') IS NULL;
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "script", "-b", "oltp-read-write", "--db", "temp-mariadb", "--clients", "2", "--duration", "9s",
+		"--progress", "1s", "--fault", "2s:kill-server:5s", "--check", check, "--json", out}
 	code, stdout, stderr, port, rep := clitest.RunAgainstImpostor(t, clitest.MariaDBReady, clitest.MySQLImpostor, args...)
 	if !rep.Bound || rep.Conns == 0 {
 		t.Fatalf("the impostor did not get port %s or no client came (bound %v, %d connections): nothing tested\n%s", port, rep.Bound, rep.Conns, stderr)
@@ -88,7 +101,15 @@ func TestFreedMariaDBPortGivesNothingAway(t *testing.T) {
 	if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 		t.Fatalf("exit %d, want a verdict of OK:\n%s\n%s", code, stdout, stderr)
 	}
+	for _, name := range []string{"the clients are the load user", "the load user reads no file"} {
+		if !strings.Contains(stdout, "ok   "+name) {
+			t.Errorf("no %q ok:\n%s", name, stdout)
+		}
+	}
 	r := clitest.RefusalsAsAuth(t, out, fmt.Sprintf("%d connections, %d TLS requests", rep.Conns, rep.SSLRequests))
+	if r.TLS == nil || r.TLS.Verify != "tls-ca against the run's CA" {
+		t.Errorf("tls = %+v, want the clients' TLS, verified against the run's CA", r.TLS)
+	}
 	if clitest.OutageErrors(r)["auth"] > 0 && !strings.Contains(stdout+stderr, "another local process may hold the port") {
 		t.Errorf("auth errors in the outage, and the output does not name the port hint:\n%s\n%s", stdout, stderr)
 	}
