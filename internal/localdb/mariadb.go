@@ -323,7 +323,10 @@ func (d *MariaDB) URL() string { return d.urlOf(MariaDBUser, d.password) }
 func (d *MariaDB) LoadURL() string { return d.urlOf(MariaDBLoadUser, d.loadPass) }
 
 func (d *MariaDB) urlOf(user, password string) string {
-	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s?tls-ca=%s", user, password, d.Port(), MariaDBDatabase, url.QueryEscape(d.caFile))
+	// A query value may hold slashes: the path stays readable where the
+	// URL is shown.
+	ca := strings.ReplaceAll(url.QueryEscape(d.caFile), "%2F", "/")
+	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s?tls-ca=%s", user, password, d.Port(), MariaDBDatabase, ca)
 }
 
 // CAFile is the run's CA certificate, which the server's certificate is
