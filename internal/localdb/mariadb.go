@@ -25,7 +25,7 @@ const (
 	// mariaSockName is mariadbd's Unix socket in its directory.
 	mariaSockName = "mysqld.sock"
 	// mariaInitName is the SQL mariadbd runs at its first start, holding
-	// the password; removed once the server is ready.
+	// the passwords; removed once the server is ready.
 	mariaInitName = "init.sql"
 	// MariaDBUser is the account a throwaway MariaDB's URL logs in as:
 	// txnbench's own sessions (telemetry, faults, checks of the server).

@@ -28,7 +28,7 @@ const certValidity = 30 * 24 * time.Hour
 
 // CA is a certificate authority made for one run (ECDSA P-256): it signs
 // the certificates of the run's throwaway services (temp-postgres,
-// PgBouncer) and its key never leaves txnbench's memory, so no other
+// PgBouncer, temp-mariadb) and its key never leaves txnbench's memory, so no other
 // process can make a certificate its clients accept. Clients verify the
 // services against it (sslmode=verify-full): a process of another local
 // user that takes a service's port while it is down cannot pass for it.
