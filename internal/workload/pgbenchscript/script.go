@@ -695,6 +695,15 @@ func (w *Workload) Steps() []workload.Step {
 	return w.stmts.steps
 }
 
-// Tables is pgbench's: every script, builtin or custom, runs on the
-// pgbench_* tables.
-func (w *Workload) Tables() string { return "pgbench" }
+// Tables is pgbench's: scripts, builtin or custom, run on the pgbench_*
+// tables; but a run of txnbench's own builtins alone (YCSB, sysbench)
+// takes none of another run's work for its own (it inserts in its own
+// block of keys, and its check counts that block and the loaded rows,
+// which those builtins never remove): "".
+func (w *Workload) Tables() string {
+	fam := w.families()
+	if builtin, all := w.usesBuiltin(); all && !builtin && (fam[pgscript.FamilyYCSB] || fam[pgscript.FamilySysbench]) {
+		return ""
+	}
+	return "pgbench"
+}
