@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,14 @@ import (
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
+)
+
+// capacityRepeat is how many times each step runs unless --repeat says
+// otherwise, and capacityOut the name of --out unless given (DATE-TIME
+// the search's start).
+const (
+	capacityRepeat = 2
+	capacityOut    = "capacity-DATE-TIME"
 )
 
 // capacityFlags are a capacity search's own flags, beside a study's.
@@ -38,6 +47,13 @@ func (c *capacityFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&c.maxRepeat, "max-repeat", 4, "repeat a step at most this many times while its repetitions disagree (then it counts as missed)")
 	fs.IntVar(&c.maxSteps, "max-steps", 12, "run at most this many steps (values)")
 	declareFlags(fs, kindControl, "slo", "by", "from", "max", "precision", "max-repeat", "max-steps")
+	// A study's --repeat and --out, with capacity's defaults: the help,
+	// the search and docs/capacity.md read them from here.
+	rep := fs.Lookup("repeat")
+	rep.Value.Set(strconv.Itoa(capacityRepeat))
+	rep.DefValue = rep.Value.String()
+	rep.Usage = "run every step this many times, and again up to --max-repeat while its repetitions disagree"
+	fs.Lookup("out").Usage = "directory for capacity.md, capacity.json and the study's files: one JSON per run, study.json, study.md, study.csv and study.html (default " + capacityOut + ")"
 	for _, name := range []string{"vary", "compare"} { // a study's, refused: --by varies
 		fs.MarkHidden(name)
 	}
@@ -52,14 +68,16 @@ func (a *app) capacityCommand() *cobra.Command {
 doubles from --from while the goals are met, then bisects between the highest
 value that met them and the lowest that missed, until they are within
 --precision % (or --max, --max-steps is hit). Each step is repeated --repeat
-times (default 2), and again up to --max-repeat while its repetitions
+times (default ` + strconv.Itoa(capacityRepeat) + `), and again up to --max-repeat while its repetitions
 disagree. It is a study whose next cell depends on the last: every step runs
 like a study's cell (a fresh schema, the server's statistics reset, a settle
-pause), and --out gets the study's files plus capacity.json and capacity.md
-(the ladder). It exits 1 when no value tried met the goals. See docs/capacity.md.
+pause), and --out (default ` + capacityOut + `) gets the study's files plus
+capacity.json and capacity.md (the ladder). It exits 1 when no value tried met
+the goals. "txnbench capacity WORKLOAD --help" lists every flag. See
+docs/capacity.md.
 
   txnbench capacity train-events --db temp-postgres --slo 'cycle.p99<=50ms' --slo 'errors<=0.1%' --duration 20s
-  txnbench capacity tpcb-like --db temp-postgres --by clients --slo 'cycle.p95<=20ms' --duration 30s`,
+  txnbench capacity script -b tpcb-like --db temp-postgres --by clients --slo 'cycle.p95<=20ms' --duration 30s`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
@@ -124,7 +142,7 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	sf.repeat = s.MinReps
 	out := sf.out
 	if out == "" {
-		out = "capacity-" + time.Now().Format("20060102-150405")
+		out = strings.Replace(capacityOut, "DATE-TIME", time.Now().Format("20060102-150405"), 1)
 	}
 	if err := makeOut(out); err != nil {
 		return err
@@ -235,7 +253,7 @@ func (c *capacityFlags) search(fs *pflag.FlagSet, sf *parsedStudyFlags) (*study.
 	if len(c.slo) == 0 {
 		return nil, usage(fmt.Errorf("no goal given: add --slo 'cycle.p99<=50ms' (and more --slo, e.g. 'errors<=0.1%%')"))
 	}
-	s := &study.Search{Key: c.by, Precision: c.precision / 100, MaxSteps: c.maxSteps, MinReps: 2, MaxReps: c.maxRepeat}
+	s := &study.Search{Key: c.by, Precision: c.precision / 100, MaxSteps: c.maxSteps, MinReps: sf.repeat, MaxReps: c.maxRepeat}
 	for _, t := range c.slo {
 		g, err := study.ParseSLO(t)
 		if err != nil {
@@ -270,9 +288,6 @@ func (c *capacityFlags) search(fs *pflag.FlagSet, sf *parsedStudyFlags) (*study.
 	}
 	if c.maxSteps < 1 {
 		return nil, usage(fmt.Errorf("--max-steps %d: give at least 1", c.maxSteps))
-	}
-	if fs.Changed("repeat") {
-		s.MinReps = sf.repeat
 	}
 	if s.MinReps < 1 {
 		return nil, usage(fmt.Errorf("--repeat %d: give at least 1", s.MinReps))

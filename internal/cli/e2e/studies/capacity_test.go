@@ -1,8 +1,10 @@
 package studies
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -142,5 +144,126 @@ func TestCapacityBadInput(t *testing.T) {
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("%v: --out made: %v", c.args, err)
 		}
+	}
+}
+
+// capacityExamples are the `txnbench capacity ...` commands of text: one
+// per line, a line ending in a backslash continued on the next.
+func capacityExamples(text string) []string {
+	var out []string
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		for strings.HasSuffix(line, `\`) && i+1 < len(lines) {
+			i++
+			line = strings.TrimSuffix(line, `\`) + " " + strings.TrimSpace(lines[i])
+		}
+		if strings.HasPrefix(line, "txnbench capacity ") && !strings.Contains(line, "WORKLOAD") {
+			out = append(out, strings.TrimSuffix(strings.TrimSpace(line), "`"))
+		}
+	}
+	return out
+}
+
+// shellWords splits a command as a shell would, single quotes only.
+func shellWords(cmd string) []string {
+	var words []string
+	var w strings.Builder
+	in, quoted := false, false
+	for _, r := range cmd {
+		switch {
+		case r == '\'':
+			quoted, in = !quoted, true
+		case r == ' ' && !quoted:
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+			}
+			in = false
+		default:
+			w.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+// TestCapacityExamplesRun runs every `txnbench capacity` example of
+// capacity --help, docs/capacity.md and README.md as written, made
+// small by flags added after it (later values win): SQLite instead of a
+// throwaway server, a 1 s step, one step, no settle. Each must get past
+// its arguments (exit 0 or 1, never 2). Before, the tpcb-like example of
+// all three exited 2: unknown workload "tpcb-like".
+func TestCapacityExamplesRun(t *testing.T) {
+	t.Parallel()
+	_, help, _ := clitest.Run("capacity", "--help")
+	var examples []string
+	for _, text := range []string{help, string(clitest.Read(t, clitest.Repo(t, "docs", "capacity.md"))), string(clitest.Read(t, clitest.Repo(t, "README.md")))} {
+		examples = append(examples, capacityExamples(text)...)
+	}
+	if len(examples) < 6 {
+		t.Fatalf("%d examples found, want the two of each of help, docs/capacity.md and README.md: %q", len(examples), examples)
+	}
+	dir := t.TempDir()
+	for i, ex := range examples {
+		args := shellWords(ex)[1:]
+		if args[1] == "train-events" {
+			args = append(args, clitest.Quick...)
+		}
+		args = append(args, "--db", "sqlite:"+filepath.Join(dir, fmt.Sprintf("%d.db", i)), "--duration", "1s", "--settle", "0s",
+			"--max-steps", "1", "--repeat", "1", "--out", filepath.Join(dir, fmt.Sprint(i)))
+		if code, stdout, stderr := clitest.Run(args...); code != exitcode.OK && code != exitcode.Failure || !strings.Contains(stdout, "## capacity by ") {
+			t.Errorf("%s: exit %d, want 0 or 1 with its ladder: %s\n%s", ex, code, stderr, stdout)
+		}
+	}
+}
+
+// TestCapacityDefaultsAgree: the defaults of --repeat, --max-repeat,
+// --max-steps, --precision and --out that capacity's flags print are
+// those docs/capacity.md and README.md give, and the search uses the
+// --repeat one. Before, --help said --repeat 1 and --out study-DATE-TIME
+// where the docs said 2 and capacity-DATE-TIME (and the search did 2).
+func TestCapacityDefaultsAgree(t *testing.T) {
+	t.Parallel()
+	_, flags, _ := clitest.Run("capacity", "train-events", "--help")
+	def := func(name string) string {
+		m := regexp.MustCompile(`(?m)^\s+--` + name + ` \S+\s.*\(default ([^)]+)\)$`).FindStringSubmatch(flags)
+		if m == nil {
+			t.Fatalf("--%s has no default in the help:\n%s", name, flags)
+		}
+		return m[1]
+	}
+	flat := func(path ...string) string { return strings.Join(strings.Fields(string(clitest.Read(t, clitest.Repo(t, path...)))), " ") }
+	docs, readme := flat("docs", "capacity.md"), flat("README.md")
+	for _, want := range []struct{ text, in, where string }{
+		{"`--repeat` times (" + def("repeat") + ")", docs, "docs/capacity.md"},
+		{"`--max-repeat` (" + def("max-repeat") + ")", docs, "docs/capacity.md"},
+		{"`--max-steps` (" + def("max-steps") + ")", docs, "docs/capacity.md"},
+		{"`--precision` % (" + def("precision") + ")", docs, "docs/capacity.md"},
+		{"`--out` (default `" + def("out") + "`)", docs, "docs/capacity.md"},
+		{"(`--repeat`, " + def("repeat") + ")", readme, "README.md"},
+		{"`--max-repeat`, " + def("max-repeat") + ";", readme, "README.md"},
+		{"`--precision` (" + def("precision") + "%)", readme, "README.md"},
+	} {
+		if !strings.Contains(want.in, want.text) {
+			t.Errorf("%s does not say %s, as the flags do", want.where, want.text)
+		}
+	}
+	_, long, _ := clitest.Run("capacity", "--help")
+	if !strings.Contains(long, "--repeat\ntimes (default "+def("repeat")+")") || !strings.Contains(long, "--out (default "+def("out")+")") {
+		t.Errorf("capacity --help's defaults are not its flags':\n%s", long)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cap")
+	args := append([]string{"capacity", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--slo", "errors<=100%",
+		"--by", "clients", "--iterations", "5", "--settle", "0s", "--max-steps", "1", "--out", out}, clitest.Quick...)
+	if code, stdout, stderr := clitest.Run(args...); code != exitcode.OK {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	if s := readSearch(t, out); fmt.Sprint(s.MinReps) != def("repeat") || len(s.Steps[0].Reps) != s.MinReps {
+		t.Errorf("the search repeated its step %d times (min %d), the help says %s", len(s.Steps[0].Reps), s.MinReps, def("repeat"))
 	}
 }
