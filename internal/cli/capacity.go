@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/report"
@@ -172,13 +173,20 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	if len(s.Steps) == 0 || len(s.Steps[0].Reps) == 0 {
 		return runErr
 	}
+	interrupted := ctx.Err() != nil || runErr == nil && s.Stop == ""
+	switch { // the ladder always says why it ends
+	case interrupted:
+		s.Stop = "interrupted: the ladder is what finished"
+	case s.Stop == "":
+		s.Stop = "a step could not run: " + errclass.FirstLine(runErr)
+	}
 	md, err := writeCapacity(out, s)
 	fmt.Fprint(a.stdout, "\n"+md)
 	if err != nil {
 		return err
 	}
 	a.status("capacity search written to " + out + " (capacity.md, capacity.json, and the study's files)")
-	return capacityOutcome(runErr, s)
+	return capacityOutcome(runErr, interrupted, s)
 }
 
 // lastStep is the results of the search's last step so far (nil before
@@ -198,14 +206,18 @@ func lastStep(s *study.Search, cells []study.Cell, results [][]*result.Result) [
 
 // capacityOutcome is how the search ended, as the command's exit: its
 // error, interrupted, or no value that met every goal.
-func capacityOutcome(runErr error, s *study.Search) error {
+func capacityOutcome(runErr error, interrupted bool, s *study.Search) error {
 	switch {
 	case runErr != nil:
 		return runErr
-	case s.Stop == "":
+	case interrupted:
 		return exitError{code: exitcode.Interrupted, msg: "interrupted: the ladder above is what finished"}
 	case s.Best == 0:
-		return exitError{code: exitcode.Failure, msg: fmt.Sprintf("no %s tried met every goal: lower --from", s.Key)}
+		fix := "lower --from"
+		if n := len(s.Steps); n > 0 && s.Steps[n-1].Empty {
+			fix = "the last step measured nothing: give a longer --duration"
+		}
+		return exitError{code: exitcode.Failure, msg: fmt.Sprintf("no %s tried met every goal: %s", s.Key, fix)}
 	}
 	return nil
 }

@@ -267,3 +267,57 @@ func TestCapacityDefaultsAgree(t *testing.T) {
 		t.Errorf("the search repeated its step %d times (min %d), the help says %s", len(s.Steps[0].Reps), s.MinReps, def("repeat"))
 	}
 }
+
+// TestCapacityBehindAndEmptySteps: on SQLite a step at 100,000/s falls
+// far behind its schedule; the cycles it never started count in no
+// latency, so cycle.p99<=1h alone held and capacity reported the rate as
+// met (exit 0). Now the step is missed, naming the schedule. A step at
+// 0.0001/s completes nothing in 1 s (a cycle would start there once in
+// 10,000 runs): the search ends at it, saying why, where before it went
+// on halving into more empty steps called missed.
+func TestCapacityBehindAndEmptySteps(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		from  string
+		want  []string
+		steps int
+	}{
+		{"100000", []string{"| missed ", "first rate that missed: 100000, on its schedule fell behind: ", "stopped: the step bound (1 steps) was hit"}, 1},
+		{"0.0001", []string{"| measured nothing ", "stopped: rate 0.0001 measured nothing (no operation completed or failed in its window), so no goal can be told: give a longer --duration"}, 1},
+	} {
+		out := filepath.Join(dir, tc.from)
+		args := append([]string{"capacity", "train-events", "--db", "sqlite:" + filepath.Join(dir, tc.from+".db"), "--slo", "cycle.p99<=1h",
+			"--from", tc.from, "--max", "100000", "--max-steps", "1", "--repeat", "1", "--duration", "1s", "--settle", "0s", "--out", out}, clitest.Quick...)
+		code, stdout, stderr := clitest.Run(args...)
+		if code != exitcode.Failure || !strings.Contains(stderr, "no rate tried met every goal") {
+			t.Errorf("--from %s: exit %d, want %d: none met\n%s\n%s", tc.from, code, exitcode.Failure, stderr, stdout)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("--from %s: output lacks %q:\n%s", tc.from, want, stdout)
+			}
+		}
+		if s := readSearch(t, out); len(s.Steps) != tc.steps || s.Best != 0 || s.Stop == "" {
+			t.Errorf("--from %s: ladder %q, best %g, stopped %q", tc.from, ladder(s), s.Best, s.Stop)
+		}
+	}
+}
+
+// TestCapacityInterruptedSaysSo: a search interrupted in its second step
+// exits 130 with the ladder so far, and its stopped line (and
+// capacity.json's) says it was interrupted; before it was empty.
+func TestCapacityInterruptedSaysSo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cap")
+	cmd, stdout, stderr := clitest.Start(t, append([]string{"capacity", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--slo", "errors<=100%",
+		"--by", "clients", "--repeat", "1", "--duration", "3s", "--settle", "0s", "--out", out}, clitest.Quick...)...)
+	clitest.InterruptWhen(cmd, stderr, func(s string) bool { return strings.Contains(s, "[2] clients=2") && strings.Count(s, "loaded 200 of 200") >= 2 })
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted || !strings.Contains(stdout.String(), "\nstopped: interrupted: the ladder is what finished\n") {
+		t.Fatalf("exit %d, want %d and the ladder saying it was interrupted:\n%s\n%s", code, exitcode.Interrupted, stdout.String(), stderr.String())
+	}
+	if s := readSearch(t, out); s.Stop != "interrupted: the ladder is what finished" {
+		t.Errorf("capacity.json stopped %q", s.Stop)
+	}
+}
