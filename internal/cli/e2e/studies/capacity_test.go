@@ -236,7 +236,9 @@ func TestCapacityDefaultsAgree(t *testing.T) {
 		}
 		return m[1]
 	}
-	flat := func(path ...string) string { return strings.Join(strings.Fields(string(clitest.Read(t, clitest.Repo(t, path...)))), " ") }
+	flat := func(path ...string) string {
+		return strings.Join(strings.Fields(string(clitest.Read(t, clitest.Repo(t, path...)))), " ")
+	}
 	docs, readme := flat("docs", "capacity.md"), flat("README.md")
 	for _, want := range []struct{ text, in, where string }{
 		{"`--repeat` times (" + def("repeat") + ")", docs, "docs/capacity.md"},
@@ -313,7 +315,9 @@ func TestCapacityInterruptedSaysSo(t *testing.T) {
 	out := filepath.Join(dir, "cap")
 	cmd, stdout, stderr := clitest.Start(t, append([]string{"capacity", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--slo", "errors<=100%",
 		"--by", "clients", "--repeat", "1", "--duration", "3s", "--settle", "0s", "--out", out}, clitest.Quick...)...)
-	clitest.InterruptWhen(cmd, stderr, func(s string) bool { return strings.Contains(s, "[2] clients=2") && strings.Count(s, "loaded 200 of 200") >= 2 })
+	clitest.InterruptWhen(cmd, stderr, func(s string) bool {
+		return strings.Contains(s, "[2] clients=2") && strings.Count(s, "loaded 200 of 200") >= 2
+	})
 	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted || !strings.Contains(stdout.String(), "\nstopped: interrupted: the ladder is what finished\n") {
 		t.Fatalf("exit %d, want %d and the ladder saying it was interrupted:\n%s\n%s", code, exitcode.Interrupted, stdout.String(), stderr.String())
 	}
