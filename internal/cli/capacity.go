@@ -7,16 +7,26 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
+)
+
+// capacityRepeat is how many times each step runs unless --repeat says
+// otherwise, and capacityOut the name of --out unless given (DATE-TIME
+// the search's start).
+const (
+	capacityRepeat = 2
+	capacityOut    = "capacity-DATE-TIME"
 )
 
 // capacityFlags are a capacity search's own flags, beside a study's.
@@ -38,6 +48,13 @@ func (c *capacityFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&c.maxRepeat, "max-repeat", 4, "repeat a step at most this many times while its repetitions disagree (then it counts as missed)")
 	fs.IntVar(&c.maxSteps, "max-steps", 12, "run at most this many steps (values)")
 	declareFlags(fs, kindControl, "slo", "by", "from", "max", "precision", "max-repeat", "max-steps")
+	// A study's --repeat and --out, with capacity's defaults: the help,
+	// the search and docs/capacity.md read them from here.
+	rep := fs.Lookup("repeat")
+	rep.Value.Set(strconv.Itoa(capacityRepeat))
+	rep.DefValue = rep.Value.String()
+	rep.Usage = "run every step this many times, and again up to --max-repeat while its repetitions disagree"
+	fs.Lookup("out").Usage = "directory for capacity.md, capacity.json and the study's files: one JSON per run, study.json, study.md, study.csv and study.html (default " + capacityOut + ")"
 	for _, name := range []string{"vary", "compare"} { // a study's, refused: --by varies
 		fs.MarkHidden(name)
 	}
@@ -52,14 +69,16 @@ func (a *app) capacityCommand() *cobra.Command {
 doubles from --from while the goals are met, then bisects between the highest
 value that met them and the lowest that missed, until they are within
 --precision % (or --max, --max-steps is hit). Each step is repeated --repeat
-times (default 2), and again up to --max-repeat while its repetitions
+times (default ` + strconv.Itoa(capacityRepeat) + `), and again up to --max-repeat while its repetitions
 disagree. It is a study whose next cell depends on the last: every step runs
 like a study's cell (a fresh schema, the server's statistics reset, a settle
-pause), and --out gets the study's files plus capacity.json and capacity.md
-(the ladder). It exits 1 when no value tried met the goals. See docs/capacity.md.
+pause), and --out (default ` + capacityOut + `) gets the study's files plus
+capacity.json and capacity.md (the ladder). It exits 1 when no value tried met
+the goals. "txnbench capacity WORKLOAD --help" lists every flag. See
+docs/capacity.md.
 
   txnbench capacity train-events --db temp-postgres --slo 'cycle.p99<=50ms' --slo 'errors<=0.1%' --duration 20s
-  txnbench capacity tpcb-like --db temp-postgres --by clients --slo 'cycle.p95<=20ms' --duration 30s`,
+  txnbench capacity script -b tpcb-like --db temp-postgres --by clients --slo 'cycle.p95<=20ms' --duration 30s`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
@@ -124,7 +143,7 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	sf.repeat = s.MinReps
 	out := sf.out
 	if out == "" {
-		out = "capacity-" + time.Now().Format("20060102-150405")
+		out = strings.Replace(capacityOut, "DATE-TIME", time.Now().Format("20060102-150405"), 1)
 	}
 	if err := makeOut(out); err != nil {
 		return err
@@ -154,13 +173,20 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	if len(s.Steps) == 0 || len(s.Steps[0].Reps) == 0 {
 		return runErr
 	}
+	interrupted := ctx.Err() != nil || runErr == nil && s.Stop == ""
+	switch { // the ladder always says why it ends
+	case interrupted:
+		s.Stop = "interrupted: the ladder is what finished"
+	case s.Stop == "":
+		s.Stop = "a step could not run: " + errclass.FirstLine(runErr)
+	}
 	md, err := writeCapacity(out, s)
 	fmt.Fprint(a.stdout, "\n"+md)
 	if err != nil {
 		return err
 	}
 	a.status("capacity search written to " + out + " (capacity.md, capacity.json, and the study's files)")
-	return capacityOutcome(runErr, s)
+	return capacityOutcome(runErr, interrupted, s)
 }
 
 // lastStep is the results of the search's last step so far (nil before
@@ -180,14 +206,18 @@ func lastStep(s *study.Search, cells []study.Cell, results [][]*result.Result) [
 
 // capacityOutcome is how the search ended, as the command's exit: its
 // error, interrupted, or no value that met every goal.
-func capacityOutcome(runErr error, s *study.Search) error {
+func capacityOutcome(runErr error, interrupted bool, s *study.Search) error {
 	switch {
 	case runErr != nil:
 		return runErr
-	case s.Stop == "":
+	case interrupted:
 		return exitError{code: exitcode.Interrupted, msg: "interrupted: the ladder above is what finished"}
 	case s.Best == 0:
-		return exitError{code: exitcode.Failure, msg: fmt.Sprintf("no %s tried met every goal: lower --from", s.Key)}
+		fix := "lower --from"
+		if n := len(s.Steps); n > 0 && s.Steps[n-1].Empty {
+			fix = "the last step measured nothing: give a longer --duration"
+		}
+		return exitError{code: exitcode.Failure, msg: fmt.Sprintf("no %s tried met every goal: %s", s.Key, fix)}
 	}
 	return nil
 }
@@ -235,7 +265,7 @@ func (c *capacityFlags) search(fs *pflag.FlagSet, sf *parsedStudyFlags) (*study.
 	if len(c.slo) == 0 {
 		return nil, usage(fmt.Errorf("no goal given: add --slo 'cycle.p99<=50ms' (and more --slo, e.g. 'errors<=0.1%%')"))
 	}
-	s := &study.Search{Key: c.by, Precision: c.precision / 100, MaxSteps: c.maxSteps, MinReps: 2, MaxReps: c.maxRepeat}
+	s := &study.Search{Key: c.by, Precision: c.precision / 100, MaxSteps: c.maxSteps, MinReps: sf.repeat, MaxReps: c.maxRepeat}
 	for _, t := range c.slo {
 		g, err := study.ParseSLO(t)
 		if err != nil {
@@ -270,9 +300,6 @@ func (c *capacityFlags) search(fs *pflag.FlagSet, sf *parsedStudyFlags) (*study.
 	}
 	if c.maxSteps < 1 {
 		return nil, usage(fmt.Errorf("--max-steps %d: give at least 1", c.maxSteps))
-	}
-	if fs.Changed("repeat") {
-		s.MinReps = sf.repeat
 	}
 	if s.MinReps < 1 {
 		return nil, usage(fmt.Errorf("--repeat %d: give at least 1", s.MinReps))

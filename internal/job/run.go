@@ -66,6 +66,7 @@ type running struct {
 	last      []runner.Observer                                     // and after them
 	onCycle   func(func(runner.CycleEvent)) func(runner.CycleEvent) // wraps the runner's cycle callback
 	beside    func() workload.Unrecorded                            // what the workload committed beside its ops since the window opened
+	loadNotes []string                                              // the deaths during the load, for the Result's notes
 }
 
 // A stage is started before the run, in the order of stages, and stopped
@@ -101,7 +102,7 @@ func (rn *running) init() error {
 			return err
 		}
 	}
-	created, err := Init(ctx, *s, db)
+	created, err := rn.load()
 	if err != nil {
 		return err
 	}
@@ -119,6 +120,48 @@ func (rn *running) init() error {
 		rn.atEnd.push(m.stop)
 	}
 	return nil
+}
+
+// loadTries bounds how often load runs Init.
+const loadTries = 4
+
+// load runs Init with supervision on, as in the window: when something
+// txnbench started (the server, a pooler, the proxy) dies during it,
+// supervision starts it again and Init runs again; from scratch (Fresh)
+// when the Init before left its data incomplete (its load cut short).
+// Each death becomes a note of the run.
+func (rn *running) load() (created bool, err error) {
+	s, db := rn.s, rn.db
+	db.supervise()
+	for try := 1; ; try++ {
+		before := db.startedPIDs()
+		created, err = Init(rn.ctx, s, db)
+		if err == nil || try == loadTries || rn.ctx.Err() != nil {
+			break
+		}
+		if try > 1 && !s.Fresh && errors.Is(err, workload.ErrIncompleteData) {
+			s.Fresh = true // the load cut short was this run's own
+			continue
+		}
+		if !db.diedSince(rn.ctx, before, err) {
+			break
+		}
+		for _, e := range rn.noteLoadDeaths() {
+			s.log(e.text() + "; the load failed (" + errclass.FirstLine(err) + "): loading again")
+		}
+	}
+	rn.noteLoadDeaths()
+	return created, err
+}
+
+// noteLoadDeaths makes the deaths seen during the load notes of the run,
+// and returns them.
+func (rn *running) noteLoadDeaths() []death {
+	events := rn.db.takeDeaths()
+	for _, e := range events {
+		rn.loadNotes = append(rn.loadNotes, "during the load, "+e.text())
+	}
+	return events
 }
 
 // register puts the run in the run table before Start counts anything,
@@ -317,6 +360,7 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 	mendPooler(r.Pooler, rn.telemetry, db.fleet == nil)
 	notePartialPooler(r, db)
 	db.addDeaths(r, rn.window.opened(out.Started))
+	r.Notes = append(r.Notes, rn.loadNotes...)
 	return r
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/tempdir"
 )
 
 // deaths are the processes txnbench started that died unasked and were
@@ -58,12 +59,12 @@ func (d *Database) supervise() {
 	}
 }
 
-// addDeaths waits for restarts under way (the invariant check comes next)
-// and puts the deaths seen so far on r's timeline (times from the window's
-// start), forgetting them.
-func (d *Database) addDeaths(r *result.Result, window time.Time) {
+// takeDeaths waits for restarts under way and returns the deaths seen so
+// far (the borrowed cluster's first), forgetting them.
+func (d *Database) takeDeaths() []death {
+	var events []death
 	if d.lender != nil {
-		d.lender.addDeaths(r, window) // the borrowed cluster's, seen during this run
+		events = d.lender.takeDeaths() // the borrowed cluster's, seen during this run
 	}
 	// A supervised process holds its lock while supervision restarts it.
 	if d.server != nil {
@@ -74,21 +75,104 @@ func (d *Database) addDeaths(r *result.Result, window time.Time) {
 		p.PID()
 	}
 	d.deaths.mu.Lock()
-	events := d.deaths.events
+	events = append(events, d.deaths.events...)
 	d.deaths.events = nil
 	d.deaths.mu.Unlock()
-	for _, e := range events {
-		note := fmt.Sprintf("%s (pid %d) died unasked (%s): ", e.ev.Name, e.ev.PID, e.ev.Exit)
-		if e.ev.Err != nil {
-			note += "could not start it again: " + errclass.FirstLine(e.ev.Err)
-		} else {
-			note += fmt.Sprintf("txnbench started it again on its port in %.2f s", e.ev.Took.Seconds())
-		}
+	return events
+}
+
+// deathCount is how many deaths supervision has seen and not yet handed
+// out (takeDeaths), the borrowed cluster's included.
+func (d *Database) deathCount() int {
+	n := 0
+	if d.lender != nil {
+		n = d.lender.deathCount()
+	}
+	d.deaths.mu.Lock()
+	defer d.deaths.mu.Unlock()
+	return n + len(d.deaths.events)
+}
+
+// text says what died and what came of starting it again.
+func (e death) text() string {
+	note := fmt.Sprintf("%s (pid %d) died unasked (%s): ", e.ev.Name, e.ev.PID, e.ev.Exit)
+	if e.ev.Err != nil {
+		return note + "could not start it again: " + errclass.FirstLine(e.ev.Err)
+	}
+	return note + fmt.Sprintf("txnbench started it again on its port in %.2f s", e.ev.Took.Seconds())
+}
+
+// addDeaths waits for restarts under way (the invariant check comes next)
+// and puts the deaths seen so far on r's timeline (times from the window's
+// start), forgetting them.
+func (d *Database) addDeaths(r *result.Result, window time.Time) {
+	for _, e := range d.takeDeaths() {
 		r.Faults = append(r.Faults, result.Fault{
-			AtS: e.ev.At.Sub(window).Seconds(), Kind: "died", Target: e.target, Note: note,
+			AtS: e.ev.At.Sub(window).Seconds(), Kind: "died", Target: e.target, Note: e.text(),
 		})
 	}
 	sort.SliceStable(r.Faults, func(i, j int) bool { return r.Faults[i].AtS < r.Faults[j].AtS })
+}
+
+// startedPIDs are the processes txnbench started for d as they are now:
+// the server (its own or the borrowed one), each pooler and the proxy;
+// 0 for one that is down.
+func (d *Database) startedPIDs() []int {
+	var pids []int
+	if d.server != nil {
+		pids = append(pids, d.server.PID())
+	}
+	pids = append(pids, d.poolerPIDs()...)
+	if p := d.Proxy(); p != nil {
+		pids = append(pids, p.PID())
+	}
+	return pids
+}
+
+// diedWait is how long after a lost connection a process of before may
+// still be seen alive: the client sees its sockets close as it exits.
+const diedWait = time.Second
+
+// restartWait bounds the wait for supervision to start a dead process
+// again (it tries ten times, half a second apart, each start its own).
+const restartWait = time.Minute
+
+// diedSince reports whether a process of before (startedPIDs as some
+// work began) died since, err being why that work failed, and then waits
+// until supervision has started it again (or given up). A connection
+// that was lost waits diedWait for its process to be gone.
+func (d *Database) diedSince(ctx context.Context, before []int, err error) bool {
+	gone := func() bool {
+		for _, pid := range before {
+			if pid > 0 && !tempdir.Alive(pid, 0) {
+				return true
+			}
+		}
+		return d.deathCount() > 0
+	}
+	wait := time.Duration(0)
+	switch target.Classify(err) {
+	case errclass.ConnectionLost, errclass.AdminShutdown, errclass.ConnectRefused, errclass.Timeout:
+		wait = diedWait
+	}
+	if !pollUntil(ctx, wait, gone) {
+		return false
+	}
+	pollUntil(ctx, restartWait, func() bool { return d.deathCount() > 0 })
+	return true
+}
+
+// pollUntil calls cond until it holds, within limit (once for 0); it
+// reports whether cond held.
+func pollUntil(ctx context.Context, limit time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
 }
 
 // windowClock is a runner observer noting when the measured window opened.

@@ -39,6 +39,8 @@ func CapacitySearch(w io.Writer, s *study.Search) {
 		}
 		verdict := "met"
 		switch {
+		case st.Empty:
+			verdict = "measured nothing"
 		case !st.Agreed:
 			verdict = "missed (reps disagreed)"
 		case !st.Met:

@@ -62,6 +62,15 @@ func ScheduleBehind(r *Result) *Behind {
 	return b
 }
 
+// FellBehind is r's Behind, worked out for a result saved before it was
+// recorded: nil when r's schedule kept up or r had no --rate.
+func (r *Result) FellBehind() *Behind {
+	if r.Behind != nil {
+		return r.Behind
+	}
+	return ScheduleBehind(r)
+}
+
 // Text says how far b fell behind, as the run's report and the study
 // print it.
 func (b *Behind) Text() string {

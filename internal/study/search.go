@@ -14,8 +14,11 @@ import (
 // is met (bracketing), halves it while none is, then bisects between the
 // highest value that met every goal and the lowest that missed one. Each
 // step is repeated until its repetitions agree (all met or all missed) or
-// MaxReps is hit; a step whose repetitions never agree counts as missed.
-// It stops when the bracket is within Precision, at Max, or after MaxSteps.
+// MaxReps is hit; a step whose repetitions never agree counts as missed,
+// and so does a repetition whose --rate schedule fell behind (the cycles
+// it never started count in no latency). It stops when the bracket is
+// within Precision, at Max, after MaxSteps, or at a step a repetition of
+// which measured nothing (no op completed or failed: no goal can be told).
 type Search struct {
 	Key       string  `json:"by"`   // the setting searched: rate or clients
 	From      float64 `json:"from"` // the first value
@@ -44,14 +47,18 @@ type SearchStep struct {
 	Reps   []RepGoal `json:"repetitions"`
 	Met    bool      `json:"met"`
 	Agreed bool      `json:"agreed"`
+	// Empty says a repetition measured nothing: the search ended there.
+	Empty bool `json:"measured_nothing,omitempty"`
 }
 
 // RepGoal is how one repetition of a step did: every goal's measure,
-// and the first goal it missed ("" when it met all).
+// and the first goal it missed ("" when it met all), or that its
+// schedule fell behind.
 type RepGoal struct {
 	Measured []Measure `json:"measured"` // per goal, in the goals' order
 	Missed   string    `json:"missed,omitempty"`
 	TxnPerS  float64   `json:"txn_per_s"`
+	Empty    bool      `json:"measured_nothing,omitempty"` // no op completed or failed
 }
 
 // Value formats a value of the searched setting as its flag takes it.
@@ -75,9 +82,15 @@ func (s *Search) Next(last []*result.Result) (v float64, done bool, err error) {
 	for _, r := range last {
 		rg, err := s.judge(r)
 		if err != nil {
+			s.Stop = "a goal cannot be measured: " + err.Error()
 			return 0, true, err
 		}
 		st.Reps = append(st.Reps, rg)
+		if rg.Empty {
+			st.Empty = true
+			s.Stop = fmt.Sprintf("%s %s measured nothing (no operation completed or failed in its window), so no goal can be told: give a longer --duration, or a higher --from", s.Key, s.Value(st.Value))
+			return 0, true, nil
+		}
 	}
 	met, missed := 0, 0
 	for _, rg := range st.Reps {
@@ -157,9 +170,16 @@ func (s *Search) add(v float64) float64 {
 	return v
 }
 
-// judge measures every goal in r.
+// judge measures every goal in r; a schedule that fell behind misses,
+// whatever the goals.
 func (s *Search) judge(r *result.Result) (RepGoal, error) {
-	rg := RepGoal{TxnPerS: r.TxnPerS()}
+	rg := RepGoal{TxnPerS: r.TxnPerS(), Empty: true}
+	for _, o := range r.Ops {
+		rg.Empty = rg.Empty && o.Count+o.ErrorCount() == 0
+	}
+	if b := r.FellBehind(); b != nil {
+		rg.Missed = "its schedule fell behind: " + b.Text()
+	}
 	for _, g := range s.Goals {
 		v, err := g.Measure(r)
 		if err != nil {

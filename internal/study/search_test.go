@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
 )
@@ -89,5 +90,53 @@ func TestMeasureJSON(t *testing.T) {
 	var back RepGoal
 	if err := json.Unmarshal(b, &back); err != nil || !math.IsInf(float64(back.Measured[0]), 1) || back.Measured[1] != 2.5 {
 		t.Errorf("%+v %v", back, err)
+	}
+}
+
+// scheduled is a result of a run at --rate rate for 10 s that completed
+// done cycles per second (each fast), with the add op of each.
+func scheduled(rate, done float64) *result.Result {
+	r := res(int64(done*10), 1, 10, true)
+	r.Config.Rate = rate
+	h := r.Ops[1].Hist
+	for i := int64(1); i < int64(done*10); i++ {
+		h.Record(3 * time.Millisecond)
+	}
+	r.Ops[1].Summary = h.Summary()
+	return r
+}
+
+// TestSearchMissesWhenBehindSchedule: a database that completes 17
+// cycles/s whatever the rate meets cycle.p99<=1h at every rate when the
+// cycles it never started count in no latency; a step whose schedule fell
+// behind is missed, so the search brackets the 17/s it does. Before, it
+// reported every rate up to the bound (100000) as met.
+func TestSearchMissesWhenBehindSchedule(t *testing.T) {
+	g, _ := ParseSLO("cycle.p99<=1h")
+	s := &Search{Key: "rate", From: 10, Max: 1e5, Precision: 0.05, MinReps: 1, MaxReps: 1, MaxSteps: 20, Goals: []SLO{g}}
+	runs := drive(t, s, func(v float64, _ int) *result.Result { return scheduled(v, min(v, 17)) })
+	if s.Best < 10 || s.Best > 25 || s.Missed == 0 || s.Missed > 25 || !strings.HasPrefix(s.MissedGoal, "its schedule fell behind: ") || !strings.HasPrefix(s.Stop, "converged") {
+		t.Errorf("best %g, missed %g on %q, stop %q after %v: want the search to end near 17/s", s.Best, s.Missed, s.MissedGoal, s.Stop, runs)
+	}
+}
+
+// TestSearchStopsAtAStepThatMeasuredNothing: halving into rates where a
+// step completes no operation ends the search there, saying why, instead
+// of calling such steps missed and halving on to the bound.
+func TestSearchStopsAtAStepThatMeasuredNothing(t *testing.T) {
+	g, _ := ParseSLO("add.p99<=5ms")
+	s := &Search{Key: "rate", From: 100, Max: 1e5, Precision: 0.05, MinReps: 2, MaxReps: 2, MaxSteps: 20, Goals: []SLO{g}}
+	runs := drive(t, s, func(v float64, _ int) *result.Result {
+		if v < 10 {
+			r := res(0, 1, 10, true)
+			r.Ops[1] = result.Op{Name: result.CycleOp, Kind: result.KindCycle}
+			return r
+		}
+		return p99(50) // every step with operations misses
+	})
+	last := s.Steps[len(s.Steps)-1]
+	if len(s.Steps) != 5 || last.Value != 6.25 || !last.Empty || len(last.Reps) != 1 || s.Best != 0 || s.Missed != 12.5 ||
+		s.Stop != "rate 6.25 measured nothing (no operation completed or failed in its window), so no goal can be told: give a longer --duration, or a higher --from" {
+		t.Errorf("ladder %v (last %+v), best %g, missed %g, stop %q", runs, last, s.Best, s.Missed, s.Stop)
 	}
 }

@@ -136,11 +136,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	cs.ClientCPUPerTxnMS, cs.AllocPerTxnKB, cs.PeakMB = metrics.Median(cpu), metrics.Median(alloc), metrics.Median(peak)
 	cs.Faults = faultRecoveries(rs)
 	for _, r := range rs {
-		b := r.Behind
-		if b == nil {
-			b = result.ScheduleBehind(r) // a result saved before it was recorded
-		}
-		if b != nil {
+		if b := r.FellBehind(); b != nil {
 			cs.BehindRuns++
 			if cs.Behind == nil || b.AchievedPerS/b.RatePerS < cs.Behind.AchievedPerS/cs.Behind.RatePerS {
 				cs.Behind = b

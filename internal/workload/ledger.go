@@ -22,7 +22,9 @@ const BookOpen = "open"
 // Tables is implemented by a workload to name the tables its ops write,
 // as a key: two runs with the same key at the same time wrote the same
 // tables, so neither's check can hold the other's work for its own. ""
-// says its ops write nothing (its check reads only what it loaded). A
+// says no other run's work can be taken for its own: its ops write
+// nothing (its check reads only what it loaded), or only rows its check
+// tells from every other run's (the keys of its own IDBlocks). A
 // workload without Tables is taken to write tables keyed by its name.
 type Tables interface {
 	Tables() string

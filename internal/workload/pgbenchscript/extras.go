@@ -22,10 +22,14 @@ type Sizes struct {
 	TableSize   int64
 }
 
-// extraState is what a run of txnbench's own builtins keeps: the data's
-// keys at the start, and the inserts its clients made.
+// extraState is what a run of txnbench's own builtins keeps: its block of
+// insert keys, and the inserts its clients made.
 type extraState struct {
-	before map[string]setup.Keys // by table
+	// first and last are the run's block of insert keys (insertBlocks);
+	// stray counts, by table, the inserted rows in no run's block as the
+	// run starts.
+	first, last int64
+	stray       map[string]int64
 	// inserts counts the transactions that inserted a row and committed;
 	// uncertain those that tried and failed, perhaps after the row was
 	// written (a commit whose outcome is unknown).
@@ -90,7 +94,6 @@ func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.Ini
 		return false, err
 	}
 	w.Sizes.Tables = int(tables)
-	base := setup.InsertKeys
 	if fam[pgscript.FamilyYCSB] {
 		n, made, err := ensure(ctx, c, o, "usertable", "ycsb_key", w.Sizes.RecordCount, func() error {
 			return setup.YCSB(ctx, c, w.Sizes.RecordCount)
@@ -99,9 +102,6 @@ func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.Ini
 			return false, err
 		}
 		w.Sizes.RecordCount, created = n, made
-		if base, err = setup.NextKey(ctx, c, "usertable", "ycsb_key"); err != nil {
-			return false, err
-		}
 	}
 	if fam[pgscript.FamilySysbench] {
 		var loaded int64 = -1
@@ -129,20 +129,13 @@ func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.Ini
 			o.Progress(fmt.Sprintf("sbtest1 has %d loaded rows: using them, not %d (--reinit loads anew)", loaded, w.Sizes.TableSize))
 			w.Sizes.TableSize = loaded
 		}
-		for _, t := range w.extraTables() {
-			if t[0] == "usertable" {
-				continue
-			}
-			b, err := setup.NextKey(ctx, c, t[0], t[1])
-			if err != nil {
-				return false, err
-			}
-			base = max(base, b)
-		}
 	}
-	vars := map[string]int64{
+	if err := insertBlocks.Create(ctx, c); err != nil {
+		return false, err
+	}
+	vars := map[string]int64{ // insert_base comes with the run's block, in Start
 		"record_count": w.Sizes.RecordCount, "tables": int64(w.Sizes.Tables), "table_size": w.Sizes.TableSize,
-		"insert_base": base, "clients": int64(w.clients), "seq": 0, "inserted": 0,
+		"insert_base": setup.InsertKeys, "clients": int64(w.clients), "seq": 0, "inserted": 0,
 	}
 	for _, name := range pgscript.ExtraVars {
 		w.defines[name] = strconv.FormatInt(vars[name], 10)
@@ -174,27 +167,67 @@ func ensure(ctx context.Context, c target.Conn, o workload.InitOptions, table, k
 	return n, true, nil
 }
 
-// startExtras records the keys of the tables of txnbench's own builtins.
+// insertBlocks are the runs' blocks of keys for the rows txnbench's own
+// builtins insert: each run inserts in a block of 2^32 keys of its own,
+// so that two runs at once never insert the same key (insert_base is its
+// block's first), and its check counts the rows of its block alone.
+var insertBlocks = workload.IDBlocks{Table: "txnbench_insert_blocks", Origin: setup.InsertKeys, Bits: 32, What: "insert keys"}
+
+// startExtras takes the run's block of insert keys and counts the stray
+// rows of the tables of txnbench's own builtins.
 func (w *Workload) startExtras(ctx context.Context, c target.Conn) error {
 	if w.extra == nil {
 		return nil
 	}
-	w.extra.before = map[string]setup.Keys{}
-	for _, t := range w.extraTables() {
-		k, err := setup.ReadKeys(ctx, c, t[0], t[1])
-		if err != nil {
+	tables := w.extraTables()
+	first, last, err := insertBlocks.Take(ctx, c, func() (top int64, err error) {
+		for _, t := range tables { // keys of runs before blocks
+			next, err := setup.NextKey(ctx, c, t[0], t[1])
+			if err != nil {
+				return 0, err
+			}
+			top = max(top, next-1)
+		}
+		return top, nil
+	})
+	if err != nil {
+		return err
+	}
+	w.extra.first, w.extra.last = first, last
+	w.defines["insert_base"] = strconv.FormatInt(first, 10)
+	w.extra.stray = map[string]int64{}
+	for _, t := range tables {
+		if w.extra.stray[t[0]], err = w.strayRows(ctx, c, t); err != nil {
 			return err
 		}
-		w.extra.before[t[0]] = k
 	}
 	return nil
 }
 
+// strayRows counts table t's inserted rows in no run's block.
+func (w *Workload) strayRows(ctx context.Context, c target.Conn, t [2]string) (n int64, err error) {
+	if err := target.QueryRow(ctx, c, "SELECT count(*) FROM "+t[0]+" WHERE "+insertBlocks.Stray(t[1]), nil, &n); err != nil {
+		return 0, fmt.Errorf("counting %s's inserted rows outside the runs' blocks: %w", t[0], err)
+	}
+	return n, nil
+}
+
+// ownRows counts table t's rows in the run's block.
+func (w *Workload) ownRows(ctx context.Context, c target.Conn, t [2]string) (n int64, err error) {
+	q := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s BETWEEN $1 AND $2", t[0], t[1])
+	if err := target.QueryRow(ctx, c, q, []any{w.extra.first, w.extra.last}, &n); err != nil {
+		return 0, fmt.Errorf("counting the rows this run inserted in %s: %w", t[0], err)
+	}
+	return n, nil
+}
+
 // checkExtras verifies that every loaded row of the tables of txnbench's
 // own builtins survived (keys 1 to N, N of them: sysbench's delete and
-// insert of one row are one transaction) and that the inserted rows
-// are the inserts that committed (no more than those plus the ones of
-// unknown outcome).
+// insert of one row are one transaction) and that the rows inserted in
+// the run's block, and any new ones in no run's block, are the inserts
+// that committed (no more than those plus the ones of unknown outcome):
+// another run's inserts at the same time, in its own block, are not
+// counted.
 func (w *Workload) checkExtras(ctx context.Context, c target.Conn, ch *result.Check) error {
 	if w.extra == nil {
 		return nil
@@ -214,7 +247,17 @@ func (w *Workload) checkExtras(ctx context.Context, c target.Conn, ch *result.Ch
 			bad = append(bad, fmt.Sprintf("%s has %d loaded rows with keys %d to %d, want %d rows with keys 1 to %d",
 				t[0], k.Loaded, k.Min, k.Max, n, n))
 		}
-		inserted += k.Inserted - w.extra.before[t[0]].Inserted
+		own, err := w.ownRows(ctx, c, t)
+		if err != nil {
+			return err
+		}
+		stray, err := w.strayRows(ctx, c, t)
+		if err != nil {
+			return err
+		}
+		// another run's rows are in its own block; a row in none is
+		// one no builtin committed
+		inserted += own + stray - w.extra.stray[t[0]]
 	}
 	detail := fmt.Sprintf("%d tables, every loaded row there", len(w.extraTables()))
 	if len(bad) > 0 {

@@ -73,7 +73,9 @@ type Workload struct {
 	// stream as pgbench's do. 0 means 1.
 	Threads int
 	// Vacuum runs pgbench's pre-run vacuum (branches, tellers, truncating
-	// history; accounts too with VacuumAll) before the run.
+	// history; accounts too with VacuumAll) before the run, in the
+	// dialect's words; txnbench's own builtins alone (YCSB, sysbench) do
+	// not use pgbench's tables, and skip it.
 	Vacuum, VacuumAll bool
 	// NoAutoInit refuses to create missing pgbench tables (pgbench's
 	// behaviour); txnbench creates them like every workload's schema.
@@ -394,8 +396,8 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	if err := w.runSetup(ctx, c); err != nil {
 		return false, err
 	}
-	if w.Vacuum {
-		vacuum(ctx, c, w.VacuumAll, o.Progress)
+	if w.Vacuum && !extrasOnly {
+		vacuum(ctx, c, d.Caps, w.VacuumAll, o.Progress)
 	}
 	seed := o.Seed
 	if w.RandomSeed != nil {
@@ -465,8 +467,20 @@ func (p progressWriter) Write(b []byte) (int, error) {
 // vacuum does what pgbench does before a run: errors are reported and
 // ignored (custom scripts may not use the pgbench tables at all), in
 // pgbench's lines: the first error follows "starting vacuum..." on its
-// line, "end." ends the last.
-func vacuum(ctx context.Context, c target.Conn, accounts bool, progress func(string)) {
+// line, "end." ends the last. A dialect without PostgreSQL's DDL gets
+// what setup's vacuum step runs there (ANALYZE) and DELETE for TRUNCATE,
+// which SQLite lacks.
+func vacuum(ctx context.Context, c target.Conn, caps target.Capabilities, accounts bool, progress func(string)) {
+	vacuumSQL := func(verb, table string) string { // verb: vacuum, vacuum analyze
+		if !caps.PostgresDDL {
+			return caps.AnalyzeSQL(table)
+		}
+		return verb + " " + table
+	}
+	truncate := "truncate pgbench_history"
+	if !caps.PostgresDDL {
+		truncate = "DELETE FROM pgbench_history"
+	}
 	run := func(line string, stmts ...string) {
 		for _, s := range stmts {
 			if _, err := c.Exec(ctx, s); err != nil {
@@ -477,9 +491,9 @@ func vacuum(ctx context.Context, c target.Conn, accounts bool, progress func(str
 		}
 		progress(line + "end.")
 	}
-	run("starting vacuum...", "vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history")
+	run("starting vacuum...", vacuumSQL("vacuum", "pgbench_branches"), vacuumSQL("vacuum", "pgbench_tellers"), truncate)
 	if accounts { // -v
-		run("starting vacuum pgbench_accounts...", "vacuum analyze pgbench_accounts")
+		run("starting vacuum pgbench_accounts...", vacuumSQL("vacuum analyze", "pgbench_accounts"))
 	}
 }
 
@@ -681,6 +695,15 @@ func (w *Workload) Steps() []workload.Step {
 	return w.stmts.steps
 }
 
-// Tables is pgbench's: every script, builtin or custom, runs on the
-// pgbench_* tables.
-func (w *Workload) Tables() string { return "pgbench" }
+// Tables is pgbench's: scripts, builtin or custom, run on the pgbench_*
+// tables; but a run of txnbench's own builtins alone (YCSB, sysbench)
+// takes none of another run's work for its own (it inserts in its own
+// block of keys, and its check counts that block and the loaded rows,
+// which those builtins never remove): "".
+func (w *Workload) Tables() string {
+	fam := w.families()
+	if builtin, all := w.usesBuiltin(); all && !builtin && (fam[pgscript.FamilyYCSB] || fam[pgscript.FamilySysbench]) {
+		return ""
+	}
+	return "pgbench"
+}

@@ -39,3 +39,49 @@ func TestFigures(t *testing.T) {
 		t.Errorf("p90s within their limits:\n%s", got)
 	}
 }
+
+// TestFiguresSayWhatTheyCannotMeasure: without the wait times the
+// efficiency is not a percentage (it was 74882.5%), and a window too short
+// for any New-Order says so and what to do, and "not run" transactions
+// are never "all within the limits".
+func TestFiguresSayWhatTheyCannotMeasure(t *testing.T) {
+	op := func(name string, n int64, p90ms float64) result.Op {
+		return result.Op{Name: name, Summary: metrics.Summary{Count: n, P90: p90ms}}
+	}
+	flat, err := parseWorkload("--wait=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &result.Result{MeasuredS: 10, Ops: []result.Op{
+		op(opNewOrder, 16000, 2), op(opPayment, 15000, 1), op(opOrderStatus, 1500, 1), op(opDelivery, 1500, 5), op(opStockLevel, 1500, 1),
+	}}
+	got := strings.Join(flat.Figures(r), "\n")
+	if strings.Contains(got, "%") || !strings.Contains(got, "efficiency not measured: it needs the keying and think times (--wait=false") {
+		t.Errorf("--wait=false: want no efficiency percentage:\n%s", got)
+	}
+
+	waits, err := parseWorkload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = &result.Result{MeasuredS: 10, Ops: []result.Op{op(opPayment, 2, 10)}}
+	got = strings.Join(waits.Figures(r), "\n")
+	for _, want := range []string{
+		"tpmC       0.0 ",
+		"no New-Order completed in the 10s window: each terminal keys 18s before each New-Order and thinks 12s on average after it; give a --duration of minutes, or --wait=false",
+		"new-order not run",
+		"payment 10ms (limit 5s) pass",
+		": those run within the limits; new-order, order-status, delivery, stock-level not judged (none completed)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("a 10 s window with wait times: figures lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "all within the limits") {
+		t.Errorf("transactions not run are not within the limits:\n%s", got)
+	}
+	r.Ops = nil
+	if got = strings.Join(waits.Figures(r), "\n"); !strings.Contains(got, ": none judged: no transaction completed") {
+		t.Errorf("nothing completed:\n%s", got)
+	}
+}

@@ -60,9 +60,6 @@ type schema struct {
 	failInstance  string       // $1 id, $2 version, $3 now
 	releaseLeases string       // $1 worker
 	maxInstance   string       // the highest instance id
-	blocks        string       // creates the table of the runs' blocks of instance ids (idBits)
-	lastBlock     string       // the highest block a run took
-	takeBlock     string       // $1 the block: fails when another run took it first
 	checkCounts   []checkQuery // the invariant check's counts; $1 and $2 the run's first and last instance id
 	leasesHeld    string       // $1 and $2 the run's first and last instance id: other runs' leases are not this run's
 }
@@ -171,9 +168,6 @@ func newSchema(caps target.Capabilities, steps int, notify bool) schema {
 	s.failInstance = tag(stepApply) + "UPDATE " + tInstances + " SET state = '" + stateFailed + "', version = version + 1, updated_us = $3 WHERE id = $1 AND version = $2"
 	s.releaseLeases = "UPDATE " + tSignals + " SET lease_owner = NULL, lease_until_us = NULL WHERE lease_owner = $1"
 	s.maxInstance = "SELECT COALESCE(MAX(id), 0) FROM " + tInstances
-	s.blocks = "CREATE TABLE IF NOT EXISTS " + tBlocks + " (block BIGINT PRIMARY KEY)"
-	s.lastBlock = "SELECT COALESCE(MAX(block), 0) FROM " + tBlocks
-	s.takeBlock = "INSERT INTO " + tBlocks + " (block) VALUES ($1)"
 
 	count := func(t string) string {
 		return "(SELECT count(*) FROM " + t + " AS x WHERE x.instance_id = i.id)"

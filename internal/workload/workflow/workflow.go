@@ -259,7 +259,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 		exists, err := workload.TablesExist(ctx, c, w.sql.probe, "workflow tables")
 		if err != nil || exists {
 			if err == nil { // tables of a txnbench before id blocks lack theirs
-				err = w.createBlocks(ctx, c)
+				err = idBlocks.Create(ctx, c)
 			}
 			return false, err
 		}
@@ -267,16 +267,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "workflow tables"); err != nil {
 		return false, err
 	}
-	return true, w.createBlocks(ctx, c)
-}
-
-// createBlocks makes the table of the runs' blocks of instance ids, in
-// Init: one txnbench at a time (two at once may both fail to).
-func (w *Workload) createBlocks(ctx context.Context, c target.Conn) error {
-	if _, err := c.Exec(ctx, w.sql.blocks); err != nil {
-		return fmt.Errorf("creating the table of workflow id blocks: %w", err)
-	}
-	return nil
+	return true, idBlocks.Create(ctx, c)
 }
 
 func (w *Workload) note(n string) { w.notes = append(w.notes, n) }
@@ -288,14 +279,19 @@ func (w *Workload) note(n string) { w.notes = append(w.notes, n) }
 // one's check counts its own workflows alone.
 const idBits = 32
 
+// idBlocks are the runs' blocks of instance ids.
+var idBlocks = workload.IDBlocks{Table: tBlocks, Bits: idBits, What: "workflow ids"}
+
 // Start takes this run's block of instance ids and resets the run's
 // counters.
 func (w *Workload) Start(ctx context.Context, c target.Conn) error {
-	block, err := w.takeBlock(ctx, c)
+	first, last, err := idBlocks.Take(ctx, c, func() (top int64, err error) {
+		return top, target.QueryRow(ctx, c, w.sql.maxInstance, nil, &top)
+	})
 	if err != nil {
 		return err
 	}
-	w.base, w.last = block<<idBits, (block+1)<<idBits-1
+	w.base, w.last = first, last // ids above base
 	w.waiters = make([]waiter, w.clients)
 	for i := range w.waiters {
 		w.waiters[i].done = make(chan struct{}, 1)
@@ -309,27 +305,6 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	w.unknownCommits.Store(0)
 	w.failedPublishes.Store(0)
 	return nil
-}
-
-// takeBlock takes the next block of instance ids: above every id in the
-// table (those of runs before blocks) and every block taken; when another
-// run takes the same block first, the next one.
-func (w *Workload) takeBlock(ctx context.Context, c target.Conn) (int64, error) {
-	var err error
-	for range 20 {
-		var top, last int64
-		if err = target.QueryRow(ctx, c, w.sql.maxInstance, nil, &top); err != nil {
-			return 0, fmt.Errorf("reading the last workflow id: %w", err)
-		}
-		if err = target.QueryRow(ctx, c, w.sql.lastBlock, nil, &last); err != nil {
-			return 0, fmt.Errorf("reading the last block of workflow ids: %w", err)
-		}
-		block := max(top>>idBits, last) + 1
-		if _, err = c.Exec(ctx, w.sql.takeBlock, block); err == nil {
-			return block, nil
-		}
-	}
-	return 0, fmt.Errorf("taking a block of workflow ids (other runs took each one first): %w", err)
 }
 
 // NewClient makes client id (a starter).
