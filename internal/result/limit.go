@@ -125,7 +125,7 @@ const (
 
 // DecideLimit is what bound r, from its own figures, by the first rule
 // that holds, in this order: connections refused (max_connections); the
-// machine shared with other processes; a single-threaded pooler at its
+// machine's cores all busy, a share of them with other processes; a single-threaded pooler at its
 // core; the network proxy's CPU; lock waits, then other waits; round trips
 // (the network's round trip times the statements of a transaction); the
 // wait for a pooled connection; a machine whose cores are all busy (the
@@ -169,9 +169,9 @@ func limitConnections(r *Result, _ *CPUUse, _ bool) *Limit {
 	return &Limit{Part: "connections", Line: fmt.Sprintf("connections (%s: %d attempts refused, too many connections)", setting, refused)}
 }
 
-func limitOthers(_ *Result, c *CPUUse, _ bool) *Limit {
+func limitOthers(_ *Result, c *CPUUse, busy bool) *Limit {
 	others, ok := c.Others()
-	if !ok || others < LimitOthers {
+	if !busy || !ok || others < LimitOthers {
 		return nil
 	}
 	return &Limit{Part: "machine", Line: fmt.Sprintf("the machine: cores shared with other processes (%.0f%% of CPU not this run's)", 100*others)}
