@@ -153,8 +153,8 @@ func limitConnections(r *Result, _ *CPUUse, _ bool) *Limit {
 	var refused, attempts int64
 	for _, o := range r.Ops {
 		if o.Kind.IsTxn() || o.Kind == KindWait {
-			refused += o.Errors["too_many_connections"] + o.AfterWindowErrors["too_many_connections"]
-			attempts += o.Executions()
+			refused += o.Errors["too_many_connections"]
+			attempts += o.Count + o.Retries + o.ErrorCount()
 		}
 	}
 	if refused == 0 || float64(refused) < LimitRefusals*float64(attempts) {
@@ -166,7 +166,7 @@ func limitConnections(r *Result, _ *CPUUse, _ bool) *Limit {
 			setting = kv
 		}
 	}
-	return &Limit{Part: "connections", Line: fmt.Sprintf("connections (%s: %d attempts refused, too many connections)", setting, refused)}
+	return &Limit{Part: "connections", Line: fmt.Sprintf("connections (%s: %d errors of too many connections)", setting, refused)}
 }
 
 func limitOthers(_ *Result, c *CPUUse, busy bool) *Limit {

@@ -45,7 +45,7 @@ func TestDecideLimit(t *testing.T) {
 			r.Config.PGConf = []string{"max_connections=20"}
 			r.Ops = append(r.Ops, Op{Name: "connect", Kind: KindWait, Errors: map[string]int64{"too_many_connections": 40}, Summary: metrics.Summary{Count: 60}})
 			return r
-		}(), "connections", "connections (max_connections=20: 40 attempts refused", false},
+		}(), "connections", "connections (max_connections=20: 40 errors of too many connections)", false},
 		{"lock contention on one row", func() *Result {
 			r := planted(40, 0.2, server(1), clients(0.5))
 			r.Telemetry = &Telemetry{Waits: &Waits{ActiveSamples: 100,
