@@ -130,8 +130,8 @@ func measureRTT(ctx context.Context, t target.Target) (time.Duration, error) {
 
 // networkWatch is a runner observer of the network's proxies over the
 // span the runner measures the client's CPU in (Start to Stop): their CPU
-// (db.network.ProxyCPUS), how long the clients' proxy held what it
-// forwarded by its own clock (ProxyHeldMs), and, with a probe session
+// (db.network.ProxyCPUS), how long each held what it forwarded by its own
+// clock (ProxyHeldMs, PoolerHeldMs), and, with a probe session
 // through the clients' path, the round trip measured during the window
 // (WindowRTTMs): a trivial query every result.RTTProbeEvery until the
 // window ends.
@@ -139,8 +139,8 @@ type networkWatch struct {
 	db     *Database
 	probe  target.Conn // nil: no probe
 	from   time.Duration
-	held   faultproxy.Held
-	end    chan struct{} // closed: the probe stops
+	held   [2]faultproxy.Held // the clients' proxy's, the pooler's
+	end    chan struct{}      // closed: the probe stops
 	cancel context.CancelFunc
 	done   chan []time.Duration
 }
@@ -162,7 +162,7 @@ func watchNetwork(ctx context.Context, db *Database) (w *networkWatch, close fun
 }
 
 func (w *networkWatch) Start() {
-	w.from, w.held = w.db.proxiesCPU(), w.db.shaper.Held()
+	w.from, w.held = w.db.proxiesCPU(), [2]faultproxy.Held{w.db.shaper.Held(), w.db.poolerShaper.Held()}
 	if w.probe == nil {
 		return
 	}
@@ -197,7 +197,8 @@ func (w *networkWatch) Stop() {
 	w.WindowEnd() // a run that stops without its window's end
 	n := w.db.network
 	n.ProxyCPUS = (w.db.proxiesCPU() - w.from).Seconds()
-	n.ProxyHeldMs = ms(w.db.shaper.Held().Sub(w.held).RoundTrip())
+	n.ProxyHeldMs = ms(w.db.shaper.Held().Sub(w.held[0]).RoundTrip())
+	n.PoolerHeldMs = ms(w.db.poolerShaper.Held().Sub(w.held[1]).RoundTrip())
 }
 
 // probeGrace is how long the window's end waits for the probe's query in

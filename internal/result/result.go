@@ -174,6 +174,9 @@ type Network struct {
 	// round trip it added, its own lateness included), in ms; 0 when it
 	// forwarded nothing.
 	ProxyHeldMs float64 `json:"proxy_held_ms,omitempty"`
+	// PoolerHeldMs is the same of the proxy between the pooler and the
+	// server (--pooler-network).
+	PoolerHeldMs float64 `json:"pooler_held_ms,omitempty"`
 }
 
 // RTTProbeEvery is how often a trivial query measures the round trip
@@ -278,7 +281,11 @@ func (n *Network) String() string {
 		parts = append(parts, p)
 	}
 	if n.PoolerShape != "" {
-		parts = append(parts, fmt.Sprintf("pooler to server %s, measured rtt %.2f ms", n.PoolerShape, n.PoolerMeasuredRTTMs))
+		p := fmt.Sprintf("pooler to server %s, measured rtt %.2f ms", n.PoolerShape, n.PoolerMeasuredRTTMs)
+		if n.PoolerHeldMs > 0 {
+			p += fmt.Sprintf(", the proxy held %.2f ms by its clock", n.PoolerHeldMs)
+		}
+		parts = append(parts, p)
 	}
 	return strings.Join(parts, "; ")
 }
