@@ -285,6 +285,11 @@ func limitBusyMachine(_ *Result, c *CPUUse, busy bool) *Limit {
 	}
 	names := map[string]string{"server": "server CPU", "clients": "client CPU", "PgBouncer": "PgBouncer CPU", "HAProxy": "HAProxy CPU", "network proxy": "the network proxy's CPU"}
 	kinds := map[string]string{"server": "server", "clients": "client", "PgBouncer": "pooler", "HAProxy": "pooler", "network proxy": "proxy"}
+	if !c.ServerSeen && top.Cores(c.SpanS) < LimitSaturated*float64(c.Cores) {
+		// a server on this machine txnbench did not start may be the
+		// largest part: its CPU is not known
+		return &Limit{Part: "machine", Line: fmt.Sprintf("the machine (its %d cores %.0f%% busy; the server's CPU not seen, txnbench did not start it; cores: %s)", c.Cores, 100*c.MachineBusy, strings.Join(shares, ", "))}
+	}
 	l := &Limit{Part: kinds[top.Name], Line: fmt.Sprintf("%s (the machine's %d cores %.0f%% busy; cores: %s)", names[top.Name], c.Cores, 100*c.MachineBusy, strings.Join(shares, ", "))}
 	l.ThisMachine = l.Part == "pooler" || l.Part == "proxy"
 	return l

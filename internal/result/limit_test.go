@@ -95,12 +95,13 @@ func TestDecideLimit(t *testing.T) {
 }
 
 // TestOthersNeedTheServer: a server txnbench did not see may run on this
-// machine, so its CPU is not counted as other processes'.
+// machine, so its CPU is not counted as other processes', and a busy
+// machine is not put down to the clients, the largest part seen.
 func TestOthersNeedTheServer(t *testing.T) {
 	r := planted(5, 0.99, PartCPU{Name: "clients", CPUS: 2})
 	r.CPU.ServerSeen = false
-	if l := DecideLimit(r); l.Part == "machine" {
-		t.Errorf("limit %+v: the unseen server's CPU taken for other processes'", l)
+	if l := DecideLimit(r); l.Part != "machine" || strings.Contains(l.Line, "other processes") || !strings.Contains(l.Line, "the server's CPU not seen") {
+		t.Errorf("limit %+v: want the busy machine, the unseen server's CPU neither taken for other processes' nor left out of the reason", l)
 	}
 }
 
