@@ -128,7 +128,8 @@ const (
 // machine's cores all busy, a share of them with other processes; a single-threaded pooler at its
 // core; the network proxy's CPU; lock waits, then other waits; round trips
 // (the network's round trip times the statements of a transaction); the
-// wait for a pooled connection; a machine whose cores are all busy (the
+// wait for a pooled connection (txnbench's pool, or a pooler's server
+// connections); a machine whose cores are all busy (the
 // largest part named: server, client, pooler); the --rate; else none. Nil
 // without CPU figures. The thresholds are the Limit* constants.
 func DecideLimit(r *Result) *Limit {
@@ -266,10 +267,21 @@ func limitPoolWait(r *Result, _ *CPUUse, _ bool) *Limit {
 		}
 	}
 	mean, _ := txnMean(r)
-	if w == nil || r.Pool == nil || mean <= 0 || w.Mean < LimitLatencyShare*mean {
+	if mean <= 0 {
 		return nil
 	}
-	return &Limit{Part: "pool", Line: fmt.Sprintf("the pool (%d connections: clients waited %s ms for one, beside a %s ms transaction)", r.Pool.MaxConns, trimMS(w.Mean), trimMS(mean))}
+	if w != nil && r.Pool != nil && w.Mean >= LimitLatencyShare*mean {
+		return &Limit{Part: "pool", Line: fmt.Sprintf("the pool (%d connections: clients waited %s ms for one, beside a %s ms transaction)", r.Pool.MaxConns, trimMS(w.Mean), trimMS(mean))}
+	}
+	// a pooler's clients waiting for a server connection (PgBouncer's
+	// total_wait_time, in us, over its transactions)
+	if p := r.Pooler; p != nil && p.Stats["total_xact_count"] > 0 {
+		wait := float64(p.Stats["total_wait_time"]) / 1000 / float64(p.Stats["total_xact_count"])
+		if wait >= LimitLatencyShare*mean {
+			return &Limit{Part: "pool", Line: fmt.Sprintf("%s's server connections (%s: clients waited %s ms a transaction for one, beside a %s ms transaction)", p.Name, p.Detail, trimMS(wait), trimMS(mean))}
+		}
+	}
+	return nil
 }
 
 func limitBusyMachine(_ *Result, c *CPUUse, busy bool) *Limit {

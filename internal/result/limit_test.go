@@ -67,6 +67,11 @@ func TestDecideLimit(t *testing.T) {
 			r.Ops = append(r.Ops, Op{Name: "wait", Kind: KindWait, Summary: metrics.Summary{Count: 1000, Mean: 8}})
 			return r
 		}(), "pool", "the pool (4 connections: clients waited 8 ms for one, beside a 10 ms transaction)", false},
+		{"PgBouncer's server connections", func() *Result {
+			r := planted(10, 0.3, server(2), bouncer(1), clients(1))
+			r.Pooler = &Pooler{Name: "PgBouncer", Detail: "transaction pooling, 2 server connections", Stats: map[string]int64{"total_xact_count": 1000, "total_wait_time": 7_000_000}}
+			return r
+		}(), "pool", "PgBouncer's server connections (transaction pooling, 2 server connections: clients waited 7 ms a transaction for one, beside a 10 ms transaction)", false},
 		{"server CPU", planted(5, 0.95, server(14), clients(4)),
 			"server", "server CPU (the machine's 2 cores 95% busy; cores: server 1.40, clients 0.40)", false},
 		{"client CPU", planted(5, 0.95, server(4), clients(14)),
