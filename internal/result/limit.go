@@ -74,6 +74,27 @@ func (c *CPUUse) Others() (float64, bool) {
 	return max(c.MachineBusy-run/float64(c.Cores), 0), true
 }
 
+// mergeCPU is the CPU of results merged by Merge: the first's (its
+// server, poolers and machine are every shard's when they share them), the
+// clients' of every one added up: the other shards' clients are the run's
+// too, not other processes'.
+func mergeCPU(rs []*Result) *CPUUse {
+	if rs[0].CPU == nil {
+		return nil
+	}
+	c := *rs[0].CPU
+	c.Parts = slices.Clone(c.Parts)
+	if p := c.Part("clients"); p != nil {
+		p.CPUS = 0
+		for _, r := range rs {
+			if q := r.CPU.Part("clients"); q != nil {
+				p.CPUS += q.CPUS
+			}
+		}
+	}
+	return &c
+}
+
 // Limit is what bound a run: the part that was at its limit, decided from
 // the run's own figures by DecideLimit.
 type Limit struct {

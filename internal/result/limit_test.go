@@ -143,3 +143,17 @@ func TestOthersNeedABusyMachine(t *testing.T) {
 		t.Errorf("limit %+v on a machine 60%% busy", l)
 	}
 }
+
+// TestMergeCPU: merged shards' clients are all the run's: their CPU is
+// added up, not left to count as other processes'.
+func TestMergeCPU(t *testing.T) {
+	a := planted(5, 0.9, PartCPU{Name: "server", CPUS: 6}, PartCPU{Name: "clients", CPUS: 6})
+	b := planted(5, 0.9, PartCPU{Name: "server", CPUS: 6}, PartCPU{Name: "clients", CPUS: 6})
+	c := mergeCPU([]*Result{a, b})
+	if got := c.Part("clients").CPUS; got != 12 || a.CPU.Part("clients").CPUS != 6 {
+		t.Errorf("merged clients' CPU %g s (the first's now %g), want 12 and the first's left alone", got, a.CPU.Part("clients").CPUS)
+	}
+	if others, _ := c.Others(); others > 0.01 {
+		t.Errorf("merged: %.0f%% of the CPU not the run's, want none", 100*others)
+	}
+}

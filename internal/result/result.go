@@ -787,6 +787,7 @@ func Merge(rs []*Result) (*Result, error) {
 	m.SlowOps = mergeSlowOps(rs)
 	m.SetServerTimes()
 	m.Behind = ScheduleBehind(&m) // against the whole run's rate
+	m.CPU = mergeCPU(rs)
 	m.LimitedBy = DecideLimit(&m)
 	return &m, nil
 }
