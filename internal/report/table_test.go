@@ -380,7 +380,7 @@ func TestTableMicrosecondsAndNothingMeasured(t *testing.T) {
 // TestSummaryNetworkWarning: a shaped network whose round trip during the
 // window was more than 20% off what was asked is warned of under the
 // network line, with the proxy's CPU; one within it is not; the footer
-// prints the result's stored limit.
+// prints the result's stored limit; the run's HTML page shows both.
 func TestSummaryNetworkWarning(t *testing.T) {
 	r := fixedResult()
 	r.Network = &result.Network{Shape: "rtt=1ms", RTTMs: 1, MeasuredRTTMs: 1.01, WindowRTTMs: 45.2, WindowRTTProbes: 98, ProxyCPUS: 31.4}
@@ -395,6 +395,15 @@ func TestSummaryNetworkWarning(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("Summary lacks %q\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := HTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"limited by", "the network proxy (52% of the machine&#39;s CPU)", "the round trip during the run was 45.20 ms"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the run's page lacks %q", want)
 		}
 	}
 	r.Network.WindowRTTMs = 1.1
