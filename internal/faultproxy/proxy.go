@@ -18,6 +18,7 @@ type Proxy struct {
 	shape   *Shape       // nil: traffic passes as it comes
 	early   atomic.Int64 // how early shaped links wake, ns (link.adjust)
 	cpu     cpuMeter     // a shaped proxy's goroutines' CPU
+	held    holds        // how long a shaped proxy held its chunks
 
 	mu     sync.Mutex
 	conns  map[*pair]struct{}
@@ -183,7 +184,7 @@ func (p *Proxy) copyShaped(pr *pair, dst, src net.Conn, toServer bool) {
 	if toServer {
 		first = p.shape.RTT
 	}
-	l := newLink(pr, dst, *p.shape, rand.Uint64(), first, &p.early)
+	l := newLink(pr, dst, *p.shape, rand.Uint64(), first, &p.early, &p.held)
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -253,6 +254,15 @@ func (p *Proxy) CPU() time.Duration {
 		return 0
 	}
 	return p.cpu.total()
+}
+
+// Held is what a shaped proxy has held since it started (zero for an
+// unshaped proxy).
+func (p *Proxy) Held() Held {
+	if p == nil {
+		return Held{}
+	}
+	return Held{Chunks: p.held.chunks.Load(), Total: time.Duration(p.held.ns.Load())}
 }
 
 // SetLatency adds d to every request on its way to the backend (0: none).

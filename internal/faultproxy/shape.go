@@ -166,10 +166,11 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }
 // chunk is what one read got, due at the other side at at; eof marks the
 // end of the direction.
 type chunk struct {
-	buf *[]byte
-	n   int
-	at  time.Time
-	eof bool
+	buf  *[]byte
+	n    int
+	from time.Time // when its delay began: read, the handshake's round trip after for a connection's first
+	at   time.Time
+	eof  bool
 }
 
 // link is one direction of a shaped connection: its reader (the copy
@@ -193,17 +194,57 @@ type link struct {
 	// early is the proxy's: how much before a chunk's due time its link
 	// wakes to write it (see lateness).
 	early *atomic.Int64
+	held  *holds // the proxy's: how long its chunks were held
 }
 
-func newLink(pr *pair, dst net.Conn, s Shape, seed uint64, first time.Duration, early *atomic.Int64) *link {
-	l := &link{pr: pr, dst: dst, shape: s, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), first: first, wake: make(chan struct{}, 1), early: early}
+// holds adds up how long a shaped proxy held the chunks it wrote, by its
+// own clock: from when a chunk's delay began to the end of its write.
+type holds struct {
+	chunks atomic.Int64
+	ns     atomic.Int64
+}
+
+func (h *holds) add(now time.Time, froms []time.Time) {
+	var ns int64
+	for _, f := range froms {
+		ns += int64(now.Sub(f))
+	}
+	h.chunks.Add(int64(len(froms)))
+	h.ns.Add(ns)
+}
+
+// Held is what a shaped proxy held: how many chunks, and for how long in
+// all, by its own clock (a one-way delay each: half the round trip asked,
+// with jitter, rate and loss, and the proxy's own lateness).
+type Held struct {
+	Chunks int64
+	Total  time.Duration
+}
+
+// Sub is h less an earlier reading.
+func (h Held) Sub(o Held) Held { return Held{h.Chunks - o.Chunks, h.Total - o.Total} }
+
+// RoundTrip is twice the mean one-way hold: the round trip the proxy
+// added; 0 when it held nothing.
+func (h Held) RoundTrip() time.Duration {
+	if h.Chunks <= 0 {
+		return 0
+	}
+	return 2 * h.Total / time.Duration(h.Chunks)
+}
+
+func newLink(pr *pair, dst net.Conn, s Shape, seed uint64, first time.Duration, early *atomic.Int64, held *holds) *link {
+	l := &link{pr: pr, dst: dst, shape: s, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), first: first, wake: make(chan struct{}, 1), early: early, held: held}
 	l.cond = sync.NewCond(&l.mu)
 	return l
 }
 
-// due is when a chunk of n bytes read now reaches the other side.
-func (l *link) due(now time.Time, n int) time.Time {
-	at := now
+// due is when a chunk of n bytes read now reaches the other side, and
+// when its delay begins (now, or after the handshake's round trip for a
+// connection's first).
+func (l *link) due(now time.Time, n int) (from, at time.Time) {
+	from = now.Add(l.first)
+	at = now
 	if l.shape.Rate > 0 {
 		at = maxTime(now, l.txFree).Add(time.Duration(math.Ceil(float64(n) * 8 * 1e9 / float64(l.shape.Rate))))
 		l.txFree = at
@@ -218,7 +259,7 @@ func (l *link) due(now time.Time, n int) time.Time {
 	}
 	at = maxTime(at.Add(d), l.last)
 	l.last = at
-	return at
+	return from, at
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -239,7 +280,8 @@ func (l *link) put(buf *[]byte, n int, eof bool) bool {
 	if l.ended {
 		return false
 	}
-	l.q = append(l.q, chunk{buf: buf, n: n, at: l.due(time.Now(), n), eof: eof})
+	from, at := l.due(time.Now(), n)
+	l.q = append(l.q, chunk{buf: buf, n: n, from: from, at: at, eof: eof})
 	l.queued += n
 	if len(l.q) == 1 {
 		select {
@@ -270,6 +312,7 @@ func (l *link) send() {
 	timer.Stop()
 	var out net.Buffers
 	var bufs []*[]byte
+	var froms []time.Time
 	for {
 		l.mu.Lock()
 		if len(l.q) == 0 {
@@ -297,6 +340,7 @@ func (l *link) send() {
 			}
 			out = append(out, (*c.buf)[:c.n])
 			bufs = append(bufs, c.buf)
+			froms = append(froms, c.from)
 			l.queued -= c.n
 		}
 		if i == 0 {
@@ -324,11 +368,13 @@ func (l *link) send() {
 		if len(out) > 0 {
 			w := out // WriteTo consumes its receiver
 			_, err := w.WriteTo(l.dst)
-			l.adjust(time.Since(due), early)
+			now := time.Now()
+			l.adjust(now.Sub(due), early)
+			l.held.add(now, froms)
 			for _, b := range bufs {
 				bufPool.Put(b)
 			}
-			out, bufs = out[:0], bufs[:0]
+			out, bufs, froms = out[:0], bufs[:0], froms[:0]
 			if err != nil {
 				return
 			}

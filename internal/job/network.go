@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"time"
 
@@ -62,7 +63,7 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 	if db.network == nil {
 		db.network = &result.Network{}
 	}
-	db.network.Shape, db.network.MeasuredRTTMs = s.Network.String(), ms(rtt)
+	db.network.Shape, db.network.RTTMs, db.network.MeasuredRTTMs = s.Network.String(), ms(s.Network.RTT), ms(rtt)
 	s.log(fmt.Sprintf("network %s, measured rtt %.2f ms, between the clients and %s (proxy on %s)", s.Network, ms(rtt), db.URL, p.Addr()))
 	return nil
 }
@@ -127,19 +128,103 @@ func measureRTT(ctx context.Context, t target.Target) (time.Duration, error) {
 	return best, nil
 }
 
-// proxyCPU is a runner observer measuring the CPU the network's proxies
-// (which run inside txnbench) use over the span the runner measures the
-// client's CPU in (Start to Stop), into db.network.ProxyCPUS.
-type proxyCPU struct {
-	db   *Database
-	from time.Duration
+// networkWatch is a runner observer of the network's proxies over the
+// span the runner measures the client's CPU in (Start to Stop): their CPU
+// (db.network.ProxyCPUS), how long each held what it forwarded by its own
+// clock (ProxyHeldMs, PoolerHeldMs), and, with a probe session
+// through the clients' path, the round trip measured during the window
+// (WindowRTTMs): a trivial query every result.RTTProbeEvery until the
+// window ends.
+type networkWatch struct {
+	db     *Database
+	probe  target.Conn // nil: no probe
+	from   time.Duration
+	held   [2]faultproxy.Held // the clients' proxy's, the pooler's
+	end    chan struct{}      // closed: the probe stops
+	cancel context.CancelFunc
+	done   chan []time.Duration
 }
 
-func (o *proxyCPU) Start()               { o.from = o.db.proxiesCPU() }
-func (o *proxyCPU) Tick(result.Interval) {}
-func (o *proxyCPU) WindowEnd()           {}
-func (o *proxyCPU) Stop() {
-	o.db.network.ProxyCPUS = (o.db.proxiesCPU() - o.from).Seconds()
+// watchNetwork is the network's observer for db, its probe session opened
+// now (outside the window) when db has a shaped client network; close
+// ends the probe's session.
+func watchNetwork(ctx context.Context, db *Database) (w *networkWatch, close func()) {
+	w = &networkWatch{db: db}
+	if db.shaper == nil {
+		return w, func() {}
+	}
+	c, err := db.Target.Connect(ctx)
+	if err != nil {
+		return w, func() {} // the run's clients will meet the same; the window's rtt stays unmeasured
+	}
+	w.probe = c
+	return w, func() { c.Close(context.Background()) }
+}
+
+func (w *networkWatch) Start() {
+	w.from, w.held = w.db.proxiesCPU(), [2]faultproxy.Held{w.db.shaper.Held(), w.db.poolerShaper.Held()}
+	if w.probe == nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w.end, w.cancel, w.done = make(chan struct{}), cancel, make(chan []time.Duration, 1)
+	go func() { w.done <- probeRTT(ctx, w.end, w.probe) }()
+}
+
+func (w *networkWatch) Tick(result.Interval) {}
+
+// WindowEnd ends the probe (what comes after the window is not its
+// load), letting its query in flight finish, for probeGrace at most.
+func (w *networkWatch) WindowEnd() {
+	if w.end == nil {
+		return
+	}
+	close(w.end)
+	w.end = nil
+	t := time.AfterFunc(probeGrace, w.cancel)
+	rtts := <-w.done
+	t.Stop()
+	w.cancel()
+	n := w.db.network
+	n.WindowRTTProbes = len(rtts)
+	if len(rtts) > 0 {
+		slices.Sort(rtts)
+		n.WindowRTTMs = ms(rtts[len(rtts)/2])
+	}
+}
+
+func (w *networkWatch) Stop() {
+	w.WindowEnd() // a run that stops without its window's end
+	n := w.db.network
+	n.ProxyCPUS = (w.db.proxiesCPU() - w.from).Seconds()
+	n.ProxyHeldMs = ms(w.db.shaper.Held().Sub(w.held[0]).RoundTrip())
+	n.PoolerHeldMs = ms(w.db.poolerShaper.Held().Sub(w.held[1]).RoundTrip())
+}
+
+// probeGrace is how long the window's end waits for the probe's query in
+// flight before cancelling it.
+const probeGrace = time.Second
+
+// probeRTT times a trivial query on c every result.RTTProbeEvery until end
+// is closed (or ctx ends), and returns the times of those that completed:
+// each committed a transaction in the run's database, which the result's
+// commits count (Network.WindowRTTProbes).
+func probeRTT(ctx context.Context, end <-chan struct{}, c target.Conn) []time.Duration {
+	var rtts []time.Duration
+	tick := time.NewTicker(result.RTTProbeEvery)
+	defer tick.Stop()
+	for {
+		t0 := time.Now()
+		if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
+			return rtts // the session broke (a fault) or was cut short: what was measured stands
+		}
+		rtts = append(rtts, time.Since(t0))
+		select {
+		case <-end:
+			return rtts
+		case <-tick.C:
+		}
+	}
 }
 
 // proxiesCPU is the CPU the network's proxies used so far.

@@ -61,6 +61,7 @@ type running struct {
 	pool      *target.PoolStats                                     // the shared pool's figures, if any
 	before    poolerSnapshot                                        // the poolers' counters as the run starts
 	window    *windowClock                                          // when the window opened
+	cpu       *partsCPU                                             // the parts' CPU over the window
 	shard     result.Shard                                          // a shard's place in its run
 	first     []runner.Observer                                     // observers before the caller's
 	last      []runner.Observer                                     // and after them
@@ -82,7 +83,8 @@ type stage struct {
 var stages = []stage{
 	{"faults", (*running).startFaults},                 // the schedule and, for network faults, the proxy
 	{"telemetry", (*running).startTelemetry},           // the collector, first to see the window open
-	{"proxy CPU", (*running).measureProxyCPU},          // the --network proxies' CPU, not the client's
+	{"CPU", (*running).measureCPU},                     // the parts' and the machine's CPU, for the limit
+	{"network", (*running).watchNetwork},               // the --network proxies' CPU (not the client's), the round trip in the window
 	{"connectors", (*running).openConnectors},          // how the clients get connections
 	{"background", (*running).startBackground},         // the workload's work beside the clients
 	{"pooler counters", (*running).takePoolerCounters}, // what the Result's pooler section compares to
@@ -283,12 +285,25 @@ func (rn *running) startBackground() error {
 	return nil
 }
 
-// measureProxyCPU measures the CPU the --network proxies use over the
-// span the client's is measured in: they run in txnbench's process, and
-// assemble takes their share off the client's.
-func (rn *running) measureProxyCPU() error {
+// measureCPU measures the CPU of the parts txnbench started and of the
+// machine over the span the client's is measured in; assemble decides
+// from it what limited the run.
+func (rn *running) measureCPU() error {
+	rn.cpu = &partsCPU{db: rn.db}
+	rn.last = append(rn.last, rn.cpu)
+	return nil
+}
+
+// watchNetwork measures the --network proxies over the span the client's
+// CPU is measured in (they run in txnbench's process, and assemble takes
+// their share off the client's) and the round trip through the clients'
+// shaped path during the window, on a session of its own that its stop
+// closes.
+func (rn *running) watchNetwork() error {
 	if rn.db.network != nil {
-		rn.last = append(rn.last, &proxyCPU{db: rn.db})
+		w, closeProbe := watchNetwork(rn.ctx, rn.db)
+		rn.last = append(rn.last, w)
+		rn.stops.push(closeProbe)
 	}
 	return nil
 }
@@ -361,6 +376,8 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 	notePartialPooler(r, db)
 	db.addDeaths(r, rn.window.opened(out.Started))
 	r.Notes = append(r.Notes, rn.loadNotes...)
+	r.CPU = rn.cpu.use(r)
+	r.LimitedBy = result.DecideLimit(r)
 	return r
 }
 

@@ -253,11 +253,15 @@ func runHeader(r *result.Result) []field {
 	add("url", redact.URL(r.Config.DB))
 	if r.Network != nil {
 		add("network", r.Network.String())
+		add("warning", r.Network.Warning(r.MeasuredS))
 	}
 	if r.TLS != nil {
 		add("tls", r.TLS.String())
 	}
 	add("run", runLine(r))
+	if r.LimitedBy != nil {
+		add("limited by", r.LimitedBy.String())
+	}
 	if len(r.Config.PGConf) > 0 {
 		add("server settings", strings.Join(r.Config.PGConf, " "))
 	}

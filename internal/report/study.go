@@ -159,12 +159,55 @@ func studySections(s *study.Summary, results [][]*result.Result) []studyTable {
 		rows = append(rows, []string{c.Label, f1(c.TxnPerS), ms(c.ClientCPUPerTxnMS), f1(c.AllocPerTxnKB), texttable.Fixed(c.PeakMB, 0), vs})
 	}
 	out = append(out, studyTable{Title: "client (txnbench's own cost)", Rows: studyVsFirst(s, rows), Left: []int{0}})
+	if t, ok := limitTable(s); ok {
+		out = append(out, t)
+	}
 	out = append(out, comparisonTables(study.Compare(s))...)
 	out = append(out, recoveryTables(s)...)
 	for _, l := range study.Ladders(s) {
 		out = append(out, ladderTable(l))
 	}
 	return append(out, gapTables(s, results)...)
+}
+
+// limitTable is what limited each cell (each run's stored "limited by:"),
+// with the shaped network's round trip, asked and measured during the
+// window, and its proxy's CPU when a cell has one; false when no cell's
+// runs stored a limit.
+func limitTable(s *study.Summary) (studyTable, bool) {
+	var limits, network bool
+	var local []string
+	for _, c := range s.Cells {
+		limits = limits || len(c.Limits) > 0
+		network = network || c.Network != nil
+		if c.ThisMachine() {
+			local = append(local, c.Label)
+		}
+	}
+	if !limits {
+		return studyTable{}, false
+	}
+	head := []string{"cell", "txn/s"}
+	if network {
+		head = append(head, "rtt asked / during the run")
+	}
+	rows := [][]string{append(head, "limited by")}
+	for _, c := range s.Cells {
+		row := []string{c.Label, f1(c.TxnPerS)}
+		if network {
+			row = append(row, c.Network.RTT(c.DurationS))
+		}
+		rows = append(rows, append(row, c.LimitedBy()))
+	}
+	after := "What bound each cell's runs, as each run decided it from its own figures (docs/telemetry.md: the CPU of the parts txnbench started and of the machine, waits, refusals, round trips)."
+	if network {
+		after += " The round trip during the run is the median of trivial queries sent through the shaped path in the window, under the run's load, with the proxy's CPU (it runs inside txnbench); (off) marks one more than 20% from what was asked."
+	}
+	if len(local) > 0 {
+		after += fmt.Sprintf(" **This machine's conclusion:** %s were bound by a part that would run on a host of its own in production (a pooler, a proxy) while it shared this machine's cores with the rest of the run: the comparisons that involve them say how this machine runs that part, not how the part would do on its own host.", strings.Join(local, ", "))
+	}
+	left := []int{0, len(head)}
+	return studyTable{Title: "limited by", Rows: rows, Left: left, After: after}, true
 }
 
 // ladderTable is the ladder as a section of study.md.

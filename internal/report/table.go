@@ -25,7 +25,16 @@ func Summary(w io.Writer, r *result.Result) {
 	Outcomes(w, r)
 	Client(w, r)
 	Telemetry(w, r)
+	Limit(w, r)
 	Invariants(w, r)
+}
+
+// Limit prints what bound the run, as the result stored it: "limited by:
+// ..." (nothing for a result without it, made before it was kept).
+func Limit(w io.Writer, r *result.Result) {
+	if r.LimitedBy != nil {
+		fmt.Fprintln(w, "\nlimited by: "+r.LimitedBy.String())
+	}
 }
 
 // Header says what ran, against what, how.
@@ -37,6 +46,9 @@ func Header(w io.Writer, r *result.Result) {
 	fmt.Fprintf(w, "database   %s %s  %s\n", r.Server.Dialect, r.Server.Version, r.Config.DB)
 	if r.Network != nil {
 		fmt.Fprintf(w, "network    %s\n", r.Network)
+		if warn := r.Network.Warning(r.MeasuredS); warn != "" {
+			fmt.Fprintf(w, "WARNING    %s\n", warn)
+		}
 	}
 	if r.TLS != nil {
 		fmt.Fprintf(w, "tls        %s\n", r.TLS)

@@ -376,3 +376,40 @@ func TestTableMicrosecondsAndNothingMeasured(t *testing.T) {
 		t.Errorf("the page's row of an op that completed nothing: %s", row)
 	}
 }
+
+// TestSummaryNetworkWarning: a shaped network whose round trip during the
+// window was more than 20% off what was asked is warned of under the
+// network line, with the proxy's CPU; one within it is not; the footer
+// prints the result's stored limit; the run's HTML page shows both.
+func TestSummaryNetworkWarning(t *testing.T) {
+	r := fixedResult()
+	r.Network = &result.Network{Shape: "rtt=1ms", RTTMs: 1, MeasuredRTTMs: 1.01, WindowRTTMs: 45.2, WindowRTTProbes: 98, ProxyCPUS: 31.4}
+	r.LimitedBy = &result.Limit{Part: "proxy", Line: "the network proxy (52% of the machine's CPU)", ThisMachine: true}
+	var b bytes.Buffer
+	Summary(&b, r)
+	out := b.String()
+	for _, want := range []string{
+		"network    rtt=1ms, measured rtt 1.01 ms idle, 45.20 ms during the run (median of 98)\n",
+		"WARNING    the round trip during the run was 45.20 ms, not the rtt=1ms asked (1.01 ms on the idle path before it); the proxy used 31.40 s (52% of one core)\n",
+		"\nlimited by: the network proxy (52% of the machine's CPU); it shared the machine's cores with the rest of the run: this machine's limit",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("Summary lacks %q\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := HTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"limited by", "the network proxy (52% of the machine&#39;s CPU)", "the round trip during the run was 45.20 ms"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the run's page lacks %q", want)
+		}
+	}
+	r.Network.WindowRTTMs = 1.1
+	b.Reset()
+	Summary(&b, r)
+	if strings.Contains(b.String(), "WARNING") {
+		t.Errorf("a round trip 10%% off is warned of:\n%s", b.String())
+	}
+}

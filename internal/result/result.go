@@ -135,16 +135,31 @@ type Result struct {
 	// Shards are the parts of a run split across processes: this one's,
 	// or every merged one's.
 	Shards []Shard `json:"shards,omitempty"`
+	// CPU is the CPU of the run's parts and of the machine over the
+	// window; nil where it could not be read.
+	CPU *CPUUse `json:"cpu,omitempty"`
+	// LimitedBy is what bound the run (DecideLimit), decided once as the
+	// result was made; every report prints it.
+	LimitedBy *Limit `json:"limited_by,omitempty"`
 }
 
 // Network is a network txnbench's proxy made between two parts of the
 // run, and the round trip measured through it.
 type Network struct {
-	// Shape is what was asked: rtt=2ms[,jitter=...][,rate=...][,loss=...].
-	Shape string `json:"shape"`
+	// Shape is what was asked: rtt=2ms[,jitter=...][,rate=...][,loss=...];
+	// RTTMs its round trip, in ms.
+	Shape string  `json:"shape"`
+	RTTMs float64 `json:"rtt_ms"`
 	// MeasuredRTTMs is the fastest of a few trivial queries through the
-	// same path, server and pooler time included, in ms.
+	// same path before the run, on an idle session, server and pooler
+	// time included, in ms.
 	MeasuredRTTMs float64 `json:"measured_rtt_ms"`
+	// WindowRTTMs is the median of trivial queries sent through the same
+	// path during the measured window, one every RTTProbeEvery on a
+	// session of their own, under the run's load (WindowRTTProbes of
+	// them); 0 when none completed.
+	WindowRTTMs     float64 `json:"window_rtt_ms,omitempty"`
+	WindowRTTProbes int     `json:"window_rtt_probes,omitempty"`
 	// PoolerShape and PoolerMeasuredRTTMs are the same between the
 	// pooler and the server (--pooler-network), the queries sent to the
 	// server directly through it.
@@ -154,7 +169,24 @@ type Network struct {
 	// the measured window, in s: they run inside txnbench, and this is
 	// not in Client's CPU.
 	ProxyCPUS float64 `json:"proxy_cpu_s,omitempty"`
+	// ProxyHeldMs is how long the proxy held what it forwarded, by its own
+	// clock, over the window: its mean one-way hold of a chunk, twice (the
+	// round trip it added, its own lateness included), in ms; 0 when it
+	// forwarded nothing.
+	ProxyHeldMs float64 `json:"proxy_held_ms,omitempty"`
+	// PoolerHeldMs is the same of the proxy between the pooler and the
+	// server (--pooler-network).
+	PoolerHeldMs float64 `json:"pooler_held_ms,omitempty"`
 }
+
+// RTTProbeEvery is how often a trivial query measures the round trip
+// through a shaped network during the window.
+const RTTProbeEvery = 100 * time.Millisecond
+
+// RTTOff is how far the round trip measured during the window may be from
+// what was asked (more than the idle path's own, or less than asked)
+// before the report warns.
+const RTTOff = 0.2
 
 // ProxyCPU says what the network's proxies cost in CPU over a window of
 // measuredS seconds, apart from the client's: "" when nothing was counted.
@@ -162,11 +194,55 @@ func (n *Network) ProxyCPU(measuredS float64) string {
 	if n == nil || n.ProxyCPUS <= 0 {
 		return ""
 	}
-	out := fmt.Sprintf("network proxy CPU %.2f s", n.ProxyCPUS)
+	return "network proxy CPU " + n.proxyCores(measuredS) + ", in txnbench's process but not the client's: taken off its figures"
+}
+
+// proxyCores is the proxies' CPU: "0.52 s (5% of one core)".
+func (n *Network) proxyCores(measuredS float64) string {
+	out := fmt.Sprintf("%.2f s", n.ProxyCPUS)
 	if measuredS > 0 {
 		out += fmt.Sprintf(" (%.0f%% of one core)", 100*n.ProxyCPUS/measuredS)
 	}
-	return out + ", in txnbench's process but not the client's: taken off its figures"
+	return out
+}
+
+// Warning says the round trip measured during the window was more than
+// RTTOff off what was asked: above the asked round trip (or the idle
+// path's own, when that is more) by more than RTTOff, or below it; ""
+// when it was not, or was not measured.
+func (n *Network) Warning(measuredS float64) string {
+	if n == nil || n.Shape == "" || n.WindowRTTMs <= 0 {
+		return ""
+	}
+	want := max(n.RTTMs, n.MeasuredRTTMs)
+	if n.WindowRTTMs <= want*(1+RTTOff) && n.WindowRTTMs >= n.RTTMs*(1-RTTOff) {
+		return ""
+	}
+	out := fmt.Sprintf("the round trip during the run was %.2f ms, not the %s asked (%.2f ms on the idle path before it)", n.WindowRTTMs, n.Shape, n.MeasuredRTTMs)
+	if n.ProxyCPUS > 0 {
+		out += "; the proxy used " + n.proxyCores(measuredS)
+	}
+	return out
+}
+
+// RTT is the round trips as a study's table cell shows them: asked,
+// measured during the window, the proxy's CPU ("1 / 45.2 ms, proxy 52%").
+func (n *Network) RTT(measuredS float64) string {
+	if n == nil || n.Shape == "" {
+		return ""
+	}
+	out := trimMS(n.RTTMs)
+	if n.WindowRTTMs > 0 {
+		out += " / " + trimMS(n.WindowRTTMs)
+	}
+	out += " ms"
+	if n.ProxyCPUS > 0 && measuredS > 0 {
+		out += fmt.Sprintf(", proxy %.0f%% of a core", 100*n.ProxyCPUS/measuredS)
+	}
+	if n.Warning(measuredS) != "" {
+		out += " (off)"
+	}
+	return out
 }
 
 // TLS is what a client's connection to the server (or to the pooler in
@@ -195,10 +271,21 @@ func (t *TLS) String() string {
 func (n *Network) String() string {
 	var parts []string
 	if n.Shape != "" {
-		parts = append(parts, fmt.Sprintf("%s, measured rtt %.2f ms", n.Shape, n.MeasuredRTTMs))
+		p := fmt.Sprintf("%s, measured rtt %.2f ms", n.Shape, n.MeasuredRTTMs)
+		if n.WindowRTTMs > 0 {
+			p += fmt.Sprintf(" idle, %.2f ms during the run (median of %d)", n.WindowRTTMs, n.WindowRTTProbes)
+		}
+		if n.ProxyHeldMs > 0 {
+			p += fmt.Sprintf(", the proxy held %.2f ms by its clock", n.ProxyHeldMs)
+		}
+		parts = append(parts, p)
 	}
 	if n.PoolerShape != "" {
-		parts = append(parts, fmt.Sprintf("pooler to server %s, measured rtt %.2f ms", n.PoolerShape, n.PoolerMeasuredRTTMs))
+		p := fmt.Sprintf("pooler to server %s, measured rtt %.2f ms", n.PoolerShape, n.PoolerMeasuredRTTMs)
+		if n.PoolerHeldMs > 0 {
+			p += fmt.Sprintf(", the proxy held %.2f ms by its clock", n.PoolerHeldMs)
+		}
+		parts = append(parts, p)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -352,6 +439,9 @@ type Commits struct {
 	// Notified is Result.Notifications: the server's reading of them may
 	// add up to as many commits.
 	Notified int64 `json:"notified,omitempty"`
+	// Probes is Network.WindowRTTProbes: the round trip's trivial queries
+	// during the window, one commit each.
+	Probes int64 `json:"probes,omitempty"`
 	// Autovacuum is how many times autovacuum and autoanalyze processed
 	// the database's tables over the same span (Telemetry.Database's
 	// autovacuum): each adds commits of its own.
@@ -374,7 +464,11 @@ func (r *Result) ServerCommits() (Commits, bool) {
 		return Commits{}, false
 	}
 	window, after, before := r.Committed()
-	return Commits{Server: server, Window: window, After: after, Before: before, Workload: r.WorkloadCommits,
+	var probes int64
+	if r.Network != nil {
+		probes = int64(r.Network.WindowRTTProbes)
+	}
+	return Commits{Server: server, Window: window, After: after, Before: before, Workload: r.WorkloadCommits, Probes: probes,
 		Notified: r.Notifications, Autovacuum: r.Telemetry.Database["autovacuum"],
 		Statements: r.Server.Dialect == "MariaDB" || r.Server.Dialect == "MySQL"}, true
 }
@@ -394,7 +488,7 @@ func MedianCommits(cs []Commits) *Commits {
 // Add adds o's counts to c's (a suite's study scenario sums its cells').
 func (c *Commits) Add(o Commits) {
 	c.Server, c.Window, c.After, c.Before = c.Server+o.Server, c.Window+o.Window, c.After+o.After, c.Before+o.Before
-	c.Workload, c.Notified, c.Autovacuum = c.Workload+o.Workload, c.Notified+o.Notified, c.Autovacuum+o.Autovacuum
+	c.Workload, c.Notified, c.Autovacuum, c.Probes = c.Workload+o.Workload, c.Notified+o.Notified, c.Autovacuum+o.Autovacuum, c.Probes+o.Probes
 }
 
 func cmpInt64(a, b int64) int {
@@ -435,8 +529,12 @@ func (c Commits) Text() string {
 		parts = append(parts, texttable.Count(c.Workload)+" the workload committed beside its ops")
 		whose = ""
 	}
+	if c.Probes > 0 {
+		parts = append(parts, texttable.Count(c.Probes)+" round-trip probes")
+		whose = ""
+	}
 	sum := strings.Join(parts, " + ")
-	switch known := c.Clients() + c.Workload; {
+	switch known := c.Clients() + c.Workload + c.Probes; {
 	case c.Clients() == 0:
 		return texttable.Count(c.Server)
 	case c.Statements:
@@ -689,6 +787,8 @@ func Merge(rs []*Result) (*Result, error) {
 	m.SlowOps = mergeSlowOps(rs)
 	m.SetServerTimes()
 	m.Behind = ScheduleBehind(&m) // against the whole run's rate
+	m.CPU = mergeCPU(rs)
+	m.LimitedBy = DecideLimit(&m)
 	return &m, nil
 }
 

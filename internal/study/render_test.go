@@ -104,3 +104,35 @@ func TestStudyMarkdownInvariantsNotChecked(t *testing.T) {
 		t.Errorf("study.md:\n%s", md.String())
 	}
 }
+
+// TestStudyMarkdownLimitedBy: each cell's row says what limited its runs
+// (their stored lines, counted when they differ) and its shaped network's
+// round trip asked and during the run; a cell bound by a pooler on shared
+// cores is named as this machine's conclusion.
+func TestStudyMarkdownLimitedBy(t *testing.T) {
+	cell := func(v string) study.Cell { return study.Cell{Settings: []study.Setting{{Key: "via", Value: v}}} }
+	limited := func(l result.Limit, n *result.Network) *result.Result {
+		r := study.Res(10, 1, 1, true)
+		r.LimitedBy, r.Network = &l, n
+		return r
+	}
+	server := result.Limit{Part: "server", Line: "server CPU (the machine's 2 cores 97% busy)"}
+	bouncer := result.Limit{Part: "pooler", Line: "PgBouncer CPU (one thread at 97% of a core)", ThisMachine: true}
+	shaped := &result.Network{Shape: "rtt=1ms", RTTMs: 1, MeasuredRTTMs: 1.01, WindowRTTMs: 45.2, ProxyCPUS: 0.52} // over a 1 s window
+	direct := study.Summarise(cell("direct"), []*result.Result{limited(server, shaped), limited(server, shaped)}, nil)
+	pooled := study.Summarise(cell("pgbouncer"), []*result.Result{limited(bouncer, nil), limited(server, nil), limited(bouncer, nil)}, nil)
+	var md strings.Builder
+	report.StudyMarkdown(&md, &study.Summary{Cells: []study.CellSummary{direct, pooled}, Repeat: 3}, nil)
+	out := md.String()
+	for _, want := range []string{
+		"## limited by",
+		"| via=direct    |",
+		"1 / 45.2 ms, proxy 52% of a core (off) | server CPU (the machine's 2 cores 97% busy)",
+		"PgBouncer CPU (one thread at 97% of a core); it shared the machine's cores with the rest of the run: this machine's limit, not the part's on a host of its own (2 of 3 runs); server CPU (the machine's 2 cores 97% busy) (1 of 3 runs)",
+		"**This machine's conclusion:** via=pgbouncer were bound by a part",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, out)
+		}
+	}
+}

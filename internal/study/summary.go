@@ -79,6 +79,12 @@ type CellSummary struct {
 	// (result.ScheduleBehind), BehindRuns how many did; nil when all kept up.
 	Behind     *result.Behind `json:"behind_schedule,omitempty"`
 	BehindRuns int            `json:"behind_runs,omitempty"`
+	// Limits are what bound the cell's runs, as each stored it
+	// (result.Result.LimitedBy), with how many runs each bound.
+	Limits []CellLimit `json:"limited_by,omitempty"`
+	// Network is the cell's shaped network (cellNetwork): asked, and the
+	// median of its runs' round trips during the window and proxy CPU.
+	Network *result.Network `json:"network,omitempty"`
 }
 
 // Invariants is the cell's check over its repetitions, without the
@@ -175,6 +181,7 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	}
 	cs.Commits = medianCommits(rs)
 	cs.TopWait, cs.TopWaitShare = result.TopWait(rs...)
+	cs.Limits, cs.Network = cellLimits(rs), cellNetwork(rs)
 	return cs
 }
 

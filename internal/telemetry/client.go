@@ -135,3 +135,13 @@ func usage(a, b hostReading) (clientCores, machine float64) {
 	}
 	return clientCores, machine
 }
+
+// MachineTicks is the machine's busy and total CPU time so far, in clock
+// ticks of all its CPUs (/proc/stat); 0, 0 when unknown.
+func MachineTicks() (busy, total uint64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	return parseProcStat(b)
+}

@@ -126,7 +126,14 @@ type Proc struct {
 	PPID  int    // its parent
 	PGrp  int    // its process group
 	Start uint64 // when it started, in clock ticks since boot
+	// CPU is the process's user and system time so far; Reaped that of
+	// its children it has waited for (a postmaster's backends that ended).
+	CPU, Reaped time.Duration
 }
+
+// clockTick is the unit of /proc/PID/stat's times: USER_HZ, 100 on every
+// Linux architecture Go runs on.
+const clockTick = 10 * time.Millisecond
 
 // Stat reads /proc/PID/stat; ok is false when it cannot.
 func Stat(pid int) (p Proc, ok bool) {
@@ -148,6 +155,11 @@ func Stat(pid int) (p Proc, ok bool) {
 	p.PPID, _ = strconv.Atoi(f[1])
 	p.PGrp, _ = strconv.Atoi(f[2])
 	p.Start, _ = strconv.ParseUint(f[19], 10, 64)
+	var t [4]uint64 // fields 14-17: utime stime cutime cstime
+	for i := range t {
+		t[i], _ = strconv.ParseUint(f[11+i], 10, 64)
+	}
+	p.CPU, p.Reaped = time.Duration(t[0]+t[1])*clockTick, time.Duration(t[2]+t[3])*clockTick
 	return p, true
 }
 

@@ -1,6 +1,8 @@
 package studies
 
 import (
+	"html"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,7 +18,10 @@ import (
 // temp-postgres run on one throwaway cluster (each study started a second
 // one for its PgBouncer cells while the README said cells sharing --db
 // share one); the PgBouncer runs only while its cells do, and the cluster
-// is gone when the study ends.
+// is gone when the study ends. Each run also names what limited it, from
+// the CPU of the parts txnbench started (PgBouncer's among them in its
+// cells, the server's in all), and study.md and study.html print each
+// cell's stored line.
 func TestStudyCellsShareOneCluster(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
@@ -35,10 +40,24 @@ func TestStudyCellsShareOneCluster(t *testing.T) {
 		t.Errorf("PgBouncer started %d times, want 2 (once for each round of its cells, A B A B):\n%s", n, stderr)
 	}
 	port := clusters[0][1]
-	for _, f := range []string{"cell01-rep1.json", "cell01-rep2.json", "cell02-rep1.json", "cell02-rep2.json"} {
+	md, err := os.ReadFile(filepath.Join(out, "study.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "study.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range []string{"cell01-rep1.json", "cell01-rep2.json", "cell02-rep1.json", "cell02-rep2.json"} {
 		r, err := result.Load(filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)
+		}
+		bouncer := r.CPU.Part("PgBouncer")
+		if r.LimitedBy == nil || r.CPU.Part("server") == nil || (bouncer != nil) != (i >= 2) || (bouncer != nil && bouncer.Processes != 1) {
+			t.Errorf("%s: limited by %+v, CPU %+v; want a limit, the server's CPU and PgBouncer's in its cells", f, r.LimitedBy, r.CPU)
+		} else if line := r.LimitedBy.String(); !strings.Contains(string(md), line) || !strings.Contains(string(page), html.EscapeString(line)) {
+			t.Errorf("%s: study.md or study.html lacks its limit %q:\n%s", f, line, md)
 		}
 		if !strings.Contains(r.Config.DB, ":"+port) || r.Op("cycle").Count != 20 || !r.Check().OK {
 			t.Errorf("%s: db %s, %d cycles, check %+v; want the one cluster on port %s, 20 cycles, OK", f, r.Config.DB, r.Op("cycle").Count, r.Check(), port)

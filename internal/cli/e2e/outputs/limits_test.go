@@ -1,0 +1,87 @@
+package outputs
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/cli/clitest"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// limitedBy runs the binary with args plus --json, and returns the
+// result's stored limit, failing unless the run's footer prints the same
+// line.
+func limitedBy(t *testing.T, args ...string) *result.Limit {
+	t.Helper()
+	js := filepath.Join(t.TempDir(), "r.json")
+	code, out, stderr := clitest.RunBinary(t, append(args, "--json", js)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	r, err := result.Load(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.LimitedBy == nil {
+		t.Fatalf("no limited_by in the JSON\n%s", out)
+	}
+	if !strings.Contains(out, "\nlimited by: "+r.LimitedBy.String()+"\n") {
+		t.Errorf("the footer does not say the stored %q:\n%s", r.LimitedBy.String(), out)
+	}
+	return r.LimitedBy
+}
+
+// TestLimitedByConnections: more clients connecting per transaction than
+// the server's max_connections leaves for them are refused, and the run
+// says connections bound it, naming the setting.
+func TestLimitedByConnections(t *testing.T) {
+	testutil.NeedPostgres(t)
+	l := limitedBy(t, "run", "connect-overhead", "--db", "temp-postgres", "--pg-conf", "max_connections=10", "--conn", "per-txn",
+		"--clients", "16", "--iterations", "200", "--rows", "200", "--telemetry", "off")
+	if l.Part != "connections" || !strings.Contains(l.Line, "max_connections=10") {
+		t.Errorf("limited by %+v, want connections (max_connections=10)", l)
+	}
+}
+
+// TestLimitedByLockWaits: four clients update one row, each holding its
+// lock 20 ms: three of four wait on it at any moment, and the run says
+// lock waits bound it. Fixed work, 80 transactions.
+func TestLimitedByLockWaits(t *testing.T) {
+	dbURL := testutil.SharedPostgres(t)
+	c := testutil.Session(t, testutil.Open(t, dbURL))
+	for _, q := range []string{"DROP TABLE IF EXISTS limits_hot", "CREATE TABLE limits_hot (id int PRIMARY KEY, v int)", "INSERT INTO limits_hot VALUES (1, 0)"} {
+		if _, err := c.Exec(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := filepath.Join(t.TempDir(), "hot.sql")
+	if err := os.WriteFile(script, []byte("BEGIN;\nUPDATE limits_hot SET v = v + 1 WHERE id = 1;\nSELECT pg_sleep(0.02);\nEND;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := limitedBy(t, "run", "script", "--db", dbURL, "-f", script, "--clients", "4", "--iterations", "80", "--telemetry-sample", "10ms")
+	if l.Part != "locks" || !strings.HasPrefix(l.Line, "lock waits (Lock:") {
+		t.Errorf("limited by %+v, want lock waits", l)
+	}
+}
+
+// TestLimitedByOtherProcesses: with two busy loops per core that the test
+// starts beside the run, the machine's cores are shared with processes
+// not the run's, and the run says so.
+func TestLimitedByOtherProcesses(t *testing.T) {
+	for range 2 * runtime.NumCPU() {
+		spin := exec.Command("sh", "-c", "while :; do :; done")
+		if err := spin.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = spin.Process.Kill(); _ = spin.Wait() })
+	}
+	args := append([]string{"run", "train-events", "--db", "sqlite:" + filepath.Join(t.TempDir(), "t.db"), "--clients", "2", "--duration", "2s", "--warmup", "0s"}, clitest.Quick...)
+	if l := limitedBy(t, args...); l.Part != "machine" || !strings.Contains(l.Line, "not this run's") {
+		t.Errorf("limited by %+v, want the machine shared with other processes", l)
+	}
+}
