@@ -427,17 +427,27 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	return created, nil
 }
 
+// pgbenchTables are pgbench's tables: those pgbench -i made are used as
+// they are, a partial set is dropped only when txnbench made it.
+var pgbenchTables = workload.Schema{Data: "pgbench", What: "pgbench tables", Names: setup.Tables, Standard: true}
+
 // tables finds the scale of the pgbench tables, creating them first when
 // they are missing (or --reinit asked) unless NoAutoInit is set.
 func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions, builtin bool) (scale int, created bool, err error) {
-	scale, err = setup.Scale(ctx, c)
-	if o.Fresh || (err != nil && !w.NoAutoInit && target.IsUndefinedTable(err)) {
-		o.Progress(fmt.Sprintf("creating the pgbench tables at scale %d", w.Setup.Scale))
-		if err := setup.Run(ctx, c, d, w.Setup, progressWriter{o.Progress}); err != nil {
+	if o.Fresh || !w.NoAutoInit {
+		create, err := pgbenchTables.Prepare(ctx, c, o)
+		if err != nil {
 			return 0, false, err
 		}
-		return w.Setup.Scale, true, nil
+		if create {
+			o.Progress(fmt.Sprintf("creating the pgbench tables at scale %d", w.Setup.Scale))
+			if err := setup.Run(ctx, c, d, w.Setup, progressWriter{o.Progress}); err != nil {
+				return 0, false, err
+			}
+			return w.Setup.Scale, true, workload.MarkLoaded(ctx, c, pgbenchTables.Data, nil)
+		}
 	}
+	scale, err = setup.Scale(ctx, c)
 	if err != nil && !builtin {
 		return w.Setup.Scale, false, nil // the custom scripts may not need them
 	}
