@@ -109,6 +109,7 @@ type Workload struct {
 	extra    *extraState
 	checks   []userCheck
 	setupSQL []userCheck
+	caps     target.Capabilities // the database's, for the checks' read-only transactions
 	// inserts marks the scripts of txnbench's own builtins that insert
 	// rows: their transactions count their inserts.
 	inserts []bool
@@ -370,7 +371,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	builtin, _ := w.usesBuiltin()
 	fam := w.families()
 	extrasOnly := !builtin && (fam[pgscript.FamilyYCSB] || fam[pgscript.FamilySysbench])
-	w.clients = max(o.Clients, 1)
+	w.clients, w.caps = max(o.Clients, 1), d.Caps
 	switch {
 	case extrasOnly:
 		// txnbench's own builtins need their own tables, not pgbench's

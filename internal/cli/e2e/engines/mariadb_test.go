@@ -166,6 +166,8 @@ func TestMariaDB(t *testing.T) {
 		}
 	})
 
+	t.Run("read-only checks", func(t *testing.T) { clitest.ReadOnlyChecks(t, url) })
+
 	t.Run("foreign tables", func(t *testing.T) {
 		refusesForeignTables(t, mariaDBs(url), false)
 	})
