@@ -63,6 +63,28 @@ func checkOutFiles(outs ...outFile) error {
 	return nil
 }
 
+// checkNotInputs refuses, before anything is written, an output that is
+// one of the files the command reads, by any path to it (a symbolic or
+// hard link too): writing it would replace what it reads. An output not
+// there yet cannot be one.
+func checkNotInputs(inputs []string, outs ...outFile) error {
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		ost, err := os.Stat(o.path)
+		if err != nil {
+			continue
+		}
+		for _, in := range inputs {
+			if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
+				return usage(fmt.Errorf("%s %s would replace %s, which this command reads: give the output a file of its own", o.flag, o.path, in))
+			}
+		}
+	}
+	return nil
+}
+
 // samePathKey is path made absolute with its directory's symbolic links
 // resolved: two paths to one file, existing or not, have the same key.
 func samePathKey(path string) string {

@@ -220,6 +220,22 @@ func (w *Workload) Validate() error {
 	return w.Setup.Validate()
 }
 
+// Files are the script, --setup and --check files the workload reads.
+func (w *Workload) Files() []string {
+	var files []string
+	for _, src := range w.Sources {
+		if name, _, err := pgscript.ParseWeighted(src.Arg); err == nil && !src.Builtin && name != "-" {
+			files = append(files, name)
+		}
+	}
+	for _, f := range []string{w.SetupFile, w.CheckFile} {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
 // Load reads and parses one script source.
 func Load(src Source) (*pgscript.Script, error) {
 	name, weight, err := pgscript.ParseWeighted(src.Arg)
