@@ -85,6 +85,30 @@ func checkNotInputs(inputs []string, outs ...outFile) error {
 	return nil
 }
 
+// checkOutHoldsNoInput refuses an --out directory that holds one of the
+// files the command reads: the command writes there by names of its own
+// (study.json, cell01-rep1.json, SCENARIO.json, ...), which could replace
+// it.
+func checkOutHoldsNoInput(dir string, inputs []string) error {
+	real := func(p string) string {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return p
+		}
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			return r
+		}
+		return abs
+	}
+	out := real(dir)
+	for _, in := range inputs {
+		if in != "" && filepath.Dir(real(in)) == out {
+			return usage(fmt.Errorf("--out %s holds %s, which this command reads and could replace: give --out a directory of its own", dir, in))
+		}
+	}
+	return nil
+}
+
 // samePathKey is path made absolute with its directory's symbolic links
 // resolved: two paths to one file, existing or not, have the same key.
 func samePathKey(path string) string {

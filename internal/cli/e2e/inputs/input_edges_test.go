@@ -91,6 +91,9 @@ func inputEdges(t *testing.T) []badInput {
 		{args: []string{"run", "script", "-f", "{dir}/s.sql", "--json", "{dir}/s.sql"}, want: "--json {dir}/s.sql would replace {dir}/s.sql", files: map[string]string{"s.sql": "SELECT 1;\n"}},
 		{args: []string{"run", "script", "-f", "{dir}/s.sql", "--check", "{dir}/c.sql", "--html", "{dir}/c.sql"}, want: "--html {dir}/c.sql would replace {dir}/c.sql", files: map[string]string{"s.sql": "SELECT 1;\n", "c.sql": "-- t\nSELECT true;\n"}},
 		{args: clitest.TrainEvents("--config", "{dir}/c.toml", "--csv", "{dir}/c.toml"), want: "--csv {dir}/c.toml would replace {dir}/c.toml", files: map[string]string{"c.toml": "clients = 1\n"}},
+		{args: []string{"study", "script", "-f", "{dir}/s.sql", "--vary", "clients=1,2", "--out", "{dir}"}, want: "--out {dir} holds {dir}/s.sql, which this command reads and could replace: give --out a directory of its own", files: map[string]string{"s.sql": "SELECT 1;\n"}},
+		{args: []string{"study", "train-events", "--config", "{dir}/c.toml", "--vary", "clients=1,2", "--out", "{dir}/here"}, want: "--out {dir}/here holds {dir}/c.toml", files: map[string]string{"c.toml": "clients = 1\n"}, setup: link(".", "here", true)},
+		{args: []string{"suite", "run", "{dir}/s.toml", "--tier", "t", "--out", "{dir}"}, want: "--out {dir} holds {dir}/s.toml", files: map[string]string{"s.toml": goodSuite}},
 		// terminate-backends while the server is away, or at its instant
 		{args: fault("3s:kill-server:4s", "5s:terminate-backends"), want: "--fault 5s:terminate-backends starts while --fault 3s:kill-server:4s is going on (until 7s): one fault at a time on the same thing"},
 		{args: fault("3s:hang-server:2s", "4s:terminate-backends"), want: "--fault 4s:terminate-backends starts while --fault 3s:hang-server:2s is going on"},
