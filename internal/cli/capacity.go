@@ -17,6 +17,7 @@ import (
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // capacityFlags are a capacity search's own flags, beside a study's.
@@ -125,6 +126,10 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	out := sf.out
 	if out == "" {
 		out = "capacity-" + time.Now().Format("20060102-150405")
+	}
+	config, _ := fs.GetString("config")
+	if err := checkOutHoldsNoInput(out, append(workload.Files(sizing.Workload), config)); err != nil {
+		return err
 	}
 	if err := makeOut(out); err != nil {
 		return err
