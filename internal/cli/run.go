@@ -76,7 +76,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringArrayVar(&f.pgConf, "pg-conf", nil, "server setting key=value for temp-postgres (repeatable)")
 	fs.StringArrayVar(&f.mariadbConf, "mariadb-conf", nil, "server setting name=value for temp-mariadb, passed as --name=value (repeatable)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for data and op choices; 0 picks one, which is printed and saved")
-	fs.BoolVar(&f.reinit, "reinit", false, "drop and recreate the workload's schema and data first")
+	fs.BoolVar(&f.reinit, "reinit", false, "drop and recreate the workload's schema and data first, naming the tables it drops (the only way tables of its names that txnbench did not make are dropped)")
 	declareFlags(fs, kindSetting, "db", "pg-bin", "pg-conf", "mariadb-conf", "seed")
 	declareFlags(fs, kindControl, "reinit")
 	if !run {
