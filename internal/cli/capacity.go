@@ -19,6 +19,7 @@ import (
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // capacityRepeat is how many times each step runs unless --repeat says
@@ -144,6 +145,10 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	out := sf.out
 	if out == "" {
 		out = strings.Replace(capacityOut, "DATE-TIME", time.Now().Format("20060102-150405"), 1)
+	}
+	config, _ := fs.GetString("config")
+	if err := checkOutHoldsNoInput(out, append(workload.Files(sizing.Workload), config)); err != nil {
+		return err
 	}
 	if err := makeOut(out); err != nil {
 		return err

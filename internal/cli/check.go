@@ -63,6 +63,52 @@ func checkOutFiles(outs ...outFile) error {
 	return nil
 }
 
+// checkNotInputs refuses, before anything is written, an output that is
+// one of the files the command reads, by any path to it (a symbolic or
+// hard link too): writing it would replace what it reads. An output not
+// there yet cannot be one.
+func checkNotInputs(inputs []string, outs ...outFile) error {
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		ost, err := os.Stat(o.path)
+		if err != nil {
+			continue
+		}
+		for _, in := range inputs {
+			if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
+				return usage(fmt.Errorf("%s %s would replace %s, which this command reads: give the output a file of its own", o.flag, o.path, in))
+			}
+		}
+	}
+	return nil
+}
+
+// checkOutHoldsNoInput refuses an --out directory that holds one of the
+// files the command reads: the command writes there by names of its own
+// (study.json, cell01-rep1.json, SCENARIO.json, ...), which could replace
+// it.
+func checkOutHoldsNoInput(dir string, inputs []string) error {
+	real := func(p string) string {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return p
+		}
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			return r
+		}
+		return abs
+	}
+	out := real(dir)
+	for _, in := range inputs {
+		if in != "" && filepath.Dir(real(in)) == out {
+			return usage(fmt.Errorf("--out %s holds %s, which this command reads and could replace: give --out a directory of its own", dir, in))
+		}
+	}
+	return nil
+}
+
 // samePathKey is path made absolute with its directory's symbolic links
 // resolved: two paths to one file, existing or not, have the same key.
 func samePathKey(path string) string {

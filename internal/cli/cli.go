@@ -108,7 +108,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	a.printErr(err.Error())
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, target.ErrMalformedURL) || errors.Is(err, workload.ErrIncompleteData) || errors.Is(err, job.ErrRunIDUsed) || errors.Is(err, job.ErrOtherSettings) || errors.Is(err, job.ErrNoRun) || errors.Is(err, workload.ErrUnsupported) {
+	if errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, target.ErrMalformedURL) || errors.Is(err, workload.ErrIncompleteData) || errors.Is(err, workload.ErrNotOurs) || errors.Is(err, job.ErrRunIDUsed) || errors.Is(err, job.ErrOtherSettings) || errors.Is(err, job.ErrNoRun) || errors.Is(err, workload.ErrUnsupported) {
 		return exitcode.Usage
 	}
 	return exitcode.Failure

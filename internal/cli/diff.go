@@ -71,6 +71,9 @@ Exit status: 0 no regression, 4 a regression, 2 bad input.
 			if err != nil {
 				return usage(fmt.Errorf("NEW: %w", err))
 			}
+			if err := checkNotInputs(append(base.Files, nw.Files...), outFile{"--json", jsonOut}); err != nil {
+				return err
+			}
 			rep, err := diff.Compare(base, nw, opt)
 			var de *diff.DifferentError
 			if errors.As(err, &de) {

@@ -34,7 +34,8 @@ op per interval) or a study's cells (one row per op per cell) as CSV.
 				//lint:ignore ST1005 "RESULT.json..." is the usage line's "one or more", as the help writes it
 				return usage(errors.New("no result files given: txnbench report RESULT.json..."))
 			}
-			if err := checkOutFiles(outFile{"--html", html}, outFile{"--json", out}, outFile{"--csv", csvOut}); err != nil {
+			outs := []outFile{{"--html", html}, {"--json", out}, {"--csv", csvOut}}
+			if err := checkOutFiles(outs...); err != nil {
 				return err
 			}
 			if path, ok := studyPath(files); ok {
@@ -45,6 +46,9 @@ op per interval) or a study's cells (one row per op per cell) as CSV.
 					return usage(errors.New("--json merges results; a study is already saved as study.json"))
 				}
 				return a.reportStudy(path, html, csvOut)
+			}
+			if err := checkNotInputs(files, outs...); err != nil {
+				return err
 			}
 			var rs []*result.Result
 			for _, f := range files {
@@ -122,11 +126,20 @@ func studyPath(files []string) (string, bool) {
 }
 
 // reportStudy prints a saved study and, with html, writes its page, with
-// csvOut its cells as CSV.
+// csvOut its cells as CSV; neither may be a file of the study.
 func (a *app) reportStudy(path, html, csvOut string) error {
 	s, err := loadStudy(path)
 	if err != nil {
 		return usage(err)
+	}
+	inputs := []string{path}
+	for _, c := range s.Cells {
+		for _, f := range c.Results {
+			inputs = append(inputs, studyResultPath(filepath.Dir(path), f))
+		}
+	}
+	if err := checkNotInputs(inputs, outFile{"--html", html}, outFile{"--csv", csvOut}); err != nil {
+		return err
 	}
 	runs := make([]*result.Result, len(s.Cells))
 	for i, c := range s.Cells {

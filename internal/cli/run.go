@@ -76,7 +76,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringArrayVar(&f.pgConf, "pg-conf", nil, "server setting key=value for temp-postgres (repeatable)")
 	fs.StringArrayVar(&f.mariadbConf, "mariadb-conf", nil, "server setting name=value for temp-mariadb, passed as --name=value (repeatable)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for data and op choices; 0 picks one, which is printed and saved")
-	fs.BoolVar(&f.reinit, "reinit", false, "drop and recreate the workload's schema and data first")
+	fs.BoolVar(&f.reinit, "reinit", false, "drop and recreate the workload's schema and data first, naming the tables it drops (the only way tables of its names that txnbench did not make are dropped)")
 	declareFlags(fs, kindSetting, "db", "pg-bin", "pg-conf", "mariadb-conf", "seed")
 	declareFlags(fs, kindControl, "reinit")
 	if !run {
@@ -160,7 +160,12 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	if err := f.validateWatch(); err != nil {
 		return err
 	}
-	return checkOutFiles(outFile{"--json", f.json}, outFile{"--html", f.html}, outFile{"--cpu-profile", f.profile}, outFile{"--csv", f.csv}, outFile{"--jsonl", f.jsonl})
+	return checkOutFiles(f.outs()...)
+}
+
+// outs are the run's output files.
+func (f *runFlags) outs() []outFile {
+	return []outFile{{"--json", f.json}, {"--html", f.html}, {"--cpu-profile", f.profile}, {"--csv", f.csv}, {"--jsonl", f.jsonl}}
 }
 
 // validateDB reads --db and --via into f.spec and checks the server's
@@ -393,6 +398,10 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	}
 	if err := workload.Validate(rs.w); err != nil {
 		return job.Spec{}, usage(err)
+	}
+	config, _ := fs.GetString("config")
+	if err := checkNotInputs(append(workload.Files(rs.w), config), rs.f.outs()...); err != nil {
+		return job.Spec{}, err
 	}
 	if rs.shard != nil {
 		if err := rs.shard.resolve(fs, &rs.f, rs.def.Name, rs.w); err != nil {

@@ -183,6 +183,14 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 	if out == "" {
 		out = "study-" + time.Now().Format("20060102-150405")
 	}
+	config, _ := fs.GetString("config")
+	inputs := []string{config}
+	for _, r := range runs {
+		inputs = append(inputs, workload.Files(r.spec.Workload)...)
+	}
+	if err := checkOutHoldsNoInput(out, inputs); err != nil {
+		return err
+	}
 	*p = studyPlan{name: def.Name, runs: runs, varies: varies, sf: *sf, out: out}
 	return nil
 }

@@ -209,6 +209,9 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 		}
 		out = fmt.Sprintf("suite-%s-%s-%s", f.Name, name, started.Format("20060102-150405"))
 	}
+	if err := checkOutHoldsNoInput(out, []string{path}); err != nil {
+		return err
+	}
 	if _, err := os.Stat(filepath.Join(out, "suite.json")); err == nil {
 		return usage(fmt.Errorf("--out %s already holds a suite's results: choose another directory", out))
 	}

@@ -29,6 +29,7 @@ type Input struct {
 	Path  string // as given
 	Kind  Kind
 	Units []Unit
+	Files []string // every file read: the document and the results it names
 }
 
 // Unit is what diff compares with its namesake on the other side: a run,
@@ -66,13 +67,13 @@ func Load(path string) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
+	in := &Input{Path: path, Files: []string{file}}
 	var head struct {
 		Format string `json:"format"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		return nil, fmt.Errorf("%s is not JSON written by txnbench: %w", file, err)
 	}
-	in := &Input{Path: path}
 	switch head.Format {
 	case result.Format:
 		r, err := result.Load(file)
@@ -83,10 +84,10 @@ func Load(path string) (*Input, error) {
 		in.Units = []Unit{{Name: r.Workload, Results: []*result.Result{r}}}
 	case study.Format:
 		in.Kind = KindStudy
-		in.Units, err = studyUnits(file, b, "")
+		in.Units, err = in.studyUnits(file, b, "")
 	case suite.Format:
 		in.Kind = KindSuite
-		in.Units, err = suiteUnits(file, b)
+		in.Units, err = in.suiteUnits(file, b)
 	default:
 		return nil, fmt.Errorf("%s is not a txnbench result, study.json or suite.json (format %q)", file, head.Format)
 	}
@@ -98,7 +99,7 @@ func Load(path string) (*Input, error) {
 
 // studyUnits reads study.json (its bytes b) and its cells' results; prefix
 // goes before each cell's label.
-func studyUnits(file string, b []byte, prefix string) ([]Unit, error) {
+func (in *Input) studyUnits(file string, b []byte, prefix string) ([]Unit, error) {
 	var s study.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%s is not a txnbench study: %w", file, err)
@@ -113,7 +114,7 @@ func studyUnits(file string, b []byte, prefix string) ([]Unit, error) {
 			return nil, fmt.Errorf("%s: cell %s lists no result files", file, c.Label)
 		}
 		for _, rf := range c.Results {
-			r, err := result.Load(resolve(filepath.Dir(file), rf))
+			r, err := in.load(resolve(filepath.Dir(file), rf))
 			if err != nil {
 				return nil, fmt.Errorf("%s, cell %s: %w (keep study.json beside its result files)", file, c.Label, err)
 			}
@@ -126,7 +127,7 @@ func studyUnits(file string, b []byte, prefix string) ([]Unit, error) {
 
 // suiteUnits reads suite.json (its bytes b) and the results and studies its
 // scenarios point at.
-func suiteUnits(file string, b []byte) ([]Unit, error) {
+func (in *Input) suiteUnits(file string, b []byte) ([]Unit, error) {
 	var rep suite.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return nil, fmt.Errorf("%s is not a txnbench suite report: %w", file, err)
@@ -136,7 +137,7 @@ func suiteUnits(file string, b []byte) ([]Unit, error) {
 	for _, sc := range rep.Scenarios {
 		switch {
 		case sc.Result != "":
-			r, err := result.Load(resolve(dir, sc.Result))
+			r, err := in.load(resolve(dir, sc.Result))
 			if err != nil {
 				return nil, fmt.Errorf("%s, scenario %s: %w (keep suite.json beside its result files)", file, sc.Name, err)
 			}
@@ -150,7 +151,8 @@ func suiteUnits(file string, b []byte) ([]Unit, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s, scenario %s: %w (keep suite.json beside its study directories)", file, sc.Name, err)
 			}
-			us, err := studyUnits(sf, sb, sc.Name+": ")
+			in.Files = append(in.Files, sf)
+			us, err := in.studyUnits(sf, sb, sc.Name+": ")
 			if err != nil {
 				return nil, err
 			}
@@ -166,6 +168,12 @@ func suiteUnits(file string, b []byte) ([]Unit, error) {
 		}
 	}
 	return units, nil
+}
+
+// load reads the result at path, keeping its path in in.Files.
+func (in *Input) load(path string) (*result.Result, error) {
+	in.Files = append(in.Files, path)
+	return result.Load(path)
 }
 
 // resolve finds a file a study or suite refers to: relative to the

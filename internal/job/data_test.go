@@ -84,8 +84,8 @@ func TestExistingDataIsRecorded(t *testing.T) {
 }
 
 // TestIncompleteLoadIsRefused interrupts a load (and, separately, removes
-// the mark of a finished one): the next Init refuses the data naming
-// --reinit, and --reinit loads it again.
+// the mark of a finished one, which makes the tables not txnbench's): the
+// next Init refuses the data naming --reinit, and --reinit loads it again.
 func TestIncompleteLoadIsRefused(t *testing.T) {
 	ctx := context.Background()
 	url := "sqlite:" + filepath.Join(t.TempDir(), "te.db")
@@ -123,13 +123,13 @@ func TestIncompleteLoadIsRefused(t *testing.T) {
 	if _, err := probe.Exec(ctx, "DELETE FROM txnbench_meta"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(ctx, s, db); !errors.Is(err, workload.ErrIncompleteData) {
+	if _, err := Init(ctx, s, db); !errors.Is(err, workload.ErrNotOurs) {
 		t.Fatalf("Init without the mark: %v", err)
 	}
 }
 
-// TestConnectOverheadData: connect-overhead marks its load, refuses data
-// without the mark, and records what it found and was made with.
+// TestConnectOverheadData: connect-overhead marks its load, refuses tables
+// without the mark (not txnbench's), and records what it found and was made with.
 func TestConnectOverheadData(t *testing.T) {
 	ctx := context.Background()
 	url := "sqlite:" + filepath.Join(t.TempDir(), "co.db")
@@ -155,7 +155,7 @@ func TestConnectOverheadData(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(ctx, s, db); !errors.Is(err, workload.ErrIncompleteData) {
+	if _, err := Init(ctx, s, db); !errors.Is(err, workload.ErrNotOurs) {
 		t.Fatalf("Init without the mark: %v", err)
 	}
 }

@@ -89,6 +89,12 @@ type Capabilities struct {
 	// receives between its transactions (CockroachDB and YugabyteDB have
 	// none).
 	ListenNotify bool
+	// ReadOnlyBefore and ReadOnlyAfter make the next transaction refuse
+	// writes, run right before Begin (MySQL's SET TRANSACTION READ ONLY,
+	// which applies to the next transaction) or right after it
+	// (PostgreSQL's); ReadOnlyUndo ends a setting that outlives the
+	// transaction (SQLite's PRAGMA query_only). See ReadOnly.
+	ReadOnlyBefore, ReadOnlyAfter, ReadOnlyUndo string
 }
 
 // AnalyzeSQL is the statement refreshing table's planner statistics.
@@ -149,6 +155,7 @@ func ParseBanner(banner string) Dialect {
 		UUIDType:      "uuid", JSONType: "jsonb", TimestampType: "timestamptz", Now: "now()",
 		StatsReset: "SELECT pg_stat_reset()", AdvisoryLocks: true,
 		StatViews: true, PostgresDDL: true, ListenNotify: true, UpdateReturning: true,
+		ReadOnlyAfter: "SET TRANSACTION READ ONLY",
 	}
 	if m := crdbVersion.FindStringSubmatch(banner); m != nil {
 		c := pgFamily
@@ -213,6 +220,7 @@ func parseMySQLBanner(banner string) Dialect {
 		ServerStatus:     true,
 		ConcatFunction:   true,
 		TimestampLayout:  "2006-01-02 15:04:05.000000", // DATETIME takes no zone
+		ReadOnlyBefore:   "SET TRANSACTION READ ONLY",
 	}
 	if d.Name == "MariaDB" {
 		// SKIP LOCKED and JSON_TABLE from 10.6; JSON is LONGTEXT checked as JSON, so no

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,3 +30,41 @@ func QueryRow(ctx context.Context, c Conn, q string, args []any, dest ...any) er
 	rows.Close()
 	return rows.Err()
 }
+
+// FirstColumn reads the first column of rows' current row, however many
+// columns it has; a row without columns is ErrNoColumn.
+func FirstColumn(rows Rows) (any, error) {
+	var n int
+	switch r := rows.(type) {
+	case interface{ Values() ([]any, error) }: // pgx's
+		v, err := r.Values()
+		if err != nil || len(v) == 0 {
+			return nil, cmp.Or(err, ErrNoColumn)
+		}
+		return v[0], nil
+	case interface{ Columns() ([]string, error) }: // database/sql's
+		cols, err := r.Columns()
+		if err != nil {
+			return nil, err
+		}
+		n = len(cols)
+	case interface{ Unwrap() Rows }:
+		return FirstColumn(r.Unwrap())
+	default:
+		n = 1
+	}
+	if n == 0 {
+		return nil, ErrNoColumn
+	}
+	dest := make([]any, n)
+	for i := range dest {
+		dest[i] = new(any)
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return nil, err
+	}
+	return *dest[0].(*any), nil
+}
+
+// ErrNoColumn is a row without a column to read (SELECT;).
+var ErrNoColumn = errors.New("the query's rows have no column")

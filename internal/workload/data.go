@@ -97,11 +97,11 @@ func (l Loaded) Apply(s map[string]any, seed uint64) {
 // describes the data ("200 events") and is called only for that line. It
 // returns the mark, for Apply.
 func Reuse(ctx context.Context, c target.Conn, name, what string, s map[string]any, o InitOptions, count func() (string, error)) (Loaded, error) {
-	l, ok, err := ReadLoaded(ctx, c, name)
+	l, _, err := readMark(ctx, c, name)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
+	if l == nil {
 		return nil, IncompleteData(name)
 	}
 	made, asked := l.Differences(s)
@@ -121,19 +121,25 @@ func Reuse(ctx context.Context, c target.Conn, name, what string, s map[string]a
 	return l, nil
 }
 
-// metaTable holds one row per finished load, keyed by the data's name
-// (VARCHAR: every engine indexes it whole; MySQL does not index TEXT).
+// metaTable holds one row per load, keyed by the data's name (VARCHAR:
+// every engine indexes it whole; MySQL does not index TEXT): loaded is
+// empty while the load runs, and the settings it was made with (JSON) once
+// it finished. The row is txnbench's mark on the tables (see Schema).
 const metaTable = "txnbench_meta"
 
-// ClearLoaded removes name's completeness mark, creating the table that
-// holds the marks if it is missing. A load calls it before it changes
-// anything, so an interrupted load leaves no mark.
-func ClearLoaded(ctx context.Context, c target.Conn, name string) error {
+// BeginLoad marks name's load begun, creating the table that holds the
+// marks if it is missing: the tables are txnbench's from here on, and not
+// complete until MarkLoaded. A load calls it (through Schema.Prepare)
+// before it changes anything, so an interrupted load leaves the mark begun.
+func BeginLoad(ctx context.Context, c target.Conn, name string) error {
 	if _, err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+metaTable+" (name VARCHAR(255) PRIMARY KEY, loaded TEXT NOT NULL)"); err != nil {
 		return fmt.Errorf("creating %s: %w", metaTable, err)
 	}
 	if _, err := c.Exec(ctx, "DELETE FROM "+metaTable+" WHERE name = $1", name); err != nil {
 		return fmt.Errorf("clearing the load mark of %s: %w", name, err)
+	}
+	if _, err := c.Exec(ctx, "INSERT INTO "+metaTable+" (name, loaded) VALUES ($1, '')", name); err != nil {
+		return fmt.Errorf("marking the load of %s begun: %w", name, err)
 	}
 	return nil
 }
@@ -141,42 +147,48 @@ func ClearLoaded(ctx context.Context, c target.Conn, name string) error {
 // MarkLoaded records that name's load finished, with the settings it was
 // made with. It runs after the last step of the load.
 func MarkLoaded(ctx context.Context, c target.Conn, name string, l Loaded) error {
+	if l == nil {
+		l = Loaded{} // "null" would read as not finished
+	}
 	b, err := json.Marshal(l)
 	if err != nil {
 		return err
 	}
-	if _, err := c.Exec(ctx, "INSERT INTO "+metaTable+" (name, loaded) VALUES ($1, $2)", name, string(b)); err != nil {
+	if _, err := c.Exec(ctx, "UPDATE "+metaTable+" SET loaded = $1 WHERE name = $2", string(b), name); err != nil {
 		return fmt.Errorf("marking the load of %s finished: %w", name, err)
 	}
 	return nil
 }
 
-// ReadLoaded returns the settings name's data was made with; ok is false
-// when no finished load is recorded.
-func ReadLoaded(ctx context.Context, c target.Conn, name string) (l Loaded, ok bool, err error) {
-	rows, err := c.Query(ctx, "SELECT loaded FROM "+metaTable+" WHERE name = $1", name)
-	if target.IsUndefinedTable(err) {
-		return l, false, nil
+// readMark reads name's mark: begun when there is one, and l the settings
+// the data was made with when its load finished (nil while it has not).
+func readMark(ctx context.Context, c target.Conn, name string) (l Loaded, begun bool, err error) {
+	var s string
+	err = func() error {
+		rows, err := c.Query(ctx, "SELECT loaded FROM "+metaTable+" WHERE name = $1", name)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := rows.Scan(&s); err != nil {
+				return err
+			}
+			begun = true
+		}
+		return rows.Err()
+	}()
+	if target.IsUndefinedTable(err) { // PostgreSQL says so at the first row
+		return nil, false, nil
 	}
 	if err != nil {
-		return l, false, fmt.Errorf("reading the load mark of %s: %w", name, err)
+		return nil, false, fmt.Errorf("reading the load mark of %s: %w", name, err)
 	}
-	defer rows.Close()
-	var s string
-	for rows.Next() {
-		if err := rows.Scan(&s); err != nil {
-			return l, false, err
-		}
-		ok = true
-	}
-	if err := rows.Err(); err != nil {
-		return l, false, fmt.Errorf("reading the load mark of %s: %w", name, err)
-	}
-	if !ok {
-		return l, false, nil
+	if s == "" {
+		return nil, begun, nil
 	}
 	if err := json.Unmarshal([]byte(s), &l); err != nil {
-		return l, false, fmt.Errorf("reading the load mark of %s: %w", name, err)
+		return nil, true, fmt.Errorf("reading the load mark of %s: %w", name, err)
 	}
 	return l, true, nil
 }
@@ -184,5 +196,5 @@ func ReadLoaded(ctx context.Context, c target.Conn, name string) (l Loaded, ok b
 // IncompleteData is the error about name's data being there without the
 // mark of a finished load.
 func IncompleteData(name string) error {
-	return fmt.Errorf("the %s data in the database is incomplete (an earlier load was interrupted, or it was made without txnbench's completeness mark): %w", name, ErrIncompleteData)
+	return fmt.Errorf("the %s data in the database is incomplete (an earlier load was interrupted): %w", name, ErrIncompleteData)
 }

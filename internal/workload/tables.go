@@ -2,31 +2,93 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/txnbench/txnbench/internal/target"
 )
 
-// TablesExist is the first step of a workload's Init: whether its tables
-// are there, each probe a query that fails only when its table is missing
-// ("SELECT 1 FROM t LIMIT 0"). Only "no such table" means no: any other
-// error (a timeout, a permission) is returned, never taken as leave to
-// recreate the schema. what names the tables in that error.
-func TablesExist(ctx context.Context, c target.Conn, probe []string, what string) (bool, error) {
-	for _, q := range probe {
-		rows, err := c.Query(ctx, q)
+// ErrNotOurs ends the message of the error about tables of a workload's
+// names that txnbench did not make; the command line treats it as a
+// usage error (exit status 2).
+var ErrNotOurs = errors.New("--reinit drops them and loads anew (or give another database)")
+
+// Schema is the tables a workload makes, and the name of their mark in
+// the txnbench_meta table. The mark is txnbench's signature on them: Init
+// writes it, empty, before it drops or creates a table (the load began),
+// and fills in the settings once the load finished (MarkLoaded). So a
+// table of these names is txnbench's when the mark is there, finished or
+// not: an interrupted load leaves the mark begun, and is txnbench's to
+// make anew. Without a mark the tables are someone else's (another tool's
+// of the same names, say go-tpc's TPC-C tables), and only --reinit drops
+// them.
+type Schema struct {
+	Data  string   // the mark's name ("tpcc")
+	What  string   // how messages name the tables ("TPC-C tables")
+	Names []string // every table the workload makes
+	// Standard: the tables of a standard benchmark (pgbench's, YCSB's,
+	// sysbench's), which that benchmark's own tool makes too: a complete
+	// set without the mark is used as it is, as that tool would use it.
+	// A partial one is still never dropped without --reinit.
+	Standard bool
+}
+
+// Prepare decides, for every workload alike, what Init does with the
+// tables of t it finds. create means Init makes them anew: none was
+// there, or o.Fresh asked (Prepare says which it drops), or txnbench's own
+// load left some of them (an interrupted one); Prepare has then marked the
+// load begun, and Init ends it with MarkLoaded. Otherwise Init uses the
+// tables found: all of them, with txnbench's mark (whether its load
+// finished is Reuse's to say), or Standard ones. Tables of t's names
+// without the mark are refused, naming them (ErrNotOurs).
+func (t Schema) Prepare(ctx context.Context, c target.Conn, o InitOptions) (create bool, err error) {
+	found, err := t.found(ctx, c)
+	if err != nil {
+		return false, err
+	}
+	if len(found) > 0 && !o.Fresh {
+		_, begun, err := readMark(ctx, c, t.Data)
+		if err != nil {
+			return false, err
+		}
+		complete := len(found) == len(t.Names)
+		switch {
+		case !begun && !(t.Standard && complete):
+			return false, fmt.Errorf("the database has %s that txnbench did not make (no %s mark in %s): %s: %w",
+				t.What, t.Data, metaTable, strings.Join(found, ", "), ErrNotOurs)
+		case complete:
+			return false, nil
+		}
+		o.Progress(fmt.Sprintf("making the %s anew: they are txnbench's, but only %s of them are there", t.What, strings.Join(found, ", ")))
+	}
+	if len(found) > 0 && o.Fresh {
+		o.Progress(fmt.Sprintf("--reinit: dropping the %s %s", t.What, strings.Join(found, ", ")))
+	}
+	return true, BeginLoad(ctx, c, t.Data)
+}
+
+// found lists the tables of t that exist, each probed by a query that
+// fails only when its table is missing. Only "no such table" means
+// missing: any other error (a timeout, a permission) is returned, never
+// taken as leave to create the tables.
+func (t Schema) found(ctx context.Context, c target.Conn) ([]string, error) {
+	var found []string
+	for _, name := range t.Names {
+		rows, err := c.Query(ctx, "SELECT 1 FROM "+name+" WHERE 1 = 0")
 		if err == nil {
 			rows.Close()
 			err = rows.Err()
 		}
-		if target.IsUndefinedTable(err) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("looking for the %s: %w", what, err)
+		switch {
+		case target.IsUndefinedTable(err):
+		case err != nil:
+			return nil, fmt.Errorf("looking for the %s: %w", t.What, err)
+		default:
+			found = append(found, name)
 		}
 	}
-	return true, nil
+	return found, nil
 }
 
 // CreateTables drops a workload's old tables and creates them anew, each

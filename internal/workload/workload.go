@@ -119,6 +119,20 @@ func Settings(w Workload) map[string]any {
 	return nil
 }
 
+// Reader is a workload that reads files of the user's (scripts, SQL
+// files): Files are their paths, which no output of the run may replace.
+type Reader interface {
+	Files() []string
+}
+
+// Files are the files w reads, when it reads any.
+func Files(w Workload) []string {
+	if r, ok := w.(Reader); ok {
+		return r.Files()
+	}
+	return nil
+}
+
 // Start calls w's Start, when it has one.
 func Start(ctx context.Context, w Workload, c target.Conn) error {
 	if s, ok := w.(Starter); ok {

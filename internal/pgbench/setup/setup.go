@@ -23,8 +23,9 @@ const (
 	logStepSeconds = 5
 )
 
-// tables is the order pgbench names its tables in DROP and TRUNCATE.
-var tables = []string{"pgbench_accounts", "pgbench_branches", "pgbench_history", "pgbench_tellers"}
+// Tables are pgbench's tables, in the order pgbench names them in DROP and
+// TRUNCATE.
+var Tables = []string{"pgbench_accounts", "pgbench_branches", "pgbench_history", "pgbench_tellers"}
 
 // Run initialises the pgbench tables on c, running o's steps in order and
 // writing pgbench's progress lines to out, the last being
@@ -145,7 +146,7 @@ func quoteIdent(s string) string {
 func (r *initRun) dropTables() error {
 	r.printf("dropping old tables...\n")
 	if !r.pgDDL {
-		for _, t := range tables {
+		for _, t := range Tables {
 			if err := r.exec("drop table if exists " + t); err != nil {
 				return err
 			}
@@ -153,7 +154,7 @@ func (r *initRun) dropTables() error {
 		return nil
 	}
 	r.dropNotices()
-	return r.exec("drop table if exists " + strings.Join(tables, ", "))
+	return r.exec("drop table if exists " + strings.Join(Tables, ", "))
 }
 
 // dropNotices prints the notices DROP TABLE IF EXISTS sends for missing
@@ -161,7 +162,7 @@ func (r *initRun) dropTables() error {
 // target.Conn does not pass notices on, so they are derived from which
 // tables the search path resolves, in the order the server sends them.
 func (r *initRun) dropNotices() {
-	rows, err := r.c.Query(r.ctx, "select t from unnest(array['"+strings.Join(tables, "','")+"']) with ordinality as u(t, i) where to_regclass(t) is null order by i")
+	rows, err := r.c.Query(r.ctx, "select t from unnest(array['"+strings.Join(Tables, "','")+"']) with ordinality as u(t, i) where to_regclass(t) is null order by i")
 	if err != nil {
 		return // the notices are cosmetic
 	}
@@ -271,14 +272,14 @@ func (r *initRun) createPartitions() error {
 // truncate empties the tables inside the data generation's transaction.
 func (r *initRun) truncate() error {
 	if !r.pgDDL {
-		for _, t := range tables {
+		for _, t := range Tables {
 			if err := r.exec("delete from " + t); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return r.exec("truncate table " + strings.Join(tables, ", "))
+	return r.exec("truncate table " + strings.Join(Tables, ", "))
 }
 
 func (r *initRun) begin() error {

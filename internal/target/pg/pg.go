@@ -164,6 +164,9 @@ type committingRows struct {
 	closed bool
 }
 
+// Unwrap is the rows it commits after, for target.FirstColumn.
+func (r *committingRows) Unwrap() target.Rows { return r.Rows }
+
 func (r *committingRows) Close() {
 	r.Rows.Close()
 	if r.closed {

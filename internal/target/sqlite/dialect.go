@@ -15,7 +15,8 @@ func sqliteDialect(version string) target.Dialect {
 			JSONB: versionAtLeast(version, 3, 45), GeneratedColumns: true,
 			UpdateReturning: versionAtLeast(version, 3, 35), JSONEach: true,
 			UUIDType: "TEXT", JSONType: "BLOB", TimestampType: "TEXT",
-			Now: "(strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
+			Now:           "(strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
+			ReadOnlyAfter: "PRAGMA query_only = ON", ReadOnlyUndo: "PRAGMA query_only = OFF",
 		},
 	}
 }

@@ -127,20 +127,15 @@ const dataName = "connect-overhead"
 
 // Init creates the schema and loads the dataset. The load ends by marking
 // the data complete (workload.MarkLoaded); existing data without that mark
-// is refused.
+// is refused (workload.Schema.Prepare).
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.bind(d)
 	w.loaded, w.seed = nil, o.Seed
-	if !o.Fresh {
-		exists, err := workload.TablesExist(ctx, c, w.sql.probe, "connect-overhead tables")
-		if err != nil {
-			return false, err
+	create, err := w.sql.tables.Prepare(ctx, c, o)
+	if err != nil || !create {
+		if err == nil {
+			err = w.reuse(ctx, c, o)
 		}
-		if exists {
-			return false, w.reuse(ctx, c, o)
-		}
-	}
-	if err := workload.ClearLoaded(ctx, c, dataName); err != nil {
 		return false, err
 	}
 	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "schema"); err != nil {

@@ -25,7 +25,8 @@ const statusCancelled = "cancelled"
 // differs between dialects; the queries are the same everywhere.
 type schema struct {
 	arrays                    bool // the load sends typed arrays (else JSON)
-	ddl, drop, probe          []string
+	tables                    workload.Schema
+	ddl, drop                 []string
 	analyze                   []string
 	insertUsers, insertOrders string
 	insertItems               string
@@ -49,9 +50,9 @@ func newSchema(c target.Capabilities) schema {
 		fmt.Sprintf("CREATE TABLE %s (\n  id INTEGER PRIMARY KEY,\n  order_id INTEGER NOT NULL REFERENCES %s (id),\n  product_id INTEGER NOT NULL,\n  quantity INTEGER NOT NULL,\n  price_cents INTEGER NOT NULL\n)", tableItems, tableOrders),
 		fmt.Sprintf("CREATE INDEX %s_order ON %s (order_id)", tableItems, tableItems),
 	}
-	for _, t := range []string{tableItems, tableOrders, tableUsers} {
+	s.tables = workload.Schema{Data: dataName, What: "connect-overhead tables", Names: []string{tableItems, tableOrders, tableUsers}}
+	for _, t := range s.tables.Names {
 		s.drop = append(s.drop, "DROP TABLE IF EXISTS "+t)
-		s.probe = append(s.probe, "SELECT 1 FROM "+t+" WHERE 1 = 0")
 	}
 	// Fresh statistics so the planner sees the loaded data at once.
 	for _, t := range []string{tableUsers, tableOrders, tableItems} {

@@ -59,7 +59,6 @@ func render(s schema, dialect string, d target.Dialect) string {
 	}
 	section("ddl", s.ddl...)
 	section("drop", s.drop...)
-	section("probe", s.probe...)
 	section("analyze", s.analyze...)
 	section("insertUsers", s.insertUsers)
 	section("insertOrders", s.insertOrders)

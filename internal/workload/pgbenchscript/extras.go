@@ -95,7 +95,8 @@ func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.Ini
 	}
 	w.Sizes.Tables = int(tables)
 	if fam[pgscript.FamilyYCSB] {
-		n, made, err := ensure(ctx, c, o, "usertable", "ycsb_key", w.Sizes.RecordCount, func() error {
+		ycsb := workload.Schema{Data: "ycsb", What: "YCSB table", Names: []string{"usertable"}, Standard: true}
+		n, made, err := ensure(ctx, c, o, ycsb, "ycsb_key", w.Sizes.RecordCount, func() error {
 			return setup.YCSB(ctx, c, w.Sizes.RecordCount)
 		})
 		if err != nil {
@@ -104,30 +105,28 @@ func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.Ini
 		w.Sizes.RecordCount, created = n, made
 	}
 	if fam[pgscript.FamilySysbench] {
-		var loaded int64 = -1
-		var missing bool
-		for i := 1; i <= w.Sizes.Tables && !o.Fresh; i++ {
-			k, err := setup.ReadKeys(ctx, c, fmt.Sprintf("sbtest%d", i), "id")
-			if err != nil && target.IsUndefinedTable(err) {
-				missing = true
-				break
-			}
-			if err != nil {
-				return false, err
-			}
-			if i == 1 {
-				loaded = k.Loaded
-			}
+		sb := workload.Schema{Data: "sysbench", What: "sysbench tables", Standard: true}
+		for i := 1; i <= w.Sizes.Tables; i++ {
+			sb.Names = append(sb.Names, fmt.Sprintf("sbtest%d", i))
 		}
-		if o.Fresh || missing {
+		create, err := sb.Prepare(ctx, c, o)
+		if err != nil {
+			return false, err
+		}
+		if create {
 			o.Progress(fmt.Sprintf("loading %d sysbench tables of %d rows", w.Sizes.Tables, w.Sizes.TableSize))
 			if err := setup.Sysbench(ctx, c, w.Sizes.Tables, w.Sizes.TableSize); err != nil {
 				return false, err
 			}
+			if err := workload.MarkLoaded(ctx, c, sb.Data, nil); err != nil {
+				return false, err
+			}
 			created = true
-		} else if loaded != w.Sizes.TableSize {
-			o.Progress(fmt.Sprintf("sbtest1 has %d loaded rows: using them, not %d (--reinit loads anew)", loaded, w.Sizes.TableSize))
-			w.Sizes.TableSize = loaded
+		} else if k, err := setup.ReadKeys(ctx, c, "sbtest1", "id"); err != nil {
+			return false, err
+		} else if k.Loaded != w.Sizes.TableSize {
+			o.Progress(fmt.Sprintf("sbtest1 has %d loaded rows: using them, not %d (--reinit loads anew)", k.Loaded, w.Sizes.TableSize))
+			w.Sizes.TableSize = k.Loaded
 		}
 	}
 	if err := insertBlocks.Create(ctx, c); err != nil {
@@ -144,27 +143,30 @@ func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.Ini
 	return created, nil
 }
 
-// ensure finds table's loaded rows, loading n first when the table is
-// missing or o.Fresh asks; an existing table's size wins, as pgbench's
-// scale does.
-func ensure(ctx context.Context, c target.Conn, o workload.InitOptions, table, key string, n int64, load func() error) (int64, bool, error) {
-	if !o.Fresh {
+// ensure finds the loaded rows of s's one table, loading n first when the
+// table is missing or o.Fresh asks (s.Prepare); an existing table's size
+// wins, as pgbench's scale does.
+func ensure(ctx context.Context, c target.Conn, o workload.InitOptions, s workload.Schema, key string, n int64, load func() error) (int64, bool, error) {
+	table := s.Names[0]
+	create, err := s.Prepare(ctx, c, o)
+	if err != nil {
+		return 0, false, err
+	}
+	if !create {
 		k, err := setup.ReadKeys(ctx, c, table, key)
-		if err == nil {
-			if k.Loaded != n {
-				o.Progress(fmt.Sprintf("%s has %d loaded rows: using them, not %d (--reinit loads anew)", table, k.Loaded, n))
-			}
-			return k.Loaded, false, nil
-		}
-		if !target.IsUndefinedTable(err) {
+		if err != nil {
 			return 0, false, err
 		}
+		if k.Loaded != n {
+			o.Progress(fmt.Sprintf("%s has %d loaded rows: using them, not %d (--reinit loads anew)", table, k.Loaded, n))
+		}
+		return k.Loaded, false, nil
 	}
 	o.Progress(fmt.Sprintf("loading %s: %d rows", table, n))
 	if err := load(); err != nil {
 		return 0, false, err
 	}
-	return n, true, nil
+	return n, true, workload.MarkLoaded(ctx, c, s.Data, nil)
 }
 
 // insertBlocks are the runs' blocks of keys for the rows txnbench's own

@@ -111,6 +111,7 @@ type Workload struct {
 	extra    *extraState
 	checks   []userCheck
 	setupSQL []userCheck
+	caps     target.Capabilities // the database's, for the checks' read-only transactions
 	// inserts marks the scripts of txnbench's own builtins that insert
 	// rows: their transactions count their inserts.
 	inserts []bool
@@ -219,6 +220,22 @@ func (w *Workload) Validate() error {
 		w.Setup.PartitionMethod = ""
 	}
 	return w.Setup.Validate()
+}
+
+// Files are the script, --setup and --check files the workload reads.
+func (w *Workload) Files() []string {
+	var files []string
+	for _, src := range w.Sources {
+		if name, _, err := pgscript.ParseWeighted(src.Arg); err == nil && !src.Builtin && name != "-" {
+			files = append(files, name)
+		}
+	}
+	for _, f := range []string{w.SetupFile, w.CheckFile} {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files
 }
 
 // Load reads and parses one script source.
@@ -372,7 +389,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	builtin, _ := w.usesBuiltin()
 	fam := w.families()
 	extrasOnly := !builtin && (fam[pgscript.FamilyYCSB] || fam[pgscript.FamilySysbench])
-	w.clients = max(o.Clients, 1)
+	w.clients, w.caps = max(o.Clients, 1), d.Caps
 	switch {
 	case extrasOnly:
 		// txnbench's own builtins need their own tables, not pgbench's
@@ -429,17 +446,27 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	return created, nil
 }
 
+// pgbenchTables are pgbench's tables: those pgbench -i made are used as
+// they are, a partial set is dropped only when txnbench made it.
+var pgbenchTables = workload.Schema{Data: "pgbench", What: "pgbench tables", Names: setup.Tables, Standard: true}
+
 // tables finds the scale of the pgbench tables, creating them first when
 // they are missing (or --reinit asked) unless NoAutoInit is set.
 func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions, builtin bool) (scale int, created bool, err error) {
-	scale, err = setup.Scale(ctx, c)
-	if o.Fresh || (err != nil && !w.NoAutoInit && target.IsUndefinedTable(err)) {
-		o.Progress(fmt.Sprintf("creating the pgbench tables at scale %d", w.Setup.Scale))
-		if err := setup.Run(ctx, c, d, w.Setup, progressWriter{o.Progress}); err != nil {
+	if o.Fresh || !w.NoAutoInit {
+		create, err := pgbenchTables.Prepare(ctx, c, o)
+		if err != nil {
 			return 0, false, err
 		}
-		return w.Setup.Scale, true, nil
+		if create {
+			o.Progress(fmt.Sprintf("creating the pgbench tables at scale %d", w.Setup.Scale))
+			if err := setup.Run(ctx, c, d, w.Setup, progressWriter{o.Progress}); err != nil {
+				return 0, false, err
+			}
+			return w.Setup.Scale, true, workload.MarkLoaded(ctx, c, pgbenchTables.Data, nil)
+		}
 	}
+	scale, err = setup.Scale(ctx, c)
 	if err != nil && !builtin {
 		return w.Setup.Scale, false, nil // the custom scripts may not need them
 	}

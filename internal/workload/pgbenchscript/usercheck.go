@@ -2,11 +2,13 @@ package pgbenchscript
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 )
@@ -15,15 +17,16 @@ import (
 const maxSQLFile = 1 << 20
 
 // userCheck is one statement of a --setup or --check file, named by the
-// comment line before it.
+// comment line before it; where is FILE:LINE, the line it starts on.
 type userCheck struct {
-	name, sql string
+	name, sql, where string
 }
 
 // readSQLFile reads a --setup or --check file: statements ending with
 // ';' at the end of a line, each named by the last comment line ("--")
 // before it ("-- name:" is optional). With named, a statement without a
-// name is refused. An empty path reads nothing.
+// name is refused, and so are two of one name (a result has one line per
+// name). An empty path reads nothing.
 func readSQLFile(path, flag string, named bool) ([]userCheck, error) {
 	if path == "" {
 		return nil, nil
@@ -48,6 +51,8 @@ func readSQLFile(path, flag string, named bool) ([]userCheck, error) {
 	var out []userCheck
 	var name string
 	var stmt []string
+	start := 0
+	named1 := map[string]string{} // where each name is first
 	for n, line := range strings.Split(string(text), "\n") {
 		t := strings.TrimSpace(line)
 		switch {
@@ -57,12 +62,20 @@ func readSQLFile(path, flag string, named bool) ([]userCheck, error) {
 		case len(stmt) == 0 && t == "":
 			continue
 		}
+		if len(stmt) == 0 {
+			start = n + 1
+		}
 		stmt = append(stmt, line)
 		if strings.HasSuffix(t, ";") {
+			where := fmt.Sprintf("%s:%d", path, start)
 			if named && name == "" {
-				return nil, fmt.Errorf("%s %s:%d: the check has no name: put a comment line (-- name) before it", flag, path, n+1)
+				return nil, fmt.Errorf("%s %s: the check has no name: put a comment line (-- name) before it", flag, where)
 			}
-			out = append(out, userCheck{name: name, sql: strings.TrimSpace(strings.Join(stmt, "\n"))})
+			if first, dup := named1[name]; named && dup {
+				return nil, fmt.Errorf("%s: two checks named %q, at %s and %s: give each its own name", flag, name, first, where)
+			}
+			named1[name] = where
+			out = append(out, userCheck{name: name, sql: strings.TrimSpace(strings.Join(stmt, "\n")), where: where})
 			name, stmt = "", nil
 		}
 	}
@@ -80,19 +93,32 @@ func (w *Workload) runSetup(ctx context.Context, c target.Conn) error {
 	for _, s := range w.setupSQL {
 		if _, err := c.Exec(ctx, s.sql); err != nil {
 			stmt, _, _ := strings.Cut(s.sql, "\n")
-			return fmt.Errorf("--setup %s: %s: %w", w.SetupFile, stmt, err)
+			return fmt.Errorf("--setup %s: %s: %w", s.where, stmt, err)
 		}
 	}
 	return nil
 }
 
-// checkUser runs the --check file's queries: each holds when it returns
-// no rows or rows whose first column is true.
+// checkUser runs the --check file's queries, each in a read-only
+// transaction of its own: each holds when it returns no rows or rows whose
+// first column is true. A query that writes fails its check, saying so.
 func (w *Workload) checkUser(ctx context.Context, c target.Conn, ch *result.Check) error {
 	for _, q := range w.checks {
-		ok, detail, err := holds(ctx, c, q.sql)
+		var ok bool
+		var detail string
+		var qerr error // the query's own, not the transaction's
+		err := target.ReadOnly(ctx, c, w.caps, func() error {
+			ok, detail, qerr = holds(ctx, c, q.sql)
+			return qerr
+		})
+		if qerr != nil && target.Classify(qerr) == errclass.ReadOnly {
+			msg, _, _ := strings.Cut(target.Message(err), "\n")
+			ch.Add(q.name, false, "it writes, and a check may only read: checks run in a read-only transaction (%s)", msg)
+			continue
+		}
 		if err != nil {
-			return fmt.Errorf("--check %s: %s: %w", w.CheckFile, q.name, err)
+			stmt, _, _ := strings.Cut(q.sql, "\n")
+			return fmt.Errorf("--check %s: %s: %s: %w", q.where, q.name, stmt, err)
 		}
 		ch.Add(q.name, ok, "%s", detail)
 	}
@@ -108,8 +134,11 @@ func holds(ctx context.Context, c target.Conn, q string) (ok bool, detail string
 	n := 0
 	ok = true
 	for rows.Next() {
-		var v any
-		if err := rows.Scan(&v); err != nil {
+		v, err := target.FirstColumn(rows)
+		if errors.Is(err, target.ErrNoColumn) {
+			return false, "", fmt.Errorf("%w: select the condition first, e.g. SELECT count(*) = 0 FROM t WHERE ...", err)
+		}
+		if err != nil {
 			return false, "", err
 		}
 		n++
@@ -133,6 +162,10 @@ func truthy(v any) bool {
 	case bool:
 		return x
 	case int64:
+		return x == 1
+	case int32: // PostgreSQL's integer
+		return x == 1
+	case int16:
 		return x == 1
 	case []byte:
 		return truthy(string(x))

@@ -82,7 +82,7 @@ func TestSQLiteInterruptedLoad(t *testing.T) {
 	if w.sc.warehouses != 2 || w.sc.items != 1000 || w.Settings()["warehouses"] != 2 {
 		t.Errorf("existing data of 2 warehouses taken as %+v", w.sc)
 	}
-	if err := workload.ClearLoaded(ctx, conn, dataName); err != nil {
+	if err := workload.BeginLoad(ctx, conn, dataName); err != nil {
 		t.Fatal(err)
 	}
 	_, err = w.Init(ctx, conn, tg.Dialect(), workload.InitOptions{Seed: 1, Progress: func(string) {}})

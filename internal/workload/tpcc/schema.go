@@ -17,7 +17,8 @@ const nurandTable = "tpcc_nurand"
 // schema is the workload's SQL on one dialect. Only the timestamp type and
 // the expression for the current time differ between dialects.
 type schema struct {
-	ddl, drop, probe, analyze []string
+	tables             workload.Schema
+	ddl, drop, analyze []string
 
 	// New-Order
 	noWarehouse, noDistrict, noCustomer, noOrder, noNewOrder string
@@ -161,9 +162,9 @@ func newSchema(c target.Capabilities) schema {
 )`,
 		"CREATE TABLE " + nurandTable + " (c_last INTEGER NOT NULL, c_id INTEGER NOT NULL, ol_i_id INTEGER NOT NULL)",
 	}
-	for _, t := range append(append([]string{}, tables...), nurandTable) {
+	s.tables = workload.Schema{Data: dataName, What: "TPC-C tables", Names: append(append([]string{}, tables...), nurandTable)}
+	for _, t := range s.tables.Names {
 		s.drop = append(s.drop, "DROP TABLE IF EXISTS "+t)
-		s.probe = append(s.probe, "SELECT 1 FROM "+t+" WHERE 1 = 0")
 		s.analyze = append(s.analyze, c.AnalyzeSQL(t))
 	}
 

@@ -25,6 +25,9 @@ func TestGoldenSQL(t *testing.T) {
 		var b strings.Builder
 		v := reflect.ValueOf(s)
 		for i := range v.NumField() {
+			if v.Field(i).Kind() == reflect.Struct { // the tables: names, not SQL
+				continue
+			}
 			b.WriteString("-- " + v.Type().Field(i).Name + "\n")
 			switch f := v.Field(i); f.Kind() {
 			case reflect.String:

@@ -211,7 +211,9 @@ const dataName = "tpcc"
 // Init creates the schema and loads the data, warehouse after warehouse,
 // with COPY where the database has it. The load ends by marking the data
 // complete (workload.MarkLoaded); existing data without that mark is
-// refused, so an interrupted load is loaded again with --reinit.
+// refused (workload.Schema.Prepare), so an interrupted load is loaded
+// again with --reinit, and another tool's tables of the same names are
+// dropped only then.
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.sql = newSchema(d.Caps)
 	w.engineNote = ""
@@ -222,20 +224,15 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 		w.stockSQL[i], w.stockRead[i] = w.sql.stockStatement(i + 1)
 	}
 	w.loaded, w.seed = nil, o.Seed
-	if !o.Fresh {
-		exists, err := workload.TablesExist(ctx, c, w.sql.probe, "TPC-C tables")
-		if err != nil {
-			return false, err
-		}
-		if exists {
-			return false, w.reuse(ctx, c, o)
-		}
-	}
 	cp, ok := c.(target.Copier)
 	if !ok {
 		return false, errors.New("loading TPC-C: the database session cannot bulk load (no target.Copier)")
 	}
-	if err := workload.ClearLoaded(ctx, c, dataName); err != nil {
+	create, err := w.sql.tables.Prepare(ctx, c, o)
+	if err != nil || !create {
+		if err == nil {
+			err = w.reuse(ctx, c, o)
+		}
 		return false, err
 	}
 	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "TPC-C schema"); err != nil {

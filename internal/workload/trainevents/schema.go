@@ -54,7 +54,7 @@ type schema struct {
 	eventTypeType           string // type of events.event_type; "" = text with CHECK
 	textPayload             bool
 	ddl, drop               []string
-	probe                   []string // statements that fail unless the schema exists
+	tables                  workload.Schema // the variant's tables and their mark
 
 	insertEvents, insertStatus  string
 	insertNoIDs                 bool // insertEvents returns no ids: they are the batch's own
@@ -116,9 +116,9 @@ func newSchema(name string, v variant, c target.Capabilities) schema {
 		fmt.Sprintf("CREATE TABLE %s (\n  id %s PRIMARY KEY,\n  archived_at %s NOT NULL DEFAULT %s,\n  payload %s NOT NULL,\n  %s,\n  authority_id %s NOT NULL,\n  created_at %s NOT NULL,\n  train_id TEXT NOT NULL\n)",
 			s.archive, c.UUIDType, c.TimestampType, c.Now, payloadType, archiveTypeCol, c.UUIDType, c.TimestampType),
 	)
-	for _, t := range []string{s.archive, s.status, s.events} {
+	s.tables = workload.Schema{Data: "train-events " + name, What: name + " tables", Names: []string{s.archive, s.status, s.events}}
+	for _, t := range s.tables.Names {
 		s.drop = append(s.drop, "DROP TABLE IF EXISTS "+t)
-		s.probe = append(s.probe, "SELECT 1 FROM "+t+" WHERE 1 = 0")
 	}
 	if c.Enums {
 		s.drop = append(s.drop, "DROP TYPE IF EXISTS "+s.events+"_event_type")

@@ -119,9 +119,6 @@ func render(w *Workload, dialect string, d target.Dialect) string {
 	for i, q := range w.sql.drop {
 		fmt.Fprintf(&b, "\n-- drop %d\n%s;\n", i+1, q)
 	}
-	for i, q := range w.sql.probe {
-		fmt.Fprintf(&b, "\n-- probe %d\n%s;\n", i+1, q)
-	}
 	for _, st := range statements(w.sql) {
 		fmt.Fprintf(&b, "\n-- %s\n%s;\n", st[0], st[1])
 	}

@@ -164,7 +164,7 @@ const loadBatch = 1000
 
 // Init creates the schema and loads the initial events. The load ends by
 // marking the data complete (workload.MarkLoaded); existing data without
-// that mark is refused.
+// that mark is refused (workload.Schema.Prepare).
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	if !d.Caps.ArrayParams && !d.Caps.JSONEach && !d.Caps.JSONTable {
 		return false, fmt.Errorf("%w: train-events sends its batches as array parameters or a JSON array for json_each() or JSON_TABLE, and %s has none of them", workload.ErrUnsupported, d.Name)
@@ -174,16 +174,11 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	for _, n := range w.notes {
 		o.Progress(n)
 	}
-	if !o.Fresh {
-		exists, err := workload.TablesExist(ctx, c, w.sql.probe, w.v.name()+" tables")
-		if err != nil {
-			return false, err
+	create, err := w.sql.tables.Prepare(ctx, c, o)
+	if err != nil || !create {
+		if err == nil {
+			err = w.reuse(ctx, c, o)
 		}
-		if exists {
-			return false, w.reuse(ctx, c, o)
-		}
-	}
-	if err := workload.ClearLoaded(ctx, c, w.dataName()); err != nil {
 		return false, err
 	}
 	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "schema"); err != nil {
@@ -219,7 +214,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 }
 
 // dataName names the variant's data in txnbench_meta.
-func (w *Workload) dataName() string { return "train-events " + w.v.name() }
+func (w *Workload) dataName() string { return w.sql.tables.Data }
 
 // reuse accepts the existing data when its load finished, and says so when
 // it was made with other data-shaping settings than asked.

@@ -15,6 +15,8 @@ const (
 	tDead      = "workflow_dead_letters"
 	tHistory   = "workflow_history"
 	tBlocks    = "workflow_id_blocks" // the blocks of instance ids runs took (idBits)
+	// dataName names the tables' mark in txnbench_meta.
+	dataName = "workflow"
 )
 
 // notifyChannel is the channel pg_notify wakes the workers on; its payload
@@ -34,7 +36,8 @@ const (
 // same process), so the SQL is the same on every dialect but for the
 // claim's row locks and the wake-up.
 type schema struct {
-	drop, ddl, probe []string
+	tables    workload.Schema
+	drop, ddl []string
 
 	start        string // $1 id, $2 definition, $3 steps, $4 now, $5 business key
 	publish      string // instance to waiting by id: $1 id, $2 now
@@ -76,7 +79,8 @@ type checkQuery struct {
 // notify adds pg_notify to the publish.
 func newSchema(caps target.Capabilities, steps int, notify bool) schema {
 	var s schema
-	for _, t := range []string{tHistory, tDead, tSignals, tInstances, tBlocks} {
+	s.tables = workload.Schema{Data: dataName, What: "workflow tables", Names: []string{tHistory, tDead, tSignals, tInstances, tBlocks}}
+	for _, t := range s.tables.Names {
 		s.drop = append(s.drop, "DROP TABLE IF EXISTS "+t)
 	}
 	s.ddl = []string{
@@ -121,9 +125,6 @@ func newSchema(caps target.Capabilities, steps int, notify bool) schema {
   applied_us BIGINT NOT NULL,
   PRIMARY KEY (instance_id, step)
 )`,
-	}
-	for _, t := range []string{tInstances, tSignals, tDead, tHistory} {
-		s.probe = append(s.probe, "SELECT 1 FROM "+t+" WHERE 1 = 0")
 	}
 	tag := workload.OpTag
 	s.start = tag(opStart) + "INSERT INTO " + tInstances + " (id, definition, business_key, state, version, steps, applied, created_us, updated_us) VALUES ($1, $2, $5, '" + stateStarted + "', 0, $3, 0, $4, $4)"

@@ -239,7 +239,9 @@ func (w *Workload) Steps() []workload.Step {
 }
 
 // Init fits the wake-up to the dialect and creates the tables (there is
-// no initial data: every run adds its own workflows).
+// no initial data: every run adds its own workflows), marked as
+// txnbench's (workload.Schema.Prepare: tables of these names without the
+// mark are refused).
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.notes, w.clients, w.seed, w.wake = nil, max(o.Clients, 1), o.Seed, w.wakeAsked
 	switch {
@@ -255,19 +257,17 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	if !d.Caps.SkipLocked {
 		w.note(fmt.Sprintf("signal workers claim without FOR UPDATE SKIP LOCKED: %s has one writer at a time", d.Name))
 	}
-	if !o.Fresh {
-		exists, err := workload.TablesExist(ctx, c, w.sql.probe, "workflow tables")
-		if err != nil || exists {
-			if err == nil { // tables of a txnbench before id blocks lack theirs
-				err = idBlocks.Create(ctx, c)
-			}
-			return false, err
-		}
+	create, err := w.sql.tables.Prepare(ctx, c, o)
+	if err != nil || !create {
+		return false, err
 	}
 	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "workflow tables"); err != nil {
 		return false, err
 	}
-	return true, idBlocks.Create(ctx, c)
+	if err := idBlocks.Create(ctx, c); err != nil {
+		return false, err
+	}
+	return true, workload.MarkLoaded(ctx, c, dataName, nil)
 }
 
 func (w *Workload) note(n string) { w.notes = append(w.notes, n) }

@@ -166,6 +166,12 @@ func TestMariaDB(t *testing.T) {
 		}
 	})
 
+	t.Run("read-only checks", func(t *testing.T) { clitest.ReadOnlyChecks(t, url) })
+
+	t.Run("foreign tables", func(t *testing.T) {
+		refusesForeignTables(t, mariaDBs(url), false)
+	})
+
 	t.Run("planted deletion", func(t *testing.T) {
 		_, c, done := testutil.Conn(t, url)
 		defer done()

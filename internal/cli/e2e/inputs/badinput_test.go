@@ -370,6 +370,11 @@ func TestBadInputIsRefused(t *testing.T) {
 			if len(extra) > 0 {
 				t.Errorf("left beside the input files: %v", extra)
 			}
+			for f, content := range c.files {
+				if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || string(b) != content {
+					t.Errorf("input %s changed (%v)", f, err)
+				}
+			}
 		})
 	}
 }

@@ -20,8 +20,8 @@ import (
 // (issue 24): files that are no result (a device, a huge file), run ids
 // that would garble a terminal, one result merged with itself, two
 // outputs into one file, faults on a server that is away, --via pgbouncer
-// without a server. TestBadInputIsRefused runs them; each was accepted
-// (or exited 1) before.
+// without a server, an output that is an input. TestBadInputIsRefused runs
+// them; each was accepted (or exited 1) before.
 func inputEdges(t *testing.T) []badInput {
 	valid := resultJSON(t, func(map[string]any) {})
 	a := map[string]string{"a.json": valid}
@@ -37,6 +37,7 @@ func inputEdges(t *testing.T) []badInput {
 		return clitest.TrainEvents("--db", "postgres://u:hunter22@127.0.0.1:1/db", "--shard", "0/2", "--run-id", id)
 	}
 	long := strings.Repeat("r", 5000)
+	study := map[string]string{"cell.json": valid, "study.json": `{"format":"txnbench-study/1","cells":[{"label":"c","results":["cell.json"]}]}`}
 	fault := func(faults ...string) []string {
 		args := clitest.TrainEvents("--db", "temp-postgres", "--duration", "10s")
 		for _, f := range faults {
@@ -78,6 +79,22 @@ func inputEdges(t *testing.T) []badInput {
 		{args: clitest.TrainEvents("--json", "{dir}/x", "--cpu-profile", "{dir}/here/x"), want: "name the same file", setup: link(".", "here", true)},
 		{args: clitest.TrainEvents("--json", "{dir}/a.json", "--html", "{dir}/hard.json"), want: "name the same file", files: a, setup: link("a.json", "hard.json", false)},
 		{args: []string{"report", "{dir}/a.json", "--json", "{dir}/m", "--html", "{dir}/m"}, want: "--html {dir}/m and --json {dir}/m name the same file", files: a},
+		// an output that is one of the inputs, by any path (issue 37):
+		// the saved result was replaced by its own CSV or page
+		{args: []string{"report", "{dir}/a.json", "--csv", "{dir}/a.json"}, want: "--csv {dir}/a.json would replace {dir}/a.json, which this command reads: give the output a file of its own", files: a},
+		{args: []string{"report", "{dir}/a.json", "--html", "{dir}/soft.json"}, want: "--html {dir}/soft.json would replace {dir}/a.json", files: a, setup: link("a.json", "soft.json", true)},
+		{args: []string{"report", "{dir}/a.json", "--json", "{dir}/hard.json"}, want: "--json {dir}/hard.json would replace {dir}/a.json", files: a, setup: link("a.json", "hard.json", false)},
+		{args: []string{"report", "{dir}/a.json", "--csv", "{dir}/sub/../a.json"}, want: "would replace {dir}/a.json", files: a, setup: func(dir string) error { return os.Mkdir(filepath.Join(dir, "sub"), 0o755) }},
+		{args: []string{"report", "{dir}/study.json", "--csv", "{dir}/cell.json"}, want: "--csv {dir}/cell.json would replace {dir}/cell.json", files: study},
+		{args: []string{"diff", "{dir}/a.json", "{dir}/b.json", "--json", "{dir}/b.json"}, want: "--json {dir}/b.json would replace {dir}/b.json", files: map[string]string{"a.json": valid, "b.json": valid}},
+		{args: []string{"diff", "{dir}/study.json", "{dir}/study.json", "--json", "{dir}/cell.json"}, want: "--json {dir}/cell.json would replace {dir}/cell.json", files: study},
+		{args: []string{"run", "script", "-f", "{dir}/s.sql", "--json", "{dir}/s.sql"}, want: "--json {dir}/s.sql would replace {dir}/s.sql", files: map[string]string{"s.sql": "SELECT 1;\n"}},
+		{args: []string{"run", "script", "-f", "{dir}/s.sql", "--check", "{dir}/c.sql", "--html", "{dir}/c.sql"}, want: "--html {dir}/c.sql would replace {dir}/c.sql", files: map[string]string{"s.sql": "SELECT 1;\n", "c.sql": "-- t\nSELECT true;\n"}},
+		{args: clitest.TrainEvents("--config", "{dir}/c.toml", "--csv", "{dir}/c.toml"), want: "--csv {dir}/c.toml would replace {dir}/c.toml", files: map[string]string{"c.toml": "clients = 1\n"}},
+		{args: []string{"study", "script", "-f", "{dir}/s.sql", "--vary", "clients=1,2", "--out", "{dir}"}, want: "--out {dir} holds {dir}/s.sql, which this command reads and could replace: give --out a directory of its own", files: map[string]string{"s.sql": "SELECT 1;\n"}},
+		{args: []string{"study", "train-events", "--config", "{dir}/c.toml", "--vary", "clients=1,2", "--out", "{dir}/here"}, want: "--out {dir}/here holds {dir}/c.toml", files: map[string]string{"c.toml": "clients = 1\n"}, setup: link(".", "here", true)},
+		{args: []string{"suite", "run", "{dir}/s.toml", "--tier", "t", "--out", "{dir}"}, want: "--out {dir} holds {dir}/s.toml", files: map[string]string{"s.toml": goodSuite}},
+		{args: []string{"capacity", "script", "-f", "{dir}/s.sql", "--slo", "script.p99<=1s", "--out", "{dir}"}, want: "--out {dir} holds {dir}/s.sql", files: map[string]string{"s.sql": "SELECT 1;\n"}},
 		// terminate-backends while the server is away, or at its instant
 		{args: fault("3s:kill-server:4s", "5s:terminate-backends"), want: "--fault 5s:terminate-backends starts while --fault 3s:kill-server:4s is going on (until 7s): one fault at a time on the same thing"},
 		{args: fault("3s:hang-server:2s", "4s:terminate-backends"), want: "--fault 4s:terminate-backends starts while --fault 3s:hang-server:2s is going on"},

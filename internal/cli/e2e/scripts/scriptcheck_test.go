@@ -78,17 +78,34 @@ func TestScriptCheckFails(t *testing.T) {
 	}
 }
 
-// TestScriptCheckBadFile: a --check file whose query has no name, or a
-// directory, is refused before anything runs, with exit 2.
+// TestScriptCheckBadFile: a --check file whose query has no name, two
+// checks of one name (both places named), or a directory, is refused
+// before anything runs, with exit 2.
 func TestScriptCheckBadFile(t *testing.T) {
-	dir := scriptFiles(t, map[string]string{"view.sql": viewScript, "noname.sql": "SELECT true;\n"})
-	for arg, want := range map[string]string{filepath.Join(dir, "noname.sql"): "has no name", dir: "not a regular file"} {
+	dir := scriptFiles(t, map[string]string{"view.sql": viewScript, "noname.sql": "SELECT true;\n",
+		"dup.sql": "-- same\nSELECT true;\n\n-- other\nSELECT true;\n-- same\nSELECT 1\n  = 1;\n"})
+	dup := filepath.Join(dir, "dup.sql")
+	for arg, want := range map[string]string{filepath.Join(dir, "noname.sql"): "has no name", dir: "not a regular file",
+		dup: `--check: two checks named "same", at ` + dup + `:2 and ` + dup + `:7: give each its own name`} {
 		code, _, stderr := clitest.Run("run", "script", "--db", "sqlite:"+filepath.Join(dir, "x.db"), "--no-init",
 			"-f", filepath.Join(dir, "view.sql"), "--iterations", "1", "--check", arg)
 		if code != exitcode.Usage || !strings.Contains(stderr, want) {
 			t.Errorf("--check %s: exit %d, want %d saying %q\n%s", arg, code, exitcode.Usage, want, stderr)
 		}
 	}
+}
+
+// TestScriptChecksReadOnly: --check's queries only read, on SQLite and
+// PostgreSQL (MariaDB: TestMariaDB).
+func TestScriptChecksReadOnly(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		clitest.ReadOnlyChecks(t, "sqlite:"+filepath.Join(t.TempDir(), "ro.db"))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		clitest.ReadOnlyChecks(t, testutil.SharedPostgres(t))
+	})
 }
 
 // TestScriptBalanceCheck: the tpcb-like and simple-update builtins are

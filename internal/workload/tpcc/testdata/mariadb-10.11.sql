@@ -130,17 +130,6 @@ DROP TABLE IF EXISTS new_order;
 DROP TABLE IF EXISTS order_line;
 DROP TABLE IF EXISTS stock;
 DROP TABLE IF EXISTS tpcc_nurand;
--- probe
-SELECT 1 FROM item WHERE 1 = 0;
-SELECT 1 FROM warehouse WHERE 1 = 0;
-SELECT 1 FROM district WHERE 1 = 0;
-SELECT 1 FROM customer WHERE 1 = 0;
-SELECT 1 FROM history WHERE 1 = 0;
-SELECT 1 FROM orders WHERE 1 = 0;
-SELECT 1 FROM new_order WHERE 1 = 0;
-SELECT 1 FROM order_line WHERE 1 = 0;
-SELECT 1 FROM stock WHERE 1 = 0;
-SELECT 1 FROM tpcc_nurand WHERE 1 = 0;
 -- analyze
 ANALYZE TABLE item;
 ANALYZE TABLE warehouse;
