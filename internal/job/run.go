@@ -27,7 +27,11 @@ import (
 // the faults' timeline) ends as Run returns.
 func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	rn := &running{s: s, db: db, ctx: ctx}
-	defer rn.atEnd.unwind()
+	var endWind func()
+	rn.wctx, endWind = windDown(ctx)
+	defer endWind()
+	defer rn.atEnd.unwind() // within the budget: it uses wctx
+
 	if err := rn.init(); err != nil {
 		return nil, err
 	}
@@ -49,7 +53,8 @@ type running struct {
 
 	stops cleanups // the start stages', undone after the run
 	atEnd cleanups // what lasts through the check, undone as Run returns
-	// wctx bounds the work after the run (see windDown); made by wind.
+	// wctx bounds the work after the run (see windDown): after an
+	// interrupt, all of it shares one budget.
 	wctx context.Context
 
 	began     time.Time                                             // a shard's start, on the server's clock
@@ -139,7 +144,7 @@ func (rn *running) register() (err error) {
 			return nil
 		}
 		rn.member = m
-		rn.atEnd.push(func() { m.end(s, db) })
+		rn.atEnd.push(func() { m.end(rn.wctx, s, db) })
 	}
 	return nil
 }
@@ -160,17 +165,6 @@ func (rn *running) measure() (*runner.Outcome, error) {
 		rc.OnCycle = rn.onCycle(rc.OnCycle)
 	}
 	return runner.Run(rn.ctx, rc, rn.conns, rn.s.Workload)
-}
-
-// wind is the context of the work after the run, made as that work
-// begins (see windDown).
-func (rn *running) wind() context.Context {
-	if rn.wctx == nil {
-		var end func()
-		rn.wctx, end = windDown(rn.ctx)
-		rn.atEnd.push(end)
-	}
-	return rn.wctx
 }
 
 // startFaults makes the faults' schedule and, for a network fault, the
@@ -198,8 +192,8 @@ func (rn *running) startTelemetry() error {
 	rn.collector = tel
 	rn.first = append(rn.first, telemetryObserver{tel})
 	rn.stops.push(func() {
-		wctx := rn.wind()
-		if rn.ctx.Err() == nil { // after an interrupt, the 2 s left are the check's
+		wctx := rn.wctx
+		if rn.ctx.Err() == nil { // after an interrupt, the budget left is the check's
 			rn.db.closePoolerServers(wctx)
 		}
 		fctx, cancel := telemetryCtx(rn.ctx, wctx)
@@ -313,7 +307,7 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 	rn.collector.ExplainSlowOps(r.SlowOps, s.DB.Via.Kind != target.ViaDirect)
 	r.SetServerTimes()
 	r.Pool = rn.pool
-	r.Pooler = db.poolerResult(rn.wind(), rn.before)
+	r.Pooler = db.poolerResult(rn.wctx, rn.before)
 	mendPooler(r.Pooler, rn.telemetry, db.fleet == nil)
 	notePartialPooler(r, db)
 	db.addDeaths(r, rn.window.opened(out.Started))
@@ -325,7 +319,7 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 // server may have restarted during the run.
 func (rn *running) check() (*result.Result, error) {
 	s, db, r, m := rn.s, rn.db, rn.r, rn.member
-	wctx := rn.wind()
+	wctx := rn.wctx
 	ctx, cancel := context.WithTimeout(wctx, 5*time.Minute)
 	defer cancel()
 	var err error

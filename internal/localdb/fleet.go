@@ -137,6 +137,16 @@ func (f *Fleet) Restart(ctx context.Context) error {
 	return nil
 }
 
+// StopNow is Stop without PgBouncer's safe shutdown, for when no client
+// is left to wait for (an interrupted run): a server that does not answer
+// would hold a safe shutdown for its whole timeout.
+func (f *Fleet) StopNow() error {
+	for _, b := range f.members {
+		b.hurry.Store(true)
+	}
+	return f.Stop()
+}
+
 // Stop stops the proxy and every member and removes their directories.
 func (f *Fleet) Stop() error {
 	var errs []error

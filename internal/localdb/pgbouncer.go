@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -125,8 +126,9 @@ type Bouncer struct {
 	o          BouncerOptions // with defaults filled in
 	user       *runAs         // nil: run as ourselves
 	log        *serverLog
-	password   string   // what clients log in to PgBouncer with
-	tls        tlsFiles // its certificate, key and CA; zero without TLS
+	password   string      // what clients log in to PgBouncer with
+	tls        tlsFiles    // its certificate, key and CA; zero without TLS
+	hurry      atomic.Bool // stop without the safe shutdown (Fleet.StopNow)
 }
 
 // FindPgBouncer returns the path of the pgbouncer binary. A non-empty hint
@@ -547,15 +549,17 @@ func summarizeBouncer(lines []string) string {
 	return summarize(lines)
 }
 
-// stopProcess shuts pgbouncer s down: SIGINT (safe shutdown), then the
-// immediate-shutdown signal, then SIGKILL.
+// stopProcess shuts pgbouncer s down: SIGINT (safe shutdown; skipped
+// once hurried), then the immediate-shutdown signal, then SIGKILL.
 func (b *Bouncer) stopProcess(s *server) error {
 	if waitDone(s, 0) {
 		return nil
 	}
-	_ = syscall.Kill(s.pid, syscall.SIGINT)
-	if waitDone(s, bouncerSafeStopTimeout) {
-		return nil
+	if !b.hurry.Load() {
+		_ = syscall.Kill(s.pid, syscall.SIGINT)
+		if waitDone(s, bouncerSafeStopTimeout) {
+			return nil
+		}
 	}
 	_ = syscall.Kill(s.pid, b.immediateSignal())
 	if waitDone(s, killTimeout) {
