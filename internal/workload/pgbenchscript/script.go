@@ -22,6 +22,7 @@ import (
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/userfile"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -231,9 +232,12 @@ func Load(src Source) (*pgscript.Script, error) {
 	} else {
 		var text []byte
 		if name == "-" {
-			text, err = io.ReadAll(os.Stdin)
+			text, err = userfile.ReadStream(os.Stdin, "standard input", maxSQLFile)
 		} else {
-			text, err = os.ReadFile(name)
+			text, err = userfile.Read(name, maxSQLFile, "a script file")
+		}
+		if pe := (*fs.PathError)(nil); err != nil && !errors.As(err, &pe) {
+			return nil, &openError{msg: err.Error(), err: err} // refused: a device, a pipe, too large
 		}
 		if err != nil {
 			// pgbench's words, with strerror's capital
