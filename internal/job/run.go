@@ -329,7 +329,7 @@ func (rn *running) check() (*result.Result, error) {
 		}
 	}
 	var ch result.Check
-	err = withCheckConn(ctx, s, db, r, func(c target.Conn) (err error) {
+	err = withCheckConn(ctx, s, db, r, func(ctx context.Context, c target.Conn) (err error) {
 		var sh sharing
 		if m != nil {
 			if !s.sharded() {
@@ -353,8 +353,10 @@ func (rn *running) check() (*result.Result, error) {
 		r.Invariants = &result.Check{NotChecked: context.Cause(wctx).Error()}
 		return r, nil
 	}
-	if errors.Is(err, errCheckNoAnswer) { // the verdict says so, and the error why
-		r.Invariants = &result.Check{NotChecked: errCheckNoAnswer.Error()}
+	for _, why := range []error{errCheckNoAnswer, errCheckSilent} {
+		if errors.Is(err, why) { // the verdict says so, and the error why (exit 1)
+			r.Invariants = &result.Check{NotChecked: why.Error()}
+		}
 	}
 	if err != nil {
 		return r, err
