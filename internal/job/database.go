@@ -52,7 +52,7 @@ type Database struct {
 	network      *result.Network
 	tls          *result.TLS // what the clients' connections negotiated (noteTLS)
 	// run is the context Open was given: once it is cancelled (an
-	// interrupt), Close stops the poolers at once.
+	// interrupt), Close stops the poolers and the server at once.
 	run context.Context
 }
 
@@ -70,11 +70,12 @@ func (d *Database) borrow(ctx context.Context) (*Database, error) {
 func (d *Database) Close() error {
 	err := d.Target.Close()
 	_ = d.shaper.Close()
+	// Interrupted: stopped at once, since a safe shutdown waits (its
+	// timeout, for a server that does not answer) for what is over.
+	now := d.run != nil && d.run.Err() != nil
 	if d.fleet != nil {
 		stop := d.fleet.Stop
-		if d.run != nil && d.run.Err() != nil {
-			// Interrupted: no client is left, and a safe shutdown would
-			// wait its timeout for a server that does not answer.
+		if now {
 			stop = d.fleet.StopNow
 		}
 		if serr := stop(); serr != nil && err == nil {
@@ -83,7 +84,11 @@ func (d *Database) Close() error {
 	}
 	_ = d.poolerShaper.Close() // after the poolers it carries
 	if d.server != nil && d.lender == nil {
-		if serr := d.server.Stop(); serr != nil && err == nil {
+		stop := d.server.Stop
+		if now {
+			stop = d.server.StopNow
+		}
+		if serr := stop(); serr != nil && err == nil {
 			err = serr
 		}
 	}
@@ -98,6 +103,7 @@ type localServer interface {
 	Supervise(onDeath func(localdb.Event))
 	PID() int
 	Stop() error
+	StopNow() error
 }
 
 // Cluster is the throwaway cluster behind the database, or nil.

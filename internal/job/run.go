@@ -206,7 +206,7 @@ func (rn *running) startTelemetry() error {
 // openConnectors opens what the clients get their connections from,
 // through the fault proxy when there is one; its stop keeps the pool's
 // figures and closes the sessions (the server publishes their
-// statistics).
+// statistics), within the wind-down's budget.
 func (rn *running) openConnectors() error {
 	conns, err := connect.New(rn.ctx, rn.faults.target(rn.db), rn.s.Conn)
 	if err != nil {
@@ -215,7 +215,7 @@ func (rn *running) openConnectors() error {
 	rn.conns = conns
 	rn.stops.push(func() {
 		rn.pool = conns.PoolStats()
-		conns.Close()
+		within(rn.wctx, conns.Close) // a pool waits for its sessions' cancel requests (15 s each on a frozen server)
 	})
 	return nil
 }

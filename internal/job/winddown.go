@@ -70,3 +70,18 @@ func windDown(ctx context.Context) (context.Context, func()) {
 		cancel(nil)
 	}
 }
+
+// within runs f and waits for it until ctx is done (the wind-down's end,
+// after an interrupt): what f still waits for then (closing sessions whose
+// cancel requests a frozen server never answers) goes on without the run.
+func within(ctx context.Context, f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}

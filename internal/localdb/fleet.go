@@ -137,24 +137,20 @@ func (f *Fleet) Restart(ctx context.Context) error {
 	return nil
 }
 
-// StopNow is Stop without PgBouncer's safe shutdown, for when no client
-// is left to wait for (an interrupted run): a server that does not answer
-// would hold a safe shutdown for its whole timeout.
-func (f *Fleet) StopNow() error {
-	for _, b := range f.members {
-		b.hurry.Store(true)
-	}
-	return f.Stop()
-}
-
 // Stop stops the proxy and every member and removes their directories.
-func (f *Fleet) Stop() error {
+func (f *Fleet) Stop() error { return f.each((*supervised).Stop) }
+
+// StopNow is Stop at once (see supervised.StopNow).
+func (f *Fleet) StopNow() error { return f.each((*supervised).StopNow) }
+
+// each calls stop on the proxy, then on every member.
+func (f *Fleet) each(stop func(*supervised) error) error {
 	var errs []error
 	if f.proxy != nil {
-		errs = append(errs, f.proxy.Stop())
+		errs = append(errs, stop(&f.proxy.supervised))
 	}
 	for _, b := range f.members {
-		errs = append(errs, b.Stop())
+		errs = append(errs, stop(&b.supervised))
 	}
 	return errors.Join(errs...)
 }

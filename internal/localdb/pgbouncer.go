@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -126,9 +125,8 @@ type Bouncer struct {
 	o          BouncerOptions // with defaults filled in
 	user       *runAs         // nil: run as ourselves
 	log        *serverLog
-	password   string      // what clients log in to PgBouncer with
-	tls        tlsFiles    // its certificate, key and CA; zero without TLS
-	hurry      atomic.Bool // stop without the safe shutdown (Fleet.StopNow)
+	password   string   // what clients log in to PgBouncer with
+	tls        tlsFiles // its certificate, key and CA; zero without TLS
 }
 
 // FindPgBouncer returns the path of the pgbouncer binary. A non-empty hint
@@ -281,6 +279,7 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.stopNow = b.stopImmediately
 	return b, nil
 }
 
@@ -549,17 +548,24 @@ func summarizeBouncer(lines []string) string {
 	return summarize(lines)
 }
 
-// stopProcess shuts pgbouncer s down: SIGINT (safe shutdown; skipped
-// once hurried), then the immediate-shutdown signal, then SIGKILL.
+// stopProcess shuts pgbouncer s down: SIGINT (safe shutdown), then
+// stopNow.
 func (b *Bouncer) stopProcess(s *server) error {
 	if waitDone(s, 0) {
 		return nil
 	}
-	if !b.hurry.Load() {
-		_ = syscall.Kill(s.pid, syscall.SIGINT)
-		if waitDone(s, bouncerSafeStopTimeout) {
-			return nil
-		}
+	_ = syscall.Kill(s.pid, syscall.SIGINT)
+	if waitDone(s, bouncerSafeStopTimeout) {
+		return nil
+	}
+	return b.stopImmediately(s)
+}
+
+// stopImmediately shuts pgbouncer s down at once (StopNow): the
+// immediate-shutdown signal, then SIGKILL.
+func (b *Bouncer) stopImmediately(s *server) error {
+	if waitDone(s, 0) {
+		return nil
 	}
 	_ = syscall.Kill(s.pid, b.immediateSignal())
 	if waitDone(s, killTimeout) {

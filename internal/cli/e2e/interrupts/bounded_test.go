@@ -19,8 +19,9 @@ import (
 // follows the interrupt shares one budget (3 s promised). Before, the
 // steps had timeouts of their own that added up: the check's 5 s, then
 // the run table's last word with 2 s of its own (7 s on a server given by
-// URL), then PgBouncer's safe shutdown waiting 5 s for the frozen server
-// (10.4 s).
+// URL), a pool's close waiting 15 s for its sessions' cancel requests
+// (17 s with --conn pool), then PgBouncer's safe shutdown waiting 5 s for
+// the frozen server (10.4 s).
 //
 // The server answers nothing, so every second from SIGINT to the result
 // is txnbench's own: the bounds are the promise and 1.5 s for a loaded
@@ -44,6 +45,7 @@ func TestInterruptIsBounded(t *testing.T) {
 	}{
 		{"url", testutil.NeedPostgres, nil, ""},
 		{"temp-postgres", testutil.NeedPostgres, []string{"--db", "temp-postgres"}, "postgres"},
+		{"temp-postgres pool", testutil.NeedPostgres, []string{"--db", "temp-postgres", "--conn", "pool"}, "postgres"},
 		{"via pgbouncer", testutil.NeedPgBouncer, []string{"--db", "temp-postgres", "--via", "pgbouncer"}, "postgres"},
 		{"temp-mariadb", testutil.NeedMariaDB, []string{"--db", "temp-mariadb"}, "mariadbd"},
 	}
