@@ -310,7 +310,7 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 	r.Pooler = db.poolerResult(rn.wctx, rn.before)
 	mendPooler(r.Pooler, rn.telemetry, db.fleet == nil)
 	notePartialPooler(r, db)
-	db.addDeaths(r, rn.window.opened(out.Started))
+	db.addDeaths(rn.wctx, r, rn.window.opened(out.Started))
 	return r
 }
 

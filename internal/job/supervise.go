@@ -63,18 +63,22 @@ func (d *Database) supervise() {
 // addDeaths waits for restarts under way (the invariant check comes next)
 // and puts the deaths seen so far on r's timeline (times from the window's
 // start), forgetting them.
-func (d *Database) addDeaths(r *result.Result, window time.Time) {
+func (d *Database) addDeaths(ctx context.Context, r *result.Result, window time.Time) {
 	if d.lender != nil {
-		d.lender.addDeaths(r, window) // the borrowed cluster's, seen during this run
+		d.lender.addDeaths(ctx, r, window) // the borrowed cluster's, seen during this run
 	}
-	// A supervised process holds its lock while supervision restarts it.
-	if d.server != nil {
-		d.server.PID()
-	}
-	d.poolerPIDs()
-	if p := d.Proxy(); p != nil {
-		p.PID()
-	}
+	// A supervised process holds its lock while supervision restarts it:
+	// its death is recorded once the restart is over, waited for within
+	// ctx (after an interrupt, what is left of its budget).
+	within(ctx, func() {
+		if d.server != nil {
+			d.server.PID()
+		}
+		d.poolerPIDs()
+		if p := d.Proxy(); p != nil {
+			p.PID()
+		}
+	})
 	d.deaths.mu.Lock()
 	events := d.deaths.events
 	d.deaths.events = nil
