@@ -9,7 +9,9 @@ package userfile
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"syscall"
 )
 
 // Read returns the content of path, which must be a regular file (a
@@ -64,12 +66,24 @@ func readAtMost(r io.Reader, name string, max int64) ([]byte, error) {
 func regular(path string, st os.FileInfo, what string) error {
 	switch {
 	case st.IsDir():
-		return fmt.Errorf("%s is a directory, not a regular file: give %s", path, what)
+		return &refusal{msg: fmt.Sprintf("%s is a directory, not a regular file: give %s", path, what),
+			err: &fs.PathError{Op: "read", Path: path, Err: syscall.EISDIR}}
 	case !st.Mode().IsRegular():
 		return fmt.Errorf("%s is not a regular file (a device or a pipe): give %s", path, what)
 	}
 	return nil
 }
+
+// refusal is a directory Read refuses: its message is txnbench's, and
+// it unwraps to the system's own word for it (read: is a directory), for
+// a caller that speaks another tool's words (pgbench's).
+type refusal struct {
+	msg string
+	err error
+}
+
+func (r *refusal) Error() string { return r.msg }
+func (r *refusal) Unwrap() error { return r.err }
 
 // sizeText is n bytes for messages: 1 GiB, 1 MiB, 64 KiB or 100 bytes.
 func sizeText(n int64) string {

@@ -236,21 +236,18 @@ func Load(src Source) (*pgscript.Script, error) {
 		} else {
 			text, err = userfile.Read(name, maxSQLFile, "a script file")
 		}
-		if pe := (*fs.PathError)(nil); err != nil && !errors.As(err, &pe) {
-			return nil, &openError{msg: err.Error(), err: err} // refused: a device, a pipe, too large
-		}
 		if err != nil {
-			// pgbench's words, with strerror's capital
-			cause := errors.Unwrap(err)
-			if cause == nil {
-				cause = err
+			var pe *fs.PathError
+			if !errors.As(err, &pe) {
+				return nil, &openError{msg: err.Error(), err: err} // refused: a device, a pipe, too large
 			}
-			msg := cause.Error()
+			// pgbench's words, with strerror's capital
+			msg := pe.Err.Error()
 			if msg != "" {
 				msg = strings.ToUpper(msg[:1]) + msg[1:]
 			}
 			verb := "open" // or read: a directory opens, then fails to read
-			if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "read" {
+			if pe.Op == "read" {
 				verb = "read"
 			}
 			return nil, &openError{msg: fmt.Sprintf("could not %s file \"%s\": %s", verb, name, msg), err: err}
