@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/userfile"
 )
 
 // envPrefix starts the environment variable of every flag: TXNBENCH_CLIENTS
@@ -79,23 +80,33 @@ func flagSettings(fs *pflag.FlagSet, cmdPath string) (added []string, err error)
 	return added, err
 }
 
+// maxConfigFile is the largest --config file read: flag settings are a
+// few lines.
+const maxConfigFile = 1 << 20
+
 // applyFile sets the flags a TOML file names (clients = 64, db = "...",
 // pg-conf = ["a=1", "b=2"]) that are still unset. A file that cannot be
 // read or parsed, a key that is no flag of the command, or a value the
 // flag refuses is a usage error naming the fix.
 func applyFile(fs *pflag.FlagSet, cmdPath, path string, set func(*pflag.Flag, string, string) error) error {
 	var m map[string]any
-	md, err := toml.DecodeFile(path, &m)
+	text, err := userfile.Read(path, maxConfigFile, "a TOML file of flag settings (clients = 64)")
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 		return usage(fmt.Errorf("--config %s: %w: give a readable TOML file of flag settings (clients = 64)", path, err))
 	}
+	if err != nil {
+		return usage(fmt.Errorf("--config: %w", err))
+	}
+	md, err := toml.Decode(string(text), &m)
 	if err != nil {
 		return usage(fmt.Errorf("--config %s: %s: fix the TOML (each line a flag's name = value, e.g. clients = 64)", path, target.OneLine(err.Error())))
 	}
 	from := "--config " + path
 	for _, key := range md.Keys() {
 		if len(key) != 1 {
-			continue // inside a table: refused with the table itself
+			// A dotted key (pg.conf = 1) or one inside a table, whose
+			// own key came first and was refused unless it is no table.
+			return usage(fmt.Errorf("%s: %q is a dotted key (a TOML table), not a flag: write each flag on a line of its own as its name without the dashes (clients = 64), its values as a list (pg-conf = [\"a=1\"])", from, key.String()))
 		}
 		name := key[0]
 		f := fs.Lookup(name)

@@ -51,6 +51,9 @@ type Database struct {
 	poolerShaper *faultproxy.Proxy // --pooler-network's
 	network      *result.Network
 	tls          *result.TLS // what the clients' connections negotiated (noteTLS)
+	// run is the context Open was given: once it is cancelled (an
+	// interrupt), Close stops the poolers and the server at once.
+	run context.Context
 }
 
 // borrow opens a new database on d's cluster that leaves the cluster to
@@ -67,14 +70,25 @@ func (d *Database) borrow(ctx context.Context) (*Database, error) {
 func (d *Database) Close() error {
 	err := d.Target.Close()
 	_ = d.shaper.Close()
+	// Interrupted: stopped at once, since a safe shutdown waits (its
+	// timeout, for a server that does not answer) for what is over.
+	now := d.run != nil && d.run.Err() != nil
 	if d.fleet != nil {
-		if serr := d.fleet.Stop(); serr != nil && err == nil {
+		stop := d.fleet.Stop
+		if now {
+			stop = d.fleet.StopNow
+		}
+		if serr := stop(); serr != nil && err == nil {
 			err = serr
 		}
 	}
 	_ = d.poolerShaper.Close() // after the poolers it carries
 	if d.server != nil && d.lender == nil {
-		if serr := d.server.Stop(); serr != nil && err == nil {
+		stop := d.server.Stop
+		if now {
+			stop = d.server.StopNow
+		}
+		if serr := stop(); serr != nil && err == nil {
 			err = serr
 		}
 	}
@@ -89,6 +103,7 @@ type localServer interface {
 	Supervise(onDeath func(localdb.Event))
 	PID() int
 	Stop() error
+	StopNow() error
 }
 
 // Cluster is the throwaway cluster behind the database, or nil.
@@ -99,6 +114,15 @@ func (d *Database) Cluster() *localdb.Cluster { return d.cluster }
 // throwaway PgBouncer in front of it with --via pgbouncer, sized for the
 // spec's clients; clients then go through the pooler.
 func Open(ctx context.Context, s Spec, conns int) (*Database, error) {
+	db, err := open(ctx, s, conns)
+	if db != nil {
+		db.run = ctx
+	}
+	return db, err
+}
+
+// open is Open.
+func open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	clients := s.Runner.Clients
 	if v := s.DB.Via; v.Kind == target.ViaURL {
 		// An existing pooler: clients connect to it, nothing is started.

@@ -27,7 +27,11 @@ import (
 // the faults' timeline) ends as Run returns.
 func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	rn := &running{s: s, db: db, ctx: ctx}
-	defer rn.atEnd.unwind()
+	var endWind func()
+	rn.wctx, endWind = windDown(ctx)
+	defer endWind()
+	defer rn.atEnd.unwind() // within the budget: it uses wctx
+
 	if err := rn.init(); err != nil {
 		return nil, err
 	}
@@ -49,7 +53,8 @@ type running struct {
 
 	stops cleanups // the start stages', undone after the run
 	atEnd cleanups // what lasts through the check, undone as Run returns
-	// wctx bounds the work after the run (see windDown); made by wind.
+	// wctx bounds the work after the run (see windDown): after an
+	// interrupt, all of it shares one budget.
 	wctx context.Context
 
 	began     time.Time                                             // a shard's start, on the server's clock
@@ -159,7 +164,7 @@ func (rn *running) load() (created bool, err error) {
 // noteLoadDeaths makes the deaths seen during the load notes of the run,
 // and returns them.
 func (rn *running) noteLoadDeaths() []death {
-	events := rn.db.takeDeaths()
+	events := rn.db.takeDeaths(rn.wctx)
 	for _, e := range events {
 		rn.loadNotes = append(rn.loadNotes, "during the load, "+e.text())
 	}
@@ -184,7 +189,7 @@ func (rn *running) register() (err error) {
 			return nil
 		}
 		rn.member = m
-		rn.atEnd.push(func() { m.end(s, db) })
+		rn.atEnd.push(func() { m.end(rn.wctx, s, db) })
 	}
 	return nil
 }
@@ -205,17 +210,6 @@ func (rn *running) measure() (*runner.Outcome, error) {
 		rc.OnCycle = rn.onCycle(rc.OnCycle)
 	}
 	return runner.Run(rn.ctx, rc, rn.conns, rn.s.Workload)
-}
-
-// wind is the context of the work after the run, made as that work
-// begins (see windDown).
-func (rn *running) wind() context.Context {
-	if rn.wctx == nil {
-		var end func()
-		rn.wctx, end = windDown(rn.ctx)
-		rn.atEnd.push(end)
-	}
-	return rn.wctx
 }
 
 // startFaults makes the faults' schedule and, for a network fault, the
@@ -243,8 +237,8 @@ func (rn *running) startTelemetry() error {
 	rn.collector = tel
 	rn.first = append(rn.first, telemetryObserver{tel})
 	rn.stops.push(func() {
-		wctx := rn.wind()
-		if rn.ctx.Err() == nil { // after an interrupt, the 2 s left are the check's
+		wctx := rn.wctx
+		if rn.ctx.Err() == nil { // after an interrupt, the budget left is the check's
 			rn.db.closePoolerServers(wctx)
 		}
 		fctx, cancel := telemetryCtx(rn.ctx, wctx)
@@ -257,7 +251,7 @@ func (rn *running) startTelemetry() error {
 // openConnectors opens what the clients get their connections from,
 // through the fault proxy when there is one; its stop keeps the pool's
 // figures and closes the sessions (the server publishes their
-// statistics).
+// statistics), within the wind-down's budget.
 func (rn *running) openConnectors() error {
 	conns, err := connect.New(rn.ctx, rn.faults.target(rn.db), rn.s.Conn)
 	if err != nil {
@@ -266,7 +260,7 @@ func (rn *running) openConnectors() error {
 	rn.conns = conns
 	rn.stops.push(func() {
 		rn.pool = conns.PoolStats()
-		conns.Close()
+		within(rn.wctx, conns.Close) // a pool waits for its sessions' cancel requests (15 s each on a frozen server)
 	})
 	return nil
 }
@@ -371,10 +365,10 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 	rn.collector.ExplainSlowOps(r.SlowOps, s.DB.Via.Kind != target.ViaDirect)
 	r.SetServerTimes()
 	r.Pool = rn.pool
-	r.Pooler = db.poolerResult(rn.wind(), rn.before)
+	r.Pooler = db.poolerResult(rn.wctx, rn.before)
 	mendPooler(r.Pooler, rn.telemetry, db.fleet == nil)
 	notePartialPooler(r, db)
-	db.addDeaths(r, rn.window.opened(out.Started))
+	db.addDeaths(rn.wctx, r, rn.window.opened(out.Started))
 	r.Notes = append(r.Notes, rn.loadNotes...)
 	r.CPU = rn.cpu.use(r)
 	r.LimitedBy = result.DecideLimit(r)
@@ -386,7 +380,7 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 // server may have restarted during the run.
 func (rn *running) check() (*result.Result, error) {
 	s, db, r, m := rn.s, rn.db, rn.r, rn.member
-	wctx := rn.wind()
+	wctx := rn.wctx
 	ctx, cancel := context.WithTimeout(wctx, 5*time.Minute)
 	defer cancel()
 	var err error
@@ -396,7 +390,7 @@ func (rn *running) check() (*result.Result, error) {
 		}
 	}
 	var ch result.Check
-	err = withCheckConn(ctx, s, db, r, func(c target.Conn) (err error) {
+	err = withCheckConn(ctx, s, db, r, func(ctx context.Context, c target.Conn) (err error) {
 		var sh sharing
 		if m != nil {
 			if !s.sharded() {
@@ -420,8 +414,10 @@ func (rn *running) check() (*result.Result, error) {
 		r.Invariants = &result.Check{NotChecked: context.Cause(wctx).Error()}
 		return r, nil
 	}
-	if errors.Is(err, errCheckNoAnswer) { // the verdict says so, and the error why
-		r.Invariants = &result.Check{NotChecked: errCheckNoAnswer.Error()}
+	for _, why := range []error{errCheckNoAnswer, errCheckSilent} {
+		if errors.Is(err, why) { // the verdict says so, and the error why (exit 1)
+			r.Invariants = &result.Check{NotChecked: why.Error()}
+		}
 	}
 	if err != nil {
 		return r, err

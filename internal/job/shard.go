@@ -462,32 +462,37 @@ func CheckRun(ctx context.Context, s Spec, db *Database, id string, partial bool
 	}
 	var ch result.Check
 	err := withConn(ctx, db, func(c target.Conn) error {
-		run, err := readRun(ctx, c, id)
-		if err != nil {
-			return err
-		}
-		if u := run.unfinished(partial, "; check what can be with txnbench check "+id+" --partial"); u != "" {
-			return fmt.Errorf("run %s is not finished: %s; check it when every shard has ended", id, u)
-		}
-		if _, ok := s.Workload.(workload.Ledger); !ok {
-			return fmt.Errorf("run %s ran %s, whose check needs no shard's books: each shard's own check covered the whole run (see its result)", id, s.Name)
-		}
-		sh, err := shareBooks(ctx, s, c, id, shareWait, partial)
-		if err != nil || sh.not != nil {
-			if sh.not != nil {
-				ch = *sh.not
-			}
-			return err
-		}
-		if ch, err = s.Workload.Check(ctx, c); err != nil {
-			return err
-		}
-		return sh.after(ctx, s, c, &ch)
+		return whileAnswering(ctx, db.Connect, func(ctx context.Context) error { return checkRun(ctx, s, c, id, partial, &ch) })
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &ch, nil
+}
+
+// checkRun is CheckRun's check on c.
+func checkRun(ctx context.Context, s Spec, c target.Conn, id string, partial bool, ch *result.Check) error {
+	run, err := readRun(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	if u := run.unfinished(partial, "; check what can be with txnbench check "+id+" --partial"); u != "" {
+		return fmt.Errorf("run %s is not finished: %s; check it when every shard has ended", id, u)
+	}
+	if _, ok := s.Workload.(workload.Ledger); !ok {
+		return fmt.Errorf("run %s ran %s, whose check needs no shard's books: each shard's own check covered the whole run (see its result)", id, s.Name)
+	}
+	sh, err := shareBooks(ctx, s, c, id, shareWait, partial)
+	if err != nil || sh.not != nil {
+		if sh.not != nil {
+			*ch = *sh.not
+		}
+		return err
+	}
+	if *ch, err = s.Workload.Check(ctx, c); err != nil {
+		return err
+	}
+	return sh.after(ctx, s, c, ch)
 }
 
 // endShard records the shard in r and its end in the run table. The

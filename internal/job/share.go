@@ -67,11 +67,13 @@ type member struct {
 // end records the end of a whole run that failed before its check (its
 // books are what its clients did, if anything), so that no other run
 // waits for it or takes it for killed.
-func (m *member) end(s Spec, db *Database) {
+func (m *member) end(wctx context.Context, s Spec, db *Database) {
 	if m == nil || m.finished {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // an interrupted run ends within about 2 s
+	// Within the run's wind-down (after an interrupt, what is left of its
+	// budget: nothing more is waited for) and 2 s.
+	ctx, cancel := context.WithTimeout(wctx, 2*time.Second)
 	defer cancel()
 	withConn(ctx, db, func(c target.Conn) error {
 		_, err := finishShard(ctx, s, c, m)

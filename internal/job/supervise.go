@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/tempdir"
 )
@@ -59,21 +61,25 @@ func (d *Database) supervise() {
 	}
 }
 
-// takeDeaths waits for restarts under way and returns the deaths seen so
+// takeDeaths waits for restarts under way, within ctx (after an
+// interrupt, what is left of its budget), and returns the deaths seen so
 // far (the borrowed cluster's first), forgetting them.
-func (d *Database) takeDeaths() []death {
+func (d *Database) takeDeaths(ctx context.Context) []death {
 	var events []death
 	if d.lender != nil {
-		events = d.lender.takeDeaths() // the borrowed cluster's, seen during this run
+		events = d.lender.takeDeaths(ctx) // the borrowed cluster's, seen during this run
 	}
-	// A supervised process holds its lock while supervision restarts it.
-	if d.server != nil {
-		d.server.PID()
-	}
-	d.poolerPIDs()
-	if p := d.Proxy(); p != nil {
-		p.PID()
-	}
+	// A supervised process holds its lock while supervision restarts it:
+	// its death is recorded once the restart is over.
+	within(ctx, func() {
+		if d.server != nil {
+			d.server.PID()
+		}
+		d.poolerPIDs()
+		if p := d.Proxy(); p != nil {
+			p.PID()
+		}
+	})
 	d.deaths.mu.Lock()
 	events = append(events, d.deaths.events...)
 	d.deaths.events = nil
@@ -105,8 +111,8 @@ func (e death) text() string {
 // addDeaths waits for restarts under way (the invariant check comes next)
 // and puts the deaths seen so far on r's timeline (times from the window's
 // start), forgetting them.
-func (d *Database) addDeaths(r *result.Result, window time.Time) {
-	for _, e := range d.takeDeaths() {
+func (d *Database) addDeaths(ctx context.Context, r *result.Result, window time.Time) {
+	for _, e := range d.takeDeaths(ctx) {
 		r.Faults = append(r.Faults, result.Fault{
 			AtS: e.ev.At.Sub(window).Seconds(), Kind: "died", Target: e.target, Note: e.text(),
 		})
@@ -204,26 +210,29 @@ var errCheckNoAnswer = fmt.Errorf("the server did not answer within %s", checkCo
 // (a pooler's console, the proxy) did not answer in time (stuck), on a
 // session straight to the server, saying so in r's notes. A connection
 // that does not succeed within checkConnectWait fails with
-// errCheckNoAnswer.
-func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, f func(target.Conn) error) error {
+// errCheckNoAnswer; a check that goes on while the server answers
+// nothing (see whileAnswering) fails with errCheckSilent.
+func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, f func(context.Context, target.Conn) error) error {
 	direct := db.serverURL(s)
 	bypass := db.poolerName != "" && direct != ""
 	why := db.silentErr()
 	var c target.Conn
 	err := why
+	connect := db.Connect
 	if why == nil || !bypass {
-		c, err = connectWithin(ctx, db.Connect)
+		c, err = connectWithin(ctx, connect)
 		why = err
 	}
 	if err != nil && bypass && ctx.Err() == nil {
-		c, err = connectWithin(ctx, func(ctx context.Context) (target.Conn, error) {
+		connect = func(ctx context.Context) (target.Conn, error) {
 			t, err := target.OpenURL(ctx, direct)
 			if err != nil {
 				return nil, err
 			}
 			defer t.Close() // its sessions live on
 			return t.Connect(ctx)
-		})
+		}
+		c, err = connectWithin(ctx, connect)
 		if err != nil {
 			return target.ConnectError(direct, err)
 		}
@@ -233,10 +242,71 @@ func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, 
 		return target.ConnectError(db.URL, err)
 	}
 	defer c.Close(context.Background())
-	return f(c)
+	if db.Dialect().Embedded { // no server to freeze
+		return f(ctx, c)
+	}
+	return whileAnswering(ctx, connect, func(ctx context.Context) error { return f(ctx, c) })
 }
 
-// connectWithin runs connect within checkConnectWait; a timeout is
+// checkSilence is how long the invariant check goes on while the server
+// answers nothing: the check's queries may take minutes on a server that
+// is slow (it answers a probe meanwhile), not on one that is frozen.
+const checkSilence = 10 * time.Second
+
+// checkProbeEvery is how long a check runs before, and between, the
+// probes of whileAnswering: a quick check sends none.
+const checkProbeEvery = 2 * time.Second
+
+// errCheckSilent is why the invariant check was given up.
+var errCheckSilent = fmt.Errorf("the server did not answer for %s during the check", checkSilence)
+
+// whileAnswering runs f with a context that is cancelled once the server
+// has answered no probe (a new session through connect and its SELECT 1)
+// for checkSilence, and then returns errCheckSilent. A probe the server
+// refuses (too many connections, its error) is an answer too: only
+// silence gives the check up.
+func whileAnswering(ctx context.Context, connect func(context.Context) (target.Conn, error), f func(context.Context) error) error {
+	fctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		answered := time.Now()
+		for runner.Sleep(fctx, checkProbeEvery) == nil {
+			if left := checkSilence - time.Since(answered); left > 0 && probe(fctx, connect, left) {
+				answered = time.Now()
+			}
+			if time.Since(answered) >= checkSilence {
+				cancel(errCheckSilent)
+				return
+			}
+		}
+	}()
+	err := f(fctx)
+	cancel(nil)
+	<-done
+	if err != nil && errors.Is(context.Cause(fctx), errCheckSilent) {
+		return errCheckSilent
+	}
+	return err
+}
+
+// probe reports whether the server answers (anything) within d on a new
+// session through connect.
+func probe(ctx context.Context, connect func(context.Context) (target.Conn, error), d time.Duration) bool {
+	pctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	c, err := connect(pctx)
+	if err == nil {
+		var one int
+		err = target.QueryRow(pctx, c, "SELECT 1", nil, &one)
+		c.Close(context.Background())
+	}
+	return err == nil || (pctx.Err() == nil && target.Classify(err) != errclass.Timeout)
+}
+
+// connectWithin is connect within checkConnectWait: a server that does not
+// answer in time (SIGSTOPped, or behind a stuck pooler) fails with
 // errCheckNoAnswer.
 func connectWithin(ctx context.Context, connect func(context.Context) (target.Conn, error)) (target.Conn, error) {
 	cctx, cancel := context.WithTimeout(ctx, checkConnectWait)

@@ -8,12 +8,13 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 )
 
-// interruptWait is how long what follows a run (telemetry's finish, the
-// pooler's counters, the invariant check) may still take once the run was
-// interrupted, whatever the server does: long enough for a server that
-// resumes with the interrupt (a hang fault ending) to answer the check on a
-// busy machine, short enough that Ctrl-C still feels prompt.
-const interruptWait = 5 * time.Second
+// interruptWait is the one budget of everything that follows an interrupt,
+// counted from the interrupt itself: the clients' stop, the telemetry's
+// finish, the pooler's counters, the invariant check and the run table's
+// last word share it, whatever the server does (frozen, killed, slow), so
+// that the results are printed and saved within 3 s of Ctrl-C. No step
+// after an interrupt has a timeout of its own beyond it.
+const interruptWait = 2 * time.Second
 
 // probeWait bounds each short exchange with a server around a run
 // (naming its sessions, installing an extension): a server that does not
@@ -57,7 +58,8 @@ func telemetryCtx(run, wctx context.Context) (context.Context, context.CancelFun
 
 // windDown returns the context for the work after a run: it is cancelled,
 // with errNoAnswer as its cause, interruptWait after ctx is (ctx may
-// already be), and by the returned stop.
+// already be), and by the returned stop. Made as the run begins, its clock
+// starts with the interrupt, not with the first step that waits.
 func windDown(ctx context.Context) (context.Context, func()) {
 	w, cancel := context.WithCancelCause(context.Background())
 	stop := context.AfterFunc(ctx, func() {
@@ -66,5 +68,20 @@ func windDown(ctx context.Context) (context.Context, func()) {
 	return w, func() {
 		stop()
 		cancel(nil)
+	}
+}
+
+// within runs f and waits for it until ctx is done (the wind-down's end,
+// after an interrupt): what f still waits for then (closing sessions whose
+// cancel requests a frozen server never answers) goes on without the run.
+func within(ctx context.Context, f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 }

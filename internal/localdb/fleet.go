@@ -138,13 +138,19 @@ func (f *Fleet) Restart(ctx context.Context) error {
 }
 
 // Stop stops the proxy and every member and removes their directories.
-func (f *Fleet) Stop() error {
+func (f *Fleet) Stop() error { return f.each((*supervised).Stop) }
+
+// StopNow is Stop at once (see supervised.StopNow).
+func (f *Fleet) StopNow() error { return f.each((*supervised).StopNow) }
+
+// each calls stop on the proxy, then on every member.
+func (f *Fleet) each(stop func(*supervised) error) error {
 	var errs []error
 	if f.proxy != nil {
-		errs = append(errs, f.proxy.Stop())
+		errs = append(errs, stop(&f.proxy.supervised))
 	}
 	for _, b := range f.members {
-		errs = append(errs, b.Stop())
+		errs = append(errs, stop(&b.supervised))
 	}
 	return errors.Join(errs...)
 }

@@ -132,7 +132,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{
-		supervised: supervised{name: "PostgreSQL", dir: dir, stop: stopServer},
+		supervised: supervised{name: "PostgreSQL", dir: dir, stop: stopServer, stopNow: stopServerNow},
 		bin:        bin,
 		dataDir:    filepath.Join(dir, "data"),
 		version:    version,
@@ -356,6 +356,10 @@ func isPortInUse(err error) bool {
 // stopServer asks the postmaster for a fast shutdown and waits for it,
 // killing it after stopTimeout.
 func stopServer(s *server) error { return terminate(s, syscall.SIGINT) }
+
+// stopServerNow asks the postmaster for an immediate shutdown (no
+// checkpoint) and waits for it, killing it after stopTimeout.
+func stopServerNow(s *server) error { return terminate(s, syscall.SIGQUIT) }
 
 // terminate sends s sig, its shutdown signal, and waits for it to exit,
 // killing it after stopTimeout.

@@ -279,6 +279,7 @@ func StartPgBouncer(ctx context.Context, o BouncerOptions) (*Bouncer, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.stopNow = b.stopImmediately
 	return b, nil
 }
 
@@ -547,14 +548,23 @@ func summarizeBouncer(lines []string) string {
 	return summarize(lines)
 }
 
-// stopProcess shuts pgbouncer s down: SIGINT (safe shutdown), then the
-// immediate-shutdown signal, then SIGKILL.
+// stopProcess shuts pgbouncer s down: SIGINT (safe shutdown), then
+// stopNow.
 func (b *Bouncer) stopProcess(s *server) error {
 	if waitDone(s, 0) {
 		return nil
 	}
 	_ = syscall.Kill(s.pid, syscall.SIGINT)
 	if waitDone(s, bouncerSafeStopTimeout) {
+		return nil
+	}
+	return b.stopImmediately(s)
+}
+
+// stopImmediately shuts pgbouncer s down at once (StopNow): the
+// immediate-shutdown signal, then SIGKILL.
+func (b *Bouncer) stopImmediately(s *server) error {
+	if waitDone(s, 0) {
 		return nil
 	}
 	_ = syscall.Kill(s.pid, b.immediateSignal())

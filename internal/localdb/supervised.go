@@ -27,7 +27,10 @@ type supervised struct {
 	// start starts the process on port and returns the port it got.
 	start func(ctx context.Context, port int) (*server, int, error)
 	stop  func(*server) error
-	sup   supervision // restarting it when it dies unasked (Supervise)
+	// stopNow, when set, is StopNow's way: no shutdown that waits for
+	// clients or writes what a throwaway process no longer needs.
+	stopNow func(*server) error
+	sup     supervision // restarting it when it dies unasked (Supervise)
 }
 
 // Restart stops the process and starts it again on the same port and
@@ -85,7 +88,21 @@ func (p *supervised) restartLocked(ctx context.Context) error {
 // Stop stops the process and removes its directory. It is idempotent and
 // safe to call concurrently; it returns an error only if a process or the
 // directory is left behind.
-func (p *supervised) Stop() error {
+func (p *supervised) Stop() error { return p.stopWith(p.stop) }
+
+// StopNow is Stop at once, for a run that was interrupted: nothing is
+// left to wait for (PostgreSQL's immediate shutdown skips the checkpoint,
+// PgBouncer's skips the safe shutdown, which waits for a server that may
+// not answer).
+func (p *supervised) StopNow() error {
+	if p.stopNow != nil {
+		return p.stopWith(p.stopNow)
+	}
+	return p.Stop()
+}
+
+// stopWith is Stop, stopping the process with stop.
+func (p *supervised) stopWith(stop func(*server) error) error {
 	p.sup.end() // a restart under way gives up
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -93,7 +110,7 @@ func (p *supervised) Stop() error {
 	var errs []error
 	if p.srv != nil {
 		resume(p.srv)
-		if err := p.stop(p.srv); err != nil {
+		if err := stop(p.srv); err != nil {
 			errs = append(errs, err)
 		} else {
 			p.srv = nil

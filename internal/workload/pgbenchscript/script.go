@@ -22,6 +22,7 @@ import (
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/userfile"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -250,22 +251,22 @@ func Load(src Source) (*pgscript.Script, error) {
 	} else {
 		var text []byte
 		if name == "-" {
-			text, err = io.ReadAll(os.Stdin)
+			text, err = userfile.ReadStream(os.Stdin, "standard input", maxSQLFile)
 		} else {
-			text, err = os.ReadFile(name)
+			text, err = userfile.Read(name, maxSQLFile, "a script file")
 		}
 		if err != nil {
-			// pgbench's words, with strerror's capital
-			cause := errors.Unwrap(err)
-			if cause == nil {
-				cause = err
+			var pe *fs.PathError
+			if !errors.As(err, &pe) {
+				return nil, &openError{msg: err.Error(), err: err} // refused: a device, a pipe, too large
 			}
-			msg := cause.Error()
+			// pgbench's words, with strerror's capital
+			msg := pe.Err.Error()
 			if msg != "" {
 				msg = strings.ToUpper(msg[:1]) + msg[1:]
 			}
 			verb := "open" // or read: a directory opens, then fails to read
-			if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "read" {
+			if pe.Op == "read" {
 				verb = "read"
 			}
 			return nil, &openError{msg: fmt.Sprintf("could not %s file \"%s\": %s", verb, name, msg), err: err}

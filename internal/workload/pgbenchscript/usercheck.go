@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/userfile"
 )
 
-// maxSQLFile is the largest --setup or --check file read.
+// maxSQLFile is the largest SQL file read: a script of -f, a --setup or
+// --check file.
 const maxSQLFile = 1 << 20
 
 // userCheck is one statement of a --setup or --check file, named by the
@@ -31,22 +31,9 @@ func readSQLFile(path, flag string, named bool) ([]userCheck, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.Open(path)
+	text, err := userfile.Read(path, maxSQLFile, "an SQL file")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return nil, fmt.Errorf("%s: %w", flag, err)
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s %s: not a regular file: give an SQL file", flag, path)
-	}
-	text, err := io.ReadAll(io.LimitReader(f, maxSQLFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", flag, err)
-	}
-	if len(text) > maxSQLFile {
-		return nil, fmt.Errorf("%s %s: larger than %d bytes: keep the file to its statements", flag, path, maxSQLFile)
 	}
 	var out []userCheck
 	var name string

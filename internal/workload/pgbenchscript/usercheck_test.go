@@ -21,7 +21,7 @@ func TestReadSQLFile(t *testing.T) {
 		"noname.sql": {"SELECT 1;\n", "has no name"},
 		"open.sql":   {"-- a\nSELECT 1\n", "does not end with ';'"},
 		"empty.sql":  {"-- nothing\n", "no checks in it"},
-		"big.sql":    {"-- big\nSELECT '" + strings.Repeat("x", maxSQLFile) + "';\n", "larger than"},
+		"big.sql":    {"-- big\nSELECT '" + strings.Repeat("x", maxSQLFile) + "';\n", "more than the 1 MiB txnbench reads"},
 	} {
 		if _, err := readSQLFile(write(name, tc.text), "--check", true); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", name, err, tc.want)

@@ -36,6 +36,12 @@ func inputEdges(t *testing.T) []badInput {
 	shard := func(id string) []string {
 		return clitest.TrainEvents("--db", "postgres://u:hunter22@127.0.0.1:1/db", "--shard", "0/2", "--run-id", id)
 	}
+	fifo := func(name string) func(string) error {
+		return func(dir string) error { return syscall.Mkfifo(filepath.Join(dir, name), 0o644) }
+	}
+	script := func(args ...string) []string {
+		return append([]string{"run", "script", "--db", "sqlite:{dir}/x.db", "--iterations", "1"}, args...)
+	}
 	long := strings.Repeat("r", 5000)
 	study := map[string]string{"cell.json": valid, "study.json": `{"format":"txnbench-study/1","cells":[{"label":"c","results":["cell.json"]}]}`}
 	fault := func(faults ...string) []string {
@@ -47,7 +53,7 @@ func inputEdges(t *testing.T) []badInput {
 	}
 	return []badInput{
 		// files that are no result: read until memory ran out
-		{args: []string{"report", "/dev/zero"}, want: "/dev/zero is not a regular file (a device or a pipe): give a file"},
+		{args: []string{"report", "/dev/zero"}, want: "/dev/zero is not a regular file (a device or a pipe): give a result, study or suite file"},
 		{args: []string{"report", "{dir}/a.json", "/dev/zero"}, want: "/dev/zero is not a regular file", files: a},
 		{args: []string{"diff", "/dev/zero", "{dir}/a.json"}, want: "BASE: /dev/zero is not a regular file", files: a},
 		{args: []string{"diff", "{dir}/a.json", "/dev/zero"}, want: "NEW: /dev/zero is not a regular file", files: a},
@@ -60,6 +66,23 @@ func inputEdges(t *testing.T) []badInput {
 			setup: func(dir string) error { return sparse(filepath.Join(dir, "huge.json"), result.MaxFileSize+1) }},
 		{args: []string{"diff", "{dir}/huge.json", "{dir}/huge.json"}, want: "BASE: {dir}/huge.json is 1073741825 bytes",
 			setup: func(dir string) error { return sparse(filepath.Join(dir, "huge.json"), result.MaxFileSize+1) }},
+		// files a run reads (issue 37): /dev/zero read without limit
+		// (--config: 2.2 GB in 7 s), a named pipe waited for a writer
+		// forever, a dotted key of --config was ignored
+		{args: clitest.TrainEvents("--db", "sqlite:{dir}/x.db", "--config", "/dev/zero"), want: "--config: /dev/zero is not a regular file (a device or a pipe): give a TOML file of flag settings"},
+		{args: clitest.TrainEvents("--db", "sqlite:{dir}/x.db", "--config", "{dir}/pipe.toml"), want: "--config: {dir}/pipe.toml is not a regular file", setup: fifo("pipe.toml")},
+		{args: clitest.TrainEvents("--db", "sqlite:{dir}/x.db", "--config", "{dir}/big.toml"), want: "--config: {dir}/big.toml is 1048577 bytes, more than the 1 MiB txnbench reads: give a TOML file",
+			setup: func(dir string) error { return sparse(filepath.Join(dir, "big.toml"), 1<<20+1) }},
+		{args: clitest.TrainEvents("--db", "sqlite:{dir}/x.db", "--config", "{dir}/c.toml"), want: `--config {dir}/c.toml: "clients.max" is a dotted key (a TOML table), not a flag: write each flag on a line of its own`,
+			files: map[string]string{"c.toml": "iterations = 1\nclients.max = 3\n"}},
+		{args: script("-f", "{dir}/zero.sql"), want: "{dir}/zero.sql is not a regular file (a device or a pipe): give a script file", setup: link("/dev/zero", "zero.sql", true)},
+		{args: script("-f", "{dir}/pipe.sql"), want: "{dir}/pipe.sql is not a regular file", setup: fifo("pipe.sql")},
+		{args: script("-f", "{dir}/big.sql"), want: "{dir}/big.sql is 1048577 bytes, more than the 1 MiB txnbench reads: give a script file",
+			setup: func(dir string) error { return sparse(filepath.Join(dir, "big.sql"), 1<<20+1) }},
+		{args: script("-b", "tpcb-like", "--check", "{dir}/pipe.sql"), want: "--check: {dir}/pipe.sql is not a regular file", setup: fifo("pipe.sql")},
+		{args: script("-b", "tpcb-like", "--setup", "{dir}/pipe.sql"), want: "--setup: {dir}/pipe.sql is not a regular file", setup: fifo("pipe.sql")},
+		{args: []string{"pgbench", "--db", "sqlite:{dir}/x.db", "-t", "1", "-f", "{dir}/zero.sql"}, want: "{dir}/zero.sql is not a regular file", code: exitcode.Failure, setup: link("/dev/zero", "zero.sql", true)},
+		{args: []string{"suite", "run", "{dir}/pipe.toml", "--tier", "t"}, want: "{dir}/pipe.toml is not a regular file", setup: fifo("pipe.toml")},
 		// run ids
 		{args: shard("a\nb"), want: `--run-id "a\nb" holds a control character (a newline or an escape, say): give printable characters only`},
 		{args: shard("x\x1b[31mred"), want: `--run-id "x\x1b[31mred" holds a control character`},
