@@ -183,6 +183,18 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 	return root
 }
 
+// oneArg is the Args of a command (use, as typed) that takes one
+// argument: its usage error says what the argument is and where to find
+// one (what), not cobra's "accepts 1 arg(s)".
+func oneArg(use, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usage(fmt.Errorf("%s takes one argument, got %d: %s", use, len(args), what))
+		}
+		return nil
+	}
+}
+
 // collectSecrets remembers every URL password given on the command line
 // so that a message quoting that URL hides it even where the URL does not
 // parse (redact).

@@ -385,13 +385,33 @@ func newRunSpec(def workload.Def, fs *pflag.FlagSet, run bool) *runSpec {
 
 // spec validates the parsed flags and makes the job's specification.
 func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
+	// --clients as the user gave it, or what its default follows from: a
+	// workload that derives it is validated first, so that a bad
+	// --warehouses is named, not the --clients it would make.
+	clients, validated := fmt.Sprintf("--clients %d", rs.f.cfg.Clients), false
 	if d, ok := rs.w.(workload.ClientDefaulter); ok && rs.run && !fs.Changed("clients") {
-		rs.f.cfg.Clients = d.DefaultClients()
+		if err := workload.Validate(rs.w); err != nil {
+			return job.Spec{}, usage(err)
+		}
+		rs.f.cfg.Clients, clients = d.DefaultClients()
+		validated = true
 	}
 	if err := rs.f.validate(fs, rs.run); err != nil {
 		return job.Spec{}, err
 	}
-	if err := workload.Validate(rs.w); err != nil {
+	if !validated {
+		if err := workload.Validate(rs.w); err != nil {
+			return job.Spec{}, usage(err)
+		}
+	}
+	load := ""
+	switch {
+	case !rs.run:
+		load = "init"
+	case rs.f.reinit:
+		load = "--reinit"
+	}
+	if err := workload.CheckExistingData(rs.w, rs.f.spec, load); err != nil {
 		return job.Spec{}, usage(err)
 	}
 	if rs.shard != nil {
@@ -400,7 +420,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 		}
 	}
 	if rs.run {
-		if err := runner.CheckMemory(rs.f.cfg, rs.w); err != nil {
+		if err := runner.CheckMemory(rs.f.cfg, rs.w, clients); err != nil {
 			return job.Spec{}, usage(err)
 		}
 	}

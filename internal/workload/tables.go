@@ -45,3 +45,35 @@ func CreateTables(ctx context.Context, c target.Conn, drop, ddl []string, what s
 	}
 	return nil
 }
+
+// ExistingDataUser is a workload told to use the data already in the
+// database and load none (script's --no-init with builtin scripts, which
+// would otherwise load their tables where they are missing). UsesExisting
+// names the flag that told it, "" when none did.
+type ExistingDataUser interface {
+	UsesExisting() string
+}
+
+// CheckExistingData refuses, before anything starts, a workload told to
+// use the data already there (ExistingDataUser) on a database that
+// starts empty (a throwaway one, db: there is none to use), or where load
+// asks for the data to be loaded: "init" (the command) or "--reinit"
+// ("" when nothing does).
+func CheckExistingData(w Workload, db target.Spec, load string) error {
+	u, ok := w.(ExistingDataUser)
+	if !ok || u.UsesExisting() == "" {
+		return nil
+	}
+	flag := u.UsesExisting()
+	switch {
+	case load == "init":
+		return fmt.Errorf("init loads the data and %s says to load none: leave %s out", flag, flag)
+	case load != "":
+		return fmt.Errorf("%s with %s: one uses the data already there, the other loads it anew; choose one", flag, load)
+	case db.Kind == target.SQLiteTemp:
+		return fmt.Errorf("%s uses the data already in the database, and the temporary SQLite file of a run without --db starts empty: give --db where the data is, or leave %s out to load it", flag, flag)
+	case db.Throwaway():
+		return fmt.Errorf("%s uses the data already in the database, and --db %s starts empty: give --db where the data is, or leave %s out to load it", flag, db, flag)
+	}
+	return nil
+}

@@ -40,6 +40,8 @@ var (
 	_ workload.DataReporter = (*Workload)(nil)
 	_ workload.Tables       = (*Workload)(nil)
 	_ workload.Stepper      = (*Workload)(nil)
+
+	_ workload.ExistingDataUser = (*Workload)(nil)
 )
 
 // MaxScripts is pgbench's limit on the number of scripts of a run.
@@ -98,6 +100,7 @@ type Workload struct {
 	// statement (pg_stat_statements) adds up to each script's server(ms).
 	Untagged bool
 
+	fs       *pflag.FlagSet // the flags, where Flags registered them
 	scripts  []*pgscript.Script
 	mode     target.QueryMode
 	defines  map[string]string
@@ -121,6 +124,7 @@ func New() *Workload {
 
 // Flags registers the workload's options.
 func (w *Workload) Flags(fs *pflag.FlagSet) {
+	w.fs = fs
 	fs.VarP(&sourceFlag{w: w}, "file", "f", "a pgbench script file, optionally @weight (repeatable)")
 	fs.VarP(&sourceFlag{w: w, builtin: true}, "builtin", "b", "a builtin script: tpcb-like, simple-update, select-only, ycsb-a to ycsb-f, oltp-read-write, oltp-read-only, oltp-write-only, oltp-point-select, oltp-update-index or oltp-insert, optionally @weight (repeatable)")
 	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "set a script variable: NAME=VALUE (repeatable)")
@@ -129,7 +133,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.IntVar(&w.Setup.Partitions, "partitions", 0, "partition pgbench_accounts into this many parts, when txnbench creates it")
 	fs.StringVar(&w.Setup.PartitionMethod, "partition-method", "range", "range or hash, with --partitions")
 	fs.BoolVar(&w.Setup.ForeignKeys, "foreign-keys", false, "create foreign keys between the pgbench tables, when txnbench creates them")
-	fs.BoolVar(&w.NoInit, "no-init", false, "with custom scripts only: do not create pgbench's tables where they are missing")
+	fs.BoolVar(&w.NoInit, "no-init", false, "use the tables already in --db and create none: custom scripts run without pgbench's tables where they are missing, builtin scripts refuse to start without theirs")
 	fs.Int64Var(&w.Sizes.RecordCount, "record-count", w.Sizes.RecordCount, "rows of YCSB's usertable (ycsb-a to ycsb-f), when txnbench loads it")
 	fs.IntVar(&w.Sizes.Tables, "tables", w.Sizes.Tables, "sysbench tables sbtest1..N (oltp-*)")
 	fs.Int64Var(&w.Sizes.TableSize, "table-size", w.Sizes.TableSize, "rows of each sysbench table, when txnbench loads them")
@@ -214,6 +218,9 @@ func (w *Workload) Validate() error {
 		return err
 	}
 	if w.Setup.Partitions == 0 {
+		if w.fs != nil && w.fs.Changed("partition-method") {
+			return errors.New("--partition-method without --partitions: add --partitions N, or leave --partition-method out")
+		}
 		w.Setup.PartitionMethod = ""
 	}
 	return w.Setup.Validate()
@@ -431,6 +438,11 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 // they are missing (or --reinit asked) unless NoAutoInit is set.
 func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions, builtin bool) (scale int, created bool, err error) {
 	scale, err = setup.Scale(ctx, c)
+	if err != nil && builtin && !o.Fresh && target.IsUndefinedTable(err) {
+		if err := w.mayLoad("pgbench_accounts and the other pgbench_* tables"); err != nil {
+			return 0, false, err
+		}
+	}
 	if o.Fresh || (err != nil && !w.NoAutoInit && target.IsUndefinedTable(err)) {
 		o.Progress(fmt.Sprintf("creating the pgbench tables at scale %d", w.Setup.Scale))
 		if err := setup.Run(ctx, c, d, w.Setup, progressWriter{o.Progress}); err != nil {

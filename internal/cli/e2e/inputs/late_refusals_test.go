@@ -1,0 +1,49 @@
+package inputs
+
+
+
+// lateRefusals are the bad inputs issue 37's adversarial pass found not
+// clean: an error naming a flag the user did not give (tpcc's --clients,
+// derived from --warehouses), a flag accepted and ignored (--no-init with
+// builtin scripts, --partition-method without --partitions), a -D size
+// refused with exit 1 after the run's header, sizes so large the load
+// never ends, cobra's "accepts 1 arg(s)" and "unknown command" where the
+// user gave a file. TestBadInputIsRefused runs them; each failed it
+// before.
+func lateRefusals() []badInput {
+	s := map[string]string{"s.toml": goodSuite}
+	script := func(args ...string) []string { return append([]string{"run", "script"}, args...) }
+	return []badInput{
+		// tpcc: the flag given, with its range, not the --clients it makes
+		{args: []string{"run", "tpcc", "--warehouses", "0"}, want: "--warehouses 0: give 1 to 100000"},
+		{args: []string{"run", "tpcc", "--warehouses", "-1"}, want: "--warehouses -1: give 1 to 100000"},
+		{args: []string{"run", "tpcc", "--warehouses", "1000000000"}, want: "--warehouses 1000000000: give 1 to 100000"},
+		{args: []string{"run", "tpcc", "--warehouses", "922337203685477581"}, want: "--warehouses 922337203685477581: give 1 to 100000"},
+		{args: []string{"run", "tpcc", "--active-warehouses", "1000000000"}, want: "--active-warehouses 1000000000: give 0 (all loaded) to 100000"},
+		{args: []string{"init", "tpcc", "--db", "sqlite:{dir}/t.db", "--warehouses", "1000000000"}, want: "--warehouses 1000000000: give 1 to 100000"},
+		// --no-init with builtin scripts: the data already there, or none
+		{args: script("-b", "ycsb-a", "--no-init"), want: "--no-init uses the data already in the database, and the temporary SQLite file of a run without --db starts empty: give --db where the data is, or leave --no-init out"},
+		{args: script("-b", "tpcb-like", "--no-init", "--db", "temp-postgres"), want: "--no-init uses the data already in the database, and --db temp-postgres starts empty"},
+		{args: script("-b", "oltp-read-only", "--no-init", "--db", "temp-mariadb"), want: "and --db temp-mariadb starts empty"},
+		{args: script("-b", "ycsb-a", "--no-init", "--reinit", "--db", "sqlite:{dir}/x.db"), want: "--no-init with --reinit: one uses the data already there, the other loads it anew; choose one"},
+		{args: []string{"init", "script", "-b", "ycsb-a", "--no-init", "--db", "sqlite:{dir}/x.db"}, want: "init loads the data and --no-init says to load none: leave --no-init out"},
+		// the builtins' sizes, from -D or their flags: refused before the header
+		{args: script("-b", "oltp-read-write", "-D", "tables=-1"), want: "-D tables=-1: give a whole number from 1 to 10000"},
+		{args: script("-b", "oltp-read-write", "-D", "tables=0"), want: "-D tables=0: give a whole number from 1 to 10000"},
+		{args: script("-b", "oltp-read-write", "-D", "tables=1000000000"), want: "-D tables=1000000000: give a whole number from 1 to 10000"},
+		{args: script("-b", "oltp-read-write", "-D", "table_size=99999999999999999999"), want: "-D table_size=99999999999999999999: give a whole number from 1 to 1099511627775"},
+		{args: script("-b", "ycsb-a", "-D", "record_count=abc"), want: "-D record_count=abc: give a whole number from 1 to 1099511627775"},
+		{args: script("-b", "ycsb-a", "-D", "record_count=1000000000000000"), want: "-D record_count=1000000000000000: give a whole number"},
+		{args: script("-b", "ycsb-a", "--record-count", "1000000000000000"), want: "--record-count 1000000000000000: give a whole number from 1 to 1099511627775"},
+		{args: script("-b", "oltp-read-write", "--tables", "1000000000"), want: "--tables 1000000000: give a whole number from 1 to 10000"},
+		{args: script("-b", "oltp-read-write", "--table-size", "1000000000000000"), want: "--table-size 1000000000000000: give a whole number"},
+		{args: script("-b", "tpcb-like", "--partition-method", "hash"), want: "--partition-method without --partitions: add --partitions N, or leave --partition-method out"},
+		{args: []string{"study", "script", "-b", "oltp-read-write", "--vary", "tables=1,1000000000"}, want: "--tables 1000000000: give a whole number from 1 to 10000"},
+		// commands' arguments: what the argument is, and where to find one
+		{args: []string{"suite", "{dir}/s.toml", "--tier", "t"}, want: `"{dir}/s.toml" is not a suite command: run a suite file with txnbench suite run {dir}/s.toml --tier TIER`, files: s},
+		{args: []string{"suite", "--tier", "t"}, want: "unknown flag: --tier (suite takes a command: txnbench suite run FILE --tier TIER, or suite list FILE)"},
+		{args: []string{"suite", "list"}, want: "suite list takes one argument, got 0: FILE, the suite file"},
+		{args: []string{"check"}, want: "check takes one argument, got 0: RUN_ID, the id of a split run, which each of its shards prints as it starts"},
+		{args: []string{"check", "a", "b"}, want: "check takes one argument, got 2: RUN_ID"},
+	}
+}
