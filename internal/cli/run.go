@@ -189,6 +189,11 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 	if err := checkSQLiteDir(sp); err != nil {
 		return nil, err
 	}
+	if f.pgBin != "" && sp.Kind == target.TempPostgres && sp.Version == "" {
+		if _, err := localdb.FindBinDir(f.pgBin); err != nil { // before the server would be started
+			return nil, usage(err)
+		}
+	}
 	via, viaErr := target.ParseVia(pg.ResolveURL(f.via))
 	via.PgBouncer = f.pgbouncer
 	sp.Via = via
@@ -278,8 +283,8 @@ func (f *runFlags) validateVia(viaErr error) error {
 	default:
 		return usage(fmt.Errorf("unknown --pool-mode %q: choose transaction, session or statement", f.pgbouncer.Mode))
 	}
-	if f.pgbouncer.Size < 1 {
-		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give at least 1", f.pgbouncer.Size))
+	if f.pgbouncer.Size < 1 || f.pgbouncer.Size > maxPoolSize {
+		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give 1 to %d (PostgreSQL takes at most 262143 connections in all)", f.pgbouncer.Size, maxPoolSize))
 	}
 	if err := validatePoolers(via); err != nil {
 		return usage(err)
@@ -287,8 +292,17 @@ func (f *runFlags) validateVia(viaErr error) error {
 	if via.Kind == target.ViaPgBouncer && kind != target.TempPostgres && kind != target.ServerURL {
 		return usage(job.ErrPgBouncerNeedsServer)
 	}
+	if via.Kind == target.ViaPgBouncer && f.pgbouncer.Bin != "" {
+		if _, err := localdb.FindPgBouncer(f.pgbouncer.Bin); err != nil { // before the server would be started
+			return usage(err)
+		}
+	}
 	return nil
 }
+
+// maxPoolSize bounds --pgbouncer-pool-size: 16 poolers of it stay within
+// PostgreSQL's 262143 connections.
+const maxPoolSize = 10_000
 
 // validateWatch checks what watches the run: --telemetry and its sample,
 // the --min-success gate, --metrics-addr.

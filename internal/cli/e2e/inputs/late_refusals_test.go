@@ -1,7 +1,5 @@
 package inputs
 
-
-
 // lateRefusals are the bad inputs issue 37's adversarial pass found not
 // clean: an error naming a flag the user did not give (tpcc's --clients,
 // derived from --warehouses), a flag accepted and ignored (--no-init with
@@ -39,6 +37,18 @@ func lateRefusals() []badInput {
 		{args: script("-b", "oltp-read-write", "--table-size", "1000000000000000"), want: "--table-size 1000000000000000: give a whole number"},
 		{args: script("-b", "tpcb-like", "--partition-method", "hash"), want: "--partition-method without --partitions: add --partitions N, or leave --partition-method out"},
 		{args: []string{"study", "script", "-b", "oltp-read-write", "--vary", "tables=1,1000000000"}, want: "--tables 1000000000: give a whole number from 1 to 10000"},
+		// spans whose sum (the run's deadline) would overflow, a ramp past the run
+		{args: []string{"run", "train-events", "--duration", "2562047h"}, want: "--duration 2562047h0m0s: give at most 8760h0m0s (a year)"},
+		{args: []string{"run", "train-events", "--duration", "2562047h", "--warmup", "2562047h"}, want: "give at most 8760h0m0s (a year)"},
+		{args: []string{"run", "train-events", "--grace", "99999h"}, want: "--grace 99999h0m0s: give at most 8760h0m0s"},
+		{args: []string{"run", "train-events", "--ramp", "1h", "--duration", "1s"}, want: "--ramp 1h0m0s is longer than the run (--warmup 0s + --duration 1s): the last clients would start after it ends; give at most 1s"},
+		// what would fail only once a server is started
+		{args: []string{"run", "train-events", "--db", "temp-postgres", "--pg-bin", "{dir}"}, want: "--pg-bin {dir}: no executable initdb in {dir}"},
+		{args: []string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-bin", "{dir}/nosuch"}, want: "--pgbouncer-bin {dir}/nosuch: no executable pgbouncer"},
+		{args: []string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-pool-size", "100000000"}, want: "--pgbouncer-pool-size 100000000: give 1 to 10000"},
+		{args: []string{"run", "workflow", "--signal-workers", "100000000"}, want: "--signal-workers 100000000: give 1 to 10000 (each is a connection of its own)"},
+		// a study's cells twice
+		{args: []string{"study", "train-events", "--vary", "clients=1,1"}, want: `--vary "clients=1,1": 1 is given twice`},
 		// commands' arguments: what the argument is, and where to find one
 		{args: []string{"suite", "{dir}/s.toml", "--tier", "t"}, want: `"{dir}/s.toml" is not a suite command: run a suite file with txnbench suite run {dir}/s.toml --tier TIER`, files: s},
 		{args: []string{"suite", "--tier", "t"}, want: "unknown flag: --tier (suite takes a command: txnbench suite run FILE --tier TIER, or suite list FILE)"},
