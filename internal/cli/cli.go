@@ -180,6 +180,17 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 		Run:   func(*cobra.Command, []string) { fmt.Fprintln(a.stdout, "txnbench", version()) },
 	})
 	root.AddCommand(a.suiteCommand(), a.checkCommand())
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 && cmd.HasSubCommands() { // cobra's: "Unknown help topic", exit 0
+				return usage(fmt.Errorf("no help topic %q: txnbench --help lists the commands", strings.Join(args, " ")))
+			}
+			return cmd.Help()
+		},
+	})
 	return root
 }
 
