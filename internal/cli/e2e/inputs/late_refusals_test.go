@@ -47,6 +47,8 @@ func lateRefusals() []badInput {
 		{args: []string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-bin", "{dir}/nosuch"}, want: "--pgbouncer-bin {dir}/nosuch: no executable pgbouncer"},
 		{args: []string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-pool-size", "100000000"}, want: "--pgbouncer-pool-size 100000000: give 1 to 10000"},
 		{args: []string{"run", "workflow", "--signal-workers", "100000000"}, want: "--signal-workers 100000000: give 1 to 10000 (each is a connection of its own)"},
+		{args: []string{"run", "train-events", "--db", "sqlite:{dir}/nosuch/x.db"}, want: "--db sqlite:{dir}/nosuch/x.db: directory {dir}/nosuch does not exist: create it"},
+		{args: []string{"init", "train-events", "--db", "sqlite:{dir}/nosuch/x.db"}, want: "directory {dir}/nosuch does not exist"},
 		// a study's cells twice
 		{args: []string{"study", "train-events", "--vary", "clients=1,1"}, want: `--vary "clients=1,1": 1 is given twice`},
 		// commands' arguments: what the argument is, and where to find one

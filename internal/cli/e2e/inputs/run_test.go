@@ -27,7 +27,7 @@ func TestRuntimeFailures(t *testing.T) {
 		// A --pg-bin or --pgbouncer-bin that names no binary is a usage
 		// error, refused before the server starts (issue 37).
 		{[]string{"run", "train-events", "--db", "temp-postgres", "--pg-bin", "/nonexistent", "--json", out}, "--pg-bin", exitcode.Usage},
-		{[]string{"run", "train-events", "--db", "sqlite:/nonexistent/dir/x.db", "--json", out}, "does not exist", exitcode.Failure},
+		{[]string{"run", "train-events", "--db", "sqlite:/nonexistent/dir/x.db", "--json", out}, "--db sqlite:/nonexistent/dir/x.db: directory /nonexistent/dir does not exist", exitcode.Usage},
 		{[]string{"run", "train-events", "--via", "pgbouncer", "--json", out}, "--via pgbouncer needs a PostgreSQL server", exitcode.Usage},
 		{[]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-bin", "/nonexistent/pgbouncer", "--json", out}, "--pgbouncer-bin", exitcode.Usage},
 	}
