@@ -137,8 +137,8 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	f.cfg.Seed = f.seed
 	if !run {
-		if f.spec.Kind == target.TempPostgres {
-			return usage(errors.New("init on temp-postgres would be thrown away at exit: give --db sqlite:PATH or a postgres:// URL, or just use run"))
+		if f.spec.Throwaway() {
+			return usage(fmt.Errorf("init on %s would be thrown away at exit: give --db sqlite:PATH, a postgres:// or a mysql:// URL, or just use run", f.spec))
 		}
 		return nil
 	}

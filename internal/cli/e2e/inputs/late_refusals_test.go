@@ -49,6 +49,17 @@ func lateRefusals() []badInput {
 		{args: []string{"run", "workflow", "--signal-workers", "100000000"}, want: "--signal-workers 100000000: give 1 to 10000 (each is a connection of its own)"},
 		{args: []string{"run", "train-events", "--db", "sqlite:{dir}/nosuch/x.db"}, want: "--db sqlite:{dir}/nosuch/x.db: directory {dir}/nosuch does not exist: create it"},
 		{args: []string{"init", "train-events", "--db", "sqlite:{dir}/nosuch/x.db"}, want: "directory {dir}/nosuch does not exist"},
+		// init on a throwaway server, MariaDB's as PostgreSQL's
+		{args: []string{"init", "train-events", "--db", "temp-postgres"}, want: "init on temp-postgres would be thrown away at exit"},
+		{args: []string{"init", "train-events", "--db", "temp-mariadb"}, want: "init on temp-mariadb would be thrown away at exit: give --db sqlite:PATH, a postgres:// or a mysql:// URL, or just use run"},
+		// MariaDB's flags and URLs, as PostgreSQL's
+		{args: []string{"run", "train-events", "--db", "temp-mariadb", "--mariadb-conf", "bogus"}, want: `--mariadb-conf "bogus": want name=value`},
+		{args: []string{"run", "train-events", "--mariadb-conf", "innodb_buffer_pool_size=1G"}, want: "--mariadb-conf only applies to --db temp-mariadb"},
+		{args: []string{"run", "train-events", "--db", "temp-mariadb", "--pg-conf", "work_mem=1MB"}, want: "--pg-conf only applies to --db temp-postgres"},
+		{args: []string{"run", "train-events", "--db", "mysql://u:hunter22@127.0.0.1:notaport/db"}, want: "malformed database URL"},
+		{args: []string{"run", "train-events", "--db", "temp-mariadb", "--duration", "10s", "--fault", "8s:kill-server:5s"}, want: "ends at 13s, after the 10s window"},
+		{args: []string{"run", "tpcc", "--db", "temp-mariadb", "--warehouses", "0"}, want: "--warehouses 0: give 1 to 100000"},
+		{args: []string{"check", "x", "--db", "mysql://u:hunter22@127.0.0.1:1/db"}, want: "--db: give the postgres:// URL of the database the shards ran against"},
 		// a study's cells twice
 		{args: []string{"study", "train-events", "--vary", "clients=1,1"}, want: `--vary "clients=1,1": 1 is given twice`},
 		// commands' arguments: what the argument is, and where to find one
