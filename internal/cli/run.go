@@ -428,6 +428,9 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	if err := workload.CheckExistingData(rs.w, rs.f.spec, load); err != nil {
 		return job.Spec{}, usage(err)
 	}
+	if err := workload.CheckDatabase(rs.w, rs.f.spec); err != nil {
+		return job.Spec{}, usage(err)
+	}
 	if rs.shard != nil {
 		if err := rs.shard.resolve(fs, &rs.f, rs.def.Name, rs.w); err != nil {
 			return job.Spec{}, err

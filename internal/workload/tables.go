@@ -77,3 +77,20 @@ func CheckExistingData(w Workload, db target.Spec, load string) error {
 	}
 	return nil
 }
+
+// EmbeddedChecker is a workload with options an embedded database (SQLite)
+// cannot honour (pgbench's --partitions, say): CheckEmbedded refuses them
+// before anything starts, where the run would find out once the database
+// is open.
+type EmbeddedChecker interface {
+	CheckEmbedded() error
+}
+
+// CheckDatabase refuses, before anything starts, what w's options cannot
+// do on db, where db's kind says it (an embedded database).
+func CheckDatabase(w Workload, db target.Spec) error {
+	if c, ok := w.(EmbeddedChecker); ok && db.Embedded() {
+		return c.CheckEmbedded()
+	}
+	return nil
+}

@@ -42,6 +42,7 @@ var (
 	_ workload.Stepper      = (*Workload)(nil)
 
 	_ workload.ExistingDataUser = (*Workload)(nil)
+	_ workload.EmbeddedChecker  = (*Workload)(nil)
 )
 
 // MaxScripts is pgbench's limit on the number of scripts of a run.
@@ -432,6 +433,17 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 		w.choose[i] = newChooser(w.scripts, seeds.Choose[i])
 	}
 	return created, nil
+}
+
+// CheckEmbedded refuses the table options SQLite has no equivalent for
+// (--partitions, --foreign-keys), before the run starts: setup.Run would
+// refuse them once the tables are made.
+func (w *Workload) CheckEmbedded() error {
+	err := w.Setup.CheckEmbedded("SQLite")
+	if se := (*setup.Error)(nil); errors.As(err, &se) && se.Hint != "" { // the fix on the one line
+		return fmt.Errorf("%s: %s", se.Msg, strings.ToLower(se.Hint[:1])+strings.TrimSuffix(se.Hint[1:], "."))
+	}
+	return err
 }
 
 // tables finds the scale of the pgbench tables, creating them first when

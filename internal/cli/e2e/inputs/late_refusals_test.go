@@ -36,6 +36,8 @@ func lateRefusals() []badInput {
 		{args: script("-b", "oltp-read-write", "--tables", "1000000000"), want: "--tables 1000000000: give a whole number from 1 to 10000"},
 		{args: script("-b", "oltp-read-write", "--table-size", "1000000000000000"), want: "--table-size 1000000000000000: give a whole number"},
 		{args: script("-b", "tpcb-like", "--partition-method", "hash"), want: "--partition-method without --partitions: add --partitions N, or leave --partition-method out"},
+		{args: script("-b", "tpcb-like", "--partitions", "2"), want: "--partitions: SQLite has no table partitioning: leave the option out for SQLite, or initialise a PostgreSQL database"},
+		{args: script("-b", "tpcb-like", "--foreign-keys", "--db", "sqlite:{dir}/x.db"), want: "--foreign-keys (step f): SQLite cannot add foreign keys to existing tables"},
 		{args: []string{"study", "script", "-b", "oltp-read-write", "--vary", "tables=1,1000000000"}, want: "--tables 1000000000: give a whole number from 1 to 10000"},
 		// spans whose sum (the run's deadline) would overflow, a ramp past the run
 		{args: []string{"run", "train-events", "--duration", "2562047h"}, want: "--duration 2562047h0m0s: give at most 8760h0m0s (a year)"},
