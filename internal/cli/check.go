@@ -169,17 +169,17 @@ func checkWritableDir(flag, path, dir string) error {
 	return nil
 }
 
-// checkSQLiteDir refuses --db sqlite:PATH in a directory this user cannot
-// write in: SQLite creates the file and its -wal and -shm files there, and
-// would only say "unable to open database file". A directory that does
-// not exist is the SQLite target's to say.
+// checkSQLiteDir refuses --db sqlite:PATH in a directory that does not
+// exist or this user cannot write in: SQLite creates the file and its
+// -wal and -shm files there, and would only say "unable to open database
+// file" (a usage error, as for an output file, before anything starts).
 func checkSQLiteDir(sp target.Spec) error {
 	if sp.Kind != target.SQLiteFile {
 		return nil
 	}
 	dir := filepath.Dir(sp.Path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil
+		return usage(fmt.Errorf("--db %s: directory %s does not exist: create it, or give a path in a directory that does", sp, dir))
 	}
 	return checkWritableDir("--db", sp.String(), dir)
 }

@@ -41,7 +41,7 @@ found, while invented rows cannot be, and the check says so.
 Exit status: 0 invariants OK (or not checked, as the invariants line
 says), 3 violated, 2 an unknown run, 1 shards not finished (or the
 database unreachable).`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("check", "RUN_ID, the id of a split run, which each of its shards prints as it starts and saves as run_id in its result (the database lists them: SELECT DISTINCT run_id FROM txnbench_shards)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkRunID("RUN_ID", args[0]); err != nil {
 				return err

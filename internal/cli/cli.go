@@ -180,7 +180,30 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 		Run:   func(*cobra.Command, []string) { fmt.Fprintln(a.stdout, "txnbench", version()) },
 	})
 	root.AddCommand(a.suiteCommand(), a.checkCommand())
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 && cmd.HasSubCommands() { // cobra's: "Unknown help topic", exit 0
+				return usage(fmt.Errorf("no help topic %q: txnbench --help lists the commands", strings.Join(args, " ")))
+			}
+			return cmd.Help()
+		},
+	})
 	return root
+}
+
+// oneArg is the Args of a command (use, as typed) that takes one
+// argument: its usage error says what the argument is and where to find
+// one (what), not cobra's "accepts 1 arg(s)".
+func oneArg(use, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usage(fmt.Errorf("%s takes one argument, got %d: %s", use, len(args), what))
+		}
+		return nil
+	}
 }
 
 // collectSecrets remembers every URL password given on the command line

@@ -137,8 +137,8 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 	}
 	f.cfg.Seed = f.seed
 	if !run {
-		if f.spec.Kind == target.TempPostgres {
-			return usage(errors.New("init on temp-postgres would be thrown away at exit: give --db sqlite:PATH or a postgres:// URL, or just use run"))
+		if f.spec.Throwaway() {
+			return usage(fmt.Errorf("init on %s would be thrown away at exit: give --db sqlite:PATH, a postgres:// or a mysql:// URL, or just use run", f.spec))
 		}
 		return nil
 	}
@@ -193,6 +193,11 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 	}
 	if err := checkSQLiteDir(sp); err != nil {
 		return nil, err
+	}
+	if f.pgBin != "" && sp.Kind == target.TempPostgres && sp.Version == "" {
+		if _, err := localdb.FindBinDir(f.pgBin); err != nil { // before the server would be started
+			return nil, usage(err)
+		}
 	}
 	via, viaErr := target.ParseVia(pg.ResolveURL(f.via))
 	via.PgBouncer = f.pgbouncer
@@ -283,8 +288,8 @@ func (f *runFlags) validateVia(viaErr error) error {
 	default:
 		return usage(fmt.Errorf("unknown --pool-mode %q: choose transaction, session or statement", f.pgbouncer.Mode))
 	}
-	if f.pgbouncer.Size < 1 {
-		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give at least 1", f.pgbouncer.Size))
+	if f.pgbouncer.Size < 1 || f.pgbouncer.Size > maxPoolSize {
+		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give 1 to %d (PostgreSQL takes at most 262143 connections in all)", f.pgbouncer.Size, maxPoolSize))
 	}
 	if err := validatePoolers(via); err != nil {
 		return usage(err)
@@ -292,8 +297,17 @@ func (f *runFlags) validateVia(viaErr error) error {
 	if via.Kind == target.ViaPgBouncer && kind != target.TempPostgres && kind != target.ServerURL {
 		return usage(job.ErrPgBouncerNeedsServer)
 	}
+	if via.Kind == target.ViaPgBouncer && f.pgbouncer.Bin != "" {
+		if _, err := localdb.FindPgBouncer(f.pgbouncer.Bin); err != nil { // before the server would be started
+			return usage(err)
+		}
+	}
 	return nil
 }
+
+// maxPoolSize bounds --pgbouncer-pool-size: 16 poolers of it stay within
+// PostgreSQL's 262143 connections.
+const maxPoolSize = 10_000
 
 // validateWatch checks what watches the run: --telemetry and its sample,
 // the --min-success gate, --metrics-addr.
@@ -390,13 +404,36 @@ func newRunSpec(def workload.Def, fs *pflag.FlagSet, run bool) *runSpec {
 
 // spec validates the parsed flags and makes the job's specification.
 func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
+	// --clients as the user gave it, or what its default follows from: a
+	// workload that derives it is validated first, so that a bad
+	// --warehouses is named, not the --clients it would make.
+	clients, validated := fmt.Sprintf("--clients %d", rs.f.cfg.Clients), false
 	if d, ok := rs.w.(workload.ClientDefaulter); ok && rs.run && !fs.Changed("clients") {
-		rs.f.cfg.Clients = d.DefaultClients()
+		if err := workload.Validate(rs.w); err != nil {
+			return job.Spec{}, usage(err)
+		}
+		rs.f.cfg.Clients, clients = d.DefaultClients()
+		validated = true
 	}
 	if err := rs.f.validate(fs, rs.run); err != nil {
 		return job.Spec{}, err
 	}
-	if err := workload.Validate(rs.w); err != nil {
+	if !validated {
+		if err := workload.Validate(rs.w); err != nil {
+			return job.Spec{}, usage(err)
+		}
+	}
+	load := ""
+	switch {
+	case !rs.run:
+		load = "init"
+	case rs.f.reinit:
+		load = "--reinit"
+	}
+	if err := workload.CheckExistingData(rs.w, rs.f.spec, load); err != nil {
+		return job.Spec{}, usage(err)
+	}
+	if err := workload.CheckDatabase(rs.w, rs.f.spec); err != nil {
 		return job.Spec{}, usage(err)
 	}
 	config, _ := fs.GetString("config")
@@ -409,7 +446,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 		}
 	}
 	if rs.run {
-		if err := runner.CheckMemory(rs.f.cfg, rs.w); err != nil {
+		if err := runner.CheckMemory(rs.f.cfg, rs.w, clients); err != nil {
 			return job.Spec{}, usage(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,14 +37,24 @@ scenario's own files into --out; it prints the tables when it ends.
   txnbench suite list examples/suite.toml
   txnbench suite run examples/suite.toml --tier smoke
   txnbench suite run examples/suite.toml --tier smoke,nightly`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		// so that a FILE given without run (suite FILE --tier T) is named,
+		// not taken for an unknown command or its flags for unknown ones
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if slices.Contains(args, "-h") || slices.Contains(args, "--help") || len(args) == 0 {
+				return cmd.Help()
+			}
+			if arg := args[0]; !strings.HasPrefix(arg, "-") {
+				return usage(fmt.Errorf("%q is not a suite command: run a suite file with txnbench suite run %s --tier TIER (txnbench suite list %s shows its tiers)", arg, arg, arg))
+			}
+			return usage(fmt.Errorf("unknown flag: %s (suite takes a command: txnbench suite run FILE --tier TIER, or suite list FILE)", args[0]))
+		},
 	}
 	var tier, out string
 	run := &cobra.Command{
 		Use:   "run FILE --tier TIER[,TIER...|all] [--out DIR]",
 		Short: "Run the tiers' scenarios in order, each isolated, and write suite.md and suite.json",
-		Args:  cobra.ExactArgs(1),
+		Args:  oneArg("suite run", "FILE, the suite file (TOML or YAML), as in txnbench suite run examples/suite.toml --tier smoke"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runSuite(cmd.Context(), args[0], tier, out)
 		},
@@ -53,7 +64,7 @@ scenario's own files into --out; it prints the tables when it ends.
 	list := &cobra.Command{
 		Use:   "list FILE",
 		Short: "Check a suite file and list its scenarios and tiers",
-		Args:  cobra.ExactArgs(1),
+		Args:  oneArg("suite list", "FILE, the suite file (TOML or YAML), as in txnbench suite list examples/suite.toml"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := a.loadSuite(args[0])
 			if err != nil {

@@ -17,13 +17,16 @@ const clientBase = 64 << 10
 
 // CheckMemory refuses a run whose clients would need more memory than the
 // machine has: clients x the workload's ClientMemory (when it tells) plus
-// clientBase each. The error names the flags to lower and both amounts.
-// Where the machine's memory is unknown (not Linux) it checks nothing.
-func CheckMemory(cfg Config, w workload.Workload) error {
-	return checkMemory(cfg, w, machineMemory())
+// clientBase each. The error names the flags to lower and both amounts:
+// clients says what set cfg.Clients as the user gave it ("--clients 8",
+// pgbench's "-c/--client 8", or the workload flag --clients followed
+// from). Where the machine's memory is unknown (not Linux) it checks
+// nothing.
+func CheckMemory(cfg Config, w workload.Workload, clients string) error {
+	return checkMemory(cfg, w, clients, machineMemory())
 }
 
-func checkMemory(cfg Config, w workload.Workload, total float64) error {
+func checkMemory(cfg Config, w workload.Workload, clients string, total float64) error {
 	if total <= 0 {
 		return nil
 	}
@@ -36,7 +39,7 @@ func checkMemory(cfg Config, w workload.Workload, total float64) error {
 	if need <= total {
 		return nil
 	}
-	what, them := fmt.Sprintf("--clients %d", cfg.Clients), "it"
+	what, them := clients, "it"
 	if flags != "" {
 		what, them = what+" x "+flags, "them"
 	}

@@ -195,7 +195,7 @@ func TestWorkerModeWaitsHoldNoWorker(t *testing.T) {
 		ramp time.Duration
 	}{
 		{"pause", &pausingWorkload{}, 0},
-		{"ramp", &counterWorkload{}, 2 * time.Hour}, // client 1 starts in an hour
+		{"ramp", &counterWorkload{}, time.Hour}, // client 1 starts in half an hour
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := baseConfig()

@@ -89,6 +89,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--ramp %s is negative: give 0 or more", c.Ramp)
 	case c.Warmup < 0:
 		return fmt.Errorf("--warmup %s is negative: give 0 or more", c.Warmup)
+	case c.Duration > MaxSpan || c.Warmup > MaxSpan || c.Ramp > MaxSpan || c.Grace > MaxSpan:
+		return fmt.Errorf("%s: give at most %s (a year)", overSpan(c), MaxSpan)
+	case c.Duration > 0 && c.Ramp > c.Warmup+c.Duration:
+		return fmt.Errorf("--ramp %s is longer than the run (--warmup %s + --duration %s): the last clients would start after it ends; give at most %s", c.Ramp, c.Warmup, c.Duration, c.Warmup+c.Duration)
 	case c.Warmup > 0 && c.Iterations > 0:
 		return errors.New("--warmup with --iterations: the warm-up would use up iterations; use --duration with --warmup")
 	case c.MaxTries < 1:
@@ -99,6 +103,24 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--grace %s is negative: give 0 for the default or a positive duration", c.Grace)
 	}
 	return nil
+}
+
+// MaxSpan bounds --duration, --warmup, --ramp and --grace: a year each,
+// so that their sum, the run's deadline, cannot overflow (a duration
+// holds at most 292 years).
+const MaxSpan = 365 * 24 * time.Hour
+
+// overSpan names the first of c's spans longer than MaxSpan.
+func overSpan(c Config) string {
+	for _, f := range []struct {
+		flag string
+		d    time.Duration
+	}{{"--duration", c.Duration}, {"--warmup", c.Warmup}, {"--ramp", c.Ramp}, {"--grace", c.Grace}} {
+		if f.d > MaxSpan {
+			return fmt.Sprintf("%s %s", f.flag, f.d)
+		}
+	}
+	return ""
 }
 
 // CycleEvent is one cycle as OnCycle sees it.

@@ -71,13 +71,13 @@ func TestRateMustBeFinite(t *testing.T) {
 
 func TestCheckMemoryNamesTheFlagsAndAmounts(t *testing.T) {
 	cfg := Config{Clients: 100000}
-	if err := checkMemory(cfg, &counterWorkload{}, 0); err != nil {
+	if err := checkMemory(cfg, &counterWorkload{}, "--clients 100000", 0); err != nil {
 		t.Errorf("unknown machine memory: %v", err)
 	}
-	if err := checkMemory(Config{Clients: 8}, &counterWorkload{}, 1<<30); err != nil {
+	if err := checkMemory(Config{Clients: 8}, &counterWorkload{}, "--clients 8", 1<<30); err != nil {
 		t.Errorf("8 clients in 1 GB: %v", err)
 	}
-	err := checkMemory(cfg, &counterWorkload{}, 1<<30)
+	err := checkMemory(cfg, &counterWorkload{}, "--clients 100000", 1<<30)
 	if err == nil || err.Error() != "--clients 100000 needs about 6.1 GB of memory, this machine has 1.0 GB: lower it" {
 		t.Errorf("got %v", err)
 	}

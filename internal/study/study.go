@@ -3,6 +3,7 @@ package study
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +24,9 @@ func ParseVary(s string) (Vary, error) {
 	for _, v := range strings.Split(list, ",") {
 		if v = strings.TrimSpace(v); v == "" {
 			return Vary{}, fmt.Errorf("--vary %q: empty value in the list; give values separated by commas", s)
+		}
+		if slices.Contains(vals, v) {
+			return Vary{}, fmt.Errorf("--vary %q: %s is given twice, which would run the same cells twice: give each value once (--repeat runs every cell again)", s, v)
 		}
 		vals = append(vals, v)
 	}

@@ -474,8 +474,8 @@ func (o *pgbenchOpts) loadScripts() error {
 // checkBounds refuses, before anything starts, more clients than the
 // machine's memory holds and output files that could not be written.
 func (o *pgbenchOpts) checkBounds() error {
-	if err := runner.CheckMemory(runner.Config{Clients: o.clients}, o.w); err != nil {
-		return badOption("%s", strings.Replace(err.Error(), "--clients", "-c/--client", 1))
+	if err := runner.CheckMemory(runner.Config{Clients: o.clients}, o.w, fmt.Sprintf("-c/--client %d", o.clients)); err != nil {
+		return badOption("%s", err)
 	}
 	if o.checkOut == nil {
 		return nil

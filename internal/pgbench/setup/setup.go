@@ -85,6 +85,13 @@ func Run(ctx context.Context, c target.Conn, d target.Dialect, o Options, out io
 	return nil
 }
 
+// CheckEmbedded refuses, before a database is opened, the options an
+// embedded database (SQLite, named name) has no equivalent for, as Run
+// would once it is.
+func (o Options) CheckEmbedded(name string) error {
+	return ddlApplies(o, o.EffectiveSteps(), name)
+}
+
 // ddlApplies refuses the options that a dialect without PostgreSQL's DDL
 // (SQLite; name is the dialect's) has no equivalent for.
 func ddlApplies(o Options, steps, name string) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	pgscript "github.com/txnbench/txnbench/internal/pgbench/script"
@@ -63,17 +64,45 @@ func (w *Workload) extraTables() [][2]string {
 	return t
 }
 
-// sizeDefine reads a size from -D NAME=VALUE when given, else keeps v.
-func (w *Workload) sizeDefine(name string, v int64) (int64, error) {
-	s, ok := w.defines[name]
-	if !ok {
-		return v, nil
+// The largest sizes of txnbench's own builtins' data: loaded keys stay
+// below the keys of inserted rows (setup.InsertKeys), and sysbench's
+// tables are each a table of their own in the database.
+const (
+	maxRows   = setup.InsertKeys - 1
+	maxTables = 10_000
+)
+
+// validateSizes reads the data's sizes, from -D NAME=VALUE where given
+// for a family of builtins the run uses, else from their flags, and
+// checks each is in its range.
+func (w *Workload) validateSizes() error {
+	fam := w.families()
+	tables := int64(w.Sizes.Tables)
+	for _, sz := range []struct {
+		flag, define string
+		used         bool // the run's builtins read the -D variable
+		v            *int64
+		max          int64
+	}{
+		{"--record-count", "record_count", fam[pgscript.FamilyYCSB], &w.Sizes.RecordCount, maxRows},
+		{"--tables", "tables", fam[pgscript.FamilySysbench], &tables, maxTables},
+		{"--table-size", "table_size", fam[pgscript.FamilySysbench], &w.Sizes.TableSize, maxRows},
+	} {
+		what := fmt.Sprintf("%s %d", sz.flag, *sz.v)
+		if d, ok := w.defines[sz.define]; ok && sz.used {
+			what = fmt.Sprintf("-D %s=%s", sz.define, d)
+			n, err := strconv.ParseInt(d, 10, 64)
+			if err != nil {
+				n = 0
+			}
+			*sz.v = n
+		}
+		if *sz.v < 1 || *sz.v > sz.max {
+			return fmt.Errorf("%s: give a whole number from 1 to %d", what, sz.max)
+		}
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("-D %s=%s: want a whole number of at least 1", name, s)
-	}
-	return n, nil
+	w.Sizes.Tables = int(tables)
+	return nil
 }
 
 // initExtras loads (or finds) the data of txnbench's own builtins and
@@ -83,20 +112,9 @@ func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.Ini
 	if !fam[pgscript.FamilyYCSB] && !fam[pgscript.FamilySysbench] {
 		return false, nil
 	}
-	if w.Sizes.RecordCount, err = w.sizeDefine("record_count", w.Sizes.RecordCount); err != nil {
-		return false, err
-	}
-	if w.Sizes.TableSize, err = w.sizeDefine("table_size", w.Sizes.TableSize); err != nil {
-		return false, err
-	}
-	tables, err := w.sizeDefine("tables", int64(w.Sizes.Tables))
-	if err != nil {
-		return false, err
-	}
-	w.Sizes.Tables = int(tables)
 	if fam[pgscript.FamilyYCSB] {
 		ycsb := workload.Schema{Data: "ycsb", What: "YCSB table", Names: []string{"usertable"}, Standard: true}
-		n, made, err := ensure(ctx, c, o, ycsb, "ycsb_key", w.Sizes.RecordCount, func() error {
+		n, made, err := w.ensure(ctx, c, o, ycsb, "ycsb_key", w.Sizes.RecordCount, func() error {
 			return setup.YCSB(ctx, c, w.Sizes.RecordCount)
 		})
 		if err != nil {
@@ -109,7 +127,7 @@ func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.Ini
 		for i := 1; i <= w.Sizes.Tables; i++ {
 			sb.Names = append(sb.Names, fmt.Sprintf("sbtest%d", i))
 		}
-		create, err := sb.Prepare(ctx, c, o)
+		create, err := w.prepare(ctx, c, o, sb)
 		if err != nil {
 			return false, err
 		}
@@ -144,11 +162,11 @@ func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.Ini
 }
 
 // ensure finds the loaded rows of s's one table, loading n first when the
-// table is missing or o.Fresh asks (s.Prepare); an existing table's size
+// table is missing or o.Fresh asks (w.prepare); an existing table's size
 // wins, as pgbench's scale does.
-func ensure(ctx context.Context, c target.Conn, o workload.InitOptions, s workload.Schema, key string, n int64, load func() error) (int64, bool, error) {
+func (w *Workload) ensure(ctx context.Context, c target.Conn, o workload.InitOptions, s workload.Schema, key string, n int64, load func() error) (int64, bool, error) {
 	table := s.Names[0]
-	create, err := s.Prepare(ctx, c, o)
+	create, err := w.prepare(ctx, c, o, s)
 	if err != nil {
 		return 0, false, err
 	}
@@ -174,6 +192,31 @@ func ensure(ctx context.Context, c target.Conn, o workload.InitOptions, s worklo
 // so that two runs at once never insert the same key (insert_base is its
 // block's first), and its check counts the rows of its block alone.
 var insertBlocks = workload.IDBlocks{Table: "txnbench_insert_blocks", Origin: setup.InsertKeys, Bits: 32, What: "insert keys"}
+
+// UsesExisting is "--no-init" when --no-init is given with builtin
+// scripts: their tables are used as they are in the database, and none is
+// created or loaded (workload.ExistingDataUser).
+func (w *Workload) UsesExisting() string {
+	if builtin := slices.ContainsFunc(w.Sources, func(s Source) bool { return s.Builtin }); w.NoInit && builtin {
+		return "--no-init"
+	}
+	return ""
+}
+
+// prepare is s.Prepare (what Init does with the tables it finds), unless
+// --no-init says to use the tables already there: then every one of them
+// must be there, and nothing is marked, dropped or made.
+func (w *Workload) prepare(ctx context.Context, c target.Conn, o workload.InitOptions, s workload.Schema) (create bool, err error) {
+	flag := w.UsesExisting()
+	if flag == "" {
+		return s.Prepare(ctx, c, o)
+	}
+	missing, err := s.Missing(ctx, c)
+	if err != nil || len(missing) == 0 {
+		return false, err
+	}
+	return false, fmt.Errorf("%s: the builtin scripts' tables (%s) are not in the database: load them first (txnbench init script with the same -b and --db) or leave %s out", flag, strings.Join(missing, ", "), flag)
+}
 
 // startExtras takes the run's block of insert keys and counts the stray
 // rows of the tables of txnbench's own builtins.
@@ -304,9 +347,5 @@ func (w *Workload) validateExtras() error {
 	if fam[pgscript.FamilySysbench] && w.mode != target.QuerySimple {
 		return fmt.Errorf("the oltp-* scripts pick their table by name (sbtest:table_id): run them with -M simple, not %s", w.Mode)
 	}
-	if w.Sizes.RecordCount < 1 || w.Sizes.Tables < 1 || w.Sizes.TableSize < 1 {
-		return fmt.Errorf("--record-count, --tables and --table-size must be at least 1 (got %d, %d, %d)",
-			w.Sizes.RecordCount, w.Sizes.Tables, w.Sizes.TableSize)
-	}
-	return nil
+	return w.validateSizes()
 }

@@ -41,6 +41,9 @@ var (
 	_ workload.DataReporter = (*Workload)(nil)
 	_ workload.Tables       = (*Workload)(nil)
 	_ workload.Stepper      = (*Workload)(nil)
+
+	_ workload.ExistingDataUser = (*Workload)(nil)
+	_ workload.EmbeddedChecker  = (*Workload)(nil)
 )
 
 // MaxScripts is pgbench's limit on the number of scripts of a run.
@@ -101,6 +104,7 @@ type Workload struct {
 	// statement (pg_stat_statements) adds up to each script's server(ms).
 	Untagged bool
 
+	fs       *pflag.FlagSet // the flags, where Flags registered them
 	scripts  []*pgscript.Script
 	mode     target.QueryMode
 	defines  map[string]string
@@ -125,6 +129,7 @@ func New() *Workload {
 
 // Flags registers the workload's options.
 func (w *Workload) Flags(fs *pflag.FlagSet) {
+	w.fs = fs
 	fs.VarP(&sourceFlag{w: w}, "file", "f", "a pgbench script file, optionally @weight (repeatable)")
 	fs.VarP(&sourceFlag{w: w, builtin: true}, "builtin", "b", "a builtin script: tpcb-like, simple-update, select-only, ycsb-a to ycsb-f, oltp-read-write, oltp-read-only, oltp-write-only, oltp-point-select, oltp-update-index or oltp-insert, optionally @weight (repeatable)")
 	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "set a script variable: NAME=VALUE (repeatable)")
@@ -133,7 +138,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.IntVar(&w.Setup.Partitions, "partitions", 0, "partition pgbench_accounts into this many parts, when txnbench creates it")
 	fs.StringVar(&w.Setup.PartitionMethod, "partition-method", "range", "range or hash, with --partitions")
 	fs.BoolVar(&w.Setup.ForeignKeys, "foreign-keys", false, "create foreign keys between the pgbench tables, when txnbench creates them")
-	fs.BoolVar(&w.NoInit, "no-init", false, "with custom scripts only: do not create pgbench's tables where they are missing")
+	fs.BoolVar(&w.NoInit, "no-init", false, "use the tables already in --db and create none: custom scripts run without pgbench's tables where they are missing, builtin scripts refuse to start without theirs")
 	fs.Int64Var(&w.Sizes.RecordCount, "record-count", w.Sizes.RecordCount, "rows of YCSB's usertable (ycsb-a to ycsb-f), when txnbench loads it")
 	fs.IntVar(&w.Sizes.Tables, "tables", w.Sizes.Tables, "sysbench tables sbtest1..N (oltp-*)")
 	fs.Int64Var(&w.Sizes.TableSize, "table-size", w.Sizes.TableSize, "rows of each sysbench table, when txnbench loads them")
@@ -218,6 +223,9 @@ func (w *Workload) Validate() error {
 		return err
 	}
 	if w.Setup.Partitions == 0 {
+		if w.fs != nil && w.fs.Changed("partition-method") {
+			return errors.New("--partition-method without --partitions: add --partitions N, or leave --partition-method out")
+		}
 		w.Setup.PartitionMethod = ""
 	}
 	return w.Setup.Validate()
@@ -451,11 +459,22 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 // they are, a partial set is dropped only when txnbench made it.
 var pgbenchTables = workload.Schema{Data: "pgbench", What: "pgbench tables", Names: setup.Tables, Standard: true}
 
+// CheckEmbedded refuses the table options SQLite has no equivalent for
+// (--partitions, --foreign-keys), before the run starts: setup.Run would
+// refuse them once the tables are made.
+func (w *Workload) CheckEmbedded() error {
+	err := w.Setup.CheckEmbedded("SQLite")
+	if se := (*setup.Error)(nil); errors.As(err, &se) && se.Hint != "" { // the fix on the one line
+		return fmt.Errorf("%s: %s", se.Msg, strings.ToLower(se.Hint[:1])+strings.TrimSuffix(se.Hint[1:], "."))
+	}
+	return err
+}
+
 // tables finds the scale of the pgbench tables, creating them first when
 // they are missing (or --reinit asked) unless NoAutoInit is set.
 func (w *Workload) tables(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions, builtin bool) (scale int, created bool, err error) {
 	if o.Fresh || !w.NoAutoInit {
-		create, err := pgbenchTables.Prepare(ctx, c, o)
+		create, err := w.prepare(ctx, c, o, pgbenchTables)
 		if err != nil {
 			return 0, false, err
 		}

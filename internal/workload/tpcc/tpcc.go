@@ -73,6 +73,12 @@ const (
 	checkQuick = "quick"
 )
 
+// maxWarehouses bounds --warehouses and --active-warehouses: 100,000
+// warehouses are about 10 TB of data and a million terminals, beyond any
+// load txnbench would finish; a larger number is a typo (and ten
+// terminals each would overflow the count of clients).
+const maxWarehouses = 100_000
+
 // autoFullWarehouses is the largest number of warehouses for which
 // --check auto runs the conditions that read every order line and
 // customer.
@@ -126,14 +132,14 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 // Validate checks the options.
 func (w *Workload) Validate() error {
 	switch {
-	case w.sc.warehouses < 1:
-		return fmt.Errorf("--warehouses %d: give at least 1", w.sc.warehouses)
+	case w.sc.warehouses < 1 || w.sc.warehouses > maxWarehouses:
+		return fmt.Errorf("--warehouses %d: give 1 to %d", w.sc.warehouses, maxWarehouses)
 	case w.sc.items < 100 || w.sc.items > specItems:
 		return fmt.Errorf("--items %d: give 100 to %d", w.sc.items, specItems)
 	case w.sc.customers < 10 || w.sc.customers > specCustomers:
 		return fmt.Errorf("--customers-per-district %d: give 10 to %d", w.sc.customers, specCustomers)
-	case w.active < 0:
-		return fmt.Errorf("--active-warehouses %d is negative: give 0 (all) or more", w.active)
+	case w.active < 0 || w.active > maxWarehouses:
+		return fmt.Errorf("--active-warehouses %d: give 0 (all loaded) to %d", w.active, maxWarehouses)
 	case w.active > w.sc.warehouses && w.fs.Changed("warehouses"): // else Start checks it against the data's
 		return fmt.Errorf("--active-warehouses %d is more than --warehouses %d: give at most %d", w.active, w.sc.warehouses, w.sc.warehouses)
 	case w.check != checkAuto && w.check != checkFull && w.check != checkQuick:
@@ -195,11 +201,12 @@ func (w *Workload) activeWarehouses() int {
 // the clients of a run that does not give --clients: per
 // --active-warehouses when given, else per --warehouses (the data's
 // warehouses are not known yet).
-func (w *Workload) DefaultClients() int {
+func (w *Workload) DefaultClients() (int, string) {
+	flag, n := "--warehouses", w.sc.warehouses
 	if w.active > 0 {
-		return terminalsPerWarehouse * w.active
+		flag, n = "--active-warehouses", w.active
 	}
-	return terminalsPerWarehouse * w.sc.warehouses
+	return terminalsPerWarehouse * n, fmt.Sprintf("%s %d (%d clients each, as --clients is not given)", flag, n, terminalsPerWarehouse)
 }
 
 // OpNames lists the ops in report order.

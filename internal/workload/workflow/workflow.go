@@ -168,8 +168,8 @@ func (w *Workload) Validate() error {
 	switch {
 	case w.steps < 1 || w.steps > 1000:
 		return fmt.Errorf("--steps %d: give 1 to 1000 signals per workflow", w.steps)
-	case w.workers < 1:
-		return fmt.Errorf("--signal-workers %d: give at least 1", w.workers)
+	case w.workers < 1 || w.workers > maxWorkers:
+		return fmt.Errorf("--signal-workers %d: give 1 to %d (each is a connection of its own)", w.workers, maxWorkers)
 	case w.claimBatch < 1:
 		return fmt.Errorf("--claim-batch %d: give at least 1", w.claimBatch)
 	case w.wakeAsked != "" && w.wakeAsked != wakeNotify && w.wakeAsked != wakePoll:
@@ -194,6 +194,10 @@ func (w *Workload) Validate() error {
 	w.wake = w.wakeAsked
 	return nil
 }
+
+// maxWorkers bounds --signal-workers: each holds a connection (a file
+// and a server session) for the whole run; more is a typo.
+const maxWorkers = 10_000
 
 // Settings are the options as recorded in a Result; wake is the mode used.
 func (w *Workload) Settings() map[string]any {

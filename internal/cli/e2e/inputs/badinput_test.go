@@ -208,7 +208,7 @@ func badInputs(t *testing.T) []badInput {
 		{args: []string{"study", "train-events", "--vary", "clients=1,2", "--out", "{dir}/file/sub"}, want: "is a file, not a directory", files: file},
 		{args: []string{"study", "train-events", "--vary", "clients=1,2", "--out", "/proc/study"}, want: "cannot write in /proc"},
 		// suite
-		{args: []string{"suite", "run"}, want: "accepts 1 arg"},
+		{args: []string{"suite", "run"}, want: "suite run takes one argument, got 0: FILE, the suite file (TOML or YAML)"},
 		{args: []string{"suite", "run", "{dir}/missing.toml", "--tier", "t"}, want: "missing.toml"},
 		{args: []string{"suite", "list", "{dir}/missing.toml"}, want: "missing.toml"},
 		{args: []string{"suite", "run", "{dir}/bad.toml", "--tier", "t"}, want: "bad.toml", files: map[string]string{"bad.toml": "not toml [[["}},
@@ -289,7 +289,7 @@ func badInputs(t *testing.T) []badInput {
 // stdout, and nothing left behind: no process, no temporary directory, no
 // file beside the case's own.
 func TestBadInputIsRefused(t *testing.T) {
-	cases := append(badInputs(t), inputEdges(t)...)
+	cases := append(append(badInputs(t), inputEdges(t)...), lateRefusals()...)
 	if len(cases) < 100 {
 		t.Fatalf("%d cases, want at least 100", len(cases))
 	}

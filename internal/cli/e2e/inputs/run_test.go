@@ -24,10 +24,12 @@ func TestRuntimeFailures(t *testing.T) {
 	}{
 		// Nothing listens on port 1.
 		{[]string{"run", "train-events", "--db", "postgres://bob:s3cretpw@127.0.0.1:1/db", "--json", out}, "connection refused; is the server running", exitcode.Failure},
-		{[]string{"run", "train-events", "--db", "temp-postgres", "--pg-bin", "/nonexistent", "--json", out}, "--pg-bin", exitcode.Failure},
-		{[]string{"run", "train-events", "--db", "sqlite:/nonexistent/dir/x.db", "--json", out}, "does not exist", exitcode.Failure},
+		// A --pg-bin or --pgbouncer-bin that names no binary is a usage
+		// error, refused before the server starts (issue 37).
+		{[]string{"run", "train-events", "--db", "temp-postgres", "--pg-bin", "/nonexistent", "--json", out}, "--pg-bin", exitcode.Usage},
+		{[]string{"run", "train-events", "--db", "sqlite:/nonexistent/dir/x.db", "--json", out}, "--db sqlite:/nonexistent/dir/x.db: directory /nonexistent/dir does not exist", exitcode.Usage},
 		{[]string{"run", "train-events", "--via", "pgbouncer", "--json", out}, "--via pgbouncer needs a PostgreSQL server", exitcode.Usage},
-		{[]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-bin", "/nonexistent/pgbouncer", "--json", out}, "--pgbouncer-bin", exitcode.Failure},
+		{[]string{"run", "train-events", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-bin", "/nonexistent/pgbouncer", "--json", out}, "--pgbouncer-bin", exitcode.Usage},
 	}
 	for _, c := range cases {
 		want := c.code
