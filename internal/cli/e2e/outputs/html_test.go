@@ -190,8 +190,13 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if len(r.Intervals) < 4 {
 		t.Fatalf("%d intervals, want at least 4", len(r.Intervals))
 	}
-	if n, _ := drawn(t, chromium, runHTML, ""); n != report.ChartCount(r) || n < 5 {
+	n, runDOM := drawn(t, chromium, runHTML, "")
+	if n != report.ChartCount(r) || n < 5 {
 		t.Errorf("run --html: %d charts drawn, want %d", n, report.ChartCount(r))
+	}
+	// SQLite has no sessions: nothing was sampled from pg_stat_activity
+	if len(r.SlowOps) == 0 || !strings.Contains(runDOM, "slowest ops") || strings.Contains(runDOM, "pg_stat_activity") {
+		t.Errorf("run --html on SQLite: %d slow ops; the page must list them and name no pg_stat_activity", len(r.SlowOps))
 	}
 
 	withTelemetry(r)
