@@ -155,10 +155,11 @@ func isCobraUsage(err error) bool {
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "txnbench",
-		Short: "Realistic transactional workloads against SQLite and PostgreSQL, with numbers you can trust",
+		Short: "Realistic transactional workloads against SQLite, PostgreSQL, MariaDB and MySQL, with numbers you can trust",
 		Long: `txnbench runs realistic multi-statement transactional workloads against a
-database (embedded SQLite by default, a throwaway local PostgreSQL with
---db temp-postgres, or any PostgreSQL-wire server by URL), measures per-op
+database (embedded SQLite by default, a throwaway local PostgreSQL or
+MariaDB with --db temp-postgres or temp-mariadb, any PostgreSQL-wire server
+by postgres:// URL, or MariaDB or MySQL by mysql:// URL), measures per-op
 latency with HDR histograms, checks that no data was lost, and writes
 tables and JSON.
 

@@ -46,3 +46,19 @@ func TestRunHelpGrouped(t *testing.T) {
 		}
 	}
 }
+
+// TestRootHelpNamesEveryEngine: the top-level --help names each kind of
+// database --db takes, MariaDB's and MySQL's too (it named only SQLite and
+// PostgreSQL-wire servers, though --db takes temp-mariadb and mysql://).
+func TestRootHelpNamesEveryEngine(t *testing.T) {
+	code, stdout, stderr := runMain("--help")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d:\n%s%s", code, stdout, stderr)
+	}
+	flat := strings.Join(strings.Fields(stdout), " ")
+	for _, want := range []string{"SQLite", "temp-postgres", "temp-mariadb", "postgres:// URL", "MariaDB or MySQL by mysql:// URL"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("txnbench --help does not name %q:\n%s", want, stdout)
+		}
+	}
+}

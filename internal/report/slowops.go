@@ -74,21 +74,48 @@ func seconds(ms float64) string {
 }
 
 // slowOpsTable is the HTML report's table of the slow ops; nil without.
+// The backend and session columns are there only when some op has one,
+// and the note on sampling only when the wait sampler (PostgreSQL's, from
+// pg_stat_activity) saw the ops: an engine without sessions (SQLite), or
+// one txnbench does not sample (MariaDB, MySQL), gets neither.
 func slowOpsTable(r *result.Result) []table {
 	if len(r.SlowOps) == 0 {
 		return nil
 	}
-	t := table{Title: "slowest ops (the 5 slowest of each op, and those over its p99.9)",
-		Columns: []string{"op", "latency (ms)", "started", "client", "backend", "what its session was doing"},
-		Left:    map[int]bool{2: true, 4: true, 5: true}, Wrap: map[int]bool{5: true},
-		Note: "Sampled from pg_stat_activity: each sample of the session stands for one sampling interval. " +
-			"CPU is active and not waiting; Client:ClientRead (idle in transaction) is the client's own think time inside a transaction, (idle) its time between transactions."}
+	var backends, whys, sampled bool
 	for _, o := range r.SlowOps {
-		backend := o.Backend
-		if o.BackendPID != 0 {
-			backend = strconv.FormatUint(uint64(o.BackendPID), 10)
+		backends = backends || o.BackendPID != 0 || o.Backend != ""
+		whys = whys || slowWhy(o) != ""
+		sampled = sampled || o.Samples > 0 || len(o.Waits) > 0
+	}
+	t := table{Title: "slowest ops (the 5 slowest of each op, and those over its p99.9)",
+		Columns: []string{"op", "latency (ms)", "started", "client"},
+		Left:    map[int]bool{2: true}, Wrap: map[int]bool{}}
+	if backends {
+		t.Left[len(t.Columns)] = true
+		t.Columns = append(t.Columns, "backend")
+	}
+	if whys {
+		t.Left[len(t.Columns)], t.Wrap[len(t.Columns)] = true, true
+		t.Columns = append(t.Columns, "what its session was doing")
+	}
+	if sampled {
+		t.Note = "Sampled from pg_stat_activity: each sample of the session stands for one sampling interval. " +
+			"CPU is active and not waiting; Client:ClientRead (idle in transaction) is the client's own think time inside a transaction, (idle) its time between transactions."
+	}
+	for _, o := range r.SlowOps {
+		row := []string{o.Op, ms(o.LatencyMS), o.Start.Format("15:04:05.000"), strconv.Itoa(o.Client)}
+		if backends {
+			backend := o.Backend
+			if o.BackendPID != 0 {
+				backend = strconv.FormatUint(uint64(o.BackendPID), 10)
+			}
+			row = append(row, backend)
 		}
-		t.Rows = append(t.Rows, []string{o.Op, ms(o.LatencyMS), o.Start.Format("15:04:05.000"), strconv.Itoa(o.Client), backend, slowWhy(o)})
+		if whys {
+			row = append(row, slowWhy(o))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return []table{t}
 }

@@ -61,3 +61,32 @@ func TestSlowOpsHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowOpsHTMLSQLite: a SQLite run's slow ops have no sessions, so
+// their table has neither the backend and session columns nor the note on
+// pg_stat_activity's samples, which were never taken; PostgreSQL's keep
+// them. Before, SQLite's table said "Sampled from pg_stat_activity" above
+// two empty columns.
+func TestSlowOpsHTMLSQLite(t *testing.T) {
+	r := fixedResult()
+	r.SlowOps = []result.SlowOp{{Op: "add", Client: 2, LatencyMS: 1500}, {Op: "add", Client: 1, LatencyMS: 900}}
+	tables := slowOpsTable(r)
+	if len(tables) != 1 {
+		t.Fatalf("tables: %d", len(tables))
+	}
+	tb := tables[0]
+	if strings.Join(tb.Columns, "|") != "op|latency (ms)|started|client" || tb.Note != "" || len(tb.Rows[0]) != len(tb.Columns) {
+		t.Errorf("SQLite's table: columns %q, note %q, row %q", tb.Columns, tb.Note, tb.Rows[0])
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); strings.Contains(page, "pg_stat_activity") || !strings.Contains(page, "slowest ops") {
+		t.Errorf("SQLite's page names a sampler that did not run, or lacks the table")
+	}
+	pg := slowOpsTable(slowResult())[0]
+	if len(pg.Columns) != 6 || !strings.HasPrefix(pg.Note, "Sampled from pg_stat_activity") {
+		t.Errorf("PostgreSQL's table: columns %q, note %q", pg.Columns, pg.Note)
+	}
+}

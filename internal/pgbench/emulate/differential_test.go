@@ -93,6 +93,8 @@ func (e *pgbenchEnv) txnbench(t *testing.T, args ...string) (code int, stdout, s
 		defer os.Chdir(wd)
 	}
 	var out, errb bytes.Buffer
+	// the installed pgbench is 15's: follow it (the default is 17's)
+	args = append([]string{"--pgbench-version=15"}, args...)
 	code = emulate.Main(context.Background(), args, emulate.Env{Stdout: &out, Stderr: &errb,
 		Args: append([]string{"txnbench", "pgbench"}, args...), Version: "test", Redact: target.MaskURL,
 		CheckOutFile: dirExists})
@@ -463,6 +465,7 @@ END $$`)
 			"sleep3": "\\sleep 1 ms 2\n", "set2": "\\set x 1 2\n", "shell0": "\\shell\n", "if0": "\\if\n\\endif\n",
 			"elif": "\\elif 1\n", "aset": "SELECT 1 \\aset\n\\aset\n", "gauss": "\\set x random_gaussian(1, 10, 1)\n",
 			"select": "SELECT 1;\n", "endpipe": "\\endpipeline\n", "pipe": "\\startpipeline\nSELECT 1;\n\\endpipeline\n",
+			"sync":   "\\startpipeline\nSELECT 1;\n\\SyncPipeline\n\\endpipeline\n",
 			"manyfn": "\\set x greatest(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21)\n",
 		} {
 			bad[name] = e.write(t, name+".sql", text)
@@ -485,7 +488,7 @@ END $$`)
 			{"-n", "-b", "se@0", "-b", "si@0", "-b", "tpcb@0", "-T", "2"}, {"-b", "se@0", "x"},
 			{"-S", "-F", "90"}, {"-I", "dtg"}, {"-N", "--foreign-keys"}, {"-i", "-S"}, {"-i", "--log-prefix=x"},
 			{"--log-prefix=x"}, {"-l", "-T", "1", "--aggregate-interval=3"}, manyScripts(129),
-			{"--exit-on-abort"}, // PostgreSQL 16's
+			{"--exit-on-abort"}, {"--exit"}, {"-f", bad["sync"]}, // PostgreSQL 17's, which 15 refuses
 			{"--partition-method=x"}, {"--show-script=nosuch"}, {"-i", "--random-seed=1"},
 			// -S and -N number their scripts where they stand
 			{"-n", "-S", "-b", "tpcb-like@2", "-N", "-t", "6", "--random-seed", "3"},

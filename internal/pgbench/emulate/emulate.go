@@ -49,6 +49,8 @@ type pgbenchOpts struct {
 	connect, perCommand, log             bool
 	noVacuum, vacuumAll                  bool
 	failuresDetailed, verboseErrors      bool
+	exitOnAbort                          bool // pgbench 17's --exit-on-abort
+	rel                                  release
 	progressTimestamp                    bool
 	perClientInt                         *int
 	seedInfo                             string // pgbench's "setting random seed" lines
@@ -77,17 +79,14 @@ type pgbenchOpts struct {
 	checkOut func(flag, path string) error
 }
 
-// pgbenchCompat is the pgbench release whose behaviour txnbench pgbench
-// implements.
-const pgbenchCompat = "15.18"
-
 // pgbenchVersion is the client version pgbench prints, naming txnbench.
-func (e *emulator) pgbenchVersion() string {
-	return pgbenchCompat + " (txnbench " + e.Version + ")"
+func (e *emulator) pgbenchVersion(r release) string {
+	return r.version + " (txnbench " + e.Version + ")"
 }
 
-func newPgbenchOpts() *pgbenchOpts {
-	o := &pgbenchOpts{w: pgbenchscript.New()}
+// newPgbenchOpts are the options of pgbench release r, and txnbench's.
+func newPgbenchOpts(r release) *pgbenchOpts {
+	o := &pgbenchOpts{w: pgbenchscript.New(), rel: r}
 	o.w.Untagged = true // pgbench's bytes exactly
 	fs := pflag.NewFlagSet("pgbench", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -129,6 +128,9 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.VarP(o.intValue(&o.duration, "-T/--time", 1, math.MaxInt32, 0), "time", "T", "duration of benchmark test in seconds")
 	fs.BoolVarP(&o.vacuumAll, "vacuum-all", "v", false, "vacuum all four standard tables before tests")
 	fs.Var(o.intValue(&o.aggInterval, "--aggregate-interval", 1, math.MaxInt32, 0), "aggregate-interval", "aggregate data over NUM seconds")
+	if r.has17() {
+		fs.BoolVar(&o.exitOnAbort, "exit-on-abort", false, "exit when any client is aborted")
+	}
 	fs.BoolVar(&o.failuresDetailed, "failures-detailed", false, "report the failures grouped by basic types")
 	fs.StringVar(&o.logPrefix, "log-prefix", "pgbench_log", "prefix for transaction time log file")
 	o.maxTries = 1
@@ -149,6 +151,7 @@ func newPgbenchOpts() *pgbenchOpts {
 	fs.StringArrayVar(&o.pgConf, "pg-conf", nil, "txnbench: server setting key=value for temp-postgres (repeatable)")
 	fs.BoolVar(&o.w.NoInit, "no-init", false, "txnbench: on temp-postgres, do not create pgbench's tables for custom scripts")
 	fs.StringVar(&o.output, "pgbench-output", "txnbench", "txnbench: txnbench (pgbench's report plus percentiles and the balance check) or strict (pgbench's lines only)")
+	fs.String("pgbench-version", pgbench17.major, "txnbench: the pgbench whose options, scripts and messages to follow where its releases differ: 17 or 15 (read before the other options)")
 	fs.StringVar(&o.telemetry, "telemetry", "on", "txnbench: on (watch the database, its wait events and statement times, and the client's CPU beside the run; needs --json to be seen) or off (nothing: no session of its own, no sampling)")
 	o.perClientInt = &perClient
 	return o
@@ -281,7 +284,11 @@ func (f *sourceFlagValue) Set(v string) error {
 	if name, _, _ := pgscript.ParseWeighted(v); name == "-" && !f.builtin {
 		return nil // standard input is read once, with the others
 	}
-	if _, err := pgbenchscript.Load(src); err != nil {
+	s, err := pgbenchscript.Load(src)
+	if err == nil && !f.o.rel.has17() {
+		err = s.Refuse17()
+	}
+	if err != nil {
 		e := scriptError(err)
 		if f.o.optErr == nil {
 			f.o.optErr = e
@@ -448,7 +455,7 @@ var (
 	benchmarkingOptions = []string{"builtin", "client", "connect", "define", "file", "jobs", "log", "latency-limit",
 		"protocol", "skip-some-updates", "progress", "report-per-command", "rate", "select-only", "transactions", "time",
 		"vacuum-all", "sampling-rate", "aggregate-interval", "progress-timestamp", "log-prefix", "random-seed",
-		"failures-detailed", "max-tries", "verbose-errors"}
+		"failures-detailed", "max-tries", "verbose-errors", "exit-on-abort"}
 	initializationOptions = []string{"fillfactor", "init-steps", "quiet", "unlogged-tables", "tablespace",
 		"index-tablespace", "foreign-keys", "partitions", "partition-method"}
 )
@@ -467,6 +474,11 @@ func (o *pgbenchOpts) anyChanged(names []string) bool {
 func (o *pgbenchOpts) loadScripts() error {
 	if err := o.w.Validate(); err != nil {
 		return scriptError(err)
+	}
+	for _, s := range o.w.Scripts() { // those read from standard input too
+		if err := s.Refuse17(); err != nil && !o.rel.has17() {
+			return scriptError(err)
+		}
 	}
 	return o.checkBounds()
 }
@@ -552,9 +564,13 @@ func (o *pgbenchOpts) target() string {
 }
 
 func (e *emulator) pgbench(ctx context.Context, args []string) error {
-	o := newPgbenchOpts()
+	rel, args, err := takeRelease(args)
+	if err != nil {
+		return e.pgbenchFail(err)
+	}
+	o := newPgbenchOpts(rel)
 	o.checkOut = e.CheckOutFile
-	err := o.parse(args)
+	err = o.parse(args)
 	if o.seedInfo != "" {
 		fmt.Fprint(e.Stderr, o.seedInfo) // pgbench says so before checking more
 	}
@@ -563,10 +579,10 @@ func (e *emulator) pgbench(ctx context.Context, args []string) error {
 	}
 	switch {
 	case o.help:
-		printPgbenchHelp(e.Stdout, o.fs)
+		printPgbenchHelp(e.Stdout, o.fs, o.rel)
 		return nil
 	case o.version:
-		fmt.Fprintf(e.Stdout, "pgbench (PostgreSQL) %s\n", e.pgbenchVersion())
+		fmt.Fprintf(e.Stdout, "pgbench (PostgreSQL) %s\n", e.pgbenchVersion(o.rel))
 		return nil
 	case o.listOnly:
 		fmt.Fprint(e.Stderr, pgscript.ListBuiltins())
@@ -730,10 +746,10 @@ func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts
 	}
 	defer db.Close()
 	d := db.Dialect()
-	if d.Name == "PostgreSQL" && d.Version == pgbenchCompat {
-		fmt.Fprintf(e.Stdout, "pgbench (%s)\n", e.pgbenchVersion())
+	if d.Name == "PostgreSQL" && d.Version == o.rel.version {
+		fmt.Fprintf(e.Stdout, "pgbench (%s)\n", e.pgbenchVersion(o.rel))
 	} else {
-		fmt.Fprintf(e.Stdout, "pgbench (%s, server %s %s)\n", e.pgbenchVersion(), d.Name, d.Version)
+		fmt.Fprintf(e.Stdout, "pgbench (%s, server %s %s)\n", e.pgbenchVersion(o.rel), d.Name, d.Version)
 	}
 
 	if o.debug {
@@ -748,6 +764,12 @@ func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts
 	if err != nil {
 		return e.pgbenchFail(err)
 	}
+	// --exit-on-abort: the first client to abort ends the run, and
+	// pgbench exits naming that client's thread, without a report.
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	var abortOnce sync.Once
+	abortedThread := -1
 	spec.Runner.OnCycle = func(ev runner.CycleEvent) {
 		tally.add(ev)
 		logs.add(ev)
@@ -756,11 +778,20 @@ func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts
 			for _, msg := range pgbenchMessages(ev.Err) {
 				fmt.Fprintln(stderr, "pgbench: error: "+e.Redact(msg))
 			}
+			if o.exitOnAbort {
+				abortOnce.Do(func() {
+					abortedThread = pgbenchscript.ThreadOf(ev.Client, o.clients, o.threads)
+					stopRun()
+				})
+			}
 		}
 	}
-	r, err := job.Run(ctx, spec, db)
+	r, err := job.Run(runCtx, spec, db)
 	if cerr := logs.close(); cerr != nil && err == nil {
 		err = cerr
+	}
+	if abortedThread >= 0 && ctx.Err() == nil {
+		return e.pgbenchFail(&pgbenchError{msg: fmt.Sprintf("Run was aborted due to an error in thread %d", abortedThread), code: pgbenchAborted})
 	}
 	if r == nil {
 		if ctx.Err() != nil {

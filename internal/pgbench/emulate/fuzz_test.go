@@ -34,7 +34,7 @@ func FuzzPgbenchOptions(f *testing.F) {
 	os.Stdin = null
 	defer func() { os.Stdin = stdin }()
 	f.Fuzz(func(t *testing.T, line string) {
-		o := newPgbenchOpts()
+		o := newPgbenchOpts(pgbench17)
 		if o.parse(strings.Fields(line)) != nil || o.init || o.help || o.version || o.listOnly || o.shown != "" {
 			return
 		}

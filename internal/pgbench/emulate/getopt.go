@@ -16,9 +16,11 @@ import (
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
 )
 
-// pgbenchLongOptions are pgbench 15's long options in the order of its
+// pgbenchLongOptions are pgbench 17's long options in the order of its
 // long_options table: getopt_long accepts any unambiguous prefix of them
-// and lists them in this order when a prefix is ambiguous.
+// and lists them in this order when a prefix is ambiguous. 15's are the
+// same without the last, exit-on-abort (longOption skips options the
+// release does not register).
 var pgbenchLongOptions = []string{
 	"builtin", "client", "connect", "debug", "define", "file", "fillfactor", "host", "initialize",
 	"init-steps", "jobs", "log", "latency-limit", "no-vacuum", "port", "progress", "protocol", "quiet",
@@ -26,13 +28,14 @@ var pgbenchLongOptions = []string{
 	"username", "vacuum-all", "unlogged-tables", "tablespace", "index-tablespace", "sampling-rate",
 	"aggregate-interval", "progress-timestamp", "log-prefix", "foreign-keys", "random-seed",
 	"show-script", "partitions", "partition-method", "failures-detailed", "max-tries", "verbose-errors",
+	"exit-on-abort",
 }
 
 // Getopt reads args as pgbench's getopt_long reads its command line: the
 // options, each by its full name with its argument after "=", the
 // operands, and getopt's complaint if it has one (see getoptLong).
 func Getopt(args []string) (opts, operands []string, err error) {
-	return getoptLong(newPgbenchOpts().fs, args)
+	return getoptLong(newPgbenchOpts(pgbench17).fs, args)
 }
 
 // getoptLong reads args as glibc's getopt_long reads pgbench's command
@@ -107,7 +110,7 @@ func longOption(fs *pflag.FlagSet, name, arg string) (*pflag.Flag, error) {
 	}
 	var found []string
 	for _, o := range pgbenchLongOptions {
-		if strings.HasPrefix(o, name) {
+		if strings.HasPrefix(o, name) && fs.Lookup(o) != nil {
 			found = append(found, o)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // pgbenchHelp is pgbench 15's --help, section for section and option for
-// option.
+// option; 17's adds exitOnAbortHelp after --aggregate-interval.
 const pgbenchHelp = `PROG is a benchmarking tool for PostgreSQL.
 
 Usage:
@@ -79,13 +79,22 @@ Common options:
   -?, --help               show this help, then exit
 `
 
-// txnbenchOptions are the options txnbench pgbench adds to pgbench's.
-var txnbenchOptions = []string{"db", "via", "json", "pg-bin", "pg-conf", "no-init", "pgbench-output", "telemetry"}
+// exitOnAbortHelp is the line pgbench 17's --help adds.
+const exitOnAbortHelp = "  --exit-on-abort          exit when any client is aborted\n"
 
-// printPgbenchHelp prints pgbench's help, then txnbench's options in a
-// section of their own, where pgbench names where to report bugs.
-func printPgbenchHelp(w io.Writer, fs *pflag.FlagSet) {
-	fmt.Fprint(w, strings.ReplaceAll(pgbenchHelp, "PROG", "txnbench pgbench"))
+// txnbenchOptions are the options txnbench pgbench adds to pgbench's.
+var txnbenchOptions = []string{"db", "via", "json", "pg-bin", "pg-conf", "no-init", "pgbench-output", "pgbench-version", "telemetry"}
+
+// printPgbenchHelp prints the help of pgbench release r, then txnbench's
+// options in a section of their own, where pgbench names where to report
+// bugs.
+func printPgbenchHelp(w io.Writer, fs *pflag.FlagSet, r release) {
+	help := pgbenchHelp
+	if r.has17() {
+		agg := "  --aggregate-interval=NUM aggregate data over NUM seconds\n"
+		help = strings.Replace(help, agg, agg+exitOnAbortHelp, 1)
+	}
+	fmt.Fprint(w, strings.ReplaceAll(help, "PROG", "txnbench pgbench"))
 	own := pflag.NewFlagSet("txnbench", pflag.ContinueOnError)
 	for _, name := range txnbenchOptions {
 		f := *fs.Lookup(name)

@@ -16,7 +16,9 @@ func TestMainPrintsThroughEnv(t *testing.T) {
 		code         int
 		stdout, errs string
 	}{
-		{[]string{"--version"}, 0, "pgbench (PostgreSQL) " + pgbenchCompat + " (txnbench v9)\n", ""},
+		{[]string{"--version"}, 0, "pgbench (PostgreSQL) " + pgbench17.version + " (txnbench v9)\n", ""},
+		{[]string{"--pgbench-version=15", "--version"}, 0, "pgbench (PostgreSQL) 15.18 (txnbench v9)\n", ""},
+		{[]string{"-c", "0", "--pgbench-version"}, pgbenchBad, "", "pgbench: error: --pgbench-version needs a release: choose 15 or 17\n"},
 		{[]string{"-c", "0"}, pgbenchBad, "", "pgbench: error: -c/--clients must be in range 1..2147483647\n"},
 		{[]string{"--nope"}, pgbenchBad, "", "pgbench: unrecognized option '--nope'\n" +
 			"pgbench: hint: Try \"txnbench pgbench --help\" for more information.\n"},

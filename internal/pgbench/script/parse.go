@@ -614,3 +614,17 @@ func resolveConditionals(name string, cmds []*Command) error {
 	}
 	return nil
 }
+
+// Refuse17 returns the error pgbench 15 gives a script that uses what 17
+// added, \syncpipeline ("invalid command"), or nil. Parse accepts it, as
+// 17 does.
+func (s *Script) Refuse17() error {
+	for _, c := range s.Commands {
+		if c.Kind == Meta && c.Meta == SyncPipeline {
+			name, _, _ := strings.Cut(strings.TrimPrefix(c.First, `\`), " ")
+			return &ParseError{File: s.Name, Line: c.Line, Col: -1, Msg: "invalid command", Cmd: name,
+				LineText: c.First, HasLine: true}
+		}
+	}
+	return nil
+}

@@ -174,3 +174,72 @@ seed = 7
 		t.Fatalf("against a doctored baseline: exit %d, summary:\n%s\nwant exit %d and a WORSE verdict", code, summary, exitcode.Regression)
 	}
 }
+
+// TestCIDocsWorkFromACheckout: until the first release nothing is
+// published to install from (no module, no tag), so docs/ci.md shows the
+// action used by its path from a checkout, with txnbench built there and
+// install: false: that snippet's step names only inputs action.yml
+// declares and a suite that exists, after a step that builds ./cmd/txnbench.
+// README.md and docs/ci.md, which name the published paths for later, say
+// that they hold only from the first release. Before, both named
+// `@latest` and `txnbench/txnbench@v1` as if they existed.
+func TestCIDocsWorkFromACheckout(t *testing.T) {
+	var act actionFile
+	b, err := os.ReadFile(clitest.Repo(t, "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &act); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(clitest.Repo(t, "docs/ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Until the first release\n")
+	block := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(section)
+	if !ok || block == nil {
+		t.Fatal("docs/ci.md has no \"Until the first release\" section with a workflow")
+	}
+	var job struct {
+		Steps []struct {
+			Uses string            `yaml:"uses"`
+			Run  string            `yaml:"run"`
+			With map[string]string `yaml:"with"`
+		} `yaml:"steps"`
+	}
+	if err := yaml.Unmarshal([]byte(block[1]), &job); err != nil {
+		t.Fatalf("docs/ci.md's workflow: %v", err)
+	}
+	built, found := false, false
+	for _, st := range job.Steps {
+		built = built || strings.Contains(st.Run, "go install ./cmd/txnbench")
+		if st.Uses != "./" {
+			continue
+		}
+		if !built || st.With["install"] != "false" {
+			t.Errorf("uses: ./ without txnbench built from the checkout before it and install: false: %+v", st)
+		}
+		for k := range st.With {
+			if _, ok := act.Inputs[k]; !ok {
+				t.Errorf("docs/ci.md gives the action input %q, which action.yml does not declare", k)
+			}
+		}
+		if _, err := os.Stat(clitest.Repo(t, st.With["suite"])); err != nil {
+			t.Errorf("docs/ci.md's suite: %v", err)
+		}
+		found = true
+	}
+	if !found {
+		t.Error("docs/ci.md's workflow has no step using the action by its path (uses: ./)")
+	}
+	for _, f := range []string{"README.md", "docs/ci.md"} {
+		text, err := os.ReadFile(clitest.Repo(t, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if regexp.MustCompile(`cmd/txnbench@|txnbench/txnbench@`).Match(text) && !strings.Contains(string(text), "first release") {
+			t.Errorf("%s names a published module or tag without saying it holds only from the first release", f)
+		}
+	}
+}

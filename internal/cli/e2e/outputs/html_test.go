@@ -64,7 +64,9 @@ func withTelemetry(r *result.Result) {
 }
 
 // drawn renders page in headless Chromium and returns what the page says
-// it drew, failing the test on blank or failed charts. With png, the same
+// it drew, failing the test on blank or failed charts, and on content
+// wider than the page (at most 1400 px and its padding, in a window wider
+// than that: a table too wide scrolls on its own). With png, the same
 // Chromium also keeps a picture of the page there (see checkPNG): one
 // browser start for both.
 func drawn(t *testing.T, chromium, page, png string) (int, string) {
@@ -75,6 +77,8 @@ func drawn(t *testing.T, chromium, page, png string) (int, string) {
 		"--virtual-time-budget=10000", "--dump-dom"}
 	if png != "" {
 		args = append(args, "--hide-scrollbars", "--window-size=1280,4000", "--screenshot="+png)
+	} else {
+		args = append(args, "--window-size=1920,1080")
 	}
 	cmd := exec.CommandContext(ctx, chromium, append(args, "file://"+page)...)
 	var stderr bytes.Buffer
@@ -108,6 +112,13 @@ func drawn(t *testing.T, chromium, page, png string) (int, string) {
 	count, err := strconv.Atoi(n)
 	if err != nil {
 		t.Fatalf("data-charts-drawn=%q", n)
+	}
+	cw, _ := attr("data-content-width")
+	bw, _ := attr("data-body-width")
+	content, cerr := strconv.Atoi(cw)
+	body, berr := strconv.Atoi(bw)
+	if cerr != nil || berr != nil || content > body || body > 1400+2*24 {
+		t.Errorf("%s: content %s px wide in a page of %s px (at most 1448: 1400 and the padding)", filepath.Base(page), cw, bw)
 	}
 	return count, dom
 }
@@ -179,8 +190,13 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if len(r.Intervals) < 4 {
 		t.Fatalf("%d intervals, want at least 4", len(r.Intervals))
 	}
-	if n, _ := drawn(t, chromium, runHTML, ""); n != report.ChartCount(r) || n < 5 {
+	n, runDOM := drawn(t, chromium, runHTML, "")
+	if n != report.ChartCount(r) || n < 5 {
 		t.Errorf("run --html: %d charts drawn, want %d", n, report.ChartCount(r))
+	}
+	// SQLite has no sessions: nothing was sampled from pg_stat_activity
+	if len(r.SlowOps) == 0 || !strings.Contains(runDOM, "slowest ops") || strings.Contains(runDOM, "pg_stat_activity") {
+		t.Errorf("run --html on SQLite: %d slow ops; the page must list them and name no pg_stat_activity", len(r.SlowOps))
 	}
 
 	withTelemetry(r)
@@ -209,8 +225,10 @@ func TestHTMLReportInChromium(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "study")
-	args = append([]string{"study", "train-events", "--duration", "1s", "--progress", "250ms", "--settle", "0", "--seed", "5",
-		"--vary", "clients=1,2,4", "--out", out}, clitest.Quick...)
+	// two varied settings, repeated and compared with the first: its
+	// tables are wider than the page (they made study.html 1544 px wide)
+	args = append([]string{"study", "train-events", "--duration", "500ms", "--progress", "250ms", "--settle", "0", "--seed", "5",
+		"--vary", "clients=1,2,4", "--vary", "conn=per-txn", "--repeat", "2", "--compare", "first", "--out", out}, clitest.Quick...)
 	if code, _, stderr := clitest.Run(args...); code != exitcode.OK {
 		t.Fatalf("study: exit %d: %s", code, stderr)
 	}

@@ -19,14 +19,15 @@ import (
 // binary, and the script workload through txnbench's own commands.
 
 // TestPgbenchVersionAndHelp compares the binary's `txnbench pgbench
-// --version` and `--help` with PostgreSQL's pgbench.
+// --pgbench-version 15 --version` and `--help` with PostgreSQL's pgbench
+// 15 (the one installed), and the default's, 17's, with what 17 adds.
 func TestPgbenchVersionAndHelp(t *testing.T) {
 	bin := testutil.Pgbench(t)
 	t.Run("version", func(t *testing.T) {
 		// pgbench's first word, program and release, then its build
 		pout := realPgbench(t, bin, "--version")
 		release := regexp.MustCompile(`^pgbench \(PostgreSQL\) [0-9]+\.[0-9]+ `)
-		for _, args := range [][]string{{"pgbench", "--version"}, {"pgbench", "-V"}} {
+		for _, args := range [][]string{{"pgbench", "--pgbench-version", "15", "--version"}, {"pgbench", "-V", "--pgbench-version=15"}} {
 			cmd := exec.Command(os.Args[0], args...)
 			cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
 			out, err := cmd.Output()
@@ -46,16 +47,73 @@ func TestPgbenchVersionAndHelp(t *testing.T) {
 		// pgbench names where to report bugs: txnbench's own options
 		// come there, then its address.
 		pout := realPgbench(t, bin, "--help")
-		cmd := exec.Command(os.Args[0], "pgbench", "--help")
-		cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
-		out, err := cmd.Output()
-		tout := strings.ReplaceAll(string(out), "txnbench pgbench", "pgbench")
+		if !strings.Contains(pout, "PostgreSQL) 15") && !strings.Contains(realPgbench(t, bin, "--version"), "PostgreSQL) 15") {
+			t.Fatalf("%s is not pgbench 15", bin)
+		}
 		p, _, _ := strings.Cut(pout, "Report bugs to")
-		g, own, _ := strings.Cut(tout, "txnbench options:\n")
-		if err != nil || p != g || !strings.Contains(own, "--pgbench-output") || !strings.Contains(own, "Report bugs to") {
-			t.Errorf("--help (%v):\n%s\npgbench's:\n%s", err, out, pout)
+		// 17's help is 15's with one line more, after --aggregate-interval
+		agg := "  --aggregate-interval=NUM aggregate data over NUM seconds\n"
+		p17 := strings.Replace(p, agg, agg+"  --exit-on-abort          exit when any client is aborted\n", 1)
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"pgbench", "--pgbench-version", "15", "--help"}, p},
+			{[]string{"pgbench", "--help"}, p17},
+			{[]string{"pgbench", "--pgbench-version=17", "-?"}, p17},
+		} {
+			cmd := exec.Command(os.Args[0], c.args...)
+			cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+			out, err := cmd.Output()
+			tout := strings.ReplaceAll(string(out), "txnbench pgbench", "pgbench")
+			g, own, _ := strings.Cut(tout, "txnbench options:\n")
+			if err != nil || g != c.want || c.want == p17 && p17 == p || !strings.Contains(own, "--pgbench-version") || !strings.Contains(own, "Report bugs to") {
+				t.Errorf("%v (%v):\n%s\nwant:\n%s", c.args, err, out, c.want)
+			}
 		}
 	})
+}
+
+// TestPgbenchExitOnAbort runs pgbench 17's --exit-on-abort through the
+// binary on SQLite: the first client to abort ends the run with pgbench
+// 17's line naming its thread, exit status 2 and no report; without it,
+// the other client runs on and the report ends with the aborted run's
+// line. pgbench 15 (--pgbench-version 15) refuses the option as getopt
+// does, and -i refuses it as a benchmarking option.
+func TestPgbenchExitOnAbort(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "abort.sql")
+	// client 1 (thread 1 of -j 2) aborts in its first transaction
+	os.WriteFile(script, []byte("\\if :client_id = 1\n\\set x 1 / 0\n\\endif\nSELECT 1;\n"), 0o644)
+	db := "sqlite:" + filepath.Join(dir, "a.db")
+	run := []string{"pgbench", "-n", "-c", "2", "-j", "2", "-t", "50", "-f", script, "--db", db}
+
+	code, out, stderr := clitest.Run(append(run, "--exit-on-abort")...)
+	if code != 2 || !strings.Contains(stderr, "pgbench: error: Run was aborted due to an error in thread 1\n") ||
+		!strings.Contains(stderr, "client 1 aborted") || strings.Contains(out, "number of transactions actually processed") ||
+		strings.Contains(stderr, "the above results are incomplete") {
+		t.Errorf("--exit-on-abort: exit %d, want 2, pgbench 17's line and no report\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr = clitest.Run(run...)
+	if code != 2 || !strings.Contains(out, "number of transactions actually processed: 50/100") ||
+		!strings.Contains(stderr, "Run was aborted; the above results are incomplete.") || strings.Contains(stderr, "due to an error in thread") {
+		t.Errorf("without --exit-on-abort: exit %d, want 2 and client 0's 50 transactions reported\n%s\n%s", code, out, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(run, "--exit-on-abort", "--pgbench-version", "15"), "pgbench: unrecognized option '--exit-on-abort'\n"},
+		{append(run, "--exit-on", "--pgbench-version=15"), "pgbench: unrecognized option '--exit-on'\n"},
+		{[]string{"pgbench", "-i", "--exit-on-abort", "--db", db}, "pgbench: error: some of the specified options cannot be used in initialization (-i) mode\n"},
+		{append(run, "--exit-on-abort", "--pgbench-version", "16"), "pgbench: error: invalid --pgbench-version \"16\": choose 15 or 17\n"},
+	} {
+		code, out, stderr := clitest.Run(c.args...)
+		if code != 1 || out != "" || !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("%v: exit %d, want 1 and %q\n%s\n%s", c.args, code, c.want, out, stderr)
+		}
+	}
 }
 
 // realPgbench is what PostgreSQL's pgbench at bin prints on stdout with
