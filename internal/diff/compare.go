@@ -432,7 +432,12 @@ func notChecked(rs []*result.Result) string {
 // threshold (widened, unless given, to the measured spread: threshold).
 func decide(b, n value, bu, nu *Unit, opt Options) Decision {
 	var st *stats.Result
-	if statistical(n.family) {
+	switch {
+	case n.family == FamErrors && b.v == 0 && n.v == 0: // no errors either side
+	case n.family == FamErrors:
+		r := stats.CompareCounts(math.Round(b.v*float64(b.n)), float64(b.n), math.Round(n.v*float64(n.n)), float64(n.n))
+		st = &r
+	case statistical(n.family):
 		r := stats.Compare(b.sample(n), n.sample(b), b.v, n.v)
 		if r.Known {
 			st = &r

@@ -142,8 +142,8 @@ func (v value) basis() string {
 	return fmt.Sprintf("%d intervals of 1 run, machine %.0f%% busy beside it", len(v.series), 100*BusyShare(v.drift))
 }
 
-// statistical tells whether a family is decided with an interval: all but
-// error rates and the invariants, which keep their thresholds and floors
-// alone (an error rate of 0 has no logarithm, and a violation is never
-// noise).
+// statistical tells whether a family is decided with an interval of its
+// samples' logs: all but error rates, compared as counts of events
+// (stats.CompareCounts: an error rate of 0 has no logarithm), and the
+// invariants, decided alone (a violation is never noise).
 func statistical(f Family) bool { return f != FamErrors && f != FamInvariants }

@@ -301,3 +301,22 @@ func (r Result) Verdict(higherBetter bool) string {
 	}
 	return Worse
 }
+
+// CompareCounts compares two rates of events, kb of nb against kn of nn
+// (errors of attempts, say), by the log of their ratio with Poisson
+// noise, sqrt(1/kb + 1/kn), half an event added to each count so that
+// none of them is zero: a handful of errors against none is ~, thirty
+// against none is not.
+func CompareCounts(kb, nb, kn, nn float64) Result {
+	r := Result{NBase: int(nb), NNew: int(nn)}
+	if nb <= 0 || nn <= 0 {
+		return r
+	}
+	rb, rn := (kb+0.5)/(nb+0.5), (kn+0.5)/(nn+0.5)
+	r.Known, r.Ratio = true, rn/rb
+	d, se := math.Log(r.Ratio), math.Sqrt(1/(kb+0.5)+1/(kn+0.5))
+	q := TQuantile((1+Level)/2, 1e6)
+	r.Low, r.High = math.Exp(d-q*se), math.Exp(d+q*se)
+	r.P = 2 * (1 - TCDF(math.Abs(d)/se, 1e6))
+	return r
+}

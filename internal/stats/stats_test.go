@@ -86,3 +86,18 @@ func TestSeries(t *testing.T) {
 		t.Errorf("the same with 20%% drift a side: %+v, want ~", r)
 	}
 }
+
+// TestCounts: 0 errors against 3 of as many attempts is ~, against 30 it
+// is worse; the interval of 10 against 10 holds 1.
+func TestCounts(t *testing.T) {
+	if r := CompareCounts(0, 1000, 3, 1000); r.Verdict(false) != Same {
+		t.Errorf("0 vs 3 errors: %+v, want ~", r)
+	}
+	if r := CompareCounts(0, 1000, 30, 1000); r.Verdict(false) != Worse {
+		t.Errorf("0 vs 30 errors: %+v, want worse", r)
+	}
+	r := CompareCounts(10, 1000, 10, 1000)
+	near(t, "ratio", r.Ratio, 1, 1e-12)
+	// ln interval: +-1.96*sqrt(2/10.5) = +-0.8554
+	near(t, "high", math.Log(r.High), 0.8554, 1e-3)
+}
