@@ -235,6 +235,12 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 		return sc
 	}
 	compareValues(&sc, b, n, opt)
+	for _, d := range sc.Decisions {
+		if d.Stats != nil && d.Family != FamErrors {
+			sc.Notes = append(sc.Notes, fmt.Sprintf("95%% intervals from BASE's %s and NEW's %s", d.Stats.Base, d.Stats.New))
+			break
+		}
+	}
 	sc.Notes = append(sc.Notes, newErrorClasses(errorClasses(b.Results), errorClasses(n.Results))...)
 	sc.Notes = append(sc.Notes, runNotes(b, n)...)
 	if note := topWaitNote(b.Results, n.Results); note != "" {
