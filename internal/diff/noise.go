@@ -147,3 +147,53 @@ func (v value) basis() string {
 // (stats.CompareCounts: an error rate of 0 has no logarithm), and the
 // invariants, decided alone (a violation is never noise).
 func statistical(f Family) bool { return f != FamErrors && f != FamInvariants }
+
+// Saturated is the machine's busy share (telemetry's machine CPU, the
+// median over the intervals) from which a run is taken to have competed
+// for its cores.
+const Saturated = 0.9
+
+// starvation is what the machine explains of the difference between two
+// single runs of an embedded database (the whole run in txnbench's
+// process): when the slower one ran on a saturated machine, its
+// throughput is the share of the cores the scheduler gave it, so the
+// ratio of the cores the two runs got (client CPU over the window) is the
+// machine's, as a log; 0 otherwise. A change of the work per transaction
+// changes the CPU per transaction, not the cores, and is not explained
+// away; a lock wait on an idle machine is not either (it is not
+// saturated).
+func starvation(b, n *Unit) float64 {
+	if len(b.Results) != 1 || len(n.Results) != 1 {
+		return 0
+	}
+	rb, rn := b.Results[0], n.Results[0]
+	if !rb.Server.Embedded || !rn.Server.Embedded || rb.MeasuredS <= 0 || rn.MeasuredS <= 0 {
+		return 0
+	}
+	slow := rn
+	if rb.TxnPerS() < rn.TxnPerS() {
+		slow = rb
+	}
+	if machineBusy(slow) < Saturated {
+		return 0
+	}
+	cb := (rb.Client.CPUUserS + rb.Client.CPUSysS) / rb.MeasuredS
+	cn := (rn.Client.CPUUserS + rn.Client.CPUSysS) / rn.MeasuredS
+	if cb <= 0 || cn <= 0 {
+		return 0
+	}
+	return math.Abs(math.Log(cn / cb))
+}
+
+// machineBusy is the median of r's machine CPU over its intervals, 0
+// without CPU telemetry.
+func machineBusy(r *result.Result) float64 {
+	if r.Telemetry == nil {
+		return 0
+	}
+	xs := make([]float64, 0, len(r.Telemetry.Series))
+	for _, s := range r.Telemetry.Series {
+		xs = append(xs, s.MachineCPU)
+	}
+	return stats.Median(xs)
+}
