@@ -9,8 +9,9 @@
 #     --allow-different: exit 4 wanted;
 #   - SUITES times, the smoke tier of examples/suite.toml twice, diffed:
 #     exit 0 wanted.
-# It prints each try's exit status and the counts. Results go to
-# docs/BENCHMARKS.md, "Issue 38".
+# It prints each try's exit status and the counts, and keeps the diff of
+# every try that ended otherwise (with its inputs) in bench/out/. Results
+# go to docs/BENCHMARKS.md, "Issue 38".
 #
 #   bench/diff-noise.sh [-n TRIES] [-s SUITES] [-r RTT] [-b BIN]
 #
@@ -33,6 +34,7 @@ while getopts "n:s:r:b:" o; do
   esac
 done
 out=$(mktemp -d)
+keep=bench/out/diff-noise-$(date -u +%Y%m%dT%H%M%SZ)
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -55,20 +57,27 @@ run() { # run FILE [FLAGS...]
   "$bin" run connect-overhead --db temp-postgres --conn per-txn --query point --rows 2000 \
     --clients 4 --duration 4s --json "$f" "$@" >/dev/null 2>&1
 }
-status() { # status DIFF-ARGS...: diff's exit status
-  local s=0
+status() { # status WANT DIFF-ARGS...: diff's exit status; kept unless WANT
+  local want=$1 s=0
+  shift
   "$bin" diff "$@" >"$out/diff.txt" 2>&1 || s=$?
+  if [ "$s" != "$want" ]; then
+    local d
+    d=$keep/$(date -u +%H%M%S)-$RANDOM
+    mkdir -p "$d"
+    cp -r "$out/diff.txt" "$1" "$2" "$d/" 2>/dev/null || true
+  fi
   echo "$s"
 }
 
 aa=0 planted=0 suite_ok=0
 for ((t = 1; t <= tries; t++)); do
   run "$out/a.json" && run "$out/b.json"
-  s=$(status "$out/a.json" "$out/b.json")
+  s=$(status 0 "$out/a.json" "$out/b.json")
   [ "$s" = 0 ] && aa=$((aa + 1))
   echo "try $t: identical runs: exit $s ($(tail -1 "$out/diff.txt"))"
   run "$out/p0.json" --network rtt=0ms && run "$out/p1.json" --network "rtt=$rtt"
-  s=$(status "$out/p0.json" "$out/p1.json" --allow-different)
+  s=$(status 4 "$out/p0.json" "$out/p1.json" --allow-different)
   [ "$s" = 4 ] && planted=$((planted + 1))
   echo "try $t: rtt=$rtt planted: exit $s ($(grep -m1 '^txn/s' "$out/diff.txt" | tr -s ' '))"
 done
@@ -76,7 +85,7 @@ for ((t = 1; t <= suites; t++)); do
   rm -rf "$out/base" "$out/new"
   "$bin" suite run examples/suite.toml --tier smoke --out "$out/base" >/dev/null 2>&1 || true
   "$bin" suite run examples/suite.toml --tier smoke --out "$out/new" >/dev/null 2>&1 || true
-  s=$(status "$out/base" "$out/new")
+  s=$(status 0 "$out/base" "$out/new")
   [ "$s" = 0 ] && suite_ok=$((suite_ok + 1))
   echo "suite $t: identical smoke tiers: exit $s ($(tail -1 "$out/diff.txt"))"
 done
