@@ -444,11 +444,7 @@ func decide(b, n value, bu, nu *Unit, opt Options) Decision {
 		r := stats.CompareCounts(math.Round(b.v*float64(b.n)), float64(b.n), math.Round(n.v*float64(n.n)), float64(n.n))
 		st = &r
 	case statistical(n.family):
-		bs, ns := b.sample(n), n.sample(b)
-		if m := starvation(bu, nu); m > 0 && n.family != FamDatabase {
-			bs.Drift, ns.Drift = math.Hypot(bs.Drift, m/math.Sqrt2), math.Hypot(ns.Drift, m/math.Sqrt2)
-		}
-		r := stats.Compare(bs, ns, b.v, n.v)
+		r := stats.Compare(b.sample(n), n.sample(b), b.v, n.v)
 		if r.Known {
 			st = &r
 		}

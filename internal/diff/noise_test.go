@@ -108,39 +108,3 @@ func TestRecordedChangeIsRegression(t *testing.T) {
 		}
 	}
 }
-
-// TestStarvedEmbeddedRun: an embedded run (SQLite, the whole run in
-// txnbench's process) that got a fifth of the cores on a saturated
-// machine ran at a fifth of the speed: the machine's, not a regression
-// (the smoke tier's select-only on SQLite moved by 5.5x between
-// identical runs beside two spinners per core). The same slowdown with
-// the same cores, or on a machine with idle CPU, is a regression.
-func TestStarvedEmbeddedRun(t *testing.T) {
-	const name = "/pgbench-select-only-sqlite-smoke.json"
-	for _, c := range []struct {
-		what       string
-		cores, cpu float64 // NEW's client CPU and machine CPU
-		want       string
-	}{
-		{"a fifth of the cores on a saturated machine", 0.2, 1, Same},
-		{"the same cores", 1, 1, Worse},
-		{"a fifth of the cores on a machine with idle CPU", 0.2, 0.5, Worse},
-	} {
-		b, err := result.Load(aaBase + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, _ := result.Load(aaBase + name)
-		n = slowed(n, 5)
-		n.Client.CPUUserS *= c.cores
-		n.Client.CPUSysS *= c.cores
-		for i := range n.Telemetry.Series {
-			n.Telemetry.Series[i].ClientCPU *= c.cores
-			n.Telemetry.Series[i].MachineCPU = c.cpu
-		}
-		rep := compare(t, b, n, Options{})
-		if v := verdicts(rep)[b.Workload+"/txn/s"]; v != c.want {
-			t.Errorf("5x slower with %s: txn/s %q, want %s", c.what, v, c.want)
-		}
-	}
-}
