@@ -30,8 +30,11 @@ mean/p50/p95/p99 and error rate per op, the invariant check, database
 counters per transaction and server time per op when both have telemetry.
 A metric regresses when it moved the wrong way by more than its threshold
 (defaults per metric family, set above the run-to-run spread measured by
-bench/spread.sh; a study's own spread widens them) and by more than a small
-absolute floor. Runs whose fixed settings (workload and its settings,
+bench/spread.sh) and by more than a small absolute floor, and, for rates,
+latencies and counters, significantly: its 95% interval (Welch's t on the
+logs of the repetitions, or of a single run's progress intervals with a
+drift for its machine's busy share) excludes no change. A change beyond its
+threshold that is not significant is "~" (noise), not a regression. Runs whose fixed settings (workload and its settings,
 clients, duration, rate, connector, database kind, server and txnbench
 versions) differ are refused unless --allow-different is given.
 
@@ -107,7 +110,7 @@ Exit status: 0 no regression, 4 a regression, 2 bad input.
 	}
 	fs := cmd.Flags()
 	d := diff.DefaultThresholds
-	fs.Float64Var(&threshold, "threshold", 0, fmt.Sprintf("relative change in %% beyond which any metric counts as moved, instead of the per-family defaults (throughput %g, mean/p50 %g, p95 %g, p99 %g, errors %g, database %g) and a study's spread",
+	fs.Float64Var(&threshold, "threshold", 0, fmt.Sprintf("relative change in %% beyond which any metric counts as moved (if significant too), instead of the per-family defaults (throughput %g, mean/p50 %g, p95 %g, p99 %g, errors %g, database %g)",
 		d.Throughput, d.Mean, d.P95, d.P99, d.Errors, d.Database))
 	fs.BoolVar(&allow, "allow-different", false, "compare even when fixed settings (workload, its settings, clients, duration, connector, database kind, versions) differ; the differences are printed as a warning")
 	fs.BoolVar(&markdown, "markdown", false, "print the comparison as Markdown (a pull request's comment, a CI job's summary) instead of text")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/stats"
 )
 
 // Verdicts of a decision.
@@ -14,6 +15,9 @@ const (
 	Ok     = "ok"
 	Better = "better"
 	Worse  = "worse"
+	// Same is a change beyond the threshold that is not significant: its
+	// interval holds no change (stats.Same).
+	Same = stats.Same
 )
 
 // Options steer a comparison.
@@ -46,7 +50,10 @@ type Report struct {
 	Regressions int `json:"regressions"`
 	Improved    int `json:"better"`
 	Regressed   int `json:"regressed_scenarios"`
-	Compared    int `json:"compared_scenarios"`
+	// NotSignificant counts the changes beyond their threshold whose
+	// interval holds no change (verdict ~): noise, not a regression.
+	NotSignificant int `json:"not_significant"`
+	Compared       int `json:"compared_scenarios"`
 }
 
 // Scenario is one scenario's (or cell's) comparison.
@@ -76,6 +83,27 @@ type Decision struct {
 	BelowFloor   bool   `json:"below_floor,omitempty"`
 	HigherBetter bool   `json:"higher_is_better"`
 	Verdict      string `json:"verdict"`
+	// Stats is the change's 95% interval and p, for rates and latencies
+	// whose noise is known: from the repetitions of each side, or from a
+	// single run's progress intervals and its machine's busy share. Nil
+	// with NoiseUnknown (one run of one interval) or for a family decided
+	// by its threshold alone (errors, counters, invariants).
+	Stats        *Stats `json:"stats,omitempty"`
+	NoiseUnknown bool   `json:"noise_unknown,omitempty"`
+}
+
+// Stats is how sure a decision is.
+type Stats struct {
+	// LowPct and HighPct bound the change in %, at 95%.
+	LowPct  float64 `json:"low_pct"`
+	HighPct float64 `json:"high_pct"`
+	P       float64 `json:"p"`
+	// Significant: the interval excludes no change.
+	Significant bool `json:"significant"`
+	// Base and New say what each side's noise came from ("3 runs",
+	// "20 intervals of 1 run, busy 40%").
+	Base string `json:"base_from"`
+	New  string `json:"new_from"`
 }
 
 // DifferentError refuses a comparison of runs whose fixed settings differ.
@@ -167,8 +195,11 @@ func Compare(base, new *Input, opt Options) (*Report, error) {
 			rep.Regressed++
 		}
 		for _, d := range s.Decisions {
-			if d.Verdict == Better {
+			switch d.Verdict {
+			case Better:
 				rep.Improved++
+			case Same:
+				rep.NotSignificant++
 			}
 		}
 	}
@@ -204,6 +235,12 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 		return sc
 	}
 	compareValues(&sc, b, n, opt)
+	for _, d := range sc.Decisions {
+		if d.Stats != nil && d.Family != FamErrors {
+			sc.Notes = append(sc.Notes, fmt.Sprintf("95%% intervals from BASE's %s and NEW's %s", d.Stats.Base, d.Stats.New))
+			break
+		}
+	}
 	sc.Notes = append(sc.Notes, newErrorClasses(errorClasses(b.Results), errorClasses(n.Results))...)
 	sc.Notes = append(sc.Notes, runNotes(b, n)...)
 	if note := topWaitNote(b.Results, n.Results); note != "" {
@@ -245,7 +282,7 @@ func compareValues(sc *Scenario, b, n *Unit, opt Options) {
 			few = append(few, v.label())
 			continue
 		}
-		sc.Decisions = append(sc.Decisions, decide(v, w, threshold(v, w, b, n, opt)))
+		sc.Decisions = append(sc.Decisions, decide(v, w, b, n, opt))
 	}
 	for _, v := range nv {
 		if !bm[v.key()] && bops[v.opID()] {
@@ -395,10 +432,38 @@ func notChecked(rs []*result.Result) string {
 	return ""
 }
 
-// decide compares one metric.
-func decide(b, n value, thr float64) Decision {
+// decide compares one metric: a rate or a latency whose noise is known
+// moves when its change passes its family's threshold and is significant;
+// one whose noise is unknown, or another family, when it passes its
+// threshold (widened, unless given, to the measured spread: threshold).
+func decide(b, n value, bu, nu *Unit, opt Options) Decision {
+	var st *stats.Result
+	switch {
+	case n.family == FamErrors && b.v == 0 && n.v == 0: // no errors either side
+	case n.family == FamErrors:
+		r := stats.CompareCounts(math.Round(b.v*float64(b.n)), float64(b.n), math.Round(n.v*float64(n.n)), float64(n.n))
+		st = &r
+	case statistical(n.family):
+		r := stats.Compare(b.sample(n), n.sample(b), b.v, n.v)
+		if r.Known {
+			st = &r
+		}
+	}
+	thr := opt.Thresholds.For(n.family)
+	if st == nil {
+		thr = threshold(b, n, bu, nu, opt)
+	}
 	d := Decision{Metric: n.label(), Op: n.op, Family: n.family, Unit: n.unit, Base: b.v, New: n.v,
 		ThresholdPct: thr, Floor: n.floor, HigherBetter: n.higher, Verdict: Ok}
+	if n.unit == UnitMS {
+		d.Floor = busyFloor(b, n)
+	}
+	if st != nil {
+		d.Stats = &Stats{LowPct: pct(st.Low), HighPct: pct(st.High), P: math.Round(st.P*1000) / 1000, Significant: st.Significant(),
+			Base: b.basis(), New: n.basis()}
+	} else {
+		d.NoiseUnknown = statistical(n.family)
+	}
 	if n.family == FamInvariants {
 		switch {
 		case n.v < 1:
@@ -420,8 +485,12 @@ func decide(b, n value, thr float64) Decision {
 	if !relMoved {
 		return d
 	}
-	if math.Abs(delta) <= n.floor {
+	if math.Abs(delta) <= d.Floor {
 		d.BelowFloor = true
+		return d
+	}
+	if d.Stats != nil && !d.Stats.Significant {
+		d.Verdict = Same
 		return d
 	}
 	if (delta > 0) == n.higher {
@@ -431,6 +500,9 @@ func decide(b, n value, thr float64) Decision {
 	}
 	return d
 }
+
+// pct is a ratio as a change in %, to a tenth.
+func pct(ratio float64) float64 { return math.Round(1000*(ratio-1)) / 10 }
 
 func countWorse(ds []Decision) int {
 	n := 0

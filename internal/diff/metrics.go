@@ -23,6 +23,13 @@ type value struct {
 	// spread is the range of the value across a study cell's repetitions
 	// relative to their median, in %; 0 for a single run.
 	spread float64
+	// reps are the value of each repetition (a unit of two or more);
+	// series the value of each of a single run's progress intervals, with
+	// drift what its machine's busy share says of the noise between runs
+	// (noise.go). The statistics of the comparison come from them.
+	reps   []float64
+	series []float64
+	drift  float64
 }
 
 func (v value) key() string { return v.opID() + "\x00" + v.metric }
@@ -84,9 +91,10 @@ func compared(o result.Op) bool {
 func values(r *result.Result) []value {
 	txns, _ := r.Transactions()
 	var vs []value
+	drift := machineDrift(r)
 	if r.MeasuredS > 0 {
 		vs = append(vs, value{metric: "txn/s", family: FamThroughput, unit: UnitRate, higher: true,
-			v: r.TxnPerS(), n: txns, min: MinSamples})
+			v: r.TxnPerS(), n: txns, min: MinSamples, series: rateSeries(r, func(o result.IntervalOp) bool { return o.Kind.IsTxn() }), drift: drift})
 	}
 	for _, o := range r.Ops {
 		if !compared(o) {
@@ -98,17 +106,24 @@ func values(r *result.Result) []value {
 		}
 		if (o.Kind.IsTxn() || o.Kind == result.KindPhase) && r.MeasuredS > 0 {
 			vs = append(vs, value{op: o.Name, kind: o.Kind, metric: "ops/s", family: FamThroughput, unit: UnitRate, higher: true,
-				v: float64(o.Count) / r.MeasuredS, n: o.Count, min: MinSamples})
+				v: float64(o.Count) / r.MeasuredS, n: o.Count, min: MinSamples, drift: drift,
+				series: rateSeries(r, func(io result.IntervalOp) bool { return io.Name == o.Name && io.Kind == o.Kind })})
 		}
-		lv := func(metric string, fam Family, v float64, min int64) value {
-			return value{op: o.Name, kind: o.Kind, metric: metric, family: fam, unit: UnitMS, floor: LatencyFloorMS, v: v, n: o.Count, min: min}
+		lv := func(metric string, fam Family, v float64, min int64, of func(metrics.Summary) float64) value {
+			x := value{op: o.Name, kind: o.Kind, metric: metric, family: fam, unit: UnitMS, floor: LatencyFloorMS, v: v, n: o.Count, min: min, drift: drift}
+			if of != nil {
+				x.series = latencySeries(r, o, of)
+			}
+			return x
 		}
-		vs = append(vs, lv("mean ms", FamMean, o.Mean, lat), lv("p50 ms", FamMean, o.P50, lat),
-			lv("p95 ms", FamP95, o.P95, p95), lv("p99 ms", FamP99, o.P99, p99))
+		vs = append(vs, lv("mean ms", FamMean, o.Mean, lat, func(s metrics.Summary) float64 { return s.Mean }),
+			lv("p50 ms", FamMean, o.P50, lat, func(s metrics.Summary) float64 { return s.P50 }),
+			lv("p95 ms", FamP95, o.P95, p95, func(s metrics.Summary) float64 { return s.P95 }),
+			lv("p99 ms", FamP99, o.P99, p99, func(s metrics.Summary) float64 { return s.P99 }))
 		if o.ServerMS > 0 {
 			// Its mean is carried by rare slow executions, like a tail:
 			// judged from as many ops as p99 is.
-			vs = append(vs, lv("server ms", FamServer, o.ServerMS, p99))
+			vs = append(vs, lv("server ms", FamServer, o.ServerMS, p99, nil))
 		}
 		if o.Kind != result.KindCycle && o.Kind != result.KindPhase { // a phase does not fail: its transactions do
 			errs := o.ErrorCount()
@@ -129,7 +144,7 @@ func values(r *result.Result) []value {
 				floor = BytesPerTxnFloor
 			}
 			vs = append(vs, value{op: "db", metric: c.label, family: FamDatabase, unit: c.unit, floor: floor,
-				v: float64(n) / float64(txns), n: txns, min: MinSamples})
+				v: float64(n) / float64(txns), n: txns, min: MinSamples, drift: drift})
 		}
 	}
 	if ch := r.Check(); ch.NotChecked == "" { // a run that verified nothing has no invariants to compare
@@ -169,6 +184,7 @@ func unitValues(rs []*result.Result) []value {
 			xs[i] = v.v
 			m.n = min(m.n, v.n)
 		}
+		m.series, m.drift, m.reps = nil, 0, xs
 		if m.family == FamInvariants {
 			m.v = slices.Min(xs)
 		} else {

@@ -25,9 +25,9 @@ func DiffText(w io.Writer, r *diff.Report) {
 	for _, s := range r.Scenarios {
 		fmt.Fprintf(w, "\n## %s\n", s.Name)
 		if len(s.Decisions) > 0 {
-			rows := [][]string{{"metric", "base", "new", "change", "threshold", "verdict"}}
+			rows := [][]string{{"metric", "base", "new", "change", "95% interval", "threshold", "verdict"}}
 			for _, d := range s.Decisions {
-				rows = append(rows, []string{d.Metric, diffValue(d.Unit, d.Base), diffValue(d.Unit, d.New), diffChange(d), diffThreshold(d), diffVerdict(d)})
+				rows = append(rows, []string{d.Metric, diffValue(d.Unit, d.Base), diffValue(d.Unit, d.New), diffChange(d), DiffInterval(d), diffThreshold(d), diffVerdict(d)})
 			}
 			texttable.Write(w, texttable.Plain, rows, 0, len(rows[0])-1)
 		}
@@ -45,9 +45,9 @@ func diffThresholds(r *diff.Report) string {
 	if r.Fixed {
 		how = "--threshold"
 	}
-	return fmt.Sprintf("thresholds (%s): throughput %s, mean/p50 %s, p95 %s, p99 %s, errors %s, database %s; changes below %g ms, %g%% points of errors, %g per txn (%d bytes) never count",
+	return fmt.Sprintf("thresholds (%s): throughput %s, mean/p50 %s, p95 %s, p99 %s, errors %s, database %s; changes below %g ms (plus %g ms x a single run's busy share), %g%% points of errors, %g per txn (%d bytes) never count; a change beyond its threshold whose 95%% interval holds no change is ~, not a regression",
 		how, diff.Pct(t.Throughput), diff.Pct(t.Mean), diff.Pct(t.P95), diff.Pct(t.P99), diff.Pct(t.Errors), diff.Pct(t.Database),
-		diff.LatencyFloorMS, diff.ErrorRateFloor*100, diff.CountPerTxnFloor, diff.BytesPerTxnFloor)
+		diff.LatencyFloorMS, diff.BusyFloorMS, diff.ErrorRateFloor*100, diff.CountPerTxnFloor, diff.BytesPerTxnFloor)
 }
 
 // DiffSummary is the report's last line: "2 regressions in 1 of 3 scenarios"
@@ -69,7 +69,24 @@ func DiffSummary(r *diff.Report) string {
 	default:
 		s = fmt.Sprintf("%d regression%s in %d of %d %s", r.Regressions, plural(r.Regressions), r.Regressed, r.Compared, what)
 	}
-	return s + fmt.Sprintf(" (%d better)", r.Improved)
+	s += fmt.Sprintf(" (%d better", r.Improved)
+	if r.NotSignificant > 0 {
+		s += fmt.Sprintf(", %d beyond a threshold but not significant: ~", r.NotSignificant)
+	}
+	return s + ")"
+}
+
+// DiffInterval is a decision's 95% interval of the change: "-12.0% to
+// +3.5%", "noise unknown" for a rate or latency of one run of one
+// interval a side, "-" for a family decided by its threshold alone.
+func DiffInterval(d diff.Decision) string {
+	switch {
+	case d.Stats != nil:
+		return fmt.Sprintf("%+.1f%% to %+.1f%%", d.Stats.LowPct, d.Stats.HighPct)
+	case d.NoiseUnknown:
+		return "noise unknown"
+	}
+	return "-"
 }
 
 func plural(n int) string {
@@ -124,6 +141,8 @@ func diffVerdict(d diff.Decision) string {
 		return "WORSE"
 	case d.BelowFloor:
 		return "ok (< " + diffValue(d.Unit, d.Floor) + ")"
+	case d.Verdict == diff.Same:
+		return fmt.Sprintf("~ (p=%.2f)", d.Stats.P)
 	}
 	return d.Verdict
 }
@@ -148,13 +167,13 @@ func DiffMarkdown(w io.Writer, r *diff.Report) {
 	for _, s := range r.Scenarios {
 		fmt.Fprintf(w, "\n#### %s\n", mdText(s.Name))
 		if len(s.Decisions) > 0 {
-			fmt.Fprint(w, "\n| metric | base | new | change | threshold | verdict |\n| --- | ---: | ---: | ---: | ---: | --- |\n")
+			fmt.Fprint(w, "\n| metric | base | new | change | 95% interval | threshold | verdict |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
 			for _, d := range s.Decisions {
 				verdict := mdText(diffVerdict(d))
 				if d.Verdict == diff.Worse {
 					verdict = "**" + verdict + "**"
 				}
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", mdText(d.Metric), diffValue(d.Unit, d.Base), diffValue(d.Unit, d.New), diffChange(d), diffThreshold(d), verdict)
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", mdText(d.Metric), diffValue(d.Unit, d.Base), diffValue(d.Unit, d.New), diffChange(d), DiffInterval(d), diffThreshold(d), verdict)
 			}
 		}
 		for _, n := range s.Notes {

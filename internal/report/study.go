@@ -12,6 +12,7 @@ import (
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/report/texttable"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/stats"
 	"github.com/txnbench/txnbench/internal/study"
 )
 
@@ -89,8 +90,16 @@ func StudyMarkdown(w io.Writer, s *study.Summary, results [][]*result.Result) {
 	for _, v := range s.Vary {
 		varied = append(varied, v.Key+" = "+strings.Join(v.Values, ", "))
 	}
-	fmt.Fprintf(w, "%d cells (%s), %d repetition(s) each, interleaved; medians across repetitions, spread = range of the mean across repetitions.\n\n",
+	fmt.Fprintf(w, "%d cells (%s), %d repetition(s) each, interleaved (every cell once, then every cell again: A B A B), so that each sees the machine's drift; medians across repetitions, spread = range of the mean across repetitions.\n\n",
 		len(s.Cells), strings.Join(varied, "; "), s.Repeat)
+	if s.Repeat == 1 && len(s.Cells) > 1 && s.Mode() != study.CompareNone {
+		fmt.Fprintf(w, "One repetition per cell: a comparison cannot tell a change from the machine's noise (`?`); run with --repeat 3 for verdicts.\n\n")
+	}
+	for _, c := range s.Cells {
+		if why := c.LeftOut(); why != "" {
+			fmt.Fprintf(w, "**cell %s %s**: left out of the comparisons.\n\n", c.Label, why)
+		}
+	}
 	bad := 0
 	for _, c := range s.Cells {
 		switch inv := c.Invariants(); {
@@ -306,7 +315,7 @@ func cellTables(s *study.Summary) []studyTable {
 		rows := [][]string{{"cell", "clients", "txns", "duration (s)", "txn/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "success", "errors by class"}}
 		for _, c := range s.Cells {
 			t := c.Txn
-			row := []string{c.Label, strconv.Itoa(c.Clients), texttable.Count(t.Count), texttable.Fixed(c.DurationS, 2), f1(c.TxnPerS)}
+			row := []string{cellName(c), strconv.Itoa(c.Clients), texttable.Count(t.Count), texttable.Fixed(c.DurationS, 2), f1(c.TxnPerS)}
 			row = append(append(row, lats(t)...), texttable.Count(t.Errors), successPct(t), errorClasses(t))
 			rows = append(rows, row)
 		}
@@ -357,6 +366,18 @@ func cellTables(s *study.Summary) []studyTable {
 	return out
 }
 
+// cellName is a cell's label in the summary tables, marked when it is
+// left out of the comparisons: "clients=256 (stalled)", "x=1 (empty)".
+func cellName(c study.CellSummary) string {
+	switch why := c.LeftOut(); {
+	case why == "":
+		return c.Label
+	case c.StalledRuns > 0:
+		return c.Label + " (stalled)"
+	}
+	return c.Label + " (empty)"
+}
+
 // cycleUnit is what the cells' cycles are when every cell's workload
 // counts them ("workflows"), "" otherwise.
 func cycleUnit(s *study.Summary) string {
@@ -377,7 +398,7 @@ func unitSummary(s *study.Summary, unit string) studyTable {
 	rows := [][]string{{"cell", "clients", unit, "duration (s)", unit + "/s", "mean (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "errors", "success", "txns", "txn/s", "txn errors by class"}}
 	for _, c := range s.Cells {
 		cy := c.Op(result.CycleOp)
-		row := []string{c.Label, strconv.Itoa(c.Clients), texttable.Count(cy.Count), texttable.Fixed(c.DurationS, 2), f1(cy.OpsPerS)}
+		row := []string{cellName(c), strconv.Itoa(c.Clients), texttable.Count(cy.Count), texttable.Fixed(c.DurationS, 2), f1(cy.OpsPerS)}
 		row = append(append(row, lats(*cy)...), texttable.Count(cy.Errors), successPct(*cy), texttable.Count(c.Txn.Count), f1(c.TxnPerS), errorClasses(c.Txn))
 		rows = append(rows, row)
 	}
@@ -416,7 +437,7 @@ type studyTable struct {
 }
 
 // changeNote says how to read a change, in every table that has one.
-const changeNote = "change = (to - from) / from and the factor to/from: latency (ms) is better lower, so -89% (0.11x) is 89% faster; ops/s is better higher, so +25% is 25% more."
+const changeNote = "change = (to - from) / from and the factor to/from: latency (ms) is better lower, so -89% (0.11x) is 89% faster; ops/s is better higher, so +25% is 25% more. After it, how sure it is: better or worse when its 95% interval (in brackets) excludes no change, ~ when it does not (a difference the repetitions cannot tell from their noise), ? when a cell ran once (the noise is unknown: --repeat 3); from the two cells' repetitions, Welch's t on their logarithms (docs/studies.md)."
 
 // comparisonTables renders a study's comparisons.
 func comparisonTables(c *study.Comparisons) []studyTable {
@@ -440,7 +461,11 @@ func comparisonTables(c *study.Comparisons) []studyTable {
 		for _, r := range a.Rows {
 			row := []string{r.Op, study.MetricLabel(r.Metric), axisValue(r.Metric, r.Values[0])}
 			for i := 1; i < len(r.Values); i++ {
-				row = append(row, axisValue(r.Metric, r.Values[i]), axisChange(r.Values[i-1], r.Values[i]))
+				var ps *study.PairStats
+				if i-1 < len(r.Stats) {
+					ps = r.Stats[i-1]
+				}
+				row = append(row, axisValue(r.Metric, r.Values[i]), axisChange(r.Values[i-1], r.Values[i])+pairText(ps))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -535,6 +560,21 @@ func axisValue(metric string, v float64) string {
 		return texttable.Count(v)
 	}
 	return ms(v)
+}
+
+// pairText is how sure an axis table's change is, after it: " better
+// (-91% to -86%)", " ~ (p=0.40, -31% to +62%)", " ? (1 repetition: noise
+// unknown)"; "" for a count.
+func pairText(ps *study.PairStats) string {
+	switch {
+	case ps == nil:
+		return ""
+	case ps.Verdict == stats.Unknown:
+		return fmt.Sprintf(" ? (%d+%d repetitions: noise unknown)", ps.Reps[0], ps.Reps[1])
+	case ps.Verdict == stats.Same:
+		return fmt.Sprintf(" ~ (p=%.2f, %+.0f%% to %+.0f%%)", ps.P, ps.LowPct, ps.HighPct)
+	}
+	return fmt.Sprintf(" %s (%+.0f%% to %+.0f%%)", ps.Verdict, ps.LowPct, ps.HighPct)
 }
 
 // axisChange is the change from a to b in an axis table: a count that

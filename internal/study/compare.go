@@ -2,9 +2,11 @@ package study
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/stats"
 )
 
 // CompareMode is what a study's changes are computed against.
@@ -63,7 +65,16 @@ type Comparisons struct {
 	Axes      []AxisTable       `json:"axes,omitempty"`
 	FixedWork []WallTime        `json:"fixed_work,omitempty"`
 	Connect   []ConnectOverhead `json:"connect_overhead,omitempty"`
-	axes      []string          // the varied settings, in order: the fixed work's columns
+	// LeftOut are the cells no comparison includes, with why
+	// (CellSummary.LeftOut).
+	LeftOut []LeftOut `json:"left_out,omitempty"`
+	axes    []string  // the varied settings, in order: the fixed work's columns
+}
+
+// LeftOut is a cell left out of the comparisons.
+type LeftOut struct {
+	Cell string `json:"cell"`
+	Why  string `json:"why"`
 }
 
 // Varied are the study's varied settings, in order: the fixed work's
@@ -87,6 +98,56 @@ type AxisRow struct {
 	// ChangePct[i] is the change from Values[i] to Values[i+1] in % of
 	// Values[i], as Change prints it; null when Values[i] is 0.
 	ChangePct []*float64 `json:"change_pct"`
+	// Stats[i] is how sure ChangePct[i] is, from the two cells'
+	// repetitions; null for a count (errors) or a change from 0.
+	Stats []*PairStats `json:"stats,omitempty"`
+}
+
+// PairStats is how sure a change between two cells is: the 95% interval
+// of the change in % and the p of no change (stats.Compare of the cells'
+// repetitions, centred on their medians), and the verdict: better, worse,
+// ~ (not significant) or ? (a cell of one repetition: the noise is
+// unknown).
+type PairStats struct {
+	Verdict string  `json:"verdict"`
+	LowPct  float64 `json:"low_pct,omitempty"`
+	HighPct float64 `json:"high_pct,omitempty"`
+	P       float64 `json:"p,omitempty"`
+	Reps    [2]int  `json:"reps"` // the repetitions of each cell
+}
+
+// pairStats compares metric m of two cells' op statistics.
+func pairStats(m string, a, b OpStats) *PairStats {
+	if m == "errors" {
+		return nil
+	}
+	ra, rb := a.Reps[m], b.Reps[m]
+	if len(ra) == 0 {
+		ra = []float64{axisGet(m, a)}
+	}
+	if len(rb) == 0 {
+		rb = []float64{axisGet(m, b)}
+	}
+	r := stats.Compare(stats.Sample{Values: ra}, stats.Sample{Values: rb}, axisGet(m, a), axisGet(m, b))
+	if r.Ratio == 0 {
+		return nil
+	}
+	ps := &PairStats{Verdict: r.Verdict(m == "ops_per_s"), Reps: [2]int{len(ra), len(rb)}}
+	if r.Known {
+		ps.LowPct, ps.HighPct = math.Round(1000*(r.Low-1))/10, math.Round(1000*(r.High-1))/10
+		ps.P = math.Round(r.P*1000) / 1000
+	}
+	return ps
+}
+
+// axisGet is metric m of o.
+func axisGet(m string, o OpStats) float64 {
+	for _, x := range axisMetrics {
+		if x.name == m {
+			return x.get(o)
+		}
+	}
+	return 0
 }
 
 // WallTime is how long a cell took for its fixed work (--iterations):
@@ -155,6 +216,11 @@ func Compare(s *Summary) *Comparisons {
 		return nil
 	}
 	c := &Comparisons{FixedWork: fixedWork(s), Connect: connectOverhead(s), axes: axes(s)}
+	for _, cell := range s.Cells {
+		if why := cell.LeftOut(); why != "" {
+			c.LeftOut = append(c.LeftOut, LeftOut{Cell: cell.Label, Why: why})
+		}
+	}
 	if s.Mode() == CompareAxis {
 		for _, key := range axes(s) {
 			for _, g := range neighbours(s, key) {
@@ -192,6 +258,9 @@ func neighbours(s *Summary, key string) []group {
 	index := map[string]int{}
 	for i := range s.Cells {
 		c := &s.Cells[i]
+		if c.LeftOut() != "" {
+			continue
+		}
 		var held []Setting
 		value, found := "", false
 		for _, st := range c.Settings {
@@ -254,6 +323,7 @@ func axisTable(key string, g group) AxisTable {
 				row.Values = append(row.Values, m.get(st))
 				if i > 0 {
 					row.ChangePct = append(row.ChangePct, changePct(row.Values[i-1], row.Values[i]))
+					row.Stats = append(row.Stats, pairStats(m.name, stats[i-1], st))
 				}
 			}
 			t.Rows = append(t.Rows, row)
@@ -279,7 +349,7 @@ func fixedWork(s *Summary) []WallTime {
 	var out []WallTime
 	for i := range s.Cells {
 		c := &s.Cells[i]
-		if len(c.Reps) == 0 || c.Reps[0].Iterations == 0 {
+		if len(c.Reps) == 0 || c.Reps[0].Iterations == 0 || c.LeftOut() != "" {
 			continue
 		}
 		var ws []float64

@@ -115,7 +115,7 @@ func TestAxisTablesCompareConnect(t *testing.T) {
 		Cells: []study.CellSummary{cell("sqlite", 1), cell("temp-postgres", 3)}}
 	var b strings.Builder
 	report.StudyMarkdown(&b, s, nil)
-	if !strings.Contains(b.String(), "| connect | mean (ms) |   1.00 |          3.00 |           +200% (3.00x) |") {
+	if !strings.Contains(b.String(), "| connect | mean (ms) |   1.00 |          3.00 | +200% (3.00x) ? (1+1 repetitions: noise unknown) |") {
 		t.Errorf("the db comparison lacks the connect row:\n%s", b.String())
 	}
 }
@@ -196,12 +196,108 @@ func TestStudyNothingMeasuredIsDash(t *testing.T) {
 	report.StudyMarkdown(&b, s, nil)
 	md := b.String()
 	for _, want := range []string{
-		"| rate=0.625 |       0 |    0 |         5.00 |   0.0 |         - |        - |        - |        - |        - |      0 |       - |",
+		"| rate=0.625 (empty) |       0 |    0 |         5.00 |   0.0 |         - |        - |        - |        - |        - |      0 |       - |",
 		"| rate=0.625 |   0.0 |         - |        - |        - |        - |        - |        - |      0 |      - |",
-		"| rate=1.25  |       0 |    6 |         5.00 |   1.2 |     10.00 |",
+		"| rate=1.25          |       0 |    6 |         5.00 |   1.2 |     10.00 |",
+		"**cell rate=0.625 empty: no transaction completed in the window of any run**: left out of the comparisons.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("study.md lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// TestStudyVerdicts: a comparison row says how sure its change is. Cells
+// with the same median and wide repetitions (60 to 140 ms) are ~; cells
+// whose repetitions agree on a doubling are worse (latency) and better
+// (ops/s); cells of one repetition say the noise is unknown; the verdict
+// is the same in study.json's comparisons as in study.md.
+func TestStudyVerdicts(t *testing.T) {
+	cell := func(v string, rs ...*result.Result) study.CellSummary {
+		return study.Summarise(study.Cell{Settings: []study.Setting{{"x", v}}}, rs, nil)
+	}
+	res := study.Res
+	s := &study.Summary{Format: study.Format, Workload: "w", Repeat: 3, Vary: []study.Vary{{Key: "x", Values: []string{"a", "b", "c"}}},
+		Cells: []study.CellSummary{
+			cell("a", res(100, 100, 10, true), res(100, 60, 10, true), res(100, 140, 10, true)),
+			cell("b", res(100, 100, 10, true), res(100, 140, 10, true), res(100, 60, 10, true)),
+			cell("c", res(50, 200, 10, true), res(50, 205, 10, true), res(50, 195, 10, true)),
+		}}
+	s.Comparisons = study.Compare(s)
+	rows := map[string]study.AxisRow{}
+	for _, r := range s.Comparisons.Axes[0].Rows {
+		rows[r.Op+" "+r.Metric] = r
+	}
+	mean, rate := rows["add mean_ms"], rows["add ops_per_s"]
+	if v := mean.Stats[0].Verdict; v != "~" {
+		t.Errorf("a -> b, equal medians, wide reps: mean %q, want ~", v)
+	}
+	if v := mean.Stats[1].Verdict; v != "~" { // b is too wide to tell 2x from noise
+		t.Errorf("b -> c: mean %q, want ~ (b's reps span 60-140)", v)
+	}
+	var b strings.Builder
+	report.StudyMarkdown(&b, s, nil)
+	md := b.String()
+	if !strings.Contains(md, "+0% (1.00x) ~ (p=1.00") {
+		t.Errorf("study.md lacks the ~ of a -> b:\n%s", md)
+	}
+	// Tight reps: a doubling is a verdict, both ways.
+	s.Cells[1] = cell("b", res(100, 100, 10, true), res(100, 102, 10, true), res(100, 98, 10, true))
+	s.Comparisons = study.Compare(s)
+	for _, r := range s.Comparisons.Axes[0].Rows {
+		rows[r.Op+" "+r.Metric] = r
+	}
+	mean, rate = rows["add mean_ms"], rows["add ops_per_s"]
+	if mean.Stats[1].Verdict != "worse" || rate.Stats[1].Verdict != "worse" || mean.Stats[1].LowPct <= 0 {
+		t.Errorf("b -> c, 2x slower, agreeing reps: mean %+v, ops/s %+v, want worse both", mean.Stats[1], rate.Stats[1])
+	}
+	b.Reset()
+	report.StudyMarkdown(&b, s, nil)
+	if md := b.String(); !strings.Contains(md, "+100% (2.00x) worse (") {
+		t.Errorf("study.md lacks the worse of b -> c:\n%s", md)
+	}
+	one := &study.Summary{Format: study.Format, Workload: "w", Repeat: 1, Vary: s.Vary,
+		Cells: []study.CellSummary{cell("a", res(100, 100, 10, true)), cell("b", res(100, 150, 10, true))}}
+	b.Reset()
+	report.StudyMarkdown(&b, one, nil)
+	if md := b.String(); !strings.Contains(md, "+50% (1.50x) ? (1+1 repetitions: noise unknown)") {
+		t.Errorf("one repetition a cell does not say the noise is unknown:\n%s", md)
+	}
+}
+
+// TestStalledCellLeftOut: a cell whose run stalled (its clients waited
+// out the window) is named in study.md's header and its summary row, and
+// left out of the comparisons and the ladder with the reason; its zeros
+// compare with nothing.
+func TestStalledCellLeftOut(t *testing.T) {
+	stalled := study.Res(3, 4540.41, 10, true)
+	stalled.Stalled = &result.Stall{Clients: 256, SinceS: 1.2}
+	cell := func(v string, r *result.Result) study.CellSummary {
+		return study.Summarise(study.Cell{Settings: []study.Setting{{"clients", v}}}, []*result.Result{r}, []string{v})
+	}
+	s := &study.Summary{Format: study.Format, Workload: "w", Repeat: 1, Vary: []study.Vary{{Key: "clients", Values: []string{"64", "128", "256"}}},
+		Cells: []study.CellSummary{cell("64", study.Res(100, 10, 10, true)), cell("128", study.Res(150, 12, 10, true)), cell("256", stalled)}}
+	s.Comparisons = study.Compare(s)
+	if lo := s.Comparisons.LeftOut; len(lo) != 1 || lo[0].Cell != "clients=256" || !strings.Contains(lo[0].Why, "stalled in 1 of 1 runs") {
+		t.Errorf("left out %+v, want clients=256 stalled", lo)
+	}
+	if vs := s.Comparisons.Axes[0].Values; len(vs) != 2 {
+		t.Errorf("the axis compares %v, want 64 and 128 only", vs)
+	}
+	for _, l := range study.Ladders(s) {
+		if len(l.Steps) != 2 {
+			t.Errorf("the ladder has %d rungs, want 2 (the stalled one left out)", len(l.Steps))
+		}
+	}
+	var b strings.Builder
+	report.StudyMarkdown(&b, s, nil)
+	md := b.String()
+	for _, want := range []string{"**cell clients=256 stalled in 1 of 1 runs (no op completed after 1.2 s of the window, 256 clients waiting)", "left out of the comparisons", "| clients=256 (stalled) |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("study.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "128 -> 256") {
+		t.Errorf("study.md compares the stalled cell:\n%s", md)
 	}
 }

@@ -39,7 +39,7 @@ func TestCompareModes(t *testing.T) {
 		return b.String()
 	}
 	axis, first, none := md(""), md(study.CompareFirst), md(study.CompareNone)
-	if strings.Contains(axis, "vs first") || !strings.Contains(axis, "## variant: jsonb -> manual -> text (via=direct)") || !strings.Contains(axis, "| jsonb -> manual |") {
+	if strings.Contains(axis, "vs first") || !strings.Contains(axis, "## variant: jsonb -> manual -> text (via=direct)") || !strings.Contains(axis, " jsonb -> manual |") {
 		t.Errorf("--compare axis:\n%s", axis)
 	}
 	if !strings.Contains(first, "mean vs first") || strings.Contains(first, "jsonb -> manual") || !strings.Contains(first, "| -90% (0.099x) |") {

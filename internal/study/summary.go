@@ -85,6 +85,26 @@ type CellSummary struct {
 	// Network is the cell's shaped network (cellNetwork): asked, and the
 	// median of its runs' round trips during the window and proxy CPU.
 	Network *result.Network `json:"network,omitempty"`
+	// StalledRuns counts the repetitions that stalled (result.Stall: no op
+	// completed in the window's last result.StallAfter), Stalled the
+	// longest such stall.
+	StalledRuns int           `json:"stalled_runs,omitempty"`
+	Stalled     *result.Stall `json:"stalled,omitempty"`
+}
+
+// LeftOut says why the cell is left out of the comparisons ("" when it
+// is not): a repetition stalled, or the cell completed no transaction.
+// Its figures are what waiting clients and a stopped server measured, not
+// its setup's.
+func (c CellSummary) LeftOut() string {
+	switch {
+	case c.StalledRuns > 0:
+		return fmt.Sprintf("stalled in %d of %d runs (no op completed after %.1f s of the window, %d clients waiting): its figures are what waiting clients measured, not its setup's",
+			c.StalledRuns, max(len(c.Reps), c.StalledRuns), c.Stalled.SinceS, c.Stalled.Clients)
+	case len(c.Reps) > 0 && !slices.ContainsFunc(c.Reps, func(r RepStats) bool { return r.TxnPerS > 0 }):
+		return "empty: no transaction completed in the window of any run"
+	}
+	return ""
 }
 
 // Invariants is the cell's check over its repetitions, without the
@@ -111,6 +131,10 @@ type OpStats struct {
 	// without the class counts 0), on a cell's transactions row.
 	ErrorClasses map[string]float64 `json:"error_classes,omitempty"`
 	Spread       float64            `json:"spread_pct"`
+	// Reps are each repetition's value of the metrics the comparisons
+	// compare (mean_ms, p50_ms, p95_ms, p99_ms, ops_per_s), in run order:
+	// what their intervals come from.
+	Reps map[string][]float64 `json:"reps,omitempty"`
 }
 
 // Summarise reduces a cell's repetitions to medians.
@@ -146,6 +170,14 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 			cs.BehindRuns++
 			if cs.Behind == nil || b.AchievedPerS/b.RatePerS < cs.Behind.AchievedPerS/cs.Behind.RatePerS {
 				cs.Behind = b
+			}
+		}
+	}
+	for _, r := range rs {
+		if st := r.Stalled; st != nil {
+			cs.StalledRuns++
+			if cs.Stalled == nil || st.SinceS < cs.Stalled.SinceS {
+				cs.Stalled = st
 			}
 		}
 	}
@@ -253,6 +285,9 @@ func medianStats(name string, kind result.Kind, rs []*result.Result, row func(*r
 	if m := metrics.Median(mean); m > 0 && len(mean) > 1 {
 		st.Spread = 100 * (slices.Max(mean) - slices.Min(mean)) / m
 	}
+	if len(rs) > 1 {
+		st.Reps = map[string][]float64{"mean_ms": mean, "p50_ms": p50, "p95_ms": p95, "p99_ms": p99, "ops_per_s": rate}
+	}
 	return st
 }
 
@@ -351,6 +386,9 @@ func Ladders(s *Summary) []Ladder {
 	byOthers := map[string]*Ladder{}
 	var order []string
 	for _, c := range s.Cells {
+		if c.LeftOut() != "" {
+			continue // its throughput is no rung's
+		}
 		var clients int
 		var others []string
 		found := false

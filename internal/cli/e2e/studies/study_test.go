@@ -2,6 +2,7 @@ package studies
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/study"
 )
 
 // TestStudy runs a small study on SQLite: every cell twice, interleaved,
@@ -52,5 +54,83 @@ func TestStudy(t *testing.T) {
 	r, err := result.Load(filepath.Join(out, "cell02-rep2.json"))
 	if err != nil || r.Settings["variant"] != "text" || r.Op("cycle").Count != 6 {
 		t.Errorf("cell 2: %v %+v", err, r)
+	}
+}
+
+// TestStudyComparisonVerdicts: a study's comparison rows carry their 95%
+// interval and verdict in the terminal, study.md, study.html and
+// study.json alike. The planted difference is a script's sleep in each
+// transaction, 50 ms against 200 ms (-D ms=...), so that both cells'
+// latencies are made of time the test sets (a busy machine makes a fast
+// cell's milliseconds vary by several times) and differ by four times,
+// which three repetitions agree on.
+func TestStudyComparisonVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	script, out := filepath.Join(dir, "s.sql"), filepath.Join(dir, "st")
+	if err := os.WriteFile(script, []byte("\\sleep :ms ms\nSELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"study", "script", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "-f", script,
+		"--iterations", "5", "--settle", "0s", "--repeat", "3", "--out", out, "--vary", "define=ms=50,ms=200"}
+	code, stdout, stderr := clitest.Run(args...)
+	if code != exitcode.OK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var meanRow string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "| s.sql ") && strings.Contains(l, "| mean (ms)") {
+			meanRow = l
+			break
+		}
+	}
+	if !strings.Contains(meanRow, " worse (+") {
+		t.Errorf("the mean row of ms=50 -> ms=200 says no verdict: %q\n%s", meanRow, stdout)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "study.md"))
+	html, _ := os.ReadFile(filepath.Join(out, "study.html"))
+	js, _ := os.ReadFile(filepath.Join(out, "study.json"))
+	verdict := meanRow[strings.LastIndex(meanRow[:len(meanRow)-2], "|")+1 : len(meanRow)-1]
+	verdict = strings.TrimSpace(verdict)
+	if !bytes.Contains(md, []byte(verdict)) || !bytes.Contains(html, []byte(strings.ReplaceAll(verdict, "+", "&#43;"))) {
+		t.Errorf("study.md or study.html lacks the terminal's %q", verdict)
+	}
+	if !bytes.Contains(js, []byte(`"verdict": "worse"`)) || !bytes.Contains(js, []byte(`"low_pct"`)) {
+		t.Errorf("study.json's comparisons lack the verdict and interval:\n%s", js)
+	}
+}
+
+// TestStudyReportNoiseAndStalls: txnbench report of a study whose two
+// cells have the same median and repetitions spread from 60 to 140 ms
+// says ~ with its p, not a change; a third cell that stalled is named in
+// the header and its summary row, and compared with nothing.
+func TestStudyReportNoiseAndStalls(t *testing.T) {
+	op := func(reps ...float64) study.OpStats {
+		m := reps[len(reps)/2]
+		return study.OpStats{Name: "add", Count: 100, OpsPerS: 10, Mean: m, P50: m, P95: m, P99: m, Max: m,
+			Reps: map[string][]float64{"mean_ms": reps, "p50_ms": reps, "p95_ms": reps, "p99_ms": reps, "ops_per_s": {10, 10, 10}}}
+	}
+	cell := func(v string, o study.OpStats) study.CellSummary {
+		return study.CellSummary{Label: "x=" + v, Settings: []study.Setting{{Key: "x", Value: v}}, InvariantsOK: true, TxnPerS: 10,
+			Ops: []study.OpStats{o}, Txn: o, Reps: []study.RepStats{{TxnPerS: 10}, {TxnPerS: 10}, {TxnPerS: 10}}}
+	}
+	s := study.Summary{Format: study.Format, Workload: "train-events", Repeat: 3, Vary: []study.Vary{{Key: "x", Values: []string{"a", "b", "c"}}},
+		Cells: []study.CellSummary{cell("a", op(60, 100, 140)), cell("b", op(140, 100, 60)), cell("c", op(4540, 4540, 4540))}}
+	s.Cells[2].StalledRuns, s.Cells[2].Stalled = 3, &result.Stall{Clients: 256, SinceS: 0}
+	file := filepath.Join(t.TempDir(), "study.json")
+	b, _ := json.Marshal(s)
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := clitest.Run("report", file)
+	if code != exitcode.OK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"+0% (1.00x) ~ (p=1.00", "**cell x=c stalled in 3 of 3 runs", "| x=c (stalled) |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "b -> c") {
+		t.Errorf("the stalled cell is compared:\n%s", stdout)
 	}
 }

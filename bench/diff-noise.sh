@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# diff-noise.sh: is `txnbench diff` a CI gate that is right on a busy
+# machine (issue 38)? With two processes spinning per core it runs, TRIES
+# times each:
+#   - two identical runs of connect-overhead (per-txn, temp-postgres, 4 s)
+#     and diffs them: exit 0 wanted (noise is no regression);
+#   - the same with --network rtt=0ms on one side and rtt=RTT on the other
+#     (a slowdown of every connect's round trips) and diffs them with
+#     --allow-different: exit 4 wanted;
+#   - SUITES times, the smoke tier of examples/suite.toml twice, diffed:
+#     exit 0 wanted.
+# It prints each try's exit status and the counts, and keeps the diff of
+# every try that ended otherwise (with its inputs) in bench/out/. Results
+# go to docs/BENCHMARKS.md, "Issue 38".
+#
+#   bench/diff-noise.sh [-n TRIES] [-s SUITES] [-r RTT] [-b BIN]
+#
+#   -n TRIES   run pairs and planted pairs (default 10)
+#   -s SUITES  smoke-tier suite pairs (default 10)
+#   -r RTT     the planted round trip (default 20ms)
+#   -b BIN     a txnbench binary (default: build the working tree)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+
+tries=10 suites=10 rtt=20ms bin=""
+while getopts "n:s:r:b:" o; do
+  case $o in
+    n) tries=$OPTARG ;;
+    s) suites=$OPTARG ;;
+    r) rtt=$OPTARG ;;
+    b) bin=$OPTARG ;;
+    *) sed -n '2,20p' "$0" >&2; exit 2 ;;
+  esac
+done
+out=$(mktemp -d)
+keep=bench/out/diff-noise-$(date -u +%Y%m%dT%H%M%SZ)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$out"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+use_txnbench "$out" "$bin"
+say_machine
+for ((i = 0; i < $(nproc) * 2; i++)); do
+  sh -c 'while :; do :; done' &
+  pids+=($!)
+done
+echo "# $(( $(nproc) * 2 )) spinning processes"
+
+run() { # run FILE [FLAGS...]
+  local f=$1
+  shift
+  "$bin" run connect-overhead --db temp-postgres --conn per-txn --query point --rows 2000 \
+    --clients 4 --duration 4s --json "$f" "$@" >/dev/null 2>&1
+}
+status() { # status WANT DIFF-ARGS...: diff's exit status; kept unless WANT
+  local want=$1 s=0
+  shift
+  "$bin" diff "$@" >"$out/diff.txt" 2>&1 || s=$?
+  if [ "$s" != "$want" ]; then
+    local d
+    d=$keep/$(date -u +%H%M%S)-$RANDOM
+    mkdir -p "$d"
+    cp -r "$out/diff.txt" "$1" "$2" "$d/" 2>/dev/null || true
+  fi
+  echo "$s"
+}
+
+aa=0 planted=0 suite_ok=0
+for ((t = 1; t <= tries; t++)); do
+  run "$out/a.json" && run "$out/b.json"
+  s=$(status 0 "$out/a.json" "$out/b.json")
+  [ "$s" = 0 ] && aa=$((aa + 1))
+  echo "try $t: identical runs: exit $s ($(tail -1 "$out/diff.txt"))"
+  run "$out/p0.json" --network rtt=0ms && run "$out/p1.json" --network "rtt=$rtt"
+  s=$(status 4 "$out/p0.json" "$out/p1.json" --allow-different)
+  [ "$s" = 4 ] && planted=$((planted + 1))
+  echo "try $t: rtt=$rtt planted: exit $s ($(grep -m1 '^txn/s' "$out/diff.txt" | tr -s ' '))"
+done
+for ((t = 1; t <= suites; t++)); do
+  rm -rf "$out/base" "$out/new"
+  "$bin" suite run examples/suite.toml --tier smoke --out "$out/base" >/dev/null 2>&1 || true
+  "$bin" suite run examples/suite.toml --tier smoke --out "$out/new" >/dev/null 2>&1 || true
+  s=$(status 0 "$out/base" "$out/new")
+  [ "$s" = 0 ] && suite_ok=$((suite_ok + 1))
+  echo "suite $t: identical smoke tiers: exit $s ($(tail -1 "$out/diff.txt"))"
+done
+echo "identical runs: exit 0 in $aa of $tries"
+echo "planted rtt=$rtt: exit 4 in $planted of $tries"
+echo "identical smoke suites: exit 0 in $suite_ok of $suites"

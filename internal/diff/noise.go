@@ -1,0 +1,149 @@
+package diff
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/txnbench/txnbench/internal/metrics"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/stats"
+)
+
+// The drift of a single run: how far its level may sit from another run's
+// of the same setup for reasons the run's own intervals cannot show (the
+// machine's other work, its caches, the scheduler), as a standard
+// deviation of the logs: DriftQuiet on an idle machine, plus DriftBusy
+// times the machine's busy share beside txnbench's own process (telemetry's
+// machine CPU less the client's; the server's CPU is in it, which txnbench
+// cannot tell apart). DriftQuiet is bench/spread.sh's run-to-run spread of
+// throughput between identical runs on a quiet machine (changes up to 15%,
+// a standard deviation about 5%); DriftBusy is set so that the A/A pairs
+// recorded on a 2-core machine shared with six other sessions' builds and
+// tests (testdata/aa-*: identical smoke-tier runs that moved by up to
+// 0.49x) are all ~, while a planted change that doubles a transaction's
+// time is not (docs/diff.md, "How sure").
+const (
+	DriftQuiet = 0.05
+	DriftBusy  = 0.30
+	// DriftUnknown is the busy share assumed of a run without CPU
+	// telemetry: a busy machine, which a run cannot rule out.
+	DriftUnknown = 1.0
+	// TailDrift multiplies the drift of tail latencies (p95, p99): the
+	// delays of a busy machine's scheduler land in the tail first (the
+	// A/A pairs' p99 moved by up to 2.8x where their throughput moved by
+	// 0.6x).
+	TailDrift = 2.0
+	// BusyFloorMS is how much a latency's floor grows on a busy machine,
+	// times its busy share: a thread woken on a machine whose cores are
+	// taken waits for one for up to a scheduler time slice (a few ms), so
+	// a change of a sub-millisecond op's tail by that much is the
+	// machine's (an A/A pair's select-only p99 moved from 0.20 to 1.18 ms).
+	BusyFloorMS = 3.0
+)
+
+// machineDrift is r's drift: DriftQuiet + DriftBusy x its machine's busy
+// share beside txnbench (the median over the intervals); with no CPU
+// telemetry, that of a busy machine when r has intervals to show its own
+// noise, else 0: then its noise is unknown.
+func machineDrift(r *result.Result) float64 {
+	busy := DriftUnknown
+	if len(r.Intervals) < 2 {
+		busy = -1
+	}
+	if t := r.Telemetry; t != nil && len(t.Series) > 0 && r.Machine.CPUs > 0 {
+		xs := make([]float64, 0, len(t.Series))
+		for _, s := range t.Series {
+			xs = append(xs, max(0, s.MachineCPU-s.ClientCPU/float64(r.Machine.CPUs)))
+		}
+		busy = min(stats.Median(xs), 1)
+	}
+	if busy < 0 {
+		return 0
+	}
+	return DriftQuiet + DriftBusy*busy
+}
+
+// BusyShare is the busy share a run's drift was computed from, for the
+// notes: machineDrift's inverse.
+func BusyShare(drift float64) float64 { return (drift - DriftQuiet) / DriftBusy }
+
+// rateSeries is the rate per second of the interval ops of r that count
+// (summed) in each progress interval of r.
+func rateSeries(r *result.Result, count func(result.IntervalOp) bool) []float64 {
+	out := make([]float64, 0, len(r.Intervals))
+	for _, iv := range r.Intervals {
+		if iv.LengthS <= 0 {
+			continue
+		}
+		var n int64
+		for _, o := range iv.Ops {
+			if count(o) {
+				n += o.Count
+			}
+		}
+		out = append(out, float64(n)/iv.LengthS)
+	}
+	return out
+}
+
+// latencySeries is a latency of op o in each progress interval where it
+// completed.
+func latencySeries(r *result.Result, o result.Op, of func(metrics.Summary) float64) []float64 {
+	var out []float64
+	for _, iv := range r.Intervals {
+		for _, io := range iv.Ops {
+			if io.Name == o.Name && io.Kind == o.Kind && io.Count > 0 {
+				out = append(out, of(io.Summary))
+			}
+		}
+	}
+	return out
+}
+
+// sample is what a value knows of its noise: its repetitions (a unit of
+// two or more), or its run's intervals with a drift: a comparison of
+// single runs is as unsure as its busier side, so each side takes the
+// larger of the two runs' drifts.
+func (v value) sample(other value) stats.Sample {
+	if len(v.reps) > 1 {
+		return stats.Sample{Values: v.reps}
+	}
+	d := v.drift
+	if len(other.reps) < 2 {
+		d = max(d, other.drift)
+	}
+	if v.family == FamP95 || v.family == FamP99 {
+		d *= TailDrift
+	}
+	return stats.Sample{Values: v.series, Series: true, Drift: d}
+}
+
+// busyFloor is a latency's floor for a comparison of b and n: the floor
+// of an idle machine plus BusyFloorMS times the busier single run's busy
+// share (repetitions show their own noise).
+func busyFloor(b, n value) float64 {
+	busy := 0.0
+	for _, v := range []value{b, n} {
+		if len(v.reps) < 2 && v.drift > 0 {
+			busy = max(busy, BusyShare(v.drift))
+		}
+	}
+	return math.Round((n.floor+BusyFloorMS*busy)*100) / 100
+}
+
+// basis says what a side's noise came from: "3 runs", "20 intervals".
+func (v value) basis() string {
+	if len(v.reps) > 1 {
+		return fmt.Sprintf("%d runs", len(v.reps))
+	}
+	if v.drift == 0 {
+		return fmt.Sprintf("%d intervals of 1 run", len(v.series))
+	}
+	return fmt.Sprintf("%d intervals of 1 run, machine %.0f%% busy beside it", len(v.series), 100*BusyShare(v.drift))
+}
+
+// statistical tells whether a family is decided with an interval of its
+// samples' logs: all but error rates, compared as counts of events
+// (stats.CompareCounts: an error rate of 0 has no logarithm), and the
+// invariants, decided alone (a violation is never noise).
+func statistical(f Family) bool { return f != FamErrors && f != FamInvariants }
