@@ -414,6 +414,13 @@ func (rn *running) check() (*result.Result, error) {
 		r.Invariants = &result.Check{NotChecked: context.Cause(wctx).Error()}
 		return r, nil
 	}
+	if err != nil && rn.ctx.Err() != nil {
+		// Interrupted, with a server a fault had killed (down, or still
+		// starting again): the check could not run, which is no verdict,
+		// and the run still ends as interrupted (130), not as failed.
+		r.Invariants = &result.Check{NotChecked: "after the interrupt: " + errclass.FirstLine(err)}
+		return r, nil
+	}
 	for _, why := range []error{errCheckNoAnswer, errCheckSilent} {
 		if errors.Is(err, why) { // the verdict says so, and the error why (exit 1)
 			r.Invariants = &result.Check{NotChecked: why.Error()}

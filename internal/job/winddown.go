@@ -44,14 +44,19 @@ var errNoAnswer = fmt.Errorf("the server did not answer within %v", interruptWai
 
 // errNoTelemetry is why the telemetry's final readings were cut short
 // after an interrupt.
-var errNoTelemetry = fmt.Errorf("the server did not answer within %v", interruptWait/2)
+var errNoTelemetry = fmt.Errorf("the server did not answer within %v", telemetryWait)
+
+// telemetryWait is the telemetry's share of interruptWait: its final
+// readings are the least of what follows an interrupt (the last sample
+// stands in for them), the invariant check the most.
+const telemetryWait = interruptWait / 4
 
 // telemetryCtx bounds the telemetry's final readings: after an interrupt
-// (run is done) to half of the time left, so that the invariant check
-// keeps the rest, whatever the telemetry's session waits for.
+// (run is done) to telemetryWait, so that the invariant check keeps the
+// rest, whatever the telemetry's session waits for.
 func telemetryCtx(run, wctx context.Context) (context.Context, context.CancelFunc) {
 	if run.Err() != nil {
-		return context.WithTimeoutCause(wctx, interruptWait/2, errNoTelemetry)
+		return context.WithTimeoutCause(wctx, telemetryWait, errNoTelemetry)
 	}
 	return context.WithTimeout(wctx, 30*time.Second)
 }
