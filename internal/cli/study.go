@@ -367,9 +367,9 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 		fmt.Fprint(a.stdout, "\n"+o.Markdown)
 	}
 	switch {
-	case runErr != nil:
+	case runErr != nil && !(ctx.Err() != nil && errors.Is(runErr, context.Canceled)):
 		return o, runErr
-	case ctx.Err() != nil:
+	case ctx.Err() != nil: // a cell cut short by the interrupt (in its load, say) is no failure
 		return o, exitError{code: exitcode.Interrupted}
 	}
 	if o.Summary == nil {
