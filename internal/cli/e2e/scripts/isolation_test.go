@@ -28,6 +28,9 @@ func isolationRun(t *testing.T, dir, db string, args ...string) *result.Result {
 	}
 	var r result.Result
 	clitest.ReadJSON(t, out, &r)
+	if header := "isolation " + result.IsolationText(r.Config.Isolation, r.Config.IsolationDefault) + ", seed"; !strings.Contains(stdout+stderr, header) {
+		t.Errorf("%v: the header does not say %q\n%s", args, header, stderr)
+	}
 	return &r
 }
 
