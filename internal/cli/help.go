@@ -21,7 +21,7 @@ var helpGroups = []struct {
 	flags []string
 }{
 	{"Database", []string{"db", "pg-bin", "pg-conf", "mariadb-conf", "seed", "reinit", "config"}},
-	{"Load shape", []string{"clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "max-tries", "grace"}},
+	{"Load shape", []string{"clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "isolation", "max-tries", "grace"}},
 	{"Connections", []string{"conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check", "connect-timeout"}},
 	{"Pooler", []string{"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers"}},
 	{"Network and CPUs", []string{"network", "pooler-network", "tls", "cpus"}},

@@ -68,6 +68,8 @@ type runFlags struct {
 	cpuSets job.CPUs
 	// tls is --tls: on or off.
 	tls string
+	// isolation is --isolation as given, read into spec.Isolation.
+	isolation string
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -99,6 +101,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.IntVar(&f.pgbouncer.Size, "pgbouncer-pool-size", pooler.DefaultSize, "server connections of the throwaway PgBouncer (default_pool_size)")
 	fs.StringVar(&f.pgbouncer.Bin, "pgbouncer-bin", "", "the pgbouncer binary (default: PATH, /usr/sbin/pgbouncer)")
 	fs.IntVar(&f.pgbouncer.Poolers, "poolers", 1, "with --via pgbouncer: how many throwaway PgBouncers; more than 1 puts a throwaway HAProxy in front (leastconn, health checks every second)")
+	fs.StringVar(&f.isolation, "isolation", "", "the transactions' isolation level: read-committed, repeatable-read, serializable or read-uncommitted (MariaDB); default: the server's, which the result names (docs/isolation.md)")
 	fs.IntVar(&f.cfg.MaxTries, "max-tries", 10, "attempts per op for serialization failures, deadlocks and SQLite busy errors")
 	fs.DurationVar(&f.cfg.Progress, "progress", 0, "interval between progress lines and chart points (default: at least 10 per --duration, from 100ms to 10s)")
 	fs.DurationVar(&f.cfg.Grace, "grace", 30*time.Second, "after --duration, how long ops still running may take to finish (their latency counts, their count not) before they are cancelled and counted unfinished")
@@ -119,7 +122,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.Lookup("tls").NoOptDefVal = "on"
 	fs.StringArrayVar(&f.faults, "fault", nil, "inject a fault at AT in the window: AT:KIND[:ARG] with KIND kill-server, restart-server, hang-server, terminate-backends, kill-pooler, latency, blackhole or reset (repeatable; see docs/faults.md)")
 	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
-		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network", "pooler-network", "cpus", "tls")
+		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "isolation", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network", "pooler-network", "cpus", "tls")
 	declareFlags(fs, kindOutput, "json", "html", "cpu-profile", "csv", "jsonl")
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
@@ -141,6 +144,9 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 			return usage(fmt.Errorf("init on %s would be thrown away at exit: give --db sqlite:PATH, a postgres:// or a mysql:// URL, or just use run", f.spec))
 		}
 		return nil
+	}
+	if err := f.validateIsolation(); err != nil {
+		return err
 	}
 	if err := f.validateWindow(fs); err != nil {
 		return err
@@ -223,6 +229,23 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 		return nil, usage(errors.New("--mariadb-conf only applies to --db temp-mariadb: set server settings on your own server directly"))
 	}
 	return viaErr, nil
+}
+
+// validateIsolation reads --isolation into the spec, refusing a level its
+// engine does not keep.
+func (f *runFlags) validateIsolation() error {
+	if f.isolation == "" {
+		return nil
+	}
+	l, err := target.ParseIsolation(f.isolation)
+	if err != nil {
+		return usage(err)
+	}
+	f.spec.Isolation = l
+	if err := target.CheckIsolation(f.spec.Kind, l); err != nil {
+		return usage(err)
+	}
+	return nil
 }
 
 // validateWindow checks the run's window: --iterations alone runs
@@ -531,6 +554,9 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 		what += fmt.Sprintf(", %d iterations", s.Runner.Iterations)
 	} else {
 		what += ", " + s.Runner.Duration.String()
+	}
+	if l, byDefault := db.Isolation(); l != target.DefaultIsolation {
+		what += ", isolation " + result.IsolationText(string(l), byDefault)
 	}
 	if sh := s.Runner.Shard; sh.Sharded() {
 		what += fmt.Sprintf(", shard %d of %d of run %s", sh.Index, sh.Count, s.Shard.RunID)

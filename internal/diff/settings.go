@@ -58,6 +58,7 @@ func fixedSettings(r *result.Result) []setting {
 		setting{"warmup", c.Warmup},
 		setting{"latency-limit", c.LatencyLimit},
 		setting{"max-tries", strconv.Itoa(c.MaxTries)},
+		setting{"isolation", c.Isolation},
 		setting{"conn", c.Conn},
 		setting{"pool", pool},
 		setting{"via", c.Via},

@@ -54,6 +54,34 @@ type Database struct {
 	// run is the context Open was given: once it is cancelled (an
 	// interrupt), Close stops the poolers and the server at once.
 	run context.Context
+	// isolation is the level the clients' sessions run at (isolate),
+	// the server's default when "".
+	isolation target.Isolation
+}
+
+// isolate makes the clients' sessions of db run at s's --isolation, set
+// on the target they connect to once it is the last one (after the
+// poolers and the network proxy); a target opened for them later (the
+// fault proxy's) is isolated alike (isolateTarget).
+func isolate(s Spec, db *Database) error {
+	db.isolation = s.DB.Isolation
+	return db.isolateTarget(db.Target)
+}
+
+// isolateTarget makes t, a target the clients of db connect to, run at
+// db's level: through a pooler with no session setting (see
+// target.Isolator).
+func (d *Database) isolateTarget(t target.Target) error {
+	return target.Isolate(t, d.isolation, d.poolerName == "")
+}
+
+// Isolation is the level the clients' transactions run at and whether it
+// is the server's default (no --isolation).
+func (d *Database) Isolation() (l target.Isolation, byDefault bool) {
+	if d.isolation != target.DefaultIsolation {
+		return d.isolation, false
+	}
+	return d.Dialect().Isolation, true
 }
 
 // borrow opens a new database on d's cluster that leaves the cluster to
@@ -132,7 +160,10 @@ func open(ctx context.Context, s Spec, conns int) (*Database, error) {
 			return nil, err
 		}
 		db := &Database{Target: t, connURL: via, addr: v.Addr, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}
-		return db, shapeOrClose(ctx, s, db)
+		if err := shapeOrClose(ctx, s, db); err != nil {
+			return db, err
+		}
+		return db, isolateOrClose(s, db)
 	}
 	db, err := openServer(ctx, s, conns)
 	if err != nil {
@@ -151,7 +182,16 @@ func open(ctx context.Context, s Spec, conns int) (*Database, error) {
 		db.Close()
 		return nil, err
 	}
-	return db, nil
+	return db, isolateOrClose(s, db)
+}
+
+// isolateOrClose is isolate, closing db when it fails.
+func isolateOrClose(s Spec, db *Database) error {
+	if err := isolate(s, db); err != nil {
+		db.Close()
+		return err
+	}
+	return nil
 }
 
 // pinParts places the server, the poolers and txnbench itself (its

@@ -111,6 +111,11 @@ func (f *faultRun) startProxy(ctx context.Context, db *Database) error {
 	}
 	p := faultproxy.Start(ln, backend)
 	t, err := openTarget(ctx, target.WithHost(db.connURL, p.Addr()))
+	if err == nil {
+		if err = db.isolateTarget(t); err != nil {
+			t.Close()
+		}
+	}
 	if err != nil {
 		p.Close()
 		return err

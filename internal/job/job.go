@@ -194,6 +194,9 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		r.Config.Pool = &s.Conn.Pool
 	}
 	r.Config.Via = target.MaskURL(s.DB.Via.String())
+	if l, byDefault := db.Isolation(); l != target.DefaultIsolation {
+		r.Config.Isolation, r.Config.IsolationDefault = string(l), byDefault
+	}
 	if db.network != nil { // a copy: the next run on db measures its own proxy CPU
 		n := *db.network
 		r.Network = &n

@@ -67,7 +67,7 @@ func (s *Shared) Open(ctx context.Context, i int) (*Database, error) {
 		}
 		s.servers[sk] = server
 	}
-	if sp.DB.Via.Kind != target.ViaPgBouncer && sp.Network == nil {
+	if sp.DB.Via.Kind != target.ViaPgBouncer && sp.Network == nil && sp.DB.Isolation == target.DefaultIsolation {
 		s.dbs[k] = server
 		return server, nil
 	}
@@ -84,6 +84,9 @@ func (s *Shared) Open(ctx context.Context, i int) (*Database, error) {
 	// --network between this cell's clients and the cluster or its
 	// PgBouncer: a proxy of the cell's own, closed with it.
 	if err := shapeOrClose(ctx, sp, db); err != nil {
+		return nil, err
+	}
+	if err := isolateOrClose(sp, db); err != nil {
 		return nil, err
 	}
 	s.dbs[k] = db
@@ -137,7 +140,7 @@ func (s *Shared) isServer(db *Database) bool {
 // dbKey identifies a database that specifications can share.
 func dbKey(s Spec) string {
 	p := s.DB.Via.PgBouncer
-	return strings.Join(append([]string{s.DB.String(), s.PGBin, strconv.FormatBool(s.TLS), shapeKey(s.Network), shapeKey(s.PoolerNetwork), s.DB.Via.String(), p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
+	return strings.Join(append([]string{s.DB.String(), string(s.DB.Isolation), s.PGBin, strconv.FormatBool(s.TLS), shapeKey(s.Network), shapeKey(s.PoolerNetwork), s.DB.Via.String(), p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
 }
 
 // serverKey identifies the throwaway cluster of a specification that runs

@@ -10,7 +10,7 @@ import (
 
 // runLine is the run's configuration in one line: the one description of
 // how a run ran, for the text header and the HTML page alike. Ramp, rate,
-// latency limit and max tries show when set.
+// latency limit, isolation and max tries show when set.
 func runLine(r *result.Result) string {
 	c := r.Config
 	parts := []string{fmt.Sprintf("%d clients", c.Clients)}
@@ -41,6 +41,9 @@ func runLine(r *result.Result) string {
 	}
 	if c.Via != "" && c.Via != "direct" {
 		parts = append(parts, "via "+redact.URL(c.Via))
+	}
+	if c.Isolation != "" {
+		parts = append(parts, "isolation "+result.IsolationText(c.Isolation, c.IsolationDefault))
 	}
 	if c.MaxTries > 0 {
 		parts = append(parts, fmt.Sprintf("max tries %d", c.MaxTries))

@@ -317,16 +317,23 @@ func TestFirstLine(t *testing.T) {
 }
 
 // TestHeaderDescribesRun: the text header says all the HTML page says about
-// how the run ran: ramp, rate, latency limit and max tries when set.
+// how the run ran: ramp, rate, latency limit, isolation (the server's
+// default said so) and max tries when set.
 func TestHeaderDescribesRun(t *testing.T) {
 	r := fixedResult()
 	r.Config.Ramp, r.Config.Rate, r.Config.LatencyLimit = "5s", 250, "20ms"
-	r.Config.Conn, r.Config.Via = "session", "pgbouncer"
+	r.Config.Conn, r.Config.Via, r.Config.Isolation = "session", "pgbouncer", "serializable"
 	var b bytes.Buffer
 	Header(&b, r)
-	want := "run        8 clients, duration 1m0s, ramp 5s, warm-up 10s, rate 250.0/s, latency limit 20ms, conn session, via pgbouncer, max tries 3, seed 7\n"
+	want := "run        8 clients, duration 1m0s, ramp 5s, warm-up 10s, rate 250.0/s, latency limit 20ms, conn session, via pgbouncer, isolation serializable, max tries 3, seed 7\n"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("header:\n%s\nwant the line\n%s", b.String(), want)
+	}
+	r.Config.Isolation, r.Config.IsolationDefault = "read-committed", true
+	b.Reset()
+	Header(&b, r)
+	if !strings.Contains(b.String(), "isolation read-committed (the server's default), max tries 3") {
+		t.Errorf("header of a run at the server's default level:\n%s", b.String())
 	}
 	r.Config.MaxTries = 0 // results from before max tries was recorded
 	b.Reset()

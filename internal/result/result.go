@@ -312,10 +312,24 @@ type Config struct {
 	LatencyLimit string  `json:"latency_limit,omitempty"`
 	Conn         string  `json:"conn"`          // session, per-txn or pool
 	Via          string  `json:"via,omitempty"` // direct, pgbouncer or a pooler\'s URL (masked)
+	// Isolation is the level the transactions ran at (read-committed,
+	// repeatable-read, serializable, read-uncommitted); IsolationDefault
+	// says it was the server's default, read from it (no --isolation).
+	Isolation        string `json:"isolation,omitempty"`
+	IsolationDefault bool   `json:"isolation_default,omitempty"`
 	// Pool is the shared pool's configuration when Conn is pool.
 	Pool   *PoolConfig `json:"pool,omitempty"`
 	PGConf []string    `json:"pg_conf,omitempty"`
 	Args   []string    `json:"args"`
+}
+
+// IsolationText is a level as a run's header says it: serializable, or
+// read-committed (the server's default).
+func IsolationText(level string, byDefault bool) string {
+	if byDefault {
+		return level + " (the server's default)"
+	}
+	return level
 }
 
 // Server is the database that was measured.

@@ -17,7 +17,10 @@ type Dialect struct {
 	// Embedded: the engine runs inside txnbench's process, so txnbench's
 	// CPU use includes the engine's work.
 	Embedded bool
-	Caps     Capabilities
+	// Isolation is the level the server's sessions run at unless asked
+	// (--isolation), as read from it when the target was opened.
+	Isolation Isolation
+	Caps      Capabilities
 }
 
 // Capabilities is what a dialect supports, as workloads need to know it.

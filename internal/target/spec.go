@@ -56,6 +56,9 @@ type Spec struct {
 	// Via is what the clients connect through: the database itself
 	// unless set.
 	Via Via
+	// Isolation is the level the clients' transactions run at
+	// (--isolation); the server's default unless set.
+	Isolation Isolation
 }
 
 // Addr is the one server a URL names: Host is "" for a URL that names

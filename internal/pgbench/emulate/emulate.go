@@ -71,8 +71,9 @@ type pgbenchOpts struct {
 	// txnbench's own
 	db, via, json, pgBin string
 	pgConf               []string
-	output               string // --pgbench-output: txnbench or strict
-	telemetry            string // --telemetry: on or off
+	isolation            target.Isolation // --isolation: the transactions' level
+	output               string           // --pgbench-output: txnbench or strict
+	telemetry            string           // --telemetry: on or off
 
 	// checkOut refuses an output file that could not be written after
 	// the run (Env.CheckOutFile); nil checks nothing.
@@ -147,6 +148,7 @@ func newPgbenchOpts(r release) *pgbenchOpts {
 	fs.StringVar(&o.db, "db", "", "txnbench: the database as txnbench names it: a postgres:// URL, sqlite:PATH or temp-postgres")
 	fs.StringVar(&o.via, "via", target.ViaDirect.String(), "txnbench: direct, pgbouncer (a throwaway PgBouncer) or a pooler's postgres:// URL")
 	fs.StringVar(&o.json, "json", "", "txnbench: write the full result as JSON to this file")
+	fs.Var(isolationValue{&o.isolation}, "isolation", "txnbench: the transactions' isolation level: read-committed, repeatable-read or serializable (default: the server's)")
 	fs.StringVar(&o.pgBin, "pg-bin", "", "txnbench: directory with initdb and postgres for temp-postgres")
 	fs.StringArrayVar(&o.pgConf, "pg-conf", nil, "txnbench: server setting key=value for temp-postgres (repeatable)")
 	fs.BoolVar(&o.w.NoInit, "no-init", false, "txnbench: on temp-postgres, do not create pgbench's tables for custom scripts")
@@ -599,6 +601,10 @@ func (e *emulator) pgbench(ctx context.Context, args []string) error {
 		return e.pgbenchFail(badOption("%v", err))
 	}
 	db.Via.PgBouncer = target.PgBouncer{Mode: pooler.DefaultMode, Size: pooler.DefaultSize}
+	db.Isolation = o.isolation
+	if err := target.CheckIsolation(db.Kind, db.Isolation); err != nil {
+		return e.pgbenchFail(badOption("%v", err))
+	}
 	spec := job.Spec{
 		DB: db, PGBin: o.pgBin, PGConf: o.pgConf, Name: "script", Workload: o.w,
 		Args: e.Args, Version: e.Version,
@@ -914,3 +920,20 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
+
+// isolationValue is --isolation, read by target.ParseIsolation.
+type isolationValue struct{ l *target.Isolation }
+
+func (v isolationValue) String() string {
+	if v.l == nil {
+		return ""
+	}
+	return string(*v.l)
+}
+
+func (v isolationValue) Set(s string) (err error) {
+	*v.l, err = target.ParseIsolation(s)
+	return err
+}
+
+func (isolationValue) Type() string { return "string" }

@@ -83,7 +83,7 @@ Common options:
 const exitOnAbortHelp = "  --exit-on-abort          exit when any client is aborted\n"
 
 // txnbenchOptions are the options txnbench pgbench adds to pgbench's.
-var txnbenchOptions = []string{"db", "via", "json", "pg-bin", "pg-conf", "no-init", "pgbench-output", "pgbench-version", "telemetry"}
+var txnbenchOptions = []string{"db", "via", "isolation", "json", "pg-bin", "pg-conf", "no-init", "pgbench-output", "pgbench-version", "telemetry"}
 
 // printPgbenchHelp prints the help of pgbench release r, then txnbench's
 // options in a section of their own, where pgbench names where to report

@@ -81,6 +81,9 @@ type mysqlTarget struct {
 	tls     atomic.Pointer[tls.ConnectionState] // the last verified handshake's (tls-ca)
 	db      *sql.DB                             // Connect's sessions: none kept idle
 	dialect target.Dialect
+	// isolate sets a new session's isolation level (Isolate), "" for the
+	// server's default.
+	isolate string
 }
 
 func openMySQL(ctx context.Context, rawURL string) (target.Target, error) {
@@ -103,7 +106,42 @@ func openMySQL(ctx context.Context, rawURL string) (target.Target, error) {
 		return nil, target.ConnectError(rawURL, err)
 	}
 	t.dialect = target.ParseBanner(banner)
+	if t.dialect.Isolation, err = defaultIsolation(ctx, t); err != nil {
+		t.db.Close()
+		return nil, err
+	}
 	return t, nil
+}
+
+// defaultIsolation reads a new session's level: @@transaction_isolation
+// (MySQL, MariaDB from 11.1), else @@tx_isolation (MariaDB before).
+func defaultIsolation(ctx context.Context, t *mysqlTarget) (target.Isolation, error) {
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close(ctx)
+	l, err := target.ReadIsolation(ctx, c, "SELECT @@transaction_isolation")
+	if err != nil {
+		return target.ReadIsolation(ctx, c, "SELECT @@tx_isolation")
+	}
+	return l, nil
+}
+
+// Isolate sets each new session's level (SET SESSION TRANSACTION
+// ISOLATION LEVEL, which every MariaDB and MySQL takes) as the driver
+// connects it, for Connect's sessions and the pools' alike; there is no
+// pooler in front of a MySQL-protocol server here.
+func (t *mysqlTarget) Isolate(l target.Isolation, _ bool) error {
+	t.isolate = "SET SESSION TRANSACTION ISOLATION LEVEL " + l.SQL()
+	db, err := t.open()
+	if err != nil {
+		return err
+	}
+	db.SetMaxIdleConns(0)
+	t.db.Close()
+	t.db = db
+	return nil
 }
 
 func (t *mysqlTarget) open() (*sql.DB, error) {
@@ -118,10 +156,34 @@ func (t *mysqlTarget) open() (*sql.DB, error) {
 // server that cannot show the CA's certificate is refused by name.
 func (t *mysqlTarget) connector() (driver.Connector, error) {
 	conn, err := mysql.NewConnector(t.cfg)
-	if err != nil || t.cfg.TLS == nil {
-		return conn, err
+	if err != nil {
+		return nil, err
 	}
-	return refusingConnector{Connector: conn, cfg: t.cfg}, nil
+	if t.cfg.TLS != nil {
+		conn = refusingConnector{Connector: conn, cfg: t.cfg}
+	}
+	if t.isolate != "" {
+		conn = isolatingConnector{Connector: conn, set: t.isolate}
+	}
+	return conn, nil
+}
+
+// isolatingConnector runs set on each session it connects (Isolate).
+type isolatingConnector struct {
+	driver.Connector
+	set string
+}
+
+func (c isolatingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.(driver.ExecerContext).ExecContext(ctx, c.set, nil); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
 }
 
 func (t *mysqlTarget) Dialect() target.Dialect { return t.dialect }

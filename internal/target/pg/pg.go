@@ -17,6 +17,9 @@ import (
 type pgTarget struct {
 	cfg     *pgx.ConnConfig
 	dialect target.Dialect
+	// begin starts its sessions' transactions: BEGIN, or BEGIN ISOLATION
+	// LEVEL ... once Isolate chose one.
+	begin string
 }
 
 func openPG(ctx context.Context, url string) (target.Target, error) {
@@ -47,7 +50,7 @@ func openPG(ctx context.Context, url string) (target.Target, error) {
 			return wrapRaw(c), nil
 		}
 	}
-	t := &pgTarget{cfg: cfg}
+	t := &pgTarget{cfg: cfg, begin: "BEGIN"}
 	c, err := t.Connect(ctx)
 	if err != nil {
 		return nil, target.ConnectError(url, err)
@@ -69,7 +72,25 @@ func openPG(ctx context.Context, url string) (target.Target, error) {
 		return nil, fmt.Errorf("reading the server version: %w", err)
 	}
 	t.dialect = target.ParseBanner(banner)
+	if t.dialect.Isolation, err = target.ReadIsolation(ctx, c, "SHOW transaction_isolation"); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// Isolate makes every transaction begin at l (BEGIN ISOLATION LEVEL),
+// which holds through every pooler and connection strategy, since it
+// keeps no session state. Straight to the server (direct), the sessions
+// also start with default_transaction_isolation set to l, for what runs
+// outside BEGIN (a statement on its own, a script's own BEGIN); a pooler
+// refuses that startup parameter, and one in transaction mode would not
+// keep it.
+func (t *pgTarget) Isolate(l target.Isolation, direct bool) error {
+	t.begin = "BEGIN ISOLATION LEVEL " + l.SQL()
+	if direct {
+		t.cfg.RuntimeParams["default_transaction_isolation"] = strings.ToLower(l.SQL())
+	}
+	return nil
 }
 
 // parseErrorText strips pgx's habit of quoting the whole connection string.
@@ -90,20 +111,21 @@ func (t *pgTarget) Connect(ctx context.Context) (target.Conn, error) {
 		return nil, refusedAuth(serverFirst(err))
 	}
 	registerArrayCodecs(c.TypeMap())
-	p := newPGConn(c)
+	p := newPGConn(c, t.begin)
 	return &p, nil
 }
 
 // newPGConn wraps c, a session of its own or a pool's.
-func newPGConn(c *pgx.Conn) pgConn {
+func newPGConn(c *pgx.Conn, begin string) pgConn {
 	m := c.Config().DefaultQueryExecMode
-	return pgConn{c: c, prepares: m == pgx.QueryExecModeCacheStatement || m == pgx.QueryExecModeCacheDescribe}
+	return pgConn{c: c, begin: begin, prepares: m == pgx.QueryExecModeCacheStatement || m == pgx.QueryExecModeCacheDescribe}
 }
 
 type pgConn struct {
 	c            *pgx.Conn
 	inTx         bool
-	beginPending bool // BEGIN goes out with the next statement
+	beginPending bool   // BEGIN goes out with the next statement
+	begin        string // the statement that begins a transaction (pgTarget.begin)
 	batch        pgx.Batch
 	scr          *pgScript // the session's script state, once looked up
 	// prepares: pgx prepares or describes each new statement (the cache
@@ -191,8 +213,8 @@ func (r *committingRows) Err() error {
 func (p *pgConn) send(ctx context.Context, sql string, args []any, commit bool) pgx.BatchResults {
 	p.batch.QueuedQueries = p.batch.QueuedQueries[:0]
 	if p.beginPending {
-		p.ran("BEGIN")
-		p.batch.Queue("BEGIN")
+		p.ran(p.begin)
+		p.batch.Queue(p.begin)
 	}
 	p.batch.Queue(sql, args...)
 	if commit {
@@ -224,25 +246,25 @@ func (p *pgConn) beginFirst(ctx context.Context, sql string, commit bool) error 
 	if !p.beginPending || !p.prepares {
 		return nil
 	}
-	_, b := p.seen["BEGIN"]
+	_, b := p.seen[p.begin]
 	_, s := p.seen[sql]
 	_, c := p.seen["COMMIT"]
 	if b && s && (c || !commit) {
 		return nil
 	}
 	p.beginPending = false
-	if _, err := p.c.PgConn().Exec(ctx, "BEGIN").ReadAll(); err != nil { // simple protocol: nothing to prepare
+	if _, err := p.c.PgConn().Exec(ctx, p.begin).ReadAll(); err != nil { // simple protocol: nothing to prepare
 		return err
 	}
 	if !b && s {
-		rows, err := p.c.Query(ctx, "BEGIN") // Query: Exec without arguments would not prepare it
+		rows, err := p.c.Query(ctx, p.begin) // Query: Exec without arguments would not prepare it
 		if err != nil {
 			return err
 		}
 		if rows.Close(); rows.Err() != nil {
 			return rows.Err()
 		}
-		p.ran("BEGIN")
+		p.ran(p.begin)
 	}
 	return nil
 }

@@ -30,10 +30,13 @@ func (t *pgTarget) OpenPool(ctx context.Context, c target.PoolConfig) (target.Po
 	if err != nil {
 		return nil, err
 	}
-	return &pgPool{p: p}, nil
+	return &pgPool{p: p, begin: t.begin}, nil
 }
 
-type pgPool struct{ p *pgxpool.Pool }
+type pgPool struct {
+	p     *pgxpool.Pool
+	begin string // pgTarget.begin
+}
 
 func (p *pgPool) Acquire(ctx context.Context) (target.Conn, error) {
 	pc, err := p.p.Acquire(ctx)
@@ -45,7 +48,7 @@ func (p *pgPool) Acquire(ctx context.Context) (target.Conn, error) {
 	data := pc.Conn().PgConn().CustomData()
 	c, ok := data[pooledKey].(*pooledPG)
 	if !ok {
-		c = &pooledPG{pgConn: newPGConn(pc.Conn())} // prepares as a session of its own does
+		c = &pooledPG{pgConn: newPGConn(pc.Conn(), p.begin)} // prepares as a session of its own does
 		data[pooledKey] = c
 	}
 	c.pc, c.inTx, c.beginPending = pc, false, false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -19,6 +20,7 @@ const pgScriptKey = "txnbench.script"
 type pgScript struct {
 	prepared map[string]*pgconn.StatementDescription // prepared on this session
 	cols     []string                                // column names of the current result
+	begins   map[string]string                       // a script's BEGINs, at the level (scriptBegin)
 
 	w wire // a statement's messages, in a reused buffer
 
@@ -105,7 +107,46 @@ func (p *pgConn) InTransaction() bool {
 
 func (p *pgConn) InPipeline() bool { return p.script().pipe != nil }
 
+// begins is what a script's own bare BEGIN may say (its ; stripped).
+var begins = []string{"BEGIN", "BEGIN TRANSACTION", "BEGIN WORK", "START TRANSACTION"}
+
+// scriptBegin is sql, or the session's begin (pgTarget.begin) in its place
+// when sql is a bare BEGIN, after the comment that tags it if any: a
+// script's own transactions start at --isolation's level through a pooler
+// too, where no session setting holds. Each rewritten statement is kept,
+// so that running it again allocates nothing.
+func (p *pgConn) scriptBegin(sql string) string {
+	if p.begin == "BEGIN" {
+		return sql
+	}
+	tag, rest := "", sql
+	if strings.HasPrefix(rest, "/*") {
+		if i := strings.Index(rest, "*/"); i >= 0 {
+			tag, rest = rest[:i+2]+" ", rest[i+2:]
+		}
+	}
+	if len(rest) > len("START TRANSACTION;")+8 {
+		return sql
+	}
+	bare := strings.TrimSuffix(strings.TrimSpace(rest), ";")
+	for _, b := range begins {
+		if strings.EqualFold(bare, b) {
+			s := p.script()
+			if r, ok := s.begins[sql]; ok {
+				return r
+			}
+			if s.begins == nil || len(s.begins) > maxSeen {
+				s.begins = map[string]string{}
+			}
+			s.begins[sql] = tag + p.begin
+			return s.begins[sql]
+		}
+	}
+	return sql
+}
+
 func (p *pgConn) Statement(ctx context.Context, mode target.QueryMode, name, sql string, params [][]byte, rows target.RowSink) error {
+	sql = p.scriptBegin(sql)
 	s := p.script()
 	if s.pipe != nil {
 		return p.queue(ctx, s, mode, name, sql, params, rows)
@@ -281,6 +322,7 @@ func (s *pgScript) abandon(pc *pgconn.PgConn) {
 }
 
 func (p *pgConn) Prepare(ctx context.Context, name, sql string) error {
+	sql = p.scriptBegin(sql)
 	s := p.script()
 	if s.pipe != nil {
 		return target.ErrPipelineOpen

@@ -11,6 +11,7 @@ import (
 func sqliteDialect(version string) target.Dialect {
 	return target.Dialect{
 		Name: "SQLite", Version: version, Banner: "SQLite " + version, Embedded: true,
+		Isolation: target.Serializable, // one writer at a time: see Isolate
 		Caps: target.Capabilities{
 			JSONB: versionAtLeast(version, 3, 45), GeneratedColumns: true,
 			UpdateReturning: versionAtLeast(version, 3, 35), JSONEach: true,

@@ -105,6 +105,12 @@ func openSQLite(ctx context.Context, path string) (target.Target, error) {
 
 func (t *sqliteTarget) Dialect() target.Dialect { return t.dialect }
 
+// Isolate takes SERIALIZABLE, the level every SQLite transaction runs at
+// (one writer at a time, BEGIN IMMEDIATE), and refuses the others.
+func (t *sqliteTarget) Isolate(l target.Isolation, _ bool) error {
+	return target.CheckIsolation(target.SQLiteFile, l)
+}
+
 func (t *sqliteTarget) Close() error {
 	var err error
 	if t.db != nil {

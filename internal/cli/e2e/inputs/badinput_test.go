@@ -88,6 +88,11 @@ func badInputs(t *testing.T) []badInput {
 		{args: clitest.TrainEvents("--clients", "100000", "--max-batch", "100000"), want: "this machine has"},
 		{args: clitest.TrainEvents("--max-batch", "100000000"), want: "--clients 8 x --max-batch 100000000 needs about"},
 		{args: clitest.TrainEvents("--min-batch", "0"), want: "--min-batch 0: give at least 1"},
+		// --isolation: a level that is none, or that the engine lacks
+		{args: clitest.TrainEvents("--isolation", "bogus"), want: `unknown --isolation "bogus": choose read-uncommitted, read-committed, repeatable-read or serializable`},
+		{args: clitest.TrainEvents("--isolation", "read-committed"), want: "--isolation read-committed: SQLite runs every transaction SERIALIZABLE; give --isolation serializable or leave it out"},
+		{args: []string{"run", "tpcc", "--db", "temp-postgres", "--isolation", "read-uncommitted"}, want: "--isolation read-uncommitted: PostgreSQL has no such level of its own; choose read-committed, repeatable-read, serializable"},
+		{args: []string{"study", "train-events", "--db", "temp-mariadb", "--vary", "isolation=serializable,snapshot"}, want: `unknown --isolation "snapshot"`},
 		{args: clitest.TrainEvents("--min-batch", "50", "--max-batch", "10"), want: "make min <= max"},
 		{args: clitest.TrainEvents("--max-batch", "-1"), want: "make min <= max"},
 		{args: clitest.TrainEvents("--rows", "-5"), want: "--rows -5 is negative"},
@@ -253,6 +258,8 @@ func badInputs(t *testing.T) []badInput {
 		{args: []string{"diff", "{dir}", "{dir}/a.json"}, want: "BASE", files: a},
 		// pgbench (pgbench's own exit status 1 for bad options)
 		{args: []string{"pgbench", "-c", "0"}, want: "-c/--clients must be in range", code: exitcode.Failure},
+		{args: []string{"pgbench", "--isolation", "bogus"}, want: `unknown --isolation "bogus"`, code: exitcode.Failure},
+		{args: []string{"pgbench", "--db", "sqlite:{dir}/x.db", "--isolation", "repeatable-read"}, want: "SQLite runs every transaction SERIALIZABLE", code: exitcode.Failure},
 		{args: []string{"pgbench", "-c", "100000000"}, want: "need at least 100000003 open files", code: exitcode.Failure},
 		{args: []string{"pgbench", "-j", "0"}, want: "-j/--jobs must be in range", code: exitcode.Failure},
 		{args: []string{"pgbench", "-t", "-1"}, want: "-t/--transactions must be in range", code: exitcode.Failure},
