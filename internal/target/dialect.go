@@ -37,6 +37,11 @@ type Capabilities struct {
 	// UpdateReturning: UPDATE ... RETURNING (MariaDB and MySQL have
 	// none: a transaction selects the rows FOR UPDATE, then updates them).
 	UpdateReturning bool
+	// ModifyingCTEs: INSERT, UPDATE and DELETE in WITH, and SELECT ...
+	// FOR UPDATE in a WITH that a statement's UPDATE joins, so one
+	// statement can lock rows in a chosen order, update several tables and
+	// return what it changed (the PostgreSQL family).
+	ModifyingCTEs bool
 	// JSONEach: json_each(json) expands a JSON array into rows, for
 	// batches where there are no array parameters (SQLite).
 	JSONEach bool
@@ -154,7 +159,7 @@ func ParseBanner(banner string) Dialect {
 		InvertedIndex: "CREATE INDEX {name} ON {table} USING gin ({column})",
 		UUIDType:      "uuid", JSONType: "jsonb", TimestampType: "timestamptz", Now: "now()",
 		StatsReset: "SELECT pg_stat_reset()", AdvisoryLocks: true,
-		StatViews: true, PostgresDDL: true, ListenNotify: true, UpdateReturning: true,
+		StatViews: true, PostgresDDL: true, ListenNotify: true, UpdateReturning: true, ModifyingCTEs: true,
 		ReadOnlyAfter: "SET TRANSACTION READ ONLY",
 	}
 	if m := crdbVersion.FindStringSubmatch(banner); m != nil {
