@@ -41,7 +41,15 @@ type batch struct {
 	// own row).
 	payWD, payRead string
 	osLast         string // the customer, its last order and the order's lines
-	slCount        string // Stock-Level in one statement
+	// Delivery, by the number of districts delivered (1 to 10): the
+	// claim of their oldest new orders (DELETE ... RETURNING), the
+	// orders' update (returning their customers, else dlOrderRead reads
+	// them), their lines' and their customers'. dlOldest is "" where
+	// there is no DELETE ... RETURNING: Delivery then goes district by
+	// district.
+	dlOldest                                           string
+	dlClaim, dlOrder, dlOrderRead, dlLines, dlCustomer [districts + 1]string
+	slCount                                            string // Stock-Level in one statement
 }
 
 // newBatch builds the batched SQL on a dialect with capabilities c.
@@ -50,9 +58,9 @@ func newBatch(c target.Capabilities) batch {
 	tag := workload.OpTag(opNewOrder)
 	b.noHeader = tag + "SELECT w_tax, c_discount, c_last, c_credit FROM warehouse, customer WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3"
 	for n := minOrderLines; n <= maxOrderLines; n++ {
-		b.noItems[n] = tag + "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + list(n, 1, 1, "$%d") + ")"
+		b.noItems[n] = tag + "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + list(n, 1, 1, "$%d", ", ") + ")"
 		b.noLines[n] = tag + "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES " +
-			list(n, 4, 6, "($1, $2, $3, $%d, $%d, $%d, NULL, $%d, $%d, $%d)")
+			list(n, 4, 6, "($1, $2, $3, $%d, $%d, $%d, NULL, $%d, $%d, $%d)", ", ")
 		for d := 1; d <= districts; d++ {
 			b.noStock[n][d], b.noStockRead[n][d] = stockBatch(c, tag, n, d)
 		}
@@ -76,6 +84,37 @@ func newBatch(c target.Capabilities) batch {
 		" WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3" +
 		" AND o_id = (SELECT max(o_id) FROM orders WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3)"
 
+	tag = workload.OpTag(opDelivery)
+	if c.DeleteReturning {
+		b.dlOldest = tag + "SELECT no_d_id, min(no_o_id) FROM new_order WHERE no_w_id = $1 GROUP BY no_d_id ORDER BY no_d_id"
+		for k := 1; k <= districts; k++ {
+			// $1 the warehouse; district j's order is $(2+2j) and
+			// $(3+2j) of the claim, the orders' and the lines'
+			// statements, the orders' carrier the last.
+			keys := func(d, o string) string {
+				return " AND (" + list(k, 2, 2, "("+d+" = $%d AND "+o+" = $%d)", " OR ") + ")"
+			}
+			b.dlClaim[k] = tag + "DELETE FROM new_order WHERE no_w_id = $1" + keys("no_d_id", "no_o_id") + " RETURNING no_d_id, no_o_id"
+			b.dlOrder[k] = tag + fmt.Sprintf("UPDATE orders SET o_carrier_id = $%d WHERE o_w_id = $1", 2+2*k) + keys("o_d_id", "o_id")
+			if c.UpdateReturning {
+				b.dlOrder[k] += " RETURNING o_d_id, o_c_id"
+			} else {
+				b.dlOrderRead[k] = tag + "SELECT o_d_id, o_c_id FROM orders WHERE o_w_id = $1" + keys("o_d_id", "o_id")
+			}
+			b.dlLines[k] = tag + "UPDATE order_line SET ol_delivery_d = " + c.Now + " WHERE ol_w_id = $1" + keys("ol_d_id", "ol_o_id")
+			// $1 the warehouse; district j's order and customer are
+			// $(2+3j), $(3+3j) and $(4+3j). Each customer gets its own
+			// order's amounts, summed by the database.
+			var order strings.Builder
+			for j := range k {
+				fmt.Fprintf(&order, " WHEN $%d THEN CAST($%d AS INTEGER)", 2+3*j, 3+3*j)
+			}
+			b.dlCustomer[k] = tag + "UPDATE customer SET c_balance = c_balance + (SELECT coalesce(sum(ol_amount), 0) FROM order_line" +
+				" WHERE ol_w_id = c_w_id AND ol_d_id = c_d_id AND ol_o_id = CASE c_d_id" + order.String() + " END), c_delivery_cnt = c_delivery_cnt + 1" +
+				" WHERE c_w_id = $1 AND (" + list(k, 2, 3, "(c_d_id = $%d AND c_id = $%[3]d)", " OR ") + ")"
+		}
+	}
+
 	tag = workload.OpTag(opStockLevel)
 	b.slCount = tag + "SELECT count(DISTINCT s_i_id) FROM district" +
 		" JOIN order_line ON ol_w_id = d_w_id AND ol_d_id = d_id AND ol_o_id < d_next_o_id AND ol_o_id >= d_next_o_id - 20" +
@@ -84,9 +123,9 @@ func newBatch(c target.Capabilities) batch {
 	return b
 }
 
-// list joins n copies of format, each filled with width placeholder
-// numbers counting up from first.
-func list(n, first, width int, format string) string {
+// list joins n copies of format with sep, each filled with width
+// placeholder numbers counting up from first.
+func list(n, first, width int, format, sep string) string {
 	parts := make([]string, n)
 	for i := range parts {
 		nums := make([]any, width)
@@ -95,7 +134,7 @@ func list(n, first, width int, format string) string {
 		}
 		parts[i] = fmt.Sprintf(format, nums...)
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, sep)
 }
 
 // stockBatch is the one update of a New-Order's n stock rows (clause
@@ -366,4 +405,115 @@ func (c *client) orderStatusBatched(ctx context.Context, conn target.Conn) error
 func (c *client) stockLevelBatched(ctx context.Context, conn target.Conn) error {
 	var low int64
 	return target.QueryRow(ctx, conn, c.w.batch.slCount, []any{c.home, c.district, c.threshold}, &low)
+}
+
+// deliveryBatched is the Delivery transaction (clause 2.7.4) for all ten
+// districts at once: their oldest new orders in one read, claimed in one
+// delete (which returns those no other Delivery took meanwhile), then one
+// update each of their orders, their order lines and their customers,
+// the last with the commit. Without DELETE ... RETURNING it goes district
+// by district.
+func (c *client) deliveryBatched(ctx context.Context, conn target.Conn) error {
+	b := &c.w.batch
+	if b.dlOldest == "" {
+		return c.delivery(ctx, conn)
+	}
+	if err := conn.Begin(ctx); err != nil {
+		return err
+	}
+	defer conn.Rollback(ctx)
+	c.args = append(c.args[:0], c.home)
+	if err := c.pairs(ctx, conn, b.dlOldest, c.home); err != nil {
+		return err
+	}
+	if k := (len(c.args) - 1) / 2; k > 0 {
+		oldest := append([]any{}, c.args...)
+		if err := c.pairs(ctx, conn, b.dlClaim[k], oldest...); err != nil {
+			return err
+		}
+	}
+	k := (len(c.args) - 1) / 2
+	if k == 0 {
+		return c.deliveryCommit(ctx, conn)
+	}
+	keys := append([]any{}, c.args...) // warehouse, (district, order) each
+	orders := append(keys[:len(keys):len(keys)], c.carrier)
+	var rows target.Rows
+	var err error
+	if b.dlOrderRead[k] == "" {
+		rows, err = conn.Query(ctx, b.dlOrder[k], orders...)
+	} else {
+		var n int64
+		if n, err = conn.Exec(ctx, b.dlOrder[k], orders...); err == nil && n != int64(k) {
+			return fmt.Errorf("%d of %d delivered orders of warehouse %d updated", n, k, c.home)
+		}
+		if err == nil {
+			rows, err = conn.Query(ctx, b.dlOrderRead[k], keys...)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	c.args = append(c.args[:0], c.home)
+	for rows.Next() {
+		var d, cid int64
+		if err := rows.Scan(&d, &cid); err != nil {
+			rows.Close()
+			return err
+		}
+		for j := 0; j < k; j++ {
+			if keys[1+2*j] == d {
+				c.args = append(c.args, d, keys[2+2*j], cid)
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(c.args) != 1+3*k {
+		return fmt.Errorf("%d of %d delivered orders of warehouse %d found", (len(c.args)-1)/3, k, c.home)
+	}
+	if _, err := conn.Exec(ctx, b.dlLines[k], keys...); err != nil {
+		return err
+	}
+	n, err := conn.ExecCommit(ctx, b.dlCustomer[k], c.args...)
+	if err != nil {
+		c.unknown(err, 0)
+		return err
+	}
+	if n != int64(k) {
+		return fmt.Errorf("%d of %d delivered orders' customers of warehouse %d updated", n, k, c.home)
+	}
+	c.w.deliveries.Add(1)
+	return nil
+}
+
+// pairs runs sql with args and puts the (district, order) pairs it
+// returns after c.args' warehouse.
+func (c *client) pairs(ctx context.Context, conn target.Conn, sql string, args ...any) error {
+	rows, err := conn.Query(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	c.args = c.args[:1]
+	for rows.Next() {
+		var d, o int64
+		if err := rows.Scan(&d, &o); err != nil {
+			return err
+		}
+		c.args = append(c.args, d, o)
+	}
+	return rows.Err()
+}
+
+// deliveryCommit commits a Delivery that found nothing to deliver.
+func (c *client) deliveryCommit(ctx context.Context, conn target.Conn) error {
+	if err := conn.Commit(ctx); err != nil {
+		c.unknown(err, 0)
+		return err
+	}
+	c.w.deliveries.Add(1)
+	return nil
 }

@@ -87,6 +87,7 @@ func newClient(w *Workload, id int, rng *rand.Rand) *client {
 		c.ops[iNewOrder].Run = c.newOrderBatched
 		c.ops[iPayment].Run = c.paymentBatched
 		c.ops[iOrderStatus].Run = c.orderStatusBatched
+		c.ops[iDelivery].Run = c.deliveryBatched
 		c.ops[iStockLevel].Run = c.stockLevelBatched
 	}
 	return c

@@ -34,6 +34,8 @@ func (c *countingConn) ExecCommit(ctx context.Context, sql string, args ...any) 
 // whatever the lines (warehouse and customer, district, order, new-order
 // row, items, stock rows, order lines), statements one per step and
 // three per line (over 30 on average). The per-line form fails the first.
+// Then Deliveries, each of all ten districts (every district has new
+// orders left).
 func TestStatementsPerNewOrder(t *testing.T) {
 	for _, db := range []struct {
 		name string
@@ -62,6 +64,21 @@ func TestStatementsPerNewOrder(t *testing.T) {
 				if per < tt.min || per > tt.max || w.newOrders.Load()+rolledBack != n {
 					t.Errorf("%s: %.2f statements per New-Order, want %.0f to %.0f (%d committed, %d rolled back)",
 						tt.impl, per, tt.min, tt.max, w.newOrders.Load(), rolledBack)
+				}
+				checkOK(t, w, conn)
+			}
+			// A Delivery of all ten districts: five statements batched
+			// (their oldest new orders, the claim, the orders, the
+			// lines, the customers), five per district one per step.
+			for _, tt := range []struct {
+				impl string
+				want int
+			}{{implBatched, 5}, {implStatements, 50}} {
+				w := initWorkload(t, tg, conn, false, append(small, "--mix", "0,0,0,1,0", "--implementation", tt.impl)...)
+				cc := &countingConn{Conn: conn}
+				runCycles(t, w, cc, 4, 2)
+				if cc.statements != 2*tt.want || w.deliveries.Load() != 2 {
+					t.Errorf("%s: %d statements for %d Deliveries, want %d each", tt.impl, cc.statements, w.deliveries.Load(), tt.want)
 				}
 				checkOK(t, w, conn)
 			}
