@@ -27,9 +27,13 @@ const (
 // statements of a New-Order's lines are built for every line count (5 to
 // 15) and, for the stock, every district's s_dist_xx column.
 type batch struct {
-	noHeader string                                   // the warehouse's tax and the customer in one read
-	noItems  [maxOrderLines + 1]string                // by line count
-	noStock  [maxOrderLines + 1][districts + 1]string // by line count, district
+	noHeader string // the warehouse's tax and the customer in one read
+	// noOrder takes the district's next order id and inserts the order
+	// and its new-order row in one statement where the dialect modifies
+	// in CTEs; else "" (three statements, as one per step).
+	noOrder string
+	noItems [maxOrderLines + 1]string                // by line count
+	noStock [maxOrderLines + 1][districts + 1]string // by line count, district
 	// noStockRead reads what noStock returns where the dialect has no
 	// UPDATE ... RETURNING, by line count and district; else "".
 	noStockRead [maxOrderLines + 1][districts + 1]string
@@ -57,6 +61,16 @@ func newBatch(c target.Capabilities) batch {
 	var b batch
 	tag := workload.OpTag(opNewOrder)
 	b.noHeader = tag + "SELECT w_tax, c_discount, c_last, c_credit FROM warehouse, customer WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3"
+	if c.ModifyingCTEs {
+		// $1 the warehouse, $2 the district, $3 the customer, $4 the
+		// lines, $5 all local; cast, as a SELECT's list does not type
+		// them from the columns they go into.
+		b.noOrder = tag + "WITH d AS (UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_next_o_id - 1 AS o_id, d_tax)," +
+			" o AS (INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)" +
+			" SELECT o_id, CAST($2 AS INTEGER), CAST($1 AS INTEGER), CAST($3 AS INTEGER), " + c.Now + ", NULL, CAST($4 AS INTEGER), CAST($5 AS INTEGER) FROM d)," +
+			" n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT o_id, CAST($2 AS INTEGER), CAST($1 AS INTEGER) FROM d)" +
+			" SELECT o_id, d_tax FROM d"
+	}
 	for n := minOrderLines; n <= maxOrderLines; n++ {
 		b.noItems[n] = tag + "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + list(n, 1, 1, "$%d", ", ") + ")"
 		b.noLines[n] = tag + "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES " +
@@ -193,9 +207,9 @@ func (c *client) lineOf(item, supply int64) int {
 
 // newOrderBatched is the New-Order transaction (clause 2.4.2) in the
 // fewest round trips: the warehouse and the customer in one read, the
-// district's update, the order and its new-order row, then all items in
-// one read, all stock rows in one update and all order lines in one insert
-// with the commit.
+// district's update, the order and its new-order row (one statement where
+// the dialect modifies in CTEs), then all items in one read, all stock
+// rows in one update and all order lines in one insert with the commit.
 func (c *client) newOrderBatched(ctx context.Context, conn target.Conn) error {
 	w, s, b := c.w, &c.w.sql, &c.w.batch
 	n := len(c.lines)
@@ -209,14 +223,20 @@ func (c *client) newOrderBatched(ctx context.Context, conn target.Conn) error {
 	if err := target.QueryRow(ctx, conn, b.noHeader, []any{c.home, c.d, c.cid}, &wTax, &discount, &last, &credit); err != nil {
 		return err
 	}
-	if err := updateRow(ctx, conn, s.noDistrict, s.read(s.noDistrict), []any{c.home, c.d}, &oid, &dTax); err != nil {
-		return err
-	}
-	if _, err := conn.Exec(ctx, s.noOrder, oid, c.d, c.home, c.cid, n, c.allLocal); err != nil {
-		return err
-	}
-	if _, err := conn.Exec(ctx, s.noNewOrder, oid, c.d, c.home); err != nil {
-		return err
+	if b.noOrder != "" {
+		if err := target.QueryRow(ctx, conn, b.noOrder, []any{c.home, c.d, c.cid, n, c.allLocal}, &oid, &dTax); err != nil {
+			return err
+		}
+	} else {
+		if err := updateRow(ctx, conn, s.noDistrict, s.read(s.noDistrict), []any{c.home, c.d}, &oid, &dTax); err != nil {
+			return err
+		}
+		if _, err := conn.Exec(ctx, s.noOrder, oid, c.d, c.home, c.cid, n, c.allLocal); err != nil {
+			return err
+		}
+		if _, err := conn.Exec(ctx, s.noNewOrder, oid, c.d, c.home); err != nil {
+			return err
+		}
 	}
 
 	c.args = c.args[:0]
