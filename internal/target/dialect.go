@@ -40,6 +40,14 @@ type Capabilities struct {
 	// UpdateReturning: UPDATE ... RETURNING (MariaDB and MySQL have
 	// none: a transaction selects the rows FOR UPDATE, then updates them).
 	UpdateReturning bool
+	// DeleteReturning: DELETE ... RETURNING (MariaDB has it, from 10.0,
+	// though it has no UPDATE ... RETURNING; MySQL has neither).
+	DeleteReturning bool
+	// ModifyingCTEs: INSERT, UPDATE and DELETE in WITH, and SELECT ...
+	// FOR UPDATE in a WITH that a statement's UPDATE joins, so one
+	// statement can lock rows in a chosen order, update several tables and
+	// return what it changed (the PostgreSQL family).
+	ModifyingCTEs bool
 	// JSONEach: json_each(json) expands a JSON array into rows, for
 	// batches where there are no array parameters (SQLite).
 	JSONEach bool
@@ -157,7 +165,7 @@ func ParseBanner(banner string) Dialect {
 		InvertedIndex: "CREATE INDEX {name} ON {table} USING gin ({column})",
 		UUIDType:      "uuid", JSONType: "jsonb", TimestampType: "timestamptz", Now: "now()",
 		StatsReset: "SELECT pg_stat_reset()", AdvisoryLocks: true,
-		StatViews: true, PostgresDDL: true, ListenNotify: true, UpdateReturning: true,
+		StatViews: true, PostgresDDL: true, ListenNotify: true, UpdateReturning: true, DeleteReturning: true, ModifyingCTEs: true,
 		ReadOnlyAfter: "SET TRANSACTION READ ONLY",
 	}
 	if m := crdbVersion.FindStringSubmatch(banner); m != nil {
@@ -230,6 +238,7 @@ func parseMySQLBanner(banner string) Dialect {
 		// binary JSON; a native UUID type from 10.7.
 		c.SkipLocked = atLeast(10, 6)
 		c.JSONTable = atLeast(10, 6)
+		c.DeleteReturning = true
 		if atLeast(10, 7) {
 			c.UUIDType = "UUID"
 		}

@@ -223,6 +223,14 @@ func TestParseMySQLBanner(t *testing.T) {
 		if k.KeyTextType() != "VARCHAR(255)" || k.AnalyzeSQL("t") != "ANALYZE TABLE t" {
 			t.Errorf("%q: key text %q, analyze %q", c.banner, k.KeyTextType(), k.AnalyzeSQL("t"))
 		}
+		// MariaDB has DELETE ... RETURNING but no UPDATE ... RETURNING;
+		// neither has modifying CTEs.
+		if k.UpdateReturning || k.ModifyingCTEs || k.DeleteReturning != (c.name == "MariaDB") {
+			t.Errorf("%q: UPDATE/DELETE ... RETURNING %v/%v, modifying CTEs %v", c.banner, k.UpdateReturning, k.DeleteReturning, k.ModifyingCTEs)
+		}
+	}
+	if k := target.ParseBanner("PostgreSQL 15.18").Caps; !k.UpdateReturning || !k.DeleteReturning || !k.ModifyingCTEs {
+		t.Errorf("PostgreSQL: UPDATE/DELETE ... RETURNING %v/%v, modifying CTEs %v", k.UpdateReturning, k.DeleteReturning, k.ModifyingCTEs)
 	}
 	if k := target.ParseBanner("PostgreSQL 15.18").Caps; k.KeyTextType() != "TEXT" || k.AnalyzeSQL("t") != "ANALYZE t" {
 		t.Errorf("PostgreSQL: key text %q, analyze %q", k.KeyTextType(), k.AnalyzeSQL("t"))

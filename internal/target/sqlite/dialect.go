@@ -14,7 +14,7 @@ func sqliteDialect(version string) target.Dialect {
 		Isolation: target.Serializable, // one writer at a time: see Isolate
 		Caps: target.Capabilities{
 			JSONB: versionAtLeast(version, 3, 45), GeneratedColumns: true,
-			UpdateReturning: versionAtLeast(version, 3, 35), JSONEach: true,
+			UpdateReturning: versionAtLeast(version, 3, 35), DeleteReturning: versionAtLeast(version, 3, 35), JSONEach: true,
 			UUIDType: "TEXT", JSONType: "BLOB", TimestampType: "TEXT",
 			Now:           "(strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
 			ReadOnlyAfter: "PRAGMA query_only = ON", ReadOnlyUndo: "PRAGMA query_only = OFF",

@@ -23,7 +23,11 @@ const (
 )
 
 // client is one terminal (clause 5.2.2): a home warehouse, a district for
-// Stock-Level, and a deck of transactions dealt one per cycle.
+// Stock-Level, and a deck of transactions dealt one per cycle. Terminals
+// are dealt to the active warehouses in turn, so any number of them is
+// spread evenly: terminal id works on warehouse id mod W and, within it,
+// district (id div W) mod 10, and ten per warehouse are the
+// specification's one per district.
 type client struct {
 	w        *Workload
 	rng      *rand.Rand
@@ -46,9 +50,11 @@ type client struct {
 	carrier        int
 	threshold      int
 
-	// Scan targets, reused.
-	ids  []int64
-	sink [16]any
+	// Scan targets and arguments, reused.
+	ids   []int64
+	sink  [16]any
+	args  []any
+	found []orderLine
 }
 
 // line is one order line of a New-Order.
@@ -59,9 +65,10 @@ type line struct {
 func newClient(w *Workload, id int, rng *rand.Rand) *client {
 	c := &client{
 		w: w, rng: rng,
-		home:     id/terminalsPerWarehouse%w.activeWarehouses() + 1,
-		district: id%terminalsPerWarehouse + 1,
+		home:     id%w.activeWarehouses() + 1,
+		district: id/w.activeWarehouses()%terminalsPerWarehouse + 1,
 		lines:    make([]line, 0, maxOrderLines),
+		found:    make([]orderLine, maxOrderLines),
 	}
 	for i, n := range w.mix {
 		for range n {
@@ -75,6 +82,13 @@ func newClient(w *Workload, id int, rng *rand.Rand) *client {
 		{Name: opOrderStatus, Run: c.orderStatus},
 		{Name: opDelivery, Run: c.delivery},
 		{Name: opStockLevel, Run: c.stockLevel},
+	}
+	if w.implementation == implBatched {
+		c.ops[iNewOrder].Run = c.newOrderBatched
+		c.ops[iPayment].Run = c.paymentBatched
+		c.ops[iOrderStatus].Run = c.orderStatusBatched
+		c.ops[iDelivery].Run = c.deliveryBatched
+		c.ops[iStockLevel].Run = c.stockLevelBatched
 	}
 	return c
 }
@@ -158,7 +172,7 @@ func (c *client) newOrderInput() {
 	c.lines = c.lines[:0]
 	c.allLocal = 1
 	for i := range n {
-		l := line{item: nurand(c.rng, aItem, w.run.item, 1, w.sc.items), supply: c.home, quantity: uniform(c.rng, 1, 10)}
+		l := line{item: c.newItem(), supply: c.home, quantity: uniform(c.rng, 1, 10)}
 		if i == n-1 && c.rollback {
 			l.item = w.sc.items + 1 // an unused item (clause 2.4.1.5)
 		}
@@ -179,6 +193,19 @@ func (c *client) newOrderInput() {
 		}
 		return a.item - b.item
 	})
+}
+
+// newItem draws an order line's item, one the order does not have yet:
+// the lines of an order are distinct items, so that one statement can
+// update all of their stock rows.
+func (c *client) newItem() int {
+	w := c.w
+	for {
+		item := nurand(c.rng, aItem, w.run.item, 1, w.sc.items)
+		if !slices.ContainsFunc(c.lines, func(l line) bool { return l.item == item }) {
+			return item
+		}
+	}
 }
 
 func (c *client) paymentInput() {
@@ -319,6 +346,14 @@ func (c *client) payment(ctx context.Context, conn target.Conn) error {
 	if err := updateRow(ctx, conn, s.payDistrict, s.read(s.payDistrict), []any{c.home, c.d, amount}, dest...); err != nil {
 		return err
 	}
+	return c.payCustomer(ctx, conn, wName, dName)
+}
+
+// payCustomer is the rest of a Payment after its warehouse and district:
+// the customer's update and the history row, with the commit.
+func (c *client) payCustomer(ctx context.Context, conn target.Conn, wName, dName string) error {
+	s := &c.w.sql
+	amount := float64(c.amountCents) / 100
 	if c.byName {
 		if err := c.customerByName(ctx, conn, s.payByName); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -26,11 +27,12 @@ func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
 // TestInputs draws many inputs of each transaction and expects the
 // specification's shares: 1% of New-Orders rolled back on an unused item
 // (always the last line), 1% of order lines remote, 60% of Payments and
-// Order-Statuses by last name, 15% of Payments remote; ids in range.
+// Order-Statuses by last name, 15% of Payments remote; ids in range, and
+// no item twice in one order (one statement updates all its stock rows).
 func TestInputs(t *testing.T) {
 	const n = 100_000
 	c := inputClient(t, 13)
-	if c.home != 2 || c.district != 4 {
+	if c.home != 2 || c.district != 7 {
 		t.Fatalf("terminal 13 on warehouse %d, district %d", c.home, c.district)
 	}
 	var rollbacks, lines, remoteLines, byName, remotePay int
@@ -41,6 +43,9 @@ func TestInputs(t *testing.T) {
 			t.Fatalf("customer %d, %d lines", c.cid, len(c.lines))
 		}
 		for i, l := range c.lines {
+			if c.lineOf(int64(l.item), 0) != i {
+				t.Fatalf("item %d twice in one order: %+v", l.item, c.lines)
+			}
 			if l.item == specItems+1 {
 				if i != len(c.lines)-1 {
 					t.Fatalf("the unused item is line %d of %d", i+1, len(c.lines))
@@ -77,6 +82,34 @@ func TestInputs(t *testing.T) {
 	} {
 		if !near(s.got, s.want, s.want/10) {
 			t.Errorf("%s: %.4f, want %.2f", s.what, s.got, s.want)
+		}
+	}
+}
+
+// TestTerminalsSpread: the terminals of a run are dealt to the active
+// warehouses in turn, each with a home district of its own: 8 on 2
+// warehouses are 4 on each (districts 1 to 4), 20 are the specification's
+// ten per warehouse, one per district; --active-warehouses 1 puts all on
+// the first.
+func TestTerminalsSpread(t *testing.T) {
+	for _, tt := range []struct {
+		terminals int
+		args      []string
+		want      map[int]int // terminals per home warehouse
+	}{
+		{8, nil, map[int]int{1: 4, 2: 4}},
+		{20, nil, map[int]int{1: 10, 2: 10}},
+		{8, []string{"--active-warehouses", "1"}, map[int]int{1: 8}},
+	} {
+		homes := map[int]int{}
+		seats := map[[2]int]bool{}
+		for id := range tt.terminals {
+			c := inputClient(t, id, tt.args...)
+			homes[c.home]++
+			seats[[2]int{c.home, c.district}] = true
+		}
+		if !maps.Equal(homes, tt.want) || len(seats) != tt.terminals {
+			t.Errorf("%d terminals %q: per warehouse %v, want %v; %d distinct (warehouse, district) of %d", tt.terminals, tt.args, homes, tt.want, len(seats), tt.terminals)
 		}
 	}
 }

@@ -7,27 +7,29 @@ import (
 )
 
 // TestSQLiteRun loads a small TPC-C, runs a full deck of transactions on
-// ten terminals of both warehouses and expects every consistency condition and
-// the money to hold.
+// ten terminals of both warehouses with each implementation and expects
+// every consistency condition and the money to hold.
 func TestSQLiteRun(t *testing.T) {
 	tg := testutil.SQLite(t)
 	conn := testutil.Session(t, tg)
-	w := initWorkload(t, tg, conn, true, small...)
-	var ran [5]int
-	for _, id := range []int{0, 1, 2, 3, 4, 10, 11, 12, 13, 14} { // both warehouses
-		r := runCycles(t, w, conn, id, 100)
-		for i := range ran {
-			ran[i] += r[i]
+	for i, impl := range []string{implBatched, implStatements} {
+		w := initWorkload(t, tg, conn, i == 0, append(small, "--implementation", impl)...)
+		var ran [5]int
+		for id := range 10 { // both warehouses
+			r := runCycles(t, w, conn, id, 100)
+			for i := range ran {
+				ran[i] += r[i]
+			}
 		}
+		t.Logf("%s: ran %v, %d new orders, %d rolled back, %.2f paid", impl, ran, w.newOrders.Load(), w.rollbacks.Load(), float64(w.paidCents.Load())/100)
+		if ran != [5]int{450, 430, 40, 40, 40} {
+			t.Errorf("%s: mix %v, want 450 430 40 40 40: ten full decks", impl, ran)
+		}
+		if w.newOrders.Load()+w.rollbacks.Load() != int64(ran[iNewOrder]) {
+			t.Errorf("%s: %d New-Orders committed and %d rolled back for %d run", impl, w.newOrders.Load(), w.rollbacks.Load(), ran[iNewOrder])
+		}
+		checkOK(t, w, conn)
 	}
-	t.Logf("ran %v, %d new orders, %d rolled back, %.2f paid", ran, w.newOrders.Load(), w.rollbacks.Load(), float64(w.paidCents.Load())/100)
-	if ran != [5]int{450, 430, 40, 40, 40} {
-		t.Errorf("mix %v, want 450 430 40 40 40: ten full decks", ran)
-	}
-	if w.newOrders.Load()+w.rollbacks.Load() != int64(ran[iNewOrder]) {
-		t.Errorf("%d New-Orders committed and %d rolled back for %d run", w.newOrders.Load(), w.rollbacks.Load(), ran[iNewOrder])
-	}
-	checkOK(t, w, conn)
 }
 
 // TestSQLiteLedgers: two processes' clients (two workloads started on the

@@ -92,9 +92,11 @@ type Workload struct {
 	mixFlag          string
 	wait             bool
 	check            string
+	implementation   string
 	fs               *pflag.FlagSet
 	mix              [5]int
 	sql              schema
+	batch            batch             // the SQL of --implementation batched
 	stockSQL         [districts]string // the stock update returning s_dist_01 .. s_dist_10
 	stockRead        [districts]string // its read, without UPDATE ... RETURNING
 	engineNote       string            // how the dialect's SQL differs, or ""
@@ -126,7 +128,8 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&w.wait, "wait", true, "keying and think times of the specification (--wait=false: run flat out)")
 	fs.StringVar(&w.check, "check", checkAuto, "consistency conditions after the run: auto (all up to 10 warehouses, else the cheap ones), full or quick (the cheap ones)")
 	workload.DataFlags(fs, "warehouses", "items", "customers-per-district")
-	workload.RuntimeFlags(fs, "active-warehouses", "mix", "wait", "check")
+	fs.StringVar(&w.implementation, "implementation", implBatched, "how the transactions travel: batched (each New-Order's items, stock rows and order lines in one statement each) or statements (one statement per step, per order line)")
+	workload.RuntimeFlags(fs, "active-warehouses", "mix", "wait", "check", "implementation")
 }
 
 // Validate checks the options.
@@ -144,6 +147,8 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("--active-warehouses %d is more than --warehouses %d: give at most %d", w.active, w.sc.warehouses, w.sc.warehouses)
 	case w.check != checkAuto && w.check != checkFull && w.check != checkQuick:
 		return fmt.Errorf("unknown --check %q: choose auto, full or quick", w.check)
+	case w.implementation != implBatched && w.implementation != implStatements:
+		return fmt.Errorf("unknown --implementation %q: choose batched or statements", w.implementation)
 	}
 	mix, err := parseMix(w.mixFlag)
 	if err != nil {
@@ -184,6 +189,7 @@ func (w *Workload) Settings() map[string]any {
 		"mix":                    w.mixFlag,
 		"wait":                   w.wait,
 		"check":                  w.check,
+		"implementation":         w.implementation,
 	}
 	w.loaded.Apply(s, w.seed) // data-shaping flags apply only to a load
 	return s
@@ -223,6 +229,7 @@ const dataName = "tpcc"
 // dropped only then.
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.sql = newSchema(d.Caps)
+	w.batch = newBatch(d.Caps)
 	w.engineNote = ""
 	if w.sql.reads != nil {
 		w.engineNote = d.Name + " has no UPDATE ... RETURNING: New-Order, Payment and Delivery read each row they update right after the update, in the same transaction (one more round trip each)"
@@ -342,8 +349,9 @@ func (w *Workload) Notes() []string {
 	return notes
 }
 
-// NewClient makes terminal id: it works on warehouse id/10 (of the active
-// ones) and, for Stock-Level, on district id%10 (clause 2.8.1.1).
+// NewClient makes terminal id: it works on warehouse id mod W of the W
+// active ones and, for Stock-Level, on district (id div W) mod 10 (clause
+// 2.8.1.1).
 func (w *Workload) NewClient(id int, rng *rand.Rand) workload.Client {
 	return newClient(w, id, rng)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,14 +156,54 @@ func TestMariaDB(t *testing.T) {
 
 	t.Run("tpcc", func(t *testing.T) {
 		// Loaded as multi-row INSERTs, DATETIME literals without a zone;
-		// the updates that return rows are read after.
-		r := runTPCC(t, "--db", url, "--clients", "4", "--iterations", "300", "--telemetry", "off")
-		found := false
-		for _, n := range r.Notes {
-			found = found || strings.Contains(n, "no UPDATE ... RETURNING")
+		// the updates that return rows are read after. Each implementation
+		// keeps every condition and is named in the result.
+		for _, impl := range []string{"batched", "statements"} {
+			r := runTPCC(t, "--db", url, "--clients", "4", "--iterations", "300", "--telemetry", "off", "--implementation", impl)
+			found := false
+			for _, n := range r.Notes {
+				found = found || strings.Contains(n, "no UPDATE ... RETURNING")
+			}
+			if !found {
+				t.Errorf("%s: no note on the reads after the updates: %q", impl, r.Notes)
+			}
+			if r.Settings["implementation"] != impl {
+				t.Errorf("settings %v, want implementation %s", r.Settings, impl)
+			}
 		}
-		if !found {
-			t.Errorf("no note on the reads after the updates: %q", r.Notes)
+	})
+
+	t.Run("tpcc statements per new-order", func(t *testing.T) {
+		// The server's own count of the statements it was sent
+		// (Questions), over 200 New-Orders on the data loaded above: the
+		// run's start and check add a few dozen. Batched sends about 11
+		// a New-Order whatever its lines, one per step over 40.
+		_, c, done := testutil.Conn(t, url)
+		defer done()
+		questions := func() int64 {
+			var name string
+			var n int64
+			if err := target.QueryRow(ctx, c, "SHOW GLOBAL STATUS LIKE 'Questions'", nil, &name, &n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		const n = 200
+		for _, tt := range []struct {
+			impl     string
+			min, max float64
+		}{{"batched", 8, 14}, {"statements", 30, 60}} {
+			before := questions()
+			code, stdout, stderr := clitest.Run(append([]string{"run", "tpcc", "--db", url, "--clients", "1", "--iterations", strconv.Itoa(n), "--mix", "1,0,0,0,0",
+				"--check", "quick", "--telemetry", "off", "--implementation", tt.impl}, tpccSmall...)...)
+			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
+				t.Fatalf("%s: exit %d: %s\n%s", tt.impl, code, stderr, stdout)
+			}
+			if per := float64(questions()-before) / n; per < tt.min || per > tt.max {
+				t.Errorf("%s: %.1f statements per New-Order, want %.0f to %.0f", tt.impl, per, tt.min, tt.max)
+			} else {
+				t.Logf("%s: %.1f statements per New-Order", tt.impl, per)
+			}
 		}
 	})
 

@@ -162,6 +162,7 @@ func TestTPCCBadInput(t *testing.T) {
 		{[]string{"--mix", "45,43"}, "give five weights"},
 		{[]string{"--warehouses", "2", "--active-warehouses", "3"}, "--active-warehouses 3 is more than --warehouses 2"},
 		{[]string{"--check", "all"}, `unknown --check "all"`},
+		{[]string{"--implementation", "procedures"}, `unknown --implementation "procedures": choose batched or statements`},
 	} {
 		args := append([]string{"run", "tpcc", "--db", "sqlite:" + filepath.Join(t.TempDir(), "x.db")}, tt.args...)
 		code, _, stderr := clitest.Run(args...)

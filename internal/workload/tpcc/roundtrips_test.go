@@ -1,0 +1,89 @@
+package tpcc
+
+import (
+	"context"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// countingConn is a real session that counts the statements sent on it.
+type countingConn struct {
+	target.Conn
+	statements int
+}
+
+func (c *countingConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	c.statements++
+	return c.Conn.Exec(ctx, sql, args...)
+}
+
+func (c *countingConn) Query(ctx context.Context, sql string, args ...any) (target.Rows, error) {
+	c.statements++
+	return c.Conn.Query(ctx, sql, args...)
+}
+
+func (c *countingConn) ExecCommit(ctx context.Context, sql string, args ...any) (int64, error) {
+	c.statements++
+	return c.Conn.ExecCommit(ctx, sql, args...)
+}
+
+// TestStatementsPerNewOrder counts the statements of 200 New-Orders (5 to
+// 15 lines, 10 on average) on SQLite and PostgreSQL: batched sends seven
+// whatever the lines on SQLite (warehouse and customer, district, order,
+// new-order row, items, stock rows, order lines) and five on PostgreSQL
+// (the district, order and new-order row in one), statements one per step
+// and three per line (over 30 on average). The per-line form fails the first.
+// Then Deliveries, each of all ten districts (every district has new
+// orders left).
+func TestStatementsPerNewOrder(t *testing.T) {
+	for _, db := range []struct {
+		name    string
+		tg      func(t *testing.T) target.Target
+		batched float64 // statements per batched New-Order
+	}{
+		{"sqlite", func(t *testing.T) target.Target { return testutil.SQLite(t) }, 7},
+		{"postgres", func(t *testing.T) target.Target { return testutil.Open(t, testutil.SharedPostgres(t)) }, 5},
+	} {
+		t.Run(db.name, func(t *testing.T) {
+			tg := db.tg(t)
+			conn := testutil.Session(t, tg)
+			for i, tt := range []struct {
+				impl     string
+				min, max float64
+			}{{implBatched, db.batched, db.batched}, {implStatements, 30, 40}} {
+				w := initWorkload(t, tg, conn, i == 0, append(small, "--mix", "1,0,0,0,0", "--implementation", tt.impl)...)
+				cc := &countingConn{Conn: conn}
+				const n = 200
+				runCycles(t, w, cc, 3, n)
+				rolledBack := w.rollbacks.Load()
+				// A rolled-back New-Order stops at its items, two short.
+				per := float64(cc.statements) / float64(n)
+				if tt.impl == implBatched {
+					per = float64(cc.statements+2*int(rolledBack)) / float64(n)
+				}
+				if per < tt.min || per > tt.max || w.newOrders.Load()+rolledBack != n {
+					t.Errorf("%s: %.2f statements per New-Order, want %.0f to %.0f (%d committed, %d rolled back)",
+						tt.impl, per, tt.min, tt.max, w.newOrders.Load(), rolledBack)
+				}
+				checkOK(t, w, conn)
+			}
+			// A Delivery of all ten districts: five statements batched
+			// (their oldest new orders, the claim, the orders, the
+			// lines, the customers), five per district one per step.
+			for _, tt := range []struct {
+				impl string
+				want int
+			}{{implBatched, 5}, {implStatements, 50}} {
+				w := initWorkload(t, tg, conn, false, append(small, "--mix", "0,0,0,1,0", "--implementation", tt.impl)...)
+				cc := &countingConn{Conn: conn}
+				runCycles(t, w, cc, 4, 2)
+				if cc.statements != 2*tt.want || w.deliveries.Load() != 2 {
+					t.Errorf("%s: %d statements for %d Deliveries, want %d each", tt.impl, cc.statements, w.deliveries.Load(), tt.want)
+				}
+				checkOK(t, w, conn)
+			}
+		})
+	}
+}
