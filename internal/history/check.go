@@ -581,24 +581,20 @@ func (c *checker) order() {
 		slices.SortFunc(evs, func(a, b ev) int {
 			return cmp.Or(cmp.Compare(a.at, b.at), boolCmp(a.end, b.end), cmp.Compare(a.txn, b.txn))
 		})
+		// The frontier: txns ended and not yet followed by a txn that
+		// ended too. A start gets an edge from each; an end replaces those
+		// that ended before its txn started.
 		var frontier []int32
-		preds := map[int32][]int32{}
 		for _, e := range evs {
 			if !e.end {
-				if len(frontier) > 0 {
-					preds[e.txn] = slices.Clone(frontier)
+				for _, p := range frontier {
+					c.add(p, e.txn, -1, -1, Realtime)
 				}
 				continue
 			}
-			// e.txn supersedes the frontier it saw when it started.
-			p := preds[e.txn]
-			frontier = slices.DeleteFunc(frontier, func(x int32) bool { return slices.Contains(p, x) })
+			start := h.Txns[e.txn].Start
+			frontier = slices.DeleteFunc(frontier, func(x int32) bool { return h.Txns[x].End < start })
 			frontier = append(frontier, e.txn)
-		}
-		for t, ps := range preds {
-			for _, p := range ps {
-				c.add(p, t, -1, -1, Realtime)
-			}
 		}
 	}
 }
