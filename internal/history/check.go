@@ -110,6 +110,7 @@ type checker struct {
 	edges   []edge            // before they are grouped by from
 	writers map[int64][]int32 // register: each key's writers (keyWriters)
 	found   map[Class]*Anomaly
+	scratch []int64 // internal\'s expected list, reused
 }
 
 // Check checks h: the version orders it can infer, the anomalies that
@@ -176,13 +177,14 @@ func (c *checker) index() {
 	}
 }
 
-// report counts one instance of cl, keeping the first example.
-func (c *checker) report(cl Class, txns []int, cycle []Step, example string) {
+// report counts one instance of cl, keeping the first example (its line
+// made only then).
+func (c *checker) report(cl Class, txns []int, cycle []Step, example func() string) {
 	if a, ok := c.found[cl]; ok {
 		a.Count++
 		return
 	}
-	c.found[cl] = &Anomaly{Class: cl, Count: 1, Txns: txns, Cycle: cycle, Example: example}
+	c.found[cl] = &Anomaly{Class: cl, Count: 1, Txns: txns, Cycle: cycle, Example: example()}
 }
 
 // laterWrite says whether the txn of write op w wrote w's key again after w.
@@ -213,7 +215,7 @@ func (c *checker) internal() {
 				continue
 			}
 			if why := c.contradicts(ops, j); why != "" {
-				c.report(Internal, []int{i}, nil, fmt.Sprintf("T%d %s: %s", i, c.txnText(i), why))
+				c.report(Internal, []int{i}, nil, func() string { return fmt.Sprintf("T%d %s: %s", i, c.txnText(i), why) })
 			}
 		}
 	}
@@ -245,7 +247,7 @@ func (c *checker) contradicts(ops []Op, j int) string {
 			break
 		}
 	}
-	var want []int64
+	want := c.scratch[:0]
 	if base >= 0 {
 		want = append(want, h.List(&ops[base])...)
 	}
@@ -254,6 +256,7 @@ func (c *checker) contradicts(ops []Op, j int) string {
 			want = append(want, ops[p].Value)
 		}
 	}
+	c.scratch = want
 	got := h.List(r)
 	if base >= 0 && !slices.Equal(got, want) || base < 0 && (len(got) < len(want) || !slices.Equal(got[len(got)-len(want):], want)) {
 		return fmt.Sprintf("read %d %v, expected %s%v", r.Key, got, map[bool]string{true: "", false: "... "}[base >= 0], want)
@@ -285,10 +288,14 @@ func (c *checker) readOf(w, r int32, txn int32) bool {
 	key, val := c.h.Ops[w].Key, c.h.Ops[w].Value
 	switch {
 	case c.h.Txns[wt].Outcome == Fail:
-		c.report(G1a, []int{int(txn), int(wt)}, nil, fmt.Sprintf("T%d %s read %d=%d, written by T%d %s (failed)", txn, c.txnText(int(txn)), key, val, wt, c.txnText(int(wt))))
+		c.report(G1a, []int{int(txn), int(wt)}, nil, func() string {
+			return fmt.Sprintf("T%d %s read %d=%d, written by T%d %s (failed)", txn, c.txnText(int(txn)), key, val, wt, c.txnText(int(wt)))
+		})
 		return false
 	case c.laterWrite(w):
-		c.report(G1b, []int{int(txn), int(wt)}, nil, fmt.Sprintf("T%d %s read %d=%d, an intermediate write of T%d %s", txn, c.txnText(int(txn)), key, val, wt, c.txnText(int(wt))))
+		c.report(G1b, []int{int(txn), int(wt)}, nil, func() string {
+			return fmt.Sprintf("T%d %s read %d=%d, an intermediate write of T%d %s", txn, c.txnText(int(txn)), key, val, wt, c.txnText(int(wt)))
+		})
 		return false
 	}
 	c.add(wt, txn, w, r, WR)
@@ -335,7 +342,9 @@ func (c *checker) listAppend() {
 				continue
 			}
 			if seen[w] {
-				c.report(IncompatibleOrder, []int{int(c.opTxn[l])}, nil, fmt.Sprintf("T%d %s read %d twice in %d", c.opTxn[l], c.txnText(int(c.opTxn[l])), v, k))
+				c.report(IncompatibleOrder, []int{int(c.opTxn[l])}, nil, func() string {
+					return fmt.Sprintf("T%d %s read %d twice in %d", c.opTxn[l], c.txnText(int(c.opTxn[l])), v, k)
+				})
 				break
 			}
 			seen[w] = true
@@ -370,7 +379,9 @@ func (c *checker) listAppend() {
 			full := h.List(&h.Ops[l])
 			got := h.List(op)
 			if !slices.Equal(full[:len(got)], got) {
-				c.report(IncompatibleOrder, []int{i, int(c.opTxn[l])}, nil, fmt.Sprintf("T%d read %d %v, T%d read %d %v: neither is a prefix of the other", i, op.Key, got, c.opTxn[l], op.Key, full))
+				c.report(IncompatibleOrder, []int{i, int(c.opTxn[l])}, nil, func() string {
+					return fmt.Sprintf("T%d read %d %v, T%d read %d %v: neither is a prefix of the other", i, op.Key, got, c.opTxn[l], op.Key, full)
+				})
 				continue
 			}
 			if len(got) > 0 {
@@ -394,7 +405,9 @@ func (c *checker) listAppend() {
 	for i := 1; i < len(rmws); i++ {
 		a, b := rmws[i-1], rmws[i]
 		if a.key == b.key && a.n == b.n && (i < 2 || rmws[i-2].key != a.key || rmws[i-2].n != a.n) {
-			c.report(LostUpdate, []int{int(a.txn), int(b.txn)}, nil, fmt.Sprintf("T%d %s and T%d %s both read %d %v and both appended to it", a.txn, c.txnText(int(a.txn)), b.txn, c.txnText(int(b.txn)), a.key, h.List(&h.Ops[a.read])))
+			c.report(LostUpdate, []int{int(a.txn), int(b.txn)}, nil, func() string {
+				return fmt.Sprintf("T%d %s and T%d %s both read %d %v and both appended to it", a.txn, c.txnText(int(a.txn)), b.txn, c.txnText(int(b.txn)), a.key, h.List(&h.Ops[a.read]))
+			})
 		}
 	}
 }
@@ -478,7 +491,9 @@ func (c *checker) register() {
 		}
 		if len(writers) >= 2 {
 			a, b := writers[0], writers[1]
-			c.report(LostUpdate, []int{int(a.txn), int(b.txn)}, nil, fmt.Sprintf("T%d %s and T%d %s both read %d=%s and both wrote it", a.txn, c.txnText(int(a.txn)), b.txn, c.txnText(int(b.txn)), a.key, c.regText(&h.Ops[a.op])))
+			c.report(LostUpdate, []int{int(a.txn), int(b.txn)}, nil, func() string {
+				return fmt.Sprintf("T%d %s and T%d %s both read %d=%s and both wrote it", a.txn, c.txnText(int(a.txn)), b.txn, c.txnText(int(b.txn)), a.key, c.regText(&h.Ops[a.op]))
+			})
 		}
 		if !group[0].found {
 			// Nothing read: the initial version, before every write.

@@ -183,8 +183,12 @@ func (c *checker) cycles() {
 				continue
 			}
 			found[cl] = true
+			if a, ok := c.found[cl]; ok {
+				a.Count++
+				continue
+			}
 			steps, txns, text := c.explain(cyc)
-			c.report(cl, txns, steps, text)
+			c.report(cl, txns, steps, func() string { return text })
 		}
 	}
 }
