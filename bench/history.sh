@@ -3,7 +3,7 @@
 # the record path of one transaction (ns/op, allocs/op: the goal is 0), and
 # the checker on simulated snapshot-isolation histories of 100,000 and
 # 1,000,000 transactions, list-append and rw-register, real-time edges on
-# (time, the history's size, what the check allocated, and the process's
+# (wall time and its own CPU, the history's size, what the check allocated, and the process's
 # peak memory; the goal is under a minute on 2 cores at 1,000,000, memory
 # linear in the history).
 #

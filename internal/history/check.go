@@ -116,8 +116,9 @@ type checker struct {
 // Check checks h: the version orders it can infer, the anomalies that
 // need no cycle (G1a, G1b, internal, lost update, incompatible order), and
 // the cycles of its dependency graph. Writes must be of values unique per
-// key (the workloads write each value once); a later write of a value
-// already written is ignored.
+// key (the workloads write each value once); of a value written twice,
+// the first write that may have committed counts (a retry may write again
+// what its failed attempt wrote), and the others are ignored.
 func Check(h *History, opt Options) Result {
 	c := &checker{h: h, opt: opt, found: map[Class]*Anomaly{}}
 	c.index()
@@ -162,15 +163,16 @@ func (c *checker) index() {
 		n += int(t.Len)
 	}
 	c.write = make(map[kv]int32, n/2)
-	for i, t := range h.Txns {
-		_ = i
+	for _, t := range h.Txns {
 		for j := t.Off; j < t.Off+t.Len; j++ {
 			op := &h.Ops[j]
 			if op.Kind != Write {
 				continue
 			}
+			// A value written again (a retry of a failed attempt that
+			// wrote it too): the write that may have committed counts.
 			k := kv{op.Key, op.Value}
-			if _, dup := c.write[k]; !dup {
+			if w, dup := c.write[k]; !dup || h.Txns[c.opTxn[w]].Outcome == Fail && t.Outcome != Fail {
 				c.write[k] = int32(j)
 			}
 		}

@@ -85,6 +85,9 @@ func TestPlantedAnomalies(t *testing.T) {
 			Options{}, []Class{GSingle, LostUpdate}, "both read 1 [] and both appended to it"},
 		{"internal", build(ListAppend, ok(w(1, 1), r(1))),
 			Options{}, []Class{Internal}, "read 1 [], expected ... [1]"},
+		// A retry writes again what its failed attempt wrote: no G1a.
+		{"retried write", build(ListAppend, fail(w(1, 1)), ok(w(1, 1)), ok(r(1, 1))),
+			Options{}, nil, ""},
 		{"incompatible order", build(ListAppend, ok(w(1, 1)), ok(w(1, 2)), ok(r(1, 1, 2)), ok(r(1, 2, 1))),
 			Options{}, []Class{IncompatibleOrder}, "neither is a prefix"},
 		// A stale read: T1 started after T0 ended but did not see it.
