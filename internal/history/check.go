@@ -20,6 +20,7 @@ const (
 	G1c               Class = "G1c"                // a cycle of ww and wr edges, one wr at least
 	GSingle           Class = "G-single"           // a cycle with exactly one rw edge (read skew)
 	G2Item            Class = "G2-item"            // a cycle with two rw edges or more (write skew)
+	GNonadjacent      Class = "G-nonadjacent"      // a G2-item cycle whose rw edges are never consecutive
 	LostUpdate        Class = "lost-update"        // two committed txns read one version of a key and both wrote it
 	Internal          Class = "internal"           // a txn's read contradicts its own earlier writes or reads
 	IncompatibleOrder Class = "incompatible-order" // two reads of a list that are not prefixes of one another
@@ -147,7 +148,7 @@ func Check(h *History, opt Options) Result {
 	return r
 }
 
-var classOrder = []Class{G0, G1a, G1b, G1c, GSingle, G2Item, LostUpdate, Internal, IncompatibleOrder}
+var classOrder = []Class{G0, G1a, G1b, G1c, GSingle, G2Item, GNonadjacent, LostUpdate, Internal, IncompatibleOrder}
 
 func (c *checker) index() {
 	h := c.h

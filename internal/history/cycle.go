@@ -98,37 +98,95 @@ func (g graph) sccs() (comp []int32, big [][]int32) {
 	return comp, big
 }
 
-// pattern is a kind of cycle searched for: the edges it may use and what
-// its counts must be when it closes. The state of a search is a node and
-// its counts so far (rw capped at 2, wr and order edges at 1).
+// pattern is a kind of cycle searched for. A search's state is a txn and
+// the pattern's counts so far (under 12 values); step gives the counts
+// after an edge, or false when the pattern may not take it (first: the
+// walk's first edge), and closes says whether counts make a cycle of it.
 type pattern struct {
-	class   Class
-	allowed uint8
-	maxRW   int // rw edges allowed (2: any)
-	minRW   int
-	minWR   int
-	order   bool // must use an order edge
-	first   uint8
+	class  Class
+	first  uint8 // every cycle of it has an edge of this kind: searched from their tails
+	order  bool  // needs an order edge: its class gets that edge's suffix
+	step   func(c uint8, typ uint8, first bool) (uint8, bool)
+	closes func(c uint8) bool
 }
 
 const orderEdges = Process | Realtime
 
+// counted is a pattern over the edges allowed that counts rw edges (at
+// most maxRW; capped at 2), whether a wr and an order edge were taken,
+// and closes with at least minRW rw, minWR wr and, when order, an order
+// edge.
+func counted(class Class, first, allowed uint8, maxRW, minRW, minWR int, order bool) pattern {
+	return pattern{class: class, first: first, order: order,
+		step: func(c uint8, typ uint8, _ bool) (uint8, bool) {
+			rw, wr, ord := c/4, c/2%2, c%2
+			switch {
+			case typ&allowed == 0:
+				return 0, false
+			case typ == RW:
+				if int(rw)+1 > maxRW {
+					return 0, false
+				}
+				rw = min(rw+1, 2)
+			case typ == WR:
+				wr = 1
+			case typ&orderEdges != 0:
+				ord = 1
+			}
+			return rw*4 + wr*2 + ord, true
+		},
+		closes: func(c uint8) bool {
+			return int(c/4) >= minRW && int(c/2%2) >= minWR && (!order || c%2 == 1)
+		},
+	}
+}
+
+// nonadjacent is G-nonadjacent: two rw edges or more, no two of them
+// consecutive, the last and the first included. Its counts: rw (capped
+// at 2), whether the last edge was rw, whether the first was.
+var nonadjacent = pattern{class: GNonadjacent, first: RW,
+	step: func(c uint8, typ uint8, first bool) (uint8, bool) {
+		rw, last, firstRW := c/4, c/2%2, c%2
+		if typ&(WW|WR|RW) == 0 || typ == RW && last == 1 {
+			return 0, false
+		}
+		last = 0
+		if typ == RW {
+			rw, last = min(rw+1, 2), 1
+			if first {
+				firstRW = 1
+			}
+		}
+		return rw*4 + last*2 + firstRW, true
+	},
+	closes: func(c uint8) bool { return c/4 >= 2 && !(c/2%2 == 1 && c%2 == 1) },
+}
+
+// cycleKinds are the cycles counted: the edges each may use, its rw
+// edges at most and at least, its wr edges at least.
+var cycleKinds = []struct {
+	class               Class
+	first, allowed      uint8
+	maxRW, minRW, minWR int
+}{
+	{G0, WW, WW, 0, 0, 0},
+	{G1c, WR, WW | WR, 0, 0, 1},
+	{GSingle, RW, WW | WR | RW, 1, 1, 0},
+	{G2Item, RW, WW | WR | RW, 2, 2, 0},
+}
+
+// patterns are the searches, in order: each kind, G-nonadjacent, and with
+// order edges asked each kind again through one of them at least.
 func patterns(opt Options) []pattern {
-	base := []pattern{
-		{class: G0, allowed: WW, maxRW: 0, first: WW},
-		{class: G1c, allowed: WW | WR, maxRW: 0, minWR: 1, first: WR},
-		{class: GSingle, allowed: WW | WR | RW, maxRW: 1, minRW: 1, first: RW},
-		{class: G2Item, allowed: WW | WR | RW, maxRW: 2, minRW: 2, first: RW},
+	var ps []pattern
+	for _, k := range cycleKinds {
+		ps = append(ps, counted(k.class, k.first, k.allowed, k.maxRW, k.minRW, k.minWR, false))
 	}
-	if !opt.Process && !opt.Realtime {
-		return base
-	}
-	ps := base
-	for _, p := range base {
-		p.allowed |= orderEdges
-		p.order = true
-		p.first = orderEdges
-		ps = append(ps, p)
+	ps = append(ps, nonadjacent)
+	if opt.Process || opt.Realtime {
+		for _, k := range cycleKinds {
+			ps = append(ps, counted(k.class, orderEdges, k.allowed|orderEdges, k.maxRW, k.minRW, k.minWR, true))
+		}
 	}
 	return ps
 }
@@ -151,7 +209,7 @@ type search struct {
 	visited int
 }
 
-func stateOf(v int32, rw, wr, ord int) int32 { return v*12 + int32(rw*4+wr*2+ord) }
+func stateOf(v int32, c uint8) int32 { return v*12 + int32(c) }
 
 func (c *checker) cycles() {
 	g := c.graph()
@@ -237,40 +295,31 @@ func (s *search) use(members []int32) {
 func (s *search) bfs(p pattern, start, id int32) []edge {
 	s.epoch++
 	s.queue = s.queue[:0]
-	st := stateOf(s.local[start], 0, 0, 0)
+	st := stateOf(s.local[start], 0)
 	s.stamp[st], s.parent[st] = s.epoch, -1
 	s.queue = append(s.queue, st)
 	for qi := 0; qi < len(s.queue); qi++ {
 		cur := s.queue[qi]
 		s.visited++
 		v := s.members[cur/12]
-		rw, wr, ord := int(cur%12/4), int(cur%4/2), int(cur%2)
 		for i := s.g.start[v]; i < s.g.start[v+1]; i++ {
 			e := s.g.out[i]
-			if e.typ&p.allowed == 0 || s.comp[e.to] != id {
+			if s.comp[e.to] != id {
 				continue
 			}
-			nrw, nwr, nord := rw, wr, ord
-			switch {
-			case e.typ == RW:
-				nrw = min(rw+1, 2)
-				if rw+1 > p.maxRW {
-					continue
-				}
-			case e.typ == WR:
-				nwr = 1
-			case e.typ&orderEdges != 0:
-				nord = 1
+			c, ok := p.step(uint8(cur%12), e.typ, qi == 0)
+			if !ok {
+				continue
 			}
 			if e.to == start {
-				if nrw >= p.minRW && nwr >= p.minWR && (!p.order || nord == 1) {
+				if p.closes(c) {
 					if cyc := s.cycle(cur, e); cyc != nil {
 						return cyc
 					}
 				}
 				continue // the start only closes a cycle
 			}
-			ns := stateOf(s.local[e.to], nrw, nwr, nord)
+			ns := stateOf(s.local[e.to], c)
 			if s.stamp[ns] == s.epoch {
 				continue
 			}

@@ -29,7 +29,10 @@ var Levels = []Level{ReadUncommitted, ReadCommitted, RepeatableRead, SnapshotIso
 // PL-2 also G1a, G1b, G1c; PL-2.99 also G2-item; PL-3 also G2, which on
 // histories of single keys, without predicates, is G2-item); PL-SI
 // (chapter 4.3) proscribes G1 and G-SI, whose G-SIb is G-single, and so
-// allows G2-item (write skew); Berenson et al., "A Critique of ANSI SQL
+// allows G2-item (write skew), though only a cycle with two consecutive rw
+// edges (Fekete et al., "Making Snapshot Isolation Serializable", TODS
+// 2005: G-nonadjacent, a cycle whose rw edges never touch, is not SI, as
+// Elle's table of models has it too); Berenson et al., "A Critique of ANSI SQL
 // Isolation Levels" (SIGMOD 1995): snapshot isolation rules out lost
 // update (P4), which repeatable read (PL-2.99) rules out as a G2-item
 // cycle. Internal consistency and one order of each list hold at every
@@ -39,10 +42,10 @@ var Levels = []Level{ReadUncommitted, ReadCommitted, RepeatableRead, SnapshotIso
 var proscribed = map[Level][]Class{
 	ReadUncommitted:    {G0, Internal},
 	ReadCommitted:      {G0, G1a, G1b, G1c, Internal, IncompatibleOrder},
-	RepeatableRead:     {G0, G1a, G1b, G1c, GSingle, G2Item, LostUpdate, Internal, IncompatibleOrder},
-	SnapshotIsolation:  {G0, G1a, G1b, G1c, GSingle, LostUpdate, Internal, IncompatibleOrder},
-	Serializable:       {G0, G1a, G1b, G1c, GSingle, G2Item, LostUpdate, Internal, IncompatibleOrder},
-	StrictSerializable: {G0, G1a, G1b, G1c, GSingle, G2Item, LostUpdate, Internal, IncompatibleOrder},
+	RepeatableRead:     {G0, G1a, G1b, G1c, GSingle, G2Item, GNonadjacent, LostUpdate, Internal, IncompatibleOrder},
+	SnapshotIsolation:  {G0, G1a, G1b, G1c, GSingle, GNonadjacent, LostUpdate, Internal, IncompatibleOrder},
+	Serializable:       {G0, G1a, G1b, G1c, GSingle, G2Item, GNonadjacent, LostUpdate, Internal, IncompatibleOrder},
+	StrictSerializable: {G0, G1a, G1b, G1c, GSingle, G2Item, GNonadjacent, LostUpdate, Internal, IncompatibleOrder},
 }
 
 // ParseLevel reads a Level by its name.
