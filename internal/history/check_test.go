@@ -18,19 +18,28 @@ func w(k, v int64) mop             { return mop{k: k, vals: []int64{v}} }
 func r(k int64, vals ...int64) mop { return mop{read: true, k: k, vals: vals} }
 
 type tx struct {
-	o   Outcome
-	ops []mop
+	o    Outcome
+	ops  []mop
+	proc int // its process, when not its own
 }
 
-func ok(ops ...mop) tx   { return tx{OK, ops} }
-func fail(ops ...mop) tx { return tx{Fail, ops} }
+func ok(ops ...mop) tx   { return tx{o: OK, ops: ops, proc: -1} }
+func fail(ops ...mop) tx { return tx{o: Fail, ops: ops, proc: -1} }
+func info(ops ...mop) tx { return tx{o: Info, ops: ops, proc: -1} }
+
+// by runs t as process p's.
+func by(p int, t tx) tx { t.proc = p; return t }
 
 // build records txns one after another (T0 ends before T1 starts), each
-// by its own process.
+// by its own process unless by says.
 func build(model Model, txns ...tx) *History {
 	var logs []*Log
 	for i, t := range txns {
-		l := NewLog(i, 1, 4, 4)
+		p := i
+		if t.proc >= 0 {
+			p = t.proc
+		}
+		l := NewLog(p, 1, 4, 4)
 		l.Begin(int64(10 * i))
 		for _, m := range t.ops {
 			switch {
@@ -98,8 +107,16 @@ func TestPlantedAnomalies(t *testing.T) {
 		// A stale read: T1 started after T0 ended but did not see it.
 		{"realtime", build(ListAppend, ok(w(1, 1)), ok(r(1)), ok(r(1, 1))),
 			Options{Realtime: true}, []Class{GSingle + "-realtime"}, "T0 -realtime-> T1 -rw 1: read [], 1 later-> T0"},
-		{"process", build(ListAppend, ok(w(1, 1)), ok(r(1)), ok(r(1, 1))),
-			Options{Process: true}, nil, ""}, // each txn its own process: no order
+		{"process, each its own", build(ListAppend, ok(w(1, 1)), ok(r(1)), ok(r(1, 1))),
+			Options{Process: true}, nil, ""}, // no order between processes
+		// A process that does not see its own committed write.
+		{"process", build(ListAppend, by(7, ok(w(1, 1))), by(7, ok(r(1))), ok(r(1, 1))),
+			Options{Process: true}, []Class{GSingle + "-process"}, "T0 -process-> T1 -rw 1: read [], 1 later-> T0"},
+		// An unknown outcome whose write is seen is no aborted read; and
+		// the reads of one are not trusted (this stale one, T2's, would
+		// close T2 -rw-> T1 -realtime-> T2).
+		{"unknown outcome", build(ListAppend, info(w(1, 1)), ok(w(2, 1)), info(r(2)), ok(r(1, 1), r(2, 1))),
+			Options{Realtime: true}, nil, ""},
 		{"no realtime asked", build(ListAppend, ok(w(1, 1)), ok(r(1)), ok(r(1, 1))),
 			Options{}, nil, ""},
 
