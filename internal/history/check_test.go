@@ -135,6 +135,7 @@ func TestPlantedAnomalies(t *testing.T) {
 			Options{}, []Class{G2Item, LostUpdate}, "both read 1=1 and both wrote it"},
 		{"register internal", build(Register, ok(w(1, 1), r(1, 2)), ok(w(1, 2))),
 			Options{}, []Class{Internal}, "read 1=2 after writing 1"},
+		{"empty", build(ListAppend), Options{Process: true, Realtime: true}, nil, ""},
 		{"register none", build(Register, ok(w(1, 1)), ok(r(1, 1), w(1, 2)), ok(r(1, 2))),
 			Options{Realtime: true, Process: true}, nil, ""},
 	} {

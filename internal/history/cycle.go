@@ -218,11 +218,12 @@ func (c *checker) cycles() {
 		return
 	}
 	s := &search{g: g, comp: comp, local: make([]int32, len(c.h.Txns))}
+	ps := patterns(c.opt)
 	for _, members := range big {
 		id := comp[members[0]]
 		s.use(members)
 		found := map[Class]bool{}
-		for _, p := range patterns(c.opt) {
+		for _, p := range ps {
 			s.visited = 0
 			cyc := s.find(p, members, id)
 			if cyc == nil {
