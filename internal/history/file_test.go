@@ -69,18 +69,34 @@ func TestWriteEDN(t *testing.T) {
 	l.Begin(1600)
 	l.Write(2, 9)
 	l.End(1700, Fail)
-	l.Begin(1800) // never ended: :info at the end
+	l.Begin(1800) // lost at commit: :info, and process 3 retires
+	l.Write(3, 1)
+	l.End(1900, Info)
+	l.Begin(1900)
+	l.Write(3, 2)
+	l.End(1900, OK) // an instant txn: invoked before it completes
+	l.Begin(2000)   // never ended: :info after everything
 	l.ReadList(2, nil)
+	other := NewLog(1, 1, 1, 1)
+	other.Begin(1950)
+	other.ReadList(3, []int64{2})
+	other.End(2100, OK)
 	var b bytes.Buffer
-	if err := WriteEDN(&b, Merge(ListAppend, l)); err != nil {
+	if err := WriteEDN(&b, Merge(ListAppend, l, other)); err != nil {
 		t.Fatal(err)
 	}
 	want := `{:type :invoke, :f :txn, :value [[:append 1 5] [:r 1 nil]], :process 3, :time 0, :index 0}
 {:type :ok, :f :txn, :value [[:append 1 5] [:r 1 [4 5]]], :process 3, :time 500, :index 1}
 {:type :invoke, :f :txn, :value [[:append 2 9]], :process 3, :time 600, :index 2}
 {:type :fail, :f :txn, :value [[:append 2 9]], :process 3, :time 700, :index 3}
-{:type :invoke, :f :txn, :value [[:r 2 nil]], :process 3, :time 800, :index 4}
-{:type :info, :f :txn, :value [[:r 2 nil]], :process 3, :time 800, :index 5}
+{:type :invoke, :f :txn, :value [[:append 3 1]], :process 3, :time 800, :index 4}
+{:type :info, :f :txn, :value [[:append 3 1]], :process 3, :time 900, :index 5}
+{:type :invoke, :f :txn, :value [[:append 3 2]], :process 7, :time 900, :index 6}
+{:type :ok, :f :txn, :value [[:append 3 2]], :process 7, :time 900, :index 7}
+{:type :invoke, :f :txn, :value [[:r 3 nil]], :process 1, :time 950, :index 8}
+{:type :invoke, :f :txn, :value [[:r 2 nil]], :process 7, :time 1000, :index 9}
+{:type :ok, :f :txn, :value [[:r 3 [2]]], :process 1, :time 1100, :index 10}
+{:type :info, :f :txn, :value [[:r 2 nil]], :process 7, :time 1100, :index 11}
 `
 	if b.String() != want {
 		t.Errorf("EDN:\n%s\nwant:\n%s", b.String(), want)
