@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -124,4 +125,26 @@ func recordOne(l *Log, read []int64) {
 	l.ReadList(1, read)
 	l.ReadValue(2, 5, true)
 	l.End(2, OK)
+}
+
+// FuzzDecode: whatever the bytes, Decode refuses them or returns a
+// history that is well formed and checks without a panic.
+func FuzzDecode(f *testing.F) {
+	for _, model := range []Model{ListAppend, Register} {
+		var b bytes.Buffer
+		Save(&b, simulate(simConfig{model: model, txns: 20, keys: 2, txnLen: 3, concurrency: 2, rotate: 20, seed: 1}))
+		f.Add(b.Bytes())
+	}
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := Decode(b)
+		if err != nil {
+			return
+		}
+		if err := h.Validate(); err != nil {
+			t.Fatalf("Decode returned a history Validate refuses: %v", err)
+		}
+		Check(h, Options{Process: true, Realtime: true})
+		WriteEDN(io.Discard, h)
+	})
 }
