@@ -312,7 +312,7 @@ func (c *checker) readOf(w, r int32, txn int32) bool {
 func (c *checker) listAppend() {
 	h := c.h
 	longest := map[int64]int32{}
-	for i, t := range h.Txns {
+	for _, t := range h.Txns {
 		if t.Outcome != OK {
 			continue
 		}
@@ -324,7 +324,6 @@ func (c *checker) listAppend() {
 			if l, ok := longest[op.Key]; !ok || h.Ops[l].Len < op.Len {
 				longest[op.Key] = int32(j)
 			}
-			_ = i
 		}
 	}
 	// ww along each key's order; a value twice in it is an incompatible order.
