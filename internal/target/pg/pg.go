@@ -56,13 +56,15 @@ func openPG(ctx context.Context, url string) (target.Target, error) {
 		return nil, target.ConnectError(url, err)
 	}
 	defer c.Close(ctx)
-	rows, err := c.Query(ctx, "SELECT version()")
+	// One statement, so one transaction of the server's (the telemetry
+	// counts what its own sessions commit, a reopened one's included).
+	rows, err := c.Query(ctx, "SELECT version(), current_setting('transaction_isolation')")
 	if err != nil {
 		return nil, fmt.Errorf("reading the server version: %w", err)
 	}
-	var banner string
+	var banner, level string
 	for rows.Next() {
-		if err := rows.Scan(&banner); err != nil {
+		if err := rows.Scan(&banner, &level); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reading the server version: %w", err)
 		}
@@ -72,8 +74,8 @@ func openPG(ctx context.Context, url string) (target.Target, error) {
 		return nil, fmt.Errorf("reading the server version: %w", err)
 	}
 	t.dialect = target.ParseBanner(banner)
-	if t.dialect.Isolation, err = target.ReadIsolation(ctx, c, "SHOW transaction_isolation"); err != nil {
-		return nil, err
+	if t.dialect.Isolation, err = target.ParseIsolation(level); err != nil {
+		return nil, fmt.Errorf("reading the isolation level: %w", err)
 	}
 	return t, nil
 }
