@@ -39,14 +39,35 @@ func CleanStale() int {
 // into the directory while it was removed. A command line naming dir is
 // the dead run's own, as a pid in a pid file, perhaps reused, is not.
 func killLeftoverServer(dir string) {
-	for _, pid := range naming(dir + string(filepath.Separator)) {
+	for _, pid := range naming(dir+string(filepath.Separator), owners(dir)) {
 		killLeftover(pid, dir)
 	}
 }
 
-// naming lists the processes (but this one) whose command line holds
-// path.
-func naming(path string) []int {
+// owners are the users a dead run's processes in dir ran as: this
+// process's, and the owners of dir and of what it holds (the service
+// user's data directory). Another local user can name dir in a command
+// line of its own, not write in it: its processes are never touched.
+func owners(dir string) map[uint32]bool {
+	uids := map[uint32]bool{uint32(os.Getuid()): true}
+	add := func(path string) {
+		if fi, err := os.Lstat(path); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				uids[st.Uid] = true
+			}
+		}
+	}
+	add(dir)
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		add(filepath.Join(dir, e.Name()))
+	}
+	return uids
+}
+
+// naming lists the processes (but this one) of the users uids whose
+// command line holds path.
+func naming(path string, uids map[uint32]bool) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -55,6 +76,13 @@ func naming(path string) []int {
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		fi, err := os.Stat("/proc/" + e.Name()) // owned by the process's user
+		if err != nil {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || !uids[st.Uid] {
 			continue
 		}
 		if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(cmdline, []byte(path)) {
