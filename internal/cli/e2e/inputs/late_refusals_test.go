@@ -73,6 +73,11 @@ func lateRefusals() []badInput {
 		{args: []string{"run", "train-events", "--db", "temp-mariadb", "--duration", "10s", "--fault", "8s:kill-server:5s"}, want: "ends at 13s, after the 10s window"},
 		{args: []string{"run", "tpcc", "--db", "temp-mariadb", "--warehouses", "0"}, want: "--warehouses 0: give 1 to 100000"},
 		{args: []string{"check", "x", "--db", "mysql://u:hunter22@127.0.0.1:1/db"}, want: "--db: give the postgres:// URL of the database the shards ran against"},
+		// a goal on an op the workload has not: refused before the first step, naming its ops
+		{args: []string{"capacity", "train-events", "--by", "clients", "--slo", "nosuch.p99<=1ms"}, want: `--slo "nosuch.p99<=1ms": train-events has no op "nosuch": give one of add, process, archive, cycle, connect`},
+		{args: []string{"capacity", "train-events", "--by", "clients", "--slo", "pool_wait.p99<=1ms"}, want: `train-events has no op "pool_wait"`},
+		{args: []string{"capacity", "train-events", "--by", "rate", "--slo", "cycle.p99<=1s", "--slo", "nosuch.rate>=1"}, want: `give one of add, process, archive, cycle, connect, lag`},
+		{args: []string{"capacity", "script", "-b", "tpcb-like", "--by", "clients", "--slo", "nosuch/1.p99<=1s"}, want: `script has no op "nosuch/1": give one of tpcb-like, cycle, connect`},
 		// a study's cells twice
 		{args: []string{"study", "train-events", "--vary", "clients=1,1"}, want: `--vary "clients=1,1": 1 is given twice`},
 		// commands' arguments: what the argument is, and where to find one
