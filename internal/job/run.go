@@ -415,6 +415,10 @@ func (rn *running) check() (*result.Result, error) {
 		r.Invariants = &result.Check{NotChecked: context.Cause(wctx).Error()}
 		return r, nil
 	}
+	if err != nil && rn.ctx.Err() != nil { // interrupted with the server down (killed, not yet restarted): its verdict, not an error
+		r.Invariants = &result.Check{NotChecked: "after the interrupt: " + errclass.FirstLine(err)}
+		return r, nil
+	}
 	for _, why := range []error{errCheckNoAnswer, errCheckSilent} {
 		if errors.Is(err, why) { // the verdict says so, and the error why (exit 1)
 			r.Invariants = &result.Check{NotChecked: why.Error()}
