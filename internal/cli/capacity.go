@@ -18,6 +18,7 @@ import (
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/workload"
 )
@@ -138,6 +139,9 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 	_, sizing, err := cellSpec(s.Max)
 	if err != nil {
 		return err
+	}
+	if err := study.CheckOps(s.Goals, def.Name, runner.OpNames(sizing.Runner, sizing.Workload, sizing.Conn.WaitName())); err != nil {
+		return usage(err)
 	}
 	sf.metricsAddr = first.f.metricsAddr
 	sf.minSuccess = first.f.minSuccess

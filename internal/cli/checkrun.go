@@ -47,6 +47,9 @@ database unreachable).`,
 				return err
 			}
 			sp, err := target.ParseSpec(db)
+			if errors.Is(err, target.ErrMalformedURL) {
+				return usage(fmt.Errorf("--db: %w", err))
+			}
 			if err != nil || sp.Kind != target.ServerURL {
 				return usage(errors.New("--db: give the postgres:// URL of the database the shards ran against"))
 			}

@@ -187,6 +187,9 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 		if strings.HasPrefix(f.db, target.TempPostgresSpec+"@") {
 			return nil, usage(err)
 		}
+		if errors.Is(err, target.ErrMalformedURL) { // a URL whose port is none
+			return nil, usage(fmt.Errorf("--db: %w", err))
+		}
 		return nil, usage(fmt.Errorf("unknown --db %q: use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL", target.MaskURL(f.db)))
 	}
 	if sp.Version != "" {

@@ -26,6 +26,20 @@ type Options struct {
 	Pool     target.PoolConfig
 }
 
+// The histograms of the time Get takes (Connector.WaitName).
+const (
+	waitConnect = "connect"   // opening a connection
+	waitPool    = "pool_wait" // borrowing one from the pool
+)
+
+// WaitName is the WaitName of the Connector New makes with o.
+func (o Options) WaitName() string {
+	if o.Strategy == Pool {
+		return waitPool
+	}
+	return waitConnect
+}
+
 // Validate returns a usage error naming the fix.
 func (o Options) Validate() error {
 	switch o.Strategy {
@@ -107,7 +121,7 @@ func New(ctx context.Context, t target.Target, o Options) (Connector, error) {
 type session struct{ t target.Target }
 
 func (s session) Client() Handle             { return &sessionHandle{t: s.t} }
-func (session) WaitName() string             { return "connect" }
+func (session) WaitName() string             { return waitConnect }
 func (session) PoolStats() *target.PoolStats { return nil }
 func (session) Close()                       {}
 
@@ -149,7 +163,7 @@ func (h *sessionHandle) Close() {
 type perTxn struct{ t target.Target }
 
 func (p perTxn) Client() Handle             { return perTxnHandle(p) }
-func (perTxn) WaitName() string             { return "connect" }
+func (perTxn) WaitName() string             { return waitConnect }
 func (perTxn) PoolStats() *target.PoolStats { return nil }
 func (perTxn) Close()                       {}
 
@@ -176,7 +190,7 @@ type pool struct {
 }
 
 func (p *pool) Client() Handle { return &poolHandle{pool: p} }
-func (*pool) WaitName() string { return "pool_wait" }
+func (*pool) WaitName() string { return waitPool }
 
 // Places is the pool's size.
 func (p *pool) Places() int { return p.places }

@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"context"
 	"math"
 	"sort"
 	"sync/atomic"
@@ -18,21 +19,31 @@ const (
 	recoveredShare = 0.9
 )
 
-// Faults is the run's timeline of faults, each with what followed it. r
-// is the run's result, with its invariant check.
-func (s *Schedule) Faults(r *result.Result) []result.Fault {
-	s.Wait()
+// Faults is the run's timeline of faults, each with what followed it,
+// once every fault is over or ctx is done (Wait): a fault still going on
+// then is noted UnderWay, with what followed it until the window ended.
+// r is the run's result, with its invariant check.
+func (s *Schedule) Faults(ctx context.Context, r *result.Result) []result.Fault {
+	s.Wait(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]result.Fault, len(s.faults))
 	copy(out, s.faults)
+	now := time.Now().UnixNano()
+	for i := range out { // injected, not over: what followed it until the window ended is measured
+		if at := s.fired[i].Load(); at != 0 && !s.done[i] {
+			out[i].AtS = seconds(at - s.t0.Load())
+			out[i].LastedS = seconds(now - at)
+			out[i].Note = UnderWay
+		}
+	}
 	t0, end := s.t0.Load(), s.end.Load()
 	if t0 == 0 || end == 0 {
 		return out
 	}
 	var order []int // the injected faults in the order they came
 	for i := range out {
-		if s.done[i] {
+		if s.fired[i].Load() != 0 {
 			order = append(order, i)
 		}
 	}

@@ -40,7 +40,7 @@ func TestRecovery(t *testing.T) {
 	if want := "fault at 2.0 s (reset): a cycle begun after it succeeded 1.05 s after it"; len(logged) != 1 || logged[0] != want {
 		t.Errorf("logged %q, want just %q", logged, want)
 	}
-	fs := s.Faults(&result.Result{Invariants: &result.Check{OK: true, UnknownCommits: 2}})
+	fs := s.Faults(context.Background(), &result.Result{Invariants: &result.Check{OK: true, UnknownCommits: 2}})
 	rc := fs[0].Recovery
 	if rc == nil || rc.FirstOKS == nil || rc.ThroughputS == nil || rc.Reconnects == nil || rc.UnknownCommits == nil {
 		t.Fatalf("missing figures: %+v", rc)
@@ -62,7 +62,7 @@ func TestNotInjected(t *testing.T) {
 	obs := s.Observer()
 	obs.Start()
 	obs.WindowEnd()
-	fs := s.Faults(nil)
+	fs := s.Faults(context.Background(), nil)
 	if len(fs) != 1 || fs[0].Recovery != nil || fs[0].Note != "not injected: the window ended first" {
 		t.Errorf("%+v", fs)
 	}
@@ -87,9 +87,36 @@ func TestLongWindow(t *testing.T) {
 		cycle(runner.CycleEvent{Start: t0.Add(d), Latency: time.Millisecond})
 	}
 	cycle(runner.CycleEvent{Start: t0.Add(2 * time.Hour), Latency: time.Millisecond}) // past what is counted
-	rc := s.Faults(nil)[0].Recovery
+	rc := s.Faults(context.Background(), nil)[0].Recovery
 	if rc == nil || rc.ThroughputS != nil || rc.Note != "throughput did not come back to 90% of the baseline before an hour after the last fault (as far as it is followed)" ||
 		rc.OutageS != followSpan.Seconds() {
 		t.Errorf("%+v", rc)
+	}
+}
+
+// TestFaultUnderWayIsNotWaitedFor: a fault whose injection does not end
+// (a killed server's restart that never comes back, ignoring the window's
+// end) is reported as under way once the caller's context is done, where
+// Faults waited for it.
+func TestFaultUnderWayIsNotWaitedFor(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	injected := make(chan struct{})
+	s := New([]Spec{{Kind: KillServer}}, func(context.Context, Spec) (string, string) {
+		close(injected)
+		<-release
+		return "server", ""
+	}, 10*time.Second, true)
+	s.Observer().Start()
+	<-injected
+	s.Observer().WindowEnd()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if s.Wait(ctx) {
+		t.Fatal("Wait says every fault is over while one is being injected")
+	}
+	fs := s.Faults(ctx, nil)
+	if len(fs) != 1 || fs[0].Note != UnderWay || fs[0].Recovery == nil {
+		t.Fatalf("faults %+v, want one noted %q with what followed it", fs, UnderWay)
 	}
 }

@@ -35,7 +35,8 @@ const maxEvents = 1 << 20
 // Schedule injects a run's faults at their times in the measured window
 // and follows the cycles around them. It is a runner.Observer (Observer)
 // whose cycles come through OnCycle; Wait returns once every fault is
-// over, Faults reads the timeline and what followed each fault.
+// over (or its context ends), Faults reads the timeline and what
+// followed each fault.
 type Schedule struct {
 	specs  []Spec
 	inject Injector
@@ -150,11 +151,28 @@ func (s *Schedule) log(msg string) {
 }
 
 // Wait returns once no fault is going on any more (after the window
-// ends, every one is over).
-func (s *Schedule) Wait() {
+// ends, every one is over: a killed server is back), or once ctx is done
+// (after an interrupt, its budget: a server whose restart is slow is not
+// waited for). It reports whether every fault is over.
+func (s *Schedule) Wait(ctx context.Context) bool {
 	s.cancel() // in case the window never opened
-	s.wg.Wait()
+	over := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(over)
+	}()
+	select {
+	case <-over:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
+
+// UnderWay is the note of a fault still going on when the run stopped
+// waiting for it (an interrupt's budget ended first): a killed server
+// not yet back, for one.
+const UnderWay = "still under way when the run was interrupted: not over"
 
 // OnCycle follows one measured cycle (runner.Config.OnCycle); next, when
 // not nil, sees it after.

@@ -77,8 +77,9 @@ type faultRun struct {
 
 // startFaults makes the schedule of s's faults, injected in db, with the
 // fault proxy in front of what the clients connect to when a network
-// fault is scheduled; nil without faults.
-func startFaults(ctx context.Context, s Spec, db *Database) (*faultRun, error) {
+// fault is scheduled; nil without faults. wctx is the run's wind-down
+// (windDown): a restart a fault began gives up as it ends.
+func startFaults(ctx, wctx context.Context, s Spec, db *Database) (*faultRun, error) {
 	if len(s.Faults) == 0 {
 		return nil, nil
 	}
@@ -93,7 +94,7 @@ func startFaults(ctx context.Context, s Spec, db *Database) (*faultRun, error) {
 	}
 	sessions := s.Conn.Strategy == "" || s.Conn.Strategy == connect.Session
 	window := s.Runner.Duration + max(s.Runner.Grace, 30*time.Second) + time.Second
-	f.Schedule = fault.New(s.Faults, db.injector(s, f.proxy), window, sessions)
+	f.Schedule = fault.New(s.Faults, db.injector(wctx, s, f.proxy), window, sessions)
 	f.Log = s.Log
 	return f, nil
 }
@@ -147,25 +148,28 @@ func (f *faultRun) target(db *Database) target.Target {
 
 // finish puts the faults on the run's timeline, with what followed each,
 // once the run (and its invariant check) is done, and stops the proxy.
-func (f *faultRun) finish(r **result.Result) {
+// It waits for the faults within wctx: after an interrupt, a fault still
+// under way (a server being restarted) is noted so, not waited for.
+func (f *faultRun) finish(wctx context.Context, r **result.Result) {
 	if f == nil {
 		return
 	}
-	f.Wait()
+	f.Wait(wctx)
 	if f.via != nil {
 		f.via.Close()
 		f.proxy.Close()
 	}
 	if *r != nil { // beside any fault supervision found, in time order
-		faults := f.Faults(*r) // a killed pooler's counters are noted by the pooler's snapshot, as any restart
+		faults := f.Faults(wctx, *r) // a killed pooler's counters are noted by the pooler's snapshot, as any restart
 		(*r).Faults = append((*r).Faults, faults...)
 		sort.SliceStable((*r).Faults, func(i, j int) bool { return (*r).Faults[i].AtS < (*r).Faults[j].AtS })
 	}
 }
 
 // injector does the faults on what db started or reaches, and on the
-// network through proxy.
-func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
+// network through proxy. Its restarts go on past the window's end (the
+// invariant check needs the server) until wctx, the run's wind-down, ends.
+func (d *Database) injector(wctx context.Context, s Spec, proxy *faultproxy.Proxy) fault.Injector {
 	kills := 0 // kill-pooler faults so far: each takes the next pooler
 	return func(ctx context.Context, f fault.Spec) (string, string) {
 		// CheckFaults refused a fault without what it acts on; this only
@@ -188,7 +192,7 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 				return "server", err.Error()
 			}
 			runner.Sleep(ctx, f.Delay) // ends early with the window
-			return "server", restart(d.server)
+			return "server", restart(wctx, d.server)
 		case fault.HangServer:
 			resume, err := d.server.Pause()
 			if err != nil {
@@ -213,10 +217,10 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 			}
 			if f.Restart {
 				runner.Sleep(ctx, f.Delay)
-				return what, restart(b)
+				return what, restart(wctx, b)
 			}
 			<-ctx.Done()
-			if note := restart(b); note != "" {
+			if note := restart(wctx, b); note != "" {
 				return what, note
 			}
 			return what, "left down until the window ended, then restarted for the invariant check"
@@ -242,11 +246,15 @@ func (d *Database) injector(s Spec, proxy *faultproxy.Proxy) fault.Injector {
 }
 
 // restart starts a killed server or pooler again, whatever the window
-// does meanwhile; it returns a note when that failed.
-func restart(p interface{ Restart(context.Context) error }) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+// does meanwhile, until wctx (the run's wind-down) ends: after an
+// interrupt, within its budget. It returns a note when that failed.
+func restart(wctx context.Context, p interface{ Restart(context.Context) error }) string {
+	ctx, cancel := context.WithTimeout(wctx, 2*time.Minute)
 	defer cancel()
 	if err := p.Restart(ctx); err != nil {
+		if wctx.Err() != nil {
+			return fault.UnderWay
+		}
 		return "restarting it failed: " + errclass.FirstLine(err)
 	}
 	return ""

@@ -216,12 +216,12 @@ func (rn *running) measure() (*runner.Outcome, error) {
 // proxy the clients connect through; as Run returns the faults go on the
 // Result's timeline.
 func (rn *running) startFaults() error {
-	f, err := startFaults(rn.ctx, rn.s, rn.db)
+	f, err := startFaults(rn.ctx, rn.wctx, rn.s, rn.db)
 	if err != nil {
 		return err
 	}
 	rn.faults = f
-	rn.atEnd.push(func() { f.finish(&rn.r) })
+	rn.atEnd.push(func() { f.finish(rn.wctx, &rn.r) })
 	return nil
 }
 
@@ -336,7 +336,8 @@ func (rn *running) startTogether() (err error) {
 
 // scheduleFaults observes the run with the faults' schedule; its stop,
 // the first after the run, waits until every fault is over: the server
-// and pooler are back before anything reads them.
+// and pooler are back before anything reads them (after an interrupt,
+// within the wind-down's budget).
 func (rn *running) scheduleFaults() error {
 	f := rn.faults
 	if f == nil {
@@ -344,7 +345,7 @@ func (rn *running) scheduleFaults() error {
 	}
 	rn.last = append(rn.last, f.Observer())
 	rn.onCycle = f.OnCycle
-	rn.stops.push(f.Wait)
+	rn.stops.push(func() { f.Wait(rn.wctx) })
 	return nil
 }
 

@@ -364,15 +364,40 @@ func (w *window) run(clientsDone <-chan struct{}) {
 	}
 }
 
+// rowNames are the ops a run of w with cfg records before the workload's
+// steps (see addSteps): w's, the cycle, the wait for a connection (wait,
+// the Connector's WaitName) and, with a rate, the lag.
+func rowNames(cfg Config, w workload.Workload, wait string) []string {
+	names := append(append([]string{}, w.OpNames()...), result.CycleOp, wait)
+	if cfg.Rate > 0 {
+		names = append(names, result.LagOp)
+	}
+	return names
+}
+
+// OpNames are the ops a run of w with cfg records, its connections'
+// wait named wait (connect.Options.WaitName): those a goal on an op may
+// name. A workload whose steps are known only once it is initialised
+// (a script's statements) has them named after its ops (OP/N ...), which
+// are not listed.
+func OpNames(cfg Config, w workload.Workload, wait string) []string {
+	names := rowNames(cfg, w, wait)
+	if s, ok := w.(workload.Stepper); ok {
+		for _, st := range s.Steps() {
+			names = append(names, st.Name)
+		}
+	}
+	return names
+}
+
 // newRun is a run of w: its recorded ops (see run.names), their recorder
 // and counters, and the workers of the worker mode (0: a goroutine per
 // client).
 func newRun(cfg Config, conns connect.Connector, w workload.Workload) (r *run, workers int) {
 	r = &run{cfg: cfg, conns: conns, w: w}
-	r.names = append(append([]string{}, w.OpNames()...), result.CycleOp, conns.WaitName())
-	r.cycle, r.wait, r.lag = len(r.names)-2, len(r.names)-1, -1
+	r.names = rowNames(cfg, w, conns.WaitName())
+	r.cycle, r.wait, r.lag = len(w.OpNames()), len(w.OpNames())+1, -1
 	if cfg.Rate > 0 {
-		r.names = append(r.names, result.LagOp)
 		r.lag = len(r.names) - 1
 	}
 	r.addSteps()

@@ -114,6 +114,9 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 			files[st.Cell] = append(files[st.Cell], file)
 			env.Status(fmt.Sprintf("       %.1f transactions/s, invariants %s", res.TxnPerS(), res.Invariants.Status()))
 		}
+		if err != nil && res == nil && ctx.Err() != nil {
+			break // the interrupt ended the cell before its run began (its Start cancelled): interrupted, not a failure
+		}
 		if runErr = err; runErr != nil {
 			break
 		}

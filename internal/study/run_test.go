@@ -86,3 +86,32 @@ func TestRunStopsAtAnErrorAndKeepsWhatFinished(t *testing.T) {
 		t.Fatalf("err %v, outcome %+v: want boom and cell 1's one run", err, o)
 	}
 }
+
+// TestRunInterruptedBeforeACellsRun: an interrupt that lands while a
+// cell starts (its workload's Start cancelled, no result) ends the study
+// as interrupted, with what finished, not with that cell's error: the
+// capacity search said "cell clients=2: counting events before the run:
+// context canceled" and exited 1 (TestCapacityInterruptedSaysSo, under load).
+func TestRunInterruptedBeforeACellsRun(t *testing.T) {
+	cells, _ := Expand([]Vary{{Key: "clients", Values: []string{"1", "2"}}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	env := Env{
+		Open: func(context.Context, int) error { return nil },
+		Run: func(ctx context.Context, c int) (*result.Result, error) {
+			if c == 1 {
+				cancel() // Ctrl-C as the cell starts
+				return nil, fmt.Errorf("counting events before the run: %w", ctx.Err())
+			}
+			return res(10, 1, 1, true), nil
+		},
+		HTML:     func(string, *Summary, []*result.Result, [][]*result.Result) error { return nil },
+		CSV:      func(string, *Summary) error { return nil },
+		Status:   func(string) {},
+		Markdown: func(io.Writer, *Summary, [][]*result.Result) {},
+	}
+	o, err := Run(ctx, Plan{Workload: "w", Cells: cells, Repeat: 1, Out: t.TempDir()}, env)
+	if err != nil || o.Summary == nil || len(o.Summary.Cells) != 1 {
+		t.Fatalf("err %v, outcome %+v: want no error (interrupted) and cell 1's run", err, o)
+	}
+}

@@ -88,6 +88,27 @@ func ParseSLO(s string) (SLO, error) {
 	return g, nil
 }
 
+// CheckOps refuses a goal on an op that is not among names (the ops a
+// step's run records, runner.OpNames), naming them, before anything
+// starts; a statement's row (OP/N ..., known once a script is loaded) of
+// one of them is let through, for Measure to find.
+func CheckOps(goals []SLO, workload string, names []string) error {
+	known := map[string]bool{}
+	for _, n := range names {
+		known[n] = true
+	}
+	for _, g := range goals {
+		if g.Op == "" || known[g.Op] {
+			continue
+		}
+		if op, _, ok := strings.Cut(g.Op, "/"); ok && known[op] {
+			continue
+		}
+		return fmt.Errorf("--slo %q: %s has no op %q: give one of %s", g.Text, workload, g.Op, strings.Join(names, ", "))
+	}
+	return nil
+}
+
 // ErrNoSuchOp is returned by Measure for a goal on an op the run did not
 // have.
 var ErrNoSuchOp = errors.New("no such op")

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -87,6 +88,27 @@ func addrOf(u string) Addr {
 	return Addr{Host: p.Hostname(), Port: cmp.Or(p.Port(), DefaultPort(u))}
 }
 
+// checkPorts refuses a URL naming a port that is none (0, above 65535,
+// not a number), in any of its hosts (host1:port1,host2:port2): it can
+// reach nothing, so it is the user's to fix before anything starts. A
+// URL that cannot be read is left to its driver, whose message says why.
+func checkPorts(u string) error {
+	p, err := url.Parse(u)
+	if err != nil {
+		return nil
+	}
+	for _, h := range strings.Split(p.Host, ",") {
+		_, port, err := net.SplitHostPort(h)
+		if err != nil || port == "" {
+			continue // no port: the scheme's default
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%w %s: port %q is none: give one from 1 to 65535 (or none for the default, %s)", ErrMalformedURL, MaskURL(u), port, DefaultPort(u))
+		}
+	}
+	return nil
+}
+
 // WithHost is the URL u with its host:port replaced by addr (a proxy in
 // front of the server); u is returned as it is when it cannot be read.
 func WithHost(u, addr string) string {
@@ -158,6 +180,9 @@ func ParseVia(s string) (Via, error) {
 	case s == ViaPgBouncer.String():
 		return Via{Kind: ViaPgBouncer}, nil
 	case isPostgresURL(s):
+		if err := checkPorts(s); err != nil {
+			return Via{}, fmt.Errorf("--via: %w", err)
+		}
 		return Via{Kind: ViaURL, URL: s, Addr: addrOf(s)}, nil
 	}
 	return Via{}, fmt.Errorf("unknown --via %q: use direct, pgbouncer or a postgres:// URL of a pooler", MaskURL(s))
@@ -189,8 +214,14 @@ func ParseSpec(s string) (Spec, error) {
 	case s == TempMariaDBSpec:
 		return Spec{Kind: TempMariaDB}, nil
 	case isPostgresURL(s):
+		if err := checkPorts(s); err != nil {
+			return Spec{}, err
+		}
 		return Spec{Kind: ServerURL, URL: s, Addr: addrOf(s)}, nil
 	case strings.HasPrefix(s, "mysql://"):
+		if err := checkPorts(s); err != nil {
+			return Spec{}, err
+		}
 		return Spec{Kind: MySQLURL, URL: s, Addr: addrOf(s)}, nil
 	}
 	return Spec{}, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL", MaskURL(s))

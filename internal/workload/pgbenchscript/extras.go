@@ -142,6 +142,8 @@ func (w *Workload) initExtras(ctx context.Context, c target.Conn, o workload.Ini
 			created = true
 		} else if k, err := setup.ReadKeys(ctx, c, "sbtest1", "id"); err != nil {
 			return false, err
+		} else if k.Loaded < 1 {
+			return false, noRows("sbtest1")
 		} else if k.Loaded != w.Sizes.TableSize {
 			o.Progress(fmt.Sprintf("sbtest1 has %d loaded rows: using them, not %d (--reinit loads anew)", k.Loaded, w.Sizes.TableSize))
 			w.Sizes.TableSize = k.Loaded
@@ -175,6 +177,9 @@ func (w *Workload) ensure(ctx context.Context, c target.Conn, o workload.InitOpt
 		if err != nil {
 			return 0, false, err
 		}
+		if k.Loaded < 1 {
+			return 0, false, noRows(table)
+		}
 		if k.Loaded != n {
 			o.Progress(fmt.Sprintf("%s has %d loaded rows: using them, not %d (--reinit loads anew)", table, k.Loaded, n))
 		}
@@ -185,6 +190,13 @@ func (w *Workload) ensure(ctx context.Context, c target.Conn, o workload.InitOpt
 		return 0, false, err
 	}
 	return n, true, workload.MarkLoaded(ctx, c, s.Data, nil)
+}
+
+// noRows is why a standard table found without a loaded row (another
+// tool made it, empty) is not run on: every op would pick a key from an
+// empty range.
+func noRows(table string) error {
+	return fmt.Errorf("%s is there without a row to read (made by another tool, empty): load it, or %w", table, workload.ErrIncompleteData)
 }
 
 // insertBlocks are the runs' blocks of keys for the rows txnbench's own

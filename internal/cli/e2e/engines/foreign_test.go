@@ -123,3 +123,25 @@ func mariaDBs(url string) func(t *testing.T) string {
 		return testutil.DatabaseURL(t, url, name)
 	}
 }
+
+// TestEmptyStandardTableIsRefused: a standard benchmark's table that
+// another tool made and left empty is used as found, so a run had every
+// op pick a key from an empty range and ended exit 1 with "empty range
+// given to random"; it is refused (exit 2) naming the table and the fix.
+func TestEmptyStandardTableIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ table, ddl, builtin string }{
+		{"usertable", "CREATE TABLE usertable (ycsb_key BIGINT PRIMARY KEY, field0 TEXT)", "ycsb-a"},
+		{"sbtest1", "CREATE TABLE sbtest1 (id BIGINT PRIMARY KEY, k BIGINT, c TEXT, pad TEXT)", "oltp-read-only"},
+	} {
+		t.Run(c.table, func(t *testing.T) {
+			t.Parallel()
+			url := "sqlite:" + filepath.Join(t.TempDir(), "e.db")
+			testutil.Exec(t, url, c.ddl)
+			code, _, stderr := clitest.Run("run", "script", "-b", c.builtin, "--db", url, "--duration", "1s")
+			if code != exitcode.Usage || !strings.Contains(stderr, "txnbench: "+c.table+" is there without a row to read (made by another tool, empty): load it, or run with --reinit") {
+				t.Errorf("-b %s on an empty %s: exit %d, want %d naming it and --reinit:\n%s", c.builtin, c.table, code, exitcode.Usage, stderr)
+			}
+		})
+	}
+}

@@ -117,7 +117,7 @@ func inputEdges(t *testing.T) []badInput {
 		{args: []string{"study", "script", "-f", "{dir}/s.sql", "--vary", "clients=1,2", "--out", "{dir}"}, want: "--out {dir} holds {dir}/s.sql, which this command reads and could replace: give --out a directory of its own", files: map[string]string{"s.sql": "SELECT 1;\n"}},
 		{args: []string{"study", "train-events", "--config", "{dir}/c.toml", "--vary", "clients=1,2", "--out", "{dir}/here"}, want: "--out {dir}/here holds {dir}/c.toml", files: map[string]string{"c.toml": "clients = 1\n"}, setup: link(".", "here", true)},
 		{args: []string{"suite", "run", "{dir}/s.toml", "--tier", "t", "--out", "{dir}"}, want: "--out {dir} holds {dir}/s.toml", files: map[string]string{"s.toml": goodSuite}},
-		{args: []string{"capacity", "script", "-f", "{dir}/s.sql", "--slo", "script.p99<=1s", "--out", "{dir}"}, want: "--out {dir} holds {dir}/s.sql", files: map[string]string{"s.sql": "SELECT 1;\n"}},
+		{args: []string{"capacity", "script", "-f", "{dir}/s.sql", "--slo", "s.sql.p99<=1s", "--out", "{dir}"}, want: "--out {dir} holds {dir}/s.sql", files: map[string]string{"s.sql": "SELECT 1;\n"}},
 		// terminate-backends while the server is away, or at its instant
 		{args: fault("3s:kill-server:4s", "5s:terminate-backends"), want: "--fault 5s:terminate-backends starts while --fault 3s:kill-server:4s is going on (until 7s): one fault at a time on the same thing"},
 		{args: fault("3s:hang-server:2s", "4s:terminate-backends"), want: "--fault 4s:terminate-backends starts while --fault 3s:hang-server:2s is going on"},

@@ -59,9 +59,25 @@ func lateRefusals() []badInput {
 		{args: []string{"run", "train-events", "--mariadb-conf", "innodb_buffer_pool_size=1G"}, want: "--mariadb-conf only applies to --db temp-mariadb"},
 		{args: []string{"run", "train-events", "--db", "temp-mariadb", "--pg-conf", "work_mem=1MB"}, want: "--pg-conf only applies to --db temp-postgres"},
 		{args: []string{"run", "train-events", "--db", "mysql://u:hunter22@127.0.0.1:notaport/db"}, want: "malformed database URL"},
+		// a port that is none, in every URL-taking flag: refused before anything starts, as a non-number was
+		{args: []string{"run", "train-events", "--db", "mysql://u:hunter22@127.0.0.1:70000/db"}, want: `port "70000" is none: give one from 1 to 65535 (or none for the default, 3306)`},
+		{args: []string{"run", "train-events", "--db", "mysql://u:hunter22@127.0.0.1:0/db"}, want: `port "0" is none`},
+		{args: []string{"run", "train-events", "--db", "postgres://u:hunter22@127.0.0.1:70000/db"}, want: `port "70000" is none: give one from 1 to 65535 (or none for the default, 5432)`},
+		{args: []string{"run", "train-events", "--db", "postgres://u:hunter22@127.0.0.1:0/db"}, want: `port "0" is none`},
+		{args: []string{"run", "train-events", "--db", "postgres://u:hunter22@127.0.0.1:x5432/db"}, want: "malformed database URL"},
+		{args: []string{"run", "train-events", "--db", "postgres://u:hunter22@h1:nope,h2:5432/db"}, want: `port "nope" is none`},
+		{args: []string{"run", "train-events", "--db", "temp-postgres", "--via", "postgres://u:hunter22@127.0.0.1:70000/db"}, want: `--via: malformed database URL postgres://u:xxxxx@127.0.0.1:70000/db: port "70000" is none`},
+		{args: []string{"capacity", "train-events", "--db", "mysql://u:hunter22@127.0.0.1:70000/db", "--by", "clients", "--slo", "cycle.p99<=1s"}, want: `port "70000" is none`},
+		{args: []string{"study", "train-events", "--db", "mysql://u:hunter22@127.0.0.1:70000/db", "--vary", "clients=1,2"}, want: `port "70000" is none`},
+		{args: []string{"check", "x", "--db", "postgres://u:hunter22@127.0.0.1:70000/db"}, want: `--db: malformed database URL postgres://u:xxxxx@127.0.0.1:70000/db: port "70000" is none`},
 		{args: []string{"run", "train-events", "--db", "temp-mariadb", "--duration", "10s", "--fault", "8s:kill-server:5s"}, want: "ends at 13s, after the 10s window"},
 		{args: []string{"run", "tpcc", "--db", "temp-mariadb", "--warehouses", "0"}, want: "--warehouses 0: give 1 to 100000"},
 		{args: []string{"check", "x", "--db", "mysql://u:hunter22@127.0.0.1:1/db"}, want: "--db: give the postgres:// URL of the database the shards ran against"},
+		// a goal on an op the workload has not: refused before the first step, naming its ops
+		{args: []string{"capacity", "train-events", "--by", "clients", "--slo", "nosuch.p99<=1ms"}, want: `--slo "nosuch.p99<=1ms": train-events has no op "nosuch": give one of add, process, archive, cycle, connect`},
+		{args: []string{"capacity", "train-events", "--by", "clients", "--slo", "pool_wait.p99<=1ms"}, want: `train-events has no op "pool_wait"`},
+		{args: []string{"capacity", "train-events", "--by", "rate", "--slo", "cycle.p99<=1s", "--slo", "nosuch.rate>=1"}, want: `give one of add, process, archive, cycle, connect, lag`},
+		{args: []string{"capacity", "script", "-b", "tpcb-like", "--by", "clients", "--slo", "nosuch/1.p99<=1s"}, want: `script has no op "nosuch/1": give one of tpcb-like, cycle, connect`},
 		// a study's cells twice
 		{args: []string{"study", "train-events", "--vary", "clients=1,1"}, want: `--vary "clients=1,1": 1 is given twice`},
 		// commands' arguments: what the argument is, and where to find one
