@@ -88,7 +88,8 @@ func (w *Workload) runSetup(ctx context.Context, c target.Conn) error {
 
 // checkUser runs the --check file's queries, each in a read-only
 // transaction of its own: each holds when it returns no rows or rows whose
-// first column is true. A query that writes fails its check, saying so.
+// first column is true. A query that writes fails the check stage, saying
+// so (the run exits 1, as for a query that cannot run).
 func (w *Workload) checkUser(ctx context.Context, c target.Conn, ch *result.Check) error {
 	for _, q := range w.checks {
 		var ok bool
@@ -99,9 +100,10 @@ func (w *Workload) checkUser(ctx context.Context, c target.Conn, ch *result.Chec
 			return qerr
 		})
 		if qerr != nil && target.Classify(qerr) == errclass.ReadOnly {
+			// A broken check, not lost data: the run fails (exit 1), as
+			// for any check that cannot run, never VIOLATED (exit 3).
 			msg, _, _ := strings.Cut(target.Message(err), "\n")
-			ch.Add(q.name, false, "it writes, and a check may only read: checks run in a read-only transaction (%s)", msg)
-			continue
+			return fmt.Errorf("--check %s: %s: it writes, and a check may only read: checks run in a read-only transaction (%s)", q.where, q.name, msg)
 		}
 		if err != nil {
 			stmt, _, _ := strings.Cut(q.sql, "\n")
