@@ -332,7 +332,7 @@ func TestHeaderDescribesRun(t *testing.T) {
 	r.Config.Isolation, r.Config.IsolationDefault = "read-committed", true
 	b.Reset()
 	Header(&b, r)
-	if !strings.Contains(b.String(), "isolation read-committed (the server's default), max tries 3") {
+	if !strings.Contains(b.String(), "isolation read-committed (the database's default), max tries 3") {
 		t.Errorf("header of a run at the server's default level:\n%s", b.String())
 	}
 	r.Config.MaxTries = 0 // results from before max tries was recorded

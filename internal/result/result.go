@@ -324,10 +324,10 @@ type Config struct {
 }
 
 // IsolationText is a level as a run's header says it: serializable, or
-// read-committed (the server's default).
+// read-committed (the database's default: the server's, or SQLite's).
 func IsolationText(level string, byDefault bool) string {
 	if byDefault {
-		return level + " (the server's default)"
+		return level + " (the database's default)"
 	}
 	return level
 }

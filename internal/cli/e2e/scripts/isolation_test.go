@@ -90,7 +90,7 @@ func TestIsolationHoldsInEverySession(t *testing.T) {
 		t.Errorf("no --isolation: the JSON says isolation %q (default %v), want read-committed, the server's default", r.Config.Isolation, r.Config.IsolationDefault)
 	}
 	code, stdout, stderr := clitest.Run("run", "script", "--db", db, "-f", filepath.Join(def, "run.sql"), "--iterations", "2", "--clients", "1", "--telemetry", "off")
-	if code != exitcode.OK || !strings.Contains(stdout+stderr, "isolation read-committed (the server's default)") {
+	if code != exitcode.OK || !strings.Contains(stdout+stderr, "isolation read-committed (the database's default)") {
 		t.Errorf("no --isolation: exit %d, want the header to name the server's default level\n%s\n%s", code, stdout, stderr)
 	}
 }
