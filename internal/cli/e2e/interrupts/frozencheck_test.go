@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -25,28 +27,51 @@ import (
 // 5 minutes.
 func TestFrozenServerDuringTheCheck(t *testing.T) {
 	t.Parallel()
-	testutil.NeedPostgres(t)
 	const promised = 15 * time.Second
+	const pgRunning = "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE $1"
+	const mariaRunning = "SELECT count(*) FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND info LIKE ?"
 	for _, c := range []struct {
 		name, check string
 		freeze      bool
+		mariadb     bool
 	}{
-		{"slow", "SELECT true FROM pg_sleep(12)", false},
-		{"frozen", "SELECT true FROM pg_sleep(300)", true},
+		{"slow", "SELECT true FROM pg_sleep(12)", false, false},
+		{"frozen", "SELECT true FROM pg_sleep(300)", true, false},
+		{"frozen MariaDB", "SELECT SLEEP(300) = 0", true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			cl := testutil.Postgres(t)
+			var url, running string
+			var freeze func()
+			if c.mariadb {
+				testutil.NeedMariaDB(t)
+				m, err := localdb.StartMariaDB(context.Background(), localdb.MariaDBOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = m.Stop() })
+				url, running = m.URL(), mariaRunning
+				freeze = func() {
+					pid := m.PID()
+					syscall.Kill(pid, syscall.SIGSTOP)
+					t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) }) // before the Stop above
+				}
+			} else {
+				testutil.NeedPostgres(t)
+				cl := testutil.Postgres(t)
+				url, running = cl.URL(), pgRunning
+				freeze = func() { clitest.StopServer(t, cl.Port()) }
+			}
 			dir := t.TempDir()
 			script := testutil.WriteFile(t, dir, "one.sql", "SELECT 1;\n")
 			check := testutil.WriteFile(t, dir, "check.sql", "-- the check\n"+c.check+";\n")
 			out := filepath.Join(dir, "r.json")
-			cmd, stdout, stderr := clitest.Start(t, "run", "script", "--db", cl.URL(), "-f", script, "--no-init",
+			cmd, stdout, stderr := clitest.Start(t, "run", "script", "--db", url, "-f", script, "--no-init",
 				"--clients", "1", "--iterations", "3", "--check", check, "--json", out)
 			var took time.Duration
 			if c.freeze {
-				waitForQuery(t, cl.URL(), c.check)
-				clitest.StopServer(t, cl.Port())
+				waitForQuery(t, url, running, c.check)
+				freeze()
 				took = waitExitOrDump(t, cmd, promised+5*time.Second, stderr)
 			} else {
 				took = waitExitOrDump(t, cmd, 2*time.Minute, stderr)
@@ -74,14 +99,15 @@ func TestFrozenServerDuringTheCheck(t *testing.T) {
 	}
 }
 
-// waitForQuery polls url's sessions until one runs query.
-func waitForQuery(t *testing.T, url, query string) {
+// waitForQuery polls url's sessions, counting those that run a query
+// like the argument with running, until one runs query.
+func waitForQuery(t *testing.T, url, running, query string) {
 	t.Helper()
 	_, c, done := testutil.Conn(t, url)
 	defer done()
 	ok := testutil.Poll(3*time.Minute, 50*time.Millisecond, func() bool {
 		var n int64
-		err := target.QueryRow(context.Background(), c, "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE $1", []any{"%" + query + "%"}, &n)
+		err := target.QueryRow(context.Background(), c, running, []any{"%" + query + "%"}, &n)
 		return err == nil && n > 0
 	})
 	if !ok {
