@@ -21,6 +21,7 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers" // the CLI opens every kind of database
 	"github.com/txnbench/txnbench/internal/workload"
+	_ "github.com/txnbench/txnbench/internal/workload/anomalies"       // registers list-append and rw-register
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead" // registers connect-overhead
 	_ "github.com/txnbench/txnbench/internal/workload/pgbenchscript"   // registers script
 	_ "github.com/txnbench/txnbench/internal/workload/tpcc"            // registers tpcc

@@ -35,13 +35,16 @@ var Levels = []Level{ReadUncommitted, ReadCommitted, RepeatableRead, SnapshotIso
 // Elle's table of models has it too); Berenson et al., "A Critique of ANSI SQL
 // Isolation Levels" (SIGMOD 1995): snapshot isolation rules out lost
 // update (P4), which repeatable read (PL-2.99) rules out as a G2-item
-// cycle. Internal consistency and one order of each list hold at every
-// level from read committed up (a read-uncommitted read may see an
-// aborted append and so an order that never was). Order edges (process,
+// cycle. One order of each list holds at every level from read committed
+// up (a read-uncommitted read may see an aborted append and so an order
+// that never was). Internal consistency (a txn's reads of a key agree with
+// each other and its own writes) holds from repeatable read up, as Elle
+// has it: at read committed a second read of a key may see what another
+// txn committed since the first (a fuzzy read, P2). Order edges (process,
 // real time) are promised only by strict serializability.
 var proscribed = map[Level][]Class{
-	ReadUncommitted:    {G0, Internal},
-	ReadCommitted:      {G0, G1a, G1b, G1c, Internal, IncompatibleOrder},
+	ReadUncommitted:    {G0},
+	ReadCommitted:      {G0, G1a, G1b, G1c, IncompatibleOrder},
 	RepeatableRead:     {G0, G1a, G1b, G1c, GSingle, G2Item, GNonadjacent, LostUpdate, Internal, IncompatibleOrder},
 	SnapshotIsolation:  {G0, G1a, G1b, G1c, GSingle, GNonadjacent, LostUpdate, Internal, IncompatibleOrder},
 	Serializable:       {G0, G1a, G1b, G1c, GSingle, G2Item, GNonadjacent, LostUpdate, Internal, IncompatibleOrder},

@@ -124,7 +124,8 @@ func Init(ctx context.Context, s Spec, db *Database) (created bool, err error) {
 			return err
 		}
 		defer unlock()
-		created, err = s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Clients: s.Runner.RunClients(), Progress: s.log, Connect: db.Connect})
+		level, _ := db.Isolation()
+		created, err = s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Clients: s.Runner.RunClients(), Isolation: level, Progress: s.log, Connect: db.Connect})
 		return err
 	})
 	return created, err

@@ -217,6 +217,7 @@ func runPage(r *result.Result) page {
 		}
 		p.Tables = append(p.Tables, inv)
 	}
+	p.Tables = append(p.Tables, anomalyTable(r)...)
 	c := r.Client
 	client := table{Title: "client (txnbench's own cost)", Columns: []string{"cpu user (s)", "cpu sys (s)", "of one core", "cpu per cycle (ms)", "allocated per txn (KB)", "peak memory (MB)"}}
 	core := ""
@@ -289,6 +290,9 @@ func runHeader(r *result.Result) []field {
 			p.MaxConns, thousands(p.Acquires), thousands(p.EmptyAcquires), p.WaitS, thousands(p.NewConns)))
 	}
 	if ch := r.Invariants; ch != nil {
+		if ch.Anomalies != nil {
+			add("anomalies", ch.Anomalies.Verdict())
+		}
 		add("invariants", ch.Status())
 	}
 	return h

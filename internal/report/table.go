@@ -251,6 +251,7 @@ func Invariants(w io.Writer, r *result.Result) {
 	if ch.UnknownCommits > 0 {
 		fmt.Fprintf(w, "  commits with unknown outcome: %d\n", ch.UnknownCommits)
 	}
+	Anomalies(w, ch.Anomalies)
 	fmt.Fprintln(w, "invariants: "+ch.Status())
 }
 

@@ -13,6 +13,9 @@ type Check struct {
 	// UnknownCommits counts commits whose outcome the client could not learn
 	// (connection lost during COMMIT); they widen what the check accepts.
 	UnknownCommits int64 `json:"unknown_commits"`
+	// Anomalies is the isolation checker's verdict on the run's history,
+	// for the workloads that record one; its violations are failed items.
+	Anomalies *Anomalies `json:"anomalies,omitempty"`
 }
 
 // CheckItem is one verified invariant.
@@ -56,6 +59,15 @@ func (c *Check) Merge(o Check) {
 	c.OK = c.OK && o.OK
 	c.Items = append(c.Items, o.Items...)
 	c.UnknownCommits += o.UnknownCommits
+	switch {
+	case o.Anomalies == nil:
+	case c.Anomalies == nil:
+		a := *o.Anomalies
+		a.Found = append([]Anomaly(nil), a.Found...)
+		c.Anomalies = &a
+	default:
+		c.Anomalies.Merge(o.Anomalies)
+	}
 	switch {
 	case violated:
 		c.NotChecked = ""

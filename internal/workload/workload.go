@@ -164,6 +164,9 @@ type InitOptions struct {
 	// Connect opens another session to the database, for a load in
 	// parallel (the caller closes it); nil when Init has only its own.
 	Connect func(ctx context.Context) (target.Conn, error)
+	// Isolation is the level the clients' transactions run at: the one
+	// --isolation asked for, else the server's default.
+	Isolation target.Isolation
 }
 
 // Def describes a registered workload.

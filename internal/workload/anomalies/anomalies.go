@@ -1,0 +1,180 @@
+package anomalies
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/history"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+func init() {
+	workload.Register(workload.Def{
+		Name:    "list-append",
+		Summary: "transactions of appends to and reads of keyed lists, every one recorded and the history checked for isolation anomalies (Elle's list-append)",
+		New:     func() workload.Workload { return &Workload{model: history.ListAppend} },
+	})
+	workload.Register(workload.Def{
+		Name:    "rw-register",
+		Summary: "transactions of reads and read-then-writes of keyed registers, every one recorded and the history checked for isolation anomalies (lost updates show)",
+		New:     func() workload.Workload { return &Workload{model: history.Register} },
+	})
+}
+
+// The optional interfaces Workload implements.
+var (
+	_ workload.Configurable = (*Workload)(nil)
+	_ workload.Starter      = (*Workload)(nil)
+	_ workload.Noter        = (*Workload)(nil)
+)
+
+// opTxn is the one op: a transaction of --txn-len micro-ops.
+const opTxn = "txn"
+
+// writesPerKey is how many writes a key takes before the clients move on
+// to a fresh key in its place (Elle's rotation): the lists a read returns
+// stay short, and the checker's work linear in the history, while --keys
+// keys are written at any time.
+const writesPerKey = 32
+
+// Workload is list-append or rw-register, by its model.
+type Workload struct {
+	model history.Model
+	// flags
+	keys, txnLen int
+	reads        float64
+	historyFile  string
+	ednFile      string
+
+	sql     schema
+	engine  string           // the dialect's name, for what its level promises
+	level   target.Isolation // the level the clients run at
+	clients int
+	notes   []string
+
+	// the run
+	epoch   time.Time
+	written []atomic.Int64 // writes planned of each key slot: its generation is written / writesPerKey
+	mu      sync.Mutex
+	logs    []*history.Log // each client's, by id
+	unknown atomic.Int64   // commits whose outcome is unknown
+}
+
+// Flags registers the options.
+func (w *Workload) Flags(fs *pflag.FlagSet) {
+	fs.IntVar(&w.keys, "keys", 8, "keys written at any time: fewer is more contention (each key is replaced by a fresh one after 32 writes)")
+	fs.IntVar(&w.txnLen, "txn-len", 4, "micro-ops (reads and writes) per transaction")
+	what := "appends"
+	if w.model == history.Register {
+		what = "writes (each a read, then a write of the key)"
+	}
+	fs.Float64Var(&w.reads, "reads", 0.5, "the share of micro-ops that are reads, the rest "+what)
+	fs.StringVar(&w.historyFile, "history", "", "save the run's history to FILE, to check again with txnbench check --history FILE")
+	fs.StringVar(&w.ednFile, "history-edn", "", "export the run's history to FILE in Elle's EDN form")
+	workload.RuntimeFlags(fs, "keys", "txn-len", "reads", "history", "history-edn")
+}
+
+// Validate checks the options.
+func (w *Workload) Validate() error {
+	switch {
+	case w.keys < 1 || w.keys > 1<<20:
+		return fmt.Errorf("--keys %d: give 1 to %d keys", w.keys, 1<<20)
+	case w.txnLen < 1 || w.txnLen > 1000:
+		return fmt.Errorf("--txn-len %d: give 1 to 1000 micro-ops per transaction", w.txnLen)
+	case !(w.reads >= 0 && w.reads <= 1): // NaN too
+		return fmt.Errorf("--reads %g: give a share from 0 to 1", w.reads)
+	}
+	for _, f := range []struct{ flag, path string }{{"--history", w.historyFile}, {"--history-edn", w.ednFile}} {
+		if f.path == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(f.path)); err != nil || !st.IsDir() {
+			return fmt.Errorf("%s %s: its directory %s does not exist: give a file in one that does", f.flag, f.path, filepath.Dir(f.path))
+		}
+		if st, err := os.Stat(f.path); err == nil && !st.Mode().IsRegular() {
+			return fmt.Errorf("%s %s is not a regular file: give a file to write the history to", f.flag, f.path)
+		}
+	}
+	if w.historyFile != "" && w.historyFile == w.ednFile {
+		return fmt.Errorf("--history and --history-edn both name %s: give each its own file", w.historyFile)
+	}
+	return nil
+}
+
+// Settings are the options as recorded in a Result.
+func (w *Workload) Settings() map[string]any {
+	return map[string]any{"keys": w.keys, "txn_len": w.txnLen, "reads": w.reads, "history": w.historyFile, "history_edn": w.ednFile}
+}
+
+// Notes say what the check holds the run to.
+func (w *Workload) Notes() []string { return w.notes }
+
+// OpNames lists the one op.
+func (w *Workload) OpNames() []string { return []string{opTxn} }
+
+// Init creates the model's table (workload.Schema.Prepare: a table of its
+// name without txnbench's mark is refused) and learns the level the
+// clients run at and what the engine promises at it.
+func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
+	w.sql, w.engine, w.clients = newSchema(w.model, d.Caps), d.Name, max(o.Clients, 1)
+	if w.level = o.Isolation; w.level == target.DefaultIsolation {
+		w.level = d.Isolation
+	}
+	w.notes = nil
+	if p, err := w.promise(); err == nil {
+		w.notes = append(w.notes, "the history is checked against "+history.PromiseText(w.engine, string(w.level), p))
+	}
+	create, err := w.sql.tables.Prepare(ctx, c, o)
+	if err != nil || !create {
+		return false, err
+	}
+	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, w.sql.tables.What); err != nil {
+		return false, err
+	}
+	return true, workload.MarkLoaded(ctx, c, w.sql.tables.Data, nil)
+}
+
+// promise is the checker's level for the engine's level.
+func (w *Workload) promise() (history.Level, error) {
+	return history.Promise(w.engine, string(w.level))
+}
+
+// Start empties the table (a history begins with every key unwritten)
+// and the run's records.
+func (w *Workload) Start(ctx context.Context, c target.Conn) error {
+	if _, err := c.Exec(ctx, w.sql.reset); err != nil {
+		return fmt.Errorf("emptying the %s: %w", w.sql.tables.What, err)
+	}
+	w.epoch = time.Now()
+	w.written = make([]atomic.Int64, w.keys)
+	w.logs = make([]*history.Log, w.clients)
+	w.unknown.Store(0)
+	return nil
+}
+
+// now is the time since the run's epoch, in monotonic nanoseconds.
+func (w *Workload) now() int64 { return int64(time.Since(w.epoch)) }
+
+// NewClient makes client id with its own Log.
+func (w *Workload) NewClient(id int, rng *rand.Rand) workload.Client {
+	ops := w.txnLen
+	if w.model == history.Register {
+		ops *= 2 // a write is a read, then the write
+	}
+	log := history.NewLog(id, 1024, ops, w.txnLen*writesPerKey/2)
+	w.mu.Lock()
+	for id >= len(w.logs) {
+		w.logs = append(w.logs, nil)
+	}
+	w.logs[id] = log
+	w.mu.Unlock()
+	return newClient(w, id, rng, log)
+}
