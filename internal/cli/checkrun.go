@@ -21,8 +21,10 @@ import (
 func (a *app) checkCommand() *cobra.Command {
 	var db string
 	var partial bool
+	var hc historyCheck
+	runID := oneArg("check", "RUN_ID, the id of a split run, which each of its shards prints as it starts and saves as run_id in its result (the database lists them: SELECT DISTINCT run_id FROM txnbench_shards)")
 	cmd := &cobra.Command{
-		Use:   "check RUN_ID --db URL",
+		Use:   "check RUN_ID --db URL | check --history FILE",
 		Short: "Check the invariants of a run split across shards (run --shard), counting every shard's work",
 		Long: `check verifies the invariants of a split run once every shard has
 finished, counting what each shard recorded in the run table
@@ -38,11 +40,28 @@ found, while invented rows cannot be, and the check says so.
   txnbench check train-events-7-1a2b3c4d --db postgres://user:pw@host/db
   txnbench check train-events-7-1a2b3c4d --db postgres://user:pw@host/db --partial
 
+check --history FILE checks again a history that list-append or
+rw-register saved (--history FILE), with no database: the anomalies it
+shows, held to what --engine promises at --isolation (serializable
+unless given; without --engine the level is Adya's, snapshot-isolation
+among them). Exit status 3 when it shows what the level rules out, 2
+when the file is not a history.
+
+  txnbench check --history run.hist --isolation repeatable-read --engine postgresql
+
 Exit status: 0 invariants OK (or not checked, as the invariants line
 says), 3 violated, 2 an unknown run, 1 shards not finished (or the
 database unreachable).`,
-		Args: oneArg("check", "RUN_ID, the id of a split run, which each of its shards prints as it starts and saves as run_id in its result (the database lists them: SELECT DISTINCT run_id FROM txnbench_shards)"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := hc.args(cmd, args); err != nil || hc.file != "" {
+				return err
+			}
+			return runID(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if hc.file != "" {
+				return hc.run(a)
+			}
 			if err := checkRunID("RUN_ID", args[0]); err != nil {
 				return err
 			}
@@ -82,6 +101,7 @@ database unreachable).`,
 	}
 	cmd.Flags().StringVar(&db, "db", "", "the postgres:// URL of the database the shards ran against")
 	cmd.Flags().BoolVar(&partial, "partial", false, "check a run with a killed shard: its work after its last heartbeat counts as unknown")
+	hc.flags(cmd)
 	return cmd
 }
 

@@ -19,8 +19,13 @@ import (
 //     read skew and write skew all happen (Hermitage), so it promises no
 //     more than read committed.
 //   - SQLite runs every transaction serializable.
+//
+// Without an engine, named is the Level itself (any of Levels).
 func Promise(engine, named string) (Level, error) {
 	l, err := ParseLevel(named)
+	if engine == "" {
+		return l, err
+	}
 	if err != nil || l == SnapshotIsolation || l == StrictSerializable {
 		return "", fmt.Errorf("isolation level %q: give read-uncommitted, read-committed, repeatable-read or serializable", named)
 	}
@@ -44,11 +49,22 @@ func Promise(engine, named string) (Level, error) {
 	return "", fmt.Errorf("engine %q: give postgresql, mariadb, mysql or sqlite", engine)
 }
 
-// PromiseText says what Promise's level is, for a report: "snapshot
-// isolation: PostgreSQL's repeatable-read".
+// PromiseText says what Promise's level l is, for a report:
+// "PostgreSQL's repeatable-read promises snapshot-isolation",
+// "SQLite's serializable", or l alone without an engine.
 func PromiseText(engine, named string, l Level) string {
-	if string(l) == named {
+	switch {
+	case engine == "":
+		return string(l)
+	case engines[strings.ToLower(engine)] != "":
+		engine = engines[strings.ToLower(engine)]
+	}
+	switch {
+	case string(l) == named:
 		return fmt.Sprintf("%s's %s", engine, named)
 	}
 	return fmt.Sprintf("%s's %s promises %s", engine, named, l)
 }
+
+// engines are the engines' names as their dialects spell them.
+var engines = map[string]string{"postgresql": "PostgreSQL", "postgres": "PostgreSQL", "mariadb": "MariaDB", "mysql": "MySQL", "sqlite": "SQLite"}
