@@ -53,6 +53,8 @@ func TestMariaDB(t *testing.T) {
 		}
 	})
 
+	t.Run("rw-register", func(t *testing.T) { rwRegisterLostUpdates(t, url) })
+
 	t.Run("workflow", func(t *testing.T) {
 		for _, sc := range []string{"immediate-burst", "external-resume"} {
 			code, stdout, stderr := clitest.Run("run", "workflow", "--db", url, "--scenario", sc, "--clients", "2", "--warmup", "0s", "--iterations", "10",

@@ -296,7 +296,7 @@ func badInputs(t *testing.T) []badInput {
 // stdout, and nothing left behind: no process, no temporary directory, no
 // file beside the case's own.
 func TestBadInputIsRefused(t *testing.T) {
-	cases := append(append(badInputs(t), inputEdges(t)...), lateRefusals()...)
+	cases := append(append(append(badInputs(t), inputEdges(t)...), lateRefusals()...), anomalyInputs()...)
 	if len(cases) < 100 {
 		t.Fatalf("%d cases, want at least 100", len(cases))
 	}
