@@ -133,7 +133,7 @@ func studySections(s *study.Summary, results [][]*result.Result) []studyTable {
 	if len(s.Cells) == 0 {
 		return nil
 	}
-	out := cellTables(s)
+	out := append(cellTables(s), isolationTables(s)...)
 	for _, o := range s.AllOps() {
 		title := o.Name
 		if o.Kind == result.KindPhase {

@@ -23,6 +23,16 @@ func (r *Result) Transactions() (ok, failed int64) {
 	return ok, failed
 }
 
+// TxnRetries is the retries of the transactions in the measured window.
+func (r *Result) TxnRetries() (n int64) {
+	for _, o := range r.Ops {
+		if o.Kind.IsTxn() {
+			n += o.Retries
+		}
+	}
+	return n
+}
+
 // TxnPerS is the transactions that succeeded per second of the measured
 // window; 0 without a window.
 func (r *Result) TxnPerS() float64 {

@@ -44,7 +44,13 @@ type CellSummary struct {
 	// InvariantsNotChecked says why a run of the cell verified nothing
 	// (then InvariantsOK is false, but nothing was found broken either).
 	InvariantsNotChecked string `json:"invariants_not_checked,omitempty"`
-	Server               string `json:"server"`
+	// Anomalies is the isolation checker's findings over the cell's
+	// repetitions (list-append, rw-register), their counts summed.
+	Anomalies *result.Anomalies `json:"anomalies,omitempty"`
+	// Retries is the transactions' retries in the measured window
+	// (median).
+	Retries float64 `json:"retries"`
+	Server  string  `json:"server"`
 	// The client's own cost: CPU and heap allocated per transaction, peak
 	// memory (medians).
 	ClientCPUPerTxnMS float64 `json:"client_cpu_per_txn_ms"`
@@ -147,7 +153,8 @@ func Summarise(c Cell, rs []*result.Result, files []string) CellSummary {
 	for _, r := range rs {
 		inv.Merge(r.Check())
 	}
-	cs.InvariantsOK, cs.InvariantsNotChecked = inv.OK, inv.NotChecked
+	cs.InvariantsOK, cs.InvariantsNotChecked, cs.Anomalies = inv.OK, inv.NotChecked, inv.Anomalies
+	cs.Retries = median(rs, func(r *result.Result) (float64, bool) { return float64(r.TxnRetries()), true })
 	cs.Server = rs[0].Server.Dialect + " " + rs[0].Server.Version
 	cs.Reps = repStats(rs)
 	var txn, cpu, alloc, peak []float64
