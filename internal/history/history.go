@@ -5,7 +5,7 @@
 // (ww, wr, rw; process and real-time order when asked), finds its cycles
 // and names each by its edges. It knows no database: a workload records
 // into a Log per client, the run merges them into a History, and Check
-// reads it. docs/history.md describes the model.
+// reads it. docs/anomalies.md describes the model.
 package history
 
 // Model is the kind of object a history's keys name.

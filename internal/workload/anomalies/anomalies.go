@@ -53,6 +53,7 @@ type Workload struct {
 	reads        float64
 	historyFile  string
 	ednFile      string
+	record       bool
 
 	sql     schema
 	engine  string           // the dialect's name, for what its level promises
@@ -79,7 +80,8 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.Float64Var(&w.reads, "reads", 0.5, "the share of micro-ops that are reads, the rest "+what)
 	fs.StringVar(&w.historyFile, "history", "", "save the run's history to FILE, to check again with txnbench check --history FILE")
 	fs.StringVar(&w.ednFile, "history-edn", "", "export the run's history to FILE in Elle's EDN form")
-	workload.RuntimeFlags(fs, "keys", "txn-len", "reads", "history", "history-edn")
+	fs.BoolVar(&w.record, "record", true, "record the history and check it; --record=false runs the same transactions unrecorded and unchecked, to measure what recording costs")
+	workload.RuntimeFlags(fs, "keys", "txn-len", "reads", "history", "history-edn", "record")
 }
 
 // Validate checks the options.
@@ -103,6 +105,9 @@ func (w *Workload) Validate() error {
 			return fmt.Errorf("%s %s is not a regular file: give a file to write the history to", f.flag, f.path)
 		}
 	}
+	if !w.record && (w.historyFile != "" || w.ednFile != "") {
+		return fmt.Errorf("--record=false records no history to save: leave --history and --history-edn out, or --record")
+	}
 	if w.historyFile != "" && w.historyFile == w.ednFile {
 		return fmt.Errorf("--history and --history-edn both name %s: give each its own file", w.historyFile)
 	}
@@ -111,7 +116,7 @@ func (w *Workload) Validate() error {
 
 // Settings are the options as recorded in a Result.
 func (w *Workload) Settings() map[string]any {
-	return map[string]any{"keys": w.keys, "txn_len": w.txnLen, "reads": w.reads, "history": w.historyFile, "history_edn": w.ednFile}
+	return map[string]any{"keys": w.keys, "txn_len": w.txnLen, "reads": w.reads, "history": w.historyFile, "history_edn": w.ednFile, "record": w.record}
 }
 
 // Notes say what the check holds the run to.

@@ -88,6 +88,10 @@ func (c *client) touched(key int64) bool {
 // outcome (ok when it committed, info when the commit's outcome is
 // unknown, fail otherwise).
 func (c *client) txn(ctx context.Context, conn target.Conn) error {
+	if !c.w.record {
+		_, err := c.attempt(ctx, conn)
+		return err
+	}
 	c.log.Begin(c.w.now())
 	commit, err := c.attempt(ctx, conn)
 	outcome := history.OK
@@ -132,7 +136,9 @@ func (c *client) run(ctx context.Context, conn target.Conn, m mop) error {
 		if _, err := conn.Exec(ctx, sql.write, c.args[:]...); err != nil {
 			return err
 		}
-		c.log.Write(m.key, m.value)
+		if c.w.record {
+			c.log.Write(m.key, m.value)
+		}
 		return nil
 	}
 	dest := any(&c.text)
@@ -146,7 +152,10 @@ func (c *client) run(ctx context.Context, conn target.Conn, m mop) error {
 	if !found {
 		c.text = ""
 	}
-	if c.w.model == history.Register {
+	switch {
+	case !c.w.record:
+		return nil
+	case c.w.model == history.Register:
 		c.log.ReadValue(m.key, c.reg, found)
 		return nil
 	}

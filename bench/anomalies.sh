@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# anomalies.sh: what recording the history costs the client (issue 41):
+# list-append on one throwaway PostgreSQL, the same transactions with
+# --record (every attempt and micro-op recorded into the clients' Logs,
+# then checked after the run) and with --record=false (neither), runs
+# interleaved A B A B so both see the same machine noise. The figure is the
+# client's CPU (user + sys, the run's window: the check after it is not in
+# it) per committed transaction, medians; the goal is at most 10% over.
+#
+#   bench/anomalies.sh [-r REPEATS] [-d DURATION] [-c CLIENTS] [-k KEYS] [BIN]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+
+repeats=3 duration=20s clients=8 keys=64
+while getopts "r:d:c:k:" o; do
+  case $o in
+    r) repeats=$OPTARG ;; d) duration=$OPTARG ;; c) clients=$OPTARG ;; k) keys=$OPTARG ;;
+    *) echo "usage: $0 [-r repeats] [-d duration] [-c clients] [-k keys] [BIN]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+
+out=$PWD/bench/out/anomalies-$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$out"
+chmod 777 "$out"
+use_txnbench "$out" "${1:-}"
+say_machine
+find_postgres
+port=${PORT:-25441}
+start_postgres "$out" "$port" fast "-c max_connections=200"
+db="postgres://postgres@127.0.0.1:$port/postgres"
+echo "# $("$bin" version); list-append, $clients clients, --keys $keys, duration $duration, $repeats repeats, interleaved"
+
+for rep in $(seq 1 "$repeats"); do
+  for record in true false; do
+    f="$out/record-$record-r$rep.json"
+    "$bin" run list-append --db "$db" --record="$record" --clients "$clients" --keys "$keys" \
+      --duration "$duration" --warmup 2s --progress 1h --telemetry off --seed "$rep" --json "$f" >"$f.log" 2>&1 ||
+      { echo "run failed: see $f.log" >&2; exit 1; }
+  done
+done
+
+python3 - "$out" <<'PY'
+import json, glob, os, statistics, sys
+out = sys.argv[1]
+rows = {}
+for f in sorted(glob.glob(os.path.join(out, "*.json"))):
+    record = os.path.basename(f).split("-")[1]
+    r = json.load(open(f))
+    txns = sum(o["count"] for o in r["ops"] if o["name"] == "txn")
+    cpu = r["client"]["cpu_user_s"] + r["client"]["cpu_sys_s"]
+    rows.setdefault(record, []).append((cpu * 1e6 / txns, txns / r["measured_s"], r["client"]["alloc_per_txn_kb"]))
+print(f"{'record':7} {'cpu/txn us':>10} {'txn/s':>8} {'alloc/txn KB':>12}  (medians; each run: cpu/txn us)")
+med = {}
+for k in ("false", "true"):
+    xs = rows[k]
+    med[k] = [statistics.median(x[i] for x in xs) for i in range(3)]
+    runs = " ".join(f"{x[0]:.1f}" for x in xs)
+    print(f"{k:7} {med[k][0]:10.1f} {med[k][1]:8.1f} {med[k][2]:12.2f}  ({runs})")
+over = med["true"][0] / med["false"][0] - 1
+print(f"\nrecording costs {100 * over:+.1f}% client CPU per transaction (goal: at most +10%): {'met' if over <= 0.10 else 'NOT met'}")
+PY
+echo "# raw results in $out"
