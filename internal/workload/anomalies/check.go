@@ -19,8 +19,12 @@ import (
 // the rest are reported as allowed.
 func (w *Workload) Check(ctx context.Context, c target.Conn) (result.Check, error) {
 	var ch result.Check
-	if !w.record {
+	switch {
+	case !w.record:
 		ch.NotChecked = "--record=false: no history was recorded"
+		return ch, nil
+	case w.level == target.DefaultIsolation:
+		ch.NotChecked = "the server did not say its isolation level: give --isolation to hold the history to one"
 		return ch, nil
 	}
 	w.mu.Lock()
