@@ -50,20 +50,19 @@ func Promise(engine, named string) (Level, error) {
 }
 
 // PromiseText says what Promise's level l is, for a report:
-// "PostgreSQL's repeatable-read promises snapshot-isolation",
+// "PostgreSQL's repeatable-read (checked as snapshot-isolation)",
 // "SQLite's serializable", or l alone without an engine.
 func PromiseText(engine, named string, l Level) string {
-	switch {
-	case engine == "":
+	if engine == "" {
 		return string(l)
-	case engines[strings.ToLower(engine)] != "":
-		engine = engines[strings.ToLower(engine)]
 	}
-	switch {
-	case string(l) == named:
+	if e, ok := engines[strings.ToLower(engine)]; ok {
+		engine = e
+	}
+	if string(l) == named {
 		return fmt.Sprintf("%s's %s", engine, named)
 	}
-	return fmt.Sprintf("%s's %s promises %s", engine, named, l)
+	return fmt.Sprintf("%s's %s (checked as %s)", engine, named, l)
 }
 
 // engines are the engines' names as their dialects spell them.
