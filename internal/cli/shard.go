@@ -90,6 +90,9 @@ func (f *shardFlags) resolve(fs *pflag.FlagSet, rf *runFlags, name string, w wor
 		}
 		return usage(fmt.Errorf("%s %q: want I/N, part I (from 0) of N, e.g. 0/4", from, spec))
 	}
+	if u, ok := w.(workload.Unsplittable); ok {
+		return usage(errors.New(u.Unsplittable()))
+	}
 	if rf.spec.Kind != target.ServerURL {
 		return usage(errors.New("a split run needs a database server every shard reaches: give --db postgres://... (SQLite and temp-postgres belong to one process)"))
 	}

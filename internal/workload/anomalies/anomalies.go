@@ -34,6 +34,7 @@ var (
 	_ workload.Configurable = (*Workload)(nil)
 	_ workload.Starter      = (*Workload)(nil)
 	_ workload.Noter        = (*Workload)(nil)
+	_ workload.Unsplittable = (*Workload)(nil)
 )
 
 // opTxn is the one op: a transaction of --txn-len micro-ops.
@@ -117,6 +118,12 @@ func (w *Workload) Validate() error {
 // Settings are the options as recorded in a Result.
 func (w *Workload) Settings() map[string]any {
 	return map[string]any{"keys": w.keys, "txn_len": w.txnLen, "reads": w.reads, "history": w.historyFile, "history_edn": w.ednFile, "record": w.record}
+}
+
+// Unsplittable refuses a split run: each shard would hold only its own
+// clients' part of the history, which is no history of the run.
+func (w *Workload) Unsplittable() string {
+	return w.model.String() + " checks the history of every client of the run in one process: a split run (--shard) would check each shard's part alone; run it in one process"
 }
 
 // Notes say what the check holds the run to.
