@@ -97,7 +97,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.DurationVar(&f.conn.Pool.Lifetime, "pool-lifetime", 0, "replace a pooled connection after this long (0: the driver's default, 1h)")
 	fs.DurationVar(&f.conn.Pool.HealthCheck, "pool-health-check", 0, "check idle pooled connections this often (0: the driver's default, 1m)")
 	fs.StringVar(&f.via, "via", target.ViaDirect.String(), "what clients connect through: direct, pgbouncer (a throwaway PgBouncer in front of --db) or the postgres:// URL of an existing pooler")
-	fs.StringVar(&f.pgbouncer.Mode, "pool-mode", pooler.DefaultMode, "pool_mode of the throwaway PgBouncer: transaction, session or statement")
+	fs.StringVar(&f.pgbouncer.Mode, "pool-mode", pooler.DefaultMode, "pool_mode of the throwaway PgBouncer: "+pooler.ModeList())
 	fs.IntVar(&f.pgbouncer.Size, "pgbouncer-pool-size", pooler.DefaultSize, "server connections of the throwaway PgBouncer (default_pool_size)")
 	fs.StringVar(&f.pgbouncer.Bin, "pgbouncer-bin", "", "the pgbouncer binary (default: PATH, /usr/sbin/pgbouncer)")
 	fs.IntVar(&f.pgbouncer.Poolers, "poolers", 1, "with --via pgbouncer: how many throwaway PgBouncers; more than 1 puts a throwaway HAProxy in front (leastconn, health checks every second)")
@@ -309,13 +309,8 @@ func (f *runFlags) validateVia(viaErr error) error {
 	if via.Kind == target.ViaURL && kind == target.TempPostgres {
 		return usage(errors.New("--via URL with --db temp-postgres: an existing pooler cannot front a throwaway server; use --via pgbouncer"))
 	}
-	switch f.pgbouncer.Mode {
-	case "transaction", "session", "statement":
-	default:
-		return usage(fmt.Errorf("unknown --pool-mode %q: choose transaction, session or statement", f.pgbouncer.Mode))
-	}
-	if f.pgbouncer.Size < 1 || f.pgbouncer.Size > maxPoolSize {
-		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give 1 to %d (PostgreSQL takes at most 262143 connections in all)", f.pgbouncer.Size, maxPoolSize))
+	if err := pooler.Check(f.pgbouncer.Mode, f.pgbouncer.Size); err != nil {
+		return usage(err)
 	}
 	if err := validatePoolers(via); err != nil {
 		return usage(err)
@@ -330,10 +325,6 @@ func (f *runFlags) validateVia(viaErr error) error {
 	}
 	return nil
 }
-
-// maxPoolSize bounds --pgbouncer-pool-size: 16 poolers of it stay within
-// PostgreSQL's 262143 connections.
-const maxPoolSize = 10_000
 
 // validateWatch checks what watches the run: --telemetry and its sample,
 // the --min-success gate, --metrics-addr.

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -179,17 +178,11 @@ func bouncerVersion(bin string) (string, error) {
 // withDefaults checks o and fills in its defaults. It fails on anything
 // PgBouncer would reject or that cannot be written into its configuration.
 func (o BouncerOptions) withDefaults() (BouncerOptions, error) {
-	mode := o.PoolMode
-	o.PoolMode = strings.ToLower(strings.TrimSpace(o.PoolMode))
-	o.PoolMode = pooler.Mode(o.PoolMode)
-	if !slices.Contains(pooler.Modes, o.PoolMode) {
-		return o, fmt.Errorf("--pool-mode %q: want transaction, session or statement", mode)
-	}
-	switch {
-	case o.PoolSize < 0:
-		return o, fmt.Errorf("--pgbouncer-pool-size %d: want a positive number, or 0 for %d", o.PoolSize, pooler.DefaultSize)
-	case o.PoolSize == 0:
-		o.PoolSize = pooler.DefaultSize
+	// the mode as PgBouncer reads it: case and spaces aside
+	o.PoolMode = pooler.Mode(strings.ToLower(strings.TrimSpace(o.PoolMode)))
+	o.PoolSize = pooler.Size(o.PoolSize)
+	if err := pooler.Check(o.PoolMode, o.PoolSize); err != nil {
+		return o, err
 	}
 	switch {
 	case o.MaxClientConn < 0 || o.MaxClientConn > 1<<30:

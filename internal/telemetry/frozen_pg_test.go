@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -22,7 +23,7 @@ import (
 func TestFinishSkipsSamplesOfAFrozenPooler(t *testing.T) {
 	ctx := context.Background()
 	b := testutil.PgBouncer(t, testutil.Postgres(t), 0)
-	c := Start(ctx, Options{PoolerAdmins: []string{b.AdminURL()}})
+	c := Start(ctx, Options{Poolers: pooler.Watch(pooler.Poolers{Members: []pooler.Member{b}})})
 	c.Measure()
 	pid := b.PID()
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
