@@ -24,7 +24,6 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -182,7 +181,7 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 	if f.db == "" && fs.Changed("db") { // an unset variable: not the temporary SQLite
 		return nil, usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL, or leave --db out for a temporary SQLite"))
 	}
-	sp, err := target.ParseSpec(pg.ResolveURL(f.db)) // PGHOST & co., seen by every part of the run
+	sp, err := target.ParseSpec(target.ResolveURL(f.db)) // PGHOST & co., seen by every part of the run
 	if err != nil {
 		if strings.HasPrefix(f.db, target.TempPostgresSpec+"@") {
 			return nil, usage(err)
@@ -208,11 +207,11 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 			return nil, usage(err)
 		}
 	}
-	via, viaErr := target.ParseVia(pg.ResolveURL(f.via))
+	via, viaErr := target.ParseVia(target.ResolveURL(f.via))
 	via.PgBouncer = f.pgbouncer
 	sp.Via = via
 	f.spec = sp
-	if via.Kind == target.ViaPgBouncer && sp.Kind == target.ServerURL && pg.MultiHost(sp.URL) {
+	if via.Kind == target.ViaPgBouncer && sp.Kind == target.ServerURL && target.MultiHost(sp.URL) {
 		return nil, usage(errors.New("--via pgbouncer with several --db hosts: PgBouncer fronts one server; give one host"))
 	}
 	for _, kv := range f.pgConf {

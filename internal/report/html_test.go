@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
@@ -103,7 +103,7 @@ func TestHTMLDataGolden(t *testing.T) {
 			g.WriteByte('\n')
 		}
 	}
-	testutil.Golden(t, "html_data.golden", g.String())
+	plain.Golden(t, "html_data.golden", g.String())
 }
 
 func TestHTMLEscapesWhatResultsHold(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // slowResult is fixedResult with slow ops of every kind: explained by
@@ -29,7 +29,7 @@ func slowResult() *result.Result {
 func TestSummarySlowOpsGolden(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, slowResult())
-	testutil.Golden(t, "summary_slowops.golden", b.String())
+	plain.Golden(t, "summary_slowops.golden", b.String())
 }
 
 // TestSlowOpsSQLite: without sessions the notes give only times.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
@@ -77,7 +77,7 @@ func fixedResult() *result.Result {
 func TestSummaryGolden(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, fixedResult())
-	testutil.Golden(t, "summary.golden", b.String())
+	plain.Golden(t, "summary.golden", b.String())
 }
 
 func TestSummaryMergedInterruptedGolden(t *testing.T) {
@@ -95,7 +95,7 @@ func TestSummaryMergedInterruptedGolden(t *testing.T) {
 	r.Client.CPUPerCycleMS = 0
 	var b bytes.Buffer
 	Summary(&b, r)
-	testutil.Golden(t, "summary_merged.golden", b.String())
+	plain.Golden(t, "summary_merged.golden", b.String())
 }
 
 func TestSummaryParts(t *testing.T) {

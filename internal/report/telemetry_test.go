@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // telemetryResult is fixedResult with telemetry of a PostgreSQL run
@@ -42,7 +42,7 @@ func telemetryResult() *result.Result {
 func TestSummaryTelemetryGolden(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, telemetryResult())
-	testutil.Golden(t, "summary_telemetry.golden", b.String())
+	plain.Golden(t, "summary_telemetry.golden", b.String())
 }
 
 // TestTelemetryParts: what the summary must say, whatever the golden

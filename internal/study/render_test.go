@@ -7,7 +7,7 @@ import (
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
-	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // The tests of study.md: report writes it (report.StudyMarkdown) from
@@ -24,7 +24,7 @@ func TestStudyMarkdownGolden(t *testing.T) {
 	} {
 		var b strings.Builder
 		report.StudyMarkdown(&b, s, nil)
-		testutil.Golden(t, name, b.String())
+		plain.Golden(t, name, b.String())
 	}
 }
 

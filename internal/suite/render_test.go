@@ -7,7 +7,7 @@ import (
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/suite"
-	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // TestWriteMarkdownGolden: report writes a suite's suite.md as it always
@@ -16,7 +16,7 @@ import (
 func TestWriteMarkdownGolden(t *testing.T) {
 	var b strings.Builder
 	report.SuiteMarkdown(&b, suite.SampleReport())
-	testutil.Golden(t, "suite.md.golden", b.String())
+	plain.Golden(t, "suite.md.golden", b.String())
 }
 
 // TestMarkdownInvariantsNotChecked: a scenario whose check verified

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/pooler"
-	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -37,7 +36,7 @@ func TestFinishSkipsSamplesOfAFrozenPooler(t *testing.T) {
 	start := time.Now()
 	tel := c.Finish(ctx)
 	took := time.Since(start)
-	if limit := 2*pg.AdminWait + 5*time.Second; took > limit {
+	if limit := 2*pooler.ConsoleWait + 5*time.Second; took > limit {
 		t.Errorf("Finish took %s, want at most %s", took, limit)
 	}
 	if notes := strings.Join(tel.Notes, "\n"); !strings.Contains(notes, "no answer to SHOW STATS within 3s") {
