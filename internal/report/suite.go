@@ -276,7 +276,7 @@ func suiteDetailTables(w io.Writer, r *suite.Report) {
 			for _, k := range result.DeltaCounters {
 				v, ok := s.Summary.Database[k]
 				if c := s.Summary.Commits; k == "xact_commit" && ok && c != nil {
-					row = append(row, c.Text())
+					row = append(row, CommitsText(*c))
 					continue
 				}
 				row = append(row, suiteCountCell(v, ok))

@@ -41,7 +41,7 @@ func Telemetry(w io.Writer, r *result.Result) {
 	if d := t.Database; d != nil {
 		c, _ := r.ServerCommits()
 		line("database", fmt.Sprintf("%s, rollbacks %s; tuples inserted %s, updated %s, deleted %s, fetched %s, returned %s",
-			"commits "+c.Text(), thousands(d["xact_rollback"]), thousands(d["tup_inserted"]), thousands(d["tup_updated"]),
+			"commits "+CommitsText(c), thousands(d["xact_rollback"]), thousands(d["tup_inserted"]), thousands(d["tup_updated"]),
 			thousands(d["tup_deleted"]), thousands(d["tup_fetched"]), thousands(d["tup_returned"])), w)
 		buf := "buffers: no reads or hits"
 		if hit, read := d["blks_hit"], d["blks_read"]; hit+read > 0 {

@@ -143,7 +143,7 @@ func TestStudyCommitsAddUp(t *testing.T) {
 		t.Errorf("the database table lacks %q:\n%s", want, md)
 	}
 	c, _ := rs[1].ServerCommits()
-	if got := "commits " + c.Text(); !strings.Contains(got, want) {
+	if got := "commits " + report.CommitsText(c); !strings.Contains(got, want) {
 		t.Errorf("the run report's line %q differs from the study's %q", got, want)
 	}
 }
