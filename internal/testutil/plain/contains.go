@@ -33,3 +33,17 @@ func Lacks(t testing.TB, what, text string, unwanted ...string) {
 		t.Errorf("%s holds %q, which it should not:\n%s", what, found, text)
 	}
 }
+
+// Squeeze is s with each run of spaces made one, so that a padded
+// Markdown table's row reads as its cells do: "| a | 10 |" for
+// "| a    |   10 |".
+func Squeeze(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if r == ' ' && i > 0 && s[i-1] == ' ' {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
