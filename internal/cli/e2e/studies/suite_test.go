@@ -99,11 +99,7 @@ scenario:
 	if code != exitcode.Failure {
 		t.Fatalf("exit %d, want %d (one scenario failed):\n%s", code, exitcode.Failure, stderr)
 	}
-	for _, want := range []string{"[1/3] scenario one-run (train-events run, tier smoke)", "[3/3] scenario ladder (train-events study, tier smoke)", "scenario refused failed", "1 of 3 scenarios failed"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr)
-		}
-	}
+	plain.Contains(t, "stderr", stderr, "[1/3] scenario one-run (train-events run, tier smoke)", "[3/3] scenario ladder (train-events study, tier smoke)", "scenario refused failed", "1 of 3 scenarios failed")
 	if strings.Contains(stdout+stderr, "s3cretpw") {
 		t.Error("password printed")
 	}
@@ -187,11 +183,7 @@ scenario:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# Suite tiny, tier smoke", "[`one-run`](one-run.json)", "[`ladder`](ladder/study.md) (study)", "FAILED: ", "`seed` = `7`", "outcome: 3 scenarios, 2 OK, 1 failed"} {
-		if !strings.Contains(string(md), want) {
-			t.Errorf("suite.md lacks %q:\n%s", want, md)
-		}
-	}
+	plain.Contains(t, "suite.md", string(md), "# Suite tiny, tier smoke", "[`one-run`](one-run.json)", "[`ladder`](ladder/study.md) (study)", "FAILED: ", "`seed` = `7`", "outcome: 3 scenarios, 2 OK, 1 failed")
 
 	// A second run into the same directory is refused.
 	if code, _, stderr := clitest.Run("suite", "run", file, "--tier", "smoke", "--out", out); code != exitcode.Usage || !strings.Contains(stderr, "already holds") {
