@@ -1,6 +1,7 @@
 package result
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -494,7 +495,7 @@ func MedianCommits(cs []Commits) *Commits {
 		return nil
 	}
 	cs = slices.Clone(cs)
-	slices.SortStableFunc(cs, func(a, b Commits) int { return cmpInt64(a.Server, b.Server) })
+	slices.SortStableFunc(cs, func(a, b Commits) int { return cmp.Compare(a.Server, b.Server) })
 	return &cs[(len(cs)-1)/2]
 }
 
@@ -502,16 +503,6 @@ func MedianCommits(cs []Commits) *Commits {
 func (c *Commits) Add(o Commits) {
 	c.Server, c.Window, c.After, c.Before = c.Server+o.Server, c.Window+o.Window, c.After+o.After, c.Before+o.Before
 	c.Workload, c.Notified, c.Autovacuum, c.Probes = c.Workload+o.Workload, c.Notified+o.Notified, c.Autovacuum+o.Autovacuum, c.Probes+o.Probes
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Clients is the transactions the clients committed while the server's
