@@ -55,7 +55,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	bo := localdb.BouncerOptions{
 		Bin: pb.Bin, BackendHost: host, BackendPort: port,
 		BackendUser: u.User.Username(), BackendPassword: password,
-		PoolMode: pb.Mode, PoolSize: pb.Size, MaxClientConn: poolerMaxClientConn(clients + backgroundSessions(s.Workload)),
+		PoolMode: pb.Mode, PoolSize: pb.Size, MaxClientConn: pooler.MaxClientConn(clients + backgroundSessions(s.Workload)),
 	}
 	if db.cluster != nil {
 		bo.TLS = db.cluster.CA() // nil without --tls

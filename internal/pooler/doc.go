@@ -1,6 +1,7 @@
 // Package pooler is what txnbench knows of the connection poolers between
 // its clients and a server, whoever started them: PgBouncer's pool modes
-// and defaults (Modes, DefaultMode, DefaultSize, Mode, Size) and their one
+// and defaults (Modes, DefaultMode, DefaultSize, Mode, Size,
+// DefaultMaxClientConn, MaxClientConn) and their one
 // check (Check), the readings of a pooler's admin console (Stats, Pools,
 // Servers, Reconnect, each within ConsoleWait), HAProxy's view of the
 // poolers behind it (ProxyServers), and the Watcher of a run's poolers

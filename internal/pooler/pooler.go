@@ -31,6 +31,25 @@ const (
 	ConsoleWait = 3 * time.Second
 )
 
+// DefaultMaxClientConn is a throwaway PgBouncer's max_client_conn when
+// none is given, and the least MaxClientConn gives.
+const DefaultMaxClientConn = 1000
+
+// clientReserve is how many client connections a throwaway PgBouncer
+// accepts beyond twice the run's: txnbench's own (the probe, the admin
+// console, telemetry) and headroom.
+const clientReserve = 100
+
+// MaxClientConn is max_client_conn for a throwaway PgBouncer serving
+// sessions client connections: twice as many, so that clients that
+// reconnect (per-txn, retries after errors) never meet it while PgBouncer
+// has not yet seen the closes of their old connections, and at least
+// DefaultMaxClientConn. A connection slot costs PgBouncer a file
+// descriptor and nothing else until it is used.
+func MaxClientConn(sessions int) int {
+	return max(2*sessions+clientReserve, DefaultMaxClientConn)
+}
+
 // MaxSize bounds a pool size: 16 poolers of it stay within PostgreSQL's
 // 262143 connections.
 const MaxSize = 10_000
