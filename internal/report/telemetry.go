@@ -3,7 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/result"
@@ -66,11 +67,7 @@ func Telemetry(w io.Writer, r *result.Result) {
 		line("locks", fmt.Sprintf("%s samples waiting on a lock, at most %d waiting at once", thousands(wt.LockWaitSamples), wt.MaxLockWaiters), w)
 	}
 	if p := t.Pooler; p != nil && r.Pooler == nil { // with r.Pooler, its line says it
-		keys := make([]string, 0, len(p))
-		for k := range p {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(p))
 		parts := make([]string, 0, len(keys))
 		for _, k := range keys {
 			v := thousands(p[k])
