@@ -151,7 +151,8 @@ func planted(graph map[string][]string, pkg, imp string) map[string][]string {
 }
 
 // TestLayersTableReads keeps the table's own rules: each row's imports are
-// in its layer or below, and each exact row names a package that exists.
+// in its layer or below, each exact row names a package that exists and
+// lists only what it imports, and a leaf imports no internal package.
 func TestLayersTableReads(t *testing.T) {
 	rows := readLayers(t)
 	graph, err := importGraph(".")
@@ -162,6 +163,13 @@ func TestLayersTableReads(t *testing.T) {
 		if !strings.HasSuffix(strings.TrimSuffix(r.pkg, " (tests)"), "/*") {
 			if _, ok := graph[r.pkg]; !ok {
 				t.Errorf("the layers table names %s, which is no package (or test files) under internal/", r.pkg)
+			}
+		}
+		if imps, ok := graph[r.pkg]; ok {
+			for _, imp := range r.imports {
+				if !slices.Contains(imps, module+imp) {
+					t.Errorf("%s may import %s and does not: the row lists exactly what it imports", r.pkg, imp)
+				}
 			}
 		}
 		if r.label == "leaves" && len(r.imports) > 0 {
