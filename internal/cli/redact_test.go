@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/exitcode"
-
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 

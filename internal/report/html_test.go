@@ -11,11 +11,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/txnbench/txnbench/internal/testutil/plain"
-
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // hostile is an op name that would run script if a report pasted it into

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/testutil/plain"
-
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // histOf records n samples spread evenly from lo to hi milliseconds.

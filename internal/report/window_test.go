@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/result"
-
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 

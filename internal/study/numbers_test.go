@@ -9,7 +9,6 @@ import (
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
-
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 

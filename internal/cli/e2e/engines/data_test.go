@@ -16,7 +16,6 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
-
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 

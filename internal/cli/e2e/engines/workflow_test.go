@@ -11,7 +11,6 @@ import (
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
-
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 

@@ -12,7 +12,6 @@ import (
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/testutil"
-
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 

@@ -13,7 +13,6 @@ import (
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
-
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 

@@ -10,7 +10,6 @@ import (
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
-
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 

@@ -12,7 +12,6 @@ import (
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
-
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
