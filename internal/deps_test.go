@@ -31,18 +31,29 @@ var driverFree = []string{"result", "report", "diff", "study", "suite", "live", 
 // those under them) and driver modules.
 var databaseParts = []string{"target", "localdb", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/go-sql-driver/mysql"}
 
+// driverParts are what the tests of driverFree may not reach: the
+// drivers, what registers them and what starts servers (internal/testutil
+// does all three; internal/testutil/plain none).
+var driverParts = []string{"target/pg", "target/sqlite", "target/mysql", "target/drivers", "localdb", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/go-sql-driver/mysql"}
+
+// testsOf is the key of a package's test files in an import graph and
+// the name of their row: "pkg (tests)".
+func testsOf(pkg string) string { return pkg + " (tests)" }
+
 // row is one line of the layers table.
 type row struct {
 	layer   int
-	pkg     string   // a package under internal/, or DIR/* for those directly under DIR
-	imports []string // internal packages it may import; "*" for any
+	label   string   // the layer's name: "leaves", "target", ...
+	pkg     string   // a package under internal/, or DIR/* for those directly under DIR; "pkg (tests)" for its test files
+	imports []string // internal packages it may import
 	modules []string // modules outside the standard library it may import
 }
 
-// TestDepsFollowLayers holds every internal package (its non-test files)
-// to the layers table of docs/ARCHITECTURE.md, as cockroach's
-// TestDepWhitelist does: an import the table does not allow, a package
-// without a row, or a driver-free package reaching a database fails it.
+// TestDepsFollowLayers holds every internal package (its files, and its
+// test files) to the layers table of docs/ARCHITECTURE.md, as cockroach's
+// TestDepWhitelist does: an import the table does not allow, an import of
+// a layer above the importer's, a package without a row, or a driver-free
+// package reaching a database (its tests: a driver) fails it.
 func TestDepsFollowLayers(t *testing.T) {
 	rows := readLayers(t)
 	graph, err := importGraph(".")
@@ -87,7 +98,13 @@ func TestDepsPlantedEdges(t *testing.T) {
 		{"job", module + "pooler", ""},
 		{"report", module + "diff", ""},
 		{"target/pg", "github.com/jackc/pgx/v5/pgxpool", ""},
-		{"cli", module + "target/pg", ""},
+		{"cli", module + "target/pg", "cli imports target/pg"},
+		{"cli", module + "target/mysql", "cli imports target/mysql"},
+		{testsOf("cli"), module + "target/pg", "cli (tests) imports target/pg"},
+		{testsOf("report"), module + "testutil", "report (tests) imports testutil"},
+		{testsOf("workload/tpcc"), module + "cli", "workload/tpcc (tests) imports cli"},
+		{"cli", module + "target/drivers", ""},
+		{testsOf("job"), module + "testutil", ""},
 	} {
 		errs := checkDeps(rows, planted(real, c.pkg, c.imp))
 		switch {
@@ -109,6 +126,18 @@ func TestDepsPlantedEdges(t *testing.T) {
 	if !slices.ContainsFunc(errs, func(e string) bool { return strings.Contains(e, "live reaches target through live -> runner -> ") }) {
 		t.Errorf("live -> runner -> target with a table allowing each edge: errors %q, want live's path to target", errs)
 	}
+	// The layers on their own: with a table that lets stats import job,
+	// the import of a layer above still fails.
+	loose = slices.Clone(rows)
+	for i := range loose {
+		if loose[i].pkg == "stats" {
+			loose[i].imports = append(slices.Clone(loose[i].imports), "job")
+		}
+	}
+	errs = checkDeps(loose, planted(real, "stats", module+"job"))
+	if !slices.ContainsFunc(errs, func(e string) bool { return strings.Contains(e, "stats (layer 0) imports job of layer 3") }) {
+		t.Errorf("stats -> job with a table allowing the edge: errors %q, want the layers named", errs)
+	}
 }
 
 // planted is a copy of graph in which pkg imports imp too.
@@ -122,7 +151,8 @@ func planted(graph map[string][]string, pkg, imp string) map[string][]string {
 }
 
 // TestLayersTableReads keeps the table's own rules: each row's imports are
-// in its layer or below, and each exact row names a package that exists.
+// in its layer or below, each exact row names a package that exists and
+// lists only what it imports, and a leaf imports no internal package.
 func TestLayersTableReads(t *testing.T) {
 	rows := readLayers(t)
 	graph, err := importGraph(".")
@@ -130,15 +160,22 @@ func TestLayersTableReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rows {
-		if !strings.HasSuffix(r.pkg, "/*") {
+		if !strings.HasSuffix(strings.TrimSuffix(r.pkg, " (tests)"), "/*") {
 			if _, ok := graph[r.pkg]; !ok {
-				t.Errorf("the layers table names %s, which is no package under internal/", r.pkg)
+				t.Errorf("the layers table names %s, which is no package (or test files) under internal/", r.pkg)
 			}
 		}
-		for _, imp := range r.imports {
-			if imp == "*" {
-				continue
+		if imps, ok := graph[r.pkg]; ok {
+			for _, imp := range r.imports {
+				if !slices.Contains(imps, module+imp) {
+					t.Errorf("%s may import %s and does not: the row lists exactly what it imports", r.pkg, imp)
+				}
 			}
+		}
+		if r.label == "leaves" && len(r.imports) > 0 {
+			t.Errorf("%s is labelled a leaf and imports %v: relabel it", r.pkg, r.imports)
+		}
+		for _, imp := range r.imports {
 			ir := rowOf(rows, imp)
 			if ir == nil {
 				t.Errorf("%s may import %s, which has no row", r.pkg, imp)
@@ -159,23 +196,25 @@ func checkDeps(rows []row, graph map[string][]string) []string {
 	}
 	sort.Strings(pkgs)
 	for _, p := range pkgs {
-		r := rowOf(rows, p)
+		r, imports, modules := allowed(rows, p)
 		if r == nil {
 			errs = append(errs, fmt.Sprintf("%s has no row in the layers table of docs/ARCHITECTURE.md: add one", p))
 			continue
 		}
 		for _, imp := range graph[p] {
 			if name, ok := strings.CutPrefix(imp, module); ok {
-				if !slices.Contains(r.imports, name) && !slices.Contains(r.imports, "*") {
-					errs = append(errs, fmt.Sprintf("%s imports %s: its row allows %v", p, name, r.imports))
+				if !slices.Contains(imports, name) {
+					errs = append(errs, fmt.Sprintf("%s imports %s: its row allows %v", p, name, imports))
+				} else if ir := rowOf(rows, name); ir != nil && ir.layer > r.layer {
+					errs = append(errs, fmt.Sprintf("%s (layer %d) imports %s of layer %d: a package imports only its layer and those below", p, r.layer, name, ir.layer))
 				}
 				continue
 			}
 			if std(imp) {
 				continue
 			}
-			if !slices.ContainsFunc(r.modules, func(m string) bool { return under(imp, m) }) {
-				errs = append(errs, fmt.Sprintf("%s imports %s: its row allows the modules %v", p, imp, r.modules))
+			if !slices.ContainsFunc(modules, func(m string) bool { return under(imp, m) }) {
+				errs = append(errs, fmt.Sprintf("%s imports %s: its row allows the modules %v", p, imp, modules))
 			}
 		}
 	}
@@ -185,8 +224,39 @@ func checkDeps(rows []row, graph map[string][]string) []string {
 				errs = append(errs, fmt.Sprintf("%s reaches %s through %s: give it result's types instead", p, part, strings.Join(path, " -> ")))
 			}
 		}
+		for _, part := range driverParts {
+			if path := reach(graph, testsOf(p), part); path != nil {
+				errs = append(errs, fmt.Sprintf("%s reaches %s through %s: use internal/testutil/plain", testsOf(p), part, strings.Join(path, " -> ")))
+			}
+		}
 	}
 	return errs
+}
+
+// allowed is the row that places p (a package, or "pkg (tests)": its
+// tests' own row, else the package's) and what p may import: its row's,
+// and for test files their package's row's too and the package itself.
+func allowed(rows []row, p string) (r *row, imports, modules []string) {
+	pkg, tests := strings.CutSuffix(p, " (tests)")
+	own := rowOf(rows, pkg)
+	if !tests {
+		if own == nil {
+			return nil, nil, nil
+		}
+		return own, own.imports, own.modules
+	}
+	r = rowOf(rows, p)
+	if r == nil {
+		r = own
+	}
+	if r == nil {
+		return nil, nil, nil
+	}
+	imports, modules = append([]string{pkg}, r.imports...), r.modules
+	if own != nil && own != r {
+		imports, modules = append(imports, own.imports...), append(slices.Clone(modules), own.modules...)
+	}
+	return r, imports, modules
 }
 
 // reach is a path of imports from package from to part (an internal
@@ -230,17 +300,21 @@ func std(path string) bool {
 }
 
 // rowOf is pkg's row: its own, else DIR/* for a package directly under
-// DIR; nil when it has none.
+// DIR ("DIR/* (tests)" for "pkg (tests)"); nil when it has none.
 func rowOf(rows []row, pkg string) *row {
 	for i := range rows {
 		if rows[i].pkg == pkg {
 			return &rows[i]
 		}
 	}
-	if i := strings.LastIndex(pkg, "/"); i > 0 {
-		dir := pkg[:i]
+	name, tests := strings.CutSuffix(pkg, " (tests)")
+	if i := strings.LastIndex(name, "/"); i > 0 {
+		dir := name[:i] + "/*"
+		if tests {
+			dir = testsOf(dir)
+		}
 		for i := range rows {
-			if rows[i].pkg == dir+"/*" {
+			if rows[i].pkg == dir {
 				return &rows[i]
 			}
 		}
@@ -249,8 +323,9 @@ func rowOf(rows []row, pkg string) *row {
 }
 
 // importGraph maps each package under root (internal/, as paths relative
-// to it) to the imports of its non-test Go files, build tags ignored (a
-// file for another system is held to the table too).
+// to it) to the imports of its non-test Go files, and "pkg (tests)" to
+// those of its test files (the package itself left out), build tags
+// ignored (a file for another system is held to the table too).
 func importGraph(root string) (map[string][]string, error) {
 	graph := map[string][]string{}
 	fset := token.NewFileSet()
@@ -264,7 +339,7 @@ func importGraph(root string) (map[string][]string, error) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
@@ -272,17 +347,24 @@ func importGraph(root string) (map[string][]string, error) {
 			return err
 		}
 		pkg := filepath.ToSlash(filepath.Dir(path))
+		if pkg == root {
+			return nil // this test's own files
+		}
+		key := pkg
+		if strings.HasSuffix(path, "_test.go") {
+			key = testsOf(pkg)
+		}
 		for _, is := range f.Imports {
 			imp, err := strconv.Unquote(is.Path.Value)
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			if !slices.Contains(graph[pkg], imp) {
-				graph[pkg] = append(graph[pkg], imp)
+			if imp != module+pkg && !slices.Contains(graph[key], imp) {
+				graph[key] = append(graph[key], imp)
 			}
 		}
-		if _, ok := graph[pkg]; !ok {
-			graph[pkg] = nil
+		if _, ok := graph[key]; !ok {
+			graph[key] = nil
 		}
 		return nil
 	})
@@ -332,6 +414,7 @@ func parseLayers(page string) ([]row, error) {
 		if m == nil {
 			continue // the header and its rule
 		}
+		label := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cells[0]), m[1]))
 		n, _ := strconv.Atoi(m[1])
 		names := func(cell string) []string {
 			var out []string
@@ -344,11 +427,17 @@ func parseLayers(page string) ([]row, error) {
 		if len(pkg) != 1 {
 			return nil, fmt.Errorf("row %q: want one package", line)
 		}
+		if strings.Contains(cells[1], "(tests)") {
+			pkg[0] = testsOf(pkg[0])
+		}
+		if slices.Contains(names(cells[2]), "*") {
+			return nil, fmt.Errorf("row %q: list what %s imports, not *", line, pkg[0])
+		}
 		if seen[pkg[0]] {
 			return nil, fmt.Errorf("%s has two rows", pkg[0])
 		}
 		seen[pkg[0]] = true
-		rows = append(rows, row{layer: n, pkg: pkg[0], imports: names(cells[2]), modules: names(cells[3])})
+		rows = append(rows, row{layer: n, label: label, pkg: pkg[0], imports: names(cells[2]), modules: names(cells[3])})
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("the Layers section holds no table")

@@ -11,7 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/userfile"
 )
 
@@ -99,7 +99,7 @@ func applyFile(fs *pflag.FlagSet, cmdPath, path string, set func(*pflag.Flag, st
 	}
 	md, err := toml.Decode(string(text), &m)
 	if err != nil {
-		return usage(fmt.Errorf("--config %s: %s: fix the TOML (each line a flag's name = value, e.g. clients = 64)", path, target.OneLine(err.Error())))
+		return usage(fmt.Errorf("--config %s: %s: fix the TOML (each line a flag's name = value, e.g. clients = 64)", path, errclass.OneLine(err.Error())))
 	}
 	from := "--config " + path
 	for _, key := range md.Keys() {

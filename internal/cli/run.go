@@ -24,7 +24,6 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -97,7 +96,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.DurationVar(&f.conn.Pool.Lifetime, "pool-lifetime", 0, "replace a pooled connection after this long (0: the driver's default, 1h)")
 	fs.DurationVar(&f.conn.Pool.HealthCheck, "pool-health-check", 0, "check idle pooled connections this often (0: the driver's default, 1m)")
 	fs.StringVar(&f.via, "via", target.ViaDirect.String(), "what clients connect through: direct, pgbouncer (a throwaway PgBouncer in front of --db) or the postgres:// URL of an existing pooler")
-	fs.StringVar(&f.pgbouncer.Mode, "pool-mode", pooler.DefaultMode, "pool_mode of the throwaway PgBouncer: transaction, session or statement")
+	fs.StringVar(&f.pgbouncer.Mode, "pool-mode", pooler.DefaultMode, "pool_mode of the throwaway PgBouncer: "+pooler.ModeList())
 	fs.IntVar(&f.pgbouncer.Size, "pgbouncer-pool-size", pooler.DefaultSize, "server connections of the throwaway PgBouncer (default_pool_size)")
 	fs.StringVar(&f.pgbouncer.Bin, "pgbouncer-bin", "", "the pgbouncer binary (default: PATH, /usr/sbin/pgbouncer)")
 	fs.IntVar(&f.pgbouncer.Poolers, "poolers", 1, "with --via pgbouncer: how many throwaway PgBouncers; more than 1 puts a throwaway HAProxy in front (leastconn, health checks every second)")
@@ -182,7 +181,7 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 	if f.db == "" && fs.Changed("db") { // an unset variable: not the temporary SQLite
 		return nil, usage(errors.New("--db is empty: give sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL, or leave --db out for a temporary SQLite"))
 	}
-	sp, err := target.ParseSpec(pg.ResolveURL(f.db)) // PGHOST & co., seen by every part of the run
+	sp, err := target.ParseSpec(target.ResolveURL(f.db)) // PGHOST & co., seen by every part of the run
 	if err != nil {
 		if strings.HasPrefix(f.db, target.TempPostgresSpec+"@") {
 			return nil, usage(err)
@@ -208,11 +207,11 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 			return nil, usage(err)
 		}
 	}
-	via, viaErr := target.ParseVia(pg.ResolveURL(f.via))
+	via, viaErr := target.ParseVia(target.ResolveURL(f.via))
 	via.PgBouncer = f.pgbouncer
 	sp.Via = via
 	f.spec = sp
-	if via.Kind == target.ViaPgBouncer && sp.Kind == target.ServerURL && pg.MultiHost(sp.URL) {
+	if via.Kind == target.ViaPgBouncer && sp.Kind == target.ServerURL && target.MultiHost(sp.URL) {
 		return nil, usage(errors.New("--via pgbouncer with several --db hosts: PgBouncer fronts one server; give one host"))
 	}
 	for _, kv := range f.pgConf {
@@ -309,13 +308,8 @@ func (f *runFlags) validateVia(viaErr error) error {
 	if via.Kind == target.ViaURL && kind == target.TempPostgres {
 		return usage(errors.New("--via URL with --db temp-postgres: an existing pooler cannot front a throwaway server; use --via pgbouncer"))
 	}
-	switch f.pgbouncer.Mode {
-	case "transaction", "session", "statement":
-	default:
-		return usage(fmt.Errorf("unknown --pool-mode %q: choose transaction, session or statement", f.pgbouncer.Mode))
-	}
-	if f.pgbouncer.Size < 1 || f.pgbouncer.Size > maxPoolSize {
-		return usage(fmt.Errorf("--pgbouncer-pool-size %d: give 1 to %d (PostgreSQL takes at most 262143 connections in all)", f.pgbouncer.Size, maxPoolSize))
+	if err := pooler.Check(f.pgbouncer.Mode, f.pgbouncer.Size); err != nil {
+		return usage(err)
 	}
 	if err := validatePoolers(via); err != nil {
 		return usage(err)
@@ -330,10 +324,6 @@ func (f *runFlags) validateVia(viaErr error) error {
 	}
 	return nil
 }
-
-// maxPoolSize bounds --pgbouncer-pool-size: 16 poolers of it stay within
-// PostgreSQL's 262143 connections.
-const maxPoolSize = 10_000
 
 // validateWatch checks what watches the run: --telemetry and its sample,
 // the --min-success gate, --metrics-addr.

@@ -2,7 +2,9 @@ package diff
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -370,11 +372,7 @@ func opsOnly(vs []value, other map[string]bool) []string {
 // newErrorClasses names each error class an op has in NEW but not in BASE.
 func newErrorClasses(b, n map[string]map[string]int64) []string {
 	var out []string
-	ops := make([]string, 0, len(n))
-	for op := range n {
-		ops = append(ops, op)
-	}
-	sort.Strings(ops)
+	ops := slices.Sorted(maps.Keys(n))
 	for _, op := range ops {
 		classes := make([]string, 0, len(n[op]))
 		for c := range n[op] {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/diff"
 	"github.com/txnbench/txnbench/internal/report"
-	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // TestGolden: report's renderers write a diff report as they always have
@@ -15,10 +15,10 @@ func TestGolden(t *testing.T) {
 	rep := diff.GoldenReport(t)
 	var sb strings.Builder
 	report.DiffText(&sb, rep)
-	testutil.Golden(t, "diff.golden", sb.String())
+	plain.Golden(t, "diff.golden", sb.String())
 	sb.Reset()
 	report.DiffMarkdown(&sb, rep)
-	testutil.Golden(t, "diff.md.golden", sb.String())
+	plain.Golden(t, "diff.md.golden", sb.String())
 }
 
 func TestSummary(t *testing.T) {

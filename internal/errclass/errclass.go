@@ -50,3 +50,18 @@ func FirstLine(err error) string {
 	s, _, _ := strings.Cut(err.Error(), "\n")
 	return s
 }
+
+// OneLine joins a multi-line message (pgx reports one line per address it
+// tried) into one, dropping repeated lines.
+func OneLine(s string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !seen[l] {
+			seen[l] = true
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
+}

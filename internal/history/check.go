@@ -3,6 +3,7 @@ package history
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 )
@@ -368,37 +369,29 @@ func (c *checker) listAppend() {
 		read int32
 	}
 	var rmws []rmw
-	for i, t := range h.Txns {
-		if t.Outcome != OK {
+	for i, j := range h.committedReads() {
+		op := &h.Ops[j]
+		l := longest[op.Key]
+		full := h.List(&h.Ops[l])
+		got := h.List(op)
+		if !slices.Equal(full[:len(got)], got) {
+			c.report(IncompatibleOrder, []int{i, int(c.opTxn[l])}, nil, func() string {
+				return fmt.Sprintf("T%d read %d %v, T%d read %d %v: neither is a prefix of the other", i, op.Key, got, c.opTxn[l], op.Key, full)
+			})
 			continue
 		}
-		for j := t.Off; j < t.Off+t.Len; j++ {
-			op := &h.Ops[j]
-			if op.Kind != Read {
+		if len(got) > 0 {
+			if w, ok := c.write[kv{op.Key, got[len(got)-1]}]; ok && !c.readOf(w, int32(j), int32(i)) {
 				continue
 			}
-			l := longest[op.Key]
-			full := h.List(&h.Ops[l])
-			got := h.List(op)
-			if !slices.Equal(full[:len(got)], got) {
-				c.report(IncompatibleOrder, []int{i, int(c.opTxn[l])}, nil, func() string {
-					return fmt.Sprintf("T%d read %d %v, T%d read %d %v: neither is a prefix of the other", i, op.Key, got, c.opTxn[l], op.Key, full)
-				})
-				continue
+		}
+		if len(got) < len(full) {
+			if w, ok := c.write[kv{op.Key, full[len(got)]}]; ok && h.Txns[c.opTxn[w]].Outcome != Fail {
+				c.add(int32(i), c.opTxn[w], int32(j), w, RW)
 			}
-			if len(got) > 0 {
-				if w, ok := c.write[kv{op.Key, got[len(got)-1]}]; ok && !c.readOf(w, int32(j), int32(i)) {
-					continue
-				}
-			}
-			if len(got) < len(full) {
-				if w, ok := c.write[kv{op.Key, full[len(got)]}]; ok && h.Txns[c.opTxn[w]].Outcome != Fail {
-					c.add(int32(i), c.opTxn[w], int32(j), w, RW)
-				}
-			}
-			if c.externalRMW(int32(i), j) {
-				rmws = append(rmws, rmw{op.Key, op.Len, int32(i), int32(j)})
-			}
+		}
+		if c.externalRMW(int32(i), j) {
+			rmws = append(rmws, rmw{op.Key, op.Len, int32(i), int32(j)})
 		}
 	}
 	slices.SortFunc(rmws, func(a, b rmw) int {
@@ -449,31 +442,23 @@ func (c *checker) register() {
 		rmw      bool
 	}
 	var reads []rd
-	for i, t := range h.Txns {
-		if t.Outcome != OK {
-			continue
-		}
-		for j := t.Off; j < t.Off+t.Len; j++ {
-			op := &h.Ops[j]
-			if op.Kind != Read {
+	for i, j := range h.committedReads() {
+		t, op := &h.Txns[i], &h.Ops[j]
+		if op.Len == 1 {
+			if w, ok := c.write[kv{op.Key, op.Value}]; ok && !c.readOf(w, int32(j), int32(i)) {
 				continue
 			}
-			if op.Len == 1 {
-				if w, ok := c.write[kv{op.Key, op.Value}]; ok && !c.readOf(w, int32(j), int32(i)) {
-					continue
-				}
+		}
+		// External reads only: the first micro-op of the txn on the key.
+		first := true
+		for p := t.Off; p < j; p++ {
+			if h.Ops[p].Key == op.Key {
+				first = false
+				break
 			}
-			// External reads only: the first micro-op of the txn on the key.
-			first := true
-			for p := t.Off; p < j; p++ {
-				if h.Ops[p].Key == op.Key {
-					first = false
-					break
-				}
-			}
-			if first {
-				reads = append(reads, rd{op.Key, op.Value, op.Len == 1, int32(i), int32(j), c.externalRMW(int32(i), j)})
-			}
+		}
+		if first {
+			reads = append(reads, rd{op.Key, op.Value, op.Len == 1, int32(i), int32(j), c.externalRMW(int32(i), j)})
 		}
 	}
 	slices.SortFunc(reads, func(a, b rd) int {
@@ -623,4 +608,21 @@ func (c *checker) txnText(i int) string {
 	fmt.Fprintf(&b, "%s p%d ", t.Outcome, t.Process)
 	writeEDNOps(&b, c.h, i, true)
 	return b.String()
+}
+
+// committedReads yields each read of the committed transactions, in
+// order: its transaction's index in h.Txns and its micro-op's in h.Ops.
+func (h *History) committedReads() iter.Seq2[int, uint32] {
+	return func(yield func(int, uint32) bool) {
+		for i, t := range h.Txns {
+			if t.Outcome != OK {
+				continue
+			}
+			for j := t.Off; j < t.Off+t.Len; j++ {
+				if h.Ops[j].Kind == Read && !yield(i, j) {
+					return
+				}
+			}
+		}
+	}
 }

@@ -92,14 +92,9 @@ func Decode(b []byte) (*History, error) {
 		b = b[n:]
 		return x
 	}
-	s := func() int64 {
-		x, n := binary.Varint(b)
-		if n <= 0 {
-			bad = errShort
-			return 0
-		}
-		b = b[n:]
-		return x
+	s := func() int64 { // binary.Varint: the zig-zag of a uvarint
+		x := u()
+		return int64(x>>1) ^ -int64(x&1)
 	}
 	h := &History{Model: Model(u())}
 	nt, no, nv := u(), u(), u()

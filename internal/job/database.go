@@ -30,7 +30,7 @@ type Database struct {
 	fleet  *localdb.Fleet // the throwaway PgBouncers (and HAProxy) of --via pgbouncer
 	deaths deaths         // what supervision restarted (supervise.go)
 	// adminURL is the pooler's admin console, "" without a pooler or
-	// with a fleet of several (adminURLs has each member's).
+	// with a fleet of several (the run's pooler.Watcher has each member's).
 	adminURL     string
 	poolerName   string      // e.g. "PgBouncer 1.18.0"
 	poolerDetail string      // e.g. "transaction pooling, 20 server connections"
@@ -42,9 +42,6 @@ type Database struct {
 	// pooled cells on the cluster of its direct ones): it supervises and
 	// stops the cluster; nil when this one owns what it runs on.
 	lender *Database
-	// silent holds, by console (see console), why a pooler's console or
-	// the proxy did not answer in time since the last poolerSnapshot.
-	silent map[string]error
 	// shaper is the proxy making --network between the clients and
 	// what they connect to (nil without), network what it measured.
 	shaper       *faultproxy.Proxy

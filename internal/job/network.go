@@ -248,21 +248,6 @@ func withoutProxyCPU(u runner.CPUUsage, n *result.Network) runner.CPUUsage {
 // as long as it takes, as pgbench (libpq without connect_timeout) does.
 const NoConnectTimeout time.Duration = -1
 
-// poolerClientReserve is how many client connections a throwaway
-// PgBouncer accepts beyond twice the run's: txnbench's own (the probe, the
-// admin console, telemetry) and headroom.
-const poolerClientReserve = 100
-
-// poolerMaxClientConn is max_client_conn for a throwaway PgBouncer serving
-// sessions client connections: twice as many, so that clients that
-// reconnect (per-txn, retries after errors) never meet it while PgBouncer
-// has not yet seen the closes of their old connections, and at least
-// PgBouncer's own default of 1,000. A connection slot costs PgBouncer a
-// file descriptor and nothing else until it is used.
-func poolerMaxClientConn(sessions int) int {
-	return max(2*sessions+poolerClientReserve, 1000)
-}
-
 // clientURL is u with the spec's connect timeout (connect_timeout, whole
 // seconds, rounded up; 0 waits as long as it takes) unless u gives its
 // own: ConnectTimeout 0 leaves u alone (the driver's default, 10 s). u is

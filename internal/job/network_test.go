@@ -38,14 +38,3 @@ func TestConnectTimeoutOnlyOnServerURLs(t *testing.T) {
 		t.Errorf("the clients connect to %s, want %s", db.connURL, path)
 	}
 }
-
-// TestPoolerMaxClientConn: the throwaway PgBouncer's max_client_conn
-// leaves room for every client to hold an old and a new connection at
-// once, and is never below PgBouncer's default.
-func TestPoolerMaxClientConn(t *testing.T) {
-	for sessions, want := range map[int]int{1: 1000, 450: 1000, 1000: 2100, 5000: 10100} {
-		if got := poolerMaxClientConn(sessions); got != want {
-			t.Errorf("poolerMaxClientConn(%d) = %d, want %d", sessions, got, want)
-		}
-	}
-}

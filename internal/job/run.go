@@ -7,6 +7,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/connect"
 	"github.com/txnbench/txnbench/internal/errclass"
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
@@ -26,7 +27,7 @@ import (
 // invariants). What outlives the stop stages (the run table's heartbeat,
 // the faults' timeline) ends as Run returns.
 func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
-	rn := &running{s: s, db: db, ctx: ctx}
+	rn := &running{s: s, db: db, ctx: ctx, poolers: db.watchPoolers()}
 	var endWind func()
 	rn.wctx, endWind = windDown(ctx)
 	defer endWind()
@@ -64,7 +65,7 @@ type running struct {
 	telemetry *result.Telemetry                                     // what the collector gathered
 	conns     connect.Connector                                     // the clients' connections
 	pool      *target.PoolStats                                     // the shared pool's figures, if any
-	before    poolerSnapshot                                        // the poolers' counters as the run starts
+	poolers   *pooler.Watcher                                       // the run's poolers (nil without): their counters, their restarts
 	window    *windowClock                                          // when the window opened
 	cpu       *partsCPU                                             // the parts' CPU over the window
 	shard     result.Shard                                          // a shard's place in its run
@@ -230,7 +231,7 @@ func (rn *running) startFaults() error {
 // the window opens. Its stop lets the pooler's server sessions end (their
 // backends publish their statistics as they exit) and finishes it.
 func (rn *running) startTelemetry() error {
-	tel := startTelemetry(rn.ctx, rn.s, rn.db)
+	tel := startTelemetry(rn.ctx, rn.s, rn.db, rn.poolers)
 	if tel == nil {
 		return nil
 	}
@@ -239,7 +240,7 @@ func (rn *running) startTelemetry() error {
 	rn.stops.push(func() {
 		wctx := rn.wctx
 		if rn.ctx.Err() == nil { // after an interrupt, the budget left is the check's
-			rn.db.closePoolerServers(wctx)
+			rn.poolers.CloseServers(wctx)
 		}
 		fctx, cancel := telemetryCtx(rn.ctx, wctx)
 		rn.telemetry = tel.Finish(fctx)
@@ -304,7 +305,7 @@ func (rn *running) watchNetwork() error {
 
 // takePoolerCounters reads the poolers' counters before the run.
 func (rn *running) takePoolerCounters() error {
-	rn.before = rn.db.poolerSnapshot(rn.ctx)
+	rn.poolers.Snapshot(rn.ctx)
 	return nil
 }
 
@@ -366,9 +367,8 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 	rn.collector.ExplainSlowOps(r.SlowOps, s.DB.Via.Kind != target.ViaDirect)
 	r.SetServerTimes()
 	r.Pool = rn.pool
-	r.Pooler = db.poolerResult(rn.wctx, rn.before)
-	mendPooler(r.Pooler, rn.telemetry, db.fleet == nil)
-	notePartialPooler(r, db)
+	committed, _ := r.Transactions()
+	r.Pooler = rn.poolers.Result(rn.wctx, rn.telemetry, committed)
 	db.addDeaths(rn.wctx, r, rn.window.opened(out.Started))
 	r.Notes = append(r.Notes, rn.loadNotes...)
 	r.CPU = rn.cpu.use(r)
@@ -391,7 +391,7 @@ func (rn *running) check() (*result.Result, error) {
 		}
 	}
 	var ch result.Check
-	err = withCheckConn(ctx, s, db, r, func(ctx context.Context, c target.Conn) (err error) {
+	err = withCheckConn(ctx, s, db, rn.poolers, r, func(ctx context.Context, c target.Conn) (err error) {
 		var sh sharing
 		if m != nil {
 			if !s.sharded() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
@@ -212,10 +213,10 @@ var errCheckNoAnswer = fmt.Errorf("the server did not answer within %s", checkCo
 // that does not succeed within checkConnectWait fails with
 // errCheckNoAnswer; a check that goes on while the server answers
 // nothing (see whileAnswering) fails with errCheckSilent.
-func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, f func(context.Context, target.Conn) error) error {
+func withCheckConn(ctx context.Context, s Spec, db *Database, poolers *pooler.Watcher, r *result.Result, f func(context.Context, target.Conn) error) error {
 	direct := db.serverURL(s)
 	bypass := db.poolerName != "" && direct != ""
-	why := db.silentErr()
+	why := poolers.Silent()
 	var c target.Conn
 	err := why
 	connect := db.Connect
@@ -236,7 +237,7 @@ func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, 
 		if err != nil {
 			return target.ConnectError(direct, err)
 		}
-		r.Notes = append(r.Notes, "the invariant check connected to the server directly: the pooler could not be reached ("+target.OneLine(why.Error())+")")
+		r.Notes = append(r.Notes, "the invariant check connected to the server directly: the pooler could not be reached ("+errclass.OneLine(why.Error())+")")
 	}
 	if err != nil {
 		return target.ConnectError(db.URL, err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/errclass"
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/telemetry"
@@ -20,11 +21,11 @@ type Telemetry struct {
 // startTelemetry starts the collector for a run, before the run opens any
 // session, or returns nil with --telemetry off. On temp-postgres it installs pg_stat_statements in the
 // run database first (the server preloads it).
-func startTelemetry(ctx context.Context, s Spec, db *Database) *telemetry.Collector {
+func startTelemetry(ctx context.Context, s Spec, db *Database, poolers *pooler.Watcher) *telemetry.Collector {
 	if s.Telemetry.Off {
 		return nil
 	}
-	o := telemetry.Options{Sample: s.Telemetry.Sample, PoolerAdmins: db.adminURLs()}
+	o := telemetry.Options{Sample: s.Telemetry.Sample, Poolers: poolers}
 	var notes []string
 	d := db.Dialect()
 	switch u := db.serverURL(s); {
@@ -45,7 +46,7 @@ func startTelemetry(ctx context.Context, s Spec, db *Database) *telemetry.Collec
 		}
 	}
 	if o.ServerURL != "" {
-		db.closePoolerServers(ctx) // the load's backends publish their statistics as they exit
+		poolers.CloseServers(ctx) // the load's backends publish their statistics as they exit
 		if s.Runner.Warmup > 0 {
 			notes = append(notes, warmupNote)
 		}

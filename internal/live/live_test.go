@@ -16,7 +16,7 @@ import (
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
-	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // iop makes an interval op whose histogram holds values (milliseconds).
@@ -116,7 +116,7 @@ func TestExpositionGolden(t *testing.T) {
 		}
 	}
 	fams, text := scrape(t, m)
-	testutil.Golden(t, "run.prom", text)
+	plain.Golden(t, "run.prom", text)
 
 	// The numbers, independently of the golden file.
 	checks := []struct {
@@ -185,7 +185,7 @@ func TestStudyCells(t *testing.T) {
 	m.Begin(info("variant=jsonb clients=4")) // the second repetition
 	m.Observe(ivs[1])
 	fams, text := scrape(t, m)
-	testutil.Golden(t, "study.prom", text)
+	plain.Golden(t, "study.prom", text)
 	if v := value(t, fams, "txnbench_ops_total", "cell", "variant=jsonb clients=4", "op", "add"); v != 7 {
 		t.Errorf("repeated cell: add %g, want 7", v)
 	}

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+
+	"github.com/txnbench/txnbench/internal/pooler"
 )
 
 // FleetOptions configures a fleet of throwaway PgBouncers in front of one
@@ -74,7 +76,7 @@ func StartFleet(ctx context.Context, o FleetOptions) (*Fleet, error) {
 	if n > 1 {
 		maxConn := bo.MaxClientConn
 		if maxConn <= 0 {
-			maxConn = defaultMaxClientConn
+			maxConn = pooler.DefaultMaxClientConn
 		}
 		// The health check logs in as the clients do (up to the
 		// password), so each member answers it as it answers them.

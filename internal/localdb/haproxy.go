@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/txnbench/txnbench/internal/pooler"
 )
 
 const (
@@ -135,7 +137,7 @@ func StartHAProxy(ctx context.Context, o HAProxyOptions) (*HAProxy, error) {
 		return nil, errors.New("HAProxy needs at least one server to balance")
 	}
 	if o.MaxConn <= 0 {
-		o.MaxConn = defaultMaxClientConn
+		o.MaxConn = pooler.DefaultMaxClientConn
 	}
 	if o.CheckUser == "" {
 		o.CheckUser = "txnbench"

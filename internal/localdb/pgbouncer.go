@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,9 +36,6 @@ const (
 	// mode for clients to leave) before shutting it down at once.
 	bouncerSafeStopTimeout = 5 * time.Second
 
-	// defaultMaxClientConn applies when BouncerOptions leaves
-	// MaxClientConn at 0 (pooler.DefaultSize when it leaves PoolSize).
-	defaultMaxClientConn = 1000
 	// bouncerFdReserve is how many file descriptors PgBouncer gets beyond
 	// one per client and per server connection: listening sockets, the log,
 	// DNS, the admin console.
@@ -79,7 +75,7 @@ type BouncerOptions struct {
 	// PoolSize is default_pool_size, the server connections per database
 	// and user; 0 means pooler.DefaultSize.
 	PoolSize int
-	// MaxClientConn is max_client_conn; 0 means 1000. Size it for the
+	// MaxClientConn is max_client_conn; 0 means pooler.DefaultMaxClientConn. Size it for the
 	// clients that will connect.
 	MaxClientConn int
 	// Port is the TCP port on 127.0.0.1; 0 picks a free one in 20000-32000.
@@ -179,23 +175,17 @@ func bouncerVersion(bin string) (string, error) {
 // withDefaults checks o and fills in its defaults. It fails on anything
 // PgBouncer would reject or that cannot be written into its configuration.
 func (o BouncerOptions) withDefaults() (BouncerOptions, error) {
-	mode := o.PoolMode
-	o.PoolMode = strings.ToLower(strings.TrimSpace(o.PoolMode))
-	o.PoolMode = pooler.Mode(o.PoolMode)
-	if !slices.Contains(pooler.Modes, o.PoolMode) {
-		return o, fmt.Errorf("--pool-mode %q: want transaction, session or statement", mode)
-	}
-	switch {
-	case o.PoolSize < 0:
-		return o, fmt.Errorf("--pgbouncer-pool-size %d: want a positive number, or 0 for %d", o.PoolSize, pooler.DefaultSize)
-	case o.PoolSize == 0:
-		o.PoolSize = pooler.DefaultSize
+	// the mode as PgBouncer reads it: case and spaces aside
+	o.PoolMode = pooler.Mode(strings.ToLower(strings.TrimSpace(o.PoolMode)))
+	o.PoolSize = pooler.Size(o.PoolSize)
+	if err := pooler.Check(o.PoolMode, o.PoolSize); err != nil {
+		return o, err
 	}
 	switch {
 	case o.MaxClientConn < 0 || o.MaxClientConn > 1<<30:
-		return o, fmt.Errorf("PgBouncer max_client_conn %d: want 1-%d, or 0 for %d", o.MaxClientConn, 1<<30, defaultMaxClientConn)
+		return o, fmt.Errorf("PgBouncer max_client_conn %d: want 1-%d, or 0 for %d", o.MaxClientConn, 1<<30, pooler.DefaultMaxClientConn)
 	case o.MaxClientConn == 0:
-		o.MaxClientConn = defaultMaxClientConn
+		o.MaxClientConn = pooler.DefaultMaxClientConn
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return o, fmt.Errorf("PgBouncer port %d is out of range: use 1-65535, or 0 to pick a free one", o.Port)

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,11 +31,52 @@ const (
 	ConsoleWait = 3 * time.Second
 )
 
+// DefaultMaxClientConn is a throwaway PgBouncer's max_client_conn when
+// none is given, and the least MaxClientConn gives.
+const DefaultMaxClientConn = 1000
+
+// clientReserve is how many client connections a throwaway PgBouncer
+// accepts beyond twice the run's: txnbench's own (the probe, the admin
+// console, telemetry) and headroom.
+const clientReserve = 100
+
+// MaxClientConn is max_client_conn for a throwaway PgBouncer serving
+// sessions client connections: twice as many, so that clients that
+// reconnect (per-txn, retries after errors) never meet it while PgBouncer
+// has not yet seen the closes of their old connections, and at least
+// DefaultMaxClientConn. A connection slot costs PgBouncer a file
+// descriptor and nothing else until it is used.
+func MaxClientConn(sessions int) int {
+	return max(2*sessions+clientReserve, DefaultMaxClientConn)
+}
+
+// MaxSize bounds a pool size: 16 poolers of it stay within PostgreSQL's
+// 262143 connections.
+const MaxSize = 10_000
+
 // Mode is mode, or DefaultMode when it is "".
 func Mode(mode string) string { return cmp.Or(mode, DefaultMode) }
 
 // Size is size, or DefaultSize when it is 0.
 func Size(size int) int { return cmp.Or(size, DefaultSize) }
+
+// ModeList is Modes as a sentence: "transaction, session or statement".
+func ModeList() string {
+	return strings.Join(Modes[:len(Modes)-1], ", ") + " or " + Modes[len(Modes)-1]
+}
+
+// Check is the one check of a PgBouncer's pool mode and size (--pool-mode,
+// --pgbouncer-pool-size), defaults already applied: the mode one of
+// Modes, the size 1 to MaxSize.
+func Check(mode string, size int) error {
+	if !slices.Contains(Modes, mode) {
+		return fmt.Errorf("unknown --pool-mode %q: choose %s", mode, ModeList())
+	}
+	if size < 1 || size > MaxSize {
+		return fmt.Errorf("--pgbouncer-pool-size %d: give 1 to %d (PostgreSQL takes at most 262143 connections in all)", size, MaxSize)
+	}
+	return nil
+}
 
 // Console reads a pooler's admin console (PgBouncer's: SHOW STATS, SHOW
 // POOLS, RECONNECT; the simple query protocol only): Rows runs one

@@ -55,3 +55,14 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("Size: %d, %d", pooler.Size(0), pooler.Size(5))
 	}
 }
+
+// TestMaxClientConn: the throwaway PgBouncer's max_client_conn leaves
+// room for every client to hold an old and a new connection at once, and
+// is never below the default.
+func TestMaxClientConn(t *testing.T) {
+	for sessions, want := range map[int]int{1: 1000, 450: 1000, 1000: 2100, 5000: 10100} {
+		if got := pooler.MaxClientConn(sessions); got != want {
+			t.Errorf("MaxClientConn(%d) = %d, want %d", sessions, got, want)
+		}
+	}
+}

@@ -153,40 +153,36 @@ func diffVerdict(d diff.Decision) string {
 // (metric, base, new, change, threshold, verdict, a regression in bold)
 // with its notes.
 func DiffMarkdown(w io.Writer, r *diff.Report) {
-	fmt.Fprintf(w, "### txnbench diff: %s\n\n", mdText(DiffSummary(r)))
-	fmt.Fprintf(w, "%s `%s` (base) vs `%s` (new). %s\n", r.Kind, r.Base, r.New, mdText(diffThresholds(r)))
+	fmt.Fprintf(w, "### txnbench diff: %s\n\n", texttable.Escape(DiffSummary(r)))
+	fmt.Fprintf(w, "%s `%s` (base) vs `%s` (new). %s\n", r.Kind, r.Base, r.New, texttable.Escape(diffThresholds(r)))
 	if len(r.Different) > 0 {
-		fmt.Fprintf(w, "\n> **Warning:** fixed settings differ, compared anyway (--allow-different): %s\n", mdText(strings.Join(r.Different, "; ")))
+		fmt.Fprintf(w, "\n> **Warning:** fixed settings differ, compared anyway (--allow-different): %s\n", texttable.Escape(strings.Join(r.Different, "; ")))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "\n- %s", mdText(n))
+		fmt.Fprintf(w, "\n- %s", texttable.Escape(n))
 	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(w)
 	}
 	for _, s := range r.Scenarios {
-		fmt.Fprintf(w, "\n#### %s\n", mdText(s.Name))
+		fmt.Fprintf(w, "\n#### %s\n", texttable.Escape(s.Name))
 		if len(s.Decisions) > 0 {
-			fmt.Fprint(w, "\n| metric | base | new | change | 95% interval | threshold | verdict |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
+			fmt.Fprintln(w)
+			rows := [][]string{{"metric", "base", "new", "change", "95% interval", "threshold", "verdict"}}
 			for _, d := range s.Decisions {
-				verdict := mdText(diffVerdict(d))
+				verdict := texttable.Escape(diffVerdict(d))
 				if d.Verdict == diff.Worse {
 					verdict = "**" + verdict + "**"
 				}
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", mdText(d.Metric), diffValue(d.Unit, d.Base), diffValue(d.Unit, d.New), diffChange(d), DiffInterval(d), diffThreshold(d), verdict)
+				rows = append(rows, []string{texttable.Escape(d.Metric), diffValue(d.Unit, d.Base), diffValue(d.Unit, d.New), diffChange(d), DiffInterval(d), diffThreshold(d), verdict})
 			}
+			texttable.Write(w, texttable.Markdown, rows, 0, 6)
 		}
 		for _, n := range s.Notes {
-			fmt.Fprintf(w, "\n- %s", mdText(n))
+			fmt.Fprintf(w, "\n- %s", texttable.Escape(n))
 		}
 		if len(s.Notes) > 0 {
 			fmt.Fprintln(w)
 		}
 	}
-}
-
-// mdText escapes what Markdown would take for markup in a table cell or a
-// line of text: pipes, asterisks, underscores, backticks, angle brackets.
-func mdText(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;").Replace(s)
 }

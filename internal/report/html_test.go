@@ -11,11 +11,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/txnbench/txnbench/internal/testutil"
-
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // hostile is an op name that would run script if a report pasted it into
@@ -103,7 +102,7 @@ func TestHTMLDataGolden(t *testing.T) {
 			g.WriteByte('\n')
 		}
 	}
-	testutil.Golden(t, "html_data.golden", g.String())
+	plain.Golden(t, "html_data.golden", g.String())
 }
 
 func TestHTMLEscapesWhatResultsHold(t *testing.T) {

@@ -345,7 +345,7 @@ func cellTables(s *study.Summary) []studyTable {
 				case !ok:
 					row = append(row, "")
 				case k == "xact_commit" && c.Commits != nil:
-					row = append(row, c.Commits.Text())
+					row = append(row, CommitsText(*c.Commits))
 				default:
 					row = append(row, texttable.Count(v))
 				}

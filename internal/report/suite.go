@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,8 +84,7 @@ func SuiteMarkdown(w io.Writer, r *suite.Report) {
 // it ends.
 func SuiteTables(w io.Writer, r *suite.Report) {
 	fmt.Fprintf(w, "\n## Scenario summary\n\n")
-	fmt.Fprintln(w, "| Scenario | Tier | Workload | Ops | Txns | Conc | Duration s | Throughput/s | Avg ms | P90 ms | P95 ms | P99 ms | Max ms | Failures | Invariants |")
-	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	rows := [][]string{{"Scenario", "Tier", "Workload", "Ops", "Txns", "Conc", "Duration s", "Throughput/s", "Avg ms", "P90 ms", "P95 ms", "P99 ms", "Max ms", "Failures", "Invariants"}}
 	units := false
 	studies := false
 	for _, s := range r.Scenarios {
@@ -96,12 +96,12 @@ func SuiteTables(w io.Writer, r *suite.Report) {
 			name += " (study)"
 			studies = true
 		}
-		failed := "FAILED: " + suiteCell(s.Error)
+		failed := "FAILED: " + texttable.Escape(s.Error)
 		if s.Error == suite.Interrupted {
 			failed = "INTERRUPTED"
 		}
 		if s.Error != "" && s.Summary.Ops == 0 {
-			fmt.Fprintf(w, "| %s | %s | %s | | | | | | | | | | | | %s |\n", name, scenarioTier(s), s.Workload, failed)
+			rows = append(rows, []string{name, scenarioTier(s), s.Workload, "", "", "", "", "", "", "", "", "", "", "", failed})
 			continue
 		}
 		m := s.Summary
@@ -114,11 +114,11 @@ func SuiteTables(w io.Writer, r *suite.Report) {
 			ops += " " + m.Unit
 			units = true
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			name, scenarioTier(s), s.Workload, ops, texttable.Count(m.TxnCount()), m.Clients, texttable.Fixed(m.DurationS, 2), texttable.Fixed(m.Rate(), 2),
-			texttable.MS(m.MeanMS), texttable.MS(m.P90MS), texttable.MS(m.P95MS), texttable.MS(m.P99MS), texttable.MS(m.MaxMS), texttable.Count(m.Failures), inv)
+		rows = append(rows, []string{name, scenarioTier(s), s.Workload, ops, texttable.Count(m.TxnCount()), strconv.Itoa(m.Clients), texttable.Fixed(m.DurationS, 2), texttable.Fixed(m.Rate(), 2),
+			texttable.MS(m.MeanMS), texttable.MS(m.P90MS), texttable.MS(m.P95MS), texttable.MS(m.P99MS), texttable.MS(m.MaxMS), texttable.Count(m.Failures), inv})
 	}
-	fmt.Fprintln(w, "\nOps are committed transactions in the measured window (Txns); latencies are per transaction, all transaction types merged; failures are transactions that failed after their retries.")
+	texttable.Write(w, texttable.Markdown, rows, 0, 1, 2, 14) // ends with a blank line
+	fmt.Fprintln(w, "Ops are committed transactions in the measured window (Txns); latencies are per transaction, all transaction types merged; failures are transactions that failed after their retries.")
 	if units {
 		fmt.Fprintln(w, "Where ops name a unit (workflows), the workload counts its cycles: ops, throughput, latencies and failures are those cycles' (one workflow from its start to its completion), and Txns its transactions.")
 	}
@@ -218,11 +218,6 @@ func suiteOutcome(r *suite.Report) string {
 	return out
 }
 
-// suiteCell makes text safe inside a table cell.
-func suiteCell(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ")
-}
-
 // scenarioTier is the tier the scenario ran for (all its tiers for a report
 // written before scenarios recorded it).
 func scenarioTier(s suite.Scenario) string {
@@ -253,38 +248,37 @@ func suiteDetailTables(w io.Writer, r *suite.Report) {
 	}
 	if len(phases) > 0 {
 		fmt.Fprintf(w, "\n## Phases\n\n")
-		fmt.Fprintln(w, "| Scenario | Phase | Count | Avg ms | P90 ms | P95 ms | P99 ms | Max ms |")
-		fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+		rows := [][]string{{"Scenario", "Phase", "Count", "Avg ms", "P90 ms", "P95 ms", "P99 ms", "Max ms"}}
 		for _, s := range phases {
 			for _, p := range s.Summary.Phases {
-				fmt.Fprintf(w, "| `%s` | `%s` | %s | %s | %s | %s | %s | %s |\n", s.Name, p.Name, texttable.Count(p.Count),
-					texttable.MS(p.MeanMS), texttable.MS(p.P90MS), texttable.MS(p.P95MS), texttable.MS(p.P99MS), texttable.MS(p.MaxMS))
+				rows = append(rows, []string{"`" + s.Name + "`", "`" + p.Name + "`", texttable.Count(p.Count),
+					texttable.MS(p.MeanMS), texttable.MS(p.P90MS), texttable.MS(p.P95MS), texttable.MS(p.P99MS), texttable.MS(p.MaxMS)})
 			}
 		}
-		fmt.Fprintln(w, "\nPhases are timed parts of a workload's ops, measured in the same window (one may span sessions, from a signal's publication to its workflow's completion, say); count is how many completed in the window; for a study, its slowest cell's medians.")
+		texttable.Write(w, texttable.Markdown, rows, 0, 1)
+		fmt.Fprintln(w, "Phases are timed parts of a workload's ops, measured in the same window (one may span sessions, from a signal's publication to its workflow's completion, say); count is how many completed in the window; for a study, its slowest cell's medians.")
 	}
 	if len(db) > 0 {
 		fmt.Fprintf(w, "\n## Database\n\n")
-		head, align := []string{"Scenario", "Throughput/s"}, []string{"---", "---:"}
+		head := []string{"Scenario", "Throughput/s"}
 		for _, k := range result.DeltaCounters {
-			head, align = append(head, suiteDeltaHeads[k]), append(align, "---:")
+			head = append(head, suiteDeltaHeads[k])
 		}
-		head, align = append(head, "Top Wait"), append(align, "---")
-		fmt.Fprintf(w, "| %s |\n| %s |\n", strings.Join(head, " | "), strings.Join(align, " | "))
+		rows := [][]string{append(head, "Top Wait")}
 		for _, s := range db {
 			row := []string{"`" + s.Name + "`", texttable.Fixed(s.Summary.TxnPerS, 2)}
 			for _, k := range result.DeltaCounters {
 				v, ok := s.Summary.Database[k]
 				if c := s.Summary.Commits; k == "xact_commit" && ok && c != nil {
-					row = append(row, c.Text())
+					row = append(row, CommitsText(*c))
 					continue
 				}
 				row = append(row, suiteCountCell(v, ok))
 			}
-			row = append(row, topWaitCell(s.Summary.TopWait, s.Summary.TopWaitShare))
-			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+			rows = append(rows, append(row, topWaitCell(s.Summary.TopWait, s.Summary.TopWaitShare)))
 		}
-		fmt.Fprintln(w, "\nCounters are the run database's change over the measured window (pg_stat_database; for a study summed over its cells, each the median of its repetitions), until the clients are gone: commits add up as the run's report adds them, with the clients' transactions they cover (for a study, each cell's repetition with the median commits). The top wait is the wait event the run's sessions were seen in most often while in a transaction (running a statement, or idle in it waiting for the client), with its share of the samples; see docs/telemetry.md.")
+		texttable.Write(w, texttable.Markdown, rows, 0, len(rows[0])-1)
+		fmt.Fprintln(w, "Counters are the run database's change over the measured window (pg_stat_database; for a study summed over its cells, each the median of its repetitions), until the clients are gone: commits add up as the run's report adds them, with the clients' transactions they cover (for a study, each cell's repetition with the median commits). The top wait is the wait event the run's sessions were seen in most often while in a transaction (running a statement, or idle in it waiting for the client), with its share of the samples; see docs/telemetry.md.")
 	}
 }
 

@@ -3,7 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -128,11 +129,7 @@ func orderedOps(r *result.Result) []result.Op {
 func Errors(w io.Writer, r *result.Result) {
 	rows := [][]string{{"op", "class", "errors", "first error"}}
 	for _, o := range orderedOps(r) {
-		classes := make([]string, 0, len(o.Errors))
-		for c := range o.Errors {
-			classes = append(classes, c)
-		}
-		sort.Strings(classes)
+		classes := slices.Sorted(maps.Keys(o.Errors))
 		for _, c := range classes {
 			rows = append(rows, []string{o.Name, c, thousands(o.Errors[c]), firstLine(o.ErrorSamples[c], 100)})
 		}

@@ -3,7 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/result"
@@ -41,7 +42,7 @@ func Telemetry(w io.Writer, r *result.Result) {
 	if d := t.Database; d != nil {
 		c, _ := r.ServerCommits()
 		line("database", fmt.Sprintf("%s, rollbacks %s; tuples inserted %s, updated %s, deleted %s, fetched %s, returned %s",
-			"commits "+c.Text(), thousands(d["xact_rollback"]), thousands(d["tup_inserted"]), thousands(d["tup_updated"]),
+			"commits "+CommitsText(c), thousands(d["xact_rollback"]), thousands(d["tup_inserted"]), thousands(d["tup_updated"]),
 			thousands(d["tup_deleted"]), thousands(d["tup_fetched"]), thousands(d["tup_returned"])), w)
 		buf := "buffers: no reads or hits"
 		if hit, read := d["blks_hit"], d["blks_read"]; hit+read > 0 {
@@ -66,11 +67,7 @@ func Telemetry(w io.Writer, r *result.Result) {
 		line("locks", fmt.Sprintf("%s samples waiting on a lock, at most %d waiting at once", thousands(wt.LockWaitSamples), wt.MaxLockWaiters), w)
 	}
 	if p := t.Pooler; p != nil && r.Pooler == nil { // with r.Pooler, its line says it
-		keys := make([]string, 0, len(p))
-		for k := range p {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(p))
 		parts := make([]string, 0, len(keys))
 		for _, k := range keys {
 			v := thousands(p[k])

@@ -3,7 +3,8 @@ package result
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -86,11 +87,7 @@ func Comparable(rs []*Result) error {
 		for k := range r.Settings {
 			keys[k] = true
 		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
+		sorted := slices.Sorted(maps.Keys(keys))
 		for _, k := range sorted {
 			if err := diff(k, rs[0].settingText(k), r.settingText(k)); err != nil {
 				return err

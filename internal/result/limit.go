@@ -1,6 +1,7 @@
 package result
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -310,7 +311,7 @@ func limitBusyMachine(_ *Result, c *CPUUse, busy bool) *Limit {
 		return nil
 	}
 	parts := slices.Clone(c.Parts)
-	slices.SortStableFunc(parts, func(a, b PartCPU) int { return cmpFloat(b.CPUS, a.CPUS) })
+	slices.SortStableFunc(parts, func(a, b PartCPU) int { return cmp.Compare(b.CPUS, a.CPUS) })
 	top := parts[0]
 	var shares []string
 	for _, p := range parts {
@@ -356,14 +357,4 @@ func trimMS(v float64) string {
 	s := fmt.Sprintf("%.2f", v)
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return s
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
-	"github.com/txnbench/txnbench/internal/report/texttable"
 )
 
 // Format identifies the document so a future reader can tell versions apart.
@@ -495,7 +495,7 @@ func MedianCommits(cs []Commits) *Commits {
 		return nil
 	}
 	cs = slices.Clone(cs)
-	slices.SortStableFunc(cs, func(a, b Commits) int { return cmpInt64(a.Server, b.Server) })
+	slices.SortStableFunc(cs, func(a, b Commits) int { return cmp.Compare(a.Server, b.Server) })
 	return &cs[(len(cs)-1)/2]
 }
 
@@ -505,67 +505,9 @@ func (c *Commits) Add(o Commits) {
 	c.Workload, c.Notified, c.Autovacuum, c.Probes = c.Workload+o.Workload, c.Notified+o.Notified, c.Autovacuum+o.Autovacuum, c.Probes+o.Probes
 }
 
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // Clients is the transactions the clients committed while the server's
 // counters ran.
 func (c Commits) Clients() int64 { return c.Window + c.After + c.Before }
-
-// Text is the server's commits and how the clients' transactions (and
-// the workload's beside its ops) add up to them: "14,405 = 14,375 in the
-// window + 30 completed after it", or, when they do not, "14,410 for the
-// clients' 14,375 transactions (14,375 in the window; +0.2%)" ("14,083
-// for 14,060 transactions (12,199 in the window + 1,861 the workload
-// committed beside its ops; ...)" with the workload's), with what the
-// server's delivering of notifications ("+14.8%; the server also
-// delivered the listener's 2,035 notifications, in up to as many
-// transactions of its own") and autovacuum may add ("+25.8%; autovacuum
-// and autoanalyze processed tables 6 times, in transactions of their
-// own"); the commits alone without client counts.
-func (c Commits) Text() string {
-	parts := []string{texttable.Count(c.Window) + " in the window"}
-	if c.After > 0 {
-		parts = append(parts, texttable.Count(c.After)+" completed after it")
-	}
-	if c.Before > 0 {
-		parts = append(parts, texttable.Count(c.Before)+" begun in the warm-up")
-	}
-	whose := "the clients' "
-	if c.Workload > 0 {
-		parts = append(parts, texttable.Count(c.Workload)+" the workload committed beside its ops")
-		whose = ""
-	}
-	if c.Probes > 0 {
-		parts = append(parts, texttable.Count(c.Probes)+" round-trip probes")
-		whose = ""
-	}
-	sum := strings.Join(parts, " + ")
-	switch known := c.Clients() + c.Workload + c.Probes; {
-	case c.Clients() == 0:
-		return texttable.Count(c.Server)
-	case c.Statements:
-		return fmt.Sprintf("%s COMMIT statements beside %s%s transactions (%s; the server counts no autocommitted statement)", texttable.Count(c.Server), whose, texttable.Count(known), sum)
-	case known == c.Server:
-		return texttable.Count(c.Server) + " = " + sum
-	default:
-		why := ""
-		if c.Notified > 0 && c.Server > known {
-			why += fmt.Sprintf("; the server also delivered the listener's %s notifications, in up to as many transactions of its own", texttable.Count(c.Notified))
-		}
-		if c.Autovacuum > 0 && c.Server > known {
-			why += fmt.Sprintf("; autovacuum and autoanalyze processed tables %s times, in transactions of their own", texttable.Count(c.Autovacuum))
-		}
-		return fmt.Sprintf("%s for %s%s transactions (%s; %+.1f%%%s)", texttable.Count(c.Server), whose, texttable.Count(known), sum, 100*float64(c.Server-known)/float64(known), why)
-	}
-}
 
 // Interval is one progress interval.
 type Interval struct {

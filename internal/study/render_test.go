@@ -7,7 +7,7 @@ import (
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
-	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // The tests of study.md: report writes it (report.StudyMarkdown) from
@@ -24,7 +24,7 @@ func TestStudyMarkdownGolden(t *testing.T) {
 	} {
 		var b strings.Builder
 		report.StudyMarkdown(&b, s, nil)
-		testutil.Golden(t, name, b.String())
+		plain.Golden(t, name, b.String())
 	}
 }
 
@@ -64,11 +64,7 @@ func TestLadderTableMarksTheKnee(t *testing.T) {
 	s := study.LadderOf(map[int][]float64{5: {4000, 4000}, 10: {4040, 4480}, 20: {7000, 7500}, 40: {7140, 7800}}, 5, 10, 20, 40)
 	var b strings.Builder
 	report.StudyMarkdown(&b, s, nil)
-	for _, want := range []string{"+1% to +12%", "<- repetitions disagree: knee not established", "<- throughput stops growing"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("ladder lacks %q:\n%s", want, b.String())
-		}
-	}
+	plain.Contains(t, "ladder", b.String(), "+1% to +12%", "<- repetitions disagree: knee not established", "<- throughput stops growing")
 }
 
 // TestStudyMarkdownLadder: study.md of a clients ladder on one
@@ -84,11 +80,7 @@ func TestStudyMarkdownLadder(t *testing.T) {
 	var b strings.Builder
 	report.StudyMarkdown(&b, s, nil)
 	out := b.String()
-	for _, want := range []string{"## add", "| clients=5 conn=pool", "+90% (1.90x)", "throughput by clients (conn=pool)", "| 40      | 305.0 |  +2% (1.02x) |", "<- under +5% on one repetition: knee not established", "invariants: OK in every run"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
-	}
+	plain.Contains(t, "report", out, "## add", "| clients=5 conn=pool", "+90% (1.90x)", "throughput by clients (conn=pool)", "| 40      | 305.0 |  +2% (1.02x) |", "<- under +5% on one repetition: knee not established", "invariants: OK in every run")
 }
 
 // TestStudyMarkdownInvariantsNotChecked: a cell a repetition of which
@@ -124,15 +116,11 @@ func TestStudyMarkdownLimitedBy(t *testing.T) {
 	var md strings.Builder
 	report.StudyMarkdown(&md, &study.Summary{Cells: []study.CellSummary{direct, pooled}, Repeat: 3}, nil)
 	out := md.String()
-	for _, want := range []string{
+	plain.Contains(t, "study.md", out,
 		"## limited by",
 		"| via=direct    |",
 		"1 / 45.2 ms, proxy 52% of a core (off) | server CPU (the machine's 2 cores 97% busy)",
 		"PgBouncer CPU (one thread at 97% of a core); it shared the machine's cores with the rest of the run: this machine's limit, not the part's on a host of its own (2 of 3 runs); server CPU (the machine's 2 cores 97% busy) (1 of 3 runs)",
 		"**This machine's conclusion:** via=pgbouncer were bound by a part",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("study.md lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
-	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // workflowRun is a run shaped like the workflow workload's: a transaction
@@ -76,5 +76,5 @@ func TestWriteTablesGolden(t *testing.T) {
 	}
 	var b strings.Builder
 	report.StudyMarkdown(&b, s, nil)
-	testutil.Golden(t, "tables.md.golden", b.String())
+	plain.Golden(t, "tables.md.golden", b.String())
 }

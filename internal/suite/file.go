@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -356,11 +357,7 @@ func resolveFlags(rs rawScenario, defaults map[string]any) ([]string, error) {
 	for k, v := range rs.Flags {
 		merged[k] = v
 	}
-	keys := make([]string, 0, len(merged))
-	for k := range merged {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(merged))
 	for _, k := range keys {
 		if err := flagName(k); err != nil {
 			return nil, err

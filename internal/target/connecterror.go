@@ -2,7 +2,6 @@ package target
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/txnbench/txnbench/internal/errclass"
 )
@@ -14,7 +13,7 @@ func ConnectError(url string, err error) error {
 	switch Classify(err) {
 	case errclass.Auth:
 		if errors.Is(err, ErrAuthRefused) { // the message says what happened
-			return &lineError{msg: "cannot log in to " + where + ": " + OneLine(err.Error()), err: err}
+			return &lineError{msg: "cannot log in to " + where + ": " + errclass.OneLine(err.Error()), err: err}
 		}
 		msg = "cannot log in to " + where + ": check the user name and password in the URL"
 	case errclass.ConnectRefused:
@@ -26,7 +25,7 @@ func ConnectError(url string, err error) error {
 	default:
 		msg = "cannot connect to " + where
 	}
-	return &lineError{msg: msg + ": " + OneLine(err.Error()), err: err}
+	return &lineError{msg: msg + ": " + errclass.OneLine(err.Error()), err: err}
 }
 
 // lineError shows a one-line message and still unwraps to the cause.
@@ -37,18 +36,3 @@ type lineError struct {
 
 func (e *lineError) Error() string { return e.msg }
 func (e *lineError) Unwrap() error { return e.err }
-
-// OneLine joins a multi-line message (pgx reports one line per address it
-// tried) into one, dropping repeated lines.
-func OneLine(s string) string {
-	var parts []string
-	seen := map[string]bool{}
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(l)
-		if l != "" && !seen[l] {
-			seen[l] = true
-			parts = append(parts, l)
-		}
-	}
-	return strings.Join(parts, " ")
-}

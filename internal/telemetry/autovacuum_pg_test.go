@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -52,7 +53,7 @@ func TestAutovacuumCounted(t *testing.T) {
 	r.Ops[0].Count = 1
 	cs, ok := r.ServerCommits()
 	want := fmt.Sprintf("autovacuum and autoanalyze processed tables %d times", d["autovacuum"])
-	if !ok || cs.Autovacuum != d["autovacuum"] || (cs.Server > 1 && !strings.Contains(cs.Text(), want)) {
-		t.Errorf("commits %+v: %q, want it to name %q", cs, cs.Text(), want)
+	if !ok || cs.Autovacuum != d["autovacuum"] || (cs.Server > 1 && !strings.Contains(report.CommitsText(cs), want)) {
+		t.Errorf("commits %+v: %q, want it to name %q", cs, report.CommitsText(cs), want)
 	}
 }

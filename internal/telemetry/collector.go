@@ -19,10 +19,11 @@ type Options struct {
 	// pooler; "" for an embedded engine: then only txnbench's and the
 	// machine's CPU are sampled.
 	ServerURL string
-	// PoolerAdmins are the admin consoles (SHOW STATS) of the poolers
-	// between clients and server, none without one; the pooler counters
-	// are their sum.
-	PoolerAdmins []string
+	// Poolers watches the poolers between clients and server (nil
+	// without one): the samples read their admin consoles (SHOW STATS),
+	// the pooler counters are their sum, and each restart a sample sees
+	// goes to it as a pooler.Restart.
+	Poolers *pooler.Watcher
 	// Sample is how often pg_stat_activity is sampled for wait events.
 	Sample time.Duration
 	// StatementsFix is the Note given when pg_stat_statements is missing
@@ -483,11 +484,8 @@ func (c *Collector) measure(ctx context.Context) {
 			c.stmts0 = s
 		}
 	}
-	for i, u := range c.o.PoolerAdmins {
-		pc := &poolConsole{url: u, name: "the pooler", lost: -1}
-		if len(c.o.PoolerAdmins) > 1 {
-			pc.name = fmt.Sprintf("pooler%d", i+1)
-		}
+	for i, u := range c.o.Poolers.Admins() {
+		pc := &poolConsole{url: u, name: c.o.Poolers.Name(i), lost: -1}
 		p, err := pooler.Stats(ctx, u)
 		if err != nil {
 			c.note("no statistics of %s: SHOW STATS: %s", pc.name, errclass.FirstLine(err))
@@ -513,8 +511,9 @@ func addTo(m *map[string]int64, d map[string]int64) {
 	}
 }
 
-// PoolerRestarted is in the Gap of a sample in which the pooler restarted.
-const PoolerRestarted = "pooler restarted"
+// poolerRestarted is in the Gap of a sample in which the pooler
+// restarted; the job learns of it from the pooler.Restart event.
+const poolerRestarted = "pooler restarted"
 
 // poolConsole is one pooler's admin console and its last reading.
 type poolConsole struct {
@@ -540,7 +539,8 @@ func (c *Collector) poolDelta(pc *poolConsole, p map[string]int64) map[string]in
 	last := pc.last
 	if restarted {
 		c.note("%s restarted between %.1f s and %.1f s: its counters started again from zero; the pooler totals add up its incarnations' and leave out what the old one counted after %.1f s", pc.name, pc.at, c.elapsed(), pc.at)
-		c.gap = append(c.gap, PoolerRestarted)
+		c.gap = append(c.gap, poolerRestarted)
+		c.o.Poolers.Restarted(pooler.Restart{Pooler: pc.name, After: pc.at, By: c.elapsed()})
 		last = nil
 	}
 	pc.last, pc.at = p, c.elapsed()

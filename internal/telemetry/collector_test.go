@@ -3,6 +3,8 @@ package telemetry
 import (
 	"strings"
 	"testing"
+
+	"github.com/txnbench/txnbench/internal/pooler"
 )
 
 // reading makes a dbReading with the given commits, inserts, WAL position,
@@ -58,9 +60,12 @@ func TestDBDeltaReset(t *testing.T) {
 }
 
 // TestPoolDeltaRestart: a pooler's counters that went down mean a new
-// incarnation: its totals are the interval's change, flagged.
+// incarnation: its totals are the interval's change, flagged, and the
+// run's pooler.Watcher gets the restart as an event (the job mends the
+// pooler's counters from it, not from the flag's text).
 func TestPoolDeltaRestart(t *testing.T) {
-	c := &Collector{lost: -1}
+	w := pooler.Watch(pooler.Poolers{AdminURL: "postgres://127.0.0.1:1/pgbouncer"})
+	c := &Collector{lost: -1, o: Options{Poolers: w}}
 	pc := &poolConsole{name: "the pooler", lost: -1, last: map[string]int64{"total_xact_count": 500, "total_query_count": 900}}
 	d := c.poolDelta(pc, map[string]int64{"total_xact_count": 520, "total_query_count": 950})
 	if d["total_xact_count"] != 20 || d["total_query_count"] != 50 || len(c.tel.Notes) != 0 {
@@ -70,7 +75,10 @@ func TestPoolDeltaRestart(t *testing.T) {
 	if d["total_xact_count"] != 30 || d["total_query_count"] != 60 {
 		t.Errorf("delta after a restart %v", d)
 	}
-	if len(c.tel.Notes) != 1 || !strings.Contains(c.tel.Notes[0], "restarted") || c.takeGap("") != PoolerRestarted {
+	if len(c.tel.Notes) != 1 || !strings.Contains(c.tel.Notes[0], "restarted") || c.takeGap("") != poolerRestarted {
 		t.Errorf("notes %q", c.tel.Notes)
+	}
+	if rs := w.Restarts(); len(rs) != 1 || rs[0].Pooler != "the pooler" || rs[0].By < rs[0].After {
+		t.Errorf("the watcher's restarts %+v: want the one restart of the pooler", rs)
 	}
 }

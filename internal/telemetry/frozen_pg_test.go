@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/target/pg"
+	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -22,7 +22,7 @@ import (
 func TestFinishSkipsSamplesOfAFrozenPooler(t *testing.T) {
 	ctx := context.Background()
 	b := testutil.PgBouncer(t, testutil.Postgres(t), 0)
-	c := Start(ctx, Options{PoolerAdmins: []string{b.AdminURL()}})
+	c := Start(ctx, Options{Poolers: pooler.Watch(pooler.Poolers{Members: []pooler.Member{b}})})
 	c.Measure()
 	pid := b.PID()
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
@@ -36,7 +36,7 @@ func TestFinishSkipsSamplesOfAFrozenPooler(t *testing.T) {
 	start := time.Now()
 	tel := c.Finish(ctx)
 	took := time.Since(start)
-	if limit := 2*pg.AdminWait + 5*time.Second; took > limit {
+	if limit := 2*pooler.ConsoleWait + 5*time.Second; took > limit {
 		t.Errorf("Finish took %s, want at most %s", took, limit)
 	}
 	if notes := strings.Join(tel.Notes, "\n"); !strings.Contains(notes, "no answer to SHOW STATS within 3s") {

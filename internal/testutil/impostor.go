@@ -102,6 +102,13 @@ func selfSigned() (tls.Certificate, error) {
 }
 
 func serveImpostor(ln net.Listener, auths []int, im *Impostor) *Impostor {
+	im.acceptEach(ln, func(c net.Conn, n int) { im.serve(c, auths[n%len(auths)]) })
+	return im
+}
+
+// acceptEach serves each connection ln accepts (the n-th, from 0) on a
+// goroutine of its own, counted, until ln is closed.
+func (im *Impostor) acceptEach(ln net.Listener, serve func(c net.Conn, n int)) {
 	go func() {
 		for n := 0; ; n++ {
 			c, err := ln.Accept()
@@ -109,10 +116,9 @@ func serveImpostor(ln net.Listener, auths []int, im *Impostor) *Impostor {
 				return
 			}
 			im.accepted()
-			go im.serve(c, auths[n%len(auths)])
+			go serve(c, n)
 		}
 	}()
-	return im
 }
 
 // accepted counts a connection.

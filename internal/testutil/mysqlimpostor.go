@@ -46,16 +46,7 @@ func ServeMySQLImpostor(ln net.Listener) (*Impostor, error) {
 		return nil, err
 	}
 	im := &Impostor{tls: &tls.Config{Certificates: []tls.Certificate{cert}}}
-	go func() {
-		for n := 0; ; n++ {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			im.accepted()
-			go im.serveMySQL(c, n%2 == 0, key)
-		}
-	}()
+	im.acceptEach(ln, func(c net.Conn, n int) { im.serveMySQL(c, n%2 == 0, key) })
 	return im, nil
 }
 

@@ -18,6 +18,16 @@ const (
 	Markdown
 )
 
+// markdown escapes, in Markdown text and table cells alike, what Markdown
+// would read as markup or as the end of a cell or a line.
+var markdown = strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "\r\n", " ", "\n", " ")
+
+// Escape is s as Markdown shows it literally, on one line: the one rule
+// for text (names, notes, errors) that goes into a Markdown table's cell
+// or line; the markup a caller adds around it (backticks, bold, links)
+// is its own.
+func Escape(s string) string { return markdown.Replace(s) }
+
 // Write writes rows, the first being the header, in aligned columns: the
 // columns numbered in left are aligned left, the others right (numbers).
 func Write(w io.Writer, style Style, rows [][]string, left ...int) {

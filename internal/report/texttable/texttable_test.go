@@ -32,3 +32,13 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestEscape: the one Markdown escaping rule: what would end a cell or a
+// line, or read as markup, shows as itself (the suite's table escaped
+// only pipes and newlines, diff's no newline, study's nothing).
+func TestEscape(t *testing.T) {
+	got := Escape("a|b *c* _d_ `e` <f>\ng\r\nh")
+	if want := `a\|b \*c\* \_d\_ \` + "`e\\`" + ` &lt;f&gt; g h`; got != want {
+		t.Errorf("Escape = %q, want %q", got, want)
+	}
+}

@@ -149,4 +149,5 @@ var (
 	_ target.ConnectWorder  = driver{}
 	_ target.ConnInfoer     = driver{}
 	_ target.PasswordFinder = driver{}
+	_ target.Resolver       = driver{}
 )

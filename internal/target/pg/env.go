@@ -136,3 +136,9 @@ func MultiHost(u string) bool {
 
 // Password is Password (target.PasswordFinder).
 func (driver) Password(u string) string { return Password(u) }
+
+// ResolveURL is ResolveURL (target.Resolver).
+func (driver) ResolveURL(u string) string { return ResolveURL(u) }
+
+// MultiHost is MultiHost (target.Resolver).
+func (driver) MultiHost(u string) bool { return MultiHost(u) }

@@ -10,7 +10,7 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/errclass"
 )
 
 // LibpqResultMessage is a server error as libpq's PQresultErrorMessage
@@ -163,7 +163,7 @@ func LibpqConnectMessage(err error) (msg string, ok bool) {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return where + "timeout expired", true
 	}
-	return where + target.OneLine(errors.Unwrap(ce).Error()), true
+	return where + errclass.OneLine(errors.Unwrap(ce).Error()), true
 }
 
 // LibpqConnInfo is what libpq's PQhost, PQport and PQdb say of a

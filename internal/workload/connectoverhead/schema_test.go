@@ -9,6 +9,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -77,7 +78,7 @@ func TestSchemaGolden(t *testing.T) {
 	for _, dn := range dialectNames {
 		t.Run(dn, func(t *testing.T) {
 			got := render(newSchema(ds[dn].Caps), dn, ds[dn])
-			testutil.Golden(t, "schema_"+dn+".golden", got)
+			plain.Golden(t, "schema_"+dn+".golden", got)
 		})
 	}
 }

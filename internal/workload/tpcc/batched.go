@@ -399,19 +399,13 @@ func (c *client) orderStatusBatched(ctx context.Context, conn target.Conn) error
 	if err != nil {
 		return err
 	}
-	n := 0
 	var oid int64
-	for rows.Next() {
+	n, err := countRows(rows, func() []any {
 		dest := c.sinks(12)
 		dest[4] = &oid
-		if err := rows.Scan(dest...); err != nil {
-			rows.Close()
-			return err
-		}
-		n++
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return dest
+	})
+	if err != nil {
 		return err
 	}
 	if n < minOrderLines {

@@ -226,6 +226,19 @@ func (c *client) sinks(n int) []any {
 	return c.sink[:n]
 }
 
+// countRows scans each of rows into dest() (made anew for each row, as
+// sinks are) and closes them; it returns how many there were.
+func countRows(rows target.Rows, dest func() []any) (n int, err error) {
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(dest()...); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
 // newOrder is the New-Order transaction (clause 2.4.2).
 func (c *client) newOrder(ctx context.Context, conn target.Conn) error {
 	w, s := c.w, &c.w.sql
@@ -395,16 +408,8 @@ func (c *client) orderStatus(ctx context.Context, conn target.Conn) error {
 	if err != nil {
 		return err
 	}
-	n := 0
-	for rows.Next() {
-		if err := rows.Scan(c.sinks(5)...); err != nil {
-			rows.Close()
-			return err
-		}
-		n++
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	n, err := countRows(rows, func() []any { return c.sinks(5) })
+	if err != nil {
 		return err
 	}
 	if n < minOrderLines {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // pg15Banner is what SELECT version() says on Debian 12's PostgreSQL 15.
@@ -47,7 +48,7 @@ func TestGoldenSQL(t *testing.T) {
 		for _, c := range conditions {
 			b.WriteString("-- " + c.name + "\n" + c.sql + ";\n")
 		}
-		testutil.Golden(t, name+".sql", b.String())
+		plain.Golden(t, name+".sql", b.String())
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -132,7 +133,7 @@ func TestSchemaGolden(t *testing.T) {
 			t.Run(dn+"/"+p, func(t *testing.T) {
 				w := boundWorkload(t, p, ds[dn])
 				got := render(w, dn, ds[dn])
-				testutil.Golden(t, "schema_"+dn+"_"+p+".golden", got)
+				plain.Golden(t, "schema_"+dn+"_"+p+".golden", got)
 			})
 		}
 	}

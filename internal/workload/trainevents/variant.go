@@ -2,7 +2,8 @@ package trainevents
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -21,12 +22,7 @@ var presets = map[string]variant{
 }
 
 func presetNames() string {
-	names := make([]string, 0, len(presets))
-	for n := range presets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
+	return strings.Join(slices.Sorted(maps.Keys(presets)), ", ")
 }
 
 // name is the preset's name, or the axes spelled out, and names the tables.

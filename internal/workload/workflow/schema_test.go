@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // render is every statement of s, named, for a golden file.
@@ -62,7 +62,7 @@ func TestSchemaGolden(t *testing.T) {
 			if strings.Contains(got, "RETURNING") != tc.d.Caps.UpdateReturning || (s.claim == "") != (s.pick != "" && s.lease != "") {
 				t.Errorf("%s: UPDATE ... RETURNING where the dialect has none, or no claim", tc.name)
 			}
-			testutil.Golden(t, "schema_"+tc.name+".golden", got)
+			plain.Golden(t, "schema_"+tc.name+".golden", got)
 		})
 	}
 }

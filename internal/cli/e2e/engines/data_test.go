@@ -16,6 +16,7 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // TestRunSaysWhatTheDataWas: a run over data loaded with --rows 200 but
@@ -35,11 +36,7 @@ func TestRunSaysWhatTheDataWas(t *testing.T) {
 	if want := "using the existing train-events data: 200 events, loaded with --rows 200 (--rows 5000 applies only with --reinit)"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
-	for _, want := range []string{"rows=200 ", "\ndata       archived=0 events=200 status=200\n"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("output lacks %q:\n%s", want, stdout)
-		}
-	}
+	plain.Contains(t, "output", stdout, "rows=200 ", "\ndata       archived=0 events=200 status=200\n")
 	r, err := result.Load(out)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 	"gopkg.in/yaml.v3"
 )
 
@@ -136,7 +137,7 @@ seed = 7
 	}
 	in["baseline"], in["out"] = "base", "new"
 	code, summary := runAction(t, dir, in)
-	if code != 0 || !strings.Contains(summary, "### txnbench diff: no regressions") || !strings.Contains(summary, "| metric | base | new |") {
+	if code != 0 || !strings.Contains(summary, "### txnbench diff: no regressions") || !strings.Contains(plain.Squeeze(summary), "| metric | base | new |") {
 		t.Fatalf("compared with the baseline: exit %d, summary:\n%s\nwant exit 0 and the Markdown diff", code, summary)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // killPoolerMidRun runs train-events through --poolers n PgBouncers, at
@@ -101,9 +102,5 @@ func TestPoolerFleet(t *testing.T) {
 	if !strings.HasPrefix(r.Faults[0].Target, "pooler ") || !strings.HasSuffix(r.Faults[0].Target, " of 2") {
 		t.Errorf("target %q, want pooler N of 2", r.Faults[0].Target)
 	}
-	for _, want := range []string{"x2 behind HAProxy", "pooler1 ", "pooler2 ", "failed checks", "leastconn, pgsql-check inter 1s fall 2 rise 2"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout)
-		}
-	}
+	plain.Contains(t, "stdout", stdout, "x2 behind HAProxy", "pooler1 ", "pooler2 ", "failed checks", "leastconn, pgsql-check inter 1s fall 2 rise 2")
 }

@@ -9,10 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/pooler"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -57,7 +55,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	bo := localdb.BouncerOptions{
 		Bin: pb.Bin, BackendHost: host, BackendPort: port,
 		BackendUser: u.User.Username(), BackendPassword: password,
-		PoolMode: pb.Mode, PoolSize: pb.Size, MaxClientConn: poolerMaxClientConn(clients + backgroundSessions(s.Workload)),
+		PoolMode: pb.Mode, PoolSize: pb.Size, MaxClientConn: pooler.MaxClientConn(clients + backgroundSessions(s.Workload)),
 	}
 	if db.cluster != nil {
 		bo.TLS = db.cluster.CA() // nil without --tls
@@ -128,81 +126,28 @@ func (d *Database) PoolerTarget(i int) string {
 	return "pooler"
 }
 
-// adminURLs are the admin consoles of every pooler: the fleet's members'
-// or the one given by URL.
-func (d *Database) adminURLs() []string {
+// poolerPIDs are the processes of the poolers txnbench started.
+func (d *Database) poolerPIDs() []int {
+	var pids []int
+	for _, b := range d.Poolers() {
+		pids = append(pids, b.PID())
+	}
+	return pids
+}
+
+// watchPoolers is the watcher of one run's poolers (nil without one):
+// the fleet's members and proxy, or the pooler given by URL.
+func (d *Database) watchPoolers() *pooler.Watcher {
+	p := pooler.Poolers{Name: d.poolerName, Detail: d.poolerDetail, AdminURL: d.adminURL}
 	if d.fleet != nil {
-		var out []string
-		for _, b := range d.fleet.Members() {
-			out = append(out, b.AdminURL())
+		for _, m := range d.fleet.Members() {
+			p.Members = append(p.Members, m)
 		}
-		return out
+		if h := d.fleet.Proxy(); h != nil {
+			p.Proxy, p.ProxyName, p.ProxyDetail = h, "HAProxy "+h.Version(), localdb.HAProxyBalance+", "+localdb.HAProxyCheck
+		}
 	}
-	if d.adminURL != "" {
-		return []string{d.adminURL}
-	}
-	return nil
-}
-
-// proxyStats reads the proxy's per-server statistics (nil without a
-// proxy), within pooler.ConsoleWait as a pooler's console.
-func (d *Database) proxyStats(ctx context.Context) (rows []map[string]string, err error) {
-	p := d.Proxy()
-	if p == nil {
-		return nil, nil
-	}
-	sctx, cancel := context.WithTimeout(ctx, pooler.ConsoleWait)
-	defer cancel()
-	err = d.console(ctx, proxyConsole, func() (err error) {
-		rows, err = p.Stats(sctx)
-		return err
-	})
-	return rows, err
-}
-
-// proxyResult is the proxy's view of the run: each server's counters'
-// change since before, and its status now; only its new incarnation's
-// counts when it restarted.
-func (d *Database) proxyResult(ctx context.Context, snap poolerSnapshot) *result.Proxy {
-	p := d.Proxy()
-	if p == nil {
-		return nil
-	}
-	restarted := p.PID() != snap.proxyPID
-	before := snap.proxy
-	if restarted {
-		before = nil
-	}
-	r := &result.Proxy{Name: "HAProxy " + p.Version(), Detail: localdb.HAProxyBalance + ", " + localdb.HAProxyCheck}
-	after, err := d.proxyStats(ctx)
-	if err != nil {
-		r.Note = "its statistics could not be read: " + errclass.FirstLine(err)
-		return r
-	}
-	servers, again := pooler.ProxyServers(before, after)
-	r.Servers, restarted = servers, restarted || again
-	if restarted {
-		r.Note = "it restarted during the run: its counts are since then"
-	}
-	return r
-}
-
-// notePartialPooler says so when a pooler given by URL counted clearly
-// fewer transactions than the clients completed through it (less than
-// 90%): the address leads to several poolers (a load balancer such as
-// HAProxy in front of a fleet), and its admin console reached one of them,
-// maybe not the same one before and after the run (so its samples may look
-// like restarts too).
-func notePartialPooler(r *result.Result, db *Database) {
-	p := r.Pooler
-	if p == nil || db.fleet != nil || p.Stats == nil {
-		return
-	}
-	ok, _ := r.Transactions()
-	if n := p.Stats["total_xact_count"]; n < ok*9/10 {
-		note := fmt.Sprintf("it counted %d transactions, fewer than the clients' %d: the address likely leads to several poolers (a load balancer?) and these are the counters of the ones its admin console reached (which look like restarts when they alternate); give --via a pooler's own address to read its counters, or let txnbench start the fleet (--poolers)", n, ok)
-		p.Note = strings.TrimPrefix(p.Note+"; "+note, "; ")
-	}
+	return pooler.Watch(p)
 }
 
 // loadRole is the role txnbench's clients log in to its throwaway cluster
@@ -247,4 +192,19 @@ func createLoadRole(ctx context.Context, db *Database) (backend, verifier string
 	}
 	u.User = url.UserPassword(loadRole, pw)
 	return u.String(), verifier, nil
+}
+
+// nameServerSessions makes the throwaway cluster name its sessions as
+// txnbench's clients name theirs (application_name), so PgBouncer need not
+// send a SET on each server connection it links a client to: that would
+// be a transaction of its own in the server's xact_commit.
+func nameServerSessions(ctx context.Context, t target.Target) {
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return
+	}
+	defer c.Close(ctx)
+	c.Exec(ctx, "ALTER ROLE CURRENT_USER SET application_name = '"+sessionName+"'")
 }
