@@ -70,6 +70,7 @@ type runFlags struct {
 	tls string
 	// isolation is --isolation as given, read into spec.Isolation.
 	isolation string
+	replicas  replicaFlags // --replicas, --replication (replicas.go)
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -124,6 +125,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
 		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "isolation", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network", "pooler-network", "cpus", "tls")
 	declareFlags(fs, kindOutput, "json", "html", "cpu-profile", "csv", "jsonl")
+	f.replicas.register(fs)
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
 
@@ -164,6 +166,9 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 		return err
 	}
 	if err := f.validateWatch(); err != nil {
+		return err
+	}
+	if err := f.replicas.validate(fs); err != nil {
 		return err
 	}
 	return checkOutFiles(f.outs()...)
@@ -481,6 +486,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 		DB: f.spec, PGBin: f.pgBin, PGConf: f.pgConf, MariaDBConf: f.mariadbConf, Name: rs.def.Name, Workload: rs.w,
 		Runner: f.cfg, Conn: f.conn, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, PoolerNetwork: f.poolerShape, CPUs: f.cpuSets, TLS: f.tls == "on", Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
 	}
+	spec.Replication = f.replicas.spec
 	return spec, faultsOf(&spec, f.faults)
 }
 

@@ -392,3 +392,19 @@ func (rs *ReplicaSet) each(stop func(*Cluster) error) error {
 	}
 	return errors.Join(errs...)
 }
+
+// Repoint sends every member's server connections to host:port from now
+// on (a promoted primary's socket directory or address): each is
+// restarted on its port with its configuration rewritten, as a reload
+// would not move the connections of its fallback database ("*").
+func (f *Fleet) Repoint(ctx context.Context, host string, port int) error {
+	for _, b := range f.members {
+		b.mu.Lock()
+		b.o.BackendHost, b.o.BackendPort = host, port
+		b.mu.Unlock()
+		if err := b.Restart(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}

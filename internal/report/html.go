@@ -251,6 +251,7 @@ func runHeader(r *result.Result) []field {
 	add("database", strings.TrimSpace(r.Server.Dialect+" "+r.Server.Version))
 	add("server", r.Server.Banner)
 	add("url", redact.URL(r.Config.DB))
+	add("replicas", r.Config.Topology)
 	if r.Network != nil {
 		add("network", r.Network.String())
 		add("warning", r.Network.Warning(r.MeasuredS))
@@ -289,6 +290,9 @@ func runHeader(r *result.Result) []field {
 			p.MaxConns, thousands(p.Acquires), thousands(p.EmptyAcquires), p.WaitS, thousands(p.NewConns)))
 	}
 	if ch := r.Invariants; ch != nil {
+		if l := r.LostAtFailover(); l != nil {
+			add("lost at failover", l.String())
+		}
 		add("invariants", ch.Status())
 	}
 	return h

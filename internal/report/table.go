@@ -44,6 +44,9 @@ func Header(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "data       %s\n", dataLine(r.Data))
 	}
 	fmt.Fprintf(w, "database   %s %s  %s\n", r.Server.Dialect, r.Server.Version, r.Config.DB)
+	if r.Config.Topology != "" {
+		fmt.Fprintf(w, "replicas   %s\n", r.Config.Topology)
+	}
 	if r.Network != nil {
 		fmt.Fprintf(w, "network    %s\n", r.Network)
 		if warn := r.Network.Warning(r.MeasuredS); warn != "" {
@@ -250,6 +253,9 @@ func Invariants(w io.Writer, r *result.Result) {
 	}
 	if ch.UnknownCommits > 0 {
 		fmt.Fprintf(w, "  commits with unknown outcome: %d\n", ch.UnknownCommits)
+	}
+	if l := r.LostAtFailover(); l != nil {
+		fmt.Fprintln(w, "lost at failover: "+l.String())
 	}
 	fmt.Fprintln(w, "invariants: "+ch.Status())
 }

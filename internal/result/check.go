@@ -13,6 +13,10 @@ type Check struct {
 	// UnknownCommits counts commits whose outcome the client could not learn
 	// (connection lost during COMMIT); they widen what the check accepts.
 	UnknownCommits int64 `json:"unknown_commits"`
+	// Lost is how much of what the server acknowledged the check found
+	// missing, by the workload's ledger (nil: it counts none); after a
+	// failover, what the failover lost (Result.LostAtFailover).
+	Lost *Lost `json:"lost,omitempty"`
 }
 
 // CheckItem is one verified invariant.

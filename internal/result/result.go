@@ -298,7 +298,10 @@ type Tool struct {
 
 // Config is the run's configuration as given, with passwords masked.
 type Config struct {
-	DB         string `json:"db"`
+	DB string `json:"db"`
+	// Topology is what temp-postgres --replicas started: "primary and 2
+	// standbys, sync ..."; "" for one server.
+	Topology   string `json:"topology,omitempty"`
 	Clients    int    `json:"clients"`
 	Duration   string `json:"duration,omitempty"`
 	Iterations int64  `json:"iterations,omitempty"`
