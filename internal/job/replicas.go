@@ -12,6 +12,7 @@ import (
 	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/fault"
 	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
 )
 
@@ -91,8 +92,8 @@ func openReplicated(ctx context.Context, s Spec, o localdb.Options, started time
 	for _, n := range rs.Nodes()[1:] {
 		ports = append(ports, strconv.Itoa(n.Port()))
 	}
-	s.log(fmt.Sprintf("PostgreSQL %s ready: primary on 127.0.0.1:%d, %d standbys (%s) on ports %s, in %.1f s",
-		rs.Primary().Version(), rs.Primary().Port(), len(ports), rs.Mode(), strings.Join(ports, ", "), time.Since(started).Seconds()))
+	s.log(fmt.Sprintf("PostgreSQL %s ready: primary on 127.0.0.1:%d, standbys (%s) on ports %s, in %.1f s",
+		rs.Primary().Version(), rs.Primary().Port(), rs.Mode(), strings.Join(ports, ", "), time.Since(started).Seconds()))
 	return db, nil
 }
 
@@ -139,6 +140,9 @@ func (d *Database) failover(ctx context.Context, clean bool) string {
 		return "promoting " + localdb.StandbyName(best) + " failed: " + errclass.FirstLine(err)
 	}
 	p := rs.Primary()
+	if err := awaitReadWrite(ctx, p.URL()); err != nil {
+		return localdb.StandbyName(best) + " promoted, but takes no writes: " + errclass.FirstLine(err)
+	}
 	note := fmt.Sprintf("%s promoted (the most WAL received: %s); the old primary fenced", localdb.StandbyName(best), strings.Join(lsns, ", "))
 	if err := followerSlots(ctx, p.URL(), rs); err != nil {
 		note += "; the other standbys' slots on it could not be made: " + errclass.FirstLine(err)
@@ -151,6 +155,21 @@ func (d *Database) failover(ctx context.Context, clean bool) string {
 		note += "; PgBouncer restarted pointing at it"
 	}
 	return note
+}
+
+// awaitReadWrite waits until the server at url is out of recovery.
+func awaitReadWrite(ctx context.Context, url string) error {
+	return onServer(ctx, url, func(c target.Conn) error {
+		for {
+			var recovering bool
+			if err := target.QueryRow(ctx, c, "SELECT pg_is_in_recovery()", nil, &recovering); err != nil || !recovering {
+				return err
+			}
+			if err := runner.Sleep(ctx, 10*time.Millisecond); err != nil {
+				return err
+			}
+		}
+	})
 }
 
 // receivedLSN is how far the standby at url has received (or replayed)

@@ -300,7 +300,8 @@ func (rs *ReplicaSet) Fence(sig syscall.Signal) (int, error) {
 
 // Promote makes node i, a standby, the primary (pg_ctl promote's way: the
 // promote signal file and SIGUSR1) and waits until it accepts read-write
-// connections; the standbys still running follow it (their
+// connections (its recovery over: the caller may still wait for its
+// first read-write session); the standbys still running follow it (their
 // primary_conninfo rewritten and reloaded; the slot they name is for the
 // caller to create on it). The new primary keeps no synchronous
 // standby: it commits alone until the others have caught up.
@@ -321,9 +322,11 @@ func (rs *ReplicaSet) Promote(ctx context.Context, i int) error {
 	if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
 		return fmt.Errorf("promoting %s: %w", StandbyName(i), err)
 	}
+	// the startup process removes standby.signal as recovery ends (a
+	// hot standby's postmaster.pid says ready already)
 	deadline := time.Now().Add(readyTimeout)
 	for {
-		if pm, err := readPostmasterPid(c.dataDir); err == nil && pm.pid == pid && pm.status == "ready" {
+		if _, err := os.Stat(filepath.Join(c.dataDir, "standby.signal")); errors.Is(err, os.ErrNotExist) {
 			break
 		}
 		if time.Now().After(deadline) {
