@@ -81,3 +81,57 @@ func TestReplicaSetFailsOver(t *testing.T) {
 		t.Errorf("the new primary after its restart has %s rows, want 2", got)
 	}
 }
+
+// TestStandbysFollowThePromoted: after a failover the other standby
+// streams from the promoted one (its primary_conninfo rewritten and
+// reloaded, its slot made there as the failover fault does), so what the
+// new primary commits reaches it.
+func TestStandbysFollowThePromoted(t *testing.T) {
+	bin := needPsql(t)
+	if bin == "" {
+		t.Skip("no psql")
+	}
+	rs := startReplicated(t, 2, Async)
+	nodes := rs.Nodes()
+	mustPsql := func(url, sql string) string {
+		t.Helper()
+		out, err := psql(t, bin, url, sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	poll := func(url, sql, want string) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			got, err := psql(t, bin, url, sql)
+			if err == nil && got == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s on %s: %q (%v) after a minute, want %s", sql, url, got, err, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	mustPsql(nodes[0].URL(), "CREATE TABLE t (v int); INSERT INTO t VALUES (1)")
+	for _, n := range nodes[1:] {
+		poll(n.URL(), "SELECT count(*) FROM t", "1")
+	}
+	if _, err := rs.Fence(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := rs.Promote(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	mustPsql(nodes[1].URL(), "SELECT pg_create_physical_replication_slot('standby2')")
+	poll(nodes[1].URL(), "SELECT pg_is_in_recovery()", "f")
+	mustPsql(nodes[1].URL(), "INSERT INTO t VALUES (2)")
+	poll(nodes[2].URL(), "SELECT count(*) FROM t", "2")
+	if got := mustPsql(nodes[1].URL(), "SELECT application_name FROM pg_stat_replication"); got != "standby2" {
+		t.Errorf("the new primary streams to %q, want standby2", got)
+	}
+}
