@@ -252,6 +252,9 @@ func runHeader(r *result.Result) []field {
 	add("server", r.Server.Banner)
 	add("url", redact.URL(r.Config.DB))
 	add("replicas", r.Config.Topology)
+	for _, l := range r.Replication {
+		add("standby", l.String())
+	}
 	if r.Network != nil {
 		add("network", r.Network.String())
 		add("warning", r.Network.Warning(r.MeasuredS))

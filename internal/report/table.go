@@ -47,6 +47,9 @@ func Header(w io.Writer, r *result.Result) {
 	if r.Config.Topology != "" {
 		fmt.Fprintf(w, "replicas   %s\n", r.Config.Topology)
 	}
+	for _, l := range r.Replication {
+		fmt.Fprintf(w, "standby    %s\n", l)
+	}
 	if r.Network != nil {
 		fmt.Fprintf(w, "network    %s\n", r.Network)
 		if warn := r.Network.Warning(r.MeasuredS); warn != "" {

@@ -30,3 +30,21 @@ func (r *Result) LostAtFailover() *Lost {
 	}
 	return r.Invariants.Lost
 }
+
+// StandbyLag is what the primary said of one standby over the run
+// (pg_stat_replication, sampled): its largest write, flush and replay
+// lag and the most WAL it had not yet replayed.
+type StandbyLag struct {
+	Name           string  `json:"name"`  // its application_name, standbyN
+	State          string  `json:"state"` // at the last sample: streaming, catchup, ...
+	Samples        int     `json:"samples"`
+	MaxWriteLagMS  float64 `json:"max_write_lag_ms"`
+	MaxFlushLagMS  float64 `json:"max_flush_lag_ms"`
+	MaxReplayLagMS float64 `json:"max_replay_lag_ms"`
+	MaxBehindBytes int64   `json:"max_behind_bytes"`
+}
+
+func (l StandbyLag) String() string {
+	return fmt.Sprintf("%s %s: lag at most write %.1f ms, flush %.1f ms, replay %.1f ms; %d bytes of WAL behind at most (%d samples)",
+		l.Name, l.State, l.MaxWriteLagMS, l.MaxFlushLagMS, l.MaxReplayLagMS, l.MaxBehindBytes, l.Samples)
+}

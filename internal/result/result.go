@@ -132,6 +132,9 @@ type Result struct {
 	Figures []string `json:"figures,omitempty"`
 	// Faults are the faults on the run's timeline, injected or found.
 	Faults []Fault `json:"faults,omitempty"`
+	// Replication is each standby's lag over the run (temp-postgres
+	// --replicas, with telemetry on).
+	Replication []StandbyLag `json:"replication,omitempty"`
 	// Shards are the parts of a run split across processes: this one's,
 	// or every merged one's.
 	Shards []Shard `json:"shards,omitempty"`
