@@ -94,7 +94,7 @@ func (d *Database) borrow(ctx context.Context) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.connURL, addr: d.addr, loadURL: d.loadURL, server: d.server, lender: d}, nil
+	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.connURL, addr: d.addr, loadURL: d.loadURL, server: d.server, replicas: d.replicas, lender: d}, nil
 }
 
 // Close closes the target and stops what was started for it.

@@ -52,6 +52,9 @@ func (s Spec) CheckReplication() error {
 		}
 		return fmt.Errorf("--replicas starts standbys of txnbench's throwaway PostgreSQL: use --db temp-postgres (standbys of %s are not supported)", what)
 	}
+	if err := localdb.CheckReplicaTools(s.PGBin); err != nil {
+		return err
+	}
 	if failovers > r.Replicas {
 		return fmt.Errorf("%d failovers and switchovers with --replicas %d: each promotes one standby, and a fenced primary is not started again; give --replicas %d or fewer faults", failovers, r.Replicas, failovers)
 	}

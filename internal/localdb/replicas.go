@@ -71,6 +71,9 @@ func StartReplicated(ctx context.Context, o Options, n int, mode Replication) (*
 	if n < 1 || n > MaxReplicas {
 		return nil, fmt.Errorf("%d replicas: give 1 to %d", n, MaxReplicas)
 	}
+	if err := CheckReplicaTools(o.BinDir); err != nil {
+		return nil, err
+	}
 	po := o
 	po.Conf = append(replicationConf(n, mode), o.Conf...)
 	primary, err := Start(ctx, po)
@@ -100,6 +103,20 @@ func StartReplicated(ctx context.Context, o Options, n int, mode Replication) (*
 	}
 	ok = true
 	return rs, nil
+}
+
+// CheckReplicaTools reports whether the PostgreSQL installation that
+// FindBinDir(binDir) finds can make standbys: it needs pg_basebackup
+// beside postgres. Its error names the fix.
+func CheckReplicaTools(binDir string) error {
+	bin, err := FindBinDir(binDir)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(bin, "pg_basebackup")); err != nil {
+		return fmt.Errorf("--replicas makes each standby with pg_basebackup, which %s lacks: give --pg-bin (or --db temp-postgres@VERSION) an installation that has it, e.g. the postgresql-client package's", bin)
+	}
+	return nil
 }
 
 // StandbyName is the i-th standby's name (1-based): its application_name

@@ -170,6 +170,7 @@ func badInputs(t *testing.T) []badInput {
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--fault", "1s:failover:2s"), want: "failover takes no ARG"},
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--fault", "1s:blackhole:1s"), want: "with --replicas: the fault proxy fronts one server"},
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--network", "rtt=1ms"), want: "--network and --pooler-network with --replicas"},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--pg-bin", "{dir}"), want: "--replicas makes each standby with pg_basebackup, which {dir} lacks", setup: fakePostgresBin},
 		// --fault
 		{args: clitest.TrainEvents("--fault", "bogus"), want: "want AT:KIND[:ARG]"},
 		{args: clitest.TrainEvents("--fault", "x:kill-server"), want: `AT "x" is not a duration`},
@@ -407,4 +408,16 @@ func names(es []os.DirEntry) []string {
 	}
 	sort.Strings(n)
 	return n
+}
+
+// fakePostgresBin puts an initdb and a postgres in dir, executables that
+// are none, as an installation without pg_basebackup: enough for the
+// checks made before anything starts.
+func fakePostgresBin(dir string) error {
+	for _, name := range []string{"initdb", "postgres"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
