@@ -60,7 +60,7 @@ func TestAsyncFailoverLosesWhatTheStandbyMissed(t *testing.T) {
 		t.Fatalf("failover: %s", note)
 	}
 	var ch any
-	err := withCheckConn(ctx, s, db, r, func(ctx context.Context, c target.Conn) error {
+	err := onServer(ctx, db.serverURL(s), func(c target.Conn) error { // as the check does, on whichever is the primary
 		got, err := s.Workload.Check(ctx, c)
 		ch = got
 		if err != nil {
