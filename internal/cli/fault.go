@@ -18,5 +18,8 @@ func faultsOf(s *job.Spec, vals []string) error {
 	if err := s.CheckFaults(); err != nil {
 		return usage(err)
 	}
+	if err := s.CheckReplication(); err != nil {
+		return usage(err)
+	}
 	return nil
 }

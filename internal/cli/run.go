@@ -69,6 +69,7 @@ type runFlags struct {
 	tls string
 	// isolation is --isolation as given, read into spec.Isolation.
 	isolation string
+	replicas  replicaFlags // --replicas, --replication (replicas.go)
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
@@ -119,10 +120,11 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	fs.StringVar(&f.cpus, "cpus", "", "CPUs for each part: server=0-1,pooler=2,clients=3 (the throwaway server, txnbench's PgBouncers and HAProxy, txnbench itself with its clients and network proxies); a part left out runs on any, and the result notes a part with no CPU of its own")
 	fs.StringVar(&f.tls, "tls", "off", "on (--tls alone): temp-postgres and txnbench's PgBouncers serve TLS with certificates of a CA made for the run, which the clients verify (verify-full); off: no TLS; see docs/network.md")
 	fs.Lookup("tls").NoOptDefVal = "on"
-	fs.StringArrayVar(&f.faults, "fault", nil, "inject a fault at AT in the window: AT:KIND[:ARG] with KIND kill-server, restart-server, hang-server, terminate-backends, kill-pooler, latency, blackhole or reset (repeatable; see docs/faults.md)")
+	fs.StringArrayVar(&f.faults, "fault", nil, "inject a fault at AT in the window: AT:KIND[:ARG] with KIND kill-server, restart-server, hang-server, terminate-backends, kill-pooler, latency, blackhole, reset, failover or switchover (repeatable; see docs/faults.md)")
 	declareFlags(fs, kindSetting, "clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check",
 		"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers", "isolation", "max-tries", "grace", "telemetry", "telemetry-sample", "fault", "connect-timeout", "network", "pooler-network", "cpus", "tls")
 	declareFlags(fs, kindOutput, "json", "html", "cpu-profile", "csv", "jsonl")
+	f.replicas.register(fs)
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
 }
 
@@ -163,6 +165,9 @@ func (f *runFlags) validate(fs *pflag.FlagSet, run bool) error {
 		return err
 	}
 	if err := f.validateWatch(); err != nil {
+		return err
+	}
+	if err := f.replicas.validate(fs); err != nil {
 		return err
 	}
 	return checkOutFiles(f.outs()...)
@@ -471,6 +476,7 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 		DB: f.spec, PGBin: f.pgBin, PGConf: f.pgConf, MariaDBConf: f.mariadbConf, Name: rs.def.Name, Workload: rs.w,
 		Runner: f.cfg, Conn: f.conn, Telemetry: f.tel, ConnectTimeout: connectTimeout(f.connectTimeout), Network: f.shape, PoolerNetwork: f.poolerShape, CPUs: f.cpuSets, TLS: f.tls == "on", Fresh: f.reinit, Args: a.args, Version: version(), Log: a.status, Shard: rs.shard.spec(),
 	}
+	spec.Replication = f.replicas.spec
 	return spec, faultsOf(&spec, f.faults)
 }
 

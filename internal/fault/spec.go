@@ -21,20 +21,23 @@ const (
 	Latency           Kind = "latency"            // add ARG=DELAY[/FOR] to every request on its way to the server
 	Blackhole         Kind = "blackhole"          // nothing passes between clients and server for ARG
 	Reset             Kind = "reset"              // every client connection is reset
+	Failover          Kind = "failover"           // SIGKILL the primary, promote the most advanced standby, fence the old primary
+	Switchover        Kind = "switchover"         // fast shutdown of the primary (its WAL sent to the standbys), then promote one
 )
 
 // Kinds lists every kind, for help and errors.
-var Kinds = []Kind{KillServer, RestartServer, HangServer, TerminateBackends, KillPooler, Latency, Blackhole, Reset}
+var Kinds = []Kind{KillServer, RestartServer, HangServer, TerminateBackends, KillPooler, Latency, Blackhole, Reset, Failover, Switchover}
 
 // Needs is what a kind of fault acts on.
 type Needs int
 
 // What faults act on.
 const (
-	NeedsServer  Needs = iota // a throwaway server txnbench started (temp-postgres)
-	NeedsPooler               // a throwaway PgBouncer txnbench started (--via pgbouncer)
-	NeedsSQL                  // a PostgreSQL server to connect to (any URL the role may terminate sessions on)
-	NeedsNetwork              // a PostgreSQL-wire connection to put the fault proxy in
+	NeedsServer   Needs = iota // a throwaway server txnbench started (temp-postgres)
+	NeedsPooler                // a throwaway PgBouncer txnbench started (--via pgbouncer)
+	NeedsSQL                   // a PostgreSQL server to connect to (any URL the role may terminate sessions on)
+	NeedsNetwork               // a PostgreSQL-wire connection to put the fault proxy in
+	NeedsReplicas              // a throwaway primary with standbys (temp-postgres --replicas)
 )
 
 // Needs says what the kind acts on.
@@ -46,16 +49,19 @@ func (k Kind) Needs() Needs {
 		return NeedsPooler
 	case TerminateBackends:
 		return NeedsSQL
+	case Failover, Switchover:
+		return NeedsReplicas
 	}
 	return NeedsNetwork
 }
 
 // thing is what the kind's fault is on, for the one-at-a-time rule: the
 // server (terminate-backends included: its sessions are the server's, and
-// a server that is down, hung or restarting has none to terminate), the
+// a server that is down, hung or restarting has none to terminate; a
+// failover or switchover too: it changes which server that is), the
 // pooler or the network path.
 func (k Kind) thing() Needs {
-	if n := k.Needs(); n != NeedsSQL {
+	if n := k.Needs(); n != NeedsSQL && n != NeedsReplicas {
 		return n
 	}
 	return NeedsServer
@@ -143,7 +149,7 @@ func Parse(v string) (Spec, error) {
 			}
 			s.Restart = true
 		}
-	case RestartServer, TerminateBackends, Reset:
+	case RestartServer, TerminateBackends, Reset, Failover, Switchover:
 		if s.Arg != "" {
 			return bad("%s takes no ARG: give AT:%s", s.Kind, s.Kind)
 		}

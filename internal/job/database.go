@@ -54,6 +54,9 @@ type Database struct {
 	// isolation is the level the clients' sessions run at (isolate),
 	// the server's default when "".
 	isolation target.Isolation
+	// replicas is the primary and standbys of --replicas (server too);
+	// cluster is its first primary. nil without standbys.
+	replicas *localdb.ReplicaSet
 }
 
 // isolate makes the clients' sessions of db run at s's --isolation, set
@@ -88,7 +91,7 @@ func (d *Database) borrow(ctx context.Context) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.connURL, addr: d.addr, loadURL: d.loadURL, server: d.server, lender: d}, nil
+	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.connURL, addr: d.addr, loadURL: d.loadURL, server: d.server, replicas: d.replicas, lender: d}, nil
 }
 
 // Close closes the target and stops what was started for it.
@@ -261,6 +264,9 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 			return nil, err
 		}
 	}
+	if s.Replication.Replicas > 0 {
+		return openReplicated(ctx, s, o, started) // replicas.go
+	}
 	cl, err := localdb.Start(ctx, o)
 	if err != nil {
 		return nil, err
@@ -341,6 +347,9 @@ func hasSetting(conf []string, key string) bool {
 // pooler, or "" when there is no server to ask (an embedded engine, or a
 // pooler URL without --db).
 func (d *Database) serverURL(s Spec) string {
+	if d.replicas != nil {
+		return d.replicas.URL() // whichever is the primary
+	}
 	if d.cluster != nil {
 		return d.cluster.URL()
 	}

@@ -42,6 +42,7 @@ func (s Spec) CheckFaults() error {
 			if sp.Via.Kind != target.ViaPgBouncer {
 				return fmt.Errorf("--fault %s acts on a PgBouncer txnbench started: add --via pgbouncer", f)
 			}
+		case fault.NeedsReplicas: // CheckReplication
 		case fault.NeedsSQL:
 			if embedded {
 				return fmt.Errorf("--fault %s needs a database server: use --db temp-postgres, temp-mariadb or a server URL", f)
@@ -181,6 +182,8 @@ func (d *Database) injector(wctx context.Context, s Spec, proxy *faultproxy.Prox
 			return "", "not injected: no pooler txnbench started"
 		case needs == fault.NeedsNetwork && proxy == nil:
 			return "", "not injected: no fault proxy"
+		case needs == fault.NeedsReplicas && d.replicas == nil:
+			return "", "not injected: no standby txnbench started"
 		}
 		switch f.Kind {
 		case fault.KillServer, fault.RestartServer:
@@ -240,6 +243,8 @@ func (d *Database) injector(wctx context.Context, s Spec, proxy *faultproxy.Prox
 			return "network", ""
 		case fault.Reset:
 			return "network", fmt.Sprintf("%d connections reset", proxy.Reset())
+		case fault.Failover, fault.Switchover:
+			return "server", d.failover(wctx, f.Kind == fault.Switchover)
 		}
 		return "", "unknown fault"
 	}

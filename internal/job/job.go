@@ -63,6 +63,8 @@ type Spec struct {
 	// Shard names the run this process is a part of, when
 	// Runner.Shard splits it (see Shard).
 	Shard Shard
+	// Replication is temp-postgres's standbys (replicas.go).
+	Replication Replication
 }
 
 // ServerConnections is how many connections the server must accept for
@@ -195,6 +197,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		r.Config.Pool = &s.Conn.Pool
 	}
 	r.Config.Via = target.MaskURL(s.DB.Via.String())
+	r.Config.Topology = db.topology()
 	if l, byDefault := db.Isolation(); l != target.DefaultIsolation {
 		r.Config.Isolation, r.Config.IsolationDefault = string(l), byDefault
 	}

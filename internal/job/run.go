@@ -74,6 +74,7 @@ type running struct {
 	onCycle   func(func(runner.CycleEvent)) func(runner.CycleEvent) // wraps the runner's cycle callback
 	beside    func() workload.Unrecorded                            // what the workload committed beside its ops since the window opened
 	loadNotes []string                                              // the deaths during the load, for the Result's notes
+	lags      []result.StandbyLag                                   // the standbys' lag (watchReplicas)
 }
 
 // A stage is started before the run, in the order of stages, and stopped
@@ -91,6 +92,7 @@ var stages = []stage{
 	{"telemetry", (*running).startTelemetry},           // the collector, first to see the window open
 	{"CPU", (*running).measureCPU},                     // the parts' and the machine's CPU, for the limit
 	{"network", (*running).watchNetwork},               // the --network proxies' CPU (not the client's), the round trip in the window
+	{"replication", (*running).watchReplicas},          // the standbys' lag on the primary (replicalag.go)
 	{"connectors", (*running).openConnectors},          // how the clients get connections
 	{"background", (*running).startBackground},         // the workload's work beside the clients
 	{"pooler counters", (*running).takePoolerCounters}, // what the Result's pooler section compares to
@@ -363,6 +365,7 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 		r.Data = d.Data() // what Start found
 	}
 	r.Telemetry = rn.telemetry
+	r.Replication = rn.lags
 	r.SlowOps = out.SlowOps
 	rn.collector.ExplainSlowOps(r.SlowOps, s.DB.Via.Kind != target.ViaDirect)
 	r.SetServerTimes()

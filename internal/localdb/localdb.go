@@ -80,6 +80,9 @@ type Cluster struct {
 	socketDir  string   // where its Unix socket is; "" when TCP only
 	tls        tlsFiles // its certificate, key and CA; zero without TLS
 	ca         *CA      // the CA that signed its certificate; nil without TLS
+	// replica is set on the members of a ReplicaSet: a hot standby is
+	// ready once it accepts read-only connections.
+	replica bool
 }
 
 // server is one postmaster (or pgbouncer) process and its reaper.
@@ -104,6 +107,36 @@ type server struct {
 // must not call Start from such a goroutine. A server that outlives a killed
 // txnbench anyway is removed by the next CleanStale.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
+	c, err := newCluster(o)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = c.Stop()
+		}
+	}()
+	if c.password, err = NewPassword(); err != nil {
+		return nil, err
+	}
+	if err := c.initdb(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.configure(o); err != nil {
+		return nil, err
+	}
+	if err := c.firstStart(ctx, o.Port); err != nil {
+		return nil, err
+	}
+	ok = true
+	return c, nil
+}
+
+// newCluster checks o and makes the temporary directory of a cluster to
+// come, handed to the user it runs as; its data directory is still to
+// make (initdb, or a base backup for a standby). On error nothing is left.
+func newCluster(o Options) (*Cluster, error) {
 	CleanStale()
 	if err := validateConf(o.Conf, "--pg-conf"); err != nil {
 		return nil, err
@@ -138,23 +171,18 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		version:    version,
 		user:       u,
 	}
-	if c.password, err = NewPassword(); err != nil {
-		return nil, err
-	}
 	c.start = c.startServer
-	ok := false
-	defer func() {
-		if !ok {
-			_ = c.Stop()
-		}
-	}()
 	if err := claimDir(dir, u, "postgres"); err != nil {
+		_ = c.Stop()
 		return nil, err
 	}
-	if err := c.initdb(ctx); err != nil {
-		return nil, err
-	}
+	return c, nil
+}
 
+// configure sets the server's log and arguments from o once its data
+// directory is made.
+func (c *Cluster) configure(o Options) error {
+	dir, u := c.dir, c.user
 	c.log = newServerLog(filepath.Join(c.dataDir, logFileName), u, o.Log)
 	c.args = []string{"-c", "listen_addresses=127.0.0.1"}
 	if len(dir)+len("/.s.PGSQL.65535") <= maxSocketPath {
@@ -166,24 +194,20 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	if o.TLS != nil {
 		c.ca = o.TLS
+		var err error
 		if c.tls, err = o.TLS.issue(dir, u); err != nil {
-			return nil, err
+			return err
 		}
 		c.args = append(c.args, "-c", "ssl=on", "-c", "ssl_cert_file="+c.tls.cert, "-c", "ssl_key_file="+c.tls.key)
 	}
 	conf := o.Conf
-	if hasPgStatStatements(bin) {
+	if hasPgStatStatements(c.bin) {
 		conf = withPreload(conf, "pg_stat_statements")
 	}
 	for _, kv := range conf {
 		c.args = append(c.args, "-c", kv)
 	}
-
-	if err := c.firstStart(ctx, o.Port); err != nil {
-		return nil, err
-	}
-	ok = true
-	return c, nil
+	return nil
 }
 
 // URL returns the connection URL of the cluster's postgres superuser,
@@ -275,7 +299,7 @@ func (c *Cluster) startServer(ctx context.Context, port int) (*server, int, erro
 		// it listens on
 		ready: func(s *server) (bool, error) {
 			pm, err := readPostmasterPid(c.dataDir)
-			if err != nil || pm.pid != s.pid || pm.status != "ready" {
+			if err != nil || pm.pid != s.pid || !(pm.status == "ready" || c.replica && pm.status == "standby") {
 				return false, nil
 			}
 			if pm.port > 0 {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -36,15 +37,7 @@ func TestOtherLocalUserLockedOut(t *testing.T) {
 	}
 	b := startBouncer(t, BouncerOptions{BackendPort: c.Port(), BackendUser: "postgres", BackendPassword: c.Password()})
 
-	asNobody := func(args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, runuser, append([]string{"-u", "nobody", "--"}, args...)...)
-		cmd.Dir = "/"
-		cmd.Env = append(childEnv(), "HOME=/nonexistent", "PGCONNECT_TIMEOUT=10")
-		out, err := cmd.CombinedOutput()
-		return strings.TrimSpace(string(out)), err
-	}
+	asNobody := func(args ...string) (string, error) { return runAsNobody(runuser, args...) }
 	query := func(conninfo, sql string) (string, error) {
 		return asNobody(psqlBin, "-X", "-w", "-Atc", sql, conninfo)
 	}
@@ -117,4 +110,82 @@ func TestOtherLocalUserLockedOut(t *testing.T) {
 			t.Errorf("PgBouncer's directory holds %d password files, want its auth file and configuration", held)
 		}
 	}
+}
+
+// runAsNobody runs a command as user nobody (with runuser) and returns its
+// output.
+func runAsNobody(runuser string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, runuser, append([]string{"-u", "nobody", "--"}, args...)...)
+	cmd.Dir = "/"
+	cmd.Env = append(childEnv(), "HOME=/nonexistent", "PGCONNECT_TIMEOUT=10")
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// TestOtherLocalUserLockedOutOfReplicas: nobody gets into no member of a
+// replica set, on a normal or a replication connection, over TCP or a
+// Unix socket, before a failover and after it (the fenced primary's port
+// free), and cannot read a standby's directory, which holds the
+// password it logs in to the primary with.
+func TestOtherLocalUserLockedOutOfReplicas(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI must run this test as root: it acts as user nobody")
+		}
+		t.Skip("not root: cannot act as user nobody")
+	}
+	psqlBin := needPsql(t)
+	runuser, err := exec.LookPath("runuser")
+	if psqlBin == "" || err != nil {
+		t.Fatalf("psql and runuser are needed: %v", err)
+	}
+	rs := startReplicated(t, 1, Async)
+	if u := rs.Primary().user; u == nil || u.name == "nobody" {
+		t.Skipf("the servers run as %v: nobody is not a second user", u)
+	}
+	tryAll := func(when string) {
+		for _, n := range rs.Nodes() {
+			if n.PID() == 0 {
+				continue
+			}
+			for _, conninfo := range []string{
+				fmt.Sprintf("host=127.0.0.1 port=%d user=postgres dbname=postgres", n.Port()),
+				fmt.Sprintf("host=127.0.0.1 port=%d user=postgres dbname=postgres replication=database", n.Port()),
+				fmt.Sprintf("host=127.0.0.1 port=%d user=postgres password=wrong replication=true", n.Port()),
+				fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres replication=database", n.Dir(), n.Port()),
+			} {
+				if out, err := runAsNobody(runuser, psqlBin, "-X", "-w", "-Atc", "IDENTIFY_SYSTEM", conninfo); err == nil {
+					t.Errorf("%s, %s: nobody got in with %q: %q", when, n.Name, conninfo, out)
+				}
+			}
+			if out, err := runAsNobody(runuser, "ls", n.Dir()); err == nil {
+				t.Errorf("%s: nobody can list %s's directory: %s", when, n.Name, out)
+			}
+		}
+	}
+	// with the password nobody gets in: the refusals are authentication
+	standby := rs.Nodes()[1]
+	ok := fmt.Sprintf("host=127.0.0.1 port=%d user=postgres password=%s replication=true", standby.Port(), standby.Password())
+	if out, err := runAsNobody(runuser, psqlBin, "-X", "-w", "-Atc", "IDENTIFY_SYSTEM", ok); err != nil {
+		t.Fatalf("as nobody with the password, a replication connection to the standby: %q, %v", out, err)
+	}
+	auto := filepath.Join(standby.Dir(), "data", "postgresql.auto.conf")
+	if b, err := os.ReadFile(auto); err != nil || !strings.Contains(string(b), standby.Password()) {
+		t.Fatalf("%s does not hold the primary's password: %v", auto, err)
+	}
+	if fi, err := os.Stat(auto); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s is not 0600: %v", auto, err)
+	}
+	tryAll("before the failover")
+	if _, err := rs.Fence(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := rs.Promote(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	tryAll("after the failover")
 }

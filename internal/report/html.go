@@ -254,6 +254,10 @@ func runHeader(r *result.Result) []field {
 	add("database", strings.TrimSpace(r.Server.Dialect+" "+r.Server.Version))
 	add("server", r.Server.Banner)
 	add("url", redact.URL(r.Config.DB))
+	add("replicas", r.Config.Topology)
+	for _, l := range r.Replication {
+		add("standby", l.String())
+	}
 	if r.Network != nil {
 		add("network", r.Network.String())
 		add("warning", r.Network.Warning(r.MeasuredS))
@@ -294,6 +298,9 @@ func runHeader(r *result.Result) []field {
 	if ch := r.Invariants; ch != nil {
 		if ch.Anomalies != nil {
 			add("anomalies", ch.Anomalies.Verdict())
+		}
+		if l := r.LostAtFailover(); l != nil {
+			add("lost at failover", l.String())
 		}
 		add("invariants", ch.Status())
 	}

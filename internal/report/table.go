@@ -45,6 +45,12 @@ func Header(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "data       %s\n", dataLine(r.Data))
 	}
 	fmt.Fprintf(w, "database   %s %s  %s\n", r.Server.Dialect, r.Server.Version, r.Config.DB)
+	if r.Config.Topology != "" {
+		fmt.Fprintf(w, "replicas   %s\n", r.Config.Topology)
+	}
+	for _, l := range r.Replication {
+		fmt.Fprintf(w, "standby    %s\n", l)
+	}
 	if r.Network != nil {
 		fmt.Fprintf(w, "network    %s\n", r.Network)
 		if warn := r.Network.Warning(r.MeasuredS); warn != "" {
@@ -249,6 +255,9 @@ func Invariants(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "  commits with unknown outcome: %d\n", ch.UnknownCommits)
 	}
 	Anomalies(w, ch.Anomalies)
+	if l := r.LostAtFailover(); l != nil {
+		fmt.Fprintln(w, "lost at failover: "+l.String())
+	}
 	fmt.Fprintln(w, "invariants: "+ch.Status())
 }
 

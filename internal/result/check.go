@@ -16,6 +16,11 @@ type Check struct {
 	// Anomalies is the isolation checker's verdict on the run's history,
 	// for the workloads that record one; its violations are failed items.
 	Anomalies *Anomalies `json:"anomalies,omitempty"`
+
+	// Lost is how much of what the server acknowledged the check found
+	// missing, by the workload's ledger (nil: it counts none); after a
+	// failover, what the failover lost (Result.LostAtFailover).
+	Lost *Lost `json:"lost,omitempty"`
 }
 
 // CheckItem is one verified invariant.

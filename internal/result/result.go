@@ -132,6 +132,9 @@ type Result struct {
 	Figures []string `json:"figures,omitempty"`
 	// Faults are the faults on the run's timeline, injected or found.
 	Faults []Fault `json:"faults,omitempty"`
+	// Replication is each standby's lag over the run (temp-postgres
+	// --replicas, with telemetry on).
+	Replication []StandbyLag `json:"replication,omitempty"`
 	// Shards are the parts of a run split across processes: this one's,
 	// or every merged one's.
 	Shards []Shard `json:"shards,omitempty"`
@@ -298,7 +301,10 @@ type Tool struct {
 
 // Config is the run's configuration as given, with passwords masked.
 type Config struct {
-	DB         string `json:"db"`
+	DB string `json:"db"`
+	// Topology is what temp-postgres --replicas started: "primary and 2
+	// standbys, sync ..."; "" for one server.
+	Topology   string `json:"topology,omitempty"`
 	Clients    int    `json:"clients"`
 	Duration   string `json:"duration,omitempty"`
 	Iterations int64  `json:"iterations,omitempty"`

@@ -128,6 +128,7 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (result.Check, erro
 	dh := float64(toCents(m.history)-b[bookHistory]) / 100
 	dw := float64(toCents(m.wYTD)-b[bookWarehouseYTD]) / 100
 	dd := float64(toCents(m.dYTD)-b[bookDistrictYTD]) / 100
+	ch.Lost = &result.Lost{Count: max(0, b[bookPaid]-(toCents(m.history)-b[bookHistory])), Unit: "cents of payments"}
 	ok := math.Abs(dw-dh) < sameMoney && math.Abs(dd-dh) < sameMoney && dh > paid-sameMoney && dh < paid+unknown+sameMoney
 	ch.Add("payments = YTD growth", ok,
 		"history grew by %.2f, warehouses' W_YTD by %.2f, districts' D_YTD by %.2f; the clients committed %.2f in payments (and up to %.2f of unknown outcome)",

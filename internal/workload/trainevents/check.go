@@ -50,6 +50,7 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (result.Check, erro
 	lo := baseline + committed
 	hi := lo + unknownEvents
 	total := got["total"]
+	ch.Lost = &result.Lost{Count: max(0, lo-total), Unit: "events"} // acknowledged, not there
 	switch {
 	case open:
 		ch.Add("no event lost", total >= lo,

@@ -156,6 +156,21 @@ func badInputs(t *testing.T) []badInput {
 		{args: clitest.TrainEvents("--pg-conf", "work_mem=1MB"), want: "only applies to --db temp-postgres"},
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--via", "postgres://u@127.0.0.1/db"), want: "cannot front a throwaway server"},
 		{args: clitest.TrainEvents("--db", "postgres://u:pw@127.0.0.1:1/db", "--seed", "1", "--shards", "0"), want: "--shards 0: give how many shards the run has, 1 or more"},
+		// --replicas, --replication
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "-1"), want: "--replicas -1: give 1 to 8 standbys, or 0 for one server"},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "9"), want: "--replicas 9: give 1 to 8"},
+		{args: clitest.TrainEvents("--replicas", "1"), want: "standbys of SQLite, an embedded database, are not supported"},
+		{args: clitest.TrainEvents("--db", "temp-mariadb", "--replicas", "1"), want: "use --db temp-postgres (standbys of temp-mariadb are not supported)"},
+		{args: clitest.TrainEvents("--db", "postgres://u:secret@127.0.0.1:5/x", "--replicas", "1"), want: "(standbys of postgres://u:xxxxx@127.0.0.1:5/x are not supported)"},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replication", "sync"), want: "--replication sync with no standby to wait for: add --replicas 1"},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--replication", "quorum"), want: `unknown --replication "quorum": choose async, sync or sync-apply`},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--fault", "1s:failover"), want: "--fault failover and switchover promote a standby: add --replicas 1"},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--fault", "1s:switchover"), want: "promote a standby: add --replicas 1"},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--fault", "1s:failover", "--fault", "3s:failover"), want: "2 failovers and switchovers with --replicas 1"},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--fault", "1s:failover:2s"), want: "failover takes no ARG"},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--fault", "1s:blackhole:1s"), want: "with --replicas: the fault proxy fronts one server"},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--network", "rtt=1ms"), want: "--network and --pooler-network with --replicas"},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--pg-bin", "{dir}"), want: "--replicas makes each standby with pg_basebackup, which {dir} lacks", setup: fakePostgresBin},
 		// --fault
 		{args: clitest.TrainEvents("--fault", "bogus"), want: "want AT:KIND[:ARG]"},
 		{args: clitest.TrainEvents("--fault", "x:kill-server"), want: `AT "x" is not a duration`},
@@ -393,4 +408,16 @@ func names(es []os.DirEntry) []string {
 	}
 	sort.Strings(n)
 	return n
+}
+
+// fakePostgresBin puts an initdb and a postgres in dir, executables that
+// are none, as an installation without pg_basebackup: enough for the
+// checks made before anything starts.
+func fakePostgresBin(dir string) error {
+	for _, name := range []string{"initdb", "postgres"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
