@@ -63,6 +63,10 @@ type Spec struct {
 	// Shard names the run this process is a part of, when
 	// Runner.Shard splits it (see Shard).
 	Shard Shard
+	// Live, when set, is given the run so far after each interval, as a
+	// Result (see partial), from a goroutine of its own; the last call
+	// returns before Run does.
+	Live func(*result.Result)
 }
 
 // ServerConnections is how many connections the server must accept for
