@@ -30,13 +30,13 @@ var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
 // page is one part of what html.tmpl renders (see View): the text parts
 // as HTML, the charts as JSON that the page's script draws.
 type page struct {
-	Title   string
-	Header  []field
-	Notes   []string
-	Tables  []table     // before the charts
-	After   []table     // after the charts: the details
-	Data    template.JS // the charts (chartData) as JSON
-	data    chartData
+	Title  string
+	Header []field
+	Notes  []string
+	Tables []table     // before the charts
+	After  []table     // after the charts: the details
+	Data   template.JS // the charts (chartData) as JSON
+	data   chartData
 }
 
 type field struct{ Name, Value string }
@@ -210,6 +210,9 @@ func runPage(r *result.Result) page {
 		client.Note = strings.TrimPrefix(client.Note+"; "+p, "; ")
 	}
 	p.After = append(p.After, client)
+	if t, ok := cpuTable(r); ok {
+		p.After = append(p.After, t)
+	}
 	if t := r.Telemetry; t != nil {
 		p.After = append(p.After, telemetryTables(t, r.MeasuredS)...)
 	}
