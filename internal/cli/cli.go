@@ -62,6 +62,9 @@ type app struct {
 	secrets        []string      // passwords given on the command line, masked where they stand in URLs
 	args           []string      // the command line that results record: "txnbench" and Main's args
 	exiting        chan struct{} // closed by a second interrupt: exitNow ends the process
+
+	// dash is suite run's --dashboard, which its scenarios show on.
+	dash *liveDashboard
 }
 
 // Main runs txnbench with args (without the program name) and returns the
