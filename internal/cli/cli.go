@@ -102,6 +102,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitcode.OK
 	}
+	err = dashboardArg(args, err)
 	var ee exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {

@@ -2,14 +2,17 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/dashboard"
 	"github.com/txnbench/txnbench/internal/job"
+	"github.com/txnbench/txnbench/internal/live"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
@@ -29,6 +32,28 @@ func (f *dashboardFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.public, "dashboard-public", false, "let --dashboard listen on an address off loopback (e.g. --dashboard=0.0.0.0:8080): the page is then readable by whoever reaches it")
 	fs.StringVar(&f.save, "dashboard-save", "", "with --dashboard: write the dashboard's final page, as a self-contained HTML file, here when the run ends")
 	declareFlags(fs, kindControl, "dashboard", "dashboard-public", "dashboard-save")
+}
+
+// dashboardArg is a clearer err for a command line refused because of
+// "--dashboard HOST:PORT": the flag's value must follow "=" (so that
+// --dashboard alone needs none), and the address was taken for an argument.
+func dashboardArg(args []string, err error) error {
+	var ue usageError
+	if !errors.As(err, &ue) && !isCobraUsage(err) {
+		return err
+	}
+	for i, arg := range args[:max(len(args)-1, 0)] {
+		next := args[i+1]
+		if arg == "--dashboard" && strings.Contains(next, ":") && validAddr(next) {
+			return usage(fmt.Errorf("--dashboard takes its address after =: --dashboard=%s (--dashboard alone: %s, a free port on loopback)", next, dashboard.DefaultAddr))
+		}
+	}
+	return err
+}
+
+func validAddr(s string) bool {
+	_, _, err := live.ParseAddr(s)
+	return err == nil
 }
 
 // validate checks the flags without listening: a bad address, one off

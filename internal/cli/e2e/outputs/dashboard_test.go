@@ -415,6 +415,7 @@ func TestDashboardAddressRefused(t *testing.T) {
 	}{
 		{[]string{"run", "train-events", "--dashboard=" + busy.Addr().String()}, "is already in use"},
 		{[]string{"run", "train-events", "--dashboard=nonsense"}, "want HOST:PORT"},
+		{[]string{"run", "train-events", "--dashboard", "127.0.0.1:8080"}, "--dashboard takes its address after =: --dashboard=127.0.0.1:8080"},
 		{[]string{"run", "train-events", "--dashboard=0.0.0.0:0"}, "not a loopback address"},
 		{[]string{"run", "train-events", "--dashboard=:0"}, "not a loopback address"},
 		{[]string{"run", "train-events", "--dashboard-public"}, "--dashboard-public without --dashboard"},
