@@ -23,7 +23,7 @@ func (rn *running) watchLive() error {
 	go func() {
 		defer close(l.done)
 		for out := range l.next {
-			rn.s.Live(rn.partial(out))
+			rn.s.Live(rn.partial(out, l))
 		}
 	}()
 	rn.first = append(rn.first, l)
@@ -36,6 +36,9 @@ type liveRun struct {
 	next    chan *runner.Outcome // the latest partial Outcome not yet taken
 	done    chan struct{}
 	stopped bool // by the window's end (the runner's goroutine) or the stage's stop
+	// telemetry is the last snapshot of it (the goroutine's): kept when
+	// the sampler is too busy to give the next one in time.
+	telemetry *result.Telemetry
 }
 
 func (l *liveRun) Start()               {}
@@ -80,9 +83,12 @@ func (l *liveRun) stop() {
 // the statements' server times, the pooler's counters (its samples are in
 // the telemetry), the deaths, the slowest ops, the faults' recoveries and
 // the invariants (checked after the run).
-func (rn *running) partial(out *runner.Outcome) *result.Result {
+func (rn *running) partial(out *runner.Outcome, l *liveRun) *result.Result {
 	r := assemble(rn.s, rn.db, out)
-	r.Telemetry = rn.collector.Snapshot()
+	if t := rn.collector.Snapshot(); t != nil {
+		l.telemetry = t
+	}
+	r.Telemetry = l.telemetry
 	if rn.faults != nil {
 		r.Faults = rn.faults.SoFar()
 	}
