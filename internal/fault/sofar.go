@@ -6,9 +6,12 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 )
 
+// Ongoing notes a fault still going on in the timeline so far.
+const Ongoing = "going on"
+
 // SoFar is the faults injected so far, for the timeline of a run still
 // going (the live dashboard): each when it came and, once over, how long
-// it lasted; one still going on is noted UnderWay. What followed each
+// it lasted; one still going on is noted Ongoing. What followed each
 // (its recovery) is measured once the window is over (Faults).
 func (s *Schedule) SoFar() []result.Fault {
 	s.mu.Lock()
@@ -21,7 +24,7 @@ func (s *Schedule) SoFar() []result.Fault {
 			continue
 		}
 		if !s.done[i] {
-			f.AtS, f.LastedS, f.Note = seconds(at-t0), seconds(now-at), UnderWay
+			f.AtS, f.LastedS, f.Note = seconds(at-t0), seconds(now-at), Ongoing
 		}
 		out = append(out, f)
 	}
