@@ -264,7 +264,7 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	// open watches url in Chromium until the page has taken two updates,
 	// then interrupts cmd; the page is read once Chromium is done.
-	open := func(url string, cmd *exec.Cmd, png string, meanwhile func()) (watched, int) {
+	open := func(url string, cmd *exec.Cmd, stderr *clitest.Buffer, png string, meanwhile func()) (watched, int) {
 		rec := record(t, url)
 		page := make(chan watched, 1)
 		go func() {
@@ -273,12 +273,15 @@ func TestDashboardInChromium(t *testing.T) {
 		}()
 		meanwhile()
 		// the third request for an update: the page took two
-		if !testutil.Poll(3*time.Minute, 20*time.Millisecond, func() bool { return rec.updates() >= 3 }) {
-			t.Errorf("the page asked for %d updates", rec.updates())
+		if !testutil.Poll(2*time.Minute, 20*time.Millisecond, func() bool { return rec.updates() >= 3 }) {
+			t.Errorf("the page asked for %d updates: %q", rec.updates(), rec.requests())
 		}
 		cmd.Process.Signal(os.Interrupt)
 		code := exited(cmd)
 		w := <-page
+		if w.dom == "" {
+			t.Fatalf("no page from Chromium; txnbench said:\n%s", stderr)
+		}
 		checkPNG(t, png)
 		t.Logf("screenshot of the dashboard: %s", png)
 		return w, code
@@ -291,7 +294,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || strings.HasSuffix(url, ":0/") {
 		t.Errorf("the dashboard's URL %s is not on loopback with its real port", url)
 	}
-	w, code := open(url, cmd, filepath.Join(artifacts, "dashboard-run.png"), func() {
+	w, code := open(url, cmd, stderr, filepath.Join(artifacts, "dashboard-run.png"), func() {
 		so := partial(t, url)
 		for _, o := range so.Ops {
 			var sum int64
@@ -347,7 +350,7 @@ func TestDashboardInChromium(t *testing.T) {
 	out := filepath.Join(dir, "study")
 	url, cmd, stderr = startDashboard(t, append([]string{"study", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"),
 		"--progress", "250ms", "--settle", "0", "--seed", "5", "--vary", "duration=1s,10m", "--out", out, "--dashboard"}, clitest.Quick...)...)
-	w, code = open(url, cmd, filepath.Join(artifacts, "dashboard-study.png"), func() {
+	w, code = open(url, cmd, stderr, filepath.Join(artifacts, "dashboard-study.png"), func() {
 		// the cells done beside the running one, as the page takes them
 		beside := false
 		for seq := 0; !beside; {
