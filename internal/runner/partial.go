@@ -9,6 +9,7 @@ import (
 // A PartialObserver is an Observer that also takes, after each interval's
 // Tick, the run so far as an Outcome: the ops' totals up to that interval
 // (their histograms copies, the caller's to keep), the intervals so far
+// (their histograms at rest, to read only)
 // and the client's CPU since the window opened. The live dashboard
 // assembles a Result from it each interval, as the job assembles the
 // final one from Run's Outcome. Partial is called from the runner's

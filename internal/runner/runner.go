@@ -496,14 +496,16 @@ func (r *run) tick(out *Outcome, now time.Time) {
 	for _, o := range r.cfg.Observers {
 		o.Tick(iv)
 	}
+	for _, h := range hs {
+		h.Compact() // kept for the result (a script's commands' are not, and their counts go to the next tick's): cannot fail
+	}
+	// after Compact: the intervals' histograms are at rest, and another
+	// goroutine may read (encode) them
 	if ps := partialObservers(r.cfg.Observers); len(ps) > 0 {
 		p := r.partial(out, now)
 		for _, o := range ps {
 			o.Partial(p)
 		}
-	}
-	for _, h := range hs {
-		h.Compact() // kept for the result (a script's commands' are not, and their counts go to the next tick's): cannot fail
 	}
 }
 

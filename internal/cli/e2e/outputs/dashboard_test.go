@@ -119,7 +119,7 @@ func (p *recorder) requests() []string {
 // still while a request is pending: a page waiting for its next update
 // does not spend it.
 func watch(t *testing.T, chromium, url, png string, rec *recorder) (dom string, requests []string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir(),
 		"--no-first-run", "--disable-background-networking", "--disable-component-update",
