@@ -25,7 +25,7 @@ const layerDoc = "../docs/ARCHITECTURE.md"
 // history, which checks a recorded history (`txnbench check --history`
 // needs no database): they reach no database by any path, so a tool made
 // of them links no driver.
-var driverFree = []string{"result", "report", "diff", "study", "suite", "live", "history"}
+var driverFree = []string{"result", "report", "diff", "study", "suite", "live", "history", "dashboard"}
 
 // databaseParts are what driverFree may not reach: internal packages (and
 // those under them) and driver modules.

@@ -144,6 +144,7 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 		return usage(err)
 	}
 	sf.metricsAddr = first.f.metricsAddr
+	sf.dash = first.f.dash
 	sf.minSuccess = first.f.minSuccess
 	sf.repeat = s.MinReps
 	out := sf.out

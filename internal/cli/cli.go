@@ -63,6 +63,9 @@ type app struct {
 	secrets        []string      // passwords given on the command line, masked where they stand in URLs
 	args           []string      // the command line that results record: "txnbench" and Main's args
 	exiting        chan struct{} // closed by a second interrupt: exitNow ends the process
+
+	// dash is suite run's --dashboard, which its scenarios show on.
+	dash *liveDashboard
 }
 
 // Main runs txnbench with args (without the program name) and returns the
@@ -100,6 +103,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitcode.OK
 	}
+	err = dashboardArg(args, err)
 	var ee exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {

@@ -29,8 +29,8 @@ func TestEveryFlagIsDeclared(t *testing.T) {
 		output, control []string
 	}{
 		{"init", initFS, nil, []string{"reinit"}},
-		{"run", runFS, []string{"cpu-profile", "csv", "html", "json", "jsonl"}, []string{"metrics-addr", "min-success", "progress", "reinit"}},
-		{"study", studyFS, []string{"cpu-profile", "csv", "html", "json", "jsonl"}, []string{"compare", "config", "help", "metrics-addr", "min-success", "out", "progress", "reinit", "repeat", "settle", "vary"}},
+		{"run", runFS, []string{"cpu-profile", "csv", "html", "json", "jsonl"}, []string{"dashboard", "dashboard-public", "dashboard-save", "metrics-addr", "min-success", "progress", "reinit"}},
+		{"study", studyFS, []string{"cpu-profile", "csv", "html", "json", "jsonl"}, []string{"compare", "config", "dashboard", "dashboard-public", "dashboard-save", "help", "metrics-addr", "min-success", "out", "progress", "reinit", "repeat", "settle", "vary"}},
 	} {
 		c.fs.VisitAll(func(f *pflag.Flag) {
 			if _, byWorkload := workload.IsDataFlag(f); !byWorkload && kindOf(f) == "" {

@@ -29,6 +29,7 @@ var helpGroups = []struct {
 	{"Faults", []string{"fault"}},
 	{"Outputs", []string{"json", "html", "csv", "jsonl", "progress", "min-success", "cpu-profile"}},
 	{"Telemetry", []string{"telemetry", "telemetry-sample", "metrics-addr"}},
+	{"Live dashboard", []string{"dashboard", "dashboard-public", "dashboard-save"}},
 	{"Shards (one run split across processes or machines)", []string{"shard", "shards", "run-id", "shard-wait"}},
 }
 

@@ -49,6 +49,7 @@ type runFlags struct {
 	tel         job.Telemetry
 	// metricsAddr serves live Prometheus metrics (--metrics-addr).
 	metricsAddr string
+	dash        dashboardFlags // --dashboard and its flags (dashboard.go)
 	// minSuccess fails a run whose transactions succeeded less often, in
 	// % (--min-success; 0: off).
 	minSuccess float64
@@ -126,6 +127,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, run bool) {
 	declareFlags(fs, kindOutput, "json", "html", "cpu-profile", "csv", "jsonl")
 	f.replicas.register(fs)
 	declareFlags(fs, kindControl, "progress", "min-success", "metrics-addr")
+	f.dash.register(fs)
 }
 
 // validate checks the shared flags; usage errors name the fix. The
@@ -350,7 +352,7 @@ func (f *runFlags) validateWatch() error {
 			return usage(fmt.Errorf("--metrics-addr %q: %w", f.metricsAddr, err))
 		}
 	}
-	return nil
+	return f.dash.validate()
 }
 
 // runCommand builds "run" (or "init") with one subcommand per workload.
@@ -530,6 +532,12 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 		return nil, err
 	}
 	defer lm.close()
+	ld, err := a.openDashboard(f.dash) // as early: a busy port fails now
+	if err != nil {
+		return nil, err
+	}
+	defer ld.close()
+	ld.watch(&s, "")
 	s.Runner.Observers = []runner.Observer{runner.Funcs{OnTick: func(iv result.Interval) {
 		a.status(report.ProgressLine(iv))
 	}}}
@@ -596,6 +604,9 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 	}
 	if jerr := jl.close(); jerr != nil {
 		return r, jerr
+	}
+	if derr := ld.done(report.RunView(r), r, runOver(r)); derr != nil {
+		return r, derr
 	}
 	switch {
 	case err != nil:

@@ -178,6 +178,7 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 	}
 	distinctShown(runs)
 	sf.metricsAddr = first.f.metricsAddr // checked with every cell's flags
+	sf.dash = first.f.dash
 	sf.minSuccess = first.f.minSuccess
 	out := sf.out
 	if out == "" {
@@ -244,6 +245,7 @@ type parsedStudyFlags struct {
 	metricsAddr string   // a run flag, served for the whole study
 	minSuccess  float64  // a run flag, applied to every run of every cell
 	mode        study.CompareMode
+	dash        dashboardFlags // run flags, for the whole study
 }
 
 // workloadSettings are the names of def's own flags that fs takes as run
@@ -314,6 +316,11 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 		return nil, err
 	}
 	defer lm.close()
+	ld, err := a.openDashboard(p.sf.dash) // before any server starts too
+	if err != nil {
+		return nil, err
+	}
+	defer ld.close()
 	// Cells on the same database share it; every run gets a fresh schema.
 	specs := make([]job.Spec, len(p.runs))
 	cells := make([]study.Cell, len(p.runs))
@@ -327,6 +334,7 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 	dbs := job.NewShared(specs)
 	defer dbs.Close()
 	statsNoted := false
+	var final report.View // study.html's
 	env := study.Env{
 		Open: func(ctx context.Context, i int) error {
 			_, err := dbs.Open(ctx, dbOf(i))
@@ -347,6 +355,7 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 				return nil, err
 			}
 			lm.track(&r.spec, db, r.cell.Label())
+			ld.watch(&r.spec, r.cell.Label())
 			res, err := job.Run(ctx, r.spec, db)
 			if err != nil {
 				err = fmt.Errorf("cell %s: %w", r.cell.Label(), err)
@@ -354,7 +363,8 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 			return res, err
 		},
 		HTML: func(path string, s *study.Summary, firsts []*result.Result, all [][]*result.Result) error {
-			return writeAtomic(path, func(w io.Writer) error { return report.StudyHTML(w, s, firsts, all) })
+			final = report.StudyView(s, firsts, all)
+			return writeAtomic(path, func(w io.Writer) error { return final.Write(w) })
 		},
 		CSV: func(path string, s *study.Summary) error {
 			return writeAtomic(path, func(w io.Writer) error { return report.StudyCSV(w, s) })
@@ -362,7 +372,15 @@ func (a *app) executeStudy(ctx context.Context, p *studyPlan) (*study.Outcome, e
 		Status:   a.status,
 		Markdown: report.StudyMarkdown,
 	}
+	if ld != nil {
+		env.Done = ld.studySoFar
+	}
 	o, runErr := study.Run(ctx, study.Plan{Workload: p.name, Cells: cells, Vary: p.varies, Repeat: p.sf.repeat, Out: p.out, Args: a.maskedArgs(), Compare: p.sf.mode, Next: p.next}, env)
+	if o != nil && o.Summary != nil {
+		if derr := ld.done(final, o.Summary, studyOver(ctx, o.Summary)); derr != nil && runErr == nil {
+			runErr = derr
+		}
+	}
 	if o != nil && o.Markdown != "" {
 		fmt.Fprint(a.stdout, "\n"+o.Markdown)
 	}

@@ -51,16 +51,18 @@ scenario's own files into --out; it prints the tables when it ends.
 		},
 	}
 	var tier, out string
+	var dash dashboardFlags
 	run := &cobra.Command{
 		Use:   "run FILE --tier TIER[,TIER...|all] [--out DIR]",
 		Short: "Run the tiers' scenarios in order, each isolated, and write suite.md and suite.json",
 		Args:  oneArg("suite run", "FILE, the suite file (TOML or YAML), as in txnbench suite run examples/suite.toml --tier smoke"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runSuite(cmd.Context(), args[0], tier, out)
+			return a.runSuite(cmd.Context(), args[0], tier, out, dash)
 		},
 	}
 	run.Flags().StringVar(&tier, "tier", "", "the tiers to run, comma-separated, or all (suite list FILE shows them)")
 	run.Flags().StringVar(&out, "out", "", "directory for suite.md, suite.json and every scenario's files (default suite-NAME-TIER-DATE-TIME)")
+	dash.register(run.Flags())
 	list := &cobra.Command{
 		Use:   "list FILE",
 		Short: "Check a suite file and list its scenarios and tiers",
@@ -200,7 +202,10 @@ func (a *app) maskArgs(args []string) []string {
 	return out
 }
 
-func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
+func (a *app) runSuite(ctx context.Context, path, tier, out string, dash dashboardFlags) error {
+	if err := dash.validate(); err != nil {
+		return err
+	}
 	f, err := a.loadSuite(path)
 	if err != nil {
 		return err
@@ -226,6 +231,12 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 	if _, err := os.Stat(filepath.Join(out, "suite.json")); err == nil {
 		return usage(fmt.Errorf("--out %s already holds a suite's results: choose another directory", out))
 	}
+	ld, err := a.openDashboard(dash) // its scenarios show on it
+	if err != nil {
+		return err
+	}
+	defer ld.close()
+	a.dash = ld
 	if err := makeOut(out); err != nil {
 		return err
 	}
@@ -238,6 +249,11 @@ func (a *app) runSuite(ctx context.Context, path, tier, out string) error {
 	t, err := suite.Run(ctx, rep, entries, out, suite.Env{Run: a.runScenario, Redact: a.redact, Status: a.status, Markdown: report.SuiteMarkdown})
 	if err != nil {
 		return err
+	}
+	if ld != nil {
+		if err := ld.done(ld.last, rep, fmt.Sprintf("the suite is over, %d scenarios (the last one's figures)", len(rep.Scenarios))); err != nil {
+			return err
+		}
 	}
 	report.SuiteTables(a.stdout, rep)
 	switch {
@@ -262,6 +278,9 @@ func (a *app) runScenario(ctx context.Context, e suite.Entry, base string) (suit
 		return ran, err
 	}
 	ran.Args, ran.Settings = p.args, p.settings
+	if a.dash != nil {
+		a.dash.scope = "Suite scenario " + e.Name
+	}
 	if p.study == nil {
 		p.rs.f.json = base + ".json"
 		p.rs.f.html = base + ".html"

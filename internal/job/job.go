@@ -65,6 +65,11 @@ type Spec struct {
 	Shard Shard
 	// Replication is temp-postgres's standbys (replicas.go).
 	Replication Replication
+
+	// Live, when set, is given the run so far after each interval, as a
+	// Result (see partial), from a goroutine of its own; the last call
+	// returns before Run does.
+	Live func(*result.Result)
 }
 
 // ServerConnections is how many connections the server must accept for

@@ -99,6 +99,7 @@ var stages = []stage{
 	{"supervision", (*running).supervise},              // restarts of what txnbench started, and the window clock
 	{"shard barrier", (*running).startTogether},        // the shards start together (sharded runs)
 	{"fault schedule", (*running).scheduleFaults},      // the faults on their schedule, over once stopped
+	{"live", (*running).watchLive},                     // the run so far, each interval, for Spec.Live
 }
 
 // init waits for shard 0's load (a sharded run), creates the workload's

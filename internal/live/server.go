@@ -41,13 +41,9 @@ type Server struct {
 // Listen listens on addr and serves m at /metrics until Close. A busy or
 // forbidden address is an error that says what to do.
 func Listen(addr string, m *Metrics) (*Server, error) {
-	host, _, err := ParseAddr(addr)
+	ln, host, err := ListenTCP(addr)
 	if err != nil {
 		return nil, err
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, listenError(addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", m)
@@ -66,6 +62,22 @@ func Listen(addr string, m *Metrics) (*Server, error) {
 		s.http.Serve(ln) // returns http.ErrServerClosed after Close
 	}()
 	return s, nil
+}
+
+// ListenTCP checks addr (ParseAddr) and listens on it; it returns the
+// host as given ("" for every interface). A busy or forbidden address is
+// an error that says what to do. The live dashboard listens through it
+// too.
+func ListenTCP(addr string) (net.Listener, string, error) {
+	host, _, err := ParseAddr(addr)
+	if err != nil {
+		return nil, "", err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", listenError(addr, err)
+	}
+	return ln, host, nil
 }
 
 func listenError(addr string, err error) error {

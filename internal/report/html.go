@@ -29,17 +29,16 @@ var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
 
-// page is what html.tmpl renders: the text parts as HTML, the charts as
-// JSON that the page's script draws.
+// page is one part of what html.tmpl renders (see View): the text parts
+// as HTML, the charts as JSON that the page's script draws.
 type page struct {
-	Title   string
-	Header  []field
-	Notes   []string
-	Tables  []table     // before the charts
-	After   []table     // after the charts: the details
-	Data    template.JS // the charts (chartData) as JSON
-	ChartJS template.JS
-	Version string // of Chart.js
+	Title  string
+	Header []field
+	Notes  []string
+	Tables []table     // before the charts
+	After  []table     // after the charts: the details
+	Data   template.JS // the charts (chartData) as JSON
+	data   chartData
 }
 
 type field struct{ Name, Value string }
@@ -103,11 +102,7 @@ type series struct {
 // table, and charts of throughput, latency and errors over time, the
 // latency distribution and, when r has it, the database's telemetry. The
 // chart library is inlined: the page needs no network.
-func HTML(w io.Writer, r *result.Result) error {
-	p := runPage(r)
-	data := runCharts(r)
-	return render(w, p, data)
-}
+func HTML(w io.Writer, r *result.Result) error { return RunView(r).Write(w) }
 
 // StudyHTML writes a study as one self-contained HTML page: the cells side
 // by side (transactions/s, p95 and p99 per op), the concurrency ladder when
@@ -116,23 +111,7 @@ func HTML(w io.Writer, r *result.Result) error {
 // with the cells' faults marked; then every section of study.md, the
 // client vs server one from all (every run of each cell; nil leaves it out).
 func StudyHTML(w io.Writer, s *study.Summary, runs []*result.Result, all [][]*result.Result) error {
-	p := studyPage(s, runs, all)
-	data := studyCharts(s, runs)
-	return render(w, p, data)
-}
-
-func render(w io.Writer, p page, data chartData) error {
-	b, err := marshalData(data)
-	if err != nil {
-		return err
-	}
-	p.Data = template.JS(b)
-	p.ChartJS = template.JS(inlineChartJS())
-	p.Version = chartJSVersion
-	if err := htmlTemplate.Execute(w, p); err != nil {
-		return fmt.Errorf("writing the HTML report: %w", err)
-	}
-	return nil
+	return StudyView(s, runs, all).Write(w)
 }
 
 // marshalData encodes the charts for a <script type="application/json">:
@@ -234,6 +213,9 @@ func runPage(r *result.Result) page {
 		client.Note = strings.TrimPrefix(client.Note+"; "+p, "; ")
 	}
 	p.After = append(p.After, client)
+	if t, ok := cpuTable(r); ok {
+		p.After = append(p.After, t)
+	}
 	if t := r.Telemetry; t != nil {
 		p.After = append(p.After, telemetryTables(t, r.MeasuredS)...)
 	}

@@ -176,6 +176,7 @@ type run struct {
 	measuring atomic.Bool  // past the warm-up
 	baselined atomic.Bool  // the observers' window began: the server counts from here
 	measureAt atomic.Int64 // unix nanos when measuring began
+	cpu0      CPUUsage     // the client's CPU then (ticking goroutine's)
 	claimed   atomic.Int64 // cycles claimed, for Iterations
 	stop      context.Context
 	stopRun   context.CancelFunc
@@ -279,6 +280,7 @@ func (w *window) startMeasuring() {
 		o.Start()
 	}
 	w.cpu0 = readCPU()
+	r.cpu0 = w.cpu0
 	r.measureAt.Store(w.clock.Now().UnixNano())
 	r.measuring.Store(true)
 }
@@ -439,7 +441,10 @@ func (r *run) results(totals, after []*metrics.Hist, inWindow []opCounts) []resu
 		afterRetries, afterErrs := inWindow[i].after(retries, errs)
 		retries, errs = inWindow[i].retries, inWindow[i].errors
 		sum := h.Summary()
-		afterWindow := after[i].Count()
+		afterWindow := int64(0)
+		if after != nil { // nil: the run so far (partial)
+			afterWindow = after[i].Count()
+		}
 		sum.Count -= afterWindow
 		ops = append(ops, result.Op{
 			Name: name, Kind: r.kind(i), Clients: r.cfg.Clients, Retries: retries, Errors: errs,
@@ -493,6 +498,14 @@ func (r *run) tick(out *Outcome, now time.Time) {
 	}
 	for _, h := range hs {
 		h.Compact() // kept for the result (a script's commands' are not, and their counts go to the next tick's): cannot fail
+	}
+	// after Compact: the intervals' histograms are at rest, and another
+	// goroutine may read (encode) them
+	if ps := partialObservers(r.cfg.Observers); len(ps) > 0 {
+		p := r.partial(out, now)
+		for _, o := range ps {
+			o.Partial(p)
+		}
 	}
 }
 

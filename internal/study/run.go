@@ -52,6 +52,10 @@ type Env struct {
 	// Markdown renders study.md from the summary and each cell's runs
 	// (report.StudyMarkdown).
 	Markdown func(w io.Writer, s *Summary, results [][]*result.Result)
+	// Done, when set, is given the study so far after each run that
+	// finished: the summary of the cells with a run (as the final one is
+	// made: see soFar), each one's first result and all of its results.
+	Done func(s *Summary, firsts []*result.Result, all [][]*result.Result)
 }
 
 // Outcome is what a study produced: its summary (nil when no run
@@ -113,6 +117,11 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 			o.Results[st.Cell] = append(o.Results[st.Cell], res)
 			files[st.Cell] = append(files[st.Cell], file)
 			env.Status(fmt.Sprintf("       %.1f transactions/s, invariants %s", res.TxnPerS(), res.Invariants.Status()))
+			if env.Done != nil {
+				if sum, firsts, ran := soFar(p, cells, o.Results, files); sum != nil {
+					env.Done(sum, firsts, ran)
+				}
+			}
 		}
 		if err != nil && res == nil && ctx.Err() != nil {
 			break // the interrupt ended the cell before its run began (its Start cancelled): interrupted, not a failure
@@ -121,29 +130,11 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 			break
 		}
 	}
-	order := make([]int, len(cells))
-	for i := range order {
-		order[i] = i
-	}
-	vary := p.Vary
-	if p.Next != nil {
-		order, vary = searchOrder(cells, o.Results)
-	}
-	sum := &Summary{Format: Format, Workload: p.Workload, Vary: vary, Repeat: p.Repeat, Args: p.Args, Compare: p.Compare}
-	var firsts []*result.Result // each cell's first run, for study.html
-	var ran [][]*result.Result  // the runs of each cell of sum
-	for _, i := range order {
-		if c := cells[i]; len(o.Results[i]) > 0 {
-			sum.Cells = append(sum.Cells, Summarise(c, o.Results[i], files[i]))
-			firsts = append(firsts, o.Results[i][0])
-			ran = append(ran, o.Results[i])
-		}
-	}
-	if len(sum.Cells) == 0 {
+	sum, firsts, ran := soFar(p, cells, o.Results, files)
+	if sum == nil {
 		return o, runErr
 	}
 	o.Summary = sum
-	sum.Comparisons = Compare(sum)
 	var md strings.Builder
 	env.Markdown(&md, sum, ran)
 	o.Markdown = md.String()
@@ -162,6 +153,35 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 	}
 	env.Status("study written to " + p.Out + " (study.md, study.html, study.json, study.csv, one JSON per run)")
 	return o, runErr
+}
+
+// soFar is the summary of the study's cells with a run (nil when none has
+// one), with its comparisons; each of those cells' first result (for
+// study.html) and all of its results.
+func soFar(p Plan, cells []Cell, results [][]*result.Result, files [][]string) (*Summary, []*result.Result, [][]*result.Result) {
+	order := make([]int, len(cells))
+	for i := range order {
+		order[i] = i
+	}
+	vary := p.Vary
+	if p.Next != nil {
+		order, vary = searchOrder(cells, results)
+	}
+	sum := &Summary{Format: Format, Workload: p.Workload, Vary: vary, Repeat: p.Repeat, Args: p.Args, Compare: p.Compare}
+	var firsts []*result.Result // each cell's first run, for study.html
+	var ran [][]*result.Result  // the runs of each cell of sum
+	for _, i := range order {
+		if c := cells[i]; len(results[i]) > 0 {
+			sum.Cells = append(sum.Cells, Summarise(c, results[i], files[i]))
+			firsts = append(firsts, results[i][0])
+			ran = append(ran, results[i])
+		}
+	}
+	if len(sum.Cells) == 0 {
+		return nil, nil, nil
+	}
+	sum.Comparisons = Compare(sum)
+	return sum, firsts, ran
 }
 
 // cellIndex is the index of the cell of cells labelled as c's, or

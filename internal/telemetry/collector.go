@@ -106,12 +106,14 @@ const (
 	reqTick
 	reqFinish
 	reqNotes
+	reqSnapshot
 )
 
 type request struct {
 	kind    reqKind
 	elapsed float64
 	notes   []string
+	into    *result.Telemetry // reqSnapshot's copy
 	reply   chan struct{}
 }
 
@@ -354,6 +356,8 @@ func (c *Collector) loop() {
 				}
 			case reqNotes:
 				c.tel.Notes = append(c.tel.Notes, r.notes...)
+			case reqSnapshot:
+				c.snapshotInto(r.into)
 			case reqFinish:
 				cancel()
 				c.finish(context.Background())
