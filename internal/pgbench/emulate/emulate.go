@@ -446,6 +446,7 @@ func (o *pgbenchOpts) parse(args []string) error {
 	w.MaxTries = o.maxTries
 	w.VerboseErrors = o.verboseErrors
 	w.Debug = o.debug
+	w.UntimedCommands = !o.perCommand && o.json == "" // pgbench times commands only for -r; the JSON holds them too
 	w.Vacuum, w.VacuumAll = !o.noVacuum, o.vacuumAll
 	w.NoAutoInit = true
 	return nil
