@@ -9,21 +9,22 @@ import (
 	"github.com/txnbench/txnbench/internal/target"
 )
 
-// TestCommandsTimedOnlyWhenShown: `txnbench pgbench` measures each
+// TestPgbenchMeasuresOnlyWhatItShows: `txnbench pgbench` measures each
 // command's latency only when -r or --json shows it, as pgbench times
-// commands only for -r (issue 40: two clock reads and a latency record
-// per command otherwise); without them the commands' rows record no
+// commands only for -r, and keeps the slowest runs only for --json
+// (issue 40: two clock reads and a latency record per command, and a
+// heap per op, otherwise): without them the commands' rows record no
 // latency, with either they record one per command run.
-func TestCommandsTimedOnlyWhenShown(t *testing.T) {
+func TestPgbenchMeasuresOnlyWhatItShows(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct {
-		args  []string
-		timed bool
+		args        []string
+		timed, slow bool
 	}{
-		{nil, false},
-		{[]string{"-r"}, true},
-		{[]string{"--json", filepath.Join(dir, "r.json")}, true},
+		{nil, false, false},
+		{[]string{"-r"}, true, false},
+		{[]string{"--json", filepath.Join(dir, "r.json")}, true, true},
 	} {
 		o := newPgbenchOpts(pgbench17)
 		if err := o.parse(append([]string{"-n", "-S", "-t", "7", "--telemetry", "off"}, c.args...)); err != nil {
@@ -45,6 +46,9 @@ func TestCommandsTimedOnlyWhenShown(t *testing.T) {
 		d.Close()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if got := len(r.SlowOps) > 0; got != c.slow {
+			t.Errorf("%q: slowest runs kept %v, want %v", c.args, got, c.slow)
 		}
 		steps := o.w.Steps()
 		if len(steps) != 2 { // \set aid, SELECT
