@@ -52,6 +52,9 @@ type Config struct {
 	OnPhase func(msg string)
 	// Observers watch the run as it goes (see Observer).
 	Observers []Observer
+	// NoSlowOps keeps no slowest runs (Outcome.SlowOps is empty), for a
+	// caller that shows none: `txnbench pgbench` without --json.
+	NoSlowOps bool
 	// Clock keeps the window, the progress ticks and the stall check
 	// (nil: RealClock); a test drives a window with a fake one.
 	Clock Clock
@@ -407,7 +410,9 @@ func newRun(cfg Config, conns connect.Connector, w workload.Workload) (r *run, w
 	r.counts = newCounters(r.names)
 	r.busy = make([]clientState, cfg.Clients)
 	workers = r.workers()
-	r.slow = newSlowest(r.steps, cmp.Or(workers, cfg.Clients)) // a shard per client, or per worker
+	if !cfg.NoSlowOps {
+		r.slow = newSlowest(r.steps, cmp.Or(workers, cfg.Clients)) // a shard per client, or per worker
+	}
 	return r, workers
 }
 

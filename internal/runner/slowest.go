@@ -84,7 +84,7 @@ type slowCycle struct {
 }
 
 // slowest keeps the slowest runs of each op, per shard, merged at the
-// end of the run.
+// end of the run. A nil one keeps nothing (Config.NoSlowOps).
 type slowest struct{ shards []slowShard }
 
 func newSlowest(ops, shards int) *slowest {
@@ -101,6 +101,9 @@ func newSlowest(ops, shards int) *slowest {
 // op notes in shard a successful, counted op of client, in its cycle cy,
 // that ran on conn from from for lat.
 func (s *slowest) op(shard int, cy *slowCycle, client, op int, from time.Time, lat time.Duration, conn target.Conn) {
+	if s == nil {
+		return
+	}
 	sh := &s.shards[shard]
 	pid := target.BackendPID(conn)
 	if cy.ops == 0 {
@@ -115,6 +118,9 @@ func (s *slowest) op(shard int, cy *slowCycle, client, op int, from time.Time, l
 // endCycle notes in shard the end of a counted cycle cy of client (the
 // cycle op's index is cycle), keeping it when it succeeded (err is nil).
 func (s *slowest) endCycle(shard int, cy *slowCycle, client, cycle int, start time.Time, lat time.Duration, err error) {
+	if s == nil {
+		return
+	}
 	sh := &s.shards[shard]
 	if err == nil {
 		sh.ops[cycle].add(slowEntry{start: start.UnixNano(), lat: lat, pid: cy.pid, client: int32(client)})
@@ -126,6 +132,9 @@ func (s *slowest) endCycle(shard int, cy *slowCycle, client, cycle int, start ti
 // histogram in hists), the slowShown slowest and the other kept ones over
 // its p99.9, slowest first.
 func (s *slowest) result(names []string, hists []*metrics.Hist) []result.SlowOp {
+	if s == nil {
+		return nil
+	}
 	var out []result.SlowOp
 	for i, name := range names {
 		var all []slowEntry

@@ -129,3 +129,20 @@ func TestSlowestOpDoesNotAllocate(t *testing.T) {
 		t.Errorf("%g allocations per op", n)
 	}
 }
+
+// TestNoSlowOpsKeepsNone: a run with Config.NoSlowOps keeps no slowest
+// runs (for `txnbench pgbench` without --json, which shows none), where
+// the same run otherwise keeps its op's and cycle's.
+func TestNoSlowOpsKeepsNone(t *testing.T) {
+	for _, none := range []bool{false, true} {
+		cfg := baseConfig()
+		cfg.Iterations, cfg.NoSlowOps = 20, none
+		out, err := Run(context.Background(), cfg, openSQLite(t), &counterWorkload{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(out.SlowOps) == 0; got != none {
+			t.Errorf("NoSlowOps %v: slow ops %v", none, out.SlowOps)
+		}
+	}
+}

@@ -446,6 +446,7 @@ func (o *pgbenchOpts) parse(args []string) error {
 	w.MaxTries = o.maxTries
 	w.VerboseErrors = o.verboseErrors
 	w.Debug = o.debug
+	w.UntimedCommands = !o.perCommand && o.json == "" // pgbench times commands only for -r; the JSON holds them too
 	w.Vacuum, w.VacuumAll = !o.noVacuum, o.vacuumAll
 	w.NoAutoInit = true
 	return nil
@@ -692,6 +693,7 @@ func (e *emulator) runnerConfig(o *pgbenchOpts, tally *retryTally) runner.Config
 		Clients: o.clients, Duration: time.Duration(o.duration) * time.Second, Iterations: o.perClient,
 		PerClient: o.perClient > 0, Rate: o.rate, LatencyLimit: time.Duration(o.latencyLimit * float64(time.Millisecond)),
 		MaxTries: o.maxTries, AbortOnError: true, Progress: time.Hour, Seed: *o.w.RandomSeed | 1,
+		NoSlowOps: o.json == "", // only the JSON shows them
 	}
 	if o.duration > 0 {
 		cfg.Iterations = 0

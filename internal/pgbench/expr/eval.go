@@ -197,13 +197,23 @@ type callNode struct {
 	args []node
 }
 
+// fewFargs is how many arguments most calls have: their values are
+// kept in a buffer of this size, so that a call does not zero room for
+// maxFargs of them (a 512-byte buffer: 170 instructions per call).
+const fewFargs = 4
+
 func (n *callNode) eval(env Env) (Value, error) {
-	var buf [maxFargs]Value
-	nargs := len(n.args)
-	if nargs > maxFargs {
-		nargs = maxFargs
+	if len(n.args) <= fewFargs {
+		var buf [fewFargs]Value
+		return n.call(env, buf[:len(n.args)])
 	}
-	args := buf[:nargs]
+	var buf [maxFargs]Value
+	return n.call(env, buf[:min(len(n.args), maxFargs)])
+}
+
+// call evaluates the arguments into args (as many as fit) and applies
+// the function.
+func (n *callNode) call(env Env, args []Value) (Value, error) {
 	hasNull := false
 	for i := range args {
 		v, err := n.args[i].eval(env)

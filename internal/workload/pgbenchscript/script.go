@@ -103,6 +103,11 @@ type Workload struct {
 	// with its script's workload.OpTag, so the server's time per
 	// statement (pg_stat_statements) adds up to each script's server(ms).
 	Untagged bool
+	// UntimedCommands leaves the commands' latencies unmeasured (their
+	// steps keep their failures and retries): `txnbench pgbench` sets it
+	// unless -r or --json shows them, as pgbench times each command only
+	// with -r. It saves two clock reads and a latency record per command.
+	UntimedCommands bool
 
 	fs       *pflag.FlagSet // the flags, where Flags registered them
 	scripts  []*pgscript.Script
@@ -441,7 +446,10 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	}
 	w.cfg = &interp.Config{
 		Scripts: w.scripts, Mode: w.mode, Defines: w.defines, Scale: scale, Seeds: seeds,
-		Stdout: w.Stdout, Stderr: w.Stderr, OnCommand: w.stmts.record, Debug: w.Debug,
+		Stdout: w.Stdout, Stderr: w.Stderr, Debug: w.Debug,
+	}
+	if !w.UntimedCommands {
+		w.cfg.OnCommand = w.stmts.record
 	}
 	if !w.Untagged {
 		for _, name := range w.OpNames() {
