@@ -92,8 +92,8 @@ func StudyMarkdown(w io.Writer, s *study.Summary, results [][]*result.Result) {
 	}
 	fmt.Fprintf(w, "%d cells (%s), %d repetition(s) each, interleaved (every cell once, then every cell again: A B A B), so that each sees the machine's drift; medians across repetitions, spread = range of the mean across repetitions.\n\n",
 		len(s.Cells), strings.Join(varied, "; "), s.Repeat)
-	if s.Repeat == 1 && len(s.Cells) > 1 && s.Mode() != study.CompareNone {
-		fmt.Fprintf(w, "One repetition per cell: a comparison cannot tell a change from the machine's noise (`?`); run with --repeat 3 for verdicts.\n\n")
+	if l := s.DecisionLine(); l != "" {
+		fmt.Fprintf(w, "%s\n\n", l)
 	}
 	for _, c := range s.Cells {
 		if why := c.LeftOut(); why != "" {
