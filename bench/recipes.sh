@@ -3,11 +3,14 @@
 # docs/recipes.md from bench/recipes.md.in: each "@recipe NAME" line of the
 # template becomes the recipe's command and what txnbench printed, pasted
 # verbatim (its headings moved two levels down); "@generated" says which
-# mode, machine and versions produced the page. Every run's files stay in
+# mode, machine and versions produced the page; "{{vs ...}}" and "@limits"
+# are filled from the recipes' study.json by bench/recipes-page.py, the only
+# way the page's prose may say which cell did better (the template is
+# checked for direction words before anything runs). Every run's files stay in
 # bench/out/recipes-DATE/NAME (study.md, study.json, one JSON per run).
 #
-#   bash bench/recipes.sh                  the real runs (about 25 minutes on 2 cores)
-#   RECIPES_QUICK=1 bash bench/recipes.sh  short runs and small scales, a few minutes:
+#   bash bench/recipes.sh                  the real runs (about 40 minutes on 2 cores)
+#   RECIPES_QUICK=1 bash bench/recipes.sh  short runs, small scales and fewer repetitions, about 15 minutes:
 #                                          checks the recipes; not numbers to read
 #   bash bench/recipes.sh NAME...          only these recipes; the page goes to the
 #                                          out directory, docs/recipes.md is left alone
@@ -23,11 +26,11 @@ cd "$(dirname "$0")/.."
 # Durations, clients and scales: the real mode is what the page shows.
 if [ -n "${RECIPES_QUICK:-}" ]; then
   mode="quick mode (\`RECIPES_QUICK=1\`: short runs and small scales, to check the recipes; the numbers are not to be read)"
-  short=2s normal=5s long=5s matrix_clients=16 ladder=2,4,8 scale=1 rung=3s ramp=4s
+  short=2s normal=5s matrix_clients=16 ladder=2,4,8 scale=1 rung=3s ramp=4s compared=2s reps=2
   fleet=8s fleet_fault=3s:kill-pooler:2s wf_ladder=1,4,8 fleet_fault_direct=3s:terminate-backends
 else
   mode="real mode"
-  short=10s normal=20s long=60s matrix_clients=64 ladder=4,8,16,32,64 scale=10 rung=30s ramp=5s
+  short=10s normal=20s matrix_clients=64 ladder=4,8,16,32,64 scale=10 rung=30s ramp=5s compared=10s reps=3
   fleet=40s fleet_fault=15s:kill-pooler:10s wf_ladder=1,4,8,16,32 fleet_fault_direct=15s:terminate-backends
 fi
 
@@ -36,8 +39,10 @@ fi
 names=()
 declare -A args
 recipe() { names+=("$1"); local n=$1; shift; args[$n]="$*"; }
-recipe seed000-matrix study train-events --db temp-postgres --clients "$matrix_clients" --duration "$long" \
+recipe seed000-matrix study train-events --db temp-postgres --clients "$matrix_clients" --duration "$compared" --repeat "$reps" \
   --vary via=direct,pgbouncer --vary variant=jsonb,manual,text
+recipe seed000-rtt study train-events --db temp-postgres --variant text --clients "$matrix_clients" --duration "$compared" --repeat "$reps" \
+  --network rtt=2ms --vary via=direct,pgbouncer
 recipe seed001-pg study connect-overhead --db temp-postgres --clients 1 --duration "$short" \
   --vary conn=per-txn,pool --vary query=select1,point,complex
 recipe seed001-sqlite study connect-overhead --clients 1 --duration "$short" \
@@ -69,11 +74,15 @@ recipe seed000-fleet study train-events --db temp-postgres --via pgbouncer --cli
 recipe seed000-fleet-direct study train-events --db temp-postgres --clients 16 --rate 40 --duration "$fleet" \
   --vary fault="$fleet_fault_direct"
 recipe seed004-per-txn study connect-overhead --db temp-postgres --query point --conn per-txn \
-  --clients 20 --duration "$normal" --vary via=direct,pgbouncer
+  --clients 20 --duration "$compared" --repeat "$reps" --vary via=direct,pgbouncer
+recipe seed004-per-txn-rtt study connect-overhead --db temp-postgres --query point --conn per-txn \
+  --clients 20 --duration "$compared" --repeat "$reps" --network rtt=2ms --vary via=direct,pgbouncer
 recipe seed004-persistent study connect-overhead --db temp-postgres --query point \
-  --clients 80 --duration "$normal" --vary via=direct,pgbouncer
+  --clients 80 --duration "$compared" --repeat "$reps" --vary via=direct,pgbouncer
 recipe seed004-1000 study connect-overhead --db temp-postgres --pg-conf max_connections=100 --query select1 \
-  --clients 1000 --ramp "$ramp" --duration "$normal" --vary via=direct,pgbouncer
+  --clients 1000 --ramp "$ramp" --duration "$compared" --repeat "$reps" --vary via=direct,pgbouncer
+
+python3 bench/recipes-page.py check bench/recipes.md.in || exit 1
 
 sel=("$@")
 for s in "${sel[@]}"; do
@@ -149,5 +158,5 @@ page=docs/recipes.md
       *) printf '%s\n' "$line" ;;
     esac
   done <bench/recipes.md.in
-} >"$page.tmp" && mv "$page.tmp" "$page"
+} | python3 bench/recipes-page.py fill "$out" >"$page.tmp" && mv "$page.tmp" "$page"
 echo "wrote $page; reports in $out"
