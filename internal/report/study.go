@@ -225,7 +225,7 @@ func ladderTable(l study.Ladder) studyTable {
 	if l.Others != "" {
 		title += " (" + l.Others + ")"
 	}
-	rows := [][]string{{"clients", "txn/s", "vs previous", "gain per repetition", "cycle p99 (ms)", ""}}
+	rows := [][]string{{"clients", "txn/s", "vs previous", "gain per repetition", "gain (95% interval)", "cycle p99 (ms)", ""}}
 	for i, s := range l.Steps {
 		vs, gain := "-", "-"
 		if i > 0 {
@@ -237,9 +237,9 @@ func ladderTable(l study.Ladder) studyTable {
 		case s.Paired > 1:
 			gain = fmt.Sprintf("%+.0f%% to %+.0f%%", s.GainMin, s.GainMax)
 		}
-		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, gain, ms(s.CycleP99), ladderMark(l, i)})
+		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, gain, s.GainText(), ms(s.CycleP99), ladderMark(l, i)})
 	}
-	return studyTable{Title: title, Rows: rows, Left: []int{0, 5}, After: l.Note()}
+	return studyTable{Title: title, Rows: rows, Left: []int{0, 6}, After: l.Note()}
 }
 
 // ladderMark is the ladder table's last column at step i.
@@ -247,12 +247,14 @@ func ladderMark(l study.Ladder, i int) string {
 	switch {
 	case i == l.Knee:
 		return "<- throughput stops growing"
-	case i == 0 || l.Knee >= 0 && i > l.Knee || !l.Stalls(i):
+	case i == 0 || l.Knee >= 0 && i > l.Knee:
+		return ""
+	case l.Steps[i].Verdict == study.RungSame:
+		return "<- ~: knee not established"
+	case !l.Stalls(i) || l.Steps[i].Paired > 1:
 		return ""
 	case l.Steps[i].Paired == 1:
 		return fmt.Sprintf("<- under %+.0f%% on one repetition: knee not established", study.KneeGain)
-	case l.Steps[i].Paired > 1:
-		return "<- repetitions disagree: knee not established"
 	}
 	return "<- repetitions not recorded: knee not established"
 }

@@ -59,12 +59,13 @@ func TestCompareModes(t *testing.T) {
 }
 
 // TestLadderTableMarksTheKnee: the ladder's table shows each rung's
-// gains per repetition and marks where they disagree and the knee.
+// gains per repetition and their 95% interval, and marks the rung whose
+// interval holds the 5% threshold (~) and the knee.
 func TestLadderTableMarksTheKnee(t *testing.T) {
-	s := study.LadderOf(map[int][]float64{5: {4000, 4000}, 10: {4040, 4480}, 20: {7000, 7500}, 40: {7140, 7800}}, 5, 10, 20, 40)
+	s := study.LadderOf(map[int][]float64{5: {4000, 4000, 4000}, 10: {4040, 4480, 4200}, 20: {7000, 7500, 7300}, 40: {7070, 7650, 7409.5}}, 5, 10, 20, 40)
 	var b strings.Builder
 	report.StudyMarkdown(&b, s, nil)
-	for _, want := range []string{"+1% to +12%", "<- repetitions disagree: knee not established", "<- throughput stops growing"} {
+	for _, want := range []string{"+1% to +12%", " ~ (-", "<- ~: knee not established", "+1% (+0% to +3%): stops", "<- throughput stops growing", "Throughput stops growing at 40 clients"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("ladder lacks %q:\n%s", want, b.String())
 		}
