@@ -137,3 +137,28 @@ func TestStudyMarkdownLimitedBy(t *testing.T) {
 		}
 	}
 }
+
+// TestCapacityTableSaysNearTheBound: capacity.md marks a step whose
+// goal's interval holds its bound (~), with the interval, beside its
+// verdict and under the highest value that met every goal.
+func TestCapacityTableSaysNearTheBound(t *testing.T) {
+	g, _ := study.ParseSLO("add.p99<=50ms")
+	s := &study.Search{Key: "clients", Integer: true, MinReps: 3, MaxReps: 3, Goals: []study.SLO{g}, Best: 2, Missed: 3, MissedGoal: "add.p99<=50ms (measured 72.000ms)", Stop: "converged: 2 met, 3 missed",
+		Steps: []study.SearchStep{
+			{Value: 1, Met: true, Agreed: true, Reps: []study.RepGoal{{Measured: []study.Measure{12}}}, Sure: []*study.GoalSure{{Low: 8.7, High: 13.3, From: "repetitions"}}},
+			{Value: 2, Met: true, Agreed: true, Reps: []study.RepGoal{{Measured: []study.Measure{49}}}, Sure: []*study.GoalSure{{Low: 41, High: 53.8, From: "repetitions", Near: true}}},
+			{Value: 3, Agreed: true, Reps: []study.RepGoal{{Measured: []study.Measure{72}}}, Sure: []*study.GoalSure{{Low: 68, High: 75, From: "repetitions"}}},
+		}}
+	var b strings.Builder
+	report.CapacitySearch(&b, s)
+	out := b.String()
+	for _, want := range []string{"| met, near the bound (~) |", "49.000ms (~ near the bound: 41.000ms to 53.800ms)", "~ marks a goal whose 95% interval",
+		"highest clients that met every goal: **2** (`add.p99<=50ms`: ~ near the bound: 41.000ms to 53.800ms)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("capacity.md lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "near the bound (~)") != 1 || strings.Contains(out, "first clients that missed: 3, on add.p99<=50ms (measured 72.000ms) (") {
+		t.Errorf("only step 2 is near its bound:\n%s", out)
+	}
+}
