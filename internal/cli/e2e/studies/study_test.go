@@ -131,6 +131,9 @@ func TestStudySaysWhenItCannotDecide(t *testing.T) {
 		} `json:"comparisons"`
 	}
 	js, _ := os.ReadFile(filepath.Join(out, "study.json"))
+	if html, _ := os.ReadFile(filepath.Join(out, "study.html")); !bytes.Contains(html, []byte("noise is unknown (?); --repeat 3 gives each change a 95% interval and a verdict")) {
+		t.Errorf("study.html lacks the line")
+	}
 	if err := json.Unmarshal(js, &s); err != nil || s.Comparisons.Decisions.Unknown == 0 || s.Comparisons.Decisions.Decided+s.Comparisons.Decisions.Same != 0 {
 		t.Errorf("study.json's comparisons.decisions: %+v (%v), want only noise_unknown", s.Comparisons.Decisions, err)
 	}
