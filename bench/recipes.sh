@@ -17,6 +17,9 @@
 #   RECIPES_OUT=bench/out/recipes-DATE bash bench/recipes.sh
 #                                          go on with an earlier run's directory: only the
 #                                          recipes it has no result of run, then the page
+#   RECIPES_OUT=bench/out/recipes-DATE RECIPES_PAGE_ONLY=1 bash bench/recipes.sh
+#                                          only the page, from that directory: a recipe
+#                                          it has no result of says it was not run
 #
 # A recipe that fails is marked in the page (its exit status and the last
 # lines it printed on stderr) and the script goes on with the next.
@@ -106,6 +109,7 @@ fi
 
 for name in "${names[@]}"; do
   has "$name" || continue
+  [ -n "${RECIPES_PAGE_ONLY:-}" ] && continue
   [ -n "${RECIPES_OUT:-}" ] && [ ${#sel[@]} -eq 0 ] && [ -f "$out/$name.status" ] && continue # ran before
   echo "== $name: txnbench ${args[$name]}"
   t0=$SECONDS
