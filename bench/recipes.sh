@@ -102,7 +102,7 @@ started=$(date -u +"%Y-%m-%d %H:%M UTC")
 if [ -f "$out/started" ]; then # an earlier run's directory: say both builds
   read -r first_version first_started <"$out/started"
   if [ -n "${RECIPES_PAGE_ONLY:-}" ]; then
-    version="$first_version and later (each run's JSON has its txnbench version, tool.version)"
+    version="$first_version and later builds (the recipes ran over several; this page was written without running one)"
   elif [ "$first_version" != "$version" ]; then
     version="$first_version (recipes run since: $version)"
   fi
