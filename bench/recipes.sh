@@ -3,17 +3,23 @@
 # docs/recipes.md from bench/recipes.md.in: each "@recipe NAME" line of the
 # template becomes the recipe's command and what txnbench printed, pasted
 # verbatim (its headings moved two levels down); "@generated" says which
-# mode, machine and versions produced the page. Every run's files stay in
+# mode, machine and versions produced the page; "{{vs ...}}" and "@limits"
+# are filled from the recipes' study.json by bench/recipes-page.py, the only
+# way the page's prose may say which cell did better (the template is
+# checked for direction words before anything runs). Every run's files stay in
 # bench/out/recipes-DATE/NAME (study.md, study.json, one JSON per run).
 #
-#   bash bench/recipes.sh                  the real runs (about 25 minutes on 2 cores)
-#   RECIPES_QUICK=1 bash bench/recipes.sh  short runs and small scales, a few minutes:
+#   bash bench/recipes.sh                  the real runs (about 40 minutes on 2 cores)
+#   RECIPES_QUICK=1 bash bench/recipes.sh  short runs, small scales and fewer repetitions, about 15 minutes:
 #                                          checks the recipes; not numbers to read
 #   bash bench/recipes.sh NAME...          only these recipes; the page goes to the
 #                                          out directory, docs/recipes.md is left alone
 #   RECIPES_OUT=bench/out/recipes-DATE bash bench/recipes.sh
 #                                          go on with an earlier run's directory: only the
 #                                          recipes it has no result of run, then the page
+#   RECIPES_OUT=bench/out/recipes-DATE RECIPES_PAGE_ONLY=1 bash bench/recipes.sh
+#                                          only the page, from that directory: a recipe
+#                                          it has no result of says it was not run
 #
 # A recipe that fails is marked in the page (its exit status and the last
 # lines it printed on stderr) and the script goes on with the next.
@@ -23,11 +29,11 @@ cd "$(dirname "$0")/.."
 # Durations, clients and scales: the real mode is what the page shows.
 if [ -n "${RECIPES_QUICK:-}" ]; then
   mode="quick mode (\`RECIPES_QUICK=1\`: short runs and small scales, to check the recipes; the numbers are not to be read)"
-  short=2s normal=5s long=5s matrix_clients=16 ladder=2,4,8 scale=1 rung=3s ramp=4s
+  short=2s normal=5s matrix_clients=16 ladder=2,4,8 scale=1 rung=3s ramp=4s compared=2s reps=2
   fleet=8s fleet_fault=3s:kill-pooler:2s wf_ladder=1,4,8 fleet_fault_direct=3s:terminate-backends
 else
   mode="real mode"
-  short=10s normal=20s long=60s matrix_clients=64 ladder=4,8,16,32,64 scale=10 rung=30s ramp=5s
+  short=10s normal=20s matrix_clients=64 ladder=4,8,16,32,64 scale=10 rung=30s ramp=5s compared=10s reps=3
   fleet=40s fleet_fault=15s:kill-pooler:10s wf_ladder=1,4,8,16,32 fleet_fault_direct=15s:terminate-backends
 fi
 
@@ -36,8 +42,10 @@ fi
 names=()
 declare -A args
 recipe() { names+=("$1"); local n=$1; shift; args[$n]="$*"; }
-recipe seed000-matrix study train-events --db temp-postgres --clients "$matrix_clients" --duration "$long" \
+recipe seed000-matrix study train-events --db temp-postgres --clients "$matrix_clients" --duration "$compared" --repeat "$reps" \
   --vary via=direct,pgbouncer --vary variant=jsonb,manual,text
+recipe seed000-rtt study train-events --db temp-postgres --variant text --clients "$matrix_clients" --duration "$compared" --repeat "$reps" \
+  --network rtt=2ms --vary via=direct,pgbouncer
 recipe seed001-pg study connect-overhead --db temp-postgres --clients 1 --duration "$short" \
   --vary conn=per-txn,pool --vary query=select1,point,complex
 recipe seed001-sqlite study connect-overhead --clients 1 --duration "$short" \
@@ -69,11 +77,15 @@ recipe seed000-fleet study train-events --db temp-postgres --via pgbouncer --cli
 recipe seed000-fleet-direct study train-events --db temp-postgres --clients 16 --rate 40 --duration "$fleet" \
   --vary fault="$fleet_fault_direct"
 recipe seed004-per-txn study connect-overhead --db temp-postgres --query point --conn per-txn \
-  --clients 20 --duration "$normal" --vary via=direct,pgbouncer
+  --clients 20 --duration "$compared" --repeat "$reps" --vary via=direct,pgbouncer
+recipe seed004-per-txn-rtt study connect-overhead --db temp-postgres --query point --conn per-txn \
+  --clients 20 --duration "$compared" --repeat "$reps" --network rtt=2ms --vary via=direct,pgbouncer
 recipe seed004-persistent study connect-overhead --db temp-postgres --query point \
-  --clients 80 --duration "$normal" --vary via=direct,pgbouncer
+  --clients 80 --duration "$compared" --repeat "$reps" --vary via=direct,pgbouncer
 recipe seed004-1000 study connect-overhead --db temp-postgres --pg-conf max_connections=100 --query select1 \
-  --clients 1000 --ramp "$ramp" --duration "$normal" --vary via=direct,pgbouncer
+  --clients 1000 --ramp "$ramp" --duration "$compared" --repeat "$reps" --vary via=direct,pgbouncer
+
+python3 bench/recipes-page.py check bench/recipes.md.in || exit 1
 
 sel=("$@")
 for s in "${sel[@]}"; do
@@ -89,7 +101,11 @@ version=$(git describe --always --dirty 2>/dev/null || echo unknown)
 started=$(date -u +"%Y-%m-%d %H:%M UTC")
 if [ -f "$out/started" ]; then # an earlier run's directory: say both builds
   read -r first_version first_started <"$out/started"
-  [ "$first_version" = "$version" ] || version="$first_version (recipes run since: $version)"
+  if [ -n "${RECIPES_PAGE_ONLY:-}" ]; then
+    version="$first_version and later builds (the recipes ran over several; this page was written without running one)"
+  elif [ "$first_version" != "$version" ]; then
+    version="$first_version (recipes run since: $version)"
+  fi
   started=$first_started
 else
   echo "$version $started" >"$out/started"
@@ -97,6 +113,7 @@ fi
 
 for name in "${names[@]}"; do
   has "$name" || continue
+  [ -n "${RECIPES_PAGE_ONLY:-}" ] && continue
   [ -n "${RECIPES_OUT:-}" ] && [ ${#sel[@]} -eq 0 ] && [ -f "$out/$name.status" ] && continue # ran before
   echo "== $name: txnbench ${args[$name]}"
   t0=$SECONDS
@@ -132,11 +149,11 @@ generated() {
   cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
   pg=$(pg_config --version 2>/dev/null || ls -d /usr/lib/postgresql/*/ 2>/dev/null | head -n 1)
   pgb=$( (pgbouncer --version 2>/dev/null || /usr/sbin/pgbouncer --version 2>/dev/null) | head -n 1)
-  printf 'Generated by `bash bench/recipes.sh` in %s on %s: one machine with %s CPUs (%s), %s GB of memory, %s, %s, txnbench %s; the database, the pooler and txnbench all on that machine.\n' \
+  printf 'Generated by `bash bench/recipes.sh` in %s on %s: one machine with %s CPUs (%s), %s GB of memory, %s, %s, txnbench %s; the database, the pooler and txnbench all on that machine, its load average %s when the page was written (the runs share the cores with whatever else ran: each cell'"'"'s `limited by:` line says how much).\n' \
     "$mode" "$started" "$(nproc)" "${cpu:-unknown}" \
     "$(awk '/^MemTotal/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)" \
     "${pg:-PostgreSQL (version unknown)}" "${pgb:-PgBouncer (version unknown)}" \
-    "$version"
+    "$version" "$(cut -d' ' -f1-3 /proc/loadavg | sed 's/ /, /g')"
 }
 
 page=docs/recipes.md
@@ -149,5 +166,5 @@ page=docs/recipes.md
       *) printf '%s\n' "$line" ;;
     esac
   done <bench/recipes.md.in
-} >"$page.tmp" && mv "$page.tmp" "$page"
+} | python3 bench/recipes-page.py fill "$out" >"$page.tmp" && mv "$page.tmp" "$page"
 echo "wrote $page; reports in $out"

@@ -793,6 +793,9 @@ func studyPage(s *study.Summary, runs []*result.Result, all [][]*result.Result) 
 		}
 		cells.Rows = append(cells.Rows, []string{c.Label, c.Server, fixed(c.TxnPerS, 1), vs, inv, fixed(c.ClientCPUPerTxnMS, 3), fixed(c.AllocPerTxnKB, 1), fixed(c.PeakMB, 0)})
 	}
+	if l := s.DecisionLine(); l != "" {
+		p.Notes = append(p.Notes, l)
+	}
 	p.Tables = append(p.Tables, vsFirst(s, cells))
 	p.After = append(p.After, studyTables(s, all)...)
 	for i, r := range runs {

@@ -34,6 +34,7 @@ func CapacitySearch(w io.Writer, s *study.Search) {
 		head = append(head, g.Text)
 	}
 	rows := [][]string{head}
+	near := false
 	for i, st := range s.Steps {
 		if len(st.Reps) == 0 {
 			continue
@@ -47,6 +48,10 @@ func CapacitySearch(w io.Writer, s *study.Search) {
 		case !st.Met:
 			verdict = "missed"
 		}
+		if st.Near() >= 0 {
+			verdict += ", near the bound (~)"
+			near = true
+		}
 		var tps []float64
 		for _, rg := range st.Reps {
 			tps = append(tps, rg.TxnPerS)
@@ -59,22 +64,47 @@ func CapacitySearch(w io.Writer, s *study.Search) {
 					worst = v
 				}
 			}
-			row = append(row, g.Show(worst))
+			cell := g.Show(worst)
+			if k < len(st.Sure) && st.Sure[k] != nil && st.Sure[k].Near {
+				cell += " (" + st.Sure[k].Text(g) + ")"
+			}
+			row = append(row, cell)
 		}
 		rows = append(rows, row)
 	}
 	texttable.Write(w, texttable.Markdown, rows, 3) // ends with a blank line
+	if near {
+		fmt.Fprintf(w, "~ marks a goal whose 95%% interval at that step holds its bound (from the step's repetitions, or from its run's intervals when it ran once): its met or missed could have gone the other way; more --repeat or a longer --duration decides it.\n\n")
+	}
 	if s.Best > 0 {
-		fmt.Fprintf(w, "highest %s that met every goal: **%s**\n", s.Key, s.Value(s.Best))
+		fmt.Fprintf(w, "highest %s that met every goal: **%s**%s\n", s.Key, s.Value(s.Best), nearText(s, s.Best))
 	} else {
 		fmt.Fprintf(w, "no %s tried met every goal\n", s.Key)
 	}
 	if s.Missed > 0 {
-		fmt.Fprintf(w, "first %s that missed: %s, on %s\n", s.Key, s.Value(s.Missed), s.MissedGoal)
+		fmt.Fprintf(w, "first %s that missed: %s, on %s%s\n", s.Key, s.Value(s.Missed), s.MissedGoal, nearText(s, s.Missed))
 	} else {
 		fmt.Fprintf(w, "no %s tried missed a goal\n", s.Key)
 	}
 	fmt.Fprintf(w, "stopped: %s\n", s.Stop)
+}
+
+// nearText says the decided step of value v was near a goal's bound:
+// " (`add.p99<=100ms`: ~ near the bound: 81.200ms to 117.900ms)"; "" when
+// it was not.
+func nearText(s *study.Search, v float64) string {
+	for i := len(s.Steps) - 1; i >= 0; i-- {
+		st := &s.Steps[i]
+		if st.Value != v || len(st.Reps) == 0 {
+			continue
+		}
+		if k := st.Near(); k >= 0 {
+			g := s.Goals[k]
+			return fmt.Sprintf(" (`%s`: %s)", g.Text, st.Sure[k].Text(g))
+		}
+		return ""
+	}
+	return ""
 }
 
 // StudyMarkdown renders the study as Markdown (study.md, printed by
@@ -92,8 +122,8 @@ func StudyMarkdown(w io.Writer, s *study.Summary, results [][]*result.Result) {
 	}
 	fmt.Fprintf(w, "%d cells (%s), %d repetition(s) each, interleaved (every cell once, then every cell again: A B A B), so that each sees the machine's drift; medians across repetitions, spread = range of the mean across repetitions.\n\n",
 		len(s.Cells), strings.Join(varied, "; "), s.Repeat)
-	if s.Repeat == 1 && len(s.Cells) > 1 && s.Mode() != study.CompareNone {
-		fmt.Fprintf(w, "One repetition per cell: a comparison cannot tell a change from the machine's noise (`?`); run with --repeat 3 for verdicts.\n\n")
+	if l := s.DecisionLine(); l != "" {
+		fmt.Fprintf(w, "%s\n\n", l)
 	}
 	for _, c := range s.Cells {
 		if why := c.LeftOut(); why != "" {
@@ -225,7 +255,7 @@ func ladderTable(l study.Ladder) studyTable {
 	if l.Others != "" {
 		title += " (" + l.Others + ")"
 	}
-	rows := [][]string{{"clients", "txn/s", "vs previous", "gain per repetition", "cycle p99 (ms)", ""}}
+	rows := [][]string{{"clients", "txn/s", "vs previous", "gain per repetition", "gain (95% interval)", "cycle p99 (ms)", ""}}
 	for i, s := range l.Steps {
 		vs, gain := "-", "-"
 		if i > 0 {
@@ -237,9 +267,9 @@ func ladderTable(l study.Ladder) studyTable {
 		case s.Paired > 1:
 			gain = fmt.Sprintf("%+.0f%% to %+.0f%%", s.GainMin, s.GainMax)
 		}
-		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, gain, ms(s.CycleP99), ladderMark(l, i)})
+		rows = append(rows, []string{strconv.Itoa(s.Clients), f1(s.TxnPerS), vs, gain, s.GainText(), ms(s.CycleP99), ladderMark(l, i)})
 	}
-	return studyTable{Title: title, Rows: rows, Left: []int{0, 5}, After: l.Note()}
+	return studyTable{Title: title, Rows: rows, Left: []int{0, 6}, After: l.Note()}
 }
 
 // ladderMark is the ladder table's last column at step i.
@@ -247,12 +277,14 @@ func ladderMark(l study.Ladder, i int) string {
 	switch {
 	case i == l.Knee:
 		return "<- throughput stops growing"
-	case i == 0 || l.Knee >= 0 && i > l.Knee || !l.Stalls(i):
+	case i == 0 || l.Knee >= 0 && i > l.Knee:
+		return ""
+	case l.Steps[i].Verdict == study.RungSame:
+		return "<- ~: knee not established"
+	case !l.Stalls(i) || l.Steps[i].Paired > 1:
 		return ""
 	case l.Steps[i].Paired == 1:
 		return fmt.Sprintf("<- under %+.0f%% on one repetition: knee not established", study.KneeGain)
-	case l.Steps[i].Paired > 1:
-		return "<- repetitions disagree: knee not established"
 	}
 	return "<- repetitions not recorded: knee not established"
 }

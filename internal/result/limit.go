@@ -146,9 +146,11 @@ const (
 )
 
 // DecideLimit is what bound r, from its own figures, by the first rule
-// that holds, in this order: connections refused (max_connections); the
-// machine's cores all busy, a share of them with other processes; a single-threaded pooler at its
-// core; the network proxy's CPU; lock waits, then other waits; round trips
+// that holds, in this order: connections refused (max_connections); a
+// single-threaded pooler at its core; the network proxy's CPU (these two
+// bind whatever else runs: other processes on the cores only make them
+// this machine's limit); the machine's cores all busy, a share of them
+// with other processes; lock waits, then other waits; round trips
 // (the network's round trip times the statements of a transaction); the
 // wait for a pooled connection (txnbench's pool, or a pooler's server
 // connections); a machine whose cores are all busy (the
@@ -169,7 +171,7 @@ func DecideLimit(r *Result) *Limit {
 }
 
 var limitRules = []func(r *Result, c *CPUUse, busy bool) *Limit{
-	limitConnections, limitOthers, limitPooler, limitProxy, limitWaits, limitRoundTrips, limitPoolWait, limitBusyMachine, limitRate,
+	limitConnections, limitPooler, limitProxy, limitOthers, limitWaits, limitRoundTrips, limitPoolWait, limitBusyMachine, limitRate,
 }
 
 func limitConnections(r *Result, _ *CPUUse, _ bool) *Limit {

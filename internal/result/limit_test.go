@@ -35,11 +35,20 @@ func TestDecideLimit(t *testing.T) {
 			"pooler", "PgBouncer CPU (one thread at 97% of a core)", true},
 		{"PgBouncer at full speed, cores to spare", planted(5, 0.6, server(3), bouncer(9.0)),
 			"pooler", "PgBouncer CPU (one thread at 90% of a core)", false},
+		// issue 38: other processes took 41% of the cores while PgBouncer's
+		// one thread was at its core; it, not the machine, bound the run
+		{"PgBouncer at full speed beside other processes", planted(5, 1, server(0.6), bouncer(9.8), clients(1.5)),
+			"pooler", "PgBouncer CPU (one thread at 98% of a core)", true},
 		{"the network proxy", func() *Result {
 			r := planted(20, 0.95, server(5), PartCPU{Name: "network proxy", CPUS: 5.24}, clients(8.5))
 			r.Network = &Network{Shape: "rtt=0s", ProxyCPUS: 5.24}
 			return r
 		}(), "proxy", "the network proxy (26% of the machine's CPU, 0.52 cores", true},
+		{"the network proxy beside other processes", func() *Result {
+			r := planted(20, 1, server(2), PartCPU{Name: "network proxy", CPUS: 6}, clients(2))
+			r.Network = &Network{Shape: "rtt=0s", ProxyCPUS: 6}
+			return r
+		}(), "proxy", "the network proxy (30% of the machine's CPU, 0.60 cores", true},
 		{"max_connections", func() *Result {
 			r := planted(5, 0.3, server(2), clients(1))
 			r.Config.PGConf = []string{"max_connections=20"}

@@ -68,7 +68,9 @@ type Comparisons struct {
 	// LeftOut are the cells no comparison includes, with why
 	// (CellSummary.LeftOut).
 	LeftOut []LeftOut `json:"left_out,omitempty"`
-	axes    []string  // the varied settings, in order: the fixed work's columns
+	// Decisions counts the axis tables' verdicts (DecisionLine says them).
+	Decisions Decisions `json:"decisions"`
+	axes      []string  // the varied settings, in order: the fixed work's columns
 }
 
 // LeftOut is a cell left out of the comparisons.
@@ -230,6 +232,7 @@ func Compare(s *Summary) *Comparisons {
 			}
 		}
 	}
+	c.Decisions = decisions(c)
 	return c
 }
 

@@ -59,12 +59,13 @@ func TestCompareModes(t *testing.T) {
 }
 
 // TestLadderTableMarksTheKnee: the ladder's table shows each rung's
-// gains per repetition and marks where they disagree and the knee.
+// gains per repetition and their 95% interval, and marks the rung whose
+// interval holds the 5% threshold (~) and the knee.
 func TestLadderTableMarksTheKnee(t *testing.T) {
-	s := study.LadderOf(map[int][]float64{5: {4000, 4000}, 10: {4040, 4480}, 20: {7000, 7500}, 40: {7140, 7800}}, 5, 10, 20, 40)
+	s := study.LadderOf(map[int][]float64{5: {4000, 4000, 4000}, 10: {4040, 4480, 4200}, 20: {7000, 7500, 7300}, 40: {7070, 7650, 7409.5}}, 5, 10, 20, 40)
 	var b strings.Builder
 	report.StudyMarkdown(&b, s, nil)
-	plain.Contains(t, "ladder", b.String(), "+1% to +12%", "<- repetitions disagree: knee not established", "<- throughput stops growing")
+	plain.Contains(t, "ladder", b.String(), "+1% to +12%", " ~ (-", "<- ~: knee not established", "+1% (+0% to +3%): stops", "<- throughput stops growing", "Throughput stops growing at 40 clients")
 }
 
 // TestStudyMarkdownLadder: study.md of a clients ladder on one
@@ -123,4 +124,29 @@ func TestStudyMarkdownLimitedBy(t *testing.T) {
 		"PgBouncer CPU (one thread at 97% of a core); it shared the machine's cores with the rest of the run: this machine's limit, not the part's on a host of its own (2 of 3 runs); server CPU (the machine's 2 cores 97% busy) (1 of 3 runs)",
 		"**This machine's conclusion:** via=pgbouncer were bound by a part",
 	)
+}
+
+// TestCapacityTableSaysNearTheBound: capacity.md marks a step whose
+// goal's interval holds its bound (~), with the interval, beside its
+// verdict and under the highest value that met every goal.
+func TestCapacityTableSaysNearTheBound(t *testing.T) {
+	g, _ := study.ParseSLO("add.p99<=50ms")
+	s := &study.Search{Key: "clients", Integer: true, MinReps: 3, MaxReps: 3, Goals: []study.SLO{g}, Best: 2, Missed: 3, MissedGoal: "add.p99<=50ms (measured 72.000ms)", Stop: "converged: 2 met, 3 missed",
+		Steps: []study.SearchStep{
+			{Value: 1, Met: true, Agreed: true, Reps: []study.RepGoal{{Measured: []study.Measure{12}}}, Sure: []*study.GoalSure{{Low: 8.7, High: 13.3, From: "repetitions"}}},
+			{Value: 2, Met: true, Agreed: true, Reps: []study.RepGoal{{Measured: []study.Measure{49}}}, Sure: []*study.GoalSure{{Low: 41, High: 53.8, From: "repetitions", Near: true}}},
+			{Value: 3, Agreed: true, Reps: []study.RepGoal{{Measured: []study.Measure{72}}}, Sure: []*study.GoalSure{{Low: 68, High: 75, From: "repetitions"}}},
+		}}
+	var b strings.Builder
+	report.CapacitySearch(&b, s)
+	out := b.String()
+	for _, want := range []string{"| met, near the bound (~) |", "49.000ms (~ near the bound: 41.000ms to 53.800ms)", "~ marks a goal whose 95% interval",
+		"highest clients that met every goal: **2** (`add.p99<=50ms`: ~ near the bound: 41.000ms to 53.800ms)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("capacity.md lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "near the bound (~)") != 1 || strings.Contains(out, "first clients that missed: 3, on add.p99<=50ms (measured 72.000ms) (") {
+		t.Errorf("only step 2 is near its bound:\n%s", out)
+	}
 }

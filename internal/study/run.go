@@ -151,6 +151,9 @@ func Run(ctx context.Context, p Plan, env Env) (*Outcome, error) {
 	if err := env.HTML(filepath.Join(p.Out, "study.html"), sum, firsts, ran); err != nil {
 		return o, err
 	}
+	if l := sum.DecisionLine(); l != "" {
+		env.Status(l)
+	}
 	env.Status("study written to " + p.Out + " (study.md, study.html, study.json, study.csv, one JSON per run)")
 	return o, runErr
 }

@@ -55,7 +55,7 @@ func TestRunInterleavesSavesAndReturnsInMemory(t *testing.T) {
 			t.Errorf("%s not written: %v", f, err)
 		}
 	}
-	if o.Markdown != "clients=1: 2 runs\nclients=2: 2 runs\n" || len(status) != 9 {
+	if o.Markdown != "clients=1: 2 runs\nclients=2: 2 runs\n" || len(status) != 10 {
 		t.Errorf("markdown %q, status %q", o.Markdown, status)
 	}
 	if md, err := os.ReadFile(filepath.Join(dir, "study.md")); err != nil || string(md) != o.Markdown {

@@ -49,6 +49,21 @@ type SearchStep struct {
 	Agreed bool      `json:"agreed"`
 	// Empty says a repetition measured nothing: the search ended there.
 	Empty bool `json:"measured_nothing,omitempty"`
+	// Sure is how sure the step's decision on each goal is, in the
+	// goals' order (nil where it cannot be told): the measure's 95%
+	// interval and whether it holds the bound.
+	Sure []*GoalSure `json:"how_sure,omitempty"`
+}
+
+// Near is the first goal whose interval at the step holds its bound, or
+// -1: the step's met or missed could have gone the other way.
+func (st *SearchStep) Near() int {
+	for k, gs := range st.Sure {
+		if gs != nil && gs.Near {
+			return k
+		}
+	}
+	return -1
 }
 
 // RepGoal is how one repetition of a step did: every goal's measure,
@@ -105,6 +120,10 @@ func (s *Search) Next(last []*result.Result) (v float64, done bool, err error) {
 		return st.Value, false, nil
 	}
 	st.Agreed, st.Met = agree, agree && missed == 0
+	st.Sure = nil
+	for k, g := range s.Goals {
+		st.Sure = append(st.Sure, sure(g, st.Reps, k, last))
+	}
 	if st.Met {
 		s.Best = st.Value
 	} else if s.Missed == 0 || st.Value < s.Missed {

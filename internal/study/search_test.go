@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -138,5 +139,57 @@ func TestSearchStopsAtAStepThatMeasuredNothing(t *testing.T) {
 	if len(s.Steps) != 5 || last.Value != 6.25 || !last.Empty || len(last.Reps) != 1 || s.Best != 0 || s.Missed != 12.5 ||
 		s.Stop != "rate 6.25 measured nothing (no operation completed or failed in its window), so no goal can be told: give a longer --duration, or a higher --from" {
 		t.Errorf("ladder %v (last %+v), best %g, missed %g, stop %q", runs, last, s.Best, s.Missed, s.Stop)
+	}
+}
+
+// TestSearchSaysHowSureNearTheBound: each step's decision on a goal
+// carries the 95% interval of its measure, from the step's repetitions
+// (or, run once, its run's intervals), and says when that interval holds
+// the bound: 2 clients met add.p99<=50ms in each of three repetitions, at
+// 44, 49 and 47 ms, which cannot tell it from 50 ms; 1 client (10 to
+// 12 ms) and 3 clients (70 to 72 ms) are sure of their met and missed.
+func TestSearchSaysHowSureNearTheBound(t *testing.T) {
+	g, _ := ParseSLO("add.p99<=50ms")
+	s := &Search{Key: "clients", Integer: true, From: 1, Max: 4, Precision: 0.01, MinReps: 3, MaxReps: 3, MaxSteps: 20, Goals: []SLO{g}}
+	reps := map[float64][]float64{1: {10, 11, 12}, 2: {44, 49, 47}, 3: {70, 72, 71}, 4: {200, 210, 190}}
+	drive(t, s, func(v float64, rep int) *result.Result { return p99(reps[v][rep]) })
+	if s.Best != 2 || s.Missed != 3 {
+		t.Fatalf("best %g, missed %g: want 2 and 3 (ladder %+v)", s.Best, s.Missed, s.Steps)
+	}
+	for _, st := range s.Steps {
+		gs := st.Sure[0]
+		if gs == nil || gs.From != "repetitions" || gs.Low > gs.High {
+			t.Fatalf("step %g: how sure %+v, want an interval from its repetitions", st.Value, gs)
+		}
+		if want := st.Value == 2; gs.Near != want || (st.Near() == 0) != want {
+			t.Errorf("step %g (p99 %v): near the bound %v (%.1f to %.1f ms), want %v", st.Value, reps[st.Value], gs.Near, gs.Low, gs.High, want)
+		}
+	}
+
+	// Run once: the run's 1 s intervals give the spread. p99 by interval
+	// 40 to 55 ms around a window's 48 ms is near 50 ms; 10 to 12 ms is not.
+	once := func(window float64, byInterval ...float64) *result.Result {
+		r := p99(window)
+		for i, v := range byInterval {
+			r.Intervals = append(r.Intervals, result.Interval{ElapsedS: float64(i + 1), LengthS: 1,
+				Ops: []result.IntervalOp{{Name: "add", Summary: metrics.Summary{Count: 10, P99: v}}}})
+		}
+		return r
+	}
+	one := &Search{Key: "rate", From: 10, Max: 20, Precision: 0.05, MinReps: 1, MaxReps: 1, MaxSteps: 2, Goals: []SLO{g}}
+	drive(t, one, func(v float64, _ int) *result.Result {
+		if v == 10 {
+			return once(11, 10, 11, 10, 12, 11, 10)
+		}
+		return once(48, 40, 55, 45, 52, 48, 42)
+	})
+	if len(one.Steps) != 2 {
+		t.Fatalf("steps %+v", one.Steps)
+	}
+	for i, want := range []bool{false, true} {
+		gs := one.Steps[i].Sure[0]
+		if gs == nil || gs.From != "intervals" || gs.Near != want {
+			t.Errorf("step %g run once: how sure %+v, want from its intervals, near the bound %v", one.Steps[i].Value, gs, want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -146,7 +147,13 @@ func (g SLO) Measure(r *result.Result) (float64, error) {
 	if o.Count+o.AfterWindow == 0 {
 		return math.Inf(1), nil // no latency measured: no latency goal is met
 	}
-	return map[string]float64{"p50": o.P50, "p90": o.P90, "p95": o.P95, "p99": o.P99, "mean": o.Mean, "max": o.Max}[g.Stat], nil
+	return latencyStat(g.Stat, o.Summary), nil
+}
+
+// latencyStat is the latency statistic stat (p50, p90, p95, p99, mean or
+// max) of s.
+func latencyStat(stat string, s metrics.Summary) float64 {
+	return map[string]float64{"p50": s.P50, "p90": s.P90, "p95": s.P95, "p99": s.P99, "mean": s.Mean, "max": s.Max}[stat]
 }
 
 // Met says whether v meets the goal.

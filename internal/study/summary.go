@@ -363,9 +363,10 @@ func Change(a, b float64) string {
 type Ladder struct {
 	Others string // the other settings of this ladder's cells
 	Steps  []LadderStep
-	// Knee is the index of the first step where every repetition's
-	// throughput grew less than KneeGain% over the step before (two or
-	// more repetitions agreeing), -1 if none.
+	// Knee is the index of the first step whose gain over the step
+	// before is surely under KneeGain%: its 95% interval, from the
+	// repetitions paired with the step before's, lies below it
+	// (RungStops); -1 if none.
 	Knee int
 }
 
@@ -384,7 +385,13 @@ type LadderStep struct {
 	// or when the study did not record its repetitions).
 	GainMin, GainMax float64
 	Paired           int
-	reps             []RepStats
+	// Gain is the mean growth in % over the previous rung of the
+	// repetitions paired (on their logarithms), GainLow and GainHigh its
+	// 95% interval, and Verdict what it says against KneeGain: RungGrows,
+	// RungStops, RungSame (~) or RungUnknown (?); "" on the first rung.
+	Gain, GainLow, GainHigh float64
+	Verdict                 string
+	reps                    []RepStats
 }
 
 // Ladders builds one ladder per combination of the other settings when
@@ -447,7 +454,8 @@ func Ladders(s *Summary) []Ladder {
 				}
 				st.Paired++
 			}
-			if l.Knee < 0 && st.Paired >= 2 && st.GainMax < KneeGain {
+			rungGain(st, prev)
+			if l.Knee < 0 && st.Verdict == RungStops {
 				l.Knee = i
 			}
 		}
@@ -464,21 +472,21 @@ func (l Ladder) Stalls(i int) bool {
 }
 
 // Note says in one sentence where throughput stops growing, or why no
-// knee is established.
+// knee is established: the first rung whose gain the repetitions cannot
+// tell from the threshold (~), or that stalled on one repetition or
+// without repetitions recorded.
 func (l Ladder) Note() string {
 	if l.Knee >= 0 {
 		st := l.Steps[l.Knee]
-		return fmt.Sprintf("Throughput stops growing at %d clients: each of %d repetitions gained less than %.0f%% (%+.0f%% to %+.0f%%).", st.Clients, st.Paired, KneeGain, st.GainMin, st.GainMax)
+		return fmt.Sprintf("Throughput stops growing at %d clients: %+.0f%% over %d clients (95%% interval %+.0f%% to %+.0f%%, from %d paired repetitions), under %.0f%%.", st.Clients, st.Gain, l.Steps[l.Knee-1].Clients, st.GainLow, st.GainHigh, st.Paired, KneeGain)
 	}
 	for i := 1; i < len(l.Steps); i++ {
-		if !l.Stalls(i) {
-			continue
-		}
 		switch st := l.Steps[i]; {
+		case st.Verdict == RungSame:
+			return fmt.Sprintf("Knee not established: at %d clients the gain's 95%% interval, %+.0f%% to %+.0f%% from %d paired repetitions, holds the %.0f%% threshold (~: the repetitions cannot tell whether throughput still grows; more --repeat narrows it).", st.Clients, st.GainLow, st.GainHigh, st.Paired, KneeGain)
+		case !l.Stalls(i) || st.Paired > 1:
 		case st.Paired == 1:
 			return fmt.Sprintf("One repetition: knee not established (%d clients gained %+.0f%%); run with --repeat 3 to see whether repetitions agree.", st.Clients, st.GainMin)
-		case st.Paired > 1:
-			return fmt.Sprintf("Knee not established: at %d clients the repetitions disagree (%+.0f%% to %+.0f%% against the %.0f%% threshold).", st.Clients, st.GainMin, st.GainMax, KneeGain)
 		default:
 			return fmt.Sprintf("Knee not established: growth stalls at %d clients, but this study.json does not record its repetitions.", st.Clients)
 		}

@@ -96,6 +96,46 @@ func TestStudyComparisonVerdicts(t *testing.T) {
 	}
 }
 
+// TestStudySaysWhenItCannotDecide: a study of one repetition a cell (the
+// default --repeat) says in one line, in the terminal and study.md, that
+// none of its changes could be decided and how many repetitions a verdict
+// needs; study.json counts them.
+func TestStudySaysWhenItCannotDecide(t *testing.T) {
+	dir := t.TempDir()
+	script, out := filepath.Join(dir, "s.sql"), filepath.Join(dir, "st")
+	if err := os.WriteFile(script, []byte("\\sleep :ms ms\nSELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := clitest.Run("study", "script", "--db", "sqlite:"+filepath.Join(dir, "s.db"), "-f", script,
+		"--iterations", "2", "--settle", "0s", "--out", out, "--vary", "define=ms=10,ms=40")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	const line = "No change could be decided: every cell ran once, so the machine's noise is unknown (?); --repeat 3 gives each change a 95% interval and a verdict"
+	md, _ := os.ReadFile(filepath.Join(out, "study.md"))
+	for name, text := range map[string]string{"the terminal's stderr": stderr, "stdout": stdout, "study.md": string(md)} {
+		if !strings.Contains(text, line) {
+			t.Errorf("%s lacks %q:\n%s", name, line, text)
+		}
+	}
+	var s struct {
+		Comparisons struct {
+			Decisions struct {
+				Decided int `json:"decided"`
+				Same    int `json:"within_noise"`
+				Unknown int `json:"noise_unknown"`
+			} `json:"decisions"`
+		} `json:"comparisons"`
+	}
+	js, _ := os.ReadFile(filepath.Join(out, "study.json"))
+	if html, _ := os.ReadFile(filepath.Join(out, "study.html")); !bytes.Contains(html, []byte("noise is unknown (?); --repeat 3 gives each change a 95% interval and a verdict")) {
+		t.Errorf("study.html lacks the line")
+	}
+	if err := json.Unmarshal(js, &s); err != nil || s.Comparisons.Decisions.Unknown == 0 || s.Comparisons.Decisions.Decided+s.Comparisons.Decisions.Same != 0 {
+		t.Errorf("study.json's comparisons.decisions: %+v (%v), want only noise_unknown", s.Comparisons.Decisions, err)
+	}
+}
+
 // TestStudyReportNoiseAndStalls: txnbench report of a study whose two
 // cells have the same median and repetitions spread from 60 to 140 ms
 // says ~ with its p, not a change; a third cell that stalled is named in
@@ -122,7 +162,9 @@ func TestStudyReportNoiseAndStalls(t *testing.T) {
 	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	plain.Contains(t, "report", stdout, "+0% (1.00x) ~ (p=1.00", "**cell x=c stalled in 3 of 3 runs", "| x=c (stalled) |")
+	plain.Contains(t, "report", stdout, "+0% (1.00x) ~ (p=1.00", "**cell x=c stalled in 3 of 3 runs", "| x=c (stalled) |",
+		// it says it could not decide, and why: not "no difference"
+		"0 of 5 changes decided (better or worse), 5 within the repetitions' noise (~): ~ is a difference 3 repetitions cannot tell from their noise, not proof of none")
 	if strings.Contains(stdout, "b -> c") {
 		t.Errorf("the stalled cell is compared:\n%s", stdout)
 	}
