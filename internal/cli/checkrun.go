@@ -22,9 +22,17 @@ func (a *app) checkCommand() *cobra.Command {
 	var db string
 	var partial bool
 	cmd := &cobra.Command{
-		Use:   "check RUN_ID --db URL",
-		Short: "Check the invariants of a run split across shards (run --shard), counting every shard's work",
-		Long: `check verifies the invariants of a split run once every shard has
+		Use:   "check RUN_ID|tpcc --db URL",
+		Short: "Check the invariants of a run split across shards (run --shard), or TPC-C's consistency conditions on any tool's tables",
+		Long: `check tpcc --db URL runs TPC-C's twelve consistency conditions on the
+TPC-C tables of any tool (go-tpc's, HammerDB's, BenchBase's, txnbench's:
+the specification's table and column names), read-only, and names each
+condition it could not evaluate (a table or column not there; condition
+11 on data that has taken New-Orders since its load).
+
+  txnbench check tpcc --db mysql://root:pw@127.0.0.1:3306/tpcc
+
+check RUN_ID verifies the invariants of a split run once every shard has
 finished, counting what each shard recorded in the run table
 (txnbench_shards) of the database. The last shard to finish runs the same
 check itself; use check after a shard failed to, or to check again.
@@ -39,10 +47,13 @@ found, while invented rows cannot be, and the check says so.
   txnbench check train-events-7-1a2b3c4d --db postgres://user:pw@host/db --partial
 
 Exit status: 0 invariants OK (or not checked, as the invariants line
-says), 3 violated, 2 an unknown run, 1 shards not finished (or the
-database unreachable).`,
-		Args: oneArg("check", "RUN_ID, the id of a split run, which each of its shards prints as it starts and saves as run_id in its result (the database lists them: SELECT DISTINCT run_id FROM txnbench_shards)"),
+says), 3 violated, 2 an unknown run (or, for check tpcc, no TPC-C
+tables), 1 shards not finished (or the database unreachable).`,
+		Args: oneArg("check", "tpcc, or RUN_ID, the id of a split run, which each of its shards prints as it starts and saves as run_id in its result (the database lists them: SELECT DISTINCT run_id FROM txnbench_shards)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if dc, ok := dataChecker(args[0]); ok {
+				return a.checkData(cmd.Context(), args[0], dc, db)
+			}
 			if err := checkRunID("RUN_ID", args[0]); err != nil {
 				return err
 			}
@@ -80,7 +91,7 @@ database unreachable).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", "", "the postgres:// URL of the database the shards ran against")
+	cmd.Flags().StringVar(&db, "db", "", "the postgres:// URL of the database the shards ran against (check tpcc: the URL or sqlite:PATH of the database with the TPC-C tables)")
 	cmd.Flags().BoolVar(&partial, "partial", false, "check a run with a killed shard: its work after its last heartbeat counts as unknown")
 	return cmd
 }
