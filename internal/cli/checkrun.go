@@ -22,11 +22,19 @@ func (a *app) checkCommand() *cobra.Command {
 	var db string
 	var partial bool
 	var hc historyCheck
-	runID := oneArg("check", "RUN_ID, the id of a split run, which each of its shards prints as it starts and saves as run_id in its result (the database lists them: SELECT DISTINCT run_id FROM txnbench_shards)")
+	runID := oneArg("check", "tpcc, or RUN_ID, the id of a split run, which each of its shards prints as it starts and saves as run_id in its result (the database lists them: SELECT DISTINCT run_id FROM txnbench_shards)")
 	cmd := &cobra.Command{
-		Use:   "check RUN_ID --db URL | check --history FILE",
-		Short: "Check the invariants of a run split across shards (run --shard), counting every shard's work",
-		Long: `check verifies the invariants of a split run once every shard has
+		Use:   "check RUN_ID|tpcc --db URL | check --history FILE",
+		Short: "Check the invariants of a run split across shards (run --shard), TPC-C's consistency conditions on any tool's tables, or a saved history",
+		Long: `check tpcc --db URL runs TPC-C's twelve consistency conditions on the
+TPC-C tables of any tool (go-tpc's, HammerDB's, BenchBase's, txnbench's:
+the specification's table and column names), read-only, and names each
+condition it could not evaluate (a table or column not there; condition
+11 on data that has taken New-Orders since its load).
+
+  txnbench check tpcc --db mysql://root:pw@127.0.0.1:3306/tpcc
+
+check RUN_ID verifies the invariants of a split run once every shard has
 finished, counting what each shard recorded in the run table
 (txnbench_shards) of the database. The last shard to finish runs the same
 check itself; use check after a shard failed to, or to check again.
@@ -50,8 +58,8 @@ when the file is not a history.
   txnbench check --history run.hist --isolation repeatable-read --engine postgresql
 
 Exit status: 0 invariants OK (or not checked, as the invariants line
-says), 3 violated, 2 an unknown run, 1 shards not finished (or the
-database unreachable).`,
+says), 3 violated, 2 an unknown run (or, for check tpcc, no TPC-C
+tables), 1 shards not finished (or the database unreachable).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := hc.args(cmd, args); err != nil || hc.file != "" {
 				return err
@@ -61,6 +69,9 @@ database unreachable).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if hc.file != "" {
 				return hc.run(a)
+			}
+			if dc, ok := dataChecker(args[0]); ok {
+				return a.checkData(cmd.Context(), args[0], dc, db)
 			}
 			if err := checkRunID("RUN_ID", args[0]); err != nil {
 				return err
@@ -99,7 +110,7 @@ database unreachable).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", "", "the postgres:// URL of the database the shards ran against")
+	cmd.Flags().StringVar(&db, "db", "", "the postgres:// URL of the database the shards ran against (check tpcc: the URL or sqlite:PATH of the database with the TPC-C tables)")
 	cmd.Flags().BoolVar(&partial, "partial", false, "check a run with a killed shard: its work after its last heartbeat counts as unknown")
 	hc.flags(cmd)
 	return cmd

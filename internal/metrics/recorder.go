@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -8,9 +9,15 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// numShards is the number of histograms each op's samples are spread over.
-// A power of two, so choosing a shard is a mask.
-const numShards = 8
+// maxShards bounds the histograms each op's samples are spread over.
+const maxShards = 8
+
+// shardsFor is how many histograms each op's samples are spread over: one
+// per goroutine that can run at once (GOMAXPROCS), as only that many
+// record at the same time, at most maxShards. A shard's histogram is 190
+// KB: eight of each op on a 2-core machine were most of a TPC-C run's
+// live heap (issue 40: peak memory).
+func shardsFor(procs int) int { return max(1, min(procs, maxShards)) }
 
 // shard is one mutex-guarded interval histogram, padded so that neighbouring
 // shards do not share a cache line. Its histogram (190 KB of counts) is
@@ -26,9 +33,11 @@ type shard struct {
 // goroutines. Record is cheap and safe for concurrent use; Tick and Total
 // may be called from another goroutine meanwhile.
 type Recorder struct {
-	ops     []string
-	shards  []shard // op*numShards + shard
-	clamped atomic.Int64
+	ops    []string
+	shards []shard // op*numShards + shard
+	// numShards is shardsFor(GOMAXPROCS) when the recorder was made.
+	numShards int
+	clamped   atomic.Int64
 
 	// gate keeps the samples of one RecordTogether call in one interval:
 	// Tick holds it while it swaps the shards.
@@ -42,10 +51,12 @@ type Recorder struct {
 // NewRecorder returns a Recorder for the named ops. Record's op argument is
 // an index into ops.
 func NewRecorder(ops []string) *Recorder {
+	n := shardsFor(runtime.GOMAXPROCS(0))
 	r := &Recorder{
-		ops:    append([]string(nil), ops...),
-		shards: make([]shard, len(ops)*numShards),
-		total:  make([]*hdrhistogram.Histogram, len(ops)),
+		ops:       append([]string(nil), ops...),
+		shards:    make([]shard, len(ops)*n),
+		numShards: n,
+		total:     make([]*hdrhistogram.Histogram, len(ops)),
 	}
 	for i := range r.total {
 		r.total[i] = newHDR()
@@ -68,7 +79,7 @@ func (r *Recorder) Record(op int, shard int, d time.Duration) {
 	if clamped {
 		r.clamped.Add(1)
 	}
-	s := &r.shards[op*numShards+int(uint(shard)%numShards)]
+	s := &r.shards[op*r.numShards+int(uint(shard)%uint(r.numShards))]
 	s.mu.Lock()
 	if s.h == nil {
 		s.h = newHDR()
@@ -106,8 +117,8 @@ func (r *Recorder) Tick() []*Hist {
 	out := make([]*Hist, len(r.ops))
 	for op := range r.ops {
 		iv := newHDR()
-		for i := range numShards {
-			s := &r.shards[op*numShards+i]
+		for i := range r.numShards {
+			s := &r.shards[op*r.numShards+i]
 			s.mu.Lock()
 			old := s.h
 			if old == nil { // never took a sample

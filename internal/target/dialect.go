@@ -106,6 +106,10 @@ type Capabilities struct {
 	// (PostgreSQL's); ReadOnlyUndo ends a setting that outlives the
 	// transaction (SQLite's PRAGMA query_only). See ReadOnly.
 	ReadOnlyBefore, ReadOnlyAfter, ReadOnlyUndo string
+	// Procedures is the language of server-side functions and procedures
+	// ("plpgsql": PostgreSQL's functions; "sql/psm": MariaDB's and MySQL's
+	// stored procedures), "" when there is none (SQLite).
+	Procedures string
 }
 
 // AnalyzeSQL is the statement refreshing table's planner statistics.
@@ -166,7 +170,7 @@ func ParseBanner(banner string) Dialect {
 		UUIDType:      "uuid", JSONType: "jsonb", TimestampType: "timestamptz", Now: "now()",
 		StatsReset: "SELECT pg_stat_reset()", AdvisoryLocks: true,
 		StatViews: true, PostgresDDL: true, ListenNotify: true, UpdateReturning: true, DeleteReturning: true, ModifyingCTEs: true,
-		ReadOnlyAfter: "SET TRANSACTION READ ONLY",
+		ReadOnlyAfter: "SET TRANSACTION READ ONLY", Procedures: "plpgsql",
 	}
 	if m := crdbVersion.FindStringSubmatch(banner); m != nil {
 		c := pgFamily
@@ -176,6 +180,7 @@ func ParseBanner(banner string) Dialect {
 		c.AdvisoryLocks = false
 		c.StatViews = false
 		c.ListenNotify = false
+		c.Procedures = "" // PL/pgSQL from 23.2 only, without all of it
 		return Dialect{Name: "CockroachDB", Version: m[1], Banner: banner, Caps: c}
 	}
 	if m := ybVersion.FindStringSubmatch(banner); m != nil {
@@ -232,6 +237,7 @@ func parseMySQLBanner(banner string) Dialect {
 		ConcatFunction:   true,
 		TimestampLayout:  "2006-01-02 15:04:05.000000", // DATETIME takes no zone
 		ReadOnlyBefore:   "SET TRANSACTION READ ONLY",
+		Procedures:       "sql/psm",
 	}
 	if d.Name == "MariaDB" {
 		// SKIP LOCKED and JSON_TABLE from 10.6; JSON is LONGTEXT checked as JSON, so no

@@ -100,6 +100,26 @@ func NeedMariaDB(t testing.TB) {
 	}
 }
 
+// NeedGoTPC returns the path of go-tpc (PingCAP's TPC-C tool), found on
+// PATH or in $(go env GOPATH)/bin, for tests on the data it loads. It
+// skips the test when go-tpc is missing, unless CI is set (.ci/run
+// installs it).
+func NeedGoTPC(t testing.TB) string {
+	t.Helper()
+	if p, err := exec.LookPath("go-tpc"); err == nil {
+		return p
+	}
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		gopath, _, _ := strings.Cut(strings.TrimSpace(string(out)), string(os.PathListSeparator))
+		p := filepath.Join(gopath, "bin", "go-tpc")
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	need(t, "go-tpc", errors.New("go-tpc is not installed (go install github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.7)"))
+	return ""
+}
+
 // NeedPgbench returns the path of PostgreSQL's pgbench, found on PATH or in
 // /usr/lib/postgresql/*/bin (the highest version), for differential tests.
 // It skips the test when pgbench is missing, unless CI is set: there a

@@ -55,6 +55,7 @@ type client struct {
 	sink  [16]any
 	args  []any
 	found []orderLine
+	buf   []byte // --implementation procedures' lists
 }
 
 // line is one order line of a New-Order.
@@ -83,12 +84,15 @@ func newClient(w *Workload, id int, rng *rand.Rand) *client {
 		{Name: opDelivery, Run: c.delivery},
 		{Name: opStockLevel, Run: c.stockLevel},
 	}
-	if w.implementation == implBatched {
-		c.ops[iNewOrder].Run = c.newOrderBatched
-		c.ops[iPayment].Run = c.paymentBatched
-		c.ops[iOrderStatus].Run = c.orderStatusBatched
-		c.ops[iDelivery].Run = c.deliveryBatched
-		c.ops[iStockLevel].Run = c.stockLevelBatched
+	// The other implementations' transactions, in opNames' order.
+	other := map[string][5]func(context.Context, target.Conn) error{
+		implBatched:    {c.newOrderBatched, c.paymentBatched, c.orderStatusBatched, c.deliveryBatched, c.stockLevelBatched},
+		implProcedures: {c.newOrderProc, c.paymentProc, c.orderStatusProc, c.deliveryProc, c.stockLevelProc},
+	}
+	if runs, ok := other[w.implementation]; ok {
+		for i := range c.ops {
+			c.ops[i].Run = runs[i]
+		}
 	}
 	return c
 }

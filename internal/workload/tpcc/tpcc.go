@@ -32,6 +32,7 @@ var (
 	_ workload.Figurer         = (*Workload)(nil)
 	_ workload.Ledger          = (*Workload)(nil)
 	_ workload.Noter           = (*Workload)(nil)
+	_ workload.EmbeddedChecker = (*Workload)(nil)
 	_ workload.Chooser         = (*client)(nil) // its clients
 )
 
@@ -97,6 +98,7 @@ type Workload struct {
 	mix              [5]int
 	sql              schema
 	batch            batch             // the SQL of --implementation batched
+	procs            procs             // the calls of --implementation procedures
 	stockSQL         [districts]string // the stock update returning s_dist_01 .. s_dist_10
 	stockRead        [districts]string // its read, without UPDATE ... RETURNING
 	engineNote       string            // how the dialect's SQL differs, or ""
@@ -128,7 +130,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&w.wait, "wait", true, "keying and think times of the specification (--wait=false: run flat out)")
 	fs.StringVar(&w.check, "check", checkAuto, "consistency conditions after the run: auto (all up to 10 warehouses, else the cheap ones), full or quick (the cheap ones)")
 	workload.DataFlags(fs, "warehouses", "items", "customers-per-district")
-	fs.StringVar(&w.implementation, "implementation", implBatched, "how the transactions travel: batched (each New-Order's items, stock rows and order lines in one statement each) or statements (one statement per step, per order line)")
+	fs.StringVar(&w.implementation, "implementation", implBatched, "how the transactions travel: batched (each New-Order's items, stock rows and order lines in one statement each), statements (one statement per step, per order line) or procedures (one call of a stored procedure per transaction, as HammerDB's TPROC-C; PostgreSQL and MariaDB)")
 	workload.RuntimeFlags(fs, "active-warehouses", "mix", "wait", "check", "implementation")
 }
 
@@ -147,8 +149,8 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("--active-warehouses %d is more than --warehouses %d: give at most %d", w.active, w.sc.warehouses, w.sc.warehouses)
 	case w.check != checkAuto && w.check != checkFull && w.check != checkQuick:
 		return fmt.Errorf("unknown --check %q: choose auto, full or quick", w.check)
-	case w.implementation != implBatched && w.implementation != implStatements:
-		return fmt.Errorf("unknown --implementation %q: choose batched or statements", w.implementation)
+	case w.implementation != implBatched && w.implementation != implStatements && w.implementation != implProcedures:
+		return fmt.Errorf("unknown --implementation %q: choose batched, statements or procedures", w.implementation)
 	}
 	mix, err := parseMix(w.mixFlag)
 	if err != nil {
@@ -231,7 +233,12 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	w.sql = newSchema(d.Caps)
 	w.batch = newBatch(d.Caps)
 	w.engineNote = ""
-	if w.sql.reads != nil {
+	switch {
+	case w.implementation == implProcedures && d.Caps.Procedures == "plpgsql":
+		w.engineNote = "--implementation procedures: each transaction is one call of a PL/pgSQL function (" + procPrefix + "new_order and the others), its own transaction"
+	case w.implementation == implProcedures:
+		w.engineNote = "--implementation procedures: each transaction is one CALL of a stored procedure (" + procPrefix + "new_order and the others) that begins and commits it"
+	case w.sql.reads != nil:
 		w.engineNote = d.Name + " has no UPDATE ... RETURNING: New-Order, Payment and Delivery read each row they update right after the update, in the same transaction (one more round trip each)"
 	}
 	for i := range w.stockSQL {
@@ -246,6 +253,9 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	if err != nil || !create {
 		if err == nil {
 			err = w.reuse(ctx, c, o)
+		}
+		if err == nil {
+			err = w.createProcs(ctx, c, d)
 		}
 		return false, err
 	}
@@ -267,6 +277,9 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 		if _, err := c.Exec(ctx, q); err != nil {
 			return false, fmt.Errorf("analyzing the TPC-C tables: %w", err)
 		}
+	}
+	if err := w.createProcs(ctx, c, d); err != nil {
+		return false, err
 	}
 	return true, workload.MarkLoaded(ctx, c, dataName, workload.LoadMark(w.fs, w.Settings(), o.Seed))
 }

@@ -80,6 +80,29 @@ func TestTPCCKillServer(t *testing.T) {
 	}
 }
 
+// TestTPCCProceduresKillServer: --implementation procedures on PostgreSQL
+// (one PL/pgSQL function call per transaction, made by the run's init)
+// keeps every condition with the server killed mid-run, and is named in
+// the result.
+func TestTPCCProceduresKillServer(t *testing.T) {
+	t.Parallel()
+	r := runTPCC(t, "--db", "temp-postgres", "--warehouses", "1", "--implementation", "procedures", "--clients", "10", "--duration", "5s", "--rate", "40",
+		"--fault", "2s:kill-server:200ms")
+	if len(r.Faults) != 1 || !r.Faults[0].Injected {
+		t.Errorf("faults %+v", r.Faults)
+	}
+	if r.Settings["implementation"] != "procedures" || r.Op("new-order").Count == 0 {
+		t.Errorf("settings %v, new-order %+v: want procedures, New-Orders run", r.Settings, r.Op("new-order"))
+	}
+	found := false
+	for _, n := range r.Notes {
+		found = found || strings.Contains(n, "each transaction is one call of a PL/pgSQL function")
+	}
+	if !found {
+		t.Errorf("no note on the procedures: %q", r.Notes)
+	}
+}
+
 // TestTPCCPlantedViolationExits3: a change to loaded data that a run
 // cannot undo (a warehouse's w_ytd one higher than its districts' d_ytd
 // and its history, a customer's c_ytd_payment one higher than what was
@@ -161,7 +184,8 @@ func TestTPCCBadInput(t *testing.T) {
 		{[]string{"--mix", "45,43"}, "give five weights"},
 		{[]string{"--warehouses", "2", "--active-warehouses", "3"}, "--active-warehouses 3 is more than --warehouses 2"},
 		{[]string{"--check", "all"}, `unknown --check "all"`},
-		{[]string{"--implementation", "procedures"}, `unknown --implementation "procedures": choose batched or statements`},
+		{[]string{"--implementation", "functions"}, `unknown --implementation "functions": choose batched, statements or procedures`},
+		{[]string{"--implementation", "procedures"}, "--implementation procedures: SQLite has no stored procedures: choose batched or statements, or give --db a PostgreSQL or MariaDB"},
 	} {
 		args := append([]string{"run", "tpcc", "--db", "sqlite:" + filepath.Join(t.TempDir(), "x.db")}, tt.args...)
 		code, _, stderr := clitest.Run(args...)
