@@ -84,7 +84,7 @@ func lateRefusals() []badInput {
 		{args: []string{"suite", "{dir}/s.toml", "--tier", "t"}, want: `"{dir}/s.toml" is not a suite command: run a suite file with txnbench suite run {dir}/s.toml --tier TIER`, files: s},
 		{args: []string{"suite", "--tier", "t"}, want: "unknown flag: --tier (suite takes a command: txnbench suite run FILE --tier TIER, or suite list FILE)"},
 		{args: []string{"suite", "list"}, want: "suite list takes one argument, got 0: FILE, the suite file"},
-		{args: []string{"check"}, want: "check takes one argument, got 0: RUN_ID, the id of a split run, which each of its shards prints as it starts"},
+		{args: []string{"check"}, want: "check takes one argument, got 0: tpcc, or RUN_ID, the id of a split run, which each of its shards prints as it starts"},
 		{args: []string{"check", "a", "b"}, want: "check takes one argument, got 2: tpcc, or RUN_ID"},
 		{args: []string{"help", "nosuch"}, want: `no help topic "nosuch": txnbench --help lists the commands`},
 		{args: []string{"help", "run", "nosuch"}, want: `no help topic "run nosuch"`},
