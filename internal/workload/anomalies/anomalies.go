@@ -35,6 +35,7 @@ var (
 	_ workload.Starter      = (*Workload)(nil)
 	_ workload.Noter        = (*Workload)(nil)
 	_ workload.Unsplittable = (*Workload)(nil)
+	_ workload.Saver        = (*Workload)(nil)
 )
 
 // opTxn is the one op: a transaction of --txn-len micro-ops.
@@ -118,6 +119,11 @@ func (w *Workload) Validate() error {
 // Settings are the options as recorded in a Result.
 func (w *Workload) Settings() map[string]any {
 	return map[string]any{"keys": w.keys, "txn_len": w.txnLen, "reads": w.reads, "history": w.historyFile, "history_edn": w.ednFile, "record": w.record}
+}
+
+// Outputs are the history files given.
+func (w *Workload) Outputs() []workload.Output {
+	return []workload.Output{{Flag: "--history", Path: w.historyFile}, {Flag: "--history-edn", Path: w.ednFile}}
 }
 
 // Unsplittable refuses a split run: each shard would hold only its own
