@@ -64,6 +64,7 @@ type Workload struct {
 	notes   []string
 
 	// the run
+	base    int64 // the row of history key 0 (runKeys)
 	epoch   time.Time
 	written []atomic.Int64 // writes planned of each key slot: its generation is written / writesPerKey
 	mu      sync.Mutex
@@ -165,10 +166,20 @@ func (w *Workload) promise() (history.Level, error) {
 	return history.Promise(w.engine, string(w.level))
 }
 
-// Start empties the table (a history begins with every key unwritten)
-// and the run's records.
+// runKeys is the width of a run's key range: a run's history key k is
+// the row base+k, base a multiple of runKeys picked at random per run.
+// Two runs on one table at once (two processes on one SQLite file, or
+// on one server) then never read or empty each other's rows, and each
+// checks its own history; a run's key never reaches runKeys (a key is
+// one of --keys slots times its generation, a generation per 32 writes).
+const runKeys = 1 << 32
+
+// Start picks the run's key range, empties it (a history begins with
+// every key unwritten) and the run's records. Another run's rows are
+// left as they are: it may be running.
 func (w *Workload) Start(ctx context.Context, c target.Conn) error {
-	if _, err := c.Exec(ctx, w.sql.reset); err != nil {
+	w.base = (1 + rand.Int64N(1<<30)) * runKeys
+	if _, err := c.Exec(ctx, w.sql.clear, w.base, w.base+runKeys); err != nil {
 		return fmt.Errorf("emptying the %s: %w", w.sql.tables.What, err)
 	}
 	w.epoch = time.Now()
