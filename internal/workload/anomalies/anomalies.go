@@ -36,6 +36,7 @@ var (
 	_ workload.Noter        = (*Workload)(nil)
 	_ workload.Unsplittable = (*Workload)(nil)
 	_ workload.Saver        = (*Workload)(nil)
+	_ workload.Tables       = (*Workload)(nil)
 )
 
 // opTxn is the one op: a transaction of --txn-len micro-ops.
@@ -126,6 +127,11 @@ func (w *Workload) Settings() map[string]any {
 func (w *Workload) Outputs() []workload.Output {
 	return []workload.Output{{Flag: "--history", Path: w.historyFile}, {Flag: "--history-edn", Path: w.ednFile}}
 }
+
+// Tables is "": a run writes and reads only the rows of its own key
+// range (runKeys), so another run on the same tables at once takes none
+// of its work, and each run's check is its own.
+func (w *Workload) Tables() string { return "" }
 
 // Unsplittable refuses a split run: each shard would hold only its own
 // clients' part of the history, which is no history of the run.
