@@ -56,6 +56,7 @@ type Workload struct {
 	reads        float64
 	historyFile  string
 	ednFile      string
+	given        [2]bool // --history, --history-edn given (even empty)
 	record       bool
 
 	sql     schema
@@ -82,8 +83,8 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 		what = "writes (each a read, then a write of the key)"
 	}
 	fs.Float64Var(&w.reads, "reads", 0.5, "the share of micro-ops that are reads, the rest "+what)
-	fs.StringVar(&w.historyFile, "history", "", "save the run's history to FILE, to check again with txnbench check --history FILE")
-	fs.StringVar(&w.ednFile, "history-edn", "", "export the run's history to FILE in Elle's EDN form")
+	fs.Var(&fileFlag{path: &w.historyFile, given: &w.given[0]}, "history", "save the run's history to FILE, to check again with txnbench check --history FILE")
+	fs.Var(&fileFlag{path: &w.ednFile, given: &w.given[1]}, "history-edn", "export the run's history to FILE in Elle's EDN form")
 	fs.BoolVar(&w.record, "record", true, "record the history and check it; --record=false runs the same transactions unrecorded and unchecked, to measure what recording costs")
 	workload.RuntimeFlags(fs, "keys", "txn-len", "reads", "history", "history-edn", "record")
 }
@@ -98,8 +99,11 @@ func (w *Workload) Validate() error {
 	case !(w.reads >= 0 && w.reads <= 1): // NaN too
 		return fmt.Errorf("--reads %g: give a share from 0 to 1", w.reads)
 	}
-	for _, f := range []struct{ flag, path string }{{"--history", w.historyFile}, {"--history-edn", w.ednFile}} {
+	for i, f := range []struct{ flag, path string }{{"--history", w.historyFile}, {"--history-edn", w.ednFile}} {
 		if f.path == "" {
+			if w.given[i] { // an unset variable: no history would be saved where one was asked for
+				return fmt.Errorf("%s is empty: give a file to save the history to, or leave %s out", f.flag, f.flag)
+			}
 			continue
 		}
 		if st, err := os.Stat(filepath.Dir(f.path)); err != nil || !st.IsDir() {
@@ -213,3 +217,18 @@ func (w *Workload) NewClient(id int, rng *rand.Rand) workload.Client {
 	w.mu.Unlock()
 	return newClient(w, id, rng, log)
 }
+
+// fileFlag is a file name flag that knows it was given, as "" too.
+type fileFlag struct {
+	path  *string
+	given *bool
+}
+
+func (f *fileFlag) String() string {
+	if f.path == nil {
+		return ""
+	}
+	return *f.path
+}
+func (f *fileFlag) Set(v string) error { *f.path, *f.given = v, true; return nil }
+func (f *fileFlag) Type() string       { return "string" }
