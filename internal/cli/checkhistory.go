@@ -29,6 +29,9 @@ func (h *historyCheck) flags(cmd *cobra.Command) {
 // args refuses a RUN_ID beside --history, or --isolation and --engine
 // without it.
 func (h *historyCheck) args(cmd *cobra.Command, args []string) error {
+	if h.file == "" && cmd.Flags().Changed("history") {
+		return usage(errors.New("--history is empty: give the history file to check (a run's --history FILE)"))
+	}
 	if h.file == "" {
 		for _, f := range []string{"isolation", "engine"} {
 			if cmd.Flags().Changed(f) {

@@ -453,15 +453,15 @@ func (rs *runSpec) spec(a *app, fs *pflag.FlagSet) (job.Spec, error) {
 	case rs.f.reinit:
 		load = "--reinit"
 	}
+	config, _ := fs.GetString("config")
+	if err := rs.checkFiles(config); err != nil {
+		return job.Spec{}, err
+	}
 	if err := workload.CheckExistingData(rs.w, rs.f.spec, load); err != nil {
 		return job.Spec{}, usage(err)
 	}
 	if err := workload.CheckDatabase(rs.w, rs.f.spec); err != nil {
 		return job.Spec{}, usage(err)
-	}
-	config, _ := fs.GetString("config")
-	if err := checkNotInputs(append(workload.Files(rs.w), config), rs.f.outs()...); err != nil {
-		return job.Spec{}, err
 	}
 	if rs.shard != nil {
 		if err := rs.shard.resolve(fs, &rs.f, rs.def.Name, rs.w); err != nil {

@@ -76,6 +76,9 @@ func Load(path string) (*History, error) {
 
 var errShort = errors.New("it ends early")
 
+// The fewest bytes a transaction's and a micro-op's records take.
+const txnBytes, opBytes = 5, 4
+
 // Decode reads the file form from b.
 func Decode(b []byte) (*History, error) {
 	if len(b) < len(magic) || string(b[:len(magic)]) != magic {
@@ -98,8 +101,12 @@ func Decode(b []byte) (*History, error) {
 	}
 	h := &History{Model: Model(u())}
 	nt, no, nv := u(), u(), u()
-	// Each record takes a byte at least: counts beyond the bytes left lie.
-	if bad != nil || nt > uint64(len(b)) || no > uint64(len(b)) || nv > uint64(len(b)) {
+	// A transaction's record takes 5 bytes at least (five varints), a
+	// micro-op's 4, a value's 1: counts beyond what the bytes left can
+	// hold lie, and are refused before anything is allocated by them (so
+	// a file's records take at most 8 times its size in memory).
+	left := uint64(len(b))
+	if bad != nil || nt > left/txnBytes || no > left/opBytes || nv > left || txnBytes*nt+opBytes*no+nv > left {
 		return nil, errShort
 	}
 	h.Txns, h.Ops, h.Vals = make([]Txn, nt), make([]Op, no), make([]int64, nv)

@@ -2,10 +2,12 @@ package history
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -147,4 +149,30 @@ func FuzzDecode(f *testing.F) {
 		Check(h, Options{Process: true, Realtime: true})
 		WriteEDN(io.Discard, h)
 	})
+}
+
+// TestDecodeAllocatesByTheFile: a file that claims as many transactions,
+// micro-ops and values as it has bytes (all zeros after the counts) is
+// refused having allocated a few times its size at most. Each count was
+// held only to the bytes left, so such a file of 4 MB made Decode
+// allocate 72 times that (32 bytes a Txn and an Op, 8 a value) before it
+// found the file short: a crafted file of a few hundred MB took the
+// machine's memory.
+func TestDecodeAllocatesByTheFile(t *testing.T) {
+	const n = 4 << 20
+	b := append([]byte(magic), byte(ListAppend))
+	for range 3 {
+		b = binary.AppendUvarint(b, n)
+	}
+	b = append(b, make([]byte, n)...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Decode(b)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a file of zeros claiming a record a byte decoded")
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 10*uint64(len(b)) {
+		t.Errorf("Decode allocated %d bytes for a file of %d (%.0f times): want at most 10 times", got, len(b), float64(got)/float64(len(b)))
+	}
 }

@@ -134,6 +134,25 @@ func Files(w Workload) []string {
 	return nil
 }
 
+// Output is a file a workload writes of its own (a history), by the flag
+// that names it.
+type Output struct{ Flag, Path string }
+
+// Saver is a workload that writes files of its own: Outputs are those
+// given, which no other output of the run may name and which may not be
+// a file the run reads (its database's among them).
+type Saver interface {
+	Outputs() []Output
+}
+
+// Outputs are the files w writes of its own, when it writes any.
+func Outputs(w Workload) []Output {
+	if s, ok := w.(Saver); ok {
+		return s.Outputs()
+	}
+	return nil
+}
+
 // Start calls w's Start, when it has one.
 func Start(ctx context.Context, w Workload, c target.Conn) error {
 	if s, ok := w.(Starter); ok {

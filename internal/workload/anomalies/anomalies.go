@@ -35,6 +35,8 @@ var (
 	_ workload.Starter      = (*Workload)(nil)
 	_ workload.Noter        = (*Workload)(nil)
 	_ workload.Unsplittable = (*Workload)(nil)
+	_ workload.Saver        = (*Workload)(nil)
+	_ workload.Tables       = (*Workload)(nil)
 )
 
 // opTxn is the one op: a transaction of --txn-len micro-ops.
@@ -54,6 +56,7 @@ type Workload struct {
 	reads        float64
 	historyFile  string
 	ednFile      string
+	given        [2]bool // --history, --history-edn given (even empty)
 	record       bool
 
 	sql     schema
@@ -63,6 +66,7 @@ type Workload struct {
 	notes   []string
 
 	// the run
+	base    int64 // the row of history key 0 (runKeys)
 	epoch   time.Time
 	written []atomic.Int64 // writes planned of each key slot: its generation is written / writesPerKey
 	mu      sync.Mutex
@@ -79,8 +83,8 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 		what = "writes (each a read, then a write of the key)"
 	}
 	fs.Float64Var(&w.reads, "reads", 0.5, "the share of micro-ops that are reads, the rest "+what)
-	fs.StringVar(&w.historyFile, "history", "", "save the run's history to FILE, to check again with txnbench check --history FILE")
-	fs.StringVar(&w.ednFile, "history-edn", "", "export the run's history to FILE in Elle's EDN form")
+	fs.Var(&fileFlag{path: &w.historyFile, given: &w.given[0]}, "history", "save the run's history to FILE, to check again with txnbench check --history FILE")
+	fs.Var(&fileFlag{path: &w.ednFile, given: &w.given[1]}, "history-edn", "export the run's history to FILE in Elle's EDN form")
 	fs.BoolVar(&w.record, "record", true, "record the history and check it; --record=false runs the same transactions unrecorded and unchecked, to measure what recording costs")
 	workload.RuntimeFlags(fs, "keys", "txn-len", "reads", "history", "history-edn", "record")
 }
@@ -95,8 +99,11 @@ func (w *Workload) Validate() error {
 	case !(w.reads >= 0 && w.reads <= 1): // NaN too
 		return fmt.Errorf("--reads %g: give a share from 0 to 1", w.reads)
 	}
-	for _, f := range []struct{ flag, path string }{{"--history", w.historyFile}, {"--history-edn", w.ednFile}} {
+	for i, f := range []struct{ flag, path string }{{"--history", w.historyFile}, {"--history-edn", w.ednFile}} {
 		if f.path == "" {
+			if w.given[i] { // an unset variable: no history would be saved where one was asked for
+				return fmt.Errorf("%s is empty: give a file to save the history to, or leave %s out", f.flag, f.flag)
+			}
 			continue
 		}
 		if st, err := os.Stat(filepath.Dir(f.path)); err != nil || !st.IsDir() {
@@ -119,6 +126,16 @@ func (w *Workload) Validate() error {
 func (w *Workload) Settings() map[string]any {
 	return map[string]any{"keys": w.keys, "txn_len": w.txnLen, "reads": w.reads, "history": w.historyFile, "history_edn": w.ednFile, "record": w.record}
 }
+
+// Outputs are the history files given.
+func (w *Workload) Outputs() []workload.Output {
+	return []workload.Output{{Flag: "--history", Path: w.historyFile}, {Flag: "--history-edn", Path: w.ednFile}}
+}
+
+// Tables is "": a run writes and reads only the rows of its own key
+// range (runKeys), so another run on the same tables at once takes none
+// of its work, and each run's check is its own.
+func (w *Workload) Tables() string { return "" }
 
 // Unsplittable refuses a split run: each shard would hold only its own
 // clients' part of the history, which is no history of the run.
@@ -159,10 +176,20 @@ func (w *Workload) promise() (history.Level, error) {
 	return history.Promise(w.engine, string(w.level))
 }
 
-// Start empties the table (a history begins with every key unwritten)
-// and the run's records.
+// runKeys is the width of a run's key range: a run's history key k is
+// the row base+k, base a multiple of runKeys picked at random per run.
+// Two runs on one table at once (two processes on one SQLite file, or
+// on one server) then never read or empty each other's rows, and each
+// checks its own history; a run's key never reaches runKeys (a key is
+// one of --keys slots times its generation, a generation per 32 writes).
+const runKeys = 1 << 32
+
+// Start picks the run's key range, empties it (a history begins with
+// every key unwritten) and the run's records. Another run's rows are
+// left as they are: it may be running.
 func (w *Workload) Start(ctx context.Context, c target.Conn) error {
-	if _, err := c.Exec(ctx, w.sql.reset); err != nil {
+	w.base = (1 + rand.Int64N(1<<30)) * runKeys
+	if _, err := c.Exec(ctx, w.sql.clear, w.base, w.base+runKeys); err != nil {
 		return fmt.Errorf("emptying the %s: %w", w.sql.tables.What, err)
 	}
 	w.epoch = time.Now()
@@ -190,3 +217,18 @@ func (w *Workload) NewClient(id int, rng *rand.Rand) workload.Client {
 	w.mu.Unlock()
 	return newClient(w, id, rng, log)
 }
+
+// fileFlag is a file name flag that knows it was given, as "" too.
+type fileFlag struct {
+	path  *string
+	given *bool
+}
+
+func (f *fileFlag) String() string {
+	if f.path == nil {
+		return ""
+	}
+	return *f.path
+}
+func (f *fileFlag) Set(v string) error { *f.path, *f.given = v, true; return nil }
+func (f *fileFlag) Type() string       { return "string" }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/history"
 	"github.com/txnbench/txnbench/internal/result"
@@ -19,6 +20,7 @@ import (
 // the rest are reported as allowed.
 func (w *Workload) Check(ctx context.Context, c target.Conn) (result.Check, error) {
 	var ch result.Check
+	defer w.clear(ctx, c)
 	switch {
 	case !w.record:
 		ch.NotChecked = "--record=false: no history was recorded"
@@ -56,6 +58,19 @@ func (w *Workload) Check(ctx context.Context, c target.Conn) (result.Check, erro
 	ch.UnknownCommits = w.unknown.Load()
 	return ch, nil
 }
+
+// clear deletes the run's rows once its history is taken, so the table
+// holds no more than the runs still running: at most clearWait, and
+// without failing the check, which needs no database (a server frozen
+// or gone leaves the rows to the next --reinit).
+func (w *Workload) clear(ctx context.Context, c target.Conn) {
+	ctx, cancel := context.WithTimeout(ctx, clearWait)
+	defer cancel()
+	c.Exec(ctx, w.sql.clear, w.base, w.base+runKeys)
+}
+
+// clearWait bounds clear.
+const clearWait = 2 * time.Second
 
 // Verdict checks h and holds what it finds to what engine promises at
 // its level named (--isolation's spelling): the anomalies of a report.

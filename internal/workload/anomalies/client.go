@@ -125,7 +125,7 @@ func (c *client) attempt(ctx context.Context, conn target.Conn) (commit bool, er
 // run runs one micro-op and records it.
 func (c *client) run(ctx context.Context, conn target.Conn, m mop) error {
 	sql := c.w.sql
-	c.args[0] = m.key
+	c.args[0] = c.w.base + m.key
 	if m.write {
 		if c.w.model == history.ListAppend {
 			c.append = strconv.AppendInt(append(c.append[:0], ','), m.value, 10)

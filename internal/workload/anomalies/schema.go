@@ -15,7 +15,7 @@ import (
 type schema struct {
 	tables      workload.Schema
 	ddl, drop   []string
-	reset       string
+	clear       string // deletes a run's key range: $1 <= k < $2
 	read, write string
 }
 
@@ -34,7 +34,7 @@ func newSchema(m history.Model, c target.Capabilities) schema {
 		tables: workload.Schema{Data: m.String(), What: what, Names: []string{table}},
 		ddl:    []string{fmt.Sprintf("CREATE TABLE %s (\n  k BIGINT PRIMARY KEY,\n  %s %s NOT NULL\n)", table, col, typ)},
 		drop:   []string{"DROP TABLE IF EXISTS " + table},
-		reset:  "DELETE FROM " + table,
+		clear:  "DELETE FROM " + table + " WHERE k >= $1 AND k < $2",
 	}
 	tag := workload.OpTag(opTxn)
 	s.read = tag + fmt.Sprintf("SELECT %s FROM %s WHERE k = $1", col, table)

@@ -54,6 +54,7 @@ func TestMariaDB(t *testing.T) {
 	})
 
 	t.Run("rw-register", func(t *testing.T) { rwRegisterLostUpdates(t, url) })
+	t.Run("list-append runs sharing a table", func(t *testing.T) { twoListAppendRuns(t, url) })
 
 	t.Run("workflow", func(t *testing.T) {
 		for _, sc := range []string{"immediate-burst", "external-resume"} {

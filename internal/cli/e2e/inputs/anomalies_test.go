@@ -13,6 +13,13 @@ func anomalyInputs() []badInput {
 		{args: []string{"run", "list-append", "--db", "temp-postgres", "--isolation", "read-uncommitted"}, want: "--isolation read-uncommitted: PostgreSQL has no such level of its own"},
 		{args: []string{"run", "list-append", "--history", "{dir}/none/h"}, want: "--history {dir}/none/h: its directory {dir}/none does not exist"},
 		{args: []string{"run", "list-append", "--history", "{dir}/h", "--history-edn", "{dir}/h"}, want: "--history and --history-edn both name {dir}/h"},
+		{args: []string{"run", "list-append", "--history", ""}, want: "--history is empty: give a file to save the history to, or leave --history out"},
+		{args: []string{"run", "rw-register", "--history-edn", ""}, want: "--history-edn is empty: give a file to save the history to, or leave --history-edn out"},
+		{args: []string{"check", "--history", ""}, want: "--history is empty: give the history file to check"},
+		// a history saved over the run's result, or over the SQLite database it ran on
+		{args: []string{"run", "list-append", "--history", "{dir}/r.json", "--json", "{dir}/r.json"}, want: "--json {dir}/r.json and --history {dir}/r.json name the same file"},
+		{args: []string{"run", "list-append", "--db", "sqlite:{dir}/db", "--history-edn", "{dir}/db"}, files: map[string]string{"db": ""}, want: "--history-edn {dir}/db would replace {dir}/db, which this command reads"},
+		{args: []string{"run", "rw-register", "--db", "sqlite:{dir}/db", "--json", "{dir}/db-wal"}, files: map[string]string{"db": "", "db-wal": ""}, want: "--json {dir}/db-wal would replace {dir}/db-wal, which this command reads"},
 		{args: []string{"run", "list-append", "--db", "postgres://u@127.0.0.1:1/db", "--shard", "0/2", "--seed", "1"}, want: "list-append checks the history of every client of the run in one process: a split run (--shard) would check each shard's part alone"},
 		{args: []string{"check", "--history", "{dir}/h"}, files: notHistory, want: "{dir}/h is not a txnbench history"},
 		{args: []string{"check", "--history", "{dir}/none"}, want: "{dir}/none"},

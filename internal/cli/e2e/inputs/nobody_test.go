@@ -41,3 +41,20 @@ func TestSQLiteInUnwritableDir(t *testing.T) {
 		t.Errorf("the temporary SQLite as nobody: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestHistoryInUnwritableDir: as a user who cannot write in the directory
+// --history names, list-append is refused before anything runs (exit 2,
+// one line), where the whole run ran and then failed to save the history
+// (exit 1, not checked).
+func TestHistoryInUnwritableDir(t *testing.T) {
+	cwd, ro := t.TempDir(), t.TempDir()
+	for _, d := range []string{cwd, ro, filepath.Dir(cwd)} {
+		os.Chmod(d, 0o755) // root's: nobody may enter, not write
+	}
+	os.Chown(cwd, 65534, 65534) // nobody's: its SQLite file may go here
+	hist := filepath.Join(ro, "h.hist")
+	code, stdout, stderr := runAsNobody(t, cwd, "run", "list-append", "--db", "sqlite:la.db", "--iterations", "5", "--clients", "1", "--history", hist)
+	if want := "txnbench: --history " + hist + ": cannot write in " + ro + " (permission denied): choose another place\n"; code != exitcode.Usage || stderr != want || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q", code, stdout, stderr, exitcode.Usage, want)
+	}
+}
