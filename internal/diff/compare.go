@@ -104,6 +104,19 @@ type Stats struct {
 	// "20 intervals of 1 run, busy 40%").
 	Base string `json:"base_from"`
 	New  string `json:"new_from"`
+	// RunQueue is what the machine's scheduler explains of the change,
+	// when the sides' run queues differed: the interval is that much
+	// wider at each end.
+	RunQueue *RunQueue `json:"run_queue,omitempty"`
+}
+
+// RunQueue is each side's run-queue stretch (1 + the time the run's
+// processes waited for a core over their time on one) and the change in
+// % their ratio explains.
+type RunQueue struct {
+	Base    float64 `json:"base_stretch"`
+	New     float64 `json:"new_stretch"`
+	BiasPct float64 `json:"explains_pct"`
 }
 
 // DifferentError refuses a comparison of runs whose fixed settings differ.
@@ -238,6 +251,9 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 	for _, d := range sc.Decisions {
 		if d.Stats != nil && d.Family != FamErrors {
 			sc.Notes = append(sc.Notes, fmt.Sprintf("95%% intervals from BASE's %s and NEW's %s", d.Stats.Base, d.Stats.New))
+			if q := d.Stats.RunQueue; q != nil {
+				sc.Notes = append(sc.Notes, fmt.Sprintf("run queue: the run's processes waited %.2gx their CPU time for a core in BASE, %.2gx in NEW: up to %.1f%% of any change is the machine's, and the intervals are that much wider", q.Base-1, q.New-1, q.BiasPct))
+			}
 			break
 		}
 	}
@@ -438,13 +454,15 @@ func notChecked(rs []*result.Result) string {
 // threshold (widened, unless given, to the measured spread: threshold).
 func decide(b, n value, bu, nu *Unit, opt Options) Decision {
 	var st *stats.Result
+	var bias, sb, sn float64
 	switch {
 	case n.family == FamErrors && b.v == 0 && n.v == 0: // no errors either side
 	case n.family == FamErrors:
 		r := stats.CompareCounts(math.Round(b.v*float64(b.n)), float64(b.n), math.Round(n.v*float64(n.n)), float64(n.n))
 		st = &r
 	case statistical(n.family):
-		r := stats.Compare(b.sample(n), n.sample(b), b.v, n.v)
+		bias, sb, sn = machineBias(bu, nu)
+		r := stats.CompareBiased(b.sample(n), n.sample(b), b.v, n.v, bias)
 		if r.Known {
 			st = &r
 		}
@@ -461,6 +479,9 @@ func decide(b, n value, bu, nu *Unit, opt Options) Decision {
 	if st != nil {
 		d.Stats = &Stats{LowPct: pct(st.Low), HighPct: pct(st.High), P: math.Round(st.P*1000) / 1000, Significant: st.Significant(),
 			Base: b.basis(), New: n.basis()}
+		if bias > 0 {
+			d.Stats.RunQueue = &RunQueue{Base: math.Round(sb*100) / 100, New: math.Round(sn*100) / 100, BiasPct: pct(math.Exp(bias))}
+		}
 	} else {
 		d.NoiseUnknown = statistical(n.family)
 	}

@@ -147,3 +147,38 @@ func (v value) basis() string {
 // (stats.CompareCounts: an error rate of 0 has no logarithm), and the
 // invariants, decided alone (a violation is never noise).
 func statistical(f Family) bool { return f != FamErrors && f != FamInvariants }
+
+// stretch is a unit's run-queue stretch (result.CPUUse.Stretch): the
+// median of its runs', 0 when a run does not have it.
+func stretch(u *Unit) float64 {
+	xs := make([]float64, 0, len(u.Results))
+	for _, r := range u.Results {
+		s := r.CPU.Stretch()
+		if s <= 0 {
+			return 0
+		}
+		xs = append(xs, s)
+	}
+	return stats.Median(xs)
+}
+
+// machineBias is how much of a metric's change between b and n, as a
+// log, the machine explains: the log of the ratio of their run-queue
+// stretches. Their processes waited that much longer (or shorter) for a
+// core per second of work, which slows a run bound by its CPU work by as
+// much, and repetitions that ran back to back share it, so their own
+// spread cannot show it. A new lock, round trip or sleep waits off the
+// run queue and does not stretch it, and a heavier transaction is
+// stretched as much as a light one: those stay changes. The database's
+// counters per transaction are in it too: the server's own work (the
+// telemetry's queries, autovacuum) goes on per second, not per
+// transaction, so a starved run's fewer transactions carry more of it
+// (tup_returned per tpcb-like transaction moved 3x between identical runs
+// whose stretches did). 0 when either side lacks the figure.
+func machineBias(b, n *Unit) (bias, sb, sn float64) {
+	sb, sn = stretch(b), stretch(n)
+	if sb <= 0 || sn <= 0 {
+		return 0, 0, 0
+	}
+	return math.Abs(math.Log(sn / sb)), sb, sn
+}

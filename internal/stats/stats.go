@@ -16,7 +16,9 @@
 // of one run (a Series): these are correlated (a slow second is followed
 // by another), so they count as fewer, n(1-r)/(1+r) with r their lag-1
 // autocorrelation, and they say nothing of the drift between runs, which
-// the caller adds as Sample.Drift.
+// the caller adds as Sample.Drift. A bias the caller knows of
+// (CompareBiased: what the machine's run queue explains) widens the
+// interval by its factor at each end.
 package stats
 
 import (
@@ -68,6 +70,16 @@ func (r Result) Significant() bool { return r.Known && (r.Low > 1 || r.High < 1)
 // its spread from the samples' logs. A side of a Series with fewer than
 // two values but a Drift is known by its drift alone.
 func Compare(base, new Sample, centreBase, centreNew float64) Result {
+	return CompareBiased(base, new, centreBase, centreNew, 0)
+}
+
+// CompareBiased is Compare when up to a factor exp(bias) of the ratio, in
+// either direction, may be a known bias rather than a change (the
+// machine's: what one side's run queue stretched it more than the
+// other's): the interval widens by that factor at each end, and p is that
+// of the distance beyond it, so only a change larger than the bias and
+// the noise together is significant.
+func CompareBiased(base, new Sample, centreBase, centreNew, bias float64) Result {
 	r := Result{NBase: len(base.Values), NNew: len(new.Values)}
 	if centreBase > 0 && centreNew > 0 {
 		r.Ratio = centreNew / centreBase
@@ -80,9 +92,11 @@ func Compare(base, new Sample, centreBase, centreNew float64) Result {
 	r.Known, r.EffBase, r.EffNew = true, round2(nb), round2(nn)
 	se := math.Sqrt(eb + en)
 	d := math.Log(r.Ratio)
+	bias = max(bias, 0)
+	beyond := max(math.Abs(d)-bias, 0)
 	if se == 0 { // identical samples on both sides: nothing varies
-		r.Low, r.High, r.P = r.Ratio, r.Ratio, 1
-		if d != 0 {
+		r.Low, r.High, r.P = math.Exp(d-bias), math.Exp(d+bias), 1
+		if beyond != 0 {
 			r.P = 0
 		}
 		return r
@@ -94,8 +108,8 @@ func Compare(base, new Sample, centreBase, centreNew float64) Result {
 		df = min((eb+en)*(eb+en)/(fb+fn), 1e6)
 	}
 	q := TQuantile((1+Level)/2, df)
-	r.Low, r.High = math.Exp(d-q*se), math.Exp(d+q*se)
-	r.P = 2 * (1 - TCDF(math.Abs(d)/se, df))
+	r.Low, r.High = math.Exp(d-q*se-bias), math.Exp(d+q*se+bias)
+	r.P = 2 * (1 - TCDF(beyond/se, df))
 	return r
 }
 
