@@ -148,9 +148,9 @@ func loadHistory(args []string, order string, re *regexp.Regexp) (*changepoint.H
 		}
 		paths = append(paths, ps...)
 	}
-	min := 2 * changepoint.DefaultMinSize
-	if len(paths) < min {
-		return nil, nil, usage(fmt.Errorf("history needs at least %d saved results, studies or suites to find a change in, got %d: give more files or a directory of them", min, len(paths)))
+	least := 2 * changepoint.DefaultMinSize
+	if len(paths) < least {
+		return nil, nil, usage(fmt.Errorf("history needs at least %d saved results, studies or suites to find a change in, got %d: give more files or a directory of them", least, len(paths)))
 	}
 	var pts []historyPoint
 	var files []string

@@ -18,9 +18,17 @@ func HistorySummary(h *changepoint.History) string {
 	changes, series := h.Changed()
 	how := fmt.Sprintf("p < %g, medians %g%% apart or more", h.P, h.MinChangePct)
 	if changes == 0 {
-		return fmt.Sprintf("no changes in %d metrics over %d %ss (%s)", len(h.Series), len(h.Points), h.Kind, how)
+		return fmt.Sprintf("no changes in %d metrics over %d %s (%s)", len(h.Series), len(h.Points), kinds(h), how)
 	}
-	return fmt.Sprintf("%d change%s in %d of %d metrics over %d %ss (%s)", changes, plural(changes), series, len(h.Series), len(h.Points), h.Kind, how)
+	return fmt.Sprintf("%d change%s in %d of %d metrics over %d %s (%s)", changes, plural(changes), series, len(h.Series), len(h.Points), kinds(h), how)
+}
+
+// kinds is the plural of the history's kind: results, studies, suites.
+func kinds(h *changepoint.History) string {
+	if h.Kind == "study" {
+		return "studies"
+	}
+	return h.Kind + "s"
 }
 
 // historyRows are the changes as table rows: metric, where (#N counts
@@ -50,7 +58,7 @@ func historyRange(h *changepoint.History) string {
 		}
 		return fmt.Sprintf("%s (%s)", p.Label, p.Time.UTC().Format("2006-01-02 15:04 UTC"))
 	}
-	return fmt.Sprintf("%d %ss, #1 %s to #%d %s", len(h.Points), h.Kind, at(h.Points[0]), len(h.Points), at(h.Points[len(h.Points)-1]))
+	return fmt.Sprintf("%d %s, #1 %s to #%d %s", len(h.Points), kinds(h), at(h.Points[0]), len(h.Points), at(h.Points[len(h.Points)-1]))
 }
 
 // HistoryText renders a history's changes as text: what it spans, a table

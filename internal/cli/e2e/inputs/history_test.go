@@ -1,11 +1,13 @@
 package inputs
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +130,65 @@ func TestHistoryBadInput(t *testing.T) {
 		if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: not one line: %q", c.args[1:], stderr)
 		}
+	}
+}
+
+// TestHistoryOfSuites: 12 copies of two scenarios of a recorded
+// smoke-tier suite (directories s01 to s12, ordered by label: their runs'
+// times are the same), the SQLite select-only scenario twice as slow from
+// the 7th: its metrics are named at #7 s07 with the scenario's name, the
+// other scenario's are not, and the points are counted as suites.
+func TestHistoryOfSuites(t *testing.T) {
+	src := clitest.Repo(t, "internal", "diff", "testdata", "rq-suite-base")
+	keep := []string{"pgbench-select-only-sqlite-smoke", "connect-overhead-per-txn-smoke"}
+	var doc map[string]any
+	clitest.ReadJSON(t, filepath.Join(src, "suite.json"), &doc)
+	var scenarios []any
+	for _, sc := range doc["scenarios"].([]any) {
+		if slices.Contains(keep, sc.(map[string]any)["name"].(string)) {
+			scenarios = append(scenarios, sc)
+		}
+	}
+	doc["scenarios"] = scenarios
+	suiteJSON, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for i := 1; i <= 12; i++ {
+		dir := filepath.Join(root, fmt.Sprintf("s%02d", i))
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "suite.json"), suiteJSON, 0o644)
+		for _, name := range keep {
+			r, err := result.Load(filepath.Join(src, name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i >= 7 && name == keep[0] {
+				for j := range r.Ops {
+					o := &r.Ops[j]
+					o.Count /= 2
+					o.Mean, o.P50, o.P95, o.P99 = o.Mean*2, o.P50*2, o.P95*2, o.P99*2
+				}
+			}
+			if err := r.Save(filepath.Join(dir, name+".json")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	code, stdout, stderr := clitest.Run("history", root, "--order", "label")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`(?m)^pgbench-select-only-sqlite-smoke: txn/s\s+#7 s07\s.*-50\.0%.*WORSE$`).MatchString(stdout) {
+		t.Errorf("the slowed scenario's txn/s is not named at #7 s07:\n%s", stdout)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.Contains(line, "#") && strings.Contains(line, ": ") && !strings.HasPrefix(line, "pgbench-select-only-sqlite-smoke: ") && !strings.HasPrefix(line, "txnbench history") {
+			t.Errorf("another scenario named: %s", line)
+		}
+	}
+	if !strings.Contains(stdout, "over 12 suites") {
+		t.Errorf("not counted as 12 suites:\n%s", stdout)
 	}
 }
