@@ -8,7 +8,10 @@
 #     (a slowdown of every connect's round trips) and diffs them with
 #     --allow-different: exit 4 wanted;
 #   - SUITES times, the smoke tier of examples/suite.toml twice, diffed:
-#     exit 0 wanted.
+#     exit 0 wanted; and the smoke tier's connect-overhead scenario alone
+#     with --network rtt=RTT planted (a suite of that one scenario, from
+#     this script), diffed against the first with --allow-different: exit
+#     4 wanted (the other scenarios are only in BASE, not compared).
 # It prints each try's exit status and the counts, and keeps the diff of
 # every try that ended otherwise (with its inputs) in bench/out/. Results
 # go to docs/BENCHMARKS.md, "Issue 38".
@@ -70,7 +73,14 @@ status() { # status WANT DIFF-ARGS...: diff's exit status; kept unless WANT
   echo "$s"
 }
 
-aa=0 planted=0 suite_ok=0
+# the planted suite: the smoke tier's connect-overhead scenario, its
+# round trips slowed by the network's proxy
+planted_suite=$out/planted.toml
+awk '/^\[\[scenario\]\]/ { keep = 0 } /^name = "connect-overhead-per-txn-smoke"/ { keep = 1; print "[[scenario]]" }
+  keep { print } keep && /^\[scenario.flags\]/ { print "network = \"rtt='"$rtt"'\"" }' examples/suite.toml >"$planted_suite"
+sed -i '1i name = "txnbench-baseline"\n[defaults]\ndb = "temp-postgres"\nseed = 42\n' "$planted_suite"
+
+aa=0 planted=0 suite_ok=0 suite_planted=0
 for ((t = 1; t <= tries; t++)); do
   run "$out/a.json" && run "$out/b.json"
   s=$(status 0 "$out/a.json" "$out/b.json")
@@ -88,7 +98,13 @@ for ((t = 1; t <= suites; t++)); do
   s=$(status 0 "$out/base" "$out/new")
   [ "$s" = 0 ] && suite_ok=$((suite_ok + 1))
   echo "suite $t: identical smoke tiers: exit $s ($(tail -1 "$out/diff.txt"))"
+  rm -rf "$out/planted"
+  "$bin" suite run "$planted_suite" --tier smoke --out "$out/planted" >/dev/null 2>&1 || true
+  s=$(status 4 "$out/base" "$out/planted" --allow-different)
+  [ "$s" = 4 ] && suite_planted=$((suite_planted + 1))
+  echo "suite $t: rtt=$rtt planted on connect-overhead: exit $s ($(grep -m1 '^txn/s' "$out/diff.txt" | tr -s ' '))"
 done
 echo "identical runs: exit 0 in $aa of $tries"
 echo "planted rtt=$rtt: exit 4 in $planted of $tries"
 echo "identical smoke suites: exit 0 in $suite_ok of $suites"
+echo "planted rtt=$rtt on a suite's connect-overhead: exit 4 in $suite_planted of $suites"

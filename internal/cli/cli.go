@@ -179,7 +179,7 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 	declareFlags(root.PersistentFlags(), kindControl, "config")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.applySettings(cmd) }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
-	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.capacityCommand(), a.pgbenchCommand(), a.reportCommand(), a.diffCommand(), &cobra.Command{
+	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.capacityCommand(), a.pgbenchCommand(), a.reportCommand(), a.diffCommand(), a.historyCommand(), &cobra.Command{
 		Use:   "version",
 		Short: "Print txnbench's version",
 		Args:  cobra.NoArgs,

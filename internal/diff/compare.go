@@ -106,6 +106,22 @@ type Stats struct {
 	// "20 intervals of 1 run, busy 40%").
 	Base string `json:"base_from"`
 	New  string `json:"new_from"`
+	// Counted: a throughput with too few events on one side, judged by
+	// the two counts (Poisson) with the drift, not by intervals.
+	Counted bool `json:"counted,omitempty"`
+	// RunQueue is what the machine's scheduler explains of the change,
+	// when the sides' run queues differed: the interval is that much
+	// wider at each end.
+	RunQueue *RunQueue `json:"run_queue,omitempty"`
+}
+
+// RunQueue is each side's run-queue stretch (1 + the time the run's
+// processes waited for a core over their time on one) and the change of
+// the metric in % their ratio predicts (negative: lower in NEW).
+type RunQueue struct {
+	Base    float64 `json:"base_stretch"`
+	New     float64 `json:"new_stretch"`
+	BiasPct float64 `json:"explains_pct"`
 }
 
 // DifferentError refuses a comparison of runs whose fixed settings differ.
@@ -238,8 +254,15 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 	}
 	compareValues(&sc, b, n, opt)
 	for _, d := range sc.Decisions {
-		if d.Stats != nil && d.Family != FamErrors {
+		if d.Stats != nil && d.Family != FamErrors && !d.Stats.Counted {
 			sc.Notes = append(sc.Notes, fmt.Sprintf("95%% intervals from BASE's %s and NEW's %s", d.Stats.Base, d.Stats.New))
+			if q := d.Stats.RunQueue; q != nil {
+				way := "slower"
+				if q.New < q.Base {
+					way = "faster"
+				}
+				sc.Notes = append(sc.Notes, fmt.Sprintf("run queue: the run's processes waited %.2gx their CPU time for a core in BASE, %.2gx in NEW: NEW up to %.2fx %s is the machine's, and the intervals reach that far", q.Base-1, q.New-1, max(q.New/q.Base, q.Base/q.New), way))
+			}
 			break
 		}
 	}
@@ -280,7 +303,7 @@ func compareValues(sc *Scenario, b, n *Unit, opt Options) {
 			}
 			continue
 		}
-		if v.n < v.min || w.n < v.min {
+		if (v.n < v.min || w.n < v.min) && !fewRate(v, w) {
 			few = append(few, v.label())
 			continue
 		}
@@ -436,13 +459,19 @@ func notChecked(rs []*result.Result) string {
 // threshold (widened, unless given, to the measured spread: threshold).
 func decide(b, n value, bu, nu *Unit, opt Options) Decision {
 	var st *stats.Result
+	var bias, sb, sn float64
 	switch {
 	case n.family == FamErrors && b.v == 0 && n.v == 0: // no errors either side
 	case n.family == FamErrors:
 		r := stats.CompareCounts(math.Round(b.v*float64(b.n)), float64(b.n), math.Round(n.v*float64(n.n)), float64(n.n))
 		st = &r
+	case fewRate(b, n):
+		bias, sb, sn = machineBias(n.higher, bu, nu)
+		r := stats.CompareRates(float64(b.n), seconds(b, n), float64(n.n), seconds(n, b), n.sample(b).Drift, bias)
+		st = &r
 	case statistical(n.family):
-		r := stats.Compare(b.sample(n), n.sample(b), b.v, n.v)
+		bias, sb, sn = machineBias(n.higher, bu, nu)
+		r := stats.CompareBiased(b.sample(n), n.sample(b), b.v, n.v, bias)
 		if r.Known {
 			st = &r
 		}
@@ -459,6 +488,13 @@ func decide(b, n value, bu, nu *Unit, opt Options) Decision {
 	if st != nil {
 		d.Stats = &Stats{LowPct: pct(st.Low), HighPct: pct(st.High), P: math.Round(st.P*1000) / 1000, Significant: st.Significant(),
 			Base: b.basis(), New: n.basis()}
+		if fewRate(b, n) {
+			d.Stats.Counted = true
+			d.Stats.Base, d.Stats.New = fmt.Sprintf("%d counted", b.n), fmt.Sprintf("%d counted", n.n)
+		}
+		if bias != 0 {
+			d.Stats.RunQueue = &RunQueue{Base: math.Round(sb*100) / 100, New: math.Round(sn*100) / 100, BiasPct: pct(math.Exp(bias))}
+		}
 	} else {
 		d.NoiseUnknown = statistical(n.family)
 	}

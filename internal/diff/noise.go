@@ -147,3 +147,66 @@ func (v value) basis() string {
 // (stats.CompareCounts: an error rate of 0 has no logarithm), and the
 // invariants, decided alone (a violation is never noise).
 func statistical(f Family) bool { return f != FamErrors && f != FamInvariants }
+
+// stretch is a unit's run-queue stretch (result.CPUUse.Stretch): the
+// median of its runs', 0 when a run does not have it.
+func stretch(u *Unit) float64 {
+	xs := make([]float64, 0, len(u.Results))
+	for _, r := range u.Results {
+		s := r.CPU.Stretch()
+		if s <= 0 {
+			return 0
+		}
+		xs = append(xs, s)
+	}
+	return stats.Median(xs)
+}
+
+// machineBias is what the machine predicts of a metric's change from b
+// to n, as the log of the ratio new/base: the log of the ratio of their
+// run-queue stretches, for a latency or a cost (a side whose processes
+// waited longer for a core per second of work is that much slower when
+// bound by that work), its negative for a throughput. Repetitions that
+// ran back to back share their machine, so their own spread cannot show
+// it. A new lock, round trip or sleep waits off the run queue and does
+// not stretch it, a heavier transaction is stretched as much as a light
+// one, and a change against the prediction (the starved side was the
+// faster) is not explained by it at all: those stay changes. The
+// database's counters per transaction are in it too: the server's own
+// work (the telemetry's queries, autovacuum) goes on per second, not per
+// transaction, so a starved run's fewer transactions carry more of it
+// (tup_returned per tpcb-like transaction moved 3x between identical runs
+// whose stretches did). 0 when either side lacks the figure.
+func machineBias(higherBetter bool, b, n *Unit) (bias, sb, sn float64) {
+	sb, sn = stretch(b), stretch(n)
+	if sb <= 0 || sn <= 0 {
+		return 0, 0, 0
+	}
+	bias = math.Log(sn / sb)
+	if higherBetter {
+		bias = -bias
+	}
+	return bias, sb, sn
+}
+
+// fewRate tells whether b and n are a throughput with too few samples on
+// one side only: the rate fell (or rose) below diff's minimum of events,
+// which is itself the change, so it is judged by the two counts
+// (stats.CompareRates) rather than left out: a slowdown so large that a
+// smoke run completed 5 transactions where it had completed 90 must fail
+// the gate, not vanish into "too few samples".
+func fewRate(b, n value) bool {
+	return n.family == FamThroughput && (b.n < b.min) != (n.n < n.min)
+}
+
+// seconds is the window v's count was taken over (count over rate), the
+// other side's when v counted nothing.
+func seconds(v, other value) float64 {
+	switch {
+	case v.v > 0:
+		return float64(v.n) / v.v
+	case other.v > 0:
+		return float64(other.n) / other.v
+	}
+	return 0
+}

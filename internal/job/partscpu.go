@@ -20,12 +20,15 @@ type partsCPU struct {
 	at, to     time.Time
 	busy, tot  [2]uint64            // the machine's ticks at Start and Stop
 	from, upto map[string][]float64 // by part, each process's CPU in s at Start and Stop
+	rqFrom     map[int]schedTimes   // the run's processes' run queue at Start
+	rqUpto     map[int]schedTimes   // and at Stop
 }
 
 func (o *partsCPU) Start() {
 	o.at = time.Now()
 	o.busy[0], o.tot[0] = telemetry.MachineTicks()
 	o.from = o.db.partsCPU()
+	o.rqFrom = o.db.runQueueNow()
 }
 
 func (o *partsCPU) Tick(result.Interval) {}
@@ -35,6 +38,7 @@ func (o *partsCPU) Stop() {
 	o.to = time.Now()
 	o.busy[1], o.tot[1] = telemetry.MachineTicks()
 	o.upto = o.db.partsCPU()
+	o.rqUpto = o.db.runQueueNow()
 }
 
 // use is the CPU of r's run: the parts' and the machine's over the span,
@@ -48,7 +52,7 @@ func (o *partsCPU) use(r *result.Result) *result.CPUUse {
 	if o.from == nil || o.upto == nil || span <= 0 {
 		return nil
 	}
-	u := &result.CPUUse{SpanS: span, ServerSeen: r.Server.Embedded}
+	u := &result.CPUUse{SpanS: span, ServerSeen: r.Server.Embedded, RunQueue: runQueueUse(o.rqFrom, o.rqUpto)}
 	if dt := o.tot[1] - o.tot[0]; o.tot[0] > 0 && dt > 0 {
 		u.MachineBusy = float64(o.busy[1]-o.busy[0]) / float64(dt)
 		u.Cores = max(int(float64(dt)*tickS/span+0.5), 1)

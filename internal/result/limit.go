@@ -23,6 +23,32 @@ type CPUUse struct {
 	// ServerSeen: the server's CPU is among Parts (txnbench started it,
 	// or it is embedded in the clients').
 	ServerSeen bool `json:"server_seen,omitempty"`
+	// RunQueue is how long the run's processes waited for a core.
+	RunQueue *RunQueue `json:"run_queue,omitempty"`
+}
+
+// RunQueue is the scheduler's account of the run's processes over the
+// span (/proc/PID/task/*/schedstat): txnbench's threads and every process
+// of the parts it started that lived through the span (the server's
+// backends of sessions that ended are not in it).
+type RunQueue struct {
+	// CPUS is their time on a core, WaitS their time ready to run but
+	// waiting for one, in s.
+	CPUS  float64 `json:"cpu_s"`
+	WaitS float64 `json:"wait_s"`
+}
+
+// Stretch is how much longer the run's work on a core took than on free
+// cores: 1 + WaitS/CPUS (1 on an idle machine; 3 when every second on a
+// core cost two more in the queue); 0 when unknown. A run bound by its
+// CPU work goes that much slower; one bound by other waits (locks, round
+// trips, sleeps) less, and those waits are not in it: a new lock or
+// sleep does not stretch it.
+func (c *CPUUse) Stretch() float64 {
+	if c == nil || c.RunQueue == nil || c.RunQueue.CPUS <= 0 {
+		return 0
+	}
+	return 1 + c.RunQueue.WaitS/c.RunQueue.CPUS
 }
 
 // PartCPU is one part's CPU over the span.

@@ -16,7 +16,9 @@
 // of one run (a Series): these are correlated (a slow second is followed
 // by another), so they count as fewer, n(1-r)/(1+r) with r their lag-1
 // autocorrelation, and they say nothing of the drift between runs, which
-// the caller adds as Sample.Drift.
+// the caller adds as Sample.Drift. A bias the caller knows of
+// (CompareBiased: what the machine's run queue predicts of the ratio)
+// widens the interval towards it.
 package stats
 
 import (
@@ -68,6 +70,19 @@ func (r Result) Significant() bool { return r.Known && (r.Low > 1 || r.High < 1)
 // its spread from the samples' logs. A side of a Series with fewer than
 // two values but a Drift is known by its drift alone.
 func Compare(base, new Sample, centreBase, centreNew float64) Result {
+	return CompareBiased(base, new, centreBase, centreNew, 0)
+}
+
+// CompareBiased is Compare when some of the change may be a known bias
+// rather than a change: bias is the log of the ratio new/base that the
+// bias alone would make (the machine's, from the two sides' run queues:
+// a side whose processes waited longer for a core goes slower). How much
+// of it applies is not known, so the change itself lies between the
+// observed one and the observed one less the bias: the interval spans
+// both, widened by the noise, and p is that of the nearer of the two
+// (1 when they lie on either side of no change). A bias against the
+// change (the faster side was the starved one) never hides it.
+func CompareBiased(base, new Sample, centreBase, centreNew, bias float64) Result {
 	r := Result{NBase: len(base.Values), NNew: len(new.Values)}
 	if centreBase > 0 && centreNew > 0 {
 		r.Ratio = centreNew / centreBase
@@ -80,9 +95,10 @@ func Compare(base, new Sample, centreBase, centreNew float64) Result {
 	r.Known, r.EffBase, r.EffNew = true, round2(nb), round2(nn)
 	se := math.Sqrt(eb + en)
 	d := math.Log(r.Ratio)
+	lo, hi, beyond := biased(d, bias)
 	if se == 0 { // identical samples on both sides: nothing varies
-		r.Low, r.High, r.P = r.Ratio, r.Ratio, 1
-		if d != 0 {
+		r.Low, r.High, r.P = math.Exp(lo), math.Exp(hi), 1
+		if beyond != 0 {
 			r.P = 0
 		}
 		return r
@@ -94,9 +110,20 @@ func Compare(base, new Sample, centreBase, centreNew float64) Result {
 		df = min((eb+en)*(eb+en)/(fb+fn), 1e6)
 	}
 	q := TQuantile((1+Level)/2, df)
-	r.Low, r.High = math.Exp(d-q*se), math.Exp(d+q*se)
-	r.P = 2 * (1 - TCDF(math.Abs(d)/se, df))
+	r.Low, r.High = math.Exp(lo-q*se), math.Exp(hi+q*se)
+	r.P = 2 * (1 - TCDF(beyond/se, df))
 	return r
+}
+
+// biased is where the change lies when the log ratio d may hold up to
+// bias of a known bias: between d and d-bias (lo, hi), and that span's
+// distance from no change (0 when it holds it).
+func biased(d, bias float64) (lo, hi, beyond float64) {
+	lo, hi = min(d, d-bias), max(d, d-bias)
+	if lo > 0 || hi < 0 {
+		beyond = min(math.Abs(lo), math.Abs(hi))
+	}
+	return lo, hi, beyond
 }
 
 // side is a sample's variance of its level on the log scale (the samples'
@@ -308,15 +335,25 @@ func (r Result) Verdict(higherBetter bool) string {
 // none of them is zero: a handful of errors against none is ~, thirty
 // against none is not.
 func CompareCounts(kb, nb, kn, nn float64) Result {
+	return CompareRates(kb, nb, kn, nn, 0, 0)
+}
+
+// CompareRates is CompareCounts of kb events in nb (attempts, or seconds)
+// against kn in nn, with drift, a standard deviation of each side's level
+// on the log scale beyond the counts' Poisson noise (a single run's
+// machine), and a known bias as in CompareBiased: a rate that fell to a
+// handful of events is judged by its count, not its few intervals.
+func CompareRates(kb, nb, kn, nn, drift, bias float64) Result {
 	r := Result{NBase: int(nb), NNew: int(nn)}
 	if nb <= 0 || nn <= 0 {
 		return r
 	}
 	rb, rn := (kb+0.5)/(nb+0.5), (kn+0.5)/(nn+0.5)
 	r.Known, r.Ratio = true, rn/rb
-	d, se := math.Log(r.Ratio), math.Sqrt(1/(kb+0.5)+1/(kn+0.5))
+	d, se := math.Log(r.Ratio), math.Sqrt(1/(kb+0.5)+1/(kn+0.5)+2*drift*drift)
+	lo, hi, beyond := biased(d, bias)
 	q := TQuantile((1+Level)/2, 1e6)
-	r.Low, r.High = math.Exp(d-q*se), math.Exp(d+q*se)
-	r.P = 2 * (1 - TCDF(math.Abs(d)/se, 1e6))
+	r.Low, r.High = math.Exp(lo-q*se), math.Exp(hi+q*se)
+	r.P = 2 * (1 - TCDF(beyond/se, 1e6))
 	return r
 }

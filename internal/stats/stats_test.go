@@ -101,3 +101,28 @@ func TestCounts(t *testing.T) {
 	// ln interval: +-1.96*sqrt(2/10.5) = +-0.8554
 	near(t, "high", math.Log(r.High), 0.8554, 1e-3)
 }
+
+// TestBiasWidens: a known bias that alone would make the ratio 2x widens
+// the interval towards it: a 1.8x change with tight samples, significant
+// without it, is not (the interval reaches down to half the plain one's
+// low end), a 4x one still is; a bias the other way (the bias alone would
+// make it 0.5x) hides nothing.
+func TestBiasWidens(t *testing.T) {
+	b := Sample{Values: []float64{100, 101, 99, 100.5}}
+	n18 := Sample{Values: []float64{180, 181, 179, 180.5}}
+	n4 := Sample{Values: []float64{400, 404, 396, 402}}
+	plain := Compare(b, n18, 100, 180)
+	if !plain.Significant() {
+		t.Fatalf("1.8x without bias: %+v, want significant", plain)
+	}
+	r := CompareBiased(b, n18, 100, 180, math.Log(2))
+	if r.Significant() || math.Abs(r.Low*2/plain.Low-1) > 1e-9 || math.Abs(r.High/plain.High-1) > 1e-9 || r.P < 0.5 {
+		t.Errorf("1.8x with a 2x bias: %+v (plain %+v), want the interval reaching half the low end and not significant", r, plain)
+	}
+	if r := CompareBiased(b, n4, 100, 400, math.Log(2)); !r.Significant() || r.P > 0.01 {
+		t.Errorf("4x with a 2x bias: %+v, want significant", r)
+	}
+	if r := CompareBiased(b, n18, 100, 180, -math.Log(2)); !r.Significant() || math.Abs(r.Low/plain.Low-1) > 1e-9 || math.Abs(r.P-plain.P) > 1e-12 {
+		t.Errorf("1.8x with a 0.5x bias: %+v (plain %+v), want as plain at the low end, significant", r, plain)
+	}
+}
