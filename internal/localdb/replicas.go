@@ -2,6 +2,7 @@ package localdb
 
 import (
 	"bytes"
+	"encoding/binary"
 	"context"
 	"errors"
 	"fmt"
@@ -339,11 +340,13 @@ func (rs *ReplicaSet) Promote(ctx context.Context, i int) error {
 	if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
 		return fmt.Errorf("promoting %s: %w", StandbyName(i), err)
 	}
-	// the startup process removes standby.signal as recovery ends (a
-	// hot standby's postmaster.pid says ready already)
+	// a hot standby's postmaster.pid says ready already, and the startup
+	// process removes standby.signal before recovery ends (sessions are
+	// read-only until then): the control file says in production only
+	// once it has (see inProduction)
 	deadline := time.Now().Add(readyTimeout)
 	for {
-		if _, err := os.Stat(filepath.Join(c.dataDir, "standby.signal")); errors.Is(err, os.ErrNotExist) {
+		if inProduction(c.dataDir) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -427,4 +430,19 @@ func (f *Fleet) Repoint(ctx context.Context, host string, port int) error {
 		}
 	}
 	return nil
+}
+
+// inProduction tells whether the server of dataDir has ended recovery:
+// its control file (global/pg_control) records the state DB_IN_PRODUCTION
+// (6), which the startup process writes only after it has let sessions
+// write (SharedRecoveryState done), so a session that starts then is
+// read-write. The state is the int32 after the system identifier and two
+// version numbers, in the machine's byte order, in every version since 9.
+func inProduction(dataDir string) bool {
+	const stateOffset, dbInProduction = 16, 6
+	b, err := os.ReadFile(filepath.Join(dataDir, "global", "pg_control"))
+	if err != nil || len(b) < stateOffset+4 {
+		return false
+	}
+	return int32(binary.NativeEndian.Uint32(b[stateOffset:])) == dbInProduction
 }

@@ -59,6 +59,12 @@ func TestReplicaSetFailsOver(t *testing.T) {
 	if _, err := psql(t, bin, standby, "INSERT INTO t VALUES (2)"); err == nil || !strings.Contains(err.Error(), "read-only") {
 		t.Fatalf("a write on the standby: %v, want refused as read-only", err)
 	}
+	// what Promote waits for: a standby's control file is not in
+	// production (standby.signal alone went before its sessions could
+	// write, and the write below failed as read-only under load)
+	if !inProduction(rs.nodes[0].dataDir) || inProduction(rs.nodes[1].dataDir) {
+		t.Fatalf("in production: primary %v, standby %v; want true, false", inProduction(rs.nodes[0].dataDir), inProduction(rs.nodes[1].dataDir))
+	}
 	if i, err := rs.Fence(syscall.SIGKILL); err != nil || i != 0 {
 		t.Fatalf("Fence: %d, %v", i, err)
 	}
