@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/txnbench/txnbench/internal/engine"
 	"hash/fnv"
 	"maps"
 	"os"
@@ -16,7 +17,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/runner"
-	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -90,7 +90,7 @@ func (f *shardFlags) resolve(fs *pflag.FlagSet, rf *runFlags, name string, w wor
 		}
 		return usage(fmt.Errorf("%s %q: want I/N, part I (from 0) of N, e.g. 0/4", from, spec))
 	}
-	if rf.spec.Kind != target.ServerURL {
+	if !rf.spec.Remote() || !engine.Of(rf.spec).Caps().RunTable {
 		return usage(errors.New("a split run needs a database server every shard reaches: give --db postgres://... (SQLite and temp-postgres belong to one process)"))
 	}
 	if f.wait <= 0 {

@@ -76,13 +76,14 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	if pooler.Mode(pb.Mode) != "session" {
 		clientURL = withExecMode(clientURL)
 	}
-	t, err := openTarget(ctx, clientURL)
+	conn := db.conn.WithURL(clientURL) // PgBouncer speaks the server's protocol
+	t, err := openSpec(ctx, conn)
 	if err != nil {
 		f.Stop()
 		return err
 	}
 	db.Target.Close()
-	db.Target, db.fleet, db.connURL, db.addr = t, f, clientURL, localAddr(f.Port())
+	db.Target, db.fleet, db.conn, db.addr = t, f, conn, localAddr(f.Port())
 	m := f.Members()[0]
 	mode, size := pooler.Mode(pb.Mode), pooler.Size(pb.Size)
 	db.poolerName = "PgBouncer " + m.Version()
@@ -203,48 +204,4 @@ func notePartialPooler(r *result.Result, db *Database) {
 		note := fmt.Sprintf("it counted %d transactions, fewer than the clients' %d: the address likely leads to several poolers (a load balancer?) and these are the counters of the ones its admin console reached (which look like restarts when they alternate); give --via a pooler's own address to read its counters, or let txnbench start the fleet (--poolers)", n, ok)
 		p.Note = strings.TrimPrefix(p.Note+"; "+note, "; ")
 	}
-}
-
-// loadRole is the role txnbench's clients log in to its throwaway cluster
-// as, directly or through its PgBouncer (and PgBouncer to the cluster): not
-// a superuser, it owns the run database (so it creates the workloads'
-// tables) and may reset its statistics; the telemetry, the faults and the
-// workloads' background sessions go to the server directly as its
-// superuser.
-const loadRole = "txnbench_load"
-
-// createLoadRole creates loadRole on db's throwaway cluster, with a
-// password of its own, and returns the URL of the run database as it and
-// the password's SCRAM verifier, which the server stores.
-func createLoadRole(ctx context.Context, db *Database) (backend, verifier string, err error) {
-	pw, verifier, err := localdb.NewLogin()
-	if err != nil {
-		return "", "", err
-	}
-	u, err := url.Parse(db.cluster.URL())
-	if err != nil {
-		return "", "", fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(db.cluster.URL()))
-	}
-	err = withConn(ctx, db, func(c target.Conn) error {
-		for _, q := range []string{
-			// the server's login is SCRAM only: so is the stored password
-			"SET password_encryption = 'scram-sha-256'",
-			// its verifier, which PgBouncer's auth file holds too: see
-			// localdb.BouncerOptions.Verifier
-			"CREATE ROLE " + loadRole + " LOGIN NOSUPERUSER PASSWORD '" + verifier + "'", // base64 and $: nothing to quote
-			"ALTER ROLE " + loadRole + " SET application_name = 'txnbench'",              // see nameServerSessions
-			"ALTER DATABASE postgres OWNER TO " + loadRole,                               // the run database (Cluster.URL)
-			"GRANT EXECUTE ON FUNCTION pg_stat_reset() TO " + loadRole,                   // Isolate
-		} {
-			if _, err := c.Exec(ctx, q); err != nil {
-				return fmt.Errorf("creating the load role %s: %s: %w", loadRole, strings.Fields(q)[0], err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return "", "", err
-	}
-	u.User = url.UserPassword(loadRole, pw)
-	return u.String(), verifier, nil
 }

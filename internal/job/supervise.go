@@ -213,8 +213,8 @@ var errCheckNoAnswer = fmt.Errorf("the server did not answer within %s", checkCo
 // errCheckNoAnswer; a check that goes on while the server answers
 // nothing (see whileAnswering) fails with errCheckSilent.
 func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, f func(context.Context, target.Conn) error) error {
-	direct := db.serverURL(s)
-	bypass := db.poolerName != "" && direct != ""
+	direct := db.serverSpec(s)
+	bypass := db.poolerName != "" && direct.URL != ""
 	why := db.silentErr()
 	var c target.Conn
 	err := why
@@ -225,7 +225,7 @@ func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, 
 	}
 	if err != nil && bypass && ctx.Err() == nil {
 		connect = func(ctx context.Context) (target.Conn, error) {
-			t, err := target.OpenURL(ctx, direct)
+			t, err := target.Open(ctx, direct)
 			if err != nil {
 				return nil, err
 			}
@@ -234,7 +234,7 @@ func withCheckConn(ctx context.Context, s Spec, db *Database, r *result.Result, 
 		}
 		c, err = connectWithin(ctx, connect)
 		if err != nil {
-			return target.ConnectError(direct, err)
+			return target.ConnectError(direct.URL, err)
 		}
 		r.Notes = append(r.Notes, "the invariant check connected to the server directly: the pooler could not be reached ("+target.OneLine(why.Error())+")")
 	}
