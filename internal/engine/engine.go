@@ -81,6 +81,10 @@ type StartOptions struct {
 	Bin string
 	// TLS makes it serve TLS (Caps.TLS).
 	TLS bool
+	// Name is what the clients' sessions are called on the server
+	// (application_name): the load role's own, so that a pooler's server
+	// connections are named alike without a SET of their own.
+	Name string
 	// Log receives status messages.
 	Log func(string)
 }

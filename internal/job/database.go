@@ -99,7 +99,10 @@ func (d *Database) borrow(ctx context.Context) (*Database, error) {
 
 // Close closes the target and stops what was started for it.
 func (d *Database) Close() error {
-	err := d.Target.Close()
+	var err error
+	if d.Target != nil { // nil: closed before its endpoint was opened (openServer)
+		err = d.Target.Close()
+	}
 	_ = d.shaper.Close()
 	// Interrupted: stopped at once, since a safe shutdown waits (its
 	// timeout, for a server that does not answer) for what is over.
@@ -159,7 +162,7 @@ func open(ctx context.Context, s Spec, conns int) (*Database, error) {
 		}
 		return db, isolateOrClose(s, db)
 	}
-	db, err := openServer(ctx, s, conns)
+	db, err := openServer(ctx, s, conns, s.DB.Via.Kind == target.ViaPgBouncer || s.Network != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -215,8 +218,11 @@ func pinParts(s Spec, db *Database) error {
 }
 
 // openServer opens the database itself, sized for conns connections:
-// a throwaway server its engine starts, or the user's.
-func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
+// a throwaway server its engine starts, or the user's. A throwaway server
+// that txnbench's own pooler or proxy will front (fronted) is not opened
+// here: its clients' one Target is opened at the endpoint they reach
+// (startPoolers, shapeNetwork).
+func openServer(ctx context.Context, s Spec, conns int, fronted bool) (*Database, error) {
 	sp := s.DB
 	eng := engine.Of(sp)
 	if s.TLS && !(sp.Throwaway() && eng.Caps().TLS) {
@@ -238,7 +244,7 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 		}
 		return &Database{Target: t, URL: shown, engine: eng, conn: open, addr: sp.Addr}, nil
 	}
-	srv, err := eng.Start(ctx, sp, engine.StartOptions{Conns: conns, Conf: s.settings(eng.Flags().Settings), Bin: s.PGBin, TLS: s.TLS, Log: s.Log})
+	srv, err := eng.Start(ctx, sp, engine.StartOptions{Conns: conns, Conf: s.settings(eng.Flags().Settings), Bin: s.PGBin, TLS: s.TLS, Log: s.Log, Name: sessionName})
 	if err != nil {
 		return nil, err
 	}
@@ -246,10 +252,12 @@ func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
 	if eng.Caps().LibpqParams { // its sessions are named, and time out, as on the user's server
 		conn = conn.WithURL(s.clientURL(named(conn.URL)))
 	}
-	t, err := openSpec(ctx, conn)
-	if err != nil {
-		srv.Stop()
-		return nil, err
+	var t target.Target
+	if !fronted {
+		if t, err = openSpec(ctx, conn); err != nil {
+			srv.Stop()
+			return nil, err
+		}
 	}
 	return &Database{Target: t, URL: srv.Shown, engine: eng, srv: srv, cluster: srv.Cluster, server: srv.Process, conn: conn, addr: localAddr(srv.Port), loadURL: srv.Load.URL, loadVerifier: srv.LoadVerifier}, nil
 }

@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/runner"
@@ -37,5 +38,29 @@ func TestOneParseOneTargetPerEndpoint(t *testing.T) {
 	}
 	if n := opens - opens0; n != 2 {
 		t.Errorf("the run opened %d Targets, want 2: the clients' and the telemetry's", n)
+	}
+}
+
+// TestPooledThrowawayOpensOnce: a throwaway cluster behind txnbench's
+// PgBouncer is opened once for its clients, through the pooler: Open
+// opens the cluster as its superuser (to make the load role) and the
+// clients' Target at PgBouncer, and no Target straight to the cluster as
+// the load role that startPoolers would close again (it opened three).
+func TestPooledThrowawayOpensOnce(t *testing.T) {
+	testutil.NeedPostgres(t)
+	testutil.NeedPgBouncer(t)
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Iterations: 10})
+	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 2})
+	parses0, opens0 := target.Counts()
+	db := openDB(t, s, s.Runner.Clients)
+	parses, opens := target.Counts()
+	if n := parses - parses0; n != 0 {
+		t.Errorf("Open parsed %d specs with ParseSpec, want 0", n)
+	}
+	if n := opens - opens0; n != 2 {
+		t.Errorf("Open opened %d Targets, want 2: the superuser's (the load role) and the clients' through PgBouncer", n)
+	}
+	if db.fleet == nil || db.conn.Addr.Port != strconv.Itoa(db.fleet.Port()) {
+		t.Errorf("the clients connect to %s, not to the PgBouncer", target.MaskURL(db.conn.URL))
 	}
 }

@@ -24,12 +24,11 @@ var ErrPgBouncerNeedsServer = errors.New("--via pgbouncer needs a PostgreSQL ser
 // of db's server, sized for clients (--poolers N: N of them behind a
 // throwaway HAProxy), and makes db's target the fleet's one address.
 func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error {
-	if db.Dialect().Embedded {
+	if s.DB.Embedded() {
 		return ErrPgBouncerNeedsServer
 	}
 	backend, verifier := s.DB.URL, ""
-	if db.cluster != nil {
-		nameServerSessions(ctx, db.Target)
+	if db.cluster != nil { // the load role, whose sessions its engine named as the clients'
 		backend, verifier = db.loadURL, db.loadVerifier
 	}
 	u, err := url.Parse(backend)
@@ -38,7 +37,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	}
 	host := db.addr.Host // the server's: not yet behind a --network proxy
 	port, _ := strconv.Atoi(db.addr.Port)
-	password := target.Password(backend) // the URL's, or PGPASSWORD's, ~/.pgpass's
+	password := target.Password(db.conn.WithURL(backend)) // the URL's, or PGPASSWORD's, ~/.pgpass's
 	dbname := cmp.Or(strings.TrimPrefix(u.Path, "/"), u.User.Username())
 	if db.cluster != nil && db.cluster.SocketDir() != "" {
 		// PgBouncer sends the server's password in whatever form the
@@ -82,7 +81,9 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		f.Stop()
 		return err
 	}
-	db.Target.Close()
+	if db.Target != nil { // the user's server, opened to reach it first
+		db.Target.Close()
+	}
 	db.Target, db.fleet, db.conn, db.addr = t, f, conn, localAddr(f.Port())
 	m := f.Members()[0]
 	mode, size := pooler.Mode(pb.Mode), pooler.Size(pb.Size)

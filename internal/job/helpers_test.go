@@ -98,7 +98,7 @@ func sequentialTempPostgres(t *testing.T, s Spec) *Database {
 		server := s
 		server.DB.Via = target.Via{}
 		server.PGConf = []string{"autovacuum=off"}
-		sequentialTemp.db, sequentialTemp.err = openServer(ctx, server, 32)
+		sequentialTemp.db, sequentialTemp.err = openServer(ctx, server, 32, false)
 	}
 	server, err := sequentialTemp.db, sequentialTemp.err
 	sequentialTemp.mu.Unlock()

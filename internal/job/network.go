@@ -58,7 +58,9 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 		p.Close()
 		return fmt.Errorf("measuring the round trip through --network %s: %w", s.Network, err)
 	}
-	db.Target.Close()
+	if db.Target != nil { // nil: a throwaway server, opened here first
+		db.Target.Close()
+	}
 	db.Target, db.conn, db.addr, db.shaper = t, u, localAddr(ln.Addr().(*net.TCPAddr).Port), p
 	if db.network == nil {
 		db.network = &result.Network{}

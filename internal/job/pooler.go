@@ -255,18 +255,3 @@ func poolerRestarted(tel *result.Telemetry) bool {
 	}
 	return false
 }
-
-// nameServerSessions makes the throwaway cluster name its sessions as
-// txnbench's clients name theirs (application_name), so PgBouncer need not
-// send a SET on each server connection it links a client to: that would
-// be a transaction of its own in the server's xact_commit.
-func nameServerSessions(ctx context.Context, t target.Target) {
-	ctx, cancel := context.WithTimeout(ctx, probeWait)
-	defer cancel()
-	c, err := t.Connect(ctx)
-	if err != nil {
-		return
-	}
-	defer c.Close(ctx)
-	c.Exec(ctx, "ALTER ROLE CURRENT_USER SET application_name = '"+sessionName+"'")
-}

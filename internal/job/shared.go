@@ -63,7 +63,7 @@ func (s *Shared) Open(ctx context.Context, i int) (*Database, error) {
 	server, ok := s.servers[sk]
 	if !ok {
 		var err error
-		if server, err = openServer(ctx, sp, s.maxConns[sk]); err != nil {
+		if server, err = openServer(ctx, sp, s.maxConns[sk], false); err != nil {
 			return nil, err
 		}
 		s.servers[sk] = server

@@ -77,7 +77,7 @@ func (postgres) Start(ctx context.Context, sp target.Spec, o engine.StartOptions
 		return nil, err
 	}
 	admin := target.URLSpec(target.ServerURL, cl.URL())
-	load, verifier, err := createLoadRole(ctx, admin)
+	load, verifier, err := createLoadRole(ctx, admin, o.Name)
 	if err != nil {
 		cl.Stop()
 		return nil, err
@@ -91,10 +91,15 @@ func (postgres) Start(ctx context.Context, sp target.Spec, o engine.StartOptions
 }
 
 // createLoadRole creates LoadRole on the throwaway cluster, as its
-// superuser (admin), with a password of its own, and returns the URL of
-// the run database as it and the password's SCRAM verifier, which the
-// server stores.
-func createLoadRole(ctx context.Context, admin target.Spec) (load, verifier string, err error) {
+// superuser (admin), with a password of its own, its sessions called name
+// unless they say (PgBouncer's server connections then need no SET, which
+// would be a transaction of its own in the server's xact_commit), and
+// returns the URL of the run database as it and the password's SCRAM
+// verifier, which the server stores.
+func createLoadRole(ctx context.Context, admin target.Spec, name string) (load, verifier string, err error) {
+	if name == "" || strings.ContainsAny(name, "'\\") {
+		name = "txnbench"
+	}
 	pw, verifier, err := localdb.NewLogin()
 	if err != nil {
 		return "", "", err
@@ -110,7 +115,7 @@ func createLoadRole(ctx context.Context, admin target.Spec) (load, verifier stri
 			// its verifier, which PgBouncer's auth file holds too: see
 			// localdb.BouncerOptions.Verifier
 			"CREATE ROLE " + LoadRole + " LOGIN NOSUPERUSER PASSWORD '" + verifier + "'", // base64 and $: nothing to quote
-			"ALTER ROLE " + LoadRole + " SET application_name = 'txnbench'",              // see job's nameServerSessions
+			"ALTER ROLE " + LoadRole + " SET application_name = '" + name + "'",          // quoted above
 			"ALTER DATABASE postgres OWNER TO " + LoadRole,                               // the run database (Cluster.URL)
 			"GRANT EXECUTE ON FUNCTION pg_stat_reset() TO " + LoadRole,                   // job.Isolate
 		} {
