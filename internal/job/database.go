@@ -88,11 +88,15 @@ func (d *Database) Isolation() (l target.Isolation, byDefault bool) {
 }
 
 // borrow opens a new database on d's cluster that leaves the cluster to
-// d: its Close does not stop it, and d supervises it.
-func (d *Database) borrow(ctx context.Context) (*Database, error) {
-	t, err := openSpec(ctx, d.conn)
-	if err != nil {
-		return nil, err
+// d: its Close does not stop it, and d supervises it. One that txnbench's
+// pooler or proxy will front is not opened here (see openServer).
+func (d *Database) borrow(ctx context.Context, fronted bool) (*Database, error) {
+	var t target.Target
+	if !fronted {
+		var err error
+		if t, err = openSpec(ctx, d.conn); err != nil {
+			return nil, err
+		}
 	}
 	return &Database{Target: t, URL: d.URL, engine: d.engine, srv: d.srv, cluster: d.cluster, conn: d.conn, addr: d.addr, loadURL: d.loadURL, server: d.server, lender: d}, nil
 }

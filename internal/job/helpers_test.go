@@ -105,7 +105,7 @@ func sequentialTempPostgres(t *testing.T, s Spec) *Database {
 	if err != nil {
 		t.Fatalf("the sequential tests' temp-postgres: %v", err)
 	}
-	db, err := server.borrow(ctx)
+	db, err := server.borrow(ctx, s.DB.Via.Kind == target.ViaPgBouncer)
 	if err != nil {
 		t.Fatal(err)
 	}

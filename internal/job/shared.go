@@ -72,7 +72,7 @@ func (s *Shared) Open(ctx context.Context, i int) (*Database, error) {
 		s.dbs[k] = server
 		return server, nil
 	}
-	db, err := server.borrow(ctx)
+	db, err := server.borrow(ctx, sp.DB.Via.Kind == target.ViaPgBouncer || sp.Network != nil)
 	if err != nil {
 		return nil, err
 	}
