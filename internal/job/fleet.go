@@ -71,7 +71,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	if err != nil {
 		return err
 	}
-	clientURL := s.clientURL(named(f.URL(dbname))) // named as the server's sessions are (nameServerSessions): PgBouncer need not SET it
+	clientURL := s.clientURL(named(f.URL(dbname))) // named as the load role's sessions are (engine.StartOptions.Name): PgBouncer need not SET it
 	if pooler.Mode(pb.Mode) != "session" {
 		clientURL = withExecMode(clientURL)
 	}
