@@ -34,7 +34,7 @@ func TestAsyncFailoverLosesWhatTheStandbyMissed(t *testing.T) {
 	runJob(t, s, db) // the events loaded, and a window's commits
 	rs := db.replicas
 	primary, standby := rs.Nodes()[0], rs.Nodes()[1]
-	waitCaughtUp(t, primary.URL(), standby.URL())
+	waitCaughtUp(t, db.member(primary.Cluster), db.member(standby.Cluster))
 
 	// the standby hears nothing more
 	sender := childWith(t, primary.PID(), "walsender")
@@ -49,7 +49,7 @@ func TestAsyncFailoverLosesWhatTheStandbyMissed(t *testing.T) {
 		t.Fatalf("before the failover: %+v", r.Invariants)
 	}
 	events := s.Workload.(interface{ Tables() string }).Tables()
-	onPrimary, onStandby := countEvents(t, primary.URL(), events), countEvents(t, standby.URL(), events)
+	onPrimary, onStandby := countEvents(t, db.member(primary.Cluster), events), countEvents(t, db.member(standby.Cluster), events)
 	planted := onPrimary - onStandby
 	if planted <= 0 {
 		t.Fatalf("nothing planted: %d events on the primary, %d on the standby", onPrimary, onStandby)
@@ -60,7 +60,7 @@ func TestAsyncFailoverLosesWhatTheStandbyMissed(t *testing.T) {
 		t.Fatalf("failover: %s", note)
 	}
 	var ch any
-	err := onServer(ctx, db.serverURL(s), func(c target.Conn) error { // as the check does, on whichever is the primary
+	err := onServer(ctx, db.serverSpec(s), func(c target.Conn) error { // as the check does, on whichever is the primary
 		got, err := s.Workload.Check(ctx, c)
 		ch = got
 		if err != nil {
@@ -80,13 +80,13 @@ func TestAsyncFailoverLosesWhatTheStandbyMissed(t *testing.T) {
 	t.Logf("planted %d lost events; check %+v", planted, ch)
 }
 
-// waitCaughtUp waits until the standby at standbyURL has replayed all
-// the primary at primaryURL has written.
-func waitCaughtUp(t *testing.T, primaryURL, standbyURL string) {
+// waitCaughtUp waits until the standby has replayed all the primary
+// has written.
+func waitCaughtUp(t *testing.T, primary, standby target.Spec) {
 	t.Helper()
 	ctx := context.Background()
 	var want int64
-	if err := onServer(ctx, primaryURL, func(c target.Conn) error {
+	if err := onServer(ctx, primary, func(c target.Conn) error {
 		return target.QueryRow(ctx, c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint", nil, &want)
 	}); err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func waitCaughtUp(t *testing.T, primaryURL, standbyURL string) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		var got int64
-		if err := onServer(ctx, standbyURL, func(c target.Conn) error {
+		if err := onServer(ctx, standby, func(c target.Conn) error {
 			return target.QueryRow(ctx, c, "SELECT pg_wal_lsn_diff(coalesce(pg_last_wal_replay_lsn(), '0/0'), '0/0')::bigint", nil, &got)
 		}); err != nil {
 			t.Fatal(err)
@@ -110,12 +110,12 @@ func waitCaughtUp(t *testing.T, primaryURL, standbyURL string) {
 }
 
 // countEvents counts train-events' events, live and archived, in table
-// and its archive on the server at url.
-func countEvents(t *testing.T, url, table string) int64 {
+// and its archive on the server at sp.
+func countEvents(t *testing.T, sp target.Spec, table string) int64 {
 	t.Helper()
 	ctx := context.Background()
 	var n int64
-	if err := onServer(ctx, url, func(c target.Conn) error {
+	if err := onServer(ctx, sp, func(c target.Conn) error {
 		return target.QueryRow(ctx, c, "SELECT (SELECT count(*) FROM "+table+") + (SELECT count(*) FROM "+table+"_archive)", nil, &n)
 	}); err != nil {
 		t.Fatal(err)
