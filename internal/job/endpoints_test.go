@@ -51,6 +51,17 @@ func TestPooledThrowawayOpensOnce(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Iterations: 10})
 	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 2})
+	db := openOnce(t, s, "the clients' through PgBouncer")
+	if db.fleet == nil || db.conn.Addr.Port != strconv.Itoa(db.fleet.Port()) {
+		t.Errorf("the clients connect to %s, not to the PgBouncer", target.MaskURL(db.conn.URL))
+	}
+}
+
+// openOnce opens s's throwaway cluster as openDB does, and fails t unless
+// Open parsed no spec and opened two Targets: the superuser's (to make
+// the load role) and the clients' (at clients, the endpoint they reach).
+func openOnce(t *testing.T, s Spec, clients string) *Database {
+	t.Helper()
 	parses0, opens0 := target.Counts()
 	db := openDB(t, s, s.Runner.Clients)
 	parses, opens := target.Counts()
@@ -58,9 +69,7 @@ func TestPooledThrowawayOpensOnce(t *testing.T) {
 		t.Errorf("Open parsed %d specs with ParseSpec, want 0", n)
 	}
 	if n := opens - opens0; n != 2 {
-		t.Errorf("Open opened %d Targets, want 2: the superuser's (the load role) and the clients' through PgBouncer", n)
+		t.Errorf("Open opened %d Targets, want 2: the superuser's (the load role) and %s", n, clients)
 	}
-	if db.fleet == nil || db.conn.Addr.Port != strconv.Itoa(db.fleet.Port()) {
-		t.Errorf("the clients connect to %s, not to the PgBouncer", target.MaskURL(db.conn.URL))
-	}
+	return db
 }

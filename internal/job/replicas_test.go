@@ -24,13 +24,21 @@ import (
 // ledger on the new primary finds missing exactly what the primary had
 // and the standby had not, counted on each server before the failover,
 // and the invariants fail (exit 3 for the user). On today's code without
-// Check.Lost there is no figure to compare.
+// Check.Lost there is no figure to compare. On the way, Open is held to
+// one Target per endpoint as TestPooledThrowawayOpensOnce holds a pooled
+// one (the superuser's, for the load role, and the clients' at every
+// member, following the primary), with no URL of its own parsed again:
+// it opened the clients' Target at the primary alone, closed it and
+// opened it again at every member before.
 func TestAsyncFailoverLosesWhatTheStandbyMissed(t *testing.T) {
 	testutil.NeedPostgres(t)
 	ctx := context.Background()
 	s := spec(t, "temp-postgres", runner.Config{Clients: 2, Duration: time.Second})
 	s.Replication = Replication{Replicas: 1, Mode: localdb.Async}
-	db := openDB(t, s, s.Runner.Clients)
+	db := openOnce(t, s, "the clients' at every member") // endpoints_test.go
+	if !target.MultiHost(db.conn.URL) || !strings.Contains(db.conn.URL, "target_session_attrs=read-write") {
+		t.Errorf("the clients connect to %s, not to whichever member is the primary", target.MaskURL(db.conn.URL))
+	}
 	runJob(t, s, db) // the events loaded, and a window's commits
 	rs := db.replicas
 	primary, standby := rs.Nodes()[0], rs.Nodes()[1]
