@@ -174,7 +174,7 @@ func checkWritableDir(flag, path, dir string) error {
 // -wal and -shm files there, and would only say "unable to open database
 // file" (a usage error, as for an output file, before anything starts).
 func checkSQLiteDir(sp target.Spec) error {
-	if sp.Kind != target.SQLiteFile {
+	if !sp.Embedded() || sp.Path == "" {
 		return nil
 	}
 	dir := filepath.Dir(sp.Path)

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/txnbench/txnbench/internal/engine"
 	"slices"
 	"strings"
 
@@ -80,7 +81,7 @@ tables), 1 shards not finished (or the database unreachable).`,
 			if errors.Is(err, target.ErrMalformedURL) {
 				return usage(fmt.Errorf("--db: %w", err))
 			}
-			if err != nil || sp.Kind != target.ServerURL {
+			if err != nil || !sp.Remote() || !engine.Of(sp).Caps().RunTable {
 				return usage(errors.New("--db: give the postgres:// URL of the database the shards ran against"))
 			}
 			ctx := cmd.Context()

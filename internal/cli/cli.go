@@ -15,11 +15,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	_ "github.com/txnbench/txnbench/internal/engine/engines" // the CLI opens (and starts) every kind of database
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
-	_ "github.com/txnbench/txnbench/internal/target/drivers" // the CLI opens every kind of database
 	"github.com/txnbench/txnbench/internal/workload"
 	_ "github.com/txnbench/txnbench/internal/workload/anomalies"       // registers list-append and rw-register
 	_ "github.com/txnbench/txnbench/internal/workload/connectoverhead" // registers connect-overhead

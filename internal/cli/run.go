@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/txnbench/txnbench/internal/engine"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -190,7 +191,7 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 	}
 	sp, err := target.ParseSpec(target.ResolveURL(f.db)) // PGHOST & co., seen by every part of the run
 	if err != nil {
-		if strings.HasPrefix(f.db, target.TempPostgresSpec+"@") {
+		if errors.Is(err, target.ErrVersion) {
 			return nil, usage(err)
 		}
 		if errors.Is(err, target.ErrMalformedURL) { // a URL whose port is none
@@ -209,8 +210,9 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 	if err := checkSQLiteDir(sp); err != nil {
 		return nil, err
 	}
-	if f.pgBin != "" && sp.Kind == target.TempPostgres && sp.Version == "" {
-		if _, err := localdb.FindBinDir(f.pgBin); err != nil { // before the server would be started
+	eng := engine.Of(sp)
+	if f.pgBin != "" && sp.Throwaway() && eng.Flags().Bin == "pg-bin" && sp.Version == "" {
+		if err := eng.CheckBin(f.pgBin); err != nil { // before the server would be started
 			return nil, usage(err)
 		}
 	}
@@ -218,7 +220,7 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 	via.PgBouncer = f.pgbouncer
 	sp.Via = via
 	f.spec = sp
-	if via.Kind == target.ViaPgBouncer && sp.Kind == target.ServerURL && target.MultiHost(sp.URL) {
+	if via.Kind == target.ViaPgBouncer && sp.Remote() && eng.Caps().PgBouncer && target.MultiHost(sp.URL) {
 		return nil, usage(errors.New("--via pgbouncer with several --db hosts: PgBouncer fronts one server; give one host"))
 	}
 	for _, kv := range f.pgConf {
@@ -226,18 +228,34 @@ func (f *runFlags) validateDB(fs *pflag.FlagSet) (viaErr, err error) {
 			return nil, usage(fmt.Errorf("--pg-conf %q: want key=value, e.g. --pg-conf shared_buffers=256MB", kv))
 		}
 	}
-	if len(f.pgConf) > 0 && sp.Kind != target.TempPostgres {
-		return nil, usage(errors.New("--pg-conf only applies to --db temp-postgres: set server settings on your own server directly"))
+	if err := settingsFor(sp, "pg-conf", f.pgConf); err != nil {
+		return nil, err
 	}
 	for _, kv := range f.mariadbConf {
 		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
 			return nil, usage(fmt.Errorf("--mariadb-conf %q: want name=value, e.g. --mariadb-conf innodb_buffer_pool_size=256M", kv))
 		}
 	}
-	if len(f.mariadbConf) > 0 && sp.Kind != target.TempMariaDB {
-		return nil, usage(errors.New("--mariadb-conf only applies to --db temp-mariadb: set server settings on your own server directly"))
+	if err := settingsFor(sp, "mariadb-conf", f.mariadbConf); err != nil {
+		return nil, err
 	}
 	return viaErr, nil
+}
+
+// settingsFor refuses the server settings of flag (--pg-conf,
+// --mariadb-conf) unless sp names a throwaway server of the engine whose
+// settings flag it is: they set up the server txnbench starts.
+func settingsFor(sp target.Spec, flag string, conf []string) error {
+	if len(conf) == 0 || sp.Throwaway() && engine.Of(sp).Flags().Settings == flag {
+		return nil
+	}
+	var forms []string
+	for _, e := range engine.All() {
+		if e.Flags().Settings == flag {
+			forms = append(forms, target.ThrowawayForm(e.Name()))
+		}
+	}
+	return usage(fmt.Errorf("--%s only applies to --db %s: set server settings on your own server directly", flag, strings.Join(forms, " or ")))
 }
 
 // validateIsolation reads --isolation into the spec, refusing a level its
@@ -296,7 +314,7 @@ func (f *runFlags) validateNetwork() error {
 	default:
 		return usage(fmt.Errorf("unknown --tls %q: choose on or off", f.tls))
 	}
-	if f.tls == "on" && f.spec.Kind != target.TempPostgres {
+	if f.tls == "on" && !(f.spec.Throwaway() && engine.Of(f.spec).Caps().TLS) {
 		return usage(job.ErrTLSNeedsTempPostgres)
 	}
 	if f.poolerShape != nil && f.spec.Via.Kind != target.ViaPgBouncer {
@@ -311,8 +329,8 @@ func (f *runFlags) validateVia(viaErr error) error {
 	if viaErr != nil {
 		return usage(viaErr)
 	}
-	via, kind := f.spec.Via, f.spec.Kind
-	if via.Kind == target.ViaURL && kind == target.TempPostgres {
+	via, caps := f.spec.Via, engine.Of(f.spec).Caps()
+	if via.Kind == target.ViaURL && f.spec.Throwaway() && caps.PgBouncer {
 		return usage(errors.New("--via URL with --db temp-postgres: an existing pooler cannot front a throwaway server; use --via pgbouncer"))
 	}
 	if err := pooler.Check(f.pgbouncer.Mode, f.pgbouncer.Size); err != nil {
@@ -321,7 +339,7 @@ func (f *runFlags) validateVia(viaErr error) error {
 	if err := validatePoolers(via); err != nil {
 		return usage(err)
 	}
-	if via.Kind == target.ViaPgBouncer && kind != target.TempPostgres && kind != target.ServerURL {
+	if via.Kind == target.ViaPgBouncer && !caps.PgBouncer {
 		return usage(job.ErrPgBouncerNeedsServer)
 	}
 	if via.Kind == target.ViaPgBouncer && f.pgbouncer.Bin != "" {
@@ -491,7 +509,7 @@ func parseNetwork(v string, sp target.Spec) (*faultproxy.Shape, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--network %s: %w", v, err)
 	}
-	if sp.Kind != target.TempPostgres && sp.Kind != target.ServerURL && sp.Via.Kind != target.ViaURL {
+	if !engine.Of(sp).Caps().Network && sp.Via.Kind != target.ViaURL {
 		return nil, errors.New("--network needs a server the clients reach over TCP: use --db temp-postgres or a postgres:// URL")
 	}
 	return &sh, nil

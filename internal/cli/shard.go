@@ -14,9 +14,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
+	"github.com/txnbench/txnbench/internal/engine"
 	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/runner"
-	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
@@ -93,7 +93,7 @@ func (f *shardFlags) resolve(fs *pflag.FlagSet, rf *runFlags, name string, w wor
 	if u, ok := w.(workload.Unsplittable); ok {
 		return usage(errors.New(u.Unsplittable()))
 	}
-	if rf.spec.Kind != target.ServerURL {
+	if !rf.spec.Remote() || !engine.Of(rf.spec).Caps().RunTable {
 		return usage(errors.New("a split run needs a database server every shard reaches: give --db postgres://... (SQLite and temp-postgres belong to one process)"))
 	}
 	if f.wait <= 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/txnbench/txnbench/internal/engine"
 	"io"
 	"strings"
 	"time"
@@ -203,7 +204,7 @@ func serverShown(c study.Cell, spec job.Spec) (map[string]string, error) {
 	var key string
 	if _, ok := c.Value("pg-bin"); ok {
 		key = "pg-bin"
-	} else if db, ok := c.Value("db"); ok && spec.PGBin != "" && target.IsTempPostgres(db) {
+	} else if db, ok := c.Value("db"); ok && spec.PGBin != "" && takesPGBin(db) {
 		key = "db"
 	} else {
 		return nil, nil
@@ -415,4 +416,11 @@ func (a *app) maskedArgs() []string {
 		args = append(args, target.MaskURL(arg))
 	}
 	return args
+}
+
+// takesPGBin reports whether --db db names a throwaway server whose
+// engine runs the binaries of --pg-bin.
+func takesPGBin(db string) bool {
+	sp, err := target.ParseSpec(db)
+	return err == nil && sp.Throwaway() && engine.Of(sp).Flags().Bin == "pg-bin"
 }

@@ -22,12 +22,12 @@ func startBackground(ctx context.Context, s Spec, db *Database) (stop func(), er
 	if db.poolerName == "" {
 		return b.Background(ctx, env)
 	}
-	u := db.serverURL(s)
-	if u == "" {
+	u := db.serverSpec(s)
+	if u.URL == "" {
 		env.Session, env.NoSession = nil, "the pooler URL given to --via is not the server (give the server's URL with --db too)"
 		return b.Background(ctx, env)
 	}
-	server, err := openTarget(ctx, u)
+	server, err := openSpec(ctx, u)
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/engine"
 	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/localdb"
@@ -26,7 +25,11 @@ type Database struct {
 	// server is the throwaway server txnbench started (the cluster, or a
 	// MariaDB), which the server faults and supervision act on; nil when
 	// none.
-	server localServer
+	server engine.Process
+	// engine is the engine of what the clients reach (engine.Of), srv
+	// the throwaway server it started, nil when none.
+	engine engine.Engine
+	srv    *engine.Server
 	fleet  *localdb.Fleet // the throwaway PgBouncers (and HAProxy) of --via pgbouncer
 	deaths deaths         // what supervision restarted (supervise.go)
 	// adminURL is the pooler's admin console, "" without a pooler or
@@ -34,7 +37,7 @@ type Database struct {
 	adminURL     string
 	poolerName   string      // e.g. "PgBouncer 1.18.0"
 	poolerDetail string      // e.g. "transaction pooling, 20 server connections"
-	connURL      string      // what the clients connect to, with its password
+	conn         target.Spec // what the clients connect to, with its password
 	addr         target.Addr // connURL's server (a proxy's once shaped)
 	loadURL      string      // on a throwaway cluster, the run database as loadRole
 	loadVerifier string      // loadRole's SCRAM verifier, which txnbench's PgBouncer keeps
@@ -54,8 +57,9 @@ type Database struct {
 	// isolation is the level the clients' sessions run at (isolate),
 	// the server's default when "".
 	isolation target.Isolation
-	// replicas is the primary and standbys of --replicas (server too);
-	// cluster is its first primary. nil without standbys.
+	// replicas is the primary and standbys of --replicas (server and
+	// srv.Replicas too); cluster is its first primary. nil without
+	// standbys.
 	replicas *localdb.ReplicaSet
 }
 
@@ -85,18 +89,25 @@ func (d *Database) Isolation() (l target.Isolation, byDefault bool) {
 }
 
 // borrow opens a new database on d's cluster that leaves the cluster to
-// d: its Close does not stop it, and d supervises it.
-func (d *Database) borrow(ctx context.Context) (*Database, error) {
-	t, err := openTarget(ctx, d.connURL)
-	if err != nil {
-		return nil, err
+// d: its Close does not stop it, and d supervises it. One that txnbench's
+// pooler or proxy will front is not opened here (see openServer).
+func (d *Database) borrow(ctx context.Context, fronted bool) (*Database, error) {
+	var t target.Target
+	if !fronted {
+		var err error
+		if t, err = openSpec(ctx, d.conn); err != nil {
+			return nil, err
+		}
 	}
-	return &Database{Target: t, URL: d.URL, cluster: d.cluster, connURL: d.connURL, addr: d.addr, loadURL: d.loadURL, server: d.server, replicas: d.replicas, lender: d}, nil
+	return &Database{Target: t, URL: d.URL, engine: d.engine, srv: d.srv, cluster: d.cluster, conn: d.conn, addr: d.addr, loadURL: d.loadURL, server: d.server, replicas: d.replicas, lender: d}, nil
 }
 
 // Close closes the target and stops what was started for it.
 func (d *Database) Close() error {
-	err := d.Target.Close()
+	var err error
+	if d.Target != nil { // nil: closed before its endpoint was opened (openServer)
+		err = d.Target.Close()
+	}
 	_ = d.shaper.Close()
 	// Interrupted: stopped at once, since a safe shutdown waits (its
 	// timeout, for a server that does not answer) for what is over.
@@ -123,17 +134,6 @@ func (d *Database) Close() error {
 	return err
 }
 
-// localServer is a throwaway server as localdb runs it.
-type localServer interface {
-	Kill(sig syscall.Signal) error
-	Pause() (resume func(), err error)
-	Restart(ctx context.Context) error
-	Supervise(onDeath func(localdb.Event))
-	PID() int
-	Stop() error
-	StopNow() error
-}
-
 // Cluster is the throwaway cluster behind the database, or nil.
 func (d *Database) Cluster() *localdb.Cluster { return d.cluster }
 
@@ -154,18 +154,20 @@ func open(ctx context.Context, s Spec, conns int) (*Database, error) {
 	clients := s.Runner.Clients
 	if v := s.DB.Via; v.Kind == target.ViaURL {
 		// An existing pooler: clients connect to it, nothing is started.
-		via := s.clientURL(withExecMode(v.URL))
-		t, err := openTarget(ctx, via)
+		conn := v.Spec()
+		via := s.clientURL(withExecMode(conn.URL))
+		conn = conn.WithURL(via)
+		t, err := openSpec(ctx, conn)
 		if err != nil {
 			return nil, err
 		}
-		db := &Database{Target: t, connURL: via, addr: v.Addr, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}
+		db := &Database{Target: t, engine: engine.Of(conn), conn: conn, addr: v.Addr, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}
 		if err := shapeOrClose(ctx, s, db); err != nil {
 			return db, err
 		}
 		return db, isolateOrClose(s, db)
 	}
-	db, err := openServer(ctx, s, conns)
+	db, err := openServer(ctx, s, conns, s.DB.Via.Kind == target.ViaPgBouncer || s.Network != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -220,112 +222,63 @@ func pinParts(s Spec, db *Database) error {
 	return s.CPUs.pin("clients", os.Getpid())
 }
 
-// openServer opens the database itself, sized for conns connections.
-func openServer(ctx context.Context, s Spec, conns int) (*Database, error) {
+// openServer opens the database itself, sized for conns connections:
+// a throwaway server its engine starts, or the user's. A throwaway server
+// that txnbench's own pooler or proxy will front (fronted) is not opened
+// here: its clients' one Target is opened at the endpoint they reach
+// (startPoolers, shapeNetwork).
+func openServer(ctx context.Context, s Spec, conns int, fronted bool) (*Database, error) {
 	sp := s.DB
-	if s.TLS && sp.Kind != target.TempPostgres {
+	eng := engine.Of(sp)
+	if s.TLS && !(sp.Throwaway() && eng.Caps().TLS) {
 		return nil, ErrTLSNeedsTempPostgres
 	}
-	if sp.Kind == target.TempMariaDB {
-		return openMariaDB(ctx, s, conns)
-	}
-	if sp.Kind != target.TempPostgres {
+	if !sp.Throwaway() {
 		open := sp
 		open.Via = target.Via{}
-		if sp.Kind == target.ServerURL {
-			open.URL = named(s.clientURL(sp.URL))
+		if sp.Remote() && eng.Caps().LibpqParams {
+			open = open.WithURL(named(s.clientURL(sp.URL)))
 		}
 		t, err := openSpec(ctx, open)
 		if err != nil {
 			return nil, err
 		}
 		shown := target.MaskURL(sp.String())
-		if sp.Kind == target.SQLiteTemp {
+		if sp.Temporary() {
 			shown = "sqlite (a temporary file, removed at exit)"
 		}
-		return &Database{Target: t, URL: shown, connURL: open.String(), addr: sp.Addr}, nil
+		return &Database{Target: t, URL: shown, engine: eng, conn: open, addr: sp.Addr}, nil
 	}
-	var err error
-	conf := s.PGConf
-	if !hasSetting(conf, "max_connections") {
-		conf = append([]string{"max_connections=" + strconv.Itoa(max(100, conns+20))}, conf...)
+	srv, err := eng.Start(ctx, sp, engine.StartOptions{Conns: conns, Conf: s.settings(eng.Flags().Settings), Bin: s.PGBin, TLS: s.TLS, Log: s.Log, Name: sessionName,
+		Replicas: s.Replication.Replicas, Replication: s.Replication.Mode,
+	})
+	if err != nil {
+		return nil, err
 	}
-	s.log("starting a throwaway PostgreSQL")
-	started := time.Now()
-	bin := s.PGBin
-	if bin == "" && sp.Version != "" {
-		if bin, err = localdb.FindVersion(sp.Version); err != nil {
+	conn := srv.Load
+	if eng.Caps().LibpqParams { // its sessions are named, and time out, as on the user's server
+		conn = conn.WithURL(s.clientURL(named(conn.URL)))
+	}
+	var t target.Target
+	if !fronted {
+		if t, err = openSpec(ctx, conn); err != nil {
+			srv.Stop()
 			return nil, err
 		}
 	}
-	o := localdb.Options{BinDir: bin, Conf: conf}
-	if s.TLS {
-		if o.TLS, err = localdb.NewCA(); err != nil {
-			return nil, err
-		}
-	}
-	if s.Replication.Replicas > 0 {
-		return openReplicated(ctx, s, o, started) // replicas.go
-	}
-	cl, err := localdb.Start(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	db, err := openAsLoadRole(ctx, s, cl)
-	if err != nil {
-		cl.Stop()
-		return nil, err
-	}
-	s.log(fmt.Sprintf("PostgreSQL %s ready on 127.0.0.1:%d in %.1f s", cl.Version(), cl.Port(), time.Since(started).Seconds()))
-	return db, nil
+	return &Database{Target: t, URL: srv.Shown, engine: eng, srv: srv, cluster: srv.Cluster, server: srv.Process, conn: conn, addr: localAddr(srv.Port), loadURL: srv.Load.URL, loadVerifier: srv.LoadVerifier, replicas: srv.Replicas}, nil
 }
 
-// openAsLoadRole creates loadRole on the throwaway cluster cl, as its
-// superuser, and opens the run database as loadRole: the workloads' data
-// and every client session, direct or through a pooler, are the load
-// role's; the telemetry and the faults go to the server as its superuser
-// (serverURL).
-func openAsLoadRole(ctx context.Context, s Spec, cl *localdb.Cluster) (*Database, error) {
-	su, err := openTarget(ctx, named(cl.URL()))
-	if err != nil {
-		return nil, err
+// settings is the server settings the flag named flag gave
+// (engine.Flags.Settings).
+func (s Spec) settings(flag string) []string {
+	switch flag {
+	case "pg-conf":
+		return s.PGConf
+	case "mariadb-conf":
+		return s.MariaDBConf
 	}
-	loadURL, verifier, err := createLoadRole(ctx, &Database{Target: su, cluster: cl})
-	su.Close()
-	if err != nil {
-		return nil, err
-	}
-	t, err := openTarget(ctx, s.clientURL(named(loadURL)))
-	if err != nil {
-		return nil, err
-	}
-	return &Database{Target: t, URL: target.TempPostgresSpec + " (" + target.MaskURL(cl.URL()) + ")", cluster: cl, server: cl, connURL: s.clientURL(named(loadURL)), addr: localAddr(cl.Port()), loadURL: loadURL, loadVerifier: verifier}, nil
-}
-
-// openMariaDB starts a throwaway MariaDB sized for conns connections and
-// opens it as its load user (localdb.MariaDBLoadUser), as openAsLoadRole
-// opens a throwaway cluster: the workloads' data and every client session
-// are the load user's, with privileges on the run database alone; the
-// telemetry, the faults and the checks of the server go to it as root
-// (serverURL). Both verify the server against the run's CA.
-func openMariaDB(ctx context.Context, s Spec, conns int) (*Database, error) {
-	conf := s.MariaDBConf
-	if !hasSetting(conf, "max_connections") && !hasSetting(conf, "max-connections") {
-		conf = append([]string{"max_connections=" + strconv.Itoa(max(151, conns+20))}, conf...)
-	}
-	s.log("starting a throwaway MariaDB")
-	started := time.Now()
-	m, err := localdb.StartMariaDB(ctx, localdb.MariaDBOptions{Conf: conf})
-	if err != nil {
-		return nil, err
-	}
-	t, err := openTarget(ctx, m.LoadURL())
-	if err != nil {
-		m.Stop()
-		return nil, err
-	}
-	s.log(fmt.Sprintf("MariaDB %s ready on 127.0.0.1:%d in %.1f s", m.Version(), m.Port(), time.Since(started).Seconds()))
-	return &Database{Target: t, URL: TempMariaDB + " (" + target.MaskURL(m.URL()) + ")", server: m, connURL: m.LoadURL(), addr: localAddr(m.Port())}, nil
+	return nil
 }
 
 // localAddr is the address of a server or pooler txnbench started: they
@@ -334,32 +287,20 @@ func localAddr(port int) target.Addr {
 	return target.Addr{Host: "127.0.0.1", Port: strconv.Itoa(port)}
 }
 
-func hasSetting(conf []string, key string) bool {
-	for _, kv := range conf {
-		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == key {
-			return true
-		}
-	}
-	return false
-}
-
-// serverURL is the run database on the server itself, bypassing any
-// pooler, or "" when there is no server to ask (an embedded engine, or a
-// pooler URL without --db).
-func (d *Database) serverURL(s Spec) string {
+// serverSpec is the run database on the server itself, bypassing any
+// pooler (a throwaway server's as its own account), or zero when there is
+// no server to ask (an embedded engine, or a pooler URL without --db).
+func (d *Database) serverSpec(s Spec) target.Spec {
 	if d.replicas != nil {
-		return d.replicas.URL() // whichever is the primary
+		return d.srv.Admin.WithURL(d.replicas.URL()) // whichever is the primary
 	}
-	if d.cluster != nil {
-		return d.cluster.URL()
+	if d.srv != nil {
+		return d.srv.Admin
 	}
-	if s.DB.Kind == target.ServerURL || s.DB.Kind == target.MySQLURL {
-		return s.DB.URL
+	if s.DB.Remote() {
+		return s.DB.WithURL(s.DB.URL)
 	}
-	if srv, ok := d.server.(interface{ URL() string }); ok { // a throwaway MariaDB
-		return srv.URL()
-	}
-	return ""
+	return target.Spec{}
 }
 
 // Isolate prepares db for the next run of a study: a throwaway pooler is

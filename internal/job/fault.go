@@ -2,7 +2,6 @@ package job
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/engine"
 	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/fault"
 	"github.com/txnbench/txnbench/internal/faultproxy"
@@ -53,7 +53,7 @@ func (s Spec) CheckFaults() error {
 			switch {
 			case sp.Via.Kind == target.ViaURL:
 				clients, addr = sp.Via.URL, sp.Via.Addr
-			case sp.Kind == target.ServerURL:
+			case sp.Remote() && engine.Of(sp).Caps().Network:
 				clients, addr = sp.URL, sp.Addr
 			}
 			if embedded && clients == "" {
@@ -103,7 +103,7 @@ func startFaults(ctx, wctx context.Context, s Spec, db *Database) (*faultRun, er
 // startProxy starts the fault proxy in front of the address the clients
 // of db connect to and opens the target through it.
 func (f *faultRun) startProxy(ctx context.Context, db *Database) error {
-	backend, err := proxyBackend(db.connURL, db.addr)
+	backend, err := proxyBackend(db.conn.URL, db.addr)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (f *faultRun) startProxy(ctx context.Context, db *Database) error {
 		return err
 	}
 	p := faultproxy.Start(ln, backend)
-	t, err := openTarget(ctx, target.WithHost(db.connURL, p.Addr()))
+	t, err := openSpec(ctx, db.conn.WithHost(p.Addr()))
 	if err == nil {
 		if err = db.isolateTarget(t); err != nil {
 			t.Close()
@@ -205,7 +205,7 @@ func (d *Database) injector(wctx context.Context, s Spec, proxy *faultproxy.Prox
 			resume()
 			return "server", ""
 		case fault.TerminateBackends:
-			n, err := terminateRunSessions(ctx, d.serverURL(s), d)
+			n, err := terminateRunSessions(ctx, d.serverSpec(s), d)
 			if err != nil {
 				return "server", "terminating the run's sessions failed: " + errclass.FirstLine(err)
 			}
@@ -265,55 +265,11 @@ func restart(wctx context.Context, p interface{ Restart(context.Context) error }
 	return ""
 }
 
-// terminateRunSessions ends the run's client sessions: through the
-// dialect's own way (a target.SessionTerminator) as the server's own
-// account when serverURL names it (temp-mariadb's root: its load user may
-// not list the sessions), else with terminateBackends.
-func terminateRunSessions(ctx context.Context, serverURL string, d *Database) (int64, error) {
-	st, ok := d.Target.(target.SessionTerminator)
-	if !ok {
-		return terminateBackends(ctx, serverURL, nameIn(d.connURL))
-	}
-	if serverURL == "" || serverURL == d.connURL {
-		return st.TerminateSessions(ctx)
-	}
-	ctx, cancel := context.WithTimeout(ctx, probeWait)
-	defer cancel()
-	t, err := target.OpenURL(ctx, serverURL)
-	if err != nil {
-		return 0, err
-	}
-	defer t.Close()
-	if st, ok = t.(target.SessionTerminator); !ok {
-		return 0, fmt.Errorf("%s cannot end sessions", target.MaskURL(serverURL))
-	}
-	return st.TerminateSessions(ctx)
-}
-
-// terminateBackends ends the run's client sessions on the server at
-// serverURL (those named name in the run's database: this process's, see
-// sessionName; another txnbench's are left alone) and returns how many it
-// ended.
-func terminateBackends(ctx context.Context, serverURL, name string) (int64, error) {
-	if serverURL == "" {
-		return 0, errors.New("no server URL: give the server's with --db")
-	}
-	ctx, cancel := context.WithTimeout(ctx, probeWait)
-	defer cancel()
-	t, err := target.OpenURL(ctx, target.WithParam(serverURL, "application_name", "txnbench-fault"))
-	if err != nil {
-		return 0, err
-	}
-	defer t.Close()
-	c, err := t.Connect(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close(context.Background())
-	var n int64
-	err = target.QueryRow(ctx, c, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-		WHERE application_name = $1 AND datname = current_database() AND pid <> pg_backend_pid()`, []any{name}, &n)
-	return n, err
+// terminateRunSessions ends the run's client sessions, as its engine
+// does (engine.Engine.TerminateSessions), on the server (as its own
+// account when txnbench started it).
+func terminateRunSessions(ctx context.Context, server target.Spec, d *Database) (int64, error) {
+	return d.engine.TerminateSessions(ctx, engine.Sessions{Server: server, Clients: d.Target, Conn: d.conn, Name: nameIn(d.conn.URL)})
 }
 
 // sessionName is what this process's client sessions are called on the

@@ -98,14 +98,14 @@ func sequentialTempPostgres(t *testing.T, s Spec) *Database {
 		server := s
 		server.DB.Via = target.Via{}
 		server.PGConf = []string{"autovacuum=off"}
-		sequentialTemp.db, sequentialTemp.err = openServer(ctx, server, 32)
+		sequentialTemp.db, sequentialTemp.err = openServer(ctx, server, 32, false)
 	}
 	server, err := sequentialTemp.db, sequentialTemp.err
 	sequentialTemp.mu.Unlock()
 	if err != nil {
 		t.Fatalf("the sequential tests' temp-postgres: %v", err)
 	}
-	db, err := server.borrow(ctx)
+	db, err := server.borrow(ctx, s.DB.Via.Kind == target.ViaPgBouncer)
 	if err != nil {
 		t.Fatal(err)
 	}

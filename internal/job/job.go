@@ -20,9 +20,6 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
-// TempMariaDB is the --db value that starts a throwaway MariaDB.
-const TempMariaDB = target.TempMariaDBSpec
-
 // Spec is one run, as the command line gave it.
 type Spec struct {
 	// DB is the database, and what the clients connect through (DB.Via).

@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"github.com/txnbench/txnbench/internal/engine/postgres"
 	"testing"
 	"time"
 
@@ -29,8 +30,8 @@ func TestLoadRoleIsNotSuperuser(t *testing.T) {
 		if err := target.QueryRow(ctx, c, "SELECT current_user::text, rolsuper FROM pg_roles WHERE rolname = current_user", nil, &user, &super); err != nil {
 			return err
 		}
-		if user != loadRole || super {
-			t.Errorf("the clients log in as %s (superuser %v), want %s, not a superuser", user, super, loadRole)
+		if user != postgres.LoadRole || super {
+			t.Errorf("the clients log in as %s (superuser %v), want %s, not a superuser", user, super, postgres.LoadRole)
 		}
 		_, err := c.Exec(ctx, "COPY (SELECT 1) TO PROGRAM 'id'")
 		if target.Classify(err) != errclass.Permission {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/testutil"
+
+	_ "github.com/txnbench/txnbench/internal/engine/engines" // the engines start the throwaway servers
 )
 
 // TestMain stops the clusters the tests share (testutil.SharedPostgres's

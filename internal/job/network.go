@@ -37,7 +37,7 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 	if s.Network == nil {
 		return nil
 	}
-	backend, err := proxyBackend(db.connURL, db.addr)
+	backend, err := proxyBackend(db.conn.URL, db.addr)
 	if err != nil {
 		return fmt.Errorf("--network: %w", err)
 	}
@@ -46,8 +46,8 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 		return err
 	}
 	p := faultproxy.StartShaped(ln, backend, *s.Network)
-	u := target.WithHost(db.connURL, p.Addr())
-	t, err := target.OpenURL(ctx, u)
+	u := db.conn.WithHost(p.Addr())
+	t, err := openSpec(ctx, u)
 	if err != nil {
 		p.Close()
 		return err
@@ -58,8 +58,10 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 		p.Close()
 		return fmt.Errorf("measuring the round trip through --network %s: %w", s.Network, err)
 	}
-	db.Target.Close()
-	db.Target, db.connURL, db.addr, db.shaper = t, u, localAddr(ln.Addr().(*net.TCPAddr).Port), p
+	if db.Target != nil { // nil: a throwaway server, opened here first
+		db.Target.Close()
+	}
+	db.Target, db.conn, db.addr, db.shaper = t, u, localAddr(ln.Addr().(*net.TCPAddr).Port), p
 	if db.network == nil {
 		db.network = &result.Network{}
 	}
@@ -86,7 +88,7 @@ func shapePoolerNetwork(ctx context.Context, s Spec, db *Database, backend strin
 		return "", 0, err
 	}
 	p := faultproxy.StartShaped(ln, tcp, *s.PoolerNetwork)
-	t, err := target.OpenURL(ctx, target.WithHost(backend, p.Addr()))
+	t, err := openSpec(ctx, db.conn.WithURL(target.WithHost(backend, p.Addr()))) // the server's protocol, as db.conn's
 	if err != nil {
 		p.Close()
 		return "", 0, err

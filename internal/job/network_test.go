@@ -34,7 +34,7 @@ func TestClientURL(t *testing.T) {
 func TestConnectTimeoutOnlyOnServerURLs(t *testing.T) {
 	path := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
 	db := openDB(t, Spec{DB: dbSpec(t, path), ConnectTimeout: NoConnectTimeout}, 1)
-	if db.connURL != path {
-		t.Errorf("the clients connect to %s, want %s", db.connURL, path)
+	if db.conn.String() != path {
+		t.Errorf("the clients connect to %s, want %s", db.conn, path)
 	}
 }

@@ -46,11 +46,11 @@ func watchLag(db *Database) *lagWatch {
 	}
 	u.Path = "/template1"
 	w := &lagWatch{stop: make(chan struct{}), done: make(chan struct{})}
-	go w.loop(u.String())
+	go w.loop(db.srv.Admin.WithURL(u.String()))
 	return w
 }
 
-func (w *lagWatch) loop(url string) {
+func (w *lagWatch) loop(primary target.Spec) {
 	defer close(w.done)
 	tk := time.NewTicker(lagEvery)
 	defer tk.Stop()
@@ -78,7 +78,7 @@ func (w *lagWatch) loop(url string) {
 				c, t = nil, nil
 			}
 			var err error
-			if t, err = target.OpenURL(ctx, url); err == nil {
+			if t, err = target.Open(ctx, primary); err == nil {
 				if c, err = t.Connect(ctx); err != nil {
 					t.Close()
 					t, c = nil, nil

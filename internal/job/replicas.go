@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/engine"
 	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/fault"
 	"github.com/txnbench/txnbench/internal/localdb"
@@ -45,7 +45,7 @@ func (s Spec) CheckReplication() error {
 		}
 		return nil
 	}
-	if s.DB.Kind != target.TempPostgres {
+	if !s.DB.Throwaway() || !engine.Of(s.DB).Caps().Replicas {
 		what := target.MaskURL(s.DB.String())
 		if s.DB.Embedded() {
 			what = "SQLite, an embedded database,"
@@ -67,37 +67,6 @@ func (s Spec) CheckReplication() error {
 		}
 	}
 	return nil
-}
-
-// openReplicated starts temp-postgres as a primary with s's standbys,
-// with o for each server, and opens it as the load role through a URL
-// of every member that follows the primary
-// (target_session_attrs=read-write), as the clients' sessions do.
-func openReplicated(ctx context.Context, s Spec, o localdb.Options, started time.Time) (*Database, error) {
-	rs, err := localdb.StartReplicated(ctx, o, s.Replication.Replicas, s.Replication.Mode)
-	if err != nil {
-		return nil, err
-	}
-	db, err := openAsLoadRole(ctx, s, rs.Primary())
-	if err != nil {
-		rs.Stop()
-		return nil, err
-	}
-	db.Target.Close()
-	db.server, db.replicas = rs, rs
-	db.connURL = target.WithParam(target.WithHost(db.connURL, rs.Hosts()), "target_session_attrs", "read-write")
-	if db.Target, err = openTarget(ctx, db.connURL); err != nil {
-		rs.Stop()
-		return nil, err
-	}
-	db.URL = target.TempPostgresSpec + " (" + target.MaskURL(rs.URL()) + ")"
-	var ports []string
-	for _, n := range rs.Nodes()[1:] {
-		ports = append(ports, strconv.Itoa(n.Port()))
-	}
-	s.log(fmt.Sprintf("PostgreSQL %s ready: primary on 127.0.0.1:%d, standbys (%s) on ports %s, in %.1f s",
-		rs.Primary().Version(), rs.Primary().Port(), rs.Mode(), strings.Join(ports, ", "), time.Since(started).Seconds()))
-	return db, nil
 }
 
 // topology is what the result says of the servers: "" for one.
@@ -126,7 +95,7 @@ func (d *Database) failover(ctx context.Context, clean bool) string {
 		if n.Primary || n.Fenced || n.PID() == 0 {
 			continue
 		}
-		lsn, err := receivedLSN(ctx, n.URL())
+		lsn, err := receivedLSN(ctx, d.member(n.Cluster))
 		if err != nil {
 			lsns = append(lsns, n.Name+" did not answer ("+errclass.FirstLine(err)+")")
 			continue
@@ -143,11 +112,11 @@ func (d *Database) failover(ctx context.Context, clean bool) string {
 		return "promoting " + localdb.StandbyName(best) + " failed: " + errclass.FirstLine(err)
 	}
 	p := rs.Primary()
-	if err := awaitReadWrite(ctx, p.URL()); err != nil {
+	if err := awaitReadWrite(ctx, d.member(p)); err != nil {
 		return localdb.StandbyName(best) + " promoted, but takes no writes: " + errclass.FirstLine(err)
 	}
 	note := fmt.Sprintf("%s promoted (the most WAL received: %s); the old primary fenced", localdb.StandbyName(best), strings.Join(lsns, ", "))
-	if err := followerSlots(ctx, p.URL(), rs); err != nil {
+	if err := followerSlots(ctx, d.member(p), rs); err != nil {
 		note += "; the other standbys' slots on it could not be made: " + errclass.FirstLine(err)
 	}
 	if d.fleet != nil {
@@ -160,9 +129,9 @@ func (d *Database) failover(ctx context.Context, clean bool) string {
 	return note
 }
 
-// awaitReadWrite waits until the server at url is out of recovery.
-func awaitReadWrite(ctx context.Context, url string) error {
-	return onServer(ctx, url, func(c target.Conn) error {
+// awaitReadWrite waits until the server at sp is out of recovery.
+func awaitReadWrite(ctx context.Context, sp target.Spec) error {
+	return onServer(ctx, sp, func(c target.Conn) error {
 		for {
 			var recovering bool
 			if err := target.QueryRow(ctx, c, "SELECT pg_is_in_recovery()", nil, &recovering); err != nil || !recovering {
@@ -175,20 +144,20 @@ func awaitReadWrite(ctx context.Context, url string) error {
 	})
 }
 
-// receivedLSN is how far the standby at url has received (or replayed)
+// receivedLSN is how far the standby at sp has received (or replayed)
 // the primary's WAL, as a byte position.
-func receivedLSN(ctx context.Context, url string) (int64, error) {
+func receivedLSN(ctx context.Context, sp target.Spec) (int64, error) {
 	var lsn int64
-	err := onServer(ctx, url, func(c target.Conn) error {
+	err := onServer(ctx, sp, func(c target.Conn) error {
 		return target.QueryRow(ctx, c, `SELECT pg_wal_lsn_diff(coalesce(greatest(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()), '0/0'), '0/0')::bigint`, nil, &lsn)
 	})
 	return lsn, err
 }
 
-// followerSlots makes on the new primary at url the replication slots
+// followerSlots makes on the new primary at sp the replication slots
 // the other standbys of rs now name (see localdb.ReplicaSet.Promote).
-func followerSlots(ctx context.Context, url string, rs *localdb.ReplicaSet) error {
-	return onServer(ctx, url, func(c target.Conn) error {
+func followerSlots(ctx context.Context, sp target.Spec, rs *localdb.ReplicaSet) error {
+	return onServer(ctx, sp, func(c target.Conn) error {
 		for _, n := range rs.Nodes() {
 			if n.Primary || n.Fenced {
 				continue
@@ -203,11 +172,15 @@ func followerSlots(ctx context.Context, url string, rs *localdb.ReplicaSet) erro
 	})
 }
 
-// onServer runs f on a session of its own on the server at url.
-func onServer(ctx context.Context, url string, f func(target.Conn) error) error {
+// member is the member m of db's replica set, as its superuser: the
+// engine's Admin at m's own URL.
+func (d *Database) member(m *localdb.Cluster) target.Spec { return d.srv.Admin.WithURL(m.URL()) }
+
+// onServer runs f on a session of its own on the server at sp.
+func onServer(ctx context.Context, sp target.Spec, f func(target.Conn) error) error {
 	ctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	t, err := target.OpenURL(ctx, target.WithParam(url, "application_name", "txnbench-failover"))
+	t, err := target.Open(ctx, sp.WithParam("application_name", "txnbench-failover"))
 	if err != nil {
 		return err
 	}

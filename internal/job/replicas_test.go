@@ -24,17 +24,25 @@ import (
 // ledger on the new primary finds missing exactly what the primary had
 // and the standby had not, counted on each server before the failover,
 // and the invariants fail (exit 3 for the user). On today's code without
-// Check.Lost there is no figure to compare.
+// Check.Lost there is no figure to compare. On the way, Open is held to
+// one Target per endpoint as TestPooledThrowawayOpensOnce holds a pooled
+// one (the superuser's, for the load role, and the clients' at every
+// member, following the primary), with no URL of its own parsed again:
+// it opened the clients' Target at the primary alone, closed it and
+// opened it again at every member before.
 func TestAsyncFailoverLosesWhatTheStandbyMissed(t *testing.T) {
 	testutil.NeedPostgres(t)
 	ctx := context.Background()
 	s := spec(t, "temp-postgres", runner.Config{Clients: 2, Duration: time.Second})
 	s.Replication = Replication{Replicas: 1, Mode: localdb.Async}
-	db := openDB(t, s, s.Runner.Clients)
+	db := openOnce(t, s, "the clients' at every member") // endpoints_test.go
+	if !target.MultiHost(db.conn.URL) || !strings.Contains(db.conn.URL, "target_session_attrs=read-write") {
+		t.Errorf("the clients connect to %s, not to whichever member is the primary", target.MaskURL(db.conn.URL))
+	}
 	runJob(t, s, db) // the events loaded, and a window's commits
 	rs := db.replicas
 	primary, standby := rs.Nodes()[0], rs.Nodes()[1]
-	waitCaughtUp(t, primary.URL(), standby.URL())
+	waitCaughtUp(t, db.member(primary.Cluster), db.member(standby.Cluster))
 
 	// the standby hears nothing more
 	sender := childWith(t, primary.PID(), "walsender")
@@ -49,7 +57,7 @@ func TestAsyncFailoverLosesWhatTheStandbyMissed(t *testing.T) {
 		t.Fatalf("before the failover: %+v", r.Invariants)
 	}
 	events := s.Workload.(interface{ Tables() string }).Tables()
-	onPrimary, onStandby := countEvents(t, primary.URL(), events), countEvents(t, standby.URL(), events)
+	onPrimary, onStandby := countEvents(t, db.member(primary.Cluster), events), countEvents(t, db.member(standby.Cluster), events)
 	planted := onPrimary - onStandby
 	if planted <= 0 {
 		t.Fatalf("nothing planted: %d events on the primary, %d on the standby", onPrimary, onStandby)
@@ -60,7 +68,7 @@ func TestAsyncFailoverLosesWhatTheStandbyMissed(t *testing.T) {
 		t.Fatalf("failover: %s", note)
 	}
 	var ch any
-	err := onServer(ctx, db.serverURL(s), func(c target.Conn) error { // as the check does, on whichever is the primary
+	err := onServer(ctx, db.serverSpec(s), func(c target.Conn) error { // as the check does, on whichever is the primary
 		got, err := s.Workload.Check(ctx, c)
 		ch = got
 		if err != nil {
@@ -80,13 +88,13 @@ func TestAsyncFailoverLosesWhatTheStandbyMissed(t *testing.T) {
 	t.Logf("planted %d lost events; check %+v", planted, ch)
 }
 
-// waitCaughtUp waits until the standby at standbyURL has replayed all
-// the primary at primaryURL has written.
-func waitCaughtUp(t *testing.T, primaryURL, standbyURL string) {
+// waitCaughtUp waits until the standby has replayed all the primary
+// has written.
+func waitCaughtUp(t *testing.T, primary, standby target.Spec) {
 	t.Helper()
 	ctx := context.Background()
 	var want int64
-	if err := onServer(ctx, primaryURL, func(c target.Conn) error {
+	if err := onServer(ctx, primary, func(c target.Conn) error {
 		return target.QueryRow(ctx, c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint", nil, &want)
 	}); err != nil {
 		t.Fatal(err)
@@ -94,7 +102,7 @@ func waitCaughtUp(t *testing.T, primaryURL, standbyURL string) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		var got int64
-		if err := onServer(ctx, standbyURL, func(c target.Conn) error {
+		if err := onServer(ctx, standby, func(c target.Conn) error {
 			return target.QueryRow(ctx, c, "SELECT pg_wal_lsn_diff(coalesce(pg_last_wal_replay_lsn(), '0/0'), '0/0')::bigint", nil, &got)
 		}); err != nil {
 			t.Fatal(err)
@@ -110,12 +118,12 @@ func waitCaughtUp(t *testing.T, primaryURL, standbyURL string) {
 }
 
 // countEvents counts train-events' events, live and archived, in table
-// and its archive on the server at url.
-func countEvents(t *testing.T, url, table string) int64 {
+// and its archive on the server at sp.
+func countEvents(t *testing.T, sp target.Spec, table string) int64 {
 	t.Helper()
 	ctx := context.Background()
 	var n int64
-	if err := onServer(ctx, url, func(c target.Conn) error {
+	if err := onServer(ctx, sp, func(c target.Conn) error {
 		return target.QueryRow(ctx, c, "SELECT (SELECT count(*) FROM "+table+") + (SELECT count(*) FROM "+table+"_archive)", nil, &n)
 	}); err != nil {
 		t.Fatal(err)

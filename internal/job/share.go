@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/txnbench/txnbench/internal/engine"
 	"os"
 	"slices"
 	"strings"
@@ -49,9 +50,10 @@ func (s Spec) tables() string {
 
 // registers reports whether a whole run of s registers in the run table:
 // when it writes tables on a database server that other processes reach
-// (not an embedded database, nor a throwaway server of its own).
+// (not an embedded database, nor a throwaway server of its own) and
+// whose engine keeps the run table.
 func (s Spec) registers(db *Database) bool {
-	return s.DB.Kind == target.ServerURL && s.tables() != "" && !db.Dialect().Embedded
+	return s.DB.Remote() && engine.Of(s.DB).Caps().RunTable && s.tables() != "" && !db.Dialect().Embedded
 }
 
 // member is this process's row in the run table while it runs.

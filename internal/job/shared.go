@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"github.com/txnbench/txnbench/internal/engine"
 	"strconv"
 	"strings"
 
@@ -62,7 +63,7 @@ func (s *Shared) Open(ctx context.Context, i int) (*Database, error) {
 	server, ok := s.servers[sk]
 	if !ok {
 		var err error
-		if server, err = openServer(ctx, sp, s.maxConns[sk]); err != nil {
+		if server, err = openServer(ctx, sp, s.maxConns[sk], false); err != nil {
 			return nil, err
 		}
 		s.servers[sk] = server
@@ -71,7 +72,7 @@ func (s *Shared) Open(ctx context.Context, i int) (*Database, error) {
 		s.dbs[k] = server
 		return server, nil
 	}
-	db, err := server.borrow(ctx)
+	db, err := server.borrow(ctx, sp.DB.Via.Kind == target.ViaPgBouncer || sp.Network != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +148,7 @@ func dbKey(s Spec) string {
 // directly or via a throwaway PgBouncer on one; false for any other (a
 // server or a pooler given by URL, SQLite).
 func serverKey(s Spec) (string, bool) {
-	if s.DB.Kind != target.TempPostgres || s.DB.Via.Kind == target.ViaURL {
+	if !s.DB.Throwaway() || !engine.Of(s.DB).Caps().PgBouncer || s.DB.Via.Kind == target.ViaURL {
 		return "", false
 	}
 	return strings.Join(append([]string{"cluster", s.DB.String(), s.PGBin, strconv.FormatBool(s.TLS)}, s.PGConf...), "\x00"), true

@@ -214,8 +214,8 @@ var errCheckNoAnswer = fmt.Errorf("the server did not answer within %s", checkCo
 // errCheckNoAnswer; a check that goes on while the server answers
 // nothing (see whileAnswering) fails with errCheckSilent.
 func withCheckConn(ctx context.Context, s Spec, db *Database, poolers *pooler.Watcher, r *result.Result, f func(context.Context, target.Conn) error) error {
-	direct := db.serverURL(s)
-	bypass := db.poolerName != "" && direct != ""
+	direct := db.serverSpec(s)
+	bypass := db.poolerName != "" && direct.URL != ""
 	why := poolers.Silent()
 	var c target.Conn
 	err := why
@@ -226,7 +226,7 @@ func withCheckConn(ctx context.Context, s Spec, db *Database, poolers *pooler.Wa
 	}
 	if err != nil && bypass && ctx.Err() == nil {
 		connect = func(ctx context.Context) (target.Conn, error) {
-			t, err := target.OpenURL(ctx, direct)
+			t, err := target.Open(ctx, direct)
 			if err != nil {
 				return nil, err
 			}
@@ -235,7 +235,7 @@ func withCheckConn(ctx context.Context, s Spec, db *Database, poolers *pooler.Wa
 		}
 		c, err = connectWithin(ctx, connect)
 		if err != nil {
-			return target.ConnectError(direct, err)
+			return target.ConnectError(direct.URL, err)
 		}
 		r.Notes = append(r.Notes, "the invariant check connected to the server directly: the pooler could not be reached ("+errclass.OneLine(why.Error())+")")
 	}

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/pooler"
 	"github.com/txnbench/txnbench/internal/result"
-	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/telemetry"
 )
 
@@ -19,8 +17,9 @@ type Telemetry struct {
 }
 
 // startTelemetry starts the collector for a run, before the run opens any
-// session, or returns nil with --telemetry off. On temp-postgres it installs pg_stat_statements in the
-// run database first (the server preloads it).
+// session, or returns nil with --telemetry off. A throwaway server is
+// readied for it first (temp-postgres: pg_stat_statements installed in
+// the run database, which the server preloads).
 func startTelemetry(ctx context.Context, s Spec, db *Database, poolers *pooler.Watcher) *telemetry.Collector {
 	if s.Telemetry.Off {
 		return nil
@@ -28,24 +27,19 @@ func startTelemetry(ctx context.Context, s Spec, db *Database, poolers *pooler.W
 	o := telemetry.Options{Sample: s.Telemetry.Sample, Poolers: poolers}
 	var notes []string
 	d := db.Dialect()
-	switch u := db.serverURL(s); {
+	switch u := db.serverSpec(s); {
 	case d.Embedded:
 	case !d.Caps.StatViews && !d.Caps.ServerStatus:
 		notes = append(notes, fmt.Sprintf("no database telemetry: it reads PostgreSQL's statistics views or a MySQL-protocol server's status variables, and %s keeps neither alike", d.Name))
-	case u == "":
+	case u.URL == "":
 		notes = append(notes, "no database telemetry: the pooler URL given to --via is not the server; give the server's URL with --db too")
 	default:
-		o.ServerURL = u
-		o.ServerStatus = !d.Caps.StatViews
-		if db.cluster != nil {
-			if err := createStatements(ctx, u); err != nil {
-				o.StatementsFix = "no statement times: CREATE EXTENSION pg_stat_statements failed: " + errclass.FirstLine(err)
-			} else {
-				o.StatementsFix = "no statement times: pg_stat_statements is not preloaded by this server build (is the postgresql-contrib package installed?)"
-			}
+		o.Server, o.Sampler = u, db.engine.Sampler()
+		if db.srv != nil && db.srv.PrepareTelemetry != nil {
+			o.StatementsFix = db.srv.PrepareTelemetry(ctx)
 		}
 	}
-	if o.ServerURL != "" {
+	if o.Server.URL != "" {
 		poolers.CloseServers(ctx) // the load's backends publish their statistics as they exit
 		if s.Runner.Warmup > 0 {
 			notes = append(notes, warmupNote)
@@ -59,25 +53,6 @@ func startTelemetry(ctx context.Context, s Spec, db *Database, poolers *pooler.W
 // warmupNote says why, after a warm-up, the server's counters hold more
 // than the window's transactions: its sessions are busy as the window opens.
 const warmupNote = "the database counters include up to the last second of each session's warm-up (PostgreSQL publishes a busy session's counters at most once a second), so with --warmup the server's commits exceed the clients' transactions; the statement times do not lag"
-
-// createStatements installs pg_stat_statements in the throwaway cluster's
-// run database.
-func createStatements(ctx context.Context, url string) error {
-	ctx, cancel := context.WithTimeout(ctx, probeWait)
-	defer cancel()
-	t, err := target.OpenURL(ctx, url)
-	if err != nil {
-		return err
-	}
-	defer t.Close()
-	c, err := t.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close(ctx)
-	_, err = c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-	return err
-}
 
 // telemetryObserver is the collector as a runner observer: it takes its
 // baseline as the window opens, one sample per progress interval (Tick

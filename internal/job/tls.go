@@ -27,13 +27,13 @@ func (d *Database) noteTLS(s Spec, c target.Conn) {
 		return
 	}
 	verify := "sslmode=prefer"
-	if u, err := url.Parse(d.connURL); err == nil {
+	if u, err := url.Parse(d.conn.URL); err == nil {
 		verify = "sslmode=" + cmp.Or(u.Query().Get("sslmode"), "prefer")
 		if u.Query().Has("tls-ca") {
 			verify = "tls-ca"
 		}
 	}
-	if s.TLS || s.DB.Kind == target.TempMariaDB { // temp-mariadb's URLs verify it against its CA
+	if s.TLS || (s.DB.Throwaway() && verify == "tls-ca") { // temp-mariadb's URLs verify it against its CA
 		verify += " against the run's CA"
 	}
 	d.tls = &result.TLS{Version: version, Cipher: cipher, Verify: verify}

@@ -22,12 +22,11 @@ var ErrPgBouncerNeedsServer = errors.New("--via pgbouncer needs a PostgreSQL ser
 // of db's server, sized for clients (--poolers N: N of them behind a
 // throwaway HAProxy), and makes db's target the fleet's one address.
 func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error {
-	if db.Dialect().Embedded {
+	if s.DB.Embedded() {
 		return ErrPgBouncerNeedsServer
 	}
 	backend, verifier := s.DB.URL, ""
-	if db.cluster != nil {
-		nameServerSessions(ctx, db.Target)
+	if db.cluster != nil { // the load role, whose sessions its engine named as the clients'
 		backend, verifier = db.loadURL, db.loadVerifier
 	}
 	u, err := url.Parse(backend)
@@ -36,7 +35,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	}
 	host := db.addr.Host // the server's: not yet behind a --network proxy
 	port, _ := strconv.Atoi(db.addr.Port)
-	password := target.Password(backend) // the URL's, or PGPASSWORD's, ~/.pgpass's
+	password := target.Password(db.conn.WithURL(backend)) // the URL's, or PGPASSWORD's, ~/.pgpass's
 	dbname := cmp.Or(strings.TrimPrefix(u.Path, "/"), u.User.Username())
 	if db.cluster != nil && db.cluster.SocketDir() != "" {
 		// PgBouncer sends the server's password in whatever form the
@@ -70,17 +69,20 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 	if err != nil {
 		return err
 	}
-	clientURL := s.clientURL(named(f.URL(dbname))) // named as the server's sessions are (nameServerSessions): PgBouncer need not SET it
+	clientURL := s.clientURL(named(f.URL(dbname))) // named as the load role's sessions are (engine.StartOptions.Name): PgBouncer need not SET it
 	if pooler.Mode(pb.Mode) != "session" {
 		clientURL = withExecMode(clientURL)
 	}
-	t, err := openTarget(ctx, clientURL)
+	conn := db.conn.WithURL(clientURL) // PgBouncer speaks the server's protocol
+	t, err := openSpec(ctx, conn)
 	if err != nil {
 		f.Stop()
 		return err
 	}
-	db.Target.Close()
-	db.Target, db.fleet, db.connURL, db.addr = t, f, clientURL, localAddr(f.Port())
+	if db.Target != nil { // the user's server, opened to reach it first
+		db.Target.Close()
+	}
+	db.Target, db.fleet, db.conn, db.addr = t, f, conn, localAddr(f.Port())
 	m := f.Members()[0]
 	mode, size := pooler.Mode(pb.Mode), pooler.Size(pb.Size)
 	db.poolerName = "PgBouncer " + m.Version()
@@ -148,63 +150,4 @@ func (d *Database) watchPoolers() *pooler.Watcher {
 		}
 	}
 	return pooler.Watch(p)
-}
-
-// loadRole is the role txnbench's clients log in to its throwaway cluster
-// as, directly or through its PgBouncer (and PgBouncer to the cluster): not
-// a superuser, it owns the run database (so it creates the workloads'
-// tables) and may reset its statistics; the telemetry, the faults and the
-// workloads' background sessions go to the server directly as its
-// superuser.
-const loadRole = "txnbench_load"
-
-// createLoadRole creates loadRole on db's throwaway cluster, with a
-// password of its own, and returns the URL of the run database as it and
-// the password's SCRAM verifier, which the server stores.
-func createLoadRole(ctx context.Context, db *Database) (backend, verifier string, err error) {
-	pw, verifier, err := localdb.NewLogin()
-	if err != nil {
-		return "", "", err
-	}
-	u, err := url.Parse(db.cluster.URL())
-	if err != nil {
-		return "", "", fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(db.cluster.URL()))
-	}
-	err = withConn(ctx, db, func(c target.Conn) error {
-		for _, q := range []string{
-			// the server's login is SCRAM only: so is the stored password
-			"SET password_encryption = 'scram-sha-256'",
-			// its verifier, which PgBouncer's auth file holds too: see
-			// localdb.BouncerOptions.Verifier
-			"CREATE ROLE " + loadRole + " LOGIN NOSUPERUSER PASSWORD '" + verifier + "'", // base64 and $: nothing to quote
-			"ALTER ROLE " + loadRole + " SET application_name = 'txnbench'",              // see nameServerSessions
-			"ALTER DATABASE postgres OWNER TO " + loadRole,                               // the run database (Cluster.URL)
-			"GRANT EXECUTE ON FUNCTION pg_stat_reset() TO " + loadRole,                   // Isolate
-		} {
-			if _, err := c.Exec(ctx, q); err != nil {
-				return fmt.Errorf("creating the load role %s: %s: %w", loadRole, strings.Fields(q)[0], err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return "", "", err
-	}
-	u.User = url.UserPassword(loadRole, pw)
-	return u.String(), verifier, nil
-}
-
-// nameServerSessions makes the throwaway cluster name its sessions as
-// txnbench's clients name theirs (application_name), so PgBouncer need not
-// send a SET on each server connection it links a client to: that would
-// be a transaction of its own in the server's xact_commit.
-func nameServerSessions(ctx context.Context, t target.Target) {
-	ctx, cancel := context.WithTimeout(ctx, probeWait)
-	defer cancel()
-	c, err := t.Connect(ctx)
-	if err != nil {
-		return
-	}
-	defer c.Close(ctx)
-	c.Exec(ctx, "ALTER ROLE CURRENT_USER SET application_name = '"+sessionName+"'")
 }

@@ -29,16 +29,6 @@ func openSpec(ctx context.Context, sp target.Spec) (target.Target, error) {
 	return target.Open(ctx, sp)
 }
 
-// openTarget is openSpec for a URL txnbench made (a throwaway server's,
-// a pooler's, a proxy's).
-func openTarget(ctx context.Context, url string) (target.Target, error) {
-	sp, err := target.ParseSpec(url)
-	if err != nil {
-		return nil, err
-	}
-	return openSpec(ctx, sp)
-}
-
 // errNoAnswer is why work after an interrupt was cut short.
 var errNoAnswer = fmt.Errorf("the server did not answer within %v", interruptWait)
 

@@ -16,7 +16,7 @@ type Vary struct {
 // ParseVary reads "key=v1,v2,...". Values may not be empty.
 func ParseVary(s string) (Vary, error) {
 	key, list, ok := strings.Cut(s, "=")
-	key = strings.TrimSpace(strings.TrimLeft(key, "-"))
+	key = strings.TrimSpace(strings.TrimLeft(key, "- \t")) // --name, as the flag: spaces and dashes, in any order, are not the name
 	if !ok || key == "" {
 		return Vary{}, fmt.Errorf("--vary %q: want name=value1,value2,... e.g. --vary clients=8,16,32", s)
 	}

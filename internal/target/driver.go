@@ -75,6 +75,7 @@ func Open(ctx context.Context, sp Spec) (Target, error) {
 	if sp.Throwaway() {
 		return nil, fmt.Errorf("%s is started first (job.Open does), then opened by its URL", sp)
 	}
+	counts.opens.Add(1)
 	d := driverOf(sp.Kind)
 	if d == nil {
 		return nil, fmt.Errorf("no driver for %s: import internal/target/drivers", MaskURL(sp.String()))

@@ -46,11 +46,13 @@ type PasswordFinder interface {
 	Password(url string) string
 }
 
-// Password is the password a connection to u sends: the one its driver
-// finds (u's own first), or else u's own; "" when there is none. It is
-// for what must hand the password on (a PgBouncer's backend).
-func Password(u string) string {
-	if f, ok := driverFor(u).(PasswordFinder); ok {
+// Password is the password a connection to sp's URL sends: the one its
+// driver finds (the URL's own first), or else the URL's own; "" when there
+// is none. It is for what must hand the password on (a PgBouncer's
+// backend).
+func Password(sp Spec) string {
+	u := sp.URL
+	if f, ok := driverOf(sp.Kind).(PasswordFinder); ok {
 		return f.Password(u)
 	}
 	pu, err := url.Parse(u)

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // SpecKind is the kind of database a Spec names.
@@ -163,6 +165,15 @@ type PgBouncer struct {
 	Poolers int
 }
 
+// Spec is the pooler's URL of a ViaURL as a spec of its own (a
+// postgres:// URL: PostgreSQL's engine); zero for another Via.
+func (v Via) Spec() Spec {
+	if v.Kind != ViaURL {
+		return Spec{}
+	}
+	return Spec{Kind: ServerURL, URL: v.URL, Addr: v.Addr}
+}
+
 // String is v as --via gives it: direct, pgbouncer or the URL.
 func (v Via) String() string {
 	if v.Kind == ViaURL {
@@ -198,6 +209,7 @@ func isPostgresURL(s string) bool {
 // or postgresql:// URL, or a mysql:// URL. Anything else is an error naming
 // the accepted forms. The clients connect directly (Via is zero).
 func ParseSpec(s string) (Spec, error) {
+	counts.parses.Add(1)
 	switch {
 	case s == "", s == "sqlite:":
 		return Spec{Kind: SQLiteTemp}, nil
@@ -208,7 +220,7 @@ func ParseSpec(s string) (Spec, error) {
 	case strings.HasPrefix(s, TempPostgresSpec+"@"):
 		v := strings.TrimPrefix(s, TempPostgresSpec+"@")
 		if !versionRE.MatchString(v) {
-			return Spec{}, fmt.Errorf("--db %s: give a PostgreSQL version such as temp-postgres@17 or temp-postgres@17.10", s)
+			return Spec{}, fmt.Errorf("--db %s: %w", s, ErrVersion)
 		}
 		return Spec{Kind: TempPostgres, Version: v}, nil
 	case s == TempMariaDBSpec:
@@ -223,6 +235,9 @@ func ParseSpec(s string) (Spec, error) {
 			return Spec{}, err
 		}
 		return Spec{Kind: MySQLURL, URL: s, Addr: addrOf(s)}, nil
+	}
+	if k, ok := throwawayKind(s); ok {
+		return Spec{Kind: k}, nil
 	}
 	return Spec{}, fmt.Errorf("unknown database %q: use sqlite:PATH, temp-postgres, temp-mariadb, a postgres:// URL or a mysql:// URL", MaskURL(s))
 }
@@ -240,28 +255,118 @@ func (sp Spec) String() string {
 			return TempPostgresSpec + "@" + sp.Version
 		}
 		return TempPostgresSpec
-	case TempMariaDB:
-		return TempMariaDBSpec
+	}
+	if f := infoOf(sp.Kind).form; f != "" {
+		return f
 	}
 	return sp.URL
 }
 
+// kindInfo is what a kind of spec is: the engine that owns it and
+// whether it is remote (a server other processes reach), throwaway (a
+// server txnbench starts itself) or embedded. Every question a caller
+// asks of a Spec is answered here, so that nothing outside target (and
+// the engines) compares kinds.
+type kindInfo struct {
+	engine    string // the engine's name (see Spec.Engine)
+	form      string // a throwaway's --db name, "" for others
+	remote    bool
+	throwaway bool
+	embedded  bool
+}
+
+var kinds = struct {
+	sync.RWMutex
+	all []kindInfo
+}{all: []kindInfo{
+	SQLiteTemp:   {engine: "sqlite", embedded: true},
+	SQLiteFile:   {engine: "sqlite", embedded: true},
+	TempPostgres: {engine: "postgres", form: TempPostgresSpec, throwaway: true},
+	ServerURL:    {engine: "postgres", remote: true},
+	TempMariaDB:  {engine: "mariadb", form: TempMariaDBSpec, throwaway: true},
+	MySQLURL:     {engine: "mariadb", remote: true},
+}}
+
+func infoOf(k SpecKind) kindInfo {
+	kinds.RLock()
+	defer kinds.RUnlock()
+	if int(k) < len(kinds.all) {
+		return kinds.all[k]
+	}
+	return kindInfo{}
+}
+
+// RegisterThrowaway makes form (such as "temp-mysql") a --db form that
+// names a throwaway server of the engine named engine, started by it
+// (see internal/engine), and returns its kind. An engine package calls
+// it once, as its package variable is made; the form's server is opened
+// by the URL its engine starts, through that URL's driver.
+func RegisterThrowaway(form, engine string) SpecKind {
+	kinds.Lock()
+	defer kinds.Unlock()
+	for _, k := range kinds.all {
+		if k.form == form {
+			panic("target: --db " + form + " registered twice")
+		}
+	}
+	kinds.all = append(kinds.all, kindInfo{engine: engine, form: form, throwaway: true})
+	return SpecKind(len(kinds.all) - 1)
+}
+
+// throwawayKind is the kind of a registered throwaway form s (no
+// version), ok false when s is none.
+func throwawayKind(s string) (SpecKind, bool) {
+	kinds.RLock()
+	defer kinds.RUnlock()
+	for k, i := range kinds.all {
+		if i.form == s && i.form != "" {
+			return SpecKind(k), true
+		}
+	}
+	return 0, false
+}
+
+// ThrowawayForm is the --db form of the engine named engine's throwaway
+// server ("temp-postgres"), "" when it has none.
+func ThrowawayForm(engine string) string {
+	kinds.RLock()
+	defer kinds.RUnlock()
+	for _, k := range kinds.all {
+		if k.engine == engine && k.throwaway {
+			return k.form
+		}
+	}
+	return ""
+}
+
+// Engine is the name of the engine that owns sp's kind: "postgres",
+// "mariadb", "sqlite", or a registered throwaway's (RegisterThrowaway).
+func (sp Spec) Engine() string { return infoOf(sp.Kind).engine }
+
 // Embedded reports whether sp is an embedded database (SQLite): no
 // server, no network.
-func (sp Spec) Embedded() bool { return sp.Kind == SQLiteTemp || sp.Kind == SQLiteFile }
+func (sp Spec) Embedded() bool { return infoOf(sp.Kind).embedded }
 
 // Throwaway reports whether sp names a server txnbench starts itself
 // (temp-postgres, temp-mariadb).
-func (sp Spec) Throwaway() bool { return sp.Kind == TempPostgres || sp.Kind == TempMariaDB }
+func (sp Spec) Throwaway() bool { return infoOf(sp.Kind).throwaway }
+
+// Remote reports whether sp names a server other processes reach: a
+// URL (postgres://, mysql://), not an embedded database nor a throwaway
+// server of this process's own. It is the one answer to that question
+// (the run table, split runs and the telemetry's server URL ask it).
+func (sp Spec) Remote() bool { return infoOf(sp.Kind).remote }
+
+// Temporary reports whether sp's database is made for this process and
+// gone at its end (a throwaway server, the temporary SQLite file): it
+// starts empty.
+func (sp Spec) Temporary() bool { return sp.Throwaway() || sp.Kind == SQLiteTemp }
+
+// ErrVersion marks a temp-postgres@VERSION whose VERSION is none.
+var ErrVersion = errors.New("give a PostgreSQL version such as temp-postgres@17 or temp-postgres@17.10")
 
 // versionRE is a PostgreSQL version as temp-postgres@VERSION takes it.
 var versionRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
-
-// IsTempPostgres reports whether s names a throwaway local cluster.
-func IsTempPostgres(s string) bool {
-	sp, err := ParseSpec(s)
-	return err == nil && sp.Kind == TempPostgres
-}
 
 // WithParam adds key=value to a URL's query parameters, unless the URL
 // already sets key (a value given by the user wins); value is escaped
@@ -294,3 +399,31 @@ func DefaultPort(u string) string {
 	}
 	return "5432"
 }
+
+// counts are ParseSpec's and Open's calls in this process.
+var counts struct{ parses, opens atomic.Int64 }
+
+// Counts are how many times this process has called ParseSpec and Open:
+// a run parses the user's --db once (the command line does) and opens one
+// Target per endpoint, which tests hold it to.
+func Counts() (parses, opens int64) { return counts.parses.Load(), counts.opens.Load() }
+
+// URLSpec is the spec of a URL txnbench made itself (a throwaway
+// server's, a pooler's, a proxy's) whose kind its maker knows: it is
+// never read again by ParseSpec.
+func URLSpec(k SpecKind, u string) Spec { return Spec{Kind: k, URL: u, Addr: addrOf(u)} }
+
+// WithURL is sp (its kind, its isolation) at the URL u, a URL of the same
+// kind made from sp's (a parameter added, a proxy's address), reaching it
+// directly.
+func (sp Spec) WithURL(u string) Spec {
+	sp.URL, sp.Addr, sp.Via = u, addrOf(u), Via{}
+	return sp
+}
+
+// WithParam is sp with key=value in its URL's parameters, unless they set
+// key already (see WithParam).
+func (sp Spec) WithParam(key, value string) Spec { return sp.WithURL(WithParam(sp.URL, key, value)) }
+
+// WithHost is sp at the address addr (a proxy in front of its server).
+func (sp Spec) WithHost(addr string) Spec { return sp.WithURL(WithHost(sp.URL, addr)) }

@@ -15,10 +15,10 @@ import (
 
 // Options says what a Collector watches.
 type Options struct {
-	// ServerURL is the run database on the server itself, never through a
-	// pooler; "" for an embedded engine: then only txnbench's and the
+	// Server is the run database on the server itself, never through a
+	// pooler; zero for an embedded engine: then only txnbench's and the
 	// machine's CPU are sampled.
-	ServerURL string
+	Server target.Spec
 	// Poolers watches the poolers between clients and server (nil
 	// without one): the samples read their admin consoles (SHOW STATS),
 	// the pooler counters are their sum, and each restart a sample sees
@@ -29,10 +29,9 @@ type Options struct {
 	// StatementsFix is the Note given when pg_stat_statements is missing
 	// from the run database; "" gives the generic fix.
 	StatementsFix string
-	// ServerStatus: the server is a MySQL-protocol one, whose counters are
-	// its status variables and statement times performance_schema's
-	// digests (mariadb.go), not PostgreSQL's statistics views.
-	ServerStatus bool
+	// Sampler reads the server's counters, statement times and wait
+	// samples: its engine's (internal/engine picks it); nil is PgStat.
+	Sampler Sampler
 	// FlushWait bounds how long Start waits for earlier sessions (the
 	// load's) and Finish for the run's sessions to end (their statistics
 	// reach pg_stat_database as they exit); 0 is 3 s.
@@ -128,9 +127,12 @@ func Start(ctx context.Context, o Options) *Collector {
 	if o.FlushWait <= 0 {
 		o.FlushWait = 3 * time.Second
 	}
+	if o.Sampler == nil {
+		o.Sampler = PgStat
+	}
 	c := &Collector{o: o, host: newHostReader(), reqs: make(chan request, 1024), done: make(chan struct{}),
 		waits: newWaitCounter(), history: newWaitHistory(), lost: -1}
-	if o.ServerURL != "" {
+	if o.Server.URL != "" {
 		if err := c.open(ctx); err != nil {
 			c.note("no database telemetry: %v", err)
 		} else if n := c.othersGone(ctx); n > 0 {
@@ -149,14 +151,14 @@ func Start(ctx context.Context, o Options) *Collector {
 // pgx parsing the statement's text to splice them in (the simple
 // protocol's price: ~66,000 instructions per wait sample in the client
 // being measured, issue 31).
-func (c *Collector) open(ctx context.Context) error {
-	if c.o.ServerStatus {
-		return c.openStatus(ctx)
-	}
-	url := target.WithParam(target.WithParam(c.o.ServerURL, "application_name", appName), "default_query_exec_mode", "exec")
+func (c *Collector) open(ctx context.Context) error { return c.o.Sampler.open(ctx, c) }
+
+// openPgStat is PgStat's open.
+func (c *Collector) openPgStat(ctx context.Context) error {
+	sp := c.o.Server.WithParam("application_name", appName).WithParam("default_query_exec_mode", "exec")
 	ctx, cancel := context.WithTimeout(ctx, 2*queryTimeout) // connecting, and the statements below
 	defer cancel()
-	t, err := target.OpenURL(ctx, url)
+	t, err := target.Open(ctx, sp)
 	if err != nil {
 		return err
 	}
@@ -164,7 +166,7 @@ func (c *Collector) open(ctx context.Context) error {
 	defer t.Close() // its sessions live on
 	conn, err := t.Connect(ctx)
 	if err != nil {
-		return target.ConnectError(url, err)
+		return target.ConnectError(sp.URL, err)
 	}
 	var num, db string
 	if err := target.QueryRow(ctx, conn, ownTag+"SELECT current_database(), current_setting('server_version_num')", nil, &db, &num); err != nil {
@@ -216,11 +218,7 @@ func (c *Collector) scan(ctx context.Context, q string, args []any, dest ...any)
 func (c *Collector) snapshot(ctx context.Context) (map[string]stmt, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	snap := snapshotStatements
-	if c.o.ServerStatus {
-		snap = snapshotDigests
-	}
-	s, err := snap(ctx, c.conn, c.db)
+	s, err := c.o.Sampler.snapshot(ctx, c.conn, c.db)
 	if err == nil {
 		c.own++
 	}
@@ -232,8 +230,8 @@ func (c *Collector) snapshot(ctx context.Context) (map[string]stmt, error) {
 // statistics are published as it exits. It returns how many stayed. A
 // server that does not answer loses the session (serverLost).
 func (c *Collector) othersGone(ctx context.Context) int64 {
-	if c.o.ServerStatus {
-		return 0 // status variables count as statements end
+	if !c.o.Sampler.publishesOnExit() {
+		return 0
 	}
 	deadline := time.Now().Add(c.o.FlushWait)
 	for {
@@ -315,7 +313,7 @@ func (c *Collector) Finish(ctx context.Context) *result.Telemetry {
 func (c *Collector) loop() {
 	defer close(c.done)
 	var poll <-chan time.Time
-	if c.db != "" && !c.o.ServerStatus { // wait samples: pg_stat_activity
+	if c.db != "" && c.o.Sampler.samplesWaits() { // wait samples: pg_stat_activity
 		tk := time.NewTicker(c.o.Sample)
 		defer tk.Stop()
 		poll = tk.C
@@ -419,15 +417,12 @@ func (c *Collector) readDB(ctx context.Context) (dbReading, int64, bool) {
 	if !c.connected(ctx) {
 		return r, 0, false
 	}
-	if c.o.ServerStatus {
-		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
-		defer cancel()
-		if err := readStatus(qctx, c.conn, &r); err != nil {
-			c.serverLost("reading the status variables", err)
-			return r, 0, false
-		}
-		return r, 0, true // its own statements commit nothing
-	}
+	return c.o.Sampler.read(ctx, c)
+}
+
+// readPgStat is PgStat's read.
+func (c *Collector) readPgStat(ctx context.Context) (dbReading, int64, bool) {
+	var r dbReading
 	if c.pgNum >= 150000 {
 		var s string
 		if err := c.scan(ctx, ownTag+"SELECT pg_stat_force_next_flush()::text", nil, &s); err != nil {
@@ -589,7 +584,7 @@ func (c *Collector) tick(ctx context.Context, elapsed float64, server bool) {
 	s := result.Sample{ElapsedS: elapsed, ClientRSSMB: h.rssMB}
 	s.ClientCPU, s.MachineCPU = usage(c.lastHost, h)
 	c.lastHost = h
-	dbToo := c.o.ServerURL != "" && c.db != ""
+	dbToo := c.o.Server.URL != "" && c.db != ""
 	if !server && (dbToo || len(c.pools) > 0) {
 		c.gap = append(c.gap, sampleAtFinish)
 	}
@@ -688,7 +683,7 @@ func (c *Collector) finish(ctx context.Context) {
 			}
 		}
 	}
-	if c.o.ServerURL != "" && c.waits.samples > 0 {
+	if c.o.Server.URL != "" && c.waits.samples > 0 {
 		c.tel.Waits = c.waits.summary(float64(c.o.Sample) / float64(time.Millisecond))
 	}
 	if len(c.pools) > 0 {

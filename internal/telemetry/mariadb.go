@@ -45,6 +45,19 @@ var statusQuery = func() string {
 	return ownTag + "SHOW GLOBAL STATUS WHERE Variable_name IN (" + strings.Join(names, ", ") + ")"
 }()
 
+// readStatus is Status's read: the status variables, of which the
+// telemetry session's own statements commit nothing.
+func (c *Collector) readStatus(ctx context.Context) (dbReading, int64, bool) {
+	var r dbReading
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	if err := readStatus(qctx, c.conn, &r); err != nil {
+		c.serverLost("reading the status variables", err)
+		return r, 0, false
+	}
+	return r, 0, true
+}
+
 // readStatus reads the server's status variables into out. The server has
 // no time of its last reset: a restart shows as counters going back.
 func readStatus(ctx context.Context, c target.Conn, out *dbReading) error {
@@ -105,14 +118,14 @@ func snapshotDigests(ctx context.Context, c target.Conn, db string) (map[string]
 func (c *Collector) openStatus(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*queryTimeout)
 	defer cancel()
-	t, err := target.OpenURL(ctx, c.o.ServerURL)
+	t, err := target.Open(ctx, c.o.Server)
 	if err != nil {
 		return err
 	}
 	defer t.Close() // its sessions live on
 	conn, err := t.Connect(ctx)
 	if err != nil {
-		return target.ConnectError(c.o.ServerURL, err)
+		return target.ConnectError(c.o.Server.URL, err)
 	}
 	var db string
 	var ps int64

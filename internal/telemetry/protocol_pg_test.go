@@ -18,7 +18,7 @@ func TestSamplesSendParameters(t *testing.T) {
 	testutil.NeedPostgres(t)
 	url := testutil.Postgres(t).URL()
 	ctx := context.Background()
-	c := Start(ctx, Options{ServerURL: url, Sample: 10 * time.Millisecond})
+	c := Start(ctx, Options{Server: target.URLSpec(target.ServerURL, url), Sample: 10 * time.Millisecond})
 	c.Measure()
 	defer c.Finish(ctx)
 	_, watcher, done := testutil.Conn(t, url)

@@ -189,9 +189,9 @@ func (c *Collector) ExplainSlowOps(ops []result.SlowOp, pooled bool) {
 			o.BackendPID, o.Backend = 0, BackendPooled
 		case o.BackendPID != 0 && c == nil:
 			o.Note = "no wait samples: telemetry is off"
-		case o.BackendPID != 0 && c.o.ServerURL != "":
+		case o.BackendPID != 0 && c.o.Server.URL != "":
 			c.history.explain(o, c.o.Sample)
-		case o.BackendPID == 0 && o.Op == result.CycleOp && c != nil && c.o.ServerURL != "":
+		case o.BackendPID == 0 && o.Op == result.CycleOp && c != nil && c.o.Server.URL != "":
 			o.Backend = BackendSeveral
 		}
 	}

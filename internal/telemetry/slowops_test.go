@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"github.com/txnbench/txnbench/internal/target"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestExplainSlowOp(t *testing.T) {
 	for i := 35; i < 40; i++ { // after the op
 		h.add(at(i), "Lock:transactionid=42")
 	}
-	c := &Collector{o: Options{ServerURL: "postgres://x", Sample: every}, history: h}
+	c := &Collector{o: Options{Server: target.Spec{URL: "postgres://x"}, Sample: every}, history: h}
 	ops := []result.SlowOp{{Op: "add", Start: at(5).Add(-time.Millisecond), LatencyMS: 3000, BackendPID: 42}}
 	c.ExplainSlowOps(ops, false)
 	o := ops[0]
@@ -57,7 +58,7 @@ func TestExplainSlowOpsWithoutSession(t *testing.T) {
 	t0 := time.Unix(1700000000, 0)
 	h.add(t0, "CPU=1")
 	h.add(t0.Add(time.Second), "CPU=1")
-	c := &Collector{o: Options{ServerURL: "postgres://x", Sample: time.Second}, history: h}
+	c := &Collector{o: Options{Server: target.Spec{URL: "postgres://x"}, Sample: time.Second}, history: h}
 	ops := []result.SlowOp{
 		{Op: "cycle", Start: t0, LatencyMS: 2000},
 		{Op: "add", Start: t0.Add(100 * time.Millisecond), LatencyMS: 500, BackendPID: 1},

@@ -40,7 +40,7 @@ func (c *Collector) snapshotInto(t *result.Telemetry) {
 	*t = c.tel
 	t.Database, t.Pooler = maps.Clone(c.tel.Database), maps.Clone(c.tel.Pooler)
 	t.Series, t.Notes = slices.Clone(c.tel.Series), slices.Clone(c.tel.Notes)
-	if c.o.ServerURL != "" && c.waits.samples > 0 {
+	if c.o.Server.URL != "" && c.waits.samples > 0 {
 		t.Waits = c.waits.summary(float64(c.o.Sample) / float64(time.Millisecond))
 	}
 }

@@ -148,7 +148,7 @@ func CheckExistingData(w Workload, db target.Spec, load string) error {
 		return fmt.Errorf("init loads the data and %s says to load none: leave %s out", flag, flag)
 	case load != "":
 		return fmt.Errorf("%s with %s: one uses the data already there, the other loads it anew; choose one", flag, load)
-	case db.Kind == target.SQLiteTemp:
+	case db.Temporary() && db.Embedded():
 		return fmt.Errorf("%s uses the data already in the database, and the temporary SQLite file of a run without --db starts empty: give --db where the data is, or leave %s out to load it", flag, flag)
 	case db.Throwaway():
 		return fmt.Errorf("%s uses the data already in the database, and --db %s starts empty: give --db where the data is, or leave %s out to load it", flag, db, flag)

@@ -666,7 +666,7 @@ func (e *emulator) pgbenchConnectFail(err error, db, what string) error {
 }
 
 func (e *emulator) pgbenchInit(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
-	if spec.DB.Kind == target.TempPostgres {
+	if spec.DB.Throwaway() {
 		return e.pgbenchFail(badOption("initialising temp-postgres would be thrown away at exit: run with -s instead, which initialises it first"))
 	}
 	db, err := job.Open(ctx, spec, 1)
@@ -732,7 +732,7 @@ func pgbenchReport(o *pgbenchOpts, tally *retryTally) report.PgbenchRun {
 }
 
 func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts) error {
-	if spec.DB.Kind == target.TempPostgres || spec.DB.Kind == target.SQLiteTemp {
+	if spec.DB.Temporary() {
 		o.w.NoAutoInit = false // a throwaway database: make the tables first
 	}
 	tally := newRetryTally(len(o.w.Sources))

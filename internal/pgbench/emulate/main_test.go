@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	_ "github.com/txnbench/txnbench/internal/engine/engines" // job starts temp-postgres through its engine
 )
 
 // TestMainPrintsThroughEnv runs the entry point on command lines that

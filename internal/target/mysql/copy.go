@@ -14,21 +14,19 @@ import (
 // back afterwards. Outside a transaction the load is one of its own.
 func (s *mysqlConn) CopyFrom(ctx context.Context, c target.Copy) (n int64, err error) {
 	var mode string
-	if err := s.c.QueryRowContext(ctx, "SELECT @@SESSION.sql_mode").Scan(&mode); err != nil {
-		return 0, fmt.Errorf("copy into %s: reading sql_mode: %w", c.Table, s.check(err))
+	if err := s.C.QueryRowContext(ctx, "SELECT @@SESSION.sql_mode").Scan(&mode); err != nil {
+		return 0, fmt.Errorf("copy into %s: reading sql_mode: %w", c.Table, s.Check(err))
 	}
-	if _, err := s.c.ExecContext(ctx, "SET SESSION sql_mode = CONCAT(@@SESSION.sql_mode, ',NO_BACKSLASH_ESCAPES')"); err != nil {
-		return 0, fmt.Errorf("copy into %s: %w", c.Table, s.check(err))
+	if _, err := s.C.ExecContext(ctx, "SET SESSION sql_mode = CONCAT(@@SESSION.sql_mode, ',NO_BACKSLASH_ESCAPES')"); err != nil {
+		return 0, fmt.Errorf("copy into %s: %w", c.Table, s.Check(err))
 	}
 	defer func() {
-		if _, e := s.c.ExecContext(context.WithoutCancel(ctx), "SET SESSION sql_mode = ?", mode); e != nil && err == nil {
-			err = fmt.Errorf("copy into %s: restoring sql_mode: %w", c.Table, s.check(e))
+		if _, e := s.C.ExecContext(context.WithoutCancel(ctx), "SET SESSION sql_mode = ?", mode); e != nil && err == nil {
+			err = fmt.Errorf("copy into %s: restoring sql_mode: %w", c.Table, s.Check(e))
 		}
 	}()
-	return target.InsertOwnTx(ctx, s, s.inTx, c, func(sql string) error {
-		_, err := s.c.ExecContext(ctx, sql)
-		return s.check(err)
+	return target.InsertOwnTx(ctx, s, s.InTx(), c, func(sql string) error {
+		_, err := s.C.ExecContext(ctx, sql)
+		return s.Check(err)
 	})
 }
-
-var _ target.Copier = (*mysqlConn)(nil)

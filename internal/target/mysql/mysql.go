@@ -195,89 +195,29 @@ func (t *mysqlTarget) Connect(ctx context.Context) (target.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mysqlConn{c: c, tls: &t.tls}, nil
+	return newConn(c, &t.tls), nil
 }
 
-// mysqlConn pins one connection of a database/sql pool to one client.
+// mysqlConn is one server session (target.SQLConn) and the TLS its
+// target's handshakes negotiated.
 type mysqlConn struct {
-	c      *sql.Conn
-	inTx   bool
-	broken bool                                 // an error said the connection is gone
-	scr    *target.SQLScript                    // the script engine (script.go), or nil
-	tls    *atomic.Pointer[tls.ConnectionState] // its target's (TLS)
+	*target.SQLConn
+	tls *atomic.Pointer[tls.ConnectionState] // its target's (TLS)
 }
 
-// check notes an error that broke the connection and returns err.
-func (s *mysqlConn) check(err error) error {
-	if err != nil && (connLost(err) || target.Classify(err) == errclass.ConnectionLost) {
-		s.broken = true
-	}
-	return err
+// sessions is what the MySQL protocol's sessions do their own way:
+// target's $n placeholders spelled ?, a script's END spelled COMMIT, a
+// lost connection told by the driver's errors.
+var sessions = &target.SQLOptions{
+	Begin: "BEGIN", Rewrite: placeholders, ScriptRewrite: spelled, Spell: commitSpelling,
+	Lost: func(err error) bool { return connLost(err) || target.Classify(err) == errclass.ConnectionLost },
 }
 
-// Exec and Query take target's $n placeholders (see placeholders).
-func (s *mysqlConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	query, args = placeholders(query, args)
-	res, err := s.c.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, s.check(err)
-	}
-	return res.RowsAffected()
+func newConn(c *sql.Conn, tls *atomic.Pointer[tls.ConnectionState]) *mysqlConn {
+	return &mysqlConn{SQLConn: target.NewSQLConn(c, sessions), tls: tls}
 }
 
-func (s *mysqlConn) Query(ctx context.Context, query string, args ...any) (target.Rows, error) {
-	query, args = placeholders(query, args)
-	r, err := s.c.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, s.check(err)
-	}
-	return mysqlRows{r}, nil
-}
-
-type mysqlRows struct{ *sql.Rows }
-
-func (r mysqlRows) Close() { r.Rows.Close() }
-
-func (s *mysqlConn) Begin(ctx context.Context) error {
-	if _, err := s.c.ExecContext(ctx, "BEGIN"); err != nil {
-		return s.check(err)
-	}
-	s.inTx = true
-	return nil
-}
-
-func (s *mysqlConn) Commit(ctx context.Context) error {
-	_, err := s.c.ExecContext(ctx, "COMMIT")
-	if err == nil {
-		s.inTx = false
-	}
-	return s.check(err)
-}
-
-func (s *mysqlConn) ExecCommit(ctx context.Context, query string, args ...any) (int64, error) {
-	return target.ExecThenCommit(ctx, s, query, args...)
-}
-
-func (s *mysqlConn) Rollback(ctx context.Context) error {
-	if !s.inTx {
-		return nil
-	}
-	s.inTx = false
-	// Roll back even when ctx is cancelled: the row locks must not
-	// outlive the client's transaction.
-	ectx, cancel := target.Ending(ctx)
-	defer cancel()
-	_, err := s.c.ExecContext(ectx, "ROLLBACK")
-	return s.check(err)
-}
-
-func (s *mysqlConn) Broken() bool { return s.broken }
-
-func (s *mysqlConn) Close(context.Context) error {
-	s.closeScript()
-	if s.broken {
-		// Hand the dead connection back as bad, so the pool drops it.
-		_ = s.c.Raw(func(any) error { return errBad })
-	}
-	return s.c.Close()
-}
+var (
+	_ target.ScriptConn = (*mysqlConn)(nil)
+	_ target.Copier     = (*mysqlConn)(nil)
+)

@@ -9,8 +9,8 @@ import (
 // CopyFrom inserts c.Rows in multi-row INSERTs of literal values. Outside
 // a transaction it wraps them in one.
 func (s *sqliteConn) CopyFrom(ctx context.Context, c target.Copy) (int64, error) {
-	return target.InsertOwnTx(ctx, s, s.inTx, c, func(sql string) error {
-		_, err := s.c.ExecContext(ctx, sql)
+	return target.InsertOwnTx(ctx, s, s.InTx(), c, func(sql string) error {
+		_, err := s.C.ExecContext(ctx, sql)
 		return err
 	})
 }

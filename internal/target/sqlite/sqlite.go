@@ -129,74 +129,17 @@ func (t *sqliteTarget) Connect(ctx context.Context) (target.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sqliteConn{c: c}, nil
+	return newConn(c), nil
 }
 
-// sqliteConn pins one connection of the database/sql pool to one client.
-type sqliteConn struct {
-	c    *sql.Conn
-	inTx bool
-	scr  *target.SQLScript // the script engine (script.go), or nil
-}
+// sessions is what SQLite's sessions do their own way: BEGIN IMMEDIATE,
+// the single writer's equivalent of row locks. A session is never lost.
+var sessions = &target.SQLOptions{Begin: "BEGIN IMMEDIATE"}
 
-func (s *sqliteConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := s.c.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
+// sqliteConn is one session of the file (target.SQLConn).
+type sqliteConn struct{ *target.SQLConn }
 
-func (s *sqliteConn) Query(ctx context.Context, query string, args ...any) (target.Rows, error) {
-	r, err := s.c.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return sqliteRows{r}, nil
-}
-
-type sqliteRows struct{ *sql.Rows }
-
-func (r sqliteRows) Close() { r.Rows.Close() }
-
-func (s *sqliteConn) Begin(ctx context.Context) error {
-	if _, err := s.c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return err
-	}
-	s.inTx = true
-	return nil
-}
-
-func (s *sqliteConn) Commit(ctx context.Context) error {
-	_, err := s.c.ExecContext(ctx, "COMMIT")
-	if err == nil {
-		s.inTx = false
-	}
-	// A COMMIT that fails with SQLITE_BUSY leaves the transaction open;
-	// Rollback (which the caller does on error) ends it.
-	return err
-}
-
-func (s *sqliteConn) ExecCommit(ctx context.Context, query string, args ...any) (int64, error) {
-	return target.ExecThenCommit(ctx, s, query, args...)
-}
-
-func (s *sqliteConn) Rollback(ctx context.Context) error {
-	if !s.inTx {
-		return nil
-	}
-	s.inTx = false
-	// Roll back even when ctx is cancelled: the lock must not outlive us.
-	_, err := s.c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-	return err
-}
-
-func (s *sqliteConn) Broken() bool { return false }
-
-func (s *sqliteConn) Close(context.Context) error {
-	s.closeScript()
-	return s.c.Close()
-}
+func newConn(c *sql.Conn) *sqliteConn { return &sqliteConn{target.NewSQLConn(c, sessions)} }
 
 // File is the database file (target.FileTarget: LockSchema locks it).
 func (t *sqliteTarget) File() string { return t.path }

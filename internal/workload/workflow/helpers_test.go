@@ -12,6 +12,8 @@ import (
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
+
+	_ "github.com/txnbench/txnbench/internal/engine/engines" // job starts temp-postgres through its engine
 )
 
 // newWorkflow makes a validated workflow workload from flags.
