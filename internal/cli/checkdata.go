@@ -35,11 +35,11 @@ func (a *app) checkData(ctx context.Context, name string, dc workload.DataChecke
 		return usage(fmt.Errorf("--db: %w", err))
 	}
 	switch {
-	case err != nil || sp.Kind == target.SQLiteTemp || sp.Throwaway():
+	case err != nil || sp.Temporary():
 		return usage(fmt.Errorf("--db: give the database that holds the %s tables (a postgres:// or mysql:// URL, or sqlite:PATH): a throwaway one starts empty", name))
-	case sp.Kind == target.SQLiteFile:
-		if _, err := os.Stat(sp.Path); err != nil {
-			return usage(fmt.Errorf("--db sqlite:%s: no such file: give the SQLite file that holds the %s tables", sp.Path, name))
+	case sp.File() != "":
+		if _, err := os.Stat(sp.File()); err != nil {
+			return usage(fmt.Errorf("--db sqlite:%s: no such file: give the SQLite file that holds the %s tables", sp.File(), name))
 		}
 	}
 	d, err := job.Open(ctx, job.Spec{DB: sp}, 1)

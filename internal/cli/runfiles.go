@@ -1,9 +1,6 @@
 package cli
 
-import (
-	"github.com/txnbench/txnbench/internal/target"
-	"github.com/txnbench/txnbench/internal/workload"
-)
+import "github.com/txnbench/txnbench/internal/workload"
 
 // checkFiles refuses, before anything runs, a run whose outputs (the
 // run's own and the workload's, a history) name one file twice or name a
@@ -19,8 +16,8 @@ func (rs *runSpec) checkFiles(config string) error {
 		return err
 	}
 	inputs := append(workload.Files(rs.w), config)
-	if sp := rs.f.spec; sp.Kind == target.SQLiteFile {
-		inputs = append(inputs, sp.Path, sp.Path+"-wal", sp.Path+"-shm", sp.Path+"-journal")
+	if f := rs.f.spec.File(); f != "" {
+		inputs = append(inputs, f, f+"-wal", f+"-shm", f+"-journal")
 	}
 	return checkNotInputs(inputs, outs...)
 }

@@ -362,6 +362,15 @@ func (sp Spec) Remote() bool { return infoOf(sp.Kind).remote }
 // starts empty.
 func (sp Spec) Temporary() bool { return sp.Throwaway() || sp.Kind == SQLiteTemp }
 
+// File is the database file the spec names (sqlite:PATH's PATH), "" when
+// it names none: a server, or a temporary file of its own.
+func (sp Spec) File() string {
+	if sp.Kind == SQLiteFile {
+		return sp.Path
+	}
+	return ""
+}
+
 // ErrVersion marks a temp-postgres@VERSION whose VERSION is none.
 var ErrVersion = errors.New("give a PostgreSQL version such as temp-postgres@17 or temp-postgres@17.10")
 
