@@ -135,6 +135,8 @@ type Result struct {
 	// Replication is each standby's lag over the run (temp-postgres
 	// --replicas, with telemetry on).
 	Replication []StandbyLag `json:"replication,omitempty"`
+	// ReadRouting is what --read-from replicas or any did (readrouting.go).
+	ReadRouting *ReadRouting `json:"read_routing,omitempty"`
 	// Shards are the parts of a run split across processes: this one's,
 	// or every merged one's.
 	Shards []Shard `json:"shards,omitempty"`

@@ -1,0 +1,185 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/runner"
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+// Where --read-from sends the workload's read-only ops.
+const (
+	ReadPrimary  = "primary"  // with the others, to the primary (the default)
+	ReadReplicas = "replicas" // to the standbys, round-robin over the clients
+	ReadAny      = "any"      // to every member, round-robin over the clients
+)
+
+// ParseReadFrom checks a --read-from value.
+func ParseReadFrom(v string) (string, error) {
+	switch v {
+	case ReadPrimary, ReadReplicas, ReadAny:
+		return v, nil
+	}
+	return "", fmt.Errorf("--read-from %q: choose primary, replicas or any", v)
+}
+
+// routesReads reports whether the run sends its reads elsewhere than
+// the primary.
+func (r Replication) routesReads() bool { return r.ReadFrom != "" && r.ReadFrom != ReadPrimary }
+
+// checkReadFrom refuses --read-from replicas or any where there is no
+// standby to read from or nothing to read.
+func (s Spec) checkReadFrom() error {
+	r := s.Replication
+	if !r.routesReads() {
+		return nil
+	}
+	if r.Replicas == 0 {
+		return fmt.Errorf("--read-from %s reads from standbys: add --replicas 1 (or more) with --db temp-postgres", r.ReadFrom)
+	}
+	if len(workload.ReadOnly(s.Workload)) == 0 {
+		return fmt.Errorf("--read-from %s: %s declares no read-only transaction to send to a standby (see docs/replication.md: script's read-only builtins, e.g. -b ycsb-read@95 -b ycsb-update@5 for YCSB-B)", r.ReadFrom, s.Name)
+	}
+	return nil
+}
+
+// readTargets are the Targets of --read-from, as the clients' role: one
+// per member it reads from, each a URL of every such member starting at
+// its own (client k begins at the k-th, and goes on to the next when that
+// one is away), with target_session_attrs=prefer-standby for replicas
+// (the primary only once no standby is left, after failovers) and any for
+// any.
+func (d *Database) readTargets(ctx context.Context, readFrom string) ([]target.Target, error) {
+	var hosts []string
+	for _, n := range d.replicas.Nodes() {
+		if n.Fenced || n.Primary && readFrom == ReadReplicas {
+			continue
+		}
+		hosts = append(hosts, "127.0.0.1:"+strconv.Itoa(n.Port()))
+	}
+	attrs := "prefer-standby"
+	if readFrom == ReadAny {
+		attrs = "any"
+	}
+	var ts []target.Target
+	for i := range hosts {
+		u, err := url.Parse(d.conn.URL)
+		if err != nil {
+			closeAll(ts)
+			return nil, fmt.Errorf("%w %s", target.ErrMalformedURL, target.MaskURL(d.conn.URL))
+		}
+		u.Host = strings.Join(append(append([]string{}, hosts[i:]...), hosts[:i]...), ",")
+		q := u.Query()
+		q.Set("target_session_attrs", attrs)
+		u.RawQuery = q.Encode()
+		t, err := openSpec(ctx, d.conn.WithURL(u.String()))
+		if err != nil {
+			closeAll(ts)
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+func closeAll(ts []target.Target) {
+	for _, t := range ts {
+		t.Close()
+	}
+}
+
+// openReads opens the connector of the read-only ops with --read-from
+// replicas or any: a connector of rn.s.Conn's strategy on each of
+// readTargets, the clients dealt round-robin over them. Its stop closes
+// them, as openConnectors' closes the clients'.
+func (rn *running) openReads() error {
+	if !rn.s.Replication.routesReads() || rn.db.replicas == nil {
+		return nil
+	}
+	ts, err := rn.db.readTargets(rn.ctx, rn.s.Replication.ReadFrom)
+	if err != nil {
+		return err
+	}
+	var cs []connect.Connector
+	for _, t := range ts {
+		c, err := connect.New(rn.ctx, t, rn.s.Conn)
+		if err != nil {
+			for _, c := range cs {
+				c.Close()
+			}
+			closeAll(ts)
+			return err
+		}
+		cs = append(cs, c)
+	}
+	rn.reads = connect.RoundRobin(cs)
+	rn.standbyBefore = rn.db.standbyXacts(rn.ctx)
+	rn.stops.push(func() {
+		within(rn.wctx, rn.reads.Close)
+		closeAll(ts)
+	})
+	return nil
+}
+
+// standbyXacts is each standby's count of committed transactions in the
+// run database (pg_stat_database.xact_commit), by name: what it served.
+// A standby that does not answer is left out.
+func (d *Database) standbyXacts(ctx context.Context) map[string]int64 {
+	out := map[string]int64{}
+	for _, n := range d.replicas.Nodes() {
+		if n.Primary || n.Fenced || n.PID() == 0 {
+			continue
+		}
+		var x int64
+		err := onServer(ctx, d.member(n.Cluster), func(c target.Conn) error {
+			return target.QueryRow(ctx, c, "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()", nil, &x)
+		})
+		if err == nil {
+			out[n.Name] = x
+		}
+	}
+	return out
+}
+
+// readRouting is what --read-from did: the workload's stale reads and
+// what each standby served during the run, by its own counters.
+func (rn *running) readRouting() *result.ReadRouting {
+	if rn.reads == nil {
+		return nil
+	}
+	rr := &result.ReadRouting{From: rn.s.Replication.ReadFrom}
+	if sc, ok := rn.s.Workload.(workload.StaleCounter); ok {
+		st, own, reads := sc.StaleReads()
+		rr.Stale, rr.Own, rr.Reads = &st, own, reads
+	}
+	// the clients' sessions on the standbys have closed: each publishes
+	// its counts as it exits, so wait for two readings alike
+	after := rn.db.standbyXacts(rn.wctx)
+	for range 20 {
+		if runner.Sleep(rn.wctx, 100*time.Millisecond) != nil {
+			break
+		}
+		again := rn.db.standbyXacts(rn.wctx)
+		if maps.Equal(again, after) {
+			break
+		}
+		after = again
+	}
+	for _, n := range rn.db.replicas.Nodes() {
+		a, ok := after[n.Name]
+		b, was := rn.standbyBefore[n.Name]
+		if ok && was {
+			rr.Standbys = append(rr.Standbys, result.StandbyReads{Name: n.Name, Commits: a - b})
+		}
+	}
+	return rr
+}
