@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/url"
 	"strconv"
 	"strings"
@@ -105,6 +104,9 @@ func (rn *running) openReads() error {
 	if !rn.s.Replication.routesReads() || rn.db.replicas == nil {
 		return nil
 	}
+	if err := rn.db.awaitStandbys(rn.ctx); err != nil {
+		return err
+	}
 	ts, err := rn.db.readTargets(rn.ctx, rn.s.Replication.ReadFrom)
 	if err != nil {
 		return err
@@ -122,7 +124,7 @@ func (rn *running) openReads() error {
 		cs = append(cs, c)
 	}
 	rn.reads = connect.RoundRobin(cs)
-	rn.standbyBefore = rn.db.standbyXacts(rn.ctx)
+	rn.standbyBefore = rn.db.standbyXacts(rn.ctx, false)
 	rn.stops.push(func() {
 		within(rn.wctx, rn.reads.Close)
 		closeAll(ts)
@@ -130,18 +132,65 @@ func (rn *running) openReads() error {
 	return nil
 }
 
+// awaitStandbys waits until every standby has replayed the primary's
+// WAL as it is now, as PostgreSQL's own tests wait for a standby to catch
+// up: the load role and the loaded data are there before the first read
+// (a delayed standby, recovery_min_apply_delay, has them that much later).
+func (d *Database) awaitStandbys(ctx context.Context) error {
+	var at int64
+	if err := onServer(ctx, d.member(d.replicas.Primary()), func(c target.Conn) error {
+		return target.QueryRow(ctx, c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint", nil, &at)
+	}); err != nil {
+		return err
+	}
+	for _, n := range d.replicas.Nodes() {
+		if n.Primary || n.Fenced {
+			continue
+		}
+		err := onServer(ctx, d.member(n.Cluster), func(c target.Conn) error {
+			for {
+				var done bool
+				if err := target.QueryRow(ctx, c, "SELECT coalesce(pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0') >= $1, false)", []any{at}, &done); err != nil || done {
+					return err
+				}
+				if err := runner.Sleep(ctx, 20*time.Millisecond); err != nil {
+					return err
+				}
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("--read-from: %s did not replay the loaded data at %s: %w", n.Name, formatLSN(at), err)
+		}
+	}
+	return nil
+}
+
 // standbyXacts is each standby's count of committed transactions in the
-// run database (pg_stat_database.xact_commit), by name: what it served.
-// A standby that does not answer is left out.
-func (d *Database) standbyXacts(ctx context.Context) map[string]int64 {
+// run database (pg_stat_database.xact_commit), by name: what it served,
+// with the few of txnbench's own readings. A standby that does not answer
+// is left out. With settle it reads until two readings 100 ms apart
+// agree: the clients' sessions publish their counts as they exit.
+func (d *Database) standbyXacts(ctx context.Context, settle bool) map[string]int64 {
 	out := map[string]int64{}
 	for _, n := range d.replicas.Nodes() {
 		if n.Primary || n.Fenced || n.PID() == 0 {
 			continue
 		}
-		var x int64
+		x := int64(-1)
 		err := onServer(ctx, d.member(n.Cluster), func(c target.Conn) error {
-			return target.QueryRow(ctx, c, "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()", nil, &x)
+			for range 20 {
+				prev := x
+				if err := target.QueryRow(ctx, c, "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()", nil, &x); err != nil {
+					return err
+				}
+				if !settle || x == prev {
+					return nil
+				}
+				if err := runner.Sleep(ctx, 100*time.Millisecond); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 		if err == nil {
 			out[n.Name] = x
@@ -161,19 +210,7 @@ func (rn *running) readRouting() *result.ReadRouting {
 		st, own, reads := sc.StaleReads()
 		rr.Stale, rr.Own, rr.Reads = &st, own, reads
 	}
-	// the clients' sessions on the standbys have closed: each publishes
-	// its counts as it exits, so wait for two readings alike
-	after := rn.db.standbyXacts(rn.wctx)
-	for range 20 {
-		if runner.Sleep(rn.wctx, 100*time.Millisecond) != nil {
-			break
-		}
-		again := rn.db.standbyXacts(rn.wctx)
-		if maps.Equal(again, after) {
-			break
-		}
-		after = again
-	}
+	after := rn.db.standbyXacts(rn.wctx, true)
 	for _, n := range rn.db.replicas.Nodes() {
 		a, ok := after[n.Name]
 		b, was := rn.standbyBefore[n.Name]
