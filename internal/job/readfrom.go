@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/engine"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
@@ -19,7 +20,7 @@ import (
 const (
 	ReadPrimary  = "primary"  // with the others, to the primary (the default)
 	ReadReplicas = "replicas" // to the standbys, round-robin over the clients
-	ReadAny      = "any"      // to every member, round-robin over the clients
+	ReadAny      = "any"      // to every member, round-robin over the clients (the primary alone without standbys)
 )
 
 // ParseReadFrom checks a --read-from value.
@@ -42,7 +43,11 @@ func (s Spec) checkReadFrom() error {
 	if !r.routesReads() {
 		return nil
 	}
-	if r.Replicas == 0 {
+	switch {
+	case r.Replicas == 0 && r.ReadFrom == ReadAny && s.DB.Throwaway() && engine.Of(s.DB).Caps().Replicas:
+		// every member is the primary alone: a study's cell of
+		// --vary replicas=0,1,2 that reads from the primary
+	case r.Replicas == 0:
 		return fmt.Errorf("--read-from %s reads from standbys: add --replicas 1 (or more) with --db temp-postgres", r.ReadFrom)
 	}
 	if len(workload.ReadOnly(s.Workload)) == 0 {

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,4 +67,31 @@ func TestReadFromReplicasCountsStaleReads(t *testing.T) {
 			t.Errorf("stale %d of %d own-write reads, want none of some with sync-apply:\n%s", *rr.Stale, rr.Own, out)
 		}
 	})
+}
+
+// TestStudyOfReadReplicas: a study over --vary replicas=0,1 with
+// --read-from any runs both cells, the first on the primary alone (no
+// routing: every member is the primary) and the second with its reads
+// dealt over the primary and the standby, whose own counter shows the
+// share it served.
+func TestStudyOfReadReplicas(t *testing.T) {
+	t.Parallel()
+	testutil.NeedPostgres(t)
+	dir := t.TempDir()
+	code, stdout, stderr := clitest.Run("study", "script", "-b", "ycsb-read@95", "-b", "ycsb-update@5", "--record-count", "20",
+		"--db", "temp-postgres", "--read-from", "any", "--vary", "replicas=0,1", "--clients", "2", "--iterations", "200",
+		"--telemetry", "off", "--out", dir)
+	if code != exitcode.OK {
+		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	for i, want := range []bool{false, true} {
+		r, err := result.Load(filepath.Join(dir, fmt.Sprintf("cell%02d-rep1.json", i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr := r.ReadRouting
+		if got := rr != nil && len(rr.Standbys) == 1 && rr.Standbys[0].Commits > 0; got != want {
+			t.Errorf("cell %d (replicas=%d): reads on a standby %v, want %v: %+v", i+1, i, got, want, rr)
+		}
+	}
 }
