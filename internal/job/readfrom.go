@@ -129,7 +129,7 @@ func (rn *running) openReads() error {
 		cs = append(cs, c)
 	}
 	rn.reads = connect.RoundRobin(cs)
-	rn.standbyBefore = rn.db.standbyXacts(rn.ctx, false)
+	rn.standbyBefore = rn.db.standbyXacts(rn.ctx, false, nil)
 	rn.stops.push(func() {
 		within(rn.wctx, rn.reads.Close)
 		closeAll(ts)
@@ -175,10 +175,14 @@ func (d *Database) awaitStandbys(ctx context.Context) error {
 // with the few of txnbench's own readings. A standby that does not answer
 // is left out. With settle it reads until two readings 100 ms apart
 // agree: the clients' sessions publish their counts as they exit.
-func (d *Database) standbyXacts(ctx context.Context, settle bool) map[string]int64 {
+// It reads the standbys, or with of the members of is keyed by, one
+// promoted since among them (its sessions of the run went on serving
+// reads).
+func (d *Database) standbyXacts(ctx context.Context, settle bool, of map[string]int64) map[string]int64 {
 	out := map[string]int64{}
 	for _, n := range d.replicas.Nodes() {
-		if n.Primary || n.Fenced || n.PID() == 0 {
+		_, was := of[n.Name]
+		if of == nil && n.Primary || of != nil && !was || n.Fenced || n.PID() == 0 {
 			continue
 		}
 		x := int64(-1)
@@ -215,12 +219,12 @@ func (rn *running) readRouting() *result.ReadRouting {
 		st, own, reads := sc.StaleReads()
 		rr.Stale, rr.Own, rr.Reads = &st, own, reads
 	}
-	after := rn.db.standbyXacts(rn.wctx, true)
+	after := rn.db.standbyXacts(rn.wctx, true, rn.standbyBefore)
 	for _, n := range rn.db.replicas.Nodes() {
 		a, ok := after[n.Name]
 		b, was := rn.standbyBefore[n.Name]
 		if ok && was {
-			rr.Standbys = append(rr.Standbys, result.StandbyReads{Name: n.Name, Commits: a - b})
+			rr.Standbys = append(rr.Standbys, result.StandbyReads{Name: n.Name, Commits: a - b, Promoted: n.Primary})
 		}
 	}
 	return rr

@@ -26,6 +26,9 @@ type ReadRouting struct {
 type StandbyReads struct {
 	Name    string `json:"name"`
 	Commits int64  `json:"xact_commit"`
+	// Promoted is a standby a failover made the primary: its count
+	// holds the writes it took since.
+	Promoted bool `json:"promoted,omitempty"`
 }
 
 // StaleLine is the footer's figure: "stale reads: 3 of 1200 reads from
@@ -49,7 +52,11 @@ func (rr *ReadRouting) ServedLine() string {
 	}
 	var parts []string
 	for _, s := range rr.Standbys {
-		parts = append(parts, fmt.Sprintf("%s %d", s.Name, s.Commits))
+		p := fmt.Sprintf("%s %d", s.Name, s.Commits)
+		if s.Promoted {
+			p += " (promoted: its writes too)"
+		}
+		parts = append(parts, p)
 	}
 	return "reads from " + rr.From + ": transactions committed on " + strings.Join(parts, ", ") + " (pg_stat_database.xact_commit)"
 }
