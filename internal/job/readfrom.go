@@ -216,8 +216,9 @@ func (rn *running) readRouting() *result.ReadRouting {
 	}
 	rr := &result.ReadRouting{From: rn.s.Replication.ReadFrom}
 	if sc, ok := rn.s.Workload.(workload.StaleCounter); ok {
-		st, own, reads := sc.StaleReads()
-		rr.Stale, rr.Own, rr.Reads = &st, own, reads
+		if st, own, reads, ok := sc.StaleReads(); ok {
+			rr.Stale, rr.Own, rr.Reads = &st, own, reads
+		}
 	}
 	after := rn.db.standbyXacts(rn.wctx, true, rn.standbyBefore)
 	for _, n := range rn.db.replicas.Nodes() {

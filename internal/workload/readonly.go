@@ -38,6 +38,7 @@ func ReadOnlyIndexes(w Workload) []bool {
 // on a standby that has not replayed the write yet makes).
 type StaleCounter interface {
 	// StaleReads are the misses, the reads that could miss (of the
-	// client's own last write) and all the reads.
-	StaleReads() (stale, own, reads int64)
+	// client's own last write) and all the reads; not ok when this run's ops
+	// cannot tell.
+	StaleReads() (stale, own, reads int64, ok bool)
 }

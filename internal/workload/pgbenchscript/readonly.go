@@ -31,12 +31,13 @@ func (w *Workload) ReadOnlyOps() []string {
 // StaleReads are ycsb-read's reads of the record its client last wrote
 // with ycsb-update that did not see that write, while no other client's
 // write of the record had been acknowledged since; own counts those reads
-// of the client's own last write, reads every ycsb-read.
-func (w *Workload) StaleReads() (stale, own, reads int64) {
+// of the client's own last write, reads every ycsb-read; not ok without
+// ycsb-read.
+func (w *Workload) StaleReads() (stale, own, reads int64, ok bool) {
 	if w.fresh == nil {
-		return 0, 0, 0
+		return 0, 0, 0, false
 	}
-	return w.fresh.stale.Load(), w.fresh.own.Load(), w.fresh.reads.Load()
+	return w.fresh.stale.Load(), w.fresh.own.Load(), w.fresh.reads.Load(), true
 }
 
 // freshness tracks the writes of ycsb-update and the reads of ycsb-read.
