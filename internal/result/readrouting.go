@@ -31,6 +31,18 @@ type StandbyReads struct {
 	Promoted bool `json:"promoted,omitempty"`
 }
 
+// Commits are the transactions the standbys committed over the run, 0
+// without read routing.
+func (rr *ReadRouting) Commits() int64 {
+	var n int64
+	if rr != nil {
+		for _, s := range rr.Standbys {
+			n += s.Commits
+		}
+	}
+	return n
+}
+
 // StaleLine is the footer's figure: "stale reads: 3 of 1200 reads from
 // standbys (40 of the client's own last write)", "" when not counted.
 func (rr *ReadRouting) StaleLine() string {

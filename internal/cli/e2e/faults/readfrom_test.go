@@ -62,9 +62,14 @@ func TestReadFromReplicasCountsStaleReads(t *testing.T) {
 	})
 	t.Run("sync-apply", func(t *testing.T) {
 		t.Parallel()
-		r, out := readFrom(t, "--replication", "sync-apply")
+		r, out := readFrom(t, "--replication", "sync-apply", "--telemetry", "on")
 		if rr := r.ReadRouting; *rr.Stale != 0 || rr.Own == 0 {
 			t.Errorf("stale %d of %d own-write reads, want none of some with sync-apply:\n%s", *rr.Stale, rr.Own, out)
+		}
+		// the primary's commits are the clients' less the reads: the
+		// standbys' are counted beside them, not missing
+		if c, ok := r.ServerCommits(); !ok || c.Standbys != r.ReadRouting.Commits() || !strings.Contains(out, " on the standbys for the clients' ") {
+			t.Errorf("server commits %+v without the standbys':\n%s", c, out)
 		}
 	})
 }
