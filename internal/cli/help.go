@@ -24,7 +24,7 @@ var helpGroups = []struct {
 	{"Load shape", []string{"clients", "duration", "iterations", "ramp", "warmup", "rate", "latency-limit", "isolation", "max-tries", "grace"}},
 	{"Connections", []string{"conn", "pool-max", "pool-min", "pool-lifetime", "pool-health-check", "connect-timeout"}},
 	{"Pooler", []string{"via", "pool-mode", "pgbouncer-pool-size", "pgbouncer-bin", "poolers"}},
-	{"Replication", []string{"replicas", "replication"}},
+	{"Replication", []string{"replicas", "replication", "read-from"}},
 	{"Network and CPUs", []string{"network", "pooler-network", "tls", "cpus"}},
 	{"Faults", []string{"fault"}},
 	{"Outputs", []string{"json", "html", "csv", "jsonl", "progress", "min-success", "cpu-profile"}},

@@ -21,6 +21,7 @@ import (
 type Replication struct {
 	Replicas int
 	Mode     localdb.Replication
+	ReadFrom string // --read-from (readfrom.go): "" or ReadPrimary, ReadReplicas, ReadAny
 }
 
 // CheckReplication refuses standbys where txnbench cannot start them
@@ -29,6 +30,9 @@ func (s Spec) CheckReplication() error {
 	r := s.Replication
 	if r.Replicas < 0 || r.Replicas > localdb.MaxReplicas {
 		return fmt.Errorf("--replicas %d: give 1 to %d standbys, or 0 for one server", r.Replicas, localdb.MaxReplicas)
+	}
+	if err := s.checkReadFrom(); err != nil {
+		return err
 	}
 	failovers := 0
 	for _, f := range s.Faults {

@@ -75,6 +75,11 @@ type running struct {
 	beside    func() workload.Unrecorded                            // what the workload committed beside its ops since the window opened
 	loadNotes []string                                              // the deaths during the load, for the Result's notes
 	lags      []result.StandbyLag                                   // the standbys' lag (watchReplicas)
+	// reads is the connector of the read-only ops with --read-from
+	// (readfrom.go), nil without; standbyBefore the standbys' commits as
+	// it opened.
+	reads         connect.Connector
+	standbyBefore map[string]int64
 }
 
 // A stage is started before the run, in the order of stages, and stopped
@@ -213,6 +218,7 @@ func (rn *running) measure() (*runner.Outcome, error) {
 	if rn.onCycle != nil {
 		rc.OnCycle = rn.onCycle(rc.OnCycle)
 	}
+	rc.Reads = rn.reads
 	return runner.Run(rn.ctx, rc, rn.conns, rn.s.Workload)
 }
 
@@ -266,7 +272,7 @@ func (rn *running) openConnectors() error {
 		rn.pool = conns.PoolStats()
 		within(rn.wctx, conns.Close) // a pool waits for its sessions' cancel requests (15 s each on a frozen server)
 	})
-	return nil
+	return rn.openReads()
 }
 
 // startBackground starts the workload's own work beside the clients.
@@ -367,6 +373,7 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 	}
 	r.Telemetry = rn.telemetry
 	r.Replication = rn.lags
+	r.ReadRouting = rn.readRouting()
 	r.SlowOps = out.SlowOps
 	rn.collector.ExplainSlowOps(r.SlowOps, s.DB.Via.Kind != target.ViaDirect)
 	r.SetServerTimes()

@@ -141,7 +141,7 @@ func (s *Shared) isServer(db *Database) bool {
 // dbKey identifies a database that specifications can share.
 func dbKey(s Spec) string {
 	p := s.DB.Via.PgBouncer
-	return strings.Join(append([]string{s.DB.String(), string(s.DB.Isolation), s.PGBin, strconv.FormatBool(s.TLS), shapeKey(s.Network), shapeKey(s.PoolerNetwork), s.DB.Via.String(), p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
+	return strings.Join(append([]string{s.DB.String(), replicationKey(s.Replication), string(s.DB.Isolation), s.PGBin, strconv.FormatBool(s.TLS), shapeKey(s.Network), shapeKey(s.PoolerNetwork), s.DB.Via.String(), p.Mode, strconv.Itoa(p.Size), p.Bin, strconv.Itoa(max(p.Poolers, 1))}, append(s.PGConf, s.MariaDBConf...)...), "\x00")
 }
 
 // serverKey identifies the throwaway cluster of a specification that runs
@@ -151,7 +151,14 @@ func serverKey(s Spec) (string, bool) {
 	if !s.DB.Throwaway() || !engine.Of(s.DB).Caps().PgBouncer || s.DB.Via.Kind == target.ViaURL {
 		return "", false
 	}
-	return strings.Join(append([]string{"cluster", s.DB.String(), s.PGBin, strconv.FormatBool(s.TLS)}, s.PGConf...), "\x00"), true
+	return strings.Join(append([]string{"cluster", s.DB.String(), replicationKey(s.Replication), s.PGBin, strconv.FormatBool(s.TLS)}, s.PGConf...), "\x00"), true
+}
+
+// replicationKey is the standbys in a key: a study's cells of
+// --vary replicas=0,1,2 each get servers of their own (--read-from
+// reads from the same servers, and is not in it).
+func replicationKey(r Replication) string {
+	return strconv.Itoa(r.Replicas) + " " + string(r.Mode)
 }
 
 // shapeKey is a --network shape in a key: "" for none.

@@ -37,21 +37,27 @@ func CommitsText(c result.Commits) string {
 		whose = ""
 	}
 	sum := strings.Join(parts, " + ")
+	// with --read-from the standbys committed the reads: counted beside
+	server, shown := c.Server, texttable.Count(c.Server)
+	if c.Standbys > 0 {
+		server += c.Standbys
+		shown += " + " + texttable.Count(c.Standbys) + " on the standbys"
+	}
 	switch known := c.Clients() + c.Workload + c.Probes; {
 	case c.Clients() == 0:
-		return texttable.Count(c.Server)
+		return shown
 	case c.Statements:
-		return fmt.Sprintf("%s COMMIT statements beside %s%s transactions (%s; the server counts no autocommitted statement)", texttable.Count(c.Server), whose, texttable.Count(known), sum)
-	case known == c.Server:
-		return texttable.Count(c.Server) + " = " + sum
+		return fmt.Sprintf("%s COMMIT statements beside %s%s transactions (%s; the server counts no autocommitted statement)", shown, whose, texttable.Count(known), sum)
+	case known == server:
+		return shown + " = " + sum
 	default:
 		why := ""
-		if c.Notified > 0 && c.Server > known {
+		if c.Notified > 0 && server > known {
 			why += fmt.Sprintf("; the server also delivered the listener's %s notifications, in up to as many transactions of its own", texttable.Count(c.Notified))
 		}
-		if c.Autovacuum > 0 && c.Server > known {
+		if c.Autovacuum > 0 && server > known {
 			why += fmt.Sprintf("; autovacuum and autoanalyze processed tables %s times, in transactions of their own", texttable.Count(c.Autovacuum))
 		}
-		return fmt.Sprintf("%s for %s%s transactions (%s; %+.1f%%%s)", texttable.Count(c.Server), whose, texttable.Count(known), sum, 100*float64(c.Server-known)/float64(known), why)
+		return fmt.Sprintf("%s for %s%s transactions (%s; %+.1f%%%s)", shown, whose, texttable.Count(known), sum, 100*float64(server-known)/float64(known), why)
 	}
 }

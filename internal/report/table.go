@@ -258,6 +258,11 @@ func Invariants(w io.Writer, r *result.Result) {
 	if l := r.LostAtFailover(); l != nil {
 		fmt.Fprintln(w, "lost at failover: "+l.String())
 	}
+	for _, l := range []string{r.ReadRouting.ServedLine(), r.ReadRouting.StaleLine()} {
+		if l != "" {
+			fmt.Fprintln(w, l)
+		}
+	}
 	fmt.Fprintln(w, "invariants: "+ch.Status())
 }
 

@@ -135,6 +135,8 @@ type Result struct {
 	// Replication is each standby's lag over the run (temp-postgres
 	// --replicas, with telemetry on).
 	Replication []StandbyLag `json:"replication,omitempty"`
+	// ReadRouting is what --read-from replicas or any did (readrouting.go).
+	ReadRouting *ReadRouting `json:"read_routing,omitempty"`
 	// Shards are the parts of a run split across processes: this one's,
 	// or every merged one's.
 	Shards []Shard `json:"shards,omitempty"`
@@ -470,6 +472,9 @@ type Commits struct {
 	// (MariaDB's and MySQL's Com_commit: an autocommitted statement is
 	// none), so the two are not compared.
 	Statements bool `json:"commit_statements,omitempty"`
+	// Standbys are the commits the standbys counted over the run
+	// (ReadRouting): the read-only transactions --read-from sent there.
+	Standbys int64 `json:"standbys,omitempty"`
 }
 
 // ServerCommits is the commits the server counted over the run
@@ -490,7 +495,7 @@ func (r *Result) ServerCommits() (Commits, bool) {
 	}
 	return Commits{Server: server, Window: window, After: after, Before: before, Workload: r.WorkloadCommits, Probes: probes,
 		Notified: r.Notifications, Autovacuum: r.Telemetry.Database["autovacuum"],
-		Statements: r.Server.Dialect == "MariaDB" || r.Server.Dialect == "MySQL"}, true
+		Statements: r.Server.Dialect == "MariaDB" || r.Server.Dialect == "MySQL", Standbys: r.ReadRouting.Commits()}, true
 }
 
 // MedianCommits is the commits among cs with the median Server (the

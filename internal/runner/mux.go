@@ -315,7 +315,7 @@ func (m *mux) push(c *client, byWorker bool) {
 // end ends c.
 func (m *mux) end(c *client) {
 	if c.conns != nil {
-		c.conns.Close()
+		c.closeConns()
 	}
 	m.mu.Lock()
 	m.live--

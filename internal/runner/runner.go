@@ -61,6 +61,10 @@ type Config struct {
 	// Shard is this process's part of a run split across processes (set
 	// by Shard.Split; zero: the whole run).
 	Shard Shard
+	// Reads, when set, hands out the connections of the workload's
+	// read-only ops (workload.ReadOnlyOps): --read-from's standbys. The
+	// other ops get theirs from the connector Run is given.
+	Reads connect.Connector
 
 	// workers forces the mode, for tests: n > 0 runs the clients on n
 	// worker goroutines, -1 on a goroutine each (0: mux.go chooses).
@@ -524,7 +528,7 @@ func (r *run) client(id int) {
 	}
 	c := &client{run: r, id: id, shard: id}
 	c.init()
-	defer c.conns.Close()
+	defer c.closeConns()
 	for c.next(c.now()) {
 		if r.sched != nil || c.cyc.pause > 0 {
 			c.ended = time.Time{} // the client waits: its clock must be read again
@@ -554,12 +558,33 @@ func (c *client) init() {
 	gid := c.cfg.Shard.ClientID(c.id) // the stream of the run's client gid, whichever shard runs it
 	c.rng = rand.New(rand.NewPCG(c.cfg.Seed, uint64(gid)))
 	c.conns = c.run.conns.Client()
+	if c.cfg.Reads != nil {
+		c.reads = c.cfg.Reads.Client()
+		c.readOnly = workload.ReadOnlyIndexes(c.w)
+	}
 	c.cl = c.w.NewClient(gid, c.rng)
 	if sc, ok := c.cl.(workload.StepClient); ok {
 		sc.RecordSteps(c)
 	}
 	c.opList = c.cl.Ops()
 	c.chooser, _ = c.cl.(workload.Chooser)
+}
+
+// closeConns releases the client's connections.
+func (c *client) closeConns() {
+	c.conns.Close()
+	if c.reads != nil {
+		c.reads.Close()
+	}
+}
+
+// handle is where op opIdx gets its connection: the reads' handle for a
+// read-only op with Config.Reads, else the client's.
+func (c *client) handle(opIdx int) connect.Handle {
+	if c.reads != nil && opIdx < len(c.readOnly) && c.readOnly[opIdx] {
+		return c.reads
+	}
+	return c.conns
 }
 
 // cycleState is the client's current cycle.
@@ -742,6 +767,10 @@ type client struct {
 	shard int // its shard of the slowest runs: its own, or its worker's
 	rng   *rand.Rand
 	conns connect.Handle
+	// reads is the handle of its read-only ops with Config.Reads (nil
+	// otherwise); readOnly says which ops those are, by index.
+	reads    connect.Handle
+	readOnly []bool
 	// fails counts consecutive failures of class failClass: to get a
 	// connection, or of ops with an error retrying does not cure. The client
 	// backs off on them; a success resets them.
@@ -813,9 +842,10 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			c.counts.unfinish(opIdx, time.Since(from))
 		}
 	}()
+	h := c.handle(opIdx)
 	began := c.cyc.ran
 	c.cyc.ran = true
-	conn, waited, err := c.conns.Get(c.ops)
+	conn, waited, err := h.Get(c.ops)
 	waited = c.took(waited)
 	if err != nil {
 		if c.ops.Err() != nil {
@@ -834,7 +864,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		// The window closed while the op waited for its turn: ops already
 		// running finish, none begins. The server's counts and the
 		// clients' then cover the same transactions.
-		c.conns.Put(conn, false)
+		h.Put(conn, false)
 		c.cyc.ran = began
 		return 0, errNotBegun
 	}
@@ -845,7 +875,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		err := op.Run(c.ops, conn)
 		if err == nil || errors.Is(err, workload.ErrAbortAfter) {
 			c.ended = time.Now() // the op's one clock read
-			c.conns.Put(conn, err != nil)
+			h.Put(conn, err != nil)
 			c.fails = 0
 			if c.counted(start) {
 				lat := c.ended.Sub(from)
@@ -857,7 +887,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 			return try - 1, err
 		}
 		if c.ops.Err() != nil {
-			c.conns.Put(conn, true)
+			h.Put(conn, true)
 			return try - 1, errRunEnding
 		}
 		class := target.Classify(err)
@@ -866,7 +896,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 				c.counts.retry(opIdx)
 			}
 			if Sleep(c.ops, workload.Backoff(try, c.rng)) != nil {
-				c.conns.Put(conn, true)
+				h.Put(conn, true)
 				return try, errRunEnding
 			}
 			continue
@@ -874,7 +904,7 @@ func (c *client) attempt(opIdx int, op workload.Op, start, from time.Time) (retr
 		if c.counted(start) {
 			c.counts.fail(opIdx, class, err)
 		}
-		c.conns.Put(conn, breaksSession(class))
+		h.Put(conn, breaksSession(class))
 		if !class.Retryable() {
 			// The same error again and again (a read-only or full disk, a
 			// missing table): back off so a broken server is not hammered.

@@ -2,6 +2,7 @@ package script
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -115,6 +116,21 @@ func ycsbInsert() string {
 		strings.Join(cols, ", "), strings.TrimSuffix(strings.Repeat("v, ", 10), ", "), ycsbChars)
 }
 
+// YCSBValue is the field0 ycsb-update writes with :off at off.
+func YCSBValue(off int) string {
+	if off < 1 || off > len(ycsbChars)-99 {
+		return ""
+	}
+	return ycsbChars[off-1 : off+99]
+}
+
+// readOnly are the builtins that write nothing (ReadOnly).
+var readOnly = []string{"select-only", "ycsb-c", "ycsb-read", "oltp-read-only", "oltp-point-select"}
+
+// ReadOnly reports whether the builtin script name writes nothing, so a
+// standby can run it.
+func ReadOnly(name string) bool { return slices.Contains(readOnly, name) }
+
 // ycsbMix is a YCSB workload of two operations: first with readPct
 // percent of the transactions, second with the rest.
 func ycsbMix(readPct int, first, second string) string {
@@ -162,6 +178,14 @@ var extras = func(list []extra) []extra {
 			"SELECT * FROM usertable WHERE ycsb_key >= :key ORDER BY ycsb_key LIMIT :len;\n", ycsbInsert())}, FamilyYCSB},
 	{builtin{"ycsb-f", "<builtin: YCSB workload F (50% read, 50% read-modify-write)>",
 		ycsbKey + ycsbMix(50, ycsbRead, "BEGIN;\n"+ycsbRead+ycsbUpdate()+"END;\n")}, FamilyYCSB},
+	// YCSB-B's two operations as scripts of their own, so the read can
+	// be routed to a standby (--read-from) and the update to the primary:
+	// -b ycsb-read@95 -b ycsb-update@5. The read keeps what it read
+	// (read_field0 among the read_ variables), for the stale-read count.
+	{builtin{"ycsb-read", "<builtin: YCSB read (one record)>",
+		ycsbKey + "SELECT * FROM usertable WHERE ycsb_key = :key \\gset read_\n"}, FamilyYCSB},
+	{builtin{"ycsb-update", "<builtin: YCSB update (field0 of one record)>",
+		ycsbKey + ycsbOff + ycsbUpdate()}, FamilyYCSB},
 	{builtin{"oltp-read-write", "<builtin: sysbench oltp_read_write>",
 		sbTable + sbOff + "BEGIN;\n" + sbPoints() + sbRanges() + sbWrites() + "COMMIT;\n"}, FamilySysbench},
 	{builtin{"oltp-read-only", "<builtin: sysbench oltp_read_only>",

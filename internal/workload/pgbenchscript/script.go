@@ -125,6 +125,10 @@ type Workload struct {
 	// inserts marks the scripts of txnbench's own builtins that insert
 	// rows: their transactions count their inserts.
 	inserts []bool
+	// roles name the scripts the stale-read count sees (ycsbRole), fresh
+	// its counts: nil without ycsb-read.
+	roles []string
+	fresh *freshness
 }
 
 // New returns the workload with pgbench's defaults.
@@ -217,6 +221,12 @@ func (w *Workload) Validate() error {
 	if total == 0 {
 		// the chooser draws from [0, total)
 		return errors.New("total script weight must not be zero")
+	}
+	w.roles, w.fresh = make([]string, len(w.scripts)), nil
+	for i, s := range w.scripts {
+		if w.roles[i] = ycsbRole(s, w.Sources[i].Builtin); w.roles[i] == "ycsb-read" {
+			w.fresh = &freshness{last: map[string]write{}}
+		}
 	}
 	if err := w.validateExtras(); err != nil {
 		return err
@@ -585,6 +595,9 @@ func (w *Workload) NewClient(id int, _ *rand.Rand) workload.Client {
 				v, _ := cl.ic.Variable("inserted")
 				w.counted(v == "1", err)
 			}
+			if err == nil && w.fresh != nil && w.roles[i] != "" {
+				w.fresh.observe(cl, w.roles[i])
+			}
 			if err != nil && ctx.Err() == nil {
 				// declared here: taking its address for errors.As would
 				// otherwise put it on the heap for every transaction
@@ -642,6 +655,8 @@ type client struct {
 	tries  int // attempts at the current transaction
 	stmts  *statements
 	id     int
+	// lastKey and lastValue are its last acknowledged ycsb-update.
+	lastKey, lastValue string
 }
 
 // RecordSteps takes the recorder of the client's statements.

@@ -45,8 +45,8 @@ func TestStandardBuiltinsPostgres(t *testing.T) {
 
 func standardBuiltins(t *testing.T, db, clients string) {
 	names := pgscript.ExtraNames()
-	if len(names) != 12 {
-		t.Fatalf("builtins %v, want the 6 YCSB and 6 sysbench ones", names)
+	if len(names) != 14 {
+		t.Fatalf("builtins %v, want the 6 YCSB, YCSB-B's read and update, and 6 sysbench ones", names)
 	}
 	inserts := map[string]bool{"ycsb-d": true, "ycsb-e": true, "oltp-insert": true}
 	for _, name := range names {

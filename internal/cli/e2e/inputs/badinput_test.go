@@ -171,6 +171,13 @@ func badInputs(t *testing.T) []badInput {
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--fault", "1s:blackhole:1s"), want: "with --replicas: the fault proxy fronts one server"},
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--network", "rtt=1ms"), want: "--network and --pooler-network with --replicas"},
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--pg-bin", "{dir}"), want: "--replicas makes each standby with pg_basebackup, which {dir} lacks", setup: fakePostgresBin},
+		// --read-from
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--read-from", "bogus"), want: `--read-from "bogus": choose primary, replicas or any`},
+		{args: []string{"run", "script", "-b", "ycsb-c", "--db", "temp-postgres", "--read-from", "replicas"}, want: "--read-from replicas reads from standbys: add --replicas 1 (or more) with --db temp-postgres"},
+		{args: []string{"run", "script", "-b", "ycsb-c", "--read-from", "any"}, want: "--read-from any reads from standbys: add --replicas 1"},
+		{args: []string{"run", "script", "-b", "ycsb-c", "--db", "temp-mariadb", "--read-from", "replicas"}, want: "--read-from replicas reads from standbys: add --replicas 1"},
+		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--read-from", "replicas"), want: "--read-from replicas: train-events declares no read-only transaction"},
+		{args: []string{"run", "script", "-b", "ycsb-b", "--db", "temp-postgres", "--replicas", "1", "--read-from", "any"}, want: "script declares no read-only transaction to send to a standby (see docs/replication.md: script's read-only builtins, e.g. -b ycsb-read@95 -b ycsb-update@5 for YCSB-B)"},
 		// --fault
 		{args: clitest.TrainEvents("--fault", "bogus"), want: "want AT:KIND[:ARG]"},
 		{args: clitest.TrainEvents("--fault", "x:kill-server"), want: `AT "x" is not a duration`},
