@@ -8,12 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // Main is an end-to-end test package's TestMain: with TXNBENCH_CLI_MAIN=1
@@ -49,25 +49,8 @@ func Run(args ...string) (code int, stdout, stderr string) {
 }
 
 // Buffer is a buffer written by the command and read by the test
-// meanwhile.
-type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends p.
-func (s *Buffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String is what was written so far.
-func (s *Buffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// meanwhile (plain's, shared with the packages' own tests).
+type Buffer = plain.Buffer
 
 // Command is the test binary as txnbench with args, in a child process
 // (its environment this one's and TXNBENCH_CLI_MAIN=1).
