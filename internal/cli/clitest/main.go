@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli"
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/testutil/plain"
@@ -142,6 +143,21 @@ func ReadStudy(t testing.TB, dir string) *study.Summary {
 	var s study.Summary
 	ReadJSON(t, filepath.Join(dir, "study.json"), &s)
 	return &s
+}
+
+// FirstRuns is the result of each cell's first run of study s, in the
+// cells' order, failing the test if one cannot be loaded.
+func FirstRuns(t testing.TB, s *study.Summary) []*result.Result {
+	t.Helper()
+	var runs []*result.Result
+	for _, c := range s.Cells {
+		r, err := result.Load(c.Results[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	return runs
 }
 
 // ReadJSON decodes the JSON file at path into v, failing the test if it

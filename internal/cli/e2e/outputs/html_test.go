@@ -233,14 +233,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Fatalf("study: exit %d: %s", code, stderr)
 	}
 	s := clitest.ReadStudy(t, out)
-	var runs []*result.Result
-	for _, c := range s.Cells {
-		cr, err := result.Load(c.Results[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, cr)
-	}
+	runs := clitest.FirstRuns(t, s)
 	want := report.StudyChartCount(s, runs)
 	if n, _ := drawn(t, chromium, filepath.Join(out, "study.html"), ""); n != want || n < 6 {
 		t.Errorf("study.html: %d charts drawn, want %d", n, want)
