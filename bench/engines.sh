@@ -12,12 +12,8 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3 duration=10s
-while getopts "r:d:" o; do
-  case $o in
-    r) repeats=$OPTARG ;; d) duration=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats] [-d duration]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats d=duration" "[-r repeats] [-d duration]" "$@"
+shift $((OPTIND - 1))
 
 out=bench/out/engines-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"

@@ -13,12 +13,8 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3
-while getopts "r:" o; do
-  case $o in
-    r) repeats=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats" "[-r repeats]" "$@"
+shift $((OPTIND - 1))
 
 out=bench/out/history-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"

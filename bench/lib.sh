@@ -43,3 +43,24 @@ start_postgres() {
     -o "-p $2 -k $1 -c listen_addresses=127.0.0.1 $4" start >/dev/null
   trap '"${as[@]}" "$bindir/pg_ctl" -D "$data" -m '"$3"' stop >/dev/null 2>&1 || true' EXIT
 }
+
+# options "L=VAR ..." USAGE "$@": parses the script's options, each -L
+# VALUE setting VAR (e.g. "r=repeats d=duration"); any other option prints
+# "usage: SCRIPT USAGE" and exits 2. The operands start at $OPTIND: shift
+# $((OPTIND - 1)) after it.
+options() {
+  local spec=$1 usage=$2 letters="" pair o
+  shift 2
+  for pair in $spec; do letters+=${pair%%=*}:; done
+  OPTIND=1
+  while getopts "$letters" o; do
+    for pair in $spec; do
+      if [ "$o" = "${pair%%=*}" ]; then
+        printf -v "${pair#*=}" '%s' "$OPTARG"
+        continue 2
+      fi
+    done
+    echo "usage: $0 $usage" >&2
+    exit 2
+  done
+}
