@@ -16,8 +16,7 @@ repeats=3 duration=20s clients=8 keys=64
 options "r=repeats d=duration c=clients k=keys" "[-r repeats] [-d duration] [-c clients] [-k keys] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=$PWD/bench/out/anomalies-$(date +%Y%m%d-%H%M%S)-$$
-mkdir -p "$out"
+new_out anomalies
 chmod 777 "$out"
 use_txnbench "$out" "${1:-}"
 say_machine

@@ -21,13 +21,8 @@ repeats=1 duration=15s clients="8 64"
 options "r=repeats d=duration c=clients" "[-r repeats] [-d duration] [-c clients] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=bench/out/ceiling-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
-bin=${1:-}
-if [ -z "$bin" ]; then
-  go build -o "$out/txnbench" ./cmd/txnbench
-  bin=$out/txnbench
-fi
+new_out ceiling
+use_txnbench "$out" "${1:-}"
 
 declare -A cases=(
   [select1]="connect-overhead --query select1 --delay 0s --rows 1000"

@@ -18,13 +18,8 @@ repeats=3 duration=30s clients="16" variants="jsonb manual text"
 options "r=repeats d=duration c=clients v=variants" "[-r repeats] [-d duration] [-c clients] [-v variants] [BIN_A [BIN_B]]" "$@"
 shift $((OPTIND - 1))
 
-out=bench/out/client-cost-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
-bins=("$@")
-if [ ${#bins[@]} -eq 0 ]; then
-  go build -o "$out/txnbench" ./cmd/txnbench
-  bins=("$out/txnbench")
-fi
+new_out client-cost
+use_txnbenches "$out" "$@"
 
 say_machine
 echo "# $(${bins[0]} version); duration $duration, $repeats repeats, interleaved"

@@ -33,13 +33,8 @@ options "r=repeats d=duration c=clients p=poolmax D=sduration n=sclients s=parts
 shift $((OPTIND - 1))
 poolmax=${poolmax:-$clients}
 
-out=bench/out/connectors-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
-bins=("$@")
-if [ ${#bins[@]} -eq 0 ]; then
-  build_txnbench "$out/txnbench"
-  bins=("$out/txnbench")
-fi
+new_out connectors
+use_txnbenches "$out" "$@"
 
 common=(run connect-overhead --query select1 --rows 0 --db temp-postgres --progress 1h)
 # cell NAME ARGS...: one run per binary; NAME is part-cell, written to $out/bI-NAME-rREP.json

@@ -16,8 +16,7 @@ repeats=3
 options "r=repeats" "[-r repeats]" "$@"
 shift $((OPTIND - 1))
 
-out=bench/out/history-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+new_out history
 go test -c -o "$out/history.test" ./internal/history
 echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- internal/history || echo ' plus uncommitted changes')"
 say_machine

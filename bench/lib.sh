@@ -19,6 +19,26 @@ use_txnbench() {
   fi
 }
 
+# use_txnbenches OUT [BIN...]: sets the array bins to the BINs (say,
+# before and after a change) or, with none, builds the working tree into
+# OUT/txnbench.
+use_txnbenches() {
+  local out=$1
+  shift
+  bins=("$@")
+  if [ ${#bins[@]} -eq 0 ]; then
+    build_txnbench "$out/txnbench"
+    bins=("$out/txnbench")
+  fi
+}
+
+# new_out NAME: sets out to a new directory for this run's files,
+# bench/out/NAME-DATE-PID.
+new_out() {
+  out=$PWD/bench/out/$1-$(date +%Y%m%d-%H%M%S)-$$
+  mkdir -p "$out"
+}
+
 # say_machine: the machine the numbers come from, and its load now.
 say_machine() {
   echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"

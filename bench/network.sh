@@ -20,8 +20,7 @@ cd "$(dirname "$0")/.."
 clients="1 80" rtts="0ms 500us 2ms 10ms" duration=5s
 options "c=clients r=rtts d=duration" "[-c \"1 80\"] [-r \"0ms 500us 2ms 10ms\"] [-d 5s] [BIN]" "$@"
 shift $((OPTIND - 1))
-out=bench/out/network-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+new_out network
 use_txnbench "$out" "${1:-}"
 say_machine
 vary=$(for r in $rtts; do printf 'rtt=%s,' "$r"; done)

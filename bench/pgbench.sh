@@ -36,8 +36,7 @@ repeats=3 secs=10 scale=10 clientsets="8 64" cases="select-only select1-prepared
 options "r=repeats T=secs s=scale c=clientsets k=cases g=goal u=starts p=port" "[-r repeats] [-T seconds] [-s scale] [-c \"8 64\"] [-k cases] [-g goal] [-u starts] [-p port] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=$PWD/bench/out/pgbench-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+new_out pgbench
 chmod 777 "$out"
 use_txnbench "$out" "${1:-}"
 floor=yes

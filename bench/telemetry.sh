@@ -19,8 +19,7 @@ repeats=3 duration=20s clients=8 sample=100ms
 options "r=repeats d=duration c=clients s=sample" "[-r repeats] [-d duration] [-c clients] [-s sample] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=bench/out/telemetry-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+new_out telemetry
 use_txnbench "$out" "${1:-}"
 say_machine
 echo "# connect-overhead --query point, $clients clients, $duration, temp-postgres, telemetry sample $sample, $repeats interleaved pairs"

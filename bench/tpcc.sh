@@ -35,8 +35,7 @@ whs="1 10 50" window=4m warmup=1m terminals=1000 flat=1m extra=""
 options "w=whs d=window u=warmup t=terminals f=flat x=extra" "[-w \"1 10 50\"] [-d window] [-u warm-up] [-t terminals] [-f flat-out window] [-x args] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=$PWD/bench/out/tpcc-$(date +%Y%m%d-%H%M%S)-$$
-mkdir -p "$out"
+new_out tpcc
 chmod 777 "$out"
 use_txnbench "$out" "${1:-}"
 find_postgres

@@ -21,8 +21,7 @@ repeats=3 duration=20s clients=16 workers=8 ladder=1,4,8,16,32,64
 options "r=repeats d=duration c=clients w=workers l=ladder" "[-r repeats] [-d duration] [-c clients] [-w workers] [-l ladder] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=bench/out/workflow-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+new_out workflow
 use_txnbench "$out" "${1:-}"
 say_machine
 echo "# workflow signal-roundtrip, temp-postgres, $clients clients, $workers signal workers, $duration, $repeats interleaved pairs; ladder $ladder"
