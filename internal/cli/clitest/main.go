@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli"
+	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -47,6 +48,17 @@ func Run(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = cli.Main(args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// MustRun is Run that fails the test unless the command exits 0, naming
+// the command and quoting what it printed.
+func MustRun(t testing.TB, args ...string) (stdout, stderr string) {
+	t.Helper()
+	code, stdout, stderr := Run(args...)
+	if code != exitcode.OK {
+		t.Fatalf("txnbench %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, exitcode.OK, stdout, stderr)
+	}
+	return stdout, stderr
 }
 
 // Buffer is a buffer written by the command and read by the test

@@ -24,9 +24,7 @@ import (
 // what it found and the rows it was made with.
 func TestRunSaysWhatTheDataWas(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "te.db")
-	if code, _, stderr := clitest.Run("init", "train-events", "--db", db, "--rows", "200"); code != exitcode.OK {
-		t.Fatalf("init: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, "init", "train-events", "--db", db, "--rows", "200")
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--db", db, "--iterations", "3", "--clients", "1", "--json", out}, clitest.Quick...)
 	code, stdout, stderr := clitest.Run(append(args, "--rows", "5000")...)
@@ -73,9 +71,7 @@ func TestInterruptedLoadIsRefused(t *testing.T) {
 		!strings.Contains(out.String(), "run with --reinit") {
 		t.Fatalf("run on the partial data: exit %d, want %d naming --reinit:\n%s", code, exitcode.Usage, out.String())
 	}
-	if code, _, stderr := clitest.Run(append(args, "--reinit")...); code != exitcode.OK {
-		t.Fatalf("run --reinit: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, append(args, "--reinit")...)
 }
 
 // sqliteCount counts table's rows in the SQLite file at path; 0 when it

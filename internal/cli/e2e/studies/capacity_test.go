@@ -263,9 +263,7 @@ func TestCapacityDefaultsAgree(t *testing.T) {
 	out := filepath.Join(dir, "cap")
 	args := append([]string{"capacity", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--slo", "errors<=100%",
 		"--by", "clients", "--iterations", "5", "--settle", "0s", "--max-steps", "1", "--out", out}, clitest.Quick...)
-	if code, stdout, stderr := clitest.Run(args...); code != exitcode.OK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
+	clitest.MustRun(t, args...)
 	if s := readSearch(t, out); fmt.Sprint(s.MinReps) != def("repeat") || len(s.Steps[0].Reps) != s.MinReps {
 		t.Errorf("the search repeated its step %d times (min %d), the help says %s", len(s.Steps[0].Reps), s.MinReps, def("repeat"))
 	}
