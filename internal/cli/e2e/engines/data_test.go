@@ -27,10 +27,7 @@ func TestRunSaysWhatTheDataWas(t *testing.T) {
 	clitest.MustRun(t, "init", "train-events", "--db", db, "--rows", "200")
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--db", db, "--iterations", "3", "--clients", "1", "--json", out}, clitest.Quick...)
-	code, stdout, stderr := clitest.Run(append(args, "--rows", "5000")...)
-	if code != exitcode.OK {
-		t.Fatalf("run: exit %d: %s", code, stderr)
-	}
+	stdout, stderr := clitest.MustRun(t, append(args, "--rows", "5000")...)
 	if want := "using the existing train-events data: 200 events, loaded with --rows 200 (--rows 5000 applies only with --reinit)"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
