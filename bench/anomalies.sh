@@ -13,16 +13,10 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3 duration=20s clients=8 keys=64
-while getopts "r:d:c:k:" o; do
-  case $o in
-    r) repeats=$OPTARG ;; d) duration=$OPTARG ;; c) clients=$OPTARG ;; k) keys=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats] [-d duration] [-c clients] [-k keys] [BIN]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats d=duration c=clients k=keys" "[-r repeats] [-d duration] [-c clients] [-k keys] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=$PWD/bench/out/anomalies-$(date +%Y%m%d-%H%M%S)-$$
-mkdir -p "$out"
+new_out anomalies
 chmod 777 "$out"
 use_txnbench "$out" "${1:-}"
 say_machine

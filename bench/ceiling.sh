@@ -18,21 +18,11 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=1 duration=15s clients="8 64"
-while getopts "r:d:c:" o; do
-  case $o in
-    r) repeats=$OPTARG ;; d) duration=$OPTARG ;; c) clients=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats] [-d duration] [-c clients] [BIN]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats d=duration c=clients" "[-r repeats] [-d duration] [-c clients] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=bench/out/ceiling-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
-bin=${1:-}
-if [ -z "$bin" ]; then
-  go build -o "$out/txnbench" ./cmd/txnbench
-  bin=$out/txnbench
-fi
+new_out ceiling
+use_txnbench "$out" "${1:-}"
 
 declare -A cases=(
   [select1]="connect-overhead --query select1 --delay 0s --rows 1000"

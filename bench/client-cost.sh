@@ -15,21 +15,11 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3 duration=30s clients="16" variants="jsonb manual text"
-while getopts "r:d:c:v:" o; do
-  case $o in
-    r) repeats=$OPTARG ;; d) duration=$OPTARG ;; c) clients=$OPTARG ;; v) variants=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats] [-d duration] [-c clients] [-v variants] [BIN_A [BIN_B]]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats d=duration c=clients v=variants" "[-r repeats] [-d duration] [-c clients] [-v variants] [BIN_A [BIN_B]]" "$@"
 shift $((OPTIND - 1))
 
-out=bench/out/client-cost-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
-bins=("$@")
-if [ ${#bins[@]} -eq 0 ]; then
-  go build -o "$out/txnbench" ./cmd/txnbench
-  bins=("$out/txnbench")
-fi
+new_out client-cost
+use_txnbenches "$out" "$@"
 
 say_machine
 echo "# $(${bins[0]} version); duration $duration, $repeats repeats, interleaved"

@@ -29,23 +29,12 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3 duration=20s clients=16 poolmax="" sduration=30s sclients=10000 parts="conn scale"
-while getopts "r:d:c:p:D:n:s:" o; do
-  case $o in
-    r) repeats=$OPTARG ;; d) duration=$OPTARG ;; c) clients=$OPTARG ;; p) poolmax=$OPTARG ;;
-    D) sduration=$OPTARG ;; n) sclients=$OPTARG ;; s) parts=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats] [-d duration] [-c clients] [-p pool-max] [-D scale-duration] [-n scale-clients] [-s \"conn scale\"] [BIN_A [BIN_B]]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats d=duration c=clients p=poolmax D=sduration n=sclients s=parts" "[-r repeats] [-d duration] [-c clients] [-p pool-max] [-D scale-duration] [-n scale-clients] [-s \"conn scale\"] [BIN_A [BIN_B]]" "$@"
 shift $((OPTIND - 1))
 poolmax=${poolmax:-$clients}
 
-out=bench/out/connectors-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
-bins=("$@")
-if [ ${#bins[@]} -eq 0 ]; then
-  build_txnbench "$out/txnbench"
-  bins=("$out/txnbench")
-fi
+new_out connectors
+use_txnbenches "$out" "$@"
 
 common=(run connect-overhead --query select1 --rows 0 --db temp-postgres --progress 1h)
 # cell NAME ARGS...: one run per binary; NAME is part-cell, written to $out/bI-NAME-rREP.json

@@ -4,7 +4,7 @@
 # connections and for train-events: one study per workload varying --db,
 # its cells interleaved over the repetitions (medians), so both engines see
 # the same machine noise. The client table of each study is printed; the
-# studies' files stay in bench/out/engines-DATE.
+# studies' files stay in bench/out/engines-DATE-PID.
 #
 #   bench/engines.sh [-r REPEATS] [-d DURATION]
 set -euo pipefail
@@ -12,16 +12,11 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3 duration=10s
-while getopts "r:d:" o; do
-  case $o in
-    r) repeats=$OPTARG ;; d) duration=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats] [-d duration]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats d=duration" "[-r repeats] [-d duration]" "$@"
+shift $((OPTIND - 1))
 
-out=bench/out/engines-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
-go build -o "$out/txnbench" ./cmd/txnbench
+new_out engines
+build_txnbench "$out/txnbench"
 say_machine
 echo "# $("$out/txnbench" version | head -n 1); duration $duration, $repeats repetitions, interleaved"
 

@@ -13,15 +13,10 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3
-while getopts "r:" o; do
-  case $o in
-    r) repeats=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats" "[-r repeats]" "$@"
+shift $((OPTIND - 1))
 
-out=bench/out/history-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+new_out history
 go test -c -o "$out/history.test" ./internal/history
 echo "# built from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- internal/history || echo ' plus uncommitted changes')"
 say_machine

@@ -27,12 +27,7 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 t1=200 t2=20000 scale=1 port=5493 cases="select-only-prepared tpcb-prepared tpcb-simple" extra=""
-while getopts "a:b:s:p:k:x:" o; do
-  case $o in
-    a) t1=$OPTARG ;; b) t2=$OPTARG ;; s) scale=$OPTARG ;; p) port=$OPTARG ;; k) cases=$OPTARG ;; x) extra=$OPTARG ;;
-    *) echo "usage: $0 [-a T1] [-b T2] [-s scale] [-p port] [-k cases] [-x txnbench-args] [BIN]" >&2; exit 2 ;;
-  esac
-done
+options "a=t1 b=t2 s=scale p=port k=cases x=extra" "[-a T1] [-b T2] [-s scale] [-p port] [-k cases] [-x txnbench-args] [BIN]" "$@"
 shift $((OPTIND - 1))
 command -v valgrind >/dev/null || { echo "valgrind is not installed: apt-get install valgrind" >&2; exit 1; }
 

@@ -19,6 +19,26 @@ use_txnbench() {
   fi
 }
 
+# use_txnbenches OUT [BIN...]: sets the array bins to the BINs (say,
+# before and after a change) or, with none, builds the working tree into
+# OUT/txnbench.
+use_txnbenches() {
+  local out=$1
+  shift
+  bins=("$@")
+  if [ ${#bins[@]} -eq 0 ]; then
+    build_txnbench "$out/txnbench"
+    bins=("$out/txnbench")
+  fi
+}
+
+# new_out NAME: sets out to a new directory for this run's files,
+# bench/out/NAME-DATE-PID.
+new_out() {
+  out=$PWD/bench/out/$1-$(date +%Y%m%d-%H%M%S)-$$
+  mkdir -p "$out"
+}
+
 # say_machine: the machine the numbers come from, and its load now.
 say_machine() {
   echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -42,4 +62,25 @@ start_postgres() {
   "${as[@]}" "$bindir/pg_ctl" -D "$data" -l "$1/server.log" -w \
     -o "-p $2 -k $1 -c listen_addresses=127.0.0.1 $4" start >/dev/null
   trap '"${as[@]}" "$bindir/pg_ctl" -D "$data" -m '"$3"' stop >/dev/null 2>&1 || true' EXIT
+}
+
+# options "L=VAR ..." USAGE "$@": parses the script's options, each -L
+# VALUE setting VAR (e.g. "r=repeats d=duration"); any other option prints
+# "usage: SCRIPT USAGE" and exits 2. The operands start at $OPTIND: shift
+# $((OPTIND - 1)) after it.
+options() {
+  local spec=$1 usage=$2 letters="" pair o
+  shift 2
+  for pair in $spec; do letters+=${pair%%=*}:; done
+  OPTIND=1
+  while getopts "$letters" o; do
+    for pair in $spec; do
+      if [ "$o" = "${pair%%=*}" ]; then
+        printf -v "${pair#*=}" '%s' "$OPTARG"
+        continue 2
+      fi
+    done
+    echo "usage: $0 $usage" >&2
+    exit 2
+  done
 }

@@ -18,15 +18,9 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 clients="1 80" rtts="0ms 500us 2ms 10ms" duration=5s
-while getopts "c:r:d:" o; do
-  case $o in
-    c) clients=$OPTARG ;; r) rtts=$OPTARG ;; d) duration=$OPTARG ;;
-    *) echo "usage: $0 [-c \"1 80\"] [-r \"0ms 500us 2ms 10ms\"] [-d 5s] [BIN]" >&2; exit 2 ;;
-  esac
-done
+options "c=clients r=rtts d=duration" "[-c \"1 80\"] [-r \"0ms 500us 2ms 10ms\"] [-d 5s] [BIN]" "$@"
 shift $((OPTIND - 1))
-out=bench/out/network-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+new_out network
 use_txnbench "$out" "${1:-}"
 say_machine
 vary=$(for r in $rtts; do printf 'rtt=%s,' "$r"; done)

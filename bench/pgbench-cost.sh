@@ -22,12 +22,7 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3 secs=10 clientsets="8 32 128" starts=5 port=5497
-while getopts "r:T:c:u:p:" o; do
-  case $o in
-    r) repeats=$OPTARG ;; T) secs=$OPTARG ;; c) clientsets=$OPTARG ;; u) starts=$OPTARG ;; p) port=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats] [-T seconds] [-c clients] [-u starts] [-p port] [BIN]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats T=secs c=clientsets u=starts p=port" "[-r repeats] [-T seconds] [-c clients] [-u starts] [-p port] [BIN]" "$@"
 shift $((OPTIND - 1))
 
 bin=${1:-}

@@ -33,17 +33,10 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3 secs=10 scale=10 clientsets="8 64" cases="select-only select1-prepared tpcb-like" goal=0.8 starts=0 port=5497
-while getopts "r:T:s:c:k:g:u:p:" o; do
-  case $o in
-    r) repeats=$OPTARG ;; T) secs=$OPTARG ;; s) scale=$OPTARG ;; c) clientsets=$OPTARG ;;
-    k) cases=$OPTARG ;; g) goal=$OPTARG ;; u) starts=$OPTARG ;; p) port=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats] [-T seconds] [-s scale] [-c \"8 64\"] [-k cases] [-g goal] [-u starts] [-p port] [BIN]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats T=secs s=scale c=clientsets k=cases g=goal u=starts p=port" "[-r repeats] [-T seconds] [-s scale] [-c \"8 64\"] [-k cases] [-g goal] [-u starts] [-p port] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=$PWD/bench/out/pgbench-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+new_out pgbench
 chmod 777 "$out"
 use_txnbench "$out" "${1:-}"
 floor=yes

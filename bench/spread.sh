@@ -37,12 +37,7 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=8 duration=12s scenarios="te-sqlite te-pg select1-pg" niceness=0 again=""
-while getopts "r:d:s:n:a:" o; do
-  case $o in
-    r) repeats=$OPTARG ;; d) duration=$OPTARG ;; s) scenarios=$OPTARG ;; n) niceness=$OPTARG ;; a) again=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats] [-d duration] [-s \"te-sqlite te-pg select1-pg\"] [-n nice] [-a dir] [BIN]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats d=duration s=scenarios n=niceness a=again" "[-r repeats] [-d duration] [-s \"te-sqlite te-pg select1-pg\"] [-n nice] [-a dir] [BIN]" "$@"
 shift $((OPTIND - 1))
 
 out=${again:-bench/out/spread-$(date +%Y%m%d-%H%M%S)}

@@ -16,16 +16,10 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3 duration=20s clients=8 sample=100ms
-while getopts "r:d:c:s:" o; do
-  case $o in
-    r) repeats=$OPTARG ;; d) duration=$OPTARG ;; c) clients=$OPTARG ;; s) sample=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats] [-d duration] [-c clients] [-s sample] [BIN]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats d=duration c=clients s=sample" "[-r repeats] [-d duration] [-c clients] [-s sample] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=bench/out/telemetry-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+new_out telemetry
 use_txnbench "$out" "${1:-}"
 say_machine
 echo "# connect-overhead --query point, $clients clients, $duration, temp-postgres, telemetry sample $sample, $repeats interleaved pairs"

@@ -42,8 +42,7 @@ gotpc=${GOTPC:-$(go env GOPATH)/bin/go-tpc}
 [ -x /usr/bin/time ] || { echo "no GNU time at /usr/bin/time (apt-get install time): it gives each command's peak memory" >&2; exit 2; }
 [ -x "$gotpc" ] || { echo "no go-tpc at $gotpc: go install github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.7, or give GOTPC" >&2; exit 2; }
 
-out=$PWD/bench/out/tpcc-mariadb-$(date +%Y%m%d-%H%M%S)-$$
-mkdir -p "$out"
+new_out tpcc-mariadb
 use_txnbench "$out" "${1:-}"
 
 port=${TPCC_MARIADB_PORT:-5499}

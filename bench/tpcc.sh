@@ -32,16 +32,10 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 whs="1 10 50" window=4m warmup=1m terminals=1000 flat=1m extra=""
-while getopts "w:d:u:t:f:x:" o; do
-  case $o in
-    w) whs=$OPTARG ;; d) window=$OPTARG ;; u) warmup=$OPTARG ;; t) terminals=$OPTARG ;; f) flat=$OPTARG ;; x) extra=$OPTARG ;;
-    *) echo "usage: $0 [-w \"1 10 50\"] [-d window] [-u warm-up] [-t terminals] [-f flat-out window] [-x args] [BIN]" >&2; exit 2 ;;
-  esac
-done
+options "w=whs d=window u=warmup t=terminals f=flat x=extra" "[-w \"1 10 50\"] [-d window] [-u warm-up] [-t terminals] [-f flat-out window] [-x args] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=$PWD/bench/out/tpcc-$(date +%Y%m%d-%H%M%S)-$$
-mkdir -p "$out"
+new_out tpcc
 chmod 777 "$out"
 use_txnbench "$out" "${1:-}"
 find_postgres

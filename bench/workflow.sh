@@ -18,16 +18,10 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3 duration=20s clients=16 workers=8 ladder=1,4,8,16,32,64
-while getopts "r:d:c:w:l:" o; do
-  case $o in
-    r) repeats=$OPTARG ;; d) duration=$OPTARG ;; c) clients=$OPTARG ;; w) workers=$OPTARG ;; l) ladder=$OPTARG ;;
-    *) echo "usage: $0 [-r repeats] [-d duration] [-c clients] [-w workers] [-l ladder] [BIN]" >&2; exit 2 ;;
-  esac
-done
+options "r=repeats d=duration c=clients w=workers l=ladder" "[-r repeats] [-d duration] [-c clients] [-w workers] [-l ladder] [BIN]" "$@"
 shift $((OPTIND - 1))
 
-out=bench/out/workflow-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+new_out workflow
 use_txnbench "$out" "${1:-}"
 say_machine
 echo "# workflow signal-roundtrip, temp-postgres, $clients clients, $workers signal workers, $duration, $repeats interleaved pairs; ladder $ladder"

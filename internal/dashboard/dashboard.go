@@ -11,7 +11,6 @@ package dashboard
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -68,8 +67,7 @@ type Server struct {
 	ln     net.Listener
 	host   string // as given ("" for every interface)
 	public bool
-	http   *http.Server
-	done   chan struct{}
+	srv    *live.Serving
 
 	mu      sync.Mutex
 	changed chan struct{} // closed at the next update
@@ -106,7 +104,7 @@ func Listen(addr string, public bool) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{ln: ln, host: host, public: public, done: make(chan struct{}), changed: make(chan struct{}),
+	s := &Server{ln: ln, host: host, public: public, changed: make(chan struct{}),
 		pages: map[int64]*pageState{}}
 	s.cur = update{status: "Waiting for the first interval: the run is starting (a server starting, data loading, a warm-up)."}
 	s.cur.content = s.render(s.cur)
@@ -114,11 +112,7 @@ func Listen(addr string, public bool) (*Server, error) {
 	mux.HandleFunc("/", s.page)
 	mux.HandleFunc("/content", s.content)
 	mux.HandleFunc("/result.json", s.result)
-	s.http = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		defer close(s.done)
-		s.http.Serve(ln) // returns http.ErrServerClosed after Close
-	}()
+	s.srv = live.Serve(ln, s.guard(mux))
 	return s, nil
 }
 
@@ -280,14 +274,7 @@ func (s *Server) Close() error {
 	close(s.changed)
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	err := s.http.Shutdown(ctx)
-	if err != nil {
-		s.http.Close()
-	}
-	<-s.done
-	return err
+	return s.srv.Close()
 }
 
 // pending reports whether, after the final update, a page still open

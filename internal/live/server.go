@@ -34,8 +34,7 @@ func ParseAddr(addr string) (host string, port int, err error) {
 type Server struct {
 	ln   net.Listener
 	host string // as given to Listen ("" for every interface)
-	http *http.Server
-	done chan struct{}
+	srv  *Serving
 }
 
 // Listen listens on addr and serves m at /metrics until Close. A busy or
@@ -55,13 +54,37 @@ func Listen(addr string, m *Metrics) (*Server, error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "txnbench: Prometheus metrics are at /metrics")
 	})
-	s := &Server{ln: ln, host: host, done: make(chan struct{}),
-		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	return &Server{ln: ln, host: host, srv: Serve(ln, mux)}, nil
+}
+
+// Serving is h served over HTTP on a listener until Close; the metrics
+// endpoint and the live dashboard both serve so.
+type Serving struct {
+	http *http.Server
+	done chan struct{}
+}
+
+// Serve serves h on ln until Close.
+func Serve(ln net.Listener, h http.Handler) *Serving {
+	s := &Serving{http: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		s.http.Serve(ln) // returns http.ErrServerClosed after Close
 	}()
-	return s, nil
+	return s
+}
+
+// Close stops serving: requests in progress get a few seconds to finish,
+// and it returns once the server has.
+func (s *Serving) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err := s.http.Shutdown(ctx)
+	if err != nil {
+		s.http.Close()
+	}
+	<-s.done
+	return err
 }
 
 // ListenTCP checks addr (ParseAddr) and listens on it; it returns the
@@ -116,13 +139,4 @@ func (s *Server) EveryInterface() bool {
 }
 
 // Close stops serving: scrapes in progress get a few seconds to finish.
-func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	err := s.http.Shutdown(ctx)
-	if err != nil {
-		s.http.Close()
-	}
-	<-s.done
-	return err
-}
+func (s *Server) Close() error { return s.srv.Close() }

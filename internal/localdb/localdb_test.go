@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/tempdir"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // needBin returns the PostgreSQL bin directory, skipping the test when the
@@ -355,7 +356,7 @@ func TestCleanStale(t *testing.T) {
 func TestOptionsLog(t *testing.T) {
 	needBin(t)
 	before := ourDirs(t)
-	var log syncBuffer
+	var log plain.Buffer
 	c := start(t, Options{Log: &log})
 	if err := c.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
@@ -369,23 +370,6 @@ func TestOptionsLog(t *testing.T) {
 	if _, err := os.Stat(c.Dir()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s still there after Stop", c.Dir())
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 const helperEnv = "TXNBENCH_LOCALDB_HELPER"

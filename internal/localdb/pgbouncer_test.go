@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/pooler"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // needPgBouncer returns the pgbouncer binary, skipping the test when it is
@@ -325,7 +326,7 @@ func TestPgBouncer(t *testing.T) {
 	})
 
 	t.Run("Config", func(t *testing.T) {
-		var log syncBuffer
+		var log plain.Buffer
 		b := startBouncer(t, backend(BouncerOptions{PoolMode: "Session", PoolSize: 7, MaxClientConn: 300, Log: &log}))
 		conf, err := os.ReadFile(filepath.Join(b.Dir(), bouncerConfName))
 		if err != nil {

@@ -27,9 +27,7 @@ func slowResult() *result.Result {
 }
 
 func TestSummarySlowOpsGolden(t *testing.T) {
-	var b bytes.Buffer
-	Summary(&b, slowResult())
-	plain.Golden(t, "summary_slowops.golden", b.String())
+	plain.Golden(t, "summary_slowops.golden", summaryOf(slowResult()))
 }
 
 // TestSlowOpsSQLite: without sessions the notes give only times.

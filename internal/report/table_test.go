@@ -73,10 +73,15 @@ func fixedResult() *result.Result {
 	}
 }
 
-func TestSummaryGolden(t *testing.T) {
+// summaryOf is Summary's text of r.
+func summaryOf(r *result.Result) string {
 	var b bytes.Buffer
-	Summary(&b, fixedResult())
-	plain.Golden(t, "summary.golden", b.String())
+	Summary(&b, r)
+	return b.String()
+}
+
+func TestSummaryGolden(t *testing.T) {
+	plain.Golden(t, "summary.golden", summaryOf(fixedResult()))
 }
 
 func TestSummaryMergedInterruptedGolden(t *testing.T) {
@@ -92,15 +97,11 @@ func TestSummaryMergedInterruptedGolden(t *testing.T) {
 	}
 	r.Invariants = nil
 	r.Client.CPUPerCycleMS = 0
-	var b bytes.Buffer
-	Summary(&b, r)
-	plain.Golden(t, "summary_merged.golden", b.String())
+	plain.Golden(t, "summary_merged.golden", summaryOf(r))
 }
 
 func TestSummaryParts(t *testing.T) {
-	var b bytes.Buffer
-	Summary(&b, fixedResult())
-	out := b.String()
+	out := summaryOf(fixedResult())
 	plain.Contains(t, "Summary", out,
 		"workload   train-events (delay=100ms flat_columns=generated inverted_index=true max_batch=100 min_batch=10 payload=JSONB rows=20000 variant=jsonb)\n",
 		"database   PostgreSQL 15.18  postgres://bench:xxxxx@127.0.0.1:5432/bench\n",
@@ -387,23 +388,18 @@ func TestSummaryNetworkWarning(t *testing.T) {
 	r := fixedResult()
 	r.Network = &result.Network{Shape: "rtt=1ms", RTTMs: 1, MeasuredRTTMs: 1.01, WindowRTTMs: 45.2, WindowRTTProbes: 98, ProxyCPUS: 31.4}
 	r.LimitedBy = &result.Limit{Part: "proxy", Line: "the network proxy (52% of the machine's CPU)", ThisMachine: true}
-	var b bytes.Buffer
-	Summary(&b, r)
-	out := b.String()
-	plain.Contains(t, "Summary", out,
+	plain.Contains(t, "Summary", summaryOf(r),
 		"network    rtt=1ms, measured rtt 1.01 ms idle, 45.20 ms during the run (median of 98)\n",
 		"WARNING    the round trip during the run was 45.20 ms, not the rtt=1ms asked (1.01 ms on the idle path before it); the proxy used 31.40 s (52% of one core)\n",
 		"\nlimited by: the network proxy (52% of the machine's CPU); it shared the machine's cores with the rest of the run: this machine's limit",
 	)
-	b.Reset()
+	var b bytes.Buffer
 	if err := HTML(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	plain.Contains(t, "the run's page", b.String(), "limited by", "the network proxy (52% of the machine&#39;s CPU)", "the round trip during the run was 45.20 ms")
 	r.Network.WindowRTTMs = 1.1
-	b.Reset()
-	Summary(&b, r)
-	if strings.Contains(b.String(), "WARNING") {
-		t.Errorf("a round trip 10%% off is warned of:\n%s", b.String())
+	if out := summaryOf(r); strings.Contains(out, "WARNING") {
+		t.Errorf("a round trip 10%% off is warned of:\n%s", out)
 	}
 }

@@ -40,27 +40,21 @@ func telemetryResult() *result.Result {
 }
 
 func TestSummaryTelemetryGolden(t *testing.T) {
-	var b bytes.Buffer
-	Summary(&b, telemetryResult())
-	plain.Golden(t, "summary_telemetry.golden", b.String())
+	plain.Golden(t, "summary_telemetry.golden", summaryOf(telemetryResult()))
 }
 
 // TestTelemetryParts: what the summary must say, whatever the golden
 // holds; and nothing without telemetry.
 func TestTelemetryParts(t *testing.T) {
-	var b bytes.Buffer
-	Summary(&b, telemetryResult())
-	out := b.String()
-	plain.Contains(t, "summary", out,
+	plain.Contains(t, "summary", summaryOf(telemetryResult()),
 		"server(ms)", "add 3.50 of", "commits 14,375 = 14,375 in the window, rollbacks 38", "inserted 96,000",
 		"buffer hit ratio 99.80%", "WAL 1.5 GB", "CPU 50.0%, Lock 30.0%, IO 20.0%",
 		"Lock:transactionid 30.0%", "at most 4 waiting at once",
 		"0.06 cores on average", "70% busy on average", "note       no statement times",
 	)
-	b.Reset()
-	Summary(&b, fixedResult())
+	out := summaryOf(fixedResult())
 	for _, no := range []string{"server(ms)", "waits", "database   commits"} {
-		if strings.Contains(b.String(), no) {
+		if strings.Contains(out, no) {
 			t.Errorf("summary without telemetry shows %q", no)
 		}
 	}
@@ -69,10 +63,8 @@ func TestTelemetryParts(t *testing.T) {
 // TestPoolerOneLine: the pooler's counters are said once, in one line,
 // its times with units (PgBouncer counts microseconds).
 func TestPoolerOneLine(t *testing.T) {
-	var b bytes.Buffer
-	Summary(&b, telemetryResult())
 	var lines []string
-	for _, l := range strings.Split(b.String(), "\n") {
+	for _, l := range strings.Split(summaryOf(telemetryResult()), "\n") {
 		if strings.HasPrefix(l, "pooler") {
 			lines = append(lines, l)
 		}
@@ -84,10 +76,8 @@ func TestPoolerOneLine(t *testing.T) {
 	// Without the run's pooler result, the telemetry's counters stand in, with units.
 	r := telemetryResult()
 	r.Pooler = nil
-	b.Reset()
-	Summary(&b, r)
-	if !strings.Contains(b.String(), "pooler     SHOW STATS over the window: query_count 43,125, wait_time 120.00 ms, xact_count 14,375") {
-		t.Errorf("no telemetry pooler line with units:\n%s", b.String())
+	if out := summaryOf(r); !strings.Contains(out, "pooler     SHOW STATS over the window: query_count 43,125, wait_time 120.00 ms, xact_count 14,375") {
+		t.Errorf("no telemetry pooler line with units:\n%s", out)
 	}
 }
 

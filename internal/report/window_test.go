@@ -31,9 +31,7 @@ func TestWindowNotes(t *testing.T) {
 		}
 	}
 	r.Stalled = &result.Stall{Clients: 16, SinceS: 12.34}
-	var b bytes.Buffer
-	Summary(&b, r)
-	plain.Contains(t, "summary", b.String(),
+	plain.Contains(t, "summary", summaryOf(r),
 		"completed after the window, or earlier in a cycle that ended after it (in the latencies, not in ops or ops/s): add 3\n",
 		"unfinished when the run ended (in no column): cycle 16 (running 10,250.00 ms or more), add 16 (running 10,012.50 ms or more)\n",
 		"retried or failed after the window (in no column): add 2 retries, 5 errors (deadlock 1, serialization 4)\n",

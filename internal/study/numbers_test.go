@@ -22,9 +22,7 @@ func TestStudyNumbers(t *testing.T) {
 		Cells: []study.CellSummary{{Label: "conn=pool", Settings: []study.Setting{{Key: "conn", Value: "pool"}}, InvariantsOK: true, TxnPerS: 13570.51,
 			Ops:    []study.OpStats{{Name: "select", OpsPerS: 13570.51, Count: 135705, Mean: 0.0043, P50: 0.004, P99: 0.009, Errors: 190, Spread: 0}},
 			Faults: []study.FaultRecovery{{Fault: "restart at 2.0 s", Errors: 190, Reconnects: &recs, Runs: 1}}}}}
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	md := b.String()
+	md := studyMD(s)
 	plain.Contains(t, "study.md", md,
 		"| conn=pool | 13,570.5 |   0.00430 |  0.00400 |",
 		"|    190 |      - |",
@@ -54,9 +52,7 @@ func TestStudyErrorsByClass(t *testing.T) {
 	}
 	s := &study.Summary{Format: study.Format, Workload: "w", Repeat: 3, Vary: []study.Vary{{Key: "via", Values: []string{"direct", "pgbouncer"}}},
 		Cells: []study.CellSummary{cell("direct", map[string]int64{"too_many_connections": 190, "connect_refused": 10}), cell("pgbouncer", nil)}}
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	md := b.String()
+	md := studyMD(s)
 	plain.Contains(t, "study.md", md,
 		"| errors | success | errors by class ",
 		"|    200 |  33.33% | too_many_connections 190, connect_refused 10 |",
@@ -81,9 +77,7 @@ func TestStudyWaitTablesAndConnectShares(t *testing.T) {
 			cell("pool", op("select1", result.KindTxn, 0.5), op("pool_wait", result.KindWait, 0.002)),
 			cell("per-txn", op("select1", result.KindTxn, 4), op("connect", result.KindWait, 3)),
 		}}
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	md := b.String()
+	md := studyMD(s)
 	plain.Contains(t, "study.md", md,
 		"## pool_wait\n", "| conn=pool    |",
 		"## connect\n", "| conn=per-txn |",
@@ -102,10 +96,8 @@ func TestAxisTablesCompareConnect(t *testing.T) {
 	}
 	s := &study.Summary{Format: study.Format, Workload: "connect-overhead", Repeat: 1, Vary: []study.Vary{{Key: "db", Values: []string{"sqlite", "temp-postgres"}}},
 		Cells: []study.CellSummary{cell("sqlite", 1), cell("temp-postgres", 3)}}
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	if !strings.Contains(b.String(), "| connect | mean (ms) |   1.00 |          3.00 | +200% (3.00x) ? (1+1 repetitions: noise unknown) |") {
-		t.Errorf("the db comparison lacks the connect row:\n%s", b.String())
+	if md := studyMD(s); !strings.Contains(md, "| connect | mean (ms) |   1.00 |          3.00 | +200% (3.00x) ? (1+1 repetitions: noise unknown) |") {
+		t.Errorf("the db comparison lacks the connect row:\n%s", md)
 	}
 }
 
@@ -124,9 +116,7 @@ func TestStudyCommitsAddUp(t *testing.T) {
 	rs := []*result.Result{run(4300, 90), run(4200, 98), run(4100, 97)}
 	s := &study.Summary{Format: study.Format, Workload: "w", Repeat: 3, Vary: []study.Vary{{Key: "via", Values: []string{"direct"}}},
 		Cells: []study.CellSummary{study.Summarise(study.Cell{Settings: []study.Setting{{"via", "direct"}}}, rs, []string{"a", "b", "c"})}}
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	md := b.String()
+	md := studyMD(s)
 	want := "4,298 = 4,200 in the window + 98 completed after it"
 	if !strings.Contains(md, "| "+want+" |") {
 		t.Errorf("the database table lacks %q:\n%s", want, md)
@@ -155,9 +145,7 @@ func TestStudyWorkflowSummaryCountsWorkflows(t *testing.T) {
 	}
 	s := &study.Summary{Format: study.Format, Workload: "workflow", Repeat: 1, Vary: []study.Vary{{Key: "clients", Values: []string{"1"}}},
 		Cells: []study.CellSummary{study.Summarise(study.Cell{Settings: []study.Setting{{"clients", "1"}}}, []*result.Result{run()}, []string{"a"})}}
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	md := b.String()
+	md := studyMD(s)
 	plain.Contains(t, "study.md", md,
 		"## summary (workflows)",
 		"| cell      | clients | workflows | duration (s) | workflows/s | mean (ms) |",
@@ -177,9 +165,7 @@ func TestStudyNothingMeasuredIsDash(t *testing.T) {
 	s := &study.Summary{Format: study.Format, Workload: "w", Repeat: 1, Vary: []study.Vary{{Key: "rate", Values: []string{"0.625", "1.25"}}},
 		Cells: []study.CellSummary{study.Summarise(study.Cell{Settings: []study.Setting{{"rate", "0.625"}}}, []*result.Result{study.Res(0, 10, 5, true)}, []string{"a"}),
 			study.Summarise(study.Cell{Settings: []study.Setting{{"rate", "1.25"}}}, []*result.Result{study.Res(6, 10, 5, true)}, []string{"b"})}}
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	md := b.String()
+	md := studyMD(s)
 	plain.Contains(t, "study.md", md,
 		"| rate=0.625 (empty) |       0 |    0 |         5.00 |   0.0 |         - |        - |        - |        - |        - |      0 |       - |",
 		"| rate=0.625 |   0.0 |         - |        - |        - |        - |        - |        - |      0 |      - |",
@@ -216,9 +202,7 @@ func TestStudyVerdicts(t *testing.T) {
 	if v := mean.Stats[1].Verdict; v != "~" { // b is too wide to tell 2x from noise
 		t.Errorf("b -> c: mean %q, want ~ (b's reps span 60-140)", v)
 	}
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	md := b.String()
+	md := studyMD(s)
 	if !strings.Contains(md, "+0% (1.00x) ~ (p=1.00") {
 		t.Errorf("study.md lacks the ~ of a -> b:\n%s", md)
 	}
@@ -232,16 +216,12 @@ func TestStudyVerdicts(t *testing.T) {
 	if mean.Stats[1].Verdict != "worse" || rate.Stats[1].Verdict != "worse" || mean.Stats[1].LowPct <= 0 {
 		t.Errorf("b -> c, 2x slower, agreeing reps: mean %+v, ops/s %+v, want worse both", mean.Stats[1], rate.Stats[1])
 	}
-	b.Reset()
-	report.StudyMarkdown(&b, s, nil)
-	if md := b.String(); !strings.Contains(md, "+100% (2.00x) worse (") {
+	if md := studyMD(s); !strings.Contains(md, "+100% (2.00x) worse (") {
 		t.Errorf("study.md lacks the worse of b -> c:\n%s", md)
 	}
 	one := &study.Summary{Format: study.Format, Workload: "w", Repeat: 1, Vary: s.Vary,
 		Cells: []study.CellSummary{cell("a", res(100, 100, 10, true)), cell("b", res(100, 150, 10, true))}}
-	b.Reset()
-	report.StudyMarkdown(&b, one, nil)
-	if md := b.String(); !strings.Contains(md, "+50% (1.50x) ? (1+1 repetitions: noise unknown)") {
+	if md := studyMD(one); !strings.Contains(md, "+50% (1.50x) ? (1+1 repetitions: noise unknown)") {
 		t.Errorf("one repetition a cell does not say the noise is unknown:\n%s", md)
 	}
 }
@@ -270,9 +250,7 @@ func TestStalledCellLeftOut(t *testing.T) {
 			t.Errorf("the ladder has %d rungs, want 2 (the stalled one left out)", len(l.Steps))
 		}
 	}
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	md := b.String()
+	md := studyMD(s)
 	plain.Contains(t, "study.md", md, "**cell clients=256 stalled in 1 of 1 runs (no op completed after 1.2 s of the window, 256 clients waiting)", "left out of the comparisons", "| clients=256 (stalled) |")
 	if strings.Contains(md, "128 -> 256") {
 		t.Errorf("study.md compares the stalled cell:\n%s", md)

@@ -14,6 +14,13 @@ import (
 // what study computes; its golden files are study's, where the summary
 // is built.
 
+// studyMD is study.md of s (report.StudyMarkdown, with no runs).
+func studyMD(s *study.Summary) string {
+	var b strings.Builder
+	report.StudyMarkdown(&b, s, nil)
+	return b.String()
+}
+
 // TestStudyMarkdownGolden: study.md of seed 000's matrix, seed 001's
 // connect study and a repeated ladder.
 func TestStudyMarkdownGolden(t *testing.T) {
@@ -22,9 +29,7 @@ func TestStudyMarkdownGolden(t *testing.T) {
 		"study_seed001.md": study.Seed001(),
 		"study_ladder.md":  study.LadderOf(map[int][]float64{50: {4000, 4100}, 100: {7000, 6900}, 150: {7150, 7300}, 200: {9100, 9400}, 250: {9300, 9450}}, 50, 100, 150, 200, 250),
 	} {
-		var b strings.Builder
-		report.StudyMarkdown(&b, s, nil)
-		plain.Golden(t, name, b.String())
+		plain.Golden(t, name, studyMD(s))
 	}
 }
 
@@ -34,9 +39,7 @@ func TestCompareModes(t *testing.T) {
 	md := func(m study.CompareMode) string {
 		s := study.Seed000()
 		s.Compare = m
-		var b strings.Builder
-		report.StudyMarkdown(&b, s, nil)
-		return b.String()
+		return studyMD(s)
 	}
 	axis, first, none := md(""), md(study.CompareFirst), md(study.CompareNone)
 	if strings.Contains(axis, "vs first") || !strings.Contains(axis, "## variant: jsonb -> manual -> text (via=direct)") || !strings.Contains(axis, " jsonb -> manual |") {
@@ -63,9 +66,7 @@ func TestCompareModes(t *testing.T) {
 // interval holds the 5% threshold (~) and the knee.
 func TestLadderTableMarksTheKnee(t *testing.T) {
 	s := study.LadderOf(map[int][]float64{5: {4000, 4000, 4000}, 10: {4040, 4480, 4200}, 20: {7000, 7500, 7300}, 40: {7070, 7650, 7409.5}}, 5, 10, 20, 40)
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	plain.Contains(t, "ladder", b.String(), "+1% to +12%", " ~ (-", "<- ~: knee not established", "+1% (+0% to +3%): stops", "<- throughput stops growing", "Throughput stops growing at 40 clients")
+	plain.Contains(t, "ladder", studyMD(s), "+1% to +12%", " ~ (-", "<- ~: knee not established", "+1% (+0% to +3%): stops", "<- throughput stops growing", "Throughput stops growing at 40 clients")
 }
 
 // TestStudyMarkdownLadder: study.md of a clients ladder on one
@@ -78,9 +79,7 @@ func TestStudyMarkdownLadder(t *testing.T) {
 		c := study.Cell{Settings: []study.Setting{{Key: "clients", Value: n}, {Key: "conn", Value: "pool"}}}
 		s.Cells = append(s.Cells, study.Summarise(c, []*result.Result{study.Res(rates[n], 5, 1, true)}, nil))
 	}
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	out := b.String()
+	out := studyMD(s)
 	plain.Contains(t, "report", out, "## add", "| clients=5 conn=pool", "+90% (1.90x)", "throughput by clients (conn=pool)", "| 40      | 305.0 |  +2% (1.02x) |", "<- under +5% on one repetition: knee not established", "invariants: OK in every run")
 }
 
@@ -91,10 +90,9 @@ func TestStudyMarkdownInvariantsNotChecked(t *testing.T) {
 	unchecked := study.Res(10, 1, 1, false)
 	unchecked.Invariants.NotChecked = "custom scripts"
 	nc := study.Summarise(c, []*result.Result{study.Res(10, 1, 1, true), unchecked}, nil)
-	var md strings.Builder
-	report.StudyMarkdown(&md, &study.Summary{Cells: []study.CellSummary{nc}}, nil)
-	if !strings.Contains(md.String(), "invariants: not checked (custom scripts) in cell clients=4") || strings.Contains(md.String(), "OK in every run") {
-		t.Errorf("study.md:\n%s", md.String())
+	md := studyMD(&study.Summary{Cells: []study.CellSummary{nc}})
+	if !strings.Contains(md, "invariants: not checked (custom scripts) in cell clients=4") || strings.Contains(md, "OK in every run") {
+		t.Errorf("study.md:\n%s", md)
 	}
 }
 
@@ -114,9 +112,7 @@ func TestStudyMarkdownLimitedBy(t *testing.T) {
 	shaped := &result.Network{Shape: "rtt=1ms", RTTMs: 1, MeasuredRTTMs: 1.01, WindowRTTMs: 45.2, ProxyCPUS: 0.52} // over a 1 s window
 	direct := study.Summarise(cell("direct"), []*result.Result{limited(server, shaped), limited(server, shaped)}, nil)
 	pooled := study.Summarise(cell("pgbouncer"), []*result.Result{limited(bouncer, nil), limited(server, nil), limited(bouncer, nil)}, nil)
-	var md strings.Builder
-	report.StudyMarkdown(&md, &study.Summary{Cells: []study.CellSummary{direct, pooled}, Repeat: 3}, nil)
-	out := md.String()
+	out := studyMD(&study.Summary{Cells: []study.CellSummary{direct, pooled}, Repeat: 3})
 	plain.Contains(t, "study.md", out,
 		"## limited by",
 		"| via=direct    |",

@@ -1,12 +1,10 @@
 package study_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/metrics"
-	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/testutil/plain"
@@ -74,7 +72,5 @@ func TestWriteTablesGolden(t *testing.T) {
 	if phase, txn := c.OpOf("workflow", result.KindPhase), c.OpOf("start", result.KindTxn); phase == nil || txn == nil || phase.Max < 1.5*txn.Max {
 		t.Errorf("the workflow phase and the start transaction: %+v", c.Ops)
 	}
-	var b strings.Builder
-	report.StudyMarkdown(&b, s, nil)
-	plain.Golden(t, "tables.md.golden", b.String())
+	plain.Golden(t, "tables.md.golden", studyMD(s))
 }

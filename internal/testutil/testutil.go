@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +58,48 @@ func Postgres(t testing.TB, conf ...string) *localdb.Cluster {
 		}
 	})
 	return c
+}
+
+// MariaDB starts a throwaway MariaDB for the test (with conf's
+// key=value settings) and stops it at the end. It skips the test when
+// MariaDB is missing, unless CI is set.
+func MariaDB(t testing.TB, conf ...string) *localdb.MariaDB {
+	t.Helper()
+	NeedMariaDB(t)
+	m, err := localdb.StartMariaDB(context.Background(), localdb.MariaDBOptions{Conf: conf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Stop() })
+	return m
+}
+
+// Listen is a listener on a free local port for a fake server of the
+// test's own, closed at the end.
+func Listen(t testing.TB) net.Listener {
+	t.Helper()
+	ln, err := localdb.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln
+}
+
+// CAFile is the certificate of a new CA in a file of the test's: a client
+// verifying against it (sslrootcert, tls-ca) refuses a server whose
+// certificate that CA did not sign, as an impostor's is.
+func CAFile(t testing.TB) string {
+	t.Helper()
+	ca, err := localdb.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(path, ca.PEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // PgBouncer starts a throwaway PgBouncer in front of cl, as its postgres

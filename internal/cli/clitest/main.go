@@ -8,12 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli"
+	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/testutil"
+	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
 // Main is an end-to-end test package's TestMain: with TXNBENCH_CLI_MAIN=1
@@ -48,26 +50,20 @@ func Run(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// MustRun is Run that fails the test unless the command exits 0, naming
+// the command and quoting what it printed.
+func MustRun(t testing.TB, args ...string) (stdout, stderr string) {
+	t.Helper()
+	code, stdout, stderr := Run(args...)
+	if code != exitcode.OK {
+		t.Fatalf("txnbench %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, exitcode.OK, stdout, stderr)
+	}
+	return stdout, stderr
+}
+
 // Buffer is a buffer written by the command and read by the test
-// meanwhile.
-type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends p.
-func (s *Buffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String is what was written so far.
-func (s *Buffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// meanwhile (plain's, shared with the packages' own tests).
+type Buffer = plain.Buffer
 
 // Command is the test binary as txnbench with args, in a child process
 // (its environment this one's and TXNBENCH_CLI_MAIN=1).
@@ -159,6 +155,21 @@ func ReadStudy(t testing.TB, dir string) *study.Summary {
 	var s study.Summary
 	ReadJSON(t, filepath.Join(dir, "study.json"), &s)
 	return &s
+}
+
+// FirstRuns is the result of each cell's first run of study s, in the
+// cells' order, failing the test if one cannot be loaded.
+func FirstRuns(t testing.TB, s *study.Summary) []*result.Result {
+	t.Helper()
+	var runs []*result.Result
+	for _, c := range s.Cells {
+		r, err := result.Load(c.Results[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	return runs
 }
 
 // ReadJSON decodes the JSON file at path into v, failing the test if it

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/errclass"
-	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -27,19 +26,8 @@ import (
 func TestTLSCARefusesImpostor(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ca, err := localdb.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	caFile := filepath.Join(t.TempDir(), "ca.crt")
-	if err := os.WriteFile(caFile, ca.PEM(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := localdb.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	caFile := testutil.CAFile(t)
+	ln := testutil.Listen(t)
 	im, err := testutil.ServeMySQLImpostor(ln)
 	if err != nil {
 		t.Fatal(err)

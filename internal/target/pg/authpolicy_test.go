@@ -3,14 +3,11 @@ package pg_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/errclass"
-	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -32,14 +29,11 @@ func TestRequireSCRAMRefusesImpostor(t *testing.T) {
 		{testutil.AuthMD5, "asked for an MD5 password hash"},
 		{testutil.AuthOk, "asked for nothing"},
 	} {
-		ln, err := localdb.Listen()
-		if err != nil {
-			t.Fatal(err)
-		}
+		ln := testutil.Listen(t)
 		im := testutil.ServeImpostor(ln, []int{c.auth})
 		addr := ln.Addr().String()
 		url := fmt.Sprintf("postgres://postgres:s3cret-pw@%s/postgres?sslmode=disable&require_auth=scram-sha-256", addr)
-		_, err = target.OpenURL(ctx, url)
+		_, err := target.OpenURL(ctx, url)
 		if err == nil {
 			t.Fatalf("auth %d: connected to the impostor", c.auth)
 		}
@@ -72,22 +66,11 @@ func TestRequireSCRAMRefusesImpostor(t *testing.T) {
 func TestTLSRefusingImpostor(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ca, err := localdb.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	caFile := filepath.Join(t.TempDir(), "ca.crt")
-	if err := os.WriteFile(caFile, ca.PEM(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := localdb.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	caFile := testutil.CAFile(t)
+	ln := testutil.Listen(t)
 	im := testutil.ServeImpostor(ln, []int{testutil.AuthCleartext})
 	addr := ln.Addr().String()
-	_, err = target.OpenURL(ctx, fmt.Sprintf("postgres://postgres:s3cret-pw@%s/postgres?sslmode=verify-full&sslrootcert=%s&require_auth=scram-sha-256", addr, caFile))
+	_, err := target.OpenURL(ctx, fmt.Sprintf("postgres://postgres:s3cret-pw@%s/postgres?sslmode=verify-full&sslrootcert=%s&require_auth=scram-sha-256", addr, caFile))
 	if err == nil {
 		t.Fatal("connected to the impostor")
 	}

@@ -10,10 +10,10 @@ import (
 	"time"
 )
 
-// TestRawConn: data both ways (larger than a socket buffer, so writes
-// wait for the poller), EOF, and a Read blocked on an idle socket
-// interrupted by a deadline and by Close.
-func TestRawConn(t *testing.T) {
+// tcpPair is both ends of a new loopback TCP connection: the dialled one
+// (for wrapRaw) and the accepted one, closed when the test ends.
+func tcpPair(t *testing.T) (dialled, accepted net.Conn) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -32,13 +32,22 @@ func TestRawConn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := wrapRaw(d)
-	if _, ok := c.(*rawConn); !ok {
-		t.Fatalf("a TCP conn is not wrapped: %T", c)
-	}
 	s := <-srv
 	if s == nil {
 		t.Fatal("accept failed")
+	}
+	t.Cleanup(func() { s.Close() })
+	return d, s
+}
+
+// TestRawConn: data both ways (larger than a socket buffer, so writes
+// wait for the poller), EOF, and a Read blocked on an idle socket
+// interrupted by a deadline and by Close.
+func TestRawConn(t *testing.T) {
+	d, s := tcpPair(t)
+	c := wrapRaw(d)
+	if _, ok := c.(*rawConn); !ok {
+		t.Fatalf("a TCP conn is not wrapped: %T", c)
 	}
 
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
@@ -60,7 +69,7 @@ func TestRawConn(t *testing.T) {
 
 	// A deadline interrupts a waiting Read with a timeout error.
 	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-	_, err = c.Read(got)
+	_, err := c.Read(got)
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Read past the deadline: %v, want a timeout", err)
@@ -85,11 +94,8 @@ func TestRawConn(t *testing.T) {
 	}
 
 	// The peer closing gives EOF.
-	d2, _ := net.Dial("tcp", ln.Addr().String())
-	go func() {
-		c, _ := ln.Accept()
-		c.Close()
-	}()
+	d2, s2 := tcpPair(t)
+	s2.Close()
 	c2 := wrapRaw(d2)
 	defer c2.Close()
 	if _, err := c2.Read(got); err != io.EOF {
@@ -104,27 +110,9 @@ func TestRawConn(t *testing.T) {
 // the second's buffer and the second indexed a nil one (a panic in
 // TestHangAtWindowEnd under load).
 func TestRawConnConcurrentReads(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	srv := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		srv <- c
-	}()
-	d, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, s := tcpPair(t)
 	c := wrapRaw(d)
 	defer c.Close()
-	s := <-srv
-	if s == nil {
-		t.Fatal("accept failed")
-	}
-	defer s.Close()
 
 	const readers = 8
 	type got struct {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -212,19 +213,8 @@ func TestReleaseAfterSessionLost(t *testing.T) {
 // reconnected, so the signals do not wait for --lease (an hour here) and
 // every workflow completes within --stuck-after, each signal applied once.
 func TestWorkerSessionLostMidApply(t *testing.T) {
-	cl := testutil.Postgres(t)
-	ctx := context.Background()
-	admin := testutil.Session(t, openTarget(t, cl.URL()))
 	w := newWorkflow(t, "--signal-workers", "3", "--claim-batch", "2", "--lease", "1h", "--stuck-after", "5s", "--steps", "3")
-	s := spec(cl.URL(), w, 4, 60)
-	var killed int64
-	obs, done := killMidOp(ctx, admin, "apply", &killed)
-	s.Runner.Observers = []runner.Observer{obs}
-	r := runOn(t, s, openDB(t, s))
-	<-done
-	if killed == 0 {
-		t.Fatal("no worker session terminated mid apply")
-	}
+	r, _, killed := runKillingMidOp(t, w, "apply", 60)
 	checkRun(t, r, 60)
 	t.Logf("killed %d worker sessions mid apply; apply errors %v", killed, r.Op(stepApply).Errors)
 }
@@ -235,19 +225,9 @@ func TestWorkerSessionLostMidApply(t *testing.T) {
 // driver calls the lost session's outcome unknown, but nothing was
 // committed yet: it is a failed publish).
 func TestPublishSessionLost(t *testing.T) {
-	cl := testutil.Postgres(t)
 	ctx := context.Background()
-	admin := testutil.Session(t, openTarget(t, cl.URL()))
 	w := newWorkflow(t, "--signal-workers", "2")
-	s := spec(cl.URL(), w, 4, 200)
-	var killed int64
-	obs, done := killMidOp(ctx, admin, "signal_publish", &killed)
-	s.Runner.Observers = []runner.Observer{obs}
-	r := runOn(t, s, openDB(t, s))
-	<-done
-	if killed == 0 {
-		t.Fatal("no starter session terminated mid publish")
-	}
+	r, admin, _ := runKillingMidOp(t, w, "signal_publish", 200)
 	if p := r.Op(opPublish); p.ErrorCount() == 0 {
 		t.Fatalf("publish errors %v, want some", p.Errors)
 	}
@@ -270,6 +250,26 @@ func TestLeaseTakenOverSpendsAttempts(t *testing.T) {
 	if !r.Invariants.OK || !strings.Contains(d.Detail, "attempts ended without the handler's verdict") {
 		t.Errorf("invariants %+v", r.Invariants)
 	}
+}
+
+// runKillingMidOp runs w, 4 clients for n iterations, on a throwaway
+// cluster, terminating the session of clients in the middle of op
+// (killMidOp), and fails the test unless it terminated some. It returns
+// the result, the admin session and how many it terminated.
+func runKillingMidOp(t *testing.T, w *Workload, op string, n int) (*result.Result, target.Conn, int64) {
+	t.Helper()
+	cl := testutil.Postgres(t)
+	admin := testutil.Session(t, openTarget(t, cl.URL()))
+	s := spec(cl.URL(), w, 4, n)
+	var killed int64
+	obs, done := killMidOp(context.Background(), admin, op, &killed)
+	s.Runner.Observers = []runner.Observer{obs}
+	r := runOn(t, s, openDB(t, s))
+	<-done
+	if killed == 0 {
+		t.Fatalf("no session terminated mid %s", op)
+	}
+	return r, admin, killed
 }
 
 // killMidOp terminates, from the window's start, the sessions idle in a

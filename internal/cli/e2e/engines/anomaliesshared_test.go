@@ -31,9 +31,7 @@ func twoListAppendRuns(t *testing.T, db string) {
 	t.Helper()
 	args := []string{"run", "list-append", "--db", db, "--isolation", "serializable", "--keys", "2", "--clients", "4", "--duration", "3s"}
 	// a first run makes the table, so the two overlap in their runs
-	if code, _, stderr := clitest.Run(append(args[:len(args):len(args)], "--duration", "100ms")...); code != exitcode.OK {
-		t.Fatalf("first run: exit %d\n%s", code, stderr)
-	}
+	clitest.MustRun(t, append(args[:len(args):len(args)], "--duration", "100ms")...)
 	first, out1, err1 := clitest.Start(t, args...)
 	clitest.WaitFor(t, err1, 0, `txn [0-9,.]+/s`)
 	code2, out2, stderr2 := clitest.Run(append(args[:len(args):len(args)], "--duration", "1s")...)

@@ -24,15 +24,10 @@ import (
 // what it found and the rows it was made with.
 func TestRunSaysWhatTheDataWas(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "te.db")
-	if code, _, stderr := clitest.Run("init", "train-events", "--db", db, "--rows", "200"); code != exitcode.OK {
-		t.Fatalf("init: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, "init", "train-events", "--db", db, "--rows", "200")
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--db", db, "--iterations", "3", "--clients", "1", "--json", out}, clitest.Quick...)
-	code, stdout, stderr := clitest.Run(append(args, "--rows", "5000")...)
-	if code != exitcode.OK {
-		t.Fatalf("run: exit %d: %s", code, stderr)
-	}
+	stdout, stderr := clitest.MustRun(t, append(args, "--rows", "5000")...)
 	if want := "using the existing train-events data: 200 events, loaded with --rows 200 (--rows 5000 applies only with --reinit)"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
@@ -73,9 +68,7 @@ func TestInterruptedLoadIsRefused(t *testing.T) {
 		!strings.Contains(out.String(), "run with --reinit") {
 		t.Fatalf("run on the partial data: exit %d, want %d naming --reinit:\n%s", code, exitcode.Usage, out.String())
 	}
-	if code, _, stderr := clitest.Run(append(args, "--reinit")...); code != exitcode.OK {
-		t.Fatalf("run --reinit: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, append(args, "--reinit")...)
 }
 
 // sqliteCount counts table's rows in the SQLite file at path; 0 when it

@@ -29,11 +29,7 @@ func TestCheckGoTPCData(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	m, err := localdb.StartMariaDB(ctx, localdb.MariaDBOptions{Conf: []string{"require_secure_transport=OFF"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Stop() })
+	m := testutil.MariaDB(t, "require_secure_transport=OFF")
 	testutil.Exec(t, m.URL(), "CREATE DATABASE gotpc", "CREATE DATABASE empty")
 	url := testutil.DatabaseURL(t, m.URL(), "gotpc")
 	prepare := exec.CommandContext(ctx, gotpc, "tpcc", "-H", "127.0.0.1", "-P", fmt.Sprint(m.Port()), "-U", localdb.MariaDBUser, "-p", m.Password(),

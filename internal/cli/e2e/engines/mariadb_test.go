@@ -11,7 +11,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -31,14 +30,9 @@ var teMaria = []string{"run", "train-events", "--rows", "500", "--clients", "3",
 // mysql:// URL (invariants OK, and a planted loss caught), then a run on
 // --db temp-mariadb with every server and network fault injected into it.
 func TestMariaDB(t *testing.T) {
-	testutil.NeedMariaDB(t)
+	m := testutil.MariaDB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	m, err := localdb.StartMariaDB(ctx, localdb.MariaDBOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Stop() })
 	url := m.URL()
 
 	t.Run("connect-overhead", func(t *testing.T) {

@@ -24,10 +24,7 @@ func runTPCC(t *testing.T, args ...string) *result.Result {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.json")
 	args = append(append([]string{"run", "tpcc", "--json", out}, tpccSmall...), args...)
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
+	stdout, _ := clitest.MustRun(t, args...)
 	plain.Contains(t, "the output", stdout,
 		"3.3.2.1 W_YTD = sum(D_YTD)", "3.3.2.12 C_BALANCE + C_YTD_PAYMENT", "payments = YTD growth",
 		"tpmC ", "p90 limits new-order", "invariants: OK",
@@ -233,10 +230,7 @@ func TestTPCCStudy(t *testing.T) {
 	out := filepath.Join(dir, "study")
 	args := append([]string{"study", "tpcc", "--db", "sqlite:" + filepath.Join(dir, "tpcc.db"), "--iterations", "40", "--out", out,
 		"--vary", "clients=1,2"}, tpccSmall...)
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
+	clitest.MustRun(t, args...)
 	md, err := os.ReadFile(filepath.Join(out, "study.md"))
 	if err != nil {
 		t.Fatal(err)

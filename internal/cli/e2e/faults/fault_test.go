@@ -38,10 +38,7 @@ func runFaults(t *testing.T, extra []string, faults ...string) *result.Result {
 	for _, f := range faults {
 		args = append(args, "--fault", f)
 	}
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
+	stdout, _ := clitest.MustRun(t, args...)
 	if !strings.Contains(stdout, "\nfaults\n") || !strings.Contains(stdout, "invariants: OK") {
 		t.Errorf("no faults table or invariants not OK:\n%s", stdout)
 	}
@@ -173,10 +170,7 @@ func TestStudyComparesRecovery(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "st")
 	args := append([]string{"study", "train-events", "--db", "temp-postgres", "--vary", "via=direct,pgbouncer", "--vary", "fault=1s:terminate-backends",
 		"--duration", "3s", "--rate", "20", "--clients", "2", "--telemetry", "off", "--settle", "0s", "--out", out}, clitest.Quick...)
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
+	stdout, _ := clitest.MustRun(t, args...)
 	plain.Contains(t, "summary", stdout,
 		"## faults: recovery", "| via=direct fault=1s:terminate-backends    | terminate-backends at 1.0 s",
 		"| via=pgbouncer fault=1s:terminate-backends | terminate-backends at 1.0 s",

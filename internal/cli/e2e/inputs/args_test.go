@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -16,9 +15,7 @@ import (
 func TestRecordedArgsAreMains(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--iterations", "5", "--clients", "1", "--json", out}, clitest.Quick...)
-	if code, _, stderr := clitest.Run(args...); code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, args...)
 	r, err := result.Load(out)
 	if err != nil {
 		t.Fatal(err)

@@ -90,10 +90,7 @@ func TestHistoryNamesThePlantedSlowdown(t *testing.T) {
 // no change in any metric.
 func TestHistoryOfNoiseNamesNone(t *testing.T) {
 	dir, _ := historySeries(t, 0)
-	code, stdout, stderr := clitest.Run("history", dir)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := clitest.MustRun(t, "history", dir)
 	if !regexp.MustCompile(`(?m)^no changes in \d+ metrics over 20 results`).MatchString(stdout) || strings.Contains(stdout, "#") && strings.Contains(stdout, "WORSE") {
 		t.Errorf("changes named in noise:\n%s", stdout)
 	}
@@ -177,10 +174,7 @@ func TestHistoryOfSuites(t *testing.T) {
 			}
 		}
 	}
-	code, stdout, stderr := clitest.Run("history", root, "--order", "label")
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := clitest.MustRun(t, "history", root, "--order", "label")
 	if !regexp.MustCompile(`(?m)^pgbench-select-only-sqlite-smoke: txn/s\s+#7 s07\s.*-50\.0%.*WORSE$`).MatchString(stdout) {
 		t.Errorf("the slowed scenario's txn/s is not named at #7 s07:\n%s", stdout)
 	}

@@ -27,9 +27,7 @@ func lastLine(s string) string {
 func TestReadOnlyDatabase(t *testing.T) {
 	t.Parallel()
 	url := testutil.SharedPostgres(t) // a database of its own, made read-only
-	if code, _, stderr := clitest.Run(append([]string{"init", "train-events", "--db", url}, clitest.Quick...)...); code != exitcode.OK {
-		t.Fatalf("init: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, append([]string{"init", "train-events", "--db", url}, clitest.Quick...)...)
 	testutil.Exec(t, url, "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = on', current_database()); END $$")
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--db", url, "--duration", "2s", "--clients", "2", "--telemetry", "off", "--json", out}, clitest.Quick...)

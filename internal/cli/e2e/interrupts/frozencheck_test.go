@@ -11,7 +11,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/localdb"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -44,12 +43,7 @@ func TestFrozenServerDuringTheCheck(t *testing.T) {
 			var url, running string
 			var freeze func()
 			if c.mariadb {
-				testutil.NeedMariaDB(t)
-				m, err := localdb.StartMariaDB(context.Background(), localdb.MariaDBOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = m.Stop() })
+				m := testutil.MariaDB(t)
 				url, running = m.URL(), mariaRunning
 				freeze = func() {
 					pid := m.PID()

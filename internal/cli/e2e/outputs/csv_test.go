@@ -75,9 +75,7 @@ func TestRunCSVAndJSONL(t *testing.T) {
 	js, cs, jl := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.jsonl")
 	args := append([]string{"run", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--iterations", "40", "--clients", "2",
 		"--progress", "20ms", "--json", js, "--csv", cs, "--jsonl", jl}, clitest.Quick...)
-	if code, _, stderr := clitest.Run(args...); code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, args...)
 	r, err := result.Load(js)
 	if err != nil {
 		t.Fatal(err)
@@ -103,9 +101,7 @@ func TestRunCSVAndJSONL(t *testing.T) {
 		}
 	}
 	again := filepath.Join(dir, "again.csv")
-	if code, _, stderr := clitest.Run("report", js, "--csv", again); code != exitcode.OK {
-		t.Fatalf("report --csv: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, "report", js, "--csv", again)
 	if a := clitest.Read(t, again); !bytes.Equal(a, b) {
 		t.Errorf("report --csv differs from run --csv:\n%s\n---\n%s", a, b)
 	}
@@ -147,9 +143,7 @@ func TestStudyCSV(t *testing.T) {
 	out := filepath.Join(dir, "st")
 	db := "sqlite:" + filepath.Join(dir, "s.db")
 	args := append([]string{"study", "train-events", "--db", db, "--vary", "clients=1,2", "--iterations", "6", "--settle", "0s", "--out", out}, clitest.Quick...)
-	if code, _, stderr := clitest.Run(args...); code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, args...)
 	b := clitest.Read(t, filepath.Join(out, "study.csv"))
 	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
 	if err != nil {

@@ -378,14 +378,7 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Fatalf("study --dashboard, interrupted: exit %d\n%s", code, stderr)
 	}
 	s := clitest.ReadStudy(t, out)
-	var runs []*result.Result
-	for _, c := range s.Cells {
-		cr, err := result.Load(c.Results[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, cr)
-	}
+	runs := clitest.FirstRuns(t, s)
 	checkDrawn(t, w.dom, w.requests, url, report.StudyChartCount(s, runs))
 	cells := tableRows(t, w.dom, "cells")
 	if len(cells) != len(s.Cells) || len(s.Cells) != 1 {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/report"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -37,10 +36,7 @@ func TestFaultsInHTMLReport(t *testing.T) {
 	if err := r.Save(in); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := clitest.Run("report", in, "--html", page)
-	if code != exitcode.OK {
-		t.Fatalf("report: exit %d: %s", code, stderr)
-	}
+	stdout, _ := clitest.MustRun(t, "report", in, "--html", page)
 	plain.Contains(t, "report", stdout,
 		"\nfaults\n", "kill-server:1s  server", "10 (connect_refused 3, connection_lost 7) in 2.3 s",
 		"fault at 2.0 s (reset): 4 connections reset; throughput baseline",

@@ -180,9 +180,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	runJSON, runHTML := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.html")
 	args := append([]string{"run", "train-events", "--clients", "2", "--duration", "3s", "--progress", "500ms", "--seed", "5",
 		"--json", runJSON, "--html", runHTML}, clitest.Quick...)
-	if code, _, stderr := clitest.Run(args...); code != exitcode.OK {
-		t.Fatalf("run: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, args...)
 	r, err := result.Load(runJSON)
 	if err != nil {
 		t.Fatal(err)
@@ -204,9 +202,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if err := r.Save(telJSON); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := clitest.Run("report", "--html", repHTML, telJSON); code != exitcode.OK {
-		t.Fatalf("report --html: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, "report", "--html", repHTML, telJSON)
 	n, dom := drawn(t, chromium, repHTML, filepath.Join(artifacts, "report.png"))
 	if want := report.ChartCount(r); n != want || n < 12 {
 		t.Errorf("report with telemetry: %d charts drawn, want %d", n, want)
@@ -229,27 +225,16 @@ func TestHTMLReportInChromium(t *testing.T) {
 	// tables are wider than the page (they made study.html 1544 px wide)
 	args = append([]string{"study", "train-events", "--duration", "500ms", "--progress", "250ms", "--settle", "0", "--seed", "5",
 		"--vary", "clients=1,2,4", "--vary", "conn=per-txn", "--repeat", "2", "--compare", "first", "--out", out}, clitest.Quick...)
-	if code, _, stderr := clitest.Run(args...); code != exitcode.OK {
-		t.Fatalf("study: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, args...)
 	s := clitest.ReadStudy(t, out)
-	var runs []*result.Result
-	for _, c := range s.Cells {
-		cr, err := result.Load(c.Results[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, cr)
-	}
+	runs := clitest.FirstRuns(t, s)
 	want := report.StudyChartCount(s, runs)
 	if n, _ := drawn(t, chromium, filepath.Join(out, "study.html"), ""); n != want || n < 6 {
 		t.Errorf("study.html: %d charts drawn, want %d", n, want)
 	}
 	// report renders the same page from the study's directory
 	again := filepath.Join(dir, "again.html")
-	if code, _, stderr := clitest.Run("report", out, "--html", again); code != exitcode.OK {
-		t.Fatalf("report STUDY --html: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, "report", out, "--html", again)
 	if n, _ := drawn(t, chromium, again, filepath.Join(artifacts, "study.png")); n != want {
 		t.Errorf("report of the study: %d charts drawn, want %d", n, want)
 	}
@@ -258,9 +243,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 func TestReportHTMLArguments(t *testing.T) {
 	dir := t.TempDir()
 	res := filepath.Join(dir, "r.json")
-	if code, _, stderr := clitest.Run(append([]string{"run", "train-events", "--iterations", "20", "--clients", "1", "--json", res}, clitest.Quick...)...); code != exitcode.OK {
-		t.Fatalf("run: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, append([]string{"run", "train-events", "--iterations", "20", "--clients", "1", "--json", res}, clitest.Quick...)...)
 	// a study directory that moved: its results are found beside study.json
 	sdir := filepath.Join(dir, "moved")
 	os.Mkdir(sdir, 0o755)

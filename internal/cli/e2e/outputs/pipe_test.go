@@ -19,9 +19,7 @@ func TestReportIntoClosedPipe(t *testing.T) {
 	st := filepath.Join(dir, "st")
 	args := append([]string{"study", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"),
 		"--vary", "variant=manual,text", "--iterations", "4", "--clients", "1", "--settle", "0s", "--out", st}, clitest.Quick...)
-	if code, _, stderr := clitest.Run(args...); code != exitcode.OK {
-		t.Fatalf("study: exit %d: %s", code, stderr)
-	}
+	clitest.MustRun(t, args...)
 	html := filepath.Join(dir, "x.html")
 	r, w, err := os.Pipe()
 	if err != nil {

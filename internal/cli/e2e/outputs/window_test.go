@@ -21,10 +21,7 @@ func TestOneMeasurementWindow(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--db", "sqlite:" + filepath.Join(t.TempDir(), "w.db"), "--clients", "4",
 		"--duration", "1s", "--progress", "300ms", "--json", out}, clitest.Quick...)
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := clitest.MustRun(t, args...)
 	r, err := result.Load(out)
 	if err != nil {
 		t.Fatal(err)

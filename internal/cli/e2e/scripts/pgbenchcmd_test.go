@@ -189,9 +189,7 @@ func TestPgbenchOnSQLiteVacuumsQuietly(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	tpcb := "sqlite:" + filepath.Join(dir, "tpcb.db")
-	if code, out, stderr := clitest.Run("pgbench", "-i", "-s", "1", "--db", tpcb); code != exitcode.OK {
-		t.Fatalf("pgbench -i: exit %d\n%s\n%s", code, out, stderr)
-	}
+	clitest.MustRun(t, "pgbench", "-i", "-s", "1", "--db", tpcb)
 	for _, args := range [][]string{
 		{"pgbench", "-b", "ycsb-b", "-D", "record_count=200", "--db", "sqlite:" + filepath.Join(dir, "ycsb.db"), "-t", "20"},
 		{"pgbench", "-b", "tpcb-like", "-v", "--db", tpcb, "-t", "20"},

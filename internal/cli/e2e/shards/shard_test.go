@@ -117,9 +117,7 @@ func TestShardedRun(t *testing.T) {
 
 	// One process with the same flags does the same total work.
 	one := filepath.Join(dir, "one.json")
-	if code, _, errOut := clitest.Run(append(append([]string{"run"}, args...), "--db", dbURL, "--json", one)...); code != exitcode.OK {
-		t.Fatalf("one process: exit %d %s", code, errOut)
-	}
+	clitest.MustRun(t, append(append([]string{"run"}, args...), "--db", dbURL, "--json", one)...)
 	r, err := result.Load(one)
 	if err != nil {
 		t.Fatal(err)

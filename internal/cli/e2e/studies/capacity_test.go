@@ -41,10 +41,7 @@ func TestCapacityByClients(t *testing.T) {
 	out := filepath.Join(dir, "cap")
 	args := append([]string{"capacity", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--by", "clients", "--slo", "connect.count<=3",
 		"--iterations", "40", "--settle", "0s", "--repeat", "1", "--out", out}, clitest.Quick...)
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
+	stdout, _ := clitest.MustRun(t, args...)
 	s := readSearch(t, out)
 	if got := ladder(s); got != "1 2 4 3" || s.Best != 3 || s.Missed != 4 || !strings.HasPrefix(s.MissedGoal, "connect.count<=3 (measured 4") {
 		t.Errorf("ladder %q, highest met %g, first missed %g on %q; want 1 2 4 3, 3, 4 on connect.count<=3", got, s.Best, s.Missed, s.MissedGoal)
@@ -79,10 +76,7 @@ func TestCapacityByRate(t *testing.T) {
 	out := filepath.Join(dir, "cap")
 	args := append([]string{"capacity", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--slo", "errors<=0%", "--slo", "cycle.max<=1h",
 		"--from", "4", "--max", "16", "--duration", "2s", "--settle", "0s", "--repeat", "1", "--out", out}, clitest.Quick...)
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
+	stdout, _ := clitest.MustRun(t, args...)
 	s := readSearch(t, out)
 	if got := ladder(s); got != "4 8 16" || s.Best != 16 || s.Missed != 0 || !strings.Contains(s.Stop, "up to the bound, rate 16") {
 		t.Errorf("ladder %q, highest met %g, first missed %g, stopped %q", got, s.Best, s.Missed, s.Stop)
@@ -263,9 +257,7 @@ func TestCapacityDefaultsAgree(t *testing.T) {
 	out := filepath.Join(dir, "cap")
 	args := append([]string{"capacity", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--slo", "errors<=100%",
 		"--by", "clients", "--iterations", "5", "--settle", "0s", "--max-steps", "1", "--out", out}, clitest.Quick...)
-	if code, stdout, stderr := clitest.Run(args...); code != exitcode.OK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
+	clitest.MustRun(t, args...)
 	if s := readSearch(t, out); fmt.Sprint(s.MinReps) != def("repeat") || len(s.Steps[0].Reps) != s.MinReps {
 		t.Errorf("the search repeated its step %d times (min %d), the help says %s", len(s.Steps[0].Reps), s.MinReps, def("repeat"))
 	}

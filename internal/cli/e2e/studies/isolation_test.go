@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -22,9 +21,7 @@ func TestStudyVariesIsolation(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "st")
 	args := append([]string{"study", "train-events", "--db", db, "--vary", "isolation=serializable,repeatable-read",
 		"--iterations", "6", "--clients", "2", "--settle", "0s", "--out", out}, clitest.Quick...)
-	if code, stdout, stderr := clitest.Run(args...); code != exitcode.OK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
+	clitest.MustRun(t, args...)
 	md, _ := os.ReadFile(filepath.Join(out, "study.md"))
 	for i, level := range []string{"serializable", "repeatable-read"} {
 		if !strings.Contains(string(md), "isolation="+level) {

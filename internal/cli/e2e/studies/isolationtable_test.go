@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -23,9 +22,7 @@ func isolationTable(t *testing.T, db string, args ...string) map[string][]string
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "st")
 	all := append(append([]string{"study"}, args...), "--db", db, "--vary", "isolation="+strings.Join(isolationLevels, ","), "--settle", "0s", "--out", out)
-	if code, stdout, stderr := clitest.Run(all...); code != exitcode.OK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
+	clitest.MustRun(t, all...)
 	md, _ := os.ReadFile(filepath.Join(out, "study.md"))
 	_, table, ok := strings.Cut(string(md), "## isolation: cost and check\n")
 	if !ok {

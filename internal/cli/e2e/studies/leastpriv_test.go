@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -25,10 +24,7 @@ func TestStudyAsNonSuperuser(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "st")
 	args := append([]string{"study", "train-events", "--db", url, "--vary", "variant=manual,text",
 		"--iterations", "4", "--clients", "2", "--settle", "0s", "--out", out}, clitest.Quick...)
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d:\n%s", code, stderr)
-	}
+	stdout, stderr := clitest.MustRun(t, args...)
 	if n := strings.Count(stderr, "cannot reset the server's statistics"); n != 1 {
 		t.Errorf("the note appears %d times, want once:\n%s", n, stderr)
 	}

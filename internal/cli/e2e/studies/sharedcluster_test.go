@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -28,10 +27,7 @@ func TestStudyCellsShareOneCluster(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "st")
 	args := append([]string{"study", "train-events", "--db", "temp-postgres", "--vary", "via=direct,pgbouncer",
 		"--iterations", "20", "--clients", "2", "--settle", "0s", "--repeat", "2", "--out", out}, clitest.Quick...)
-	code, _, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	_, stderr := clitest.MustRun(t, args...)
 	clusters := regexp.MustCompile(clitest.ServerReady).FindAllStringSubmatch(stderr, -1)
 	if len(clusters) != 1 {
 		t.Fatalf("%d clusters started, want 1:\n%s", len(clusters), stderr)

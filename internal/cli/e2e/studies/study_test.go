@@ -69,10 +69,7 @@ func TestStudyComparisonVerdicts(t *testing.T) {
 	}
 	args := []string{"study", "script", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "-f", script,
 		"--iterations", "5", "--settle", "0s", "--repeat", "3", "--out", out, "--vary", "define=ms=50,ms=200"}
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := clitest.MustRun(t, args...)
 	var meanRow string
 	for _, l := range strings.Split(stdout, "\n") {
 		if strings.HasPrefix(l, "| s.sql ") && strings.Contains(l, "| mean (ms)") {
@@ -158,10 +155,7 @@ func TestStudyReportNoiseAndStalls(t *testing.T) {
 	if err := os.WriteFile(file, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := clitest.Run("report", file)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := clitest.MustRun(t, "report", file)
 	plain.Contains(t, "report", stdout, "+0% (1.00x) ~ (p=1.00", "**cell x=c stalled in 3 of 3 runs", "| x=c (stalled) |",
 		// it says it could not decide, and why: not "no difference"
 		"0 of 5 changes decided (better or worse), 5 within the repetitions' noise (~): ~ is a difference 3 repetitions cannot tell from their noise, not proof of none")

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
@@ -47,9 +46,7 @@ clients = [1, 2]
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	if code, _, stderr := clitest.Run("suite", "run", file, "--tier", "smoke", "--out", out); code != exitcode.OK {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	clitest.MustRun(t, "suite", "run", file, "--tier", "smoke", "--out", out)
 	rep := readSuite(t, out)
 	for _, s := range rep.Scenarios {
 		if m := s.Summary; m.Database["xact_commit"] <= 0 || m.Database["blks_hit"] <= 0 || m.Database["tup_inserted"] <= 0 || m.TopWait == "" || m.TopWaitShare <= 0 || m.P90MS <= 0 {
