@@ -6,6 +6,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/stats"
 )
 
 // value is one metric of one unit, before it is compared.
@@ -26,7 +27,7 @@ type value struct {
 	// reps are the value of each repetition (a unit of two or more);
 	// series the value of each of a single run's progress intervals, with
 	// drift what its machine's busy share says of the noise between runs
-	// (noise.go). The statistics of the comparison come from them.
+	// (of a unit of repetitions, the median of theirs; noise.go). The statistics of the comparison come from them.
 	reps   []float64
 	series []float64
 	drift  float64
@@ -179,12 +180,12 @@ func unitValues(rs []*result.Result) []value {
 	for _, k := range order {
 		vs := byKey[k]
 		m := vs[0]
-		xs := make([]float64, len(vs))
+		xs, drifts := make([]float64, len(vs)), make([]float64, len(vs))
 		for i, v := range vs {
-			xs[i] = v.v
+			xs[i], drifts[i] = v.v, v.drift
 			m.n = min(m.n, v.n)
 		}
-		m.series, m.drift, m.reps = nil, 0, xs
+		m.series, m.drift, m.reps = nil, stats.Median(drifts), xs
 		if m.family == FamInvariants {
 			m.v = slices.Min(xs)
 		} else {

@@ -100,20 +100,24 @@ func latencySeries(r *result.Result, o result.Op, of func(metrics.Summary) float
 	return out
 }
 
-// sample is what a value knows of its noise: its repetitions (a unit of
-// two or more), or its run's intervals with a drift: a comparison of
-// single runs is as unsure as its busier side, so each side takes the
-// larger of the two runs' drifts.
+// sample is what a value knows of its noise: its run's intervals with a
+// drift, or its repetitions (a unit of two or more) with their drift over
+// the square root of their count. A comparison is as unsure as its busier
+// side, so each side takes the larger of the two sides' drifts.
+// Repetitions get one because they run back to back, minutes apart, and
+// share their machine's and server's state (its cache, its background
+// work, the other sessions of that minute): two of them agreeing by
+// chance (one degree of freedom) says nothing of the next suite's, and a
+// side's level may sit from another suite's by at least what separate
+// runs' levels do, averaged over its repetitions (docs/diff.md, "How
+// sure").
 func (v value) sample(other value) stats.Sample {
-	if len(v.reps) > 1 {
-		return stats.Sample{Values: v.reps}
-	}
-	d := v.drift
-	if len(other.reps) < 2 {
-		d = max(d, other.drift)
-	}
+	d := max(v.drift, other.drift)
 	if v.family == FamP95 || v.family == FamP99 {
 		d *= TailDrift
+	}
+	if len(v.reps) > 1 {
+		return stats.Sample{Values: v.reps, Drift: d / math.Sqrt(float64(len(v.reps)))}
 	}
 	return stats.Sample{Values: v.series, Series: true, Drift: d}
 }
