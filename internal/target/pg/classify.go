@@ -29,6 +29,9 @@ func (driver) Classify(err error) (errclass.Class, bool) {
 		if poolerRefused(pgErr) {
 			return errclass.ConnectRefused, true
 		}
+		if slices.Contains(poolerServerLost, pgErr.Message) {
+			return errclass.ConnectionLost, true
+		}
 		return classifySQLState(pgErr.Code), true
 	}
 	if pgconn.Timeout(err) {
@@ -91,6 +94,16 @@ var poolerRefusals = []string{
 	"query_wait_timeout",
 	"pgbouncer cannot connect to server",
 	"no more connections allowed (max_client_conn)",
+}
+
+// poolerServerLost are PgBouncer's messages to a client whose server
+// connection went away under it (the server killed or restarted while
+// the client's transaction or query held it): the session is lost, as a
+// closed connection is (SQLSTATE 08P01, which is otherwise a protocol
+// violation, "other"); whether a commit in flight happened is unknown.
+var poolerServerLost = []string{
+	"server conn crashed?",
+	"server connection closed",
 }
 
 // poolerRefused reports whether the error is a pooler's refusal of a
