@@ -17,7 +17,9 @@ import (
 // over 20 records for a fixed 300 transactions, and returns its result.
 func readFrom(t *testing.T, args ...string) (*result.Result, string) {
 	t.Helper()
-	out := filepath.Join(testutil.Artifacts(t), "readfrom.json")
+	// one file per subtest: with TXNBENCH_ARTIFACTS (CI) every test shares
+	// one directory, and the two parallel subtests read each other's result
+	out := filepath.Join(testutil.Artifacts(t), strings.ReplaceAll(t.Name(), "/", "-")+".json")
 	all := append([]string{"run", "script", "-b", "ycsb-read@95", "-b", "ycsb-update@5", "--record-count", "20",
 		"--db", "temp-postgres", "--replicas", "1", "--read-from", "replicas", "--clients", "1", "--iterations", "300",
 		"--telemetry", "off", "--json", out}, args...)
