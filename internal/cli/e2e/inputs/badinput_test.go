@@ -178,6 +178,8 @@ func badInputs(t *testing.T) []badInput {
 		{args: []string{"run", "script", "-b", "ycsb-c", "--db", "temp-mariadb", "--read-from", "replicas"}, want: "--read-from replicas reads from standbys: add --replicas 1"},
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--read-from", "replicas"), want: "--read-from replicas: train-events declares no read-only transaction"},
 		{args: []string{"run", "script", "-b", "ycsb-b", "--db", "temp-postgres", "--replicas", "1", "--read-from", "any"}, want: "script declares no read-only transaction to send to a standby (see docs/replication.md: script's read-only builtins, e.g. -b ycsb-read@95 -b ycsb-update@5 for YCSB-B)"},
+		{args: []string{"run", "script", "-b", "ycsb-read", "--db", "temp-postgres", "--replicas", "1", "--read-from", "replicas", "--via", "pgbouncer"}, want: "--read-from replicas with --via pgbouncer: txnbench's PgBouncers front the primary only, so the reads would bypass them; drop --via pgbouncer"},
+		{args: []string{"study", "script", "-b", "ycsb-read", "--db", "temp-postgres", "--via", "pgbouncer", "--read-from", "any", "--vary", "replicas=0,1"}, want: "--read-from any with --via pgbouncer"},
 		// --fault
 		{args: clitest.TrainEvents("--fault", "bogus"), want: "want AT:KIND[:ARG]"},
 		{args: clitest.TrainEvents("--fault", "x:kill-server"), want: `AT "x" is not a duration`},
