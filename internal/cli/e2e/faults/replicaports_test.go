@@ -103,8 +103,21 @@ func asNobody(t *testing.T, args ...string) (string, error) {
 
 // primarySocketDir is the directory of the primary's Unix socket, as the
 // configuration of the standby whose postmaster is standbyPM names it
-// (primary_conninfo's host; the test runs as root).
+// (primary_conninfo's host).
 func primarySocketDir(t *testing.T, standbyPM string) string {
+	t.Helper()
+	conf := standbyConf(t, standbyPM)
+	m := regexp.MustCompile(`primary_conninfo = '[^\n]*host=(/[^ ']+)`).FindStringSubmatch(conf)
+	if m == nil {
+		t.Fatalf("no socket directory in the standby's primary_conninfo:\n%s", conf)
+	}
+	return m[1]
+}
+
+// standbyConf is the postgresql.auto.conf of the standby whose
+// postmaster is standbyPM, which txnbench writes: its primary_conninfo,
+// with the password (the test runs as root).
+func standbyConf(t *testing.T, standbyPM string) string {
 	t.Helper()
 	cmd, err := os.ReadFile("/proc/" + standbyPM + "/cmdline")
 	if err != nil {
@@ -115,9 +128,5 @@ func primarySocketDir(t *testing.T, standbyPM string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`primary_conninfo = '[^\n]*host=(/[^ ']+)`).FindStringSubmatch(string(conf))
-	if m == nil {
-		t.Fatalf("no socket directory in the standby's primary_conninfo:\n%s", conf)
-	}
-	return m[1]
+	return string(conf)
 }
