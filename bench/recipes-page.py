@@ -9,6 +9,14 @@ sentences to its tables.
   recipes-page.py fill OUT         reads the page on stdin, writes it on stdout
                                    with each placeholder filled from the
                                    recipes' study.json in OUT
+  recipes-page.py splice PAGE TEMPLATE NOTE NAME...
+                                   reads a page written for recipes NAME on
+                                   stdin and writes PAGE on stdout with only
+                                   the sections ("## ..." to the next) of
+                                   TEMPLATE that hold a NAME's "@recipe"
+                                   taken from it, each with NOTE (when and on
+                                   what it ran) after its heading; a section
+                                   PAGE lacks goes where TEMPLATE puts it
 
 Placeholders:
 
@@ -206,7 +214,62 @@ def placeholder(out, body):
     raise TemplateError("{{%s}}: unknown placeholder (want {{vs ...}})" % body)
 
 
+def sections(lines):
+    """Splits a page at its "## " headings: a list of (heading, lines), the
+    first the part before any heading (heading None)."""
+    out = [(None, [])]
+    fence = False
+    for line in lines:
+        if line.startswith("```"):
+            fence = not fence
+        if not fence and line.startswith("## "):
+            out.append((line, [line]))
+        else:
+            out[-1][1].append(line)
+    return out
+
+
+def splice(page, template, note, names):
+    tmpl = sections(open(template, encoding="utf-8").read().split("\n"))
+    wanted = [h for h, body in tmpl if h and any(l.strip() in {"@recipe " + n for n in names} for l in body)]
+    missing = [n for n in names if not any(l.strip() == "@recipe " + n for _, body in tmpl for l in body)]
+    if missing:
+        raise TemplateError(f"{template} has no @recipe {' '.join(missing)}")
+    new = dict(sections(sys.stdin.read().split("\n")))
+    old = sections(open(page, encoding="utf-8").read().split("\n"))
+    order = [h for h, _ in tmpl]
+    for h in wanted:
+        if h not in new:
+            raise TemplateError(f"the page on stdin has no section {h!r}")
+        body = [new[h][0], "", note] + new[h][1:]
+        while body[-1] == "":
+            body.pop()
+        body.append("")  # one blank line before the next heading, or the page's last newline
+        heads = [oh for oh, _ in old]
+        if h in heads:
+            old[heads.index(h)] = (h, body)
+            continue
+        # after the nearest section before it in the template that the page has
+        at = 1
+        for prev in reversed(order[:order.index(h)]):
+            if prev in heads:
+                at = heads.index(prev) + 1
+                break
+        if old[at - 1][1][-1] != "":
+            old[at - 1][1].append("")
+        old.insert(at, (h, body))
+    lines = [l for _, body in old for l in body]
+    sys.stdout.write("\n".join(lines))
+    return 0
+
+
 def main(argv):
+    if len(argv) >= 6 and argv[1] == "splice":
+        try:
+            return splice(argv[2], argv[3], argv[4], argv[5:])
+        except TemplateError as e:
+            print(f"recipes-page.py: {e}", file=sys.stderr)
+            return 1
     if len(argv) != 3 or argv[1] not in ("check", "fill"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2

@@ -157,3 +157,36 @@ func TestRecipesPageFilled(t *testing.T) {
 		}
 	}
 }
+
+// TestRecipesSpliceOneSection: RECIPES_SECTION=1 bash bench/recipes.sh
+// NAME writes again only the template's sections that hold NAME's
+// recipe, each with its note of when and on what it ran, and leaves the
+// rest of the page as it was: a section the page lacks goes where the
+// template puts it, one it has is replaced whole.
+func TestRecipesSpliceOneSection(t *testing.T) {
+	dir := t.TempDir()
+	tmpl, page := filepath.Join(dir, "recipes.md.in"), filepath.Join(dir, "recipes.md")
+	write := func(path, s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(tmpl, "# Recipes\n\n@generated\n\n## A\n\n@recipe a\n\n## B\n\ntext of b\n\n@recipe b\n\n## C\n\n@recipe c\n")
+	old := "# Recipes\n\nGenerated once.\n\n## A\n\nold a\n\n## C\n\n```sh\n## not a heading\n```\nold c\n"
+	write(page, old)
+	fresh := "# Recipes\n\nGenerated again.\n\n## A\n\nnew a\n\n## B\n\ntext of b\n\nnew b\n\n## C\n\nnew c\n"
+	code, got, errs := recipesPage(t, fresh, "splice", page, tmpl, "Ran alone.", "b")
+	want := "# Recipes\n\nGenerated once.\n\n## A\n\nold a\n\n## B\n\nRan alone.\n\ntext of b\n\nnew b\n\n## C\n\n```sh\n## not a heading\n```\nold c\n"
+	if code != 0 || got != want {
+		t.Fatalf("splice b: exit %d (%s), page:\n%s\nwant:\n%s", code, errs, got, want)
+	}
+	write(page, got)
+	code, got, errs = recipesPage(t, fresh, "splice", page, tmpl, "Ran alone again.", "c", "b")
+	want = "# Recipes\n\nGenerated once.\n\n## A\n\nold a\n\n## B\n\nRan alone again.\n\ntext of b\n\nnew b\n\n## C\n\nRan alone again.\n\nnew c\n"
+	if code != 0 || got != want {
+		t.Fatalf("splice c and b: exit %d (%s), page:\n%s\nwant:\n%s", code, errs, got, want)
+	}
+	if code, _, errs := recipesPage(t, fresh, "splice", page, tmpl, "x", "nope"); code != 1 || !strings.Contains(errs, "has no @recipe nope") {
+		t.Errorf("a recipe the template lacks: exit %d, %q; want 1 and its name", code, errs)
+	}
+}

@@ -178,6 +178,13 @@ func (a *app) planStudy(args []string, p *studyPlan) error {
 		runs = append(runs, studyCell{cell: c, spec: spec})
 	}
 	distinctShown(runs)
+	specs, labels := make([]job.Spec, len(runs)), make([]string, len(runs))
+	for i, r := range runs {
+		specs[i], labels[i] = r.spec, r.cell.Label()
+	}
+	if err := job.CheckSharedFailover(specs, labels, sf.repeat); err != nil {
+		return usage(err)
+	}
 	sf.metricsAddr = first.f.metricsAddr // checked with every cell's flags
 	sf.dash = first.f.dash
 	sf.minSuccess = first.f.minSuccess

@@ -50,6 +50,12 @@ func (s Spec) checkReadFrom() error {
 	case r.Replicas == 0:
 		return fmt.Errorf("--read-from %s reads from standbys: add --replicas 1 (or more) with --db temp-postgres", r.ReadFrom)
 	}
+	if s.DB.Via.Kind == target.ViaPgBouncer {
+		// txnbench's PgBouncers front the primary alone: the reads would
+		// go around them, and the figures would mix pooled writes with
+		// unpooled reads as if both were pooled
+		return fmt.Errorf("--read-from %s with --via pgbouncer: txnbench's PgBouncers front the primary only, so the reads would bypass them; drop --via pgbouncer to read from the standbys directly, or keep --read-from primary to pool everything (docs/replication.md)", r.ReadFrom)
+	}
 	if len(workload.ReadOnly(s.Workload)) == 0 {
 		return fmt.Errorf("--read-from %s: %s declares no read-only transaction to send to a standby (see docs/replication.md: script's read-only builtins, e.g. -b ycsb-read@95 -b ycsb-update@5 for YCSB-B)", r.ReadFrom, s.Name)
 	}

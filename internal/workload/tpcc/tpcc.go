@@ -33,6 +33,7 @@ var (
 	_ workload.Ledger          = (*Workload)(nil)
 	_ workload.Noter           = (*Workload)(nil)
 	_ workload.EmbeddedChecker = (*Workload)(nil)
+	_ workload.ReadOnlyOps     = (*Workload)(nil)
 	_ workload.Chooser         = (*client)(nil) // its clients
 )
 
@@ -219,6 +220,11 @@ func (w *Workload) DefaultClients() (int, string) {
 
 // OpNames lists the ops in report order.
 func (w *Workload) OpNames() []string { return opNames }
+
+// ReadOnlyOps are Order-Status and Stock-Level, which only read (clauses
+// 2.6 and 2.8, in each implementation): --read-from may run them on a
+// standby.
+func (w *Workload) ReadOnlyOps() []string { return []string{opOrderStatus, opStockLevel} }
 
 // dataName names the dataset in txnbench_meta.
 const dataName = "tpcc"

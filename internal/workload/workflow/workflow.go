@@ -32,6 +32,7 @@ var (
 	_ workload.CycleCounter = (*Workload)(nil)
 	_ workload.Noter        = (*Workload)(nil)
 	_ workload.Unrecorder   = (*Workload)(nil)
+	_ workload.ReadOnlyOps  = (*Workload)(nil)
 )
 
 // The clients' ops, in report order.
@@ -226,6 +227,11 @@ func (w *Workload) CycleUnit() string { return "workflows" }
 
 // OpNames lists the clients' ops in report order.
 func (w *Workload) OpNames() []string { return []string{opStart, opPublish, opAwait} }
+
+// ReadOnlyOps is the await, which only reads the instance's state until
+// the workers completed it: --read-from may poll a standby, where the
+// completion shows once the standby replayed it.
+func (w *Workload) ReadOnlyOps() []string { return []string{opAwait} }
 
 // Steps are the workers' transactions and the phases; lateness only when
 // signals are delayed.

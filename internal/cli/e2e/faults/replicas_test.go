@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -117,17 +116,7 @@ func TestAsyncFailoverLossExits3(t *testing.T) {
 // configuration holds (the test runs as root).
 func waitReplayed(t *testing.T, port, standbyPM string) {
 	t.Helper()
-	cmd, err := os.ReadFile("/proc/" + standbyPM + "/cmdline")
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := strings.Split(string(cmd), "\x00")
-	dataDir := args[slices.Index(args, "-D")+1]
-	conf, err := os.ReadFile(filepath.Join(dataDir, "postgresql.auto.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw := regexp.MustCompile(`password=(\w+)`).FindStringSubmatch(string(conf))[1]
+	pw := regexp.MustCompile(`password=(\w+)`).FindStringSubmatch(standbyConf(t, standbyPM))[1]
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	tg, err := target.OpenURL(ctx, "postgres://postgres:"+pw+"@127.0.0.1:"+port+"/postgres?sslmode=disable")

@@ -171,6 +171,9 @@ func badInputs(t *testing.T) []badInput {
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--fault", "1s:blackhole:1s"), want: "with --replicas: the fault proxy fronts one server"},
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--network", "rtt=1ms"), want: "--network and --pooler-network with --replicas"},
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--pg-bin", "{dir}"), want: "--replicas makes each standby with pg_basebackup, which {dir} lacks", setup: fakePostgresBin},
+		{args: []string{"study", "train-events", "--db", "temp-postgres", "--replicas", "2", "--via", "pgbouncer", "--fault", "5s:failover", "--vary", "poolers=1,2"}, want: "cells poolers=1 and poolers=2 share one primary and its standbys, and poolers=1 fails it over"},
+		{args: []string{"study", "train-events", "--db", "temp-postgres", "--replicas", "2", "--vary", "replication=async,sync", "--vary", "fault=5s:switchover,5s:kill-server"}, want: "and replication=async fault=5s:switchover fails it over"},
+		{args: []string{"study", "train-events", "--db", "temp-postgres", "--replicas", "2", "--fault", "5s:failover", "--vary", "replication=async,sync", "--repeat", "2"}, want: "--fault failover or switchover with --repeat 2"},
 		// --read-from
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--read-from", "bogus"), want: `--read-from "bogus": choose primary, replicas or any`},
 		{args: []string{"run", "script", "-b", "ycsb-c", "--db", "temp-postgres", "--read-from", "replicas"}, want: "--read-from replicas reads from standbys: add --replicas 1 (or more) with --db temp-postgres"},
@@ -178,6 +181,8 @@ func badInputs(t *testing.T) []badInput {
 		{args: []string{"run", "script", "-b", "ycsb-c", "--db", "temp-mariadb", "--read-from", "replicas"}, want: "--read-from replicas reads from standbys: add --replicas 1"},
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--read-from", "replicas"), want: "--read-from replicas: train-events declares no read-only transaction"},
 		{args: []string{"run", "script", "-b", "ycsb-b", "--db", "temp-postgres", "--replicas", "1", "--read-from", "any"}, want: "script declares no read-only transaction to send to a standby (see docs/replication.md: script's read-only builtins, e.g. -b ycsb-read@95 -b ycsb-update@5 for YCSB-B)"},
+		{args: []string{"run", "script", "-b", "ycsb-read", "--db", "temp-postgres", "--replicas", "1", "--read-from", "replicas", "--via", "pgbouncer"}, want: "--read-from replicas with --via pgbouncer: txnbench's PgBouncers front the primary only, so the reads would bypass them; drop --via pgbouncer"},
+		{args: []string{"study", "script", "-b", "ycsb-read", "--db", "temp-postgres", "--via", "pgbouncer", "--read-from", "any", "--vary", "replicas=0,1"}, want: "--read-from any with --via pgbouncer"},
 		// --fault
 		{args: clitest.TrainEvents("--fault", "bogus"), want: "want AT:KIND[:ARG]"},
 		{args: clitest.TrainEvents("--fault", "x:kill-server"), want: `AT "x" is not a duration`},
