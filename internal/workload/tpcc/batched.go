@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/target"
@@ -45,15 +46,20 @@ type batch struct {
 	noStockRead [maxOrderLines + 1][districts + 1]string
 	noLines     [maxOrderLines + 1]string // by line count
 
-	// payAll is the whole Payment after the customer is known, in one
-	// statement sent with the commit, where the dialect modifies in CTEs:
-	// the customer's update, then the warehouse's and the district's
-	// (joined to the customer's row, so none is made without it), the
-	// history row, and all three rows returned. Else payRead reads the
-	// warehouse and the district after their updates, or is "" (each
-	// update returns its own row).
-	payAll, payRead string
-	osLast          string // the customer, its last order and the order's lines
+	// payAll is the whole Payment in one statement sent with the commit,
+	// where the dialect modifies in CTEs, by customer id and by last name
+	// (byID, byName): the customer's update, then the warehouse's and the
+	// district's (joined to the customer's row, so none is made without
+	// it), the history row, and all three rows returned. Else payRead
+	// reads the warehouse and the district after their updates, or is ""
+	// (each update returns its own row).
+	payAll  [2]string
+	payRead string
+	osLast  string // the customer, its last order and the order's lines
+	// osLastByName is osLast with the customer chosen by last name in
+	// the same statement, where the dialect modifies in CTEs (a stand-in
+	// for PostgreSQL's OFFSET of a subquery); else "".
+	osLastByName string
 	// Delivery, by the number of districts delivered (1 to 10): the
 	// claim of their oldest new orders (DELETE ... RETURNING), the
 	// orders' update (returning their customers, else dlOrderRead reads
@@ -95,17 +101,20 @@ func newBatch(c target.Capabilities, s *schema) batch {
 	wCols, dCols := "w_name, w_street_1, w_street_2, w_city, w_state, w_zip", "d_name, d_street_1, d_street_2, d_city, d_state, d_zip"
 	switch {
 	case c.ModifyingCTEs:
-		// $1 to $5 the customer's update's (its warehouse, district, id,
-		// the amount, the bad-credit text), $6 and $7 the terminal's
-		// warehouse and district.
-		customer, _, _ := strings.Cut(strings.TrimPrefix(s.payCustomer, tag), " RETURNING ")
+		// $1 to $5 the customer's update's (its warehouse, district, id
+		// or last name, the amount, the bad-credit text: by name without
+		// the id, which the statement puts in front), $6 and $7 the
+		// terminal's warehouse and district.
+		update, _, _ := strings.Cut(strings.TrimPrefix(s.payCustomer, tag), " RETURNING ")
 		cCols := "c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance"
-		b.payAll = tag + "WITH c AS (" + customer + " RETURNING " + cCols + ")," +
-			" w AS (UPDATE warehouse SET w_ytd = w_ytd + $4 FROM (SELECT 1 FROM c) AS one WHERE w_id = $6 RETURNING " + wCols + ")," +
-			" d AS (UPDATE district SET d_ytd = d_ytd + $4 FROM (SELECT 1 FROM c) AS one WHERE d_w_id = $6 AND d_id = $7 RETURNING " + dCols + ")," +
-			" h AS (INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)" +
-			" SELECT $3, $2, $1, $7, $6, " + c.Now + ", $4, w_name || '    ' || d_name FROM w, d)" +
-			" SELECT " + wCols + ", " + dCols + ", " + cCols + " FROM w, d, c"
+		for i, customer := range []string{update, replaceOnce(replaceOnce(update, "c_id = $3", "c_id = "+middleByName), "CAST($5 AS TEXT)", "CAST(c_id AS TEXT) || CAST($5 AS TEXT)")} {
+			b.payAll[i] = tag + "WITH c AS (" + customer + " RETURNING c_id, " + cCols + ")," +
+				" w AS (UPDATE warehouse SET w_ytd = w_ytd + $4 FROM (SELECT 1 FROM c) AS one WHERE w_id = $6 RETURNING " + wCols + ")," +
+				" d AS (UPDATE district SET d_ytd = d_ytd + $4 FROM (SELECT 1 FROM c) AS one WHERE d_w_id = $6 AND d_id = $7 RETURNING " + dCols + ")," +
+				" h AS (INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)" +
+				" SELECT c_id, $2, $1, $7, $6, " + c.Now + ", $4, w_name || '    ' || d_name FROM w, d, c)" +
+				" SELECT " + wCols + ", " + dCols + ", " + cCols + " FROM w, d, c"
+		}
 	case !c.UpdateReturning:
 		b.payRead = tag + "SELECT " + wCols + ", " + dCols + " FROM warehouse, district WHERE w_id = $1 AND d_w_id = $1 AND d_id = $2"
 	}
@@ -116,6 +125,9 @@ func newBatch(c target.Capabilities, s *schema) batch {
 		" JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id" +
 		" WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3" +
 		" AND o_id = (SELECT max(o_id) FROM orders WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3)"
+	if c.ModifyingCTEs {
+		b.osLastByName = replaceOnce(replaceOnce(b.osLast, "o_c_id = $3", "o_c_id = c_id"), "c_id = $3", "c_id = "+middleByName)
+	}
 
 	tag = workload.OpTag(opDelivery)
 	if c.DeleteReturning {
@@ -154,6 +166,22 @@ func newBatch(c target.Capabilities, s *schema) batch {
 		" JOIN stock ON s_w_id = ol_w_id AND s_i_id = ol_i_id" +
 		" WHERE d_w_id = $1 AND d_id = $2 AND s_quantity < $3"
 	return b
+}
+
+// middleByName is the id of the customer of district $2 of warehouse $1
+// with last name $3 that Payment and Order-Status take (clause 2.5.2.2):
+// the middle one of those ordered by first name, n/2 rounded up counting
+// from 1, as customerByName takes it.
+const middleByName = "(SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first" +
+	" OFFSET (SELECT (count(*) - 1) / 2 FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3) LIMIT 1)"
+
+// replaceOnce replaces the one old in s with new; it panics unless s has
+// old exactly once (the statements it rewrites are the package's own).
+func replaceOnce(s, old, new string) string {
+	if strings.Count(s, old) != 1 {
+		panic(fmt.Sprintf("tpcc: %q is not once in %q", old, s))
+	}
+	return strings.Replace(s, old, new, 1)
 }
 
 // list joins n copies of format with sep, each filled with width
@@ -389,7 +417,7 @@ func (c *client) stockRows(ctx context.Context, conn target.Conn, update, read s
 // RETURNING).
 func (c *client) paymentBatched(ctx context.Context, conn target.Conn) error {
 	s, b := &c.w.sql, &c.w.batch
-	if b.payAll == "" && b.payRead == "" {
+	if b.payAll[0] == "" && b.payRead == "" {
 		return c.payment(ctx, conn) // each update returns its row: nothing to merge
 	}
 	if err := conn.Begin(ctx); err != nil {
@@ -397,7 +425,7 @@ func (c *client) paymentBatched(ctx context.Context, conn target.Conn) error {
 	}
 	defer conn.Rollback(ctx)
 	amount := float64(c.amountCents) / 100
-	if b.payAll != "" {
+	if b.payAll[0] != "" {
 		return c.payAll(ctx, conn, amount)
 	}
 	for _, u := range []struct {
@@ -418,33 +446,42 @@ func (c *client) paymentBatched(ctx context.Context, conn target.Conn) error {
 	return c.payCustomer(ctx, conn, wName, dName)
 }
 
-// payAll is a Payment's one statement with the commit (batch.payAll),
-// after the customer's read by name where so chosen. The statement
-// returns one row, or none if the customer is missing: then it changed
-// nothing.
+// payAll is a Payment's one statement with the commit (batch.payAll), by
+// customer id or by last name. The statement returns one row, or none if
+// the customer is missing: then it changed nothing.
 func (c *client) payAll(ctx context.Context, conn target.Conn, amount float64) error {
+	rest := fmt.Sprintf(" %d %d %d %d %s | ", c.cd, c.cw, c.d, c.home, cents(c.amountCents))
+	var n int64
+	var err error
 	if c.byName {
-		if err := c.customerByName(ctx, conn, c.w.sql.payByName); err != nil {
-			return err
-		}
+		n, err = conn.ExecCommit(ctx, c.w.batch.payAll[1], c.cw, c.cd, c.last, amount, rest, c.home, c.d)
+	} else {
+		n, err = conn.ExecCommit(ctx, c.w.batch.payAll[0], c.cw, c.cd, c.cid, amount, strconv.Itoa(c.cid)+rest, c.home, c.d)
 	}
-	bad := fmt.Sprintf("%d %d %d %d %d %s | ", c.cid, c.cd, c.cw, c.d, c.home, cents(c.amountCents))
-	n, err := conn.ExecCommit(ctx, c.w.batch.payAll, c.cw, c.cd, c.cid, amount, bad, c.home, c.d)
 	if err != nil {
 		c.unknown(err, c.amountCents)
 		return err
 	}
 	if n != 1 {
-		return fmt.Errorf("customer %d of district %d, warehouse %d: %w", c.cid, c.cd, c.cw, target.ErrNoRow)
+		return fmt.Errorf("the Payment's customer of district %d, warehouse %d: %w", c.cd, c.cw, target.ErrNoRow)
 	}
 	c.w.paidCents.Add(c.amountCents)
 	return nil
 }
 
 // orderStatusBatched is the Order-Status transaction (clause 2.6.2) with
-// the customer, its last order and the order's lines in one read.
+// the customer, its last order and the order's lines in one read; where
+// the dialect has osLastByName, the customer by name in it too, one
+// statement that needs no transaction of its own (it reads from one
+// snapshot).
 func (c *client) orderStatusBatched(ctx context.Context, conn target.Conn) error {
 	s, b := &c.w.sql, &c.w.batch
+	if b.osLastByName != "" {
+		if c.byName {
+			return c.lastOrder(ctx, conn, b.osLastByName, c.last)
+		}
+		return c.lastOrder(ctx, conn, b.osLast, c.cid)
+	}
 	if err := conn.Begin(ctx); err != nil {
 		return err
 	}
@@ -454,7 +491,17 @@ func (c *client) orderStatusBatched(ctx context.Context, conn target.Conn) error
 			return err
 		}
 	}
-	rows, err := conn.Query(ctx, b.osLast, c.cw, c.cd, c.cid)
+	if err := c.lastOrder(ctx, conn, b.osLast, c.cid); err != nil {
+		return err
+	}
+	return conn.Commit(ctx)
+}
+
+// lastOrder reads the customer of district c.cd, warehouse c.cw given by
+// customer (an id or a last name, for sql), its last order and the
+// order's lines, which must be at least minOrderLines.
+func (c *client) lastOrder(ctx context.Context, conn target.Conn, sql string, customer any) error {
+	rows, err := conn.Query(ctx, sql, c.cw, c.cd, customer)
 	if err != nil {
 		return err
 	}
@@ -468,9 +515,9 @@ func (c *client) orderStatusBatched(ctx context.Context, conn target.Conn) error
 		return err
 	}
 	if n < minOrderLines {
-		return fmt.Errorf("last order %d of customer %d of district %d, warehouse %d has %d order lines", oid, c.cid, c.cd, c.cw, n)
+		return fmt.Errorf("last order %d of customer %v of district %d, warehouse %d has %d order lines", oid, customer, c.cd, c.cw, n)
 	}
-	return conn.Commit(ctx)
+	return nil
 }
 
 // stockLevelBatched is the Stock-Level transaction (clause 2.8.2) in one
