@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tpcc-mariadb.sh: txnbench's TPC-C beside go-tpc 1.0.7's on one throwaway
 # MariaDB, same warehouses and terminals, no think time: the load time per
-# warehouse (go-tpc's prepare --no-check, txnbench init), then rounds of go-tpc, txnbench --implementation batched and
-# --implementation statements, interleaved, with the medians of tpmC, the
+# warehouse (go-tpc's prepare --no-check, txnbench init), then rounds of
+# go-tpc and txnbench --implementation batched, statements and procedures
+# (one CALL per transaction), interleaved, with the medians of tpmC, the
 # client's CPU per New-Order and the statements the server was sent per
 # transaction (its Questions counter). The loads are interleaved rounds
 # too, each into a new database; every command's peak memory is its
@@ -89,12 +90,12 @@ done
 [ "$loadonly" = 0 ] || rounds=0
 for r in $(seq "$rounds"); do
   timed "run$r-gotpc" "${tpc[@]}" run -T "$terms" --time "$window" --interval 1h
-  for impl in batched statements; do
+  for impl in batched statements procedures; do
     timed "run$r-$impl" "$bin" run tpcc --db "$db" --clients "$terms" --wait=false --duration "$window" --warmup 0s \
       --check quick --telemetry off --progress 1h --implementation "$impl" --json "$out/run$r-$impl.json"
   done
 done
-[ "$rounds" = 0 ] || for impl in batched statements; do
+[ "$rounds" = 0 ] || for impl in batched statements procedures; do
   timed "no-only-$impl" "$bin" run tpcc --db "$db" --clients 1 --wait=false --iterations 1000 --mix 1,0,0,0,0 \
     --check quick --telemetry off --progress 1h --implementation "$impl" --json "$out/no-only-$impl.json"
 done
@@ -129,7 +130,7 @@ for r in range(1, rounds + 1):
     txns = sum(v for k, v in counts.items() if not k.endswith("_ERR"))
     tpmc = float(re.search(r"tpmC: ([\d.]+)", log).group(1))
     rows.setdefault("go-tpc", []).append((tpmc, cpu(f"run{r}-gotpc") * 1000 / no, questions(f"run{r}-gotpc") / txns, rss(f"run{r}-gotpc")))
-    for impl in ("batched", "statements"):
+    for impl in ("batched", "statements", "procedures"):
         j = json.load(open(os.path.join(out, f"run{r}-{impl}.json")))
         if not j["invariants"]["ok"]:
             print(f"run{r}-{impl}: INVARIANTS VIOLATED")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/target"
@@ -28,23 +29,37 @@ const (
 // 15) and, for the stock, every district's s_dist_xx column.
 type batch struct {
 	noHeader string // the warehouse's tax and the customer in one read
-	// noOrder takes the district's next order id and inserts the order
-	// and its new-order row in one statement where the dialect modifies
-	// in CTEs; else "" (three statements, as one per step).
+	// noOrder takes the district's next order id, inserts the order and
+	// its new-order row and reads the warehouse's tax and the customer in
+	// one statement where the dialect modifies in CTEs (noHeader is then
+	// not sent); else "" (three statements, as one per step).
 	noOrder string
 	noItems [maxOrderLines + 1]string                // by line count
 	noStock [maxOrderLines + 1][districts + 1]string // by line count, district
+	// noJoined: noStock also returns each line's item (its price, name
+	// and data), joined to the stock rows it updated, so noItems is not
+	// sent (where the dialect modifies in CTEs). An unused item has no
+	// stock row either: it is missing from both.
+	noJoined bool
 	// noStockRead reads what noStock returns where the dialect has no
 	// UPDATE ... RETURNING, by line count and district; else "".
 	noStockRead [maxOrderLines + 1][districts + 1]string
 	noLines     [maxOrderLines + 1]string // by line count
 
-	// payWD updates the warehouse and the district and returns both
-	// (one statement where the dialect modifies in CTEs); else payRead
-	// reads both after their updates, or is "" (each update returns its
-	// own row).
-	payWD, payRead string
-	osLast         string // the customer, its last order and the order's lines
+	// payAll is the whole Payment in one statement sent with the commit,
+	// where the dialect modifies in CTEs, by customer id and by last name
+	// (byID, byName): the customer's update, then the warehouse's and the
+	// district's (joined to the customer's row, so none is made without
+	// it), the history row, and all three rows returned. Else payRead
+	// reads the warehouse and the district after their updates, or is ""
+	// (each update returns its own row).
+	payAll  [2]string
+	payRead string
+	osLast  string // the customer, its last order and the order's lines
+	// osLastByName is osLast with the customer chosen by last name in
+	// the same statement, where the dialect modifies in CTEs (a stand-in
+	// for PostgreSQL's OFFSET of a subquery); else "".
+	osLastByName string
 	// Delivery, by the number of districts delivered (1 to 10): the
 	// claim of their oldest new orders (DELETE ... RETURNING), the
 	// orders' update (returning their customers, else dlOrderRead reads
@@ -56,8 +71,9 @@ type batch struct {
 	slCount                                            string // Stock-Level in one statement
 }
 
-// newBatch builds the batched SQL on a dialect with capabilities c.
-func newBatch(c target.Capabilities) batch {
+// newBatch builds the batched SQL on a dialect with capabilities c from
+// its one-per-step statements s.
+func newBatch(c target.Capabilities, s *schema) batch {
 	var b batch
 	tag := workload.OpTag(opNewOrder)
 	b.noHeader = tag + "SELECT w_tax, c_discount, c_last, c_credit FROM warehouse, customer WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3"
@@ -69,7 +85,8 @@ func newBatch(c target.Capabilities) batch {
 			" o AS (INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)" +
 			" SELECT o_id, CAST($2 AS INTEGER), CAST($1 AS INTEGER), CAST($3 AS INTEGER), " + c.Now + ", NULL, CAST($4 AS INTEGER), CAST($5 AS INTEGER) FROM d)," +
 			" n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT o_id, CAST($2 AS INTEGER), CAST($1 AS INTEGER) FROM d)" +
-			" SELECT o_id, d_tax FROM d"
+			" SELECT o_id, d_tax, w_tax, c_discount, c_last, c_credit FROM d, warehouse, customer WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3"
+		b.noJoined = true
 	}
 	for n := minOrderLines; n <= maxOrderLines; n++ {
 		b.noItems[n] = tag + "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + list(n, 1, 1, "$%d", ", ") + ")"
@@ -84,9 +101,20 @@ func newBatch(c target.Capabilities) batch {
 	wCols, dCols := "w_name, w_street_1, w_street_2, w_city, w_state, w_zip", "d_name, d_street_1, d_street_2, d_city, d_state, d_zip"
 	switch {
 	case c.ModifyingCTEs:
-		b.payWD = tag + "WITH w AS (UPDATE warehouse SET w_ytd = w_ytd + $3 WHERE w_id = $1 RETURNING " + wCols + ")," +
-			" d AS (UPDATE district SET d_ytd = d_ytd + $3 WHERE d_w_id = $1 AND d_id = $2 RETURNING " + dCols + ")" +
-			" SELECT " + wCols + ", " + dCols + " FROM w, d"
+		// $1 to $5 the customer's update's (its warehouse, district, id
+		// or last name, the amount, the bad-credit text: by name without
+		// the id, which the statement puts in front), $6 and $7 the
+		// terminal's warehouse and district.
+		update, _, _ := strings.Cut(strings.TrimPrefix(s.payCustomer, tag), " RETURNING ")
+		cCols := "c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance"
+		for i, customer := range []string{update, replaceOnce(replaceOnce(update, "c_id = $3", "c_id = "+middleByName), "CAST($5 AS TEXT)", "CAST(c_id AS TEXT) || CAST($5 AS TEXT)")} {
+			b.payAll[i] = tag + "WITH c AS (" + customer + " RETURNING c_id, " + cCols + ")," +
+				" w AS (UPDATE warehouse SET w_ytd = w_ytd + $4 FROM (SELECT 1 FROM c) AS one WHERE w_id = $6 RETURNING " + wCols + ")," +
+				" d AS (UPDATE district SET d_ytd = d_ytd + $4 FROM (SELECT 1 FROM c) AS one WHERE d_w_id = $6 AND d_id = $7 RETURNING " + dCols + ")," +
+				" h AS (INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)" +
+				" SELECT c_id, $2, $1, $7, $6, " + c.Now + ", $4, w_name || '    ' || d_name FROM w, d, c)" +
+				" SELECT " + wCols + ", " + dCols + ", " + cCols + " FROM w, d, c"
+		}
 	case !c.UpdateReturning:
 		b.payRead = tag + "SELECT " + wCols + ", " + dCols + " FROM warehouse, district WHERE w_id = $1 AND d_w_id = $1 AND d_id = $2"
 	}
@@ -97,6 +125,9 @@ func newBatch(c target.Capabilities) batch {
 		" JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id" +
 		" WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3" +
 		" AND o_id = (SELECT max(o_id) FROM orders WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3)"
+	if c.ModifyingCTEs {
+		b.osLastByName = replaceOnce(replaceOnce(b.osLast, "o_c_id = $3", "o_c_id = c_id"), "c_id = $3", "c_id = "+middleByName)
+	}
 
 	tag = workload.OpTag(opDelivery)
 	if c.DeleteReturning {
@@ -137,6 +168,22 @@ func newBatch(c target.Capabilities) batch {
 	return b
 }
 
+// middleByName is the id of the customer of district $2 of warehouse $1
+// with last name $3 that Payment and Order-Status take (clause 2.5.2.2):
+// the middle one of those ordered by first name, n/2 rounded up counting
+// from 1, as customerByName takes it.
+const middleByName = "(SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first" +
+	" OFFSET (SELECT (count(*) - 1) / 2 FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3) LIMIT 1)"
+
+// replaceOnce replaces the one old in s with new; it panics unless s has
+// old exactly once (the statements it rewrites are the package's own).
+func replaceOnce(s, old, new string) string {
+	if strings.Count(s, old) != 1 {
+		panic(fmt.Sprintf("tpcc: %q is not once in %q", old, s))
+	}
+	return strings.Replace(s, old, new, 1)
+}
+
 // list joins n copies of format with sep, each filled with width
 // placeholder numbers counting up from first.
 func list(n, first, width int, format, sep string) string {
@@ -160,7 +207,7 @@ func list(n, first, width int, format, sep string) string {
 // New-Orders do not deadlock on each other: an index range scan visits
 // them so (MariaDB, SQLite's single writer); on PostgreSQL, whose OR of
 // keys is a bitmap scan in heap order, a CTE locks them ORDER BY the key
-// first.
+// first, and the rows updated come back joined to their items (noJoined).
 func stockBatch(c target.Capabilities, tag string, n, d int) (update, read string) {
 	keys := make([]string, n)
 	var q strings.Builder
@@ -178,8 +225,9 @@ func stockBatch(c target.Capabilities, tag string, n, d int) (update, read strin
 	cols := fmt.Sprintf("s_w_id, s_i_id, s_quantity, s_data, s_dist_%02d", d)
 	switch {
 	case c.ModifyingCTEs:
-		return tag + "WITH l (w, i) AS (SELECT s_w_id, s_i_id FROM stock WHERE " + where + " ORDER BY s_w_id, s_i_id FOR UPDATE) " +
-			set + " FROM l WHERE s_w_id = l.w AND s_i_id = l.i RETURNING " + cols, ""
+		return tag + "WITH l (w, i) AS (SELECT s_w_id, s_i_id FROM stock WHERE " + where + " ORDER BY s_w_id, s_i_id FOR UPDATE)," +
+			" s AS (" + set + " FROM l WHERE s_w_id = l.w AND s_i_id = l.i RETURNING " + cols + ")" +
+			fmt.Sprintf(" SELECT s_w_id, s_i_id, s_quantity, s_data, s_dist_%02d, i_price, i_name, i_data FROM s JOIN item ON i_id = s_i_id", d), ""
 	case c.UpdateReturning:
 		return tag + set + " WHERE " + where + " RETURNING " + cols, ""
 	}
@@ -220,14 +268,14 @@ func (c *client) newOrderBatched(ctx context.Context, conn target.Conn) error {
 	var wTax, dTax, discount float64
 	var oid int64
 	var last, credit string
-	if err := target.QueryRow(ctx, conn, b.noHeader, []any{c.home, c.d, c.cid}, &wTax, &discount, &last, &credit); err != nil {
-		return err
-	}
 	if b.noOrder != "" {
-		if err := target.QueryRow(ctx, conn, b.noOrder, []any{c.home, c.d, c.cid, n, c.allLocal}, &oid, &dTax); err != nil {
+		if err := target.QueryRow(ctx, conn, b.noOrder, []any{c.home, c.d, c.cid, n, c.allLocal}, &oid, &dTax, &wTax, &discount, &last, &credit); err != nil {
 			return err
 		}
 	} else {
+		if err := target.QueryRow(ctx, conn, b.noHeader, []any{c.home, c.d, c.cid}, &wTax, &discount, &last, &credit); err != nil {
+			return err
+		}
 		if err := updateRow(ctx, conn, s.noDistrict, s.read(s.noDistrict), []any{c.home, c.d}, &oid, &dTax); err != nil {
 			return err
 		}
@@ -239,53 +287,25 @@ func (c *client) newOrderBatched(ctx context.Context, conn target.Conn) error {
 		}
 	}
 
-	c.args = c.args[:0]
-	for _, l := range c.lines {
-		c.args = append(c.args, l.item)
-	}
 	c.found = c.found[:n]
 	clear(c.found)
-	rows, err := conn.Query(ctx, b.noItems[n], c.args...)
-	if err != nil {
-		return err
-	}
-	var found int
-	for rows.Next() {
-		var id int64
-		var price float64
-		var name, idata string
-		if err := rows.Scan(&id, &price, &name, &idata); err != nil {
-			rows.Close()
-			return err
+	if !b.noJoined {
+		if found, err := c.items(ctx, conn, b.noItems[n]); err != nil || found < n {
+			return c.itemsMissing(ctx, conn, found, err)
 		}
-		if k := c.lineOf(id, 0); k >= 0 && !c.found[k].found {
-			c.found[k] = orderLine{price: price, found: true}
-			found++
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if found < n {
-		if c.rollback {
-			// The business rollback of clause 2.4.2.3: a completed
-			// New-Order, not an error.
-			if err := conn.Rollback(ctx); err != nil {
-				return err
-			}
-			w.rollbacks.Add(1)
-			return nil
-		}
-		return fmt.Errorf("%d of the order's %d items found", found, n)
 	}
 
 	c.args = append(c.args[:0], c.home)
 	for _, l := range c.lines {
 		c.args = append(c.args, l.supply, l.item, l.quantity)
 	}
-	if err := c.stockRows(ctx, conn, b.noStock[n][c.d], b.noStockRead[n][c.d]); err != nil {
+	if got, err := c.stockRows(ctx, conn, b.noStock[n][c.d], b.noStockRead[n][c.d], b.noJoined); err != nil {
 		return err
+	} else if got < n {
+		if b.noJoined {
+			return c.itemsMissing(ctx, conn, got, nil)
+		}
+		return fmt.Errorf("%d of the order's %d stock rows returned", got, n)
 	}
 
 	c.args = append(c.args[:0], oid, c.d, c.home)
@@ -301,56 +321,103 @@ func (c *client) newOrderBatched(ctx context.Context, conn target.Conn) error {
 	return nil
 }
 
+// items reads the order's items with sql and keeps each line's price; it
+// returns how many of the lines' items were found.
+func (c *client) items(ctx context.Context, conn target.Conn, sql string) (found int, err error) {
+	c.args = c.args[:0]
+	for _, l := range c.lines {
+		c.args = append(c.args, l.item)
+	}
+	rows, err := conn.Query(ctx, sql, c.args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var price float64
+		var name, idata string
+		if err := rows.Scan(&id, &price, &name, &idata); err != nil {
+			return 0, err
+		}
+		if k := c.lineOf(id, 0); k >= 0 && !c.found[k].found {
+			c.found[k] = orderLine{price: price, found: true}
+			found++
+		}
+	}
+	return found, rows.Err()
+}
+
+// itemsMissing ends a New-Order that found only found of its items (or
+// failed reading them, err): the business rollback of clause 2.4.2.3,
+// a completed New-Order and not an error, when the order has the unused
+// item.
+func (c *client) itemsMissing(ctx context.Context, conn target.Conn, found int, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case !c.rollback:
+		return fmt.Errorf("%d of the order's %d items found", found, len(c.lines))
+	}
+	if err := conn.Rollback(ctx); err != nil {
+		return err
+	}
+	c.w.rollbacks.Add(1)
+	return nil
+}
+
 // stockRows runs the stock update of c.args and keeps each line's
 // s_dist_xx, from the update's RETURNING or, where read is not "", from
-// the read after it. Every line's stock row must be there.
-func (c *client) stockRows(ctx context.Context, conn target.Conn, update, read string) error {
+// the read after it; joined, each row also carries its item's price
+// (name and data). It returns how many lines' stock rows came back.
+func (c *client) stockRows(ctx context.Context, conn target.Conn, update, read string, joined bool) (got int, err error) {
 	n := len(c.lines)
 	var rows target.Rows
-	var err error
 	if read == "" {
 		rows, err = conn.Query(ctx, update, c.args...)
 	} else {
 		var updated int64
 		if updated, err = conn.Exec(ctx, update, c.args...); err == nil && updated != int64(n) {
-			return fmt.Errorf("%d of the order's %d stock rows updated", updated, n)
+			return 0, fmt.Errorf("%d of the order's %d stock rows updated", updated, n)
 		}
 		if err == nil {
 			rows, err = conn.Query(ctx, read, c.args...)
 		}
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
-	got := 0
+	var wid, iid, quantity int64
+	var sdata, dist, name, idata string
+	var price float64
+	dest := []any{&wid, &iid, &quantity, &sdata, &dist, &price, &name, &idata}
+	if !joined {
+		dest = dest[:5]
+	}
 	for rows.Next() {
-		var wid, iid, quantity int64
-		var sdata, dist string
-		if err := rows.Scan(&wid, &iid, &quantity, &sdata, &dist); err != nil {
-			return err
+		if err := rows.Scan(dest...); err != nil {
+			return 0, err
 		}
 		if k := c.lineOf(iid, wid); k >= 0 {
 			c.found[k].dist = dist
+			if joined {
+				c.found[k].price, c.found[k].found = price, true
+			}
 			got++
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if got != n {
-		return fmt.Errorf("%d of the order's %d stock rows returned", got, n)
-	}
-	return nil
+	return got, rows.Err()
 }
 
-// paymentBatched is the Payment transaction (clause 2.5.2) with the
-// warehouse's and the district's updates and reads in one statement where
-// the dialect modifies in CTEs, else their reads in one after both
-// updates (no UPDATE ... RETURNING).
+// paymentBatched is the Payment transaction (clause 2.5.2): where the
+// dialect modifies in CTEs, the customer by name if so chosen, then all
+// the rest in one statement sent with the commit; else the warehouse's
+// and the district's reads in one after both updates (no UPDATE ...
+// RETURNING).
 func (c *client) paymentBatched(ctx context.Context, conn target.Conn) error {
 	s, b := &c.w.sql, &c.w.batch
-	if b.payWD == "" && b.payRead == "" {
+	if b.payAll[0] == "" && b.payRead == "" {
 		return c.payment(ctx, conn) // each update returns its row: nothing to merge
 	}
 	if err := conn.Begin(ctx); err != nil {
@@ -358,34 +425,63 @@ func (c *client) paymentBatched(ctx context.Context, conn target.Conn) error {
 	}
 	defer conn.Rollback(ctx)
 	amount := float64(c.amountCents) / 100
+	if b.payAll[0] != "" {
+		return c.payAll(ctx, conn, amount)
+	}
+	for _, u := range []struct {
+		sql  string
+		args []any
+	}{{s.payWarehouse, []any{c.home, amount}}, {s.payDistrict, []any{c.home, c.d, amount}}} {
+		if n, err := conn.Exec(ctx, u.sql, u.args...); err != nil {
+			return err
+		} else if n != 1 {
+			return target.ErrNoRow
+		}
+	}
 	var wName, dName string
 	dest := append(append(append([]any{&wName}, c.sinks(5)...), &dName), c.sinks(5)...)
-	if b.payWD != "" {
-		if err := target.QueryRow(ctx, conn, b.payWD, []any{c.home, c.d, amount}, dest...); err != nil {
-			return err
-		}
-	} else {
-		for _, u := range []struct {
-			sql  string
-			args []any
-		}{{s.payWarehouse, []any{c.home, amount}}, {s.payDistrict, []any{c.home, c.d, amount}}} {
-			if n, err := conn.Exec(ctx, u.sql, u.args...); err != nil {
-				return err
-			} else if n != 1 {
-				return target.ErrNoRow
-			}
-		}
-		if err := target.QueryRow(ctx, conn, b.payRead, []any{c.home, c.d}, dest...); err != nil {
-			return err
-		}
+	if err := target.QueryRow(ctx, conn, b.payRead, []any{c.home, c.d}, dest...); err != nil {
+		return err
 	}
 	return c.payCustomer(ctx, conn, wName, dName)
 }
 
+// payAll is a Payment's one statement with the commit (batch.payAll), by
+// customer id or by last name. The statement returns one row, or none if
+// the customer is missing: then it changed nothing.
+func (c *client) payAll(ctx context.Context, conn target.Conn, amount float64) error {
+	rest := fmt.Sprintf(" %d %d %d %d %s | ", c.cd, c.cw, c.d, c.home, cents(c.amountCents))
+	var n int64
+	var err error
+	if c.byName {
+		n, err = conn.ExecCommit(ctx, c.w.batch.payAll[1], c.cw, c.cd, c.last, amount, rest, c.home, c.d)
+	} else {
+		n, err = conn.ExecCommit(ctx, c.w.batch.payAll[0], c.cw, c.cd, c.cid, amount, strconv.Itoa(c.cid)+rest, c.home, c.d)
+	}
+	if err != nil {
+		c.unknown(err, c.amountCents)
+		return err
+	}
+	if n != 1 {
+		return fmt.Errorf("the Payment's customer of district %d, warehouse %d: %w", c.cd, c.cw, target.ErrNoRow)
+	}
+	c.w.paidCents.Add(c.amountCents)
+	return nil
+}
+
 // orderStatusBatched is the Order-Status transaction (clause 2.6.2) with
-// the customer, its last order and the order's lines in one read.
+// the customer, its last order and the order's lines in one read; where
+// the dialect has osLastByName, the customer by name in it too, one
+// statement that needs no transaction of its own (it reads from one
+// snapshot).
 func (c *client) orderStatusBatched(ctx context.Context, conn target.Conn) error {
 	s, b := &c.w.sql, &c.w.batch
+	if b.osLastByName != "" {
+		if c.byName {
+			return c.lastOrder(ctx, conn, b.osLastByName, c.last)
+		}
+		return c.lastOrder(ctx, conn, b.osLast, c.cid)
+	}
 	if err := conn.Begin(ctx); err != nil {
 		return err
 	}
@@ -395,7 +491,17 @@ func (c *client) orderStatusBatched(ctx context.Context, conn target.Conn) error
 			return err
 		}
 	}
-	rows, err := conn.Query(ctx, b.osLast, c.cw, c.cd, c.cid)
+	if err := c.lastOrder(ctx, conn, b.osLast, c.cid); err != nil {
+		return err
+	}
+	return conn.Commit(ctx)
+}
+
+// lastOrder reads the customer of district c.cd, warehouse c.cw given by
+// customer (an id or a last name, for sql), its last order and the
+// order's lines, which must be at least minOrderLines.
+func (c *client) lastOrder(ctx context.Context, conn target.Conn, sql string, customer any) error {
+	rows, err := conn.Query(ctx, sql, c.cw, c.cd, customer)
 	if err != nil {
 		return err
 	}
@@ -409,9 +515,9 @@ func (c *client) orderStatusBatched(ctx context.Context, conn target.Conn) error
 		return err
 	}
 	if n < minOrderLines {
-		return fmt.Errorf("last order %d of customer %d of district %d, warehouse %d has %d order lines", oid, c.cid, c.cd, c.cw, n)
+		return fmt.Errorf("last order %d of customer %v of district %d, warehouse %d has %d order lines", oid, customer, c.cd, c.cw, n)
 	}
-	return conn.Commit(ctx)
+	return nil
 }
 
 // stockLevelBatched is the Stock-Level transaction (clause 2.8.2) in one

@@ -237,7 +237,7 @@ const dataName = "tpcc"
 // dropped only then.
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.sql = newSchema(d.Caps)
-	w.batch = newBatch(d.Caps)
+	w.batch = newBatch(d.Caps, &w.sql)
 	w.engineNote = ""
 	switch {
 	case w.implementation == implProcedures && d.Caps.Procedures == "plpgsql":
