@@ -80,8 +80,7 @@ for c in $cases; do
   done
 done
 
-echo
-printf '%-22s %12s %12s %8s  %s\n' case pgbench txnbench ratio "(instructions per transaction)"
+[ -n "$cases" ] && echo && printf '%-22s %12s %12s %8s  %s\n' case pgbench txnbench ratio "(instructions per transaction)"
 for c in $cases; do
   p=${per[pgbench-$c]} x=${per[txnbench-$c]}
   printf '%-22s %12s %12s %8s\n' "$c" "$p" "$x" "$(awk -v x="$x" -v p="$p" 'BEGIN { printf "%.2fx", x / p }')"
