@@ -4,7 +4,7 @@
 # every instruction the client executes and nothing else: on a busy machine
 # the counts repeat where CPU time does not (issue 31).
 #
-#   bench/instructions.sh [-a T1] [-b T2] [-s SCALE] [-p PORT] [-k "CASES"] [-x "TXNBENCH ARGS"] [BIN]
+#   bench/instructions.sh [-a T1] [-b T2] [-s SCALE] [-p PORT] [-k "CASES"] [-x "TXNBENCH ARGS"] [-u STARTS] [BIN]
 #
 # One client (-c 1 -j 1 -n) against one throwaway PostgreSQL (initdb as the
 # postgres user when run as root, port 5493 or -p, synchronous_commit=off,
@@ -21,13 +21,17 @@
 # at most 1.1), then, for txnbench, the marginal instructions per
 # transaction by part: each function's own (exclusive) cost from
 # callgrind_annotate, grouped by package, so the parts add up to the total.
+# -u N also counts start-up (issue 40: at most 2x pgbench's): the whole
+# process of `-n -c 1 -j 1 -t 1 -S -M prepared` (start-up, one
+# transaction, exit), N runs of each tool interleaved, medians; -k ""
+# counts only that.
 # With no binary it builds the working tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 
-t1=200 t2=20000 scale=1 port=5493 cases="select-only-prepared tpcb-prepared tpcb-simple" extra=""
-options "a=t1 b=t2 s=scale p=port k=cases x=extra" "[-a T1] [-b T2] [-s scale] [-p port] [-k cases] [-x txnbench-args] [BIN]" "$@"
+t1=200 t2=20000 scale=1 port=5493 cases="select-only-prepared tpcb-prepared tpcb-simple" extra="" starts=0
+options "a=t1 b=t2 s=scale p=port k=cases x=extra u=starts" "[-a T1] [-b T2] [-s scale] [-p port] [-k cases] [-x txnbench-args] [-u starts] [BIN]" "$@"
 shift $((OPTIND - 1))
 command -v valgrind >/dev/null || { echo "valgrind is not installed: apt-get install valgrind" >&2; exit 1; }
 
@@ -52,6 +56,7 @@ count() {
     select-only-prepared) args=(-b select-only -M prepared) ;;
     tpcb-prepared) args=(-b tpcb-like -M prepared) ;;
     tpcb-simple) args=(-b tpcb-like -M simple) ;;
+    startup) args=(-S -M prepared) ;;
     *) echo "unknown case $case" >&2; exit 2 ;;
   esac
   local cmd=("$pgbench" -n -c 1 -j 1 -t "$t" "${args[@]}" "$url")
@@ -75,8 +80,7 @@ for c in $cases; do
   done
 done
 
-echo
-printf '%-22s %12s %12s %8s  %s\n' case pgbench txnbench ratio "(instructions per transaction)"
+[ -n "$cases" ] && echo && printf '%-22s %12s %12s %8s  %s\n' case pgbench txnbench ratio "(instructions per transaction)"
 for c in $cases; do
   p=${per[pgbench-$c]} x=${per[txnbench-$c]}
   printf '%-22s %12s %12s %8s\n' "$c" "$p" "$x" "$(awk -v x="$x" -v p="$p" 'BEGIN { printf "%.2fx", x / p }')"
@@ -143,4 +147,18 @@ for name, n in parts.most_common():
 print(f"{'total (functions above 0.01% of the run)':44} {total / txns:10.0f}")
 PY
 done
+if [ "$starts" -gt 0 ]; then
+  echo
+  echo "# start-up: whole-process instructions of -t 1 -S -M prepared, $starts runs of each interleaved"
+  for i in $(seq "$starts"); do
+    for tool in pgbench txnbench; do
+      echo "$tool $(count "$tool" startup 1)" >>"$out/startup.txt"
+    done
+  done
+  p=$(awk '$1 == "pgbench" { print $2 }' "$out/startup.txt" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  x=$(awk '$1 == "txnbench" { print $2 }' "$out/startup.txt" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  printf '%-22s %12s %12s %8s  %s\n' case pgbench txnbench ratio "(median instructions, whole process; goal: ratio <= 2)"
+  printf '%-22s %12s %12s %8s\n' startup "$p" "$x" "$(awk -v x="$x" -v p="$p" 'BEGIN { printf "%.2fx", x / p }')"
+  echo "# each run: $(awk '{ printf "%s %s; ", $1, $2 }' "$out/startup.txt")"
+fi
 echo "# raw counts and callgrind files in $out"

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"math"
-	"math/bits"
 	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -60,13 +59,12 @@ func release(h *hdrhistogram.Histogram) {
 // integer-to-double conversion ratio, metadata hdrhistogram-go carries for
 // other implementations' double histograms, is always 1, as Hist's own.
 type encoder struct {
-	mu     sync.Mutex
-	sparse *hdrhistogram.PackedHistogram // the counts to encode, read without copying the dense array
-	raw    []byte                        // V2 header and counts
-	zbuf   bytes.Buffer
-	zw     *zlib.Writer
-	out    []byte // the envelope: cookie, length, compressed
-	b64    []byte
+	mu   sync.Mutex
+	raw  []byte // V2 header and counts
+	zbuf bytes.Buffer
+	zw   *zlib.Writer
+	out  []byte // the envelope: cookie, length, compressed
+	b64  []byte
 }
 
 // codec encodes every histogram of the process.
@@ -85,12 +83,9 @@ const (
 func (e *encoder) encode(h *hdrhistogram.Histogram) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.sparse == nil {
-		e.sparse = hdrhistogram.NewPacked(minMicros, maxMicros, sigDigits)
+	if e.zw == nil {
 		e.zw, _ = zlib.NewWriterLevel(&e.zbuf, zlib.BestCompression) // cannot fail: a valid level
 	}
-	e.sparse.Reset()
-	e.sparse.MergeFrom(h) // drops nothing: the same geometry
 
 	raw := binary.BigEndian.AppendUint32(e.raw[:0], v2Cookie)
 	raw = binary.BigEndian.AppendUint32(raw, 0) // the counts' length, set below
@@ -100,8 +95,10 @@ func (e *encoder) encode(h *hdrhistogram.Histogram) string {
 	raw = binary.BigEndian.AppendUint64(raw, uint64(maxMicros))
 	raw = binary.BigEndian.AppendUint64(raw, math.Float64bits(1))
 	next := 0 // the index of the next count to write
-	for v, n := range e.sparse.ForEachBucket {
-		i := indexAt(v)
+	for i, n := range countsOf(h) {
+		if n == 0 {
+			continue
+		}
 		switch zeros := i - next; {
 		case zeros > 1:
 			raw = appendZigZag(raw, -int64(zeros))
@@ -126,13 +123,6 @@ func (e *encoder) encode(h *hdrhistogram.Histogram) string {
 	e.out = append(out, e.zbuf.Bytes()...)
 	e.b64 = base64.StdEncoding.AppendEncode(e.b64[:0], e.out)
 	return string(e.b64)
-}
-
-// indexAt is the index in the counts array of Hist's geometry of the
-// bucket whose lowest value is v: the inverse of lowestAt.
-func indexAt(v int64) int {
-	bucket := max(0, bits.Len64(uint64(v))-(subBucketHalfMagnitude+1))
-	return (bucket+1)<<subBucketHalfMagnitude + int(v>>bucket) - 1<<subBucketHalfMagnitude
 }
 
 // appendZigZag appends v as hdrhistogram's ZigZag LEB128-64b9B: seven bits

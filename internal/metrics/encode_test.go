@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"testing"
 	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // TestEncodeMatchesHdrHistogram: Encode writes byte for byte what
@@ -48,16 +46,6 @@ func TestEncodeMatchesHdrHistogram(t *testing.T) {
 			}
 			assertSame(t, d, tt.h)
 		})
-	}
-}
-
-// TestIndexAt: indexAt inverts lowestAt over the whole counts array.
-func TestIndexAt(t *testing.T) {
-	n := len(hdrhistogram.New(minMicros, maxMicros, sigDigits).Export().Counts)
-	for i := range n {
-		if got := indexAt(lowestAt(i)); got != i {
-			t.Fatalf("indexAt(lowestAt(%d) = %d) = %d", i, lowestAt(i), got)
-		}
 	}
 }
 

@@ -136,7 +136,7 @@ func (h *Hist) Merge(o *Hist) {
 	// Dropped counts are impossible: both sides have the same geometry.
 	// hdrhistogram's Merge reads each bucket before adding to it, so
 	// h.Merge(h) doubles h correctly.
-	h.hist().Merge(src)
+	mergeInto(h.hist(), src)
 }
 
 // Count returns the number of samples.
@@ -170,7 +170,7 @@ func (h *Hist) StdDev() float64 {
 	if h.Count() == 0 {
 		return 0
 	}
-	return h.h.StdDev() / 1000
+	return stdDevOf(h.h) / 1000
 }
 
 // Summary returns the count, mean, percentiles and maximum in milliseconds.
@@ -186,7 +186,7 @@ func (h *Hist) Summary() Summary {
 	v := h.h.ValueAtPercentilesSlice([]float64{50, 90, 95, 99, 100})
 	return Summary{
 		Count: h.h.TotalCount(),
-		Mean:  h.h.Mean() / 1000,
+		Mean:  meanOf(h.h) / 1000,
 		P50:   ms(v[0]),
 		P90:   ms(v[1]),
 		P95:   ms(v[2]),

@@ -44,6 +44,11 @@ type rawConn struct {
 	rerr   error
 	readFn func(fd uintptr) bool
 
+	// Bytes the script's reader of answers (answers.go) read ahead of
+	// pgconn, and the error its last read met: Read returns them first,
+	// so that pgconn reads the stream in order whenever it takes over.
+	in inbox
+
 	wmu     sync.Mutex
 	wbuf    []byte
 	wn      int
@@ -95,6 +100,16 @@ func (c *rawConn) Read(b []byte) (int, error) {
 		return 0, nil
 	}
 	c.rmu.Lock()
+	if n, err, ok := c.in.take(b); ok {
+		c.rmu.Unlock()
+		return n, err
+	}
+	n, err := c.readLocked(b)
+	c.rmu.Unlock()
+	return n, err
+}
+
+func (c *rawConn) readLocked(b []byte) (int, error) {
 	c.rbuf, c.rn, c.rerr = b, 0, nil
 	err := c.rc.Read(c.readFn)
 	n := c.rn
@@ -102,11 +117,34 @@ func (c *rawConn) Read(b []byte) (int, error) {
 		err = c.rerr
 	}
 	c.rbuf, c.rerr = nil, nil
-	c.rmu.Unlock()
 	if err != nil && err != io.EOF {
 		err = &net.OpError{Op: "read", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 	}
 	return n, err
+}
+
+// hold, more and release make rawConn an answerConn.
+func (c *rawConn) hold() *inbox {
+	if !c.rmu.TryLock() {
+		return nil // pgconn's background reader is reading
+	}
+	if c.in.err != nil {
+		c.rmu.Unlock()
+		return nil
+	}
+	return &c.in
+}
+
+func (c *rawConn) release() { c.rmu.Unlock() }
+
+func (c *rawConn) more() bool {
+	n, err := c.readLocked(c.in.room())
+	c.in.w += n
+	if err != nil {
+		c.in.err = err
+		return false
+	}
+	return true
 }
 
 func (c *rawConn) write(fd uintptr) bool {

@@ -20,6 +20,7 @@ const pgScriptKey = "txnbench.script"
 type pgScript struct {
 	prepared map[string]*pgconn.StatementDescription // prepared on this session
 	cols     []string                                // column names of the current result
+	vals     [][]byte                                // a DataRow's values (answers)
 	begins   map[string]string                       // a script's BEGINs, at the level (scriptBegin)
 
 	w wire // a statement's messages, in a reused buffer
@@ -220,6 +221,12 @@ var errCopy = errors.New("COPY is not supported in pgbench, aborting")
 // The first error the server reports is returned; a connection that fails
 // is closed, so that Broken reports it.
 func (s *pgScript) roundTrip(pc *pgconn.PgConn, fields []pgconn.FieldDescription, sink target.RowSink) error {
+	// pgconn may hold bytes read ahead, or a background read: its own
+	// reading then (SyncConn: nothing pending, or a ping to settle it).
+	ac, _ := pc.Conn().(answerConn)
+	if ac != nil && pc.SyncConn(context.Background()) != nil {
+		ac = nil
+	}
 	if err := s.w.send(pc.Conn()); err != nil {
 		s.abandon(pc)
 		return err
@@ -230,14 +237,16 @@ func (s *pgScript) roundTrip(pc *pgconn.PgConn, fields []pgconn.FieldDescription
 			s.cols = append(s.cols, fields[i].Name)
 		}
 	}
-	var first, serr error
-	n, count := 0, 0
+	var e exchange
+	if ac != nil && s.answers(ac, pc.TxStatus(), &e, sink) {
+		return e.first
+	}
 	for {
 		msg, err := pc.ReceiveMessage(context.Background())
 		if err != nil {
 			s.abandon(pc)
-			if first != nil {
-				return first
+			if e.first != nil {
+				return e.first
 			}
 			return err
 		}
@@ -250,18 +259,12 @@ func (s *pgScript) roundTrip(pc *pgconn.PgConn, fields []pgconn.FieldDescription
 				}
 			}
 		case *pgproto3.DataRow:
-			if sink != nil && serr == nil {
-				serr = sink.Row(n, s.cols, m.Values)
-			}
-			count++
+			e.row(s, sink, m.Values)
 		case *pgproto3.CommandComplete, *pgproto3.EmptyQueryResponse:
-			if sink != nil && serr == nil {
-				serr = sink.EndResult(n, count)
-			}
-			n, count = n+1, 0
+			e.end(sink)
 		case *pgproto3.ErrorResponse:
-			if first == nil {
-				first = pgconn.ErrorResponseToPgError(m)
+			if e.first == nil {
+				e.first = pgconn.ErrorResponseToPgError(m)
 			}
 		case *pgproto3.CopyInResponse:
 			pc.Frontend().Send(&pgproto3.CopyFail{Message: errCopy.Error()})
@@ -269,18 +272,18 @@ func (s *pgScript) roundTrip(pc *pgconn.PgConn, fields []pgconn.FieldDescription
 				s.abandon(pc)
 				return err
 			}
-			if first == nil {
-				first = errCopy
+			if e.first == nil {
+				e.first = errCopy
 			}
 		case *pgproto3.CopyOutResponse, *pgproto3.CopyBothResponse:
-			if first == nil {
-				first = errCopy
+			if e.first == nil {
+				e.first = errCopy
 			}
 		case *pgproto3.ReadyForQuery:
-			if first == nil {
-				first = serr
+			if e.first == nil {
+				e.first = e.serr
 			}
-			return first
+			return e.first
 		}
 	}
 }
