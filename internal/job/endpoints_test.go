@@ -3,8 +3,11 @@ package job
 import (
 	"context"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -50,10 +53,49 @@ func TestPooledThrowawayOpensOnce(t *testing.T) {
 	testutil.NeedPostgres(t)
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Iterations: 10})
-	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 2})
+	s.DB.Via = viaPgBouncer(target.PgBouncer{Mode: "transaction", Size: 2})
 	db := openOnce(t, s, "the clients' through PgBouncer")
-	if db.fleet == nil || db.conn.Addr.Port != strconv.Itoa(db.fleet.Port()) {
+	if db.poolers == nil || db.conn.Addr.Port != strconv.Itoa(db.poolers.Port()) {
 		t.Errorf("the clients connect to %s, not to the PgBouncer", target.MaskURL(db.conn.URL))
+	}
+}
+
+// TestPooledServerOpensOnce: the user's own server (--db URL) behind
+// txnbench's PgBouncer is opened once, before the pooler starts (so that
+// one that cannot be reached fails in its own words), and kept: Open
+// opens it and the clients' Target at PgBouncer, and an invariant check
+// that finds the pooler gone connects to the server through that first
+// Target, opening none. startPoolers closed it, and the check opened the
+// server again (3 opens).
+func TestPooledServerOpensOnce(t *testing.T) {
+	testutil.NeedPgBouncer(t)
+	s := spec(t, testutil.SharedPostgres(t), runner.Config{Clients: 2, Iterations: 10})
+	s.DB.Via = viaPgBouncer(target.PgBouncer{Mode: "transaction", Size: 2})
+	parses0, opens0 := target.Counts()
+	db := openDB(t, s, s.Runner.Clients)
+	if db.poolers == nil || db.direct == nil {
+		t.Fatalf("poolers %v, the server's own Target %v", db.poolers, db.direct)
+	}
+	if err := db.Poolers()[0].Kill(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var r result.Result
+	err := withCheckConn(context.Background(), s, db, nil, &r, func(ctx context.Context, c target.Conn) error {
+		_, err := c.Exec(ctx, "SELECT 1")
+		return err
+	})
+	if err != nil {
+		t.Fatalf("the check with the pooler gone: %v", err)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "the invariant check connected to the server directly") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	parses, opens := target.Counts()
+	if n := parses - parses0; n != 0 {
+		t.Errorf("Open parsed %d specs with ParseSpec, want 0", n)
+	}
+	if n := opens - opens0; n != 2 {
+		t.Errorf("Open and the check opened %d Targets, want 2: the server's, once, and the clients' through PgBouncer", n)
 	}
 }
 
