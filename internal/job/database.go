@@ -109,7 +109,7 @@ func (d *Database) borrow(ctx context.Context, fronted bool) (*Database, error) 
 			return nil, err
 		}
 	}
-	return &Database{Target: t, URL: d.URL, engine: d.engine, srv: d.srv, cluster: d.cluster, conn: d.conn, addr: d.addr, load: d.load, loadVerifier: d.loadVerifier, server: d.server, replicas: d.replicas, lender: d}, nil
+	return &Database{Target: t, URL: d.URL, engine: d.engine, srv: d.srv, cluster: d.cluster, conn: d.conn, addr: d.addr, load: d.load, server: d.server, replicas: d.replicas, lender: d}, nil
 }
 
 // Close closes the target and stops what was started for it.

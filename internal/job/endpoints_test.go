@@ -22,26 +22,20 @@ import (
 func TestOneParseOneTargetPerEndpoint(t *testing.T) {
 	testutil.NeedMariaDB(t)
 	s := spec(t, "temp-mariadb", runner.Config{Clients: 2, Iterations: 20})
-	parses0, opens0 := target.Counts()
-	db, err := Open(context.Background(), s, s.Runner.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Run(context.Background(), s, db)
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Invariants == nil || !r.Invariants.OK {
-		t.Fatalf("invariants: %+v", r.Invariants)
-	}
-	parses, opens := target.Counts()
-	if n := parses - parses0; n != 0 {
-		t.Errorf("the run parsed %d specs with ParseSpec: every URL it made should travel as a target.Spec", n)
-	}
-	if n := opens - opens0; n != 2 {
-		t.Errorf("the run opened %d Targets, want 2: the clients' and the telemetry's", n)
-	}
+	countOpens(t, 2, "the clients' and the telemetry's", func() {
+		db, err := Open(context.Background(), s, s.Runner.Clients)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Run(context.Background(), s, db)
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Invariants == nil || !r.Invariants.OK {
+			t.Fatalf("invariants: %+v", r.Invariants)
+		}
+	})
 }
 
 // TestPooledThrowawayOpensOnce: a throwaway cluster behind txnbench's
@@ -71,47 +65,49 @@ func TestPooledServerOpensOnce(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, testutil.SharedPostgres(t), runner.Config{Clients: 2, Iterations: 10})
 	s.DB.Via = viaPgBouncer(target.PgBouncer{Mode: "transaction", Size: 2})
-	parses0, opens0 := target.Counts()
-	db := openDB(t, s, s.Runner.Clients)
-	if db.poolers == nil || db.direct == nil {
-		t.Fatalf("poolers %v, the server's own Target %v", db.poolers, db.direct)
-	}
-	if err := db.Poolers()[0].Kill(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	var r result.Result
-	err := withCheckConn(context.Background(), s, db, nil, &r, func(ctx context.Context, c target.Conn) error {
-		_, err := c.Exec(ctx, "SELECT 1")
-		return err
+	countOpens(t, 2, "the server's, once, and the clients' through PgBouncer", func() {
+		db := openDB(t, s, s.Runner.Clients)
+		if db.poolers == nil || db.direct == nil {
+			t.Fatalf("poolers %v, the server's own Target %v", db.poolers, db.direct)
+		}
+		if err := db.Poolers()[0].Kill(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		var r result.Result
+		err := withCheckConn(context.Background(), s, db, nil, &r, func(ctx context.Context, c target.Conn) error {
+			_, err := c.Exec(ctx, "SELECT 1")
+			return err
+		})
+		if err != nil {
+			t.Fatalf("the check with the pooler gone: %v", err)
+		}
+		if !strings.Contains(strings.Join(r.Notes, "\n"), "the invariant check connected to the server directly") {
+			t.Errorf("notes %q", r.Notes)
+		}
 	})
-	if err != nil {
-		t.Fatalf("the check with the pooler gone: %v", err)
-	}
-	if !strings.Contains(strings.Join(r.Notes, "\n"), "the invariant check connected to the server directly") {
-		t.Errorf("notes %q", r.Notes)
-	}
-	parses, opens := target.Counts()
-	if n := parses - parses0; n != 0 {
-		t.Errorf("Open parsed %d specs with ParseSpec, want 0", n)
-	}
-	if n := opens - opens0; n != 2 {
-		t.Errorf("Open and the check opened %d Targets, want 2: the server's, once, and the clients' through PgBouncer", n)
-	}
 }
 
 // openOnce opens s's throwaway cluster as openDB does, and fails t unless
 // Open parsed no spec and opened two Targets: the superuser's (to make
 // the load role) and the clients' (at clients, the endpoint they reach).
-func openOnce(t *testing.T, s Spec, clients string) *Database {
+func openOnce(t *testing.T, s Spec, clients string) (db *Database) {
+	t.Helper()
+	countOpens(t, 2, "the superuser's (the load role) and "+clients, func() { db = openDB(t, s, s.Runner.Clients) })
+	return db
+}
+
+// countOpens runs f and fails t unless it parsed no spec with ParseSpec
+// (every URL txnbench made travels as a target.Spec) and opened want
+// Targets, which says which.
+func countOpens(t *testing.T, want int64, which string, f func()) {
 	t.Helper()
 	parses0, opens0 := target.Counts()
-	db := openDB(t, s, s.Runner.Clients)
+	f()
 	parses, opens := target.Counts()
 	if n := parses - parses0; n != 0 {
-		t.Errorf("Open parsed %d specs with ParseSpec, want 0", n)
+		t.Errorf("parsed %d specs with ParseSpec, want 0: every URL txnbench made should travel as a target.Spec", n)
 	}
-	if n := opens - opens0; n != 2 {
-		t.Errorf("Open opened %d Targets, want 2: the superuser's (the load role) and %s", n, clients)
+	if n := opens - opens0; n != want {
+		t.Errorf("opened %d Targets, want %d: %s", n, want, which)
 	}
-	return db
 }
