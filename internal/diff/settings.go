@@ -16,8 +16,8 @@ type setting struct{ key, value string }
 // fixedSettings are what must be equal for two runs to be compared:
 // workload and its settings, the runner's load (clients, duration or
 // iterations, rate, ramp, warm-up, latency limit, tries), the connector
-// (conn, pool, via, pooler), the database kind (not its URL: throwaway
-// clusters get a new port each run), server settings given with --pg-conf,
+// (conn, pool, via, pooler), the database kind (result.Config's
+// DatabaseKind, not its URL: throwaway servers get a new port each run), server settings given with --pg-conf,
 // the server's dialect and major version, and txnbench's version. The seed
 // is not fixed: a baseline is meant to hold across seeds. The invariants
 // checked (settingDifferences) and, for suites, the scenario names
@@ -63,26 +63,12 @@ func fixedSettings(r *result.Result) []setting {
 		setting{"pool", pool},
 		setting{"via", c.Via},
 		setting{"pooler", pooler},
-		setting{"database", databaseKind(c.DB)},
+		setting{"database", c.DatabaseKind()},
 		setting{"pg-conf", strings.Join(c.PGConf, " ")},
 		setting{"server", r.Server.Dialect + " " + majorVersion(r.Server.Dialect, r.Server.Version)},
 		setting{"txnbench", r.Tool.Version},
 	)
 	return s
-}
-
-// databaseKind is sqlite, temp-postgres or server: what a Config.DB names,
-// without the parts that change between runs of the same setup.
-func databaseKind(db string) string {
-	switch {
-	case strings.HasPrefix(db, "sqlite"):
-		return "sqlite"
-	case strings.HasPrefix(db, "temp-postgres"):
-		return "temp-postgres"
-	case db == "":
-		return ""
-	}
-	return "server"
 }
 
 // majorVersion is the part of a server version that changes its

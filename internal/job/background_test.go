@@ -16,7 +16,7 @@ func TestServerConnectionsCountBackgroundSessions(t *testing.T) {
 	if got := s.ServerConnections(); got != 30+13 {
 		t.Errorf("direct: %d server connections, want 43", got)
 	}
-	s.DB.Via = pgbouncer(target.PgBouncer{Size: 4})
+	s.DB.Via = viaPgBouncer(target.PgBouncer{Size: 4})
 	if got := s.ServerConnections(); got != 4+13 {
 		t.Errorf("via PgBouncer: %d server connections, want 17", got)
 	}

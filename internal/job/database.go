@@ -12,6 +12,8 @@ import (
 	"github.com/txnbench/txnbench/internal/errclass"
 	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/localdb"
+	"github.com/txnbench/txnbench/internal/pooler"
+	"github.com/txnbench/txnbench/internal/pooler/pgbouncer"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/runner"
 	"github.com/txnbench/txnbench/internal/target"
@@ -30,8 +32,10 @@ type Database struct {
 	// the throwaway server it started, nil when none.
 	engine engine.Engine
 	srv    *engine.Server
-	fleet  *localdb.Fleet // the throwaway PgBouncers (and HAProxy) of --via pgbouncer
-	deaths deaths         // what supervision restarted (supervise.go)
+	// poolers are the throwaway PgBouncers (and HAProxy) of --via
+	// pgbouncer, nil without.
+	poolers *pgbouncer.Poolers
+	deaths  deaths // what supervision restarted (supervise.go)
 	// adminURL is the pooler's admin console, "" without a pooler or
 	// with a fleet of several (the run's pooler.Watcher has each member's).
 	adminURL     string
@@ -39,8 +43,14 @@ type Database struct {
 	poolerDetail string      // e.g. "transaction pooling, 20 server connections"
 	conn         target.Spec // what the clients connect to, with its password
 	addr         target.Addr // connURL's server (a proxy's once shaped)
-	loadURL      string      // on a throwaway cluster, the run database as loadRole
-	loadVerifier string      // loadRole's SCRAM verifier, which txnbench's PgBouncer keeps
+	// direct is the user's server (--db URL) itself when txnbench's
+	// pooler or --network proxy fronts its clients: opened once, first,
+	// so that one that cannot be reached fails in its own words before
+	// a pooler waits on it; the invariant check goes through it when
+	// the pooler is gone. nil otherwise.
+	direct       target.Target
+	load         target.Spec // on a throwaway server, the run database as its load role
+	loadVerifier string      // the load role's SCRAM verifier, which txnbench's PgBouncer keeps
 	// lender is the database whose cluster this one borrows (a study's
 	// pooled cells on the cluster of its direct ones): it supervises and
 	// stops the cluster; nil when this one owns what it runs on.
@@ -99,7 +109,7 @@ func (d *Database) borrow(ctx context.Context, fronted bool) (*Database, error) 
 			return nil, err
 		}
 	}
-	return &Database{Target: t, URL: d.URL, engine: d.engine, srv: d.srv, cluster: d.cluster, conn: d.conn, addr: d.addr, loadURL: d.loadURL, server: d.server, replicas: d.replicas, lender: d}, nil
+	return &Database{Target: t, URL: d.URL, engine: d.engine, srv: d.srv, cluster: d.cluster, conn: d.conn, addr: d.addr, load: d.load, server: d.server, replicas: d.replicas, lender: d}, nil
 }
 
 // Close closes the target and stops what was started for it.
@@ -108,14 +118,17 @@ func (d *Database) Close() error {
 	if d.Target != nil { // nil: closed before its endpoint was opened (openServer)
 		err = d.Target.Close()
 	}
+	if d.direct != nil {
+		_ = d.direct.Close()
+	}
 	_ = d.shaper.Close()
 	// Interrupted: stopped at once, since a safe shutdown waits (its
 	// timeout, for a server that does not answer) for what is over.
 	now := d.run != nil && d.run.Err() != nil
-	if d.fleet != nil {
-		stop := d.fleet.Stop
+	if d.poolers != nil {
+		stop := d.poolers.Stop
 		if now {
-			stop = d.fleet.StopNow
+			stop = d.poolers.StopNow
 		}
 		if serr := stop(); serr != nil && err == nil {
 			err = serr
@@ -161,7 +174,7 @@ func open(ctx context.Context, s Spec, conns int) (*Database, error) {
 		if err != nil {
 			return nil, err
 		}
-		db := &Database{Target: t, engine: engine.Of(conn), conn: conn, addr: v.Addr, URL: target.MaskURL(via) + " (a pooler)", adminURL: adminURL(via), poolerName: "pooler " + target.MaskURL(via)}
+		db := &Database{Target: t, engine: engine.Of(conn), conn: conn, addr: v.Addr, URL: target.MaskURL(via) + " (a pooler)", adminURL: v.Admin, poolerName: "pooler " + target.MaskURL(via)}
 		if err := shapeOrClose(ctx, s, db); err != nil {
 			return db, err
 		}
@@ -207,13 +220,13 @@ func pinParts(s Spec, db *Database) error {
 			return err
 		}
 	}
-	if db.fleet != nil {
-		for _, m := range db.fleet.Members() {
-			if err := s.CPUs.pin("pooler", m.PID()); err != nil {
+	if db.poolers != nil {
+		for _, pid := range db.poolers.PIDs() {
+			if err := s.CPUs.pin("pooler", pid); err != nil {
 				return err
 			}
 		}
-		if p := db.fleet.Proxy(); p != nil {
+		if p := db.poolers.Proxy(); p != nil {
 			if err := s.CPUs.pin("pooler", p.PID()); err != nil {
 				return err
 			}
@@ -226,7 +239,8 @@ func pinParts(s Spec, db *Database) error {
 // a throwaway server its engine starts, or the user's. A throwaway server
 // that txnbench's own pooler or proxy will front (fronted) is not opened
 // here: its clients' one Target is opened at the endpoint they reach
-// (startPoolers, shapeNetwork).
+// (startPoolers, shapeNetwork). The user's server is opened first either
+// way, and kept as Database.direct when fronted.
 func openServer(ctx context.Context, s Spec, conns int, fronted bool) (*Database, error) {
 	sp := s.DB
 	eng := engine.Of(sp)
@@ -247,7 +261,11 @@ func openServer(ctx context.Context, s Spec, conns int, fronted bool) (*Database
 		if sp.Temporary() {
 			shown = "sqlite (a temporary file, removed at exit)"
 		}
-		return &Database{Target: t, URL: shown, engine: eng, conn: open, addr: sp.Addr}, nil
+		db := &Database{Target: t, URL: shown, engine: eng, conn: open, addr: sp.Addr}
+		if fronted {
+			db.Target, db.direct = nil, t
+		}
+		return db, nil
 	}
 	srv, err := eng.Start(ctx, sp, engine.StartOptions{Conns: conns, Conf: s.settings(eng.Flags().Settings), Bin: s.PGBin, TLS: s.TLS, Log: s.Log, Name: sessionName,
 		Replicas: s.Replication.Replicas, Replication: s.Replication.Mode,
@@ -266,7 +284,106 @@ func openServer(ctx context.Context, s Spec, conns int, fronted bool) (*Database
 			return nil, err
 		}
 	}
-	return &Database{Target: t, URL: srv.Shown, engine: eng, srv: srv, cluster: srv.Cluster, server: srv.Process, conn: conn, addr: localAddr(srv.Port), loadURL: srv.Load.URL, loadVerifier: srv.LoadVerifier, replicas: srv.Replicas}, nil
+	return &Database{Target: t, URL: srv.Shown, engine: eng, srv: srv, cluster: srv.Cluster, server: srv.Process, conn: conn, addr: localAddr(srv.Port), load: srv.Load, loadVerifier: srv.LoadVerifier, replicas: srv.Replicas}, nil
+}
+
+// ErrPgBouncerNeedsServer refuses --via pgbouncer in front of an embedded
+// database.
+var ErrPgBouncerNeedsServer = errors.New("--via pgbouncer needs a PostgreSQL server: use --db temp-postgres or a postgres:// URL")
+
+// startPoolers starts the throwaway PgBouncers of --via pgbouncer in front
+// of db's server (internal/pooler/pgbouncer), sized for clients, and opens
+// the clients' one Target through them.
+func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error {
+	if s.DB.Embedded() {
+		return ErrPgBouncerNeedsServer
+	}
+	port, _ := strconv.Atoi(db.addr.Port)
+	b := pgbouncer.Backend{Server: db.conn.WithURL(s.DB.URL), Host: db.addr.Host, Port: port} // the server's address: not yet behind a --network proxy
+	if db.cluster != nil {                                                                    // the load role, whose sessions its engine named as the clients'
+		b.Server, b.Verifier, b.TLS = db.load, db.loadVerifier, db.cluster.CA() // CA: nil without --tls
+		if dir := db.cluster.SocketDir(); dir != "" {
+			// PgBouncer sends the server's password in whatever form the
+			// server asks for: on the cluster's Unix socket, in a directory
+			// only its user enters, nothing else can ask, as a process of
+			// another user could on the TCP port while the server is down.
+			b.Host = dir
+		}
+	}
+	if s.PoolerNetwork != nil { // over TCP through a shaped proxy instead
+		var err error
+		if b.Host, b.Port, err = shapePoolerNetwork(ctx, s, db, b.Server.URL, db.addr); err != nil {
+			return err
+		}
+	}
+	p, err := pgbouncer.Start(ctx, b, pgbouncer.Options{PgBouncer: s.DB.Via.PgBouncer, Sessions: clients + backgroundSessions(s.Workload)})
+	if err != nil {
+		return err
+	}
+	clientURL := s.clientURL(named(p.Clients.URL)) // named as the load role's sessions are (engine.StartOptions.Name): PgBouncer need not SET it
+	if p.Mode != "session" {
+		clientURL = withExecMode(clientURL)
+	}
+	conn := p.Clients.WithURL(clientURL)
+	var t target.Target
+	if s.Network == nil { // else the clients' one Target is through the --network proxy (shapeNetwork)
+		if t, err = openSpec(ctx, conn); err != nil {
+			p.Stop()
+			return err
+		}
+	}
+	db.Target, db.poolers, db.conn, db.addr = t, p, conn, localAddr(p.Port())
+	db.poolerName, db.poolerDetail, db.adminURL = p.Name, p.Detail, p.Admin()
+	db.URL += " via " + db.poolerName + " (" + db.poolerDetail + ")"
+	s.log(fmt.Sprintf("%s ready on 127.0.0.1:%d in front of it", db.poolerName, p.Port()))
+	return nil
+}
+
+// Poolers returns the PgBouncers txnbench started for --via pgbouncer (one,
+// or the --poolers members, in the order HAProxy names them: pooler1,
+// pooler2, ...), or nil. Each is a supervised process: to kill one on
+// purpose use its Kill (supervision then leaves it down) and Restart it
+// when it should come back.
+func (d *Database) Poolers() []*localdb.Bouncer {
+	if d.poolers == nil {
+		return nil
+	}
+	return d.poolers.Members()
+}
+
+// Proxy returns the HAProxy txnbench started in front of its poolers
+// (--poolers N with N > 1), or nil.
+func (d *Database) Proxy() *localdb.HAProxy {
+	if d.poolers == nil {
+		return nil
+	}
+	return d.poolers.Proxy()
+}
+
+// PoolerTarget names the i-th of Poolers in a Fault: "pooler" when there
+// is one, "pooler 2 of 3" in a fleet.
+func (d *Database) PoolerTarget(i int) string {
+	if n := len(d.Poolers()); n > 1 {
+		return fmt.Sprintf("pooler %d of %d", i+1, n)
+	}
+	return "pooler"
+}
+
+// poolerPIDs are the processes of the poolers txnbench started.
+func (d *Database) poolerPIDs() []int {
+	if d.poolers == nil {
+		return nil
+	}
+	return d.poolers.PIDs()
+}
+
+// watchPoolers is the watcher of one run's poolers (nil without one):
+// the fleet's members and proxy, or the pooler given by URL.
+func (d *Database) watchPoolers() *pooler.Watcher {
+	if d.poolers != nil {
+		return d.poolers.Watch()
+	}
+	return pooler.Watch(pooler.Poolers{Name: d.poolerName, Detail: d.poolerDetail, AdminURL: d.adminURL})
 }
 
 // settings is the server settings the flag named flag gave
@@ -308,8 +425,8 @@ func (d *Database) serverSpec(s Spec) target.Spec {
 // it waits settle so the previous run's background work (checkpoints,
 // vacuum) calms down.
 func Isolate(ctx context.Context, db *Database, settle time.Duration) error {
-	if db.fleet != nil {
-		if err := db.fleet.Restart(ctx); err != nil {
+	if db.poolers != nil {
+		if err := db.poolers.Restart(ctx); err != nil {
 			return fmt.Errorf("restarting PgBouncer: %w", err)
 		}
 	}

@@ -24,7 +24,7 @@ func TestCheckGoesDirectWhenThePoolerIsGone(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 1500 * time.Millisecond})
-	s.DB.Via = pgbouncer(target.PgBouncer{Size: 4})
+	s.DB.Via = viaPgBouncer(target.PgBouncer{Size: 4})
 	db := openDB(t, s, 4)
 	if len(db.Poolers()) != 1 || db.Proxy() != nil || db.PoolerTarget(0) != "pooler" {
 		t.Fatalf("poolers %v, proxy %v", db.Poolers(), db.Proxy())
@@ -84,7 +84,7 @@ func TestFleetSurvivesItsProxy(t *testing.T) {
 	t.Parallel()
 	testutil.NeedHAProxy(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 2 * time.Second})
-	s.DB.Via = pgbouncer(target.PgBouncer{Size: 4, Poolers: 2})
+	s.DB.Via = viaPgBouncer(target.PgBouncer{Size: 4, Poolers: 2})
 	db := openDB(t, s, 4)
 	if len(db.Poolers()) != 2 || db.Proxy() == nil || db.PoolerTarget(1) != "pooler 2 of 2" {
 		t.Fatalf("poolers %v, proxy %v", db.Poolers(), db.Proxy())

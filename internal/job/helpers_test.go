@@ -60,8 +60,8 @@ func mustVia(t testing.TB, v string) target.Via {
 	return via
 }
 
-// pgbouncer is --via pgbouncer with the settings pb.
-func pgbouncer(pb target.PgBouncer) target.Via {
+// viaPgBouncer is --via pgbouncer with the settings pb.
+func viaPgBouncer(pb target.PgBouncer) target.Via {
 	return target.Via{Kind: target.ViaPgBouncer, PgBouncer: pb}
 }
 

@@ -4,10 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/connect"
@@ -94,25 +92,6 @@ func withExecMode(u string) string {
 	return target.WithParam(u, "default_query_exec_mode", "cache_describe")
 }
 
-// adminURL is PgBouncer's admin console on the same address, with the
-// URL's require_auth and TLS settings (sslmode, sslrootcert, ...) if it
-// has them: the console is verified as the pooler is.
-func adminURL(pooler string) string {
-	u, err := url.Parse(pooler)
-	if err != nil {
-		return ""
-	}
-	u.Path = "/pgbouncer"
-	q := url.Values{}
-	for k, v := range u.Query() {
-		if k == "require_auth" || strings.HasPrefix(k, "ssl") {
-			q[k] = v
-		}
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 func (s Spec) log(msg string) {
 	if s.Log != nil {
 		s.Log(msg)
@@ -169,7 +148,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		Workload: s.Name,
 		Settings: workload.Settings(s.Workload),
 		Config: result.Config{
-			DB: db.URL, Clients: rc.Clients, Iterations: rc.Iterations, Seed: rc.Seed,
+			DB: db.URL, Database: s.DB.Form(), Clients: rc.Clients, Iterations: rc.Iterations, Seed: rc.Seed,
 			MaxTries: rc.MaxTries, PGConf: maskAll(s.PGConf), Args: maskAll(s.Args), Conn: cmp.Or(s.Conn.Strategy, connect.Session),
 		},
 		Server:      result.Server{Dialect: d.Name, Version: d.Version, Banner: d.Banner, Embedded: d.Embedded},
@@ -208,7 +187,7 @@ func assemble(s Spec, db *Database, out *runner.Outcome) *result.Result {
 		r.Network = &n
 	}
 	r.TLS = db.tls
-	r.Notes = append(r.Notes, s.CPUs.Notes(db.fleet != nil)...)
+	r.Notes = append(r.Notes, s.CPUs.Notes(db.poolers != nil)...)
 	if rc.Duration > 0 {
 		r.Config.Duration = rc.Duration.String()
 	}

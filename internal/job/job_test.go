@@ -310,7 +310,7 @@ func TestOverloadIsReportedNotFatal(t *testing.T) {
 func TestViaPgBouncer(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 8, Iterations: 40})
-	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 4})
+	s.DB.Via = viaPgBouncer(target.PgBouncer{Mode: "transaction", Size: 4})
 	r := runJob(t, s, sequentialTempPostgres(t, s))
 	checkShape(t, r, 40)
 	p := r.Pooler
@@ -351,7 +351,7 @@ func TestRefusedDirectlyServedThroughPgBouncer(t *testing.T) {
 	if ok, failed := outcome(direct); ok == 0 || direct.Op("query").Errors["too_many_connections"] == 0 {
 		t.Errorf("direct: %d ok, %d failed, errors %v: want refusals", ok, failed, direct.Op("query").Errors)
 	}
-	pooled := run(t, mk(pgbouncer(target.PgBouncer{Mode: "transaction", Size: 4})))
+	pooled := run(t, mk(viaPgBouncer(target.PgBouncer{Mode: "transaction", Size: 4})))
 	if ok, failed := outcome(pooled); ok == 0 || failed != 0 {
 		t.Errorf("via PgBouncer: %d ok, %d failed (%v): want every transaction served", ok, failed, pooled.Op("query").ErrorSamples)
 	}

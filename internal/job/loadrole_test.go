@@ -20,7 +20,7 @@ import (
 func TestLoadRoleIsNotSuperuser(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Iterations: 20})
-	s.DB.Via = pgbouncer(target.PgBouncer{Size: 2})
+	s.DB.Via = viaPgBouncer(target.PgBouncer{Size: 2})
 	db := sequentialTempPostgres(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

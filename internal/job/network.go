@@ -58,7 +58,7 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 		p.Close()
 		return fmt.Errorf("measuring the round trip through --network %s: %w", s.Network, err)
 	}
-	if db.Target != nil { // nil: a throwaway server, opened here first
+	if db.Target != nil { // a pooler given by URL, opened first; nil for what txnbench fronts (openServer, startPoolers)
 		db.Target.Close()
 	}
 	db.Target, db.conn, db.addr, db.shaper = t, u, localAddr(ln.Addr().(*net.TCPAddr).Port), p

@@ -123,9 +123,9 @@ func (d *Database) failover(ctx context.Context, clean bool) string {
 	if err := followerSlots(ctx, d.member(p), rs); err != nil {
 		note += "; the other standbys' slots on it could not be made: " + errclass.FirstLine(err)
 	}
-	if d.fleet != nil {
+	if d.poolers != nil {
 		host := p.SocketDir() // see startPoolers
-		if err := d.fleet.Repoint(ctx, host, p.Port()); err != nil {
+		if err := d.poolers.Repoint(ctx, host, p.Port()); err != nil {
 			return note + "; pointing PgBouncer at it failed: " + errclass.FirstLine(err)
 		}
 		note += "; PgBouncer restarted pointing at it"

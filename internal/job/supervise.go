@@ -226,6 +226,9 @@ func withCheckConn(ctx context.Context, s Spec, db *Database, poolers *pooler.Wa
 	}
 	if err != nil && bypass && ctx.Err() == nil {
 		connect = func(ctx context.Context) (target.Conn, error) {
+			if db.direct != nil { // the user's server, opened first (openServer)
+				return db.direct.Connect(ctx)
+			}
 			t, err := target.Open(ctx, direct)
 			if err != nil {
 				return nil, err

@@ -25,7 +25,7 @@ func TestTelemetryCommitsMatch(t *testing.T) {
 	}{
 		{name: "session"},
 		{name: "per-txn", conn: connect.PerTxn},
-		{name: "pgbouncer", pooler: pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})},
+		{name: "pgbouncer", pooler: viaPgBouncer(target.PgBouncer{Mode: "transaction", Size: 3})},
 	}
 	// a fixed amount of work (150 transactions), so a loaded machine
 	// cannot leave too few to compare; one cluster for the three, as a
@@ -60,7 +60,7 @@ func TestTelemetryLoadBeforeWindow(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: time.Second, Progress: 500 * time.Millisecond})
 	s.Name, s.Workload = "connect-overhead", newWorkload(t, "connect-overhead", "--query", "point", "--rows", "2000")
-	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
+	s.DB.Via = viaPgBouncer(target.PgBouncer{Mode: "transaction", Size: 3})
 	r := runJob(t, s, sequentialTempPostgres(t, s))
 	commitsAddUp(t, r)
 	if d := r.Telemetry.Database; d["tup_inserted"] != 0 {
@@ -159,11 +159,11 @@ func TestTelemetrySessionTerminated(t *testing.T) {
 func TestTelemetryPoolerRestart(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 4, Duration: 3 * time.Second, Progress: 500 * time.Millisecond})
-	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
+	s.DB.Via = viaPgBouncer(target.PgBouncer{Mode: "transaction", Size: 3})
 	ctx := context.Background()
 	db := sequentialTempPostgres(t, s)
 	atFirstTick(&s, func() {
-		if err := db.fleet.Restart(ctx); err != nil {
+		if err := db.poolers.Restart(ctx); err != nil {
 			t.Error(err)
 		}
 	})

@@ -272,7 +272,7 @@ func TestTelemetrySQLite(t *testing.T) {
 func TestTelemetryPgBouncer(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 6, Duration: 2 * time.Second, Progress: 500 * time.Millisecond})
-	s.DB.Via = pgbouncer(target.PgBouncer{Mode: "transaction", Size: 3})
+	s.DB.Via = viaPgBouncer(target.PgBouncer{Mode: "transaction", Size: 3})
 	r := runJob(t, s, sequentialTempPostgres(t, s))
 	tel := r.Telemetry
 	if tel == nil || tel.Pooler["total_xact_count"] <= 0 || tel.Database["xact_commit"] <= 0 {

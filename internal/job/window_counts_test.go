@@ -76,7 +76,7 @@ func TestCommitsMatchAtLowThroughput(t *testing.T) {
 	cfg := runner.Config{Clients: most, Duration: time.Second, Progress: 250 * time.Millisecond}
 	// the package's sequential temp-postgres, as a study's cells share
 	// one: the pgbouncer path behind a PgBouncer of its own for each run
-	bouncer := pgbouncer(target.PgBouncer{Mode: "transaction", Size: 10})
+	bouncer := viaPgBouncer(target.PgBouncer{Mode: "transaction", Size: 10})
 	direct := sequentialTempPostgres(t, spec(t, target.TempPostgresSpec, cfg))
 	for _, path := range []struct {
 		name   string

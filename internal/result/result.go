@@ -304,6 +304,10 @@ type Tool struct {
 // Config is the run's configuration as given, with passwords masked.
 type Config struct {
 	DB string `json:"db"`
+	// Database is what sort of database DB is, as diff compares it
+	// (target.Spec.Form): "sqlite", "temp-postgres", "temp-mariadb",
+	// "server". See DatabaseKind for results written before it.
+	Database string `json:"database,omitempty"`
 	// Topology is what temp-postgres --replicas started: "primary and 2
 	// standbys, sync ..."; "" for one server.
 	Topology   string `json:"topology,omitempty"`
@@ -876,4 +880,22 @@ func (t *IntervalOp) add(o IntervalOp) {
 	t.Errors += o.Errors
 	t.Skipped += o.Skipped
 	t.ErrorClasses = addCounts(t.ErrorClasses, o.ErrorClasses)
+}
+
+// DatabaseKind is what sort of database the run had (Database). A result
+// written before Database was recorded has only the form DB shows, which
+// began with its --db form: "sqlite", "temp-NAME" (a throwaway server,
+// "@VERSION" left out) or a server's URL.
+func (c Config) DatabaseKind() string {
+	switch {
+	case c.Database != "", c.DB == "":
+		return c.Database
+	case strings.HasPrefix(c.DB, "sqlite"):
+		return "sqlite"
+	case strings.HasPrefix(c.DB, "temp-"):
+		form, _, _ := strings.Cut(c.DB, " ")
+		form, _, _ = strings.Cut(form, "@")
+		return form
+	}
+	return "server"
 }

@@ -1,6 +1,9 @@
 package target
 
-import "net/url"
+import (
+	"net/url"
+	"strings"
+)
 
 // What only some drivers do beyond Driver: callers ask target, which asks
 // the driver of a URL's kind (or every driver, for an error) by type
@@ -63,11 +66,15 @@ func Password(sp Spec) string {
 	return pw
 }
 
-// driverFor is the driver registered for spec's kind, or nil.
-func driverFor(spec string) Driver {
-	sp, err := ParseSpec(spec)
-	if err != nil {
-		return nil
+// driverFor is the driver registered for the kind of the URL u, by its
+// scheme alone (u is not read as a spec: ParseSpec reads --db once), or
+// nil when u is no driver's URL.
+func driverFor(u string) Driver {
+	switch {
+	case isPostgresURL(u):
+		return driverOf(ServerURL)
+	case strings.HasPrefix(u, mysqlScheme):
+		return driverOf(MySQLURL)
 	}
-	return driverOf(sp.Kind)
+	return nil
 }

@@ -56,6 +56,10 @@ type Spec struct {
 	Version string
 	// Addr is where URL's server listens, zero for any other kind.
 	Addr Addr
+	// User and Database are the user and the database URL names ("" for
+	// none), read with Addr: what logs in where, for what must log in
+	// alike (a PgBouncer in front of the server).
+	User, Database string
 	// Via is what the clients connect through: the database itself
 	// unless set.
 	Via Via
@@ -88,6 +92,22 @@ func addrOf(u string) Addr {
 		return Addr{}
 	}
 	return Addr{Host: p.Hostname(), Port: cmp.Or(p.Port(), DefaultPort(u))}
+}
+
+// urlSpec is the spec of kind k at the URL u, its address, user and
+// database read from it once.
+func urlSpec(k SpecKind, u string) Spec {
+	sp := Spec{Kind: k}
+	sp.setURL(u)
+	return sp
+}
+
+// setURL makes u sp's URL, with its address, user and database.
+func (sp *Spec) setURL(u string) {
+	sp.URL, sp.Addr, sp.User, sp.Database = u, addrOf(u), "", ""
+	if p, err := url.Parse(u); err == nil {
+		sp.User, sp.Database = p.User.Username(), strings.TrimPrefix(p.Path, "/")
+	}
 }
 
 // checkPorts refuses a URL naming a port that is none (0, above 65535,
@@ -151,6 +171,9 @@ type Via struct {
 	Kind ViaKind
 	URL  string // ViaURL: the pooler's URL
 	Addr Addr   // ViaURL: its address
+	// Admin is a ViaURL's admin console (PgBouncer's, on the same
+	// address), made once as --via is read (see adminURL).
+	Admin string
 	// PgBouncer is the throwaway PgBouncers' settings (ViaPgBouncer).
 	PgBouncer PgBouncer
 }
@@ -171,7 +194,7 @@ func (v Via) Spec() Spec {
 	if v.Kind != ViaURL {
 		return Spec{}
 	}
-	return Spec{Kind: ServerURL, URL: v.URL, Addr: v.Addr}
+	return urlSpec(ServerURL, v.URL)
 }
 
 // String is v as --via gives it: direct, pgbouncer or the URL.
@@ -194,10 +217,33 @@ func ParseVia(s string) (Via, error) {
 		if err := checkPorts(s); err != nil {
 			return Via{}, fmt.Errorf("--via: %w", err)
 		}
-		return Via{Kind: ViaURL, URL: s, Addr: addrOf(s)}, nil
+		return Via{Kind: ViaURL, URL: s, Addr: addrOf(s), Admin: adminURL(s)}, nil
 	}
 	return Via{}, fmt.Errorf("unknown --via %q: use direct, pgbouncer or a postgres:// URL of a pooler", MaskURL(s))
 }
+
+// adminURL is PgBouncer's admin console on the same address as the
+// pooler URL u (its database "pgbouncer"), with u's require_auth and TLS
+// settings (sslmode, sslrootcert, ...) if it has them: the console is
+// verified as the pooler is. "" when u cannot be read.
+func adminURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	p.Path = "/pgbouncer"
+	q := url.Values{}
+	for k, v := range p.Query() {
+		if k == "require_auth" || strings.HasPrefix(k, "ssl") {
+			q[k] = v
+		}
+	}
+	p.RawQuery = q.Encode()
+	return p.String()
+}
+
+// mysqlScheme begins a MySQL-protocol server's URL.
+const mysqlScheme = "mysql://"
 
 func isPostgresURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
@@ -229,12 +275,12 @@ func ParseSpec(s string) (Spec, error) {
 		if err := checkPorts(s); err != nil {
 			return Spec{}, err
 		}
-		return Spec{Kind: ServerURL, URL: s, Addr: addrOf(s)}, nil
-	case strings.HasPrefix(s, "mysql://"):
+		return urlSpec(ServerURL, s), nil
+	case strings.HasPrefix(s, mysqlScheme):
 		if err := checkPorts(s); err != nil {
 			return Spec{}, err
 		}
-		return Spec{Kind: MySQLURL, URL: s, Addr: addrOf(s)}, nil
+		return urlSpec(MySQLURL, s), nil
 	}
 	if k, ok := throwawayKind(s); ok {
 		return Spec{Kind: k}, nil
@@ -362,6 +408,23 @@ func (sp Spec) Remote() bool { return infoOf(sp.Kind).remote }
 // starts empty.
 func (sp Spec) Temporary() bool { return sp.Throwaway() || sp.Kind == SQLiteTemp }
 
+// Form is what sort of database sp is, as a result records it and diff
+// compares it (not its URL: a throwaway server gets a new port each
+// run): a throwaway server's --db form without its version
+// ("temp-postgres", "temp-mariadb"), "sqlite" for an embedded database,
+// "server" for a URL, and for a pooler's URL given without --db.
+func (sp Spec) Form() string {
+	switch i := infoOf(sp.Kind); {
+	case sp.Via.Kind == ViaURL && !i.remote:
+		return "server"
+	case i.throwaway:
+		return i.form
+	case i.embedded:
+		return i.engine
+	}
+	return "server"
+}
+
 // File is the database file the spec names (sqlite:PATH's PATH), "" when
 // it names none: a server, or a temporary file of its own.
 func (sp Spec) File() string {
@@ -403,7 +466,7 @@ var ErrAuthRefused = errors.New("the client refused the server's authentication 
 // DefaultPort is the server port a URL means when it names none: 3306
 // for mysql://, else PostgreSQL's 5432.
 func DefaultPort(u string) string {
-	if strings.HasPrefix(u, "mysql://") {
+	if strings.HasPrefix(u, mysqlScheme) {
 		return "3306"
 	}
 	return "5432"
@@ -420,13 +483,14 @@ func Counts() (parses, opens int64) { return counts.parses.Load(), counts.opens.
 // URLSpec is the spec of a URL txnbench made itself (a throwaway
 // server's, a pooler's, a proxy's) whose kind its maker knows: it is
 // never read again by ParseSpec.
-func URLSpec(k SpecKind, u string) Spec { return Spec{Kind: k, URL: u, Addr: addrOf(u)} }
+func URLSpec(k SpecKind, u string) Spec { return urlSpec(k, u) }
 
 // WithURL is sp (its kind, its isolation) at the URL u, a URL of the same
 // kind made from sp's (a parameter added, a proxy's address), reaching it
 // directly.
 func (sp Spec) WithURL(u string) Spec {
-	sp.URL, sp.Addr, sp.Via = u, addrOf(u), Via{}
+	sp.setURL(u)
+	sp.Via = Via{}
 	return sp
 }
 

@@ -16,15 +16,15 @@ func TestParseSpec(t *testing.T) {
 		{"temp-postgres", Spec{Kind: TempPostgres}},
 		{"temp-mariadb", Spec{Kind: TempMariaDB}},
 		{"temp-postgres@17", Spec{Kind: TempPostgres, Version: "17"}},
-		{"postgres://u@h/db", Spec{Kind: ServerURL, URL: "postgres://u@h/db", Addr: Addr{"h", "5432"}}},
-		{"postgresql://u@h:6432/db?sslmode=disable", Spec{Kind: ServerURL, URL: "postgresql://u@h:6432/db?sslmode=disable", Addr: Addr{"h", "6432"}}},
+		{"postgres://u@h/db", Spec{Kind: ServerURL, URL: "postgres://u@h/db", Addr: Addr{"h", "5432"}, User: "u", Database: "db"}},
+		{"postgresql://u@h:6432/db?sslmode=disable", Spec{Kind: ServerURL, URL: "postgresql://u@h:6432/db?sslmode=disable", Addr: Addr{"h", "6432"}, User: "u", Database: "db"}},
 		{"postgres://u@%2Ftmp/db", Spec{Kind: ServerURL, URL: "postgres://u@%2Ftmp/db"}}, // pgx's, not net/url's
-		{"postgres://u@/db?host=/tmp", Spec{Kind: ServerURL, URL: "postgres://u@/db?host=/tmp", Addr: Addr{"", "5432"}}},
-		{"postgres:///db?host=h", Spec{Kind: ServerURL, URL: "postgres:///db?host=h", Addr: Addr{"", "5432"}}},
-		{"postgres://u@h1,h2/db", Spec{Kind: ServerURL, URL: "postgres://u@h1,h2/db"}},
-		{"postgres://u@h1:1,h2:2/db", Spec{Kind: ServerURL, URL: "postgres://u@h1:1,h2:2/db"}},
-		{"mysql://u:p@h:3306/db", Spec{Kind: MySQLURL, URL: "mysql://u:p@h:3306/db", Addr: Addr{"h", "3306"}}},
-		{"mysql://u:p@h/db", Spec{Kind: MySQLURL, URL: "mysql://u:p@h/db", Addr: Addr{"h", "3306"}}},
+		{"postgres://u@/db?host=/tmp", Spec{Kind: ServerURL, URL: "postgres://u@/db?host=/tmp", Addr: Addr{"", "5432"}, User: "u", Database: "db"}},
+		{"postgres:///db?host=h", Spec{Kind: ServerURL, URL: "postgres:///db?host=h", Addr: Addr{"", "5432"}, Database: "db"}},
+		{"postgres://u@h1,h2/db", Spec{Kind: ServerURL, URL: "postgres://u@h1,h2/db", User: "u", Database: "db"}},
+		{"postgres://u@h1:1,h2:2/db", Spec{Kind: ServerURL, URL: "postgres://u@h1:1,h2:2/db", User: "u", Database: "db"}},
+		{"mysql://u:p@h:3306/db", Spec{Kind: MySQLURL, URL: "mysql://u:p@h:3306/db", Addr: Addr{"h", "3306"}, User: "u", Database: "db"}},
+		{"mysql://u:p@h/db", Spec{Kind: MySQLURL, URL: "mysql://u:p@h/db", Addr: Addr{"h", "3306"}, User: "u", Database: "db"}},
 	} {
 		got, err := ParseSpec(c.in)
 		if err != nil || got != c.want {
@@ -79,7 +79,7 @@ func TestParseVia(t *testing.T) {
 	}{
 		{"direct", Via{}},
 		{"pgbouncer", Via{Kind: ViaPgBouncer}},
-		{"postgres://u@pooler:6432/db", Via{Kind: ViaURL, URL: "postgres://u@pooler:6432/db", Addr: Addr{"pooler", "6432"}}},
+		{"postgres://u@pooler:6432/db", Via{Kind: ViaURL, URL: "postgres://u@pooler:6432/db", Addr: Addr{"pooler", "6432"}, Admin: "postgres://u@pooler:6432/pgbouncer"}},
 	} {
 		got, err := ParseVia(c.in)
 		if err != nil || got != c.want || got.String() != c.in {
@@ -102,6 +102,34 @@ func TestWithParam(t *testing.T) {
 	} {
 		if got := WithParam(c.in, "k", "v"); got != c.want {
 			t.Errorf("WithParam(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestForm: what sort of database a spec is, as results record it and
+// diff compares it: a throwaway server's form without its version (two
+// temp-postgres@17 runs compare with temp-postgres ones), each
+// throwaway engine its own, a URL a server, and so a pooler's URL given
+// without --db.
+func TestForm(t *testing.T) {
+	pooler, err := ParseVia("postgres://u@pooler:6432/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sp   Spec
+		want string
+	}{
+		{Spec{Kind: SQLiteTemp}, "sqlite"},
+		{Spec{Kind: SQLiteFile, Path: "/tmp/a.db"}, "sqlite"},
+		{Spec{Kind: TempPostgres, Version: "17"}, "temp-postgres"},
+		{Spec{Kind: TempMariaDB}, "temp-mariadb"},
+		{URLSpec(ServerURL, "postgres://u@h/db"), "server"},
+		{URLSpec(MySQLURL, "mysql://u@h/db"), "server"},
+		{Spec{Kind: SQLiteTemp, Via: pooler}, "server"},
+	} {
+		if got := c.sp.Form(); got != c.want {
+			t.Errorf("%s (via %s): Form() = %q, want %q", c.sp, c.sp.Via, got, c.want)
 		}
 	}
 }
