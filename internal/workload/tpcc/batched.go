@@ -213,10 +213,6 @@ func (c *client) lineOf(item, supply int64) int {
 func (c *client) newOrderBatched(ctx context.Context, conn target.Conn) error {
 	w, s, b := c.w, &c.w.sql, &c.w.batch
 	n := len(c.lines)
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	var wTax, dTax, discount float64
 	var oid int64
 	var last, credit string
@@ -293,12 +289,8 @@ func (c *client) newOrderBatched(ctx context.Context, conn target.Conn) error {
 		amount := float64(int64(l.quantity)*int64(math.Round(c.found[k].price*100))) / 100
 		c.args = append(c.args, k+1, l.item, l.supply, l.quantity, amount, c.found[k].dist)
 	}
-	if _, err := conn.ExecCommit(ctx, b.noLines[n], c.args...); err != nil {
-		c.unknown(err, 0)
-		return err
-	}
-	w.newOrders.Add(1)
-	return nil
+	_, err = conn.ExecCommit(ctx, b.noLines[n], c.args...)
+	return c.committed(err, 0, &w.newOrders, 1)
 }
 
 // stockRows runs the stock update of c.args and keeps each line's
@@ -353,10 +345,6 @@ func (c *client) paymentBatched(ctx context.Context, conn target.Conn) error {
 	if b.payWD == "" && b.payRead == "" {
 		return c.payment(ctx, conn) // each update returns its row: nothing to merge
 	}
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	amount := float64(c.amountCents) / 100
 	var wName, dName string
 	dest := append(append(append([]any{&wName}, c.sinks(5)...), &dName), c.sinks(5)...)
@@ -386,10 +374,6 @@ func (c *client) paymentBatched(ctx context.Context, conn target.Conn) error {
 // the customer, its last order and the order's lines in one read.
 func (c *client) orderStatusBatched(ctx context.Context, conn target.Conn) error {
 	s, b := &c.w.sql, &c.w.batch
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	if c.byName {
 		if err := c.customerByName(ctx, conn, s.osByName); err != nil {
 			return err
@@ -432,10 +416,6 @@ func (c *client) deliveryBatched(ctx context.Context, conn target.Conn) error {
 	if b.dlOldest == "" {
 		return c.delivery(ctx, conn)
 	}
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	c.args = append(c.args[:0], c.home)
 	if err := c.pairs(ctx, conn, b.dlOldest, c.home); err != nil {
 		return err
@@ -524,10 +504,5 @@ func (c *client) pairs(ctx context.Context, conn target.Conn, sql string, args .
 
 // deliveryCommit commits a Delivery that found nothing to deliver.
 func (c *client) deliveryCommit(ctx context.Context, conn target.Conn) error {
-	if err := conn.Commit(ctx); err != nil {
-		c.unknown(err, 0)
-		return err
-	}
-	c.w.deliveries.Add(1)
-	return nil
+	return c.committed(conn.Commit(ctx), 0, &c.w.deliveries, 1)
 }

@@ -10,10 +10,6 @@ import (
 // add inserts n new events, returning their ids, thinks, then gives each a
 // PENDING status row, in one transaction.
 func (c *client) add(ctx context.Context, conn target.Conn) error {
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	if err := c.insertNew(ctx, conn, c.n); err != nil {
 		return err
 	}

@@ -10,15 +10,7 @@ import (
 // archive takes up to n of the oldest COMPLETE events, copies them into
 // the archive, thinks, and deletes them (their status rows cascade).
 func (c *client) archive(ctx context.Context, conn target.Conn) error {
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
-	rows, err := conn.Query(ctx, c.w.sql.selectArchive, c.n)
-	if err != nil {
-		return err
-	}
-	if err := c.scanIDs(rows, false); err != nil {
+	if err := c.pick(ctx, conn, c.w.sql.selectArchive, false); err != nil {
 		return err
 	}
 	if len(c.ids) == 0 {

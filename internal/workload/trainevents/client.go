@@ -121,6 +121,16 @@ func (c *client) execCommit(ctx context.Context, conn target.Conn, events int, w
 	return nil
 }
 
+// pick reads the ids of up to n events that query selects into c.ids,
+// with their payloads into c.payloads when withPayload is set (scanIDs).
+func (c *client) pick(ctx context.Context, conn target.Conn, query string, withPayload bool) error {
+	rows, err := conn.Query(ctx, query, c.n)
+	if err != nil {
+		return err
+	}
+	return c.scanIDs(rows, withPayload)
+}
+
 // scanIDs reads a one-column result of event ids into c.ids, and when
 // withPayload is set a second column of payloads into c.payloads.
 func (c *client) scanIDs(rows target.Rows, withPayload bool) error {
