@@ -63,12 +63,5 @@ func (c *client) insertBatch(ctx context.Context, conn target.Conn, b *batch) er
 
 // insertStatus gives every id in c.ids a PENDING status row.
 func (c *client) insertStatus(ctx context.Context, conn target.Conn) error {
-	n, err := conn.Exec(ctx, c.w.sql.insertStatus, c.idArgs()...)
-	if err != nil {
-		return err
-	}
-	if int(n) != len(c.ids) {
-		return fmt.Errorf("add: %d status rows inserted for %d events", n, len(c.ids))
-	}
-	return nil
+	return c.execEach(ctx, conn, "add: status rows inserted", c.w.sql.insertStatus, c.idArgs())
 }

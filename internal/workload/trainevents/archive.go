@@ -2,7 +2,6 @@ package trainevents
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/txnbench/txnbench/internal/target"
 )
@@ -16,12 +15,8 @@ func (c *client) archive(ctx context.Context, conn target.Conn) error {
 	if len(c.ids) == 0 {
 		return conn.Commit(ctx)
 	}
-	n, err := conn.Exec(ctx, c.w.sql.copyArchive, c.idArgs()...)
-	if err != nil {
+	if err := c.execEach(ctx, conn, "archive: events copied", c.w.sql.copyArchive, c.idArgs()); err != nil {
 		return err
-	}
-	if int(n) != len(c.ids) {
-		return fmt.Errorf("archive: copied %d of %d events", n, len(c.ids))
 	}
 	if err := c.think(ctx); err != nil {
 		return err

@@ -99,6 +99,19 @@ func (c *client) think(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// execEach runs a statement of the transaction that touches one row per
+// event in c.ids; what names it in the error when the rows do not match.
+func (c *client) execEach(ctx context.Context, conn target.Conn, what, sql string, args []any) error {
+	n, err := conn.Exec(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	if int(n) != len(c.ids) {
+		return fmt.Errorf("%s: %d rows for %d events", what, n, len(c.ids))
+	}
+	return nil
+}
+
 // execCommit runs the transaction's last statement and commits, in one
 // round trip, and checks that it touched one row per id in c.ids. It keeps
 // the books of the invariant check: events is how many events the commit

@@ -19,12 +19,8 @@ func (c *client) process(ctx context.Context, conn target.Conn) error {
 		return conn.Commit(ctx)
 	}
 	c.drawTransitions()
-	n, err := conn.Exec(ctx, c.w.sql.updateStatus, c.statusArgs()...)
-	if err != nil {
+	if err := c.execEach(ctx, conn, "process: status rows updated", c.w.sql.updateStatus, c.statusArgs()); err != nil {
 		return err
-	}
-	if int(n) != len(c.ids) {
-		return fmt.Errorf("process: %d status rows updated for %d events", n, len(c.ids))
 	}
 	if err := c.think(ctx); err != nil {
 		return err
