@@ -58,9 +58,5 @@ func (j *jsonlOut) close() error {
 
 // writeCSV writes the intervals of r to path as CSV (--csv).
 func (a *app) writeCSV(path string, r *result.Result) error {
-	if err := writeAtomic(path, func(w io.Writer) error { return report.IntervalsCSV(w, r.Intervals) }); err != nil {
-		return err
-	}
-	a.status("CSV written to " + path)
-	return nil
+	return a.writeOut(path, "CSV", func(w io.Writer) error { return report.IntervalsCSV(w, r.Intervals) })
 }

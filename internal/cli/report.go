@@ -75,10 +75,9 @@ op per interval) or a study's cells (one row per op per cell) as CSV.
 				a.status("merged result saved to " + out)
 			}
 			if html != "" {
-				if err := writeAtomic(html, func(w io.Writer) error { return report.HTML(w, m) }); err != nil {
+				if err := a.writeOut(html, "HTML report", func(w io.Writer) error { return report.HTML(w, m) }); err != nil {
 					return err
 				}
-				a.status("HTML report written to " + html)
 			}
 			if csvOut != "" {
 				if err := a.writeCSV(csvOut, m); err != nil {
@@ -174,16 +173,14 @@ func (a *app) reportStudy(path, html, csvOut string) error {
 		}
 	}
 	if html != "" { // files first: a reader that stops early (| head) does not cost them
-		if err := writeAtomic(html, func(w io.Writer) error { return report.StudyHTML(w, s, runs, all) }); err != nil {
+		if err := a.writeOut(html, "HTML report", func(w io.Writer) error { return report.StudyHTML(w, s, runs, all) }); err != nil {
 			return err
 		}
-		a.status("HTML report written to " + html)
 	}
 	if csvOut != "" {
-		if err := writeAtomic(csvOut, func(w io.Writer) error { return report.StudyCSV(w, s) }); err != nil {
+		if err := a.writeOut(csvOut, "CSV", func(w io.Writer) error { return report.StudyCSV(w, s) }); err != nil {
 			return err
 		}
-		a.status("CSV written to " + csvOut)
 	}
 	report.StudyMarkdown(a.stdout, s, all)
 	for _, c := range s.Cells {
@@ -229,6 +226,16 @@ func studyResultPath(dir, file string) string {
 		}
 	}
 	return filepath.Join(dir, file)
+}
+
+// writeOut writes path through write (writeAtomic) and says so: "what
+// written to path".
+func (a *app) writeOut(path, what string, write func(io.Writer) error) error {
+	if err := writeAtomic(path, write); err != nil {
+		return err
+	}
+	a.status(what + " written to " + path)
+	return nil
 }
 
 // writeAtomic writes a file through write, atomically: a reader sees the

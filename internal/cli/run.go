@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/txnbench/txnbench/internal/engine"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/txnbench/txnbench/internal/connect"
+	"github.com/txnbench/txnbench/internal/engine"
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/faultproxy"
 	"github.com/txnbench/txnbench/internal/job"
@@ -610,10 +610,9 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 		a.status("result saved to " + jsonPath)
 	}
 	if f.html != "" {
-		if herr := writeAtomic(f.html, func(w io.Writer) error { return report.HTML(w, r) }); herr != nil {
+		if herr := a.writeOut(f.html, "HTML report", func(w io.Writer) error { return report.HTML(w, r) }); herr != nil {
 			return r, herr
 		}
-		a.status("HTML report written to " + f.html)
 	}
 	if f.csv != "" {
 		if cerr := a.writeCSV(f.csv, r); cerr != nil {

@@ -115,13 +115,20 @@ var haproxyVersionRE = regexp.MustCompile(`(?i)HA-?Proxy version (\d+\.\d+(?:\.\
 
 // haproxyVersion runs `haproxy -v` and returns e.g. "2.6.12".
 func haproxyVersion(bin string) (string, error) {
-	out, err := exec.Command(bin, "-v").Output()
+	return toolVersion(bin, "-v", haproxyVersionRE.FindStringSubmatch, "an HAProxy", "check the haproxy installation")
+}
+
+// toolVersion runs bin with flag and returns the version find finds in
+// its output (the first submatch); its errors say it is not what of a
+// version, and the fix.
+func toolVersion(bin, flag string, find func(string) []string, what, fix string) (string, error) {
+	out, err := exec.Command(bin, flag).Output()
 	if err != nil {
-		return "", fmt.Errorf("running %s -v: %w: check the haproxy installation", bin, err)
+		return "", fmt.Errorf("running %s %s: %w: %s", bin, flag, err, fix)
 	}
-	m := haproxyVersionRE.FindStringSubmatch(string(out))
+	m := find(string(out))
 	if m == nil {
-		return "", fmt.Errorf("%s -v printed %q, not an HAProxy version: check the haproxy installation", bin, summarize(lastLines(out, 1)))
+		return "", fmt.Errorf("%s %s printed %q, not %s version: %s", bin, flag, summarize(lastLines(out, 1)), what, fix)
 	}
 	return m[1], nil
 }
@@ -254,14 +261,7 @@ func (h *HAProxy) startProcess(ctx context.Context, port int) (*server, error) {
 
 // stopProcess stops haproxy s: SIGTERM (a hard stop), then SIGKILL.
 func (h *HAProxy) stopProcess(s *server) error {
-	if waitDone(s, 0) {
-		return nil
-	}
-	_ = syscall.Kill(s.pid, syscall.SIGTERM)
-	if waitDone(s, haproxyStopTimeout) {
-		return nil
-	}
-	return killServer(s)
+	return signalStop(s, syscall.SIGTERM, haproxyStopTimeout, killServer)
 }
 
 // Stats returns HAProxy's statistics of each balanced server (`show stat`

@@ -1,7 +1,6 @@
 package localdb
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -107,29 +106,31 @@ type server struct {
 // must not call Start from such a goroutine. A server that outlives a killed
 // txnbench anyway is removed by the next CleanStale.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
+	return makeCluster(ctx, o, o.Port, func(c *Cluster) (err error) {
+		if c.password, err = NewPassword(); err != nil {
+			return err
+		}
+		return c.initdb(ctx)
+	})
+}
+
+// makeCluster makes a cluster of o (newCluster), its data directory with
+// makeData, configures it and starts it on port (0: a free one). On error
+// it leaves nothing behind.
+func makeCluster(ctx context.Context, o Options, port int, makeData func(*Cluster) error) (*Cluster, error) {
 	c, err := newCluster(o)
 	if err != nil {
 		return nil, err
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			_ = c.Stop()
+	if err = makeData(c); err == nil {
+		if err = c.configure(o); err == nil {
+			err = c.firstStart(ctx, port)
 		}
-	}()
-	if c.password, err = NewPassword(); err != nil {
+	}
+	if err != nil {
+		_ = c.Stop()
 		return nil, err
 	}
-	if err := c.initdb(ctx); err != nil {
-		return nil, err
-	}
-	if err := c.configure(o); err != nil {
-		return nil, err
-	}
-	if err := c.firstStart(ctx, o.Port); err != nil {
-		return nil, err
-	}
-	ok = true
 	return c, nil
 }
 
@@ -263,24 +264,13 @@ func (c *Cluster) initdb(ctx context.Context) error {
 		return err
 	}
 	defer os.Remove(pwfile)
-	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "initdb"),
-		"-D", c.dataDir, "-U", "postgres", "--pwfile="+pwfile, "--auth=scram-sha-256",
-		"-E", "UTF8", "--locale=C", "--no-sync")
-	cmd.Dir = c.dir
-	cmd.Env = childEnv()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = procAttr(syscall.SIGKILL, c.user.credential())
-	// initdb runs postgres in single-user mode as its own child: kill both.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	if err := runGroup(cmd); err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("initdb interrupted: %w", ctx.Err())
-		}
-		return fmt.Errorf("initdb failed: %s: %w", summarize(lastLines(out.Bytes(), 3)), err)
-	}
-	return nil
+	return tool{
+		path: filepath.Join(c.bin, "initdb"),
+		args: []string{"-D", c.dataDir, "-U", "postgres", "--pwfile=" + pwfile, "--auth=scram-sha-256",
+			"-E", "UTF8", "--locale=C", "--no-sync"},
+		dir: c.dir, env: childEnv(), user: c.user,
+		what: "initdb", detail: lastLinesOf,
+	}.run(ctx)
 }
 
 // startServer launches postgres on port and waits until it is ready. It
@@ -388,18 +378,40 @@ func stopServerNow(s *server) error { return terminate(s, syscall.SIGQUIT) }
 // terminate sends s sig, its shutdown signal, and waits for it to exit,
 // killing it after stopTimeout.
 func terminate(s *server, sig syscall.Signal) error {
-	select {
-	case <-s.done:
+	return signalStop(s, sig, stopTimeout, killServer)
+}
+
+// signalStop stops s, unless it has exited: sig, then, if s has not
+// exited within d, the stop after.
+func signalStop(s *server, sig syscall.Signal, d time.Duration, after func(*server) error) error {
+	if waitDone(s, 0) {
 		return nil
-	default:
 	}
 	_ = syscall.Kill(s.pid, sig)
+	if waitDone(s, d) {
+		return nil
+	}
+	return after(s)
+}
+
+// waitDone reports whether s exits within d.
+func waitDone(s *server, d time.Duration) bool {
+	if d <= 0 {
+		select {
+		case <-s.done:
+			return true
+		default:
+			return false
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
 	case <-s.done:
-		return nil
-	case <-time.After(stopTimeout):
+		return true
+	case <-t.C:
+		return false
 	}
-	return killServer(s)
 }
 
 // killServer SIGKILLs the process, its process group and its children
@@ -434,21 +446,26 @@ type procRef struct {
 
 // childrenOf lists the processes whose parent is pid, from /proc.
 func childrenOf(pid int) []procRef {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	var kids []procRef
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	for _, p := range procs() {
 		if st, ok := tempdir.Stat(p); ok && st.PPID == pid {
 			kids = append(kids, procRef{p, st.Start})
 		}
 	}
 	return kids
+}
+
+// procs lists the processes running, from /proc; none where it cannot
+// be read.
+func procs() []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // pmFile is what postmaster.pid says.

@@ -26,7 +26,14 @@ import (
 // binaries are missing (see need).
 func needBin(t *testing.T) string {
 	t.Helper()
-	bin, err := FindBinDir("")
+	return needFound(t, FindBinDir)
+}
+
+// needFound is the binary find finds by itself (no hint), skipping the
+// test when it is missing (see need).
+func needFound(t *testing.T, find func(hint string) (string, error)) string {
+	t.Helper()
+	bin, err := find("")
 	need(t, err)
 	return bin
 }
@@ -156,21 +163,36 @@ func TestStartStop(t *testing.T) {
 		}
 	}
 
-	pid, dir := c.PID(), c.Dir()
-	if err := c.Stop(); err != nil {
+	assertStops(t, c)
+}
+
+// assertStops stops p and checks what Stop promises: its directory
+// removed, its process dead, no PID, a second Stop harmless and Restart
+// refused.
+func assertStops(t *testing.T, p interface {
+	Stop() error
+	Restart(context.Context) error
+	PID() int
+	Dir() string
+}) {
+	t.Helper()
+	pid, dir := p.PID(), p.Dir()
+	t0 := time.Now()
+	if err := p.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
+	t.Logf("Stop took %v", time.Since(t0).Round(time.Millisecond))
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("directory %s still there after Stop (stat: %v)", dir, err)
 	}
 	assertDead(t, pid)
-	if c.PID() != 0 {
-		t.Errorf("PID() = %d after Stop, want 0", c.PID())
+	if p.PID() != 0 {
+		t.Errorf("PID() = %d after Stop, want 0", p.PID())
 	}
-	if err := c.Stop(); err != nil {
+	if err := p.Stop(); err != nil {
 		t.Errorf("second Stop: %v", err)
 	}
-	if err := c.Restart(context.Background()); err == nil {
+	if err := p.Restart(context.Background()); err == nil {
 		t.Errorf("Restart after Stop succeeded, want an error")
 	}
 }

@@ -1,7 +1,6 @@
 package localdb
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
 const (
@@ -207,21 +205,16 @@ var mariaEnv = []string{"UMASK=0600", "UMASK_DIR=0700"}
 // installDB creates the data directory and the system tables, the
 // bootstrap's temporary files in tmp.
 func (d *MariaDB) installDB(ctx context.Context, install, tmp string) error {
-	cmd := exec.CommandContext(ctx, install, "--no-defaults", "--datadir="+d.dataDir,
-		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve", "--tmpdir="+tmp)
-	cmd.Dir = d.dir
-	cmd.Env = append(childEnv(), mariaEnv...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = procAttr(syscall.SIGKILL, d.user.credential())
-	// It runs mariadbd --bootstrap as its own child: kill both.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	if err := runGroup(cmd); err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("mariadb-install-db interrupted: %w", ctx.Err())
-		}
-		return fmt.Errorf("mariadb-install-db failed: %s: %w", installError(out.Bytes()), err)
+	// It runs mariadbd --bootstrap as its own child, killed with it.
+	err := tool{
+		path: install,
+		args: []string{"--no-defaults", "--datadir=" + d.dataDir,
+			"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve", "--tmpdir=" + tmp},
+		dir: d.dir, env: append(childEnv(), mariaEnv...), user: d.user,
+		what: "mariadb-install-db", detail: installError,
+	}.run(ctx)
+	if err != nil {
+		return err
 	}
 	// It writes some files without the server's UMASK: close them too.
 	return filepath.WalkDir(d.dataDir, func(path string, e fs.DirEntry, err error) error {

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -161,15 +160,8 @@ func parseBouncerVersion(out string) (string, bool) {
 
 // bouncerVersion runs `pgbouncer --version` and returns e.g. "1.18.0".
 func bouncerVersion(bin string) (string, error) {
-	out, err := exec.Command(bin, "--version").Output()
-	if err != nil {
-		return "", fmt.Errorf("running %s --version: %w: check that --pgbouncer-bin points at a working pgbouncer", bin, err)
-	}
-	v, ok := parseBouncerVersion(string(out))
-	if !ok {
-		return "", fmt.Errorf("%s --version printed %q, not a PgBouncer version: check that --pgbouncer-bin points at pgbouncer", bin, summarize(lastLines(out, 1)))
-	}
-	return v, nil
+	return toolVersion(bin, "--version", bouncerVersionRE.FindStringSubmatch, "a PgBouncer",
+		"check that --pgbouncer-bin points at a working pgbouncer")
 }
 
 // withDefaults checks o and fills in its defaults. It fails on anything
@@ -541,27 +533,13 @@ func summarizeBouncer(lines []string) string {
 // stopProcess shuts pgbouncer s down: SIGINT (safe shutdown), then
 // stopNow.
 func (b *Bouncer) stopProcess(s *server) error {
-	if waitDone(s, 0) {
-		return nil
-	}
-	_ = syscall.Kill(s.pid, syscall.SIGINT)
-	if waitDone(s, bouncerSafeStopTimeout) {
-		return nil
-	}
-	return b.stopImmediately(s)
+	return signalStop(s, syscall.SIGINT, bouncerSafeStopTimeout, b.stopImmediately)
 }
 
 // stopImmediately shuts pgbouncer s down at once (StopNow): the
 // immediate-shutdown signal, then SIGKILL.
 func (b *Bouncer) stopImmediately(s *server) error {
-	if waitDone(s, 0) {
-		return nil
-	}
-	_ = syscall.Kill(s.pid, b.immediateSignal())
-	if waitDone(s, killTimeout) {
-		return nil
-	}
-	return killServer(s)
+	return signalStop(s, b.immediateSignal(), killTimeout, killServer)
 }
 
 // immediateSignal is the signal for an immediate shutdown: SIGTERM until
@@ -571,26 +549,6 @@ func (b *Bouncer) immediateSignal() syscall.Signal {
 		return syscall.SIGQUIT
 	}
 	return syscall.SIGTERM
-}
-
-// waitDone reports whether s exits within d.
-func waitDone(s *server, d time.Duration) bool {
-	if d <= 0 {
-		select {
-		case <-s.done:
-			return true
-		default:
-			return false
-		}
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-s.done:
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 // nofileMu serializes raiseNofile's read-modify-write of the limit.

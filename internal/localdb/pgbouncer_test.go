@@ -23,9 +23,7 @@ import (
 // missing, unless CI is set, where that is a failure.
 func needPgBouncer(t *testing.T) string {
 	t.Helper()
-	bin, err := FindPgBouncer("")
-	need(t, err)
-	return bin
+	return needFound(t, FindPgBouncer)
 }
 
 // needPsql returns the psql binary, or "" when it is missing and CI is
@@ -41,6 +39,17 @@ func needPsql(t *testing.T) string {
 		return ""
 	}
 	return path
+}
+
+// psqlOrSkip is needPsql for a test that checks only through psql: it
+// skips without it.
+func psqlOrSkip(t *testing.T) string {
+	t.Helper()
+	bin := needPsql(t)
+	if bin == "" {
+		t.Skip("no psql")
+	}
+	return bin
 }
 
 // psql runs one statement with psql against url and returns its unaligned,
@@ -280,25 +289,7 @@ func TestPgBouncer(t *testing.T) {
 			}
 		}
 
-		pid, dir := b.PID(), b.Dir()
-		t0 := time.Now()
-		if err := b.Stop(); err != nil {
-			t.Fatalf("Stop: %v", err)
-		}
-		t.Logf("Stop took %v", time.Since(t0).Round(time.Millisecond))
-		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("directory %s still there after Stop (stat: %v)", dir, err)
-		}
-		assertDead(t, pid)
-		if b.PID() != 0 {
-			t.Errorf("PID() = %d after Stop, want 0", b.PID())
-		}
-		if err := b.Stop(); err != nil {
-			t.Errorf("second Stop: %v", err)
-		}
-		if err := b.Restart(context.Background()); err == nil {
-			t.Errorf("Restart after Stop succeeded, want an error")
-		}
+		assertStops(t, b)
 		if after := ourBouncerDirs(t); len(after) != len(before) {
 			t.Errorf("directories left behind: before %v, after %v", before, after)
 		}

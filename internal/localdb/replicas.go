@@ -1,13 +1,11 @@
 package localdb
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -146,28 +144,10 @@ func replicationConf(n int, mode Replication) []string {
 // through the replication slot name, which the backup creates.
 func startStandby(ctx context.Context, primary *Cluster, o Options, name string) (*Cluster, error) {
 	o.BinDir = primary.bin
-	c, err := newCluster(o)
-	if err != nil {
-		return nil, err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			_ = c.Stop()
-		}
-	}()
-	c.password, c.replica = primary.password, true
-	if err := c.baseBackup(ctx, primary, name); err != nil {
-		return nil, err
-	}
-	if err := c.configure(o); err != nil {
-		return nil, err
-	}
-	if err := c.firstStart(ctx, 0); err != nil {
-		return nil, err
-	}
-	ok = true
-	return c, nil
+	return makeCluster(ctx, o, 0, func(c *Cluster) error {
+		c.password, c.replica = primary.password, true
+		return c.baseBackup(ctx, primary, name)
+	})
 }
 
 // baseBackup copies primary's data directory into c's with
@@ -176,22 +156,17 @@ func startStandby(ctx context.Context, primary *Cluster, o Options, name string)
 // password in postgresql.auto.conf, inside the data directory only the
 // servers' user may read.
 func (c *Cluster) baseBackup(ctx context.Context, primary *Cluster, name string) error {
-	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "pg_basebackup"),
-		"-D", c.dataDir, "-h", primary.socketDir, "-p", strconv.Itoa(primary.Port()), "-U", "postgres",
-		"-X", "stream", "-C", "-S", name, "-c", "fast", "--no-sync", "-w")
-	cmd.Dir = c.dir
-	// in the environment, which only its own user (and root) may read
-	cmd.Env = append(childEnv(), "PGPASSWORD="+primary.password, "PGAPPNAME="+name)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = procAttr(syscall.SIGKILL, c.user.credential())
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	if err := runGroup(cmd); err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("pg_basebackup interrupted: %w", ctx.Err())
-		}
-		return fmt.Errorf("pg_basebackup of the primary for %s failed: %s: %w", name, summarize(lastLines(out.Bytes(), 3)), err)
+	err := tool{
+		path: filepath.Join(c.bin, "pg_basebackup"),
+		args: []string{"-D", c.dataDir, "-h", primary.socketDir, "-p", strconv.Itoa(primary.Port()), "-U", "postgres",
+			"-X", "stream", "-C", "-S", name, "-c", "fast", "--no-sync", "-w"},
+		// the password in the environment, which only its own user (and
+		// root) may read
+		dir: c.dir, env: append(childEnv(), "PGPASSWORD="+primary.password, "PGAPPNAME="+name), user: c.user,
+		what: "pg_basebackup of the primary for " + name, detail: lastLinesOf,
+	}.run(ctx)
+	if err != nil {
+		return err
 	}
 	// the primary's log came with the backup: the standby starts its own
 	if err := os.Truncate(filepath.Join(c.dataDir, logFileName), 0); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -31,10 +31,7 @@ func startReplicated(t *testing.T, n int, mode Replication) *ReplicaSet {
 // after the primary is fenced and the standby promoted takes them; the
 // URL of the set follows the primary; the fenced primary stays down.
 func TestReplicaSetFailsOver(t *testing.T) {
-	bin := needPsql(t)
-	if bin == "" {
-		t.Skip("no psql")
-	}
+	bin := psqlOrSkip(t)
 	rs := startReplicated(t, 1, SyncApply)
 	nodes := rs.Nodes()
 	if len(nodes) != 2 || !nodes[0].Primary || nodes[1].Primary || nodes[1].Name != "standby1" {
@@ -93,10 +90,7 @@ func TestReplicaSetFailsOver(t *testing.T) {
 // reloaded, its slot made there as the failover fault does), so what the
 // new primary commits reaches it.
 func TestStandbysFollowThePromoted(t *testing.T) {
-	bin := needPsql(t)
-	if bin == "" {
-		t.Skip("no psql")
-	}
+	bin := psqlOrSkip(t)
 	rs := startReplicated(t, 2, Async)
 	nodes := rs.Nodes()
 	mustPsql := func(url, sql string) string {

@@ -1,9 +1,12 @@
 package localdb
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"sync"
 	"syscall"
@@ -38,6 +41,44 @@ func disown(dir string) {
 	defer running.mu.Unlock()
 	delete(running.dirs, dir)
 }
+
+// tool is a program run once to set a server up (initdb, pg_basebackup,
+// mariadb-install-db), as the servers' user.
+type tool struct {
+	path string
+	args []string
+	dir  string
+	env  []string
+	user *runAs
+	// what names it in the error of a failed run ("initdb"), detail
+	// says why from its output
+	what   string
+	detail func(out []byte) string
+}
+
+// run runs t in a process group of its own, recorded while it runs so
+// that KillAll kills it too; a cancelled ctx kills the whole group (the
+// tool's own children, such as initdb's single-user postgres, with it).
+func (t tool) run(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, t.path, t.args...)
+	cmd.Dir = t.dir
+	cmd.Env = t.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = procAttr(syscall.SIGKILL, t.user.credential())
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	if err := runGroup(cmd); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s interrupted: %w", filepath.Base(t.path), ctx.Err())
+		}
+		return fmt.Errorf("%s failed: %s: %w", t.what, t.detail(out.Bytes()), err)
+	}
+	return nil
+}
+
+// lastLinesOf summarizes a tool's output by its last three lines.
+func lastLinesOf(out []byte) string { return summarize(lastLines(out, 3)) }
 
 // runGroup runs cmd, started in a process group of its own (Setpgid),
 // recording the group while it runs so that KillAll kills it too.

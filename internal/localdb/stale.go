@@ -68,24 +68,20 @@ func owners(dir string) map[uint32]bool {
 // naming lists the processes (but this one) of the users uids whose
 // command line holds path.
 func naming(path string, uids map[uint32]bool) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
+	for _, pid := range procs() {
+		if pid == os.Getpid() {
 			continue
 		}
-		fi, err := os.Stat("/proc/" + e.Name()) // owned by the process's user
+		proc := "/proc/" + strconv.Itoa(pid)
+		fi, err := os.Stat(proc) // owned by the process's user
 		if err != nil {
 			continue
 		}
 		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || !uids[st.Uid] {
 			continue
 		}
-		if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(cmdline, []byte(path)) {
+		if cmdline, err := os.ReadFile(proc + "/cmdline"); err == nil && bytes.Contains(cmdline, []byte(path)) {
 			pids = append(pids, pid)
 		}
 	}

@@ -40,24 +40,15 @@ type CA struct {
 
 // NewCA makes a new CA for one run.
 func NewCA() (*CA, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("making the run's TLS CA key: %w", err)
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial(),
+	key, der, err := newCert(&x509.Certificate{
 		Subject:               pkix.Name{CommonName: "txnbench run CA"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(certValidity),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 		MaxPathLenZero:        true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	}, nil, "the run's TLS CA key", "the run's TLS CA")
 	if err != nil {
-		return nil, fmt.Errorf("making the run's TLS CA: %w", err)
+		return nil, err
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
@@ -69,6 +60,27 @@ func NewCA() (*CA, error) {
 // PEM returns the CA's certificate, PEM-encoded, for clients to verify
 // against.
 func (ca *CA) PEM() []byte { return ca.pem }
+
+// newCert makes a new key and a certificate of it from tmpl, valid from
+// an hour ago for certValidity and signed by ca (nil: by the new key, for
+// a CA of its own); its errors say making keyWhat or certWhat.
+func newCert(tmpl *x509.Certificate, ca *CA, keyWhat, certWhat string) (*ecdsa.PrivateKey, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("making %s: %w", keyWhat, err)
+	}
+	now := time.Now()
+	tmpl.SerialNumber, tmpl.NotBefore, tmpl.NotAfter = serial(), now.Add(-time.Hour), now.Add(certValidity)
+	parent, signer := tmpl, key
+	if ca != nil {
+		parent, signer = ca.cert, ca.key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, signer)
+	if err != nil {
+		return nil, nil, fmt.Errorf("making %s: %w", certWhat, err)
+	}
+	return key, der, nil
+}
 
 // serial is a random certificate serial number.
 func serial() *big.Int {
@@ -84,24 +96,15 @@ type tlsFiles struct{ ca, cert, key string }
 // signed by ca, its key, and ca's certificate, each 0600 and owned by u
 // (the service's user; nil: ourselves), and returns their paths.
 func (ca *CA) issue(dir string, u *runAs) (tlsFiles, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, der, err := newCert(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: "127.0.0.1"},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		DNSNames:    []string{"localhost"},
+	}, ca, "a TLS key", "a TLS certificate")
 	if err != nil {
-		return tlsFiles{}, fmt.Errorf("making a TLS key: %w", err)
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(certValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		DNSNames:     []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		return tlsFiles{}, fmt.Errorf("making a TLS certificate: %w", err)
+		return tlsFiles{}, err
 	}
 	kder, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {

@@ -18,10 +18,7 @@ import (
 func TestTLS(t *testing.T) {
 	needPgBouncer(t)
 	needBin(t)
-	psqlBin := needPsql(t)
-	if psqlBin == "" {
-		t.Skip("no psql to connect with")
-	}
+	psqlBin := psqlOrSkip(t)
 	ca, err := NewCA()
 	if err != nil {
 		t.Fatal(err)

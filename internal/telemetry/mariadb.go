@@ -86,32 +86,13 @@ func readStatus(ctx context.Context, c target.Conn, out *dbReading) error {
 }
 
 // digestsQuery is performance_schema's statements of the run database by
-// digest, time in milliseconds (the timers count picoseconds), the
-// telemetry session's own left out: a digest's text keeps no comment, so
-// they are known by the tables they read.
+// digest (snapshotStatements), time in milliseconds (the timers count
+// picoseconds), the telemetry session's own left out: a digest's text
+// keeps no comment, so they are known by the tables they read.
 const digestsQuery = ownTag + `SELECT DIGEST, DIGEST_TEXT, COUNT_STAR, SUM_ROWS_SENT + SUM_ROWS_AFFECTED, SUM_TIMER_WAIT / 1000000000
 FROM performance_schema.events_statements_summary_by_digest
 WHERE SCHEMA_NAME = $1 AND DIGEST IS NOT NULL
 AND DIGEST_TEXT NOT LIKE '%events\_statements\_summary\_by\_digest%' AND DIGEST_TEXT NOT LIKE 'SHOW GLOBAL STATUS%'`
-
-func snapshotDigests(ctx context.Context, c target.Conn, db string) (map[string]stmt, error) {
-	rows, err := c.Query(ctx, digestsQuery, db)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]stmt{}
-	for rows.Next() {
-		var id, text string
-		var s stmt
-		if err := rows.Scan(&id, &text, &s.calls, &s.rows, &s.totalMS); err != nil {
-			return nil, err
-		}
-		s.query = text
-		out[id] = s
-	}
-	return out, rows.Err()
-}
 
 // openStatus opens the telemetry session on a MySQL-protocol server and
 // finds out whether performance_schema times its statements.
@@ -143,7 +124,7 @@ func (c *Collector) openStatus(ctx context.Context) error {
 		c.note("no statement times: performance_schema is off on this server: start it with --performance-schema=ON (temp-mariadb does)")
 		return nil
 	}
-	if _, err := snapshotDigests(ctx, conn, db); err != nil {
+	if _, err := snapshotStatements(ctx, conn, digestsQuery, db); err != nil {
 		c.note("no statement times: performance_schema's statement digests cannot be read: %s", errclass.FirstLine(err))
 		return nil
 	}

@@ -103,10 +103,11 @@ type stmt struct {
 	totalMS     float64
 }
 
-// snapshotStatements reads statementsQuery by queryid (entries of one
-// query under several users add up).
-func snapshotStatements(ctx context.Context, c target.Conn, db string) (map[string]stmt, error) {
-	rows, err := c.Query(ctx, statementsQuery, db)
+// snapshotStatements reads query, statementsQuery or digestsQuery (id,
+// text, calls, rows, total ms of the statements of database db), by id:
+// entries of one id (a queryid under several users) add up.
+func snapshotStatements(ctx context.Context, c target.Conn, query, db string) (map[string]stmt, error) {
+	rows, err := c.Query(ctx, query, db)
 	if err != nil {
 		return nil, err
 	}

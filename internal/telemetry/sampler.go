@@ -28,32 +28,35 @@ type Sampler interface {
 
 // PgStat reads PostgreSQL's statistics views (pgstat.go):
 // pg_stat_database, pg_stat_statements, pg_stat_activity's wait events.
-var PgStat Sampler = pgStat{}
+var PgStat Sampler = &sampler{
+	openWith: (*Collector).openPgStat, statements: statementsQuery, readWith: (*Collector).readPgStat,
+	onExit: true, waits: true,
+}
 
 // Status reads a MySQL-protocol server's status variables and
 // performance_schema's statement digests (mariadb.go); no wait samples.
-var Status Sampler = status{}
-
-type pgStat struct{}
-
-func (pgStat) open(ctx context.Context, c *Collector) error { return c.openPgStat(ctx) }
-func (pgStat) snapshot(ctx context.Context, conn target.Conn, db string) (map[string]stmt, error) {
-	return snapshotStatements(ctx, conn, db)
+// Its status variables count as statements end: none are published on
+// exit.
+var Status Sampler = &sampler{
+	openWith: (*Collector).openStatus, statements: digestsQuery, readWith: (*Collector).readStatus,
 }
-func (pgStat) read(ctx context.Context, c *Collector) (dbReading, int64, bool) {
-	return c.readPgStat(ctx)
-}
-func (pgStat) publishesOnExit() bool { return true }
-func (pgStat) samplesWaits() bool    { return true }
 
-type status struct{}
+// sampler is a Sampler by its parts: how it opens its session and reads
+// the server's counters, its statements query (snapshotStatements), and
+// whether it publishes on exit and samples waits.
+type sampler struct {
+	openWith      func(*Collector, context.Context) error
+	statements    string
+	readWith      func(*Collector, context.Context) (dbReading, int64, bool)
+	onExit, waits bool
+}
 
-func (status) open(ctx context.Context, c *Collector) error { return c.openStatus(ctx) }
-func (status) snapshot(ctx context.Context, conn target.Conn, db string) (map[string]stmt, error) {
-	return snapshotDigests(ctx, conn, db)
+func (s *sampler) open(ctx context.Context, c *Collector) error { return s.openWith(c, ctx) }
+func (s *sampler) snapshot(ctx context.Context, conn target.Conn, db string) (map[string]stmt, error) {
+	return snapshotStatements(ctx, conn, s.statements, db)
 }
-func (status) read(ctx context.Context, c *Collector) (dbReading, int64, bool) {
-	return c.readStatus(ctx)
+func (s *sampler) read(ctx context.Context, c *Collector) (dbReading, int64, bool) {
+	return s.readWith(c, ctx)
 }
-func (status) publishesOnExit() bool { return false } // status variables count as statements end
-func (status) samplesWaits() bool    { return false }
+func (s *sampler) publishesOnExit() bool { return s.onExit }
+func (s *sampler) samplesWaits() bool    { return s.waits }

@@ -14,12 +14,7 @@ type ReadOnlyOps interface {
 }
 
 // ReadOnly are w's read-only ops, none when it declares none.
-func ReadOnly(w Workload) []string {
-	if r, ok := w.(ReadOnlyOps); ok {
-		return r.ReadOnlyOps()
-	}
-	return nil
-}
+func ReadOnly(w Workload) []string { return ask(w, ReadOnlyOps.ReadOnlyOps) }
 
 // ReadOnlyIndexes says of each of w's ops, by its index in OpNames,
 // whether it is read-only.

@@ -107,6 +107,21 @@ func (t Schema) found(ctx context.Context, c target.Conn) ([]string, error) {
 	return found, nil
 }
 
+// Make is the start of a workload's Init: Prepare's decision on the
+// tables of t, then either the tables found put to use by reuse (nil:
+// nothing to do) or new ones made, drop then ddl (CreateTables, what
+// naming them). create says they are new: Init loads them and ends with
+// MarkLoaded.
+func (t Schema) Make(ctx context.Context, c target.Conn, o InitOptions, drop, ddl []string, what string, reuse func() error) (create bool, err error) {
+	if create, err = t.Prepare(ctx, c, o); err != nil || !create {
+		if err == nil && reuse != nil {
+			err = reuse()
+		}
+		return false, err
+	}
+	return true, CreateTables(ctx, c, drop, ddl, what)
+}
+
 // CreateTables drops a workload's old tables and creates them anew, each
 // statement in order: drop, then ddl. what names the tables in an error
 // ("creating the schema: ...").

@@ -22,6 +22,19 @@ type Op struct {
 	Run  func(ctx context.Context, c target.Conn) error
 }
 
+// InTxn is the op run inside a transaction: Begin, then run, which ends
+// it with a commit; Rollback when it returns without (a no-op after the
+// commit).
+func InTxn(run func(ctx context.Context, c target.Conn) error) func(ctx context.Context, c target.Conn) error {
+	return func(ctx context.Context, c target.Conn) error {
+		if err := c.Begin(ctx); err != nil {
+			return err
+		}
+		defer c.Rollback(ctx)
+		return run(ctx, c)
+	}
+}
+
 // ErrAbortClient marks an error after which a client cannot go on (a
 // script's runtime error such as a division by zero): the runner stops
 // that client and counts it as aborted; the others go on.
@@ -93,12 +106,7 @@ func Flags(w Workload, fs *pflag.FlagSet) {
 }
 
 // Validate checks w's options, when it has any.
-func Validate(w Workload) error {
-	if c, ok := w.(Configurable); ok {
-		return c.Validate()
-	}
-	return nil
-}
+func Validate(w Workload) error { return ask(w, Configurable.Validate) }
 
 // Parse reads args as w's options, on a flag set of their own, and
 // validates them: what the command line does with a workload's flags,
@@ -113,12 +121,7 @@ func Parse(w Workload, args ...string) error {
 }
 
 // Settings are w's options as recorded in a Result; nil when it has none.
-func Settings(w Workload) map[string]any {
-	if c, ok := w.(Configurable); ok {
-		return c.Settings()
-	}
-	return nil
-}
+func Settings(w Workload) map[string]any { return ask(w, Configurable.Settings) }
 
 // Reader is a workload that reads files of the user's (scripts, SQL
 // files): Files are their paths, which no output of the run may replace.
@@ -127,12 +130,7 @@ type Reader interface {
 }
 
 // Files are the files w reads, when it reads any.
-func Files(w Workload) []string {
-	if r, ok := w.(Reader); ok {
-		return r.Files()
-	}
-	return nil
-}
+func Files(w Workload) []string { return ask(w, Reader.Files) }
 
 // Output is a file a workload writes of its own (a history), by the flag
 // that names it.
@@ -146,11 +144,16 @@ type Saver interface {
 }
 
 // Outputs are the files w writes of its own, when it writes any.
-func Outputs(w Workload) []Output {
-	if s, ok := w.(Saver); ok {
-		return s.Outputs()
+func Outputs(w Workload) []Output { return ask(w, Saver.Outputs) }
+
+// ask is what f, a method of the optional interface I, says of w; the
+// zero value when w does not implement I.
+func ask[I, T any](w Workload, f func(I) T) T {
+	if i, ok := w.(I); ok {
+		return f(i)
 	}
-	return nil
+	var zero T
+	return zero
 }
 
 // Start calls w's Start, when it has one.

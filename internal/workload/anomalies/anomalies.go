@@ -16,29 +16,6 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
-func init() {
-	workload.Register(workload.Def{
-		Name:    "list-append",
-		Summary: "transactions of appends to and reads of keyed lists, every one recorded and the history checked for isolation anomalies (Elle's list-append)",
-		New:     func() workload.Workload { return &Workload{model: history.ListAppend} },
-	})
-	workload.Register(workload.Def{
-		Name:    "rw-register",
-		Summary: "transactions of reads and read-then-writes of keyed registers, every one recorded and the history checked for isolation anomalies (lost updates show)",
-		New:     func() workload.Workload { return &Workload{model: history.Register} },
-	})
-}
-
-// The optional interfaces Workload implements.
-var (
-	_ workload.Configurable = (*Workload)(nil)
-	_ workload.Starter      = (*Workload)(nil)
-	_ workload.Noter        = (*Workload)(nil)
-	_ workload.Unsplittable = (*Workload)(nil)
-	_ workload.Saver        = (*Workload)(nil)
-	_ workload.Tables       = (*Workload)(nil)
-)
-
 // opTxn is the one op: a transaction of --txn-len micro-ops.
 const opTxn = "txn"
 
@@ -73,6 +50,8 @@ type Workload struct {
 	logs    []*history.Log // each client's, by id
 	unknown atomic.Int64   // commits whose outcome is unknown
 }
+
+var _ workload.Configurable = (*Workload)(nil)
 
 // Flags registers the options.
 func (w *Workload) Flags(fs *pflag.FlagSet) {
@@ -127,21 +106,29 @@ func (w *Workload) Settings() map[string]any {
 	return map[string]any{"keys": w.keys, "txn_len": w.txnLen, "reads": w.reads, "history": w.historyFile, "history_edn": w.ednFile, "record": w.record}
 }
 
+var _ workload.Saver = (*Workload)(nil)
+
 // Outputs are the history files given.
 func (w *Workload) Outputs() []workload.Output {
 	return []workload.Output{{Flag: "--history", Path: w.historyFile}, {Flag: "--history-edn", Path: w.ednFile}}
 }
+
+var _ workload.Tables = (*Workload)(nil)
 
 // Tables is "": a run writes and reads only the rows of its own key
 // range (runKeys), so another run on the same tables at once takes none
 // of its work, and each run's check is its own.
 func (w *Workload) Tables() string { return "" }
 
+var _ workload.Unsplittable = (*Workload)(nil)
+
 // Unsplittable refuses a split run: each shard would hold only its own
 // clients' part of the history, which is no history of the run.
 func (w *Workload) Unsplittable() string {
 	return w.model.String() + " checks the history of every client of the run in one process: a split run (--shard) would check each shard's part alone; run it in one process"
 }
+
+var _ workload.Noter = (*Workload)(nil)
 
 // Notes say what the check holds the run to.
 func (w *Workload) Notes() []string { return w.notes }
@@ -161,11 +148,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	if p, err := w.promise(); err == nil {
 		w.notes = append(w.notes, "the history is checked against "+history.PromiseText(w.engine, string(w.level), p))
 	}
-	create, err := w.sql.tables.Prepare(ctx, c, o)
-	if err != nil || !create {
-		return false, err
-	}
-	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, w.sql.tables.What); err != nil {
+	if create, err := w.sql.tables.Make(ctx, c, o, w.sql.drop, w.sql.ddl, w.sql.tables.What, nil); err != nil || !create {
 		return false, err
 	}
 	return true, workload.MarkLoaded(ctx, c, w.sql.tables.Data, nil)
@@ -183,6 +166,8 @@ func (w *Workload) promise() (history.Level, error) {
 // checks its own history; a run's key never reaches runKeys (a key is
 // one of --keys slots times its generation, a generation per 32 writes).
 const runKeys = 1 << 32
+
+var _ workload.Starter = (*Workload)(nil)
 
 // Start picks the run's key range, empties it (a history begins with
 // every key unwritten) and the run's records. Another run's rows are

@@ -8,3 +8,21 @@
 // violation of what the engine promises at it (a failed check: exit 3).
 // docs/anomalies.md describes them.
 package anomalies
+
+import (
+	"github.com/txnbench/txnbench/internal/history"
+	"github.com/txnbench/txnbench/internal/workload"
+)
+
+func init() {
+	workload.Register(workload.Def{
+		Name:    "list-append",
+		Summary: "transactions of appends to and reads of keyed lists, every one recorded and the history checked for isolation anomalies (Elle's list-append)",
+		New:     func() workload.Workload { return &Workload{model: history.ListAppend} },
+	})
+	workload.Register(workload.Def{
+		Name:    "rw-register",
+		Summary: "transactions of reads and read-then-writes of keyed registers, every one recorded and the history checked for isolation anomalies (lost updates show)",
+		New:     func() workload.Workload { return &Workload{model: history.Register} },
+	})
+}

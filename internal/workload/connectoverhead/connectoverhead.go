@@ -12,22 +12,6 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
-func init() {
-	workload.Register(workload.Def{
-		Name:    "connect-overhead",
-		Summary: "one read per transaction (SELECT 1, point lookup or join+aggregate) to compare connection strategies",
-		New:     func() workload.Workload { return &Workload{} },
-	})
-}
-
-// The optional interfaces Workload implements.
-var (
-	_ workload.Configurable = (*Workload)(nil)
-	_ workload.Starter      = (*Workload)(nil)
-	_ workload.DataReporter = (*Workload)(nil)
-	_ workload.Tables       = (*Workload)(nil)
-)
-
 // opQuery is the workload's only op.
 const opQuery = "query"
 
@@ -62,6 +46,8 @@ type Workload struct {
 	regionArgs []any            // each region's name, boxed once for the clients
 	data       map[string]int64 // the rows of each table, for Data
 }
+
+var _ workload.Configurable = (*Workload)(nil)
 
 // Flags registers the workload's options.
 func (w *Workload) Flags(fs *pflag.FlagSet) {
@@ -131,14 +117,8 @@ const dataName = "connect-overhead"
 func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o workload.InitOptions) (bool, error) {
 	w.bind(d)
 	w.loaded, w.seed = nil, o.Seed
-	create, err := w.sql.tables.Prepare(ctx, c, o)
-	if err != nil || !create {
-		if err == nil {
-			err = w.reuse(ctx, c, o)
-		}
-		return false, err
-	}
-	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "schema"); err != nil {
+	reuse := func() error { return w.reuse(ctx, c, o) }
+	if create, err := w.sql.tables.Make(ctx, c, o, w.sql.drop, w.sql.ddl, "schema", reuse); err != nil || !create {
 		return false, err
 	}
 	g := newGenerator(o.Seed, w.rows)
@@ -209,6 +189,8 @@ func (w *Workload) load(ctx context.Context, c target.Conn, b *dataset) error {
 	return c.Commit(ctx)
 }
 
+var _ workload.Starter = (*Workload)(nil)
+
 // Start records the dataset's counts and checksums for the check, and the
 // range of user ids and the regions the clients draw from.
 func (w *Workload) Start(ctx context.Context, c target.Conn) error {
@@ -234,6 +216,8 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	return nil
 }
 
+var _ workload.DataReporter = (*Workload)(nil)
+
 // Data is what Start found: the rows of each table.
 func (w *Workload) Data() map[string]int64 { return w.data }
 
@@ -253,6 +237,8 @@ const usersPerRegion = 20
 func regionCount[T int | int64](users T) int {
 	return max(1, int(users/usersPerRegion))
 }
+
+var _ workload.Tables = (*Workload)(nil)
 
 // Tables is "": the ops only read what the load wrote.
 func (w *Workload) Tables() string { return "" }

@@ -5,3 +5,13 @@
 // shows what connecting costs next to queries of three sizes. After a run
 // it checks that the dataset it reads is intact.
 package connectoverhead
+
+import "github.com/txnbench/txnbench/internal/workload"
+
+func init() {
+	workload.Register(workload.Def{
+		Name:    "connect-overhead",
+		Summary: "one read per transaction (SELECT 1, point lookup or join+aggregate) to compare connection strategies",
+		New:     func() workload.Workload { return &Workload{} },
+	})
+}

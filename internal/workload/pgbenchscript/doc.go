@@ -5,3 +5,13 @@
 // balances and rows before and after the run, and runs the user's --check
 // queries.
 package pgbenchscript
+
+import "github.com/txnbench/txnbench/internal/workload"
+
+func init() {
+	workload.Register(workload.Def{
+		Name:    "script",
+		Summary: "pgbench scripts (-f FILE@W, -b tpcb-like|simple-update|select-only|ycsb-a..f|oltp-*@W) with pgbench's language and random streams",
+		New:     func() workload.Workload { return New() },
+	})
+}

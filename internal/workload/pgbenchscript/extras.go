@@ -205,6 +205,8 @@ func noRows(table string) error {
 // block's first), and its check counts the rows of its block alone.
 var insertBlocks = workload.IDBlocks{Table: "txnbench_insert_blocks", Origin: setup.InsertKeys, Bits: 32, What: "insert keys"}
 
+var _ workload.ExistingDataUser = (*Workload)(nil)
+
 // UsesExisting is "--no-init" when --no-init is given with builtin
 // scripts: their tables are used as they are in the database, and none is
 // created or loaded (workload.ExistingDataUser).

@@ -26,26 +26,6 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
-func init() {
-	workload.Register(workload.Def{
-		Name:    "script",
-		Summary: "pgbench scripts (-f FILE@W, -b tpcb-like|simple-update|select-only|ycsb-a..f|oltp-*@W) with pgbench's language and random streams",
-		New:     func() workload.Workload { return New() },
-	})
-}
-
-// The optional interfaces Workload implements.
-var (
-	_ workload.Configurable = (*Workload)(nil)
-	_ workload.Starter      = (*Workload)(nil)
-	_ workload.DataReporter = (*Workload)(nil)
-	_ workload.Tables       = (*Workload)(nil)
-	_ workload.Stepper      = (*Workload)(nil)
-
-	_ workload.ExistingDataUser = (*Workload)(nil)
-	_ workload.EmbeddedChecker  = (*Workload)(nil)
-)
-
 // MaxScripts is pgbench's limit on the number of scripts of a run.
 const MaxScripts = 128
 
@@ -135,6 +115,8 @@ type Workload struct {
 func New() *Workload {
 	return &Workload{Mode: "simple", Setup: setup.Defaults(), Sizes: Sizes{RecordCount: 1000, Tables: 1, TableSize: 10000}}
 }
+
+var _ workload.Configurable = (*Workload)(nil)
 
 // Flags registers the workload's options.
 func (w *Workload) Flags(fs *pflag.FlagSet) {
@@ -315,6 +297,8 @@ func (e *openError) Unwrap() error { return e.err }
 // Seeds are the random streams Init derived, after Init.
 func (w *Workload) Seeds() prng.Seeds { return w.cfg.Seeds }
 
+var _ workload.DataReporter = (*Workload)(nil)
+
 // Data is the scale of the pgbench tables as Init read it from
 // pgbench_branches (as pgbench does), when a builtin script uses them.
 func (w *Workload) Data() map[string]int64 {
@@ -477,6 +461,8 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 // they are, a partial set is dropped only when txnbench made it.
 var pgbenchTables = workload.Schema{Data: "pgbench", What: "pgbench tables", Names: setup.Tables, Standard: true}
 
+var _ workload.EmbeddedChecker = (*Workload)(nil)
+
 // CheckEmbedded refuses the table options SQLite has no equivalent for
 // (--partitions, --foreign-keys), before the run starts: setup.Run would
 // refuse them once the tables are made.
@@ -561,6 +547,8 @@ func vacuum(ctx context.Context, c target.Conn, caps target.Capabilities, accoun
 		run("starting vacuum pgbench_accounts...", vacuumSQL("vacuum analyze", "pgbench_accounts"))
 	}
 }
+
+var _ workload.Starter = (*Workload)(nil)
 
 // Start records the balances and keys the invariant check compares
 // against.
@@ -757,6 +745,8 @@ func (st *statements) record(client, script, cmd int, d time.Duration) {
 	}
 }
 
+var _ workload.Stepper = (*Workload)(nil)
+
 // Steps are the commands of every script, in order, after Init.
 func (w *Workload) Steps() []workload.Step {
 	if w.stmts == nil {
@@ -764,6 +754,8 @@ func (w *Workload) Steps() []workload.Step {
 	}
 	return w.stmts.steps
 }
+
+var _ workload.Tables = (*Workload)(nil)
 
 // Tables is pgbench's: scripts, builtin or custom, run on the pgbench_*
 // tables; but a run of txnbench's own builtins alone (YCSB, sysbench)

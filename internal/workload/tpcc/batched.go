@@ -261,10 +261,6 @@ func (c *client) lineOf(item, supply int64) int {
 func (c *client) newOrderBatched(ctx context.Context, conn target.Conn) error {
 	w, s, b := c.w, &c.w.sql, &c.w.batch
 	n := len(c.lines)
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	var wTax, dTax, discount float64
 	var oid int64
 	var last, credit string
@@ -313,12 +309,8 @@ func (c *client) newOrderBatched(ctx context.Context, conn target.Conn) error {
 		amount := float64(int64(l.quantity)*int64(math.Round(c.found[k].price*100))) / 100
 		c.args = append(c.args, k+1, l.item, l.supply, l.quantity, amount, c.found[k].dist)
 	}
-	if _, err := conn.ExecCommit(ctx, b.noLines[n], c.args...); err != nil {
-		c.unknown(err, 0)
-		return err
-	}
-	w.newOrders.Add(1)
-	return nil
+	_, err := conn.ExecCommit(ctx, b.noLines[n], c.args...)
+	return c.committed(err, 0, &w.newOrders, 1)
 }
 
 // items reads the order's items with sql and keeps each line's price; it
@@ -420,10 +412,6 @@ func (c *client) paymentBatched(ctx context.Context, conn target.Conn) error {
 	if b.payAll[0] == "" && b.payRead == "" {
 		return c.payment(ctx, conn) // each update returns its row: nothing to merge
 	}
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	amount := float64(c.amountCents) / 100
 	if b.payAll[0] != "" {
 		return c.payAll(ctx, conn, amount)
@@ -538,10 +526,6 @@ func (c *client) deliveryBatched(ctx context.Context, conn target.Conn) error {
 	if b.dlOldest == "" {
 		return c.delivery(ctx, conn)
 	}
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	c.args = append(c.args[:0], c.home)
 	if err := c.pairs(ctx, conn, b.dlOldest, c.home); err != nil {
 		return err
@@ -630,10 +614,5 @@ func (c *client) pairs(ctx context.Context, conn target.Conn, sql string, args .
 
 // deliveryCommit commits a Delivery that found nothing to deliver.
 func (c *client) deliveryCommit(ctx context.Context, conn target.Conn) error {
-	if err := conn.Commit(ctx); err != nil {
-		c.unknown(err, 0)
-		return err
-	}
-	c.w.deliveries.Add(1)
-	return nil
+	return c.committed(conn.Commit(ctx), 0, &c.w.deliveries, 1)
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/txnbench/txnbench/internal/target"
@@ -77,16 +78,21 @@ func newClient(w *Workload, id int, rng *rand.Rand) *client {
 		}
 	}
 	c.dealt = len(c.deck)
+	// Each run inside a transaction of its own (workload.InTxn) but a
+	// batched Stock-Level, one statement, a batched Order-Status (one
+	// statement where the dialect allows, else its own transaction), and
+	// the procedures' calls.
+	in := workload.InTxn
 	c.ops = []workload.Op{
-		{Name: opNewOrder, Run: c.newOrder},
-		{Name: opPayment, Run: c.payment},
-		{Name: opOrderStatus, Run: c.orderStatus},
-		{Name: opDelivery, Run: c.delivery},
-		{Name: opStockLevel, Run: c.stockLevel},
+		{Name: opNewOrder, Run: in(c.newOrder)},
+		{Name: opPayment, Run: in(c.payment)},
+		{Name: opOrderStatus, Run: in(c.orderStatus)},
+		{Name: opDelivery, Run: in(c.delivery)},
+		{Name: opStockLevel, Run: in(c.stockLevel)},
 	}
 	// The other implementations' transactions, in opNames' order.
 	other := map[string][5]func(context.Context, target.Conn) error{
-		implBatched:    {c.newOrderBatched, c.paymentBatched, c.orderStatusBatched, c.deliveryBatched, c.stockLevelBatched},
+		implBatched:    {in(c.newOrderBatched), in(c.paymentBatched), c.orderStatusBatched, in(c.deliveryBatched), c.stockLevelBatched},
 		implProcedures: {c.newOrderProc, c.paymentProc, c.orderStatusProc, c.deliveryProc, c.stockLevelProc},
 	}
 	if runs, ok := other[w.implementation]; ok {
@@ -98,6 +104,8 @@ func newClient(w *Workload, id int, rng *rand.Rand) *client {
 }
 
 func (c *client) Ops() []workload.Op { return c.ops }
+
+var _ workload.Chooser = (*client)(nil)
 
 // Choose deals the next transaction from the deck, shuffled anew each time
 // it runs out (clause 5.2.4.2).
@@ -246,10 +254,6 @@ func countRows(rows target.Rows, dest func() []any) (n int, err error) {
 // newOrder is the New-Order transaction (clause 2.4.2).
 func (c *client) newOrder(ctx context.Context, conn target.Conn) error {
 	w, s := c.w, &c.w.sql
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	var wTax, dTax, discount float64
 	var oid int64
 	var last, credit string
@@ -310,6 +314,18 @@ func (c *client) newOrder(ctx context.Context, conn target.Conn) error {
 	return nil
 }
 
+// committed ends an op at its commit, which returned err: an error
+// fails it (unknown: one more commit of unknown outcome when it is one,
+// with the payment of cents it carried); else book counts n more.
+func (c *client) committed(err error, cents int64, book *atomic.Int64, n int64) error {
+	if err != nil {
+		c.unknown(err, cents)
+		return err
+	}
+	book.Add(n)
+	return nil
+}
+
 // unknown counts a failed commit whose outcome is unknown, with the
 // payment it carried.
 func (c *client) unknown(err error, paidCents int64) {
@@ -349,10 +365,6 @@ func (c *client) customerByName(ctx context.Context, conn target.Conn, sql strin
 // payment is the Payment transaction (clause 2.5.2).
 func (c *client) payment(ctx context.Context, conn target.Conn) error {
 	s := &c.w.sql
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	amount := float64(c.amountCents) / 100
 	var wName, dName string
 	dest := append([]any{&wName}, c.sinks(5)...)
@@ -380,21 +392,13 @@ func (c *client) payCustomer(ctx context.Context, conn target.Conn, wName, dName
 	if err := updateRow(ctx, conn, s.payCustomer, s.read(s.payCustomer), []any{c.cw, c.cd, c.cid, amount, bad}, c.sinks(14)...); err != nil {
 		return fmt.Errorf("customer %d of district %d, warehouse %d: %w", c.cid, c.cd, c.cw, err)
 	}
-	if _, err := conn.ExecCommit(ctx, s.payHistory, c.cid, c.cd, c.cw, c.d, c.home, amount, wName+"    "+dName); err != nil {
-		c.unknown(err, c.amountCents)
-		return err
-	}
-	c.w.paidCents.Add(c.amountCents)
-	return nil
+	_, err := conn.ExecCommit(ctx, s.payHistory, c.cid, c.cd, c.cw, c.d, c.home, amount, wName+"    "+dName)
+	return c.committed(err, c.amountCents, &c.w.paidCents, c.amountCents)
 }
 
 // orderStatus is the Order-Status transaction (clause 2.6.2).
 func (c *client) orderStatus(ctx context.Context, conn target.Conn) error {
 	s := &c.w.sql
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	if c.byName {
 		if err := c.customerByName(ctx, conn, s.osByName); err != nil {
 			return err
@@ -427,10 +431,6 @@ func (c *client) orderStatus(ctx context.Context, conn target.Conn) error {
 // district without one is skipped.
 func (c *client) delivery(ctx context.Context, conn target.Conn) error {
 	s := &c.w.sql
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	for d := 1; d <= districts; d++ {
 		var oid, cid int64
 		if err := target.QueryRow(ctx, conn, s.dlOldest, []any{c.home, d}, &oid); err != nil {
@@ -458,12 +458,7 @@ func (c *client) delivery(ctx context.Context, conn target.Conn) error {
 			return fmt.Errorf("customer %d of district %d, warehouse %d: %d rows updated", cid, d, c.home, n)
 		}
 	}
-	if err := conn.Commit(ctx); err != nil {
-		c.unknown(err, 0)
-		return err
-	}
-	c.w.deliveries.Add(1)
-	return nil
+	return c.committed(conn.Commit(ctx), 0, &c.w.deliveries, 1)
 }
 
 // stockLevel is the Stock-Level transaction (clause 2.8.2): the recently
@@ -471,10 +466,6 @@ func (c *client) delivery(ctx context.Context, conn target.Conn) error {
 // threshold.
 func (c *client) stockLevel(ctx context.Context, conn target.Conn) error {
 	s := &c.w.sql
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	var next, low int64
 	if err := target.QueryRow(ctx, conn, s.slDistrict, []any{c.home, c.district}, &next); err != nil {
 		return err

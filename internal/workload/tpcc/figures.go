@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/txnbench/txnbench/internal/result"
+	"github.com/txnbench/txnbench/internal/workload"
 )
 
 // maxTpmCPerWarehouse is the most New-Orders per minute one warehouse's
@@ -23,6 +24,8 @@ func (w *Workload) efficiency(tpmC float64) string {
 	active := w.activeWarehouses()
 	return fmt.Sprintf("efficiency %.1f%% of %.2f x %d warehouses", 100*tpmC/(maxTpmCPerWarehouse*float64(active)), maxTpmCPerWarehouse, active)
 }
+
+var _ workload.Figurer = (*Workload)(nil)
 
 // Figures are TPC-C's own figures of the run (clause 5.4): tpmC, the
 // New-Orders completed per minute of the window (the rolled-back ones

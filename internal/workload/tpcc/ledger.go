@@ -1,6 +1,10 @@
 package tpcc
 
-import "math"
+import (
+	"math"
+
+	"github.com/txnbench/txnbench/internal/workload"
+)
 
 // The names of the TPC-C books (workload.Ledger).
 const (
@@ -16,6 +20,8 @@ const (
 
 // toCents is an amount in whole cents.
 func toCents(v float64) int64 { return int64(math.Round(v * 100)) }
+
+var _ workload.Ledger = (*Workload)(nil)
 
 // Ledger is what this process's clients committed since Start, and the
 // money there was when it started.

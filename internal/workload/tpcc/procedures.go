@@ -272,23 +272,13 @@ func (c *client) newOrderProc(ctx context.Context, conn target.Conn) error {
 		c.w.rollbacks.Add(1) // rolled back by the procedure (clause 2.4.2.3)
 		return nil
 	}
-	if err != nil {
-		c.unknown(err, 0)
-		return err
-	}
-	c.w.newOrders.Add(1)
-	return nil
+	return c.committed(err, 0, &c.w.newOrders, 1)
 }
 
 func (c *client) paymentProc(ctx context.Context, conn target.Conn) error {
 	var cid int64
 	err := target.QueryRow(ctx, conn, c.w.procs.payment, []any{c.home, c.d, c.cw, c.cd, c.cid, c.lastOrEmpty(), float64(c.amountCents) / 100}, &cid)
-	if err != nil {
-		c.unknown(err, c.amountCents)
-		return err
-	}
-	c.w.paidCents.Add(c.amountCents)
-	return nil
+	return c.committed(err, c.amountCents, &c.w.paidCents, c.amountCents)
 }
 
 func (c *client) orderStatusProc(ctx context.Context, conn target.Conn) error {
@@ -304,12 +294,8 @@ func (c *client) orderStatusProc(ctx context.Context, conn target.Conn) error {
 
 func (c *client) deliveryProc(ctx context.Context, conn target.Conn) error {
 	var n int64
-	if err := target.QueryRow(ctx, conn, c.w.procs.delivery, []any{c.home, c.carrier}, &n); err != nil {
-		c.unknown(err, 0)
-		return err
-	}
-	c.w.deliveries.Add(1)
-	return nil
+	err := target.QueryRow(ctx, conn, c.w.procs.delivery, []any{c.home, c.carrier}, &n)
+	return c.committed(err, 0, &c.w.deliveries, 1)
 }
 
 func (c *client) stockLevelProc(ctx context.Context, conn target.Conn) error {
@@ -319,6 +305,8 @@ func (c *client) stockLevelProc(ctx context.Context, conn target.Conn) error {
 
 // errNoProcedures refuses --implementation procedures on SQLite.
 var errNoProcedures = errors.New("--implementation procedures: SQLite has no stored procedures: choose batched or statements, or give --db a PostgreSQL or MariaDB")
+
+var _ workload.EmbeddedChecker = (*Workload)(nil)
 
 // CheckEmbedded refuses --implementation procedures on an embedded
 // database, before anything starts.

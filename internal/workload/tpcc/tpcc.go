@@ -15,28 +15,6 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
-func init() {
-	workload.Register(workload.Def{
-		Name:    "tpcc",
-		Summary: "TPC-C-like: the specification's nine tables, five transactions and consistency conditions (not an audited result)",
-		New:     func() workload.Workload { return &Workload{} },
-	})
-}
-
-// The optional interfaces Workload implements.
-var (
-	_ workload.Configurable    = (*Workload)(nil)
-	_ workload.Starter         = (*Workload)(nil)
-	_ workload.ClientDefaulter = (*Workload)(nil)
-	_ workload.DataReporter    = (*Workload)(nil)
-	_ workload.Figurer         = (*Workload)(nil)
-	_ workload.Ledger          = (*Workload)(nil)
-	_ workload.Noter           = (*Workload)(nil)
-	_ workload.EmbeddedChecker = (*Workload)(nil)
-	_ workload.ReadOnlyOps     = (*Workload)(nil)
-	_ workload.Chooser         = (*client)(nil) // its clients
-)
-
 // Op names, in report order (the specification's transactions).
 const (
 	opNewOrder    = "new-order"
@@ -119,6 +97,8 @@ type Workload struct {
 	// ledgers are every shard's books, for Check (nil: this process's own)
 	ledgers []map[string]int64
 }
+
+var _ workload.Configurable = (*Workload)(nil)
 
 // Flags registers the workload's options.
 func (w *Workload) Flags(fs *pflag.FlagSet) {
@@ -206,6 +186,8 @@ func (w *Workload) activeWarehouses() int {
 	return w.active
 }
 
+var _ workload.ClientDefaulter = (*Workload)(nil)
+
 // DefaultClients are ten terminals per active warehouse (clause 5.2.2),
 // the clients of a run that does not give --clients: per
 // --active-warehouses when given, else per --warehouses (the data's
@@ -220,6 +202,8 @@ func (w *Workload) DefaultClients() (int, string) {
 
 // OpNames lists the ops in report order.
 func (w *Workload) OpNames() []string { return opNames }
+
+var _ workload.ReadOnlyOps = (*Workload)(nil)
 
 // ReadOnlyOps are Order-Status and Stock-Level, which only read (clauses
 // 2.6 and 2.8, in each implementation): --read-from may run them on a
@@ -255,17 +239,13 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	if !ok {
 		return false, errors.New("loading TPC-C: the database session cannot bulk load (no target.Copier)")
 	}
-	create, err := w.sql.tables.Prepare(ctx, c, o)
-	if err != nil || !create {
-		if err == nil {
-			err = w.reuse(ctx, c, o)
+	reuse := func() error {
+		if err := w.reuse(ctx, c, o); err != nil {
+			return err
 		}
-		if err == nil {
-			err = w.createProcs(ctx, c, d)
-		}
-		return false, err
+		return w.createProcs(ctx, c, d)
 	}
-	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "TPC-C schema"); err != nil {
+	if create, err := w.sql.tables.Make(ctx, c, o, w.sql.drop, w.sql.ddl, "TPC-C schema", reuse); err != nil || !create {
 		return false, err
 	}
 	consts := loadConstants(stream(o.Seed, "nurand", 0))
@@ -310,6 +290,8 @@ func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOpti
 	return nil
 }
 
+var _ workload.Starter = (*Workload)(nil)
+
 // Start reads the load's NURand constants and draws the run's from them
 // (clause 2.1.6.1), counts the rows and records the money for the check.
 func (w *Workload) Start(ctx context.Context, c target.Conn) error {
@@ -349,8 +331,12 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	return nil
 }
 
+var _ workload.DataReporter = (*Workload)(nil)
+
 // Data is what Start found: the rows of each table.
 func (w *Workload) Data() map[string]int64 { return w.data }
+
+var _ workload.Noter = (*Workload)(nil)
 
 // Notes say what the run is not: the specification's scale and waits,
 // and how the engine's SQL differs.

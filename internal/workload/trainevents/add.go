@@ -10,10 +10,6 @@ import (
 // add inserts n new events, returning their ids, thinks, then gives each a
 // PENDING status row, in one transaction.
 func (c *client) add(ctx context.Context, conn target.Conn) error {
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	if err := c.insertNew(ctx, conn, c.n); err != nil {
 		return err
 	}
@@ -67,12 +63,5 @@ func (c *client) insertBatch(ctx context.Context, conn target.Conn, b *batch) er
 
 // insertStatus gives every id in c.ids a PENDING status row.
 func (c *client) insertStatus(ctx context.Context, conn target.Conn) error {
-	n, err := conn.Exec(ctx, c.w.sql.insertStatus, c.idArgs()...)
-	if err != nil {
-		return err
-	}
-	if int(n) != len(c.ids) {
-		return fmt.Errorf("add: %d status rows inserted for %d events", n, len(c.ids))
-	}
-	return nil
+	return c.execEach(ctx, conn, "add: status rows inserted", c.w.sql.insertStatus, c.idArgs())
 }

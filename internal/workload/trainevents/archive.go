@@ -2,7 +2,6 @@ package trainevents
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/txnbench/txnbench/internal/target"
 )
@@ -10,26 +9,14 @@ import (
 // archive takes up to n of the oldest COMPLETE events, copies them into
 // the archive, thinks, and deletes them (their status rows cascade).
 func (c *client) archive(ctx context.Context, conn target.Conn) error {
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
-	rows, err := conn.Query(ctx, c.w.sql.selectArchive, c.n)
-	if err != nil {
-		return err
-	}
-	if err := c.scanIDs(rows, false); err != nil {
+	if err := c.pick(ctx, conn, c.w.sql.selectArchive, false); err != nil {
 		return err
 	}
 	if len(c.ids) == 0 {
 		return conn.Commit(ctx)
 	}
-	n, err := conn.Exec(ctx, c.w.sql.copyArchive, c.idArgs()...)
-	if err != nil {
+	if err := c.execEach(ctx, conn, "archive: events copied", c.w.sql.copyArchive, c.idArgs()); err != nil {
 		return err
-	}
-	if int(n) != len(c.ids) {
-		return fmt.Errorf("archive: copied %d of %d events", n, len(c.ids))
 	}
 	if err := c.think(ctx); err != nil {
 		return err

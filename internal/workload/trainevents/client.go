@@ -99,6 +99,19 @@ func (c *client) think(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// execEach runs a statement of the transaction that touches one row per
+// event in c.ids; what names it in the error when the rows do not match.
+func (c *client) execEach(ctx context.Context, conn target.Conn, what, sql string, args []any) error {
+	n, err := conn.Exec(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	if int(n) != len(c.ids) {
+		return fmt.Errorf("%s: %d rows for %d events", what, n, len(c.ids))
+	}
+	return nil
+}
+
 // execCommit runs the transaction's last statement and commits, in one
 // round trip, and checks that it touched one row per id in c.ids. It keeps
 // the books of the invariant check: events is how many events the commit
@@ -119,6 +132,16 @@ func (c *client) execCommit(ctx context.Context, conn target.Conn, events int, w
 		return fmt.Errorf("%s: %d rows for %d events", what, n, len(c.ids))
 	}
 	return nil
+}
+
+// pick reads the ids of up to n events that query selects into c.ids,
+// with their payloads into c.payloads when withPayload is set (scanIDs).
+func (c *client) pick(ctx context.Context, conn target.Conn, query string, withPayload bool) error {
+	rows, err := conn.Query(ctx, query, c.n)
+	if err != nil {
+		return err
+	}
+	return c.scanIDs(rows, withPayload)
 }
 
 // scanIDs reads a one-column result of event ids into c.ids, and when

@@ -4,3 +4,13 @@
 // database or written by the application, and an optional inverted index.
 // After a run it checks that no event was lost or duplicated.
 package trainevents
+
+import "github.com/txnbench/txnbench/internal/workload"
+
+func init() {
+	workload.Register(workload.Def{
+		Name:    "train-events",
+		Summary: "railway events added, processed and archived in multi-row transactions (JSONB vs TEXT payloads)",
+		New:     func() workload.Workload { return &Workload{} },
+	})
+}

@@ -10,6 +10,8 @@ const (
 	bookUnknownCommits = "unknown_commits"
 )
 
+var _ workload.Ledger = (*Workload)(nil)
+
 // Ledger is what this process's clients committed since Start, and the
 // events there were when it started.
 func (w *Workload) Ledger() map[string]int64 {
@@ -48,6 +50,8 @@ func (w *Workload) books() (baseline, committed, unknownEvents, unknownCommits i
 	}
 	return baseline, committed, unknownEvents, unknownCommits, open
 }
+
+var _ workload.Tables = (*Workload)(nil)
 
 // Tables is the variant's: runs of other variants write other tables.
 func (w *Workload) Tables() string { return "events_" + w.v.name() }

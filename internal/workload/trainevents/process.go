@@ -11,28 +11,16 @@ import (
 // each on (60% PROCESSING, 36% COMPLETE, 4% FAILED), thinks, and updates
 // their payloads: in place for JSONB, read-modify-write for TEXT.
 func (c *client) process(ctx context.Context, conn target.Conn) error {
-	if err := conn.Begin(ctx); err != nil {
-		return err
-	}
-	defer conn.Rollback(ctx)
 	text := c.w.eff.TextPayload
-	rows, err := conn.Query(ctx, c.w.sql.selectProcess, c.n)
-	if err != nil {
-		return err
-	}
-	if err := c.scanIDs(rows, text); err != nil {
+	if err := c.pick(ctx, conn, c.w.sql.selectProcess, text); err != nil {
 		return err
 	}
 	if len(c.ids) == 0 {
 		return conn.Commit(ctx)
 	}
 	c.drawTransitions()
-	n, err := conn.Exec(ctx, c.w.sql.updateStatus, c.statusArgs()...)
-	if err != nil {
+	if err := c.execEach(ctx, conn, "process: status rows updated", c.w.sql.updateStatus, c.statusArgs()); err != nil {
 		return err
-	}
-	if int(n) != len(c.ids) {
-		return fmt.Errorf("process: %d status rows updated for %d events", n, len(c.ids))
 	}
 	if err := c.think(ctx); err != nil {
 		return err

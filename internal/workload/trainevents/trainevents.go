@@ -12,25 +12,6 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
-func init() {
-	workload.Register(workload.Def{
-		Name:    "train-events",
-		Summary: "railway events added, processed and archived in multi-row transactions (JSONB vs TEXT payloads)",
-		New:     func() workload.Workload { return &Workload{} },
-	})
-}
-
-// The optional interfaces Workload implements.
-var (
-	_ workload.Configurable = (*Workload)(nil)
-	_ workload.Starter      = (*Workload)(nil)
-	_ workload.DataReporter = (*Workload)(nil)
-	_ workload.Ledger       = (*Workload)(nil)
-	_ workload.Tables       = (*Workload)(nil)
-	_ workload.Noter        = (*Workload)(nil)
-	_ workload.MemoryUser   = (*Workload)(nil)
-)
-
 // Op names, in report order.
 const (
 	opAdd     = "add"
@@ -66,6 +47,8 @@ type Workload struct {
 	// ledgers are every shard's books, for Check (nil: this process's own)
 	ledgers []map[string]int64
 }
+
+var _ workload.Configurable = (*Workload)(nil)
 
 // Flags registers the workload's options.
 func (w *Workload) Flags(fs *pflag.FlagSet) {
@@ -146,6 +129,8 @@ func (w *Workload) Settings() map[string]any {
 	return s
 }
 
+var _ workload.Noter = (*Workload)(nil)
+
 // Notes say what the workload changed to fit the database.
 func (w *Workload) Notes() []string { return w.notes }
 
@@ -174,14 +159,8 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	for _, n := range w.notes {
 		o.Progress(n)
 	}
-	create, err := w.sql.tables.Prepare(ctx, c, o)
-	if err != nil || !create {
-		if err == nil {
-			err = w.reuse(ctx, c, o)
-		}
-		return false, err
-	}
-	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "schema"); err != nil {
+	reuse := func() error { return w.reuse(ctx, c, o) }
+	if create, err := w.sql.tables.Make(ctx, c, o, w.sql.drop, w.sql.ddl, "schema", reuse); err != nil || !create {
 		return false, err
 	}
 	loader := w.newClient(rand.New(rand.NewPCG(o.Seed, 1<<63)), 0)
@@ -229,6 +208,8 @@ func (w *Workload) reuse(ctx context.Context, c target.Conn, o workload.InitOpti
 	return err
 }
 
+var _ workload.Starter = (*Workload)(nil)
+
 // Start counts the events the invariant check starts from, and the rows of
 // each table that Data reports.
 func (w *Workload) Start(ctx context.Context, c target.Conn) error {
@@ -246,6 +227,8 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	w.unknownEvents.Store(0)
 	return nil
 }
+
+var _ workload.DataReporter = (*Workload)(nil)
 
 // Data is what Start found: live events, their status rows and archived
 // events.
@@ -269,7 +252,11 @@ func (w *Workload) newClient(rng *rand.Rand, nonce int64) *client {
 		id = (*textUUID)(&c.rowID) // stored as text
 	}
 	c.dest = []any{id, &c.docs}
-	c.ops = []workload.Op{{Name: opAdd, Run: c.add}, {Name: opProcess, Run: c.process}, {Name: opArchive, Run: c.archive}}
+	c.ops = []workload.Op{
+		{Name: opAdd, Run: workload.InTxn(c.add)},
+		{Name: opProcess, Run: workload.InTxn(c.process)},
+		{Name: opArchive, Run: workload.InTxn(c.archive)},
+	}
 	return c
 }
 
@@ -278,6 +265,8 @@ func (w *Workload) newClient(rng *rand.Rand, nonce int64) *client {
 // its encoding as statement arguments, the driver's copy of them on the
 // wire, and the ids and payloads read back.
 const eventMemory = 8 << 10
+
+var _ workload.MemoryUser = (*Workload)(nil)
 
 // ClientMemory is the memory of one client's largest batch.
 func (w *Workload) ClientMemory() (float64, string) {

@@ -4,3 +4,13 @@
 // signal workers running beside the clients; phases timed across
 // goroutines, and invariants that every signal is applied exactly once.
 package workflow
+
+import "github.com/txnbench/txnbench/internal/workload"
+
+func init() {
+	workload.Register(workload.Def{
+		Name:    "workflow",
+		Summary: "workflows resumed by external signals through a durable queue, drained by signal workers (LISTEN/NOTIFY or polling)",
+		New:     func() workload.Workload { return &Workload{} },
+	})
+}

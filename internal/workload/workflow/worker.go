@@ -29,6 +29,8 @@ const claimGrace = 10 * time.Second
 // optimistic version check before it leaves the signal to lease expiry.
 const maxConflicts = 100
 
+var _ workload.Backgrounder = (*Workload)(nil)
+
 // Background starts the signal workers, each on a session of its own, and
 // with --wake notify a listener on a session of the server's own that
 // wakes them. stop ends them, releases the leases they still hold and
@@ -111,6 +113,8 @@ func (w *Workload) Background(ctx context.Context, env workload.BackgroundEnv) (
 
 // BackgroundSessions are the workers' sessions and the listener's.
 func (w *Workload) BackgroundSessions() int { return w.workers + 1 }
+
+var _ workload.Unrecorder = (*Workload)(nil)
 
 // Unrecorded is what the workload's sessions committed since Start that
 // no op records (workload.Unrecorder): an await's looks at its instance

@@ -15,26 +15,6 @@ import (
 	"github.com/txnbench/txnbench/internal/workload"
 )
 
-func init() {
-	workload.Register(workload.Def{
-		Name:    "workflow",
-		Summary: "workflows resumed by external signals through a durable queue, drained by signal workers (LISTEN/NOTIFY or polling)",
-		New:     func() workload.Workload { return &Workload{} },
-	})
-}
-
-// The optional interfaces Workload implements.
-var (
-	_ workload.Configurable = (*Workload)(nil)
-	_ workload.Starter      = (*Workload)(nil)
-	_ workload.Backgrounder = (*Workload)(nil)
-	_ workload.Stepper      = (*Workload)(nil)
-	_ workload.CycleCounter = (*Workload)(nil)
-	_ workload.Noter        = (*Workload)(nil)
-	_ workload.Unrecorder   = (*Workload)(nil)
-	_ workload.ReadOnlyOps  = (*Workload)(nil)
-)
-
 // The clients' ops, in report order.
 const (
 	opStart   = "start"
@@ -133,6 +113,8 @@ type Workload struct {
 // recorder holds a StepRecorder for an atomic.Pointer.
 type recorder struct{ workload.StepRecorder }
 
+var _ workload.Configurable = (*Workload)(nil)
+
 // Flags registers the workload's options.
 func (w *Workload) Flags(fs *pflag.FlagSet) {
 	w.fs = fs
@@ -218,8 +200,12 @@ func (w *Workload) Settings() map[string]any {
 	}
 }
 
+var _ workload.Noter = (*Workload)(nil)
+
 // Notes say how the workload fitted itself to the database.
 func (w *Workload) Notes() []string { return w.notes }
+
+var _ workload.CycleCounter = (*Workload)(nil)
 
 // CycleUnit: each cycle starts and awaits one workflow, what a workflow
 // engine's baseline counts.
@@ -228,10 +214,14 @@ func (w *Workload) CycleUnit() string { return "workflows" }
 // OpNames lists the clients' ops in report order.
 func (w *Workload) OpNames() []string { return []string{opStart, opPublish, opAwait} }
 
+var _ workload.ReadOnlyOps = (*Workload)(nil)
+
 // ReadOnlyOps is the await, which only reads the instance's state until
 // the workers completed it: --read-from may poll a standby, where the
 // completion shows once the standby replayed it.
 func (w *Workload) ReadOnlyOps() []string { return []string{opAwait} }
+
+var _ workload.Stepper = (*Workload)(nil)
 
 // Steps are the workers' transactions and the phases; lateness only when
 // signals are delayed.
@@ -267,11 +257,7 @@ func (w *Workload) Init(ctx context.Context, c target.Conn, d target.Dialect, o 
 	if !d.Caps.SkipLocked {
 		w.note(fmt.Sprintf("signal workers claim without FOR UPDATE SKIP LOCKED: %s has one writer at a time", d.Name))
 	}
-	create, err := w.sql.tables.Prepare(ctx, c, o)
-	if err != nil || !create {
-		return false, err
-	}
-	if err := workload.CreateTables(ctx, c, w.sql.drop, w.sql.ddl, "workflow tables"); err != nil {
+	if create, err := w.sql.tables.Make(ctx, c, o, w.sql.drop, w.sql.ddl, "workflow tables", nil); err != nil || !create {
 		return false, err
 	}
 	if err := idBlocks.Create(ctx, c); err != nil {
@@ -291,6 +277,8 @@ const idBits = 32
 
 // idBlocks are the runs' blocks of instance ids.
 var idBlocks = workload.IDBlocks{Table: tBlocks, Bits: idBits, What: "workflow ids"}
+
+var _ workload.Starter = (*Workload)(nil)
 
 // Start takes this run's block of instance ids and resets the run's
 // counters.
