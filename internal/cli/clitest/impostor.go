@@ -181,10 +181,7 @@ const (
 // failed. It returns the result.
 func RefusalsAsAuth(t testing.TB, out, met string) *result.Result {
 	t.Helper()
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := LoadResult(t, out)
 	errs := OutageErrors(r)
 	t.Logf("impostor: %s; errors in the outage by class: %v", met, errs)
 	if errs["other"] > 0 {

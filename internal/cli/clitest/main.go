@@ -77,7 +77,15 @@ func Command(args ...string) *exec.Cmd {
 // the test if still running.
 func Start(t testing.TB, args ...string) (cmd *exec.Cmd, stdout, stderr *Buffer) {
 	t.Helper()
+	return StartWithEnv(t, nil, args...)
+}
+
+// StartWithEnv is Start with env (KEY=VALUE) added to the child's
+// environment.
+func StartWithEnv(t testing.TB, env []string, args ...string) (cmd *exec.Cmd, stdout, stderr *Buffer) {
+	t.Helper()
 	cmd = Command(args...)
+	cmd.Env = append(cmd.Env, env...)
 	stdout, stderr = &Buffer{}, &Buffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
@@ -157,17 +165,31 @@ func ReadStudy(t testing.TB, dir string) *study.Summary {
 	return &s
 }
 
+// LoadResult is the result saved at path, failing the test if it cannot
+// be loaded.
+func LoadResult(t testing.TB, path string) *result.Result {
+	t.Helper()
+	r, err := result.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// SampleRun is the path of a saved result of a real run, train-events on
+// SQLite (internal/diff's testdata), for tests that render or edit one.
+func SampleRun(t testing.TB) string {
+	t.Helper()
+	return Repo(t, "internal", "diff", "testdata", "train-events-sqlite.json")
+}
+
 // FirstRuns is the result of each cell's first run of study s, in the
 // cells' order, failing the test if one cannot be loaded.
 func FirstRuns(t testing.TB, s *study.Summary) []*result.Result {
 	t.Helper()
 	var runs []*result.Result
 	for _, c := range s.Cells {
-		r, err := result.Load(c.Results[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, r)
+		runs = append(runs, LoadResult(t, c.Results[0]))
 	}
 	return runs
 }

@@ -49,6 +49,29 @@ func WaitExit(t testing.TB, cmd *exec.Cmd, limit time.Duration, stderr *Buffer) 
 	return time.Since(start)
 }
 
+// WaitExitCode is WaitExit that then fails the test unless cmd exited
+// with want, quoting its stderr; it returns how long cmd took to exit.
+func WaitExitCode(t testing.TB, cmd *exec.Cmd, limit time.Duration, stderr *Buffer, want int) time.Duration {
+	t.Helper()
+	took := WaitExit(t, cmd, limit, stderr)
+	if code := cmd.ProcessState.ExitCode(); code != want {
+		t.Fatalf("exit %d after %s, want %d\nstderr:\n%s", code, took, want, stderr.String())
+	}
+	return took
+}
+
+// ServerPort is the port of the throwaway server a run started, read from
+// its "ready on 127.0.0.1:PORT" line on stderr (the first such line),
+// failing the test if stderr has none.
+func ServerPort(t testing.TB, stderr *Buffer) string {
+	t.Helper()
+	m := regexp.MustCompile(`ready on 127\.0\.0\.1:(\d+)`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no port in stderr:\n%s", stderr.String())
+	}
+	return m[1]
+}
+
 // InterruptWhen waits up to patience for what cmd wrote to stderr to
 // satisfy ready, then sends cmd SIGTERM (ready or not) and returns
 // cmd.Wait's error.
@@ -173,18 +196,13 @@ func NobodyCommand(t testing.TB, args ...string) *exec.Cmd {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	dir, err := os.MkdirTemp("", "txnbench-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := EnterableTempDir(t, "txnbench-nobody-")
 	home := filepath.Join(dir, "home")
 	bin := filepath.Join(dir, "txnbench")
 	if err := os.Mkdir(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	os.Chown(home, uid, gid)
-	os.Chmod(dir, 0o755)
 	if err := linkOrCopy(os.Args[0], bin); err != nil {
 		t.Fatal(err)
 	}
@@ -192,6 +210,24 @@ func NobodyCommand(t testing.TB, args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "HOME="+home, "TMPDIR=")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	return cmd
+}
+
+// EnterableTempDir is a new directory named prefix* in the system's
+// temporary directory that every local user may enter and list (mode
+// 0755), as the unprivileged user a throwaway server runs as must, and
+// t.TempDir's (under a parent of mode 0700) is not; it is removed when
+// the test ends.
+func EnterableTempDir(t testing.TB, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // linkOrCopy makes dst the executable src: a hard link where both are on

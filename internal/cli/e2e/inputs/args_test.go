@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/result"
 )
 
 // TestRecordedArgsAreMains: a result records the command line Main was
@@ -16,10 +15,7 @@ func TestRecordedArgsAreMains(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--iterations", "5", "--clients", "1", "--json", out}, clitest.Quick...)
 	clitest.MustRun(t, args...)
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	if want := append([]string{"txnbench"}, args...); !slices.Equal(r.Config.Args, want) {
 		t.Errorf("recorded args %q, want %q", r.Config.Args, want)
 	}

@@ -42,16 +42,10 @@ duration = "1s"
 
 // resultJSON is a valid saved result, edited by edit, as JSON.
 func resultJSON(t *testing.T, edit func(map[string]any)) string {
-	b, err := os.ReadFile(clitest.Repo(t, "internal", "diff", "testdata", "train-events-sqlite.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var d map[string]any
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
+	clitest.ReadJSON(t, clitest.SampleRun(t), &d)
 	edit(d)
-	b, err = json.Marshal(d)
+	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
 	}

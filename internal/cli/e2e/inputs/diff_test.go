@@ -18,10 +18,7 @@ func diffInputs(t *testing.T) (dir string, save func(name string, f func(*result
 	t.Helper()
 	dir = t.TempDir()
 	return dir, func(name string, f func(*result.Result)) string {
-		r, err := result.Load(clitest.Repo(t, "internal", "diff", "testdata", "train-events-sqlite.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, clitest.SampleRun(t))
 		for i := range r.Ops {
 			r.Ops[i].Count *= 10 // enough samples for p99 to be compared
 		}

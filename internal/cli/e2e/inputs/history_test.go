@@ -14,7 +14,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
@@ -29,10 +28,7 @@ func historySeries(t *testing.T, slowFrom int) (string, []string) {
 	rng := rand.New(rand.NewPCG(43, 2))
 	var files []string
 	for i := 1; i <= 20; i++ {
-		r, err := result.Load(clitest.Repo(t, "internal", "diff", "testdata", "train-events-sqlite.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, clitest.SampleRun(t))
 		r.Started = r.Started.Add(time.Duration(i) * time.Minute)
 		for j := range r.Ops {
 			o := &r.Ops[j]
@@ -60,10 +56,7 @@ func historySeries(t *testing.T, slowFrom int) (string, []string) {
 func TestHistoryNamesThePlantedSlowdown(t *testing.T) {
 	dir, files := historySeries(t, 12)
 	page := filepath.Join(t.TempDir(), "history.html")
-	code, stdout, stderr := clitest.Run(append([]string{"history", "--html", page}, files...)...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := clitest.MustRun(t, append([]string{"history", "--html", page}, files...)...)
 	rows := regexp.MustCompile(`(?m)^(\S+(?: \S+)*?)\s+#(\d+) (p\d\d)\s.*\b(WORSE|better)$`).FindAllStringSubmatch(stdout, -1)
 	if len(rows) == 0 || !strings.Contains(stdout, "txn/s ") {
 		t.Fatalf("no change named:\n%s", stdout)
@@ -158,10 +151,7 @@ func TestHistoryOfSuites(t *testing.T) {
 		os.MkdirAll(dir, 0o755)
 		os.WriteFile(filepath.Join(dir, "suite.json"), suiteJSON, 0o644)
 		for _, name := range keep {
-			r, err := result.Load(filepath.Join(src, name+".json"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := clitest.LoadResult(t, filepath.Join(src, name+".json"))
 			if i >= 7 && name == keep[0] {
 				for j := range r.Ops {
 					o := &r.Ops[j]

@@ -174,22 +174,8 @@ func TestTwoInterruptsDuringStartup(t *testing.T) {
 	testutil.NeedPostgres(t)
 	// The directory must be one the unprivileged user that runs initdb
 	// can enter.
-	tmp, err := os.MkdirTemp("", "txnbench-interrupt-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], clitest.TrainEvents("--db", "temp-postgres", "--duration", "10s")...)
-	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1", "TMPDIR="+tmp)
-	stderr := &clitest.Buffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
+	tmp := clitest.EnterableTempDir(t, "txnbench-interrupt-test-")
+	cmd, _, stderr := clitest.StartWithEnv(t, []string{"TMPDIR=" + tmp}, clitest.TrainEvents("--db", "temp-postgres", "--duration", "10s")...)
 	// initdb is writing the data directory.
 	var data string
 	if !testutil.Poll(60*time.Second, time.Millisecond, func() bool {

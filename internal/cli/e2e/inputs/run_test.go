@@ -79,10 +79,7 @@ func TestRunSaveAndReport(t *testing.T) {
 	password, _ := u.User.Password()
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--db", url, "--iterations", "30", "--clients", "4", "--seed", "7", "--json", out}, clitest.Quick...)
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, stderr := clitest.MustRun(t, args...)
 	plain.Contains(t, "output", stdout, "invariants: OK", "cycle", "add", "process", "archive", "p99(ms)", "PostgreSQL 15", "seed 7")
 	saved, err := os.ReadFile(out)
 	if err != nil {

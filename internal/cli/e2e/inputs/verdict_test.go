@@ -38,10 +38,7 @@ func TestReadOnlyDatabase(t *testing.T) {
 	if !strings.Contains(stdout, "invariants: OK") {
 		t.Errorf("the check of what did not change should pass:\n%s", stdout)
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	add := r.Op("add")
 	if add == nil || add.Count != 0 || add.ErrorCount() == 0 || add.Errors["read_only"] != add.ErrorCount() {
 		t.Fatalf("add: %+v", add)
@@ -102,10 +99,7 @@ func TestExitStatusReflectsFailure(t *testing.T) {
 			t.Errorf("%v: custom scripts' check is not \"not checked\":\n%s", c.args, stdout)
 		}
 	}
-	r, err := result.Load(filepath.Join(dir, "m.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, filepath.Join(dir, "m.json"))
 	if r.Invariants == nil || r.Invariants.OK || r.Invariants.NotChecked != "custom scripts" {
 		t.Errorf("saved invariants: %+v", r.Invariants)
 	}

@@ -136,10 +136,7 @@ func TestInterruptIsBounded(t *testing.T) {
 			if !c.kill && !strings.Contains(stdout.String(), "\ninvariants: not checked (the server did not answer") {
 				t.Errorf("stdout lacks the check's not checked:\n%s", stdout.String())
 			}
-			r, err := result.Load(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := clitest.LoadResult(t, out)
 			if c.slowStart && (len(r.Faults) != 1 || r.Faults[0].Note != fault.UnderWay) {
 				t.Errorf("saved faults %+v, want the kill-server noted %q", r.Faults, fault.UnderWay)
 			}

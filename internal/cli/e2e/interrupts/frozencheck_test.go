@@ -11,7 +11,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -82,10 +81,7 @@ func TestFrozenServerDuringTheCheck(t *testing.T) {
 			if _, err := os.Stat(out); err != nil {
 				t.Fatalf("no result saved: %v", err)
 			}
-			r, err := result.Load(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := clitest.LoadResult(t, out)
 			if c.freeze && (r.Invariants == nil || r.Invariants.OK || r.Invariants.Violated() || r.Invariants.NotChecked == "") {
 				t.Errorf("saved invariants %+v, want not checked", r.Invariants)
 			}

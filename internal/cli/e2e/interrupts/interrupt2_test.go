@@ -28,12 +28,9 @@ func TestSecondInterruptMidRunExits130(t *testing.T) {
 	cmd, _, stderr := clitest.Start(t, "run", "workflow", "--db", "temp-postgres", "--clients", "2", "--signal-workers", "2",
 		"--duration", "60s", "--progress", "300ms", "--telemetry", "off")
 	clitest.WaitFor(t, stderr, 0, `\| cycle [1-9]`)
-	m := regexp.MustCompile(`ready on 127\.0\.0\.1:(\d+)`).FindStringSubmatch(stderr.String())
-	if m == nil {
-		t.Fatalf("no port in stderr:\n%s", stderr.String())
-	}
-	port, _ := strconv.Atoi(m[1])
-	ps, _ := os.ReadFile("/proc/" + clitest.OurPostmaster(t, port) + "/cmdline")
+	port := clitest.ServerPort(t, stderr)
+	n, _ := strconv.Atoi(port)
+	ps, _ := os.ReadFile("/proc/" + clitest.OurPostmaster(t, n) + "/cmdline")
 	d := regexp.MustCompile(`-D\x00([^\x00]+)/data\x00`).FindSubmatch(ps)
 	if d == nil {
 		t.Fatalf("no data directory in %q", ps)
@@ -55,14 +52,11 @@ func TestSecondInterruptMidRunExits130(t *testing.T) {
 	// before a busy machine schedules the process are delivered as one.
 	clitest.WaitFor(t, stderr, 0, "interrupted: stopping clients")
 	cmd.Process.Signal(syscall.SIGINT)
-	clitest.WaitExit(t, cmd, 60*time.Second, stderr)
-	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
-		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitcode.Interrupted, stderr.String())
-	}
+	clitest.WaitExitCode(t, cmd, 60*time.Second, stderr, exitcode.Interrupted)
 	if i := strings.Index(stderr.String(), "interrupted again"); i < 0 || strings.Contains(stderr.String()[i:], "\ntxnbench: ") {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
-	clitest.CheckClusterGone(t, m[1])
+	clitest.CheckClusterGone(t, port)
 	if _, err := os.Stat(string(d[1])); !os.IsNotExist(err) {
 		t.Errorf("%s left behind: %v", d[1], err)
 	}

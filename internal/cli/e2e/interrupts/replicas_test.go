@@ -3,7 +3,6 @@ package interrupts
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -39,31 +38,16 @@ func TestInterruptWithReplicas(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			tmp := t.TempDir() // and its parent: the servers' user enters it
-			for _, d := range []string{filepath.Dir(tmp), tmp} {
-				if err := os.Chmod(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			cmd := clitest.Command(append(append([]string{"run", "train-events", "--db", "temp-postgres", "--replicas", "2", "--replication", "sync",
+			tmp := clitest.EnterableTempDir(t, "txnbench-replicas-")
+			cmd, _, stderr := clitest.StartWithEnv(t, []string{"TMPDIR=" + tmp}, append(append([]string{"run", "train-events", "--db", "temp-postgres", "--replicas", "2", "--replication", "sync",
 				"--duration", "60s", "--progress", "500ms", "--clients", "2"}, c.extra...), clitest.Quick...)...)
-			cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
-			stderr := &clitest.Buffer{}
-			cmd.Stdout, cmd.Stderr = &clitest.Buffer{}, stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cmd.Process.Kill() })
 			if !testutil.Poll(3*time.Minute, 5*time.Millisecond, func() bool {
 				return c.ready(cmd, stderr.String()) || strings.Contains(stderr.String(), "txnbench: ") // it failed: said below
 			}) {
 				t.Fatalf("never got there:\n%s", stderr)
 			}
 			cmd.Process.Signal(syscall.SIGTERM)
-			clitest.WaitExit(t, cmd, time.Minute, stderr)
-			if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
-				t.Fatalf("exit %d, want %d:\n%s", code, exitcode.Interrupted, stderr)
-			}
+			clitest.WaitExitCode(t, cmd, time.Minute, stderr, exitcode.Interrupted)
 			if left := processesNaming(tmp); len(left) > 0 {
 				t.Errorf("processes left behind: %s", strings.Join(left, "; "))
 			}

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -29,22 +27,16 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 	if !strings.Contains(stdout.String(), "invariants: OK") || !strings.Contains(stdout.String(), "INTERRUPTED") {
 		t.Errorf("stdout:\n%s", stdout.String())
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	if !r.Interrupted || r.Op("cycle").Count == 0 {
 		t.Errorf("saved result: interrupted %v, cycles %d", r.Interrupted, r.Op("cycle").Count)
 	}
 	// This run's cluster, found by its port (other tests run clusters too).
-	m := regexp.MustCompile(`ready on 127\.0\.0\.1:(\d+)`).FindStringSubmatch(stderr.String())
-	if m == nil {
-		t.Fatalf("no port in stderr:\n%s", stderr.String())
-	}
-	clitest.CheckClusterGone(t, m[1])
+	port := clitest.ServerPort(t, stderr)
+	clitest.CheckClusterGone(t, port)
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "txnbench-pg-*", "data", "postmaster.opts"))
 	for _, d := range dirs {
-		if b, _ := os.ReadFile(d); bytes.Contains(b, []byte("-p\" \""+m[1])) || bytes.Contains(b, []byte("-p "+m[1])) {
+		if b, _ := os.ReadFile(d); bytes.Contains(b, []byte("-p\" \""+port)) || bytes.Contains(b, []byte("-p "+port)) {
 			t.Errorf("cluster directory left behind: %s", filepath.Dir(filepath.Dir(d)))
 		}
 	}

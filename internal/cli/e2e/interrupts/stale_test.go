@@ -3,7 +3,6 @@ package interrupts
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -20,17 +19,8 @@ import (
 // removes it (its owner is gone) and then its own at exit.
 func TestKilledRunSQLiteDirCleaned(t *testing.T) {
 	tmp := t.TempDir()
-	child := func(args ...string) *exec.Cmd {
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1", "TMPDIR="+tmp)
-		return cmd
-	}
-	killed := child(append([]string{"run", "train-events", "--duration", "60s"}, clitest.Quick...)...)
-	var stderr bytes.Buffer
-	killed.Stderr = &stderr
-	if err := killed.Start(); err != nil {
-		t.Fatal(err)
-	}
+	env := []string{"TMPDIR=" + tmp}
+	killed, _, stderr := clitest.StartWithEnv(t, env, append([]string{"run", "train-events", "--duration", "60s"}, clitest.Quick...)...)
 	pattern := filepath.Join(tmp, "txnbench-sqlite-*", "txnbench.db")
 	var left []string
 	for deadline := time.Now().Add(30 * time.Second); len(left) == 0 && time.Now().Before(deadline); {
@@ -42,7 +32,9 @@ func TestKilledRunSQLiteDirCleaned(t *testing.T) {
 	if len(left) != 1 {
 		t.Fatalf("the killed run's SQLite directory: %v, want one\nstderr:\n%s", left, stderr.String())
 	}
-	if out, err := child(append([]string{"run", "train-events", "--iterations", "1"}, clitest.Quick...)...).CombinedOutput(); err != nil {
+	next := clitest.Command(append([]string{"run", "train-events", "--iterations", "1"}, clitest.Quick...)...)
+	next.Env = append(next.Env, env...)
+	if out, err := next.CombinedOutput(); err != nil {
 		t.Fatalf("the next run: %v\n%s", err, out)
 	}
 	if dirs, _ := filepath.Glob(filepath.Join(tmp, "txnbench-sqlite-*")); len(dirs) != 0 {
@@ -60,21 +52,9 @@ func TestKilledRunSQLiteDirCleaned(t *testing.T) {
 // directory no later run removed, and the processes ran on.
 func TestKilledMariaDBBootstrapSwept(t *testing.T) {
 	testutil.NeedMariaDB(t)
-	tmp, err := os.MkdirTemp("", "txnbench-sweep-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	if err := os.Chmod(tmp, 0o755); err != nil { // the server's user enters it
-		t.Fatal(err)
-	}
-	killed := clitest.Command("run", "connect-overhead", "--db", "temp-mariadb", "--rows", "300", "--iterations", "10", "--telemetry", "off")
-	killed.Env = append(killed.Env, "TMPDIR="+tmp)
-	var stderr bytes.Buffer
-	killed.Stderr = &stderr
-	if err := killed.Start(); err != nil {
-		t.Fatal(err)
-	}
+	tmp := clitest.EnterableTempDir(t, "txnbench-sweep-")
+	killed, _, stderr := clitest.StartWithEnv(t, []string{"TMPDIR=" + tmp},
+		"run", "connect-overhead", "--db", "temp-mariadb", "--rows", "300", "--iterations", "10", "--telemetry", "off")
 	var boot []int
 	for deadline := time.Now().Add(2 * time.Minute); len(boot) == 0 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)

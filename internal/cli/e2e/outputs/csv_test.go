@@ -15,7 +15,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -76,10 +75,7 @@ func TestRunCSVAndJSONL(t *testing.T) {
 	args := append([]string{"run", "train-events", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "--iterations", "40", "--clients", "2",
 		"--progress", "20ms", "--json", js, "--csv", cs, "--jsonl", jl}, clitest.Quick...)
 	clitest.MustRun(t, args...)
-	r, err := result.Load(js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, js)
 	want := map[string]int64{}
 	for _, iv := range r.Intervals {
 		for _, o := range iv.Ops {

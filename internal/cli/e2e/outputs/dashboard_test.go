@@ -297,15 +297,7 @@ func TestDashboardInChromium(t *testing.T) {
 	w, code := open(url, cmd, stderr, filepath.Join(artifacts, "dashboard-run.png"), func() {
 		so := partial(t, url)
 		for _, o := range so.Ops {
-			var sum int64
-			for _, iv := range so.Intervals {
-				for _, io := range iv.Ops {
-					if io.Name == o.Name {
-						sum += io.Count
-					}
-				}
-			}
-			if o.Kind != result.KindStatement && sum != o.Count {
+			if sum := intervalsCount(so, o.Name); o.Kind != result.KindStatement && sum != o.Count {
 				t.Errorf("the run so far: op %s counts %d, its intervals %d", o.Name, o.Count, sum)
 			}
 		}
@@ -313,10 +305,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if code != exitcode.Interrupted {
 		t.Fatalf("run --dashboard, interrupted: exit %d\n%s", code, stderr)
 	}
-	r, err := result.Load(runJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, runJSON)
 	checkDrawn(t, w.dom, w.requests, url, report.ChartCount(r))
 	rows := tableRows(t, w.dom, "per op")
 	if len(rows) != len(r.Ops) {

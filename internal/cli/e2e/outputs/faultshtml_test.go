@@ -18,10 +18,7 @@ import (
 func TestFaultsInHTMLReport(t *testing.T) {
 	t.Parallel()
 	chromium := testutil.NeedChromium(t)
-	r, err := result.Load(clitest.Repo(t, "internal", "diff", "testdata", "train-events-sqlite.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, clitest.SampleRun(t))
 	withTelemetry(r)
 	first, tput, recs := 0.42, 1.3, int64(4)
 	r.Faults = []result.Fault{

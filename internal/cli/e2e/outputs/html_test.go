@@ -181,10 +181,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	args := append([]string{"run", "train-events", "--clients", "2", "--duration", "3s", "--progress", "500ms", "--seed", "5",
 		"--json", runJSON, "--html", runHTML}, clitest.Quick...)
 	clitest.MustRun(t, args...)
-	r, err := result.Load(runJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, runJSON)
 	if len(r.Intervals) < 4 {
 		t.Fatalf("%d intervals, want at least 4", len(r.Intervals))
 	}

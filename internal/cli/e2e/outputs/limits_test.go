@@ -26,10 +26,7 @@ func limitedBy(t *testing.T, args ...string) *result.Limit {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
-	r, err := result.Load(js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, js)
 	if r.LimitedBy == nil {
 		t.Fatalf("no limited_by in the JSON\n%s", out)
 	}
@@ -149,10 +146,7 @@ func TestLimitedByPgBouncerCPU(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
-	r, err := result.Load(js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, js)
 	l := r.LimitedBy
 	if l == nil || l.Part != "pooler" || !strings.HasPrefix(l.Line, "PgBouncer CPU (one thread at ") {
 		t.Fatalf("limited by %+v, want PgBouncer CPU (PgBouncer's CPU %+v)\n%s", l, r.CPU.Part("PgBouncer"), out.String())

@@ -10,7 +10,6 @@ import (
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/live/promtext"
-	"github.com/txnbench/txnbench/internal/result"
 )
 
 // TestWorkflowPhasesPerInterval: a workflow run's phases are in every
@@ -66,10 +65,7 @@ func TestWorkflowPhasesPerInterval(t *testing.T) {
 	if !strings.Contains(string(page), "latency over time: signal_to_completion") {
 		t.Error("the HTML report has no chart over time of signal_to_completion")
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	for _, name := range []string{"signal_to_completion", "workflow", "claim", "apply"} {
 		total := r.Op(name)
 		var n int64
@@ -99,11 +95,8 @@ func TestDiffFlagsPhaseRegression(t *testing.T) {
 	dir := t.TempDir()
 	run := func(name, poll string) string {
 		out := filepath.Join(dir, name+".json")
-		code, _, stderr := clitest.Run("run", "workflow", "--db", "sqlite:"+filepath.Join(dir, name+".db"), "--iterations", "150",
+		clitest.MustRun(t, "run", "workflow", "--db", "sqlite:"+filepath.Join(dir, name+".db"), "--iterations", "150",
 			"--clients", "16", "--signal-workers", "8", "--claim-batch", "8", "--poll-interval", poll, "--json", out)
-		if code != exitcode.OK {
-			t.Fatalf("run %s: exit %d: %s", name, code, stderr)
-		}
 		return out
 	}
 	base, slow := run("base", "2ms"), run("slow", "1s")

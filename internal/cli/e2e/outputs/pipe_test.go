@@ -3,7 +3,6 @@ package outputs
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -26,8 +25,7 @@ func TestReportIntoClosedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close() // the reader has seen enough before the first line
-	cmd := exec.Command(os.Args[0], "report", st, "--html", html)
-	cmd.Env = append(os.Environ(), "TXNBENCH_CLI_MAIN=1")
+	cmd := clitest.Command("report", st, "--html", html)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = w, &stderr
 	err = cmd.Run()

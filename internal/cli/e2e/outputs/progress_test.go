@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 )
 
 // TestProgressDefaultFollowsDuration: without --progress, a run shorter
@@ -15,15 +13,9 @@ import (
 func TestProgressDefaultFollowsDuration(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
-	code, stdout, stderr := clitest.Run("run", "connect-overhead", "--db", "sqlite:"+filepath.Join(dir, "c.db"),
+	clitest.MustRun(t, "run", "connect-overhead", "--db", "sqlite:"+filepath.Join(dir, "c.db"),
 		"--clients", "1", "--duration", "1s", "--json", out)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	// 100 ms intervals: 10, fewer only if ticks were late on a busy machine
 	if len(r.Intervals) < 3 {
 		t.Errorf("%d intervals in a 1 s run without --progress, want about 10", len(r.Intervals))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 )
 
 // TestRunShowsAndSavesSlowOps: a run prints the slowest run of each op
@@ -16,17 +15,11 @@ import (
 func TestRunShowsAndSavesSlowOps(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append([]string{"run", "train-events", "--iterations", "20", "--clients", "2", "--seed", "7", "--json", out}, clitest.Quick...)
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, stderr := clitest.MustRun(t, args...)
 	if !strings.Contains(stdout, "\nslowest    cycle: ") || !strings.Contains(stdout, "add: ") {
 		t.Errorf("output lacks the slowest ops:\n%s", stdout)
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	ops := map[string]int{}
 	for _, o := range r.SlowOps {
 		ops[o.Op]++

@@ -22,24 +22,13 @@ func TestOneMeasurementWindow(t *testing.T) {
 	args := append([]string{"run", "train-events", "--db", "sqlite:" + filepath.Join(t.TempDir(), "w.db"), "--clients", "4",
 		"--duration", "1s", "--progress", "300ms", "--json", out}, clitest.Quick...)
 	stdout, _ := clitest.MustRun(t, args...)
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	last := r.Intervals[len(r.Intervals)-1]
 	if math.Abs(last.ElapsedS-r.MeasuredS) > 0.001 {
 		t.Errorf("last interval ends at %.4f s, measured_s %.4f", last.ElapsedS, r.MeasuredS)
 	}
 	for _, o := range r.Ops {
-		var sum int64
-		for _, iv := range r.Intervals {
-			for _, io := range iv.Ops {
-				if io.Name == o.Name {
-					sum += io.Count
-				}
-			}
-		}
-		if sum != o.Count {
+		if sum := intervalsCount(r, o.Name); sum != o.Count {
 			t.Errorf("%s: intervals add up to %d, count %d", o.Name, sum, o.Count)
 		}
 		row := regexp.MustCompile(`(?m)^\s*\d+\s+` + regexp.QuoteMeta(o.Name) + `\s+\d+\s+([\d,]+)\s+([\d,.]+)\s`).FindStringSubmatch(stdout)
@@ -70,4 +59,17 @@ func TestGraceUsage(t *testing.T) {
 			t.Errorf("--grace %s: exit %d, stderr %q; want %d saying %q", arg, code, stderr, exitcode.Usage, want)
 		}
 	}
+}
+
+// intervalsCount is how many ops named name r's intervals count, summed.
+func intervalsCount(r *result.Result, name string) int64 {
+	var sum int64
+	for _, iv := range r.Intervals {
+		for _, io := range iv.Ops {
+			if io.Name == name {
+				sum += io.Count
+			}
+		}
+	}
+	return sum
 }
