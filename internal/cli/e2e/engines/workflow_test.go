@@ -25,10 +25,7 @@ func TestWorkflowRun(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	plain.Contains(t, "output", stdout, "failures 0, dead-lettered 0, runtime conflicts 0, stuck 0", "signal workers poll every 5ms: SQLite has no LISTEN/NOTIFY", "signal_to_completion", "invariants: OK")
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	for name, kind := range map[string]result.Kind{"start": result.KindTxn, "signal_publish": result.KindTxn, "await": result.KindTxn, "claim": result.KindTxn, "apply": result.KindTxn, "signal_to_completion": result.KindPhase, "workflow": result.KindPhase} {
 		if o := r.Op(name); o == nil || o.Kind != kind {
 			t.Errorf("saved op %s: %+v, want kind %s", name, o, kind)

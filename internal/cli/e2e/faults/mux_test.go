@@ -28,10 +28,7 @@ func TestPoolServesTenThousandClients(t *testing.T) {
 	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	counts := map[string]int64{}
 	for _, o := range r.Ops {
 		counts[o.Name] = o.Count
@@ -73,10 +70,7 @@ func TestPoolOfManyClientsRecoversFromARestart(t *testing.T) {
 	if !strings.Contains(stdout.String(), "invariants: OK") {
 		t.Errorf("invariants not OK:\n%s", stdout.String())
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	if len(r.Faults) != 1 || !r.Faults[0].Injected || r.Faults[0].Recovery == nil || r.Faults[0].Recovery.FirstOKS == nil {
 		t.Fatalf("the restart is not injected, or nothing succeeded after it: %+v", r.Faults)
 	}

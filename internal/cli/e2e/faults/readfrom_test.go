@@ -27,10 +27,7 @@ func readFrom(t *testing.T, args ...string) (*result.Result, string) {
 	if code != exitcode.OK {
 		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	rr := r.ReadRouting
 	if rr == nil || rr.Stale == nil || rr.Reads < 200 || len(rr.Standbys) != 1 {
 		t.Fatalf("read routing %+v:\n%s", rr, stdout)
@@ -92,10 +89,7 @@ func TestStudyOfReadReplicas(t *testing.T) {
 		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
 	}
 	for i, want := range []bool{false, true} {
-		r, err := result.Load(filepath.Join(dir, fmt.Sprintf("cell%02d-rep1.json", i+1)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, filepath.Join(dir, fmt.Sprintf("cell%02d-rep1.json", i+1)))
 		rr := r.ReadRouting
 		if got := rr != nil && len(rr.Standbys) == 1 && rr.Standbys[0].Commits > 0; got != want {
 			t.Errorf("cell %d (replicas=%d): reads on a standby %v, want %v: %+v", i+1, i, got, want, rr)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -38,10 +37,7 @@ func TestScriptServerTime(t *testing.T) {
 		if !strings.Contains(stdout, "server(ms)") {
 			t.Errorf("%s: no server(ms) column:\n%s", mode, stdout)
 		}
-		r, err := result.Load(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, out)
 		for _, name := range []string{"wr.sql", "rd.sql"} {
 			o := r.Op(name)
 			if o == nil || o.Count == 0 {

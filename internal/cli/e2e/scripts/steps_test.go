@@ -27,10 +27,7 @@ func TestScriptStatementsExcludeWarmup(t *testing.T) {
 	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	op := r.Op("c.sql")
 	if op == nil || op.Count == 0 {
 		t.Fatalf("no transactions of c.sql in %+v", r.Ops)

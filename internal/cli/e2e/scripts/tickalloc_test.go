@@ -8,7 +8,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 )
 
 // TestScriptTicksAllocateLittle: progress ticks every 10 ms add little to
@@ -33,10 +32,7 @@ func TestScriptTicksAllocateLittle(t *testing.T) {
 		if code != exitcode.OK {
 			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 		}
-		r, err := result.Load(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, out)
 		txns, _ := r.Transactions()
 		if txns == 0 || r.Client.AllocPerTxnKB <= 0 {
 			t.Fatalf("--progress %s: %d transactions, %.1f KB allocated each", progress, txns, r.Client.AllocPerTxnKB)

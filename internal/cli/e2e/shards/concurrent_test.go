@@ -197,14 +197,8 @@ func TestTerminateBackendsOwnSessions(t *testing.T) {
 	if code := a.ProcessState.ExitCode(); code != exitcode.OK {
 		t.Fatalf("the other run: exit %d\n%s", code, aErr.String())
 	}
-	ra, err := result.Load(filepath.Join(dir, "a.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb, err := result.Load(filepath.Join(dir, "b.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ra := clitest.LoadResult(t, filepath.Join(dir, "a.json"))
+	rb := clitest.LoadResult(t, filepath.Join(dir, "b.json"))
 	if len(rb.Faults) != 1 || !regexp.MustCompile(`^[1-9]\d* sessions terminated$`).MatchString(rb.Faults[0].Note) {
 		t.Fatalf("the faulted run's fault: %+v, want its own sessions terminated", rb.Faults)
 	}

@@ -70,10 +70,7 @@ func TestShardedRun(t *testing.T) {
 		t.Errorf("the HTML report does not list the shards (%v)", err)
 	}
 	plain.Contains(t, "merged report", stdout, "invariants: OK", "shard      shard 3 of 4 of run "+id, "no event lost or invented")
-	m, err := result.Load(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := clitest.LoadResult(t, merged)
 	for _, o := range m.Ops {
 		var sum int64
 		for _, r := range rs {
@@ -118,10 +115,7 @@ func TestShardedRun(t *testing.T) {
 	// One process with the same flags does the same total work.
 	one := filepath.Join(dir, "one.json")
 	clitest.MustRun(t, append(append([]string{"run"}, args...), "--db", dbURL, "--json", one)...)
-	r, err := result.Load(one)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, one)
 	for _, o := range r.Ops {
 		if o.Kind.IsTxn() || o.Kind == result.KindCycle {
 			if mo := m.Op(o.Name); mo == nil || mo.Count != o.Count {

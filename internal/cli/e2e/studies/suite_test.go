@@ -126,10 +126,7 @@ scenario:
 	if run.Kind != suite.KindRun || run.Result != "one-run.json" || run.Error != "" {
 		t.Errorf("run scenario %+v", run)
 	}
-	r, err := result.Load(filepath.Join(out, run.Result))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, filepath.Join(out, run.Result))
 	if got := suite.RunSummary(r); !reflect.DeepEqual(got, run.Summary) || got.Ops == 0 || !got.InvariantsOK || got.Clients != 2 {
 		t.Errorf("row %+v, result says %+v", run.Summary, got)
 	}
@@ -164,10 +161,7 @@ scenario:
 	for _, c := range sum.Cells {
 		var reps []*result.Result
 		for _, f := range c.Results {
-			r, err := result.Load(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := clitest.LoadResult(t, f)
 			reps = append(reps, r)
 		}
 		cells = append(cells, reps)
