@@ -22,12 +22,9 @@ func TestPoolServesTenThousandClients(t *testing.T) {
 	t.Parallel()
 	dbURL := testutil.SharedPostgres(t)
 	out := filepath.Join(testutil.Artifacts(t), t.Name()+".json")
-	code, stdout, stderr := clitest.Run("run", "connect-overhead", "--query", "select1", "--rows", "0", "--db", dbURL,
+	clitest.MustRun(t, "run", "connect-overhead", "--query", "select1", "--rows", "0", "--db", dbURL,
 		"--conn", "pool", "--pool-max", "8", "--clients", "10000", "--iterations", "20000",
 		"--progress", "1h", "--telemetry", "off", "--json", out)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
 	r := clitest.LoadResult(t, out)
 	counts := map[string]int64{}
 	for _, o := range r.Ops {

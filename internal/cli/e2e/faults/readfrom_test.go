@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -23,10 +22,7 @@ func readFrom(t *testing.T, args ...string) (*result.Result, string) {
 	all := append([]string{"run", "script", "-b", "ycsb-read@95", "-b", "ycsb-update@5", "--record-count", "20",
 		"--db", "temp-postgres", "--replicas", "1", "--read-from", "replicas", "--clients", "1", "--iterations", "300",
 		"--telemetry", "off", "--json", out}, args...)
-	code, stdout, stderr := clitest.Run(all...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
-	}
+	stdout, _ := clitest.MustRun(t, all...)
 	r := clitest.LoadResult(t, out)
 	rr := r.ReadRouting
 	if rr == nil || rr.Stale == nil || rr.Reads < 200 || len(rr.Standbys) != 1 {
@@ -82,12 +78,9 @@ func TestStudyOfReadReplicas(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
 	dir := t.TempDir()
-	code, stdout, stderr := clitest.Run("study", "script", "-b", "ycsb-read@95", "-b", "ycsb-update@5", "--record-count", "20",
+	clitest.MustRun(t, "study", "script", "-b", "ycsb-read@95", "-b", "ycsb-update@5", "--record-count", "20",
 		"--db", "temp-postgres", "--read-from", "any", "--vary", "replicas=0,1", "--clients", "2", "--iterations", "200",
 		"--telemetry", "off", "--out", dir)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
-	}
 	for i, want := range []bool{false, true} {
 		r := clitest.LoadResult(t, filepath.Join(dir, fmt.Sprintf("cell%02d-rep1.json", i+1)))
 		rr := r.ReadRouting

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
 )
 
 // TestScriptTicksAllocateLittle: progress ticks every 10 ms add little to
@@ -27,11 +26,8 @@ func TestScriptTicksAllocateLittle(t *testing.T) {
 	}
 	allocPerTxn := func(progress string) float64 {
 		out := filepath.Join(dir, progress+".json")
-		code, stdout, stderr := clitest.Run("run", "script", "-f", custom, "--db", "sqlite:"+filepath.Join(dir, progress+".db"),
+		clitest.MustRun(t, "run", "script", "-f", custom, "--db", "sqlite:"+filepath.Join(dir, progress+".db"),
 			"--clients", "2", "--warmup", "300ms", "--duration", "1s", "--progress", progress, "--json", out)
-		if code != exitcode.OK {
-			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-		}
 		r := clitest.LoadResult(t, out)
 		txns, _ := r.Transactions()
 		if txns == 0 || r.Client.AllocPerTxnKB <= 0 {

@@ -246,10 +246,7 @@ func TestSuiteRunSeveralTiers(t *testing.T) {
 		{"all", "a-nightly@nightly b-both@nightly c-smoke@smoke d-soak@soak", "nightly,smoke,soak", "nightly"},
 	} {
 		out := filepath.Join(dir, c.tiers)
-		code, stdout, stderr := clitest.Run("suite", "run", file, "--tier", c.tier, "--out", out)
-		if code != exitcode.OK {
-			t.Fatalf("--tier %s: exit %d\n%s", c.tier, code, stderr)
-		}
+		stdout, _ := clitest.MustRun(t, "suite", "run", file, "--tier", c.tier, "--out", out)
 		// The tables are printed at the end, as suite.md has them.
 		if _, end, _ := strings.Cut(stdout, "## Scenario summary"); !strings.Contains(plain.Squeeze(end), "| [`b-both`](b-both.json) | "+c.bTier+" | train-events |") || strings.Contains(end, "| [`d-soak`]") != (c.tier == "all") {
 			t.Errorf("--tier %s: the summary table is not printed at the end:\n%s", c.tier, stdout)
