@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txnbench/txnbench/internal/job"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	_ "github.com/txnbench/txnbench/internal/target/drivers"
@@ -84,14 +85,24 @@ func openTarget(t *testing.T, db string) target.Target {
 	return tg
 }
 
+// checkedRun runs w with 2 starters for n workflows on a new SQLite
+// database, asserts what a healthy run has (checkRun), and returns the
+// run's spec and database and a session on it, for what a test plants
+// after the run.
+func checkedRun(t *testing.T, w *Workload, n int) (job.Spec, *job.Database, target.Conn) {
+	t.Helper()
+	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, n)
+	db := openDB(t, s)
+	checkRun(t, runOn(t, s, db), int64(n))
+	return s, db, testutil.Session(t, openTarget(t, s.DB.String()))
+}
+
 // TestInvariantsCatchDamage plants, after a healthy run, a deleted
 // history row, a duplicated application and a stuck workflow: each turns
 // the verdict, on the items that name it.
 func TestInvariantsCatchDamage(t *testing.T) {
 	w := newWorkflow(t, "--poll-interval", "2ms", "--signal-workers", "2", "--steps", "2")
-	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 10)
-	checkRun(t, runOn(t, s, openDB(t, s)), 10)
-	c := testutil.Session(t, openTarget(t, s.DB.String()))
+	_, _, c := checkedRun(t, w, 10)
 	ctx := context.Background()
 	exec := func(q string) {
 		t.Helper()
@@ -223,10 +234,7 @@ func TestStuckWorkflow(t *testing.T) {
 // still fails a stuck workflow beyond them.
 func TestFailedPublishAccepted(t *testing.T) {
 	w := newWorkflow(t, "--poll-interval", "2ms", "--signal-workers", "2")
-	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 3)
-	db := openDB(t, s)
-	checkRun(t, runOn(t, s, db), 3)
-	c := testutil.Session(t, openTarget(t, s.DB.String()))
+	s, db, c := checkedRun(t, w, 3)
 	ctx := context.Background()
 	if _, err := c.Exec(ctx, "CREATE TRIGGER planted BEFORE INSERT ON "+tSignals+" WHEN NEW.instance_id % 3 = 0 BEGIN SELECT RAISE(ABORT, 'planted publish failure'); END"); err != nil {
 		t.Fatal(err)
@@ -255,10 +263,7 @@ func TestFailedPublishAccepted(t *testing.T) {
 // the run goes on (it once indexed the waiters with a negative number).
 func TestEarlierRunsSignals(t *testing.T) {
 	w := newWorkflow(t, "--poll-interval", "2ms", "--signal-workers", "2")
-	s := spec("sqlite:"+filepath.Join(t.TempDir(), "wf.db"), w, 2, 2)
-	db := openDB(t, s)
-	checkRun(t, runOn(t, s, db), 2)
-	c := testutil.Session(t, openTarget(t, s.DB.String()))
+	s, db, c := checkedRun(t, w, 2)
 	ctx := context.Background()
 	for _, q := range []string{
 		fmt.Sprintf("INSERT INTO %s (id, definition, state, version, steps, applied, created_us, updated_us) VALUES (100, 'x', 'waiting', 1, 1, 0, 0, 0)", tInstances),

@@ -13,7 +13,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/testutil/plain"
@@ -32,10 +31,7 @@ func TestRunSaysWhatTheDataWas(t *testing.T) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 	plain.Contains(t, "output", stdout, "rows=200 ", "\ndata       archived=0 events=200 status=200\n")
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	if r.Data["events"] != 200 || r.Data["status"] != 200 || r.Settings["rows"] != float64(200) {
 		t.Errorf("saved data %v, settings rows %v", r.Data, r.Settings["rows"])
 	}

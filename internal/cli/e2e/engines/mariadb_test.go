@@ -11,7 +11,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/workload"
@@ -80,14 +79,8 @@ func TestMariaDB(t *testing.T) {
 		// The server's status variables and performance_schema's digests
 		// give the database counters and statement times.
 		out := filepath.Join(t.TempDir(), "te.json")
-		code, stdout, stderr := clitest.Run(append(append([]string{}, teMaria...), "--db", url, "--iterations", "30", "--json", out, "--telemetry", "on")...)
-		if code != exitcode.OK {
-			t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-		}
-		r, err := result.Load(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		stdout, _ := clitest.MustRun(t, append(append([]string{}, teMaria...), "--db", url, "--iterations", "30", "--json", out, "--telemetry", "on")...)
+		r := clitest.LoadResult(t, out)
 		tel := r.Telemetry
 		if tel == nil || tel.Database["xact_commit"] <= 0 || tel.Database["tup_inserted"] <= 0 || tel.Database["blks_hit"] <= 0 || len(tel.Statements) == 0 {
 			t.Fatalf("no database counters or statements: %+v", tel)
@@ -140,10 +133,7 @@ func TestMariaDB(t *testing.T) {
 			if code != exitcode.OK || !strings.Contains(stdout, "invariants: OK") {
 				t.Fatalf("%v: exit %d: %s\n%s", b, code, stderr, stdout)
 			}
-			r, err := result.Load(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := clitest.LoadResult(t, out)
 			for _, o := range r.Ops {
 				if len(o.Errors) > 0 {
 					t.Errorf("%v: %s failed: %v", b, o.Name, o.Errors)
@@ -251,10 +241,7 @@ func TestMariaDB(t *testing.T) {
 		if !regexp.MustCompile(`MariaDB 10\.\d+\.\d+ ready on 127\.0\.0\.1:\d+`).MatchString(stderr) {
 			t.Errorf("no 'MariaDB VERSION ready on 127.0.0.1:PORT':\n%s", stderr)
 		}
-		r, err := result.Load(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, out)
 		if len(r.Faults) != len(faults) {
 			t.Fatalf("%d faults, want %d: %+v", len(r.Faults), len(faults), r.Faults)
 		}

@@ -29,10 +29,7 @@ func runTPCC(t *testing.T, args ...string) *result.Result {
 		"3.3.2.1 W_YTD = sum(D_YTD)", "3.3.2.12 C_BALANCE + C_YTD_PAYMENT", "payments = YTD growth",
 		"tpmC ", "p90 limits new-order", "invariants: OK",
 	)
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	if len(r.Figures) != 2 || r.Data["order_line"] == 0 {
 		t.Errorf("figures %q, data %v", r.Figures, r.Data)
 	}

@@ -20,21 +20,15 @@ import (
 // where there is no LISTEN/NOTIFY is refused as a usage error.
 func TestWorkflowRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := clitest.Run("run", "workflow", "--iterations", "8", "--clients", "2", "--signal-workers", "2", "--poll-interval", "5ms", "--json", out)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := clitest.MustRun(t, "run", "workflow", "--iterations", "8", "--clients", "2", "--signal-workers", "2", "--poll-interval", "5ms", "--json", out)
 	plain.Contains(t, "output", stdout, "failures 0, dead-lettered 0, runtime conflicts 0, stuck 0", "signal workers poll every 5ms: SQLite has no LISTEN/NOTIFY", "signal_to_completion", "invariants: OK")
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	for name, kind := range map[string]result.Kind{"start": result.KindTxn, "signal_publish": result.KindTxn, "await": result.KindTxn, "claim": result.KindTxn, "apply": result.KindTxn, "signal_to_completion": result.KindPhase, "workflow": result.KindPhase} {
 		if o := r.Op(name); o == nil || o.Kind != kind {
 			t.Errorf("saved op %s: %+v, want kind %s", name, o, kind)
 		}
 	}
-	code, _, stderr = clitest.Run("run", "workflow", "--iterations", "1", "--wake", "notify")
+	code, _, stderr := clitest.Run("run", "workflow", "--iterations", "1", "--wake", "notify")
 	if code != exitcode.Usage || !strings.Contains(stderr, "--wake notify needs LISTEN/NOTIFY, which SQLite lacks: use --wake poll") {
 		t.Errorf("--wake notify on SQLite: exit %d, %s", code, stderr)
 	}

@@ -42,10 +42,7 @@ func runFaults(t *testing.T, extra []string, faults ...string) *result.Result {
 	if !strings.Contains(stdout, "\nfaults\n") || !strings.Contains(stdout, "invariants: OK") {
 		t.Errorf("no faults table or invariants not OK:\n%s", stdout)
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	if len(r.Faults) != len(faults) {
 		t.Fatalf("%d faults in the JSON, want %d: %+v", len(r.Faults), len(faults), r.Faults)
 	}

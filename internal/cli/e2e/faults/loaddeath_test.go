@@ -11,7 +11,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -50,10 +49,7 @@ func TestPoolerDiesDuringLoad(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != exitcode.OK || !strings.Contains(stdout.String(), "\ninvariants: OK") {
 		t.Fatalf("exit %d, want 0 with invariants OK:\n%s\n%s", code, stdout.String(), stderr.String())
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	if r.Data["events"] != rows {
 		t.Errorf("the run started from %d events, want all %d loaded", r.Data["events"], rows)
 	}

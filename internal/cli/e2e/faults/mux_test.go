@@ -22,16 +22,10 @@ func TestPoolServesTenThousandClients(t *testing.T) {
 	t.Parallel()
 	dbURL := testutil.SharedPostgres(t)
 	out := filepath.Join(testutil.Artifacts(t), t.Name()+".json")
-	code, stdout, stderr := clitest.Run("run", "connect-overhead", "--query", "select1", "--rows", "0", "--db", dbURL,
+	clitest.MustRun(t, "run", "connect-overhead", "--query", "select1", "--rows", "0", "--db", dbURL,
 		"--conn", "pool", "--pool-max", "8", "--clients", "10000", "--iterations", "20000",
 		"--progress", "1h", "--telemetry", "off", "--json", out)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	counts := map[string]int64{}
 	for _, o := range r.Ops {
 		counts[o.Name] = o.Count
@@ -73,10 +67,7 @@ func TestPoolOfManyClientsRecoversFromARestart(t *testing.T) {
 	if !strings.Contains(stdout.String(), "invariants: OK") {
 		t.Errorf("invariants not OK:\n%s", stdout.String())
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	if len(r.Faults) != 1 || !r.Faults[0].Injected || r.Faults[0].Recovery == nil || r.Faults[0].Recovery.FirstOKS == nil {
 		t.Fatalf("the restart is not injected, or nothing succeeded after it: %+v", r.Faults)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -23,14 +22,8 @@ func readFrom(t *testing.T, args ...string) (*result.Result, string) {
 	all := append([]string{"run", "script", "-b", "ycsb-read@95", "-b", "ycsb-update@5", "--record-count", "20",
 		"--db", "temp-postgres", "--replicas", "1", "--read-from", "replicas", "--clients", "1", "--iterations", "300",
 		"--telemetry", "off", "--json", out}, args...)
-	code, stdout, stderr := clitest.Run(all...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
-	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdout, _ := clitest.MustRun(t, all...)
+	r := clitest.LoadResult(t, out)
 	rr := r.ReadRouting
 	if rr == nil || rr.Stale == nil || rr.Reads < 200 || len(rr.Standbys) != 1 {
 		t.Fatalf("read routing %+v:\n%s", rr, stdout)
@@ -85,17 +78,11 @@ func TestStudyOfReadReplicas(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
 	dir := t.TempDir()
-	code, stdout, stderr := clitest.Run("study", "script", "-b", "ycsb-read@95", "-b", "ycsb-update@5", "--record-count", "20",
+	clitest.MustRun(t, "study", "script", "-b", "ycsb-read@95", "-b", "ycsb-update@5", "--record-count", "20",
 		"--db", "temp-postgres", "--read-from", "any", "--vary", "replicas=0,1", "--clients", "2", "--iterations", "200",
 		"--telemetry", "off", "--out", dir)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
-	}
 	for i, want := range []bool{false, true} {
-		r, err := result.Load(filepath.Join(dir, fmt.Sprintf("cell%02d-rep1.json", i+1)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, filepath.Join(dir, fmt.Sprintf("cell%02d-rep1.json", i+1)))
 		rr := r.ReadRouting
 		if got := rr != nil && len(rr.Standbys) == 1 && rr.Standbys[0].Commits > 0; got != want {
 			t.Errorf("cell %d (replicas=%d): reads on a standby %v, want %v: %+v", i+1, i, got, want, rr)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -97,10 +96,7 @@ func TestAsyncFailoverLossExits3(t *testing.T) {
 	if m == nil || m[1] == "0" || !strings.Contains(stdout.String(), "invariants: VIOLATED") {
 		t.Fatalf("no loss at failover in the footer:\n%s", stdout)
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	l := r.LostAtFailover()
 	// the check's own line: "N events live or archived; expected M ..."
 	var found, expected int64

@@ -36,10 +36,7 @@ func killPoolerMidRun(t *testing.T, n int) (*result.Result, string) {
 	if code := cmd.ProcessState.ExitCode(); code != exitcode.OK {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	if r.Invariants == nil || !r.Invariants.OK {
 		t.Errorf("invariants %+v", r.Invariants)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -70,10 +69,7 @@ func TestLibpqEnvironment(t *testing.T) {
 			if strings.Contains(string(raw)+out, pw) {
 				t.Errorf("the password from the environment is in the result or the output")
 			}
-			r, err := result.Load(js)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := clitest.LoadResult(t, js)
 			for _, w := range c.want {
 				if !strings.Contains(r.Config.DB, w) {
 					t.Errorf("recorded db %q lacks %q", r.Config.DB, w)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -68,10 +67,7 @@ func TestNetworkRoundTrip(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("--network rtt=%s: exit %d\n%s\n%s", rtt, code, out, stderr)
 		}
-		r, err := result.Load(js)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, js)
 		n := r.Network
 		if n == nil {
 			t.Fatalf("--network rtt=%s: no network in the JSON", rtt)
@@ -103,10 +99,7 @@ func TestNetworkProxyCPU(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
-	r, err := result.Load(js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, js)
 	if r.Network == nil || r.Network.ProxyCPUS <= 0 {
 		t.Fatalf("network = %+v, want the proxy's CPU counted", r.Network)
 	}
@@ -131,10 +124,7 @@ func TestPoolerNetwork(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
-	r, err := result.Load(js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, js)
 	if r.Network == nil || r.Network.PoolerShape != "rtt=2ms" || r.Network.Shape != "" {
 		t.Fatalf("network = %+v, want the pooler's rtt=2ms alone", r.Network)
 	}

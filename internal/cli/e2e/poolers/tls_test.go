@@ -9,7 +9,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -56,10 +55,7 @@ func TestTLSRun(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "invariants: OK") {
 				t.Fatalf("exit %d, want invariants OK\n%s\n%s", code, out, stderr)
 			}
-			r, err := result.Load(js)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := clitest.LoadResult(t, js)
 			if r.TLS == nil || !strings.HasPrefix(r.TLS.Version, "TLS 1.") || r.TLS.Cipher == "" || r.TLS.Verify != "sslmode=verify-full against the run's CA" {
 				t.Fatalf("tls = %+v, want the negotiated version and cipher, verified against the run's CA", r.TLS)
 			}
@@ -143,10 +139,7 @@ func TestStudyNetworkTLS(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, cell := range []string{"cell01-rep1.json", "cell02-rep1.json"} {
-		r, err := result.Load(filepath.Join(out, cell))
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, filepath.Join(out, cell))
 		if n := r.Network; n == nil || n.Shape != "rtt=2ms" || n.MeasuredRTTMs <= 0 || n.ProxyHeldMs < 1 {
 			t.Errorf("%s (via %s): network %+v, want rtt=2ms, measured, held at least 1 ms by the proxy's clock", cell, r.Config.Via, r.Network)
 		}

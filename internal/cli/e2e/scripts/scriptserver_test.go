@@ -9,7 +9,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/target"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
@@ -30,18 +29,12 @@ func TestScriptServerTime(t *testing.T) {
 		"SELECT a.abalance, b.bbalance FROM pgbench_accounts a JOIN pgbench_branches b USING (bid) WHERE a.aid = :aid;\n")
 	for _, mode := range []string{"simple", "extended", "prepared"} {
 		out := filepath.Join(dir, mode+".json")
-		code, stdout, stderr := clitest.Run("run", "script", "--db", url, "-f", wr+"@3", "-f", rd+"@1",
+		stdout, _ := clitest.MustRun(t, "run", "script", "--db", url, "-f", wr+"@3", "-f", rd+"@1",
 			"--protocol", mode, "--clients", "2", "--duration", "1s", "--json", out)
-		if code != exitcode.OK {
-			t.Fatalf("%s: exit %d\n%s\n%s", mode, code, stdout, stderr)
-		}
 		if !strings.Contains(stdout, "server(ms)") {
 			t.Errorf("%s: no server(ms) column:\n%s", mode, stdout)
 		}
-		r, err := result.Load(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, out)
 		for _, name := range []string{"wr.sql", "rd.sql"} {
 			o := r.Op(name)
 			if o == nil || o.Count == 0 {
@@ -88,11 +81,8 @@ func TestScriptStudyServerGap(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "study")
-	code, stdout, stderr := clitest.Run("study", "script", "--db", url, "-f", script, "--duration", "1s",
+	stdout, stderr := clitest.MustRun(t, "study", "script", "--db", url, "-f", script, "--duration", "1s",
 		"--settle", "0", "--vary", "clients=1,2", "--out", out)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
 	md, err := os.ReadFile(filepath.Join(out, "study.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +97,7 @@ func TestScriptStudyServerGap(t *testing.T) {
 		}
 	}
 	// txnbench report renders the saved study again, the table included
-	code, stdout, stderr = clitest.Run("report", out)
+	code, stdout, stderr := clitest.Run("report", out)
 	if code != exitcode.OK || stdout != string(md) {
 		t.Errorf("report: exit %d, output differs from study.md\n%s\n%s", code, stdout, stderr)
 	}

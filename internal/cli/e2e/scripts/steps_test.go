@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 )
 
@@ -22,15 +21,9 @@ func TestScriptStatementsExcludeWarmup(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "r.json")
-	code, stdout, stderr := clitest.Run("run", "script", "-f", custom, "--db", "sqlite:"+filepath.Join(dir, "c.db"),
+	clitest.MustRun(t, "run", "script", "-f", custom, "--db", "sqlite:"+filepath.Join(dir, "c.db"),
 		"--clients", "2", "--warmup", "300ms", "--duration", "300ms", "--json", out)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, out)
 	op := r.Op("c.sql")
 	if op == nil || op.Count == 0 {
 		t.Fatalf("no transactions of c.sql in %+v", r.Ops)

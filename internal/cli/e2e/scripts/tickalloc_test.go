@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 )
 
 // TestScriptTicksAllocateLittle: progress ticks every 10 ms add little to
@@ -28,15 +26,9 @@ func TestScriptTicksAllocateLittle(t *testing.T) {
 	}
 	allocPerTxn := func(progress string) float64 {
 		out := filepath.Join(dir, progress+".json")
-		code, stdout, stderr := clitest.Run("run", "script", "-f", custom, "--db", "sqlite:"+filepath.Join(dir, progress+".db"),
+		clitest.MustRun(t, "run", "script", "-f", custom, "--db", "sqlite:"+filepath.Join(dir, progress+".db"),
 			"--clients", "2", "--warmup", "300ms", "--duration", "1s", "--progress", progress, "--json", out)
-		if code != exitcode.OK {
-			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-		}
-		r, err := result.Load(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, out)
 		txns, _ := r.Transactions()
 		if txns == 0 || r.Client.AllocPerTxnKB <= 0 {
 			t.Fatalf("--progress %s: %d transactions, %.1f KB allocated each", progress, txns, r.Client.AllocPerTxnKB)

@@ -188,23 +188,14 @@ func TestTerminateBackendsOwnSessions(t *testing.T) {
 	}) {
 		t.Fatalf("the first run's sessions never connected:\n%s", aErr.String())
 	}
-	code, stdout, stderr := clitest.Run(append([]string{"run", "train-events", "--db", dbURL, "--duration", "3s", "--rate", "20", "--clients", "2",
+	clitest.MustRun(t, append([]string{"run", "train-events", "--db", dbURL, "--duration", "3s", "--rate", "20", "--clients", "2",
 		"--fault", "1s:terminate-backends", "--json", filepath.Join(dir, "b.json")}, clitest.Quick...)...)
-	if code != exitcode.OK {
-		t.Fatalf("the faulted run: exit %d: %s\n%s", code, stderr, stdout)
-	}
 	a.Wait()
 	if code := a.ProcessState.ExitCode(); code != exitcode.OK {
 		t.Fatalf("the other run: exit %d\n%s", code, aErr.String())
 	}
-	ra, err := result.Load(filepath.Join(dir, "a.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb, err := result.Load(filepath.Join(dir, "b.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ra := clitest.LoadResult(t, filepath.Join(dir, "a.json"))
+	rb := clitest.LoadResult(t, filepath.Join(dir, "b.json"))
 	if len(rb.Faults) != 1 || !regexp.MustCompile(`^[1-9]\d* sessions terminated$`).MatchString(rb.Faults[0].Note) {
 		t.Fatalf("the faulted run's fault: %+v, want its own sessions terminated", rb.Faults)
 	}

@@ -61,19 +61,13 @@ func TestShardedRun(t *testing.T) {
 	}
 	// The merge: op counts add up, the whole run's check is OK.
 	merged := filepath.Join(dir, "merged.json")
-	code, stdout, errOut := clitest.Run("report", filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json"),
+	stdout, errOut := clitest.MustRun(t, "report", filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json"),
 		filepath.Join(dir, "shard-2.json"), filepath.Join(dir, "shard-3.json"), "--json", merged, "--html", filepath.Join(dir, "run.html"))
-	if code != exitcode.OK {
-		t.Fatalf("report: exit %d %s\n%s", code, errOut, stdout)
-	}
 	if page, err := os.ReadFile(filepath.Join(dir, "run.html")); err != nil || !strings.Contains(string(page), "shard 2 of 4 of run "+id) {
 		t.Errorf("the HTML report does not list the shards (%v)", err)
 	}
 	plain.Contains(t, "merged report", stdout, "invariants: OK", "shard      shard 3 of 4 of run "+id, "no event lost or invented")
-	m, err := result.Load(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := clitest.LoadResult(t, merged)
 	for _, o := range m.Ops {
 		var sum int64
 		for _, r := range rs {
@@ -101,7 +95,7 @@ func TestShardedRun(t *testing.T) {
 		t.Fatalf("check: exit %d %s\n%s", code, errOut, stdout)
 	}
 	testutil.Exec(t, dbURL, "DELETE FROM events_jsonb WHERE id = (SELECT id FROM events_jsonb LIMIT 1)")
-	code, stdout, errOut = clitest.Run("check", id, "--db", dbURL)
+	code, stdout, errOut := clitest.Run("check", id, "--db", dbURL)
 	if code != exitcode.Invariants || !strings.Contains(stdout, "FAIL no event lost or invented") {
 		t.Errorf("check after a delete: exit %d, want %d\n%s\n%s", code, exitcode.Invariants, errOut, stdout)
 	}
@@ -118,10 +112,7 @@ func TestShardedRun(t *testing.T) {
 	// One process with the same flags does the same total work.
 	one := filepath.Join(dir, "one.json")
 	clitest.MustRun(t, append(append([]string{"run"}, args...), "--db", dbURL, "--json", one)...)
-	r, err := result.Load(one)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, one)
 	for _, o := range r.Ops {
 		if o.Kind.IsTxn() || o.Kind == result.KindCycle {
 			if mo := m.Op(o.Name); mo == nil || mo.Count != o.Count {

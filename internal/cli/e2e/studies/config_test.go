@@ -9,7 +9,6 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
-	"github.com/txnbench/txnbench/internal/result"
 )
 
 // TestConfigFile: --config FILE (TOML) sets any flag of run and study;
@@ -47,10 +46,7 @@ func TestConfigFile(t *testing.T) {
 		if code != exitcode.OK {
 			t.Fatalf("run %d: exit %d:\n%s", i, code, out)
 		}
-		r, err := result.Load(js)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, js)
 		if r.Config.Clients != c.clients || r.Config.Iterations != 4 {
 			t.Errorf("run %d (env %v, flags %v): clients %d iterations %d; want %d and 4 (from the file)", i, c.env, c.flags, r.Config.Clients, r.Config.Iterations, c.clients)
 		}
@@ -71,10 +67,7 @@ func TestConfigFile(t *testing.T) {
 			if filepath.Base(f) == "study.json" {
 				continue
 			}
-			r, err := result.Load(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := clitest.LoadResult(t, f)
 			runs++
 			if r.Config.Iterations != 4 {
 				t.Errorf("%s: iterations %d; want 4 from the file", f, r.Config.Iterations)

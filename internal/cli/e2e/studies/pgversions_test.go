@@ -11,7 +11,6 @@ import (
 	"github.com/txnbench/txnbench/internal/testutil"
 
 	"github.com/txnbench/txnbench/internal/localdb"
-	"github.com/txnbench/txnbench/internal/result"
 )
 
 // TestPostgresVersions: one study through the real binary runs the quick
@@ -51,10 +50,7 @@ func TestPostgresVersions(t *testing.T) {
 			t.Errorf("cell %s: invariants OK %v, results %v", c.Label, c.InvariantsOK, c.Results)
 			continue
 		}
-		r, err := result.Load(filepath.Join(out, filepath.Base(c.Results[0])))
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, filepath.Join(out, filepath.Base(c.Results[0])))
 		if !strings.HasPrefix(r.Server.Version, m+".") {
 			t.Errorf("cell %s ran on PostgreSQL %q", c.Label, r.Server.Version)
 		}

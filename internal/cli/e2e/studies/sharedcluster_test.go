@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
-	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -45,10 +44,7 @@ func TestStudyCellsShareOneCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, f := range []string{"cell01-rep1.json", "cell01-rep2.json", "cell02-rep1.json", "cell02-rep2.json"} {
-		r, err := result.Load(filepath.Join(out, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := clitest.LoadResult(t, filepath.Join(out, f))
 		bouncer := r.CPU.Part("PgBouncer")
 		if r.LimitedBy == nil || r.CPU.Part("server") == nil || (bouncer != nil) != (i >= 2) || (bouncer != nil && bouncer.Processes != 1) {
 			t.Errorf("%s: limited by %+v, CPU %+v; want a limit, the server's CPU and PgBouncer's in its cells", f, r.LimitedBy, r.CPU)

@@ -23,10 +23,7 @@ func TestStudy(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "st")
 	args := append([]string{"study", "train-events", "--db", "sqlite:" + filepath.Join(t.TempDir(), "s.db"),
 		"--vary", "variant=manual,text", "--iterations", "6", "--clients", "2", "--settle", "0s", "--repeat", "2", "--out", out}, clitest.Quick...)
-	code, stdout, stderr := clitest.Run(args...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, stderr := clitest.MustRun(t, args...)
 	plain.Contains(t, "output", stdout+stderr, "## add", "variant=manual", "variant=text", "## variant: manual -> text", " manual -> text |", "## fixed work (--iterations)", " vs previous variant |", "invariants: OK in every run", "[4/4]")
 	if strings.Contains(stdout, "vs first") {
 		t.Errorf("--compare axis still compares with the first cell:\n%s", stdout)
@@ -103,11 +100,8 @@ func TestStudySaysWhenItCannotDecide(t *testing.T) {
 	if err := os.WriteFile(script, []byte("\\sleep :ms ms\nSELECT 1;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := clitest.Run("study", "script", "--db", "sqlite:"+filepath.Join(dir, "s.db"), "-f", script,
+	stdout, stderr := clitest.MustRun(t, "study", "script", "--db", "sqlite:"+filepath.Join(dir, "s.db"), "-f", script,
 		"--iterations", "2", "--settle", "0s", "--out", out, "--vary", "define=ms=10,ms=40")
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	const line = "No change could be decided: every cell ran once, so the machine's noise is unknown (?); --repeat 3 gives each change a 95% interval and a verdict"
 	md, _ := os.ReadFile(filepath.Join(out, "study.md"))
 	for name, text := range map[string]string{"the terminal's stderr": stderr, "stdout": stdout, "study.md": string(md)} {

@@ -126,10 +126,7 @@ scenario:
 	if run.Kind != suite.KindRun || run.Result != "one-run.json" || run.Error != "" {
 		t.Errorf("run scenario %+v", run)
 	}
-	r, err := result.Load(filepath.Join(out, run.Result))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := clitest.LoadResult(t, filepath.Join(out, run.Result))
 	if got := suite.RunSummary(r); !reflect.DeepEqual(got, run.Summary) || got.Ops == 0 || !got.InvariantsOK || got.Clients != 2 {
 		t.Errorf("row %+v, result says %+v", run.Summary, got)
 	}
@@ -164,10 +161,7 @@ scenario:
 	for _, c := range sum.Cells {
 		var reps []*result.Result
 		for _, f := range c.Results {
-			r, err := result.Load(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := clitest.LoadResult(t, f)
 			reps = append(reps, r)
 		}
 		cells = append(cells, reps)
@@ -252,10 +246,7 @@ func TestSuiteRunSeveralTiers(t *testing.T) {
 		{"all", "a-nightly@nightly b-both@nightly c-smoke@smoke d-soak@soak", "nightly,smoke,soak", "nightly"},
 	} {
 		out := filepath.Join(dir, c.tiers)
-		code, stdout, stderr := clitest.Run("suite", "run", file, "--tier", c.tier, "--out", out)
-		if code != exitcode.OK {
-			t.Fatalf("--tier %s: exit %d\n%s", c.tier, code, stderr)
-		}
+		stdout, _ := clitest.MustRun(t, "suite", "run", file, "--tier", c.tier, "--out", out)
 		// The tables are printed at the end, as suite.md has them.
 		if _, end, _ := strings.Cut(stdout, "## Scenario summary"); !strings.Contains(plain.Squeeze(end), "| [`b-both`](b-both.json) | "+c.bTier+" | train-events |") || strings.Contains(end, "| [`d-soak`]") != (c.tier == "all") {
 			t.Errorf("--tier %s: the summary table is not printed at the end:\n%s", c.tier, stdout)
