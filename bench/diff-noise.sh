@@ -13,7 +13,8 @@
 #     this script), diffed against the first with --allow-different: exit
 #     4 wanted (the other scenarios are only in BASE, not compared).
 # It prints each try's exit status and the counts, and keeps the diff of
-# every try that ended otherwise (with its inputs) in bench/out/. Results
+# every try that ended otherwise, or whose identical pair called any
+# metric better (with its inputs), in bench/out/. Results
 # go to docs/BENCHMARKS.md, "Issue 38".
 #
 #   bench/diff-noise.sh [-n TRIES] [-s SUITES] [-r RTT] [-b BIN]
@@ -64,7 +65,9 @@ status() { # status WANT DIFF-ARGS...: diff's exit status; kept unless WANT
   local want=$1 s=0
   shift
   "$bin" diff "$@" >"$out/diff.txt" 2>&1 || s=$?
-  if [ "$s" != "$want" ]; then
+  # an identical pair that called anything better would have failed the
+  # other way round: kept too
+  if [ "$s" != "$want" ] || { [ "$want" = 0 ] && grep -Eq '\([1-9][0-9]* better' "$out/diff.txt"; }; then
     local d
     d=$keep/$(date -u +%H%M%S)-$RANDOM
     mkdir -p "$d"

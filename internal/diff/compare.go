@@ -263,6 +263,9 @@ func compareUnits(b, n *Unit, opt Options) Scenario {
 				}
 				sc.Notes = append(sc.Notes, fmt.Sprintf("run queue: the run's processes waited %.2gx their CPU time for a core in BASE, %.2gx in NEW: NEW up to %.2fx %s is the machine's, and the intervals reach that far", q.Base-1, q.New-1, max(q.New/q.Base, q.Base/q.New), way))
 			}
+			if chain, lb, ln := lockChain(b, n); chain >= 0.05 { // below, the widening is a few %
+				sc.Notes = append(sc.Notes, fmt.Sprintf("lock chain: sessions waited on locks in %.0f%% of samples in BASE, %.0f%% in NEW: both went at one lock holder's pace, so the machine's drift counts %.2gx", 100*lb, 100*ln, 1+DriftLock*chain))
+			}
 			break
 		}
 	}
@@ -460,6 +463,7 @@ func notChecked(rs []*result.Result) string {
 func decide(b, n value, bu, nu *Unit, opt Options) Decision {
 	var st *stats.Result
 	var bias, sb, sn float64
+	chain, _, _ := lockChain(bu, nu)
 	switch {
 	case n.family == FamErrors && b.v == 0 && n.v == 0: // no errors either side
 	case n.family == FamErrors:
@@ -467,11 +471,11 @@ func decide(b, n value, bu, nu *Unit, opt Options) Decision {
 		st = &r
 	case fewRate(b, n):
 		bias, sb, sn = machineBias(n.higher, bu, nu)
-		r := stats.CompareRates(float64(b.n), seconds(b, n), float64(n.n), seconds(n, b), n.sample(b).Drift, bias)
+		r := stats.CompareRates(float64(b.n), seconds(b, n), float64(n.n), seconds(n, b), n.sample(b, chain).Drift, bias)
 		st = &r
 	case statistical(n.family):
 		bias, sb, sn = machineBias(n.higher, bu, nu)
-		r := stats.CompareBiased(b.sample(n), n.sample(b), b.v, n.v, bias)
+		r := stats.CompareBiased(b.sample(n, chain), n.sample(b, chain), b.v, n.v, bias)
 		if r.Known {
 			st = &r
 		}

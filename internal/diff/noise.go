@@ -39,6 +39,16 @@ const (
 	// a change of a sub-millisecond op's tail by that much is the
 	// machine's (an A/A pair's select-only p99 moved from 0.20 to 1.18 ms).
 	BusyFloorMS = 3.0
+	// DriftLock widens the machine's part of the drift of two runs whose
+	// sessions both queued on one another's locks, times the smaller of
+	// their lock-wait shares (lockChain): such a run goes at the pace of
+	// one lock holder at a time, a chain of its client's and backend's
+	// wakeups that the run's clients do not average, so the scheduler's
+	// delays move its level by more than its processes' run queue shows.
+	// 2.5 is what makes identical tpcb-like runs (4 clients on one branch
+	// row) that moved 4.8x on a saturated machine ~ while 8x is not
+	// (TestLockChainStarvationIsNoRegression; docs/diff.md, "How sure").
+	DriftLock = 2.5
 )
 
 // machineDrift is r's drift: DriftQuiet + DriftBusy x its machine's busy
@@ -103,7 +113,9 @@ func latencySeries(r *result.Result, o result.Op, of func(metrics.Summary) float
 // sample is what a value knows of its noise: its run's intervals with a
 // drift, or its repetitions (a unit of two or more) with their drift over
 // the square root of their count. A comparison is as unsure as its busier
-// side, so each side takes the larger of the two sides' drifts.
+// side, so each side takes the larger of the two sides' drifts, its
+// machine's part widened by the lock chain both sides ran in (chain:
+// lockChain).
 // Repetitions get one because they run back to back, minutes apart, and
 // share their machine's and server's state (its cache, its background
 // work, the other sessions of that minute): two of them agreeing by
@@ -111,8 +123,11 @@ func latencySeries(r *result.Result, o result.Op, of func(metrics.Summary) float
 // side's level may sit from another suite's by at least what separate
 // runs' levels do, averaged over its repetitions (docs/diff.md, "How
 // sure").
-func (v value) sample(other value) stats.Sample {
+func (v value) sample(other value, chain float64) stats.Sample {
 	d := max(v.drift, other.drift)
+	if d > DriftQuiet {
+		d = DriftQuiet + (d-DriftQuiet)*(1+DriftLock*chain)
+	}
 	if v.family == FamP95 || v.family == FamP99 {
 		d *= TailDrift
 	}
@@ -191,6 +206,33 @@ func machineBias(higherBetter bool, b, n *Unit) (bias, sb, sn float64) {
 		bias = -bias
 	}
 	return bias, sb, sn
+}
+
+// lockShare is the share of r's sampled sessions in a transaction that
+// waited on a heavyweight lock (telemetry's wait samples), 0 without them.
+func lockShare(r *result.Result) float64 {
+	if r.Telemetry == nil || r.Telemetry.Waits == nil || r.Telemetry.Waits.ActiveSamples <= 0 {
+		return 0
+	}
+	w := r.Telemetry.Waits
+	return float64(w.LockWaitSamples) / float64(w.ActiveSamples)
+}
+
+// lockChain is how much of both units' time their sessions queued on one
+// another's locks: the smaller of the two units' lock-wait shares (the
+// median of a unit's runs'). Both must show it for it to be the setup's
+// and not the change's: a change that brings a new lock wait to one side
+// is not widened by it.
+func lockChain(b, n *Unit) (chain, lb, ln float64) {
+	share := func(u *Unit) float64 {
+		xs := make([]float64, len(u.Results))
+		for i, r := range u.Results {
+			xs[i] = lockShare(r)
+		}
+		return stats.Median(xs)
+	}
+	lb, ln = share(b), share(n)
+	return min(lb, ln), lb, ln
 }
 
 // fewRate tells whether b and n are a throughput with too few samples on

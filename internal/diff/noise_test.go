@@ -62,6 +62,11 @@ func slowed(r *result.Result, f float64) *result.Result {
 			o.Mean, o.P50, o.P90, o.P95, o.P99, o.Max = o.Mean*f, o.P50*f, o.P90*f, o.P95*f, o.P99*f, o.Max*f
 		}
 	}
+	if t := r.Telemetry; t != nil { // the database's work goes with the transactions
+		for k, v := range t.Database {
+			t.Database[k] = int64(float64(v) / f)
+		}
+	}
 	return r
 }
 

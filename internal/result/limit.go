@@ -175,10 +175,13 @@ const (
 // that holds, in this order: connections refused (max_connections); a
 // single-threaded pooler at its core; the network proxy's CPU (these two
 // bind whatever else runs: other processes on the cores only make them
-// this machine's limit); the machine's cores all busy, a share of them
-// with other processes; lock waits, then other waits; round trips
-// (the network's round trip times the statements of a transaction); the
-// wait for a pooled connection (txnbench's pool, or a pooler's server
+// this machine's limit); round trips (the --network proxy's asked round
+// trip times the statements of a transaction: a delay the proxy makes by
+// the clock, which no core given back would shorten, so when it alone is
+// half a transaction it binds the run however busy the machine); the
+// machine's cores all busy, a share of them with other processes; lock
+// waits, then other waits (a starved lock holder makes the others wait,
+// so these come after the machine); the wait for a pooled connection (txnbench's pool, or a pooler's server
 // connections); a machine whose cores are all busy (the
 // largest part named: server, client, pooler); the --rate; else none. Nil
 // without CPU figures. The thresholds are the Limit* constants.
@@ -197,7 +200,7 @@ func DecideLimit(r *Result) *Limit {
 }
 
 var limitRules = []func(r *Result, c *CPUUse, busy bool) *Limit{
-	limitConnections, limitPooler, limitProxy, limitOthers, limitWaits, limitRoundTrips, limitPoolWait, limitBusyMachine, limitRate,
+	limitConnections, limitPooler, limitProxy, limitRoundTrips, limitOthers, limitWaits, limitPoolWait, limitBusyMachine, limitRate,
 }
 
 func limitConnections(r *Result, _ *CPUUse, _ bool) *Limit {
@@ -306,7 +309,7 @@ func limitRoundTrips(r *Result, _ *CPUUse, _ bool) *Limit {
 	if statements*rtt < LimitLatencyShare*mean {
 		return nil
 	}
-	return &Limit{Part: "round trips", Line: fmt.Sprintf("round trips (%s ms x %.0f statements of a %s ms transaction)", trimMS(rtt), statements, trimMS(mean))}
+	return &Limit{Part: "round trips", Line: fmt.Sprintf("round trips (%s ms x %.0f statements of a %s ms transaction: the --network proxy's %s)", trimMS(rtt), statements, trimMS(mean), r.Network.Shape)}
 }
 
 func limitPoolWait(r *Result, _ *CPUUse, _ bool) *Limit {

@@ -69,7 +69,21 @@ func TestDecideLimit(t *testing.T) {
 			r.Network = &Network{Shape: "rtt=2ms", RTTMs: 2}
 			r.Telemetry = &Telemetry{Statements: []Statement{{Op: "txn", Calls: 28000}}}
 			return r
-		}(), "round trips", "round trips (2 ms x 28 statements of a 60 ms transaction)", false},
+		}(), "round trips", "round trips (2 ms x 28 statements of a 60 ms transaction: the --network proxy's rtt=2ms)", false},
+		// the asked round trips are the clock's, not the cores': other
+		// processes on them did not make the run slower than those
+		{"round trips beside other processes", func() *Result {
+			r := planted(250, 1, server(0.2), clients(0.1))
+			r.Network = &Network{Shape: "rtt=200ms", RTTMs: 200}
+			r.Telemetry = &Telemetry{Statements: []Statement{{Op: "txn", Calls: 1000}}}
+			return r
+		}(), "round trips", "round trips (200 ms x 1 statements of a 250 ms transaction", false},
+		{"short round trips beside other processes", func() *Result {
+			r := planted(250, 1, server(0.2), clients(0.1))
+			r.Network = &Network{Shape: "rtt=2ms", RTTMs: 2}
+			r.Telemetry = &Telemetry{Statements: []Statement{{Op: "txn", Calls: 1000}}}
+			return r
+		}(), "machine", "the machine: cores shared with other processes", false},
 		{"the pool", func() *Result {
 			r := planted(10, 0.3, server(2), clients(1))
 			r.Pool = &PoolStats{MaxConns: 4}

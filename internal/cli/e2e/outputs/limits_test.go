@@ -69,6 +69,31 @@ func TestLimitedByLockWaits(t *testing.T) {
 	}
 }
 
+// TestLimitedByNetworkProxy: through a --network proxy that holds every
+// round trip 500 ms, a script of four trivial statements (one round trip
+// each with the simple protocol, counted by pg_stat_statements) takes the
+// proxy's round trips and little else, and the run says round trips bound
+// it, naming the proxy. The margin is the test's: the rule needs the asked
+// round trips (4 x 500 ms) to be half a transaction's mean, so only more
+// than 2 s a transaction of other delays would take it (beside other tests
+// at load 50, each statement took about 200 ms more than its round trip,
+// and a client's first transaction its login's four round trips more); the
+// proxy forwards 2 clients' few bytes, far below its CPU rule's 25% of the
+// machine; and the asked delay is the clock's, which other processes on
+// the cores do not lengthen (the rule comes before the machine's). Fixed
+// work, 16 transactions.
+func TestLimitedByNetworkProxy(t *testing.T) {
+	testutil.NeedPostgres(t)
+	script := filepath.Join(t.TempDir(), "four.sql")
+	if err := os.WriteFile(script, []byte("SELECT abs(1);\nSELECT abs(2);\nSELECT abs(3);\nSELECT abs(4);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := limitedBy(t, "run", "script", "--db", "temp-postgres", "-f", script, "--network", "rtt=500ms", "--clients", "2", "--iterations", "16")
+	if l.Part != "round trips" || !strings.HasPrefix(l.Line, "round trips (500 ms x 4 statements of a ") || !strings.Contains(l.Line, "the --network proxy's rtt=500ms") {
+		t.Errorf("limited by %+v, want the --network proxy's round trips", l)
+	}
+}
+
 // TestLimitedByOtherProcesses: with two busy loops per core that the test
 // starts beside the run, the machine's cores are shared with processes
 // not the run's, and the run says so.
