@@ -2,6 +2,7 @@ package pg
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -56,6 +57,11 @@ func openPG(ctx context.Context, url string) (target.Target, error) {
 		return nil, target.ConnectError(url, err)
 	}
 	defer c.Close(ctx)
+	if p, ok := c.(*pgConn); ok {
+		if _, isTLS := p.c.PgConn().Conn().(*tls.Conn); !isTLS {
+			skipRefusedTLS(cfg)
+		}
+	}
 	// One statement, so one transaction of the server's (the telemetry
 	// counts what its own sessions commit, a reopened one's included).
 	rows, err := c.Query(ctx, "SELECT version(), current_setting('transaction_isolation')")
@@ -78,6 +84,23 @@ func openPG(ctx context.Context, url string) (target.Target, error) {
 		return nil, fmt.Errorf("reading the isolation level: %w", err)
 	}
 	return t, nil
+}
+
+// skipRefusedTLS makes cfg's sessions start without TLS when its first
+// session, under sslmode=prefer (the default) on one host, ran without it:
+// the server refused TLS. pgx asks for TLS on a socket and, refused, opens
+// a second one for the session without (libpq goes on on the same
+// socket), so every later session would cost two TCP connections and the
+// server two backends. prefer promises no TLS, and the server said no.
+func skipRefusedTLS(cfg *pgx.ConnConfig) {
+	if cfg.TLSConfig == nil || len(cfg.Fallbacks) != 1 {
+		return
+	}
+	f := cfg.Fallbacks[0]
+	if f.TLSConfig != nil || f.Host != cfg.Host || f.Port != cfg.Port {
+		return
+	}
+	cfg.TLSConfig, cfg.Fallbacks = nil, nil
 }
 
 // Isolate makes every transaction begin at l (BEGIN ISOLATION LEVEL),

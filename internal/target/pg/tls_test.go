@@ -1,0 +1,67 @@
+package pg_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/url"
+	"sync/atomic"
+	"testing"
+
+	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/testutil"
+)
+
+// TestRefusedTLSAskedOnce: under sslmode=prefer (the default) against a
+// server without TLS, pgx asks for TLS on one socket and, refused, opens
+// another for the session. Only the target's first session pays that:
+// the later ones start without TLS, so opening the target and three
+// sessions cost five TCP connections (the refused one, the probe, three
+// sessions), not eight.
+func TestRefusedTLSAskedOnce(t *testing.T) {
+	ctx := context.Background()
+	u, err := url.Parse(testutil.SharedPostgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := testutil.Listen(t)
+	var accepted atomic.Int64
+	server := u.Host
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			s, err := net.Dial("tcp", server)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+		}
+	}()
+	q := u.Query()
+	q.Del("sslmode") // prefer
+	u.RawQuery, u.Host = q.Encode(), ln.Addr().String()
+	tg, err := target.OpenURL(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	for i := 0; i < 3; i++ {
+		c, err := tg.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+		c.Close(ctx)
+	}
+	if n := accepted.Load(); n != 5 {
+		t.Errorf("%d TCP connections for a target and three sessions, want 5 (one TLS request refused, then none)", n)
+	}
+}
