@@ -16,3 +16,9 @@ func ReadAhead(c target.Conn) (exchanges, unread int, ok bool) {
 	}
 	return rc.in.read, rc.in.w - rc.in.r, true
 }
+
+// DescriptionCache is the capacity of c's cache of statement
+// descriptions (pgx's, read only in exec mode cache_describe).
+func DescriptionCache(c target.Conn) int {
+	return c.(*pgConn).c.Config().DescriptionCacheCapacity
+}

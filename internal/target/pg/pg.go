@@ -37,6 +37,11 @@ func openPG(ctx context.Context, url string) (target.Target, error) {
 		// cached statements costs 40 KB per connection for nothing.
 		cfg.StatementCacheCapacity = 64
 	}
+	if cfg.DefaultQueryExecMode != pgx.QueryExecModeCacheDescribe && !strings.Contains(url, "description_cache_capacity") {
+		// Only that mode reads the description cache, whose map pgx
+		// sizes for 512 statements: 30 KB per session for nothing.
+		cfg.DescriptionCacheCapacity = 0
+	}
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "txnbench"
 	}

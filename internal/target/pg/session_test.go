@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/target"
+	"github.com/txnbench/txnbench/internal/target/pg"
 	"github.com/txnbench/txnbench/internal/testutil"
 )
 
@@ -63,5 +64,39 @@ func TestRefusedTLSAskedOnce(t *testing.T) {
 	}
 	if n := accepted.Load(); n != 5 {
 		t.Errorf("%d TCP connections for a target and three sessions, want 5 (one TLS request refused, then none)", n)
+	}
+}
+
+// TestDescriptionCacheOnlyWhenRead: a session keeps a cache of statement
+// descriptions (a map pgx sizes for 512) only in the exec mode that reads
+// it, or when the URL asks for one.
+func TestDescriptionCacheOnlyWhenRead(t *testing.T) {
+	ctx := context.Background()
+	base := testutil.SharedPostgres(t)
+	for _, c := range []struct {
+		query string
+		want  int
+	}{
+		{"", 0},
+		{"default_query_exec_mode=cache_describe", 512},
+		{"description_cache_capacity=7", 7},
+	} {
+		u := base
+		if c.query != "" {
+			u += "&" + c.query
+		}
+		tg, err := target.OpenURL(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := tg.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pg.DescriptionCache(s); got != c.want {
+			t.Errorf("%q: description cache of %d, want %d", c.query, got, c.want)
+		}
+		s.Close(ctx)
+		tg.Close()
 	}
 }
