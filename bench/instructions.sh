@@ -4,7 +4,7 @@
 # every instruction the client executes and nothing else: on a busy machine
 # the counts repeat where CPU time does not (issue 31).
 #
-#   bench/instructions.sh [-a T1] [-b T2] [-s SCALE] [-p PORT] [-k "CASES"] [-x "TXNBENCH ARGS"] [-u STARTS] [BIN]
+#   bench/instructions.sh [-a T1] [-b T2] [-s SCALE] [-p PORT] [-k "CASES"] [-x "TXNBENCH ARGS"] [-u STARTS] [BIN...]
 #
 # One client (-c 1 -j 1 -n) against one throwaway PostgreSQL (initdb as the
 # postgres user when run as root, port 5493 or -p, synchronous_commit=off,
@@ -24,21 +24,27 @@
 # -u N also counts start-up (issue 40: at most 2x pgbench's): the whole
 # process of `-n -c 1 -j 1 -t 1 -S -M prepared` (start-up, one
 # transaction, exit), N runs of each tool interleaved, medians; -k ""
-# counts only that.
+# counts only that. With perf installed, -u also measures the CPU time of
+# that start-up outside callgrind (perf stat's task-clock: every thread's
+# user and system time, where /usr/bin/time's 10 ms ticks are as long as
+# pgbench's whole run), 4 x N runs of each interleaved, medians. With
+# several BINs the cases count the first; -u counts each, interleaved.
 # With no binary it builds the working tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 t1=200 t2=20000 scale=1 port=5493 cases="select-only-prepared tpcb-prepared tpcb-simple" extra="" starts=0
-options "a=t1 b=t2 s=scale p=port k=cases x=extra u=starts" "[-a T1] [-b T2] [-s scale] [-p port] [-k cases] [-x txnbench-args] [-u starts] [BIN]" "$@"
+options "a=t1 b=t2 s=scale p=port k=cases x=extra u=starts" "[-a T1] [-b T2] [-s scale] [-p port] [-k cases] [-x txnbench-args] [-u starts] [BIN...]" "$@"
 shift $((OPTIND - 1))
 command -v valgrind >/dev/null || { echo "valgrind is not installed: apt-get install valgrind" >&2; exit 1; }
+perf=$(command -v perf || true) # start-up CPU with -u; without perf, instructions only
 
 mkdir -p bench/out
 out=$(mktemp -d "$PWD/bench/out/instructions-$(date +%Y%m%d-%H%M%S)-XXXX") # two may start in one second
 chmod 777 "$out"
-use_txnbench "$out" "${1:-}"
+use_txnbenches "$out" "$@"
+bin=${bins[0]}
 find_postgres
 pgbench=${PGBENCH:-$bindir/pgbench} # the binary itself: /usr/bin/pgbench is a wrapper script
 
@@ -48,6 +54,12 @@ url="postgres://postgres@127.0.0.1:$port/postgres"
 
 echo "# $("$pgbench" --version); $("$bin" version | head -1); scale $scale, -c 1, marginal between -t $t1 and -t $t2"
 echo "# txnbench: GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1${extra:+, extra arguments: $extra}; load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The start-up part (-u) runs every BIN, interleaved: txnbench is the
+# first, txnbench-2 the second (say, before and after a change), ...
+tools=(pgbench txnbench)
+for i in $(seq 2 ${#bins[@]}); do tools+=("txnbench-$i"); done
+binof() { if [ "$1" = txnbench ]; then echo "$bin"; else echo "${bins[${1#txnbench-} - 1]}"; fi; }
 
 # count TOOL CASE T: runs one under callgrind, prints its total instructions
 count() {
@@ -61,9 +73,9 @@ count() {
   esac
   local cmd=("$pgbench" -n -c 1 -j 1 -t "$t" "${args[@]}" "$url")
   local env=()
-  if [ "$tool" = txnbench ]; then
+  if [ "$tool" != pgbench ]; then
     # shellcheck disable=SC2206 # extra is a list of words
-    cmd=("$bin" pgbench "${cmd[@]:1}" $extra)
+    cmd=("$(binof "$tool")" pgbench "${cmd[@]:1}" $extra)
     env=(GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1)
   fi
   env "${env[@]}" valgrind --tool=callgrind --callgrind-out-file="$f.cg" "${cmd[@]}" >"$f.log" 2>&1 ||
@@ -147,18 +159,47 @@ for name, n in parts.most_common():
 print(f"{'total (functions above 0.01% of the run)':44} {total / txns:10.0f}")
 PY
 done
+# cpu TOOL: the task-clock (user + system CPU of every thread, in ms, at
+# the kernel's nanosecond accounting rather than rusage's 10 ms ticks) of
+# one -t 1 -S -M prepared run outside callgrind, as a user runs it
+# (txnbench with -x's arguments, GOMAXPROCS and GODEBUG unset).
+cpu() {
+  local cmd=("$pgbench" -n -c 1 -j 1 -t 1 -S -M prepared "$url")
+  # shellcheck disable=SC2206 # extra is a list of words
+  [ "$1" != pgbench ] && cmd=("$(binof "$1")" pgbench "${cmd[@]:1}" $extra)
+  perf stat -x, -e task-clock -o "$out/$1-cpu.stat" "${cmd[@]}" >/dev/null 2>&1 ||
+    { echo "$1 -t 1 failed under perf stat" >&2; exit 1; }
+  awk -F, '$3 == "task-clock" { printf "%.2f", $1 }' "$out/$1-cpu.stat"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
 if [ "$starts" -gt 0 ]; then
   echo
-  echo "# start-up: whole-process instructions of -t 1 -S -M prepared, $starts runs of each interleaved"
+  echo "# start-up: whole-process instructions of -t 1 -S -M prepared, $starts runs of each interleaved${perf:+, then CPU (perf stat task-clock) of 4 x $starts runs of each interleaved}"
   for i in $(seq "$starts"); do
-    for tool in pgbench txnbench; do
+    for tool in "${tools[@]}"; do
       echo "$tool $(count "$tool" startup 1)" >>"$out/startup.txt"
     done
   done
-  p=$(awk '$1 == "pgbench" { print $2 }' "$out/startup.txt" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-  x=$(awk '$1 == "txnbench" { print $2 }' "$out/startup.txt" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  p=$(awk '$1 == "pgbench" { print $2 }' "$out/startup.txt" | median)
   printf '%-22s %12s %12s %8s  %s\n' case pgbench txnbench ratio "(median instructions, whole process; goal: ratio <= 2)"
-  printf '%-22s %12s %12s %8s\n' startup "$p" "$x" "$(awk -v x="$x" -v p="$p" 'BEGIN { printf "%.2fx", x / p }')"
+  for tool in "${tools[@]:1}"; do
+    x=$(awk -v t="$tool" '$1 == t { print $2 }' "$out/startup.txt" | median)
+    printf '%-22s %12s %12s %8s  %s\n' startup "$p" "$x" "$(awk -v x="$x" -v p="$p" 'BEGIN { printf "%.2fx", x / p }')" "$tool: $(binof "$tool")"
+  done
   echo "# each run: $(awk '{ printf "%s %s; ", $1, $2 }' "$out/startup.txt")"
+  if [ -n "$perf" ]; then
+    for i in $(seq $((4 * starts))); do
+      for tool in "${tools[@]}"; do
+        echo "$tool $(cpu "$tool")" >>"$out/startup-cpu.txt"
+      done
+    done
+    p=$(awk '$1 == "pgbench" { print $2 }' "$out/startup-cpu.txt" | median)
+    for tool in "${tools[@]:1}"; do
+      x=$(awk -v t="$tool" '$1 == t { print $2 }' "$out/startup-cpu.txt" | median)
+      printf '%-22s %12s %12s %8s  %s\n' startup-cpu "$p" "$x" "$(awk -v x="$x" -v p="$p" 'BEGIN { printf "%.2fx", x / p }')" "$tool, median CPU ms; load $(cut -d' ' -f1-3 /proc/loadavg)"
+    done
+  fi
 fi
 echo "# raw counts and callgrind files in $out"
