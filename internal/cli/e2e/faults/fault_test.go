@@ -166,7 +166,7 @@ func TestStudyComparesRecovery(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	out := filepath.Join(t.TempDir(), "st")
 	args := append([]string{"study", "train-events", "--db", "temp-postgres", "--vary", "via=direct,pgbouncer", "--vary", "fault=1s:terminate-backends",
-		"--duration", "3s", "--rate", "20", "--clients", "2", "--telemetry", "off", "--settle", "0s", "--out", out}, clitest.Quick...)
+		"--duration", "6s", "--rate", "20", "--clients", "2", "--telemetry", "off", "--settle", "0s", "--out", out}, clitest.Quick...)
 	stdout, _ := clitest.MustRun(t, args...)
 	plain.Contains(t, "summary", stdout,
 		"## faults: recovery", "| via=direct fault=1s:terminate-backends    | terminate-backends at 1.0 s",
