@@ -12,6 +12,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli"
 	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/redact"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 	"github.com/txnbench/txnbench/internal/testutil"
@@ -56,7 +57,7 @@ func MustRun(t testing.TB, args ...string) (stdout, stderr string) {
 	t.Helper()
 	code, stdout, stderr := Run(args...)
 	if code != exitcode.OK {
-		t.Fatalf("txnbench %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, exitcode.OK, stdout, stderr)
+		t.Fatalf("txnbench %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", redact.URL(strings.Join(args, " ")), code, exitcode.OK, stdout, stderr)
 	}
 	return stdout, stderr
 }

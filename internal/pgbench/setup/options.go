@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultSteps is pgbench's default -I: drop, create tables, generate
@@ -37,6 +38,9 @@ type Options struct {
 	// Terminal ends progress lines with a carriage return, each
 	// overwriting the last, as pgbench does when stderr is a terminal.
 	Terminal bool
+	// Now is the clock of the progress lines (nil: time.Now); a test sets
+	// its own so that -q's five-second lines do not follow the machine's speed.
+	Now func() time.Time
 }
 
 // Defaults returns pgbench's defaults: scale 1, fillfactor 100, steps

@@ -388,12 +388,17 @@ type accountGen struct {
 	r           *initRun
 	total, j    int64
 	start       time.Time
+	now         func() time.Time
 	logInterval int
 	filler      string
 }
 
 func (r *initRun) accounts() *accountGen {
-	g := &accountGen{r: r, total: int64(nAccounts) * int64(r.o.Scale), logInterval: 1, start: time.Now()}
+	now := r.o.Now
+	if now == nil {
+		now = time.Now
+	}
+	g := &accountGen{r: r, total: int64(nAccounts) * int64(r.o.Scale), logInterval: 1, now: now, start: now()}
 	if !r.pgDDL {
 		// PostgreSQL pads the empty string to char(84); SQLite keeps
 		// what it is given.
@@ -420,9 +425,9 @@ func (g *accountGen) next(row *target.CopyRow) (bool, error) {
 	}
 	switch {
 	case !g.r.o.Quiet && j%100000 == 0:
-		g.progress(j, time.Since(g.start).Seconds())
+		g.progress(j, g.now().Sub(g.start).Seconds())
 	case g.r.o.Quiet && j%100 == 0:
-		el := time.Since(g.start).Seconds()
+		el := g.now().Sub(g.start).Seconds()
 		if j == g.total || el >= float64(g.logInterval*logStepSeconds) {
 			g.progress(j, el)
 			g.logInterval = int(math.Ceil(el / logStepSeconds))

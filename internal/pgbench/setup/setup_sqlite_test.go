@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txnbench/txnbench/internal/pgbench/setup"
 	"github.com/txnbench/txnbench/internal/target"
@@ -31,14 +32,24 @@ func queryString(t *testing.T, c target.Conn, q string) string {
 	return s
 }
 
+// stepClock is a clock that moves on by step each time it is read.
+func stepClock(step time.Duration) func() time.Time {
+	now := time.Unix(0, 0)
+	return func() time.Time { t := now; now = now.Add(step); return t }
+}
+
 func TestSQLite(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		steps string
 		quiet bool
-		want  string
+		// step is how far the clock moves each time -q reads it (every
+		// 100 rows), so its five-second lines come from the test, not from
+		// how fast the machine generates
+		step time.Duration
+		want string
 	}{
-		{"dtgvp", false, `dropping old tables...
+		{"dtgvp", false, 0, `dropping old tables...
 creating tables...
 generating data (client-side)...
 100000 of 200000 tuples (50%) done (elapsed X s, remaining X s)
@@ -47,23 +58,33 @@ vacuuming...
 creating primary keys...
 done in X s (drop tables X s, create tables X s, client-side generate X s, vacuum X s, primary keys X s).
 `},
-		{"dtGvp", false, `dropping old tables...
+		{"dtGvp", false, 0, `dropping old tables...
 creating tables...
 generating data (server-side)...
 vacuuming...
 creating primary keys...
 done in X s (drop tables X s, create tables X s, server-side generate X s, vacuum X s, primary keys X s).
 `},
-		{"dtg", true, `dropping old tables...
+		{"dtg", true, 0, `dropping old tables...
 creating tables...
 generating data (client-side)...
+200000 of 200000 tuples (100%) done (elapsed X s, remaining X s)
+done in X s (drop tables X s, create tables X s, client-side generate X s).
+`},
+		// 7 ms per 100 rows: 5.005 s at row 71,500, 10.003 s at 142,900,
+		// then the last row
+		{"dtg", true, 7 * time.Millisecond, `dropping old tables...
+creating tables...
+generating data (client-side)...
+71500 of 200000 tuples (35%) done (elapsed X s, remaining X s)
+142900 of 200000 tuples (71%) done (elapsed X s, remaining X s)
 200000 of 200000 tuples (100%) done (elapsed X s, remaining X s)
 done in X s (drop tables X s, create tables X s, client-side generate X s).
 `},
 	} {
 		c, d := openSQLite(t)
 		o := setup.Defaults()
-		o.Scale, o.Steps, o.Quiet = 2, tc.steps, tc.quiet
+		o.Scale, o.Steps, o.Quiet, o.Now = 2, tc.steps, tc.quiet, stepClock(tc.step)
 		var out bytes.Buffer
 		if err := setup.Run(ctx, c, d, o, &out); err != nil {
 			t.Fatalf("%s: %v\n%s", tc.steps, err, out.String())

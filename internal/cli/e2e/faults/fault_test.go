@@ -125,7 +125,11 @@ func TestFaultsOnAServerURL(t *testing.T) {
 func TestKillPooler(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPgBouncer(t)
-	r := runFaults(t, []string{"--duration", "6s", "--via", "pgbouncer"}, "2s:kill-pooler:300ms", "4s:kill-pooler")
+	// 1.7 s for the clients to come back between the two kills, more on a
+	// loaded machine (at load 24 on 2 cores none had)
+	second := 2300*time.Millisecond + plain.Slack(1700*time.Millisecond)
+	r := runFaults(t, []string{"--duration", (second + 2*time.Second).Round(time.Millisecond).String(), "--via", "pgbouncer"},
+		"2s:kill-pooler:300ms", second.Round(time.Millisecond).String()+":kill-pooler")
 	for _, f := range r.Faults {
 		if f.Target != "pooler" || f.LastedS < 0.3 {
 			t.Errorf("kill-pooler: %+v", f)
@@ -166,7 +170,7 @@ func TestStudyComparesRecovery(t *testing.T) {
 	testutil.NeedPgBouncer(t)
 	out := filepath.Join(t.TempDir(), "st")
 	args := append([]string{"study", "train-events", "--db", "temp-postgres", "--vary", "via=direct,pgbouncer", "--vary", "fault=1s:terminate-backends",
-		"--duration", "3s", "--rate", "20", "--clients", "2", "--telemetry", "off", "--settle", "0s", "--out", out}, clitest.Quick...)
+		"--duration", "6s", "--rate", "20", "--clients", "2", "--telemetry", "off", "--settle", "0s", "--out", out}, clitest.Quick...)
 	stdout, _ := clitest.MustRun(t, args...)
 	plain.Contains(t, "summary", stdout,
 		"## faults: recovery", "| via=direct fault=1s:terminate-backends    | terminate-backends at 1.0 s",
