@@ -2,7 +2,6 @@ package job
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -41,10 +40,14 @@ func (d *Database) runQueueNow() map[int]schedTimes {
 // processSched is pid's schedTimes, the sum of its threads'
 // /proc/PID/task/TID/schedstat (on-CPU ns, run-queue wait ns, slices).
 func processSched(pid int) (schedTimes, bool) {
-	files, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/schedstat")
+	// One listing of the task directory, not a Glob of task/*/schedstat
+	// (experiment e2 of BENCHMARKS' "Issue 40, round 5": 1.1 M instructions
+	// of a pgbench -t 1's start-up).
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tids, _ := os.ReadDir(dir)
 	var st schedTimes
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	for _, tid := range tids {
+		b, err := os.ReadFile(dir + tid.Name() + "/schedstat")
 		fs := strings.Fields(string(b))
 		if err != nil || len(fs) < 2 {
 			continue
@@ -56,7 +59,7 @@ func processSched(pid int) (schedTimes, bool) {
 			st.wait += wait / 1e9
 		}
 	}
-	return st, len(files) > 0
+	return st, len(tids) > 0
 }
 
 // runQueueUse is the run queue's account between two readings: the

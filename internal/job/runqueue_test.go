@@ -2,6 +2,7 @@ package job
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -21,5 +22,23 @@ func TestRunQueueUse(t *testing.T) {
 	}
 	if rq := runQueueUse(map[int]schedTimes{3: {1, 1}}, upto); rq != nil {
 		t.Errorf("no process at both ends: %+v, want nil", rq)
+	}
+}
+
+// TestProcessSched: this process's threads add up to CPU it has used; a
+// process that is gone has no reading.
+func TestProcessSched(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skip("no /proc/PID/task here")
+	}
+	if st, ok := processSched(os.Getpid()); !ok || st.cpu <= 0 {
+		t.Errorf("this process: %+v, %v; want its CPU", st, ok)
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if st, ok := processSched(cmd.Process.Pid); ok {
+		t.Errorf("a reaped process: %+v, want no reading", st)
 	}
 }
