@@ -94,7 +94,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		a.exitNow()
 	}()
 
-	root := a.rootCommand()
+	root := a.rootCommand(args)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -157,7 +157,8 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-func (a *app) rootCommand() *cobra.Command {
+// rootCommand is txnbench's command line, for the arguments args.
+func (a *app) rootCommand(args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "txnbench",
 		Short: "Realistic transactional workloads against SQLite, PostgreSQL, MariaDB and MySQL, with numbers you can trust",
@@ -179,13 +180,39 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 	declareFlags(root.PersistentFlags(), kindControl, "config")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.applySettings(cmd) }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
-	root.AddCommand(a.runCommand(false), a.runCommand(true), a.studyCommand(), a.capacityCommand(), a.pgbenchCommand(), a.reportCommand(), a.diffCommand(), a.historyCommand(), &cobra.Command{
-		Use:   "version",
-		Short: "Print txnbench's version",
-		Args:  cobra.NoArgs,
-		Run:   func(*cobra.Command, []string) { fmt.Fprintln(a.stdout, "txnbench", version()) },
-	})
-	root.AddCommand(a.suiteCommand(), a.checkCommand())
+	commands := []struct {
+		name string
+		make func() *cobra.Command
+	}{
+		{"run", func() *cobra.Command { return a.runCommand(false) }},
+		{"init", func() *cobra.Command { return a.runCommand(true) }},
+		{"study", a.studyCommand}, {"capacity", a.capacityCommand}, {"pgbench", a.pgbenchCommand},
+		{"report", a.reportCommand}, {"diff", a.diffCommand}, {"history", a.historyCommand},
+		{"version", func() *cobra.Command {
+			return &cobra.Command{
+				Use:   "version",
+				Short: "Print txnbench's version",
+				Args:  cobra.NoArgs,
+				Run:   func(*cobra.Command, []string) { fmt.Fprintln(a.stdout, "txnbench", version()) },
+			}
+		}},
+		{"suite", a.suiteCommand}, {"check", a.checkCommand},
+	}
+	// The command that runs is built alone when the first argument names
+	// it: building every command with every workload's flags was 1.75 M
+	// instructions and 0.6 MB of a pgbench -t 1's start-up (BENCHMARKS'
+	// "Issue 40, round 5", e1). Anything else (help, a flag first, a typo)
+	// gets them all, for its listing and suggestions.
+	for _, c := range commands {
+		if len(args) > 0 && args[0] == c.name {
+			root.AddCommand(c.make())
+			commands = nil
+			break
+		}
+	}
+	for _, c := range commands {
+		root.AddCommand(c.make())
+	}
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [command]",
 		Short: "Help about any command",
