@@ -271,10 +271,7 @@ func TestReportHTMLArguments(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
 		}
 	}
-	page, err := os.ReadFile(filepath.Join(dir, "s.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := clitest.Read(t, filepath.Join(dir, "s.html"))
 	// the moved study's result was found: its throughput over time is there
 	if !bytes.Contains(page, []byte(`"cells-throughput-time"`)) {
 		t.Error("the study page has no charts over time: the cell's result was not found beside study.json")
