@@ -12,6 +12,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 	"gopkg.in/yaml.v3"
 )
@@ -119,9 +120,7 @@ think-max = "0s"
 telemetry = "off"
 seed = 7
 `
-	if err := os.WriteFile(filepath.Join(dir, "suite.toml"), []byte(suite), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, dir, "suite.toml", suite)
 	in := map[string]string{"install": "false", "suite": "suite.toml", "baseline": "base", "out": "base",
 		// two small SQLite runs differ by more than diff's default
 		// thresholds: the gate is what is tested, not the noise (100

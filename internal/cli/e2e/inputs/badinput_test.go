@@ -16,6 +16,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // badInput is one command line txnbench must refuse: with exit status
@@ -324,9 +325,7 @@ func TestBadInputIsRefused(t *testing.T) {
 			t.Parallel()
 			dir, tmp := t.TempDir(), t.TempDir()
 			for f, content := range c.files {
-				if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				testutil.WriteFile(t, dir, f, content)
 			}
 			if c.setup != nil {
 				if err := c.setup(dir); err != nil {
