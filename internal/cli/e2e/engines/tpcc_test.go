@@ -2,7 +2,6 @@ package engines
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,10 +45,7 @@ func TestTPCCSQLite(t *testing.T) {
 	if o := r.Op("new-order"); o == nil || o.Count == 0 {
 		t.Errorf("no New-Order ran: %+v", r.Ops)
 	}
-	page, err := os.ReadFile(html)
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := clitest.Read(t, html)
 	if !strings.Contains(string(page), "New-Orders per minute") {
 		t.Error("the HTML report lacks the tpmC line")
 	}
@@ -262,9 +258,6 @@ func TestTPCCStudy(t *testing.T) {
 	args := append([]string{"study", "tpcc", "--db", "sqlite:" + filepath.Join(dir, "tpcc.db"), "--iterations", "40", "--out", out,
 		"--vary", "clients=1,2"}, tpccSmall...)
 	clitest.MustRun(t, args...)
-	md, err := os.ReadFile(filepath.Join(out, "study.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := clitest.Read(t, filepath.Join(out, "study.md"))
 	plain.Contains(t, "study.md", string(md), "invariants: OK in every run", "## new-order", "| clients=2 ")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 	"gopkg.in/yaml.v3"
 )
@@ -39,10 +40,7 @@ type actionFile struct {
 // summary.
 func runAction(t *testing.T, dir string, inputs map[string]string) (code int, summary string) {
 	t.Helper()
-	b, err := os.ReadFile(clitest.Repo(t, "action.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := clitest.Read(t, clitest.Repo(t, "action.yml"))
 	var act actionFile
 	if err := yaml.Unmarshal(b, &act); err != nil {
 		t.Fatalf("action.yml: %v", err)
@@ -122,9 +120,7 @@ think-max = "0s"
 telemetry = "off"
 seed = 7
 `
-	if err := os.WriteFile(filepath.Join(dir, "suite.toml"), []byte(suite), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, dir, "suite.toml", suite)
 	in := map[string]string{"install": "false", "suite": "suite.toml", "baseline": "base", "out": "base",
 		// two small SQLite runs differ by more than diff's default
 		// thresholds: the gate is what is tested, not the noise (100
@@ -186,17 +182,11 @@ seed = 7
 // `@latest` and `txnbench/txnbench@v1` as if they existed.
 func TestCIDocsWorkFromACheckout(t *testing.T) {
 	var act actionFile
-	b, err := os.ReadFile(clitest.Repo(t, "action.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := clitest.Read(t, clitest.Repo(t, "action.yml"))
 	if err := yaml.Unmarshal(b, &act); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := os.ReadFile(clitest.Repo(t, "docs/ci.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := clitest.Read(t, clitest.Repo(t, "docs/ci.md"))
 	_, section, ok := strings.Cut(string(doc), "\n## Until the first release\n")
 	block := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(section)
 	if !ok || block == nil {
@@ -235,10 +225,7 @@ func TestCIDocsWorkFromACheckout(t *testing.T) {
 		t.Error("docs/ci.md's workflow has no step using the action by its path (uses: ./)")
 	}
 	for _, f := range []string{"README.md", "docs/ci.md"} {
-		text, err := os.ReadFile(clitest.Repo(t, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		text := clitest.Read(t, clitest.Repo(t, f))
 		if regexp.MustCompile(`cmd/txnbench@|txnbench/txnbench@`).Match(text) && !strings.Contains(string(text), "first release") {
 			t.Errorf("%s names a published module or tag without saying it holds only from the first release", f)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/txnbench/txnbench/internal/cli/clitest"
 	"github.com/txnbench/txnbench/internal/exitcode"
+	"github.com/txnbench/txnbench/internal/testutil"
 )
 
 // badInput is one command line txnbench must refuse: with exit status
@@ -63,7 +64,7 @@ func badInputs(t *testing.T) []badInput {
 	otherFormat := resultJSON(t, func(d map[string]any) { d["format"] = "something-else/1" })
 	a := map[string]string{"a.json": valid}
 	file := map[string]string{"file": "x"}
-	return []badInput{
+	cases := []badInput{
 		// commands and workloads
 		{args: []string{"frobnicate"}, want: "unknown command"},
 		{args: []string{"run"}, want: "no workload given"},
@@ -89,17 +90,11 @@ func badInputs(t *testing.T) []badInput {
 		{args: []string{"study", "train-events", "--db", "temp-mariadb", "--vary", "isolation=serializable,snapshot"}, want: `unknown --isolation "snapshot"`},
 		{args: clitest.TrainEvents("--min-batch", "50", "--max-batch", "10"), want: "make min <= max"},
 		{args: clitest.TrainEvents("--max-batch", "-1"), want: "make min <= max"},
-		{args: clitest.TrainEvents("--rows", "-5"), want: "--rows -5 is negative"},
 		{args: clitest.TrainEvents("--rows", "lots"), want: "invalid argument"},
-		{args: clitest.TrainEvents("--rate", "NaN"), want: "--rate NaN: give a finite number"},
 		{args: clitest.TrainEvents("--min-success", "NaN"), want: "--min-success NaN: give a percentage from 0 (off) to 100"},
-		{args: clitest.TrainEvents("--rate", "+Inf"), want: "--rate +Inf: give a finite number"},
-		{args: clitest.TrainEvents("--rate", "-Inf"), want: "--rate -Inf: give a finite number"},
-		{args: clitest.TrainEvents("--rate", "-1"), want: "--rate -1 is negative"},
 		{args: clitest.TrainEvents("--rate", "1e12"), want: "--rate 1e+12 is more than one start per nanosecond"},
 		{args: clitest.TrainEvents("--progress", "1ns"), want: "--progress 1ns: give at least 10ms"},
 		{args: clitest.TrainEvents("--rate", "fast"), want: "invalid argument"},
-		{args: clitest.TrainEvents("--iterations", "-1"), want: "--iterations -1 is negative"},
 		{args: clitest.TrainEvents("--iterations", "5", "--duration", "5s"), want: "--duration and --iterations both given: choose one"},
 		{args: clitest.TrainEvents("--iterations", "0"), want: "neither --duration nor --iterations given"},
 		{args: clitest.TrainEvents("--max-tries", "0"), want: "--max-tries 0: give at least 1"},
@@ -112,17 +107,11 @@ func badInputs(t *testing.T) []badInput {
 		{args: clitest.TrainEvents("--poolers", "2"), want: "--poolers needs --via pgbouncer"},
 		{args: clitest.TrainEvents("--seed", "-1"), want: "invalid argument"},
 		// run train-events: durations
-		{args: clitest.TrainEvents("--duration", "-1s"), want: "--duration -1s is negative"},
 		{args: clitest.TrainEvents("--duration", "5"), want: "missing unit"},
 		{args: clitest.TrainEvents("--duration", "forever"), want: "invalid argument"},
 		{args: clitest.TrainEvents("--duration", "9999999999h"), want: "invalid argument"},
-		{args: clitest.TrainEvents("--delay", "-1s"), want: "--delay -1s is negative"},
-		{args: clitest.TrainEvents("--think-min", "-1ms"), want: "--think-min -1ms is negative"},
 		{args: clitest.TrainEvents("--think-min", "50ms", "--think-max", "10ms"), want: "make min <= max"},
-		{args: clitest.TrainEvents("--ramp", "-1s"), want: "--ramp -1s is negative"},
-		{args: clitest.TrainEvents("--warmup", "-1s"), want: "--warmup -1s is negative"},
 		{args: clitest.TrainEvents("--warmup", "1s", "--iterations", "5"), want: "--warmup with --iterations"},
-		{args: clitest.TrainEvents("--latency-limit", "-1ms"), want: "--latency-limit -1ms is negative"},
 		{args: clitest.TrainEvents("--progress", "0s"), want: "--progress 0s"},
 		{args: clitest.TrainEvents("--progress", "-1s"), want: "--progress -1s"},
 		{args: clitest.TrainEvents("--conn", "pool", "--pool-lifetime", "-1s"), want: "must not be negative"},
@@ -309,6 +298,14 @@ func badInputs(t *testing.T) []badInput {
 		{args: []string{"pgbench", "--nosuch"}, want: "unrecognized option", code: exitcode.Failure},
 		{args: []string{"pgbench", "a", "b"}, want: "too many command-line arguments", code: exitcode.Failure},
 	}
+	// run train-events: a number or duration that must not be negative, a rate that must be finite
+	for _, fv := range [][2]string{{"--rows", "-5"}, {"--rate", "-1"}, {"--iterations", "-1"}, {"--duration", "-1s"}, {"--delay", "-1s"}, {"--think-min", "-1ms"}, {"--ramp", "-1s"}, {"--warmup", "-1s"}, {"--latency-limit", "-1ms"}} {
+		cases = append(cases, badInput{args: clitest.TrainEvents(fv[0], fv[1]), want: fv[0] + " " + fv[1] + " is negative"})
+	}
+	for _, v := range []string{"NaN", "+Inf", "-Inf"} {
+		cases = append(cases, badInput{args: clitest.TrainEvents("--rate", v), want: "--rate " + v + ": give a finite number"})
+	}
+	return cases
 }
 
 // TestBadInputIsRefused runs the real binary on every bad input: each is
@@ -328,9 +325,7 @@ func TestBadInputIsRefused(t *testing.T) {
 			t.Parallel()
 			dir, tmp := t.TempDir(), t.TempDir()
 			for f, content := range c.files {
-				if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				testutil.WriteFile(t, dir, f, content)
 			}
 			if c.setup != nil {
 				if err := c.setup(dir); err != nil {

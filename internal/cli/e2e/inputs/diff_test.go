@@ -81,10 +81,7 @@ func TestDiffExitCodes(t *testing.T) {
 			} `json:"decisions"`
 		} `json:"scenarios"`
 	}
-	b, err := os.ReadFile(decisions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := clitest.Read(t, decisions)
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}

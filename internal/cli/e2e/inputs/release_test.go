@@ -57,15 +57,9 @@ func TestReleaseScript(t *testing.T) {
 	if got := strings.TrimSpace(string(out)); got != "txnbench "+version {
 		t.Errorf("the binary says %q, want txnbench %s", got, version)
 	}
-	b, err := os.ReadFile(filepath.Join(dist, name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := clitest.Read(t, filepath.Join(dist, name))
 	sum := sha256.Sum256(b)
-	sums, err := os.ReadFile(filepath.Join(dist, "SHA256SUMS"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sums := clitest.Read(t, filepath.Join(dist, "SHA256SUMS"))
 	if want := hex.EncodeToString(sum[:]) + "  " + name + "\n"; string(sums) != want {
 		t.Errorf("SHA256SUMS is %q, want %q", sums, want)
 	}

@@ -81,10 +81,7 @@ func TestRunSaveAndReport(t *testing.T) {
 	args := append([]string{"run", "train-events", "--db", url, "--iterations", "30", "--clients", "4", "--seed", "7", "--json", out}, clitest.Quick...)
 	stdout, stderr := clitest.MustRun(t, args...)
 	plain.Contains(t, "output", stdout, "invariants: OK", "cycle", "add", "process", "archive", "p99(ms)", "PostgreSQL 15", "seed 7")
-	saved, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	saved := clitest.Read(t, out)
 	if password == "" || bytes.Contains(saved, []byte(password)) || strings.Contains(stdout+stderr, password) {
 		t.Error("password in the output or the saved result")
 	}

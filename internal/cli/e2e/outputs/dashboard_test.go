@@ -121,16 +121,11 @@ func (p *recorder) requests() []string {
 func watch(t *testing.T, chromium, url, png string, rec *recorder) (dom string, requests []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir(),
-		"--no-first-run", "--disable-background-networking", "--disable-component-update",
-		"--proxy-server=http://" + rec.addr, "--proxy-bypass-list=<-loopback>",
-		"--virtual-time-budget=30000", "--dump-dom", "--hide-scrollbars", "--window-size=1280,4000", "--screenshot=" + png, url}
-	cmd := exec.CommandContext(ctx, chromium, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := headless(ctx, t, chromium, "--no-first-run", "--disable-background-networking", "--disable-component-update",
+		"--proxy-server=http://"+rec.addr, "--proxy-bypass-list=<-loopback>",
+		"--virtual-time-budget=30000", "--dump-dom", "--hide-scrollbars", "--window-size=1280,4000", "--screenshot="+png, url)
 	if err != nil {
-		t.Errorf("chromium %s: %v\n%s", url, err, stderr.String())
+		t.Errorf("chromium %s: %v", url, err)
 		return "", nil
 	}
 	return string(out), rec.requests()

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -119,10 +118,7 @@ func matches(matchers string, labels map[string]string) bool {
 // (train-events on SQLite at a --rate, through a pool, so lag and
 // pool_wait exist).
 func TestGrafanaDashboard(t *testing.T) {
-	b, err := os.ReadFile(clitest.Repo(t, "deploy", "grafana", "txnbench.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := clitest.Read(t, clitest.Repo(t, "deploy", "grafana", "txnbench.json"))
 	var d dashboard
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatalf("not JSON: %v", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -63,6 +64,20 @@ func withTelemetry(r *result.Result) {
 	r.Telemetry = t
 }
 
+// headless runs chromium headless (its own profile, no sandbox, no GPU)
+// with args until ctx ends, and returns its stdout; an error carries its
+// stderr.
+func headless(ctx context.Context, t *testing.T, chromium string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, chromium, append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir()}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, stderr.String())
+	}
+	return out, nil
+}
+
 // drawn renders page in headless Chromium and returns what the page says
 // it drew, failing the test on blank or failed charts, and on content
 // wider than the page (at most 1400 px and its padding, in a window wider
@@ -73,19 +88,15 @@ func drawn(t *testing.T, chromium, page, png string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir(),
-		"--virtual-time-budget=10000", "--dump-dom"}
+	args := []string{"--virtual-time-budget=10000", "--dump-dom"}
 	if png != "" {
 		args = append(args, "--hide-scrollbars", "--window-size=1280,4000", "--screenshot="+png)
 	} else {
 		args = append(args, "--window-size=1920,1080")
 	}
-	cmd := exec.CommandContext(ctx, chromium, append(args, "file://"+page)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := headless(ctx, t, chromium, append(args, "file://"+page)...)
 	if err != nil {
-		t.Fatalf("chromium --dump-dom %s: %v\n%s", page, err, stderr.String())
+		t.Fatalf("chromium --dump-dom %s: %v", page, err)
 	}
 	if png != "" {
 		t.Logf("screenshot of %s: %s", filepath.Base(page), png)
@@ -271,10 +282,7 @@ func TestReportHTMLArguments(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
 		}
 	}
-	page, err := os.ReadFile(filepath.Join(dir, "s.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := clitest.Read(t, filepath.Join(dir, "s.html"))
 	// the moved study's result was found: its throughput over time is there
 	if !bytes.Contains(page, []byte(`"cells-throughput-time"`)) {
 		t.Error("the study page has no charts over time: the cell's result was not found beside study.json")

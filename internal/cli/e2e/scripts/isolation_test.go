@@ -34,6 +34,15 @@ func isolationRun(t *testing.T, dir, db string, args ...string) *result.Result {
 	return &r
 }
 
+// wantLevel fails t unless r's JSON says the run's isolation is level,
+// taken as the engine's default (isDefault) or asked for; what names the case.
+func wantLevel(t *testing.T, r *result.Result, what, level string, isDefault bool) {
+	t.Helper()
+	if r.Config.Isolation != level || r.Config.IsolationDefault != isDefault {
+		t.Errorf("%s: the JSON says isolation %q (default %v), want %s (default %v)", what, r.Config.Isolation, r.Config.IsolationDefault, level, isDefault)
+	}
+}
+
 // pgLevel is a script whose transaction (its own BEGIN, which through a
 // pooler txnbench must begin at the level) and whose next statement on
 // its own (which only a session setting reaches) fail with a division by
@@ -70,10 +79,7 @@ func TestIsolationHoldsInEverySession(t *testing.T) {
 		{rr, "repeatable-read", []string{"--conn", "per-txn"}},
 		{ser, "serializable", []string{"--conn", "pool", "--pool-max", "2"}},
 	} {
-		r := isolationRun(t, c.dir, db, append(c.args, "--isolation", c.level)...)
-		if r.Config.Isolation != c.level || r.Config.IsolationDefault {
-			t.Errorf("%v: the JSON says isolation %q (default %v), want %s as asked", c.args, r.Config.Isolation, r.Config.IsolationDefault, c.level)
-		}
+		wantLevel(t, isolationRun(t, c.dir, db, append(c.args, "--isolation", c.level)...), fmt.Sprint(c.args), c.level, false)
 	}
 	testutil.NeedPgBouncer(t)
 	// Through a pooler a statement on its own runs at the server's
@@ -85,10 +91,7 @@ func TestIsolationHoldsInEverySession(t *testing.T) {
 	isolationRun(t, pooled, db, "--via", "pgbouncer", "--poolers", "2", "--isolation", "serializable")
 
 	def := pgLevel(t, "read committed", true)
-	r := isolationRun(t, def, db)
-	if r.Config.Isolation != "read-committed" || !r.Config.IsolationDefault {
-		t.Errorf("no --isolation: the JSON says isolation %q (default %v), want read-committed, the server's default", r.Config.Isolation, r.Config.IsolationDefault)
-	}
+	wantLevel(t, isolationRun(t, def, db), "no --isolation (the server's default)", "read-committed", true)
 	code, stdout, stderr := clitest.Run("run", "script", "--db", db, "-f", filepath.Join(def, "run.sql"), "--iterations", "2", "--clients", "1", "--telemetry", "off")
 	if code != exitcode.OK || !strings.Contains(stdout+stderr, "isolation read-committed (the database's default)") {
 		t.Errorf("no --isolation: exit %d, want the header to name the server's default level\n%s\n%s", code, stdout, stderr)
@@ -105,22 +108,13 @@ func TestIsolationOnMariaDBAndSQLite(t *testing.T) {
 		dir := t.TempDir()
 		testutil.WriteFile(t, dir, "run.sql", "BEGIN;\nSELECT @@tx_isolation;\nCOMMIT;\n")
 		testutil.WriteFile(t, dir, "check.sql", "-- the level is read committed\nSELECT @@tx_isolation = 'READ-COMMITTED';\n")
-		r := isolationRun(t, dir, "temp-mariadb", "--isolation", "read-committed")
-		if r.Config.Isolation != "read-committed" || r.Config.IsolationDefault {
-			t.Errorf("the JSON says isolation %q (default %v), want read-committed as asked", r.Config.Isolation, r.Config.IsolationDefault)
-		}
+		wantLevel(t, isolationRun(t, dir, "temp-mariadb", "--isolation", "read-committed"), "mariadb", "read-committed", false)
 	})
 	t.Run("sqlite", func(t *testing.T) {
 		dir := t.TempDir()
 		testutil.WriteFile(t, dir, "run.sql", "BEGIN;\nSELECT 1;\nCOMMIT;\n")
 		testutil.WriteFile(t, dir, "check.sql", "-- nothing\nSELECT 1 WHERE 0;\n")
-		r := isolationRun(t, dir, "sqlite:", "--isolation", "serializable")
-		if r.Config.Isolation != "serializable" || r.Config.IsolationDefault {
-			t.Errorf("asked: the JSON says isolation %q (default %v), want serializable", r.Config.Isolation, r.Config.IsolationDefault)
-		}
-		r = isolationRun(t, dir, "sqlite:")
-		if r.Config.Isolation != "serializable" || !r.Config.IsolationDefault {
-			t.Errorf("not asked: the JSON says isolation %q (default %v), want serializable, SQLite's only level", r.Config.Isolation, r.Config.IsolationDefault)
-		}
+		wantLevel(t, isolationRun(t, dir, "sqlite:", "--isolation", "serializable"), "asked", "serializable", false)
+		wantLevel(t, isolationRun(t, dir, "sqlite:"), "not asked (SQLite's only level)", "serializable", true)
 	})
 }

@@ -1,7 +1,6 @@
 package scripts
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,9 +16,7 @@ import (
 func scriptFiles(t *testing.T, files map[string]string) (dir string) {
 	dir = t.TempDir()
 	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, dir, name, text)
 	}
 	return dir
 }

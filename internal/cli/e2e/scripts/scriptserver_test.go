@@ -83,10 +83,7 @@ func TestScriptStudyServerGap(t *testing.T) {
 	out := filepath.Join(dir, "study")
 	stdout, stderr := clitest.MustRun(t, "study", "script", "--db", url, "-f", script, "--duration", "1s",
 		"--settle", "0", "--vary", "clients=1,2", "--out", out)
-	md, err := os.ReadFile(filepath.Join(out, "study.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := clitest.Read(t, filepath.Join(out, "study.md"))
 	_, table, ok := strings.Cut(string(md), "## client vs server")
 	if !ok {
 		t.Fatalf("no client vs server table in study.md:\n%s", md)

@@ -2,7 +2,6 @@ package studies
 
 import (
 	"html"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -35,14 +34,8 @@ func TestStudyCellsShareOneCluster(t *testing.T) {
 		t.Errorf("PgBouncer started %d times, want 2 (once for each round of its cells, A B A B):\n%s", n, stderr)
 	}
 	port := clusters[0][1]
-	md, err := os.ReadFile(filepath.Join(out, "study.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(out, "study.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := clitest.Read(t, filepath.Join(out, "study.md"))
+	page := clitest.Read(t, filepath.Join(out, "study.html"))
 	for i, f := range []string{"cell01-rep1.json", "cell01-rep2.json", "cell02-rep1.json", "cell02-rep2.json"} {
 		r := clitest.LoadResult(t, filepath.Join(out, f))
 		bouncer := r.CPU.Part("PgBouncer")

@@ -12,6 +12,7 @@ import (
 	"github.com/txnbench/txnbench/internal/exitcode"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
+	"github.com/txnbench/txnbench/internal/testutil"
 	"github.com/txnbench/txnbench/internal/testutil/plain"
 )
 
@@ -60,10 +61,7 @@ func TestStudy(t *testing.T) {
 // which three repetitions agree on.
 func TestStudyComparisonVerdicts(t *testing.T) {
 	dir := t.TempDir()
-	script, out := filepath.Join(dir, "s.sql"), filepath.Join(dir, "st")
-	if err := os.WriteFile(script, []byte("\\sleep :ms ms\nSELECT 1;\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script, out := testutil.WriteFile(t, dir, "s.sql", "\\sleep :ms ms\nSELECT 1;\n"), filepath.Join(dir, "st")
 	args := []string{"study", "script", "--db", "sqlite:" + filepath.Join(dir, "s.db"), "-f", script,
 		"--iterations", "5", "--settle", "0s", "--repeat", "3", "--out", out, "--vary", "define=ms=50,ms=200"}
 	stdout, _ := clitest.MustRun(t, args...)
@@ -96,10 +94,7 @@ func TestStudyComparisonVerdicts(t *testing.T) {
 // needs; study.json counts them.
 func TestStudySaysWhenItCannotDecide(t *testing.T) {
 	dir := t.TempDir()
-	script, out := filepath.Join(dir, "s.sql"), filepath.Join(dir, "st")
-	if err := os.WriteFile(script, []byte("\\sleep :ms ms\nSELECT 1;\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script, out := testutil.WriteFile(t, dir, "s.sql", "\\sleep :ms ms\nSELECT 1;\n"), filepath.Join(dir, "st")
 	stdout, stderr := clitest.MustRun(t, "study", "script", "--db", "sqlite:"+filepath.Join(dir, "s.db"), "-f", script,
 		"--iterations", "2", "--settle", "0s", "--out", out, "--vary", "define=ms=10,ms=40")
 	const line = "No change could be decided: every cell ran once, so the machine's noise is unknown (?); --repeat 3 gives each change a 95% interval and a verdict"

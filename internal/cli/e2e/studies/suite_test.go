@@ -106,10 +106,7 @@ scenario:
 	if strings.Contains(stderr, "not-in-tier") {
 		t.Error("ran a scenario of another tier")
 	}
-	b, err := os.ReadFile(filepath.Join(out, "suite.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := clitest.Read(t, filepath.Join(out, "suite.json"))
 	if strings.Contains(string(b), "s3cretpw") {
 		t.Error("password in suite.json")
 	}
@@ -147,10 +144,7 @@ scenario:
 		t.Errorf("study scenario %+v", ladder)
 	}
 	var sum study.Summary
-	sb, err := os.ReadFile(filepath.Join(out, ladder.Study))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sb := clitest.Read(t, filepath.Join(out, ladder.Study))
 	if err := json.Unmarshal(sb, &sum); err != nil || len(sum.Cells) != 2 {
 		t.Fatalf("study.json: %v %+v", err, sum)
 	}
@@ -173,10 +167,7 @@ scenario:
 		t.Errorf("study settings %v", ladder.Settings)
 	}
 
-	md, err := os.ReadFile(filepath.Join(out, "suite.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := clitest.Read(t, filepath.Join(out, "suite.md"))
 	plain.Contains(t, "suite.md", string(md), "# Suite tiny, tier smoke", "[`one-run`](one-run.json)", "[`ladder`](ladder/study.md) (study)", "FAILED: ", "`seed` = `7`", "outcome: 3 scenarios, 2 OK, 1 failed")
 
 	// A second run into the same directory is refused.
@@ -259,10 +250,7 @@ func TestSuiteRunSeveralTiers(t *testing.T) {
 		if strings.Join(got, " ") != c.want || rep.Tier != c.tiers {
 			t.Errorf("--tier %s ran %v as tier %q, want %s as %q", c.tier, got, rep.Tier, c.want, c.tiers)
 		}
-		md, err := os.ReadFile(filepath.Join(out, "suite.md"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		md := clitest.Read(t, filepath.Join(out, "suite.md"))
 		plain.Contains(t, "suite.md", plain.Squeeze(string(md)), "| Scenario | Tier | Workload |", "| [`b-both`](b-both.json) | "+c.bTier+" | train-events |")
 	}
 	if code, _, stderr := clitest.Run("suite", "run", file, "--tier", "smoke,nighty", "--out", filepath.Join(dir, "bad")); code != exitcode.Usage || !strings.Contains(stderr, `no scenario is in tier "nighty"`) {

@@ -53,14 +53,8 @@ clients = [1, 2]
 			t.Errorf("%s: summary %+v", s.Name, m)
 		}
 	}
-	md, err := os.ReadFile(filepath.Join(out, "suite.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := clitest.Read(t, filepath.Join(out, "suite.md"))
 	plain.Contains(t, "suite.md", plain.Squeeze(string(md)), "## Database", "| Scenario | Throughput/s | Xact Commits |", "| `one` | ", "| `ladder` | ")
-	smd, err := os.ReadFile(filepath.Join(out, "ladder", "study.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	smd := clitest.Read(t, filepath.Join(out, "ladder", "study.md"))
 	plain.Contains(t, "study.md", string(smd), "## summary (all transactions)", "## database", "| clients=2 ", "p90 (ms)", "max (ms)")
 }
