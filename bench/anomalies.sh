@@ -36,14 +36,14 @@ for rep in $(seq 1 "$repeats"); do
 done
 
 python3 - "$out" <<'PY'
-import json, glob, os, statistics, sys
+import statistics, sys
+sys.path.insert(0, "bench")
+from results import runs
 out = sys.argv[1]
 rows = {}
-for f in sorted(glob.glob(os.path.join(out, "*.json"))):
-    record = os.path.basename(f).split("-")[1]
-    r = json.load(open(f))
+for name, r, cpu in runs(out):
+    record = name.split("-")[1]
     txns = sum(o["count"] for o in r["ops"] if o["name"] == "txn")
-    cpu = r["client"]["cpu_user_s"] + r["client"]["cpu_sys_s"]
     rows.setdefault(record, []).append((cpu * 1e6 / txns, txns / r["measured_s"], r["client"]["alloc_per_txn_kb"]))
 print(f"{'record':7} {'cpu/txn us':>10} {'txn/s':>8} {'alloc/txn KB':>12}  (medians; each run: cpu/txn us)")
 med = {}

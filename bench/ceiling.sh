@@ -44,16 +44,16 @@ for rep in $(seq 1 "$repeats"); do
 done
 
 python3 - "$out" <<'PY'
-import json, glob, os, statistics, sys
+import statistics, sys
+sys.path.insert(0, "bench")
+from results import runs
 out = sys.argv[1]
 rows = {}
-for f in sorted(glob.glob(os.path.join(out, "*.json"))):
-    name, c, _ = os.path.basename(f)[:-5].rsplit("-", 2)
-    r = json.load(open(f))
+for run, r, cpu in runs(out):
+    name, c, _ = run.rsplit("-", 2)
     ops = {o["name"]: o for o in r["ops"]}
     cycles = ops["cycle"]["count"]
     txns = sum(o["count"] for o in r["ops"] if o.get("kind", "txn") == "txn")
-    cpu = r["client"]["cpu_user_s"] + r["client"]["cpu_sys_s"]
     s = r["measured_s"]
     rows.setdefault((name, int(c[1:])), []).append(
         (txns / s, cpu * 1e6 / txns, cpu * 1e6 / cycles, 100 * cpu / s, int(c[1:]) * s / cpu, 1e6 / (cpu * 1e6 / txns)))

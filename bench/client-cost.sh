@@ -40,15 +40,15 @@ go test -run XXX -bench Payload -benchtime 2s -count 3 ./internal/workload/train
 event_bytes=$(awk '/B\/event/ { for (i = 1; i < NF; i++) if ($(i + 1) == "B/event") print $i }' "$out/payload.txt" | sort -g | sed -n 2p)
 
 python3 - "$out" "${#bins[@]}" "$event_bytes" <<'PY'
-import json, glob, os, statistics, sys
+import statistics, sys
+sys.path.insert(0, "bench")
+from results import runs
 out, nbins, event_bytes = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 rows = {}
-for f in sorted(glob.glob(os.path.join(out, "*.json"))):
-    b, v, c, _ = os.path.basename(f)[:-5].split("-")
-    r = json.load(open(f))
+for name, r, cpu in runs(out):
+    b, v, c, _ = name.split("-")
     cycles = next(o["count"] for o in r["ops"] if o["name"] == "cycle")
     txns = sum(o["count"] for o in r["ops"] if o["name"] in ("add", "process", "archive"))
-    cpu = r["client"]["cpu_user_s"] + r["client"]["cpu_sys_s"]
     lost = not r["invariants"]["ok"]
     s = r["settings"]
     passes = 3 if s["payload"] == "text" else 1
