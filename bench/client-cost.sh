@@ -39,10 +39,9 @@ done
 go test -run XXX -bench Payload -benchtime 2s -count 3 ./internal/workload/trainevents/ >"$out/payload.txt"
 event_bytes=$(awk '/B\/event/ { for (i = 1; i < NF; i++) if ($(i + 1) == "B/event") print $i }' "$out/payload.txt" | sort -g | sed -n 2p)
 
-python3 - "$out" "${#bins[@]}" "$event_bytes" <<'PY'
-import statistics, sys
-sys.path.insert(0, "bench")
-from results import runs
+PYTHONPATH=bench python3 - "$out" "${#bins[@]}" "$event_bytes" <<'PY'
+import sys
+from results import medians, runs
 out, nbins, event_bytes = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 rows = {}
 for name, r, cpu in runs(out):
@@ -59,7 +58,7 @@ for name, r, cpu in runs(out):
 print(f"{'variant':8} {'clients':>7} {'bin':>3} {'cpu/cycle ms':>12} {'cpu/txn ms':>10} {'alloc/txn KB':>12} {'payload/txn KB':>14} {'peak MB':>8} {'cycles/s':>9}  (medians)")
 med = {}
 for (v, c, b), xs in sorted(rows.items()):
-    m = [statistics.median(x[i] for x in xs) for i in range(6)]
+    m = medians(xs, 6)
     med[(v, c, b)] = m
     flag = "  INVARIANTS VIOLATED" if any(x[6] for x in xs) else ""
     print(f"{v:8} {c:7} {b[1:]:>3} {m[0]:12.3f} {m[1]:10.3f} {m[2]:12.1f} {m[3]:14.1f} {m[4]:8.0f} {m[5]:9.1f}{flag}")
