@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"context"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -15,10 +14,6 @@ import (
 type mysqlDriver struct{}
 
 func init() { target.Register(mysqlDriver{}, target.MySQLURL) }
-
-func (mysqlDriver) Open(ctx context.Context, sp target.Spec) (target.Target, error) {
-	return openMySQL(ctx, sp.URL)
-}
 
 // The server error numbers txnbench classifies (MariaDB and MySQL share
 // them unless noted).
