@@ -138,18 +138,33 @@ func (p *parser) advance() error {
 	return nil
 }
 
-func (p *parser) parse() (node, error) {
-	if err := p.advance(); err != nil {
-		return nil, err
-	}
-	n, err := p.expr(lvlOr)
+func (p *parser) parse() (node, error) { return p.exprAfter(tEOF) }
+
+// exprAfter reads past the current token (none yet, "(", WHEN) and parses
+// the expression after it, which end must follow.
+func (p *parser) exprAfter(end tokKind) (node, error) {
+	n, err := p.next()
 	if err != nil {
 		return nil, err
 	}
-	if p.tok.kind != tEOF {
-		return nil, p.errAt("syntax error", "")
+	return n, p.expect(end)
+}
+
+// next reads past the current token ("(", ",", THEN, ELSE) and parses the
+// expression after it.
+func (p *parser) next() (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
 	}
-	return n, nil
+	return p.expr(lvlOr)
+}
+
+// expect is a syntax error unless the current token is of kind k.
+func (p *parser) expect(k tokKind) error {
+	if p.tok.kind != k {
+		return p.errAt("syntax error", "")
+	}
+	return nil
 }
 
 func binaryLevel(k tokKind) int {
@@ -312,15 +327,9 @@ func (p *parser) primary() (node, error) {
 	var n node
 	switch t.kind {
 	case tLParen:
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		inner, err := p.expr(lvlOr)
+		inner, err := p.exprAfter(tRParen)
 		if err != nil {
 			return nil, err
-		}
-		if p.tok.kind != tRParen {
-			return nil, p.errAt("syntax error", "")
 		}
 		n = inner
 	case tNull:
@@ -357,8 +366,8 @@ func (p *parser) call() (node, error) {
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
-	if p.tok.kind != tLParen {
-		return nil, p.errAt("syntax error", "")
+	if err := p.expect(tLParen); err != nil {
+		return nil, err
 	}
 	if err := p.advance(); err != nil {
 		return nil, err
@@ -372,17 +381,14 @@ func (p *parser) call() (node, error) {
 		args = append(args, a)
 	}
 	for p.tok.kind == tComma {
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		a, err := p.expr(lvlOr)
+		a, err := p.next()
 		if err != nil {
 			return nil, err
 		}
 		args = append(args, a)
 	}
-	if p.tok.kind != tRParen {
-		return nil, p.errAt("syntax error", "")
+	if err := p.expect(tRParen); err != nil {
+		return nil, err
 	}
 	n, msg := makeCall(f, args)
 	if msg != "" {
@@ -399,24 +405,15 @@ func (p *parser) caseExpr() (node, error) {
 		return nil, err
 	}
 	c := &caseNode{}
-	if p.tok.kind != tWhen {
-		return nil, p.errAt("syntax error", "")
+	if err := p.expect(tWhen); err != nil {
+		return nil, err
 	}
 	for p.tok.kind == tWhen {
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		w, err := p.expr(lvlOr)
+		w, err := p.exprAfter(tThen)
 		if err != nil {
 			return nil, err
 		}
-		if p.tok.kind != tThen {
-			return nil, p.errAt("syntax error", "")
-		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		t, err := p.expr(lvlOr)
+		t, err := p.next()
 		if err != nil {
 			return nil, err
 		}
@@ -425,17 +422,14 @@ func (p *parser) caseExpr() (node, error) {
 	}
 	c.els = &constNode{}
 	if p.tok.kind == tElse {
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		e, err := p.expr(lvlOr)
+		e, err := p.next()
 		if err != nil {
 			return nil, err
 		}
 		c.els = e
 	}
-	if p.tok.kind != tEnd {
-		return nil, p.errAt("syntax error", "")
+	if err := p.expect(tEnd); err != nil {
+		return nil, err
 	}
 	if err := p.advance(); err != nil {
 		return nil, err
