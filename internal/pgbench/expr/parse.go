@@ -143,20 +143,21 @@ func (p *parser) parse() (node, error) { return p.exprAfter(tEOF) }
 // exprAfter reads past the current token (none yet, "(", WHEN) and parses
 // the expression after it, which end must follow.
 func (p *parser) exprAfter(end tokKind) (node, error) {
-	n, err := p.next()
+	n, err := p.next(lvlOr)
 	if err != nil {
 		return nil, err
 	}
 	return n, p.expect(end)
 }
 
-// next reads past the current token ("(", ",", THEN, ELSE) and parses the
-// expression after it.
-func (p *parser) next() (node, error) {
+// next reads past the current token (an operator, "(", ",", THEN, ELSE)
+// and parses the expression after it whose operators bind at lvl or
+// tighter.
+func (p *parser) next(lvl int) (node, error) {
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
-	return p.expr(lvlOr)
+	return p.expr(lvl)
 }
 
 // expect is a syntax error unless the current token is of kind k.
@@ -246,10 +247,7 @@ func (p *parser) expr(min int) (node, error) {
 			}
 			continue
 		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		right, err := p.expr(lvl + 1)
+		right, err := p.next(lvl + 1)
 		if err != nil {
 			return nil, err
 		}
@@ -281,10 +279,7 @@ var binaryFunc = map[tokKind]fn{
 func (p *parser) unary() (node, error) {
 	switch p.tok.kind {
 	case tPlus:
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		return p.expr(lvlUnary + 1)
+		return p.next(lvlUnary + 1)
 	case tMinus:
 		if err := p.advance(); err != nil {
 			return nil, err
@@ -301,19 +296,13 @@ func (p *parser) unary() (node, error) {
 		}
 		return &binNode{op: fSub, a: &constNode{v: IntValue(0)}, b: a}, nil
 	case tBitNot:
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		a, err := p.expr(lvlBit + 1)
+		a, err := p.next(lvlBit + 1)
 		if err != nil {
 			return nil, err
 		}
 		return &binNode{op: fBitXor, a: &constNode{v: IntValue(-1)}, b: a}, nil
 	case tNot:
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		a, err := p.expr(lvlNot + 1)
+		a, err := p.next(lvlNot + 1)
 		if err != nil {
 			return nil, err
 		}
@@ -381,7 +370,7 @@ func (p *parser) call() (node, error) {
 		args = append(args, a)
 	}
 	for p.tok.kind == tComma {
-		a, err := p.next()
+		a, err := p.next(lvlOr)
 		if err != nil {
 			return nil, err
 		}
@@ -413,7 +402,7 @@ func (p *parser) caseExpr() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		t, err := p.next()
+		t, err := p.next(lvlOr)
 		if err != nil {
 			return nil, err
 		}
@@ -422,7 +411,7 @@ func (p *parser) caseExpr() (node, error) {
 	}
 	c.els = &constNode{}
 	if p.tok.kind == tElse {
-		e, err := p.next()
+		e, err := p.next(lvlOr)
 		if err != nil {
 			return nil, err
 		}
