@@ -97,15 +97,15 @@ func (w *Workload) Validate() error {
 	}
 	switch {
 	case w.rows < 0:
-		return fmt.Errorf("--rows %d is negative: give 0 or more", w.rows)
+		return workload.NegativeError("rows", w.rows)
 	case w.minBatch < 1:
 		return fmt.Errorf("--min-batch %d: give at least 1", w.minBatch)
 	case w.maxBatch < w.minBatch:
 		return fmt.Errorf("--min-batch %d is larger than --max-batch %d: make min <= max", w.minBatch, w.maxBatch)
 	case w.delay < 0:
-		return fmt.Errorf("--delay %s is negative: give 0 or more", w.delay)
+		return workload.NegativeError("delay", w.delay)
 	case w.thinkMin < 0:
-		return fmt.Errorf("--think-min %s is negative: give 0 or more", w.thinkMin)
+		return workload.NegativeError("think-min", w.thinkMin)
 	case w.thinkMax < w.thinkMin:
 		return fmt.Errorf("--think-min %s is longer than --think-max %s: make min <= max", w.thinkMin, w.thinkMax)
 	}
