@@ -35,21 +35,19 @@ for rep in $(seq 1 "$repeats"); do
   done
 done
 
-python3 - "$out" <<'PY'
-import json, glob, os, statistics, sys
-out = sys.argv[1]
+PYTHONPATH=bench python3 - "$out" <<'PY'
+import sys
+from results import medians, runs
 rows = {}
-for f in sorted(glob.glob(os.path.join(out, "*.json"))):
-    record = os.path.basename(f).split("-")[1]
-    r = json.load(open(f))
+for name, r, cpu in runs(sys.argv[1]):
+    record = name.split("-")[1]
     txns = sum(o["count"] for o in r["ops"] if o["name"] == "txn")
-    cpu = r["client"]["cpu_user_s"] + r["client"]["cpu_sys_s"]
     rows.setdefault(record, []).append((cpu * 1e6 / txns, txns / r["measured_s"], r["client"]["alloc_per_txn_kb"]))
 print(f"{'record':7} {'cpu/txn us':>10} {'txn/s':>8} {'alloc/txn KB':>12}  (medians; each run: cpu/txn us)")
 med = {}
 for k in ("false", "true"):
     xs = rows[k]
-    med[k] = [statistics.median(x[i] for x in xs) for i in range(3)]
+    med[k] = medians(xs, 3)
     runs = " ".join(f"{x[0]:.1f}" for x in xs)
     print(f"{k:7} {med[k][0]:10.1f} {med[k][1]:8.1f} {med[k][2]:12.2f}  ({runs})")
 over = med["true"][0] / med["false"][0] - 1

@@ -43,23 +43,21 @@ for rep in $(seq 1 "$repeats"); do
   done
 done
 
-python3 - "$out" <<'PY'
-import json, glob, os, statistics, sys
-out = sys.argv[1]
+PYTHONPATH=bench python3 - "$out" <<'PY'
+import sys
+from results import medians, runs
 rows = {}
-for f in sorted(glob.glob(os.path.join(out, "*.json"))):
-    name, c, _ = os.path.basename(f)[:-5].rsplit("-", 2)
-    r = json.load(open(f))
+for run, r, cpu in runs(sys.argv[1]):
+    name, c, _ = run.rsplit("-", 2)
     ops = {o["name"]: o for o in r["ops"]}
     cycles = ops["cycle"]["count"]
     txns = sum(o["count"] for o in r["ops"] if o.get("kind", "txn") == "txn")
-    cpu = r["client"]["cpu_user_s"] + r["client"]["cpu_sys_s"]
     s = r["measured_s"]
     rows.setdefault((name, int(c[1:])), []).append(
         (txns / s, cpu * 1e6 / txns, cpu * 1e6 / cycles, 100 * cpu / s, int(c[1:]) * s / cpu, 1e6 / (cpu * 1e6 / txns)))
 print(f"{'workload':13} {'clients':>7} {'txn/s':>8} {'cpu/txn us':>10} {'cpu/cycle us':>12} {'core %':>6} {'clients/core':>12} {'txn/s/core':>10}  (medians)")
 for (name, c), xs in sorted(rows.items()):
-    m = [statistics.median(x[i] for x in xs) for i in range(6)]
+    m = medians(xs, 6)
     print(f"{name:13} {c:7} {m[0]:8.0f} {m[1]:10.1f} {m[2]:12.1f} {m[3]:6.1f} {m[4]:12.0f} {m[5]:10.0f}")
 PY
 echo "# raw results in $out"

@@ -39,16 +39,15 @@ done
 go test -run XXX -bench Payload -benchtime 2s -count 3 ./internal/workload/trainevents/ >"$out/payload.txt"
 event_bytes=$(awk '/B\/event/ { for (i = 1; i < NF; i++) if ($(i + 1) == "B/event") print $i }' "$out/payload.txt" | sort -g | sed -n 2p)
 
-python3 - "$out" "${#bins[@]}" "$event_bytes" <<'PY'
-import json, glob, os, statistics, sys
+PYTHONPATH=bench python3 - "$out" "${#bins[@]}" "$event_bytes" <<'PY'
+import sys
+from results import medians, runs
 out, nbins, event_bytes = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 rows = {}
-for f in sorted(glob.glob(os.path.join(out, "*.json"))):
-    b, v, c, _ = os.path.basename(f)[:-5].split("-")
-    r = json.load(open(f))
+for name, r, cpu in runs(out):
+    b, v, c, _ = name.split("-")
     cycles = next(o["count"] for o in r["ops"] if o["name"] == "cycle")
     txns = sum(o["count"] for o in r["ops"] if o["name"] in ("add", "process", "archive"))
-    cpu = r["client"]["cpu_user_s"] + r["client"]["cpu_sys_s"]
     lost = not r["invariants"]["ok"]
     s = r["settings"]
     passes = 3 if s["payload"] == "text" else 1
@@ -59,7 +58,7 @@ for f in sorted(glob.glob(os.path.join(out, "*.json"))):
 print(f"{'variant':8} {'clients':>7} {'bin':>3} {'cpu/cycle ms':>12} {'cpu/txn ms':>10} {'alloc/txn KB':>12} {'payload/txn KB':>14} {'peak MB':>8} {'cycles/s':>9}  (medians)")
 med = {}
 for (v, c, b), xs in sorted(rows.items()):
-    m = [statistics.median(x[i] for x in xs) for i in range(6)]
+    m = medians(xs, 6)
     med[(v, c, b)] = m
     flag = "  INVARIANTS VIOLATED" if any(x[6] for x in xs) else ""
     print(f"{v:8} {c:7} {b[1:]:>3} {m[0]:12.3f} {m[1]:10.3f} {m[2]:12.1f} {m[3]:14.1f} {m[4]:8.0f} {m[5]:9.1f}{flag}")

@@ -410,18 +410,28 @@ func (c *checker) listAppend() {
 // externalRMW says whether micro-op j (a read) is txn i's first micro-op
 // on its key and the txn writes the key later: a read-modify-write.
 func (c *checker) externalRMW(i int32, j uint32) bool {
-	t, key := &c.h.Txns[i], c.h.Ops[j].Key
-	for p := t.Off; p < j; p++ {
-		if c.h.Ops[p].Key == key {
-			return false
-		}
+	if !c.firstOnKey(i, j) {
+		return false
 	}
+	t, key := &c.h.Txns[i], c.h.Ops[j].Key
 	for p := j + 1; p < t.Off+t.Len; p++ {
 		if c.h.Ops[p].Key == key && c.h.Ops[p].Kind == Write {
 			return true
 		}
 	}
 	return false
+}
+
+// firstOnKey says whether micro-op j is txn i's first on its key (for a
+// read: an external read).
+func (c *checker) firstOnKey(i int32, j uint32) bool {
+	t, key := &c.h.Txns[i], c.h.Ops[j].Key
+	for p := t.Off; p < j; p++ {
+		if c.h.Ops[p].Key == key {
+			return false
+		}
+	}
+	return true
 }
 
 // register infers what unique values allow: wr exactly (the writer of
@@ -443,21 +453,13 @@ func (c *checker) register() {
 	}
 	var reads []rd
 	for i, j := range h.committedReads() {
-		t, op := &h.Txns[i], &h.Ops[j]
+		op := &h.Ops[j]
 		if op.Len == 1 {
 			if w, ok := c.write[kv{op.Key, op.Value}]; ok && !c.readOf(w, int32(j), int32(i)) {
 				continue
 			}
 		}
-		// External reads only: the first micro-op of the txn on the key.
-		first := true
-		for p := t.Off; p < j; p++ {
-			if h.Ops[p].Key == op.Key {
-				first = false
-				break
-			}
-		}
-		if first {
+		if c.firstOnKey(int32(i), j) { // external reads only
 			reads = append(reads, rd{op.Key, op.Value, op.Len == 1, int32(i), int32(j), c.externalRMW(int32(i), j)})
 		}
 	}

@@ -21,13 +21,17 @@ const (
 )
 
 func (m Model) String() string {
-	switch m {
-	case ListAppend:
-		return "list-append"
-	case Register:
-		return "rw-register"
+	return nameOf(modelNames, m, "unknown model")
+}
+
+var modelNames = []string{ListAppend: "list-append", Register: "rw-register"}
+
+// nameOf is names[v], or unknown for a value names does not name.
+func nameOf[T ~uint8](names []string, v T, unknown string) string {
+	if int(v) < len(names) && names[v] != "" {
+		return names[v]
 	}
-	return "unknown model"
+	return unknown
 }
 
 // Outcome is what the client learned of a transaction's commit.
@@ -45,16 +49,10 @@ const (
 )
 
 func (o Outcome) String() string {
-	switch o {
-	case OK:
-		return "ok"
-	case Fail:
-		return "fail"
-	case Info:
-		return "info"
-	}
-	return "unknown"
+	return nameOf(outcomeNames, o, "unknown")
 }
+
+var outcomeNames = []string{OK: "ok", Fail: "fail", Info: "info"}
 
 // Kind is a micro-op's kind.
 type Kind uint8

@@ -99,7 +99,7 @@ func (r Result) Split(level Level) (allowed, violations []Anomaly) {
 }
 
 // Summary is the verdict in one line: "none in N transactions" or
-// "G2-item 12, lost-update 3".
+// "G2-item 12, lost-update 3 in N transactions".
 func (r Result) Summary() string {
 	if len(r.Anomalies) == 0 {
 		return fmt.Sprintf("none in %d transactions", r.Txns)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
 	"github.com/txnbench/txnbench/internal/study"
 )
@@ -14,18 +15,12 @@ import (
 // progress line shows, a row of --csv and an op of a --jsonl line.
 // Latencies are in ms; Rate is Count per second of the interval.
 type IntervalRow struct {
-	Op      string      `json:"op"`
-	Kind    result.Kind `json:"kind"`
-	Count   int64       `json:"count"`
-	Rate    float64     `json:"rate"`
-	Mean    float64     `json:"mean_ms"`
-	P50     float64     `json:"p50_ms"`
-	P90     float64     `json:"p90_ms"`
-	P95     float64     `json:"p95_ms"`
-	P99     float64     `json:"p99_ms"`
-	Max     float64     `json:"max_ms"`
-	Errors  int64       `json:"errors"`
-	Retries int64       `json:"retries"`
+	Op   string      `json:"op"`
+	Kind result.Kind `json:"kind"`
+	Rate float64     `json:"rate"`
+	metrics.Summary
+	Errors  int64 `json:"errors"`
+	Retries int64 `json:"retries"`
 }
 
 // IntervalRows are the rows of iv, one per op in iv's order.
@@ -33,9 +28,8 @@ func IntervalRows(iv result.Interval) []IntervalRow {
 	rows := make([]IntervalRow, 0, len(iv.Ops))
 	for _, o := range iv.Ops {
 		rows = append(rows, IntervalRow{
-			Op: o.Name, Kind: result.Kind(kindName(o.Kind)), Count: o.Count, Rate: float64(o.Count) / max(iv.LengthS, 1e-9),
-			Mean: o.Mean, P50: o.P50, P90: o.P90, P95: o.P95, P99: o.P99, Max: o.Max,
-			Errors: o.Errors, Retries: o.Retries,
+			Op: o.Name, Kind: result.Kind(kindName(o.Kind)), Rate: float64(o.Count) / max(iv.LengthS, 1e-9),
+			Summary: o.Summary, Errors: o.Errors, Retries: o.Retries,
 		})
 	}
 	return rows

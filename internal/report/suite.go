@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +42,7 @@ func SuiteMarkdown(w io.Writer, r *suite.Report) {
 	} else {
 		fmt.Fprintln(w, "Every scenario ran with these settings; keep them when comparing against another run of this suite:")
 		fmt.Fprintln(w)
-		for _, k := range slices.Sorted(maps.Keys(held)) {
+		for _, k := range sortedKeys(held) {
 			fmt.Fprintf(w, "- `%s` = `%s`\n", k, held[k])
 		}
 	}
@@ -68,7 +67,7 @@ func SuiteMarkdown(w io.Writer, r *suite.Report) {
 			fmt.Fprintf(w, "- error: %s\n", strings.Join(strings.Fields(s.Error), " "))
 		}
 		var own []string
-		for _, k := range slices.Sorted(maps.Keys(s.Settings)) {
+		for _, k := range sortedKeys(s.Settings) {
 			if _, shared := held[k]; !shared {
 				own = append(own, fmt.Sprintf("`%s` = `%s`", k, s.Settings[k]))
 			}

@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -135,7 +133,7 @@ func orderedOps(r *result.Result) []result.Op {
 func Errors(w io.Writer, r *result.Result) {
 	rows := [][]string{{"op", "class", "errors", "first error"}}
 	for _, o := range orderedOps(r) {
-		classes := slices.Sorted(maps.Keys(o.Errors))
+		classes := sortedKeys(o.Errors)
 		for _, c := range classes {
 			rows = append(rows, []string{o.Name, c, thousands(o.Errors[c]), firstLine(o.ErrorSamples[c], 100)})
 		}

@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/txnbench/txnbench/internal/result"
@@ -67,7 +65,7 @@ func Telemetry(w io.Writer, r *result.Result) {
 		line("locks", fmt.Sprintf("%s samples waiting on a lock, at most %d waiting at once", thousands(wt.LockWaitSamples), wt.MaxLockWaiters), w)
 	}
 	if p := t.Pooler; p != nil && r.Pooler == nil { // with r.Pooler, its line says it
-		keys := slices.Sorted(maps.Keys(p))
+		keys := sortedKeys(p)
 		parts := make([]string, 0, len(keys))
 		for _, k := range keys {
 			v := thousands(p[k])

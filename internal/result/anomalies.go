@@ -2,7 +2,8 @@ package result
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/txnbench/txnbench/internal/history"
 )
 
 // Anomalies is what the isolation checker found in the history of a
@@ -51,14 +52,11 @@ func (a *Anomalies) Summary() string {
 	if a == nil {
 		return "-"
 	}
-	if len(a.Found) == 0 {
-		return fmt.Sprintf("none in %d transactions", a.Transactions)
+	h := history.Result{Txns: a.Transactions}
+	for _, f := range a.Found {
+		h.Anomalies = append(h.Anomalies, history.Anomaly{Class: history.Class(f.Class), Count: f.Count})
 	}
-	parts := make([]string, len(a.Found))
-	for i, f := range a.Found {
-		parts[i] = fmt.Sprintf("%s %d", f.Class, f.Count)
-	}
-	return strings.Join(parts, ", ") + fmt.Sprintf(" in %d transactions", a.Transactions)
+	return h.Summary()
 }
 
 // Verdict is the anomalies line of a report, after "anomalies: ": the

@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,16 +33,16 @@ const (
 // password message ('p': the password itself, or its MD5 hash), or after
 // AuthOk (followed by ReadyForQuery) its first query.
 type Impostor struct {
-	mu       sync.Mutex
-	conns    int // accepted
-	startups int
-	sent     []ImpostorMessage
+	// conns counts the connections accepted, startups the clients that
+	// sent a startup message.
+	conns, startups atomic.Int32
 	// tls, when set, is the certificate it answers a client's SSLRequest
 	// with (ServeTLSImpostor); sslRequests and handshakes count them.
-	tls         *tls.Config
-	sslRequests int
-	handshakes  int
-	leaked      []string // the passwords a MySQL impostor read
+	tls                     *tls.Config
+	sslRequests, handshakes atomic.Int32
+	mu                      sync.Mutex // guards sent and leaked
+	sent                    []ImpostorMessage
+	leaked                  []string // the passwords a MySQL impostor read
 }
 
 // ImpostorMessage is a message a client sent an Impostor after its
@@ -73,9 +74,7 @@ func ServeTLSImpostor(ln net.Listener, auths []int) (*Impostor, error) {
 // SSLRequests is how many clients asked a TLS impostor for TLS, and
 // Handshakes how many of them completed the TLS handshake with it.
 func (im *Impostor) SSLRequests() (requests, handshakes int) {
-	im.mu.Lock()
-	defer im.mu.Unlock()
-	return im.sslRequests, im.handshakes
+	return int(im.sslRequests.Load()), int(im.handshakes.Load())
 }
 
 // selfSigned makes a certificate for 127.0.0.1 signed by its own key.
@@ -115,32 +114,17 @@ func (im *Impostor) acceptEach(ln net.Listener, serve func(c net.Conn, n int)) {
 			if err != nil {
 				return
 			}
-			im.accepted()
+			im.conns.Add(1)
 			go serve(c, n)
 		}
 	}()
 }
 
-// accepted counts a connection.
-func (im *Impostor) accepted() {
-	im.mu.Lock()
-	im.conns++
-	im.mu.Unlock()
-}
-
 // Conns is how many connections it accepted.
-func (im *Impostor) Conns() int {
-	im.mu.Lock()
-	defer im.mu.Unlock()
-	return im.conns
-}
+func (im *Impostor) Conns() int { return int(im.conns.Load()) }
 
 // Startups is how many clients sent a startup message.
-func (im *Impostor) Startups() int {
-	im.mu.Lock()
-	defer im.mu.Unlock()
-	return im.startups
-}
+func (im *Impostor) Startups() int { return int(im.startups.Load()) }
 
 // Sent is what clients sent after the authentication request.
 func (im *Impostor) Sent() []ImpostorMessage {
@@ -163,9 +147,7 @@ func (im *Impostor) serve(c net.Conn, auth int) {
 			return
 		}
 		if code := binary.BigEndian.Uint32(body); code == sslRequest && im.tls != nil {
-			im.mu.Lock()
-			im.sslRequests++
-			im.mu.Unlock()
+			im.sslRequests.Add(1)
 			if _, err := c.Write([]byte{'S'}); err != nil {
 				return
 			}
@@ -173,9 +155,7 @@ func (im *Impostor) serve(c net.Conn, auth int) {
 			if err := tc.Handshake(); err != nil {
 				return // the client refused the certificate
 			}
-			im.mu.Lock()
-			im.handshakes++
-			im.mu.Unlock()
+			im.handshakes.Add(1)
 			c = tc
 			continue
 		} else if code == sslRequest || code == gssRequest {
@@ -186,9 +166,7 @@ func (im *Impostor) serve(c net.Conn, auth int) {
 		}
 		break
 	}
-	im.mu.Lock()
-	im.startups++
-	im.mu.Unlock()
+	im.startups.Add(1)
 	var req []byte
 	switch auth {
 	case AuthMD5:

@@ -49,15 +49,22 @@ func Postgres(t testing.TB, conf ...string) *localdb.Cluster {
 	t.Helper()
 	NeedPostgres(t)
 	c, err := localdb.Start(context.Background(), localdb.Options{Conf: conf})
+	return stopAtEnd(t, c, err)
+}
+
+// stopAtEnd fails the test on err, what starting s said, and stops s when
+// the test ends.
+func stopAtEnd[S interface{ Stop() error }](t testing.TB, s S, err error) S {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("stopping the cluster: %v", err)
+		if err := s.Stop(); err != nil {
+			t.Errorf("stopping %T: %v", s, err)
 		}
 	})
-	return c
+	return s
 }
 
 // MariaDB starts a throwaway MariaDB for the test (with conf's
@@ -67,11 +74,7 @@ func MariaDB(t testing.TB, conf ...string) *localdb.MariaDB {
 	t.Helper()
 	NeedMariaDB(t)
 	m, err := localdb.StartMariaDB(context.Background(), localdb.MariaDBOptions{Conf: conf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Stop() })
-	return m
+	return stopAtEnd(t, m, err)
 }
 
 // Listen is a listener on a free local port for a fake server of the
@@ -110,11 +113,7 @@ func PgBouncer(t testing.TB, cl *localdb.Cluster, poolSize int) *localdb.Bouncer
 	NeedPgBouncer(t)
 	b, err := localdb.StartPgBouncer(context.Background(), localdb.BouncerOptions{
 		BackendPort: cl.Port(), BackendUser: "postgres", BackendPassword: cl.Password(), PoolSize: poolSize})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Stop() })
-	return b
+	return stopAtEnd(t, b, err)
 }
 
 // NeedPgBouncer skips the test when PgBouncer is missing, unless CI is set.

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -20,6 +21,12 @@ func DataFlags(fs *pflag.FlagSet, names ...string) { declare(fs, "data", names) 
 // RuntimeFlags declares the named flags of fs as runtime-only: they change
 // how the run runs, never the data, and a comparison may vary them.
 func RuntimeFlags(fs *pflag.FlagSet, names ...string) { declare(fs, "runtime", names) }
+
+// NegativeError is the one-line error for a workload's option --name
+// given v, a negative count or duration, where 0 or more is meant.
+func NegativeError(name string, v any) error {
+	return fmt.Errorf("--%s %v is negative: give 0 or more", name, v)
+}
 
 func declare(fs *pflag.FlagSet, kind string, names []string) {
 	for _, n := range names {

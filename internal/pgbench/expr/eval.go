@@ -355,20 +355,14 @@ type logicNode struct {
 }
 
 func (n *logicNode) eval(env Env) (Value, error) {
-	a, err := n.a.eval(env)
-	if err != nil || a.Kind == Null {
-		return Value{}, err
-	}
-	ba, err := toBool(a)
-	if err != nil {
-		return Value{}, err
-	}
-	if ba == n.or {
-		return BoolValue(n.or), nil
+	a, err := lazyBool(n.a, env)
+	if err != nil || a.Kind == Null || a.B == n.or {
+		return a, err
 	}
 	return lazyBool(n.b, env)
 }
 
+// lazyBool is n's value as a boolean, or null.
 func lazyBool(n node, env Env) (Value, error) {
 	b, err := n.eval(env)
 	if err != nil || b.Kind == Null {

@@ -138,18 +138,34 @@ func (p *parser) advance() error {
 	return nil
 }
 
-func (p *parser) parse() (node, error) {
-	if err := p.advance(); err != nil {
-		return nil, err
-	}
-	n, err := p.expr(lvlOr)
+func (p *parser) parse() (node, error) { return p.exprAfter(tEOF) }
+
+// exprAfter reads past the current token (none yet, "(", WHEN) and parses
+// the expression after it, which end must follow.
+func (p *parser) exprAfter(end tokKind) (node, error) {
+	n, err := p.next(lvlOr)
 	if err != nil {
 		return nil, err
 	}
-	if p.tok.kind != tEOF {
-		return nil, p.errAt("syntax error", "")
+	return n, p.expect(end)
+}
+
+// next reads past the current token (an operator, "(", ",", THEN, ELSE)
+// and parses the expression after it whose operators bind at lvl or
+// tighter.
+func (p *parser) next(lvl int) (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
 	}
-	return n, nil
+	return p.expr(lvl)
+}
+
+// expect is a syntax error unless the current token is of kind k.
+func (p *parser) expect(k tokKind) error {
+	if p.tok.kind != k {
+		return p.errAt("syntax error", "")
+	}
+	return nil
 }
 
 func binaryLevel(k tokKind) int {
@@ -231,10 +247,7 @@ func (p *parser) expr(min int) (node, error) {
 			}
 			continue
 		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		right, err := p.expr(lvl + 1)
+		right, err := p.next(lvl + 1)
 		if err != nil {
 			return nil, err
 		}
@@ -266,10 +279,7 @@ var binaryFunc = map[tokKind]fn{
 func (p *parser) unary() (node, error) {
 	switch p.tok.kind {
 	case tPlus:
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		return p.expr(lvlUnary + 1)
+		return p.next(lvlUnary + 1)
 	case tMinus:
 		if err := p.advance(); err != nil {
 			return nil, err
@@ -286,19 +296,13 @@ func (p *parser) unary() (node, error) {
 		}
 		return &binNode{op: fSub, a: &constNode{v: IntValue(0)}, b: a}, nil
 	case tBitNot:
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		a, err := p.expr(lvlBit + 1)
+		a, err := p.next(lvlBit + 1)
 		if err != nil {
 			return nil, err
 		}
 		return &binNode{op: fBitXor, a: &constNode{v: IntValue(-1)}, b: a}, nil
 	case tNot:
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		a, err := p.expr(lvlNot + 1)
+		a, err := p.next(lvlNot + 1)
 		if err != nil {
 			return nil, err
 		}
@@ -312,15 +316,9 @@ func (p *parser) primary() (node, error) {
 	var n node
 	switch t.kind {
 	case tLParen:
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		inner, err := p.expr(lvlOr)
+		inner, err := p.exprAfter(tRParen)
 		if err != nil {
 			return nil, err
-		}
-		if p.tok.kind != tRParen {
-			return nil, p.errAt("syntax error", "")
 		}
 		n = inner
 	case tNull:
@@ -357,8 +355,8 @@ func (p *parser) call() (node, error) {
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
-	if p.tok.kind != tLParen {
-		return nil, p.errAt("syntax error", "")
+	if err := p.expect(tLParen); err != nil {
+		return nil, err
 	}
 	if err := p.advance(); err != nil {
 		return nil, err
@@ -372,17 +370,14 @@ func (p *parser) call() (node, error) {
 		args = append(args, a)
 	}
 	for p.tok.kind == tComma {
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		a, err := p.expr(lvlOr)
+		a, err := p.next(lvlOr)
 		if err != nil {
 			return nil, err
 		}
 		args = append(args, a)
 	}
-	if p.tok.kind != tRParen {
-		return nil, p.errAt("syntax error", "")
+	if err := p.expect(tRParen); err != nil {
+		return nil, err
 	}
 	n, msg := makeCall(f, args)
 	if msg != "" {
@@ -399,24 +394,15 @@ func (p *parser) caseExpr() (node, error) {
 		return nil, err
 	}
 	c := &caseNode{}
-	if p.tok.kind != tWhen {
-		return nil, p.errAt("syntax error", "")
+	if err := p.expect(tWhen); err != nil {
+		return nil, err
 	}
 	for p.tok.kind == tWhen {
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		w, err := p.expr(lvlOr)
+		w, err := p.exprAfter(tThen)
 		if err != nil {
 			return nil, err
 		}
-		if p.tok.kind != tThen {
-			return nil, p.errAt("syntax error", "")
-		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		t, err := p.expr(lvlOr)
+		t, err := p.next(lvlOr)
 		if err != nil {
 			return nil, err
 		}
@@ -425,17 +411,14 @@ func (p *parser) caseExpr() (node, error) {
 	}
 	c.els = &constNode{}
 	if p.tok.kind == tElse {
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		e, err := p.expr(lvlOr)
+		e, err := p.next(lvlOr)
 		if err != nil {
 			return nil, err
 		}
 		c.els = e
 	}
-	if p.tok.kind != tEnd {
-		return nil, p.errAt("syntax error", "")
+	if err := p.expect(tEnd); err != nil {
+		return nil, err
 	}
 	if err := p.advance(); err != nil {
 		return nil, err

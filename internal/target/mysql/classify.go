@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"context"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -15,10 +14,6 @@ import (
 type mysqlDriver struct{}
 
 func init() { target.Register(mysqlDriver{}, target.MySQLURL) }
-
-func (mysqlDriver) Open(ctx context.Context, sp target.Spec) (target.Target, error) {
-	return openMySQL(ctx, sp.URL)
-}
 
 // The server error numbers txnbench classifies (MariaDB and MySQL share
 // them unless noted).
@@ -85,8 +80,7 @@ func classifyNumber(n uint16) errclass.Class {
 // broken, to a class. Other network errors (refused, reset, timed out)
 // are left to target's generic checks.
 func (mysqlDriver) Classify(err error) (errclass.Class, bool) {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
+	if me, ok := errors.AsType[*mysql.MySQLError](err); ok {
 		return classifyNumber(me.Number), true
 	}
 	if connLost(err) {
@@ -106,8 +100,7 @@ func connLost(err error) bool {
 // knew was bad) did not either. A lost connection is not the driver's to
 // decide (target's default: unknown).
 func (mysqlDriver) CommitOutcomeUnknown(err error) (bool, bool) {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
+	if me, ok := errors.AsType[*mysql.MySQLError](err); ok {
 		return me.Number == errShutdown || me.Number == errConnectionKilled, true
 	}
 	if errors.Is(err, driver.ErrBadConn) {
@@ -118,8 +111,8 @@ func (mysqlDriver) CommitOutcomeUnknown(err error) (bool, bool) {
 
 // Message is the server's message, its error number and SQLSTATE.
 func (mysqlDriver) Message(err error) (string, bool) {
-	var me *mysql.MySQLError
-	if !errors.As(err, &me) {
+	me, ok := errors.AsType[*mysql.MySQLError](err)
+	if !ok {
 		return "", false
 	}
 	return fmt.Sprintf("%s (error %d, SQLSTATE %s)", target.MaskURL(me.Message), me.Number, me.SQLState[:]), true
@@ -127,8 +120,8 @@ func (mysqlDriver) Message(err error) (string, bool) {
 
 // ResultMessage words a server error as libpq does: "ERROR:  message".
 func (mysqlDriver) ResultMessage(err error, _ string) (string, bool) {
-	var me *mysql.MySQLError
-	if !errors.As(err, &me) {
+	me, ok := errors.AsType[*mysql.MySQLError](err)
+	if !ok {
 		return "", false
 	}
 	return "ERROR:  " + me.Message + "\n", true
@@ -136,8 +129,7 @@ func (mysqlDriver) ResultMessage(err error, _ string) (string, bool) {
 
 // UndefinedTable is error 1146, a table that does not exist.
 func (mysqlDriver) UndefinedTable(err error) (bool, bool) {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
+	if me, ok := errors.AsType[*mysql.MySQLError](err); ok {
 		return me.Number == errNoSuchTable, true
 	}
 	return false, false

@@ -86,9 +86,10 @@ type mysqlTarget struct {
 	isolate string
 }
 
-func openMySQL(ctx context.Context, rawURL string) (target.Target, error) {
+// Open opens the MySQL-protocol target sp.URL names.
+func (mysqlDriver) Open(ctx context.Context, sp target.Spec) (target.Target, error) {
 	t := &mysqlTarget{}
-	cfg, err := config(rawURL, &t.tls)
+	cfg, err := config(sp.URL, &t.tls)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func openMySQL(ctx context.Context, rawURL string) (target.Target, error) {
 	var banner string
 	if err := t.db.QueryRowContext(ctx, "SELECT version()").Scan(&banner); err != nil {
 		t.db.Close()
-		return nil, target.ConnectError(rawURL, err)
+		return nil, target.ConnectError(sp.URL, err)
 	}
 	t.dialect = target.ParseBanner(banner)
 	if t.dialect.Isolation, err = defaultIsolation(ctx, t); err != nil {

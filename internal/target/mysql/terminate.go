@@ -50,11 +50,11 @@ func (t *mysqlTarget) TerminateSessions(ctx context.Context) (int64, error) {
 	var n int64
 	for _, id := range ids {
 		_, err := c.Exec(ctx, "KILL CONNECTION "+strconv.FormatInt(id, 10))
-		var me *mysql.MySQLError
+		me, _ := errors.AsType[*mysql.MySQLError](err)
 		switch {
 		case err == nil:
 			n++
-		case errors.As(err, &me) && me.Number == errUnknownThread:
+		case me != nil && me.Number == errUnknownThread:
 		default:
 			return n, err
 		}

@@ -65,13 +65,13 @@ func (w *Workload) Validate() error {
 	case !validKind(w.kind):
 		return fmt.Errorf("unknown --query %q: choose select1, point or complex", w.kind)
 	case w.rows < 0:
-		return fmt.Errorf("--rows %d is negative: give 0 or more", w.rows)
+		return workload.NegativeError("rows", w.rows)
 	case w.rows > maxRows:
 		return fmt.Errorf("--rows %d is too large: give at most %d", w.rows, maxRows)
 	case w.rows == 0 && w.kind != kindSelect1:
 		return fmt.Errorf("--rows 0 leaves no users for the %s query: give at least 1", w.kind)
 	case w.delay < 0:
-		return fmt.Errorf("--delay %s is negative: give 0 or more", w.delay)
+		return workload.NegativeError("delay", w.delay)
 	}
 	return nil
 }

@@ -152,23 +152,13 @@ func (b *dataset) userArgs(arrays bool) []any {
 		}
 		return []any{ids, emails, names, regions, statuses, created}
 	}
-	j := []byte{'['}
-	for i, u := range b.users {
-		if i > 0 {
-			j = append(j, ',')
-		}
-		j = append(j, '[')
+	return jsonRows(b.users, func(j []byte, u user) []byte {
 		j = strconv.AppendInt(j, u.id, 10)
 		for _, s := range []string{u.email, u.name, u.region, u.status} {
-			j = append(j, ',', '"')
-			j = append(j, s...)
-			j = append(j, '"')
+			j = appendQuoted(append(j, ','), s)
 		}
-		j = append(j, ',', '"')
-		j = appendTimestamp(j, u.createdAt)
-		j = append(j, '"', ']')
-	}
-	return []any{string(append(j, ']'))}
+		return append(appendTimestamp(append(j, ',', '"'), u.createdAt), '"')
+	})
 }
 
 func (b *dataset) orderArgs(arrays bool) []any {
@@ -183,24 +173,13 @@ func (b *dataset) orderArgs(arrays bool) []any {
 		}
 		return []any{ids, users, statuses, ordered, totals}
 	}
-	j := []byte{'['}
-	for i, o := range b.orders {
-		if i > 0 {
-			j = append(j, ',')
-		}
-		j = append(j, '[')
+	return jsonRows(b.orders, func(j []byte, o order) []byte {
 		j = strconv.AppendInt(j, o.id, 10)
-		j = append(j, ',')
-		j = strconv.AppendInt(j, o.userID, 10)
-		j = append(j, ',', '"')
-		j = append(j, o.status...)
-		j = append(j, '"', ',', '"')
-		j = appendTimestamp(j, o.orderedAt)
-		j = append(j, '"', ',')
-		j = strconv.AppendInt(j, o.totalCents, 10)
-		j = append(j, ']')
-	}
-	return []any{string(append(j, ']'))}
+		j = strconv.AppendInt(append(j, ','), o.userID, 10)
+		j = appendQuoted(append(j, ','), o.status)
+		j = append(appendTimestamp(append(j, ',', '"'), o.orderedAt), '"')
+		return strconv.AppendInt(append(j, ','), o.totalCents, 10)
+	})
 }
 
 func (b *dataset) itemArgs(arrays bool) []any {
@@ -214,21 +193,34 @@ func (b *dataset) itemArgs(arrays bool) []any {
 		}
 		return []any{cols[0], cols[1], cols[2], cols[3], cols[4]}
 	}
-	j := []byte{'['}
-	for i, it := range b.items {
-		if i > 0 {
-			j = append(j, ',')
-		}
-		j = append(j, '[')
+	return jsonRows(b.items, func(j []byte, it item) []byte {
 		for c, v := range [5]int64{it.id, it.orderID, it.productID, it.quantity, it.priceCents} {
 			if c > 0 {
 				j = append(j, ',')
 			}
 			j = strconv.AppendInt(j, v, 10)
 		}
-		j = append(j, ']')
+		return j
+	})
+}
+
+// jsonRows is the one argument of a load statement without array
+// parameters: a JSON array with one array per row, whose fields row
+// appends.
+func jsonRows[T any](rows []T, row func(j []byte, r T) []byte) []any {
+	j := []byte{'['}
+	for i, r := range rows {
+		if i > 0 {
+			j = append(j, ',')
+		}
+		j = append(row(append(j, '['), r), ']')
 	}
 	return []any{string(append(j, ']'))}
+}
+
+// appendQuoted appends s as a JSON string; s needs no escaping (see above).
+func appendQuoted(j []byte, s string) []byte {
+	return append(append(append(j, '"'), s...), '"')
 }
 
 // timestampLayout is how timestamps are stored as text (SQLite), the

@@ -67,32 +67,27 @@ const autoFullWarehouses = 10
 // Workload is the TPC-C-like workload.
 type Workload struct {
 	// flags
-	sc               scale
-	active           int
-	mixFlag          string
-	wait             bool
-	check            string
-	implementation   string
-	fs               *pflag.FlagSet
-	mix              [5]int
-	sql              schema
-	batch            batch             // the SQL of --implementation batched
-	procs            procs             // the calls of --implementation procedures
-	stockSQL         [districts]string // the stock update returning s_dist_01 .. s_dist_10
-	stockRead        [districts]string // its read, without UPDATE ... RETURNING
-	engineNote       string            // how the dialect's SQL differs, or ""
-	loaded           workload.Loaded   // what the existing data was made with
-	seed             uint64            // the run's seed
-	load, run        constants         // NURand's C values
-	lastNames        int               // customers' last names in use: 0 to lastNames-1
-	data             map[string]int64
-	base             money        // the money when the run started
-	newOrders        atomic.Int64 // New-Orders committed
-	rollbacks        atomic.Int64 // New-Orders rolled back on an unused item
-	deliveries       atomic.Int64 // Deliveries committed
-	paidCents        atomic.Int64 // Payments committed, in cents
-	unknownCommits   atomic.Int64 // commits of unknown outcome
-	unknownPaidCents atomic.Int64 // Payments whose commit outcome is unknown
+	sc             scale
+	active         int
+	mixFlag        string
+	wait           bool
+	check          string
+	implementation string
+	fs             *pflag.FlagSet
+	mix            [5]int
+	sql            schema
+	batch          batch             // the SQL of --implementation batched
+	procs          procs             // the calls of --implementation procedures
+	stockSQL       [districts]string // the stock update returning s_dist_01 .. s_dist_10
+	stockRead      [districts]string // its read, without UPDATE ... RETURNING
+	engineNote     string            // how the dialect's SQL differs, or ""
+	loaded         workload.Loaded   // what the existing data was made with
+	seed           uint64            // the run's seed
+	load, run      constants         // NURand's C values
+	lastNames      int               // customers' last names in use: 0 to lastNames-1
+	data           map[string]int64
+	base           money // the money when the run started
+	tally                // what the clients count, zeroed by Start
 
 	// ledgers are every shard's books, for Check (nil: this process's own)
 	ledgers []map[string]int64
@@ -322,13 +317,18 @@ func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 		return fmt.Errorf("reading the money before the run: %w", err)
 	}
 	w.base = m
-	w.newOrders.Store(0)
-	w.rollbacks.Store(0)
-	w.deliveries.Store(0)
-	w.paidCents.Store(0)
-	w.unknownCommits.Store(0)
-	w.unknownPaidCents.Store(0)
+	w.tally = tally{} // before any client runs
 	return nil
+}
+
+// tally is what the clients count as they run.
+type tally struct {
+	newOrders        atomic.Int64 // New-Orders committed
+	rollbacks        atomic.Int64 // New-Orders rolled back on an unused item
+	deliveries       atomic.Int64 // Deliveries committed
+	paidCents        atomic.Int64 // Payments committed, in cents
+	unknownCommits   atomic.Int64 // commits of unknown outcome
+	unknownPaidCents atomic.Int64 // Payments whose commit outcome is unknown
 }
 
 var _ workload.DataReporter = (*Workload)(nil)

@@ -72,36 +72,25 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 	b = append(b, `","state":"NEW","createdAt":"`...)
 	b = appendTimestamp(b, created)
 	b = append(b, `","route":{"segments":[`...)
-	for i := 0; i < 3; i++ {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	b = appendList(b, 3, func(b []byte) []byte {
 		b = append(b, `{"id":"SEG-`...)
 		b = appendUint(b, r.IntN(100000))
 		b = append(b, `","direction":"`...)
 		b = append(b, directions[r.IntN(len(directions))]...)
 		b = append(b, `","trackSections":[`...)
-		for j := 0; j < 3; j++ {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = appendUint(b, r.IntN(1000000))
-		}
+		b = appendList(b, 3, func(b []byte) []byte { return appendUint(b, r.IntN(1000000)) })
 		b = append(b, `],"speedLimitKph":`...)
 		b = appendUint(b, 20+r.IntN(14)*10)
-		b = append(b, '}')
-	}
+		return append(b, '}')
+	})
 	b = append(b, `],"switches":[`...)
-	for i := 0; i < 2; i++ {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	b = appendList(b, 2, func(b []byte) []byte {
 		b = append(b, `{"id":"SW-`...)
 		b = appendUint(b, r.IntN(10000))
 		b = append(b, `","position":"`...)
 		b = append(b, positions[r.IntN(2)]...)
-		b = append(b, `"}`...)
-	}
+		return append(b, `"}`...)
+	})
 	b = append(b, `],"attributes":{"ALLOW_PASS":`...)
 	b = strconv.AppendBool(b, r.IntN(2) == 0)
 	b = append(b, `,"REQUIRES_ACK":`...)
@@ -115,12 +104,7 @@ func (g *generator) appendPayload(b []byte, e *event, now time.Time) ([]byte, in
 	b = append(b, `,"fleeted":`...)
 	b = strconv.AppendBool(b, r.IntN(2) == 0)
 	b = append(b, `},"circuitIds":[`...)
-	for i := 0; i < 4; i++ {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendUint(b, r.IntN(100000))
-	}
+	b = appendList(b, 4, func(b []byte) []byte { return appendUint(b, r.IntN(100000)) })
 	b = append(b, `],"confidence":`...)
 	b = appendFixed4(b, 0.5+r.Float64()*0.5)
 	b = append(b, `},"train":{"trainId":"`...)
@@ -242,6 +226,18 @@ func appendPadded(b []byte, v, width int) []byte {
 
 // digitPairs holds the decimal digits of 00 to 99.
 const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+// appendList appends n elements, each what elem appends, separated by
+// commas.
+func appendList(b []byte, n int, elem func([]byte) []byte) []byte {
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = elem(b)
+	}
+	return b
+}
 
 // appendUint appends v, not negative, in decimal.
 func appendUint(b []byte, v int) []byte { return appendPadded(b, v, 1) }

@@ -67,40 +67,45 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	workload.RuntimeFlags(fs, "min-batch", "max-batch", "delay", "think-min", "think-max")
 }
 
+// overrideAxis sets *axis from the two-valued flag --name's value val:
+// off makes it false, on true, "" leaves the preset's.
+func overrideAxis(axis *bool, name, val, off, on string) error {
+	switch val {
+	case "":
+	case off, on:
+		*axis = val == on
+	default:
+		return fmt.Errorf("unknown --%s %q: choose %s or %s", name, val, off, on)
+	}
+	return nil
+}
+
 // Validate checks the options and resolves the variant's axes.
 func (w *Workload) Validate() error {
 	v, ok := presets[w.preset]
 	if !ok {
 		return fmt.Errorf("unknown --variant %q: choose one of %s", w.preset, presetNames())
 	}
-	switch w.payload {
-	case "":
-	case "jsonb", "text":
-		v.TextPayload = w.payload == "text"
-	default:
-		return fmt.Errorf("unknown --payload %q: choose jsonb or text", w.payload)
+	if err := overrideAxis(&v.TextPayload, "payload", w.payload, "jsonb", "text"); err != nil {
+		return err
 	}
-	switch w.flat {
-	case "":
-	case "generated", "manual":
-		v.ManualColumns = w.flat == "manual"
-	default:
-		return fmt.Errorf("unknown --flat-columns %q: choose generated or manual", w.flat)
+	if err := overrideAxis(&v.ManualColumns, "flat-columns", w.flat, "generated", "manual"); err != nil {
+		return err
 	}
 	if w.fs != nil && w.fs.Changed("inverted-index") {
 		v.InvertedIndex = w.inverted
 	}
 	switch {
 	case w.rows < 0:
-		return fmt.Errorf("--rows %d is negative: give 0 or more", w.rows)
+		return workload.NegativeError("rows", w.rows)
 	case w.minBatch < 1:
 		return fmt.Errorf("--min-batch %d: give at least 1", w.minBatch)
 	case w.maxBatch < w.minBatch:
 		return fmt.Errorf("--min-batch %d is larger than --max-batch %d: make min <= max", w.minBatch, w.maxBatch)
 	case w.delay < 0:
-		return fmt.Errorf("--delay %s is negative: give 0 or more", w.delay)
+		return workload.NegativeError("delay", w.delay)
 	case w.thinkMin < 0:
-		return fmt.Errorf("--think-min %s is negative: give 0 or more", w.thinkMin)
+		return workload.NegativeError("think-min", w.thinkMin)
 	case w.thinkMax < w.thinkMin:
 		return fmt.Errorf("--think-min %s is longer than --think-max %s: make min <= max", w.thinkMin, w.thinkMax)
 	}

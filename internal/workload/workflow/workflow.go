@@ -160,13 +160,13 @@ func (w *Workload) Validate() error {
 	case w.pollEvery <= 0:
 		return fmt.Errorf("--poll-interval %s: give a positive duration", w.pollEvery)
 	case w.signalDelay < 0:
-		return fmt.Errorf("--signal-delay %s is negative: give 0 or more", w.signalDelay)
+		return workload.NegativeError("signal-delay", w.signalDelay)
 	case !(w.failRate >= 0 && w.failRate < 1): // NaN too
 		return fmt.Errorf("--handler-fail-rate %g: give a probability from 0 up to (not including) 1", w.failRate)
 	case w.maxAttempts < 1:
 		return fmt.Errorf("--max-attempts %d: give at least 1", w.maxAttempts)
 	case w.backoff < 0:
-		return fmt.Errorf("--retry-backoff %s is negative: give 0 or more", w.backoff)
+		return workload.NegativeError("retry-backoff", w.backoff)
 	case w.lease <= 0:
 		return fmt.Errorf("--lease %s: give a positive duration", w.lease)
 	case w.stuckAfter <= 0:
