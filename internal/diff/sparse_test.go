@@ -38,7 +38,7 @@ func quiet(r *result.Result) *result.Result {
 
 // TestSparseIntervalsAreCounted: a single run whose intervals hold a
 // handful of transactions, some none, is judged by its counts. The
-// recorded rq-planted-rtt100 run (20 transactions in 4 s, 9 of its 20
+// recorded rq-planted-rtt100 run (20 transactions in 4 s, 10 of its 20
 // intervals empty) against itself with one transaction off each interval
 // that had any (10: Poisson noise of about 15 events, p about 0.07), on a
 // quiet machine, is no regression: its intervals' rates (the empty ones
