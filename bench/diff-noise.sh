@@ -2,8 +2,9 @@
 # diff-noise.sh: is `txnbench diff` a CI gate that is right on a busy
 # machine (issue 38)? With two processes spinning per core it runs, TRIES
 # times each:
-#   - two identical runs of connect-overhead (per-txn, temp-postgres, 4 s)
-#     and diffs them: exit 0 wanted (noise is no regression);
+#   - two identical runs of connect-overhead (per-txn, temp-postgres, a
+#     2 s warm-up then 6 s measured) and diffs them: exit 0 wanted (noise
+#     is no regression);
 #   - the same with --network rtt=0ms on one side and rtt=RTT on the other
 #     (a slowdown of every connect's round trips) and diffs them with
 #     --allow-different: exit 4 wanted;
@@ -14,7 +15,8 @@
 #     4 wanted (the other scenarios are only in BASE, not compared).
 # It prints each try's exit status and the counts, and keeps the diff of
 # every try that ended otherwise, or whose identical pair called any
-# metric better (with its inputs), in bench/out/. Results
+# metric better (with its inputs), in bench/out/, and every run pair's
+# results there (runs/TRY-{a,b,p0,p1}.json) to diff again. Results
 # go to docs/BENCHMARKS.md, "Issue 38".
 #
 #   bench/diff-noise.sh [-n TRIES] [-s SUITES] [-r RTT] [-b BIN]
@@ -55,11 +57,15 @@ for ((i = 0; i < $(nproc) * 2; i++)); do
 done
 echo "# $(( $(nproc) * 2 )) spinning processes"
 
+# The warm-up: with a new connection per transaction, the window used to
+# open before the clients' first connects were done; on a saturated
+# machine (load 33 on 2 cores) the first 0.8 s of a 4 s window finished no
+# transaction, and at load 36-54 a 4 s run finished only 4 to 8 in all.
 run() { # run FILE [FLAGS...]
   local f=$1
   shift
   "$bin" run connect-overhead --db temp-postgres --conn per-txn --query point --rows 2000 \
-    --clients 4 --duration 4s --json "$f" "$@" >/dev/null 2>&1
+    --clients 4 --warmup 2s --duration 6s --json "$f" "$@" >/dev/null 2>&1
 }
 status() { # status WANT DIFF-ARGS...: diff's exit status; kept unless WANT
   local want=$1 s=0
@@ -92,6 +98,8 @@ for ((t = 1; t <= tries; t++)); do
   run "$out/p0.json" --network rtt=0ms && run "$out/p1.json" --network "rtt=$rtt"
   s=$(status 4 "$out/p0.json" "$out/p1.json" --allow-different)
   [ "$s" = 4 ] && planted=$((planted + 1))
+  mkdir -p "$keep/runs"
+  for f in a b p0 p1; do cp "$out/$f.json" "$keep/runs/$t-$f.json" 2>/dev/null || true; done
   echo "try $t: rtt=$rtt planted: exit $s ($(grep -m1 '^txn/s' "$out/diff.txt" | tr -s ' '))"
 done
 for ((t = 1; t <= suites; t++)); do

@@ -106,8 +106,9 @@ type Stats struct {
 	// "20 intervals of 1 run, busy 40%").
 	Base string `json:"base_from"`
 	New  string `json:"new_from"`
-	// Counted: a throughput with too few events on one side, judged by
-	// the two counts (Poisson) with the drift, not by intervals.
+	// Counted: a throughput with too few events on one side, or with an
+	// interval in which nothing completed, judged by the two counts
+	// (Poisson) with the drift, not by intervals.
 	Counted bool `json:"counted,omitempty"`
 	// RunQueue is what the machine's scheduler explains of the change,
 	// when the sides' run queues differed: the interval is that much
@@ -469,7 +470,7 @@ func decide(b, n value, bu, nu *Unit, opt Options) Decision {
 	case n.family == FamErrors:
 		r := stats.CompareCounts(math.Round(b.v*float64(b.n)), float64(b.n), math.Round(n.v*float64(n.n)), float64(n.n))
 		st = &r
-	case fewRate(b, n):
+	case counted(b, n):
 		bias, sb, sn = machineBias(n.higher, bu, nu)
 		r := stats.CompareRates(float64(b.n), seconds(b, n), float64(n.n), seconds(n, b), n.sample(b, chain).Drift, bias)
 		st = &r
@@ -492,7 +493,7 @@ func decide(b, n value, bu, nu *Unit, opt Options) Decision {
 	if st != nil {
 		d.Stats = &Stats{LowPct: pct(st.Low), HighPct: pct(st.High), P: math.Round(st.P*1000) / 1000, Significant: st.Significant(),
 			Base: b.basis(), New: n.basis()}
-		if fewRate(b, n) {
+		if counted(b, n) {
 			d.Stats.Counted = true
 			d.Stats.Base, d.Stats.New = fmt.Sprintf("%d counted", b.n), fmt.Sprintf("%d counted", n.n)
 		}

@@ -3,6 +3,7 @@ package diff
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/txnbench/txnbench/internal/metrics"
 	"github.com/txnbench/txnbench/internal/result"
@@ -243,6 +244,22 @@ func lockChain(b, n *Unit) (chain, lb, ln float64) {
 // the gate, not vanish into "too few samples".
 func fewRate(b, n value) bool {
 	return n.family == FamThroughput && (b.n < b.min) != (n.n < n.min)
+}
+
+// counted tells whether the throughputs b and n are judged by their counts
+// (stats.CompareRates) rather than by their intervals: fewRate, or a side
+// of a single run with an interval in which nothing completed. Such a
+// run's intervals hold a handful of events each, so their rates show the
+// counting's steps, not the run's noise, and the empty ones have no
+// logarithm and drop out of the series: the rest look steadier than the
+// count is (1 or 2 transactions an interval vary by 2x in a series that
+// says nothing of the intervals with none), and a rate that is all
+// startup in its first intervals (per-txn connects on a saturated machine:
+// the first 0.8 s of a 4 s window with no transaction done) hides its
+// head. The counts' Poisson noise holds both.
+func counted(b, n value) bool {
+	sparse := func(v value) bool { return len(v.reps) < 2 && slices.Contains(v.series, 0) }
+	return fewRate(b, n) || n.family == FamThroughput && (sparse(b) || sparse(n))
 }
 
 // seconds is the window v's count was taken over (count over rate), the
