@@ -19,8 +19,8 @@ const pg15Banner = "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux
 
 // TestGoldenSQL keeps every statement of the workload, per dialect, in
 // testdata/schema.sql (go test -update rewrites it), under its field's
-// name: a line once where every dialect has the same, else each dialect's,
-// ended by "-- " and the dialect's name. (One file for the three, and each
+// name: a line once where every dialect has the same, else each version of
+// it once, ended by "-- " and the names of the dialects that have it. (One file for the three, and each
 // line once: the dialects differ in a few words.) A field with another
 // number of statements, or a statement with another number of lines, in
 // some dialect is written whole for each, under "-- field (dialect)".
@@ -78,8 +78,16 @@ func TestGoldenSQL(t *testing.T) {
 					write(f.name, l)
 					continue
 				}
+				var texts []string // each dialect's line once, with the dialects that have it
+				by := map[string][]string{}
 				for d, other := range each {
-					write(f.name, other[k]+" -- "+names[d])
+					if by[other[k]] == nil {
+						texts = append(texts, other[k])
+					}
+					by[other[k]] = append(by[other[k]], names[d])
+				}
+				for _, text := range texts {
+					write(f.name, text+" -- "+strings.Join(by[text], ", "))
 				}
 			}
 		}

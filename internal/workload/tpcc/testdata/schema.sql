@@ -140,41 +140,30 @@ DROP TABLE IF EXISTS stock;
 DROP TABLE IF EXISTS tpcc_nurand;
 -- analyze
 ANALYZE TABLE item; -- mariadb-10.11
-ANALYZE item; -- postgresql-15
-ANALYZE item; -- sqlite
+ANALYZE item; -- postgresql-15, sqlite
 ANALYZE TABLE warehouse; -- mariadb-10.11
-ANALYZE warehouse; -- postgresql-15
-ANALYZE warehouse; -- sqlite
+ANALYZE warehouse; -- postgresql-15, sqlite
 ANALYZE TABLE district; -- mariadb-10.11
-ANALYZE district; -- postgresql-15
-ANALYZE district; -- sqlite
+ANALYZE district; -- postgresql-15, sqlite
 ANALYZE TABLE customer; -- mariadb-10.11
-ANALYZE customer; -- postgresql-15
-ANALYZE customer; -- sqlite
+ANALYZE customer; -- postgresql-15, sqlite
 ANALYZE TABLE history; -- mariadb-10.11
-ANALYZE history; -- postgresql-15
-ANALYZE history; -- sqlite
+ANALYZE history; -- postgresql-15, sqlite
 ANALYZE TABLE orders; -- mariadb-10.11
-ANALYZE orders; -- postgresql-15
-ANALYZE orders; -- sqlite
+ANALYZE orders; -- postgresql-15, sqlite
 ANALYZE TABLE new_order; -- mariadb-10.11
-ANALYZE new_order; -- postgresql-15
-ANALYZE new_order; -- sqlite
+ANALYZE new_order; -- postgresql-15, sqlite
 ANALYZE TABLE order_line; -- mariadb-10.11
-ANALYZE order_line; -- postgresql-15
-ANALYZE order_line; -- sqlite
+ANALYZE order_line; -- postgresql-15, sqlite
 ANALYZE TABLE stock; -- mariadb-10.11
-ANALYZE stock; -- postgresql-15
-ANALYZE stock; -- sqlite
+ANALYZE stock; -- postgresql-15, sqlite
 ANALYZE TABLE tpcc_nurand; -- mariadb-10.11
-ANALYZE tpcc_nurand; -- postgresql-15
-ANALYZE tpcc_nurand; -- sqlite
+ANALYZE tpcc_nurand; -- postgresql-15, sqlite
 -- noWarehouse
 /* txnbench op=new-order */ SELECT w_tax FROM warehouse WHERE w_id = $1;
 -- noDistrict
 /* txnbench op=new-order */ UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2; -- mariadb-10.11
-/* txnbench op=new-order */ UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_next_o_id - 1, d_tax; -- postgresql-15
-/* txnbench op=new-order */ UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_next_o_id - 1, d_tax; -- sqlite
+/* txnbench op=new-order */ UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_next_o_id - 1, d_tax; -- postgresql-15, sqlite
 -- noCustomer
 /* txnbench op=new-order */ SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3;
 -- noOrder
@@ -187,24 +176,20 @@ ANALYZE tpcc_nurand; -- sqlite
 /* txnbench op=new-order */ SELECT i_price, i_name, i_data FROM item WHERE i_id = $1;
 -- noStock
 /* txnbench op=new-order */ UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END, s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4 WHERE s_w_id = $1 AND s_i_id = $2; -- mariadb-10.11
-/* txnbench op=new-order */ UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END, s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4 WHERE s_w_id = $1 AND s_i_id = $2 RETURNING s_quantity, s_data, s_dist_%02d; -- postgresql-15
-/* txnbench op=new-order */ UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END, s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4 WHERE s_w_id = $1 AND s_i_id = $2 RETURNING s_quantity, s_data, s_dist_%02d; -- sqlite
+/* txnbench op=new-order */ UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END, s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4 WHERE s_w_id = $1 AND s_i_id = $2 RETURNING s_quantity, s_data, s_dist_%02d; -- postgresql-15, sqlite
 -- noLine
 /* txnbench op=new-order */ INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $8, $9);
 -- payWarehouse
 /* txnbench op=payment */ UPDATE warehouse SET w_ytd = w_ytd + $2 WHERE w_id = $1; -- mariadb-10.11
-/* txnbench op=payment */ UPDATE warehouse SET w_ytd = w_ytd + $2 WHERE w_id = $1 RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip; -- postgresql-15
-/* txnbench op=payment */ UPDATE warehouse SET w_ytd = w_ytd + $2 WHERE w_id = $1 RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip; -- sqlite
+/* txnbench op=payment */ UPDATE warehouse SET w_ytd = w_ytd + $2 WHERE w_id = $1 RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip; -- postgresql-15, sqlite
 -- payDistrict
 /* txnbench op=payment */ UPDATE district SET d_ytd = d_ytd + $3 WHERE d_w_id = $1 AND d_id = $2; -- mariadb-10.11
-/* txnbench op=payment */ UPDATE district SET d_ytd = d_ytd + $3 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip; -- postgresql-15
-/* txnbench op=payment */ UPDATE district SET d_ytd = d_ytd + $3 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip; -- sqlite
+/* txnbench op=payment */ UPDATE district SET d_ytd = d_ytd + $3 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip; -- postgresql-15, sqlite
 -- payByName
 /* txnbench op=payment */ SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first;
 -- payCustomer
 /* txnbench op=payment */ UPDATE customer SET c_balance = c_balance - $4, c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1, c_data = CASE WHEN c_credit = 'BC' THEN substr(CONCAT($5, c_data), 1, 500) ELSE c_data END WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3; -- mariadb-10.11
-/* txnbench op=payment */ UPDATE customer SET c_balance = c_balance - $4, c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1, c_data = CASE WHEN c_credit = 'BC' THEN substr(CAST($5 AS TEXT) || c_data, 1, 500) ELSE c_data END WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3 RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance; -- postgresql-15
-/* txnbench op=payment */ UPDATE customer SET c_balance = c_balance - $4, c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1, c_data = CASE WHEN c_credit = 'BC' THEN substr(CAST($5 AS TEXT) || c_data, 1, 500) ELSE c_data END WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3 RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance; -- sqlite
+/* txnbench op=payment */ UPDATE customer SET c_balance = c_balance - $4, c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1, c_data = CASE WHEN c_credit = 'BC' THEN substr(CAST($5 AS TEXT) || c_data, 1, 500) ELSE c_data END WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3 RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance; -- postgresql-15, sqlite
 -- payHistory
 /* txnbench op=payment */ INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES ($1, $2, $3, $4, $5, CURRENT_TIMESTAMP(6), $6, $7); -- mariadb-10.11
 /* txnbench op=payment */ INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES ($1, $2, $3, $4, $5, now(), $6, $7); -- postgresql-15
@@ -223,8 +208,7 @@ ANALYZE tpcc_nurand; -- sqlite
 /* txnbench op=delivery */ DELETE FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 AND no_o_id = $3;
 -- dlOrder
 /* txnbench op=delivery */ UPDATE orders SET o_carrier_id = $4 WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3; -- mariadb-10.11
-/* txnbench op=delivery */ UPDATE orders SET o_carrier_id = $4 WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3 RETURNING o_c_id; -- postgresql-15
-/* txnbench op=delivery */ UPDATE orders SET o_carrier_id = $4 WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3 RETURNING o_c_id; -- sqlite
+/* txnbench op=delivery */ UPDATE orders SET o_carrier_id = $4 WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3 RETURNING o_c_id; -- postgresql-15, sqlite
 -- dlLines
 /* txnbench op=delivery */ UPDATE order_line SET ol_delivery_d = CURRENT_TIMESTAMP(6) WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3; -- mariadb-10.11
 /* txnbench op=delivery */ UPDATE order_line SET ol_delivery_d = now() WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3; -- postgresql-15
