@@ -528,19 +528,15 @@ func TestFindPgBouncer(t *testing.T) {
 }
 
 func TestParseBouncerVersion(t *testing.T) {
-	for _, tc := range []struct {
-		in, want string
-		ok       bool
-	}{
-		{"PgBouncer 1.18.0\nlibevent 2.1.12-stable\nadns: c-ares 1.18.1\ntls: OpenSSL 3.0.19 27 Jan 2026\nsystemd: yes\n", "1.18.0", true},
-		{"PgBouncer 1.23.1\n", "1.23.1", true},
-		{"pgbouncer version 1.7.2 (compiled by <x@y>)\n", "1.7.2", true},
-		{"libevent 2.1.12-stable\n", "", false},
-		{"", "", false},
+	for in, want := range map[string]string{ // "" for none, and ok false
+		"PgBouncer 1.18.0\nlibevent 2.1.12-stable\nadns: c-ares 1.18.1\ntls: OpenSSL 3.0.19 27 Jan 2026\nsystemd: yes\n": "1.18.0",
+		"PgBouncer 1.23.1\n":                            "1.23.1",
+		"pgbouncer version 1.7.2 (compiled by <x@y>)\n": "1.7.2",
+		"libevent 2.1.12-stable\n":                      "",
+		"":                                              "",
 	} {
-		got, ok := parseBouncerVersion(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("parseBouncerVersion(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		if got, ok := parseBouncerVersion(in); got != want || ok != (want != "") {
+			t.Errorf("parseBouncerVersion(%q) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
 	for v, want := range map[string]syscall.Signal{"1.18.0": syscall.SIGTERM, "1.22.1": syscall.SIGTERM, "1.23.0": syscall.SIGQUIT, "1.24.1": syscall.SIGQUIT} {
