@@ -44,9 +44,7 @@ func TestInstallationsSearchesPGDirs(t *testing.T) {
 		t.Errorf("%s=%s: %s not found among %v", PGDirsEnv, root, npm, Installations())
 	}
 	_, err = FindVersion("3")
-	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), PGDirsEnv) {
-		t.Errorf("FindVersion(3): %v; want the versions found (%s) and %s", err, want, PGDirsEnv)
-	}
+	errSays(t, "FindVersion(3)", err, want, PGDirsEnv)
 	major := strings.Split(want, ".")[0]
 	for _, v := range []string{major, want} {
 		dir, err := FindVersion(v)

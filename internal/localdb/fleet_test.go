@@ -80,20 +80,11 @@ func TestFleet(t *testing.T) {
 		t.Fatalf("Stats = %v, %v; want pooler1 and pooler2", rows, err)
 	}
 
-	events := make(chan Event, 4)
 	m := f.Members()[0]
-	m.Supervise(func(e Event) { events <- e })
 	oldPID, port := m.PID(), m.Port()
-	if err := syscall.Kill(oldPID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case e := <-events:
-		if e.Err != nil || e.Name != "PgBouncer" || e.PID != oldPID || !strings.Contains(e.Exit, "killed") {
-			t.Errorf("event %+v", e)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no event 30 s after the member was killed")
+	e, events := crash(t, m, 30*time.Second)
+	if e.Name != "PgBouncer" || !strings.Contains(e.Exit, "killed") {
+		t.Errorf("event %+v", e)
 	}
 	if m.PID() == 0 || m.PID() == oldPID || m.Port() != port {
 		t.Errorf("after the restart: pid %d (was %d), port %d (was %d)", m.PID(), oldPID, m.Port(), port)
@@ -172,22 +163,39 @@ func TestParseStat(t *testing.T) {
 // TestSupervisedCluster: a cluster that dies unasked is started again and
 // reported; one killed on purpose (Kill) stays down, unreported, until
 // Restart, which recovers it on its port.
-func TestSupervisedCluster(t *testing.T) {
-	needBin(t)
-	c := start(t, Options{})
+// crash SIGKILLs p's process, supervised, and returns the event that
+// reports it (within d, naming its pid, with no error of its own) and
+// the channel later events come on.
+func crash(t *testing.T, p interface {
+	Supervise(func(Event))
+	PID() int
+}, d time.Duration) (Event, <-chan Event) {
+	t.Helper()
 	events := make(chan Event, 4)
-	c.Supervise(func(e Event) { events <- e })
-	pid, port := c.PID(), c.Port()
+	p.Supervise(func(e Event) { events <- e })
+	pid := p.PID()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case e := <-events:
-		if e.Err != nil || e.Name != "PostgreSQL" || e.PID != pid {
-			t.Errorf("event %+v", e)
+		if e.Err != nil || e.PID != pid {
+			t.Errorf("event %+v, want pid %d's and no error", e, pid)
 		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("no event 60 s after the postmaster was killed")
+		return e, events
+	case <-time.After(d):
+		t.Fatalf("no event %v after pid %d was killed", d, pid)
+	}
+	return Event{}, events
+}
+
+func TestSupervisedCluster(t *testing.T) {
+	needBin(t)
+	c := start(t, Options{})
+	port := c.Port()
+	e, events := crash(t, c, 60*time.Second)
+	if e.Name != "PostgreSQL" {
+		t.Errorf("event %+v", e)
 	}
 	assertReady(t, c)
 	if err := c.Kill(syscall.SIGKILL); err != nil {

@@ -51,6 +51,39 @@ func need(t *testing.T, err error) {
 	t.Skipf("skipping: %v", err)
 }
 
+// errSays fails t unless err is an error whose text holds each of wants;
+// what names the call that returned it.
+func errSays(t *testing.T, what string, err error, wants ...string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s succeeded, want an error saying %q", what, wants)
+		return
+	}
+	plain.Contains(t, what+"'s error", err.Error(), wants...)
+}
+
+// firstLineSays fails t unless err's first line holds each of wants (the
+// rest is a log's tail).
+func firstLineSays(t *testing.T, what string, err error, wants ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s succeeded, want an error saying %q", what, wants)
+	}
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	plain.Contains(t, what+"'s first line", first, wants...)
+}
+
+// noneLeft is a check that dirs lists as many directories as it does now.
+func noneLeft(t *testing.T, dirs func(*testing.T) map[string]bool) func() {
+	before := dirs(t)
+	return func() {
+		t.Helper()
+		if after := dirs(t); len(after) != len(before) {
+			t.Errorf("directories left behind: before %v, after %v", before, after)
+		}
+	}
+}
+
 func start(t *testing.T, o Options) *Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -272,47 +305,38 @@ func postmasterOpts(t *testing.T, c *Cluster) string {
 
 func TestBadConf(t *testing.T) {
 	needBin(t)
-	before := ourDirs(t)
+	leftNone := noneLeft(t, ourDirs)
 	for _, conf := range []string{"nonsense", "=1", " =x"} {
 		_, err := Start(context.Background(), Options{Conf: []string{"shared_buffers=16MB", conf}})
-		if err == nil || !strings.Contains(err.Error(), "key=value") || !strings.Contains(err.Error(), "--pg-conf") {
-			t.Errorf("Start with --pg-conf %q: err = %v, want one naming --pg-conf and key=value", conf, err)
-		}
+		errSays(t, fmt.Sprintf("Start with --pg-conf %q", conf), err, "key=value", "--pg-conf")
 	}
 	// A setting the server rejects: it exits during startup.
 	t0 := time.Now()
 	_, err := Start(context.Background(), Options{Conf: []string{"no_such_setting=1"}})
 	t.Logf("failed Start took %v", time.Since(t0).Round(time.Millisecond))
-	if err == nil {
-		t.Fatal("Start with an unknown setting succeeded")
-	}
-	first, _, _ := strings.Cut(err.Error(), "\n")
-	if !strings.Contains(first, `unrecognized configuration parameter "no_such_setting"`) || !strings.Contains(first, "--pg-conf") {
-		t.Errorf("error's first line = %q, want the FATAL message and a hint at --pg-conf", first)
-	}
-	if !strings.Contains(err.Error(), "server log") {
-		t.Errorf("error = %q, want the server log tail", err)
-	}
-	if after := ourDirs(t); len(after) != len(before) {
-		t.Errorf("directories left behind by failed Starts: before %v, after %v", before, after)
-	}
+	firstLineSays(t, "Start with an unknown setting", err, `unrecognized configuration parameter "no_such_setting"`, "--pg-conf")
+	errSays(t, "Start with an unknown setting", err, "server log")
+	leftNone()
 }
 
-func TestFindBinDir(t *testing.T) {
-	_, err := FindBinDir("/nonexistent/txnbench/bin")
-	if err == nil || !strings.Contains(err.Error(), "--pg-bin") {
-		t.Errorf("FindBinDir(bogus) = %v, want an error naming --pg-bin", err)
-	}
-	// A directory with a non-executable initdb is not enough.
+// nonExecutables is a directory holding names, each a script that may
+// not be run.
+func nonExecutables(t *testing.T, names ...string) string {
 	dir := t.TempDir()
-	for _, name := range []string{"initdb", "postgres"} {
+	for _, name := range names {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := FindBinDir(dir); err == nil || !strings.Contains(err.Error(), "--pg-bin") {
-		t.Errorf("FindBinDir(non-executable) = %v, want an error naming --pg-bin", err)
-	}
+	return dir
+}
+
+func TestFindBinDir(t *testing.T) {
+	_, err := FindBinDir("/nonexistent/txnbench/bin")
+	errSays(t, "FindBinDir(bogus)", err, "--pg-bin")
+	// A directory with a non-executable initdb is not enough.
+	_, err = FindBinDir(nonExecutables(t, "initdb", "postgres"))
+	errSays(t, "FindBinDir(non-executable)", err, "--pg-bin")
 
 	bin := needBin(t)
 	if got, err := FindBinDir(bin); err != nil || got != bin {
@@ -377,18 +401,14 @@ func TestCleanStale(t *testing.T) {
 // that Start+Stop leave no directory behind.
 func TestOptionsLog(t *testing.T) {
 	needBin(t)
-	before := ourDirs(t)
+	leftNone := noneLeft(t, ourDirs)
 	var log plain.Buffer
 	c := start(t, Options{Log: &log})
 	if err := c.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	if !strings.Contains(log.String(), "ready to accept connections") {
-		t.Errorf("Options.Log got %q, want the server's startup messages", log.String())
-	}
-	if after := ourDirs(t); len(after) != len(before) {
-		t.Errorf("directories left behind: before %v, after %v", before, after)
-	}
+	plain.Contains(t, "Options.Log", log.String(), "ready to accept connections")
+	leftNone()
 	if _, err := os.Stat(c.Dir()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s still there after Stop", c.Dir())
 	}
@@ -511,19 +531,12 @@ func TestPortInUse(t *testing.T) {
 	}
 	defer l.Close()
 	busy := l.Addr().(*net.TCPAddr).Port
-	before := ourDirs(t)
+	leftNone := noneLeft(t, ourDirs)
 
 	// A fixed port that is taken: a clear error, nothing left behind.
 	_, err = Start(context.Background(), Options{Port: busy})
-	if err == nil {
-		t.Fatal("Start on a busy port succeeded")
-	}
-	if first, _, _ := strings.Cut(err.Error(), "\n"); !strings.Contains(first, "already in use") {
-		t.Errorf("error's first line = %q, want one saying the port is in use", first)
-	}
-	if after := ourDirs(t); len(after) != len(before) {
-		t.Errorf("directories left behind: before %v, after %v", before, after)
-	}
+	firstLineSays(t, "Start on a busy port", err, "already in use")
+	leftNone()
 
 	// A picked port that someone takes first: Start picks another.
 	calls := pickBusyFirst(t, busy)
@@ -583,7 +596,7 @@ func orphans() []string {
 func TestCancelledStart(t *testing.T) {
 	needBin(t)
 	ownTMPDIR(t)
-	before := ourDirs(t)
+	leftNone := noneLeft(t, ourDirs)
 	for _, d := range []time.Duration{0, 50 * time.Millisecond, 200 * time.Millisecond} {
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		c, err := Start(ctx, Options{})
@@ -605,13 +618,11 @@ func TestCancelledStart(t *testing.T) {
 	defer cancel()
 	_, err := Start(ctx, Options{Log: writerFunc(func(p []byte) (int, error) { cancel(); return len(p), nil })})
 	t.Logf("cancelled on server output: %v", err)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "startup interrupted") {
-		t.Errorf("Start cancelled during server startup: err = %v, want startup interrupted, wrapping context.Canceled", err)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Start cancelled during server startup: err = %v, want it wrapping context.Canceled", err)
 	}
-
-	if after := ourDirs(t); len(after) != len(before) {
-		t.Errorf("directories left behind: before %v, after %v", before, after)
-	}
+	errSays(t, "Start cancelled during server startup", err, "startup interrupted")
+	leftNone()
 	var left []string
 	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if left = orphans(); len(left) == 0 {

@@ -37,9 +37,8 @@ func needMariaDB(t *testing.T) {
 // CleanStale.
 func TestMariaDB(t *testing.T) {
 	needMariaDB(t)
-	if _, err := StartMariaDB(context.Background(), MariaDBOptions{Conf: []string{"bad"}}); err == nil || !strings.Contains(err.Error(), `--mariadb-conf "bad": want key=value`) {
-		t.Errorf("a bad --mariadb-conf: %v", err)
-	}
+	_, err := StartMariaDB(context.Background(), MariaDBOptions{Conf: []string{"bad"}})
+	errSays(t, "a bad --mariadb-conf", err, `--mariadb-conf "bad": want key=value`)
 	if os.Geteuid() == 0 {
 		// Under a $TMPDIR the server's user may not write (root's, 0755),
 		// where temp-postgres runs: the bootstrap's temporary files go to
@@ -157,12 +156,7 @@ func TestMariaDB(t *testing.T) {
 	})
 
 	t.Run("nobody gets nothing", func(t *testing.T) {
-		if os.Geteuid() != 0 {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("CI must run this test as root: it acts as user nobody")
-			}
-			t.Skip("not root: cannot act as user nobody")
-		}
+		needRoot(t)
 		if d.user == nil || d.user.name == "nobody" {
 			t.Skipf("the server runs as %v: nobody is not a second user", d.user)
 		}

@@ -8,22 +8,28 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
 
-// TestOtherLocalUserLockedOut: another local user (nobody) can neither
-// connect to a throwaway server nor through a throwaway PgBouncer (its admin
-// console included) without the password, nor read a file holding one.
-// It needs root, to act as nobody; CI runs as root.
-func TestOtherLocalUserLockedOut(t *testing.T) {
+// needRoot skips the test unless it runs as root, which it needs to act
+// as user nobody; CI runs as root, and there not being root fails it.
+func needRoot(t *testing.T) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("CI must run this test as root: it acts as user nobody")
 		}
 		t.Skip("not root: cannot act as user nobody")
 	}
+}
+
+// TestOtherLocalUserLockedOut: another local user (nobody) can neither
+// connect to a throwaway server nor through a throwaway PgBouncer (its admin
+// console included) without the password, nor read a file holding one.
+// It needs root, to act as nobody; CI runs as root.
+func TestOtherLocalUserLockedOut(t *testing.T) {
+	needRoot(t)
 	needBin(t)
 	needPgBouncer(t)
 	psqlBin := needPsql(t)
@@ -130,12 +136,7 @@ func runAsNobody(runuser string, args ...string) (string, error) {
 // free), and cannot read a standby's directory, which holds the
 // password it logs in to the primary with.
 func TestOtherLocalUserLockedOutOfReplicas(t *testing.T) {
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI must run this test as root: it acts as user nobody")
-		}
-		t.Skip("not root: cannot act as user nobody")
-	}
+	needRoot(t)
 	psqlBin := needPsql(t)
 	runuser, err := exec.LookPath("runuser")
 	if psqlBin == "" || err != nil {
@@ -179,13 +180,6 @@ func TestOtherLocalUserLockedOutOfReplicas(t *testing.T) {
 		t.Errorf("%s is not 0600: %v", auto, err)
 	}
 	tryAll("before the failover")
-	if _, err := rs.Fence(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := rs.Promote(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	failOver(t, rs)
 	tryAll("after the failover")
 }

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -29,10 +28,7 @@ func TestObserversSeeTheRun(t *testing.T) {
 		}
 	}
 	cfg.Observers = []Observer{observer("a"), observer("b")}
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	if len(out.Intervals) == 0 {
 		t.Fatal("no intervals")
 	}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -27,10 +26,7 @@ func TestPartialIsTheRunSoFar(t *testing.T) {
 	cfg.Progress = 20 * time.Millisecond
 	p := &partials{}
 	cfg.Observers = []Observer{p}
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	if len(p.got) != len(out.Intervals) || len(p.got) < 2 {
 		t.Fatalf("%d partial outcomes for %d intervals", len(p.got), len(out.Intervals))
 	}

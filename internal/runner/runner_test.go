@@ -105,6 +105,16 @@ func baseConfig() Config {
 	return Config{Clients: 4, MaxTries: 3, Progress: time.Hour, Seed: 1}
 }
 
+// mustRun runs w with cfg on a SQLite database of the test's own.
+func mustRun(t *testing.T, cfg Config, w workload.Workload) *Outcome {
+	t.Helper()
+	out, err := Run(context.Background(), cfg, openSQLite(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func op(t *testing.T, out *Outcome, name string) result.Op {
 	t.Helper()
 	for _, o := range out.Ops {
@@ -121,10 +131,7 @@ func TestIterationsAreExact(t *testing.T) {
 		w := &counterWorkload{}
 		cfg := baseConfig()
 		cfg.Iterations = n
-		out, err := Run(context.Background(), cfg, openSQLite(t), w)
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := mustRun(t, cfg, w)
 		if got := op(t, out, "bump").Count; got != n {
 			t.Errorf("iterations %d: bump count %d", n, got)
 		}
@@ -144,10 +151,7 @@ func TestDurationTicksAndCycleIncludesPause(t *testing.T) {
 	cfg.Progress = 200 * time.Millisecond
 	var ticks atomic.Int64
 	cfg.Observers = []Observer{Funcs{OnTick: func(result.Interval) { ticks.Add(1) }}}
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	// The runner's own clock, not the test's wall clock on a loaded machine.
 	if out.Measured < 600*time.Millisecond || out.Ended.Sub(out.Started) < out.Measured {
 		t.Errorf("measured window %s shorter than the duration", out.Measured)
@@ -194,10 +198,7 @@ func TestWarmupExcluded(t *testing.T) {
 	var measures int
 	var atMeasure int64
 	cfg.Observers = []Observer{Funcs{OnStart: func() { measures++; atMeasure = w.commits.Load() }}}
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	// Start ran once, at the end of the warm-up: ops had run by then.
 	if measures != 1 || atMeasure == 0 {
 		t.Errorf("Start called %d times, after %d commits; want once, after the warm-up's", measures, atMeasure)
@@ -219,10 +220,7 @@ func TestRetriesThenSuccess(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Clients = 1
 	cfg.Iterations = 20
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	b := op(t, out, "bump")
 	if b.Count != 20 || b.Retries != 20 || b.ErrorCount() != 0 {
 		t.Errorf("count %d retries %d errors %v; want 20, 20, none", b.Count, b.Retries, b.Errors)
@@ -235,10 +233,7 @@ func TestRetriesExhaustedCountAsErrors(t *testing.T) {
 	cfg.Clients = 1
 	cfg.Iterations = 5
 	cfg.MaxTries = 3
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	b := op(t, out, "bump")
 	if b.Count != 0 || b.Retries != 10 || b.Errors["deadlock"] != 5 {
 		t.Errorf("count %d retries %d errors %v; want 0, 10, deadlock=5", b.Count, b.Retries, b.Errors)
@@ -256,10 +251,7 @@ func TestOtherErrorsAreNotRetried(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Clients = 2
 	cfg.Iterations = 6
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	b := op(t, out, "bump")
 	if b.Retries != 0 || b.Errors["other"] != 6 || w.attempts.Load() != 6 {
 		t.Errorf("retries %d errors %v attempts %d; want 0, other=6, 6", b.Retries, b.Errors, w.attempts.Load())
@@ -370,10 +362,7 @@ func TestIntervalErrorClasses(t *testing.T) {
 	cfg.Progress = 50 * time.Millisecond
 	var measured atomic.Int64
 	cfg.Observers = []Observer{Funcs{OnStart: func() { measured.Add(1) }}}
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	if measured.Load() != 1 {
 		t.Errorf("Start called %d times, want 1", measured.Load())
 	}

@@ -28,10 +28,7 @@ func TestRateFollowsTheSchedule(t *testing.T) {
 			late++
 		}
 	}
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	n := op(t, out, result.CycleOp).Count
 	// 400 expected; a Poisson count's sd is 20, so 300..500 is over 5 sd.
 	if n < 300 || n > 500 {
@@ -56,10 +53,7 @@ func TestLatencyLimitSkipsAndCountsLate(t *testing.T) {
 	cfg.Rate = 200
 	cfg.LatencyLimit = 5 * time.Millisecond
 	cfg.Duration = time.Second
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	c := op(t, out, result.CycleOp)
 	if c.Skipped < 50 || c.Late < 1 || c.Late > c.Count+c.AfterWindow {
 		t.Errorf("skipped %d, late %d of %d cycles: want many skipped and late", c.Skipped, c.Late, c.Count)
@@ -73,10 +67,7 @@ func TestPerClientIterations(t *testing.T) {
 	counts := make([]int, cfg.Clients)
 	var mu sync.Mutex
 	cfg.OnCycle = func(e CycleEvent) { mu.Lock(); counts[e.Client]++; mu.Unlock() }
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	if got := op(t, out, result.CycleOp).Count; got != 20 {
 		t.Errorf("%d cycles, want 4 clients x 5", got)
 	}
@@ -129,10 +120,7 @@ func TestChooserRunsOneOpAndAbortsClients(t *testing.T) {
 			cfg := baseConfig()
 			cfg.Iterations, cfg.PerClient = 50, true
 			cfg.AbortOnError = tc.abortOnError
-			out, err := Run(context.Background(), cfg, openSQLite(t), w)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := mustRun(t, cfg, w)
 			if out.Aborted != tc.wantAborted {
 				t.Errorf("%d clients aborted, want %d", out.Aborted, tc.wantAborted)
 			}
@@ -154,10 +142,7 @@ func TestChooserPauseNotInTheOp(t *testing.T) {
 	w.pause = 200 * time.Millisecond
 	cfg := baseConfig()
 	cfg.Iterations, cfg.PerClient = 5, true
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	for _, name := range []string{"good", "bad"} {
 		// The ops do nothing: half the pause is a wide margin.
 		if o := op(t, out, name); o.Count > 0 && o.P50 >= 100 {
@@ -174,10 +159,7 @@ func TestRateWithIterationsCountsEveryCycle(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Rate = 5000
 	cfg.Iterations, cfg.PerClient = 5, true
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	if got := op(t, out, result.CycleOp).Count; got != 20 {
 		t.Errorf("%d cycles counted, want 4 clients x 5: a scheduled start fell before the measured window", got)
 	}

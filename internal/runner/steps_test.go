@@ -59,10 +59,7 @@ func TestStepsInTheWindow(t *testing.T) {
 	cfg.Clients = 2
 	cfg.Warmup = 200 * time.Millisecond
 	cfg.Duration = 200 * time.Millisecond
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	bump, insert, signal := op(t, out, "bump"), op(t, out, "bump/insert"), op(t, out, "bump/signal")
 	if insert.Kind != result.KindStatement || signal.Kind != result.KindPhase {
 		t.Errorf("kinds %q, %q; want statement, phase", insert.Kind, signal.Kind)
@@ -132,10 +129,7 @@ func TestBackgroundTxnStepCountsByItsStart(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Clients = 1
 	cfg.Iterations = 5
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	if bump, claim := op(t, out, "bump"), op(t, out, "claim"); claim.Count+claim.AfterWindow != bump.Count+bump.AfterWindow || claim.Kind != result.KindTxn {
 		t.Errorf("claim counted %d+%d (%s), bump %d+%d: want one per bump, the hour-old ones left out", claim.Count, claim.AfterWindow, claim.Kind, bump.Count, bump.AfterWindow)
 	}

@@ -32,10 +32,7 @@ func TestOneWindow(t *testing.T) {
 	cfg.Duration = 400 * time.Millisecond
 	cfg.Progress = 300 * time.Millisecond
 	cfg.Grace = 5 * time.Second
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	last := out.Intervals[len(out.Intervals)-1]
 	if math.Abs(last.ElapsedS-out.Measured.Seconds()) > 0.001 {
 		t.Errorf("last interval ends at %.4f s, the window at %.4f s", last.ElapsedS, out.Measured.Seconds())
@@ -65,10 +62,7 @@ func TestUnfinishedOps(t *testing.T) {
 	cfg.Duration = result.StallAfter + 200*time.Millisecond
 	cfg.Grace = 100 * time.Millisecond
 	// Run returns only if the hour-long ops are cancelled after the grace.
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	for _, name := range []string{"bump", result.CycleOp} {
 		o := op(t, out, name)
 		if o.Unfinished != int64(cfg.Clients) || o.Count != 0 || o.ErrorCount() != 0 {
@@ -92,10 +86,7 @@ func TestNoSliverAtTheWindowEnd(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Progress = 100 * time.Millisecond
 	cfg.Duration = 3 * cfg.Progress
-	out, err := Run(context.Background(), cfg, openSQLite(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, cfg, w)
 	if n := len(out.Intervals); n != 3 {
 		for _, iv := range out.Intervals {
 			t.Logf("interval ending at %.4f s, %.4f s long", iv.ElapsedS, iv.LengthS)
@@ -149,10 +140,7 @@ func TestRetriesAndErrorsAfterTheWindow(t *testing.T) {
 		cfg.Duration = 400 * time.Millisecond
 		cfg.Progress = 100 * time.Millisecond
 		cfg.Grace = 5 * time.Second
-		out, err := Run(context.Background(), cfg, openSQLite(t), w)
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := mustRun(t, cfg, w)
 		b := op(t, out, "bump")
 		var retries, errs int64
 		for _, iv := range out.Intervals {

@@ -15,71 +15,23 @@ const (
 
 func TestParseBanner(t *testing.T) {
 	tests := []struct {
-		name     string
-		banner   string
-		dialect  string
-		version  string
-		genCols  bool
-		retries  bool
-		indexDDL string
+		name, banner, dialect, version string
+		genCols, retries               bool
+		indexDDL                       string
 	}{
-		{
-			name:    "PostgreSQL 15 on Debian",
-			banner:  "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14+deb12u1) 12.2.0, 64-bit",
-			dialect: "PostgreSQL", version: "15.18", genCols: true, indexDDL: ginDDL,
-		},
-		{
-			name:    "PostgreSQL 11 has no generated columns",
-			banner:  "PostgreSQL 11.22 (Debian 11.22-1.pgdg120+1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit",
-			dialect: "PostgreSQL", version: "11.22", genCols: false, indexDDL: ginDDL,
-		},
-		{
-			name:    "PostgreSQL 12 is the first with generated columns",
-			banner:  "PostgreSQL 12.0 on x86_64-pc-linux-gnu, compiled by gcc 8.3.0, 64-bit",
-			dialect: "PostgreSQL", version: "12.0", genCols: true, indexDDL: ginDDL,
-		},
-		{
-			name:    "PostgreSQL 17",
-			banner:  "PostgreSQL 17.2 on aarch64-unknown-linux-gnu, compiled by gcc (GCC) 12.4.0, 64-bit",
-			dialect: "PostgreSQL", version: "17.2", genCols: true, indexDDL: ginDDL,
-		},
-		{
-			name:    "PostgreSQL without a minor version",
-			banner:  "PostgreSQL 16 on x86_64-pc-linux-gnu",
-			dialect: "PostgreSQL", version: "16", genCols: true, indexDDL: ginDDL,
-		},
-		{
-			name:    "CockroachDB",
-			banner:  "CockroachDB CCL v23.2.1 (x86_64-pc-linux-gnu, built 2024/01/16 14:48:46, go1.21.5 X:nocoverageredesign)",
-			dialect: "CockroachDB", version: "v23.2.1", genCols: true, retries: true, indexDDL: crdbDDL,
-		},
-		{
-			name:    "CockroachDB OSS pre-release",
-			banner:  "CockroachDB OSS v24.1.0-alpha.3 (x86_64-unknown-linux-gnu, built 2024/03/01 00:00:00, go1.22.0)",
-			dialect: "CockroachDB", version: "v24.1.0-alpha.3", genCols: true, retries: true, indexDDL: crdbDDL,
-		},
-		{
-			name:    "YugabyteDB on PostgreSQL 11",
-			banner:  "PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu, compiled by clang version 16.0.6 (https://github.com/yugabyte/llvm-project.git 1e6329f40e5c531c09ade7015278078682293ebd), 64-bit",
-			dialect: "YugabyteDB", version: "2.20.1.0", genCols: false, retries: true, indexDDL: ybginDDL,
-		},
-		{
-			name:    "YugabyteDB on PostgreSQL 15",
-			banner:  "PostgreSQL 15.2-YB-2.25.0.0-b0 on x86_64-pc-linux-gnu, compiled by clang version 17.0.6, 64-bit",
-			dialect: "YugabyteDB", version: "2.25.0.0", genCols: true, retries: true, indexDDL: ybginDDL,
-		},
-		{
-			// Reached only through a postgres:// URL, so an unknown banner
-			// is taken for a PostgreSQL-compatible server of no known version.
-			name:    "unknown banner",
-			banner:  "SomeWireCompatibleDB 3.1 (build 42)",
-			dialect: "PostgreSQL", version: "", genCols: true, indexDDL: ginDDL,
-		},
-		{
-			name:    "empty banner",
-			banner:  "",
-			dialect: "PostgreSQL", version: "", genCols: true, indexDDL: ginDDL,
-		},
+		{"PostgreSQL 15 on Debian", "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14+deb12u1) 12.2.0, 64-bit", "PostgreSQL", "15.18", true, false, ginDDL},
+		{"PostgreSQL 11 has no generated columns", "PostgreSQL 11.22 (Debian 11.22-1.pgdg120+1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit", "PostgreSQL", "11.22", false, false, ginDDL},
+		{"PostgreSQL 12 is the first with generated columns", "PostgreSQL 12.0 on x86_64-pc-linux-gnu, compiled by gcc 8.3.0, 64-bit", "PostgreSQL", "12.0", true, false, ginDDL},
+		{"PostgreSQL 17", "PostgreSQL 17.2 on aarch64-unknown-linux-gnu, compiled by gcc (GCC) 12.4.0, 64-bit", "PostgreSQL", "17.2", true, false, ginDDL},
+		{"PostgreSQL without a minor version", "PostgreSQL 16 on x86_64-pc-linux-gnu", "PostgreSQL", "16", true, false, ginDDL},
+		{"CockroachDB", "CockroachDB CCL v23.2.1 (x86_64-pc-linux-gnu, built 2024/01/16 14:48:46, go1.21.5 X:nocoverageredesign)", "CockroachDB", "v23.2.1", true, true, crdbDDL},
+		{"CockroachDB OSS pre-release", "CockroachDB OSS v24.1.0-alpha.3 (x86_64-unknown-linux-gnu, built 2024/03/01 00:00:00, go1.22.0)", "CockroachDB", "v24.1.0-alpha.3", true, true, crdbDDL},
+		{"YugabyteDB on PostgreSQL 11", "PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu, compiled by clang version 16.0.6 (https://github.com/yugabyte/llvm-project.git 1e6329f40e5c531c09ade7015278078682293ebd), 64-bit", "YugabyteDB", "2.20.1.0", false, true, ybginDDL},
+		{"YugabyteDB on PostgreSQL 15", "PostgreSQL 15.2-YB-2.25.0.0-b0 on x86_64-pc-linux-gnu, compiled by clang version 17.0.6, 64-bit", "YugabyteDB", "2.25.0.0", true, true, ybginDDL},
+		// Reached only through a postgres:// URL, so an unknown banner
+		// is taken for a PostgreSQL-compatible server of no known version.
+		{"unknown banner", "SomeWireCompatibleDB 3.1 (build 42)", "PostgreSQL", "", true, false, ginDDL},
+		{"empty banner", "", "PostgreSQL", "", true, false, ginDDL},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -109,11 +109,7 @@ func TestPreparesAreNoTransactions(t *testing.T) {
 // open connects to url.
 func open(t *testing.T, url string) target.Conn {
 	t.Helper()
-	ctx := context.Background()
-	tg, err := target.OpenURL(ctx, url)
-	must(t, err)
-	c, err := tg.Connect(ctx)
-	must(t, err)
-	t.Cleanup(func() { c.Close(ctx) })
+	_, c, done := testutil.Conn(t, url)
+	t.Cleanup(done)
 	return c
 }

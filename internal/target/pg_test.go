@@ -14,17 +14,9 @@ import (
 
 func pgConn(t *testing.T) (target.Target, target.Conn) {
 	t.Helper()
-	ctx := context.Background()
-	tg, err := target.OpenURL(ctx, testutil.SharedPostgres(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(ctx) })
-	if _, err := c.Exec(ctx, "CREATE TABLE t (v int PRIMARY KEY)"); err != nil {
+	tg, c, done := testutil.Conn(t, testutil.SharedPostgres(t))
+	t.Cleanup(done)
+	if _, err := c.Exec(context.Background(), "CREATE TABLE t (v int PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}
 	return tg, c

@@ -18,19 +18,7 @@ var specSeeds = []string{
 // same from its String (the form a result records and a study's cell
 // passes on); an error is one line that shows no password.
 func FuzzParseSpec(f *testing.F) {
-	for _, s := range specSeeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		sp, err := ParseSpec(s)
-		if err != nil {
-			checkOneLine(t, s, err)
-			return
-		}
-		again, err := ParseSpec(sp.String())
-		if err != nil || again != sp {
-			t.Fatalf("ParseSpec(%q) = %+v, whose String %q reads as %+v, %v", s, sp, sp.String(), again, err)
-		}
+	fuzzRoundTrip(f, specSeeds, ParseSpec, func(t *testing.T, s string, sp Spec) {
 		if sp.Throwaway() && (sp.Remote() || sp.Embedded()) || sp.Remote() && sp.URL == "" {
 			t.Fatalf("ParseSpec(%q) = %+v: throwaway %v, remote %v, embedded %v", s, sp, sp.Throwaway(), sp.Remote(), sp.Embedded())
 		}
@@ -40,23 +28,35 @@ func FuzzParseSpec(f *testing.F) {
 // FuzzParseVia: ParseVia never panics; a Via it reads reads back the
 // same from its String; an error is one line that shows no password.
 func FuzzParseVia(f *testing.F) {
-	for _, s := range []string{"direct", "pgbouncer", "postgres://u:secret@h:6432/db", "postgresql://h/db?sslmode=require",
-		"postgres://h:0/db", "mysql://u@h/db", "haproxy", "", "Direct", "pgbouncer "} {
+	fuzzRoundTrip(f, []string{"direct", "pgbouncer", "postgres://u:secret@h:6432/db", "postgresql://h/db?sslmode=require",
+		"postgres://h:0/db", "mysql://u@h/db", "haproxy", "", "Direct", "pgbouncer "}, ParseVia, func(t *testing.T, s string, v Via) {
+		if (v.Kind == ViaURL) != (v.Spec() != Spec{}) {
+			t.Fatalf("ParseVia(%q) = %+v: its Spec %+v", s, v, v.Spec())
+		}
+	})
+}
+
+// fuzzRoundTrip fuzzes parse from seeds: it never panics; what it reads
+// reads back the same from its String and passes check; an error is one
+// line that shows no password.
+func fuzzRoundTrip[T interface {
+	comparable
+	String() string
+}](f *testing.F, seeds []string, parse func(string) (T, error), check func(t *testing.T, s string, v T)) {
+	for _, s := range seeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		v, err := ParseVia(s)
+		v, err := parse(s)
 		if err != nil {
 			checkOneLine(t, s, err)
 			return
 		}
-		again, err := ParseVia(v.String())
+		again, err := parse(v.String())
 		if err != nil || again != v {
-			t.Fatalf("ParseVia(%q) = %+v, whose String %q reads as %+v, %v", s, v, v.String(), again, err)
+			t.Fatalf("%q reads as %+v, whose String %q reads as %+v, %v", s, v, v.String(), again, err)
 		}
-		if (v.Kind == ViaURL) != (v.Spec() != Spec{}) {
-			t.Fatalf("ParseVia(%q) = %+v: its Spec %+v", s, v, v.Spec())
-		}
+		check(t, s, v)
 	})
 }
 

@@ -50,7 +50,8 @@ func TestSQLPoolDiscardReplacesSession(t *testing.T) {
 
 // TestSQLConnRollbackAfterCancel: a transaction whose work was cancelled
 // is still rolled back (Ending), on SQLite as on MySQL, through the one
-// adapter: its write lock is free for the next writer and its row gone.
+// adapter: its write lock is free for the next writer at once (no busy
+// timeout to wait it out) and its row gone.
 func TestSQLConnRollbackAfterCancel(t *testing.T) {
 	tg := testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "r.db"))
 	a, b := connectTo(t, tg), connectTo(t, tg)
@@ -71,6 +72,9 @@ func TestSQLConnRollbackAfterCancel(t *testing.T) {
 	}
 	if a.(interface{ InTransaction() bool }).InTransaction() {
 		t.Error("still in a transaction after Rollback")
+	}
+	if _, err := b.Exec(bg, "PRAGMA busy_timeout = 0"); err != nil {
+		t.Fatal(err)
 	}
 	if err := b.Begin(bg); err != nil { // BEGIN IMMEDIATE: the write lock
 		t.Fatalf("the next writer: %v", err)

@@ -271,40 +271,6 @@ func TestSQLiteConnRoundTrip(t *testing.T) {
 	}
 }
 
-// TestSQLiteRollbackIgnoresCancel checks that a cancelled context still
-// rolls back, so the write lock does not outlive the transaction.
-func TestSQLiteRollbackIgnoresCancel(t *testing.T) {
-	tg := testutil.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "c.db"))
-	c1, c2 := connectTo(t, tg), connectTo(t, tg)
-	bg := context.Background()
-	if _, err := c1.Exec(bg, "CREATE TABLE t (x INTEGER)"); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(bg)
-	if err := c1.Begin(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c1.Exec(ctx, "INSERT INTO t VALUES (1)"); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	if err := c1.Rollback(ctx); err != nil {
-		t.Fatalf("Rollback with a cancelled context = %v, want nil", err)
-	}
-	if _, err := c2.Exec(bg, "PRAGMA busy_timeout = 0"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c2.Begin(bg); err != nil {
-		t.Fatalf("the write lock outlived the rollback: %v", err)
-	}
-	if err := c2.Commit(bg); err != nil {
-		t.Fatal(err)
-	}
-	if n := countRows(t, c2, "t"); n != 0 {
-		t.Errorf("%d rows after the rollback, want 0", n)
-	}
-}
-
 func TestOpenUnknownSpec(t *testing.T) {
 	// "" is the default temporary SQLite (ParseSpec); the CLI refuses an
 	// empty --db itself.

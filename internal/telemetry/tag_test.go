@@ -8,24 +8,20 @@ import (
 )
 
 func TestParseOpTag(t *testing.T) {
-	for _, tc := range []struct {
-		q, op string
-		ok    bool
-	}{
-		{"/* txnbench op=add */ INSERT INTO t VALUES (1)", "add", true},
-		{"  \n/* txnbench op=process */ SELECT 1", "process", true},
-		{"/* txnbench op=a b */ SELECT 1", "a b", true},
-		{"/* txnbench op= */ SELECT 1", "", false},
-		{"/* txnbench op=add", "", false},
-		{"SELECT 1 /* txnbench op=add */", "", false},
-		{"/* other */ SELECT 1", "", false},
-		{"BEGIN", "", false},
-		{"", "", false},
-		{ownTag + "SELECT 1", "", false},
+	for q, want := range map[string]string{ // "" for none, and ok false
+		"/* txnbench op=add */ INSERT INTO t VALUES (1)": "add",
+		"  \n/* txnbench op=process */ SELECT 1":         "process",
+		"/* txnbench op=a b */ SELECT 1":                 "a b",
+		"/* txnbench op= */ SELECT 1":                    "",
+		"/* txnbench op=add":                             "",
+		"SELECT 1 /* txnbench op=add */":                 "",
+		"/* other */ SELECT 1":                           "",
+		"BEGIN":                                          "",
+		"":                                               "",
+		ownTag + "SELECT 1":                              "",
 	} {
-		op, ok := ParseOpTag(tc.q)
-		if op != tc.op || ok != tc.ok {
-			t.Errorf("ParseOpTag(%q) = %q, %v; want %q, %v", tc.q, op, ok, tc.op, tc.ok)
+		if op, ok := ParseOpTag(q); op != want || ok != (want != "") {
+			t.Errorf("ParseOpTag(%q) = %q, %v; want %q", q, op, ok, want)
 		}
 	}
 }

@@ -16,7 +16,6 @@ import (
 // transactions does not, nor does the sampling session itself; the
 // history lists both idle sessions by state.
 func TestWaitsQuerySessions(t *testing.T) {
-	testutil.NeedPostgres(t)
 	url := testutil.Postgres(t).URL()
 	ctx := context.Background()
 	tg, sampler, done := testutil.Conn(t, url)
@@ -56,5 +55,33 @@ func TestWaitsQuerySessions(t *testing.T) {
 	w.add(agg)
 	if s := w.summary(100); len(s.Events) != 1 || s.Events[0].Name != "Client:ClientRead" || s.Classes[0].Name != "Client" || s.ActiveSamples != 1 {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestSamplesSendParameters: the wait samples reach the server with the
+// database name as a parameter ($1 in the text the server shows), not
+// spliced into the statement by the client: the simple protocol's splicing
+// parses the statement in the measured client at every sample (issue 31).
+func TestSamplesSendParameters(t *testing.T) {
+	url := testutil.Postgres(t).URL()
+	ctx := context.Background()
+	c := Start(ctx, Options{Server: target.URLSpec(target.ServerURL, url), Sample: 10 * time.Millisecond})
+	c.Measure()
+	defer c.Finish(ctx)
+	_, watcher, done := testutil.Conn(t, url)
+	defer done()
+	var q string
+	seen := testutil.Poll(10*time.Second, 20*time.Millisecond, func() bool {
+		err := target.QueryRow(ctx, watcher, "SELECT coalesce(string_agg(query, ''), '') FROM pg_stat_activity WHERE application_name = '"+appName+"'", nil, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(q, "FROM pg_stat_activity")
+	})
+	if !seen {
+		t.Fatalf("the telemetry session never showed its wait sample; last %q", q)
+	}
+	if !strings.Contains(q, "datname = $1") {
+		t.Errorf("the wait sample reached the server as %q: want the database name as parameter $1", q)
 	}
 }

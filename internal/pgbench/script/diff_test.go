@@ -152,37 +152,31 @@ var acceptedScripts = []string{
 func TestDifferentialErrors(t *testing.T) {
 	bin := testutil.NeedPgbench(t)
 	for _, src := range brokenScripts {
-		stderr, code, accepted := runPgbench(t, bin, src, "-f", "s.sql")
-		if accepted {
-			t.Errorf("%q: pgbench accepted it; move it to acceptedScripts", src)
-			continue
-		}
-		_, err := Parse("s.sql", src)
-		var pe *ParseError
-		if !errors.As(err, &pe) {
-			t.Errorf("%q: pgbench exits %d with\n%s\nwe return %v", src, code, stderr, err)
-			continue
-		}
-		if code != 1 || pe.Stderr() != stderr {
-			t.Errorf("%q:\npgbench (exit %d): %q\nours:             %q", src, code, stderr, pe.Stderr())
-		}
+		sameRefusal(t, bin, src, "move it to acceptedScripts")
 	}
 }
 
 func TestDifferentialCommandCount(t *testing.T) {
 	bin := testutil.NeedPgbench(t)
 	for _, src := range acceptedScripts {
-		src += "\n\\endif\n"
-		stderr, _, accepted := runPgbench(t, bin, src, "-f", "s.sql")
-		if accepted {
-			t.Errorf("%q: pgbench accepted the \\endif", src)
-			continue
-		}
-		_, err := Parse("s.sql", src)
-		var pe *ParseError
-		if !errors.As(err, &pe) || pe.Stderr() != stderr {
-			t.Errorf("%q:\npgbench: %q\nours:    %v", src, stderr, err)
-		}
+		sameRefusal(t, bin, src+"\n\\endif\n", "an \\endif without \\if")
+	}
+}
+
+// sameRefusal holds Parse to pgbench's refusal of src: pgbench exits 1,
+// and Parse returns a ParseError whose Stderr is pgbench's to the byte;
+// ifAccepted says what to do where pgbench took src.
+func sameRefusal(t *testing.T, bin, src, ifAccepted string) {
+	t.Helper()
+	stderr, code, accepted := runPgbench(t, bin, src, "-f", "s.sql")
+	if accepted {
+		t.Errorf("%q: pgbench accepted it (%s)", src, ifAccepted)
+		return
+	}
+	_, err := Parse("s.sql", src)
+	var pe *ParseError
+	if !errors.As(err, &pe) || code != 1 || pe.Stderr() != stderr {
+		t.Errorf("%q:\npgbench (exit %d): %q\nours:             %v", src, code, stderr, err)
 	}
 }
 

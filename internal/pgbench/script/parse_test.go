@@ -2,6 +2,7 @@ package script
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -316,15 +317,19 @@ func TestParseWeighted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		n, w, err := ParseWeighted(tt.arg)
-		if tt.err != "" {
-			if err == nil || err.Error() != tt.err {
-				t.Errorf("%q: err %v, want %q", tt.arg, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || n != tt.name || w != tt.w {
-			t.Errorf("%q: got %q %d %v", tt.arg, n, w, err)
-		}
+		checkOption(t, tt.arg, err, tt.err, fmt.Sprintf("%q %d", n, w), fmt.Sprintf("%q %d", tt.name, tt.w))
+	}
+}
+
+// checkOption holds what an option's argument parsed to: the error
+// wantErr, or, where that is "", no error and got equal to want.
+func checkOption(t *testing.T, arg string, err error, wantErr, got, want string) {
+	t.Helper()
+	switch {
+	case wantErr != "" && (err == nil || err.Error() != wantErr):
+		t.Errorf("%q: err %v, want %q", arg, err, wantErr)
+	case wantErr == "" && (err != nil || got != want):
+		t.Errorf("%q: got %s, %v; want %s", arg, got, err, want)
 	}
 }
 
@@ -341,15 +346,7 @@ func TestParseDefine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		n, v, err := ParseDefine(tt.arg)
-		if tt.err != "" {
-			if err == nil || err.Error() != tt.err {
-				t.Errorf("%q: err %v, want %q", tt.arg, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || n != tt.name || v != tt.value {
-			t.Errorf("%q: got %q %q %v", tt.arg, n, v, err)
-		}
+		checkOption(t, tt.arg, err, tt.err, fmt.Sprintf("%q %q", n, v), fmt.Sprintf("%q %q", tt.name, tt.value))
 	}
 }
 

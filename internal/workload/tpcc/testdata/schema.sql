@@ -1,4 +1,4 @@
--- ddl (mariadb-10.11)
+-- ddl
 CREATE TABLE warehouse (
   w_id INTEGER NOT NULL PRIMARY KEY,
   w_name VARCHAR(10) NOT NULL,
@@ -37,7 +37,9 @@ CREATE TABLE customer (
   c_state CHAR(2) NOT NULL,
   c_zip CHAR(9) NOT NULL,
   c_phone CHAR(16) NOT NULL,
-  c_since DATETIME(6) NOT NULL,
+  c_since DATETIME(6) NOT NULL, -- mariadb-10.11
+  c_since timestamptz NOT NULL, -- postgresql-15
+  c_since TEXT NOT NULL, -- sqlite
   c_credit CHAR(2) NOT NULL,
   c_credit_lim NUMERIC(12,2) NOT NULL,
   c_discount NUMERIC(4,4) NOT NULL,
@@ -55,7 +57,9 @@ CREATE TABLE history (
   h_c_w_id INTEGER NOT NULL,
   h_d_id INTEGER NOT NULL,
   h_w_id INTEGER NOT NULL,
-  h_date DATETIME(6) NOT NULL,
+  h_date DATETIME(6) NOT NULL, -- mariadb-10.11
+  h_date timestamptz NOT NULL, -- postgresql-15
+  h_date TEXT NOT NULL, -- sqlite
   h_amount NUMERIC(6,2) NOT NULL,
   h_data VARCHAR(24) NOT NULL
 );
@@ -71,7 +75,9 @@ CREATE TABLE orders (
   o_d_id INTEGER NOT NULL,
   o_w_id INTEGER NOT NULL,
   o_c_id INTEGER NOT NULL,
-  o_entry_d DATETIME(6) NOT NULL,
+  o_entry_d DATETIME(6) NOT NULL, -- mariadb-10.11
+  o_entry_d timestamptz NOT NULL, -- postgresql-15
+  o_entry_d TEXT NOT NULL, -- sqlite
   o_carrier_id INTEGER,
   o_ol_cnt INTEGER NOT NULL,
   o_all_local INTEGER NOT NULL,
@@ -85,249 +91,9 @@ CREATE TABLE order_line (
   ol_number INTEGER NOT NULL,
   ol_i_id INTEGER NOT NULL,
   ol_supply_w_id INTEGER NOT NULL,
-  ol_delivery_d DATETIME(6),
-  ol_quantity INTEGER NOT NULL,
-  ol_amount NUMERIC(6,2) NOT NULL,
-  ol_dist_info CHAR(24) NOT NULL,
-  PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)
-);
-CREATE TABLE item (
-  i_id INTEGER NOT NULL PRIMARY KEY,
-  i_im_id INTEGER NOT NULL,
-  i_name VARCHAR(24) NOT NULL,
-  i_price NUMERIC(5,2) NOT NULL,
-  i_data VARCHAR(50) NOT NULL
-);
-CREATE TABLE stock (
-  s_i_id INTEGER NOT NULL,
-  s_w_id INTEGER NOT NULL,
-  s_quantity INTEGER NOT NULL,
-  s_dist_01 CHAR(24) NOT NULL,
-  s_dist_02 CHAR(24) NOT NULL,
-  s_dist_03 CHAR(24) NOT NULL,
-  s_dist_04 CHAR(24) NOT NULL,
-  s_dist_05 CHAR(24) NOT NULL,
-  s_dist_06 CHAR(24) NOT NULL,
-  s_dist_07 CHAR(24) NOT NULL,
-  s_dist_08 CHAR(24) NOT NULL,
-  s_dist_09 CHAR(24) NOT NULL,
-  s_dist_10 CHAR(24) NOT NULL,
-  s_ytd INTEGER NOT NULL,
-  s_order_cnt INTEGER NOT NULL,
-  s_remote_cnt INTEGER NOT NULL,
-  s_data VARCHAR(50) NOT NULL,
-  PRIMARY KEY (s_w_id, s_i_id)
-);
-CREATE TABLE tpcc_nurand (c_last INTEGER NOT NULL, c_id INTEGER NOT NULL, ol_i_id INTEGER NOT NULL);
--- ddl (postgresql-15)
-CREATE TABLE warehouse (
-  w_id INTEGER NOT NULL PRIMARY KEY,
-  w_name VARCHAR(10) NOT NULL,
-  w_street_1 VARCHAR(20) NOT NULL,
-  w_street_2 VARCHAR(20) NOT NULL,
-  w_city VARCHAR(20) NOT NULL,
-  w_state CHAR(2) NOT NULL,
-  w_zip CHAR(9) NOT NULL,
-  w_tax NUMERIC(4,4) NOT NULL,
-  w_ytd NUMERIC(12,2) NOT NULL
-);
-CREATE TABLE district (
-  d_id INTEGER NOT NULL,
-  d_w_id INTEGER NOT NULL,
-  d_name VARCHAR(10) NOT NULL,
-  d_street_1 VARCHAR(20) NOT NULL,
-  d_street_2 VARCHAR(20) NOT NULL,
-  d_city VARCHAR(20) NOT NULL,
-  d_state CHAR(2) NOT NULL,
-  d_zip CHAR(9) NOT NULL,
-  d_tax NUMERIC(4,4) NOT NULL,
-  d_ytd NUMERIC(12,2) NOT NULL,
-  d_next_o_id INTEGER NOT NULL,
-  PRIMARY KEY (d_w_id, d_id)
-);
-CREATE TABLE customer (
-  c_id INTEGER NOT NULL,
-  c_d_id INTEGER NOT NULL,
-  c_w_id INTEGER NOT NULL,
-  c_first VARCHAR(16) NOT NULL,
-  c_middle CHAR(2) NOT NULL,
-  c_last VARCHAR(16) NOT NULL,
-  c_street_1 VARCHAR(20) NOT NULL,
-  c_street_2 VARCHAR(20) NOT NULL,
-  c_city VARCHAR(20) NOT NULL,
-  c_state CHAR(2) NOT NULL,
-  c_zip CHAR(9) NOT NULL,
-  c_phone CHAR(16) NOT NULL,
-  c_since timestamptz NOT NULL,
-  c_credit CHAR(2) NOT NULL,
-  c_credit_lim NUMERIC(12,2) NOT NULL,
-  c_discount NUMERIC(4,4) NOT NULL,
-  c_balance NUMERIC(12,2) NOT NULL,
-  c_ytd_payment NUMERIC(12,2) NOT NULL,
-  c_payment_cnt INTEGER NOT NULL,
-  c_delivery_cnt INTEGER NOT NULL,
-  c_data VARCHAR(500) NOT NULL,
-  PRIMARY KEY (c_w_id, c_d_id, c_id)
-);
-CREATE INDEX customer_last ON customer (c_w_id, c_d_id, c_last, c_first);
-CREATE TABLE history (
-  h_c_id INTEGER NOT NULL,
-  h_c_d_id INTEGER NOT NULL,
-  h_c_w_id INTEGER NOT NULL,
-  h_d_id INTEGER NOT NULL,
-  h_w_id INTEGER NOT NULL,
-  h_date timestamptz NOT NULL,
-  h_amount NUMERIC(6,2) NOT NULL,
-  h_data VARCHAR(24) NOT NULL
-);
-CREATE INDEX history_customer ON history (h_c_w_id, h_c_d_id, h_c_id);
-CREATE TABLE new_order (
-  no_o_id INTEGER NOT NULL,
-  no_d_id INTEGER NOT NULL,
-  no_w_id INTEGER NOT NULL,
-  PRIMARY KEY (no_w_id, no_d_id, no_o_id)
-);
-CREATE TABLE orders (
-  o_id INTEGER NOT NULL,
-  o_d_id INTEGER NOT NULL,
-  o_w_id INTEGER NOT NULL,
-  o_c_id INTEGER NOT NULL,
-  o_entry_d timestamptz NOT NULL,
-  o_carrier_id INTEGER,
-  o_ol_cnt INTEGER NOT NULL,
-  o_all_local INTEGER NOT NULL,
-  PRIMARY KEY (o_w_id, o_d_id, o_id)
-);
-CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id);
-CREATE TABLE order_line (
-  ol_o_id INTEGER NOT NULL,
-  ol_d_id INTEGER NOT NULL,
-  ol_w_id INTEGER NOT NULL,
-  ol_number INTEGER NOT NULL,
-  ol_i_id INTEGER NOT NULL,
-  ol_supply_w_id INTEGER NOT NULL,
-  ol_delivery_d timestamptz,
-  ol_quantity INTEGER NOT NULL,
-  ol_amount NUMERIC(6,2) NOT NULL,
-  ol_dist_info CHAR(24) NOT NULL,
-  PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)
-);
-CREATE TABLE item (
-  i_id INTEGER NOT NULL PRIMARY KEY,
-  i_im_id INTEGER NOT NULL,
-  i_name VARCHAR(24) NOT NULL,
-  i_price NUMERIC(5,2) NOT NULL,
-  i_data VARCHAR(50) NOT NULL
-);
-CREATE TABLE stock (
-  s_i_id INTEGER NOT NULL,
-  s_w_id INTEGER NOT NULL,
-  s_quantity INTEGER NOT NULL,
-  s_dist_01 CHAR(24) NOT NULL,
-  s_dist_02 CHAR(24) NOT NULL,
-  s_dist_03 CHAR(24) NOT NULL,
-  s_dist_04 CHAR(24) NOT NULL,
-  s_dist_05 CHAR(24) NOT NULL,
-  s_dist_06 CHAR(24) NOT NULL,
-  s_dist_07 CHAR(24) NOT NULL,
-  s_dist_08 CHAR(24) NOT NULL,
-  s_dist_09 CHAR(24) NOT NULL,
-  s_dist_10 CHAR(24) NOT NULL,
-  s_ytd INTEGER NOT NULL,
-  s_order_cnt INTEGER NOT NULL,
-  s_remote_cnt INTEGER NOT NULL,
-  s_data VARCHAR(50) NOT NULL,
-  PRIMARY KEY (s_w_id, s_i_id)
-);
-CREATE TABLE tpcc_nurand (c_last INTEGER NOT NULL, c_id INTEGER NOT NULL, ol_i_id INTEGER NOT NULL);
--- ddl (sqlite)
-CREATE TABLE warehouse (
-  w_id INTEGER NOT NULL PRIMARY KEY,
-  w_name VARCHAR(10) NOT NULL,
-  w_street_1 VARCHAR(20) NOT NULL,
-  w_street_2 VARCHAR(20) NOT NULL,
-  w_city VARCHAR(20) NOT NULL,
-  w_state CHAR(2) NOT NULL,
-  w_zip CHAR(9) NOT NULL,
-  w_tax NUMERIC(4,4) NOT NULL,
-  w_ytd NUMERIC(12,2) NOT NULL
-);
-CREATE TABLE district (
-  d_id INTEGER NOT NULL,
-  d_w_id INTEGER NOT NULL,
-  d_name VARCHAR(10) NOT NULL,
-  d_street_1 VARCHAR(20) NOT NULL,
-  d_street_2 VARCHAR(20) NOT NULL,
-  d_city VARCHAR(20) NOT NULL,
-  d_state CHAR(2) NOT NULL,
-  d_zip CHAR(9) NOT NULL,
-  d_tax NUMERIC(4,4) NOT NULL,
-  d_ytd NUMERIC(12,2) NOT NULL,
-  d_next_o_id INTEGER NOT NULL,
-  PRIMARY KEY (d_w_id, d_id)
-);
-CREATE TABLE customer (
-  c_id INTEGER NOT NULL,
-  c_d_id INTEGER NOT NULL,
-  c_w_id INTEGER NOT NULL,
-  c_first VARCHAR(16) NOT NULL,
-  c_middle CHAR(2) NOT NULL,
-  c_last VARCHAR(16) NOT NULL,
-  c_street_1 VARCHAR(20) NOT NULL,
-  c_street_2 VARCHAR(20) NOT NULL,
-  c_city VARCHAR(20) NOT NULL,
-  c_state CHAR(2) NOT NULL,
-  c_zip CHAR(9) NOT NULL,
-  c_phone CHAR(16) NOT NULL,
-  c_since TEXT NOT NULL,
-  c_credit CHAR(2) NOT NULL,
-  c_credit_lim NUMERIC(12,2) NOT NULL,
-  c_discount NUMERIC(4,4) NOT NULL,
-  c_balance NUMERIC(12,2) NOT NULL,
-  c_ytd_payment NUMERIC(12,2) NOT NULL,
-  c_payment_cnt INTEGER NOT NULL,
-  c_delivery_cnt INTEGER NOT NULL,
-  c_data VARCHAR(500) NOT NULL,
-  PRIMARY KEY (c_w_id, c_d_id, c_id)
-);
-CREATE INDEX customer_last ON customer (c_w_id, c_d_id, c_last, c_first);
-CREATE TABLE history (
-  h_c_id INTEGER NOT NULL,
-  h_c_d_id INTEGER NOT NULL,
-  h_c_w_id INTEGER NOT NULL,
-  h_d_id INTEGER NOT NULL,
-  h_w_id INTEGER NOT NULL,
-  h_date TEXT NOT NULL,
-  h_amount NUMERIC(6,2) NOT NULL,
-  h_data VARCHAR(24) NOT NULL
-);
-CREATE INDEX history_customer ON history (h_c_w_id, h_c_d_id, h_c_id);
-CREATE TABLE new_order (
-  no_o_id INTEGER NOT NULL,
-  no_d_id INTEGER NOT NULL,
-  no_w_id INTEGER NOT NULL,
-  PRIMARY KEY (no_w_id, no_d_id, no_o_id)
-);
-CREATE TABLE orders (
-  o_id INTEGER NOT NULL,
-  o_d_id INTEGER NOT NULL,
-  o_w_id INTEGER NOT NULL,
-  o_c_id INTEGER NOT NULL,
-  o_entry_d TEXT NOT NULL,
-  o_carrier_id INTEGER,
-  o_ol_cnt INTEGER NOT NULL,
-  o_all_local INTEGER NOT NULL,
-  PRIMARY KEY (o_w_id, o_d_id, o_id)
-);
-CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id);
-CREATE TABLE order_line (
-  ol_o_id INTEGER NOT NULL,
-  ol_d_id INTEGER NOT NULL,
-  ol_w_id INTEGER NOT NULL,
-  ol_number INTEGER NOT NULL,
-  ol_i_id INTEGER NOT NULL,
-  ol_supply_w_id INTEGER NOT NULL,
-  ol_delivery_d TEXT,
+  ol_delivery_d DATETIME(6), -- mariadb-10.11
+  ol_delivery_d timestamptz, -- postgresql-15
+  ol_delivery_d TEXT, -- sqlite
   ol_quantity INTEGER NOT NULL,
   ol_amount NUMERIC(6,2) NOT NULL,
   ol_dist_info CHAR(24) NOT NULL,
@@ -372,93 +138,62 @@ DROP TABLE IF EXISTS new_order;
 DROP TABLE IF EXISTS order_line;
 DROP TABLE IF EXISTS stock;
 DROP TABLE IF EXISTS tpcc_nurand;
--- analyze (mariadb-10.11)
-ANALYZE TABLE item;
-ANALYZE TABLE warehouse;
-ANALYZE TABLE district;
-ANALYZE TABLE customer;
-ANALYZE TABLE history;
-ANALYZE TABLE orders;
-ANALYZE TABLE new_order;
-ANALYZE TABLE order_line;
-ANALYZE TABLE stock;
-ANALYZE TABLE tpcc_nurand;
--- analyze (postgresql-15)
-ANALYZE item;
-ANALYZE warehouse;
-ANALYZE district;
-ANALYZE customer;
-ANALYZE history;
-ANALYZE orders;
-ANALYZE new_order;
-ANALYZE order_line;
-ANALYZE stock;
-ANALYZE tpcc_nurand;
--- analyze (sqlite)
-ANALYZE item;
-ANALYZE warehouse;
-ANALYZE district;
-ANALYZE customer;
-ANALYZE history;
-ANALYZE orders;
-ANALYZE new_order;
-ANALYZE order_line;
-ANALYZE stock;
-ANALYZE tpcc_nurand;
+-- analyze
+ANALYZE TABLE item; -- mariadb-10.11
+ANALYZE item; -- postgresql-15, sqlite
+ANALYZE TABLE warehouse; -- mariadb-10.11
+ANALYZE warehouse; -- postgresql-15, sqlite
+ANALYZE TABLE district; -- mariadb-10.11
+ANALYZE district; -- postgresql-15, sqlite
+ANALYZE TABLE customer; -- mariadb-10.11
+ANALYZE customer; -- postgresql-15, sqlite
+ANALYZE TABLE history; -- mariadb-10.11
+ANALYZE history; -- postgresql-15, sqlite
+ANALYZE TABLE orders; -- mariadb-10.11
+ANALYZE orders; -- postgresql-15, sqlite
+ANALYZE TABLE new_order; -- mariadb-10.11
+ANALYZE new_order; -- postgresql-15, sqlite
+ANALYZE TABLE order_line; -- mariadb-10.11
+ANALYZE order_line; -- postgresql-15, sqlite
+ANALYZE TABLE stock; -- mariadb-10.11
+ANALYZE stock; -- postgresql-15, sqlite
+ANALYZE TABLE tpcc_nurand; -- mariadb-10.11
+ANALYZE tpcc_nurand; -- postgresql-15, sqlite
 -- noWarehouse
 /* txnbench op=new-order */ SELECT w_tax FROM warehouse WHERE w_id = $1;
--- noDistrict (mariadb-10.11)
-/* txnbench op=new-order */ UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2;
--- noDistrict (postgresql-15)
-/* txnbench op=new-order */ UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_next_o_id - 1, d_tax;
--- noDistrict (sqlite)
-/* txnbench op=new-order */ UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_next_o_id - 1, d_tax;
+-- noDistrict
+/* txnbench op=new-order */ UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2; -- mariadb-10.11
+/* txnbench op=new-order */ UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_next_o_id - 1, d_tax; -- postgresql-15, sqlite
 -- noCustomer
 /* txnbench op=new-order */ SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3;
--- noOrder (mariadb-10.11)
-/* txnbench op=new-order */ INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP(6), NULL, $5, $6);
--- noOrder (postgresql-15)
-/* txnbench op=new-order */ INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, now(), NULL, $5, $6);
--- noOrder (sqlite)
-/* txnbench op=new-order */ INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, (strftime('%Y-%m-%dT%H:%M:%fZ','now')), NULL, $5, $6);
+-- noOrder
+/* txnbench op=new-order */ INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP(6), NULL, $5, $6); -- mariadb-10.11
+/* txnbench op=new-order */ INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, now(), NULL, $5, $6); -- postgresql-15
+/* txnbench op=new-order */ INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, (strftime('%Y-%m-%dT%H:%M:%fZ','now')), NULL, $5, $6); -- sqlite
 -- noNewOrder
 /* txnbench op=new-order */ INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3);
 -- noItem
 /* txnbench op=new-order */ SELECT i_price, i_name, i_data FROM item WHERE i_id = $1;
--- noStock (mariadb-10.11)
-/* txnbench op=new-order */ UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END, s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4 WHERE s_w_id = $1 AND s_i_id = $2;
--- noStock (postgresql-15)
-/* txnbench op=new-order */ UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END, s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4 WHERE s_w_id = $1 AND s_i_id = $2 RETURNING s_quantity, s_data, s_dist_%02d;
--- noStock (sqlite)
-/* txnbench op=new-order */ UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END, s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4 WHERE s_w_id = $1 AND s_i_id = $2 RETURNING s_quantity, s_data, s_dist_%02d;
+-- noStock
+/* txnbench op=new-order */ UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END, s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4 WHERE s_w_id = $1 AND s_i_id = $2; -- mariadb-10.11
+/* txnbench op=new-order */ UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END, s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4 WHERE s_w_id = $1 AND s_i_id = $2 RETURNING s_quantity, s_data, s_dist_%02d; -- postgresql-15, sqlite
 -- noLine
 /* txnbench op=new-order */ INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $8, $9);
--- payWarehouse (mariadb-10.11)
-/* txnbench op=payment */ UPDATE warehouse SET w_ytd = w_ytd + $2 WHERE w_id = $1;
--- payWarehouse (postgresql-15)
-/* txnbench op=payment */ UPDATE warehouse SET w_ytd = w_ytd + $2 WHERE w_id = $1 RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip;
--- payWarehouse (sqlite)
-/* txnbench op=payment */ UPDATE warehouse SET w_ytd = w_ytd + $2 WHERE w_id = $1 RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip;
--- payDistrict (mariadb-10.11)
-/* txnbench op=payment */ UPDATE district SET d_ytd = d_ytd + $3 WHERE d_w_id = $1 AND d_id = $2;
--- payDistrict (postgresql-15)
-/* txnbench op=payment */ UPDATE district SET d_ytd = d_ytd + $3 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip;
--- payDistrict (sqlite)
-/* txnbench op=payment */ UPDATE district SET d_ytd = d_ytd + $3 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip;
+-- payWarehouse
+/* txnbench op=payment */ UPDATE warehouse SET w_ytd = w_ytd + $2 WHERE w_id = $1; -- mariadb-10.11
+/* txnbench op=payment */ UPDATE warehouse SET w_ytd = w_ytd + $2 WHERE w_id = $1 RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip; -- postgresql-15, sqlite
+-- payDistrict
+/* txnbench op=payment */ UPDATE district SET d_ytd = d_ytd + $3 WHERE d_w_id = $1 AND d_id = $2; -- mariadb-10.11
+/* txnbench op=payment */ UPDATE district SET d_ytd = d_ytd + $3 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip; -- postgresql-15, sqlite
 -- payByName
 /* txnbench op=payment */ SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first;
--- payCustomer (mariadb-10.11)
-/* txnbench op=payment */ UPDATE customer SET c_balance = c_balance - $4, c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1, c_data = CASE WHEN c_credit = 'BC' THEN substr(CONCAT($5, c_data), 1, 500) ELSE c_data END WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3;
--- payCustomer (postgresql-15)
-/* txnbench op=payment */ UPDATE customer SET c_balance = c_balance - $4, c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1, c_data = CASE WHEN c_credit = 'BC' THEN substr(CAST($5 AS TEXT) || c_data, 1, 500) ELSE c_data END WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3 RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance;
--- payCustomer (sqlite)
-/* txnbench op=payment */ UPDATE customer SET c_balance = c_balance - $4, c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1, c_data = CASE WHEN c_credit = 'BC' THEN substr(CAST($5 AS TEXT) || c_data, 1, 500) ELSE c_data END WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3 RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance;
--- payHistory (mariadb-10.11)
-/* txnbench op=payment */ INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES ($1, $2, $3, $4, $5, CURRENT_TIMESTAMP(6), $6, $7);
--- payHistory (postgresql-15)
-/* txnbench op=payment */ INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES ($1, $2, $3, $4, $5, now(), $6, $7);
--- payHistory (sqlite)
-/* txnbench op=payment */ INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES ($1, $2, $3, $4, $5, (strftime('%Y-%m-%dT%H:%M:%fZ','now')), $6, $7);
+-- payCustomer
+/* txnbench op=payment */ UPDATE customer SET c_balance = c_balance - $4, c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1, c_data = CASE WHEN c_credit = 'BC' THEN substr(CONCAT($5, c_data), 1, 500) ELSE c_data END WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3; -- mariadb-10.11
+/* txnbench op=payment */ UPDATE customer SET c_balance = c_balance - $4, c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1, c_data = CASE WHEN c_credit = 'BC' THEN substr(CAST($5 AS TEXT) || c_data, 1, 500) ELSE c_data END WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3 RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance; -- postgresql-15, sqlite
+-- payHistory
+/* txnbench op=payment */ INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES ($1, $2, $3, $4, $5, CURRENT_TIMESTAMP(6), $6, $7); -- mariadb-10.11
+/* txnbench op=payment */ INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES ($1, $2, $3, $4, $5, now(), $6, $7); -- postgresql-15
+/* txnbench op=payment */ INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES ($1, $2, $3, $4, $5, (strftime('%Y-%m-%dT%H:%M:%fZ','now')), $6, $7); -- sqlite
 -- osByName
 /* txnbench op=order-status */ SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first;
 -- osCustomer
@@ -471,18 +206,13 @@ ANALYZE tpcc_nurand;
 /* txnbench op=delivery */ SELECT coalesce(min(no_o_id), 0) FROM new_order WHERE no_w_id = $1 AND no_d_id = $2;
 -- dlDelete
 /* txnbench op=delivery */ DELETE FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 AND no_o_id = $3;
--- dlOrder (mariadb-10.11)
-/* txnbench op=delivery */ UPDATE orders SET o_carrier_id = $4 WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3;
--- dlOrder (postgresql-15)
-/* txnbench op=delivery */ UPDATE orders SET o_carrier_id = $4 WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3 RETURNING o_c_id;
--- dlOrder (sqlite)
-/* txnbench op=delivery */ UPDATE orders SET o_carrier_id = $4 WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3 RETURNING o_c_id;
--- dlLines (mariadb-10.11)
-/* txnbench op=delivery */ UPDATE order_line SET ol_delivery_d = CURRENT_TIMESTAMP(6) WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3;
--- dlLines (postgresql-15)
-/* txnbench op=delivery */ UPDATE order_line SET ol_delivery_d = now() WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3;
--- dlLines (sqlite)
-/* txnbench op=delivery */ UPDATE order_line SET ol_delivery_d = (strftime('%Y-%m-%dT%H:%M:%fZ','now')) WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3;
+-- dlOrder
+/* txnbench op=delivery */ UPDATE orders SET o_carrier_id = $4 WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3; -- mariadb-10.11
+/* txnbench op=delivery */ UPDATE orders SET o_carrier_id = $4 WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3 RETURNING o_c_id; -- postgresql-15, sqlite
+-- dlLines
+/* txnbench op=delivery */ UPDATE order_line SET ol_delivery_d = CURRENT_TIMESTAMP(6) WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3; -- mariadb-10.11
+/* txnbench op=delivery */ UPDATE order_line SET ol_delivery_d = now() WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3; -- postgresql-15
+/* txnbench op=delivery */ UPDATE order_line SET ol_delivery_d = (strftime('%Y-%m-%dT%H:%M:%fZ','now')) WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3; -- sqlite
 -- dlCustomer
 /* txnbench op=delivery */ UPDATE customer SET c_balance = c_balance + (SELECT coalesce(sum(ol_amount), 0) FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3), c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $4;
 -- reads (mariadb-10.11)
@@ -493,7 +223,9 @@ ANALYZE tpcc_nurand;
 /* txnbench op=payment */ SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM district WHERE d_w_id = $1 AND d_id = $2;
 /* txnbench op=payment */ SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM warehouse WHERE w_id = $1;
 -- reads (postgresql-15)
+;
 -- reads (sqlite)
+;
 -- slDistrict
 /* txnbench op=stock-level */ SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2;
 -- slCount
