@@ -211,7 +211,7 @@ func serverShown(c study.Cell, spec job.Spec) (map[string]string, error) {
 	var key string
 	if _, ok := c.Value("pg-bin"); ok {
 		key = "pg-bin"
-	} else if db, ok := c.Value("db"); ok && spec.PGBin != "" && takesPGBin(db) {
+	} else if _, ok := c.Value("db"); ok && spec.PGBin != "" && takesPGBin(spec.DB) {
 		key = "db"
 	} else {
 		return nil, nil
@@ -425,9 +425,8 @@ func (a *app) maskedArgs() []string {
 	return args
 }
 
-// takesPGBin reports whether --db db names a throwaway server whose
-// engine runs the binaries of --pg-bin.
-func takesPGBin(db string) bool {
-	sp, err := target.ParseSpec(db)
-	return err == nil && sp.Throwaway() && engine.Of(sp).Flags().Bin == "pg-bin"
+// takesPGBin reports whether the cell's --db, read once into sp, names a
+// throwaway server whose engine runs the binaries of --pg-bin.
+func takesPGBin(sp target.Spec) bool {
+	return sp.Throwaway() && engine.Of(sp).Flags().Bin == "pg-bin"
 }

@@ -170,7 +170,13 @@ func open(ctx context.Context, s Spec, conns int) (*Database, error) {
 		conn := v.Spec()
 		via := s.clientURL(withExecMode(conn.URL))
 		conn = conn.WithURL(via)
-		t, err := openSpec(ctx, conn)
+		var t target.Target
+		var err error
+		if s.Network == nil {
+			t, err = openSpec(ctx, conn)
+		} else { // its clients' one Target is through the --network proxy (shapeNetwork)
+			err = reachable(ctx, via, v.Addr)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -2,8 +2,6 @@ package job
 
 import (
 	"context"
-	"net/url"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -111,24 +109,15 @@ func TestViaURLOfAnHAProxy(t *testing.T) {
 	t.Parallel()
 	testutil.NeedHAProxy(t)
 	dbURL := testutil.SharedPostgres(t) // a database of its own: the server is not what it measures
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := strconv.Atoi(u.Port())
-	if err != nil {
-		t.Fatal(err)
-	}
-	password, _ := u.User.Password()
-	f, err := localdb.StartFleet(context.Background(), localdb.FleetOptions{Size: 2, Bouncer: localdb.BouncerOptions{
-		BackendPort: port, BackendUser: u.User.Username(), BackendPassword: password, MaxClientConn: 50,
-	}})
+	b := backendOf(t, dbURL)
+	b.MaxClientConn = 50
+	f, err := localdb.StartFleet(context.Background(), localdb.FleetOptions{Size: 2, Bouncer: b})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Stop() })
 	s := spec(t, dbURL, runner.Config{Clients: 4, Iterations: 40})
-	s.DB.Via = mustVia(t, f.URL(strings.TrimPrefix(u.Path, "/")))
+	s.DB.Via = mustVia(t, f.URL(strings.TrimPrefix(mustURL(t, dbURL).Path, "/")))
 	r := run(t, s)
 	checkShape(t, r, 40)
 	// Its admin console reaches one of the two: the counters say so.

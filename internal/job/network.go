@@ -58,9 +58,6 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 		p.Close()
 		return fmt.Errorf("measuring the round trip through --network %s: %w", s.Network, err)
 	}
-	if db.Target != nil { // a pooler given by URL, opened first; nil for what txnbench fronts (openServer, startPoolers)
-		db.Target.Close()
-	}
 	db.Target, db.conn, db.addr, db.shaper = t, u, localAddr(ln.Addr().(*net.TCPAddr).Port), p
 	if db.network == nil {
 		db.network = &result.Network{}
@@ -68,6 +65,23 @@ func shapeNetwork(ctx context.Context, s Spec, db *Database) error {
 	db.network.Shape, db.network.RTTMs, db.network.MeasuredRTTMs = s.Network.String(), ms(s.Network.RTT), ms(rtt)
 	s.log(fmt.Sprintf("network %s, measured rtt %.2f ms, between the clients and %s (proxy on %s)", s.Network, ms(rtt), db.URL, p.Addr()))
 	return nil
+}
+
+// reachable fails, in target.ConnectError's words naming u, when nothing
+// answers at addr, u's server: a proxy in front of it would only close
+// the connections it cannot forward, which says nothing of why. It is no
+// Target: what answers there is opened once, through the proxy.
+func reachable(ctx context.Context, u string, addr target.Addr) error {
+	if addr.TCP() == "" {
+		return nil // no TCP address: shapeNetwork refuses it
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr.TCP())
+	if err != nil {
+		return target.ConnectError(u, err)
+	}
+	return c.Close()
 }
 
 // shapePoolerNetwork starts a shaped proxy (--pooler-network) in front of

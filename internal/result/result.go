@@ -882,10 +882,12 @@ func (t *IntervalOp) add(o IntervalOp) {
 	t.ErrorClasses = addCounts(t.ErrorClasses, o.ErrorClasses)
 }
 
-// DatabaseKind is what sort of database the run had (Database). A result
-// written before Database was recorded has only the form DB shows, which
-// began with its --db form: "sqlite", "temp-NAME" (a throwaway server,
-// "@VERSION" left out) or a server's URL.
+// DatabaseKind is what sort of database the run had (Database, which
+// target.Spec.Form names and every run records). A result written before
+// Database was recorded has only what its DB showed, a frozen format of
+// those versions (no --db is read here, and an engine added since always
+// records Database): it began with "sqlite", "temp-NAME" (a throwaway
+// server, "@VERSION" left out) or a server's URL.
 func (c Config) DatabaseKind() string {
 	switch {
 	case c.Database != "", c.DB == "":

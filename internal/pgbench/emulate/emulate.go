@@ -522,15 +522,22 @@ func scriptError(err error) error {
 	return pe
 }
 
-// target is the database to open, in txnbench's terms: pgbench's host,
-// port, user and dbname (or a URL given as dbname) make a postgres:// URL;
-// libpq's environment variables fill in the rest, as for pgbench.
-func (o *pgbenchOpts) target() string {
+// target is the database to open, in txnbench's terms, read once: --db
+// or a URL given as dbname, else the postgres:// URL pgbench's host,
+// port, user and dbname make; libpq's environment variables fill in the
+// rest, as for pgbench.
+func (o *pgbenchOpts) target() (target.Spec, error) {
 	for _, d := range []string{o.db, o.dbname} {
-		if _, err := target.ParseSpec(d); d != "" && err == nil {
-			return d
+		if sp, err := target.ParseSpec(d); d != "" && err == nil {
+			return sp, nil
 		}
 	}
+	return target.ParseSpec(o.conninfoURL())
+}
+
+// conninfoURL is the postgres:// URL pgbench's host, port, user and
+// dbname (a name or a conninfo string) make.
+func (o *pgbenchOpts) conninfoURL() string {
 	q := url.Values{}
 	if o.host != "" {
 		q.Set("host", o.host)
@@ -594,7 +601,7 @@ func (e *emulator) pgbench(ctx context.Context, args []string) error {
 		fmt.Fprint(e.Stderr, o.shown)
 		return nil
 	}
-	db, err := target.ParseSpec(o.target())
+	db, err := o.target()
 	if err != nil {
 		return e.pgbenchFail(badOption("%v", err))
 	}
