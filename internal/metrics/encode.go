@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
+	"iter"
 	"math"
 	"sync"
 
@@ -79,8 +80,9 @@ const (
 	v2CompressedCookie = uint32(hdrhistogram.V2CompressedEncodingCookieBase | 0x10)
 )
 
-// encode returns h (of Hist's geometry) in the V2 compressed encoding.
-func (e *encoder) encode(h *hdrhistogram.Histogram) string {
+// encode returns the counts of a histogram of Hist's geometry (its
+// non-zero ones, ascending) in the V2 compressed encoding.
+func (e *encoder) encode(counts iter.Seq2[int, int64]) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.zw == nil {
@@ -95,10 +97,7 @@ func (e *encoder) encode(h *hdrhistogram.Histogram) string {
 	raw = binary.BigEndian.AppendUint64(raw, uint64(maxMicros))
 	raw = binary.BigEndian.AppendUint64(raw, math.Float64bits(1))
 	next := 0 // the index of the next count to write
-	for i, n := range countsOf(h) {
-		if n == 0 {
-			continue
-		}
+	for i, n := range counts {
 		switch zeros := i - next; {
 		case zeros > 1:
 			raw = appendZigZag(raw, -int64(zeros))
