@@ -3,7 +3,6 @@ package metrics
 import (
 	"iter"
 	"math/bits"
-	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -97,32 +96,20 @@ func (s *sparse) reset() {
 const maxSpareChunks = 512
 
 // spareChunks holds zeroed chunks of histograms put at rest.
-var spareChunks struct {
-	sync.Mutex
-	cs []*[chunkLen]int64
-}
+var spareChunks = spares[[chunkLen]int64]{max: maxSpareChunks}
 
 // newChunk returns zeroed counts for a chunk, reusing a spare one.
 func newChunk() *[chunkLen]int64 {
-	spareChunks.Lock()
-	defer spareChunks.Unlock()
-	if n := len(spareChunks.cs); n > 0 {
-		c := spareChunks.cs[n-1]
-		spareChunks.cs[n-1], spareChunks.cs = nil, spareChunks.cs[:n-1]
-		return c
-	}
-	return new([chunkLen]int64)
+	return spareChunks.get(func() *[chunkLen]int64 { return new([chunkLen]int64) })
 }
 
 // release empties s, which nothing will use again, giving its chunks to
 // newChunk.
 func (s *sparse) release() {
-	spareChunks.Lock()
-	defer spareChunks.Unlock()
 	for i, c := range s.chunks {
-		if c != nil && len(spareChunks.cs) < maxSpareChunks {
+		if c != nil {
 			*c = [chunkLen]int64{}
-			spareChunks.cs = append(spareChunks.cs, c)
+			spareChunks.put(c)
 		}
 		s.chunks[i] = nil
 	}
