@@ -45,11 +45,15 @@ tb="postgres://postgres@127.0.0.1:$port/tb"
 "$bin" init script -b oltp-read-write --db "$tb" --tables 1 --table-size "$rows" >"$out/txnbench-init.log" 2>&1
 
 # timed NAME CMD...: runs CMD with its wall seconds, CPU seconds (user,
-# system) and peak resident KB in OUT/NAME.time.
+# system) and peak resident KB in OUT/NAME.time. A command that fails is
+# named on stderr and its figures kept: `pgbench -b oltp-read-write` at 8
+# clients exits 2 when a client aborts on a duplicate key (two clients'
+# DELETE and INSERT of one id; sysbench ignores that error), and the
+# others run the whole duration.
 timed() {
   local name=$1
   shift
-  /usr/bin/time -f '%e %U %S %M' -o "$out/$name.time" "$@" >"$out/$name.log" 2>&1 || { echo "$name failed: see $out/$name.log" >&2; exit 1; }
+  /usr/bin/time -f '%e %U %S %M' -o "$out/$name.time" "$@" >"$out/$name.log" 2>&1 || echo "# $name failed (figures kept): see $out/$name.log" >&2
 }
 
 say_machine
@@ -74,7 +78,7 @@ python3 - "$out" "$rounds" "$clients" "${#bins[@]}" <<'PY'
 import os, re, statistics, sys
 out, rounds, clients, nbins = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), int(sys.argv[4])
 def rss(name):
-    return int(open(os.path.join(out, name + ".time")).read().split()[3]) / 1024
+    return int(open(os.path.join(out, name + ".time")).read().split()[-1]) / 1024
 print(f"{'peak RSS MB, median of ' + str(rounds):32} {'sysbench':>9} {'run script':>10} {'ratio':>6} {'pgbench':>8} {'ratio':>6}   each round (sysbench | script | pgbench)")
 for c, b in [(c, b) for c in clients + ["t1"] for b in range(nbins)]:
     label = ("one transaction (-t 1)" if c == "t1" else f"{c} clients") + (f", B{b}" if nbins > 1 else "")
