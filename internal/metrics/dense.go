@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"iter"
 	"math"
 	"reflect"
 	"unsafe"
@@ -89,13 +90,13 @@ func stdDevOf(h *hdrhistogram.Histogram) float64 {
 
 // mergeInto adds src's counts to dst (both of Hist's geometry), as
 // dst.Merge(src).
-func mergeInto(dst, src *hdrhistogram.Histogram) {
-	for idx, n := range countsOf(src) {
-		if n != 0 {
-			// Cannot fail: the same geometry (a src merged into itself
-			// doubles, as with Merge: each bucket is read before it is
-			// added to).
-			_ = dst.RecordValues(lowestAt(idx), n)
-		}
+func mergeInto(dst, src *hdrhistogram.Histogram) { addTo(dst, denseCounts(src)) }
+
+// addTo adds counts (indexes of Hist's geometry) to dst. Merging a
+// histogram into itself doubles it, as with Merge: each count is read
+// before it is added to.
+func addTo(dst *hdrhistogram.Histogram, counts iter.Seq2[int, int64]) {
+	for idx, n := range counts {
+		_ = dst.RecordValues(lowestAt(idx), n) // cannot fail: the same geometry
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
+	"iter"
 	"math"
 	"sync"
 
@@ -23,31 +24,45 @@ import (
 const maxSpare = 64
 
 // spare holds empty histograms whose owner put them at rest.
-var spare struct {
-	sync.Mutex
-	hs []*hdrhistogram.Histogram
-}
+var spare = spares[hdrhistogram.Histogram]{max: maxSpare}
 
 // newHDR returns an empty histogram of Hist's geometry, reusing the counts
 // of one put at rest when there is one.
 func newHDR() *hdrhistogram.Histogram {
-	spare.Lock()
-	defer spare.Unlock()
-	if n := len(spare.hs); n > 0 {
-		h := spare.hs[n-1]
-		spare.hs[n-1], spare.hs = nil, spare.hs[:n-1]
-		return h
-	}
-	return hdrhistogram.New(minMicros, maxMicros, sigDigits)
+	return spare.get(func() *hdrhistogram.Histogram { return hdrhistogram.New(minMicros, maxMicros, sigDigits) })
 }
 
 // release empties h, which nothing refers to any more, for newHDR.
 func release(h *hdrhistogram.Histogram) {
 	h.Reset()
-	spare.Lock()
-	defer spare.Unlock()
-	if len(spare.hs) < maxSpare {
-		spare.hs = append(spare.hs, h)
+	spare.put(h)
+}
+
+// spares keeps at most max empty values put at rest, for reuse.
+type spares[T any] struct {
+	mu  sync.Mutex
+	xs  []*T
+	max int
+}
+
+// get returns a value put at rest, or a new one from make.
+func (p *spares[T]) get(make func() *T) *T {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.xs); n > 0 {
+		x := p.xs[n-1]
+		p.xs[n-1], p.xs = nil, p.xs[:n-1]
+		return x
+	}
+	return make()
+}
+
+// put keeps x (emptied) for get, unless max are kept.
+func (p *spares[T]) put(x *T) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.xs) < p.max {
+		p.xs = append(p.xs, x)
 	}
 }
 
@@ -79,8 +94,9 @@ const (
 	v2CompressedCookie = uint32(hdrhistogram.V2CompressedEncodingCookieBase | 0x10)
 )
 
-// encode returns h (of Hist's geometry) in the V2 compressed encoding.
-func (e *encoder) encode(h *hdrhistogram.Histogram) string {
+// encode returns the counts of a histogram of Hist's geometry (its
+// non-zero ones, ascending) in the V2 compressed encoding.
+func (e *encoder) encode(counts iter.Seq2[int, int64]) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.zw == nil {
@@ -95,10 +111,7 @@ func (e *encoder) encode(h *hdrhistogram.Histogram) string {
 	raw = binary.BigEndian.AppendUint64(raw, uint64(maxMicros))
 	raw = binary.BigEndian.AppendUint64(raw, math.Float64bits(1))
 	next := 0 // the index of the next count to write
-	for i, n := range countsOf(h) {
-		if n == 0 {
-			continue
-		}
+	for i, n := range counts {
 		switch zeros := i - next; {
 		case zeros > 1:
 			raw = appendZigZag(raw, -int64(zeros))

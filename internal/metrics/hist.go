@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -30,6 +31,9 @@ const v2EncodingCookie = hdrhistogram.V2EncodingCookieBase
 // empty histogram ready to use, but NewHist is preferred.
 type Hist struct {
 	h *hdrhistogram.Histogram
+	// s holds the counts instead of h in a histogram a Recorder made
+	// (Tick, Total): allocated where samples fell (see sparse).
+	s *sparse
 	// enc is the histogram at rest (see Compact): Encode's output, decoded
 	// at the next use; h is nil meanwhile.
 	enc string
@@ -64,6 +68,28 @@ func (h *Hist) counts() *hdrhistogram.Histogram {
 	return h.h
 }
 
+// all yields the index and count of every non-zero count, leaving a
+// compacted histogram at rest.
+func (h *Hist) all() iter.Seq2[int, int64] {
+	if h.s != nil {
+		return h.s.all()
+	}
+	if d := h.counts(); d != nil {
+		return denseCounts(d)
+	}
+	return func(func(int, int64) bool) {}
+}
+
+// view returns a dense histogram of h's samples to read, and what to call
+// when done with it; nil for a zero Hist.
+func (h *Hist) view() (*hdrhistogram.Histogram, func()) {
+	if h.s != nil {
+		d := h.s.dense()
+		return d, func() { release(d) }
+	}
+	return h.hdr(), func() {}
+}
+
 // hdr returns the underlying histogram, decoding a compacted one for good;
 // nil for a zero Hist.
 func (h *Hist) hdr() *hdrhistogram.Histogram {
@@ -88,10 +114,15 @@ func (h *Hist) hist() *hdrhistogram.Histogram {
 // interval histograms at rest does not allocate new ones. Its next use
 // decodes it; saving it does not.
 func (h *Hist) Compact() error {
-	if h.h == nil {
+	if h.h == nil && h.s == nil {
 		return nil
 	}
 	s, err := h.Encode()
+	if h.s != nil {
+		h.s.release()
+		h.s, h.enc = nil, s
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -118,6 +149,10 @@ func toMicros(d time.Duration) (us int64, clamped bool) {
 // above 1 h record as 1 h. Record is not safe for concurrent use.
 func (h *Hist) Record(d time.Duration) {
 	us, _ := toMicros(d)
+	if h.s != nil {
+		h.s.record(us)
+		return
+	}
 	// Cannot fail: us is within range and the count cannot overflow in practice.
 	_ = h.hist().RecordValue(us)
 }
@@ -129,18 +164,22 @@ func (h *Hist) Merge(o *Hist) {
 	if o == nil {
 		return
 	}
-	src := o.counts() // o stays at rest
-	if src == nil || src.TotalCount() == 0 {
+	src := o.all() // o stays at rest
+	// Dropped counts are impossible: both sides have the same geometry.
+	// Each count is read before it is added to, so h.Merge(h) doubles h
+	// correctly.
+	if h.s != nil {
+		h.s.merge(src)
 		return
 	}
-	// Dropped counts are impossible: both sides have the same geometry.
-	// hdrhistogram's Merge reads each bucket before adding to it, so
-	// h.Merge(h) doubles h correctly.
-	mergeInto(h.hist(), src)
+	addTo(h.hist(), src)
 }
 
 // Count returns the number of samples.
 func (h *Hist) Count() int64 {
+	if h.s != nil {
+		return h.s.total
+	}
 	if h.hdr() == nil {
 		return 0
 	}
@@ -149,7 +188,9 @@ func (h *Hist) Count() int64 {
 
 // Reset removes all samples.
 func (h *Hist) Reset() {
-	if h.hdr() != nil {
+	if h.s != nil {
+		h.s.reset()
+	} else if h.hdr() != nil {
 		h.h.Reset()
 	}
 }
@@ -162,7 +203,9 @@ func (h *Hist) ValueAt(q float64) time.Duration {
 	if h.Count() == 0 {
 		return 0
 	}
-	return time.Duration(h.h.ValueAtPercentile(q)) * time.Microsecond
+	d, done := h.view()
+	defer done()
+	return time.Duration(d.ValueAtPercentile(q)) * time.Microsecond
 }
 
 // StdDev returns the standard deviation of the samples in milliseconds.
@@ -170,7 +213,9 @@ func (h *Hist) StdDev() float64 {
 	if h.Count() == 0 {
 		return 0
 	}
-	return stdDevOf(h.h) / 1000
+	d, done := h.view()
+	defer done()
+	return stdDevOf(d) / 1000
 }
 
 // Summary returns the count, mean, percentiles and maximum in milliseconds.
@@ -179,14 +224,16 @@ func (h *Hist) Summary() Summary {
 	if h.Count() == 0 {
 		return Summary{}
 	}
+	d, done := h.view()
+	defer done()
 	ms := func(us int64) float64 { return float64(us) / 1000 }
 	// The 100th percentile is Max (the highest equivalent value of the
 	// last non-empty bucket), read in the same scan of the counts: Max
 	// itself walks them again, slowly (issue 31).
-	v := h.h.ValueAtPercentilesSlice([]float64{50, 90, 95, 99, 100})
+	v := d.ValueAtPercentilesSlice([]float64{50, 90, 95, 99, 100})
 	return Summary{
-		Count: h.h.TotalCount(),
-		Mean:  meanOf(h.h) / 1000,
+		Count: d.TotalCount(),
+		Mean:  meanOf(d) / 1000,
 		P50:   ms(v[0]),
 		P90:   ms(v[1]),
 		P95:   ms(v[2]),
@@ -200,10 +247,13 @@ func (h *Hist) Summary() Summary {
 // implementations. The error is always nil (an encoder of its own writes
 // what hdrhistogram-go's would, see encoder).
 func (h *Hist) Encode() (string, error) {
-	if h.h == nil && h.enc != "" {
+	switch {
+	case h.s != nil:
+		return codec.encode(h.s.all()), nil
+	case h.h == nil && h.enc != "":
 		return h.enc, nil
 	}
-	return codec.encode(h.hist()), nil
+	return codec.encode(denseCounts(h.hist())), nil
 }
 
 // DecodeHist decodes a histogram written by Encode. It returns an error for
@@ -281,7 +331,7 @@ func (h *Hist) UnmarshalJSON(b []byte) error {
 	if _, err := DecodeHist(s); err != nil {
 		return err
 	}
-	h.h, h.enc = nil, s // at rest (Compact) until used: a long run has many
+	h.h, h.s, h.enc = nil, nil, s // at rest (Compact) until used: a long run has many
 	return nil
 }
 
@@ -290,17 +340,14 @@ func (h *Hist) UnmarshalJSON(b []byte) error {
 // sample counts under a bound when the lowest value of its histogram bucket
 // is at or below the bound, so the counts are exact to the histogram's
 // precision (0.1%, and whole microseconds). It reads the counts in one
-// pass, allocating one copy of them.
+// pass, in place.
 func (h *Hist) CountsAtOrBelow(bounds []time.Duration) []int64 {
 	counts := make([]int64, len(bounds))
 	if h.Count() == 0 {
 		return counts
 	}
 	j := 0
-	for idx, n := range h.h.Export().Counts {
-		if n == 0 {
-			continue
-		}
+	for idx, n := range h.all() {
 		from := lowestAt(idx)
 		for j < len(bounds) && int64(bounds[j]/time.Microsecond) < from {
 			j++

@@ -5,8 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // maxShards bounds the histograms each op's samples are spread over.
@@ -14,18 +12,18 @@ const maxShards = 8
 
 // shardsFor is how many histograms each op's samples are spread over: one
 // per goroutine that can run at once (GOMAXPROCS), as only that many
-// record at the same time, at most maxShards. A shard's histogram is 190
-// KB: eight of each op on a 2-core machine were most of a TPC-C run's
-// live heap (issue 40: peak memory).
+// record at the same time, at most maxShards. A shard's dense histogram
+// was 190 KB: eight of each op on a 2-core machine were most of a TPC-C
+// run's live heap (issue 40: peak memory).
 func shardsFor(procs int) int { return max(1, min(procs, maxShards)) }
 
 // shard is one mutex-guarded interval histogram, padded so that neighbouring
-// shards do not share a cache line. Its histogram (190 KB of counts) is
-// made by the first sample it takes: most shards of a run with few clients
-// never take one (issue 31: start-up).
+// shards do not share a cache line. Its histogram is made by the first
+// sample it takes (most shards of a run with few clients never take one,
+// issue 31: start-up), and its counts where samples fall (sparse).
 type shard struct {
 	mu sync.Mutex
-	h  *hdrhistogram.Histogram
+	h  *sparse
 	_  [128 - 16]byte
 }
 
@@ -43,9 +41,9 @@ type Recorder struct {
 	// Tick holds it while it swaps the shards.
 	gate sync.RWMutex
 
-	tickMu sync.Mutex                // guards total and spare
-	total  []*hdrhistogram.Histogram // cumulative, one per op
-	spare  *hdrhistogram.Histogram   // empty or nil; swapped into a shard on Tick
+	tickMu sync.Mutex // guards total and spare
+	total  []*sparse  // cumulative, one per op
+	spare  *sparse    // empty or nil; swapped into a shard on Tick
 }
 
 // NewRecorder returns a Recorder for the named ops. Record's op argument is
@@ -56,7 +54,7 @@ func NewRecorder(ops []string) *Recorder {
 		ops:       append([]string(nil), ops...),
 		shards:    make([]shard, len(ops)*n),
 		numShards: n,
-		total:     make([]*hdrhistogram.Histogram, len(ops)), // each made at its op's first sample
+		total:     make([]*sparse, len(ops)), // each made at its op's first sample
 	}
 	return r
 }
@@ -69,8 +67,9 @@ func (r *Recorder) Ops() []string {
 // Record adds one sample of duration d to op (an index into Ops; out of range
 // panics). shard is any non-negative int, such as the client id; clients with
 // different shards rarely contend. Durations below 1 µs record as 1 µs;
-// durations above 1 h record as 1 h and are counted by Clamped. Record does
-// not allocate and is safe for concurrent use.
+// durations above 1 h record as 1 h and are counted by Clamped. Record
+// allocates only the counts of a shard's first sample near a value (see
+// sparse) and is safe for concurrent use.
 func (r *Recorder) Record(op int, shard int, d time.Duration) {
 	us, clamped := toMicros(d)
 	if clamped {
@@ -79,9 +78,9 @@ func (r *Recorder) Record(op int, shard int, d time.Duration) {
 	s := &r.shards[op*r.numShards+int(uint(shard)%uint(r.numShards))]
 	s.mu.Lock()
 	if s.h == nil {
-		s.h = newHDR()
+		s.h = &sparse{}
 	}
-	_ = s.h.RecordValue(us) // cannot fail: us is within range
+	s.h.record(us)
 	s.mu.Unlock()
 }
 
@@ -113,7 +112,7 @@ func (r *Recorder) Tick() []*Hist {
 	defer r.gate.Unlock()
 	out := make([]*Hist, len(r.ops))
 	for op := range r.ops {
-		var iv *hdrhistogram.Histogram // made at the interval's first sample: an op without any (most, in short runs) costs no 190 KB
+		var iv *sparse // made at the interval's first sample: an op without any (most, in short runs) costs nothing
 		for i := range r.numShards {
 			s := &r.shards[op*r.numShards+i]
 			s.mu.Lock()
@@ -124,22 +123,24 @@ func (r *Recorder) Tick() []*Hist {
 			}
 			s.h = r.spare
 			s.mu.Unlock()
-			if old.TotalCount() != 0 {
+			if old.total != 0 {
 				if iv == nil {
-					iv = newHDR()
+					iv = &sparse{}
 				}
-				mergeInto(iv, old)
-				old.Reset()
+				iv.merge(old.all())
+				old.reset()
 			}
 			r.spare = old
 		}
 		if iv != nil {
 			if r.total[op] == nil {
-				r.total[op] = newHDR()
+				r.total[op] = &sparse{}
 			}
-			mergeInto(r.total[op], iv)
+			r.total[op].merge(iv.all())
+			out[op] = &Hist{s: iv}
+		} else {
+			out[op] = &Hist{} // empty, as one made empty
 		}
-		out[op] = &Hist{h: iv} // a zero Hist when nil: empty, as one made empty
 	}
 	return out
 }
@@ -154,7 +155,7 @@ func (r *Recorder) Total() []*Hist {
 	for i, h := range r.total {
 		out[i] = &Hist{}
 		if h != nil {
-			out[i].h = h.Clone()
+			out[i].s = h.clone()
 		}
 	}
 	return out
