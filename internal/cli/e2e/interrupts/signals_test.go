@@ -1,7 +1,6 @@
 package interrupts
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -47,7 +46,7 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 	clitest.CheckClusterGone(t, port)
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "txnbench-pg-*", "data", "postmaster.opts"))
 	for _, d := range dirs {
-		if b, _ := os.ReadFile(d); bytes.Contains(b, []byte("-p\" \""+port)) || bytes.Contains(b, []byte("-p "+port)) {
+		if b, _ := os.ReadFile(d); strings.Contains(string(b), "-p\" \""+port) || strings.Contains(string(b), "-p "+port) {
 			t.Errorf("cluster directory left behind: %s", filepath.Dir(filepath.Dir(d)))
 		}
 	}
@@ -213,8 +212,8 @@ func TestInterruptWithReplicas(t *testing.T) {
 			}
 			cmd.Process.Signal(syscall.SIGTERM)
 			clitest.WaitExitCode(t, cmd, time.Minute, stderr, exitcode.Interrupted)
-			if left := processesNaming(tmp); len(left) > 0 {
-				t.Errorf("processes left behind: %s", strings.Join(left, "; "))
+			if left := clitest.ProcessesIn(tmp, ""); len(left) > 0 {
+				t.Errorf("processes left behind: %v", left)
 			}
 			if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
 				var names []string
@@ -229,22 +228,6 @@ func TestInterruptWithReplicas(t *testing.T) {
 
 // failoverAt is the progress line of the failover fault's start.
 var failoverAt = regexp.MustCompile(`fault at [0-9.]+ s: failover`)
-
-// processesNaming lists the processes whose command line names dir.
-func processesNaming(dir string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if cmd := strings.ReplaceAll(string(b), "\x00", " "); strings.Contains(cmd, dir) {
-			out = append(out, e.Name()+": "+cmd)
-		}
-	}
-	return out
-}
 
 // TestFrozenProcessEndsTheRun freezes (SIGSTOP) each kind of process
 // txnbench starts, once the run's cycles complete, and holds it frozen
@@ -314,7 +297,7 @@ func TestFrozenProcessEndsTheRun(t *testing.T) {
 				}
 			})
 			// The window has at most its duration left.
-			took := waitExitOrDump(t, cmd, duration+grace+15*time.Second, stderr)
+			took := clitest.WaitExit(t, cmd, duration+grace+15*time.Second, stderr)
 			code := cmd.ProcessState.ExitCode()
 			t.Logf("exit %d %.1f s after the freeze\nstdout:\n%s\nstderr:\n%s", code, took.Seconds(), stdout.String(), stderr.String())
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
@@ -334,28 +317,6 @@ func TestFrozenProcessEndsTheRun(t *testing.T) {
 	}
 }
 
-// waitExitOrDump waits for cmd to exit within limit and returns how long
-// it took; past limit it fails with what cmd was doing (SIGQUIT makes a
-// Go program print its goroutines).
-func waitExitOrDump(t *testing.T, cmd *exec.Cmd, limit time.Duration, stderr *clitest.Buffer) time.Duration {
-	t.Helper()
-	start := time.Now()
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-		return time.Since(start)
-	case <-time.After(limit):
-	}
-	cmd.Process.Signal(syscall.SIGQUIT)
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-	}
-	t.Fatalf("still running %s after the freeze:\n%s", limit, stderr.String())
-	return 0
-}
-
 // TestFrozenServerEndsAShardsWait: a shard waiting for shard 0's load
 // mark on a server that stops answering (SIGSTOP) gives up after the
 // read's deadline with a one-line error, long before --shard-wait; each
@@ -367,7 +328,7 @@ func TestFrozenServerEndsAShardsWait(t *testing.T) {
 		"--run-id", "frozen", "--shard", "1/2", "--shard-wait", "10m"}, clitest.Quick...)...)
 	clitest.WaitFor(t, stderr, 0, `waiting for shard 0 to create the train-events schema`)
 	clitest.StopServer(t, cl.Port())
-	took := waitExitOrDump(t, cmd, 30*time.Second+15*time.Second, stderr) // the read's deadline and 15 s
+	took := clitest.WaitExit(t, cmd, 30*time.Second+15*time.Second, stderr) // the read's deadline and 15 s
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	if code := cmd.ProcessState.ExitCode(); code != exitcode.Failure || !strings.HasPrefix(lines[len(lines)-1], "txnbench: ") {
 		t.Errorf("exit %d %.1f s after the freeze, want %d and a one-line error:\n%s", code, took.Seconds(), exitcode.Failure, stderr.String())
@@ -425,9 +386,9 @@ func TestFrozenServerDuringTheCheck(t *testing.T) {
 			if c.freeze {
 				waitForQuery(t, url, running, c.check)
 				freeze()
-				took = waitExitOrDump(t, cmd, promised+5*time.Second, stderr)
+				took = clitest.WaitExit(t, cmd, promised+5*time.Second, stderr)
 			} else {
-				took = waitExitOrDump(t, cmd, 2*time.Minute, stderr)
+				took = clitest.WaitExit(t, cmd, 2*time.Minute, stderr)
 			}
 			code := cmd.ProcessState.ExitCode()
 			t.Logf("exit %d %.1f s after the freeze (or the start)\nstdout:\n%s\nstderr:\n%s", code, took.Seconds(), stdout.String(), stderr.String())
@@ -506,10 +467,10 @@ func TestKilledMariaDBBootstrapSwept(t *testing.T) {
 	tmp := clitest.EnterableTempDir(t, "txnbench-sweep-")
 	killed, _, stderr := clitest.StartWithEnv(t, []string{"TMPDIR=" + tmp},
 		"run", "connect-overhead", "--db", "temp-mariadb", "--rows", "300", "--iterations", "10", "--telemetry", "off")
-	var boot []int
+	var boot map[int]string
 	for deadline := time.Now().Add(2 * time.Minute); len(boot) == 0 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
-		boot = running(tmp, "--bootstrap")
+		boot = clitest.ProcessesIn(tmp, "--bootstrap")
 	}
 	_ = killed.Process.Signal(syscall.SIGKILL)
 	_ = killed.Wait()
@@ -517,14 +478,14 @@ func TestKilledMariaDBBootstrapSwept(t *testing.T) {
 		t.Fatalf("no mariadbd --bootstrap seen in %s\nstderr:\n%s", tmp, stderr.String())
 	}
 	t.Cleanup(func() { // whatever the sweep left
-		for _, pid := range running(tmp, "") {
+		for pid := range clitest.ProcessesIn(tmp, "") {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
 	t.Setenv("TMPDIR", tmp)
 	time.Sleep(200 * time.Millisecond) // what the kill ends is gone
 	localdb.CleanStale()
-	if left := running(tmp, ""); len(left) > 0 {
+	if left := clitest.ProcessesIn(tmp, ""); len(left) > 0 {
 		t.Errorf("processes still running from the killed run's directory after the sweep: %v", left)
 	}
 	localdb.CleanStale() // a later run's
@@ -533,19 +494,3 @@ func TestKilledMariaDBBootstrapSwept(t *testing.T) {
 	}
 }
 
-// running lists the processes whose command line names dir and holds arg.
-func running(dir, arg string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && bytes.Contains(b, []byte(dir+"/")) && bytes.Contains(b, []byte(arg)) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
