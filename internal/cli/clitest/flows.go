@@ -2,8 +2,10 @@ package clitest
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // ProcessesIn maps the pid of each process whose command line names a
@@ -25,4 +27,10 @@ func ProcessesIn(dir, arg string) map[int]string {
 		}
 	}
 	return found
+}
+
+// StartQuickTrainEvents starts "run train-events" with args and Quick's.
+func StartQuickTrainEvents(t testing.TB, args ...string) (cmd *exec.Cmd, stdout, stderr *Buffer) {
+	t.Helper()
+	return Start(t, append(TrainEvents(args...), Quick...)...)
 }

@@ -74,8 +74,8 @@ func TestAsyncFailoverLossExits3(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
 	out := filepath.Join(testutil.Artifacts(t), t.Name()+".json")
-	cmd, stdout, stderr := clitest.Start(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--replicas", "1", "--replication", "async",
-		"--clients", "2", "--rate", "20", "--duration", "10s", "--fault", "5s:failover", "--telemetry", "off", "--json", out}, clitest.Quick...)...)
+	cmd, stdout, stderr := clitest.StartQuickTrainEvents(t, "--db", "temp-postgres", "--replicas", "1", "--replication", "async",
+		"--clients", "2", "--rate", "20", "--duration", "10s", "--fault", "5s:failover", "--telemetry", "off", "--json", out)
 	clitest.WaitFor(t, stderr, 0, `ready: primary on 127\.0\.0\.1:(\d+), standbys \(async\) on ports (\d+)`)
 	m := regexp.MustCompile(`primary on 127\.0\.0\.1:(\d+), standbys \(async\) on ports (\d+)`).FindStringSubmatch(stderr.String())
 	port, _ := strconv.Atoi(m[1])
@@ -441,9 +441,9 @@ func TestPoolOfManyClientsRecoversFromARestart(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
 	out := filepath.Join(testutil.Artifacts(t), t.Name()+".json")
-	cmd, stdout, stderr := clitest.Start(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--conn", "pool", "--pool-max", "4",
+	cmd, stdout, stderr := clitest.StartQuickTrainEvents(t, "--db", "temp-postgres", "--conn", "pool", "--pool-max", "4",
 		"--clients", "200", "--duration", "1h", "--progress", "1s", "--telemetry", "off", "--json", out,
-		"--fault", "2s:restart-server"}, clitest.Quick...)...)
+		"--fault", "2s:restart-server")
 	recovered := regexp.MustCompile(`\(restart-server\): a cycle begun after it succeeded`)
 	if !testutil.Poll(5*time.Minute, 100*time.Millisecond, func() bool { return recovered.MatchString(stderr.String()) }) {
 		t.Fatalf("no cycle succeeded after the restart within 5 minutes:\n%s", stderr.String())

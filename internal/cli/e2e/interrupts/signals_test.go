@@ -29,7 +29,7 @@ func TestSIGTERMStopsCleanly(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd, stdout, stderr := clitest.Start(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out}, clitest.Quick...)...)
+	cmd, stdout, stderr := clitest.StartQuickTrainEvents(t, "--db", "temp-postgres", "--duration", "60s", "--progress", "500ms", "--json", out)
 	err := clitest.InterruptWhen(cmd, stderr, func(s string) bool { return strings.Contains(s, "1.0s |") })
 	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupted {
 		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, exitcode.Interrupted, stderr.String())
@@ -83,8 +83,8 @@ func TestSecondInterruptKillsServers(t *testing.T) {
 	t.Parallel()
 	testutil.NeedPostgres(t)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd, _, stderr := clitest.Start(t, append([]string{"run", "train-events", "--db", "temp-postgres", "--clients", "2",
-		"--duration", "60s", "--progress", "300ms", "--json", out}, clitest.Quick...)...)
+	cmd, _, stderr := clitest.StartQuickTrainEvents(t, "--db", "temp-postgres", "--clients", "2",
+		"--duration", "60s", "--progress", "300ms", "--json", out)
 	clitest.WaitFor(t, stderr, 0, `\| cycle [1-9]`)
 	port := clitest.ServerPort(t, stderr)
 	n, _ := strconv.Atoi(port)
@@ -128,7 +128,7 @@ func stopServerMidRun(t *testing.T, args ...string) (cmd *exec.Cmd, stdout, stde
 	t.Helper()
 	cl := testutil.Postgres(t)
 	out = filepath.Join(t.TempDir(), "r.json")
-	cmd, stdout, stderr = clitest.Start(t, append(append([]string{"run", "train-events", "--db", cl.URL(), "--json", out}, args...), clitest.Quick...)...)
+	cmd, stdout, stderr = clitest.StartQuickTrainEvents(t, append([]string{"--db", cl.URL(), "--json", out}, args...)...)
 	clitest.WaitFor(t, stderr, 0, `\| cycle [1-9]`)
 	return cmd, stdout, stderr, out, clitest.StopServer(t, cl.Port())
 }
@@ -324,8 +324,8 @@ func TestFrozenProcessEndsTheRun(t *testing.T) {
 func TestFrozenServerEndsAShardsWait(t *testing.T) {
 	t.Parallel()
 	cl := testutil.Postgres(t)
-	cmd, _, stderr := clitest.Start(t, append([]string{"run", "train-events", "--db", cl.URL(), "--iterations", "4", "--clients", "2",
-		"--run-id", "frozen", "--shard", "1/2", "--shard-wait", "10m"}, clitest.Quick...)...)
+	cmd, _, stderr := clitest.StartQuickTrainEvents(t, "--db", cl.URL(), "--iterations", "4", "--clients", "2",
+		"--run-id", "frozen", "--shard", "1/2", "--shard-wait", "10m")
 	clitest.WaitFor(t, stderr, 0, `waiting for shard 0 to create the train-events schema`)
 	clitest.StopServer(t, cl.Port())
 	took := clitest.WaitExit(t, cmd, 30*time.Second+15*time.Second, stderr) // the read's deadline and 15 s
@@ -493,4 +493,3 @@ func TestKilledMariaDBBootstrapSwept(t *testing.T) {
 		t.Errorf("MariaDB directories left after the sweep: %v", dirs)
 	}
 }
-
