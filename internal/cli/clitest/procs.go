@@ -35,7 +35,9 @@ func WaitFor(t testing.TB, s *Buffer, from int, re string) {
 	t.Fatalf("no %q within %s:\n%s", re, patience, s.String())
 }
 
-// WaitExit waits for cmd to exit within limit and returns how long it took.
+// WaitExit waits for cmd to exit within limit and returns how long it
+// took; past limit it fails with what cmd was doing (SIGQUIT makes a Go
+// program print its goroutines).
 func WaitExit(t testing.TB, cmd *exec.Cmd, limit time.Duration, stderr *Buffer) time.Duration {
 	t.Helper()
 	start := time.Now()
@@ -43,10 +45,16 @@ func WaitExit(t testing.TB, cmd *exec.Cmd, limit time.Duration, stderr *Buffer) 
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
+		return time.Since(start)
 	case <-time.After(limit):
-		t.Fatalf("still running %s after the signal:\n%s", limit, stderr.String())
 	}
-	return time.Since(start)
+	cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+	t.Fatalf("still running %s:\n%s", limit, stderr.String())
+	return 0
 }
 
 // WaitExitCode is WaitExit that then fails the test unless cmd exited
