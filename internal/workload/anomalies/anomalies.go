@@ -167,6 +167,9 @@ func (w *Workload) promise() (history.Level, error) {
 // one of --keys slots times its generation, a generation per 32 writes).
 const runKeys = 1 << 32
 
+// clearTries is how many times Start tries to empty its key range.
+const clearTries = 5
+
 var _ workload.Starter = (*Workload)(nil)
 
 // Start picks the run's key range, empties it (a history begins with
@@ -174,8 +177,23 @@ var _ workload.Starter = (*Workload)(nil)
 // left as they are: it may be running.
 func (w *Workload) Start(ctx context.Context, c target.Conn) error {
 	w.base = (1 + rand.Int64N(1<<30)) * runKeys
-	if _, err := c.Exec(ctx, w.sql.clear, w.base, w.base+runKeys); err != nil {
-		return fmt.Errorf("emptying the %s: %w", w.sql.tables.What, err)
+	// The range's DELETE locks the index's gaps on InnoDB, where another
+	// run's transactions are writing beside it: a deadlock or serialization
+	// failure is tried again (seen once with two runs on one MariaDB under
+	// load), anything else ends the start.
+	for try := 1; ; try++ {
+		_, err := c.Exec(ctx, w.sql.clear, w.base, w.base+runKeys)
+		if err == nil {
+			break
+		}
+		if try == clearTries || !target.Classify(err).Retryable() {
+			return fmt.Errorf("emptying the %s: %w", w.sql.tables.What, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(try) * 50 * time.Millisecond):
+		}
 	}
 	w.epoch = time.Now()
 	w.written = make([]atomic.Int64, w.keys)
