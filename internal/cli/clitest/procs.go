@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,9 +96,12 @@ func InterruptWhen(cmd *exec.Cmd, stderr *Buffer, ready func(string) bool) error
 func OurPostmaster(t testing.TB, port int) string {
 	t.Helper()
 	out, _ := exec.Command("pgrep", "-f", "postgres .*-p "+strconv.Itoa(port)+"( |$)").Output()
+	matched := strings.Fields(string(out))
 	var pids []string
-	for _, p := range strings.Fields(string(out)) {
-		if pid, _ := strconv.Atoi(p); descendsFromTest(pid) {
+	for _, p := range matched {
+		// a backend just forked has the postmaster's command line until it
+		// names itself: the postmaster is the one whose parent is not matched
+		if pid, _ := strconv.Atoi(p); descendsFromTest(pid) && !slices.Contains(matched, strconv.Itoa(parentOf(pid))) {
 			pids = append(pids, p)
 		}
 	}
@@ -107,20 +111,26 @@ func OurPostmaster(t testing.TB, port int) string {
 	return pids[0]
 }
 
+// parentOf is process pid's parent's pid, 0 when it cannot be read.
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// the parent's pid is the second field after the command's ")"
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
 // descendsFromTest reports whether process pid is a child of the test
 // process, or of one of its children, and so on.
 func descendsFromTest(pid int) bool {
 	for range 64 {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return false
-		}
-		// the parent's pid is the second field after the command's ")"
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) < 2 {
-			return false
-		}
-		if pid, _ = strconv.Atoi(f[1]); pid == os.Getpid() {
+		if pid = parentOf(pid); pid == os.Getpid() {
 			return true
 		} else if pid <= 1 {
 			return false
