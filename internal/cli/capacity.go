@@ -133,8 +133,12 @@ func (a *app) runCapacity(ctx context.Context, args []string) error {
 		return c, spec, nil
 	}
 	// The first value and the bound are checked before anything starts.
-	if _, _, err := cellSpec(s.From); err != nil {
+	_, firstSpec, err := cellSpec(s.From)
+	if err != nil {
 		return err
+	}
+	if err := job.CheckLadderFailover(firstSpec); err != nil {
+		return usage(err)
 	}
 	_, sizing, err := cellSpec(s.Max)
 	if err != nil {

@@ -35,6 +35,18 @@ func CheckSharedFailover(specs []Spec, labels []string, repeat int) error {
 	return nil
 }
 
+// CheckLadderFailover refuses a capacity search whose steps (s, the
+// first one's specification) fail over: every step and repetition of the
+// ladder runs on the one throwaway primary and its standbys, so each step
+// after the first would start on what the failover left, and the ladder
+// would compare the servers, not the load.
+func CheckLadderFailover(s Spec) error {
+	if promotes(s) {
+		return fmt.Errorf("--fault failover or switchover in a capacity search: its steps run one after another on one primary and its standbys, so every step after the first would start on what the failover left (another primary, a standby fewer); search without the fault, then run the failover at the load found (docs/replication.md)")
+	}
+	return nil
+}
+
 // promotes reports whether s has a failover or a switchover.
 func promotes(s Spec) bool {
 	for _, f := range s.Faults {

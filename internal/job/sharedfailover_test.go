@@ -43,3 +43,25 @@ func TestCheckSharedFailover(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLadderFailover: a capacity search with a failover or a
+// switchover is refused, one with another fault is not.
+func TestCheckLadderFailover(t *testing.T) {
+	for _, c := range []struct {
+		fault string
+		want  string
+	}{
+		{"5s:failover", "--fault failover or switchover in a capacity search"},
+		{"5s:switchover", "every step after the first would start on what the failover left"},
+		{"5s:kill-server", ""},
+	} {
+		f, err := fault.Parse(c.fault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = CheckLadderFailover(Spec{Replication: Replication{Replicas: 1}, Faults: []fault.Spec{f}})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.fault, err, c.want)
+		}
+	}
+}

@@ -157,6 +157,7 @@ func badInputs(t *testing.T) []badInput {
 		{args: []string{"study", "train-events", "--db", "temp-postgres", "--replicas", "2", "--via", "pgbouncer", "--fault", "5s:failover", "--vary", "poolers=1,2"}, want: "cells poolers=1 and poolers=2 share one primary and its standbys, and poolers=1 fails it over"},
 		{args: []string{"study", "train-events", "--db", "temp-postgres", "--replicas", "2", "--vary", "replication=async,sync", "--vary", "fault=5s:switchover,5s:kill-server"}, want: "and replication=async fault=5s:switchover fails it over"},
 		{args: []string{"study", "train-events", "--db", "temp-postgres", "--replicas", "2", "--fault", "5s:failover", "--vary", "replication=async,sync", "--repeat", "2"}, want: "--fault failover or switchover with --repeat 2"},
+		{args: []string{"capacity", "train-events", "--db", "temp-postgres", "--replicas", "1", "--fault", "5s:failover", "--by", "clients", "--slo", "cycle.p99<=1s"}, want: "--fault failover or switchover in a capacity search"},
 		// --read-from
 		{args: clitest.TrainEvents("--db", "temp-postgres", "--replicas", "1", "--read-from", "bogus"), want: `--read-from "bogus": choose primary, replicas or any`},
 		{args: []string{"run", "script", "-b", "ycsb-c", "--db", "temp-postgres", "--read-from", "replicas"}, want: "--read-from replicas reads from standbys: add --replicas 1 (or more) with --db temp-postgres"},
