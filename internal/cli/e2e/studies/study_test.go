@@ -3,6 +3,7 @@ package studies
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,9 +57,10 @@ func TestStudy(t *testing.T) {
 // interval and verdict in the terminal, study.md, study.html and
 // study.json alike. The planted difference is a script's sleep in each
 // transaction, 50 ms against 200 ms (-D ms=...), so that both cells'
-// latencies are made of time the test sets (a busy machine makes a fast
-// cell's milliseconds vary by several times) and differ by four times,
-// which three repetitions agree on.
+// latencies are made of time the test sets, four times apart: the mean's
+// verdict is worse, or ~ where a stalled repetition widened the interval
+// (in CI one repetition of the 50 ms cell measured 208 ms on a loaded
+// runner), never better; whichever it is, every output says the same.
 func TestStudyComparisonVerdicts(t *testing.T) {
 	dir := t.TempDir()
 	script, out := testutil.WriteFile(t, dir, "s.sql", "\\sleep :ms ms\nSELECT 1;\n"), filepath.Join(dir, "st")
@@ -72,19 +74,39 @@ func TestStudyComparisonVerdicts(t *testing.T) {
 			break
 		}
 	}
-	if !strings.Contains(meanRow, " worse (+") {
-		t.Errorf("the mean row of ms=50 -> ms=200 says no verdict: %q\n%s", meanRow, stdout)
+	var st struct {
+		Comparisons struct {
+			Axes []struct {
+				Rows []struct {
+					Op, Metric string
+					Stats      []*study.PairStats
+				}
+			}
+		}
+	}
+	clitest.ReadJSON(t, filepath.Join(out, "study.json"), &st)
+	var mean *study.PairStats
+	for _, a := range st.Comparisons.Axes {
+		for _, r := range a.Rows {
+			if r.Op == "s.sql" && r.Metric == "mean_ms" && len(r.Stats) == 1 {
+				mean = r.Stats[0]
+			}
+		}
+	}
+	if mean == nil {
+		t.Fatalf("study.json has no comparison of s.sql's mean with its stats")
+	}
+	interval := fmt.Sprintf("%+.0f%% to %+.0f%%", mean.LowPct, mean.HighPct)
+	word := map[string]string{"worse": " worse (+", "~": " ~ (p="}[mean.Verdict]
+	if word == "" || !strings.Contains(meanRow, word) || !strings.Contains(meanRow, interval) {
+		t.Fatalf("the mean row of ms=50 -> ms=200 is %q; study.json says %s, %s (want worse or ~, and the terminal saying the same)\n%s", meanRow, mean.Verdict, interval, stdout)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "study.md"))
 	html, _ := os.ReadFile(filepath.Join(out, "study.html"))
-	js, _ := os.ReadFile(filepath.Join(out, "study.json"))
 	verdict := meanRow[strings.LastIndex(meanRow[:len(meanRow)-2], "|")+1 : len(meanRow)-1]
 	verdict = strings.TrimSpace(verdict)
 	if !bytes.Contains(md, []byte(verdict)) || !bytes.Contains(html, []byte(strings.ReplaceAll(verdict, "+", "&#43;"))) {
 		t.Errorf("study.md or study.html lacks the terminal's %q", verdict)
-	}
-	if !bytes.Contains(js, []byte(`"verdict": "worse"`)) || !bytes.Contains(js, []byte(`"low_pct"`)) {
-		t.Errorf("study.json's comparisons lack the verdict and interval:\n%s", js)
 	}
 }
 
