@@ -71,9 +71,11 @@ func TestSlowOpsNameLockWait(t *testing.T) {
 	}
 }
 
-// TestSlowOpsSQLite: on SQLite the slow ops have only their times.
+// TestSlowOpsSQLite: on SQLite the slow ops have only their times. The
+// runs here are fixed work (--iterations), so that a loaded machine
+// cannot leave a short window without an op.
 func TestSlowOpsSQLite(t *testing.T) {
-	r := run(t, spec(t, "", runner.Config{Clients: 2, Duration: 500 * time.Millisecond}))
+	r := run(t, spec(t, "", runner.Config{Clients: 2, Iterations: 20}))
 	if len(r.SlowOps) == 0 {
 		t.Fatal("no slow ops")
 	}
@@ -89,7 +91,7 @@ func TestSlowOpsSQLite(t *testing.T) {
 func TestSlowOpsPooled(t *testing.T) {
 	testutil.NeedPostgres(t)
 	testutil.NeedPgBouncer(t)
-	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Duration: 500 * time.Millisecond})
+	s := spec(t, target.TempPostgresSpec, runner.Config{Clients: 2, Iterations: 20})
 	s.DB.Via.Kind = target.ViaPgBouncer
 	r := runJob(t, s, sequentialTempPostgres(t, s))
 	if len(r.SlowOps) == 0 {
