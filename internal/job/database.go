@@ -36,8 +36,9 @@ type Database struct {
 	// pgbouncer, nil without.
 	poolers *pgbouncer.Poolers
 	deaths  deaths // what supervision restarted (supervise.go)
-	// adminURL is the pooler's admin console, "" without a pooler or
-	// with a fleet of several (the run's pooler.Watcher has each member's).
+	// adminURL is the admin console of a pooler given by URL (--via
+	// URL), "" otherwise (the run's pooler.Watcher opens it, or the
+	// console of each PgBouncer txnbench started).
 	adminURL     string
 	poolerName   string      // e.g. "PgBouncer 1.18.0"
 	poolerDetail string      // e.g. "transaction pooling, 20 server connections"
@@ -339,7 +340,7 @@ func startPoolers(ctx context.Context, s Spec, db *Database, clients int) error 
 		}
 	}
 	db.Target, db.poolers, db.conn, db.addr = t, p, conn, localAddr(p.Port())
-	db.poolerName, db.poolerDetail, db.adminURL = p.Name, p.Detail, p.Admin()
+	db.poolerName, db.poolerDetail = p.Name, p.Detail
 	db.URL += " via " + db.poolerName + " (" + db.poolerDetail + ")"
 	s.log(fmt.Sprintf("%s ready on 127.0.0.1:%d in front of it", db.poolerName, p.Port()))
 	return nil
@@ -384,8 +385,9 @@ func (d *Database) poolerPIDs() []int {
 }
 
 // watchPoolers is the watcher of one run's poolers (nil without one):
-// the fleet's members and proxy, or the pooler given by URL.
-func (d *Database) watchPoolers() *pooler.Watcher {
+// the fleet's members and proxy, or the pooler given by URL, each console
+// opened once for the run; the run closes it.
+func (d *Database) watchPoolers() (*pooler.Watcher, error) {
 	if d.poolers != nil {
 		return d.poolers.Watch()
 	}

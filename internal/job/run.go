@@ -27,7 +27,12 @@ import (
 // invariants). What outlives the stop stages (the run table's heartbeat,
 // the faults' timeline) ends as Run returns.
 func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
-	rn := &running{s: s, db: db, ctx: ctx, poolers: db.watchPoolers()}
+	poolers, err := db.watchPoolers()
+	if err != nil {
+		return nil, err
+	}
+	defer poolers.Close() // the consoles' sessions, last
+	rn := &running{s: s, db: db, ctx: ctx, poolers: poolers}
 	var endWind func()
 	rn.wctx, endWind = windDown(ctx)
 	defer endWind()

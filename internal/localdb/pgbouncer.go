@@ -316,7 +316,8 @@ func (b *Bouncer) URL(dbname string) string {
 // AdminURL returns the URL of PgBouncer's admin console (database
 // pgbouncer), as a user that is both admin and stats user, so SHOW STATS,
 // SHOW POOLS and the admin commands work there. The console speaks only the
-// simple query protocol.
+// simple query protocol. It stays the same across restarts (same port and
+// password), so a run's pooler.Watcher opens it once (pooler.Open).
 func (b *Bouncer) AdminURL() string { return b.URL("pgbouncer") }
 
 // Version returns the PgBouncer version, e.g. "1.18.0".

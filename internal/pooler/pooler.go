@@ -78,12 +78,24 @@ func Check(mode string, size int) error {
 	return nil
 }
 
-// Console reads a pooler's admin console (PgBouncer's: SHOW STATS, SHOW
-// POOLS, RECONNECT; the simple query protocol only): Rows runs one
-// statement on the console at adminURL and returns its rows as text,
-// giving up after ConsoleWait (an error of class timeout) or with ctx.
+// Console opens a pooler's admin console (PgBouncer's: SHOW STATS, SHOW
+// POOLS, RECONNECT; the simple query protocol only) for the driver that
+// speaks its protocol: Open reads adminURL once, a malformed one an error
+// then, and returns the console's Admin, which its readings go through.
 type Console interface {
-	Rows(ctx context.Context, adminURL, sql string) ([]map[string]string, error)
+	Open(adminURL string) (Admin, error)
+}
+
+// Admin is one pooler's admin console, its URL read: Rows runs one
+// statement on it and returns its rows as text, giving up after
+// ConsoleWait (an error of class timeout) or with ctx. It keeps one
+// session across readings (the first reading opens it) and opens another
+// when that one is lost (the pooler restarted): one login per console per
+// run, not one per reading. Safe for concurrent use (the readings take
+// turns); Close ends the session.
+type Admin interface {
+	Rows(ctx context.Context, sql string) ([]map[string]string, error)
+	Close()
 }
 
 var console struct {
@@ -91,7 +103,7 @@ var console struct {
 	c Console
 }
 
-// RegisterConsole makes c the reader of every admin console; a driver
+// RegisterConsole makes c the opener of every admin console; a driver
 // registers it from its init.
 func RegisterConsole(c Console) {
 	console.Lock()
@@ -99,18 +111,20 @@ func RegisterConsole(c Console) {
 	console.c = c
 }
 
-// errNoConsole is the error of a reading with no Console registered.
+// errNoConsole is the error of opening a console with no Console
+// registered.
 var errNoConsole = errors.New("no driver reads a pooler's admin console: import internal/target/drivers")
 
-// rows runs sql on the console at adminURL.
-func rows(ctx context.Context, adminURL, sql string) ([]map[string]string, error) {
+// Open opens the admin console at adminURL through the registered
+// Console: its URL is read now, once; no session opens until a reading.
+func Open(adminURL string) (Admin, error) {
 	console.RLock()
 	c := console.c
 	console.RUnlock()
 	if c == nil {
 		return nil, errNoConsole
 	}
-	return c.Rows(ctx, adminURL, sql)
+	return c.Open(adminURL)
 }
 
 // consoleDB is the admin console's own database, whose rows the readings
@@ -119,8 +133,8 @@ const consoleDB = "pgbouncer"
 
 // Stats reads a pooler's SHOW STATS totals (total_* columns), summed over
 // its databases, the admin console's own row left out.
-func Stats(ctx context.Context, adminURL string) (map[string]int64, error) {
-	rs, err := rows(ctx, adminURL, "SHOW STATS")
+func Stats(ctx context.Context, a Admin) (map[string]int64, error) {
+	rs, err := a.Rows(ctx, "SHOW STATS")
 	if err != nil {
 		return nil, err
 	}
@@ -140,8 +154,8 @@ func Stats(ctx context.Context, adminURL string) (map[string]int64, error) {
 
 // Pools reads a pooler's SHOW POOLS, the admin console's own pool left
 // out; the rows read before an error come with it.
-func Pools(ctx context.Context, adminURL string) ([]map[string]string, error) {
-	rs, err := rows(ctx, adminURL, "SHOW POOLS")
+func Pools(ctx context.Context, a Admin) ([]map[string]string, error) {
+	rs, err := a.Rows(ctx, "SHOW POOLS")
 	var out []map[string]string
 	for _, row := range rs {
 		if row["database"] != consoleDB {
@@ -152,14 +166,14 @@ func Pools(ctx context.Context, adminURL string) ([]map[string]string, error) {
 }
 
 // Servers reads a pooler's SHOW SERVERS: its server connections.
-func Servers(ctx context.Context, adminURL string) ([]map[string]string, error) {
-	return rows(ctx, adminURL, "SHOW SERVERS")
+func Servers(ctx context.Context, a Admin) ([]map[string]string, error) {
+	return a.Rows(ctx, "SHOW SERVERS")
 }
 
 // Reconnect makes a pooler close each server connection once it is
 // released (RECONNECT).
-func Reconnect(ctx context.Context, adminURL string) error {
-	_, err := rows(ctx, adminURL, "RECONNECT")
+func Reconnect(ctx context.Context, a Admin) error {
+	_, err := a.Rows(ctx, "RECONNECT")
 	return err
 }
 

@@ -1,7 +1,6 @@
 package pooler_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -36,12 +35,20 @@ func TestProxyServers(t *testing.T) {
 	}
 }
 
-// TestReadingWithoutConsole: with no driver linked to read a console, a
-// reading says which package to import instead of failing obscurely.
+// TestReadingWithoutConsole: with no driver linked to read a console,
+// opening one (and so watching a pooler) says which package to import
+// instead of failing obscurely.
 func TestReadingWithoutConsole(t *testing.T) {
-	_, err := pooler.Stats(context.Background(), "postgres://u@127.0.0.1:1/pgbouncer")
-	if err == nil || !strings.Contains(err.Error(), "import internal/target/drivers") {
-		t.Errorf("Stats without a console: %v; want the package to import", err)
+	const u = "postgres://u@127.0.0.1:1/pgbouncer"
+	_, err := pooler.Open(u)
+	w, werr := pooler.Watch(pooler.Poolers{AdminURL: u})
+	for _, err := range []error{err, werr} {
+		if err == nil || !strings.Contains(err.Error(), "import internal/target/drivers") {
+			t.Errorf("without a console: %v; want the package to import", err)
+		}
+	}
+	if w != nil {
+		t.Errorf("Watch without a console gave a watcher")
 	}
 }
 

@@ -17,7 +17,8 @@ import (
 )
 
 // Member is a pooler txnbench started (localdb.Bouncer is one): its admin
-// console and its process, which is another after a restart.
+// console's URL (the same after a restart: it restarts on its port) and
+// its process, which is another after a restart.
 type Member interface {
 	AdminURL() string
 	PID() int
@@ -51,9 +52,12 @@ type Poolers struct {
 // A nil Watcher is a run without a pooler: its methods do nothing.
 type Watcher struct {
 	p Poolers
+	// admins are each pooler's console (Members' order, or the one given
+	// by URL), opened once by Watch.
+	admins []Admin
 
 	mu sync.Mutex
-	// silent holds, by console (a pooler's admin URL, or proxyConsole),
+	// silent holds, by console (a pooler's Name, or proxyConsole),
 	// why it did not answer in time since the last Snapshot.
 	silent   map[string]error
 	restarts []Restart
@@ -68,28 +72,49 @@ type Restart struct {
 	By     float64 // and its first reading after
 }
 
-// Watch is the watcher of a run's poolers, nil when there are none.
-func Watch(p Poolers) *Watcher {
-	if len(p.Members) == 0 && p.AdminURL == "" {
-		return nil
+// Watch is the watcher of a run's poolers, nil when there are none. It
+// opens each pooler's admin console (Open), once for the run: the job's
+// readings and the telemetry's go through them. A URL that cannot be read
+// is its error; Close ends the consoles' sessions.
+func Watch(p Poolers) (*Watcher, error) {
+	urls := []string{p.AdminURL}
+	if len(p.Members) > 0 {
+		urls = urls[:0]
+		for _, m := range p.Members {
+			urls = append(urls, m.AdminURL())
+		}
+	} else if p.AdminURL == "" {
+		return nil, nil
 	}
-	return &Watcher{p: p}
+	w := &Watcher{p: p}
+	for _, u := range urls {
+		a, err := Open(u)
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+		w.admins = append(w.admins, a)
+	}
+	return w, nil
+}
+
+// Close ends the sessions of the poolers' consoles.
+func (w *Watcher) Close() {
+	if w == nil {
+		return
+	}
+	for _, a := range w.admins {
+		a.Close()
+	}
 }
 
 // Admins are the admin consoles of every pooler: the members' or the one
 // given by URL.
-func (w *Watcher) Admins() []string {
+func (w *Watcher) Admins() []Admin {
 	if w == nil {
 		return nil
 	}
-	if len(w.p.Members) == 0 {
-		return []string{w.p.AdminURL}
-	}
-	out := make([]string, len(w.p.Members))
-	for i, m := range w.p.Members {
-		out[i] = m.AdminURL()
-	}
-	return out
+	return w.admins
 }
 
 // Name is the console's name in notes: "the pooler", or "pooler2" (the
@@ -176,13 +201,13 @@ func (w *Watcher) Silent() error {
 // stats reads each pooler's SHOW STATS totals, a nil entry, with its
 // error, for a console that cannot be read.
 func (w *Watcher) stats(ctx context.Context) ([]map[string]int64, []error) {
-	urls := w.Admins()
+	admins := w.Admins()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	out, errs := make([]map[string]int64, len(urls)), make([]error, len(urls))
-	for i, u := range urls {
-		errs[i] = w.console(ctx, u, func() (err error) {
-			out[i], err = Stats(ctx, u)
+	out, errs := make([]map[string]int64, len(admins)), make([]error, len(admins))
+	for i, a := range admins {
+		errs[i] = w.console(ctx, w.Name(i), func() (err error) {
+			out[i], err = Stats(ctx, a)
 			return err
 		})
 	}
@@ -249,7 +274,7 @@ func (w *Watcher) Result(ctx context.Context, tel *result.Telemetry, committed i
 	if w == nil {
 		return nil
 	}
-	urls := w.Admins()
+	n := len(w.Admins())
 	before := w.before
 	p := &result.Pooler{Name: w.p.Name, Detail: w.p.Detail, Proxy: w.proxyResult(ctx)}
 	after, errs := w.stats(ctx)
@@ -261,7 +286,7 @@ func (w *Watcher) Result(ctx context.Context, tel *result.Telemetry, committed i
 		if a == nil {
 			unread = append(unread, name)
 			why = cmp.Or(why, oneLine(errs[i]))
-			if len(urls) > 1 { // its line still shows what the proxy saw of it
+			if n > 1 { // its line still shows what the proxy saw of it
 				p.Members = append(p.Members, result.PoolerMember{Name: name, Note: "its admin console could not be read (" + oneLine(errs[i]) + ")"})
 			}
 			continue
@@ -285,25 +310,25 @@ func (w *Watcher) Result(ctx context.Context, tel *result.Telemetry, committed i
 		for k, v := range m.Stats {
 			p.Stats[k] += v
 		}
-		if len(urls) > 1 {
+		if n > 1 {
 			p.Members = append(p.Members, m)
 		}
 	}
 	switch {
-	case len(urls) == 1 && p.Stats == nil:
+	case n == 1 && p.Stats == nil:
 		p.Note = "its admin console (SHOW STATS) could not be read (" + why + ")"
 	case len(unread) > 0:
 		p.Note = "the admin console (SHOW STATS) of " + strings.Join(unread, ", ") + " could not be read (" + why + "): the sums leave it out"
 	}
 	switch {
-	case len(restarted) > 0 && len(urls) == 1:
+	case len(restarted) > 0 && n == 1:
 		p.Note = restarted1Note
 	case len(restarted) > 0:
 		p.Note = strings.TrimPrefix(p.Note+"; "+strings.Join(restarted, ", ")+" restarted during the run: the sums count only what it did since", "; ")
 	}
-	for _, u := range urls {
-		_ = w.console(ctx, u, func() error {
-			pools, err := Pools(ctx, u)
+	for i, a := range w.Admins() {
+		_ = w.console(ctx, w.Name(i), func() error {
+			pools, err := Pools(ctx, a)
 			p.Pools = append(p.Pools, pools...)
 			return err
 		})
@@ -413,13 +438,14 @@ func (w *Watcher) CloseServers(ctx context.Context) {
 	w.mu.Lock()
 	wait := w.silent[proxyConsole] == nil
 	w.mu.Unlock()
-	for _, admin := range w.Admins() {
-		err := w.console(ctx, admin, func() error {
+	for i, admin := range w.Admins() {
+		key := w.Name(i)
+		err := w.console(ctx, key, func() error {
 			return Reconnect(ctx, admin)
 		})
 		for wait && err == nil && ctx.Err() == nil {
 			var rows []map[string]string
-			err = w.console(ctx, admin, func() (err error) {
+			err = w.console(ctx, key, func() (err error) {
 				rows, err = Servers(ctx, admin)
 				return err
 			})

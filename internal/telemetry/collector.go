@@ -483,9 +483,9 @@ func (c *Collector) measure(ctx context.Context) {
 			c.stmts0 = s
 		}
 	}
-	for i, u := range c.o.Poolers.Admins() {
-		pc := &poolConsole{url: u, name: c.o.Poolers.Name(i), lost: -1}
-		p, err := pooler.Stats(ctx, u)
+	for i, a := range c.o.Poolers.Admins() {
+		pc := &poolConsole{admin: a, name: c.o.Poolers.Name(i), lost: -1}
+		p, err := pooler.Stats(ctx, a)
 		if err != nil {
 			c.note("no statistics of %s: SHOW STATS: %s", pc.name, errclass.FirstLine(err))
 			continue
@@ -514,13 +514,14 @@ func addTo(m *map[string]int64, d map[string]int64) {
 // restarted; the job learns of it from the pooler.Restart event.
 const poolerRestarted = "pooler restarted"
 
-// poolConsole is one pooler's admin console and its last reading.
+// poolConsole is one pooler's admin console (the run's, which the job's
+// pooler.Watcher opened) and its last reading.
 type poolConsole struct {
-	url  string
-	name string // "the pooler", or "pooler2" in a fleet
-	last map[string]int64
-	at   float64 // when last was read
-	lost float64 // when the console last failed, -1 if not
+	admin pooler.Admin
+	name  string // "the pooler", or "pooler2" in a fleet
+	last  map[string]int64
+	at    float64 // when last was read
+	lost  float64 // when the console last failed, -1 if not
 	// stuck: its last reading timed out (the pooler is stopped or hung,
 	// not down): the final reading does not wait for it again.
 	stuck bool
@@ -555,7 +556,7 @@ func (c *Collector) readPool(ctx context.Context, final bool) map[string]int64 {
 		if final && pc.stuck {
 			continue
 		}
-		p, err := pooler.Stats(ctx, pc.url)
+		p, err := pooler.Stats(ctx, pc.admin)
 		pc.stuck = target.Classify(err) == errclass.Timeout
 		if err != nil {
 			if pc.lost < 0 {

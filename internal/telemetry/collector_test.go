@@ -64,7 +64,11 @@ func TestDBDeltaReset(t *testing.T) {
 // run's pooler.Watcher gets the restart as an event (the job mends the
 // pooler's counters from it, not from the flag's text).
 func TestPoolDeltaRestart(t *testing.T) {
-	w := pooler.Watch(pooler.Poolers{AdminURL: "postgres://127.0.0.1:1/pgbouncer"})
+	w, err := pooler.Watch(pooler.Poolers{AdminURL: "postgres://127.0.0.1:1/pgbouncer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
 	c := &Collector{lost: -1, o: Options{Poolers: w}}
 	pc := &poolConsole{name: "the pooler", lost: -1, last: map[string]int64{"total_xact_count": 500, "total_query_count": 900}}
 	d := c.poolDelta(pc, map[string]int64{"total_xact_count": 520, "total_query_count": 950})

@@ -22,7 +22,12 @@ import (
 func TestFinishSkipsSamplesOfAFrozenPooler(t *testing.T) {
 	ctx := context.Background()
 	b := testutil.PgBouncer(t, testutil.Postgres(t), 0)
-	c := Start(ctx, Options{Poolers: pooler.Watch(pooler.Poolers{Members: []pooler.Member{b}})})
+	w, err := pooler.Watch(pooler.Poolers{Members: []pooler.Member{b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	c := Start(ctx, Options{Poolers: w})
 	c.Measure()
 	pid := b.PID()
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {

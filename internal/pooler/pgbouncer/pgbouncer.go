@@ -93,15 +93,6 @@ func Start(ctx context.Context, b Backend, o Options) (*Poolers, error) {
 	return p, nil
 }
 
-// Admin is the one PgBouncer's admin console, "" for several (the
-// Watcher has each member's).
-func (p *Poolers) Admin() string {
-	if p.Proxy() != nil {
-		return ""
-	}
-	return p.Members()[0].AdminURL()
-}
-
 // PIDs are the PgBouncers' processes.
 func (p *Poolers) PIDs() []int {
 	var pids []int
@@ -111,10 +102,10 @@ func (p *Poolers) PIDs() []int {
 	return pids
 }
 
-// Watch is the run's watcher of them: their counters, consoles and
-// restarts (see pooler.Watcher).
-func (p *Poolers) Watch() *pooler.Watcher {
-	w := pooler.Poolers{Name: p.Name, Detail: p.Detail, AdminURL: p.Admin()}
+// Watch is the run's watcher of them: their counters, consoles (each
+// member's, opened once for the run) and restarts (see pooler.Watcher).
+func (p *Poolers) Watch() (*pooler.Watcher, error) {
+	w := pooler.Poolers{Name: p.Name, Detail: p.Detail}
 	for _, m := range p.Members() {
 		w.Members = append(w.Members, m)
 	}

@@ -3,7 +3,7 @@
 // sessions and pools, pgbench's script protocol (target.ScriptConn),
 // COPY (target.Copier), libpq's wording of errors (target.ConnectWorder,
 // target.ConnInfoer), the password a connection finds
-// (target.PasswordFinder), and a pooler's admin console (AdminRows). It
+// (target.PasswordFinder), and a pooler's admin console (OpenAdmin). It
 // registers itself with target for postgres:// URLs and its console reader
 // with pooler, and is the only package importing pgx.
 package pg
