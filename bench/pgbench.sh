@@ -4,7 +4,7 @@
 # client process divided by the transactions it ran) for select-only, a
 # "SELECT 1" script with -M prepared, and tpcb-like, at 8 and 64 clients.
 #
-#   bench/pgbench.sh [-r REPEATS] [-T SECONDS] [-s SCALE] [-c "8 64"] [-k "CASES"] [-g GOAL] [-u STARTS] [-p PORT] [BIN]
+#   bench/pgbench.sh [-r REPEATS] [-T SECONDS] [-s SCALE] [-c "8 64"] [-k "CASES"] [-g GOAL] [-u STARTS] [-p PORT] [BIN...]
 #
 # Cases (-k): select-only (-S), select-only-prepared (-S -M prepared),
 # select1-prepared, tpcb-like (-M simple), tpcb-prepared (-M prepared);
@@ -27,18 +27,23 @@
 # recv(2) per transaction, nothing else), so the table shows how much of
 # pgbench's CPU per transaction is the kernel's price of a round trip that
 # no client avoids.
+# The last two columns are the context switches (voluntary and involuntary,
+# GNU time's %w + %c) per transaction of pgbench and of each txnbench.
+# With several BINs (say, before and after a change) each runs in every
+# repetition, interleaved, and has its own row per case (BIN 2 as "case@2").
 # With no binary it builds the working tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 repeats=3 secs=10 scale=10 clientsets="8 64" cases="select-only select1-prepared tpcb-like" goal=0.8 starts=0 port=5497
-options "r=repeats T=secs s=scale c=clientsets k=cases g=goal u=starts p=port" "[-r repeats] [-T seconds] [-s scale] [-c \"8 64\"] [-k cases] [-g goal] [-u starts] [-p port] [BIN]" "$@"
+options "r=repeats T=secs s=scale c=clientsets k=cases g=goal u=starts p=port" "[-r repeats] [-T seconds] [-s scale] [-c \"8 64\"] [-k cases] [-g goal] [-u starts] [-p port] [BIN...]" "$@"
 shift $((OPTIND - 1))
 
 new_out pgbench
 chmod 777 "$out"
-use_txnbench "$out" "${1:-}"
+use_txnbenches "$out" "$@"
+bin=${bins[0]}
 floor=yes
 if ! cc -O2 -pthread -o "$out/floor" bench/floor.c 2>"$out/floor.cc.log"; then
   floor=""
@@ -67,37 +72,46 @@ one() {
     *) echo "unknown case $case" >&2; exit 2 ;;
   esac
   local cmd=("$pgbench" -n -c "$clients" -j 2 -T "$secs" "${args[@]}" "$url")
-  [ "$tool" = txnbench ] && cmd=("$bin" pgbench "${cmd[@]:1}")
+  case $tool in txnbench*) cmd=("${bins[${tool#txnbench}]}" pgbench "${cmd[@]:1}") ;; esac
   [ "$tool" = floor ] && cmd=("$out/floor" 127.0.0.1 "$port" postgres postgres "$clients" "$secs" "${case/select-only-prepared/select-only}" "$scale")
-  local TIMEFORMAT='%U %S'
-  { time "${cmd[@]}" >"$log" 2>&1; } 2>"$log.time"
+  /usr/bin/time -f '%U %S %w %c' -o "$log.time" "${cmd[@]}" >"$log" 2>&1 || true
   local tps txns
   tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$log")
   txns=$(sed -n 's/^\(number of transactions actually processed:\|transactions\) \([0-9]*\).*/\2/p' "$log")
   [ -n "$tps" ] && [ -n "$txns" ] || { echo "run failed: see $log" >&2; exit 1; }
-  awk -v t="$tps" -v n="$txns" '{ printf "%s %.2f\n", t, ($1 + $2) * 1e6 / n }' "$log.time"
+  awk -v t="$tps" -v n="$txns" '{ printf "%s %.2f %.3f\n", t, ($1 + $2) * 1e6 / n, ($3 + $4) / n }' "$log.time"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-printf '%-17s %7s | %10s %10s %6s | %12s %12s %6s | %10s %6s\n' case clients "pgbench" "txnbench" ratio "pgbench" "txnbench" ratio "floor" ratio
-printf '%-17s %7s | %10s %10s %6s | %12s %12s %6s | %10s %6s\n' "" "" "tps" "tps" "" "cpu us/txn" "cpu us/txn" "" "cpu us/txn" ""
+printf '%-17s %7s | %10s %10s %6s | %12s %12s %6s | %10s %6s | %7s %8s\n' case clients "pgbench" "txnbench" ratio "pgbench" "txnbench" ratio "floor" ratio "pgbench" "txnbench"
+printf '%-17s %7s | %10s %10s %6s | %12s %12s %6s | %10s %6s | %7s %8s\n' "" "" "tps" "tps" "" "cpu us/txn" "cpu us/txn" "" "cpu us/txn" "" "cs/txn" "cs/txn"
+tbs=(txnbench) # the tools of the BINs: txnbench, txnbench1, ...
+for i in $(seq 1 $((${#bins[@]} - 1))); do tbs+=("txnbench$i"); done
 for case in $cases; do
   for clients in $clientsets; do
-    : >"$out/$case-$clients.pg" ; : >"$out/$case-$clients.tb" ; : >"$out/$case-$clients.fl"
+    : >"$out/$case-$clients.pg" ; : >"$out/$case-$clients.fl"
+    for tb in "${tbs[@]}"; do : >"$out/$case-$clients.$tb"; done
     for rep in $(seq "$repeats"); do
       one pgbench "$case" "$clients" >>"$out/$case-$clients.pg"
-      one txnbench "$case" "$clients" >>"$out/$case-$clients.tb"
+      for tb in "${tbs[@]}"; do one "$tb" "$case" "$clients" >>"$out/$case-$clients.$tb"; done
       case $case in tpcb-*) ;; *) [ -z "$floor" ] || one floor "$case" "$clients" >>"$out/$case-$clients.fl" ;; esac
     done
     ptps=$(cut -d' ' -f1 "$out/$case-$clients.pg" | median); pcpu=$(cut -d' ' -f2 "$out/$case-$clients.pg" | median)
-    ttps=$(cut -d' ' -f1 "$out/$case-$clients.tb" | median); tcpu=$(cut -d' ' -f2 "$out/$case-$clients.tb" | median)
+    pcs=$(cut -d' ' -f3 "$out/$case-$clients.pg" | median)
     fcpu=""
     [ -s "$out/$case-$clients.fl" ] && fcpu=$(cut -d' ' -f2 "$out/$case-$clients.fl" | median)
-    awk -v c="$case" -v n="$clients" -v pt="$ptps" -v tt="$ttps" -v pc="$pcpu" -v tc="$tcpu" -v fc="$fcpu" \
-      'BEGIN { printf "%-17s %7d | %10.0f %10.0f %6.2f | %12.1f %12.1f %6.2f | ", c, n, pt, tt, tt / pt, pc, tc, tc / pc
-               if (fc == "") printf "%10s %6s\n", "-", "-"; else printf "%10.1f %6.2f\n", fc, fc / pc }'
-    echo "$case $clients $ptps $ttps $pcpu $tcpu ${fcpu:--}" >>"$out/medians"
+    for tb in "${tbs[@]}"; do
+      label=$case
+      [ "$tb" = txnbench ] || label=$case@$((${tb#txnbench} + 1))
+      ttps=$(cut -d' ' -f1 "$out/$case-$clients.$tb" | median); tcpu=$(cut -d' ' -f2 "$out/$case-$clients.$tb" | median)
+      tcs=$(cut -d' ' -f3 "$out/$case-$clients.$tb" | median)
+      awk -v c="$label" -v n="$clients" -v pt="$ptps" -v tt="$ttps" -v pc="$pcpu" -v tc="$tcpu" -v fc="$fcpu" -v ps="$pcs" -v ts="$tcs" \
+        'BEGIN { printf "%-17s %7d | %10.0f %10.0f %6.2f | %12.1f %12.1f %6.2f | ", c, n, pt, tt, tt / pt, pc, tc, tc / pc
+                 if (fc == "") printf "%10s %6s", "-", "-"; else printf "%10.1f %6.2f", fc, fc / pc
+                 printf " | %7.2f %8.2f\n", ps, ts }'
+      echo "$label $clients $ptps $ttps $pcpu $tcpu ${fcpu:--}" >>"$out/medians"
+    done
   done
 done
 echo

@@ -2,10 +2,12 @@ package pg
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 )
@@ -137,5 +139,60 @@ func TestRawConnConcurrentReads(t *testing.T) {
 		if r.err != nil || r.n != 1 || r.buf[0] < 'a' || r.buf[0] >= 'a'+readers {
 			t.Fatalf("reader %d: n %d, err %v, its buffer %q: data went to another reader's buffer", i, r.n, r.err, r.buf)
 		}
+	}
+}
+
+// TestAnswerWaitInterrupted: the script's reader of answers waiting for
+// an answer that does not come (more on an idle socket: the wait any
+// later way of waiting, in the kernel or by a worker, must keep) is
+// interrupted by a read deadline and by Close, and keeps the error for
+// pgconn's next Read. It runs in a child process with
+// GODEBUG=asyncpreemptoff=1: otherwise the runtime's preemption signals
+// interrupt a wait in the kernel that nothing else would end (issue 40,
+// round 6: such a wait passed here, and hung the child).
+func TestAnswerWaitInterrupted(t *testing.T) {
+	if os.Getenv("TXNBENCH_ANSWER_WAIT_CHILD") == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestAnswerWaitInterrupted$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "TXNBENCH_ANSWER_WAIT_CHILD=1", "GODEBUG=asyncpreemptoff=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("--- PASS: TestAnswerWaitInterrupted/close")) {
+			t.Fatalf("the child (asyncpreemptoff=1): %v (killed after 2 minutes: a wait neither a deadline nor Close ends)\n%s", err, out)
+		}
+		return
+	}
+	for _, stop := range []string{"deadline", "close"} {
+		t.Run(stop, func(t *testing.T) {
+			d, _ := tcpPair(t)
+			c := wrapRaw(d).(*rawConn)
+			defer c.Close()
+			in := c.hold()
+			if in == nil {
+				t.Fatal("hold: nil on an idle connection")
+			}
+			in.room()
+			done := make(chan bool, 1)
+			go func() { done <- c.more() }()
+			select {
+			case <-done:
+				t.Fatal("more returned before anything was sent or stopped")
+			case <-time.After(50 * time.Millisecond):
+			}
+			want := os.ErrDeadlineExceeded
+			if stop == "deadline" {
+				c.SetReadDeadline(time.Now())
+			} else {
+				want = net.ErrClosed
+				c.Close()
+			}
+			if ok := <-done; ok || !errors.Is(in.err, want) {
+				t.Fatalf("more: %v, kept error %v, want false and %v", ok, in.err, want)
+			}
+			c.release()
+			if _, err := c.Read(make([]byte, 1)); !errors.Is(err, want) {
+				t.Fatalf("pgconn's Read after it: %v, want the kept %v", err, want)
+			}
+		})
 	}
 }
