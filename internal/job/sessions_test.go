@@ -1,9 +1,6 @@
 package job
 
 import (
-	"io"
-	"net"
-	"sync/atomic"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/runner"
@@ -19,28 +16,10 @@ import (
 // start-up).
 func TestRunSessions(t *testing.T) {
 	u := mustURL(t, testutil.SharedPostgres(t))
-	ln := testutil.Listen(t)
-	var accepted atomic.Int64
-	server := u.Host
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			s, err := net.Dial("tcp", server)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go func() { _, _ = io.Copy(s, c); s.Close() }()
-			go func() { _, _ = io.Copy(c, s); c.Close() }()
-		}
-	}()
+	addr, accepted := testutil.CountingRelay(t, u.Host)
 	q := u.Query()
 	q.Set("sslmode", "disable") // one connection a session
-	u.RawQuery, u.Host = q.Encode(), ln.Addr().String()
+	u.RawQuery, u.Host = q.Encode(), addr
 	s := spec(t, u.String(), runner.Config{Clients: 1, Iterations: 1})
 	s.Telemetry.Off = true
 	db := openDB(t, s, 1)
