@@ -66,12 +66,26 @@ type app struct {
 
 	// dash is suite run's --dashboard, which its scenarios show on.
 	dash *liveDashboard
+	// process: the process is txnbench's own (Process, not Main), so a
+	// command may change what is the process's (its GOMAXPROCS).
+	process bool
 }
 
 // Main runs txnbench with args (without the program name) and returns the
-// exit status.
+// exit status. It leaves the process's settings alone: tests run it
+// in-process, several at once.
 func Main(args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"txnbench"}, args...), exiting: make(chan struct{})}
+	return (&app{stdout: stdout, stderr: stderr}).main(args)
+}
+
+// Process is Main as the txnbench binary runs it, in a process of its
+// own: `txnbench pgbench` sets GOMAXPROCS from -j (see pgbenchProcs).
+func Process(args []string, stdout, stderr io.Writer) int {
+	return (&app{stdout: stdout, stderr: stderr, process: true}).main(args)
+}
+
+func (a *app) main(args []string) int {
+	a.args, a.exiting = append([]string{"txnbench"}, args...), make(chan struct{})
 	a.collectSecrets(args)
 	if pw := os.Getenv("PGPASSWORD"); pw != "" {
 		// libpq's password from the environment: masked like a URL's
@@ -96,8 +110,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 	root := a.rootCommand(args)
 	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	err := root.ExecuteContext(ctx)
 	a.awaitExitNow()
 	if err == nil {

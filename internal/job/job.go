@@ -102,16 +102,21 @@ func (s Spec) log(msg string) {
 // at a time (see lockSchema).
 func Init(ctx context.Context, s Spec, db *Database) (created bool, err error) {
 	err = withConn(ctx, db, func(c target.Conn) (err error) {
-		unlock, err := lockSchema(ctx, s, db, c)
-		if err != nil {
-			return err
-		}
-		defer unlock()
-		level, _ := db.Isolation()
-		created, err = s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Clients: s.Runner.RunClients(), Isolation: level, Progress: s.log, Connect: db.Connect})
+		created, err = initOn(ctx, s, db, c)
 		return err
 	})
 	return created, err
+}
+
+// initOn is Init on session c.
+func initOn(ctx context.Context, s Spec, db *Database, c target.Conn) (created bool, err error) {
+	unlock, err := lockSchema(ctx, s, db, c)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	level, _ := db.Isolation()
+	return s.Workload.Init(ctx, c, db.Dialect(), workload.InitOptions{Fresh: s.Fresh, Seed: s.Runner.Seed, Clients: s.Runner.RunClients(), Isolation: level, Progress: s.log, Connect: db.Connect})
 }
 
 // lockSchema serialises Init among txnbench processes on the same

@@ -123,17 +123,21 @@ func (rn *running) init() error {
 			return err
 		}
 	}
-	created, err := rn.load()
+	// The load's session also registers the run and runs Start (issue
+	// 40: a -t 1 run's start-up opened one for each).
+	created, c, err := rn.load()
 	if err != nil {
 		return err
 	}
+	defer c.Close(context.Background())
 	if !created {
 		s.log("using the existing " + s.Name + " schema and data (--reinit to start fresh)")
 	}
-	if err := rn.register(); err != nil {
+	if err := rn.register(c); err != nil {
 		return err
 	}
-	if err := withConn(ctx, db, func(c target.Conn) error { db.noteTLS(*s, c); return workload.Start(ctx, s.Workload, c) }); err != nil {
+	db.noteTLS(*s, c)
+	if err := workload.Start(ctx, s.Workload, c); err != nil {
 		return err
 	}
 	if m := rn.member; m != nil {
@@ -150,13 +154,18 @@ const loadTries = 4
 // txnbench started (the server, a pooler, the proxy) dies during it,
 // supervision starts it again and Init runs again; from scratch (Fresh)
 // when the Init before left its data incomplete (its load cut short).
-// Each death becomes a note of the run.
-func (rn *running) load() (created bool, err error) {
+// Each death becomes a note of the run. It returns the session of the
+// Init that succeeded, for the caller to close.
+func (rn *running) load() (created bool, c target.Conn, err error) {
 	s, db := rn.s, rn.db
 	db.supervise()
 	for try := 1; ; try++ {
 		before := db.startedPIDs()
-		created, err = Init(rn.ctx, s, db)
+		if c, err = db.Connect(rn.ctx); err != nil {
+			err = target.ConnectError(db.URL, err)
+		} else if created, err = initOn(rn.ctx, s, db, c); err != nil {
+			c.Close(context.Background())
+		}
 		if err == nil || try == loadTries || rn.ctx.Err() != nil {
 			break
 		}
@@ -172,7 +181,7 @@ func (rn *running) load() (created bool, err error) {
 		}
 	}
 	rn.noteLoadDeaths()
-	return created, err
+	return created, c, err
 }
 
 // noteLoadDeaths makes the deaths seen during the load notes of the run,
@@ -188,16 +197,16 @@ func (rn *running) noteLoadDeaths() []death {
 // register puts the run in the run table before Start counts anything,
 // so that a run writing the same tables at the same time is known
 // (share.go); a shard reads the server's clock, its row comes with the
-// barrier.
-func (rn *running) register() (err error) {
+// barrier. It runs on c, the session Start runs on next.
+func (rn *running) register(c target.Conn) (err error) {
 	ctx, s, db := rn.ctx, rn.s, rn.db
 	switch {
 	case s.sharded():
-		if rn.began, err = serverNow(ctx, db); err != nil {
+		if rn.began, err = serverNow(ctx, c); err != nil {
 			return err
 		}
 	case s.registers(db):
-		m, err := registerRun(ctx, s, db)
+		m, err := registerRun(ctx, s, db, c)
 		if err != nil {
 			s.log("not registered in the run table: runs writing the same tables at the same time cannot be told apart (" + errclass.FirstLine(err) + ")")
 			return nil

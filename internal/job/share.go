@@ -100,36 +100,30 @@ func wholeRunID(name string) string {
 	return fmt.Sprintf("%s@%s.%d.%d", name, host, os.Getpid(), n)
 }
 
-// serverNow reads the server's clock.
-func serverNow(ctx context.Context, db *Database) (t time.Time, err error) {
-	err = withConn(ctx, db, func(c target.Conn) error {
-		return target.QueryRow(ctx, c, "SELECT clock_timestamp()", nil, &t)
-	})
-	if err != nil {
+// serverNow reads the server's clock on c.
+func serverNow(ctx context.Context, c target.Conn) (t time.Time, err error) {
+	if err = target.QueryRow(ctx, c, "SELECT clock_timestamp()", nil, &t); err != nil {
 		err = fmt.Errorf("reading the server's clock: %w", err)
 	}
 	return t, err
 }
 
 // registerRun records a whole run in the run table as it begins (before
-// its Start counts anything); the heartbeat starts with beat.
-func registerRun(ctx context.Context, s Spec, db *Database) (*member, error) {
+// its Start counts anything), on c; the heartbeat starts with beat.
+func registerRun(ctx context.Context, s Spec, db *Database, c target.Conn) (*member, error) {
 	m := &member{runID: wholeRunID(s.Name), stop: func() {}}
 	m.name = "run " + m.runID
 	host, _ := os.Hostname()
 	args, _ := json.Marshal(maskAll(s.Args))
-	err := withConn(ctx, db, func(c target.Conn) error {
-		if err := lockedRunTable(ctx, s, db, c); err != nil {
-			return err
-		}
-		_, err := c.Exec(ctx, "INSERT INTO "+runTable+" (run_id, shard, shards, host, workload, args, skew_ms, state, settings, tables, began_at, beat_at) VALUES ($1, 0, 1, $2, $3, $4, 0, 'registered', '', $5, clock_timestamp(), clock_timestamp())",
-			m.runID, host, s.Name, string(args), s.tables())
-		if err != nil {
-			return fmt.Errorf("registering %s in %s: %w", m.name, runTable, err)
-		}
-		return nil
-	})
-	return m, err
+	if err := lockedRunTable(ctx, s, db, c); err != nil {
+		return m, err
+	}
+	_, err := c.Exec(ctx, "INSERT INTO "+runTable+" (run_id, shard, shards, host, workload, args, skew_ms, state, settings, tables, began_at, beat_at) VALUES ($1, 0, 1, $2, $3, $4, 0, 'registered', '', $5, clock_timestamp(), clock_timestamp())",
+		m.runID, host, s.Name, string(args), s.tables())
+	if err != nil {
+		return m, fmt.Errorf("registering %s in %s: %w", m.name, runTable, err)
+	}
+	return m, nil
 }
 
 // beat marks m alive in the run table every beatEvery, with its books so

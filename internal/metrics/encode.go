@@ -99,11 +99,41 @@ const (
 func (e *encoder) encode(counts iter.Seq2[int, int64]) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.raw = appendV2(e.raw[:0], counts)
+	return e.compressLocked(e.raw)
+}
+
+// compress returns raw (appendV2's) in the V2 compressed encoding.
+func (e *encoder) compress(raw []byte) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.compressLocked(raw)
+}
+
+// compressLocked is compress with e.mu held. The zlib compressor (0.8 MB,
+// and Reset clears 640 KB of it) is made at the first histogram encoded
+// for output: histograms at rest are not compressed (Compact).
+func (e *encoder) compressLocked(raw []byte) string {
 	if e.zw == nil {
 		e.zw, _ = zlib.NewWriterLevel(&e.zbuf, zlib.BestCompression) // cannot fail: a valid level
 	}
+	e.zbuf.Reset()
+	e.zw.Reset(&e.zbuf)
+	_, _ = e.zw.Write(raw) // cannot fail: into a bytes.Buffer
+	_ = e.zw.Close()
+	out := binary.BigEndian.AppendUint32(e.out[:0], v2CompressedCookie)
+	out = binary.BigEndian.AppendUint32(out, uint32(e.zbuf.Len()))
+	e.out = append(out, e.zbuf.Bytes()...)
+	e.b64 = base64.StdEncoding.AppendEncode(e.b64[:0], e.out)
+	return string(e.b64)
+}
 
-	raw := binary.BigEndian.AppendUint32(e.raw[:0], v2Cookie)
+// appendV2 appends to raw the V2 header and the counts (non-zero ones,
+// ascending) of a histogram of Hist's geometry, uncompressed: what the
+// V2 compressed encoding compresses.
+func appendV2(raw []byte, counts iter.Seq2[int, int64]) []byte {
+	start := len(raw)
+	raw = binary.BigEndian.AppendUint32(raw, v2Cookie)
 	raw = binary.BigEndian.AppendUint32(raw, 0) // the counts' length, set below
 	raw = binary.BigEndian.AppendUint32(raw, 0) // normalizing index offset
 	raw = binary.BigEndian.AppendUint32(raw, sigDigits)
@@ -124,18 +154,46 @@ func (e *encoder) encode(counts iter.Seq2[int, int64]) string {
 	if next == 0 { // empty: hdrhistogram-go writes the count at index 0
 		raw = appendZigZag(raw, 0)
 	}
-	binary.BigEndian.PutUint32(raw[4:], uint32(len(raw)-v2HeaderSize))
-	e.raw = raw
+	binary.BigEndian.PutUint32(raw[start+4:], uint32(len(raw)-start-v2HeaderSize))
+	return raw
+}
 
-	e.zbuf.Reset()
-	e.zw.Reset(&e.zbuf)
-	_, _ = e.zw.Write(raw) // cannot fail: into a bytes.Buffer
-	_ = e.zw.Close()
-	out := binary.BigEndian.AppendUint32(e.out[:0], v2CompressedCookie)
-	out = binary.BigEndian.AppendUint32(out, uint32(e.zbuf.Len()))
-	e.out = append(out, e.zbuf.Bytes()...)
-	e.b64 = base64.StdEncoding.AppendEncode(e.b64[:0], e.out)
-	return string(e.b64)
+// v2Counts yields the index and count of every non-zero count of raw
+// (appendV2's), ascending.
+func v2Counts(raw []byte) iter.Seq2[int, int64] {
+	return func(yield func(int, int64) bool) {
+		b, idx := raw[v2HeaderSize:], 0
+		for len(b) > 0 {
+			var v int64
+			v, b = readZigZag(b)
+			switch {
+			case v < 0:
+				idx += int(-v)
+			case v == 0:
+				idx++
+			default:
+				if !yield(idx, v) {
+					return
+				}
+				idx++
+			}
+		}
+	}
+}
+
+// readZigZag reads a value appendZigZag wrote from the front of b, and
+// returns it and the rest of b.
+func readZigZag(b []byte) (int64, []byte) {
+	var u uint64
+	i := 0
+	for ; i < 8; i++ {
+		u |= uint64(b[i]&0x7f) << (7 * i)
+		if b[i]&0x80 == 0 {
+			return int64(u>>1) ^ -int64(u&1), b[i+1:]
+		}
+	}
+	u |= uint64(b[8]) << 56
+	return int64(u>>1) ^ -int64(u&1), b[9:]
 }
 
 // appendZigZag appends v as hdrhistogram's ZigZag LEB128-64b9B: seven bits

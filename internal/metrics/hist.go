@@ -34,8 +34,12 @@ type Hist struct {
 	// s holds the counts instead of h in a histogram a Recorder made
 	// (Tick, Total): allocated where samples fell (see sparse).
 	s *sparse
-	// enc is the histogram at rest (see Compact): Encode's output, decoded
-	// at the next use; h is nil meanwhile.
+	// rest is the histogram at rest (see Compact): its counts as the V2
+	// encoding writes them before compressing (appendV2), decoded at the
+	// next use, compressed only when encoded; h and s are nil meanwhile.
+	rest []byte
+	// enc is a histogram read from JSON (UnmarshalJSON) at rest: Encode's
+	// output, decoded at the next use.
 	enc string
 }
 
@@ -60,6 +64,11 @@ func NewHist() *Hist {
 // counts returns the underlying histogram, decoding a compacted one
 // without keeping it; nil for a zero Hist.
 func (h *Hist) counts() *hdrhistogram.Histogram {
+	if h.h == nil && h.rest != nil {
+		d := newHDR()
+		addTo(d, v2Counts(h.rest))
+		return d
+	}
 	if h.h == nil && h.enc != "" {
 		if d, err := DecodeHist(h.enc); err == nil { // cannot fail: Encode wrote it
 			return d.h
@@ -73,6 +82,9 @@ func (h *Hist) counts() *hdrhistogram.Histogram {
 func (h *Hist) all() iter.Seq2[int, int64] {
 	if h.s != nil {
 		return h.s.all()
+	}
+	if h.h == nil && h.rest != nil {
+		return v2Counts(h.rest)
 	}
 	if d := h.counts(); d != nil {
 		return denseCounts(d)
@@ -93,8 +105,8 @@ func (h *Hist) view() (*hdrhistogram.Histogram, func()) {
 // hdr returns the underlying histogram, decoding a compacted one for good;
 // nil for a zero Hist.
 func (h *Hist) hdr() *hdrhistogram.Histogram {
-	if h.h == nil && h.enc != "" {
-		h.h, h.enc = h.counts(), ""
+	if h.h == nil && (h.rest != nil || h.enc != "") {
+		h.h, h.rest, h.enc = h.counts(), nil, ""
 	}
 	return h.h
 }
@@ -107,27 +119,25 @@ func (h *Hist) hist() *hdrhistogram.Histogram {
 	return h.h
 }
 
-// Compact puts the histogram at rest until its next use: encoded as
-// Encode writes it, some hundred bytes instead of the 190 KB of its
-// counts, so a run can keep a histogram per op and progress interval.
-// The counts go to the next new histogram, so a run that puts its
-// interval histograms at rest does not allocate new ones. Its next use
-// decodes it; saving it does not.
+// Compact puts the histogram at rest until its next use: its non-zero
+// counts as the V2 encoding writes them before compressing, some hundred
+// bytes instead of the 190 KB of its counts, so a run can keep a
+// histogram per op and progress interval. The counts go to the next new
+// histogram, so a run that puts its interval histograms at rest does not
+// allocate new ones. Its next use decodes it; encoding it compresses it
+// (not before: a run that writes no JSON makes no zlib compressor).
+// The error is always nil.
 func (h *Hist) Compact() error {
-	if h.h == nil && h.s == nil {
-		return nil
-	}
-	s, err := h.Encode()
-	if h.s != nil {
+	switch {
+	case h.s != nil:
+		h.rest = bytes.Clone(appendV2(nil, h.s.all()))
 		h.s.release()
-		h.s, h.enc = nil, s
-		return err
+		h.s = nil
+	case h.h != nil:
+		h.rest = bytes.Clone(appendV2(nil, denseCounts(h.h)))
+		release(h.h)
+		h.h = nil
 	}
-	if err != nil {
-		return err
-	}
-	release(h.h)
-	h.h, h.enc = nil, s
 	return nil
 }
 
@@ -250,6 +260,8 @@ func (h *Hist) Encode() (string, error) {
 	switch {
 	case h.s != nil:
 		return codec.encode(h.s.all()), nil
+	case h.h == nil && h.rest != nil:
+		return codec.compress(h.rest), nil
 	case h.h == nil && h.enc != "":
 		return h.enc, nil
 	}
@@ -331,7 +343,7 @@ func (h *Hist) UnmarshalJSON(b []byte) error {
 	if _, err := DecodeHist(s); err != nil {
 		return err
 	}
-	h.h, h.s, h.enc = nil, nil, s // at rest (Compact) until used: a long run has many
+	h.h, h.s, h.rest, h.enc = nil, nil, nil, s // at rest (Compact) until used: a long run has many
 	return nil
 }
 

@@ -28,7 +28,7 @@ import (
 // (testutil.SharedPostgres).
 func Main(m *testing.M) {
 	if os.Getenv("TXNBENCH_CLI_MAIN") == "1" {
-		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(cli.Process(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if port := os.Getenv("TXNBENCH_IMPOSTOR_PORT"); port != "" {
 		os.Exit(impostorMain(port))

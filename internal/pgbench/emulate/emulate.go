@@ -601,6 +601,9 @@ func (e *emulator) pgbench(ctx context.Context, args []string) error {
 		fmt.Fprint(e.Stderr, o.shown)
 		return nil
 	}
+	if e.Threads != nil {
+		e.Threads(o.threads)
+	}
 	db, err := o.target()
 	if err != nil {
 		return e.pgbenchFail(badOption("%v", err))

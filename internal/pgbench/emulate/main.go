@@ -19,6 +19,10 @@ type Env struct {
 	// CheckOutFile, if set, refuses an output file (flag names its
 	// option) that could not be written after the run.
 	CheckOutFile func(flag, path string) error
+	// Threads, if set, is told the run's threads (-j, at most -c) once
+	// the options are valid, before anything connects: the txnbench
+	// binary runs that many Ps, as pgbench runs that many threads.
+	Threads func(n int)
 }
 
 // Main runs `txnbench pgbench` with args (those after "pgbench"), prints
