@@ -2,10 +2,7 @@ package pg_test
 
 import (
 	"context"
-	"io"
-	"net"
 	"net/url"
-	"sync/atomic"
 	"testing"
 
 	"github.com/txnbench/txnbench/internal/target"
@@ -25,28 +22,10 @@ func TestRefusedTLSAskedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := testutil.Listen(t)
-	var accepted atomic.Int64
-	server := u.Host
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			s, err := net.Dial("tcp", server)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go func() { _, _ = io.Copy(s, c); s.Close() }()
-			go func() { _, _ = io.Copy(c, s); c.Close() }()
-		}
-	}()
+	relay, accepted := testutil.CountingRelay(t, u.Host)
 	q := u.Query()
 	q.Del("sslmode") // prefer
-	u.RawQuery, u.Host = q.Encode(), ln.Addr().String()
+	u.RawQuery, u.Host = q.Encode(), relay
 	tg, err := target.OpenURL(ctx, u.String())
 	if err != nil {
 		t.Fatal(err)
