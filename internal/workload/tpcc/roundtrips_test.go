@@ -41,9 +41,9 @@ func (c *countingConn) ExecCommit(ctx context.Context, sql string, args ...any) 
 // left): one statement with its commit on PostgreSQL.
 func TestStatementsPerNewOrder(t *testing.T) {
 	for _, db := range []struct {
-		name    string
-		tg      func(t *testing.T) target.Target
-		batched float64 // statements per batched New-Order
+		name     string
+		tg       func(t *testing.T) target.Target
+		batched  float64 // statements per batched New-Order
 		short    int     // statements a rolled-back batched New-Order does not send
 		payment  int     // statements per batched Payment (0: not counted)
 		delivery int     // statements per batched Delivery
