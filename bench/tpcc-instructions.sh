@@ -11,7 +11,7 @@
 # -b transactions (--iterations) on one terminal with --implementation -i
 # under callgrind; its instructions per New-Order are the difference over
 # b - a (start-up and check cancel out), medians over the rounds. -x more
-# arguments for every run (-x "--telemetry off"). The cluster listens on
+# arguments for every run of the workload (-x "--telemetry off"). The cluster listens on
 # port 5497 (TPCC_PORT). Raw output lands in bench/out/tpcc-instructions-DATE-PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,13 +29,12 @@ port=${TPCC_PORT:-5497}
 start_postgres "$out" "$port" fast "-c shared_buffers=256MB"
 url="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 say_machine
-# shellcheck disable=SC2086 # extra is a list of words
-"${bins[0]}" init tpcc --db "$url" --warehouses 1 $extra >"$out/load.log" 2>&1
+"${bins[0]}" init tpcc --db "$url" --warehouses 1 >"$out/load.log" 2>&1
 
 # count BIN N: one run of N New-Orders under callgrind; prints its instructions.
 count() {
   local f=$out/$(basename "$1")-$2-$RANDOM
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086 # extra is a list of words
   GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file="$f.cg" \
     "$1" run tpcc --db "$url" --implementation "$impl" --mix 1,0,0,0,0 --wait=false --clients 1 \
     --iterations "$2" --check quick $extra >"$f.log" 2>&1 || { echo "$1 -n $2 failed: see $f.log" >&2; exit 1; }
