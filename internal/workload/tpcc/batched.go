@@ -48,9 +48,11 @@ type batch struct {
 
 	// payAll is the whole Payment in one statement sent with the commit,
 	// where the dialect modifies in CTEs, by customer id and by last name
-	// (byID, byName): the customer's update, then the warehouse's and the
-	// district's (joined to the customer's row, so none is made without
-	// it), the history row, and all three rows returned. Else payRead
+	// (byID, byName): the customer's update, then the warehouse's (joined
+	// to the customer's row, so none is made without it) and the
+	// district's (joined to the warehouse's, so every Payment locks the
+	// warehouse before the district and two do not deadlock on them), the
+	// history row, and all three rows returned. Else payRead
 	// reads the warehouse and the district after their updates, or is ""
 	// (each update returns its own row).
 	payAll  [2]string
@@ -110,7 +112,7 @@ func newBatch(c target.Capabilities, s *schema) batch {
 		for i, customer := range []string{update, replaceOnce(replaceOnce(update, "c_id = $3", "c_id = "+middleByName), "CAST($5 AS TEXT)", "CAST(c_id AS TEXT) || CAST($5 AS TEXT)")} {
 			b.payAll[i] = tag + "WITH c AS (" + customer + " RETURNING c_id, " + cCols + ")," +
 				" w AS (UPDATE warehouse SET w_ytd = w_ytd + $4 FROM (SELECT 1 FROM c) AS one WHERE w_id = $6 RETURNING " + wCols + ")," +
-				" d AS (UPDATE district SET d_ytd = d_ytd + $4 FROM (SELECT 1 FROM c) AS one WHERE d_w_id = $6 AND d_id = $7 RETURNING " + dCols + ")," +
+				" d AS (UPDATE district SET d_ytd = d_ytd + $4 FROM (SELECT 1 FROM w) AS one WHERE d_w_id = $6 AND d_id = $7 RETURNING " + dCols + ")," +
 				" h AS (INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)" +
 				" SELECT c_id, $2, $1, $7, $6, " + c.Now + ", $4, w_name || '    ' || d_name FROM w, d, c)" +
 				" SELECT " + wCols + ", " + dCols + ", " + cCols + " FROM w, d, c"
