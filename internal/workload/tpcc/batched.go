@@ -249,9 +249,11 @@ func stockSet(quantity string) string {
 // newOrderAll is batch.noAll for n lines: $1 the warehouse, $2 the
 // district, $3 the customer, $4 the lines, $5 all local; line k's
 // supplying warehouse, item and quantity are $(6+3k), $(7+3k) and
-// $(8+3k). The stock rows are locked ORDER BY their key first (an OR of
-// keys is a bitmap scan in heap order), as the lines are sorted, so
-// New-Orders do not deadlock on each other. It returns the order's total
+// $(8+3k). The stock rows are locked after the district's row (their
+// lock joins its update) and ORDER BY their key (an OR of keys is a
+// bitmap scan in heap order), as the lines are sorted, so New-Orders lock
+// in one order whatever each statement's plan, and do not deadlock on
+// each other. It returns the order's total
 // (clause 2.4.2.2), which the client does not read.
 func newOrderAll(c target.Capabilities, tag string, n int) string {
 	keys, input := make([]string, n), make([]string, n)
@@ -269,7 +271,7 @@ func newOrderAll(c target.Capabilities, tag string, n int) string {
 		" o AS (INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)" +
 		" SELECT o_id, CAST($2 AS INTEGER), CAST($1 AS INTEGER), CAST($3 AS INTEGER), " + c.Now + ", NULL, CAST($4 AS INTEGER), CAST($5 AS INTEGER) FROM d)," +
 		" n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT o_id, CAST($2 AS INTEGER), CAST($1 AS INTEGER) FROM d)," +
-		" l (w, i) AS (SELECT s_w_id, s_i_id FROM stock WHERE " + strings.Join(keys, " OR ") + " ORDER BY s_w_id, s_i_id FOR UPDATE)," +
+		" l (w, i) AS (SELECT s_w_id, s_i_id FROM stock, (SELECT 1 FROM d) AS one WHERE " + strings.Join(keys, " OR ") + " ORDER BY s_w_id, s_i_id FOR UPDATE OF stock)," +
 		" s AS (" + stockSet("ol_quantity") + " FROM l, input WHERE s_w_id = l.w AND s_i_id = l.i AND ol_supply_w_id = l.w AND ol_i_id = l.i" +
 		" RETURNING ol_number, ol_supply_w_id, ol_i_id, ol_quantity, CASE CAST($2 AS INTEGER)" + dist.String() + " END AS dist)," +
 		" ol AS (INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)" +
