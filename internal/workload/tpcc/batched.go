@@ -28,19 +28,19 @@ const (
 // statements of a New-Order's lines are built for every line count (5 to
 // 15) and, for the stock, every district's s_dist_xx column.
 type batch struct {
-	noHeader string // the warehouse's tax and the customer in one read
-	// noOrder takes the district's next order id, inserts the order and
-	// its new-order row and reads the warehouse's tax and the customer in
-	// one statement where the dialect modifies in CTEs (noHeader is then
-	// not sent); else "" (three statements, as one per step).
-	noOrder string
-	noItems [maxOrderLines + 1]string                // by line count
-	noStock [maxOrderLines + 1][districts + 1]string // by line count, district
-	// noJoined: noStock also returns each line's item (its price, name
-	// and data), joined to the stock rows it updated, so noItems is not
-	// sent (where the dialect modifies in CTEs). An unused item has no
-	// stock row either: it is missing from both.
-	noJoined bool
+	// noAll is the whole New-Order in one statement, sent with its BEGIN
+	// and COMMIT in one round trip, by line count, where the dialect
+	// modifies in CTEs: the district's next order id, the order and its
+	// new-order row, the stock rows' update (locked in key order), the
+	// order lines from the stock rows joined to their items, and the
+	// warehouse's tax and the customer's discount for the order's total.
+	// An unused item has no stock row, so fewer lines are inserted than
+	// ordered, and the statement fails (failIf, unusedItem): the server
+	// rolls the whole transaction back. Else "".
+	noAll    [maxOrderLines + 1]string
+	noHeader string                                   // the warehouse's tax and the customer in one read
+	noItems  [maxOrderLines + 1]string                // by line count
+	noStock  [maxOrderLines + 1][districts + 1]string // by line count, district
 	// noStockRead reads what noStock returns where the dialect has no
 	// UPDATE ... RETURNING, by line count and district; else "".
 	noStockRead [maxOrderLines + 1][districts + 1]string
@@ -48,9 +48,11 @@ type batch struct {
 
 	// payAll is the whole Payment in one statement sent with the commit,
 	// where the dialect modifies in CTEs, by customer id and by last name
-	// (byID, byName): the customer's update, then the warehouse's and the
-	// district's (joined to the customer's row, so none is made without
-	// it), the history row, and all three rows returned. Else payRead
+	// (byID, byName): the customer's update, then the warehouse's (joined
+	// to the customer's row, so none is made without it) and the
+	// district's (joined to the warehouse's, so every Payment locks the
+	// warehouse before the district and two do not deadlock on them), the
+	// history row, and all three rows returned. Else payRead
 	// reads the warehouse and the district after their updates, or is ""
 	// (each update returns its own row).
 	payAll  [2]string
@@ -60,7 +62,14 @@ type batch struct {
 	// the same statement, where the dialect modifies in CTEs (a stand-in
 	// for PostgreSQL's OFFSET of a subquery); else "".
 	osLastByName string
-	// Delivery, by the number of districts delivered (1 to 10): the
+	// dlAll is the whole Delivery in one statement sent with the commit,
+	// where the dialect modifies in CTEs: each district's oldest new
+	// order claimed (a DELETE, which skips those another Delivery took
+	// meanwhile), the orders', their lines' and their customers' updates
+	// from the rows claimed; it fails (failIf) unless as many orders and
+	// customers were updated as new orders claimed. Else "".
+	dlAll string
+	// Else, by the number of districts delivered (1 to 10): the
 	// claim of their oldest new orders (DELETE ... RETURNING), the
 	// orders' update (returning their customers, else dlOrderRead reads
 	// them), their lines' and their customers'. dlOldest is "" where
@@ -77,18 +86,11 @@ func newBatch(c target.Capabilities, s *schema) batch {
 	var b batch
 	tag := workload.OpTag(opNewOrder)
 	b.noHeader = tag + "SELECT w_tax, c_discount, c_last, c_credit FROM warehouse, customer WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3"
-	if c.ModifyingCTEs {
-		// $1 the warehouse, $2 the district, $3 the customer, $4 the
-		// lines, $5 all local; cast, as a SELECT's list does not type
-		// them from the columns they go into.
-		b.noOrder = tag + "WITH d AS (UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_next_o_id - 1 AS o_id, d_tax)," +
-			" o AS (INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)" +
-			" SELECT o_id, CAST($2 AS INTEGER), CAST($1 AS INTEGER), CAST($3 AS INTEGER), " + c.Now + ", NULL, CAST($4 AS INTEGER), CAST($5 AS INTEGER) FROM d)," +
-			" n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT o_id, CAST($2 AS INTEGER), CAST($1 AS INTEGER) FROM d)" +
-			" SELECT o_id, d_tax, w_tax, c_discount, c_last, c_credit FROM d, warehouse, customer WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3"
-		b.noJoined = true
-	}
 	for n := minOrderLines; n <= maxOrderLines; n++ {
+		if c.ModifyingCTEs {
+			b.noAll[n] = newOrderAll(c, tag, n)
+			continue
+		}
 		b.noItems[n] = tag + "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + list(n, 1, 1, "$%d", ", ") + ")"
 		b.noLines[n] = tag + "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES " +
 			list(n, 4, 6, "($1, $2, $3, $%d, $%d, $%d, NULL, $%d, $%d, $%d)", ", ")
@@ -110,7 +112,7 @@ func newBatch(c target.Capabilities, s *schema) batch {
 		for i, customer := range []string{update, replaceOnce(replaceOnce(update, "c_id = $3", "c_id = "+middleByName), "CAST($5 AS TEXT)", "CAST(c_id AS TEXT) || CAST($5 AS TEXT)")} {
 			b.payAll[i] = tag + "WITH c AS (" + customer + " RETURNING c_id, " + cCols + ")," +
 				" w AS (UPDATE warehouse SET w_ytd = w_ytd + $4 FROM (SELECT 1 FROM c) AS one WHERE w_id = $6 RETURNING " + wCols + ")," +
-				" d AS (UPDATE district SET d_ytd = d_ytd + $4 FROM (SELECT 1 FROM c) AS one WHERE d_w_id = $6 AND d_id = $7 RETURNING " + dCols + ")," +
+				" d AS (UPDATE district SET d_ytd = d_ytd + $4 FROM (SELECT 1 FROM w) AS one WHERE d_w_id = $6 AND d_id = $7 RETURNING " + dCols + ")," +
 				" h AS (INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)" +
 				" SELECT c_id, $2, $1, $7, $6, " + c.Now + ", $4, w_name || '    ' || d_name FROM w, d, c)" +
 				" SELECT " + wCols + ", " + dCols + ", " + cCols + " FROM w, d, c"
@@ -130,7 +132,19 @@ func newBatch(c target.Capabilities, s *schema) batch {
 	}
 
 	tag = workload.OpTag(opDelivery)
-	if c.DeleteReturning {
+	switch {
+	case c.ModifyingCTEs:
+		// $1 the warehouse, $2 the carrier.
+		b.dlAll = tag + "WITH oldest AS (SELECT no_d_id AS d_id, min(no_o_id) AS o_id FROM new_order WHERE no_w_id = $1 GROUP BY no_d_id)," +
+			" claim AS (DELETE FROM new_order USING oldest WHERE no_w_id = $1 AND no_d_id = d_id AND no_o_id = o_id RETURNING no_d_id, no_o_id)," +
+			" o AS (UPDATE orders SET o_carrier_id = $2 FROM claim WHERE o_w_id = $1 AND o_d_id = no_d_id AND o_id = no_o_id RETURNING o_d_id, o_id, o_c_id)," +
+			" l AS (UPDATE order_line SET ol_delivery_d = " + c.Now + " FROM claim WHERE ol_w_id = $1 AND ol_d_id = no_d_id AND ol_o_id = no_o_id RETURNING ol_d_id, ol_o_id, ol_amount)," +
+			" c AS (UPDATE customer SET c_balance = c_balance + amount, c_delivery_cnt = c_delivery_cnt + 1" +
+			" FROM (SELECT o_d_id, o_c_id, sum(ol_amount) AS amount FROM o JOIN l ON ol_d_id = o_d_id AND ol_o_id = o_id GROUP BY o_d_id, o_c_id) AS t" +
+			" WHERE c_w_id = $1 AND c_d_id = o_d_id AND c_id = o_c_id RETURNING c_id)" +
+			" SELECT " + failIf("ko <> k OR kc <> k", deliveryShort, "k || ' ' || ko || ' ' || kc") +
+			" FROM (SELECT (SELECT count(*) FROM claim) AS k, (SELECT count(*) FROM o) AS ko, (SELECT count(*) FROM c) AS kc) AS t"
+	case c.DeleteReturning:
 		b.dlOldest = tag + "SELECT no_d_id, min(no_o_id) FROM new_order WHERE no_w_id = $1 GROUP BY no_d_id ORDER BY no_d_id"
 		for k := 1; k <= districts; k++ {
 			// $1 the warehouse; district j's order is $(2+2j) and
@@ -203,11 +217,9 @@ func list(n, first, width int, format, sep string) string {
 // UPDATE ... RETURNING the read of the rows after it. $1 is the home
 // warehouse; line k's supplying warehouse, item and quantity are $(2+3k),
 // $(3+3k) and $(4+3k). Each row's quantity is chosen by a CASE on its key.
-// The rows are locked in key order, as the lines are sorted, so batched
-// New-Orders do not deadlock on each other: an index range scan visits
-// them so (MariaDB, SQLite's single writer); on PostgreSQL, whose OR of
-// keys is a bitmap scan in heap order, a CTE locks them ORDER BY the key
-// first, and the rows updated come back joined to their items (noJoined).
+// The rows are locked in key order, as the lines are sorted and an index
+// range scan visits them so (MariaDB, SQLite's single writer), so batched
+// New-Orders do not deadlock on each other.
 func stockBatch(c target.Capabilities, tag string, n, d int) (update, read string) {
 	keys := make([]string, n)
 	var q strings.Builder
@@ -219,19 +231,74 @@ func stockBatch(c target.Capabilities, tag string, n, d int) (update, read strin
 	}
 	q.WriteString(" END")
 	where := strings.Join(keys, " OR ")
-	quantity := q.String()
-	set := "UPDATE stock SET s_quantity = CASE WHEN s_quantity >= " + quantity + " + 10 THEN s_quantity - " + quantity + " ELSE s_quantity - " + quantity + " + 91 END," +
-		" s_ytd = s_ytd + " + quantity + ", s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + CASE WHEN s_w_id = $1 THEN 0 ELSE 1 END"
+	set := stockSet(q.String())
 	cols := fmt.Sprintf("s_w_id, s_i_id, s_quantity, s_data, s_dist_%02d", d)
-	switch {
-	case c.ModifyingCTEs:
-		return tag + "WITH l (w, i) AS (SELECT s_w_id, s_i_id FROM stock WHERE " + where + " ORDER BY s_w_id, s_i_id FOR UPDATE)," +
-			" s AS (" + set + " FROM l WHERE s_w_id = l.w AND s_i_id = l.i RETURNING " + cols + ")" +
-			fmt.Sprintf(" SELECT s_w_id, s_i_id, s_quantity, s_data, s_dist_%02d, i_price, i_name, i_data FROM s JOIN item ON i_id = s_i_id", d), ""
-	case c.UpdateReturning:
+	if c.UpdateReturning {
 		return tag + set + " WHERE " + where + " RETURNING " + cols, ""
 	}
 	return tag + set + " WHERE " + where, tag + "SELECT " + cols + " FROM stock WHERE " + where
+}
+
+// stockSet is the update of a stock row (clause 2.4.2.2) by quantity, the
+// line's ordered quantity; $1 is the home warehouse.
+func stockSet(quantity string) string {
+	return "UPDATE stock SET s_quantity = CASE WHEN s_quantity >= " + quantity + " + 10 THEN s_quantity - " + quantity + " ELSE s_quantity - " + quantity + " + 91 END," +
+		" s_ytd = s_ytd + " + quantity + ", s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + CASE WHEN s_w_id = $1 THEN 0 ELSE 1 END"
+}
+
+// newOrderAll is batch.noAll for n lines: $1 the warehouse, $2 the
+// district, $3 the customer, $4 the lines, $5 all local; line k's
+// supplying warehouse, item and quantity are $(6+3k), $(7+3k) and
+// $(8+3k). The stock rows are locked after the district's row (their
+// lock joins its update) and ORDER BY their key (an OR of keys is a
+// bitmap scan in heap order), as the lines are sorted, so New-Orders lock
+// in one order whatever each statement's plan, and do not deadlock on
+// each other. It returns the order's total
+// (clause 2.4.2.2), which the client does not read.
+func newOrderAll(c target.Capabilities, tag string, n int) string {
+	keys, input := make([]string, n), make([]string, n)
+	for k := range keys {
+		w, i, q := 6+3*k, 7+3*k, 8+3*k
+		keys[k] = fmt.Sprintf("(s_w_id = $%d AND s_i_id = $%d)", w, i)
+		input[k] = fmt.Sprintf("(%d, CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS INTEGER))", k+1, w, i, q)
+	}
+	var dist strings.Builder
+	for d := 1; d <= districts; d++ {
+		fmt.Fprintf(&dist, " WHEN %d THEN s_dist_%02d", d, d)
+	}
+	return tag + "WITH input (ol_number, ol_supply_w_id, ol_i_id, ol_quantity) AS (VALUES " + strings.Join(input, ", ") + ")," +
+		" d AS (UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2 RETURNING d_next_o_id - 1 AS o_id, d_tax)," +
+		" o AS (INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)" +
+		" SELECT o_id, CAST($2 AS INTEGER), CAST($1 AS INTEGER), CAST($3 AS INTEGER), " + c.Now + ", NULL, CAST($4 AS INTEGER), CAST($5 AS INTEGER) FROM d)," +
+		" n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT o_id, CAST($2 AS INTEGER), CAST($1 AS INTEGER) FROM d)," +
+		" l (w, i) AS (SELECT s_w_id, s_i_id FROM stock, (SELECT 1 FROM d) AS one WHERE " + strings.Join(keys, " OR ") + " ORDER BY s_w_id, s_i_id FOR UPDATE OF stock)," +
+		" s AS (" + stockSet("ol_quantity") + " FROM l, input WHERE s_w_id = l.w AND s_i_id = l.i AND ol_supply_w_id = l.w AND ol_i_id = l.i" +
+		" RETURNING ol_number, ol_supply_w_id, ol_i_id, ol_quantity, CASE CAST($2 AS INTEGER)" + dist.String() + " END AS dist)," +
+		" ol AS (INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)" +
+		" SELECT o_id, CAST($2 AS INTEGER), CAST($1 AS INTEGER), ol_number, ol_i_id, ol_supply_w_id, NULL, ol_quantity, ol_quantity * i_price, dist" +
+		" FROM d, s JOIN item ON i_id = ol_i_id RETURNING ol_amount)" +
+		" SELECT " + failIf("got < CAST($4 AS INTEGER)", unusedItem+", lines found:", "got") + ", amount * (1 - c_discount) * (1 + w_tax + d_tax)" +
+		" FROM (SELECT count(*) AS got, sum(ol_amount) AS amount FROM ol) AS t" +
+		" LEFT JOIN (d JOIN warehouse ON w_id = $1 JOIN customer ON c_w_id = $1 AND c_d_id = $2 AND c_id = $3) ON true"
+}
+
+// deliveryShort is what batch.dlAll says when it fails (failIf): it
+// updated fewer orders or customers than it claimed new orders.
+const deliveryShort = "txnbench tpcc: a Delivery updated fewer orders or customers than it claimed new orders:"
+
+// failIf is an expression that fails its statement, and so its
+// transaction, where cond holds, with why and the value of got in the
+// error: the cast of a text that is not a number. got is a value of the
+// statement's rows, so the planner cannot fold the cast into a failure of
+// every run.
+func failIf(cond, why, got string) string {
+	return "CAST(CASE WHEN " + cond + " THEN '" + strings.ReplaceAll(why, "'", "''") + " ' || " + got + " END AS INTEGER)"
+}
+
+// failed reports whether err is the failure of a failIf, or of a
+// procedure, that said why.
+func failed(err error, why string) bool {
+	return err != nil && strings.Contains(target.Message(err), why)
 }
 
 // orderLine is what a New-Order learns of one line: its item's price and
@@ -254,53 +321,56 @@ func (c *client) lineOf(item, supply int64) int {
 }
 
 // newOrderBatched is the New-Order transaction (clause 2.4.2) in the
-// fewest round trips: the warehouse and the customer in one read, the
-// district's update, the order and its new-order row (one statement where
-// the dialect modifies in CTEs), then all items in one read, all stock
-// rows in one update and all order lines in one insert with the commit.
+// fewest round trips: where the dialect modifies in CTEs, one statement
+// with its BEGIN and COMMIT (noAll); else the warehouse and the customer
+// in one read, the district's update, the order and its new-order row,
+// then all items in one read, all stock rows in one update and all order
+// lines in one insert with the commit.
 func (c *client) newOrderBatched(ctx context.Context, conn target.Conn) error {
 	w, s, b := c.w, &c.w.sql, &c.w.batch
 	n := len(c.lines)
+	if b.noAll[n] != "" {
+		c.args = append(c.args[:0], c.home, c.d, c.cid, n, c.allLocal)
+		for _, l := range c.lines {
+			c.args = append(c.args, l.supply, l.item, l.quantity)
+		}
+		_, err := conn.ExecCommit(ctx, b.noAll[n], c.args...)
+		if failed(err, unusedItem) {
+			return c.itemsMissing(ctx, conn, err)
+		}
+		return c.committed(err, 0, &w.newOrders, 1)
+	}
 	var wTax, dTax, discount float64
 	var oid int64
 	var last, credit string
-	if b.noOrder != "" {
-		if err := target.QueryRow(ctx, conn, b.noOrder, []any{c.home, c.d, c.cid, n, c.allLocal}, &oid, &dTax, &wTax, &discount, &last, &credit); err != nil {
-			return err
-		}
-	} else {
-		if err := target.QueryRow(ctx, conn, b.noHeader, []any{c.home, c.d, c.cid}, &wTax, &discount, &last, &credit); err != nil {
-			return err
-		}
-		if err := updateRow(ctx, conn, s.noDistrict, s.read(s.noDistrict), []any{c.home, c.d}, &oid, &dTax); err != nil {
-			return err
-		}
-		if _, err := conn.Exec(ctx, s.noOrder, oid, c.d, c.home, c.cid, n, c.allLocal); err != nil {
-			return err
-		}
-		if _, err := conn.Exec(ctx, s.noNewOrder, oid, c.d, c.home); err != nil {
-			return err
-		}
+	if err := target.QueryRow(ctx, conn, b.noHeader, []any{c.home, c.d, c.cid}, &wTax, &discount, &last, &credit); err != nil {
+		return err
+	}
+	if err := updateRow(ctx, conn, s.noDistrict, s.read(s.noDistrict), []any{c.home, c.d}, &oid, &dTax); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, s.noOrder, oid, c.d, c.home, c.cid, n, c.allLocal); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, s.noNewOrder, oid, c.d, c.home); err != nil {
+		return err
 	}
 
 	c.found = c.found[:n]
 	clear(c.found)
-	if !b.noJoined {
-		if found, err := c.items(ctx, conn, b.noItems[n]); err != nil || found < n {
-			return c.itemsMissing(ctx, conn, found, err)
-		}
+	if found, err := c.items(ctx, conn, b.noItems[n]); err != nil {
+		return err
+	} else if found < n {
+		return c.itemsMissing(ctx, conn, fmt.Errorf("%d of the order's %d items found", found, n))
 	}
 
 	c.args = append(c.args[:0], c.home)
 	for _, l := range c.lines {
 		c.args = append(c.args, l.supply, l.item, l.quantity)
 	}
-	if got, err := c.stockRows(ctx, conn, b.noStock[n][c.d], b.noStockRead[n][c.d], b.noJoined); err != nil {
+	if got, err := c.stockRows(ctx, conn, b.noStock[n][c.d], b.noStockRead[n][c.d]); err != nil {
 		return err
 	} else if got < n {
-		if b.noJoined {
-			return c.itemsMissing(ctx, conn, got, nil)
-		}
 		return fmt.Errorf("%d of the order's %d stock rows returned", got, n)
 	}
 
@@ -340,16 +410,12 @@ func (c *client) items(ctx context.Context, conn target.Conn, sql string) (found
 	return found, rows.Err()
 }
 
-// itemsMissing ends a New-Order that found only found of its items (or
-// failed reading them, err): the business rollback of clause 2.4.2.3,
-// a completed New-Order and not an error, when the order has the unused
-// item.
-func (c *client) itemsMissing(ctx context.Context, conn target.Conn, found int, err error) error {
-	switch {
-	case err != nil:
+// itemsMissing ends a New-Order that did not find all its items (err
+// says how many): the business rollback of clause 2.4.2.3, a completed
+// New-Order and not an error, when the order has the unused item.
+func (c *client) itemsMissing(ctx context.Context, conn target.Conn, err error) error {
+	if !c.rollback {
 		return err
-	case !c.rollback:
-		return fmt.Errorf("%d of the order's %d items found", found, len(c.lines))
 	}
 	if err := conn.Rollback(ctx); err != nil {
 		return err
@@ -360,9 +426,8 @@ func (c *client) itemsMissing(ctx context.Context, conn target.Conn, found int, 
 
 // stockRows runs the stock update of c.args and keeps each line's
 // s_dist_xx, from the update's RETURNING or, where read is not "", from
-// the read after it; joined, each row also carries its item's price
-// (name and data). It returns how many lines' stock rows came back.
-func (c *client) stockRows(ctx context.Context, conn target.Conn, update, read string, joined bool) (got int, err error) {
+// the read after it. It returns how many lines' stock rows came back.
+func (c *client) stockRows(ctx context.Context, conn target.Conn, update, read string) (got int, err error) {
 	n := len(c.lines)
 	var rows target.Rows
 	if read == "" {
@@ -381,21 +446,13 @@ func (c *client) stockRows(ctx context.Context, conn target.Conn, update, read s
 	}
 	defer rows.Close()
 	var wid, iid, quantity int64
-	var sdata, dist, name, idata string
-	var price float64
-	dest := []any{&wid, &iid, &quantity, &sdata, &dist, &price, &name, &idata}
-	if !joined {
-		dest = dest[:5]
-	}
+	var sdata, dist string
 	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(&wid, &iid, &quantity, &sdata, &dist); err != nil {
 			return 0, err
 		}
 		if k := c.lineOf(iid, wid); k >= 0 {
 			c.found[k].dist = dist
-			if joined {
-				c.found[k].price, c.found[k].found = price, true
-			}
 			got++
 		}
 	}
@@ -523,6 +580,10 @@ func (c *client) stockLevelBatched(ctx context.Context, conn target.Conn) error 
 // by district.
 func (c *client) deliveryBatched(ctx context.Context, conn target.Conn) error {
 	b := &c.w.batch
+	if b.dlAll != "" {
+		_, err := conn.ExecCommit(ctx, b.dlAll, c.home, c.carrier)
+		return c.committed(err, 0, &c.w.deliveries, 1)
+	}
 	if b.dlOldest == "" {
 		return c.delivery(ctx, conn)
 	}

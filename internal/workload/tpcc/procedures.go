@@ -268,7 +268,7 @@ func (c *client) newOrderProc(ctx context.Context, conn target.Conn) error {
 	qty := string(c.csv(c.buf[:0], func(l line) int { return l.quantity }))
 	var oid int64
 	err := target.QueryRow(ctx, conn, c.w.procs.newOrder, []any{c.home, c.d, c.cid, c.allLocal, items, supply, qty}, &oid)
-	if err != nil && c.rollback && strings.Contains(target.Message(err), unusedItem) {
+	if c.rollback && failed(err, unusedItem) {
 		c.w.rollbacks.Add(1) // rolled back by the procedure (clause 2.4.2.3)
 		return nil
 	}
