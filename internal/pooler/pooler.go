@@ -92,7 +92,8 @@ type Console interface {
 // session across readings (the first reading opens it) and opens another
 // when that one is lost (the pooler restarted): one login per console per
 // run, not one per reading. Safe for concurrent use (the readings take
-// turns); Close ends the session.
+// turns); Close ends the session, and the readings under way or waiting
+// with it (they fail at once).
 type Admin interface {
 	Rows(ctx context.Context, sql string) ([]map[string]string, error)
 	Close()

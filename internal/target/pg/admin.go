@@ -32,10 +32,13 @@ const AdminWait = pooler.ConsoleWait
 type Admin struct {
 	url string // as given, for the errors (which mask it)
 	cfg *pgx.ConnConfig
-	// turn is held by the reading under way, which owns conn and closed.
-	turn   chan struct{}
-	conn   *pgx.Conn // nil before the first reading and after a loss
-	closed bool
+	// life ends with Close (end): the readings under way and waiting
+	// end with it.
+	life context.Context
+	end  context.CancelFunc
+	// turn is held by the reading under way (or Close), which owns conn.
+	turn chan struct{}
+	conn *pgx.Conn // nil before the first reading and after a loss
 }
 
 // OpenAdmin reads url, the admin console of a pooler; a malformed one is
@@ -46,7 +49,8 @@ func OpenAdmin(url string) (*Admin, error) {
 		return nil, fmt.Errorf("%w %s: %v", target.ErrMalformedURL, target.MaskURL(url), err)
 	}
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-	return &Admin{url: url, cfg: cfg, turn: make(chan struct{}, 1)}, nil
+	life, end := context.WithCancel(context.Background())
+	return &Admin{url: url, cfg: cfg, life: life, end: end, turn: make(chan struct{}, 1)}, nil
 }
 
 // errAdminClosed is a reading after Close.
@@ -63,8 +67,13 @@ func (a *Admin) Rows(ctx context.Context, sql string) (rows []map[string]string,
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, AdminWait)
 	defer cancel()
+	defer context.AfterFunc(a.life, cancel)() // Close ends it
 	defer func() {
-		if err != nil && ctx.Err() != nil && parent.Err() == nil {
+		switch {
+		case err == nil:
+		case a.life.Err() != nil:
+			err = errAdminClosed
+		case ctx.Err() != nil && parent.Err() == nil:
 			err = fmt.Errorf("no answer to %s within %s: %w", sql, AdminWait, ctx.Err())
 		}
 	}()
@@ -74,8 +83,13 @@ func (a *Admin) Rows(ctx context.Context, sql string) (rows []map[string]string,
 		return nil, ctx.Err()
 	}
 	defer func() { <-a.turn }()
-	if a.closed {
+	if a.life.Err() != nil { // closed: no session opens again
 		return nil, errAdminClosed
+	}
+	// Its time over while it waited: the session is left as it is, not
+	// found lost for want of time.
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	kept := a.conn != nil
 	rows, err = a.rows(ctx, sql)
@@ -132,12 +146,13 @@ func (a *Admin) drop() {
 	a.conn = nil
 }
 
-// Close ends the session once the reading under way (if any) is done;
-// later readings fail.
+// Close ends the session, and the readings under way or waiting for
+// their turn (they fail at once, as later ones do): one the caller gave
+// up on (the telemetry cut short) does not hold it for up to AdminWait.
 func (a *Admin) Close() {
+	a.end()
 	a.turn <- struct{}{}
 	defer func() { <-a.turn }()
-	a.closed = true
 	if a.conn != nil {
 		a.drop()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,19 @@ func TestAdminKeepsOneSession(t *testing.T) {
 			t.Fatalf("reading %d on port %s, the first on %s: want one session", i+2, got, first)
 		}
 	}
+	// Readings whose time is already over fail and leave the session be
+	// (one that took its turn anyway found it "lost" for want of time, and
+	// dropped it: the next reading logged in anew).
+	over, cancel := context.WithCancel(ctx)
+	cancel()
+	for range 20 {
+		if _, err := a.Rows(over, "SHOW CLIENTS"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("a reading cancelled before it began: %v", err)
+		}
+	}
+	if got := session(); got != first {
+		t.Fatalf("after readings cancelled before they began, port %s, the first %s: want the session kept", got, first)
+	}
 	if err := b.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -104,5 +118,52 @@ func TestAdminKeepsOneSession(t *testing.T) {
 	a.Close()
 	if _, err := a.Rows(ctx, "SHOW CLIENTS"); err == nil {
 		t.Errorf("a reading after Close answered")
+	}
+}
+
+// TestAdminCloseEndsTheReadingUnderWay: Close ends a reading under way
+// on a console that does not answer (here a listener that takes the
+// login and never replies, as a stopped pooler's kernel does) and one
+// waiting for its turn, at once, rather than waiting out their
+// AdminWait: the run closes its consoles as it returns, and a reading
+// nobody waits for any more (the telemetry cut short after an
+// interrupt) held it for up to AdminWait per console.
+func TestAdminCloseEndsTheReadingUnderWay(t *testing.T) {
+	ln := testutil.Listen(t)
+	a, err := pg.OpenAdmin(fmt.Sprintf("postgres://u:p@%s/pgbouncer?sslmode=disable", ln.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	done := make(chan error, 2)
+	read := func() {
+		_, err := a.Rows(context.Background(), "SHOW STATS")
+		done <- err
+	}
+	go read()
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The startup packet's length: the reading is under way, its turn held.
+	if _, err := io.ReadFull(c, make([]byte, 4)); err != nil {
+		t.Fatal(err)
+	}
+	go read() // waits for its turn
+	a.Close()
+	if took := time.Since(start); took >= pg.AdminWait {
+		t.Errorf("Close returned %s after the reading began: it waited out the reading's %s", took, pg.AdminWait)
+	}
+	for range 2 {
+		if err := <-done; err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("a reading Close ended: %v; want it closed", err)
+		}
+	}
+	// Its connection is gone: the listener's end reads its close, not a
+	// deadline.
+	c.SetReadDeadline(time.Now().Add(pg.AdminWait))
+	if _, err := io.Copy(io.Discard, c); err != nil {
+		t.Errorf("the ended reading's connection: %v; want it closed", err)
 	}
 }
