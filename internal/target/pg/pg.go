@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,7 +22,18 @@ type pgTarget struct {
 	// begin starts its sessions' transactions: BEGIN, or BEGIN ISOLATION
 	// LEVEL ... once Isolate chose one.
 	begin string
+
+	// spare is the session Open read the server's version on, handed to
+	// the first Connect within spareFor (a run's first session comes a
+	// few milliseconds after Open: issue 40's start-up, one login fewer)
+	// and closed after it otherwise, so no idle session of txnbench's
+	// stays on the server.
+	mu    sync.Mutex
+	spare *pgConn
 }
+
+// spareFor is how long Open's session waits for the first Connect.
+const spareFor = time.Second
 
 func openPG(ctx context.Context, url string) (target.Target, error) {
 	cfg, err := pgx.ParseConfig(url)
@@ -61,7 +73,12 @@ func openPG(ctx context.Context, url string) (target.Target, error) {
 	if err != nil {
 		return nil, target.ConnectError(url, err)
 	}
-	defer c.Close(ctx)
+	kept := false
+	defer func() {
+		if !kept {
+			c.Close(ctx)
+		}
+	}()
 	if p, ok := c.(*pgConn); ok {
 		if _, isTLS := p.c.PgConn().Conn().(*tls.Conn); !isTLS {
 			skipRefusedTLS(cfg)
@@ -88,7 +105,40 @@ func openPG(ctx context.Context, url string) (target.Target, error) {
 	if t.dialect.Isolation, err = target.ParseIsolation(level); err != nil {
 		return nil, fmt.Errorf("reading the isolation level: %w", err)
 	}
+	if p, ok := c.(*pgConn); ok {
+		kept, t.spare = true, p
+		time.AfterFunc(spareFor, t.dropSpare)
+	}
 	return t, nil
+}
+
+// quiet reports whether p's socket is open with nothing unread (see
+// rawConn.quiet): where that cannot be told, p is not handed out.
+func quiet(p *pgConn) bool {
+	nc := p.c.PgConn().Conn()
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	q, ok := nc.(interface{ quiet() bool })
+	return ok && !p.c.IsClosed() && q.quiet()
+}
+
+// takeSpare is Open's session, once, or nil.
+func (t *pgTarget) takeSpare() *pgConn {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.spare
+	t.spare = nil
+	return p
+}
+
+// dropSpare closes Open's session if no Connect took it.
+func (t *pgTarget) dropSpare() {
+	if p := t.takeSpare(); p != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), target.EndWait)
+		defer cancel()
+		p.Close(ctx)
+	}
 }
 
 // skipRefusedTLS makes cfg's sessions start without TLS when its first
@@ -116,6 +166,7 @@ func skipRefusedTLS(cfg *pgx.ConnConfig) {
 // refuses that startup parameter, and one in transaction mode would not
 // keep it.
 func (t *pgTarget) Isolate(l target.Isolation, direct bool) error {
+	t.dropSpare() // it began with neither
 	t.begin = "BEGIN ISOLATION LEVEL " + l.SQL()
 	if direct {
 		t.cfg.RuntimeParams["default_transaction_isolation"] = strings.ToLower(l.SQL())
@@ -133,9 +184,15 @@ func parseErrorText(err error) string {
 }
 
 func (t *pgTarget) Dialect() target.Dialect { return t.dialect }
-func (t *pgTarget) Close() error            { return nil }
+func (t *pgTarget) Close() error            { t.dropSpare(); return nil }
 
 func (t *pgTarget) Connect(ctx context.Context) (target.Conn, error) {
+	if p := t.takeSpare(); p != nil {
+		if quiet(p) {
+			return p, nil
+		}
+		p.Close(ctx) // its server or pooler went away, or ended it
+	}
 	c, err := pgx.ConnectConfig(ctx, t.cfg)
 	if err != nil {
 		return nil, refusedAuth(serverFirst(err))

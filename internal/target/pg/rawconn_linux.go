@@ -183,3 +183,29 @@ func (c *rawConn) Write(b []byte) (int, error) {
 	}
 	return n, err
 }
+
+// quiet reports whether the socket is open and holds no unread byte, as
+// a session idle since its last answer is while it can still be used: a
+// peek that does not wait (recv MSG_PEEK|MSG_DONTWAIT) finds nothing to
+// read. A closed peer (a killed server or pooler) reads as the end of
+// the stream, and a server that ended the session has written why.
+func (c *rawConn) quiet() bool {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if c.in.r < c.in.w || c.in.err != nil {
+		return false
+	}
+	quiet := false
+	err := c.rc.Control(func(fd uintptr) {
+		var b [1]byte
+		for {
+			_, _, e := syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b[0])), 1, syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+			if e == syscall.EINTR {
+				continue
+			}
+			quiet = e == syscall.EAGAIN
+			return
+		}
+	})
+	return err == nil && quiet
+}
