@@ -3,6 +3,7 @@ package metrics
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -734,5 +735,54 @@ func TestShardsPerProc(t *testing.T) {
 	}
 	if shardsFor(1) != 1 || shardsFor(64) != maxShards {
 		t.Errorf("shardsFor(1) %d, shardsFor(64) %d; want 1 and %d", shardsFor(1), shardsFor(64), maxShards)
+	}
+}
+
+// TestRecorderFinal: Final returns what Tick then Total return, the same
+// counts, without copying the cumulative counts again: it allocates less
+// than Tick and Total by at least those copies.
+func TestRecorderFinal(t *testing.T) {
+	ops := make([]string, 45)
+	for i := range ops {
+		ops[i] = fmt.Sprint("op", i)
+	}
+	feed := func(r *Recorder) {
+		for round := range 2 {
+			for op := range ops {
+				for c := range 4 {
+					r.Record(op, c, time.Duration(100+op*37+round*1000+c)*us)
+				}
+			}
+			if round == 0 {
+				r.Tick()
+			}
+		}
+	}
+	a, b := NewRecorder(ops), NewRecorder(ops)
+	feed(a)
+	feed(b)
+	allocated := func(f func()) uint64 {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		f()
+		runtime.ReadMemStats(&m1)
+		return m1.TotalAlloc - m0.TotalAlloc
+	}
+	var lastA, totA, lastB, totB []*Hist
+	withTotal := allocated(func() { lastA = a.Tick(); totA = a.Total() })
+	final := allocated(func() { lastB, totB = b.Final() })
+	for op := range ops {
+		for _, pair := range [][2]*Hist{{lastA[op], lastB[op]}, {totA[op], totB[op]}} {
+			if x, y := pair[0].Summary(), pair[1].Summary(); x != y {
+				t.Fatalf("op %d: Final %+v, Tick and Total %+v", op, y, x)
+			}
+		}
+	}
+	if totB[0].Summary().Count != 8 || lastB[0].Summary().Count != 4 {
+		t.Fatalf("op 0: %d in all and %d in the last interval, want 8 and 4", totB[0].Summary().Count, lastB[0].Summary().Count)
+	}
+	if perOp := float64(withTotal-final) / float64(len(ops)); perOp < chunkLen*8 {
+		t.Errorf("Final allocated %d bytes, Tick and Total %d: %.0f fewer per op, want at least a chunk's copy (%d)", final, withTotal, perOp, chunkLen*8)
 	}
 }

@@ -250,8 +250,7 @@ func Run(ctx context.Context, cfg Config, conns connect.Connector, w workload.Wo
 	out.Ended = time.Now()
 	out.CPU = readCPU().Sub(win.cpu0)
 	out.Measured = win.end.Sub(time.Unix(0, r.measureAt.Load()))
-	after := r.rec.Tick() // completed in the grace period: in the totals, in no interval
-	totals := r.rec.Total()
+	after, totals := r.rec.Final() // after: completed in the grace period, in the totals and in no interval
 	out.SlowOps = r.slow.result(r.names[:r.steps], totals)
 	out.Ops = r.results(totals, after, win.inWindow)
 	return out, nil
