@@ -44,7 +44,6 @@ mkdir -p bench/out
 out=$(mktemp -d "$PWD/bench/out/instructions-$(date +%Y%m%d-%H%M%S)-XXXX") # two may start in one second
 chmod 777 "$out"
 use_txnbenches "$out" "$@"
-bin=${bins[0]}
 find_postgres
 pgbench=${PGBENCH:-$bindir/pgbench} # the binary itself: /usr/bin/pgbench is a wrapper script
 

@@ -21,7 +21,7 @@ use_txnbench() {
 
 # use_txnbenches OUT [BIN...]: sets the array bins to the BINs (say,
 # before and after a change) or, with none, builds the working tree into
-# OUT/txnbench.
+# OUT/txnbench; and bin to the first.
 use_txnbenches() {
   local out=$1
   shift
@@ -30,6 +30,7 @@ use_txnbenches() {
     build_txnbench "$out/txnbench"
     bins=("$out/txnbench")
   fi
+  bin=${bins[0]}
 }
 
 # new_out NAME: sets out to a new directory for this run's files,

@@ -32,7 +32,6 @@ command -v sysbench >/dev/null || { echo "no sysbench: apt-get install sysbench"
 new_out oltp-memory
 chmod 777 "$out"
 use_txnbenches "$out" "$@"
-bin=${bins[0]}
 find_postgres
 port=${OLTP_PORT:-5497}
 start_postgres "$out" "$port" fast "-c max_connections=100"

@@ -43,7 +43,6 @@ shift $((OPTIND - 1))
 new_out pgbench
 chmod 777 "$out"
 use_txnbenches "$out" "$@"
-bin=${bins[0]}
 floor=yes
 if ! cc -O2 -pthread -o "$out/floor" bench/floor.c 2>"$out/floor.cc.log"; then
   floor=""

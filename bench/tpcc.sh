@@ -47,7 +47,6 @@ shift $((OPTIND - 1))
 new_out tpcc
 chmod 777 "$out"
 use_txnbenches "$out" "$@"
-bin=${bins[0]}
 find_postgres
 
 port=${TPCC_PORT:-5498}
