@@ -165,7 +165,8 @@ func (r *Recorder) Total() []*Hist {
 // returns it with the cumulative histograms themselves, where Total would
 // copy every op's counts once more as the run ends (issue 40: a script's
 // 42 steps, a megabyte at the peak of a short run). The shards' counts
-// are let go. Nothing may be recorded, ticked or totalled after.
+// are let go. Nothing may be ticked or totalled after; what is recorded
+// after is counted nowhere.
 func (r *Recorder) Final() (last, totals []*Hist) {
 	last = r.Tick()
 	r.tickMu.Lock()
@@ -175,8 +176,11 @@ func (r *Recorder) Final() (last, totals []*Hist) {
 		totals[i] = &Hist{s: h} // nil (no sample): empty, as Total's
 	}
 	r.total, r.spare = nil, nil
-	for i := range r.shards {
-		r.shards[i].h = nil
+	for i := range r.shards { // a straggler's Record may still come: it finds nil, as a shard's first
+		s := &r.shards[i]
+		s.mu.Lock()
+		s.h = nil
+		s.mu.Unlock()
 	}
 	return last, totals
 }
