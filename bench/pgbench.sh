@@ -4,7 +4,7 @@
 # client process divided by the transactions it ran) for select-only, a
 # "SELECT 1" script with -M prepared, and tpcb-like, at 8 and 64 clients.
 #
-#   bench/pgbench.sh [-r REPEATS] [-T SECONDS] [-s SCALE] [-c "8 64"] [-k "CASES"] [-g GOAL] [-u STARTS] [-p PORT] [BIN...]
+#   bench/pgbench.sh [-r REPEATS] [-T SECONDS] [-s SCALE] [-c "8 64"] [-k "CASES"] [-g GOAL] [-u STARTS] [-P "MODES"] [-p PORT] [BIN...]
 #
 # Cases (-k): select-only (-S), select-only-prepared (-S -M prepared),
 # select1-prepared, tpcb-like (-M simple), tpcb-prepared (-M prepared);
@@ -26,7 +26,11 @@
 # the least a client can do (a thread per connection, one send(2) and one
 # recv(2) per transaction, nothing else), so the table shows how much of
 # pgbench's CPU per transaction is the kernel's price of a round trip that
-# no client avoids.
+# no client avoids. -P "poll epoll poll-noraw goroutine" adds, for
+# select-only-prepared, bench/pollfloor (Go, the round trip and nothing
+# else) in each -mode named, with -j 2 ("-noraw": -raw=false), as further
+# clients in each repetition (issue 40: would poll-driven workers reach
+# pgbench's cost?); a second table shows each floor client's medians.
 # The last two columns are the context switches (voluntary and involuntary,
 # GNU time's %w + %c) per transaction of pgbench and of each txnbench.
 # With several BINs (say, before and after a change) each runs in every
@@ -36,8 +40,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 
-repeats=3 secs=10 scale=10 clientsets="8 64" cases="select-only select1-prepared tpcb-like" goal=0.8 starts=0 port=5497
-options "r=repeats T=secs s=scale c=clientsets k=cases g=goal u=starts p=port" "[-r repeats] [-T seconds] [-s scale] [-c \"8 64\"] [-k cases] [-g goal] [-u starts] [-p port] [BIN...]" "$@"
+repeats=3 secs=10 scale=10 clientsets="8 64" cases="select-only select1-prepared tpcb-like" goal=0.8 starts=0 pollmodes="" port=5497
+options "r=repeats T=secs s=scale c=clientsets k=cases g=goal u=starts P=pollmodes p=port" "[-r repeats] [-T seconds] [-s scale] [-c \"8 64\"] [-k cases] [-g goal] [-u starts] [-P \"poll goroutine\"] [-p port] [BIN...]" "$@"
 shift $((OPTIND - 1))
 
 new_out pgbench
@@ -48,6 +52,7 @@ if ! cc -O2 -pthread -o "$out/floor" bench/floor.c 2>"$out/floor.cc.log"; then
   floor=""
   echo "# bench/floor.c did not build (no C compiler? see $out/floor.cc.log): the floor client is left out"
 fi
+[ -z "$pollmodes" ] || go build -o "$out/pollfloor" ./bench/pollfloor
 find_postgres
 pgbench=${PGBENCH:-$bindir/pgbench} # the binary itself: /usr/bin/pgbench is a Perl wrapper whose start-up would count as pgbench's
 
@@ -73,6 +78,11 @@ one() {
   local cmd=("$pgbench" -n -c "$clients" -j 2 -T "$secs" "${args[@]}" "$url")
   case $tool in txnbench*) cmd=("${bins[${tool#txnbench}]}" pgbench "${cmd[@]:1}") ;; esac
   [ "$tool" = floor ] && cmd=("$out/floor" 127.0.0.1 "$port" postgres postgres "$clients" "$secs" "${case/select-only-prepared/select-only}" "$scale")
+  case $tool in pollfloor-*)
+    local mode=${tool#pollfloor-}
+    cmd=("$out/pollfloor" -mode "${mode%-noraw}" -c "$clients" -j 2 -T "$secs" -s "$scale" -port "$port")
+    [ "$mode" = "${mode%-noraw}" ] || cmd+=(-raw=false) ;;
+  esac
   /usr/bin/time -f '%U %S %w %c' -o "$log.time" "${cmd[@]}" >"$log" 2>&1 || true
   local tps txns
   tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$log")
@@ -89,17 +99,25 @@ tbs=(txnbench) # the tools of the BINs: txnbench, txnbench1, ...
 for i in $(seq 1 $((${#bins[@]} - 1))); do tbs+=("txnbench$i"); done
 for case in $cases; do
   for clients in $clientsets; do
-    : >"$out/$case-$clients.pg" ; : >"$out/$case-$clients.fl"
+    floors=() # the clients beside pgbench and txnbench that do the least: floor.c and pollfloor's modes
+    case $case in tpcb-*) ;; *) [ -z "$floor" ] || floors=(floor) ;; esac
+    if [ "$case" = select-only-prepared ]; then for m in $pollmodes; do floors+=("pollfloor-$m"); done; fi
+    : >"$out/$case-$clients.pg"
+    for fl in "${floors[@]}"; do : >"$out/$case-$clients.$fl"; done
     for tb in "${tbs[@]}"; do : >"$out/$case-$clients.$tb"; done
     for rep in $(seq "$repeats"); do
       one pgbench "$case" "$clients" >>"$out/$case-$clients.pg"
       for tb in "${tbs[@]}"; do one "$tb" "$case" "$clients" >>"$out/$case-$clients.$tb"; done
-      case $case in tpcb-*) ;; *) [ -z "$floor" ] || one floor "$case" "$clients" >>"$out/$case-$clients.fl" ;; esac
+      for fl in "${floors[@]}"; do one "$fl" "$case" "$clients" >>"$out/$case-$clients.$fl"; done
     done
     ptps=$(cut -d' ' -f1 "$out/$case-$clients.pg" | median); pcpu=$(cut -d' ' -f2 "$out/$case-$clients.pg" | median)
     pcs=$(cut -d' ' -f3 "$out/$case-$clients.pg" | median)
     fcpu=""
-    [ -s "$out/$case-$clients.fl" ] && fcpu=$(cut -d' ' -f2 "$out/$case-$clients.fl" | median)
+    [ -s "$out/$case-$clients.floor" ] && fcpu=$(cut -d' ' -f2 "$out/$case-$clients.floor" | median)
+    for fl in "${floors[@]}"; do # medians: case clients client pgbench-tps tps pgbench-cpu cpu pgbench-cs cs
+      echo "$case $clients $fl $ptps $(cut -d' ' -f1 "$out/$case-$clients.$fl" | median) $pcpu" \
+        "$(cut -d' ' -f2 "$out/$case-$clients.$fl" | median) $pcs $(cut -d' ' -f3 "$out/$case-$clients.$fl" | median)" >>"$out/floors"
+    done
     for tb in "${tbs[@]}"; do
       label=$case
       [ "$tb" = txnbench ] || label=$case@$((${tb#txnbench} + 1))
@@ -113,6 +131,12 @@ for case in $cases; do
     done
   done
 done
+if [ -s "$out/floors" ]; then
+  echo
+  printf '%-20s %7s %-20s | %10s %6s | %10s %6s | %7s %7s\n' case clients "floor client" tps ratio "cpu us/txn" ratio cs/txn pgbench
+  awk '{ printf "%-20s %7d %-20s | %10.0f %6.2f | %10.1f %6.2f | %7.2f %7.2f\n", $1, $2, $3, $5, $5 / $4, $7, $7 / $6, $9, $8 }' "$out/floors"
+  echo "(ratios to pgbench's medians in the same repetitions)"
+fi
 echo
 echo "goals (client CPU per transaction at most ${goal}x pgbench's; measured on a shared machine when the load above is high)"
 awk -v g="$goal" '{ cpu = $6 / $5; tps = $4 / $3
