@@ -4,16 +4,24 @@
 // poll design of issue 40 (docs/BENCHMARKS.md, "Issue 40, round 6") could
 // reach pgbench's client CPU per transaction on this machine at all:
 //
-//   - -mode goroutine: one goroutine per connection, net.Conn blocking
-//     reads and writes, so each client parks in Go's netpoller and is woken
-//     alone: today's txnbench design with none of its other work.
+//   - -mode goroutine: one goroutine per connection, each parking in Go's
+//     netpoller when its socket has nothing to read and woken alone:
+//     today's txnbench design with none of its other work. Its reads and
+//     writes are read(2) and write(2) as raw system calls on the
+//     non-blocking socket, the wait the netpoller's (syscall.RawConn), as
+//     txnbench's target/pg rawConn; -raw=false: plain net.Conn.
 //   - -mode poll: -j workers, each a goroutine locked to its OS thread that
 //     owns its share of the connections as a state each (a query in flight,
 //     a partial reply read) and waits for all of them with one ppoll(2) per
-//     batch, as pgbench's threads do; raw non-blocking read(2)/write(2).
-//   - -mode epoll: the same workers waiting with epoll_wait(2) on an epoll
+//     batch, as pgbench's threads do; non-blocking read(2) and write(2).
+//   - -mode epoll: the same workers waiting with epoll_pwait(2) on an epoll
 //     instance of their own (level-triggered), which saves passing the
 //     descriptors to the kernel on every wait.
+//
+// -raw (the default) makes every system call of the run a raw one
+// (unix.RawSyscall), which keeps its P; -raw=false makes them the usual
+// calls that tell the scheduler (entersyscall), which let sysmon hand the
+// P off to another thread while the call lasts (see sys).
 //
 // Each connection does the startup (trust authentication), Parse of
 // `SELECT abalance FROM pgbench_accounts WHERE aid = $1` once, then per
@@ -43,6 +51,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -66,7 +75,7 @@ func main() {
 	host := flag.String("host", "127.0.0.1", "server address")
 	port := flag.Int("port", 5432, "server port")
 	user := flag.String("user", "postgres", "user (trust authentication)")
-	flag.BoolVar(&raw, "raw", true, "poll and epoll modes wait in a raw system call, keeping the P (see wait)")
+	flag.BoolVar(&raw, "raw", true, "make the run's system calls raw ones, which keep their P (see sys)")
 	flag.Parse()
 	maxAid = 100000 * *scale
 	addr := net.JoinHostPort(*host, strconv.Itoa(*port))
@@ -79,7 +88,11 @@ func main() {
 			c, err := net.Dial("tcp", addr) // TCP_NODELAY is Go's default
 			check(err)
 			check(setup(c, *user, &reply{}))
-			wg.Go(func() { done[i] = loop(c, uint64(i)) })
+			var rw io.ReadWriter = c
+			if raw {
+				rw = newNetRaw(c)
+			}
+			wg.Go(func() { done[i] = loop(rw, uint64(i)); c.Close() })
 		}
 	case "poll", "epoll":
 		for i := range *clients {
@@ -211,14 +224,15 @@ func (r *reply) readAll(rd io.Reader) error {
 }
 
 // loop is goroutine mode's client: one transaction after another until
-// stop, blocking in net.Conn (so in Go's netpoller).
-func loop(c net.Conn, id uint64) int64 {
+// stop, blocking in Go's netpoller.
+func loop(c io.ReadWriter, id uint64) int64 {
 	rng := rand.New(rand.NewPCG(id, 40))
 	r, out := reply{}, make([]byte, 0, 128)
 	var n int64
 	for !stop.Load() {
-		if _, err := c.Write(bind(out[:0], rng)); err != nil {
-			check(err)
+		out = bind(out[:0], rng)
+		if n, err := c.Write(out); err != nil || n != len(out) {
+			check(fmt.Errorf("write: %d of %d bytes, %v", n, len(out), err))
 		}
 		r.row = false
 		check(r.readAll(c))
@@ -227,7 +241,6 @@ func loop(c net.Conn, id uint64) int64 {
 		}
 		n++
 	}
-	c.Close()
 	return n
 }
 
@@ -266,7 +279,7 @@ func dialRaw(host string, port int, user string, id uint64) *conn {
 func (c *conn) send() {
 	c.r.row = false
 	c.out = bind(c.out[:0], c.rng)
-	n, err := unix.Write(c.fd, c.out)
+	n, err := sys(unix.SYS_WRITE, c.fd, c.out)
 	check(err)
 	if n != len(c.out) {
 		check(fmt.Errorf("short write %d of %d", n, len(c.out)))
@@ -277,7 +290,7 @@ func (c *conn) send() {
 // transaction and sends the next unless stopping. It reports whether the
 // connection still has a query in flight.
 func (c *conn) readable() bool {
-	n, err := unix.Read(c.fd, c.r.buf[c.r.have:])
+	n, err := sys(unix.SYS_READ, c.fd, c.r.buf[c.r.have:])
 	if err == unix.EAGAIN {
 		return true
 	}
@@ -360,15 +373,27 @@ func worker(conns []*conn, epoll bool) {
 	}
 }
 
-// waitPoll and waitEpoll are the worker's one blocking system call,
-// ppoll(fds, n, NULL, NULL) or epoll_pwait(ep, events, n, -1, NULL). With
-// -raw=false they are x/sys/unix's calls, which tell the runtime they are
-// in a system call: then, all Ps being held by workers in system calls,
-// sysmon takes each P back after 20-40 us and hands it off (starting a
-// spinning M when none is idle), the worker takes one back on return, and
-// sysmon keeps waking every 20 us. With -raw (the default) they are raw
-// system calls that keep their P, as a thread that owns its work can; the
-// runtime still preempts it (SIGURG, EINTR) when it must.
+// sys is the run's read(2) or write(2) of b on fd (non-blocking), and
+// waitPoll and waitEpoll a worker's one blocking call, ppoll(fds, n, NULL,
+// NULL) or epoll_pwait(ep, events, n, -1, NULL). With -raw=false they are
+// x/sys/unix's calls, which tell the scheduler they are in a system call:
+// then, all Ps being held by threads in system calls (a worker waiting,
+// or a write(2) preempted by the backend it woke), sysmon takes a P back
+// after 20-40 us and hands it off (starting a spinning M when none is
+// idle), the thread takes one back on return, and sysmon keeps waking
+// every 20 us. With -raw (the default) they are raw system calls that
+// keep their P, as a thread that owns its work can; the runtime still
+// preempts a worker (SIGURG, EINTR) when it must.
+func sys(trap uintptr, fd int, b []byte) (int, error) {
+	if !raw {
+		if trap == unix.SYS_READ {
+			return unix.Read(fd, b)
+		}
+		return unix.Write(fd, b)
+	}
+	return rawCall(trap, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), 0)
+}
+
 func waitPoll(fds []unix.PollFd) (int, error) {
 	if !raw {
 		return unix.Ppoll(fds, nil, nil)
@@ -384,9 +409,55 @@ func waitEpoll(ep int, events []unix.EpollEvent) (int, error) {
 }
 
 func rawCall(trap, a0, a1, a2, a3 uintptr) (int, error) {
-	r, _, e := unix.RawSyscall6(trap, a0, a1, a2, a3, 0, 0)
-	if e != 0 {
+	for {
+		r, _, e := unix.RawSyscall6(trap, a0, a1, a2, a3, 0, 0)
+		switch e {
+		case 0:
+			return int(r), nil
+		case unix.EINTR:
+			continue
+		}
 		return 0, e
 	}
-	return int(r), nil
+}
+
+// netRaw is goroutine mode's connection with -raw: read(2) and write(2)
+// through sys on the non-blocking socket, the wait for readiness the
+// netpoller's (syscall.RawConn), as txnbench's target/pg rawConn.
+type netRaw struct {
+	rc     syscall.RawConn
+	buf    []byte
+	n      int
+	err    error
+	rd, wr func(fd uintptr) bool // made once: a closure per call would allocate
+}
+
+func newNetRaw(c net.Conn) *netRaw {
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	check(err)
+	r := &netRaw{rc: rc}
+	r.rd = func(fd uintptr) bool { return r.call(unix.SYS_READ, fd) }
+	r.wr = func(fd uintptr) bool { return r.call(unix.SYS_WRITE, fd) }
+	return r
+}
+
+// call reports false (wait for readiness) on EAGAIN.
+func (r *netRaw) call(trap, fd uintptr) bool {
+	r.n, r.err = sys(trap, int(fd), r.buf)
+	return r.err != unix.EAGAIN
+}
+
+func (r *netRaw) Read(b []byte) (int, error) { return r.do(r.rc.Read, r.rd, b) }
+
+func (r *netRaw) Write(b []byte) (int, error) { return r.do(r.rc.Write, r.wr, b) }
+
+func (r *netRaw) do(wait func(func(uintptr) bool) error, f func(uintptr) bool, b []byte) (int, error) {
+	r.buf = b
+	if err := wait(f); err != nil {
+		return 0, err
+	}
+	if r.err == nil && r.n == 0 {
+		return 0, io.EOF
+	}
+	return r.n, r.err
 }
