@@ -26,7 +26,7 @@
 # the least a client can do (a thread per connection, one send(2) and one
 # recv(2) per transaction, nothing else), so the table shows how much of
 # pgbench's CPU per transaction is the kernel's price of a round trip that
-# no client avoids. -P "poll epoll goroutine poll-noraw" adds, for
+# no client avoids. -P "poll epoll goroutine goroutine-noraw" adds, for
 # select-only-prepared, bench/pollfloor (Go, the round trip and nothing
 # else) in each -mode named, with -j 2 ("-noraw": -raw=false), as further
 # clients in each repetition (issue 40: would poll-driven workers reach
