@@ -18,7 +18,7 @@
 //     instance of their own (level-triggered), which saves passing the
 //     descriptors to the kernel on every wait.
 //
-// -raw (the default) makes every system call of the run a raw one
+// -raw (the default) makes every system call of the transactions a raw one
 // (unix.RawSyscall), which keeps its P; -raw=false makes them the usual
 // calls that tell the scheduler (entersyscall), which let sysmon hand the
 // P off to another thread while the call lasts (see sys).
@@ -32,7 +32,8 @@
 // poll set is all its connections and nothing ever wakes a worker from
 // another thread: the eventfd of the proposed design has nothing to do
 // here. It prints "transactions N" and "tps = X"; bench/pgbench.sh times
-// it with GNU time beside pgbench, txnbench and bench/floor.c.
+// it with GNU time beside pgbench, txnbench and bench/floor.c (pgbench.sh
+// -P; results in docs/BENCHMARKS.md, "Issue 40, round 7").
 //
 //	go build -o pollfloor ./bench/pollfloor
 //	pollfloor -mode poll -c 8 -j 2 -T 5 -s 10 -host 127.0.0.1 -port 5432
