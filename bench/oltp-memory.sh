@@ -18,7 +18,12 @@
 # is Debian's (apt-get install sysbench). Raw output lands in
 # bench/out/oltp-memory-DATE-PID. With several binaries (say, before and
 # after a change) each round runs each in turn, and each gets its rows;
-# with none it builds the working tree.
+# with none it builds the working tree. Before the rounds each BIN's pages
+# are dropped from the page cache (sync, then dd iflag=nocache): a binary
+# just written (go build, cp) sits in it as the writer left it, and a run
+# maps more of it resident than of one read back from disk (issue 40,
+# round 7: 1.7 MB more of the same binary), so each, sysbench's too, is
+# read back alike.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -42,6 +47,10 @@ sb=(sysbench oltp_read_write --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-po
 tb="postgres://postgres@127.0.0.1:$port/tb"
 "${sb[@]}" prepare >"$out/sysbench-prepare.log" 2>&1
 "$bin" init script -b oltp-read-write --db "$tb" --tables 1 --table-size "$rows" >"$out/txnbench-init.log" 2>&1
+for b in "${bins[@]}" "$(command -v sysbench)"; do # sysbench's too: apt may have just written it
+  sync "$b"
+  dd if="$b" iflag=nocache count=0 status=none
+done
 
 # timed NAME CMD...: runs CMD with its wall seconds, CPU seconds (user,
 # system) and peak resident KB in OUT/NAME.time. A command that fails is

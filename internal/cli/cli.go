@@ -198,8 +198,8 @@ Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 invariants violated,
 		name string
 		make func() *cobra.Command
 	}{
-		{"run", func() *cobra.Command { return a.runCommand(false) }},
-		{"init", func() *cobra.Command { return a.runCommand(true) }},
+		{"run", func() *cobra.Command { return a.runCommand(false, args) }},
+		{"init", func() *cobra.Command { return a.runCommand(true, args) }},
 		{"study", a.studyCommand}, {"capacity", a.capacityCommand}, {"pgbench", a.pgbenchCommand},
 		{"report", a.reportCommand}, {"diff", a.diffCommand}, {"history", a.historyCommand},
 		{"version", func() *cobra.Command {
@@ -266,7 +266,7 @@ func (a *app) collectSecrets(args []string) {
 			if p, ok := u.User.Password(); ok && p != "" {
 				a.secrets = append(a.secrets, p, url.QueryEscape(p), url.PathEscape(p))
 			}
-		} else if m := rawPassword.FindStringSubmatch(v); m != nil && m[1] != "" {
+		} else if m := rawPasswordIn(v); m != nil && m[1] != "" {
 			a.secrets = append(a.secrets, m[1]) // not a valid URL: spaces and all
 		}
 	}
@@ -275,6 +275,15 @@ func (a *app) collectSecrets(args []string) {
 // rawPassword finds the password of a URL that does not parse: everything
 // between "://user:" and the last "@".
 var rawPassword = regexp.MustCompile(`://[^:/@\s]*:(.*)@`)
+
+// rawPasswordIn is rawPassword's submatches in v, nil when there are
+// none; v without its "://" is not searched (a search allocates 32 KB).
+func rawPasswordIn(v string) []string {
+	if !strings.Contains(v, "://") {
+		return nil
+	}
+	return rawPassword.FindStringSubmatch(v)
+}
 
 // redact masks the passwords in s: those of URLs and password= fields,
 // and the command line's where they stand in a URL. It masks the password

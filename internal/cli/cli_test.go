@@ -37,4 +37,22 @@ func TestRootBuildsWhatRuns(t *testing.T) {
 			t.Errorf("%q built %q, want every command", args, got)
 		}
 	}
+	// run and init build the workload named after them alone, the same way
+	workloads := func(args ...string) string {
+		var n []string
+		for _, c := range a.rootCommand(args).Commands()[0].Commands() {
+			n = append(n, c.Name())
+		}
+		return strings.Join(n, " ")
+	}
+	for _, cmd := range []string{"run", "init"} {
+		if got := workloads(cmd, "script", "-b", "oltp-read-write"); got != "script" {
+			t.Errorf("%s script built the workloads %q, want script alone", cmd, got)
+		}
+		for _, args := range [][]string{{cmd}, {cmd, "--help"}, {cmd, "scrip"}, {cmd, "--config", "x.toml", "script"}} {
+			if got := workloads(args...); !strings.Contains(got, "script") || !strings.Contains(got, "tpcc") {
+				t.Errorf("%q built the workloads %q, want every one", args, got)
+			}
+		}
+	}
 }

@@ -192,6 +192,16 @@ func (d *liveDashboard) studySoFar(s *study.Summary, firsts []*result.Result, al
 	d.show(v, studyDoc{Study: s}, "Study: "+studyDone(s)+"; the next cell is starting.", false)
 }
 
+// runDone is done for a run: its result's page, made only when there is
+// a dashboard to show it (issue 40: a run without one built the whole
+// page, a quarter of a megabyte, as it ended).
+func (d *liveDashboard) runDone(r *result.Result) error {
+	if d == nil {
+		return nil
+	}
+	return d.done(report.RunView(r), r, runOver(r))
+}
+
 // done shows the final figures of what the command ran: a run's result
 // or the study's summary, as its files have them, and saves the page with
 // --dashboard-save. Within a suite they are the scenario's, not yet final.

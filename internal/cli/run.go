@@ -374,7 +374,7 @@ func (f *runFlags) validateWatch() error {
 }
 
 // runCommand builds "run" (or "init") with one subcommand per workload.
-func (a *app) runCommand(initOnly bool) *cobra.Command {
+func (a *app) runCommand(initOnly bool, args []string) *cobra.Command {
 	name, short := "run", "Run a workload and report per-op latency, errors and the invariant check"
 	if initOnly {
 		name, short = "init", "Create a workload's schema and initial data, to run against later"
@@ -396,7 +396,7 @@ func (a *app) runCommand(initOnly bool) *cobra.Command {
 			return usage(fmt.Errorf("no workload given: txnbench %s WORKLOAD, with WORKLOAD one of %s", name, strings.Join(workload.Names(), ", ")))
 		},
 	}
-	for _, wname := range workload.Names() {
+	for _, wname := range runWorkloads(name, args) {
 		def, _ := workload.Lookup(wname)
 		sub := &cobra.Command{
 			Use:   def.Name,
@@ -423,6 +423,21 @@ func (a *app) runCommand(initOnly bool) *cobra.Command {
 		parent.AddCommand(sub)
 	}
 	return parent
+}
+
+// runWorkloads are the workloads the command name (run or init) is built
+// with for the command line args: the one named right after it alone, as
+// rootCommand builds the command named alone (issue 40: each workload's
+// flags, a hundred or more, and the workload itself, seven times over,
+// were a fifth of a one-client run's allocations); anything else (help, a
+// flag first, a typo) gets them all, for its listing and suggestions.
+func runWorkloads(name string, args []string) []string {
+	if len(args) > 1 && args[0] == name {
+		if _, err := workload.Lookup(args[1]); err == nil {
+			return []string{args[1]}
+		}
+	}
+	return workload.Names()
 }
 
 // runSpec is one workload's run (or init) settings, bound to flags.
@@ -622,7 +637,7 @@ func (a *app) runWorkload(ctx context.Context, s job.Spec, f *runFlags) (*result
 	if jerr := jl.close(); jerr != nil {
 		return r, jerr
 	}
-	if derr := ld.done(report.RunView(r), r, runOver(r)); derr != nil {
+	if derr := ld.runDone(r); derr != nil {
 		return r, derr
 	}
 	switch {

@@ -739,8 +739,9 @@ func TestShardsPerProc(t *testing.T) {
 }
 
 // TestRecorderFinal: Final returns what Tick then Total return, the same
-// counts, without copying the cumulative counts again: it allocates less
-// than Tick and Total by at least those copies.
+// totals and the last interval's counts, without copying the cumulative
+// counts again: it allocates less than Tick and Total by at least those
+// copies.
 func TestRecorderFinal(t *testing.T) {
 	ops := make([]string, 45)
 	for i := range ops {
@@ -769,20 +770,70 @@ func TestRecorderFinal(t *testing.T) {
 		runtime.ReadMemStats(&m1)
 		return m1.TotalAlloc - m0.TotalAlloc
 	}
-	var lastA, totA, lastB, totB []*Hist
+	var lastA, totA, totB []*Hist
+	var lastB []int64
 	withTotal := allocated(func() { lastA = a.Tick(); totA = a.Total() })
 	final := allocated(func() { lastB, totB = b.Final() })
 	for op := range ops {
-		for _, pair := range [][2]*Hist{{lastA[op], lastB[op]}, {totA[op], totB[op]}} {
-			if x, y := pair[0].Summary(), pair[1].Summary(); x != y {
-				t.Fatalf("op %d: Final %+v, Tick and Total %+v", op, y, x)
-			}
+		if x, y := totA[op].Summary(), totB[op].Summary(); x != y {
+			t.Fatalf("op %d: Final %+v, Tick and Total %+v", op, y, x)
+		}
+		if lastA[op].Count() != lastB[op] {
+			t.Fatalf("op %d: Final counts %d in the last interval, Tick %d", op, lastB[op], lastA[op].Count())
 		}
 	}
-	if totB[0].Summary().Count != 8 || lastB[0].Summary().Count != 4 {
-		t.Fatalf("op 0: %d in all and %d in the last interval, want 8 and 4", totB[0].Summary().Count, lastB[0].Summary().Count)
+	if totB[0].Summary().Count != 8 || lastB[0] != 4 {
+		t.Fatalf("op 0: %d in all and %d in the last interval, want 8 and 4", totB[0].Summary().Count, lastB[0])
 	}
 	if perOp := float64(withTotal-final) / float64(len(ops)); perOp < chunkLen*8 {
 		t.Errorf("Final allocated %d bytes, Tick and Total %d: %.0f fewer per op, want at least a chunk's copy (%d)", final, withTotal, perOp, chunkLen*8)
+	}
+}
+
+// TestTickCopiesOnce: a tick moves each op's counts, copying them only
+// into its cumulative histogram: the interval Tick returns holds the
+// counts its shard took, and an op of TotalsOnly, whose intervals are
+// empty, has its first interval become its total as it is. Its samples
+// are in the totals and in Final's counts all the same, and so are those
+// merged from several shards.
+func TestTickCopiesOnce(t *testing.T) {
+	ops := []string{"txn", "statement"}
+	r := NewRecorder(ops)
+	r.TotalsOnly(1)
+	want := []*Hist{NewHist(), NewHist()}
+	record := func(shards, round int) {
+		for op := range ops {
+			for c := range shards {
+				for i := range 50 {
+					d := time.Duration(100+op*1000+round*5000+c*7+i*37) * us
+					r.Record(op, c, d)
+					want[op].Record(d)
+				}
+			}
+		}
+	}
+	record(1, 0) // shard 0 alone
+	first := []*sparse{r.shards[0].h, r.shards[r.numShards].h}
+	hs := r.Tick()
+	if hs[0].s != first[0] {
+		t.Error("the interval is a copy of its shard's counts, want them as they are")
+	}
+	if r.total[1] != first[1] {
+		t.Error("a totals-only op's first interval was copied into its total, want it as it is")
+	}
+	if hs[0].Count() != 50 || hs[1].Count() != 0 {
+		t.Errorf("first interval: %d and %d samples, want 50 and 0 (totals only)", hs[0].Count(), hs[1].Count())
+	}
+	record(r.numShards, 1)
+	if got := counts(r.Tick()); got[0] != int64(50*r.numShards) || got[1] != 0 {
+		t.Errorf("second interval: %v samples, want [%d 0]", got, 50*r.numShards)
+	}
+	record(r.numShards, 2)
+	last, totals := r.Final()
+	if n := int64(50 * r.numShards); last[0] != n || last[1] != n {
+		t.Errorf("Final: %v samples in the last interval, want %d each", last, n)
+	}
+	for op := range ops {
+		assertSame(t, totals[op], want[op])
 	}
 }

@@ -43,7 +43,9 @@ type Recorder struct {
 
 	tickMu sync.Mutex // guards total and spare
 	total  []*sparse  // cumulative, one per op
-	spare  *sparse    // empty or nil; swapped into a shard on Tick
+	spare  *sparse    // empty, without chunks, or nil; swapped into a shard on Tick
+
+	totalsOnly []bool // per op: see TotalsOnly
 }
 
 // NewRecorder returns a Recorder for the named ops. Record's op argument is
@@ -51,10 +53,11 @@ type Recorder struct {
 func NewRecorder(ops []string) *Recorder {
 	n := shardsFor(runtime.GOMAXPROCS(0))
 	r := &Recorder{
-		ops:       append([]string(nil), ops...),
-		shards:    make([]shard, len(ops)*n),
-		numShards: n,
-		total:     make([]*sparse, len(ops)), // each made at its op's first sample
+		ops:        append([]string(nil), ops...),
+		shards:     make([]shard, len(ops)*n),
+		numShards:  n,
+		total:      make([]*sparse, len(ops)), // each made at its op's first sample
+		totalsOnly: make([]bool, len(ops)),
 	}
 	return r
 }
@@ -68,8 +71,9 @@ func (r *Recorder) Ops() []string {
 // panics). shard is any non-negative int, such as the client id; clients with
 // different shards rarely contend. Durations below 1 µs record as 1 µs;
 // durations above 1 h record as 1 h and are counted by Clamped. Record
-// allocates only the counts of a shard's first sample near a value (see
-// sparse) and is safe for concurrent use.
+// allocates only a shard's histogram at its first sample of an interval
+// and the counts of its first sample near a value (see sparse), and is
+// safe for concurrent use.
 func (r *Recorder) Record(op int, shard int, d time.Duration) {
 	us, clamped := toMicros(d)
 	if clamped {
@@ -102,48 +106,92 @@ func (r *Recorder) RecordTogether(shard int, samples []Sample) {
 }
 
 // Tick returns, for each op, a new histogram of the samples recorded since
-// the previous Tick (owned by the caller), adds them to the cumulative
-// histograms and starts a new interval. Recording is blocked only for a
-// pointer swap per shard.
+// the previous Tick (owned by the caller; empty for an op of TotalsOnly),
+// adds them to the cumulative histograms and starts a new interval.
+// Recording is blocked only for a pointer swap per shard.
 func (r *Recorder) Tick() []*Hist {
+	ivs, _ := r.tick(true)
+	out := make([]*Hist, len(ivs))
+	for op, iv := range ivs {
+		out[op] = &Hist{s: iv} // nil: empty, as one made empty
+	}
+	return out
+}
+
+// tick closes the interval: each op's samples since the last tick go to
+// its cumulative histogram, and come back as the interval's histogram
+// when keep is set and the op is not TotalsOnly (nil otherwise), with
+// their counts. No count is copied but into the cumulative histograms
+// (issue 40: a run whose progress is not ticked closes its only interval
+// as it ends, and a copy of every op's counts was most of its peak): the
+// interval takes the counts of the op's first shard with samples as they
+// are, the other shards' merged into them; an interval that is not kept
+// is the cumulative histogram itself when it is the op's first, and
+// otherwise gives its chunks to the shards' next samples, as Compact
+// does when a kept one is put at rest.
+func (r *Recorder) tick(keep bool) (ivs []*sparse, counts []int64) {
 	r.tickMu.Lock()
 	defer r.tickMu.Unlock()
 	r.gate.Lock()
 	defer r.gate.Unlock()
-	out := make([]*Hist, len(r.ops))
+	ivs, counts = make([]*sparse, len(r.ops)), make([]int64, len(r.ops))
 	for op := range r.ops {
-		var iv *sparse // made at the interval's first sample: an op without any (most, in short runs) costs nothing
-		for i := range r.numShards {
-			s := &r.shards[op*r.numShards+i]
-			s.mu.Lock()
-			old := s.h
-			if old == nil { // never took a sample
-				s.mu.Unlock()
-				continue
-			}
-			s.h = r.spare
-			s.mu.Unlock()
-			if old.total != 0 {
-				if iv == nil {
-					iv = &sparse{}
-				}
-				iv.merge(old.all())
-				old.reset()
-			}
-			r.spare = old
+		iv := r.takeShards(op)
+		if iv == nil {
+			continue
 		}
-		if iv != nil {
-			if r.total[op] == nil {
-				r.total[op] = &sparse{}
-			}
-			r.total[op].merge(iv.all())
-			out[op] = &Hist{s: iv}
+		counts[op] = iv.total
+		kept := keep && !r.totalsOnly[op]
+		switch {
+		case r.total[op] == nil && !kept:
+			r.total[op] = iv
+			continue
+		case r.total[op] == nil:
+			r.total[op] = &sparse{}
+		}
+		r.total[op].merge(iv.all())
+		if kept {
+			ivs[op] = iv
 		} else {
-			out[op] = &Hist{} // empty, as one made empty
+			iv.release()
 		}
 	}
-	return out
+	return ivs, counts
 }
+
+// takeShards takes op's samples since the last tick from its shards: the
+// first shard's with samples as they are, the others' merged into them;
+// nil when there are none (most ops, in short runs, cost nothing). Call
+// it with the gate held.
+func (r *Recorder) takeShards(op int) *sparse {
+	var iv *sparse
+	for i := range r.numShards {
+		s := &r.shards[op*r.numShards+i]
+		s.mu.Lock()
+		old := s.h
+		if old == nil || old.total == 0 { // no sample since the last tick
+			s.mu.Unlock()
+			continue
+		}
+		s.h, r.spare = r.spare, nil // nil: made at the shard's next sample
+		s.mu.Unlock()
+		if iv == nil {
+			iv = old
+			continue
+		}
+		iv.merge(old.all())
+		old.release()
+		r.spare = old
+	}
+	return iv
+}
+
+// TotalsOnly has op's samples kept in its cumulative histogram alone:
+// Tick's histograms of op are empty (Final still counts its last
+// interval). For ops whose intervals nothing reads, such as a script's
+// commands (many), it saves making an interval histogram of each at every
+// tick. Call it before the first Tick.
+func (r *Recorder) TotalsOnly(op int) { r.totalsOnly[op] = true }
 
 // Total returns, for each op, a copy of the cumulative histogram of every
 // sample up to the last Tick. Call Tick once at the end of a run before Total
@@ -161,14 +209,15 @@ func (r *Recorder) Total() []*Hist {
 	return out
 }
 
-// Final ends the recording: it closes the last interval as Tick does and
-// returns it with the cumulative histograms themselves, where Total would
-// copy every op's counts once more as the run ends (issue 40: a script's
-// 42 steps, a megabyte at the peak of a short run). The shards' counts
-// are let go. Nothing may be ticked or totalled after; what is recorded
-// after is counted nowhere.
-func (r *Recorder) Final() (last, totals []*Hist) {
-	last = r.Tick()
+// Final ends the recording: it closes the last interval as Tick does,
+// keeping none, and returns how many samples each op took in it with the
+// cumulative histograms themselves, where Total would copy every op's
+// counts once more as the run ends (issue 40: a script's 42 steps, a
+// megabyte at the peak of a short run). The shards' counts are let go.
+// Nothing may be ticked or totalled after; what is recorded after is
+// counted nowhere.
+func (r *Recorder) Final() (last []int64, totals []*Hist) {
+	_, last = r.tick(false)
 	r.tickMu.Lock()
 	defer r.tickMu.Unlock()
 	totals = make([]*Hist, len(r.total))

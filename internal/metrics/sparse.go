@@ -91,9 +91,13 @@ func (s *sparse) reset() {
 	s.total = 0
 }
 
-// maxSpareChunks bounds the chunks kept for reuse (512 KB): what a
-// progress tick's interval histograms put at rest, for the next tick's.
-const maxSpareChunks = 512
+// maxSpareChunks bounds the chunks kept for reuse: what a progress
+// tick's interval histograms put at rest, for the shards' samples of the
+// next interval. A tick hands the shards' counts to the interval (see
+// Recorder.Tick), so they come back through here: 512 KB for each shard
+// an op may have, where each shard kept its own before and the interval's
+// came from 512 spares.
+const maxSpareChunks = 512 * maxShards
 
 // spareChunks holds zeroed chunks of histograms put at rest.
 var spareChunks = spares[[chunkLen]int64]{max: maxSpareChunks}

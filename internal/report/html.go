@@ -157,7 +157,7 @@ func runPage(r *result.Result) page {
 	p := page{Title: "txnbench " + r.Workload, Header: runHeader(r), Notes: runNotes(r)}
 
 	ops := table{Title: "per op", Wrap: map[int]bool{0: true}, Columns: []string{"op", "kind", "clients", "ops", "ops/s", "mean (ms)", "p50 (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)", "server (ms)", "retries", "errors"}, Left: map[int]bool{1: true}}
-	for _, o := range orderedOps(r) {
+	for o := range orderedOps(r) {
 		rate := 0.0
 		if r.MeasuredS > 0 {
 			rate = float64(o.Count) / r.MeasuredS
@@ -176,7 +176,7 @@ func runPage(r *result.Result) page {
 	p.Tables = append(p.Tables, slowOpsTable(r)...)
 
 	errs := table{Title: "errors by class", Columns: []string{"op", "class", "errors", "first error"}, Left: map[int]bool{1: true, 3: true}, Wrap: map[int]bool{0: true, 3: true}}
-	for _, o := range orderedOps(r) {
+	for o := range orderedOps(r) {
 		for _, c := range sortedKeys(o.Errors) {
 			errs.Rows = append(errs.Rows, []string{o.Name, c, thousands(o.Errors[c]), o.ErrorSamples[c]})
 		}
@@ -377,9 +377,9 @@ func withoutDrain(r *result.Result) *result.Result {
 // a script (there can be many; the table has them), cycle first.
 func chartedOps(r *result.Result) []result.Op {
 	var out []result.Op
-	for _, o := range orderedOps(r) {
+	for o := range orderedOps(r) {
 		if o.Kind != result.KindStatement {
-			out = append(out, o)
+			out = append(out, *o)
 		}
 	}
 	return out

@@ -21,7 +21,7 @@ func SlowOps(w io.Writer, r *result.Result) {
 	fmt.Fprintln(w)
 	shown := map[string]bool{}
 	label := "slowest"
-	for _, op := range orderedOps(r) {
+	for op := range orderedOps(r) {
 		for _, o := range r.SlowOps {
 			if o.Op != op.Name || shown[o.Op] {
 				continue

@@ -20,7 +20,7 @@ func Window(w io.Writer, r *result.Result) {
 
 // afterFails says what o's ops retried and failed in the grace period
 // after the window, "" when nothing.
-func afterFails(o result.Op) string {
+func afterFails(o *result.Op) string {
 	var parts []string
 	if o.AfterWindowRetries > 0 {
 		parts = append(parts, thousands(o.AfterWindowRetries)+" retries")
@@ -51,7 +51,7 @@ func classCounts(m map[string]int64) string {
 // windowNotes are Window's lines (none for a run that needs none).
 func windowNotes(r *result.Result) []string {
 	var after, failed, unfinished []string
-	for _, o := range orderedOps(r) {
+	for o := range orderedOps(r) {
 		if o.AfterWindow > 0 {
 			after = append(after, fmt.Sprintf("%s %s", firstLine(o.Name, 48), thousands(o.AfterWindow)))
 		}

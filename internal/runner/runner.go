@@ -410,6 +410,11 @@ func newRun(cfg Config, conns connect.Connector, w workload.Workload) (r *run, w
 	}
 	r.addSteps()
 	r.rec = metrics.NewRecorder(r.names)
+	for i := range r.names {
+		if r.kind(i) == result.KindStatement {
+			r.rec.TotalsOnly(i) // a script's commands: many, in no interval (see tick)
+		}
+	}
 	r.counts = newCounters(r.names)
 	r.busy = make([]clientState, cfg.Clients)
 	workers = r.workers()
@@ -441,7 +446,7 @@ func (r *run) startClients(ctx context.Context, workers int) <-chan struct{} {
 
 // results are the recorded ops' totals: what completed in the window, and
 // beside it what completed after it (after), failed or never finished.
-func (r *run) results(totals, after []*metrics.Hist, inWindow []opCounts) []result.Op {
+func (r *run) results(totals []*metrics.Hist, after []int64, inWindow []opCounts) []result.Op {
 	var ops []result.Op
 	for i, name := range r.names {
 		h := totals[i]
@@ -451,7 +456,7 @@ func (r *run) results(totals, after []*metrics.Hist, inWindow []opCounts) []resu
 		sum := h.Summary()
 		afterWindow := int64(0)
 		if after != nil { // nil: the run so far (partial)
-			afterWindow = after[i].Count()
+			afterWindow = after[i]
 		}
 		sum.Count -= afterWindow
 		ops = append(ops, result.Op{
