@@ -30,7 +30,8 @@
 # select-only-prepared, bench/pollfloor (Go, the round trip and nothing
 # else) in each -mode named, with -j 2 ("-noraw": -raw=false), as further
 # clients in each repetition (issue 40: would poll-driven workers reach
-# pgbench's cost?); a second table shows each floor client's medians.
+# pgbench's cost? "coro": would blocking code run as coroutines on such
+# workers?); a second table shows each floor client's medians.
 # The last two columns are the context switches (voluntary and involuntary,
 # GNU time's %w + %c) per transaction of pgbench and of each txnbench.
 # With several BINs (say, before and after a change) each runs in every

@@ -17,6 +17,12 @@
 //   - -mode epoll: the same workers waiting with epoll_pwait(2) on an epoll
 //     instance of their own (level-triggered), which saves passing the
 //     descriptors to the kernel on every wait.
+//   - -mode coro: epoll's workers, but each connection's client is
+//     goroutine mode's straight-line code (loop) run as a coroutine
+//     (iter.Pull) of its worker: a read that finds nothing yields to the
+//     worker, which waits with epoll_pwait and resumes the clients whose
+//     sockets became readable, on its own thread. Would txnbench's
+//     interpreter keep its blocking code and still wait as pgbench does?
 //
 // -raw (the default) makes every system call of the transactions a raw one
 // (unix.RawSyscall), which keeps its P; -raw=false makes them the usual
@@ -45,6 +51,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -69,10 +76,10 @@ var (
 
 func main() {
 	clients := flag.Int("c", 8, "connections")
-	workers := flag.Int("j", 2, "workers (poll and epoll modes)")
+	workers := flag.Int("j", 2, "workers (poll, epoll and coro modes)")
 	secs := flag.Int("T", 5, "seconds")
 	scale := flag.Int64("s", 10, "pgbench scale: aids are 1..100000*scale")
-	mode := flag.String("mode", "poll", "poll, epoll or goroutine")
+	mode := flag.String("mode", "poll", "poll, epoll, coro or goroutine")
 	host := flag.String("host", "127.0.0.1", "server address")
 	port := flag.Int("port", 5432, "server port")
 	user := flag.String("user", "postgres", "user (trust authentication)")
@@ -81,7 +88,7 @@ func main() {
 	maxAid = 100000 * *scale
 	addr := net.JoinHostPort(*host, strconv.Itoa(*port))
 	done := make([]int64, *clients)
-	var conns []*conn // poll and epoll modes
+	var conns []*conn // poll, epoll and coro modes
 	var wg sync.WaitGroup
 	switch *mode {
 	case "goroutine":
@@ -95,7 +102,7 @@ func main() {
 			}
 			wg.Go(func() { done[i] = loop(rw, uint64(i)); c.Close() })
 		}
-	case "poll", "epoll":
+	case "poll", "epoll", "coro":
 		for i := range *clients {
 			conns = append(conns, dialRaw(*host, *port, *user, uint64(i)))
 		}
@@ -104,10 +111,14 @@ func main() {
 			for i := w; i < len(conns); i += *workers {
 				mine = append(mine, conns[i])
 			}
+			if *mode == "coro" {
+				wg.Go(func() { coroWorker(mine) })
+				continue
+			}
 			wg.Go(func() { worker(mine, *mode == "epoll") })
 		}
 	default:
-		check(fmt.Errorf("-mode must be poll, epoll or goroutine, not %q", *mode))
+		check(fmt.Errorf("-mode must be poll, epoll, coro or goroutine, not %q", *mode))
 	}
 	time.Sleep(time.Duration(*secs) * time.Second)
 	stop.Store(true)
@@ -461,4 +472,65 @@ func (r *netRaw) do(wait func(func(uintptr) bool) error, f func(uintptr) bool, b
 		return 0, io.EOF
 	}
 	return r.n, r.err
+}
+
+// coroRW is coro mode's connection: the client's code blocks as in
+// goroutine mode, but a read that finds nothing yields to its worker
+// (iter.Pull's coroutine switch, on the worker's own thread).
+type coroRW struct {
+	fd    int
+	yield func(struct{}) bool
+}
+
+func (c *coroRW) Read(b []byte) (int, error) {
+	for {
+		n, err := sys(unix.SYS_READ, c.fd, b)
+		if err != unix.EAGAIN {
+			if err == nil && n == 0 {
+				return 0, io.EOF
+			}
+			return n, err
+		}
+		c.yield(struct{}{})
+	}
+}
+
+func (c *coroRW) Write(b []byte) (int, error) { return sys(unix.SYS_WRITE, c.fd, b) }
+
+// coroWorker runs each of its connections' loop as a coroutine, resuming
+// the ones epoll_pwait says are readable.
+func coroWorker(conns []*conn) {
+	runtime.LockOSThread()
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	check(err)
+	events := make([]unix.EpollEvent, len(conns))
+	nexts := make([]func() (struct{}, bool), len(conns))
+	live := 0
+	for i, c := range conns {
+		check(unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, c.fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(i)}))
+		next, _ := iter.Pull(func(yield func(struct{}) bool) {
+			c.done = loop(&coroRW{fd: c.fd, yield: yield}, uint64(i))
+		})
+		nexts[i] = next
+		if _, ok := next(); ok {
+			live++
+		}
+	}
+	for live > 0 {
+		n, err := waitEpoll(ep, events)
+		if err == unix.EINTR {
+			continue
+		}
+		check(err)
+		for _, e := range events[:n] {
+			if _, ok := nexts[e.Fd](); !ok {
+				check(unix.EpollCtl(ep, unix.EPOLL_CTL_DEL, conns[e.Fd].fd, nil))
+				live--
+			}
+		}
+	}
+	for _, c := range conns {
+		unix.Write(c.fd, msg(nil, 'X'))
+		unix.Close(c.fd)
+	}
 }
