@@ -789,8 +789,8 @@ func (e *emulator) pgbenchRun(ctx context.Context, spec job.Spec, o *pgbenchOpts
 	var abortOnce sync.Once
 	abortedThread := -1
 	spec.Runner.OnCycle = func(ev runner.CycleEvent) {
-		tally.add(ev)
-		logs.add(ev)
+		tally.add(&ev)
+		logs.add(&ev)
 		if ev.Err != nil && !target.Classify(ev.Err).Retryable() {
 			// the interpreter's errors carry pgbench's messages
 			for _, msg := range pgbenchMessages(ev.Err) {
@@ -871,7 +871,7 @@ func (t *retryTally) interval() int64 {
 
 func newRetryTally(scripts int) *retryTally { return &retryTally{perScript: make([]int64, scripts)} }
 
-func (t *retryTally) add(e runner.CycleEvent) {
+func (t *retryTally) add(e *runner.CycleEvent) {
 	if e.Retries == 0 {
 		return
 	}

@@ -87,7 +87,7 @@ func newTxnLog(o *pgbenchOpts, pid int) (*txnLog, error) {
 }
 
 // add logs one transaction; it is called from the client's goroutine.
-func (l *txnLog) add(e runner.CycleEvent) {
+func (l *txnLog) add(e *runner.CycleEvent) {
 	if l.files == nil {
 		return
 	}
@@ -143,7 +143,7 @@ func (l *txnLog) add(e runner.CycleEvent) {
 
 // aggregate adds e to its file's interval, first writing the intervals
 // that ended before it.
-func (l *txnLog) aggregate(lf *logFile, e runner.CycleEvent, now int64) {
+func (l *txnLog) aggregate(lf *logFile, e *runner.CycleEvent, now int64) {
 	step := int64(l.o.aggInterval) * 1e6
 	for now >= lf.agg.start+step {
 		l.writeAggregate(lf)

@@ -36,13 +36,9 @@ func (r *rows) Row(_ int, cols []string, vals [][]byte) error {
 
 func (r *rows) EndResult(_ int, n int) error { r.ends = append(r.ends, n); return nil }
 
-// TestAnswersReadHere: a script statement's plain answers are read by the
-// script's own reader (its count of exchanges grows), and whatever it
-// does not handle is pgconn's, from the same stream: an error, a notice,
-// a transaction status change, a RowDescription a sink needs. Every
-// statement's rows, errors and the session's status are right, and
-// nothing is left unread between statements.
-func TestAnswersReadHere(t *testing.T) {
+// scriptConn is a session of the shared cluster, closed at the test's end.
+func scriptConn(t *testing.T) target.ScriptConn {
+	t.Helper()
 	ctx := context.Background()
 	tg, err := target.OpenURL(ctx, testutil.SharedPostgres(t))
 	if err != nil {
@@ -52,10 +48,21 @@ func TestAnswersReadHere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close(ctx)
-	sc := c.(target.ScriptConn)
-	if _, _, ok := pg.ReadAhead(c); !ok {
-		t.Fatalf("%T on TCP has no reader of its own", c)
+	t.Cleanup(func() { c.Close(ctx) })
+	return c.(target.ScriptConn)
+}
+
+// TestAnswersReadHere: a script statement's plain answers are read by the
+// script's own reader (its count of exchanges grows), and whatever it
+// does not handle is pgconn's, from the same stream: an error, a notice,
+// a transaction status change, a RowDescription a sink needs. Every
+// statement's rows, errors and the session's status are right, and
+// nothing is left unread between statements.
+func TestAnswersReadHere(t *testing.T) {
+	ctx := context.Background()
+	sc := scriptConn(t)
+	if _, _, ok := pg.ReadAhead(sc); !ok {
+		t.Fatalf("%T on TCP has no reader of its own", sc)
 	}
 	// step runs one statement, its rows into a sink unless noSink.
 	step := func(what string, mode target.QueryMode, name, sql string, here bool, params ...string) (*rows, error) {
@@ -64,14 +71,14 @@ func TestAnswersReadHere(t *testing.T) {
 		for _, p := range params {
 			ps = append(ps, []byte(p))
 		}
-		before, _, _ := pg.ReadAhead(c)
+		before, _, _ := pg.ReadAhead(sc)
 		r := &rows{}
 		var sink target.RowSink = r
 		if what == noSink {
 			sink = nil
 		}
 		err := sc.Statement(ctx, mode, name, sql, ps, sink)
-		after, unread, _ := pg.ReadAhead(c)
+		after, unread, _ := pg.ReadAhead(sc)
 		if got := after > before; got != here {
 			t.Errorf("%s: read by the script's reader %v, want %v", what, got, here)
 		}
@@ -122,5 +129,23 @@ func TestAnswersReadHere(t *testing.T) {
 	r, err = step("after all that", target.QueryPrepared, "b", "SELECT g FROM generate_series(1, $1::int) g", true, "3")
 	if err != nil || len(r.vals) != 3 || r.vals[2][0] != "3" {
 		t.Errorf("after all that: %+v, %v", r, err)
+	}
+}
+
+// TestPreparedNameReused: a prepared statement's name given again with
+// other SQL runs the new SQL (the name is prepared again), and the first
+// SQL again after it runs the first, so that what a session remembers of
+// its last statement never stands in for another under the same name.
+func TestPreparedNameReused(t *testing.T) {
+	ctx := context.Background()
+	sc := scriptConn(t)
+	for i, sql := range []string{"SELECT 1", "SELECT 1", "SELECT 2", "SELECT 2", "SELECT 1", "SELECT 2"} {
+		r := &rows{}
+		if err := sc.Statement(ctx, target.QueryPrepared, "P_0", sql, nil, r); err != nil {
+			t.Fatalf("statement %d (%s): %v", i, sql, err)
+		}
+		if want := sql[len("SELECT "):]; len(r.vals) != 1 || r.vals[0][0] != want {
+			t.Errorf("statement %d (%s): rows %v, want [[%s]]", i, sql, r.vals, want)
+		}
 	}
 }
