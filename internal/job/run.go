@@ -25,7 +25,8 @@ import (
 // each registering its own observer of the run), the run itself, the stop
 // stages in reverse order, assemble (the Result) and check (the
 // invariants). What outlives the stop stages (the run table's heartbeat,
-// the faults' timeline) ends as Run returns.
+// the faults' timeline) ends after the check; then what bound the run is
+// decided (result.DecideLimit), from every figure the Result holds.
 func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 	poolers, err := db.watchPoolers()
 	if err != nil {
@@ -46,7 +47,12 @@ func Run(ctx context.Context, s Spec, db *Database) (*result.Result, error) {
 		return nil, err
 	}
 	rn.r = rn.assemble(out)
-	return rn.check()
+	r, err := rn.check()
+	// what lasted through the check ends now, so that the faults'
+	// timeline is on r as its limit is decided (the stalls name them)
+	rn.atEnd.unwind()
+	r.LimitedBy = result.DecideLimit(r)
+	return r, err
 }
 
 // running is one Run as it goes: what its stages started, and what is
@@ -397,7 +403,6 @@ func (rn *running) assemble(out *runner.Outcome) *result.Result {
 	db.addDeaths(rn.wctx, r, rn.window.opened(out.Started))
 	r.Notes = append(r.Notes, rn.loadNotes...)
 	r.CPU = rn.cpu.use(r)
-	r.LimitedBy = result.DecideLimit(r)
 	return r
 }
 

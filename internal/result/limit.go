@@ -125,7 +125,7 @@ func mergeCPU(rs []*Result) *CPUUse {
 // Limit is what bound a run: the part that was at its limit, decided from
 // the run's own figures by DecideLimit.
 type Limit struct {
-	// Part is the kind of limit: connections, machine, pooler, proxy,
+	// Part is the kind of limit: connections, stalls, machine, pooler, proxy,
 	// locks, waits, round trips, pool, server, client, rate or none.
 	Part string `json:"part"`
 	// Line says what and how near, e.g. "PgBouncer CPU (one thread at 97%
@@ -169,11 +169,20 @@ const (
 	// LimitRefusals is the share of a run's attempts refused a connection
 	// (too many connections) at which connections are the limit.
 	LimitRefusals = 0.01
+	// LimitStallShare is the share of the window, in progress intervals
+	// in which no transaction completed, at which the stalls are the
+	// limit; an interval counts only when the run's pace in its other
+	// intervals would have put LimitStallPace transactions in it (a slow
+	// or rate-limited run's empty intervals are its pace, not a stall).
+	LimitStallShare = 0.25
+	LimitStallPace  = 3.0
 )
 
 // DecideLimit is what bound r, from its own figures, by the first rule
-// that holds, in this order: connections refused (max_connections); a
-// single-threaded pooler at its core; the network proxy's CPU (these two
+// that holds, in this order: connections refused (max_connections);
+// stalls (a quarter of the window in which no transaction completed: a
+// fault, or a server or pooler frozen or gone, which no figure of the
+// parts that did run would name); a single-threaded pooler at its core; the network proxy's CPU (these two
 // bind whatever else runs: other processes on the cores only make them
 // this machine's limit); round trips (the --network proxy's asked round
 // trip times the statements of a transaction: a delay the proxy makes by
@@ -200,7 +209,7 @@ func DecideLimit(r *Result) *Limit {
 }
 
 var limitRules = []func(r *Result, c *CPUUse, busy bool) *Limit{
-	limitConnections, limitPooler, limitProxy, limitRoundTrips, limitOthers, limitWaits, limitPoolWait, limitBusyMachine, limitRate,
+	limitConnections, limitStalls, limitPooler, limitProxy, limitRoundTrips, limitOthers, limitWaits, limitPoolWait, limitBusyMachine, limitRate,
 }
 
 func limitConnections(r *Result, _ *CPUUse, _ bool) *Limit {
@@ -221,6 +230,74 @@ func limitConnections(r *Result, _ *CPUUse, _ bool) *Limit {
 		}
 	}
 	return &Limit{Part: "connections", Line: fmt.Sprintf("connections (%s: %d errors of too many connections)", setting, refused)}
+}
+
+func limitStalls(r *Result, _ *CPUUse, _ bool) *Limit {
+	txns := map[string]bool{}
+	for _, o := range r.Ops {
+		if o.Kind.IsTxn() {
+			txns[o.Name] = true
+		}
+	}
+	completed := func(iv Interval) (n int64) {
+		for _, o := range iv.Ops {
+			if txns[o.Name] {
+				n += o.Count
+			}
+		}
+		return n
+	}
+	var window, runningS, stalledS, longest, longestFrom, runFrom, run float64
+	var done int64
+	var stalled [][2]float64 // [from, to] in s of the window
+	for _, iv := range r.Intervals {
+		window += iv.LengthS
+		if n := completed(iv); n > 0 {
+			done += n
+			runningS += iv.LengthS
+		}
+	}
+	if done == 0 || window <= 0 {
+		return nil // nothing ran at all: the run's errors say why
+	}
+	pace := float64(done) / runningS // transactions a second while any completed
+	for _, iv := range r.Intervals {
+		if completed(iv) > 0 || pace*iv.LengthS < LimitStallPace {
+			run = 0
+			continue
+		}
+		from := iv.ElapsedS - iv.LengthS
+		stalledS += iv.LengthS
+		if run == 0 {
+			runFrom = from
+		}
+		if run += iv.LengthS; run > longest {
+			longest, longestFrom = run, runFrom
+		}
+		if k := len(stalled); k > 0 && stalled[k-1][1] >= from-1e-9 {
+			stalled[k-1][1] = iv.ElapsedS
+		} else {
+			stalled = append(stalled, [2]float64{from, iv.ElapsedS})
+		}
+	}
+	if stalledS < LimitStallShare*window {
+		return nil
+	}
+	var faults []string
+	for _, f := range r.Faults {
+		for _, sp := range stalled {
+			if f.AtS <= sp[1] && f.AtS+f.LastedS >= sp[0] {
+				faults = append(faults, fmt.Sprintf("%s at %.1f s (lasted %.1f s)", f.Kind, f.AtS, f.LastedS))
+				break
+			}
+		}
+	}
+	cause := "no fault was injected then: something the clients wait on stopped answering"
+	if len(faults) > 0 {
+		cause = "the faults then: " + strings.Join(faults, ", ")
+	}
+	return &Limit{Part: "stalls", Line: fmt.Sprintf("stalls (no transaction completed in %.1f s of the %.1f s window, the longest %.1f s from %.1f s; %s)",
+		stalledS, window, longest, longestFrom, cause)}
 }
 
 func limitOthers(_ *Result, c *CPUUse, busy bool) *Limit {

@@ -16,6 +16,15 @@ func planted(mean, busy float64, parts ...PartCPU) *Result {
 	}
 }
 
+// timeline gives r a progress interval of 0.5 s for each count, the
+// transactions of op "txn" that completed in it.
+func timeline(r *Result, counts ...int64) *Result {
+	for i, n := range counts {
+		r.Intervals = append(r.Intervals, Interval{ElapsedS: 0.5 * float64(i+1), LengthS: 0.5, Ops: []IntervalOp{{Name: "txn", Summary: metrics.Summary{Count: n}}}})
+	}
+	return r
+}
+
 // TestDecideLimit plants each limit in a result's figures and holds the
 // line DecideLimit makes of it, and that the rules ahead of it do not
 // take it.
@@ -104,6 +113,22 @@ func TestDecideLimit(t *testing.T) {
 			r.Config.Rate = 100
 			return r
 		}(), "rate", "the rate (--rate 100/s, kept)", false},
+		// a pooler frozen (SIGSTOP) for half the run: its sessions' lock
+		// waits were the largest figure, and the run said they bound it
+		{"a stall, nothing injected", func() *Result {
+			r := timeline(planted(5, 0.3, server(1), clients(0.5)), 50, 50, 50, 50, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50, 50, 50)
+			r.Telemetry = &Telemetry{Waits: &Waits{ActiveSamples: 10, Classes: []WaitShare{{Name: "Lock", Samples: 6, Share: 0.6}}}}
+			return r
+		}(), "stalls", "stalls (no transaction completed in 4.0 s of the 8.0 s window, the longest 4.0 s from 2.0 s; no fault was injected then", false},
+		{"stalls beside a fault", func() *Result {
+			r := timeline(planted(5, 0.3, server(1), clients(0.5)), 50, 50, 0, 0, 0, 0, 0, 50, 50, 0, 0, 50)
+			r.Faults = []Fault{{AtS: 1, Kind: "kill-server", LastedS: 2.4}, {AtS: 3.6, Kind: "terminate-backends"}, {AtS: 4.6, Kind: "hang-server", LastedS: 0.8}}
+			return r
+		}(), "stalls", "stalls (no transaction completed in 3.5 s of the 6.0 s window, the longest 2.5 s from 1.0 s; the faults then: kill-server at 1.0 s (lasted 2.4 s), hang-server at 4.6 s (lasted 0.8 s))", false},
+		{"empty intervals of a slow run are its pace", timeline(planted(5, 0.3, server(2), clients(1)), 1, 0, 1, 0, 0, 1, 0, 2, 0, 0, 1, 1),
+			"none", "no part at its limit", false},
+		{"stalls in less than a quarter of the window", timeline(planted(5, 0.3, server(2), clients(1)), 50, 0, 0, 0, 50, 50, 50, 50, 50, 50, 50, 50, 50),
+			"none", "no part at its limit", false},
 		{"nothing", planted(5, 0.3, server(2), clients(1)),
 			"none", "no part at its limit (the machine 30% busy)", false},
 	}
