@@ -223,9 +223,12 @@ func ParseVia(s string) (Via, error) {
 }
 
 // adminURL is PgBouncer's admin console on the same address as the
-// pooler URL u (its database "pgbouncer"), with u's require_auth and TLS
-// settings (sslmode, sslrootcert, ...) if it has them: the console is
-// verified as the pooler is. "" when u cannot be read.
+// pooler URL u (its database "pgbouncer"), as the same user, with u's
+// require_auth and TLS settings (sslmode, sslrootcert, ...) if it has
+// them: the console is verified as the pooler is. The address and the
+// user may be query parameters (host=/run/pgbouncer for a Unix socket):
+// those are kept too; the rest (a database, runtime parameters PgBouncer's
+// console would refuse) are not. "" when u cannot be read.
 func adminURL(u string) string {
 	p, err := url.Parse(u)
 	if err != nil {
@@ -234,13 +237,17 @@ func adminURL(u string) string {
 	p.Path = "/pgbouncer"
 	q := url.Values{}
 	for k, v := range p.Query() {
-		if k == "require_auth" || strings.HasPrefix(k, "ssl") {
+		if adminParams[k] || strings.HasPrefix(k, "ssl") {
 			q[k] = v
 		}
 	}
 	p.RawQuery = q.Encode()
 	return p.String()
 }
+
+// adminParams are the pooler URL's query parameters its console keeps,
+// besides the TLS ones: where it is, who connects and how.
+var adminParams = map[string]bool{"host": true, "hostaddr": true, "port": true, "user": true, "password": true, "passfile": true, "connect_timeout": true, "require_auth": true}
 
 // mysqlScheme begins a MySQL-protocol server's URL.
 const mysqlScheme = "mysql://"
