@@ -185,17 +185,27 @@ func TestLimitedByPgBouncerCPU(t *testing.T) {
 }
 
 // TestLimitedByStalls: the server frozen (hang-server, SIGSTOP) for 3 s
-// of a 5 s window completes no transaction in at least 2.2 s of it (the
+// of a 5 s window completes no transaction in at least 2.5 s of it (the
 // progress intervals wholly inside the hang, 0.5 s each), over the
 // quarter the rule needs, and the run says the stalls bound it, naming
-// the fault. Before, the parts that did run decided: "no part at its
-// limit: the clients' own pace" for a pooler frozen half the run.
+// the fault; on each server engine. Before, the parts that did run
+// decided: "no part at its limit: the clients' own pace" for a pooler
+// frozen half the run.
 func TestLimitedByStalls(t *testing.T) {
-	testutil.NeedPostgres(t)
-	args := append([]string{"run", "train-events", "--db", "temp-postgres", "--clients", "2", "--duration", "5s", "--progress", "500ms",
-		"--fault", "1s:hang-server:3s", "--telemetry", "off"}, clitest.Quick...)
-	l := limitedBy(t, args...)
-	if l.Part != "stalls" || !strings.HasPrefix(l.Line, "stalls (no transaction completed in ") || !strings.Contains(l.Line, "the faults then: hang-server at 1.0 s") {
-		t.Errorf("limited by %+v, want the stalls of the hang", l)
+	for _, db := range []string{"temp-postgres", "temp-mariadb"} {
+		t.Run(db, func(t *testing.T) {
+			t.Parallel()
+			if db == "temp-mariadb" {
+				testutil.NeedMariaDB(t)
+			} else {
+				testutil.NeedPostgres(t)
+			}
+			args := append([]string{"run", "train-events", "--db", db, "--clients", "2", "--duration", "5s", "--progress", "500ms",
+				"--fault", "1s:hang-server:3s", "--telemetry", "off"}, clitest.Quick...)
+			l := limitedBy(t, args...)
+			if l.Part != "stalls" || !strings.HasPrefix(l.Line, "stalls (no transaction completed in ") || !strings.Contains(l.Line, "the faults then: hang-server at 1.0 s") {
+				t.Errorf("limited by %+v, want the stalls of the hang", l)
+			}
+		})
 	}
 }
