@@ -723,7 +723,7 @@ func TestShardsPerProc(t *testing.T) {
 	}
 	made := 0
 	for i := range r.shards {
-		if r.shards[i].h != nil {
+		if r.shards[i].hs[0] != nil {
 			made++
 		}
 	}
@@ -813,7 +813,7 @@ func TestTickCopiesOnce(t *testing.T) {
 		}
 	}
 	record(1, 0) // shard 0 alone
-	first := []*sparse{r.shards[0].h, r.shards[r.numShards].h}
+	first := []*sparse{r.shards[0].hs[0], r.shards[0].hs[1]}
 	hs := r.Tick()
 	if hs[0].s != first[0] {
 		t.Error("the interval is a copy of its shard's counts, want them as they are")
@@ -824,16 +824,57 @@ func TestTickCopiesOnce(t *testing.T) {
 	if hs[0].Count() != 50 || hs[1].Count() != 0 {
 		t.Errorf("first interval: %d and %d samples, want 50 and 0 (totals only)", hs[0].Count(), hs[1].Count())
 	}
-	record(r.numShards, 1)
-	if got := counts(r.Tick()); got[0] != int64(50*r.numShards) || got[1] != 0 {
-		t.Errorf("second interval: %v samples, want [%d 0]", got, 50*r.numShards)
+	record(len(r.shards), 1)
+	if got := counts(r.Tick()); got[0] != int64(50*len(r.shards)) || got[1] != 0 {
+		t.Errorf("second interval: %v samples, want [%d 0]", got, 50*len(r.shards))
 	}
-	record(r.numShards, 2)
+	record(len(r.shards), 2)
 	last, totals := r.Final()
-	if n := int64(50 * r.numShards); last[0] != n || last[1] != n {
+	if n := int64(50 * len(r.shards)); last[0] != n || last[1] != n {
 		t.Errorf("Final: %v samples in the last interval, want %d each", last, n)
 	}
 	for op := range ops {
 		assertSame(t, totals[op], want[op])
+	}
+}
+
+// TestRecordTogetherOneInterval: the samples of one RecordTogether call
+// fall in one interval, with ticks coming as fast as they can beside
+// four recording goroutines: every interval holds as many of op a as of
+// op b, recorded in pairs. Recorded one at a time, a tick fell between a
+// pair's two samples in most runs of this test.
+func TestRecordTogetherOneInterval(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	r := NewRecorder([]string{"a", "b"})
+	const pairs = 20000
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pair := []Sample{{Op: 0, D: time.Millisecond}, {Op: 1, D: 2 * time.Millisecond}}
+			for range pairs {
+				r.RecordTogether(g, pair)
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	var a, b int64
+	for ticking := true; ticking; {
+		select {
+		case <-done:
+			ticking = false
+		default:
+		}
+		iv := r.Tick()
+		if x, y := iv[0].Count(), iv[1].Count(); x != y {
+			t.Fatalf("an interval holds %d samples of a and %d of b, recorded in pairs", x, y)
+		}
+		a += iv[0].Count()
+		b += iv[1].Count()
+	}
+	if a != 4*pairs || b != 4*pairs {
+		t.Errorf("%d and %d samples in all, want %d each", a, b, 4*pairs)
 	}
 }

@@ -17,33 +17,35 @@ const maxShards = 8
 // run's live heap (issue 40: peak memory).
 func shardsFor(procs int) int { return max(1, min(procs, maxShards)) }
 
-// shard is one mutex-guarded interval histogram, padded so that neighbouring
-// shards do not share a cache line. Its histogram is made by the first
-// sample it takes (most shards of a run with few clients never take one,
-// issue 31: start-up), and its counts where samples fall (sparse).
+// shard is one mutex-guarded set of interval histograms, one per op,
+// padded so that neighbouring shards do not share a cache line. A
+// client's samples go to one shard (see Record), so a cycle's samples
+// take its lock once (RecordTogether), and a Tick takes a shard's whole
+// set at once: a cycle's samples fall in one interval. An op's
+// histogram is made by the shard's first sample of it (most shards of a
+// run with few clients never take one, issue 31: start-up), and its
+// counts where samples fall (sparse).
 type shard struct {
 	mu sync.Mutex
-	h  *sparse
-	_  [128 - 16]byte
+	hs []*sparse // per op; nil until its first sample
+	_  [128 - 32]byte
 }
 
 // Recorder records latencies for a fixed list of named ops from many
 // goroutines. Record is cheap and safe for concurrent use; Tick and Total
 // may be called from another goroutine meanwhile.
 type Recorder struct {
-	ops    []string
-	shards []shard // op*numShards + shard
-	// numShards is shardsFor(GOMAXPROCS) when the recorder was made.
-	numShards int
-	clamped   atomic.Int64
+	ops     []string
+	shards  []shard
+	clamped atomic.Int64
 
-	// gate keeps the samples of one RecordTogether call in one interval:
-	// Tick holds it while it swaps the shards.
-	gate sync.RWMutex
-
-	tickMu sync.Mutex // guards total and spare
+	tickMu sync.Mutex // guards total and next
 	total  []*sparse  // cumulative, one per op
-	spare  *sparse    // empty, without chunks, or nil; swapped into a shard on Tick
+	// next are the shards' sets for the interval after the next tick:
+	// the sets a tick took, emptied, holding where an op had samples on
+	// the shard a histogram put at rest (no counts, no chunks), so that
+	// its next sample there makes none.
+	next [][]*sparse
 
 	totalsOnly []bool // per op: see TotalsOnly
 }
@@ -54,10 +56,14 @@ func NewRecorder(ops []string) *Recorder {
 	n := shardsFor(runtime.GOMAXPROCS(0))
 	r := &Recorder{
 		ops:        append([]string(nil), ops...),
-		shards:     make([]shard, len(ops)*n),
-		numShards:  n,
+		shards:     make([]shard, n),
 		total:      make([]*sparse, len(ops)), // each made at its op's first sample
+		next:       make([][]*sparse, n),
 		totalsOnly: make([]bool, len(ops)),
+	}
+	for i := range r.shards {
+		r.shards[i].hs = make([]*sparse, len(ops))
+		r.next[i] = make([]*sparse, len(ops))
 	}
 	return r
 }
@@ -75,17 +81,27 @@ func (r *Recorder) Ops() []string {
 // and the counts of its first sample near a value (see sparse), and is
 // safe for concurrent use.
 func (r *Recorder) Record(op int, shard int, d time.Duration) {
+	s := r.shard(shard)
+	s.mu.Lock()
+	r.record(s, op, d)
+	s.mu.Unlock()
+}
+
+// shard is the shard of a recording goroutine's shard number.
+func (r *Recorder) shard(n int) *shard { return &r.shards[int(uint(n)%uint(len(r.shards)))] }
+
+// record adds a sample of op to s, whose lock the caller holds.
+func (r *Recorder) record(s *shard, op int, d time.Duration) {
 	us, clamped := toMicros(d)
 	if clamped {
 		r.clamped.Add(1)
 	}
-	s := &r.shards[op*r.numShards+int(uint(shard)%uint(r.numShards))]
-	s.mu.Lock()
-	if s.h == nil {
-		s.h = &sparse{}
+	h := s.hs[op]
+	if h == nil {
+		h = &sparse{}
+		s.hs[op] = h
 	}
-	s.h.record(us)
-	s.mu.Unlock()
+	h.record(us)
 }
 
 // Sample is one latency of op (an index into Ops), for RecordTogether.
@@ -96,13 +112,14 @@ type Sample struct {
 
 // RecordTogether records samples as Record does, all in the same interval:
 // a Tick never falls between them (a cycle and its ops are counted in the
-// same interval, so their rates agree).
+// same interval, so their rates agree). It takes the shard's lock once.
 func (r *Recorder) RecordTogether(shard int, samples []Sample) {
-	r.gate.RLock()
-	defer r.gate.RUnlock()
-	for _, s := range samples {
-		r.Record(s.Op, shard, s.D)
+	s := r.shard(shard)
+	s.mu.Lock()
+	for _, x := range samples {
+		r.record(s, x.Op, x.D)
 	}
+	s.mu.Unlock()
 }
 
 // Tick returns, for each op, a new histogram of the samples recorded since
@@ -132,11 +149,16 @@ func (r *Recorder) Tick() []*Hist {
 func (r *Recorder) tick(keep bool) (ivs []*sparse, counts []int64) {
 	r.tickMu.Lock()
 	defer r.tickMu.Unlock()
-	r.gate.Lock()
-	defer r.gate.Unlock()
+	taken := r.next
+	for i := range r.shards { // each shard's whole set at once: see shard
+		s := &r.shards[i]
+		s.mu.Lock()
+		s.hs, taken[i] = taken[i], s.hs
+		s.mu.Unlock()
+	}
 	ivs, counts = make([]*sparse, len(r.ops)), make([]int64, len(r.ops))
 	for op := range r.ops {
-		iv := r.takeShards(op)
+		iv := takeOp(taken, op)
 		if iv == nil {
 			continue
 		}
@@ -156,32 +178,28 @@ func (r *Recorder) tick(keep bool) (ivs []*sparse, counts []int64) {
 			iv.release()
 		}
 	}
+	r.next = taken
 	return ivs, counts
 }
 
-// takeShards takes op's samples since the last tick from its shards: the
-// first shard's with samples as they are, the others' merged into them;
-// nil when there are none (most ops, in short runs, cost nothing). Call
-// it with the gate held.
-func (r *Recorder) takeShards(op int) *sparse {
+// takeOp takes op's samples since the last tick from the shards' sets a
+// tick took: the first shard's with samples as they are, the others'
+// merged into them and put at rest where they were, for the shard's next
+// samples; nil when there are none (most ops, in short runs, cost
+// nothing).
+func takeOp(taken [][]*sparse, op int) *sparse {
 	var iv *sparse
-	for i := range r.numShards {
-		s := &r.shards[op*r.numShards+i]
-		s.mu.Lock()
-		old := s.h
-		if old == nil || old.total == 0 { // no sample since the last tick
-			s.mu.Unlock()
+	for _, hs := range taken {
+		h := hs[op]
+		if h == nil || h.total == 0 { // no sample since the last tick
 			continue
 		}
-		s.h, r.spare = r.spare, nil // nil: made at the shard's next sample
-		s.mu.Unlock()
 		if iv == nil {
-			iv = old
+			iv, hs[op] = h, nil // made at the shard's next sample
 			continue
 		}
-		iv.merge(old.all())
-		old.release()
-		r.spare = old
+		iv.merge(h.all())
+		h.release()
 	}
 	return iv
 }
@@ -224,11 +242,11 @@ func (r *Recorder) Final() (last []int64, totals []*Hist) {
 	for i, h := range r.total {
 		totals[i] = &Hist{s: h} // nil (no sample): empty, as Total's
 	}
-	r.total, r.spare = nil, nil
+	r.total, r.next = nil, nil
 	for i := range r.shards { // a straggler's Record may still come: it finds nil, as a shard's first
 		s := &r.shards[i]
 		s.mu.Lock()
-		s.h = nil
+		clear(s.hs)
 		s.mu.Unlock()
 	}
 	return last, totals
