@@ -287,7 +287,11 @@ func limitStalls(r *Result, _ *CPUUse, _ bool) *Limit {
 	for _, f := range r.Faults {
 		for _, sp := range stalled {
 			if f.AtS <= sp[1] && f.AtS+f.LastedS >= sp[0] {
-				faults = append(faults, fmt.Sprintf("%s at %.1f s (lasted %.1f s)", f.Kind, f.AtS, f.LastedS))
+				at := fmt.Sprintf("%s at %.1f s", f.Kind, f.AtS)
+				if f.LastedS > 0 { // a death found or backends terminated last no time of their own
+					at += fmt.Sprintf(" (lasted %.1f s)", f.LastedS)
+				}
+				faults = append(faults, at)
 				break
 			}
 		}

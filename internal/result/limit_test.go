@@ -122,9 +122,9 @@ func TestDecideLimit(t *testing.T) {
 		}(), "stalls", "stalls (no transaction completed in 4.0 s of the 8.0 s window, the longest 4.0 s from 2.0 s; no fault was injected then", false},
 		{"stalls beside a fault", func() *Result {
 			r := timeline(planted(5, 0.3, server(1), clients(0.5)), 50, 50, 0, 0, 0, 0, 0, 50, 50, 0, 0, 50)
-			r.Faults = []Fault{{AtS: 1, Kind: "kill-server", LastedS: 2.4}, {AtS: 3.6, Kind: "terminate-backends"}, {AtS: 4.6, Kind: "hang-server", LastedS: 0.8}}
+			r.Faults = []Fault{{AtS: 1, Kind: "kill-server", LastedS: 2.4}, {AtS: 3.6, Kind: "terminate-backends"}, {AtS: 4.6, Kind: "hang-server", LastedS: 0.8}, {AtS: 5.2, Kind: "died"}}
 			return r
-		}(), "stalls", "stalls (no transaction completed in 3.5 s of the 6.0 s window, the longest 2.5 s from 1.0 s; the faults then: kill-server at 1.0 s (lasted 2.4 s), hang-server at 4.6 s (lasted 0.8 s))", false},
+		}(), "stalls", "stalls (no transaction completed in 3.5 s of the 6.0 s window, the longest 2.5 s from 1.0 s; the faults then: kill-server at 1.0 s (lasted 2.4 s), hang-server at 4.6 s (lasted 0.8 s), died at 5.2 s)", false},
 		{"empty intervals of a slow run are its pace", timeline(planted(5, 0.3, server(2), clients(1)), 1, 0, 1, 0, 0, 1, 0, 2, 0, 0, 1, 1),
 			"none", "no part at its limit", false},
 		{"stalls in less than a quarter of the window", timeline(planted(5, 0.3, server(2), clients(1)), 50, 0, 0, 0, 50, 50, 50, 50, 50, 50, 50, 50, 50),
