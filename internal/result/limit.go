@@ -182,9 +182,9 @@ const (
 // that holds, in this order: connections refused (max_connections);
 // stalls (a quarter of the window in which no transaction completed: a
 // fault, or a server or pooler frozen or gone, which no figure of the
-// parts that did run would name); a single-threaded pooler at its core; the network proxy's CPU (these two
-// bind whatever else runs: other processes on the cores only make them
-// this machine's limit); round trips (the --network proxy's asked round
+// parts that did run would name); a single-threaded pooler at its core;
+// the network proxy's CPU (these two bind whatever else runs: other
+// processes on the cores only make them this machine's limit); round trips (the --network proxy's asked round
 // trip times the statements of a transaction: a delay the proxy makes by
 // the clock, which no core given back would shorten, so when it alone is
 // half a transaction it binds the run however busy the machine); the
