@@ -188,9 +188,14 @@ func (c *rawConn) Write(b []byte) (int, error) {
 // a session idle since its last answer is while it can still be used: a
 // peek that does not wait (recv MSG_PEEK|MSG_DONTWAIT) finds nothing to
 // read. A closed peer (a killed server or pooler) reads as the end of
-// the stream, and a server that ended the session has written why.
+// the stream, and a server that ended the session has written why. A
+// socket a reader waits on is not quiet, and is not waited for: pgx's
+// background reader, started by a slow write, stays in Read on an idle
+// session until bytes come, holding the read lock (as hold finds).
 func (c *rawConn) quiet() bool {
-	c.rmu.Lock()
+	if !c.rmu.TryLock() {
+		return false
+	}
 	defer c.rmu.Unlock()
 	if c.in.r < c.in.w || c.in.err != nil {
 		return false

@@ -196,3 +196,43 @@ func TestAnswerWaitInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestQuietBesideABlockedRead: a session whose socket a reader waits on
+// (pgx's background reader, started by a slow write, stays in Read on an
+// idle session until bytes come) is not quiet, and quiet says so at once.
+// It took the read lock the reader holds and waited for it: the kept
+// probe session's Connect hung for ten minutes in CI (e2e/shards, an
+// idle session on an idle machine).
+func TestQuietBesideABlockedRead(t *testing.T) {
+	d, s := tcpPair(t)
+	c := wrapRaw(d).(*rawConn)
+	defer c.Close()
+	read := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 16))
+		read <- err
+	}()
+	for c.rmu.TryLock() { // until the reader holds the lock
+		c.rmu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	answer := make(chan bool, 1)
+	go func() { answer <- c.quiet() }()
+	select {
+	case q := <-answer:
+		if q {
+			t.Error("quiet with a reader waiting on the socket, want not")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("quiet waited for the blocked reader")
+	}
+	if _, err := s.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-read; err != nil {
+		t.Fatal(err)
+	}
+	if !c.quiet() {
+		t.Error("not quiet once the reader took its byte, with nothing unread")
+	}
+}
