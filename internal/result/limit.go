@@ -232,7 +232,7 @@ func limitConnections(r *Result, _ *CPUUse, _ bool) *Limit {
 	return &Limit{Part: "connections", Line: fmt.Sprintf("connections (%s: %d errors of too many connections)", setting, refused)}
 }
 
-func limitStalls(r *Result, _ *CPUUse, _ bool) *Limit {
+func limitStalls(r *Result, c *CPUUse, busy bool) *Limit {
 	txns := map[string]bool{}
 	for _, o := range r.Ops {
 		if o.Kind.IsTxn() {
@@ -297,8 +297,11 @@ func limitStalls(r *Result, _ *CPUUse, _ bool) *Limit {
 		}
 	}
 	cause := "no fault was injected then: something the clients wait on stopped answering"
-	if len(faults) > 0 {
+	switch w := limitWaits(r, c, busy); {
+	case len(faults) > 0:
 		cause = "the faults then: " + strings.Join(faults, ", ")
+	case w != nil: // a lock held that long stalls the run too
+		cause = "no fault was injected then; the run's waits: " + w.Line
 	}
 	return &Limit{Part: "stalls", Line: fmt.Sprintf("stalls (no transaction completed in %.1f s of the %.1f s window, the longest %.1f s from %.1f s; %s)",
 		stalledS, window, longest, longestFrom, cause)}

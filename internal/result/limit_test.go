@@ -119,7 +119,9 @@ func TestDecideLimit(t *testing.T) {
 			r := timeline(planted(5, 0.3, server(1), clients(0.5)), 50, 50, 50, 50, 0, 0, 0, 0, 0, 0, 0, 0, 50, 50, 50, 50)
 			r.Telemetry = &Telemetry{Waits: &Waits{ActiveSamples: 10, Classes: []WaitShare{{Name: "Lock", Samples: 6, Share: 0.6}}}}
 			return r
-		}(), "stalls", "stalls (no transaction completed in 4.0 s of the 8.0 s window, the longest 4.0 s from 2.0 s; no fault was injected then", false},
+		}(), "stalls", "stalls (no transaction completed in 4.0 s of the 8.0 s window, the longest 4.0 s from 2.0 s; no fault was injected then; the run's waits: lock waits (Lock 60% of samples))", false},
+		{"a stall, nothing injected, no waits", timeline(planted(5, 0.3, server(1), clients(0.5)), 50, 50, 50, 50, 0, 0, 0, 0, 50, 50, 50, 50),
+			"stalls", "stalls (no transaction completed in 2.0 s of the 6.0 s window, the longest 2.0 s from 2.0 s; no fault was injected then: something the clients wait on stopped answering)", false},
 		{"stalls beside a fault", func() *Result {
 			r := timeline(planted(5, 0.3, server(1), clients(0.5)), 50, 50, 0, 0, 0, 0, 0, 50, 50, 0, 0, 50)
 			r.Faults = []Fault{{AtS: 1, Kind: "kill-server", LastedS: 2.4}, {AtS: 3.6, Kind: "terminate-backends"}, {AtS: 4.6, Kind: "hang-server", LastedS: 0.8}, {AtS: 5.2, Kind: "died"}}
