@@ -119,9 +119,13 @@ func TestLimitedByOtherProcesses(t *testing.T) {
 // valgrind (memcheck: each instruction tens of times dearer), with a TLS
 // handshake for every transaction (--conn per-txn --tls), which PgBouncer
 // makes and the pooled server connections do not; and the run goes in a
-// session of its own whose scheduling group has nice -20, so that other
-// work on the machine (the other tests, two busy loops per core) cannot
-// take the core PgBouncer would use. The margin is what the test set: the
+// session of its own whose scheduling group has nice -20, and its
+// processes nice -20 too, so that other work on the machine (the other
+// tests, two busy loops per core) cannot take the core PgBouncer would
+// use. Both, because a machine without autogroups (sched_autogroup_enabled
+// 0, or the processes in a cgroup of their own, as on a CI runner)
+// schedules by the processes' nice alone: there, with the group's nice
+// only, PgBouncer got 38% of a core beside four busy loops. The margin is what the test set: the
 // pooler needs 85% of a core, and with every handshake ten times dearer
 // than the clients' it has work the whole window.
 func TestLimitedByPgBouncerCPU(t *testing.T) {
@@ -154,6 +158,11 @@ func TestLimitedByPgBouncerCPU(t *testing.T) {
 	js := filepath.Join(dir, "r.json")
 	cmd := clitest.Command("run", "connect-overhead", "--db", "temp-postgres", "--via", "pgbouncer", "--pgbouncer-bin", wrapper,
 		"--tls", "--conn", "per-txn", "--query", "select1", "--clients", "8", "--duration", "3s", "--telemetry", "off", "--json", js)
+	nice, err := exec.LookPath("nice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Path, cmd.Args = nice, append([]string{"nice", "-n", "-20"}, cmd.Args...) // nice execs txnbench in its own process
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -172,6 +181,7 @@ func TestLimitedByPgBouncerCPU(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
 	r := clitest.LoadResult(t, js)
+	t.Logf("PgBouncer's CPU %+v, run queue %+v", r.CPU.Part("PgBouncer"), r.CPU.RunQueue)
 	l := r.LimitedBy
 	if l == nil || l.Part != "pooler" || !strings.HasPrefix(l.Line, "PgBouncer CPU (one thread at ") {
 		t.Fatalf("limited by %+v, want PgBouncer CPU (PgBouncer's CPU %+v)\n%s", l, r.CPU.Part("PgBouncer"), out.String())
